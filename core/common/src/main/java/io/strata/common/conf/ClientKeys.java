@@ -1,0 +1,36 @@
+package io.strata.common.conf;
+
+/** Keys read by clients (the Java API, the command line, and later FUSE and the proxy). */
+public final class ClientKeys {
+  private ClientKeys() {}
+
+  public static final ConfigKey MASTER_RETRY_DURATION = ConfigKey.duration(
+      "strata.client.master.retry.max.duration", "10s",
+      "How long a client keeps retrying an unreachable master before it gives up.");
+  public static final ConfigKey MASTER_RETRY_BASE_SLEEP = ConfigKey.duration(
+      "strata.client.master.retry.base.sleep", "50ms",
+      "First back-off between retries of a master call; it doubles up to the maximum.");
+  public static final ConfigKey MASTER_RETRY_MAX_SLEEP = ConfigKey.duration(
+      "strata.client.master.retry.max.sleep", "2s",
+      "Longest back-off between retries of a master call.");
+  public static final ConfigKey RPC_TIMEOUT = ConfigKey.duration("strata.client.rpc.timeout",
+      "60s", "Deadline of one control RPC.");
+  public static final ConfigKey SHORT_CIRCUIT = ConfigKey.bool(
+      "strata.client.short.circuit.enabled", true,
+      "Read blocks cached by a worker on this host straight from its block files.");
+  public static final ConfigKey READ_AHEAD_MAX = ConfigKey.bytes("strata.client.read.ahead.max",
+      "8MB", "Largest read-ahead of a stream whose reads are sequential; 0 turns it off.");
+  public static final ConfigKey WORKER_LIST_TTL = ConfigKey.duration(
+      "strata.client.worker.list.ttl", "3s",
+      "How long a client reuses the list of live workers before asking the master again.");
+  public static final ConfigKey UFS_FALLBACK = ConfigKey.bool(
+      "strata.client.read.ufs.fallback.enabled", true,
+      "Read the under store directly when no worker can serve a block.");
+  public static final ConfigKey WRITE_CHUNK_SIZE = ConfigKey.bytes(
+      "strata.client.write.chunk.size", "1MB", "Bytes per message of a write stream.");
+  public static final ConfigKey DATA_CONNECT_TIMEOUT = ConfigKey.duration(
+      "strata.client.data.connect.timeout", "5s", "Timeout to connect to a worker's data port.");
+  public static final ConfigKey DATA_READ_TIMEOUT = ConfigKey.duration(
+      "strata.client.data.read.timeout", "30s",
+      "Time a block read may wait for the worker's next bytes before it tries elsewhere.");
+}

@@ -1,0 +1,18 @@
+package io.strata.common.conf;
+
+/** Keys that every Strata process reads. */
+public final class CommonKeys {
+  private CommonKeys() {}
+
+  public static final ConfigKey HOME = ConfigKey.string("strata.home",
+      "${user.home}/.strata",
+      "Folder under which processes keep their state, logs and caches unless told otherwise.");
+  public static final ConfigKey CONF_DIR = ConfigKey.string("strata.conf.dir", "${strata.home}/conf",
+      "Folder holding strata-site.properties.");
+  public static final ConfigKey LOGS_DIR = ConfigKey.string("strata.logs.dir", "${strata.home}/logs",
+      "Folder where server processes write their rotated log files.");
+  public static final ConfigKey MASTER_HOSTNAME = ConfigKey.string("strata.master.hostname",
+      "127.0.0.1", "Host name or address that clients and workers use to reach the master.");
+  public static final ConfigKey MASTER_RPC_PORT = ConfigKey.integer("strata.master.rpc.port", 19200,
+      "port", "TCP port of the master's gRPC service.");
+}

@@ -1,0 +1,40 @@
+package io.strata.common.conf;
+
+/** Keys read by the master process. */
+public final class MasterKeys {
+  private MasterKeys() {}
+
+  public static final ConfigKey BIND_HOST = ConfigKey.string("strata.master.bind.host",
+      "127.0.0.1", "Address the master's gRPC and web servers listen on.");
+  public static final ConfigKey WEB_PORT = ConfigKey.integer("strata.master.web.port", 19201,
+      "port", "TCP port of the master's HTTP endpoint (/metrics, /health).");
+  public static final ConfigKey ROOT_UFS = ConfigKey.string("strata.master.root.ufs",
+      "file://${strata.home}/underfs", "Under-store URI mounted at the namespace root.");
+  public static final ConfigKey METASTORE_DIR = ConfigKey.string("strata.master.metastore.dir",
+      "${strata.home}/master/metastore", "Folder of the RocksDB database that holds inodes.");
+  public static final ConfigKey INODE_CACHE_SIZE = ConfigKey.integer(
+      "strata.master.metastore.inode.cache.size", 100_000, "inodes",
+      "Inodes kept in the in-heap cache in front of RocksDB.");
+  public static final ConfigKey JOURNAL_DIR = ConfigKey.string("strata.master.journal.dir",
+      "${strata.home}/master/journal", "Folder of the journal segments and checkpoints.");
+  public static final ConfigKey JOURNAL_FSYNC = ConfigKey.bool("strata.master.journal.fsync",
+      false, "Force each journal write to the device (survives power loss, not only a crash).");
+  public static final ConfigKey JOURNAL_SEGMENT_SIZE = ConfigKey.bytes(
+      "strata.master.journal.segment.size", "64MB",
+      "Size after which the journal starts a new segment file.");
+  public static final ConfigKey CHECKPOINT_PERIOD = ConfigKey.duration(
+      "strata.master.journal.checkpoint.period", "10min",
+      "Time between periodic checkpoints (0 turns periodic checkpoints off).");
+  public static final ConfigKey CHECKPOINT_ENTRIES = ConfigKey.longKey(
+      "strata.master.journal.checkpoint.entries", 1_000_000, "entries",
+      "Journal entries after which a checkpoint is taken.");
+  public static final ConfigKey BLOCK_SIZE = ConfigKey.bytes("strata.master.file.block.size",
+      "64MB", "Block size of files created without one and of files loaded from under stores.");
+  public static final ConfigKey WORKER_TIMEOUT = ConfigKey.duration(
+      "strata.master.worker.timeout", "30s",
+      "Time without a heartbeat after which a worker is marked lost.");
+  public static final ConfigKey LIST_PAGE_SIZE = ConfigKey.integer(
+      "strata.master.list.page.size", 1000, "entries", "Directory entries per streamed page.");
+  public static final ConfigKey RPC_THREADS = ConfigKey.integer("strata.master.rpc.threads", 32,
+      "threads", "Threads that execute master RPCs.");
+}

@@ -1,0 +1,39 @@
+package io.strata.common.conf;
+
+/** Keys read by the worker process. */
+public final class WorkerKeys {
+  private WorkerKeys() {}
+
+  public static final ConfigKey HOSTNAME = ConfigKey.string("strata.worker.hostname",
+      "127.0.0.1", "Host name or address that clients use to reach this worker.");
+  public static final ConfigKey BIND_HOST = ConfigKey.string("strata.worker.bind.host",
+      "127.0.0.1", "Address the worker's servers listen on.");
+  public static final ConfigKey RPC_PORT = ConfigKey.integer("strata.worker.rpc.port", 19300,
+      "port", "TCP port of the worker's gRPC service (writes).");
+  public static final ConfigKey DATA_PORT = ConfigKey.integer("strata.worker.data.port", 19301,
+      "port", "TCP port of the worker's data channel (block reads).");
+  public static final ConfigKey WEB_PORT = ConfigKey.integer("strata.worker.web.port", 19302,
+      "port", "TCP port of the worker's HTTP endpoint (/metrics, /health).");
+  public static final ConfigKey MEM_DIR = ConfigKey.string("strata.worker.tier.mem.dir",
+      "/dev/shm/strata-${user.name}/worker", "Folder of the memory tier (a tmpfs).");
+  public static final ConfigKey MEM_CAPACITY = ConfigKey.bytes("strata.worker.tier.mem.capacity",
+      "1GB", "Capacity of the memory tier; 0 turns the tier off.");
+  public static final ConfigKey SSD_DIR = ConfigKey.string("strata.worker.tier.ssd.dir",
+      "${strata.home}/worker/ssd", "Folder of the SSD tier.");
+  public static final ConfigKey SSD_CAPACITY = ConfigKey.bytes("strata.worker.tier.ssd.capacity",
+      "10GB", "Capacity of the SSD tier; 0 turns the tier off.");
+  public static final ConfigKey HDD_DIR = ConfigKey.string("strata.worker.tier.hdd.dir",
+      "${strata.home}/worker/hdd", "Folder of the HDD tier.");
+  public static final ConfigKey HDD_CAPACITY = ConfigKey.bytes("strata.worker.tier.hdd.capacity",
+      "0", "Capacity of the HDD tier; 0 (the default) turns the tier off.");
+  public static final ConfigKey CACHE_ON_READ_MISS = ConfigKey.bool(
+      "strata.worker.read.miss.cache.enabled", true,
+      "Cache the whole block in the background after a read that missed the cache.");
+  public static final ConfigKey UFS_FETCH_THREADS = ConfigKey.integer(
+      "strata.worker.read.miss.cache.threads", 4, "threads",
+      "Threads that copy missed blocks from under stores into the cache.");
+  public static final ConfigKey HEARTBEAT_INTERVAL = ConfigKey.duration(
+      "strata.worker.heartbeat.interval", "1s", "Time between heartbeats to the master.");
+  public static final ConfigKey DATA_THREADS = ConfigKey.integer("strata.worker.data.threads", 0,
+      "threads", "Netty event-loop threads of the data channel; 0 means twice the cores.");
+}

@@ -1,0 +1,46 @@
+package io.strata.common.metrics;
+
+/**
+ * Names of every metric Strata publishes. Micrometer names are dotted; the Prometheus registry
+ * renders {@code strata.worker.cache.hits} (a counter) as {@code strata_worker_cache_hits_total}
+ * and a byte counter with base unit "bytes" as {@code ..._bytes_total}. The scheme is
+ * {@code strata.<process>.<area>.<name>}; tags carry tier, method and similar dimensions.
+ * docs/metrics.md lists each with its meaning.
+ */
+public final class MetricNames {
+  private MetricNames() {}
+
+  // master
+  public static final String MASTER_RPC_LATENCY = "strata.master.rpc.latency";
+  public static final String MASTER_INODES = "strata.master.metastore.inodes";
+  public static final String MASTER_INODE_CACHE_HITS = "strata.master.metastore.cache.hits";
+  public static final String MASTER_INODE_CACHE_MISSES = "strata.master.metastore.cache.misses";
+  public static final String MASTER_JOURNAL_ENTRIES = "strata.master.journal.entries";
+  public static final String MASTER_JOURNAL_CHECKPOINTS = "strata.master.journal.checkpoints";
+  public static final String MASTER_WORKERS = "strata.master.workers";
+  public static final String MASTER_UFS_METADATA_LOADS = "strata.master.ufs.metadata.loads";
+
+  // worker
+  public static final String WORKER_RPC_LATENCY = "strata.worker.rpc.latency";
+  public static final String WORKER_CACHE_HITS = "strata.worker.cache.hits";
+  public static final String WORKER_CACHE_MISSES = "strata.worker.cache.misses";
+  public static final String WORKER_READ_CACHE_BYTES = "strata.worker.read.cache";
+  public static final String WORKER_READ_UFS_BYTES = "strata.worker.read.ufs";
+  public static final String WORKER_TIER_CAPACITY = "strata.worker.tier.capacity";
+  public static final String WORKER_TIER_USED = "strata.worker.tier.used";
+  public static final String WORKER_TIER_BLOCKS = "strata.worker.tier.blocks";
+  public static final String WORKER_BLOCKS_EVICTED = "strata.worker.blocks.evicted";
+  public static final String WORKER_BLOCKS_CACHED = "strata.worker.blocks.cached";
+  public static final String WORKER_WRITE_UFS_BYTES = "strata.worker.write.ufs";
+
+  // client
+  public static final String CLIENT_READ_SHORT_CIRCUIT_BYTES = "strata.client.read.short.circuit";
+  public static final String CLIENT_READ_REMOTE_BYTES = "strata.client.read.remote";
+  public static final String CLIENT_READ_UFS_BYTES = "strata.client.read.ufs";
+  public static final String CLIENT_READ_RETRIES = "strata.client.read.retries";
+
+  // tags
+  public static final String TAG_TIER = "tier";
+  public static final String TAG_METHOD = "method";
+  public static final String TAG_STATE = "state";
+}

@@ -1,0 +1,56 @@
+package io.strata.underfs;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.Iterator;
+
+/**
+ * An under store: where the files that Strata caches really live (a local directory, HDFS, an
+ * S3 bucket). Paths are full URIs of this store ({@code file:///data/x}, {@code s3://b/p/x}).
+ *
+ * <p>Contract:
+ * <ul>
+ *   <li>A path that does not exist fails with {@link java.nio.file.NoSuchFileException} naming
+ *       it; other failures are {@link IOException}s whose message names the store and the path.
+ *   <li>{@link #list} returns children lazily, so a directory of millions of entries is never
+ *       held in memory; the iterator must be closed.
+ *   <li>{@link #read} reads exactly the range asked for (positioned), never the whole file.
+ *   <li>{@link #create} makes a file visible under its name only when its stream is closed.
+ *   <li>Implementations are safe for concurrent use by many threads.
+ * </ul>
+ */
+public interface UnderFileSystem extends Closeable {
+  /** The URI scheme this store serves ("file", "hdfs", "s3"). */
+  String scheme();
+
+  /** Status of a path; fails with NoSuchFileException when it does not exist. */
+  UfsStatus getStatus(String path) throws IOException;
+
+  /** Whether a path exists. */
+  boolean exists(String path) throws IOException;
+
+  /** The children of a directory, streamed, in no promised order. */
+  CloseableIterator<UfsStatus> list(String path) throws IOException;
+
+  /**
+   * Reads up to {@code length} bytes at {@code position} into {@code buffer}; returns the
+   * number read, which is less than asked only at the end of the file (-1 at or past it).
+   */
+  int read(String path, long position, byte[] buffer, int offset, int length)
+      throws IOException;
+
+  /** Starts writing a file; it appears under {@code path} only when the stream is closed. */
+  UfsOutputStream create(String path, boolean overwrite, int mode) throws IOException;
+
+  /** Creates a directory and, when {@code recursive}, its missing parents. */
+  void mkdirs(String path, boolean recursive) throws IOException;
+
+  /** Deletes a file, or a directory with everything below it when {@code recursive}. */
+  void delete(String path, boolean recursive) throws IOException;
+
+  /** Renames a file or directory; fails when {@code dst} exists. */
+  void rename(String src, String dst) throws IOException;
+
+  /** An iterator over a resource that must be released. */
+  interface CloseableIterator<T> extends Iterator<T>, Closeable {}
+}
