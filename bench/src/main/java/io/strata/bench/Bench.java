@@ -1,0 +1,32 @@
+package io.strata.bench;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** Entry point of {@code bench/run}: picks a benchmark by name and passes its --options. */
+public final class Bench {
+  private Bench() {}
+
+  public static void main(String[] args) throws Exception {
+    if (args.length == 0) {
+      System.err.println("usage: bench/run read|worker-restart [--option value]...");
+      System.exit(2);
+    }
+    Map<String, String> opts = new LinkedHashMap<>();
+    for (int i = 1; i < args.length; i++) {
+      if (!args[i].startsWith("--") || i + 1 >= args.length) {
+        System.err.println("bench: options are --name value pairs, got " + args[i]);
+        System.exit(2);
+      }
+      opts.put(args[i].substring(2), args[++i]);
+    }
+    switch (args[0]) {
+      case "read" -> ReadBench.run(opts);
+      case "worker-restart" -> WorkerRestartBench.run(opts);
+      default -> {
+        System.err.println("bench: unknown benchmark " + args[0] + "; try read, worker-restart");
+        System.exit(2);
+      }
+    }
+  }
+}

@@ -1,0 +1,423 @@
+package io.strata.tests;
+
+import io.strata.common.conf.StrataConfig;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.HttpURLConnection;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+
+/**
+ * A Strata cluster of real processes on 127.0.0.1: one master JVM and N worker JVMs, each with
+ * its own ports, folders and log file under a base folder, started the way `bin/strata` starts
+ * them (same main classes, configuration as -D properties). Tests and benchmarks drive it through
+ * the public client API and the command line, and can kill -9 and restart any process.
+ *
+ * <p>The child JVMs use this JVM's classpath (under Surefire, its test classpath), so whatever
+ * the build just compiled is what runs.
+ */
+public final class MultiProcessCluster implements AutoCloseable {
+  private final Path base;
+  private final Map<String, String> common;
+  private final Map<Integer, Map<String, String>> perWorker;
+  private final String classpath;
+  private final String memTierRoot;
+  private final List<String> workerJvmOptions;
+  private Process master;
+  private final Map<Integer, Process> workers = new LinkedHashMap<>();
+  private final int masterPort;
+  private final int masterWebPort;
+  private final Map<Integer, int[]> workerPorts = new HashMap<>();
+
+  private MultiProcessCluster(Builder b) throws IOException {
+    this.base = b.base;
+    this.common = new LinkedHashMap<>(b.properties);
+    this.perWorker = b.perWorker;
+    this.workerJvmOptions = b.workerJvmOptions;
+    String testCp = System.getProperty("surefire.test.class.path");
+    this.classpath = testCp != null && !testCp.isEmpty() ? testCp
+        : System.getProperty("java.class.path");
+    this.memTierRoot = "/dev/shm/strata-test-" + UUID.randomUUID();
+    this.masterPort = freePort();
+    this.masterWebPort = freePort();
+    Files.createDirectories(base.resolve("conf"));
+    Files.createDirectories(underStoreRoot());
+    Files.createDirectories(logsDir());
+    common.putIfAbsent("strata.home", base.toString());
+    common.putIfAbsent("strata.conf.dir", base.resolve("conf").toString());
+    common.putIfAbsent("strata.master.hostname", "127.0.0.1");
+    common.putIfAbsent("strata.master.rpc.port", Integer.toString(masterPort));
+    common.putIfAbsent("strata.master.root.ufs", "file://" + underStoreRoot());
+    common.putIfAbsent("strata.client.master.retry.max.duration", "20s");
+  }
+
+  public static Builder builder(Path base) {
+    return new Builder(base);
+  }
+
+  /** Configures and starts a cluster. */
+  public static final class Builder {
+    private final Path base;
+    private final Map<String, String> properties = new LinkedHashMap<>();
+    private final Map<Integer, Map<String, String>> perWorker = new HashMap<>();
+    private final List<String> workerJvmOptions = new ArrayList<>();
+    private int workerCount = 1;
+
+    private Builder(Path base) {
+      this.base = base;
+    }
+
+    public Builder workers(int count) {
+      this.workerCount = count;
+      return this;
+    }
+
+    /** A configuration value for every process and for clients. */
+    public Builder property(String key, String value) {
+      properties.put(key, value);
+      return this;
+    }
+
+    /** A configuration value for one worker only. */
+    public Builder workerProperty(int worker, String key, String value) {
+      perWorker.computeIfAbsent(worker, w -> new LinkedHashMap<>()).put(key, value);
+      return this;
+    }
+
+    public Builder workerJvmOption(String option) {
+      workerJvmOptions.add(option);
+      return this;
+    }
+
+    public MultiProcessCluster start() throws IOException {
+      MultiProcessCluster c = new MultiProcessCluster(this);
+      try {
+        c.startMaster();
+        for (int i = 0; i < workerCount; i++) {
+          c.startWorker(i);
+        }
+        c.waitForLiveWorkers(workerCount, Duration.ofSeconds(60));
+      } catch (IOException | RuntimeException e) {
+        c.close();
+        throw e;
+      }
+      return c;
+    }
+  }
+
+  public Path base() {
+    return base;
+  }
+
+  /** The folder mounted at the namespace root. */
+  public Path underStoreRoot() {
+    return base.resolve("underfs");
+  }
+
+  public Path logsDir() {
+    return base.resolve("logs");
+  }
+
+  public int masterPort() {
+    return masterPort;
+  }
+
+  public int masterWebPort() {
+    return masterWebPort;
+  }
+
+  public int workerWebPort(int worker) {
+    return workerPorts.get(worker)[3];
+  }
+
+  public int workerDataPort(int worker) {
+    return workerPorts.get(worker)[1];
+  }
+
+  /** Configuration for a client of this cluster, with optional overrides. */
+  public StrataConfig clientConfig(Map<String, String> overrides) {
+    Map<String, String> all = new LinkedHashMap<>(common);
+    all.putAll(overrides);
+    return StrataConfig.load(all);
+  }
+
+  public StrataConfig clientConfig() {
+    return clientConfig(Map.of());
+  }
+
+  /** The configuration every process gets, as -D arguments. */
+  public List<String> configArgs(Map<String, String> extra) {
+    Map<String, String> all = new LinkedHashMap<>(common);
+    all.putAll(extra);
+    List<String> args = new ArrayList<>();
+    all.forEach((k, v) -> args.add("-D" + k + "=" + v));
+    return args;
+  }
+
+  public synchronized void startMaster() throws IOException {
+    if (master != null && master.isAlive()) {
+      throw new IllegalStateException("master already running");
+    }
+    Map<String, String> props = new LinkedHashMap<>();
+    props.put("strata.master.web.port", Integer.toString(masterWebPort));
+    master = launch("master", "io.strata.master.MasterMain", props, List.of("-Xmx512m"));
+    waitFor("master web endpoint", Duration.ofSeconds(60), () -> healthy(masterWebPort), master);
+  }
+
+  public synchronized void startWorker(int index) throws IOException {
+    Process old = workers.get(index);
+    if (old != null && old.isAlive()) {
+      throw new IllegalStateException("worker " + index + " already running");
+    }
+    int[] ports = workerPorts.get(index);
+    if (ports == null) {
+      ports = new int[] {freePort(), freePort(), 0, freePort()};
+      workerPorts.put(index, ports);
+    }
+    Map<String, String> props = new LinkedHashMap<>();
+    props.put("strata.worker.rpc.port", Integer.toString(ports[0]));
+    props.put("strata.worker.data.port", Integer.toString(ports[1]));
+    props.put("strata.worker.web.port", Integer.toString(ports[3]));
+    props.put("strata.worker.tier.mem.dir", memTierRoot + "/worker" + index);
+    props.put("strata.worker.tier.ssd.dir", base.resolve("worker" + index + "/ssd").toString());
+    props.put("strata.worker.tier.hdd.dir", base.resolve("worker" + index + "/hdd").toString());
+    props.putIfAbsent("strata.worker.tier.mem.capacity", "64MB");
+    props.putIfAbsent("strata.worker.tier.ssd.capacity", "1GB");
+    props.putAll(perWorker.getOrDefault(index, Map.of()));
+    List<String> jvm = new ArrayList<>(List.of("-Xmx512m"));
+    jvm.addAll(workerJvmOptions);
+    Process p = launch("worker" + index, "io.strata.worker.WorkerMain", props, jvm);
+    workers.put(index, p);
+    int web = ports[3];
+    waitFor("worker " + index + " web endpoint", Duration.ofSeconds(60), () -> healthy(web), p);
+  }
+
+  private Process launch(String name, String mainClass, Map<String, String> props,
+      List<String> jvmOptions) throws IOException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.addAll(jvmOptions);
+    cmd.add("-XX:+UseSerialGC");
+    cmd.add("-Dlogback.configurationFile=strata-logback-file.xml");
+    cmd.add("-Dstrata.log.file=" + logsDir().resolve(name + ".log"));
+    cmd.addAll(configArgs(props));
+    cmd.add("-cp");
+    cmd.add(classpath);
+    cmd.add(mainClass);
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    pb.redirectErrorStream(true);
+    pb.redirectOutput(ProcessBuilder.Redirect.appendTo(logsDir().resolve(name + ".out").toFile()));
+    return pb.start();
+  }
+
+  /** kill -9 of the master. */
+  public synchronized void killMaster() throws InterruptedException {
+    kill(master);
+  }
+
+  /** kill -9 of one worker. */
+  public synchronized void killWorker(int index) throws InterruptedException {
+    kill(workers.get(index));
+  }
+
+  private static void kill(Process p) throws InterruptedException {
+    if (p != null && p.isAlive()) {
+      p.destroyForcibly();
+      p.waitFor();
+    }
+  }
+
+  /** Waits until the master reports {@code count} live workers. */
+  public void waitForLiveWorkers(int count, Duration timeout) {
+    waitFor(count + " live workers", timeout, () -> liveWorkers() == count, master);
+  }
+
+  /** Live workers according to the master's metrics endpoint. */
+  public int liveWorkers() {
+    String metrics = scrape(masterWebPort);
+    for (String line : metrics.split("\n")) {
+      if (line.startsWith("strata_master_workers") && line.contains("state=\"live\"")) {
+        return (int) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    return 0;
+  }
+
+  /** The value of a metric line (name and tags as printed by Prometheus), summed over tags. */
+  public static double metric(String scrape, String name) {
+    double sum = 0;
+    for (String line : scrape.split("\n")) {
+      if (line.startsWith(name + "{") || line.startsWith(name + " ")) {
+        sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    return sum;
+  }
+
+  public String scrapeWorker(int index) {
+    return scrape(workerWebPort(index));
+  }
+
+  public String scrapeMaster() {
+    return scrape(masterWebPort);
+  }
+
+  static String scrape(int port) {
+    try {
+      HttpURLConnection c = (HttpURLConnection) URI.create("http://127.0.0.1:" + port + "/metrics")
+          .toURL().openConnection();
+      c.setConnectTimeout(2000);
+      c.setReadTimeout(5000);
+      try (var in = c.getInputStream()) {
+        return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      }
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  private static boolean healthy(int port) {
+    try {
+      HttpURLConnection c = (HttpURLConnection) URI.create("http://127.0.0.1:" + port + "/health")
+          .toURL().openConnection();
+      c.setConnectTimeout(500);
+      c.setReadTimeout(1000);
+      return c.getResponseCode() == 200;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** Polls a condition until it holds; fails when the deadline passes or the process died. */
+  public static void waitFor(String what, Duration timeout, BooleanSupplier condition,
+      Process process) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (process != null && !process.isAlive()) {
+        throw new IllegalStateException("process died (exit " + process.exitValue()
+            + ") while waiting for " + what);
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("timed out after " + timeout + " waiting for " + what);
+      }
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted waiting for " + what);
+      }
+    }
+  }
+
+  /** Result of running the command line. */
+  public record ShellResult(int exitCode, String stdout, String stderr) {}
+
+  /**
+   * Runs {@code strata ARGS...} in a new JVM as a user would, against this cluster, with
+   * optional extra configuration (as -D properties).
+   */
+  public ShellResult shell(Map<String, String> conf, String... args) throws IOException {
+    Path out = Files.createTempFile(base, "shell", ".out");
+    try {
+      ShellResult r = run(conf, out, args);
+      return new ShellResult(r.exitCode(), Files.readString(out), r.stderr());
+    } finally {
+      Files.delete(out);
+    }
+  }
+
+  /** Runs the command line with its standard output going to a file (for binary output). */
+  public ShellResult shellToFile(Path stdout, String... args) throws IOException {
+    return run(Map.of(), stdout, args);
+  }
+
+  private ShellResult run(Map<String, String> conf, Path out, String... args)
+      throws IOException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("-XX:+UseSerialGC");
+    cmd.add("-XX:TieredStopAtLevel=1");
+    cmd.addAll(configArgs(conf));
+    cmd.add("-cp");
+    cmd.add(classpath);
+    cmd.add("io.strata.shell.StrataShell");
+    cmd.addAll(List.of(args));
+    Path err = Files.createTempFile(base, "shell", ".err");
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile())
+        .redirectError(err.toFile()).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+    Process p = pb.start();
+    try {
+      if (!p.waitFor(180, java.util.concurrent.TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        throw new IllegalStateException("strata " + String.join(" ", args) + " hung for 180s");
+      }
+    } catch (InterruptedException e) {
+      p.destroyForcibly();
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted");
+    }
+    ShellResult r = new ShellResult(p.exitValue(), "", Files.readString(err));
+    Files.delete(err);
+    return r;
+  }
+
+  public ShellResult shell(String... args) throws IOException {
+    return shell(Map.of(), args);
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+      return s.getLocalPort();
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    List<Process> all = new ArrayList<>(workers.values());
+    if (master != null) {
+      all.add(master);
+    }
+    for (Process p : all) {
+      if (p.isAlive()) {
+        p.destroy();
+      }
+    }
+    for (Process p : all) {
+      try {
+        if (!p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
+          p.destroyForcibly();
+          p.waitFor();
+        }
+      } catch (InterruptedException e) {
+        p.destroyForcibly();
+        Thread.currentThread().interrupt();
+      }
+    }
+    deleteTree(Path.of(memTierRoot));
+  }
+
+  static void deleteTree(Path root) {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> walk = Files.walk(root)) {
+      walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

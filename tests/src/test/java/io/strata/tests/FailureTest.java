@@ -1,0 +1,152 @@
+package io.strata.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.strata.client.FileInStream;
+import io.strata.client.FileSystem;
+import io.strata.client.CloseableIterator;
+import io.strata.proto.FileInfo;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Processes killed with kill -9 while clients work. */
+class FailureTest {
+  static final long BLOCK = 1 << 20;
+  @TempDir Path dir;
+
+  @Test
+  void killingAWorkerDuringALargeReadDoesNotFailTheRead() throws Exception {
+    try (MultiProcessCluster cluster = MultiProcessCluster.builder(dir).workers(2)
+        .property("strata.master.file.block.size", Long.toString(BLOCK))
+        .property("strata.master.worker.timeout", "3s")
+        .property("strata.client.data.read.timeout", "5s")
+        .start()) {
+      Path source = cluster.underStoreRoot().resolve("large.bin");
+      TestTree.FileFacts facts = TestTree.writeRandom(source, 40 * BLOCK + 12345, 5);
+      // Network reads, so that the dying worker is the one serving bytes.
+      try (FileSystem fs = FileSystem.connect(cluster.clientConfig(
+          Map.of("strata.client.short.circuit.enabled", "false")));
+          FileInStream in = fs.openFile("/large.bin")) {
+        var sha = TestTree.sha256();
+        byte[] buf = new byte[256 * 1024];
+        long read = 0;
+        boolean killed = false;
+        int n;
+        while ((n = in.read(buf, 0, buf.length)) > 0) {
+          sha.update(buf, 0, n);
+          read += n;
+          if (!killed && read >= facts.length() / 3) {
+            cluster.killWorker(0);
+            killed = true;
+          }
+        }
+        assertTrue(killed);
+        assertEquals(facts.length(), read);
+        assertEquals(facts.sha256(), java.util.HexFormat.of().formatHex(sha.digest()));
+      }
+    }
+  }
+
+  @Test
+  void masterKilledAndRestartedKeepsTheNamespaceExactly() throws Exception {
+    try (MultiProcessCluster cluster = MultiProcessCluster.builder(dir).workers(1)
+        .property("strata.master.file.block.size", Long.toString(BLOCK)).start()) {
+      TestTree.generate(cluster.underStoreRoot().resolve("loaded"), 60, BLOCK, 2, 9);
+      Map<String, String> before;
+      try (FileSystem fs = FileSystem.connect(cluster.clientConfig())) {
+        fs.createDirectory("/made/deep/er", true, false);
+        for (int i = 0; i < 20; i++) {
+          try (OutputStream out = fs.createFile("/made/file" + i,
+              io.strata.client.CreateOptions.defaults())) {
+            out.write(("content " + i).getBytes());
+          }
+        }
+        fs.rename("/made/file0", "/made/deep/renamed");
+        fs.delete("/made/file1", false);
+        // Loading metadata from the under store is a namespace change too.
+        before = snapshot(fs, "/");
+        fs.checkpoint();
+        fs.createDirectory("/after-checkpoint", false, false);
+        fs.rename("/made/file2", "/after-checkpoint/moved");
+        before = snapshot(fs, "/");
+      }
+      cluster.killMaster();
+      cluster.startMaster();
+      cluster.waitForLiveWorkers(1, Duration.ofSeconds(60));
+      try (FileSystem fs = FileSystem.connect(cluster.clientConfig())) {
+        assertEquals(before, snapshot(fs, "/"));
+        try (InputStream in = fs.openFile("/after-checkpoint/moved")) {
+          assertEquals("content 2", new String(in.readAllBytes()));
+        }
+      }
+      // A second crash with no checkpoint in between replays the same journal again.
+      cluster.killMaster();
+      cluster.startMaster();
+      try (FileSystem fs = FileSystem.connect(cluster.clientConfig())) {
+        assertEquals(before, snapshot(fs, "/"));
+      }
+    }
+  }
+
+  /** path -> id, kind, length, completeness, mode of every inode below a folder. */
+  static Map<String, String> snapshot(FileSystem fs, String root) throws Exception {
+    Map<String, String> out = new TreeMap<>();
+    List<String> pending = new ArrayList<>(List.of(root));
+    while (!pending.isEmpty()) {
+      String dirPath = pending.remove(pending.size() - 1);
+      try (CloseableIterator<FileInfo> it = fs.listStatus(dirPath)) {
+        while (it.hasNext()) {
+          FileInfo f = it.next();
+          out.put(f.getPath(), f.getFileId() + " " + f.getDirectory() + " " + f.getLength()
+              + " " + f.getComplete() + " " + Integer.toOctalString(f.getMode()));
+          if (f.getDirectory()) {
+            pending.add(f.getPath());
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  @Test
+  void aFullTierEvictsAndReadsStayCorrect() throws Exception {
+    try (MultiProcessCluster cluster = MultiProcessCluster.builder(dir).workers(1)
+        .property("strata.master.file.block.size", Long.toString(BLOCK))
+        .workerProperty(0, "strata.worker.tier.mem.capacity", "4MB")
+        .workerProperty(0, "strata.worker.tier.ssd.capacity", "6MB")
+        .start()) {
+      List<TestTree.FileFacts> facts = new ArrayList<>();
+      for (int i = 0; i < 8; i++) {
+        facts.add(TestTree.writeRandom(cluster.underStoreRoot().resolve("f" + i),
+            3 * BLOCK - 100, i));
+      }
+      try (FileSystem fs = FileSystem.connect(cluster.clientConfig())) {
+        for (int round = 0; round < 3; round++) {
+          for (int i = 0; i < 8; i++) {
+            try (InputStream in = fs.openFile("/f" + i)) {
+              assertEquals(facts.get(i).sha256(), TestTree.sha256(in), "round " + round + " f" + i);
+            }
+          }
+        }
+        // 24 MB read through a 10 MB cache: blocks must have been evicted, space never exceeded.
+        MultiProcessCluster.waitFor("evictions", Duration.ofSeconds(30), () ->
+            MultiProcessCluster.metric(cluster.scrapeWorker(0),
+                "strata_worker_blocks_evicted_total") > 0, null);
+        String scrape = cluster.scrapeWorker(0);
+        double used = MultiProcessCluster.metric(scrape, "strata_worker_tier_used_bytes");
+        assertTrue(used <= 10 * BLOCK, "tiers hold " + used + " bytes, more than their capacity");
+      }
+      assertTrue(Files.exists(cluster.underStoreRoot().resolve("f0")));
+    }
+  }
+}
