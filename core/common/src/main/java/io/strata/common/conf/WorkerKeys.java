@@ -36,4 +36,19 @@ public final class WorkerKeys {
       "strata.worker.heartbeat.interval", "1s", "Time between heartbeats to the master.");
   public static final ConfigKey DATA_THREADS = ConfigKey.integer("strata.worker.data.threads", 0,
       "threads", "Netty event-loop threads of the data channel; 0 means twice the cores.");
+  public static final ConfigKey UFS_READ_THREADS = ConfigKey.integer(
+      "strata.worker.read.ufs.threads", 16, "threads",
+      "Threads that read missed ranges from under stores for the data channel.");
+  public static final ConfigKey UFS_READ_CHUNK_SIZE = ConfigKey.bytes(
+      "strata.worker.read.ufs.chunk.size", "1MB",
+      "Size of the chunks in which a missed range is read from the under store and sent.");
+  public static final ConfigKey CACHE_ON_READ_MISS_QUEUE = ConfigKey.integer(
+      "strata.worker.read.miss.cache.queue", 256, "blocks",
+      "Block copies that may wait for a copy thread; further copy requests are dropped.");
+  public static final ConfigKey MASTER_RPC_TIMEOUT = ConfigKey.duration(
+      "strata.worker.master.rpc.timeout", "10s",
+      "Deadline of each call the worker makes to the master.");
+  public static final ConfigKey REGISTER_RETRY_MAX_INTERVAL = ConfigKey.duration(
+      "strata.worker.register.retry.max.interval", "5s",
+      "Longest wait between attempts to register with a master that cannot be reached.");
 }

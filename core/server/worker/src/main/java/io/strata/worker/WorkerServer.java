@@ -1,0 +1,197 @@
+package io.strata.worker;
+
+import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.strata.common.conf.CommonKeys;
+import io.strata.common.conf.StrataConfig;
+import io.strata.common.conf.WorkerKeys;
+import io.strata.common.metrics.MetricNames;
+import io.strata.proto.WorkerAddress;
+import io.strata.server.common.ProcessMain;
+import io.strata.server.common.RpcCalls;
+import io.strata.server.common.WebServer;
+import io.strata.underfs.UnderStores;
+import io.strata.worker.block.TierSpec;
+import io.strata.worker.block.TieredBlockStore;
+import io.strata.worker.data.BlockCacher;
+import io.strata.worker.data.DataServer;
+import io.strata.worker.data.ReadMetrics;
+import io.strata.worker.grpc.WorkerRpcService;
+import io.strata.worker.master.MasterClient;
+import io.strata.worker.master.MasterLink;
+import io.strata.worker.master.MountOptions;
+import io.strata.worker.ufs.MountedStores;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A whole worker in one object: the tiered block store, the data channel, the gRPC service,
+ * the HTTP endpoint and the link to the master. {@link #start} opens the store and binds every
+ * port before it returns (ports configured as 0 are picked by the system, and the actual ones
+ * are what the master is told); registration with the master continues in the background, so a
+ * worker whose master is down still serves what it holds. Tests run it in-JVM.
+ */
+public final class WorkerServer implements ProcessMain.Server {
+  private static final Logger LOG = LoggerFactory.getLogger(WorkerServer.class);
+  /** Under-store read tasks that may wait for a thread; beyond this, misses are refused. */
+  private static final int UFS_READ_QUEUE = 4096;
+
+  private final StrataConfig conf;
+  private final PrometheusMeterRegistry registry =
+      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final TieredBlockStore store;
+  private final List<AutoCloseable> toClose = new ArrayList<>();
+  private MasterLink masterLink;
+  private DataServer dataServer;
+  private Server rpcServer;
+  private WebServer webServer;
+  private ReadMetrics readMetrics;
+
+  /**
+   * @throws IllegalArgumentException when the tier configuration turns every tier off
+   */
+  public WorkerServer(StrataConfig conf) {
+    this.conf = conf;
+    this.store = new TieredBlockStore(TierSpec.fromConfig(conf), registry);
+  }
+
+  @Override
+  public synchronized void start() throws Exception {
+    try {
+      startAll();
+    } catch (Exception | Error e) {
+      close();
+      throw e;
+    }
+  }
+
+  private void startAll() throws Exception {
+    store.open();
+    String bindHost = conf.getString(WorkerKeys.BIND_HOST);
+    MasterClient master = new MasterClient(conf.getString(CommonKeys.MASTER_HOSTNAME),
+        conf.getInt(CommonKeys.MASTER_RPC_PORT), conf.getDuration(WorkerKeys.MASTER_RPC_TIMEOUT));
+    toClose.add(master);
+    MountedStores mountedStores = new MountedStores(new UnderStores(), new MountOptions(master));
+    toClose.add(mountedStores);
+    int chunkSize = (int) Math.min(64L << 20,
+        Math.max(4096, conf.getBytes(WorkerKeys.UFS_READ_CHUNK_SIZE)));
+
+    BlockCacher cacher = new BlockCacher(store, mountedStores,
+        positive(WorkerKeys.UFS_FETCH_THREADS), conf.getInt(WorkerKeys.CACHE_ON_READ_MISS_QUEUE),
+        chunkSize);
+    toClose.add(cacher);
+    int ufsThreads = positive(WorkerKeys.UFS_READ_THREADS);
+    AtomicInteger n = new AtomicInteger();
+    ThreadPoolExecutor ufsExecutor = new ThreadPoolExecutor(ufsThreads, ufsThreads, 60,
+        TimeUnit.SECONDS, new ArrayBlockingQueue<>(UFS_READ_QUEUE), r -> {
+          Thread t = new Thread(r, "ufs-read-" + n.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        });
+    ufsExecutor.allowCoreThreadTimeOut(true);
+    toClose.add(() -> {
+      ufsExecutor.shutdownNow();
+      ufsExecutor.awaitTermination(10, TimeUnit.SECONDS);
+    });
+    readMetrics = new ReadMetrics(registry);
+    dataServer = new DataServer(new DataServer.Settings(bindHost,
+        conf.getInt(WorkerKeys.DATA_PORT), conf.getInt(WorkerKeys.DATA_THREADS), chunkSize,
+        conf.getBoolean(WorkerKeys.CACHE_ON_READ_MISS)), store, mountedStores, ufsExecutor,
+        cacher, readMetrics);
+    dataServer.start();
+    toClose.add(dataServer);
+
+    Counter writeBytes = Counter.builder(MetricNames.WORKER_WRITE_UFS_BYTES).baseUnit("bytes")
+        .description("Bytes written through to under stores").register(registry);
+    rpcServer = NettyServerBuilder
+        .forAddress(new InetSocketAddress(bindHost, conf.getInt(WorkerKeys.RPC_PORT)))
+        .addService(new WorkerRpcService(store, mountedStores,
+            new RpcCalls(registry, MetricNames.WORKER_RPC_LATENCY), writeBytes))
+        .build().start();
+    Server grpc = rpcServer;
+    toClose.add(() -> {
+      grpc.shutdownNow();
+      grpc.awaitTermination(10, TimeUnit.SECONDS);
+    });
+    webServer = new WebServer(bindHost, conf.getInt(WorkerKeys.WEB_PORT), registry);
+    toClose.add(webServer);
+
+    masterLink = new MasterLink(master, store, this::address,
+        () -> readMetrics.snapshot(store.evictedBlocks()),
+        conf.getDuration(WorkerKeys.HEARTBEAT_INTERVAL),
+        conf.getDuration(WorkerKeys.REGISTER_RETRY_MAX_INTERVAL));
+    store.setListener(masterLink);
+    masterLink.start();
+    toClose.add(masterLink);
+    LOG.info("Worker {} serving: rpc port {}, data port {}, web port {}; master {}",
+        conf.getString(WorkerKeys.HOSTNAME), rpcPort(), dataPort(), webPort(), master.address());
+  }
+
+  private int positive(io.strata.common.conf.ConfigKey key) {
+    int v = conf.getInt(key);
+    if (v <= 0) {
+      throw new IllegalArgumentException("Configuration key " + key.name() + " must be at least "
+          + "1, got " + v);
+    }
+    return v;
+  }
+
+  /** The address registered with the master: the configured host name and the bound ports. */
+  public WorkerAddress address() {
+    return WorkerAddress.newBuilder().setHost(conf.getString(WorkerKeys.HOSTNAME))
+        .setRpcPort(rpcPort()).setDataPort(dataPort()).setWebPort(webPort()).build();
+  }
+
+  /** The bound gRPC port. */
+  public int rpcPort() {
+    return rpcServer.getPort();
+  }
+
+  /** The bound data-channel port. */
+  public int dataPort() {
+    return dataServer.port();
+  }
+
+  /** The bound HTTP port. */
+  public int webPort() {
+    return webServer.port();
+  }
+
+  public TieredBlockStore blockStore() {
+    return store;
+  }
+
+  public PrometheusMeterRegistry meterRegistry() {
+    return registry;
+  }
+
+  /** The link to the master; null before {@link #start}. */
+  public MasterLink masterLink() {
+    return masterLink;
+  }
+
+  @Override
+  public synchronized void close() {
+    // Stop taking work first (master link, servers), then the pools and stores they use.
+    for (int i = toClose.size() - 1; i >= 0; i--) {
+      try {
+        toClose.get(i).close();
+      } catch (Exception e) {
+        LOG.warn("Error while stopping the worker: {}", e.toString());
+      }
+    }
+    toClose.clear();
+    store.close();
+    registry.close();
+  }
+}

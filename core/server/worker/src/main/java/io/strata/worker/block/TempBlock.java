@@ -1,0 +1,47 @@
+package io.strata.worker.block;
+
+import java.nio.file.Path;
+
+/**
+ * A block being written: space is reserved for it in one tier and its bytes go to a file in
+ * that tier's {@code tmp/} folder. It becomes readable only through
+ * {@link TieredBlockStore#commit}, and {@link TieredBlockStore#abort} releases it; whoever
+ * created it must do exactly one of the two.
+ */
+public final class TempBlock {
+  private final long blockId;
+  private final long length;
+  private final StoreTier tier;
+  private final Path path;
+  // Guarded by the owning store's lock.
+  boolean finished;
+
+  TempBlock(long blockId, long length, StoreTier tier, Path path) {
+    this.blockId = blockId;
+    this.length = length;
+    this.tier = tier;
+    this.path = path;
+  }
+
+  public long blockId() {
+    return blockId;
+  }
+
+  /** The length the block must have when it is committed. */
+  public long length() {
+    return length;
+  }
+
+  /** The temporary file to write the block's bytes into. */
+  public Path path() {
+    return path;
+  }
+
+  public String tierAlias() {
+    return tier.spec().alias();
+  }
+
+  StoreTier tier() {
+    return tier;
+  }
+}

@@ -1,0 +1,245 @@
+package io.strata.worker.data;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.strata.common.error.ErrorCode;
+import io.strata.common.error.StrataException;
+import io.strata.proto.ReadBlockResponse;
+import io.strata.proto.ReadStatus;
+import io.strata.proto.UfsBlockSource;
+import io.strata.underfs.UnderFileSystem;
+import io.strata.worker.ufs.MountedStores;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.nio.file.NoSuchFileException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sends one range of a block that is not cached, read from its under store. The range is read
+ * in chunks on a bounded executor, never on the event loop. The next chunk is read only while
+ * the channel is writable and fewer than two chunks are written but not yet flushed to the
+ * socket, so a slow client holds back the reads instead of filling memory. The response header goes out only once the first chunk has been read, so
+ * a missing or unreadable file is reported with a status; a failure after that can only close
+ * the channel, which the client sees as a short read.
+ */
+final class UfsRangeTransfer implements Runnable {
+  private static final Logger LOG = LoggerFactory.getLogger(UfsRangeTransfer.class);
+  private static final int MAX_CHUNKS_IN_FLIGHT = 2;
+
+  private final Channel channel;
+  private final MountedStores stores;
+  private final UfsBlockSource source;
+  private final long blockId;
+  private final long length;
+  private final int chunkSize;
+  private final Executor executor;
+  private final ReadMetrics metrics;
+  private final Runnable onDone;
+  private UnderFileSystem ufs;
+
+  // Guarded by this.
+  private long position;
+  private long remaining;
+  private int inFlight;
+  private boolean reading;
+  private boolean headerSent;
+  private boolean finished;
+
+  /**
+   * @param offset offset of the range within the block
+   * @param onDone run once when the whole response has been written, or has failed
+   */
+  UfsRangeTransfer(Channel channel, MountedStores stores, UfsBlockSource source, long blockId,
+      long offset, long length, int chunkSize, Executor executor, ReadMetrics metrics,
+      Runnable onDone) {
+    this.channel = channel;
+    this.stores = stores;
+    this.source = source;
+    this.blockId = blockId;
+    this.length = length;
+    this.chunkSize = chunkSize;
+    this.executor = executor;
+    this.metrics = metrics;
+    this.onDone = onDone;
+    this.position = source.getBlockStart() + offset;
+    this.remaining = length;
+  }
+
+  void start() {
+    if (length == 0) {
+      channel.writeAndFlush(ResponseFrames.encode(channel.alloc(), okHeader()))
+          .addListener(f -> finish());
+      return;
+    }
+    synchronized (this) {
+      reading = true;
+    }
+    try {
+      executor.execute(this);
+    } catch (RejectedExecutionException e) {
+      respondError(ReadStatus.READ_ERROR, "Worker is overloaded: too many under-store reads "
+          + "queued; block " + blockId + " of " + source.getUfsPath() + " was not read. Retry.");
+    }
+  }
+
+  private ReadBlockResponse okHeader() {
+    return ReadBlockResponse.newBuilder().setStatus(ReadStatus.READ_OK).setLength(length)
+        .setFromCache(false).build();
+  }
+
+  @Override
+  public void run() {
+    long pos;
+    int n;
+    synchronized (this) {
+      if (finished) {
+        return;
+      }
+      pos = position;
+      n = (int) Math.min(chunkSize, remaining);
+    }
+    if (!channel.isActive()) {
+      abandon(null);
+      return;
+    }
+    ByteBuf buf = channel.alloc().heapBuffer(n);
+    try {
+      if (ufs == null) {
+        ufs = stores.get(source.getUfsPath(), source.getMountId());
+      }
+      readFully(buf, pos, n);
+    } catch (Throwable t) {
+      buf.release();
+      fail(t);
+      return;
+    }
+    boolean first;
+    synchronized (this) {
+      position += n;
+      remaining -= n;
+      inFlight++;
+      reading = false;
+      first = !headerSent;
+      headerSent = true;
+    }
+    if (first) {
+      channel.write(ResponseFrames.encode(channel.alloc(), okHeader()));
+    }
+    channel.writeAndFlush(buf).addListener(f -> written((ChannelFuture) f, n));
+    scheduleRead();
+  }
+
+  private void readFully(ByteBuf buf, long pos, int n) throws IOException {
+    byte[] array = buf.array();
+    int base = buf.arrayOffset() + buf.writerIndex();
+    int done = 0;
+    while (done < n) {
+      int r = ufs.read(source.getUfsPath(), pos + done, array, base + done, n - done);
+      if (r <= 0) {
+        throw new StrataException(ErrorCode.FAILED_PRECONDITION, "Under-store file "
+            + source.getUfsPath() + " ends at byte " + (pos + done) + ", inside block " + blockId
+            + " (bytes " + source.getBlockStart() + " to "
+            + (source.getBlockStart() + source.getBlockLength()) + "): the file changed "
+            + "outside Strata; reload its metadata");
+      }
+      done += r;
+    }
+    buf.writerIndex(buf.writerIndex() + n);
+  }
+
+  private void written(ChannelFuture f, int n) {
+    if (!f.isSuccess()) {
+      abandon(f.cause());
+      return;
+    }
+    metrics.ufsBytes(n);
+    boolean done;
+    synchronized (this) {
+      inFlight--;
+      done = remaining == 0 && inFlight == 0 && !finished;
+    }
+    if (done) {
+      finish();
+    } else {
+      scheduleRead();
+    }
+  }
+
+  private void scheduleRead() {
+    synchronized (this) {
+      if (finished || reading || remaining == 0 || inFlight >= MAX_CHUNKS_IN_FLIGHT) {
+        return;
+      }
+      // While the channel is over its high water mark, the next read waits for a write of
+      // ours to complete (there is one: only this transfer writes to the channel now).
+      if (inFlight > 0 && !channel.isWritable()) {
+        return;
+      }
+      reading = true;
+    }
+    try {
+      executor.execute(this);
+    } catch (RejectedExecutionException e) {
+      abandon(e);
+    }
+  }
+
+  private void fail(Throwable t) {
+    boolean sent;
+    synchronized (this) {
+      sent = headerSent;
+    }
+    if (sent) {
+      abandon(t);
+      return;
+    }
+    if (t instanceof NoSuchFileException || t instanceof FileNotFoundException) {
+      respondError(ReadStatus.READ_NOT_FOUND, "Block " + blockId + ": under-store file "
+          + source.getUfsPath() + " does not exist (deleted or renamed outside Strata?)");
+    } else if (t instanceof StrataException
+        && ((StrataException) t).code() == ErrorCode.INVALID_ARGUMENT) {
+      respondError(ReadStatus.READ_INVALID, t.getMessage());
+    } else {
+      LOG.debug("Reading block {} from {} failed", blockId, source.getUfsPath(), t);
+      respondError(ReadStatus.READ_ERROR, "Block " + blockId + ": cannot read "
+          + source.getUfsPath() + ": " + t.getMessage());
+    }
+  }
+
+  private void respondError(ReadStatus status, String message) {
+    synchronized (this) {
+      headerSent = true;
+    }
+    channel.writeAndFlush(ResponseFrames.encode(channel.alloc(),
+        ResponseFrames.status(status, message))).addListener(f -> finish());
+  }
+
+  /** Gives up after the header was sent: only closing tells the client the bytes are short. */
+  private void abandon(Throwable cause) {
+    synchronized (this) {
+      if (finished) {
+        return;
+      }
+    }
+    if (cause != null && channel.isActive()) {
+      LOG.warn("Closing data channel {}: block {} from {} failed mid-transfer: {}",
+          channel.remoteAddress(), blockId, source.getUfsPath(), cause.toString());
+    }
+    channel.close();
+    finish();
+  }
+
+  private void finish() {
+    synchronized (this) {
+      if (finished) {
+        return;
+      }
+      finished = true;
+    }
+    onDone.run();
+  }
+}

@@ -1,0 +1,239 @@
+package io.strata.worker.master;
+
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.StreamObserver;
+import io.strata.common.Version;
+import io.strata.proto.BlockReport;
+import io.strata.proto.CommitBlockRequest;
+import io.strata.proto.CommitBlockResponse;
+import io.strata.proto.HeartbeatRequest;
+import io.strata.proto.HeartbeatResponse;
+import io.strata.proto.RegisterWorkerRequest;
+import io.strata.proto.RegisterWorkerResponse;
+import io.strata.proto.WorkerAddress;
+import io.strata.proto.WorkerCacheStats;
+import io.strata.proto.WorkerCommand;
+import io.strata.worker.block.BlockMeta;
+import io.strata.worker.block.BlockStoreListener;
+import io.strata.worker.block.TieredBlockStore;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps the master informed of this worker. Registers with a full block report, retrying with
+ * growing pauses while the master cannot be reached (the worker serves what it has meanwhile),
+ * then heartbeats at a fixed interval with tier usage, the blocks added and removed since the
+ * last acknowledged heartbeat, and cumulative cache statistics. Blocks are also committed to
+ * the master as soon as they are cached. Applies the master's removals, and registers again
+ * when the master asks (it restarted or had marked this worker lost). All master calls run on
+ * one thread of its own, except the fire-and-forget commits.
+ */
+public final class MasterLink implements BlockStoreListener, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(MasterLink.class);
+  private static final long FIRST_RETRY_MS = 100;
+
+  private final MasterClient master;
+  private final TieredBlockStore store;
+  private final Supplier<WorkerAddress> address;
+  private final Supplier<WorkerCacheStats> stats;
+  private final long heartbeatMs;
+  private final long maxRetryMs;
+  private final BlockChangeLog changes = new BlockChangeLog();
+  private final ScheduledExecutorService thread;
+  private volatile long workerId = -1;
+  private volatile int registrations;
+  private volatile boolean closed;
+  private long retryMs = FIRST_RETRY_MS;
+  private boolean masterReachable = true;
+
+  /**
+   * @param address this worker's address with the ports actually bound
+   * @param stats the cumulative cache statistics to report
+   */
+  public MasterLink(MasterClient master, TieredBlockStore store, Supplier<WorkerAddress> address,
+      Supplier<WorkerCacheStats> stats, Duration heartbeatInterval, Duration maxRetryInterval) {
+    this.master = master;
+    this.store = store;
+    this.address = address;
+    this.stats = stats;
+    this.heartbeatMs = Math.max(1, heartbeatInterval.toMillis());
+    this.maxRetryMs = Math.max(FIRST_RETRY_MS, maxRetryInterval.toMillis());
+    this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "master-link");
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /** Starts registering in the background; returns at once. */
+  public void start() {
+    schedule(0);
+  }
+
+  /** The id the master gave this worker, or -1 before the first registration. */
+  public long workerId() {
+    return workerId;
+  }
+
+  /** Successful registrations so far (more than one after the master asked again). */
+  public int registrations() {
+    return registrations;
+  }
+
+  private void schedule(long delayMs) {
+    try {
+      thread.schedule(this::tick, delayMs, TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException e) {
+      // Closing.
+    }
+  }
+
+  private void tick() {
+    long next;
+    try {
+      if (workerId < 0) {
+        next = register() ? heartbeatMs : backOff();
+      } else {
+        heartbeat();
+        next = heartbeatMs;
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("Unexpected error talking to the master at {}", master.address(), e);
+      next = heartbeatMs;
+    }
+    schedule(next);
+  }
+
+  private long backOff() {
+    long wait = retryMs;
+    retryMs = Math.min(maxRetryMs, retryMs * 2);
+    return wait;
+  }
+
+  /** Sends a full report; returns whether the master accepted it. */
+  private boolean register() {
+    // Changes from here on reach the master in heartbeats; earlier ones are in the report.
+    changes.clear();
+    List<BlockReport> report = store.blockReport();
+    RegisterWorkerRequest request = RegisterWorkerRequest.newBuilder()
+        .setAddress(address.get())
+        .addAllTiers(store.tierUsage())
+        .addAllBlocks(report)
+        .setRelease(Version.RELEASE)
+        .setRpcProtocolVersion(Version.RPC_PROTOCOL_VERSION)
+        .build();
+    RegisterWorkerResponse response;
+    try {
+      response = master.blockMaster().registerWorker(request);
+    } catch (StatusRuntimeException e) {
+      unreachable(e);
+      return false;
+    }
+    reachable();
+    retryMs = FIRST_RETRY_MS;
+    workerId = response.getWorkerId();
+    registrations++;
+    LOG.info("Registered with the master at {} as worker {} with {} blocks", master.address(),
+        workerId, report.size());
+    return true;
+  }
+
+  private void heartbeat() {
+    BlockChangeLog.Changes sent = changes.drain();
+    HeartbeatRequest request = HeartbeatRequest.newBuilder()
+        .setWorkerId(workerId)
+        .addAllTiers(store.tierUsage())
+        .addAllAddedBlocks(sent.added())
+        .addAllRemovedBlockIds(sent.removed())
+        .setCacheStats(stats.get())
+        .build();
+    HeartbeatResponse response;
+    try {
+      response = master.blockMaster().heartbeat(request);
+    } catch (StatusRuntimeException e) {
+      changes.restore(sent);
+      unreachable(e);
+      return;
+    }
+    reachable();
+    if (response.getRemoveBlockIdsCount() > 0) {
+      int removed = store.remove(response.getRemoveBlockIdsList());
+      LOG.debug("Master asked to remove {} blocks; {} were cached", 
+          response.getRemoveBlockIdsCount(), removed);
+    }
+    if (response.getCommand() == WorkerCommand.WORKER_COMMAND_REGISTER) {
+      LOG.info("The master at {} asked worker {} to register again", master.address(),
+          workerId);
+      workerId = -1;
+      register();
+    }
+  }
+
+  private void unreachable(StatusRuntimeException e) {
+    if (closed) {
+      return;
+    }
+    if (masterReachable) {
+      masterReachable = false;
+      LOG.warn("Cannot reach the master at {} ({}); retrying, and serving cached blocks "
+          + "meanwhile", master.address(), describe(e));
+    }
+  }
+
+  private static String describe(StatusRuntimeException e) {
+    String d = e.getStatus().getDescription();
+    return e.getStatus().getCode() + (d == null ? "" : ": " + d);
+  }
+
+  private void reachable() {
+    if (!masterReachable) {
+      masterReachable = true;
+      LOG.info("Reached the master at {} again", master.address());
+    }
+  }
+
+  @Override
+  public void blockCommitted(BlockMeta block) {
+    BlockReport report = TieredBlockStore.toReport(block);
+    changes.added(report);
+    long id = workerId;
+    if (id < 0) {
+      return;
+    }
+    // Right away so that clients find the block now; the heartbeat repeats it in case this
+    // call is lost.
+    master.blockMasterAsync().commitBlock(
+        CommitBlockRequest.newBuilder().setWorkerId(id).setBlock(report).build(),
+        new StreamObserver<CommitBlockResponse>() {
+          @Override
+          public void onNext(CommitBlockResponse value) {}
+
+          @Override
+          public void onError(Throwable t) {
+            LOG.debug("CommitBlock of block {} failed: {}", report.getBlockId(), t.toString());
+          }
+
+          @Override
+          public void onCompleted() {}
+        });
+  }
+
+  @Override
+  public void blockRemoved(long blockId) {
+    changes.removed(blockId);
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    closed = true;
+    thread.shutdownNow();
+    thread.awaitTermination(10, TimeUnit.SECONDS);
+  }
+}

@@ -1,0 +1,115 @@
+package io.strata.worker;
+
+import io.grpc.Server;
+import io.grpc.Status;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.StreamObserver;
+import io.strata.proto.BlockMasterWorkerGrpc;
+import io.strata.proto.CommitBlockRequest;
+import io.strata.proto.CommitBlockResponse;
+import io.strata.proto.FileSystemMasterGrpc;
+import io.strata.proto.HeartbeatRequest;
+import io.strata.proto.HeartbeatResponse;
+import io.strata.proto.ListMountsRequest;
+import io.strata.proto.ListMountsResponse;
+import io.strata.proto.MountInfo;
+import io.strata.proto.RegisterWorkerRequest;
+import io.strata.proto.RegisterWorkerResponse;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+
+/**
+ * A test double of the master: the real generated gRPC services on 127.0.0.1, recording what
+ * the worker sends and answering heartbeats with queued responses.
+ */
+final class FakeMaster implements AutoCloseable {
+  final List<RegisterWorkerRequest> registrations = new CopyOnWriteArrayList<>();
+  final List<HeartbeatRequest> heartbeats = new CopyOnWriteArrayList<>();
+  final List<CommitBlockRequest> commits = new CopyOnWriteArrayList<>();
+  final List<MountInfo> mounts = new CopyOnWriteArrayList<>();
+  final BlockingQueue<HeartbeatResponse> nextResponses = new LinkedBlockingQueue<>();
+  /** Heartbeats to fail with UNAVAILABLE before answering again. */
+  final AtomicInteger failHeartbeats = new AtomicInteger();
+  /** Heartbeats failed so far. */
+  final AtomicInteger refusedHeartbeats = new AtomicInteger();
+  private final AtomicInteger nextWorkerId = new AtomicInteger(100);
+  private final Server server;
+
+  FakeMaster() throws IOException {
+    this(0);
+  }
+
+  FakeMaster(int port) throws IOException {
+    server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port))
+        .addService(new BlockMasterWorkerGrpc.BlockMasterWorkerImplBase() {
+          @Override
+          public void registerWorker(RegisterWorkerRequest request,
+              StreamObserver<RegisterWorkerResponse> observer) {
+            registrations.add(request);
+            observer.onNext(RegisterWorkerResponse.newBuilder()
+                .setWorkerId(nextWorkerId.getAndIncrement()).build());
+            observer.onCompleted();
+          }
+
+          @Override
+          public void heartbeat(HeartbeatRequest request,
+              StreamObserver<HeartbeatResponse> observer) {
+            if (failHeartbeats.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+              refusedHeartbeats.incrementAndGet();
+              observer.onError(Status.UNAVAILABLE.withDescription("test outage")
+                  .asRuntimeException());
+              return;
+            }
+            heartbeats.add(request);
+            HeartbeatResponse response = nextResponses.poll();
+            observer.onNext(response != null ? response : HeartbeatResponse.getDefaultInstance());
+            observer.onCompleted();
+          }
+
+          @Override
+          public void commitBlock(CommitBlockRequest request,
+              StreamObserver<CommitBlockResponse> observer) {
+            commits.add(request);
+            observer.onNext(CommitBlockResponse.getDefaultInstance());
+            observer.onCompleted();
+          }
+        })
+        .addService(new FileSystemMasterGrpc.FileSystemMasterImplBase() {
+          @Override
+          public void listMounts(ListMountsRequest request,
+              StreamObserver<ListMountsResponse> observer) {
+            observer.onNext(ListMountsResponse.newBuilder().addAllMounts(mounts).build());
+            observer.onCompleted();
+          }
+        })
+        .build().start();
+  }
+
+  int port() {
+    return server.getPort();
+  }
+
+  /** Waits until the condition holds, for at most about 20 seconds; returns whether it did. */
+  static boolean await(BooleanSupplier condition) throws InterruptedException {
+    for (int i = 0; i < 400; i++) {
+      if (condition.getAsBoolean()) {
+        return true;
+      }
+      Thread.sleep(50);
+    }
+    return condition.getAsBoolean();
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    server.shutdownNow();
+    server.awaitTermination(5, TimeUnit.SECONDS);
+  }
+}

@@ -1,0 +1,196 @@
+package io.strata.worker;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.protobuf.ByteString;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.StreamObserver;
+import io.strata.proto.MountInfo;
+import io.strata.proto.RemoveBlocksRequest;
+import io.strata.proto.WorkerServiceGrpc;
+import io.strata.proto.WriteFileHeader;
+import io.strata.proto.WriteFileRequest;
+import io.strata.proto.WriteFileResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The worker's gRPC service: write-through to a file:// under store, block removal. */
+class WorkerRpcTest {
+  @TempDir
+  Path dir;
+
+  private FakeMaster master;
+  private WorkerServer worker;
+  private ManagedChannel channel;
+  private Path ufs;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    master = new FakeMaster();
+    worker = new WorkerServer(TestWorkers.config(dir, master.port(), Map.of()));
+    worker.start();
+    channel = ManagedChannelBuilder.forAddress("127.0.0.1", worker.rpcPort()).usePlaintext()
+        .build();
+    ufs = Files.createDirectories(dir.resolve("ufs"));
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    worker.close();
+    master.close();
+  }
+
+  /** Starts a WriteFile call; the future completes with its response or its error. */
+  private StreamObserver<WriteFileRequest> startWrite(
+      CompletableFuture<WriteFileResponse> result) {
+    return WorkerServiceGrpc.newStub(channel).writeFile(new StreamObserver<>() {
+      @Override
+      public void onNext(WriteFileResponse value) {
+        result.complete(value);
+      }
+
+      @Override
+      public void onError(Throwable t) {
+        result.completeExceptionally(t);
+      }
+
+      @Override
+      public void onCompleted() {}
+    });
+  }
+
+  private static WriteFileRequest header(String uri, long mountId) {
+    return WriteFileRequest.newBuilder().setHeader(WriteFileHeader.newBuilder()
+        .setUfsPath(uri).setMountId(mountId).setMode(0644)).build();
+  }
+
+  private static WriteFileRequest chunk(byte[] data) {
+    return WriteFileRequest.newBuilder().setChunk(ByteString.copyFrom(data)).build();
+  }
+
+  private long filesIn(Path folder) throws Exception {
+    try (Stream<Path> s = Files.list(folder)) {
+      return s.count();
+    }
+  }
+
+  @Test
+  void writeFileRoundTripLandsTheFileUnderItsName() throws Exception {
+    Path target = ufs.resolve("out.bin");
+    byte[] data = new byte[300_000];
+    for (int i = 0; i < data.length; i++) {
+      data[i] = (byte) (i % 251);
+    }
+    CompletableFuture<WriteFileResponse> result = new CompletableFuture<>();
+    StreamObserver<WriteFileRequest> call = startWrite(result);
+    call.onNext(header("file://" + target, 0));
+    for (int off = 0; off < data.length; off += 100_000) {
+      byte[] part = new byte[100_000];
+      System.arraycopy(data, off, part, 0, part.length);
+      call.onNext(chunk(part));
+    }
+    call.onCompleted();
+    WriteFileResponse response = result.get(30, TimeUnit.SECONDS);
+    assertEquals(data.length, response.getLength());
+    assertArrayEquals(data, Files.readAllBytes(target));
+    assertEquals(data.length + ":" + Files.getLastModifiedTime(target).toMillis(),
+        response.getUfsFingerprint());
+    assertEquals(1, filesIn(ufs), "a temporary file was left beside the written one");
+    assertEquals((double) data.length,
+        worker.meterRegistry().get("strata.worker.write.ufs").counter().count());
+  }
+
+  @Test
+  void cancelledWriteLeavesNoFile() throws Exception {
+    Path target = ufs.resolve("cancelled.bin");
+    CompletableFuture<WriteFileResponse> result = new CompletableFuture<>();
+    StreamObserver<WriteFileRequest> call = startWrite(result);
+    call.onNext(header("file://" + target, 0));
+    call.onNext(chunk(new byte[50_000]));
+    // Wait until the server has started the file, so the cancel has something to abort.
+    assertTrue(FakeMaster.await(() -> {
+      try {
+        return filesIn(ufs) == 1;
+      } catch (Exception e) {
+        return false;
+      }
+    }));
+    call.onError(new RuntimeException("client gave up"));
+    assertTrue(FakeMaster.await(() -> {
+      try {
+        return filesIn(ufs) == 0;
+      } catch (Exception e) {
+        return false;
+      }
+    }), "the partial file was not discarded");
+    assertFalse(Files.exists(target));
+  }
+
+  @Test
+  void writeOfAnExistingFileWithoutOverwriteFailsAndKeepsIt() throws Exception {
+    Path target = ufs.resolve("exists.bin");
+    Files.write(target, new byte[] {1, 2, 3});
+    CompletableFuture<WriteFileResponse> result = new CompletableFuture<>();
+    StreamObserver<WriteFileRequest> call = startWrite(result);
+    call.onNext(header("file://" + target, 0));
+    call.onNext(chunk(new byte[10]));
+    call.onCompleted();
+    ExecutionException e = assertThrows(ExecutionException.class,
+        () -> result.get(30, TimeUnit.SECONDS));
+    assertEquals(Status.Code.ALREADY_EXISTS,
+        ((StatusRuntimeException) e.getCause()).getStatus().getCode());
+    assertArrayEquals(new byte[] {1, 2, 3}, Files.readAllBytes(target));
+  }
+
+  @Test
+  void writeOpensTheStoreWithTheMountOptionsFromTheMaster() throws Exception {
+    master.mounts.add(MountInfo.newBuilder().setMountId(7).setPath("/data")
+        .setUfsUri("file://" + ufs).putOptions("endpoint", "http://example").build());
+    CompletableFuture<WriteFileResponse> result = new CompletableFuture<>();
+    StreamObserver<WriteFileRequest> call = startWrite(result);
+    call.onNext(header("file://" + ufs.resolve("m.bin"), 7));
+    call.onCompleted();
+    // The local store takes no options, so seeing them refused proves they were passed on.
+    ExecutionException e = assertThrows(ExecutionException.class,
+        () -> result.get(30, TimeUnit.SECONDS));
+    StatusRuntimeException s = (StatusRuntimeException) e.getCause();
+    assertEquals(Status.Code.INVALID_ARGUMENT, s.getStatus().getCode());
+    assertTrue(s.getStatus().getDescription().contains("endpoint"), s.getMessage());
+    assertTrue(s.getStatus().getDescription().contains("mount 7"), s.getMessage());
+  }
+
+  @Test
+  void removeBlocksDropsThemFromTheStore() throws Exception {
+    Path blocks = dir.resolve("mem/blocks");
+    worker.close();
+    Files.write(blocks.resolve("77"), new byte[100]);
+    worker = new WorkerServer(TestWorkers.config(dir, master.port(), Map.of()));
+    worker.start();
+    channel.shutdownNow();
+    channel = ManagedChannelBuilder.forAddress("127.0.0.1", worker.rpcPort()).usePlaintext()
+        .build();
+    assertTrue(worker.blockStore().contains(77));
+    long removed = WorkerServiceGrpc.newBlockingStub(channel).removeBlocks(
+        RemoveBlocksRequest.newBuilder().addBlockIds(77).addBlockIds(78).build()).getRemoved();
+    assertEquals(1, removed);
+    assertFalse(worker.blockStore().contains(77));
+    assertFalse(Files.exists(blocks.resolve("77")));
+  }
+}

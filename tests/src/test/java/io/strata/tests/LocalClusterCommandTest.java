@@ -1,0 +1,97 @@
+package io.strata.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * `bin/strata local up | status | down` as a user runs it: the launcher script, real background
+ * processes, pid files and logs under STRATA_HOME.
+ */
+class LocalClusterCommandTest {
+  @TempDir Path home;
+
+  record Run(int exit, String out) {}
+
+  Run strata(List<String> props, String... args) throws Exception {
+    Path script = repoRoot().resolve("bin/strata");
+    List<String> cmd = new ArrayList<>();
+    cmd.add(script.toString());
+    cmd.addAll(props);
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    pb.environment().put("STRATA_HOME", home.toString());
+    Path out = home.resolve("cmd.out");
+    pb.redirectOutput(out.toFile());
+    Process p = pb.start();
+    if (!p.waitFor(180, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new AssertionError("strata " + String.join(" ", args) + " hung");
+    }
+    return new Run(p.exitValue(), Files.readString(out));
+  }
+
+  static Path repoRoot() {
+    Path p = Path.of(System.getProperty("user.dir")).toAbsolutePath();
+    while (p != null && !Files.exists(p.resolve("bin/strata"))) {
+      p = p.getParent();
+    }
+    if (p == null) {
+      throw new IllegalStateException("bin/strata not found above " + System.getProperty("user.dir"));
+    }
+    return p;
+  }
+
+  static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  @Test
+  void localUpServesReadsAndLocalDownStopsEverything() throws Exception {
+    List<String> props = new ArrayList<>();
+    props.add("-Dstrata.master.rpc.port=" + freePort());
+    props.add("-Dstrata.master.web.port=" + freePort());
+    props.add("-Dstrata.worker.rpc.port=" + freePort());
+    props.add("-Dstrata.worker.data.port=" + freePort());
+    props.add("-Dstrata.worker.web.port=" + freePort());
+    props.add("-Dstrata.worker.tier.mem.dir=/dev/shm/strata-localup-" + ProcessHandle.current().pid());
+    props.add("-Dstrata.worker.tier.mem.capacity=64MB");
+    props.add("-Dstrata.worker.tier.ssd.capacity=256MB");
+    try {
+      Run up = strata(props, "local", "up");
+      assertEquals(0, up.exit(), up.out());
+      assertTrue(up.out().contains(home.toString()), "up should say where things are: " + up.out());
+      assertTrue(up.out().contains("local down"), "up should say how to stop: " + up.out());
+
+      Files.writeString(home.resolve("underfs/hello.txt"), "hello");
+      Run cat = strata(props, "fs", "cat", "/hello.txt");
+      assertEquals(0, cat.exit(), cat.out());
+      assertTrue(cat.out().contains("hello"), cat.out());
+
+      Run again = strata(props, "local", "up");
+      assertTrue(again.out().toLowerCase().contains("already running"), again.out());
+
+      Run status = strata(props, "local", "status");
+      assertEquals(0, status.exit(), status.out());
+      assertTrue(status.out().toLowerCase().contains("running"), status.out());
+    } finally {
+      Run down = strata(props, "local", "down");
+      assertEquals(0, down.exit(), down.out());
+    }
+    Run status = strata(props, "local", "status");
+    assertTrue(status.out().toLowerCase().contains("not running")
+        || status.out().toLowerCase().contains("stopped"), status.out());
+    assertTrue(Files.exists(home.resolve("logs/master.log")), "master log missing");
+  }
+}
