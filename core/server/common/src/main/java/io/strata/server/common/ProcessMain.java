@@ -28,6 +28,13 @@ public final class ProcessMain {
     Server create(StrataConfig config) throws Exception;
   }
 
+  /** Which malloc serves native memory (RocksDB, Netty): tcmalloc when the launcher preloads it. */
+  static String allocator() {
+    String preload = System.getenv("LD_PRELOAD");
+    return preload != null && preload.contains("tcmalloc") ? "tcmalloc (" + preload + ")"
+        : "glibc malloc (tcmalloc not preloaded; bin/setup installs it)";
+  }
+
   public static void run(String processName, ServerFactory factory) {
     StrataConfig config;
     try {
@@ -52,8 +59,8 @@ public final class ProcessMain {
       System.exit(1);
       return;
     }
-    LOG.info("Strata {} {} started (pid {})", processName, Version.RELEASE,
-        ProcessHandle.current().pid());
+    LOG.info("Strata {} {} started (pid {}); native memory allocator: {}", processName,
+        Version.RELEASE, ProcessHandle.current().pid(), allocator());
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       LOG.info("Stopping the {}", processName);

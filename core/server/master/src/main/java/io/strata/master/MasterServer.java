@@ -1,0 +1,234 @@
+package io.strata.master;
+
+import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.strata.common.conf.CommonKeys;
+import io.strata.common.conf.ConfigException;
+import io.strata.common.conf.MasterKeys;
+import io.strata.common.conf.StrataConfig;
+import io.strata.common.metrics.MetricNames;
+import io.strata.master.block.BlockMasterWorkerService;
+import io.strata.master.block.WorkerRegistry;
+import io.strata.master.file.FileSystemMasterService;
+import io.strata.master.file.InodeTree;
+import io.strata.master.file.MountTable;
+import io.strata.master.file.Namespace;
+import io.strata.master.file.UfsMetadataLoader;
+import io.strata.master.journal.JournalSystem;
+import io.strata.server.common.ProcessMain;
+import io.strata.server.common.RpcCalls;
+import io.strata.server.common.WebServer;
+import io.strata.underfs.UnderFileSystem;
+import io.strata.underfs.UnderStores;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The master process: the namespace and its journal, the worker registry, the gRPC services
+ * {@code FileSystemMaster} and {@code BlockMasterWorker}, and the web endpoint with metrics.
+ * {@link #start} recovers the namespace from the journal before serving; {@link #close} stops
+ * serving, takes a checkpoint and releases every file, so the same folders can be opened again
+ * by a new instance in the same JVM (as tests do).
+ */
+public final class MasterServer implements ProcessMain.Server {
+  private static final Logger LOG = LoggerFactory.getLogger(MasterServer.class);
+  /** Under-store entries turned into inodes per journal write while loading a listing. */
+  private static final int LOAD_BATCH = 1000;
+
+  private final StrataConfig conf;
+  private final String rootUfs;
+  private PrometheusMeterRegistry registry;
+  private UnderStores stores;
+  private JournalSystem journal;
+  private WorkerRegistry workers;
+  private Namespace namespace;
+  private ExecutorService rpcExecutor;
+  private ScheduledExecutorService housekeeping;
+  private Server grpc;
+  private WebServer web;
+  private boolean closed;
+
+  /** Validates the configuration; nothing is opened until {@link #start}. */
+  public MasterServer(StrataConfig conf) {
+    this.conf = conf;
+    this.rootUfs = conf.getString(MasterKeys.ROOT_UFS);
+    URI uri;
+    try {
+      uri = URI.create(rootUfs);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("strata.master.root.ufs is not a valid URI: " + rootUfs);
+    }
+    if (uri.getScheme() == null) {
+      throw new ConfigException("strata.master.root.ufs has no scheme: " + rootUfs
+          + " (write file://" + rootUfs + " for a local folder)");
+    }
+    if (conf.getInt(MasterKeys.RPC_THREADS) < 1) {
+      throw new ConfigException("strata.master.rpc.threads must be at least 1");
+    }
+  }
+
+  @Override
+  public synchronized void start() throws IOException {
+    long startTime = System.currentTimeMillis();
+    registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    stores = new UnderStores();
+    try {
+      prepareRootStore();
+      journal = JournalSystem.recover(conf, registry);
+      // The registry checks block reports against the namespace, which needs the registry for
+      // cached bytes: the lambda reads the field once both exist.
+      workers = new WorkerRegistry(conf.getDuration(MasterKeys.WORKER_TIMEOUT),
+          fileId -> namespace.isFile(fileId), registry);
+      MountTable mounts = new MountTable(rootUfs, journal.store().mounts());
+      String owner = System.getProperty("user.name", "");
+      UfsMetadataLoader loader = new UfsMetadataLoader(stores,
+          conf.getBytes(MasterKeys.BLOCK_SIZE), owner, groupOf(owner), registry);
+      InodeTree tree = new InodeTree(journal, mounts, loader, workers, LOAD_BATCH);
+      tree.ensureRoot();
+      namespace = new Namespace(tree);
+
+      RpcCalls calls = new RpcCalls(registry, MetricNames.MASTER_RPC_LATENCY);
+      AtomicInteger threadNumber = new AtomicInteger();
+      rpcExecutor = Executors.newFixedThreadPool(conf.getInt(MasterKeys.RPC_THREADS), r -> {
+        Thread t = new Thread(r, "master-rpc-" + threadNumber.incrementAndGet());
+        t.setDaemon(true);
+        return t;
+      });
+      String host = conf.getString(MasterKeys.BIND_HOST);
+      grpc = NettyServerBuilder
+          .forAddress(new InetSocketAddress(host, conf.getInt(CommonKeys.MASTER_RPC_PORT)))
+          .executor(rpcExecutor)
+          .addService(new FileSystemMasterService(namespace, workers, journal, calls,
+              conf.getInt(MasterKeys.LIST_PAGE_SIZE), startTime))
+          .addService(new BlockMasterWorkerService(workers, calls))
+          .build()
+          .start();
+      web = new WebServer(host, conf.getInt(MasterKeys.WEB_PORT), registry);
+
+      housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "master-worker-check");
+        t.setDaemon(true);
+        return t;
+      });
+      long checkMs = Math.max(10, conf.getDuration(MasterKeys.WORKER_TIMEOUT).toMillis() / 4);
+      housekeeping.scheduleWithFixedDelay(this::markLostWorkers, checkMs, checkMs,
+          TimeUnit.MILLISECONDS);
+    } catch (IOException | RuntimeException e) {
+      release(false);
+      throw e;
+    }
+    LOG.info("Master serving gRPC on {}:{} and web on port {}; root mount {}",
+        conf.getString(MasterKeys.BIND_HOST), rpcPort(), webPort(), rootUfs);
+  }
+
+  /** A local root folder is created when missing; another store must already exist. */
+  private void prepareRootStore() throws IOException {
+    if (rootUfs.startsWith("file:")) {
+      UnderFileSystem ufs = stores.get(rootUfs);
+      if (!ufs.exists(rootUfs)) {
+        ufs.mkdirs(rootUfs, true);
+        LOG.info("Created the root under-store folder {}", rootUfs);
+      }
+    }
+  }
+
+  /** The primary group of the master's user, read from a folder it just created. */
+  private String groupOf(String owner) {
+    try {
+      Path dir = Path.of(conf.getString(MasterKeys.JOURNAL_DIR));
+      return Files.readAttributes(dir, PosixFileAttributes.class).group().getName();
+    } catch (IOException | UnsupportedOperationException e) {
+      return owner;
+    }
+  }
+
+  private void markLostWorkers() {
+    try {
+      workers.markLostWorkers();
+    } catch (RuntimeException e) {
+      LOG.warn("Checking for lost workers failed: {}", e.toString(), e);
+    }
+  }
+
+  /** The bound gRPC port (the real one when the configured port was 0). */
+  public int rpcPort() {
+    return grpc.getPort();
+  }
+
+  /** The bound web port (the real one when the configured port was 0). */
+  public int webPort() {
+    return web.port();
+  }
+
+  /** The metrics of this master, for tests and embedding. */
+  public PrometheusMeterRegistry meterRegistry() {
+    return registry;
+  }
+
+  /** Stops serving, takes a checkpoint, and releases every file and port. */
+  @Override
+  public void close() throws IOException {
+    release(true);
+  }
+
+  /**
+   * Stops serving and releases files without a checkpoint, leaving the journal as a crash
+   * would (minus a torn record): the next start replays it. For tests of recovery.
+   */
+  void closeWithoutCheckpoint() throws IOException {
+    release(false);
+  }
+
+  private synchronized void release(boolean checkpoint) throws IOException {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    if (grpc != null) {
+      grpc.shutdown();
+      try {
+        if (!grpc.awaitTermination(10, TimeUnit.SECONDS)) {
+          grpc.shutdownNow();
+        }
+      } catch (InterruptedException e) {
+        grpc.shutdownNow();
+        Thread.currentThread().interrupt();
+      }
+    }
+    if (rpcExecutor != null) {
+      rpcExecutor.shutdownNow();
+    }
+    if (housekeeping != null) {
+      housekeeping.shutdownNow();
+    }
+    if (web != null) {
+      web.close();
+    }
+    try {
+      if (journal != null) {
+        journal.close(checkpoint);
+      }
+    } finally {
+      if (stores != null) {
+        stores.close();
+      }
+      if (registry != null) {
+        registry.close();
+      }
+    }
+    LOG.info("Master stopped");
+  }
+}

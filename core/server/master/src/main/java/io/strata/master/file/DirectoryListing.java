@@ -1,0 +1,76 @@
+package io.strata.master.file;
+
+import io.grpc.stub.ServerCallStreamObserver;
+import io.micrometer.core.instrument.Timer;
+import io.strata.common.error.GrpcErrors;
+import io.strata.proto.FileInfo;
+import io.strata.proto.ListStatusResponse;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One ListStatus stream. It produces the next page only when the client can take it (the
+ * call's on-ready handler, while {@code isReady()}), reading each page from the metastore at
+ * that moment, so neither the master nor the client ever holds more than a page of a large
+ * directory, and no gRPC thread waits for a slow client.
+ */
+final class DirectoryListing implements Runnable {
+  private final Namespace namespace;
+  private final long dirId;
+  private final int pageSize;
+  private final ServerCallStreamObserver<ListStatusResponse> call;
+  private final Timer timer;
+  private final long startNanos;
+  private String cursor;
+  private boolean done;
+
+  DirectoryListing(Namespace namespace, long dirId, String startAfter, int pageSize,
+      ServerCallStreamObserver<ListStatusResponse> call, Timer timer, long startNanos) {
+    this.namespace = namespace;
+    this.dirId = dirId;
+    this.cursor = startAfter;
+    this.pageSize = pageSize;
+    this.call = call;
+    this.timer = timer;
+    this.startNanos = startNanos;
+  }
+
+  /** Sends pages while the client is ready; gRPC calls it again when it is ready once more. */
+  @Override
+  public synchronized void run() {
+    try {
+      while (!done && call.isReady()) {
+        if (call.isCancelled()) {
+          finish();
+          return;
+        }
+        List<FileInfo> page = namespace.listPage(dirId, cursor, pageSize);
+        if (!page.isEmpty()) {
+          call.onNext(ListStatusResponse.newBuilder().addAllFiles(page).build());
+          cursor = page.get(page.size() - 1).getName();
+        }
+        if (page.size() < pageSize) {
+          finish();
+          call.onCompleted();
+        }
+      }
+    } catch (RuntimeException e) {
+      if (!done) {
+        finish();
+        call.onError(GrpcErrors.toStatus(e));
+      }
+    }
+  }
+
+  /** The client went away: stop producing pages. */
+  synchronized void cancel() {
+    finish();
+  }
+
+  private void finish() {
+    if (!done) {
+      done = true;
+      timer.record(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS);
+    }
+  }
+}

@@ -1,0 +1,203 @@
+package io.strata.master.file;
+
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import io.strata.common.PathNames;
+import io.strata.common.Version;
+import io.strata.common.error.GrpcErrors;
+import io.strata.master.block.WorkerRegistry;
+import io.strata.master.journal.JournalSystem;
+import io.strata.proto.CheckpointRequest;
+import io.strata.proto.CheckpointResponse;
+import io.strata.proto.CompleteFileRequest;
+import io.strata.proto.CompleteFileResponse;
+import io.strata.proto.CreateDirectoryRequest;
+import io.strata.proto.CreateDirectoryResponse;
+import io.strata.proto.CreateFileRequest;
+import io.strata.proto.CreateFileResponse;
+import io.strata.proto.DeleteRequest;
+import io.strata.proto.DeleteResponse;
+import io.strata.proto.FileSystemMasterGrpc;
+import io.strata.proto.FreeRequest;
+import io.strata.proto.FreeResponse;
+import io.strata.proto.GetFileBlocksRequest;
+import io.strata.proto.GetFileBlocksResponse;
+import io.strata.proto.GetMasterInfoRequest;
+import io.strata.proto.GetMasterInfoResponse;
+import io.strata.proto.GetStatusRequest;
+import io.strata.proto.GetStatusResponse;
+import io.strata.proto.GetWorkersRequest;
+import io.strata.proto.GetWorkersResponse;
+import io.strata.proto.ListMountsRequest;
+import io.strata.proto.ListMountsResponse;
+import io.strata.proto.ListStatusRequest;
+import io.strata.proto.ListStatusResponse;
+import io.strata.proto.MountRequest;
+import io.strata.proto.MountResponse;
+import io.strata.proto.RenameRequest;
+import io.strata.proto.RenameResponse;
+import io.strata.proto.UnmountRequest;
+import io.strata.proto.UnmountResponse;
+import io.strata.server.common.RpcCalls;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The gRPC face of the master for clients: it normalizes paths, calls the {@link Namespace},
+ * and reports failures through {@link RpcCalls} so each becomes the status code its
+ * {@code StrataException} names. ListStatus streams pages with flow control
+ * ({@link DirectoryListing}).
+ */
+public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSystemMasterImplBase {
+  private final Namespace namespace;
+  private final WorkerRegistry workers;
+  private final JournalSystem journal;
+  private final RpcCalls calls;
+  private final int defaultPageSize;
+  private final long startTimeMs;
+
+  public FileSystemMasterService(Namespace namespace, WorkerRegistry workers,
+      JournalSystem journal, RpcCalls calls, int defaultPageSize, long startTimeMs) {
+    this.namespace = namespace;
+    this.workers = workers;
+    this.journal = journal;
+    this.calls = calls;
+    this.defaultPageSize = Math.max(1, defaultPageSize);
+    this.startTimeMs = startTimeMs;
+  }
+
+  @Override
+  public void getStatus(GetStatusRequest request, StreamObserver<GetStatusResponse> observer) {
+    calls.unary("GetStatus", observer, () -> GetStatusResponse.newBuilder()
+        .setFile(namespace.getStatus(PathNames.normalize(request.getPath()))).build());
+  }
+
+  @Override
+  public void listStatus(ListStatusRequest request,
+      StreamObserver<ListStatusResponse> observer) {
+    long start = System.nanoTime();
+    ServerCallStreamObserver<ListStatusResponse> call =
+        (ServerCallStreamObserver<ListStatusResponse>) observer;
+    Namespace.Listing listing;
+    try {
+      listing = namespace.openListing(PathNames.normalize(request.getPath()));
+    } catch (Exception e) {
+      calls.timer("ListStatus").record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+      observer.onError(GrpcErrors.toStatus(e));
+      return;
+    }
+    if (listing.file() != null) {
+      observer.onNext(ListStatusResponse.newBuilder().addFiles(listing.file()).build());
+      observer.onCompleted();
+      calls.timer("ListStatus").record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+      return;
+    }
+    int pageSize = request.getPageSize() > 0 ? request.getPageSize() : defaultPageSize;
+    DirectoryListing pages = new DirectoryListing(namespace, listing.dirId(),
+        request.getStartAfter(), pageSize, call, calls.timer("ListStatus"), start);
+    call.setOnCancelHandler(pages::cancel);
+    // gRPC runs this handler once the call is ready (also right after this method returns
+    // when it already is), and again whenever the client has room for more.
+    call.setOnReadyHandler(pages);
+  }
+
+  @Override
+  public void createDirectory(CreateDirectoryRequest request,
+      StreamObserver<CreateDirectoryResponse> observer) {
+    calls.unary("CreateDirectory", observer, () -> CreateDirectoryResponse.newBuilder()
+        .setDirectory(namespace.createDirectory(PathNames.normalize(request.getPath()),
+            request.getRecursive(), request.getAllowExists(), request.getMode()))
+        .build());
+  }
+
+  @Override
+  public void createFile(CreateFileRequest request, StreamObserver<CreateFileResponse> observer) {
+    calls.unary("CreateFile", observer, () -> CreateFileResponse.newBuilder()
+        .setFile(namespace.createFile(PathNames.normalize(request.getPath()),
+            request.getRecursive(), request.getOverwrite(), request.getBlockSize(),
+            request.getMode()))
+        .build());
+  }
+
+  @Override
+  public void completeFile(CompleteFileRequest request,
+      StreamObserver<CompleteFileResponse> observer) {
+    calls.unary("CompleteFile", observer, () -> CompleteFileResponse.newBuilder()
+        .setFile(namespace.completeFile(PathNames.normalize(request.getPath()),
+            request.getLength(), request.getUfsFingerprint()))
+        .build());
+  }
+
+  @Override
+  public void delete(DeleteRequest request, StreamObserver<DeleteResponse> observer) {
+    calls.unary("Delete", observer, () -> {
+      namespace.delete(PathNames.normalize(request.getPath()), request.getRecursive());
+      return DeleteResponse.getDefaultInstance();
+    });
+  }
+
+  @Override
+  public void rename(RenameRequest request, StreamObserver<RenameResponse> observer) {
+    calls.unary("Rename", observer, () -> {
+      namespace.rename(PathNames.normalize(request.getSrcPath()),
+          PathNames.normalize(request.getDstPath()));
+      return RenameResponse.getDefaultInstance();
+    });
+  }
+
+  @Override
+  public void mount(MountRequest request, StreamObserver<MountResponse> observer) {
+    calls.unary("Mount", observer, () -> MountResponse.newBuilder()
+        .setMount(namespace.mount(PathNames.normalize(request.getPath()), request.getUfsUri(),
+            request.getOptionsMap(), request.getReadOnly()))
+        .build());
+  }
+
+  @Override
+  public void unmount(UnmountRequest request, StreamObserver<UnmountResponse> observer) {
+    calls.unary("Unmount", observer, () -> {
+      namespace.unmount(PathNames.normalize(request.getPath()));
+      return UnmountResponse.getDefaultInstance();
+    });
+  }
+
+  @Override
+  public void listMounts(ListMountsRequest request, StreamObserver<ListMountsResponse> observer) {
+    calls.unary("ListMounts", observer, () -> ListMountsResponse.newBuilder()
+        .addAllMounts(namespace.listMounts()).build());
+  }
+
+  @Override
+  public void getFileBlocks(GetFileBlocksRequest request,
+      StreamObserver<GetFileBlocksResponse> observer) {
+    calls.unary("GetFileBlocks", observer,
+        () -> namespace.fileBlocks(PathNames.normalize(request.getPath())));
+  }
+
+  @Override
+  public void free(FreeRequest request, StreamObserver<FreeResponse> observer) {
+    calls.unary("Free", observer,
+        () -> namespace.free(PathNames.normalize(request.getPath()), request.getRecursive()));
+  }
+
+  @Override
+  public void getWorkers(GetWorkersRequest request, StreamObserver<GetWorkersResponse> observer) {
+    calls.unary("GetWorkers", observer, () -> GetWorkersResponse.newBuilder()
+        .addAllWorkers(workers.workers()).build());
+  }
+
+  @Override
+  public void checkpoint(CheckpointRequest request, StreamObserver<CheckpointResponse> observer) {
+    calls.unary("Checkpoint", observer, () -> CheckpointResponse.newBuilder()
+        .setSequence(journal.checkpoint()).build());
+  }
+
+  @Override
+  public void getMasterInfo(GetMasterInfoRequest request,
+      StreamObserver<GetMasterInfoResponse> observer) {
+    calls.unary("GetMasterInfo", observer, () -> GetMasterInfoResponse.newBuilder()
+        .setRelease(Version.RELEASE).setJournalFormatVersion(Version.JOURNAL_FORMAT_VERSION)
+        .setStartTimeMs(startTimeMs).setJournalSequence(journal.lastSequence())
+        .setLastCheckpointSequence(journal.lastCheckpointSequence())
+        .setInodeCount(journal.store().inodeCount()).build());
+  }
+}

@@ -1,0 +1,474 @@
+package io.strata.master.file;
+
+import io.strata.common.BlockIds;
+import io.strata.common.PathNames;
+import io.strata.common.error.ErrorCode;
+import io.strata.common.error.StrataException;
+import io.strata.master.block.WorkerRegistry;
+import io.strata.proto.BlockInfo;
+import io.strata.proto.FileInfo;
+import io.strata.proto.FreeResponse;
+import io.strata.proto.GetFileBlocksResponse;
+import io.strata.proto.MountInfo;
+import io.strata.proto.journal.AddMountEntry;
+import io.strata.proto.journal.DeleteInodeEntry;
+import io.strata.proto.journal.DeleteMountEntry;
+import io.strata.proto.journal.InodeEntry;
+import io.strata.proto.journal.JournalEntry;
+import io.strata.proto.journal.RenameEntry;
+import io.strata.underfs.UfsStatus;
+import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.NoSuchFileException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The file-system operations of the master on normalized namespace paths. Changes are written
+ * through: the master changes the under store's metadata first (mkdir, delete, rename), then
+ * journals and applies the namespace change, all under the tree's write lock, and returns only
+ * once both are done. File bytes are never touched here; workers write them.
+ *
+ * <p>Every failure is a {@link StrataException} whose message names the path and, where there
+ * is one, what the caller can do.
+ */
+public final class Namespace {
+  private static final Logger LOG = LoggerFactory.getLogger(Namespace.class);
+  /** Largest page a listing hands out, whatever the client asks for. */
+  public static final int MAX_PAGE_SIZE = 10_000;
+
+  private final InodeTree tree;
+  private final MountTable mounts;
+  private final UfsMetadataLoader loader;
+  private final WorkerRegistry workers;
+
+  public Namespace(InodeTree tree) {
+    this.tree = tree;
+    this.mounts = tree.mounts();
+    this.loader = tree.loader();
+    this.workers = tree.workers();
+  }
+
+  /** The FileInfo of a path, loading its metadata from the under store on first access. */
+  public FileInfo getStatus(String path) throws IOException {
+    return tree.read(path, n -> tree.info(n, path));
+  }
+
+  /** Where a listing starts: a directory to page through, or a single file. */
+  public record Listing(long dirId, FileInfo file) {}
+
+  /** Loads a directory's children if needed and returns where its listing starts. */
+  public Listing openListing(String path) throws IOException {
+    tree.ensureChildrenLoaded(path);
+    return tree.read(path, n -> n.getDirectory() ? new Listing(n.getId(), null)
+        : new Listing(0, tree.info(n, path)));
+  }
+
+  /** One page of a directory opened with {@link #openListing}. */
+  public List<FileInfo> listPage(long dirId, String startAfter, int limit) {
+    return tree.page(dirId, startAfter, Math.min(limit, MAX_PAGE_SIZE));
+  }
+
+  /** Makes a directory in the store, then in the namespace (with missing parents if asked). */
+  public FileInfo createDirectory(String path, boolean recursive, boolean allowExists, int mode)
+      throws IOException {
+    return tree.write(() -> {
+      InodeTree.Walk w = tree.walkLoading(path);
+      if (w.complete()) {
+        InodeEntry existing = w.last();
+        if (!existing.getDirectory()) {
+          throw new StrataException(ErrorCode.ALREADY_EXISTS,
+              "A file already exists at " + path);
+        }
+        if (allowExists) {
+          return tree.info(existing, path);
+        }
+        throw StrataException.alreadyExists(path);
+      }
+      checkParents(w, path, recursive);
+      checkWritable(path);
+      MountTable.Resolution r = mounts.resolve(path);
+      try {
+        loader.store(r.mount()).mkdirs(r.ufsUri(), recursive);
+      } catch (FileAlreadyExistsException e) {
+        // Created in the store behind Strata's back: adopt it.
+      }
+      List<JournalEntry.Builder> entries = new ArrayList<>();
+      InodeEntry.Builder made = addDirectories(w, w.names().size(), mode, entries);
+      tree.journal(entries);
+      return tree.info(made.build(), path);
+    });
+  }
+
+  /**
+   * Checks the deepest existing ancestor of a missing path is a directory, and that only the
+   * last name is missing unless {@code recursive}.
+   */
+  private static void checkParents(InodeTree.Walk w, String path, boolean recursive)
+      throws StrataException {
+    if (!w.last().getDirectory()) {
+      throw StrataException.failedPrecondition("Not a directory: " + w.pathAt(w.found())
+          + " is a file, so " + path + " cannot be created");
+    }
+    if (w.names().size() - w.found() > 1 && !recursive) {
+      throw new StrataException(ErrorCode.NOT_FOUND, "Parent directory does not exist: "
+          + PathNames.parent(path) + " (use recursive to create it)");
+    }
+  }
+
+  /**
+   * Adds entries for directories for the walk's missing names up to {@code depth}; the last one
+   * gets {@code mode}. Returns the deepest (the walk's last inode when nothing is missing).
+   */
+  private InodeEntry.Builder addDirectories(InodeTree.Walk w, int depth, int mode,
+      List<JournalEntry.Builder> entries) {
+    InodeEntry.Builder made = w.last().toBuilder();
+    for (int d = w.found() + 1; d <= depth; d++) {
+      made = loader.newInode(tree.newInodeId(), made.getId(), w.names().get(d - 1), true,
+          d == depth ? mode : 0);
+      entries.add(InodeTree.inode(made));
+    }
+    return made;
+  }
+
+  /**
+   * Creates an incomplete, empty file inode (a replaced file gets a new id); the store file
+   * appears when a worker writes it to the returned {@code ufs_path}.
+   */
+  public FileInfo createFile(String path, boolean recursive, boolean overwrite, long blockSize,
+      int mode) throws IOException {
+    if (path.equals(PathNames.ROOT)) {
+      throw StrataException.invalidArgument("Cannot create a file at /: give a file path");
+    }
+    if (blockSize < 0) {
+      throw StrataException.invalidArgument("Negative block size " + blockSize + " for " + path);
+    }
+    return tree.write(() -> {
+      InodeTree.Walk w = tree.walkLoading(path);
+      List<JournalEntry.Builder> entries = new ArrayList<>();
+      long parentId;
+      InodeEntry replaced = null;
+      if (w.complete()) {
+        replaced = w.last();
+        if (replaced.getDirectory()) {
+          throw new StrataException(ErrorCode.ALREADY_EXISTS,
+              "A directory already exists at " + path);
+        }
+        if (!overwrite) {
+          throw new StrataException(ErrorCode.ALREADY_EXISTS,
+              "Path already exists: " + path + " (use overwrite to replace it)");
+        }
+        checkWritable(path);
+        // A new id, so that blocks cached for the old content are never read as the new.
+        entries.add(JournalEntry.newBuilder()
+            .setDeleteInode(DeleteInodeEntry.newBuilder().setId(replaced.getId())));
+        parentId = replaced.getParentId();
+      } else {
+        checkParents(w, path, recursive);
+        checkWritable(path);
+        int parentDepth = w.names().size() - 1;
+        if (w.found() < parentDepth) {
+          MountTable.Resolution r = mounts.resolve(PathNames.parent(path));
+          loader.store(r.mount()).mkdirs(r.ufsUri(), true);
+        }
+        parentId = addDirectories(w, parentDepth, 0, entries).getId();
+      }
+      InodeEntry.Builder file = loader.newInode(tree.newInodeId(), parentId,
+          PathNames.name(path), false, mode);
+      if (blockSize > 0) {
+        file.setBlockSize(blockSize);
+      }
+      entries.add(InodeTree.inode(file));
+      tree.journal(entries);
+      if (replaced != null) {
+        workers.removeFiles(List.of(replaced.getId()));
+      }
+      return tree.info(file.build(), path);
+    });
+  }
+
+  /** Marks a file complete with its length; repeating it with the same length is harmless. */
+  public FileInfo completeFile(String path, long length, String fingerprint) throws IOException {
+    return tree.write(() -> {
+      InodeEntry n = tree.resolveLocked(path);
+      if (n.getDirectory()) {
+        throw StrataException.invalidArgument("Path is a directory: " + path);
+      }
+      if (n.getComplete()) {
+        if (n.getLength() == length) {
+          return tree.info(n, path);
+        }
+        throw StrataException.failedPrecondition("File is already complete: " + path
+            + " (length " + n.getLength() + "); create it again with overwrite to replace it");
+      }
+      if (length < 0 || BlockIds.blockCount(length, n.getBlockSize())
+          > BlockIds.MAX_BLOCKS_PER_FILE) {
+        throw StrataException.invalidArgument("Bad length " + length + " for " + path
+            + " with block size " + n.getBlockSize());
+      }
+      InodeEntry.Builder done = n.toBuilder().setLength(length).setUfsFingerprint(fingerprint)
+          .setComplete(true).setModificationTimeMs(System.currentTimeMillis());
+      tree.journal(List.of(InodeTree.inode(done)));
+      return tree.info(done.build(), path);
+    });
+  }
+
+  /** Deletes in the store and the namespace, and queues removal of the files' cached blocks. */
+  public void delete(String path, boolean recursive) throws IOException {
+    if (path.equals(PathNames.ROOT)) {
+      throw StrataException.invalidArgument("Cannot delete the root directory /");
+    }
+    tree.write(() -> {
+      InodeEntry n = tree.resolveLocked(path);
+      if (mounts.at(path) != null) {
+        throw StrataException.failedPrecondition("Cannot delete mount point " + path
+            + ": unmount it instead");
+      }
+      List<String> below = mounts.mountPointsBelow(path);
+      if (!below.isEmpty()) {
+        throw StrataException.failedPrecondition("Cannot delete " + path + ": " + below.get(0)
+            + " is mounted below it (unmount it first)");
+      }
+      checkWritable(path);
+      if (n.getDirectory() && !recursive && !tree.isEmpty(n, path)) {
+        throw StrataException.failedPrecondition("Directory is not empty: " + path
+            + " (use recursive)");
+      }
+      MountTable.Resolution r = mounts.resolve(path);
+      try {
+        loader.store(r.mount()).delete(r.ufsUri(), recursive && n.getDirectory());
+      } catch (NoSuchFileException e) {
+        // Gone from the store already, or a file still being written: the namespace decides.
+      }
+      List<Long> files = new ArrayList<>();
+      tree.forEachFileBelow(n, f -> files.add(f.getId()));
+      tree.journal(List.of(JournalEntry.newBuilder()
+          .setDeleteInode(DeleteInodeEntry.newBuilder().setId(n.getId()))));
+      tree.noteRemoved(n.getParentId(), n.getName());
+      workers.removeFiles(files);
+      return null;
+    });
+  }
+
+  /** Renames in the store and the namespace within one mount; ids (so block ids) are kept. */
+  public void rename(String src, String dst) throws IOException {
+    if (src.equals(PathNames.ROOT)) {
+      throw StrataException.invalidArgument("Cannot rename the root directory /");
+    }
+    if (PathNames.isUnder(dst, src)) {
+      throw StrataException.invalidArgument(src.equals(dst)
+          ? "Cannot rename " + src + " to itself"
+          : "Cannot move " + src + " under itself: " + dst);
+    }
+    tree.write(() -> {
+      InodeEntry n = tree.resolveLocked(src);
+      if (mounts.at(src) != null) {
+        throw StrataException.invalidArgument("Cannot rename mount point " + src
+            + ": unmount it and mount it at the new path");
+      }
+      List<String> below = mounts.mountPointsBelow(src);
+      if (!below.isEmpty()) {
+        throw StrataException.invalidArgument("Cannot rename " + src + ": mount point "
+            + below.get(0) + " is below it (unmount it first)");
+      }
+      MountTable.Resolution from = mounts.resolve(src);
+      MountTable.Resolution to = mounts.resolve(dst);
+      if (from.mount().getMountId() != to.mount().getMountId()) {
+        throw StrataException.invalidArgument("Cannot rename across mounts: " + src
+            + " is in mount " + from.mount().getPath() + ", " + dst + " is in mount "
+            + to.mount().getPath() + " (copy and delete instead)");
+      }
+      checkWritable(src);
+      String dstParent = PathNames.parent(dst);
+      InodeTree.Walk pw = tree.walkLoading(dstParent);
+      if (!pw.complete()) {
+        throw new StrataException(ErrorCode.NOT_FOUND, "Parent directory does not exist: "
+            + dstParent + " (create it before renaming " + src + " into it)");
+      }
+      if (!pw.last().getDirectory()) {
+        throw StrataException.failedPrecondition("Not a directory: " + dstParent);
+      }
+      if (tree.walkLoading(dst).complete()) {
+        throw StrataException.alreadyExists(dst);
+      }
+      if (!n.getDirectory() && !n.getComplete()) {
+        throw StrataException.failedPrecondition("File is still being written: " + src
+            + " (complete it before renaming)");
+      }
+      loader.store(from.mount()).rename(from.ufsUri(), to.ufsUri());
+      tree.journal(List.of(JournalEntry.newBuilder().setRename(RenameEntry.newBuilder()
+          .setId(n.getId()).setNewParentId(pw.last().getId()).setNewName(PathNames.name(dst))
+          .setModificationTimeMs(System.currentTimeMillis()))));
+      tree.noteRemoved(n.getParentId(), n.getName());
+      return null;
+    });
+  }
+
+  /** A file's info and every block with the live workers that hold it. */
+  public GetFileBlocksResponse fileBlocks(String path) throws IOException {
+    return tree.read(path, n -> {
+      if (n.getDirectory()) {
+        throw StrataException.invalidArgument("Path is a directory: " + path);
+      }
+      GetFileBlocksResponse.Builder b = GetFileBlocksResponse.newBuilder()
+          .setFile(tree.info(n, path));
+      long blockSize = n.getBlockSize();
+      int count = BlockIds.blockCount(n.getLength(), blockSize);
+      for (int i = 0; i < count; i++) {
+        long blockId = BlockIds.blockId(n.getId(), i);
+        long offset = i * blockSize;
+        b.addBlocks(BlockInfo.newBuilder().setBlockId(blockId).setOffset(offset)
+            .setLength(Math.min(blockSize, n.getLength() - offset))
+            .addAllLocations(workers.locations(blockId)));
+      }
+      return b.build();
+    });
+  }
+
+  /** Queues removal of every cached block of the file(s) at a path. */
+  public FreeResponse free(String path, boolean recursive) throws IOException {
+    return tree.read(path, n -> {
+      if (n.getDirectory() && !recursive) {
+        throw StrataException.failedPrecondition("Path is a directory: " + path
+            + " (use recursive to free every file below it)");
+      }
+      List<long[]> files = new ArrayList<>();
+      tree.forEachFileBelow(n, f -> files.add(
+          new long[] {f.getId(), f.getLength(), f.getBlockSize()}));
+      WorkerRegistry.Freed freed = workers.free(files);
+      return FreeResponse.newBuilder().setBlocksFreed(freed.blocks())
+          .setBytesFreed(freed.bytes()).build();
+    });
+  }
+
+  /** Whether an id names an existing file (workers' block reports are checked with it). */
+  public boolean isFile(long fileId) {
+    return tree.isFile(fileId);
+  }
+
+  private void checkWritable(String path) throws StrataException {
+    MountTable.Resolution r = mounts.resolve(path);
+    if (r.mount().getReadOnly()) {
+      throw new StrataException(ErrorCode.PERMISSION_DENIED, "Cannot change " + path
+          + ": mount " + r.mount().getPath() + " is read-only");
+    }
+  }
+
+  // ---- mounts ----
+
+  /**
+   * Mounts an under-store directory at a new path, or at an empty directory, under an existing
+   * directory. The directory's metadata is loaded from the new store on first access.
+   */
+  public MountInfo mount(String path, String ufsUri, Map<String, String> options,
+      boolean readOnly) throws IOException {
+    if (path.equals(PathNames.ROOT)) {
+      throw StrataException.invalidArgument(
+          "Cannot mount on /: the root mount is set by strata.master.root.ufs");
+    }
+    if (ufsUri.isEmpty()) {
+      throw StrataException.invalidArgument("No under-store URI given to mount at " + path);
+    }
+    // Checked before taking the lock: a remote store may be slow to answer.
+    UfsStatus status;
+    try {
+      status = loader.store(ufsUri, options).getStatus(ufsUri);
+    } catch (IllegalArgumentException e) {
+      throw StrataException.invalidArgument("Cannot mount " + ufsUri + " at " + path + ": "
+          + e.getMessage());
+    } catch (NoSuchFileException e) {
+      throw new StrataException(ErrorCode.NOT_FOUND, "Under-store directory does not exist: "
+          + ufsUri + " (create it before mounting it at " + path + ")");
+    }
+    if (!status.directory()) {
+      throw StrataException.invalidArgument("Not a directory in the under store: " + ufsUri
+          + " (mount a directory)");
+    }
+    return tree.write(() -> {
+      if (mounts.at(path) != null) {
+        throw new StrataException(ErrorCode.ALREADY_EXISTS, "A mount already exists at " + path
+            + " (unmount it first)");
+      }
+      InodeTree.Walk w = tree.walkLoading(path);
+      long id;
+      long parentId;
+      if (w.complete()) {
+        InodeEntry existing = w.last();
+        if (!existing.getDirectory() || !tree.isEmpty(existing, path)) {
+          throw StrataException.failedPrecondition("Cannot mount on " + path
+              + ": it exists and is not an empty directory (choose a new path)");
+        }
+        id = existing.getId();
+        parentId = existing.getParentId();
+      } else {
+        checkParents(w, path, false);
+        id = tree.newInodeId();
+        parentId = w.last().getId();
+      }
+      MountInfo mount = MountInfo.newBuilder().setMountId(tree.newMountId()).setPath(path)
+          .setUfsUri(ufsUri).putAllOptions(options).setReadOnly(readOnly).build();
+      tree.journal(List.of(
+          JournalEntry.newBuilder().setAddMount(AddMountEntry.newBuilder().setMount(mount)),
+          InodeTree.inode(loader.toInode(status, id, parentId, PathNames.name(path)))));
+      LOG.info("Mounted {} at {}", ufsUri, path);
+      return mount;
+    });
+  }
+
+  /**
+   * Removes a mount and every inode below its mount point from the namespace (the store is
+   * untouched), and queues removal of the blocks cached for those files.
+   */
+  public void unmount(String path) throws IOException {
+    if (path.equals(PathNames.ROOT)) {
+      throw StrataException.invalidArgument(
+          "The root mount cannot be removed (it is set by strata.master.root.ufs)");
+    }
+    tree.write(() -> {
+      MountInfo mount = mounts.at(path);
+      if (mount == null) {
+        throw new StrataException(ErrorCode.NOT_FOUND, "No mount at " + path
+            + " (list the mounts to see where they are)");
+      }
+      List<String> below = mounts.mountPointsBelow(path);
+      if (!below.isEmpty()) {
+        throw StrataException.failedPrecondition("Unmount " + below.get(0)
+            + " first: it is mounted below " + path);
+      }
+      List<JournalEntry.Builder> entries = new ArrayList<>();
+      entries.add(JournalEntry.newBuilder().setDeleteMount(
+          DeleteMountEntry.newBuilder().setMountId(mount.getMountId())));
+      InodeTree.Walk w = tree.walk(path);
+      List<Long> files = new ArrayList<>();
+      if (w.complete()) {
+        InodeEntry point = w.last();
+        tree.forEachFileBelow(point, f -> files.add(f.getId()));
+        entries.add(JournalEntry.newBuilder()
+            .setDeleteInode(DeleteInodeEntry.newBuilder().setId(point.getId())));
+        tree.noteRemoved(point.getParentId(), point.getName());
+      }
+      tree.journal(entries);
+      workers.removeFiles(files);
+      // The enclosing store may have a directory of that name, hidden while mounted over.
+      InodeTree.Walk parent = tree.walk(PathNames.parent(path));
+      if (parent.complete() && parent.last().getDirectory()) {
+        Optional<UfsStatus> hidden = loader.stat(mounts.resolve(path));
+        if (hidden.isPresent()) {
+          tree.journal(List.of(InodeTree.inode(loader.toInode(hidden.get(), tree.newInodeId(),
+              parent.last().getId(), PathNames.name(path)))));
+        }
+      }
+      LOG.info("Unmounted {} from {}", mount.getUfsUri(), path);
+      return null;
+    });
+  }
+
+  /** Every mount, the root first. */
+  public List<MountInfo> listMounts() {
+    return mounts.all();
+  }
+}

@@ -1,0 +1,101 @@
+package io.strata.master.file;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.strata.common.metrics.MetricNames;
+import io.strata.proto.MountInfo;
+import io.strata.proto.journal.InodeEntry;
+import io.strata.underfs.UfsStatus;
+import io.strata.underfs.UnderFileSystem;
+import io.strata.underfs.UnderStores;
+import java.io.IOException;
+import java.nio.file.NoSuchFileException;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Reads metadata from under stores and turns it into inodes. It opens each mount's store
+ * through the shared {@link UnderStores} with the mount's options, and fills what a store does
+ * not know (mode, owner, group) with the defaults of files created through Strata.
+ */
+public final class UfsMetadataLoader {
+  static final int DEFAULT_DIR_MODE = 0755;
+  static final int DEFAULT_FILE_MODE = 0644;
+
+  private final UnderStores stores;
+  private final long defaultBlockSize;
+  private final String owner;
+  private final String group;
+  private final Counter loads;
+
+  /**
+   * @param owner owner of inodes created through Strata (the master's user)
+   * @param group their group
+   */
+  public UfsMetadataLoader(UnderStores stores, long defaultBlockSize, String owner, String group,
+      MeterRegistry registry) {
+    this.stores = stores;
+    this.defaultBlockSize = defaultBlockSize;
+    this.owner = owner;
+    this.group = group;
+    this.loads = Counter.builder(MetricNames.MASTER_UFS_METADATA_LOADS)
+        .description("Inodes created from under-store metadata on first access")
+        .register(registry);
+  }
+
+  /** The store of a mount. */
+  public UnderFileSystem store(MountInfo mount) throws IOException {
+    return stores.get(mount.getUfsUri(), mount.getOptionsMap());
+  }
+
+  /** The store of a URI not yet mounted, opened with the options it would be mounted with. */
+  public UnderFileSystem store(String uri, Map<String, String> options)
+      throws IOException {
+    return stores.get(uri, options);
+  }
+
+  /** The status of a path in its mount's store, or empty when the store does not have it. */
+  public Optional<UfsStatus> stat(MountTable.Resolution r) throws IOException {
+    try {
+      return Optional.of(store(r.mount()).getStatus(r.ufsUri()));
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** An inode mirroring an under-store entry: complete, children not yet loaded. */
+  public InodeEntry.Builder toInode(UfsStatus s, long id, long parentId, String name) {
+    return InodeEntry.newBuilder().setId(id).setParentId(parentId).setName(name)
+        .setDirectory(s.directory()).setLength(s.directory() ? 0 : s.length())
+        .setBlockSize(s.directory() ? 0 : defaultBlockSize)
+        .setModificationTimeMs(s.modificationTimeMs())
+        .setMode(s.mode() != 0 ? s.mode() : s.directory() ? DEFAULT_DIR_MODE : DEFAULT_FILE_MODE)
+        .setOwner(s.owner().isEmpty() ? owner : s.owner())
+        .setGroup(s.group().isEmpty() ? group : s.group())
+        .setComplete(true).setUfsFingerprint(s.fingerprint()).setChildrenLoaded(false);
+  }
+
+  /**
+   * A new inode created through Strata (not loaded): default owner, group and mode; a file
+   * starts incomplete and empty, a directory starts with its (empty) children known.
+   */
+  public InodeEntry.Builder newInode(long id, long parentId, String name, boolean directory,
+      int mode) {
+    return InodeEntry.newBuilder().setId(id).setParentId(parentId).setName(name)
+        .setDirectory(directory).setBlockSize(directory ? 0 : defaultBlockSize)
+        .setModificationTimeMs(System.currentTimeMillis())
+        .setMode(mode != 0 ? mode : directory ? DEFAULT_DIR_MODE : DEFAULT_FILE_MODE)
+        .setOwner(owner).setGroup(group).setComplete(directory).setChildrenLoaded(directory);
+  }
+
+  /** Counts inodes created from under-store metadata. */
+  void countLoaded(int n) {
+    loads.increment(n);
+  }
+
+  /** Whether an under-store name can be a namespace name. */
+  static boolean validName(String name) {
+    return !name.isEmpty() && !name.equals(".") && !name.equals("..") && name.indexOf('/') < 0
+        && name.indexOf('\0') < 0;
+  }
+}

@@ -1,0 +1,446 @@
+package io.strata.master.metastore;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.strata.common.metrics.MetricNames;
+import io.strata.proto.MountInfo;
+import io.strata.proto.journal.InodeEntry;
+import io.strata.proto.journal.JournalEntry;
+import io.strata.proto.journal.RenameEntry;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Deque;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.LongConsumer;
+import org.rocksdb.Checkpoint;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.DBOptions;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.Slice;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+
+/**
+ * The master's metadata in RocksDB: inodes, the parent/child edges that make them a tree, the
+ * mount records and the counters that must survive a restart. It changes only through
+ * {@link #apply(JournalEntry)}, the same code for live writes and for journal replay, so a
+ * replay reproduces exactly the state that was served.
+ *
+ * <p>Layout, one column family each:
+ * <ul>
+ *   <li>{@code inodes}: inode id (8 bytes, big-endian) to a serialized {@link InodeEntry};
+ *   <li>{@code edges}: parent id (8 bytes, big-endian) followed by the child's name in UTF-8, to
+ *       the child's id (8 bytes). A child lookup is one point get and a directory page is one
+ *       range scan; names come back in UTF-8 byte order, which is code point order;
+ *   <li>{@code mounts}: mount id (8 bytes) to a serialized {@link MountInfo};
+ *   <li>{@code meta}: counter name to an 8-byte value (last applied journal sequence, next inode
+ *       id, next mount id, inode count), written in the same batch as the change they follow.
+ * </ul>
+ *
+ * <p>Each applied entry is one atomic RocksDB write batch. The RocksDB write-ahead log is off:
+ * the journal is the log, and start-up always rebuilds this database from a checkpoint plus
+ * the journal.
+ *
+ * <p>Concurrency: reads are safe from many threads at once. {@link #apply} must not run at the
+ * same time as reads or other applies (the namespace lock and the journal guarantee this),
+ * which is what keeps the in-heap inode cache exact without further locking.
+ */
+public final class InodeStore implements Closeable {
+  /** Id of the root directory; it is never deleted. */
+  public static final long ROOT_ID = 1;
+
+  private static final byte[] APPLIED_SEQUENCE = bytes("applied_sequence");
+  private static final byte[] NEXT_INODE_ID = bytes("next_inode_id");
+  private static final byte[] NEXT_MOUNT_ID = bytes("next_mount_id");
+  private static final byte[] INODE_COUNT = bytes("inode_count");
+  /** Mount id 1 is the root mount, which comes from configuration and is never journaled. */
+  private static final long FIRST_MOUNT_ID = 2;
+
+  static {
+    RocksDB.loadLibrary();
+  }
+
+  private final Path dir;
+  private final DBOptions dbOptions;
+  private final ColumnFamilyOptions cfOptions;
+  private final WriteOptions writeOptions;
+  private final RocksDB db;
+  private final List<ColumnFamilyHandle> handles;
+  private final ColumnFamilyHandle inodes;
+  private final ColumnFamilyHandle edges;
+  private final ColumnFamilyHandle mounts;
+  private final ColumnFamilyHandle meta;
+  private final Cache<Long, InodeEntry> cache;
+
+  private volatile long appliedSequence;
+  private volatile long nextInodeId;
+  private volatile long nextMountId;
+  private volatile long inodeCount;
+
+  private InodeStore(Path dir, int cacheSize) throws IOException {
+    this.dir = dir;
+    Files.createDirectories(dir);
+    dbOptions = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true)
+        .setKeepLogFileNum(2);
+    cfOptions = new ColumnFamilyOptions();
+    writeOptions = new WriteOptions().setDisableWAL(true);
+    List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
+    for (String name : List.of("default", "inodes", "edges", "mounts", "meta")) {
+      descriptors.add(new ColumnFamilyDescriptor(bytes(name), cfOptions));
+    }
+    handles = new ArrayList<>();
+    try {
+      db = RocksDB.open(dbOptions, dir.toString(), descriptors, handles);
+    } catch (RocksDBException e) {
+      cfOptions.close();
+      dbOptions.close();
+      writeOptions.close();
+      throw new IOException("Cannot open the metastore at " + dir + ": " + e.getMessage()
+          + " (is another master using strata.master.metastore.dir?)", e);
+    }
+    inodes = handles.get(1);
+    edges = handles.get(2);
+    mounts = handles.get(3);
+    meta = handles.get(4);
+    cache = Caffeine.newBuilder().maximumSize(Math.max(1, cacheSize)).recordStats().build();
+    appliedSequence = readMeta(APPLIED_SEQUENCE, 0);
+    nextInodeId = readMeta(NEXT_INODE_ID, ROOT_ID + 1);
+    nextMountId = readMeta(NEXT_MOUNT_ID, FIRST_MOUNT_ID);
+    inodeCount = readMeta(INODE_COUNT, 0);
+  }
+
+  /**
+   * Opens (creating when missing) the metastore in a folder and publishes its cache and inode
+   * metrics to the registry.
+   */
+  public static InodeStore open(Path dir, int cacheSize, MeterRegistry registry)
+      throws IOException {
+    InodeStore store = new InodeStore(dir, cacheSize);
+    FunctionCounter.builder(MetricNames.MASTER_INODE_CACHE_HITS, store.cache,
+            c -> c.stats().hitCount())
+        .description("Inode reads served by the in-heap cache").register(registry);
+    FunctionCounter.builder(MetricNames.MASTER_INODE_CACHE_MISSES, store.cache,
+            c -> c.stats().missCount())
+        .description("Inode reads that went to RocksDB").register(registry);
+    Gauge.builder(MetricNames.MASTER_INODES, store, s -> s.inodeCount)
+        .description("Inodes in the namespace").register(registry);
+    return store;
+  }
+
+  // ---- reads ----
+
+  /** The inode with that id, or null. */
+  public InodeEntry get(long id) {
+    return cache.get(id, this::readInode);
+  }
+
+  /**
+   * The inode with that id read straight from RocksDB, bypassing (and not filling) the cache.
+   * Unlike {@link #get} it is safe to call while an apply runs, so callers that must not wait
+   * for the namespace lock use it; they see the state before or after that apply.
+   */
+  public InodeEntry peek(long id) {
+    return readInode(id);
+  }
+
+  private InodeEntry readInode(long id) {
+    try {
+      byte[] v = db.get(inodes, key(id));
+      return v == null ? null : InodeEntry.parseFrom(v);
+    } catch (RocksDBException | InvalidProtocolBufferException e) {
+      throw new IllegalStateException("Cannot read inode " + id + " from the metastore at "
+          + dir + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The id of a directory's child of that name, or -1. */
+  public long childId(long parentId, String name) {
+    try {
+      byte[] v = db.get(edges, edgeKey(parentId, name));
+      return v == null ? -1 : toLong(v, 0);
+    } catch (RocksDBException e) {
+      throw new IllegalStateException("Cannot read the metastore at " + dir + ": "
+          + e.getMessage(), e);
+    }
+  }
+
+  /** The child inode of that name, or null. */
+  public InodeEntry child(long parentId, String name) {
+    long id = childId(parentId, name);
+    return id < 0 ? null : get(id);
+  }
+
+  /** One child of a directory as stored in the edges column family. */
+  public record Child(String name, long id) {}
+
+  /**
+   * Up to {@code limit} children of a directory in name order, starting after
+   * {@code startAfter} (all from the first when empty).
+   */
+  public List<Child> children(long parentId, String startAfter, int limit) {
+    List<Child> out = new ArrayList<>(Math.min(limit, 1024));
+    scanChildren(parentId, startAfter, limit, c -> out.add(c));
+    return out;
+  }
+
+  /** Whether a directory has at least one child in the namespace. */
+  public boolean hasChildren(long parentId) {
+    boolean[] found = {false};
+    scanChildren(parentId, "", 1, c -> found[0] = true);
+    return found[0];
+  }
+
+  /** Calls {@code consumer} with the id of every child of a directory, in name order. */
+  public void forEachChildId(long parentId, LongConsumer consumer) {
+    scanChildren(parentId, "", Integer.MAX_VALUE, c -> consumer.accept(c.id()));
+  }
+
+  private void scanChildren(long parentId, String startAfter, int limit,
+      Consumer<Child> consumer) {
+    byte[] start = edgeKey(parentId, startAfter);
+    try (Slice upper = new Slice(key(parentId + 1));
+        ReadOptions ro = new ReadOptions().setIterateUpperBound(upper);
+        RocksIterator it = db.newIterator(edges, ro)) {
+      it.seek(start);
+      int n = 0;
+      while (it.isValid() && n < limit) {
+        byte[] k = it.key();
+        if (!startAfter.isEmpty() && Arrays.equals(k, start)) {
+          it.next();
+          continue;
+        }
+        String name = new String(k, 8, k.length - 8, StandardCharsets.UTF_8);
+        consumer.accept(new Child(name, toLong(it.value(), 0)));
+        n++;
+        it.next();
+      }
+      it.status();
+    } catch (RocksDBException e) {
+      throw new IllegalStateException("Cannot scan directory " + parentId + " in the metastore at "
+          + dir + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Every mount added through the journal (not the root mount), in id order. */
+  public List<MountInfo> mounts() {
+    List<MountInfo> out = new ArrayList<>();
+    try (RocksIterator it = db.newIterator(mounts)) {
+      for (it.seekToFirst(); it.isValid(); it.next()) {
+        out.add(MountInfo.parseFrom(it.value()));
+      }
+      it.status();
+    } catch (RocksDBException | InvalidProtocolBufferException e) {
+      throw new IllegalStateException("Cannot read mounts from the metastore at " + dir + ": "
+          + e.getMessage(), e);
+    }
+    return out;
+  }
+
+  /** Sequence of the last journal entry applied. */
+  public long appliedSequence() {
+    return appliedSequence;
+  }
+
+  /** The smallest inode id never used, so ids are never reused even after deletes. */
+  public long nextInodeId() {
+    return nextInodeId;
+  }
+
+  /** The smallest mount id never used. */
+  public long nextMountId() {
+    return nextMountId;
+  }
+
+  public long inodeCount() {
+    return inodeCount;
+  }
+
+  // ---- the one write path ----
+
+  /**
+   * Applies one journal entry atomically. Semantics: an inode entry creates or replaces the
+   * inode of its id (moving its edge when parent or name changed); deleting an inode deletes it
+   * and every inode below it; a rename moves an inode to a new parent and name; mount entries
+   * add or remove a mount record. Counters follow: the next inode and mount ids only grow.
+   */
+  public void apply(JournalEntry entry) throws IOException {
+    List<Long> removed = new ArrayList<>();
+    List<InodeEntry> updated = new ArrayList<>();
+    long count = inodeCount;
+    long nextId = nextInodeId;
+    long nextMount = nextMountId;
+    try (WriteBatch batch = new WriteBatch()) {
+      switch (entry.getEntryCase()) {
+        case INODE -> {
+          InodeEntry inode = entry.getInode();
+          InodeEntry old = get(inode.getId());
+          if (old == null) {
+            count++;
+          } else if (old.getParentId() != inode.getParentId()
+              || !old.getName().equals(inode.getName())) {
+            batch.delete(edges, edgeKey(old.getParentId(), old.getName()));
+          }
+          if (inode.getId() != ROOT_ID) {
+            batch.put(edges, edgeKey(inode.getParentId(), inode.getName()), key(inode.getId()));
+          }
+          batch.put(inodes, key(inode.getId()), inode.toByteArray());
+          nextId = Math.max(nextId, inode.getId() + 1);
+          updated.add(inode);
+        }
+        case DELETE_INODE -> {
+          long id = entry.getDeleteInode().getId();
+          InodeEntry top = get(id);
+          if (top != null) {
+            batch.delete(edges, edgeKey(top.getParentId(), top.getName()));
+            deleteSubtree(batch, top, removed);
+            count -= removed.size();
+          }
+        }
+        case RENAME -> {
+          RenameEntry r = entry.getRename();
+          InodeEntry old = get(r.getId());
+          if (old == null) {
+            throw new IOException("Journal entry " + entry.getSequence() + " renames inode "
+                + r.getId() + ", which does not exist");
+          }
+          InodeEntry moved = old.toBuilder().setParentId(r.getNewParentId())
+              .setName(r.getNewName()).setModificationTimeMs(r.getModificationTimeMs()).build();
+          batch.delete(edges, edgeKey(old.getParentId(), old.getName()));
+          batch.put(edges, edgeKey(moved.getParentId(), moved.getName()), key(moved.getId()));
+          batch.put(inodes, key(moved.getId()), moved.toByteArray());
+          updated.add(moved);
+        }
+        case ADD_MOUNT -> {
+          MountInfo m = entry.getAddMount().getMount();
+          batch.put(mounts, key(m.getMountId()), m.toByteArray());
+          nextMount = Math.max(nextMount, m.getMountId() + 1);
+        }
+        case DELETE_MOUNT -> batch.delete(mounts, key(entry.getDeleteMount().getMountId()));
+        default -> throw new IOException("Journal entry " + entry.getSequence()
+            + " has no change this release understands (written by a newer release?)");
+      }
+      batch.put(meta, APPLIED_SEQUENCE, longBytes(entry.getSequence()));
+      batch.put(meta, NEXT_INODE_ID, longBytes(nextId));
+      batch.put(meta, NEXT_MOUNT_ID, longBytes(nextMount));
+      batch.put(meta, INODE_COUNT, longBytes(count));
+      db.write(writeOptions, batch);
+    } catch (RocksDBException e) {
+      throw new IOException("Cannot apply journal entry " + entry.getSequence()
+          + " to the metastore at " + dir + ": " + e.getMessage(), e);
+    }
+    cache.invalidateAll(removed);
+    for (InodeEntry inode : updated) {
+      cache.put(inode.getId(), inode);
+    }
+    appliedSequence = entry.getSequence();
+    inodeCount = count;
+    nextInodeId = nextId;
+    nextMountId = nextMount;
+  }
+
+  private void deleteSubtree(WriteBatch batch, InodeEntry top, List<Long> removed)
+      throws RocksDBException {
+    Deque<Long> pending = new ArrayDeque<>();
+    pending.push(top.getId());
+    while (!pending.isEmpty()) {
+      long id = pending.pop();
+      InodeEntry inode = get(id);
+      if (inode != null && inode.getDirectory()) {
+        for (Child c : children(id, "", Integer.MAX_VALUE)) {
+          batch.delete(edges, edgeKey(id, c.name()));
+          pending.push(c.id());
+        }
+      }
+      batch.delete(inodes, key(id));
+      removed.add(id);
+    }
+  }
+
+  // ---- checkpoints and lifecycle ----
+
+  /**
+   * Writes a consistent copy of the database into {@code target}, which must not exist yet.
+   * Memtables are flushed first: with the write-ahead log off they are not otherwise in files.
+   */
+  public void checkpointTo(Path target) throws IOException {
+    try (FlushOptions flush = new FlushOptions().setWaitForFlush(true);
+        Checkpoint checkpoint = Checkpoint.create(db)) {
+      db.flush(flush, handles);
+      checkpoint.createCheckpoint(target.toString());
+    } catch (RocksDBException e) {
+      throw new IOException("Cannot checkpoint the metastore at " + dir + " into " + target
+          + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public void close() {
+    for (ColumnFamilyHandle h : handles) {
+      h.close();
+    }
+    db.close();
+    writeOptions.close();
+    cfOptions.close();
+    dbOptions.close();
+  }
+
+  // ---- encoding ----
+
+  private long readMeta(byte[] name, long fallback) throws IOException {
+    try {
+      byte[] v = db.get(meta, name);
+      return v == null ? fallback : toLong(v, 0);
+    } catch (RocksDBException e) {
+      throw new IOException("Cannot read the metastore at " + dir + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  static byte[] key(long id) {
+    return longBytes(id);
+  }
+
+  private static byte[] longBytes(long v) {
+    byte[] b = new byte[8];
+    for (int i = 7; i >= 0; i--) {
+      b[i] = (byte) v;
+      v >>>= 8;
+    }
+    return b;
+  }
+
+  private static long toLong(byte[] b, int off) {
+    long v = 0;
+    for (int i = 0; i < 8; i++) {
+      v = (v << 8) | (b[off + i] & 0xFF);
+    }
+    return v;
+  }
+
+  static byte[] edgeKey(long parentId, String name) {
+    byte[] n = bytes(name);
+    byte[] k = Arrays.copyOf(key(parentId), 8 + n.length);
+    System.arraycopy(n, 0, k, 8, n.length);
+    return k;
+  }
+}
