@@ -1,7 +1,9 @@
 package io.strata.bench;
 
 import io.strata.common.BlockIds;
+import io.strata.client.FileSystem;
 import io.strata.tests.MultiProcessCluster;
+import io.strata.tests.TestTree;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -21,8 +23,16 @@ final class WorkerRestartBench {
     Path base = Files.createTempDirectory(Path.of(opts.getOrDefault("dir", "/tmp")),
         "strata-bench-restart");
     try (MultiProcessCluster cluster = MultiProcessCluster.builder(base).workers(1)
+        .property("strata.master.file.block.size", "4KB")
         .workerProperty(0, "strata.worker.tier.mem.capacity", "0")
         .start()) {
+      // One under-store file of `blocks` 4 KiB blocks, so every block file the worker finds
+      // belongs to a real file and the master keeps it.
+      TestTree.writeRandom(cluster.underStoreRoot().resolve("many-blocks.bin"), 4096L * blocks, 1);
+      long fileId;
+      try (FileSystem fs = FileSystem.connect(cluster.clientConfig())) {
+        fileId = fs.getStatus("/many-blocks.bin").getFileId();
+      }
       cluster.killWorker(0);
       Path blockDir = base.resolve("worker0/ssd/blocks");
       Path tmpDir = base.resolve("worker0/ssd/tmp");
@@ -31,7 +41,7 @@ final class WorkerRestartBench {
       byte[] content = new byte[4096];
       long t0 = System.nanoTime();
       for (int i = 0; i < blocks; i++) {
-        Files.write(blockDir.resolve(Long.toString(BlockIds.blockId(1_000_000 + i, 0))), content);
+        Files.write(blockDir.resolve(Long.toString(BlockIds.blockId(fileId, i))), content);
       }
       for (int i = 0; i < 10; i++) {
         Files.write(tmpDir.resolve("half-written-" + i), content);
@@ -54,6 +64,17 @@ final class WorkerRestartBench {
           MultiProcessCluster.metric(cluster.scrapeWorker(0), "strata_worker_tier_blocks")
               >= blocks, null);
       double countedSec = (System.nanoTime() - start) / 1e9;
+      try (FileSystem fs = FileSystem.connect(cluster.clientConfig())) {
+        MultiProcessCluster.waitFor("master sees every block", java.time.Duration.ofMinutes(5),
+            () -> {
+              try {
+                return fs.getStatus("/many-blocks.bin").getCachedBytes() == 4096L * blocks;
+              } catch (Exception e) {
+                return false;
+              }
+            }, null);
+      }
+      double registeredSec = (System.nanoTime() - start) / 1e9;
       long leftInTmp;
       try (var s = Files.list(tmpDir)) {
         leftInTmp = s.count();
@@ -63,6 +84,7 @@ final class WorkerRestartBench {
           Table.f2(listSec));
       t.row("worker restart to serving /health (JVM start included)", Table.f2(upSec));
       t.row("worker restart to all " + blocks + " blocks listed", Table.f2(countedSec));
+      t.row("worker restart to the master locating every block", Table.f2(registeredSec));
       System.out.printf("Worker restart benchmark: %d cached blocks%n", blocks);
       System.out.print(t.render());
       System.out.printf("half-written files left in tmp after restart: %d (expected 0)%n",

@@ -33,4 +33,15 @@ public final class ClientKeys {
   public static final ConfigKey DATA_READ_TIMEOUT = ConfigKey.duration(
       "strata.client.data.read.timeout", "30s",
       "Time a block read may wait for the worker's next bytes before it tries elsewhere.");
+  public static final ConfigKey DATA_POOL_MAX_IDLE = ConfigKey.integer(
+      "strata.client.data.pool.max.idle", 16, "connections",
+      "Idle data connections a client keeps open to each worker; extra ones close after use.");
+  public static final ConfigKey DATA_THREADS = ConfigKey.integer("strata.client.data.threads", 0,
+      "threads", "Netty event-loop threads of the client's data channel; 0 means one per core.");
+  public static final ConfigKey LOCAL_START_TIMEOUT = ConfigKey.duration(
+      "strata.client.local.start.timeout", "60s",
+      "How long `strata local up` waits for the master to answer and the worker to be live.");
+  public static final ConfigKey LOCAL_STOP_TIMEOUT = ConfigKey.duration(
+      "strata.client.local.stop.timeout", "30s",
+      "How long `strata local down` waits after SIGTERM before it kills a process.");
 }

@@ -11,6 +11,10 @@ public final class CommonKeys {
       "Folder holding strata-site.properties.");
   public static final ConfigKey LOGS_DIR = ConfigKey.string("strata.logs.dir", "${strata.home}/logs",
       "Folder where server processes write their rotated log files.");
+  public static final ConfigKey LOG_FILE = ConfigKey.string("strata.log.file", "",
+      "File a server process logs to, rotated (launchers set it); empty logs to the console.");
+  public static final ConfigKey LOG_LEVEL = ConfigKey.string("strata.log.level", "INFO",
+      "Level of the root logger: ERROR, WARN, INFO, DEBUG or TRACE.");
   public static final ConfigKey MASTER_HOSTNAME = ConfigKey.string("strata.master.hostname",
       "127.0.0.1", "Host name or address that clients and workers use to reach the master.");
   public static final ConfigKey MASTER_RPC_PORT = ConfigKey.integer("strata.master.rpc.port", 19200,

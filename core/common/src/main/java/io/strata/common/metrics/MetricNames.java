@@ -38,6 +38,7 @@ public final class MetricNames {
   public static final String CLIENT_READ_REMOTE_BYTES = "strata.client.read.remote";
   public static final String CLIENT_READ_UFS_BYTES = "strata.client.read.ufs";
   public static final String CLIENT_READ_RETRIES = "strata.client.read.retries";
+  public static final String CLIENT_WRITE_BYTES = "strata.client.write";
 
   // tags
   public static final String TAG_TIER = "tier";

@@ -1,0 +1,371 @@
+package io.strata.client;
+
+import io.strata.client.data.DataTransferException;
+import io.strata.common.BlockIds;
+import io.strata.common.WorkerHashing;
+import io.strata.common.conf.ClientKeys;
+import io.strata.common.error.ErrorCode;
+import io.strata.common.error.StrataException;
+import io.strata.proto.BlockInfo;
+import io.strata.proto.BlockLocation;
+import io.strata.proto.FileInfo;
+import io.strata.proto.GetFileBlocksRequest;
+import io.strata.proto.GetFileBlocksResponse;
+import io.strata.proto.ReadBlockRequest;
+import io.strata.proto.ReadBlockResponse;
+import io.strata.proto.ReadStatus;
+import io.strata.proto.UfsBlockSource;
+import io.strata.proto.WorkerAddress;
+import io.strata.proto.WorkerInfo;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The positioned read path of one open file: splits a range at block boundaries and reads each
+ * piece from the best source, failing over from worker to worker and at last to the under store.
+ *
+ * <p>Guarantees: {@link #read} fills exactly the range asked for, or throws; a worker that fails
+ * mid-range never causes bytes to be skipped or delivered twice, because the next source is asked
+ * only for the part not yet received. Any number of threads may call {@link #read} at once: there
+ * is no lock on the path, only concurrent maps and sets for the state they share (workers that
+ * failed for this file, open short-circuit files, the block list).
+ *
+ * <p>Source order for a block: the live workers ranked by {@link WorkerHashing} (the first is
+ * the block's home), except that when the home does not hold the block but another worker does,
+ * that worker goes first. A worker on this host is read by short-circuit when it holds the block.
+ */
+final class BlockReader implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(BlockReader.class);
+
+  private final ClientContext ctx;
+  private final FileInfo file;
+  private final boolean shortCircuit;
+  private final boolean ufsFallback;
+  private volatile List<BlockInfo> blocks;
+  /** Workers that failed a read of this file; not asked again by this stream. */
+  private final Set<Long> failedWorkers = ConcurrentHashMap.newKeySet();
+  /** Block files of a worker on this host, open for the stream's life. */
+  private final Map<Long, FileChannel> localFiles = new ConcurrentHashMap<>();
+  /** Blocks the local worker said it does not hold; asked again once it serves one from cache. */
+  private final Set<Long> notLocal = ConcurrentHashMap.newKeySet();
+  private final AtomicBoolean refreshing = new AtomicBoolean();
+  private volatile boolean closed;
+
+  private record Source(long workerId, WorkerAddress address, boolean holds) {}
+
+  BlockReader(ClientContext ctx, FileInfo file, List<BlockInfo> blocks) throws StrataException {
+    this.ctx = ctx;
+    this.file = file;
+    this.blocks = complete(file, blocks);
+    this.shortCircuit = ctx.conf.getBoolean(ClientKeys.SHORT_CIRCUIT);
+    this.ufsFallback = ctx.conf.getBoolean(ClientKeys.UFS_FALLBACK);
+  }
+
+  /**
+   * The block list indexed by block number. The master lists every block; should a list come
+   * back short, the missing blocks are derived from the file's length and block size (block ids
+   * are a function of file id and index), so a read never depends on the list being whole.
+   */
+  static List<BlockInfo> complete(FileInfo file, List<BlockInfo> given)
+      throws StrataException {
+    long length = file.getLength();
+    long blockSize = file.getBlockSize();
+    if (length == 0) {
+      return List.of();
+    }
+    if (blockSize <= 0) {
+      throw new StrataException(ErrorCode.INTERNAL, "The master reported block size "
+          + blockSize + " for " + file.getPath() + "; cannot read it");
+    }
+    int count = BlockIds.blockCount(length, blockSize);
+    BlockInfo[] byIndex = new BlockInfo[count];
+    for (BlockInfo b : given) {
+      long index = b.getOffset() / blockSize;
+      if (index < count && b.getOffset() == index * blockSize) {
+        byIndex[(int) index] = b;
+      }
+    }
+    List<BlockInfo> out = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      BlockInfo b = byIndex[i];
+      if (b == null) {
+        long offset = i * blockSize;
+        b = BlockInfo.newBuilder().setBlockId(BlockIds.blockId(file.getFileId(), i))
+            .setOffset(offset).setLength(Math.min(blockSize, length - offset)).build();
+      }
+      out.add(b);
+    }
+    return List.copyOf(out);
+  }
+
+  /** Reads exactly {@code len} bytes at {@code position}, which the caller keeps in the file. */
+  void read(long position, byte[] buf, int off, int len) throws IOException {
+    while (len > 0) {
+      checkOpen();
+      BlockInfo block = blocks.get((int) (position / file.getBlockSize()));
+      long inBlock = position - block.getOffset();
+      int n = (int) Math.min(len, block.getLength() - inBlock);
+      readBlock(block, inBlock, buf, off, n);
+      position += n;
+      off += n;
+      len -= n;
+    }
+  }
+
+  private void readBlock(BlockInfo block, long offset, byte[] buf, int off, int len)
+      throws IOException {
+    List<Source> sources = sources(block);
+    String lastFailure = null;
+    for (Source source : sources) {
+      if (failedWorkers.contains(source.workerId)) {
+        continue;
+      }
+      try {
+        readFrom(source, block, offset, buf, off, len);
+        return;
+      } catch (DataTransferException e) {
+        int got = (int) e.bytesReceived();
+        ctx.metrics.addRemote(got);
+        offset += got;
+        off += got;
+        len -= got;
+        failedWorkers.add(source.workerId);
+        ctx.metrics.addRetry();
+        lastFailure = e.getMessage();
+        LOG.warn("Reading block {} of {} from worker {} failed; trying the next source: {}",
+            block.getBlockId(), file.getPath(), source.workerId, e.getMessage());
+        ctx.workers.invalidate();
+        if (source.holds) {
+          refreshBlocks();
+        }
+      }
+    }
+    checkOpen();
+    if (ufsFallback) {
+      ctx.underStore.readFully(file, block.getOffset() + offset, buf, off, len);
+      ctx.metrics.addUfs(len);
+      return;
+    }
+    if (sources.isEmpty()) {
+      throw FileSystem.noLiveWorkers();
+    }
+    throw new StrataException(ErrorCode.UNAVAILABLE, "Cannot read block " + block.getBlockId()
+        + " of " + file.getPath() + ": every worker that could serve it failed ("
+        + (lastFailure != null ? "last: " + lastFailure : "in earlier reads of this stream")
+        + "). Set strata.client.read.ufs.fallback.enabled=true to read the under store"
+        + " directly.");
+  }
+
+  /** The workers to ask for a block, best first. */
+  private List<Source> sources(BlockInfo block) throws StrataException {
+    List<WorkerInfo> ranked =
+        WorkerHashing.rank(block.getBlockId(), ctx.workers.live(), WorkerInfo::getWorkerId);
+    List<Source> out = new ArrayList<>(ranked.size() + 1);
+    for (WorkerInfo w : ranked) {
+      out.add(new Source(w.getWorkerId(), w.getAddress(), holds(block, w.getWorkerId())));
+    }
+    if (block.getLocationsCount() > 0 && (out.isEmpty() || !out.get(0).holds)) {
+      int holder = -1;
+      for (int i = 0; i < out.size() && holder < 0; i++) {
+        holder = out.get(i).holds ? i : -1;
+      }
+      if (holder > 0) {
+        out.add(0, out.remove(holder));
+      } else {
+        // A holder the cached worker list does not know yet (it registered since).
+        BlockLocation loc = block.getLocations(0);
+        out.add(0, new Source(loc.getWorkerId(), loc.getAddress(), true));
+      }
+    }
+    return out;
+  }
+
+  private static boolean holds(BlockInfo block, long workerId) {
+    for (BlockLocation loc : block.getLocationsList()) {
+      if (loc.getWorkerId() == workerId) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void readFrom(Source source, BlockInfo block, long offset, byte[] buf, int off,
+      int len) throws IOException {
+    if (shortCircuit && LocalHost.isLocal(source.address.getHost())
+        && readLocal(source, block, offset, buf, off, len)) {
+      return;
+    }
+    ReadBlockResponse r =
+        ctx.data.read(source.address, request(block, offset, len, false), buf, off);
+    if (r.getStatus() != ReadStatus.READ_OK) {
+      throw failure(source, block, offset, len, r);
+    }
+    ctx.metrics.addRemote(len);
+    if (r.getFromCache()) {
+      notLocal.remove(block.getBlockId());
+    }
+  }
+
+  /** Reads by short-circuit; false when the block is not in a local block file. */
+  private boolean readLocal(Source source, BlockInfo block, long offset, byte[] buf, int off,
+      int len) throws IOException {
+    long id = block.getBlockId();
+    FileChannel ch = localFiles.get(id);
+    if (ch == null) {
+      if (notLocal.contains(id)) {
+        return false;
+      }
+      ch = openLocal(source, block, offset, len);
+      if (ch == null) {
+        return false;
+      }
+    }
+    try {
+      ByteBuffer target = ByteBuffer.wrap(buf, off, len);
+      long pos = offset;
+      while (target.hasRemaining()) {
+        int n = ch.read(target, pos);
+        if (n < 0) {
+          throw new EOFException("block file ends at " + pos);
+        }
+        pos += n;
+      }
+    } catch (IOException e) {
+      checkOpen();
+      LOG.debug("Short-circuit read of block {} failed ({}); reading over the network", id,
+          e.toString());
+      if (localFiles.remove(id, ch)) {
+        closeQuietly(ch);
+      }
+      notLocal.add(id);
+      return false;
+    }
+    ctx.metrics.addShortCircuit(len);
+    return true;
+  }
+
+  private FileChannel openLocal(Source source, BlockInfo block, long offset, int len)
+      throws IOException {
+    long id = block.getBlockId();
+    ReadBlockResponse r =
+        ctx.data.read(source.address, request(block, offset, len, true), null, 0);
+    if (r.getStatus() == ReadStatus.READ_NOT_CACHED) {
+      notLocal.add(id);
+      return null;
+    }
+    if (r.getStatus() != ReadStatus.READ_OK) {
+      throw failure(source, block, offset, len, r);
+    }
+    FileChannel ch;
+    try {
+      ch = FileChannel.open(Path.of(r.getLocalPath()), StandardOpenOption.READ);
+      if (ch.size() < block.getLength()) {
+        ch.close();
+        throw new EOFException("block file holds " + ch.size() + " of " + block.getLength()
+            + " bytes");
+      }
+    } catch (IOException e) {
+      // Moved to another tier or evicted between the reply and the open.
+      LOG.debug("Cannot open block file {} of block {} ({}); reading over the network",
+          r.getLocalPath(), id, e.toString());
+      notLocal.add(id);
+      refreshBlocks();
+      return null;
+    }
+    FileChannel prior = localFiles.putIfAbsent(id, ch);
+    if (prior != null) {
+      closeQuietly(ch);
+      return prior;
+    }
+    if (closed && localFiles.remove(id, ch)) {
+      closeQuietly(ch);
+      checkOpen();
+    }
+    return ch;
+  }
+
+  private ReadBlockRequest request(BlockInfo block, long offset, long len, boolean local) {
+    UfsBlockSource source = UfsBlockSource.newBuilder().setUfsPath(file.getUfsPath())
+        .setMountId(file.getMountId()).setBlockStart(block.getOffset())
+        .setBlockLength(block.getLength()).setUfsFingerprint(file.getUfsFingerprint()).build();
+    return ReadBlockRequest.newBuilder().setBlockId(block.getBlockId()).setOffset(offset)
+        .setLength(len).setSource(source).setShortCircuit(local).build();
+  }
+
+  /** The error for a reply that is not READ_OK; worker-side failures lead to failover. */
+  private IOException failure(Source source, BlockInfo block, long offset, long len,
+      ReadBlockResponse r) {
+    String worker = source.address.getHost() + ":" + source.address.getDataPort();
+    switch (r.getStatus()) {
+      case READ_NOT_FOUND:
+        return new StrataException(ErrorCode.NOT_FOUND, "Path does not exist in the under store: "
+            + file.getPath() + " (" + file.getUfsPath() + "): " + r.getMessage());
+      case READ_INVALID:
+        return new StrataException(ErrorCode.INVALID_ARGUMENT, "Worker " + worker
+            + " refused bytes " + offset + ".." + (offset + len) + " of block " + block.getBlockId()
+            + " of " + file.getPath() + ": " + r.getMessage()
+            + " (the file may have changed in its under store)");
+      case READ_ERROR:
+        return new DataTransferException("Worker " + worker + " could not read block "
+            + block.getBlockId() + " of " + file.getPath() + ": " + r.getMessage(), null, 0);
+      default:
+        return new DataTransferException("Worker " + worker + " replied " + r.getStatus()
+            + " to a read of block " + block.getBlockId(), null, 0);
+    }
+  }
+
+  /** Asks the master again where the blocks are; one refresh at a time, failures ignored. */
+  private void refreshBlocks() {
+    if (!refreshing.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      GetFileBlocksResponse r = ctx.master.call(s -> s.getFileBlocks(
+          GetFileBlocksRequest.newBuilder().setPath(file.getPath()).build()));
+      if (r.getFile().getFileId() == file.getFileId()
+          && r.getFile().getLength() == file.getLength()) {
+        blocks = complete(file, r.getBlocksList());
+      }
+    } catch (StrataException e) {
+      LOG.debug("Cannot refresh the block list of {}: {}", file.getPath(), e.getMessage());
+    } finally {
+      refreshing.set(false);
+    }
+  }
+
+  private void checkOpen() throws StrataException {
+    if (closed) {
+      throw new StrataException(ErrorCode.FAILED_PRECONDITION,
+          "The stream of " + file.getPath() + " is closed");
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    for (FileChannel ch : localFiles.values()) {
+      closeQuietly(ch);
+    }
+    localFiles.clear();
+  }
+
+  private static void closeQuietly(FileChannel ch) {
+    try {
+      ch.close();
+    } catch (IOException e) {
+      LOG.debug("Error closing a block file: {}", e.toString());
+    }
+  }
+}

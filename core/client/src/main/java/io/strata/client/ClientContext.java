@@ -1,0 +1,69 @@
+package io.strata.client;
+
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.strata.client.data.DataClient;
+import io.strata.client.master.MasterClient;
+import io.strata.common.conf.ClientKeys;
+import io.strata.common.conf.StrataConfig;
+import io.strata.proto.WorkerAddress;
+import java.io.IOException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the streams of one {@link FileSystem} share: configuration, the master connection, the
+ * data channel pools, the live-worker list, the under-store reader, gRPC channels to workers
+ * (for writes) and the metrics. Closed with its file system.
+ */
+final class ClientContext implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ClientContext.class);
+
+  final StrataConfig conf;
+  final MasterClient master;
+  final DataClient data;
+  final LiveWorkers workers;
+  final UnderStoreReader underStore;
+  final ClientMetrics metrics = new ClientMetrics();
+  private final Map<String, ManagedChannel> workerChannels = new ConcurrentHashMap<>();
+
+  ClientContext(StrataConfig conf) {
+    this.conf = conf;
+    this.master = new MasterClient(conf);
+    this.data = new DataClient(conf);
+    this.workers = new LiveWorkers(master, conf.getDuration(ClientKeys.WORKER_LIST_TTL));
+    this.underStore = new UnderStoreReader(master);
+  }
+
+  /** The gRPC channel to a worker's WorkerService, opened on first use and then shared. */
+  ManagedChannel workerChannel(WorkerAddress address) {
+    String target = address.getHost() + ":" + address.getRpcPort();
+    return workerChannels.computeIfAbsent(target, t -> ManagedChannelBuilder
+        .forAddress(address.getHost(), address.getRpcPort()).usePlaintext().build());
+  }
+
+  @Override
+  public void close() {
+    for (ManagedChannel ch : workerChannels.values()) {
+      ch.shutdownNow();
+    }
+    for (ManagedChannel ch : workerChannels.values()) {
+      try {
+        ch.awaitTermination(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    workerChannels.clear();
+    data.close();
+    master.close();
+    try {
+      underStore.close();
+    } catch (IOException e) {
+      LOG.warn("Error closing under stores: {}", e.toString());
+    }
+  }
+}

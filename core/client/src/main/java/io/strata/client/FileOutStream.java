@@ -1,0 +1,174 @@
+package io.strata.client;
+
+import com.google.protobuf.ByteString;
+import io.strata.common.conf.ClientKeys;
+import io.strata.common.error.ErrorCode;
+import io.strata.common.error.StrataException;
+import io.strata.proto.CompleteFileRequest;
+import io.strata.proto.DeleteRequest;
+import io.strata.proto.FileInfo;
+import io.strata.proto.WorkerAddress;
+import io.strata.proto.WriteFileHeader;
+import io.strata.proto.WriteFileResponse;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.time.Duration;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes a new Strata file through one worker to its under store.
+ *
+ * <p>Bytes are streamed to the worker in chunks of {@code strata.client.write.chunk.size} as
+ * they are written. {@link #close()} ends the stream, waits for the worker to commit the file in
+ * the under store, and then completes the file at the master with its length and fingerprint;
+ * only then is the file readable. If anything fails (or {@link #cancel()} is called) the stream
+ * is cancelled, so the worker discards the partial file and nothing appears under the final
+ * name, and the incomplete file is deleted from the namespace. Not thread-safe: one writer.
+ */
+public final class FileOutStream extends OutputStream {
+  private static final Logger LOG = LoggerFactory.getLogger(FileOutStream.class);
+
+  private final ClientContext ctx;
+  private final String path;
+  private final WorkerWriteStream stream;
+  private final byte[] chunk;
+  private int chunkLen;
+  private long written;
+  private boolean closed;
+
+  FileOutStream(ClientContext ctx, FileInfo file, boolean overwrite, WorkerAddress worker) {
+    this.ctx = ctx;
+    this.path = file.getPath();
+    this.chunk = new byte[(int) Math.max(1, Math.min(64 << 20,
+        ctx.conf.getBytes(ClientKeys.WRITE_CHUNK_SIZE)))];
+    WriteFileHeader header = WriteFileHeader.newBuilder().setUfsPath(file.getUfsPath())
+        .setMountId(file.getMountId()).setMode(file.getMode()).setOverwrite(overwrite).build();
+    this.stream = new WorkerWriteStream(ctx.workerChannel(worker),
+        worker.getHost() + ":" + worker.getRpcPort(), header,
+        ctx.conf.getDuration(ClientKeys.RPC_TIMEOUT));
+  }
+
+  /** The namespace path of the file being written. */
+  public String path() {
+    return path;
+  }
+
+  /** Bytes written so far. */
+  public long bytesWritten() {
+    return written;
+  }
+
+  @Override
+  public void write(int b) throws IOException {
+    checkOpen();
+    chunk[chunkLen++] = (byte) b;
+    written++;
+    if (chunkLen == chunk.length) {
+      sendChunk();
+    }
+  }
+
+  @Override
+  public void write(byte[] b, int off, int len) throws IOException {
+    checkOpen();
+    Objects.checkFromIndexSize(off, len, b.length);
+    while (len > 0) {
+      int n = Math.min(len, chunk.length - chunkLen);
+      System.arraycopy(b, off, chunk, chunkLen, n);
+      chunkLen += n;
+      written += n;
+      off += n;
+      len -= n;
+      if (chunkLen == chunk.length) {
+        sendChunk();
+      }
+    }
+  }
+
+  /** Data goes out a chunk at a time; a partial chunk is sent by {@link #close()}. */
+  @Override
+  public void flush() throws IOException {
+    checkOpen();
+  }
+
+  private void sendChunk() throws IOException {
+    try {
+      stream.send(ByteString.copyFrom(chunk, 0, chunkLen));
+      ctx.metrics.addWritten(chunkLen);
+      chunkLen = 0;
+    } catch (IOException | RuntimeException e) {
+      throw abort("the worker stream failed", e);
+    }
+  }
+
+  /** Commits the file: the worker finishes it in the under store, the master completes it. */
+  @Override
+  public void close() throws IOException {
+    if (closed) {
+      return;
+    }
+    if (chunkLen > 0) {
+      sendChunk();
+    }
+    closed = true;
+    WriteFileResponse r;
+    Duration timeout = ctx.conf.getDuration(ClientKeys.RPC_TIMEOUT);
+    try {
+      r = stream.finish(timeout);
+    } catch (IOException | RuntimeException e) {
+      throw abort("the worker could not commit it", e);
+    }
+    if (r.getLength() != written) {
+      throw abort("the worker stored " + r.getLength() + " bytes", new StrataException(
+          ErrorCode.INTERNAL, "length mismatch: wrote " + written + ", stored " + r.getLength()));
+    }
+    try {
+      ctx.master.call(s -> s.completeFile(CompleteFileRequest.newBuilder().setPath(path)
+          .setLength(written).setUfsFingerprint(r.getUfsFingerprint()).build()));
+    } catch (StrataException e) {
+      deleteIncomplete();
+      throw new StrataException(e.code(), "Cannot complete " + path + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Discards the file: the worker aborts its partial copy and the incomplete file is deleted
+   * from the namespace. Does nothing after a successful {@link #close()}.
+   */
+  public void cancel() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    stream.cancel("write of " + path + " cancelled by the client");
+    deleteIncomplete();
+  }
+
+  private StrataException abort(String what, Exception cause) {
+    closed = true;
+    stream.cancel("write of " + path + " failed");
+    deleteIncomplete();
+    ErrorCode code = cause instanceof StrataException ? ((StrataException) cause).code()
+        : ErrorCode.INTERNAL;
+    return new StrataException(code, "Write of " + path + " failed after " + written
+        + " bytes (" + what + "): " + cause.getMessage() + ". The file was removed; write it"
+        + " again.", cause);
+  }
+
+  private void deleteIncomplete() {
+    try {
+      ctx.master.call(s -> s.delete(DeleteRequest.newBuilder().setPath(path).build()));
+    } catch (StrataException e) {
+      LOG.warn("Cannot delete the incomplete file {}: {}", path, e.getMessage());
+    }
+  }
+
+  private void checkOpen() throws StrataException {
+    if (closed) {
+      throw new StrataException(ErrorCode.FAILED_PRECONDITION,
+          "The output stream of " + path + " is closed");
+    }
+  }
+}

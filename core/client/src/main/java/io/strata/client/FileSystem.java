@@ -1,0 +1,244 @@
+package io.strata.client;
+
+import io.strata.common.PathNames;
+import io.strata.common.WorkerHashing;
+import io.strata.common.conf.StrataConfig;
+import io.strata.common.error.ErrorCode;
+import io.strata.common.error.StrataException;
+import io.strata.proto.CheckpointRequest;
+import io.strata.proto.CreateDirectoryRequest;
+import io.strata.proto.CreateFileRequest;
+import io.strata.proto.DeleteRequest;
+import io.strata.proto.FileInfo;
+import io.strata.proto.FreeRequest;
+import io.strata.proto.FreeResponse;
+import io.strata.proto.GetFileBlocksRequest;
+import io.strata.proto.GetFileBlocksResponse;
+import io.strata.proto.GetMasterInfoRequest;
+import io.strata.proto.GetMasterInfoResponse;
+import io.strata.proto.GetStatusRequest;
+import io.strata.proto.ListMountsRequest;
+import io.strata.proto.MountInfo;
+import io.strata.proto.MountRequest;
+import io.strata.proto.RenameRequest;
+import io.strata.proto.UnmountRequest;
+import io.strata.proto.WorkerInfo;
+import java.io.Closeable;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The Java API of a Strata cluster: namespace operations on the master, reads from workers
+ * (short-circuit, network, or the under store as a last resort) and writes through workers.
+ *
+ * <p>Thread-safe; one instance per process is typical, since it holds the master connection,
+ * the pools of data connections and the cached list of live workers. Every path is normalized
+ * with {@link PathNames#normalize} first. Every method reports failure as a
+ * {@link StrataException} whose message names the path; while the master is unreachable, calls
+ * are retried with back-off for {@code strata.client.master.retry.max.duration} and then fail
+ * with {@link ErrorCode#UNAVAILABLE}.
+ */
+public final class FileSystem implements Closeable {
+  private final ClientContext ctx;
+
+  private FileSystem(ClientContext ctx) {
+    this.ctx = ctx;
+  }
+
+  /** Opens a client of the master named by the configuration; no call is made yet. */
+  public static FileSystem connect(StrataConfig conf) {
+    return new FileSystem(new ClientContext(conf));
+  }
+
+  /** The status of a file or directory; NOT_FOUND when it does not exist. */
+  public FileInfo getStatus(String path) throws StrataException {
+    String p = PathNames.normalize(path);
+    return ctx.master.call(s -> s.getStatus(GetStatusRequest.newBuilder().setPath(p).build()))
+        .getFile();
+  }
+
+  /** Whether a path exists. */
+  public boolean exists(String path) throws StrataException {
+    try {
+      getStatus(path);
+      return true;
+    } catch (StrataException e) {
+      if (e.code() == ErrorCode.NOT_FOUND) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * The children of a directory, streamed lazily page by page (never the whole directory in
+   * memory); for a file, the file itself. Close the iterator when done with it early.
+   */
+  public CloseableIterator<FileInfo> listStatus(String path) throws StrataException {
+    return new StatusListing(ctx.master, PathNames.normalize(path));
+  }
+
+  /** Creates a directory; {@code recursive} creates missing parents too. */
+  public FileInfo createDirectory(String path, boolean recursive, boolean allowExists)
+      throws StrataException {
+    String p = PathNames.normalize(path);
+    return ctx.master.call(s -> s.createDirectory(CreateDirectoryRequest.newBuilder().setPath(p)
+        .setRecursive(recursive).setAllowExists(allowExists).build())).getDirectory();
+  }
+
+  /**
+   * Creates a file and returns the stream that writes it. The file becomes readable when the
+   * stream is closed; until then it is listed as incomplete.
+   *
+   * @throws StrataException UNAVAILABLE when no worker is live (nothing is created then)
+   */
+  public FileOutStream createFile(String path, CreateOptions options) throws StrataException {
+    String p = PathNames.normalize(path);
+    List<WorkerInfo> live = ctx.workers.live();
+    if (live.isEmpty()) {
+      // The cached list may predate a worker that just started: ask once more.
+      ctx.workers.all();
+      live = ctx.workers.live();
+    }
+    if (live.isEmpty()) {
+      throw noLiveWorkers();
+    }
+    FileInfo file = ctx.master.call(s -> s.createFile(CreateFileRequest.newBuilder().setPath(p)
+        .setOverwrite(options.overwrite()).setRecursive(options.recursive())
+        .setBlockSize(options.blockSize()).setMode(options.mode()).build())).getFile();
+    WorkerInfo worker = WorkerHashing.pick(file.getFileId(), live, WorkerInfo::getWorkerId);
+    try {
+      return new FileOutStream(ctx, file, options.overwrite(), worker.getAddress());
+    } catch (RuntimeException e) {
+      try {
+        ctx.master.call(s -> s.delete(DeleteRequest.newBuilder().setPath(p).build()));
+      } catch (StrataException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw new StrataException(ErrorCode.INTERNAL, "Cannot start writing " + p + ": " + e, e);
+    }
+  }
+
+  /** Creates a file with default options. */
+  public FileOutStream createFile(String path) throws StrataException {
+    return createFile(path, CreateOptions.defaults());
+  }
+
+  /**
+   * Opens a complete file for reading.
+   *
+   * @throws StrataException INVALID_ARGUMENT for a directory, FAILED_PRECONDITION for a file
+   *     that is still being written, NOT_FOUND when it does not exist
+   */
+  public FileInStream openFile(String path) throws StrataException {
+    String p = PathNames.normalize(path);
+    GetFileBlocksResponse blocks;
+    try {
+      blocks = getFileBlocks(p);
+    } catch (StrataException e) {
+      if ((e.code() == ErrorCode.INVALID_ARGUMENT || e.code() == ErrorCode.FAILED_PRECONDITION)
+          && getStatus(p).getDirectory()) {
+        throw isDirectory(p);
+      }
+      throw e;
+    }
+    FileInfo file = blocks.getFile();
+    if (file.getDirectory()) {
+      throw isDirectory(p);
+    }
+    if (!file.getComplete()) {
+      throw StrataException.failedPrecondition("File is still being written: " + p);
+    }
+    return new FileInStream(ctx, new BlockReader(ctx, file, blocks.getBlocksList()), file);
+  }
+
+  /** Deletes a file, or a directory (with everything below it when {@code recursive}). */
+  public void delete(String path, boolean recursive) throws StrataException {
+    String p = PathNames.normalize(path);
+    ctx.master.call(s -> s.delete(DeleteRequest.newBuilder().setPath(p).setRecursive(recursive)
+        .build()));
+  }
+
+  /** Renames a file or directory; {@code dst} must not exist. */
+  public void rename(String src, String dst) throws StrataException {
+    String s1 = PathNames.normalize(src);
+    String d1 = PathNames.normalize(dst);
+    ctx.master.call(s -> s.rename(RenameRequest.newBuilder().setSrcPath(s1).setDstPath(d1)
+        .build()));
+  }
+
+  /** Mounts an under-store directory at a new namespace path. */
+  public MountInfo mount(String path, String ufsUri, Map<String, String> options,
+      boolean readOnly) throws StrataException {
+    String p = PathNames.normalize(path);
+    return ctx.master.call(s -> s.mount(MountRequest.newBuilder().setPath(p).setUfsUri(ufsUri)
+        .putAllOptions(options).setReadOnly(readOnly).build())).getMount();
+  }
+
+  /** Removes a mount from the namespace (the under store is left as it is). */
+  public void unmount(String path) throws StrataException {
+    String p = PathNames.normalize(path);
+    ctx.master.call(s -> s.unmount(UnmountRequest.newBuilder().setPath(p).build()));
+  }
+
+  /** Every mount of the namespace. */
+  public List<MountInfo> listMounts() throws StrataException {
+    return ctx.master.call(s -> s.listMounts(ListMountsRequest.getDefaultInstance()))
+        .getMountsList();
+  }
+
+  /** A file's status and its blocks, each with the live workers that hold it. */
+  public GetFileBlocksResponse getFileBlocks(String path) throws StrataException {
+    String p = PathNames.normalize(path);
+    return ctx.master.call(s -> s.getFileBlocks(
+        GetFileBlocksRequest.newBuilder().setPath(p).build()));
+  }
+
+  /** Drops the cached blocks of a file (or of every file below a directory, recursively). */
+  public FreeResponse free(String path, boolean recursive) throws StrataException {
+    String p = PathNames.normalize(path);
+    return ctx.master.call(s -> s.free(FreeRequest.newBuilder().setPath(p)
+        .setRecursive(recursive).build()));
+  }
+
+  /** Every worker the master knows, live or lost. */
+  public List<WorkerInfo> getWorkers() throws StrataException {
+    return ctx.workers.all();
+  }
+
+  /** Makes the master take a checkpoint now; returns its journal sequence. */
+  public long checkpoint() throws StrataException {
+    return ctx.master.call(s -> s.checkpoint(CheckpointRequest.getDefaultInstance()))
+        .getSequence();
+  }
+
+  /** The master's release, journal state and inode count. */
+  public GetMasterInfoResponse masterInfo() throws StrataException {
+    return ctx.master.call(s -> s.getMasterInfo(GetMasterInfoRequest.getDefaultInstance()));
+  }
+
+  /** The counters of this client's reads and writes. */
+  public ClientMetrics metrics() {
+    return ctx.metrics;
+  }
+
+  /** The master this client talks to, as host:port. */
+  public String masterAddress() {
+    return ctx.master.target();
+  }
+
+  /** Closes connections; open streams of this file system stop working. */
+  @Override
+  public void close() {
+    ctx.close();
+  }
+
+  static StrataException noLiveWorkers() {
+    return new StrataException(ErrorCode.UNAVAILABLE,
+        "No live workers: start one with `strata worker start`");
+  }
+
+  private static StrataException isDirectory(String path) {
+    return StrataException.invalidArgument("Path is a directory: " + path);
+  }
+}

@@ -1,0 +1,138 @@
+package io.strata.client;
+
+import io.grpc.Context;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.strata.client.master.Backoff;
+import io.strata.client.master.MasterClient;
+import io.strata.common.error.GrpcErrors;
+import io.strata.common.error.StrataException;
+import io.strata.proto.FileInfo;
+import io.strata.proto.ListStatusRequest;
+import io.strata.proto.ListStatusResponse;
+import java.io.UncheckedIOException;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The children of a directory, streamed from the master a page at a time. gRPC asks the server
+ * for the next page only as the caller consumes entries, so a directory of any size costs about
+ * one page of memory here. If the stream breaks (master unreachable, or the stream's deadline
+ * passes while the caller is slow), the listing resumes after the last name returned, so no
+ * entry is lost or repeated. {@link #close()} cancels the stream. Not thread-safe.
+ */
+final class StatusListing implements CloseableIterator<FileInfo> {
+  private final MasterClient master;
+  private final String path;
+  private Context.CancellableContext call;
+  private Iterator<ListStatusResponse> pages;
+  private boolean pageSeenOnThisCall;
+  private List<FileInfo> page = List.of();
+  private int index;
+  private String lastName = "";
+  private boolean finished;
+
+  StatusListing(MasterClient master, String path) throws StrataException {
+    this.master = master;
+    this.path = path;
+    fetch();
+  }
+
+  @Override
+  public boolean hasNext() {
+    if (index < page.size()) {
+      return true;
+    }
+    if (finished) {
+      return false;
+    }
+    try {
+      fetch();
+    } catch (StrataException e) {
+      close();
+      throw new UncheckedIOException(e);
+    }
+    return index < page.size();
+  }
+
+  @Override
+  public FileInfo next() {
+    if (!hasNext()) {
+      throw new NoSuchElementException("no more entries in " + path);
+    }
+    FileInfo f = page.get(index++);
+    lastName = f.getName();
+    return f;
+  }
+
+  /** Moves to the next non-empty page, or marks the listing finished. */
+  private void fetch() throws StrataException {
+    Backoff backoff = null;
+    while (true) {
+      try {
+        if (pages == null) {
+          open();
+        }
+        while (pages.hasNext()) {
+          pageSeenOnThisCall = true;
+          List<FileInfo> files = pages.next().getFilesList();
+          if (!files.isEmpty()) {
+            page = files;
+            index = 0;
+            return;
+          }
+        }
+        finished = true;
+        page = List.of();
+        index = 0;
+        closeCall();
+        return;
+      } catch (StatusRuntimeException e) {
+        closeCall();
+        Status.Code code = e.getStatus().getCode();
+        if (code == Status.Code.DEADLINE_EXCEEDED && pageSeenOnThisCall) {
+          continue;
+        }
+        if (code != Status.Code.UNAVAILABLE) {
+          throw GrpcErrors.fromStatus(e);
+        }
+        if (backoff == null) {
+          backoff = master.newBackoff();
+        }
+        master.waitToRetry(backoff, e);
+      }
+    }
+  }
+
+  private void open() {
+    call = Context.current().withCancellation();
+    ListStatusRequest request =
+        ListStatusRequest.newBuilder().setPath(path).setStartAfter(lastName).build();
+    Context previous = call.attach();
+    try {
+      pages = master.stub()
+          .withDeadlineAfter(master.rpcTimeout().toMillis(), TimeUnit.MILLISECONDS)
+          .listStatus(request);
+    } finally {
+      call.detach(previous);
+    }
+    pageSeenOnThisCall = false;
+  }
+
+  private void closeCall() {
+    if (call != null) {
+      call.cancel(null);
+      call = null;
+    }
+    pages = null;
+  }
+
+  @Override
+  public void close() {
+    finished = true;
+    page = List.of();
+    closeCall();
+  }
+}

@@ -1,0 +1,94 @@
+package io.strata.client;
+
+import io.strata.client.master.MasterClient;
+import io.strata.common.error.ErrorCode;
+import io.strata.common.error.StrataException;
+import io.strata.proto.FileInfo;
+import io.strata.proto.ListMountsRequest;
+import io.strata.proto.MountInfo;
+import io.strata.underfs.UnderFileSystem;
+import io.strata.underfs.UnderStores;
+import java.io.IOException;
+import java.nio.file.NoSuchFileException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Reads file ranges straight from the under store, the last resort when no worker can serve a
+ * block. Stores are opened with the options of the file's mount (from the master's mount
+ * table, remembered per mount id) and shared by every stream of the client. Thread-safe.
+ */
+final class UnderStoreReader implements AutoCloseable {
+  private final MasterClient master;
+  private final Map<Long, MountInfo> mounts = new ConcurrentHashMap<>();
+  private volatile UnderStores stores;
+
+  UnderStoreReader(MasterClient master) {
+    this.master = master;
+  }
+
+  /**
+   * Reads exactly {@code len} bytes of {@code file} at {@code position}.
+   *
+   * @throws StrataException naming the path when the store fails or the file is shorter
+   */
+  void readFully(FileInfo file, long position, byte[] buf, int off, int len)
+      throws StrataException {
+    String ufsPath = file.getUfsPath();
+    try {
+      UnderFileSystem ufs = stores().get(ufsPath, options(file.getMountId()));
+      int done = 0;
+      while (done < len) {
+        int n = ufs.read(ufsPath, position + done, buf, off + done, len - done);
+        if (n < 0) {
+          throw new StrataException(ErrorCode.FAILED_PRECONDITION, "The under-store file "
+              + ufsPath + " of " + file.getPath() + " ends before byte " + (position + len)
+              + "; it changed behind Strata's back. Reload its metadata or rewrite the file.");
+        }
+        done += n;
+      }
+    } catch (NoSuchFileException e) {
+      throw new StrataException(ErrorCode.NOT_FOUND, "Path does not exist in the under store: "
+          + file.getPath() + " (" + ufsPath + ")", e);
+    } catch (StrataException e) {
+      throw e;
+    } catch (IOException | IllegalArgumentException e) {
+      throw new StrataException(ErrorCode.UNAVAILABLE, "Cannot read " + file.getPath()
+          + " from its under store " + ufsPath + ": " + e.getMessage(), e);
+    }
+  }
+
+  private Map<String, String> options(long mountId) throws StrataException {
+    MountInfo mount = mounts.get(mountId);
+    if (mount == null) {
+      for (MountInfo m : master.call(s -> s.listMounts(ListMountsRequest.getDefaultInstance()))
+          .getMountsList()) {
+        mounts.put(m.getMountId(), m);
+      }
+      mount = mounts.get(mountId);
+    }
+    return mount == null ? Map.of() : mount.getOptionsMap();
+  }
+
+  private UnderStores stores() {
+    UnderStores s = stores;
+    if (s == null) {
+      synchronized (this) {
+        s = stores;
+        if (s == null) {
+          s = new UnderStores();
+          stores = s;
+        }
+      }
+    }
+    return s;
+  }
+
+  @Override
+  public void close() throws IOException {
+    UnderStores s = stores;
+    if (s != null) {
+      s.close();
+    }
+  }
+}

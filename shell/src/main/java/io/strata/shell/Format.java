@@ -1,0 +1,75 @@
+package io.strata.shell;
+
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.Locale;
+
+/** How the shell prints sizes, modes, times and ratios; the same everywhere. */
+public final class Format {
+  private static final String[] UNITS = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  private static final DateTimeFormatter TIME =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss").withZone(ZoneId.systemDefault());
+
+  private Format() {}
+
+  /**
+   * A byte count: exact by default; with {@code human}, in powers of 1024 with one decimal
+   * ({@code 512B}, {@code 1.5KiB}, {@code 64.0MiB}), as the configuration parser reads them.
+   */
+  public static String size(long bytes, boolean human) {
+    if (!human) {
+      return Long.toString(bytes);
+    }
+    return human(bytes);
+  }
+
+  /** A byte count in powers of 1024 with one decimal. */
+  public static String human(long bytes) {
+    if (bytes < 1024) {
+      return bytes + "B";
+    }
+    double value = bytes;
+    int unit = -1;
+    while (value >= 1024 && unit < UNITS.length - 1) {
+      value /= 1024;
+      unit++;
+    }
+    return String.format(Locale.ROOT, "%.1f%s", value, UNITS[unit]);
+  }
+
+  /** POSIX permission bits as ls shows them, with 'd' for directories. */
+  public static String mode(boolean directory, int mode) {
+    StringBuilder s = new StringBuilder(10).append(directory ? 'd' : '-');
+    String letters = "rwx";
+    for (int bit = 8; bit >= 0; bit--) {
+      s.append((mode & (1 << bit)) != 0 ? letters.charAt((8 - bit) % 3) : '-');
+    }
+    return s.toString();
+  }
+
+  /** Milliseconds since the epoch as local date and time. */
+  public static String time(long epochMs) {
+    return TIME.format(Instant.ofEpochMilli(epochMs));
+  }
+
+  /**
+   * {@code part} as a whole percentage of {@code whole}, rounded down so that 100% means all;
+   * "-" when {@code whole} is 0.
+   */
+  public static String percent(long part, long whole) {
+    if (whole <= 0) {
+      return "-";
+    }
+    long p = part >= whole ? 100 : Math.min(99, part * 100 / whole);
+    return p + "%";
+  }
+
+  /** A ratio with one decimal, or "-" when there is nothing to divide. */
+  public static String ratio(long part, long whole) {
+    if (whole <= 0) {
+      return "-";
+    }
+    return String.format(Locale.ROOT, "%.1f%%", 100.0 * part / whole);
+  }
+}

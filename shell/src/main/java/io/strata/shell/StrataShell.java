@@ -1,0 +1,123 @@
+package io.strata.shell;
+
+import io.strata.common.Version;
+import io.strata.common.conf.ConfigException;
+import io.strata.common.error.StrataException;
+import io.strata.shell.admin.FsAdminCommand;
+import io.strata.shell.fs.FsCommand;
+import io.strata.shell.local.LocalCommand;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.lang.reflect.Constructor;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code strata} command line. Every failure is one line on stderr,
+ * {@code strata: <message>}, with exit code 1, or 2 for a usage error or bad configuration; a
+ * stack trace is printed only when the environment has {@code STRATA_DEBUG=1}.
+ */
+@Command(name = "strata", mixinStandardHelpOptions = true,
+    versionProvider = StrataShell.ReleaseVersion.class,
+    description = "Strata, a distributed cache for AI training data.",
+    subcommands = {FsCommand.class, FsAdminCommand.class, LocalCommand.class,
+        ServerCommands.Master.class, ServerCommands.Worker.class})
+public final class StrataShell implements Callable<Integer> {
+  private final ShellContext ctx;
+
+  public StrataShell(ShellContext ctx) {
+    this.ctx = ctx;
+  }
+
+  public static void main(String[] args) {
+    int code;
+    try (ShellContext ctx = ShellContext.system()) {
+      code = run(ctx, args);
+    }
+    System.exit(code);
+  }
+
+  /** Runs one command line against a context and returns its exit code. */
+  public static int run(ShellContext ctx, String... args) {
+    CommandLine cmd = new CommandLine(new StrataShell(ctx), new ContextFactory(ctx));
+    PrintWriter out = new PrintWriter(ctx.out(), true);
+    PrintWriter err = new PrintWriter(ctx.err(), true);
+    cmd.setOut(out).setErr(err);
+    boolean debug = "1".equals(ctx.env().get("STRATA_DEBUG"));
+    cmd.setParameterExceptionHandler((e, a) -> {
+      String help = e.getCommandLine().getCommandSpec().qualifiedName();
+      err.println("strata: " + e.getMessage() + " (see `" + help + " --help`)");
+      if (debug) {
+        e.printStackTrace(err);
+      }
+      return 2;
+    });
+    cmd.setExecutionExceptionHandler((e, c, parsed) -> report(ctx, err, e, debug));
+    try {
+      return cmd.execute(args);
+    } finally {
+      ctx.out().flush();
+    }
+  }
+
+  private static int report(ShellContext ctx, PrintWriter err, Exception e, boolean debug) {
+    ctx.out().flush();
+    Throwable t = e;
+    if (t instanceof UncheckedIOException && t.getCause() != null) {
+      t = t.getCause();
+    }
+    int code;
+    String message;
+    if (t instanceof ConfigException || t instanceof UsageException) {
+      code = 2;
+      message = t.getMessage();
+    } else if (t instanceof StrataException) {
+      code = 1;
+      message = t.getMessage();
+    } else {
+      code = 1;
+      message = t.getMessage() == null ? t.getClass().getSimpleName()
+          : t.getClass().getSimpleName() + ": " + t.getMessage();
+    }
+    err.println("strata: " + message);
+    if (debug) {
+      t.printStackTrace(err);
+    }
+    return code;
+  }
+
+  @Override
+  public Integer call() {
+    CommandLine.usage(this, ctx.err());
+    return 2;
+  }
+
+  /** Builds commands that take the shell context in their constructor. */
+  private static final class ContextFactory implements CommandLine.IFactory {
+    private final ShellContext ctx;
+
+    ContextFactory(ShellContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public <K> K create(Class<K> cls) throws Exception {
+      try {
+        Constructor<K> c = cls.getDeclaredConstructor(ShellContext.class);
+        c.setAccessible(true);
+        return c.newInstance(ctx);
+      } catch (NoSuchMethodException e) {
+        return CommandLine.defaultFactory().create(cls);
+      }
+    }
+  }
+
+  /** Prints the release of this build for {@code --version}. */
+  static final class ReleaseVersion implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      return new String[] {"Strata " + Version.RELEASE};
+    }
+  }
+}

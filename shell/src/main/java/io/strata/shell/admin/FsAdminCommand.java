@@ -1,0 +1,20 @@
+package io.strata.shell.admin;
+
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/** {@code strata fsadmin}: cluster administration. */
+@Command(name = "fsadmin", mixinStandardHelpOptions = true,
+    description = "Cluster administration.",
+    subcommands = {ReportCommand.class, CheckpointCommand.class})
+public final class FsAdminCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    spec.commandLine().usage(spec.commandLine().getErr());
+    return 2;
+  }
+}

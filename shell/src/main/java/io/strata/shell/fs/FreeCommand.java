@@ -1,0 +1,31 @@
+package io.strata.shell.fs;
+
+import io.strata.common.error.StrataException;
+import io.strata.proto.FreeResponse;
+import io.strata.shell.Format;
+import io.strata.shell.ShellContext;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code strata fs free [-R] PATH}: drops cached blocks; the files stay. */
+@Command(name = "free", description = "Drop the cached blocks of a file (or, with -R, of a"
+    + " directory); the files themselves stay.")
+final class FreeCommand extends FsAction {
+  @Option(names = "-R", description = "Free every file below a directory.")
+  boolean recursive;
+
+  @Parameters(paramLabel = "PATH")
+  String path;
+
+  FreeCommand(ShellContext ctx) {
+    super(ctx);
+  }
+
+  @Override
+  void run() throws StrataException {
+    FreeResponse r = fs().free(path, recursive);
+    out().println("Freed " + r.getBlocksFreed() + " blocks (" + Format.human(r.getBytesFreed())
+        + ") of " + path);
+  }
+}

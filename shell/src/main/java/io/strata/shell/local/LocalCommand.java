@@ -1,0 +1,70 @@
+package io.strata.shell.local;
+
+import io.strata.shell.ShellContext;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/** {@code strata local up | down | status}: a master and a worker on this machine. */
+@Command(name = "local", mixinStandardHelpOptions = true,
+    description = "Run a single-machine cluster (a master and a worker) in the background.",
+    subcommands = {LocalCommand.Up.class, LocalCommand.Down.class, LocalCommand.Status.class})
+public final class LocalCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    spec.commandLine().usage(spec.commandLine().getErr());
+    return 2;
+  }
+
+  /** {@code strata local up}. */
+  @Command(name = "up", mixinStandardHelpOptions = true, description = {
+      "Start a master and a worker in the background on the embedded defaults and wait until"
+          + " they serve.", "Any -Dstrata.* option given to strata is passed on to them."})
+  static final class Up implements Callable<Integer> {
+    private final ShellContext ctx;
+
+    Up(ShellContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+      return LocalCluster.standard(ctx).up();
+    }
+  }
+
+  /** {@code strata local down}. */
+  @Command(name = "down", mixinStandardHelpOptions = true,
+      description = "Stop the master and worker started by `strata local up`.")
+  static final class Down implements Callable<Integer> {
+    private final ShellContext ctx;
+
+    Down(ShellContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+      return LocalCluster.standard(ctx).down();
+    }
+  }
+
+  /** {@code strata local status}. */
+  @Command(name = "status", mixinStandardHelpOptions = true,
+      description = "Say whether the local master and worker are running.")
+  static final class Status implements Callable<Integer> {
+    private final ShellContext ctx;
+
+    Status(ShellContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+      return LocalCluster.standard(ctx).status();
+    }
+  }
+}
