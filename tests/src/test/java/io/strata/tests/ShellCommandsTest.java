@@ -76,7 +76,10 @@ class ShellCommandsTest {
   @Test
   void locationFreeAndDuFollowTheCache() throws Exception {
     TestTree.writeRandom(cluster.underStoreRoot().resolve("cached.bin"), 5 * BLOCK, 11);
-    ok("fs", "cat", "/cached.bin");
+    MultiProcessCluster.ShellResult cat = cluster.shellToFile(dir.resolve("cached.out"),
+        "fs", "cat", "/cached.bin");
+    assertEquals(0, cat.exitCode(), cat.stderr());
+    assertEquals(5 * BLOCK, Files.size(dir.resolve("cached.out")));
     MultiProcessCluster.waitFor("cached.bin fully cached", Duration.ofSeconds(60), () -> {
       try {
         return cluster.shell("fs", "du", "/cached.bin").stdout().contains("100%");

@@ -1,7 +1,6 @@
 package io.strata.underfs;
 
 import java.io.IOException;
-import java.net.URI;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.ServiceLoader;
@@ -25,14 +24,14 @@ public final class UnderStores implements AutoCloseable {
 
   /** The store for a URI; mount options configure it (credentials, endpoints). */
   public UnderFileSystem get(String uri, Map<String, String> options) throws IOException {
-    URI parsed = parse(uri);
-    String scheme = parsed.getScheme();
+    Location parsed = parse(uri);
+    String scheme = parsed.scheme();
     UnderFileSystemProvider provider = providers.get(scheme);
     if (provider == null) {
       throw new IllegalArgumentException("No under store for scheme '" + scheme + "' in " + uri
           + "; supported schemes: " + providers.keySet());
     }
-    String key = scheme + "://" + (parsed.getAuthority() == null ? "" : parsed.getAuthority())
+    String key = scheme + "://" + parsed.authority()
         + " " + new TreeMap<>(options);
     UnderFileSystem ufs = open.get(key);
     if (ufs == null) {
@@ -52,19 +51,31 @@ public final class UnderStores implements AutoCloseable {
     return get(uri, Map.of());
   }
 
-  static URI parse(String uri) {
-    URI parsed;
-    try {
-      parsed = URI.create(uri);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("Not a valid under-store URI: " + uri
+  /** The scheme and authority of an under-store URI. */
+  record Location(String scheme, String authority) {}
+
+  /**
+   * Splits {@code scheme://authority/path}. Under-store URIs carry namespace names verbatim
+   * (spaces, '#', '%', '[' are legal in file and object names), so they are not
+   * {@link java.net.URI}s and are not parsed as such.
+   */
+  static Location parse(String uri) {
+    int sep = uri.indexOf("://");
+    if (sep <= 0) {
+      throw new IllegalArgumentException("Under-store URI has no scheme: " + uri
           + " (expected a form such as file:///data or s3://bucket/prefix)");
     }
-    if (parsed.getScheme() == null) {
-      throw new IllegalArgumentException("Under-store URI has no scheme: " + uri
-          + " (write file://" + uri + " for a local folder)");
+    String scheme = uri.substring(0, sep);
+    for (char c : scheme.toCharArray()) {
+      if (!(Character.isLetterOrDigit(c) || c == '+' || c == '-' || c == '.')) {
+        throw new IllegalArgumentException("Not a valid under-store URI scheme '" + scheme
+            + "' in " + uri + " (expected a form such as file:///data or s3://bucket/prefix)");
+      }
     }
-    return parsed;
+    String rest = uri.substring(sep + 3);
+    int slash = rest.indexOf('/');
+    return new Location(scheme.toLowerCase(java.util.Locale.ROOT),
+        slash < 0 ? rest : rest.substring(0, slash));
   }
 
   /**

@@ -3,14 +3,15 @@ package io.strata.shell.fs;
 import io.strata.client.FileInStream;
 import io.strata.shell.ShellContext;
 import java.io.IOException;
+import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
-/** {@code strata fs cat PATH}: the file's bytes on stdout, read sequentially. */
-@Command(name = "cat", description = "Print a file's content.")
+/** {@code strata fs cat PATH...}: the files' bytes on stdout, one after the other. */
+@Command(name = "cat", description = "Print the content of one or more files, in order.")
 final class CatCommand extends FsAction {
-  @Parameters(paramLabel = "PATH")
-  String path;
+  @Parameters(paramLabel = "PATH", arity = "1..*")
+  List<String> paths;
 
   CatCommand(ShellContext ctx) {
     super(ctx);
@@ -18,12 +19,17 @@ final class CatCommand extends FsAction {
 
   @Override
   void run() throws IOException {
-    try (FileInStream in = fs().openFile(path)) {
-      byte[] buf = new byte[1 << 20];
-      int n;
-      // A closed pipe (`strata fs cat x | head`) shows up as a PrintStream error: stop there.
-      while ((n = in.read(buf, 0, buf.length)) > 0 && !out().checkError()) {
-        out().write(buf, 0, n);
+    byte[] buf = new byte[1 << 20];
+    for (String path : paths) {
+      try (FileInStream in = fs().openFile(path)) {
+        int n;
+        // A closed pipe (`strata fs cat x | head`) shows up as a PrintStream error: stop there.
+        while ((n = in.read(buf, 0, buf.length)) > 0 && !out().checkError()) {
+          out().write(buf, 0, n);
+        }
+      }
+      if (out().checkError()) {
+        break;
       }
     }
     out().flush();

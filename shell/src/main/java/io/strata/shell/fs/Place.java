@@ -11,7 +11,6 @@ import io.strata.shell.UsageException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.URI;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -34,11 +33,11 @@ abstract class Place {
       return new Local(Path.of(arg.substring(LOCAL_PREFIX.length())).toAbsolutePath());
     }
     if (arg.startsWith("file:")) {
-      try {
-        return new Local(Path.of(URI.create(arg)));
-      } catch (IllegalArgumentException e) {
+      // Taken verbatim, not as a java.net.URI: local names may hold spaces, '#' or '%'.
+      if (!arg.startsWith("file:///")) {
         throw new UsageException("Not a local file URI: " + arg + " (write file:///abs/path)");
       }
+      return new Local(Path.of(arg.substring("file://".length())));
     }
     return new Strata(fs, PathNames.normalize(arg));
   }

@@ -24,7 +24,6 @@ import io.strata.underfs.UnderFileSystem;
 import io.strata.underfs.UnderStores;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFileAttributes;
@@ -65,13 +64,9 @@ public final class MasterServer implements ProcessMain.Server {
   public MasterServer(StrataConfig conf) {
     this.conf = conf;
     this.rootUfs = conf.getString(MasterKeys.ROOT_UFS);
-    URI uri;
-    try {
-      uri = URI.create(rootUfs);
-    } catch (IllegalArgumentException e) {
-      throw new ConfigException("strata.master.root.ufs is not a valid URI: " + rootUfs);
-    }
-    if (uri.getScheme() == null) {
+    // Under-store URIs keep names verbatim, so only the scheme separator is checked here; the
+    // store itself validates the rest when the root is mounted.
+    if (!rootUfs.matches("[A-Za-z][A-Za-z0-9+.-]*://.*")) {
       throw new ConfigException("strata.master.root.ufs has no scheme: " + rootUfs
           + " (write file://" + rootUfs + " for a local folder)");
     }
