@@ -149,4 +149,52 @@ class FailureTest {
       assertTrue(Files.exists(cluster.underStoreRoot().resolve("f0")));
     }
   }
+
+  @Test
+  void aRestartedWorkerKeepsItsCacheAndNeverServesAHalfWrittenBlock() throws Exception {
+    try (MultiProcessCluster cluster = MultiProcessCluster.builder(dir).workers(1)
+        .property("strata.master.file.block.size", Long.toString(BLOCK))
+        .workerProperty(0, "strata.worker.tier.mem.capacity", "0")
+        .start()) {
+      TestTree.FileFacts facts = TestTree.writeRandom(
+          cluster.underStoreRoot().resolve("kept.bin"), 4 * BLOCK + 5, 21);
+      Map<String, String> network = Map.of("strata.client.short.circuit.enabled", "false");
+      try (FileSystem fs = FileSystem.connect(cluster.clientConfig(network))) {
+        try (InputStream in = fs.openFile("/kept.bin")) {
+          assertEquals(facts.sha256(), TestTree.sha256(in));
+        }
+        MultiProcessCluster.waitFor("kept.bin cached", Duration.ofSeconds(60),
+            () -> cached(fs, "/kept.bin") == facts.length(), null);
+      }
+      cluster.killWorker(0);
+      // What a crash mid-write leaves behind: a partial block in the tier's tmp folder.
+      Path tmp = dir.resolve("worker0/ssd/tmp");
+      Files.createDirectories(tmp);
+      Files.write(tmp.resolve("9999.tmp"), new byte[1000]);
+      cluster.startWorker(0);
+      cluster.waitForLiveWorkers(1, Duration.ofSeconds(60));
+      try (FileSystem fs = FileSystem.connect(cluster.clientConfig(network))) {
+        MultiProcessCluster.waitFor("cache re-reported", Duration.ofSeconds(60),
+            () -> cached(fs, "/kept.bin") == facts.length(), null);
+        try (InputStream in = fs.openFile("/kept.bin")) {
+          assertEquals(facts.sha256(), TestTree.sha256(in));
+        }
+      }
+      String scrape = cluster.scrapeWorker(0);
+      assertEquals(0.0, MultiProcessCluster.metric(scrape, "strata_worker_read_ufs_bytes_total"),
+          "the restarted worker went to the under store for blocks it had cached");
+      assertTrue(MultiProcessCluster.metric(scrape, "strata_worker_cache_hits_total") > 0);
+      try (var left = Files.list(tmp)) {
+        assertEquals(0, left.count(), "half-written block files survived the restart");
+      }
+    }
+  }
+
+  static long cached(FileSystem fs, String path) {
+    try {
+      return fs.getStatus(path).getCachedBytes();
+    } catch (Exception e) {
+      return -1;
+    }
+  }
 }

@@ -17,12 +17,8 @@ import io.strata.proto.ReadStatus;
 import io.strata.proto.UfsBlockSource;
 import io.strata.proto.WorkerAddress;
 import io.strata.proto.WorkerInfo;
-import java.io.EOFException;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -57,7 +53,7 @@ final class BlockReader implements AutoCloseable {
   /** Workers that failed a read of this file; not asked again by this stream. */
   private final Set<Long> failedWorkers = ConcurrentHashMap.newKeySet();
   /** Block files of a worker on this host, open for the stream's life. */
-  private final Map<Long, FileChannel> localFiles = new ConcurrentHashMap<>();
+  private final Map<Long, LocalBlockFile> localFiles = new ConcurrentHashMap<>();
   /** Blocks the local worker said it does not hold; asked again once it serves one from cache. */
   private final Set<Long> notLocal = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean refreshing = new AtomicBoolean();
@@ -222,32 +218,27 @@ final class BlockReader implements AutoCloseable {
   private boolean readLocal(Source source, BlockInfo block, long offset, byte[] buf, int off,
       int len) throws IOException {
     long id = block.getBlockId();
-    FileChannel ch = localFiles.get(id);
-    if (ch == null) {
+    LocalBlockFile local = localFiles.get(id);
+    if (local == null) {
       if (notLocal.contains(id)) {
         return false;
       }
-      ch = openLocal(source, block, offset, len);
-      if (ch == null) {
+      local = openLocal(source, block, offset, len);
+      if (local == null) {
         return false;
       }
     }
     try {
-      ByteBuffer target = ByteBuffer.wrap(buf, off, len);
-      long pos = offset;
-      while (target.hasRemaining()) {
-        int n = ch.read(target, pos);
-        if (n < 0) {
-          throw new EOFException("block file ends at " + pos);
-        }
-        pos += n;
+      if (!local.read(offset, buf, off, len)) {
+        checkOpen();
+        return false;
       }
     } catch (IOException e) {
       checkOpen();
       LOG.debug("Short-circuit read of block {} failed ({}); reading over the network", id,
           e.toString());
-      if (localFiles.remove(id, ch)) {
-        closeQuietly(ch);
+      if (localFiles.remove(id, local)) {
+        local.close();
       }
       notLocal.add(id);
       return false;
@@ -256,7 +247,7 @@ final class BlockReader implements AutoCloseable {
     return true;
   }
 
-  private FileChannel openLocal(Source source, BlockInfo block, long offset, int len)
+  private LocalBlockFile openLocal(Source source, BlockInfo block, long offset, int len)
       throws IOException {
     long id = block.getBlockId();
     ReadBlockResponse r =
@@ -268,14 +259,9 @@ final class BlockReader implements AutoCloseable {
     if (r.getStatus() != ReadStatus.READ_OK) {
       throw failure(source, block, offset, len, r);
     }
-    FileChannel ch;
+    LocalBlockFile ch;
     try {
-      ch = FileChannel.open(Path.of(r.getLocalPath()), StandardOpenOption.READ);
-      if (ch.size() < block.getLength()) {
-        ch.close();
-        throw new EOFException("block file holds " + ch.size() + " of " + block.getLength()
-            + " bytes");
-      }
+      ch = LocalBlockFile.open(Path.of(r.getLocalPath()), block.getLength());
     } catch (IOException e) {
       // Moved to another tier or evicted between the reply and the open.
       LOG.debug("Cannot open block file {} of block {} ({}); reading over the network",
@@ -284,13 +270,13 @@ final class BlockReader implements AutoCloseable {
       refreshBlocks();
       return null;
     }
-    FileChannel prior = localFiles.putIfAbsent(id, ch);
+    LocalBlockFile prior = localFiles.putIfAbsent(id, ch);
     if (prior != null) {
-      closeQuietly(ch);
+      ch.close();
       return prior;
     }
     if (closed && localFiles.remove(id, ch)) {
-      closeQuietly(ch);
+      ch.close();
       checkOpen();
     }
     return ch;
@@ -355,17 +341,9 @@ final class BlockReader implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
-    for (FileChannel ch : localFiles.values()) {
-      closeQuietly(ch);
+    for (LocalBlockFile f : localFiles.values()) {
+      f.close();
     }
     localFiles.clear();
-  }
-
-  private static void closeQuietly(FileChannel ch) {
-    try {
-      ch.close();
-    } catch (IOException e) {
-      LOG.debug("Error closing a block file: {}", e.toString());
-    }
   }
 }

@@ -214,4 +214,19 @@ class WorkerReadTest {
       assertTrue(reply.response().getMessage().contains("Block 5"));
     }
   }
+
+  @Test
+  void anOversizedRequestFrameClosesOnlyThatChannel() throws Exception {
+    try (java.net.Socket socket = new java.net.Socket("127.0.0.1", worker.dataPort())) {
+      socket.setSoTimeout(10_000);
+      // A varint32 length prefix of about 200 MiB, far past the request frame limit.
+      socket.getOutputStream().write(new byte[] {(byte) 0x80, (byte) 0x80, (byte) 0x80,
+          (byte) 0x64});
+      socket.getOutputStream().flush();
+      assertEquals(-1, socket.getInputStream().read(), "the worker should close the channel");
+    }
+    try (DataClient client = new DataClient(worker.dataPort())) {
+      assertArrayEquals(expected(0, 10), client.read(request(0, 10)).data());
+    }
+  }
 }

@@ -16,7 +16,6 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.protobuf.ProtobufDecoder;
-import io.netty.handler.codec.protobuf.ProtobufVarint32FrameDecoder;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.strata.proto.ReadBlockRequest;
 import io.strata.worker.block.TieredBlockStore;
@@ -93,7 +92,7 @@ public final class DataServer implements AutoCloseable {
           protected void initChannel(SocketChannel ch) {
             // Inbound only: responses are framed by hand because raw block bytes follow them.
             ch.pipeline()
-                .addLast("frame", new ProtobufVarint32FrameDecoder())
+                .addLast("frame", new RequestFrameDecoder())
                 .addLast("decode", new ProtobufDecoder(ReadBlockRequest.getDefaultInstance()))
                 .addLast("read", new ReadRequestHandler(DataServer.this));
           }

@@ -1,0 +1,160 @@
+package io.strata.client;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A block file of a worker on this host, read directly (short-circuit). Blocks that fit in one
+ * mapping are memory-mapped: a read is then a single copy from the page cache into the caller's
+ * array, with no system call, which is what lets short-circuit reads keep up with reading the
+ * local disk. Larger blocks fall back to positioned channel reads.
+ *
+ * <p>Thread safety: {@link #read} may be called from many threads at once. The mapping is
+ * released deterministically on {@link #close}, but only once the last read in progress has
+ * finished (a reference count), because touching an unmapped region would crash the JVM.
+ * Block files are immutable and only ever unlinked by the worker, so a mapping stays valid even
+ * if the worker evicts the block meanwhile.
+ */
+final class LocalBlockFile {
+  private static final Unmapper UNMAPPER = Unmapper.find();
+
+  private final MappedByteBuffer map;
+  private final FileChannel channel;
+  /** Readers in progress plus one for the owner until {@link #close}. */
+  private final AtomicInteger references = new AtomicInteger(1);
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private LocalBlockFile(MappedByteBuffer map, FileChannel channel) {
+    this.map = map;
+    this.channel = channel;
+  }
+
+  /** Opens a block file that must hold at least {@code length} bytes. */
+  static LocalBlockFile open(Path path, long length) throws IOException {
+    FileChannel ch = FileChannel.open(path, StandardOpenOption.READ);
+    try {
+      if (ch.size() < length) {
+        throw new EOFException("block file " + path + " holds " + ch.size() + " of " + length
+            + " bytes");
+      }
+      if (length > 0 && length <= Integer.MAX_VALUE) {
+        MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_ONLY, 0, length);
+        ch.close();
+        return new LocalBlockFile(map, null);
+      }
+      return new LocalBlockFile(null, ch);
+    } catch (IOException | RuntimeException e) {
+      ch.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Copies {@code len} bytes at {@code offset} of the block into {@code buf}; returns false when
+   * the file was closed meanwhile (the caller then reads another way).
+   */
+  boolean read(long offset, byte[] buf, int off, int len) throws IOException {
+    if (!acquire()) {
+      return false;
+    }
+    try {
+      if (map != null) {
+        map.get((int) offset, buf, off, len);
+        return true;
+      }
+      ByteBuffer target = ByteBuffer.wrap(buf, off, len);
+      long pos = offset;
+      while (target.hasRemaining()) {
+        int n = channel.read(target, pos);
+        if (n < 0) {
+          throw new EOFException("block file ends at " + pos);
+        }
+        pos += n;
+      }
+      return true;
+    } finally {
+      release();
+    }
+  }
+
+  private boolean acquire() {
+    while (true) {
+      int n = references.get();
+      if (n == 0) {
+        return false;
+      }
+      if (references.compareAndSet(n, n + 1)) {
+        return true;
+      }
+    }
+  }
+
+  private void release() {
+    if (references.decrementAndGet() == 0) {
+      if (map != null) {
+        UNMAPPER.unmap(map);
+      } else {
+        try {
+          channel.close();
+        } catch (IOException e) {
+          // Nothing was written; a failed close of a read-only channel loses nothing.
+        }
+      }
+    }
+  }
+
+  /** Releases the file once no read is in progress. Idempotent. */
+  void close() {
+    if (closed.compareAndSet(false, true)) {
+      release();
+    }
+  }
+
+  /**
+   * Unmaps a mapping at once. The JDK offers no public call for it before the foreign-memory
+   * API (Java 22), and leaving it to the garbage collector would keep address space (and the
+   * pages of evicted block files) until some later GC; {@code sun.misc.Unsafe.invokeCleaner}
+   * from the jdk.unsupported module is the supported-in-practice way. If it is missing, the
+   * mapping is left to the collector.
+   */
+  private static final class Unmapper {
+    private final Object unsafe;
+    private final Method invokeCleaner;
+
+    private Unmapper(Object unsafe, Method invokeCleaner) {
+      this.unsafe = unsafe;
+      this.invokeCleaner = invokeCleaner;
+    }
+
+    static Unmapper find() {
+      try {
+        Class<?> c = Class.forName("sun.misc.Unsafe");
+        Field f = c.getDeclaredField("theUnsafe");
+        f.setAccessible(true);
+        return new Unmapper(f.get(null), c.getMethod("invokeCleaner", ByteBuffer.class));
+      } catch (ReflectiveOperationException | RuntimeException e) {
+        return new Unmapper(null, null);
+      }
+    }
+
+    void unmap(MappedByteBuffer map) {
+      if (invokeCleaner == null) {
+        return;
+      }
+      try {
+        invokeCleaner.invoke(unsafe, map);
+      } catch (ReflectiveOperationException | RuntimeException e) {
+        // Left to the garbage collector.
+      }
+    }
+  }
+}

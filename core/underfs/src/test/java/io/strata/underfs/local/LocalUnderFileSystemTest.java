@@ -1,0 +1,112 @@
+package io.strata.underfs.local;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.strata.underfs.UfsOutputStream;
+import io.strata.underfs.UfsStatus;
+import io.strata.underfs.UnderFileSystem;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LocalUnderFileSystemTest {
+  @TempDir Path dir;
+  final LocalUnderFileSystem ufs = new LocalUnderFileSystem();
+
+  String uri(String rel) {
+    return "file://" + dir.resolve(rel);
+  }
+
+  @Test
+  void positionedReadReturnsExactlyTheRangeAndEndOfFile() throws Exception {
+    byte[] data = new byte[10_000];
+    for (int i = 0; i < data.length; i++) {
+      data[i] = (byte) i;
+    }
+    Files.write(dir.resolve("f"), data);
+    byte[] buf = new byte[100];
+    assertEquals(100, ufs.read(uri("f"), 5000, buf, 0, 100));
+    for (int i = 0; i < 100; i++) {
+      assertEquals(data[5000 + i], buf[i]);
+    }
+    assertEquals(10, ufs.read(uri("f"), 9990, buf, 0, 100), "short read at the end");
+    assertEquals(-1, ufs.read(uri("f"), 10_000, buf, 0, 100));
+    assertThrows(NoSuchFileException.class, () -> ufs.read(uri("missing"), 0, buf, 0, 1));
+  }
+
+  @Test
+  void aFileAppearsUnderItsNameOnlyWhenItsStreamCloses() throws Exception {
+    UfsOutputStream out = ufs.create(uri("new file #1"), false, 0640);
+    out.write(new byte[] {1, 2, 3});
+    assertFalse(Files.exists(dir.resolve("new file #1")));
+    assertEquals(List.of(), names(""), "in-progress writes are hidden from listings");
+    out.close();
+    assertArrayEquals(new byte[] {1, 2, 3}, Files.readAllBytes(dir.resolve("new file #1")));
+    UfsStatus s = ufs.getStatus(uri("new file #1"));
+    assertEquals(3, s.length());
+    assertEquals(0640, s.mode());
+    assertEquals(s.fingerprint(), out.fingerprint());
+  }
+
+  @Test
+  void anAbortedWriteLeavesNothing() throws Exception {
+    UfsOutputStream out = ufs.create(uri("aborted"), false, 0);
+    out.write(42);
+    out.abort();
+    try (var s = Files.list(dir)) {
+      assertEquals(0, s.count());
+    }
+  }
+
+  @Test
+  void createRefusesAnExistingFileUnlessOverwriting() throws Exception {
+    Files.writeString(dir.resolve("x"), "old");
+    assertThrows(FileAlreadyExistsException.class, () -> ufs.create(uri("x"), false, 0));
+    try (UfsOutputStream out = ufs.create(uri("x"), true, 0)) {
+      out.write("new".getBytes());
+    }
+    assertEquals("new", Files.readString(dir.resolve("x")));
+  }
+
+  @Test
+  void listingStatusMkdirsRenameAndDelete() throws Exception {
+    ufs.mkdirs(uri("a/b/c"), true);
+    Files.writeString(dir.resolve("a/b/f"), "12345");
+    assertEquals(List.of("c", "f"), names("a/b"));
+    UfsStatus f = ufs.getStatus(uri("a/b/f"));
+    assertFalse(f.directory());
+    assertEquals(5, f.length());
+    assertTrue(ufs.getStatus(uri("a/b/c")).directory());
+    String before = f.fingerprint();
+    Files.writeString(dir.resolve("a/b/f"), "123456");
+    assertNotEquals(before, ufs.getStatus(uri("a/b/f")).fingerprint());
+
+    ufs.rename(uri("a/b/f"), uri("a/g"));
+    assertThrows(FileAlreadyExistsException.class, () -> ufs.rename(uri("a/g"), uri("a/b")));
+    assertThrows(NoSuchFileException.class, () -> ufs.getStatus(uri("a/b/f")));
+    assertThrows(java.io.IOException.class, () -> ufs.delete(uri("a"), false));
+    ufs.delete(uri("a"), true);
+    assertFalse(ufs.exists(uri("a")));
+    assertThrows(NoSuchFileException.class, () -> ufs.list(uri("a")));
+  }
+
+  List<String> names(String rel) throws Exception {
+    List<String> names = new ArrayList<>();
+    try (UnderFileSystem.CloseableIterator<UfsStatus> it = ufs.list(rel.isEmpty()
+        ? "file://" + dir : uri(rel))) {
+      it.forEachRemaining(s -> names.add(s.name()));
+    }
+    names.sort(null);
+    return names;
+  }
+}
