@@ -1,5 +1,7 @@
 package io.strata.shell;
 
+import io.strata.client.TestMaster;
+
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.strata.common.conf.CommonKeys;

@@ -1,5 +1,7 @@
 package io.strata.shell;
 
+import io.strata.client.TestMaster;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

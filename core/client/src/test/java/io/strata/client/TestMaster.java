@@ -55,21 +55,21 @@ import java.util.concurrent.atomic.AtomicLong;
  * records, block locations set by the test, a worker list, and a record of the calls that tests
  * assert on (CompleteFile, Delete, pages streamed).
  */
-final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplBase {
+public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplBase {
   private final TreeMap<String, FileInfo> inodes = new TreeMap<>();
   private final Map<Long, List<BlockLocation>> locations = new TreeMap<>();
   private final List<MountInfo> mounts = new ArrayList<>();
   private final AtomicLong nextId = new AtomicLong(2);
   private final String ufsRoot;
-  volatile List<WorkerInfo> workers = List.of();
-  final List<CompleteFileRequest> completed = new CopyOnWriteArrayList<>();
-  final List<String> deleted = new CopyOnWriteArrayList<>();
-  final AtomicInteger pagesSent = new AtomicInteger();
-  final AtomicBoolean listingCancelled = new AtomicBoolean();
+  public volatile List<WorkerInfo> workers = List.of();
+  public final List<CompleteFileRequest> completed = new CopyOnWriteArrayList<>();
+  public final List<String> deleted = new CopyOnWriteArrayList<>();
+  public final AtomicInteger pagesSent = new AtomicInteger();
+  public final AtomicBoolean listingCancelled = new AtomicBoolean();
   private String syntheticDir;
   private int syntheticCount;
 
-  TestMaster(String ufsRoot) {
+  public TestMaster(String ufsRoot) {
     this.ufsRoot = ufsRoot;
     inodes.put("/", FileInfo.newBuilder().setFileId(1).setPath("/").setName("")
         .setDirectory(true).setMode(0755).setComplete(true).setUfsPath(ufsRoot)
@@ -77,7 +77,7 @@ final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplBase {
     mounts.add(MountInfo.newBuilder().setMountId(1).setPath("/").setUfsUri(ufsRoot).build());
   }
 
-  synchronized FileInfo addFile(String path, long length, long blockSize, String ufsPath) {
+  public synchronized FileInfo addFile(String path, long length, long blockSize, String ufsPath) {
     FileInfo f = FileInfo.newBuilder().setFileId(nextId.getAndIncrement()).setPath(path)
         .setName(PathNames.name(path)).setLength(length).setBlockSize(blockSize).setMode(0644)
         .setOwner("alice").setGroup("staff").setComplete(true).setUfsPath(ufsPath)
@@ -88,27 +88,27 @@ final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplBase {
     return f;
   }
 
-  synchronized void put(FileInfo f) {
+  public synchronized void put(FileInfo f) {
     inodes.put(f.getPath(), f);
   }
 
-  synchronized void setLocations(long blockId, List<BlockLocation> where) {
+  public synchronized void setLocations(long blockId, List<BlockLocation> where) {
     locations.put(blockId, where);
   }
 
   /** A directory whose children are generated page by page, never stored. */
-  synchronized void addSyntheticDirectory(String path, int count) {
+  public synchronized void addSyntheticDirectory(String path, int count) {
     inodes.put(path, FileInfo.newBuilder().setFileId(nextId.getAndIncrement()).setPath(path)
         .setName(PathNames.name(path)).setDirectory(true).setComplete(true).build());
     syntheticDir = path;
     syntheticCount = count;
   }
 
-  static String syntheticName(int i) {
+  public static String syntheticName(int i) {
     return String.format("entry-%07d-%s", i, "x".repeat(120));
   }
 
-  synchronized boolean has(String path) {
+  public synchronized boolean has(String path) {
     return inodes.containsKey(path);
   }
 
