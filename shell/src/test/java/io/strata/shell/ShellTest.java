@@ -228,7 +228,8 @@ class ShellTest {
     assertTrue(master.has("/c/a/b"));
     Result notEmpty = run("fs", "rm", "/c");
     assertEquals(1, notEmpty.code());
-    assertEquals("strata: Directory is not empty: /c (use recursive)" + NL, notEmpty.err());
+    assertEquals("strata: Directory is not empty: /c"
+        + " (delete it with everything below it: `strata fs rm -R`)" + NL, notEmpty.err());
     assertEquals(0, run("fs", "rm", "-R", "/c").code());
     assertFalse(master.has("/c"));
     Result stat = run("fs", "stat", "/");

@@ -271,7 +271,7 @@ public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplB
         lookup(r.getPath());
         if (!children(r.getPath(), "", 1).isEmpty() && !r.getRecursive()) {
           throw Status.FAILED_PRECONDITION.withDescription("Directory is not empty: "
-              + r.getPath() + " (use recursive)").asRuntimeException();
+              + r.getPath() + " (delete it with everything below it: `strata fs rm -R`)").asRuntimeException();
         }
         inodes.keySet().removeIf(p -> PathNames.isUnder(p, r.getPath()));
       }

@@ -25,7 +25,7 @@ final class FreeCommand extends FsAction {
   @Override
   void run() throws StrataException {
     FreeResponse r = fs().free(path, recursive);
-    out().println("Freed " + r.getBlocksFreed() + " blocks (" + Format.human(r.getBytesFreed())
+    out().println("Freed " + r.getBlocksFreed() + (r.getBlocksFreed() == 1 ? " block (" : " blocks (") + Format.human(r.getBytesFreed())
         + ") of " + path);
   }
 }

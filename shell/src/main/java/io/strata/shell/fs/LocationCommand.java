@@ -41,7 +41,8 @@ final class LocationCommand extends FsAction {
     List<WorkerInfo> live = fs().getWorkers().stream()
         .filter(w -> w.getState() == WorkerState.WORKER_LIVE).toList();
     out().println(f.getPath() + ": " + Format.human(f.getLength()) + " in "
-        + r.getBlocksCount() + " blocks of " + Format.human(f.getBlockSize()) + ", "
+        + r.getBlocksCount() + (r.getBlocksCount() == 1 ? " block of " : " blocks of ")
+        + Format.human(f.getBlockSize()) + ", "
         + Format.percent(f.getCachedBytes(), f.getLength()) + " cached");
     for (BlockInfo b : r.getBlocksList()) {
       WorkerInfo home = WorkerHashing.pick(b.getBlockId(), live, WorkerInfo::getWorkerId);

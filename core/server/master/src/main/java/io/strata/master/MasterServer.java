@@ -17,6 +17,7 @@ import io.strata.master.file.MountTable;
 import io.strata.master.file.Namespace;
 import io.strata.master.file.UfsMetadataLoader;
 import io.strata.master.journal.JournalSystem;
+import io.strata.server.common.FolderLock;
 import io.strata.server.common.ProcessMain;
 import io.strata.server.common.RpcCalls;
 import io.strata.server.common.WebServer;
@@ -52,6 +53,7 @@ public final class MasterServer implements ProcessMain.Server {
   private PrometheusMeterRegistry registry;
   private UnderStores stores;
   private JournalSystem journal;
+  private FolderLock journalLock;
   private WorkerRegistry workers;
   private Namespace namespace;
   private ExecutorService rpcExecutor;
@@ -81,6 +83,10 @@ public final class MasterServer implements ProcessMain.Server {
     registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     stores = new UnderStores();
     try {
+      // Taken before anything is read or restored: a second master on the same folders would
+      // otherwise replace the running master's metastore while it works.
+      journalLock = FolderLock.acquire(Path.of(conf.getString(MasterKeys.JOURNAL_DIR)),
+          "master journal", MasterKeys.JOURNAL_DIR.name());
       prepareRootStore();
       journal = JournalSystem.recover(conf, registry);
       // The registry checks block reports against the namespace, which needs the registry for
@@ -222,6 +228,9 @@ public final class MasterServer implements ProcessMain.Server {
       }
       if (registry != null) {
         registry.close();
+      }
+      if (journalLock != null) {
+        journalLock.close();
       }
     }
     LOG.info("Master stopped");

@@ -221,6 +221,24 @@ class JournalRecoveryTest {
     assertTrue(e.getMessage().contains("reads formats up to 1"), e.getMessage());
   }
 
+  @Test
+  void aSecondMasterOnTheSameJournalIsRefusedAndTheFirstKeepsItsNamespace() throws Exception {
+    try (TestMaster m = TestMaster.start(home)) {
+      m.mkdirs("/kept/here");
+      long id = m.stat("/kept/here").getFileId();
+      MasterServer second = new MasterServer(StrataConfig.load(TestMaster.config(home, Map.of())));
+      IOException e = assertThrows(IOException.class, second::start);
+      assertTrue(e.getMessage().contains("in use by another process")
+          && e.getMessage().contains("strata.master.journal.dir"), e.getMessage());
+      assertEquals(id, m.stat("/kept/here").getFileId());
+      m.mkdirs("/kept/after");
+      try (TestMaster again = m.restartAfterClose()) {
+        assertEquals(id, again.stat("/kept/here").getFileId());
+        again.stat("/kept/after");
+      }
+    }
+  }
+
   /** The record framing of the journal format, written independently of the master's code. */
   static byte[] record(byte[] data) throws IOException {
     ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -95,7 +95,8 @@ class NamespaceOperationsTest {
     assertFails(Status.Code.NOT_FOUND, "Path does not exist: /nope",
         () -> m.list("/nope"));
     m.file("/d/f", 10);
-    assertFails(Status.Code.FAILED_PRECONDITION, "Directory is not empty: /d (use recursive)",
+    assertFails(Status.Code.FAILED_PRECONDITION,
+        "Directory is not empty: /d (delete it with everything below it: `strata fs rm -R`)",
         () -> m.fs.delete(DeleteRequest.newBuilder().setPath("/d").build()));
     assertFails(Status.Code.ALREADY_EXISTS, "Path already exists: /d",
         () -> m.fs.createDirectory(CreateDirectoryRequest.newBuilder().setPath("/d").build()));

@@ -82,6 +82,12 @@ final class TestMaster implements AutoCloseable {
     return new TestMaster(home, overrides);
   }
 
+  /** Closes this master (idempotent) and starts a new one over the same folders. */
+  TestMaster restartAfterClose() throws Exception {
+    close();
+    return new TestMaster(home, overrides);
+  }
+
   @Override
   public void close() throws Exception {
     channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);

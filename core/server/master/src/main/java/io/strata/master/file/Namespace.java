@@ -116,7 +116,8 @@ public final class Namespace {
     }
     if (w.names().size() - w.found() > 1 && !recursive) {
       throw new StrataException(ErrorCode.NOT_FOUND, "Parent directory does not exist: "
-          + PathNames.parent(path) + " (use recursive to create it)");
+          + PathNames.parent(path)
+          + " (create it first, or create parents too: `strata fs mkdir -p`)");
     }
   }
 
@@ -160,7 +161,8 @@ public final class Namespace {
         }
         if (!overwrite) {
           throw new StrataException(ErrorCode.ALREADY_EXISTS,
-              "Path already exists: " + path + " (use overwrite to replace it)");
+              "Path already exists: " + path
+                  + " (remove it first, or overwrite it: `strata fs cp -f`)");
         }
         checkWritable(path);
         // A new id, so that blocks cached for the old content are never read as the new.
@@ -236,7 +238,7 @@ public final class Namespace {
       checkWritable(path);
       if (n.getDirectory() && !recursive && !tree.isEmpty(n, path)) {
         throw StrataException.failedPrecondition("Directory is not empty: " + path
-            + " (use recursive)");
+            + " (delete it with everything below it: `strata fs rm -R`)");
       }
       MountTable.Resolution r = mounts.resolve(path);
       try {
@@ -334,7 +336,7 @@ public final class Namespace {
     return tree.read(path, n -> {
       if (n.getDirectory() && !recursive) {
         throw StrataException.failedPrecondition("Path is a directory: " + path
-            + " (use recursive to free every file below it)");
+            + " (free every file below it: `strata fs free -R`)");
       }
       List<long[]> files = new ArrayList<>();
       tree.forEachFileBelow(n, f -> files.add(

@@ -10,6 +10,7 @@ import io.strata.common.error.StrataException;
 import io.strata.common.metrics.MetricNames;
 import io.strata.proto.BlockReport;
 import io.strata.proto.TierUsage;
+import io.strata.server.common.FolderLock;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -53,6 +54,8 @@ public final class TieredBlockStore implements AutoCloseable {
   private static final String TEMP_SUFFIX = ".tmp";
 
   private final List<StoreTier> tiers = new ArrayList<>();
+  /** One per tier folder, held while the store is open: two workers must not share a tier. */
+  private final List<FolderLock> folderLocks = new ArrayList<>();
   private final ConcurrentHashMap<Long, BlockMeta> blocks = new ConcurrentHashMap<>();
   private final Object lock = new Object();
   // Guarded by lock: blocks being written, and blocks whose files are being deleted. A block id
@@ -112,6 +115,7 @@ public final class TieredBlockStore implements AutoCloseable {
     int evicted = 0;
     for (StoreTier tier : tiers) {
       prepare(tier);
+      lockFolder(tier);
       tempRemoved += clearTemp(tier);
       List<Found> found = new ArrayList<>();
       strayRemoved += list(tier, found);
@@ -147,6 +151,17 @@ public final class TieredBlockStore implements AutoCloseable {
   }
 
   private record Found(long blockId, long length, long mtime, Path path) {}
+
+  private void lockFolder(StoreTier tier) throws StrataException {
+    TierSpec spec = tier.spec();
+    try {
+      folderLocks.add(FolderLock.acquire(spec.dir(), "worker " + spec.alias() + " tier",
+          spec.dirKey()));
+    } catch (IOException e) {
+      close();
+      throw new StrataException(ErrorCode.FAILED_PRECONDITION, e.getMessage(), e);
+    }
+  }
 
   private static void prepare(StoreTier tier) throws StrataException {
     TierSpec spec = tier.spec();
@@ -553,5 +568,13 @@ public final class TieredBlockStore implements AutoCloseable {
   @Override
   public void close() {
     // Nothing is buffered: committed blocks are files, and tmp/ is cleared by the next open.
+    for (FolderLock l : folderLocks) {
+      try {
+        l.close();
+      } catch (IOException e) {
+        LOG.debug("Releasing a tier folder lock failed: {}", e.toString());
+      }
+    }
+    folderLocks.clear();
   }
 }

@@ -150,6 +150,7 @@ class TieredBlockStoreTest {
     Files.write(halfWritten.path(), bytes(120, 13)); // the worker "crashes" here
     Files.write(dir.resolve("mem/blocks/not-a-block"), bytes(5, 0));
     Files.write(dir.resolve("mem/blocks/0012"), bytes(5, 0)); // not the canonical spelling
+    store.close(); // the process is gone: its folder locks with it
 
     TieredBlockStore reopened = new TieredBlockStore(List.of(
         new TierSpec("MEM", dir.resolve("mem"), 1000),
@@ -179,11 +180,26 @@ class TieredBlockStoreTest {
     put(store, 3, bytes(100, 3));
     Files.setLastModifiedTime(dir.resolve("mem/blocks/2"),
         java.nio.file.attribute.FileTime.fromMillis(1000));
+    store.close();
     TieredBlockStore reopened = new TieredBlockStore(List.of(
         new TierSpec("MEM", dir.resolve("mem"), 250)), new SimpleMeterRegistry());
     assertEquals(1, reopened.open().blocksEvicted());
     assertNull(reopened.get(2));
     assertEquals(200, reopened.usedBytes("MEM"));
+  }
+
+  @Test
+  void aSecondStoreOnTheSameTierFolderIsRefusedNamingTheHolder() throws IOException {
+    TieredBlockStore first = open(1000, 1000);
+    TieredBlockStore second = new TieredBlockStore(List.of(
+        new TierSpec("MEM", dir.resolve("mem"), 1000, "strata.worker.tier.mem.dir")),
+        new SimpleMeterRegistry());
+    StrataException e = assertThrows(StrataException.class, second::open);
+    assertTrue(e.getMessage().contains("in use by another process")
+        && e.getMessage().contains("strata.worker.tier.mem.dir"), e.getMessage());
+    first.close();
+    assertEquals(0, second.open().blocks());
+    second.close();
   }
 
   @Test
