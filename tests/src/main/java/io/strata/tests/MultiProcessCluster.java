@@ -49,8 +49,8 @@ public final class MultiProcessCluster implements AutoCloseable {
     this.perWorker = b.perWorker;
     this.workerJvmOptions = b.workerJvmOptions;
     String testCp = System.getProperty("surefire.test.class.path");
-    this.classpath = testCp != null && !testCp.isEmpty() ? testCp
-        : System.getProperty("java.class.path");
+    this.classpath = serverClasspath(testCp != null && !testCp.isEmpty() ? testCp
+        : System.getProperty("java.class.path"));
     this.memTierRoot = "/dev/shm/strata-test-" + UUID.randomUUID();
     this.masterPort = freePort();
     this.masterWebPort = freePort();
@@ -63,6 +63,27 @@ public final class MultiProcessCluster implements AutoCloseable {
     common.putIfAbsent("strata.master.rpc.port", Integer.toString(masterPort));
     common.putIfAbsent("strata.master.root.ufs", "file://" + underStoreRoot());
     common.putIfAbsent("strata.client.master.retry.max.duration", "20s");
+  }
+
+  /**
+   * The classpath for Strata's processes: this JVM's, less the test servers that tests run
+   * in-process (the HDFS mini-cluster and the S3 server). The mini-cluster jar carries its own
+   * copy of Netty's native epoll library, which would silently turn epoll off in a worker.
+   */
+  static String serverClasspath(String classpath) {
+    StringBuilder out = new StringBuilder();
+    for (String entry : classpath.split(File.pathSeparator)) {
+      String name = Path.of(entry).getFileName() == null ? entry
+          : Path.of(entry).getFileName().toString();
+      if (name.startsWith("hadoop-client-minicluster") || name.startsWith("s3proxy")) {
+        continue;
+      }
+      if (out.length() > 0) {
+        out.append(File.pathSeparator);
+      }
+      out.append(entry);
+    }
+    return out.toString();
   }
 
   public static Builder builder(Path base) {

@@ -1,0 +1,405 @@
+package io.strata.underfs.hdfs;
+
+import io.strata.common.error.StrataException;
+import io.strata.underfs.UfsOutputStream;
+import io.strata.underfs.UfsStatus;
+import io.strata.underfs.UnderFileSystem;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.UnknownHostException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.NoSuchFileException;
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.UUID;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.CreateFlag;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Options;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An under store on HDFS, addressed as {@code hdfs://namenode:port/path} (or
+ * {@code hdfs://nameservice/path} for an HA nameservice described by the mount's config files).
+ * One instance talks to one namenode with its own Hadoop client (never Hadoop's shared cache of
+ * clients), configured by the mount's {@link HdfsOptions}, and acts as one user.
+ *
+ * <p>Names are kept verbatim: spaces, '#', '%' and non-ASCII names reach HDFS as they are.
+ * Reads are positioned and served by a bounded cache of open streams that is checked against
+ * the file's current status on every read (see {@link #read}). Writes appear under their name
+ * only when complete (see {@link HdfsOutputStream}). Failures an operator must act on become
+ * {@link io.strata.common.error.StrataException}s naming the namenode, path and fix (see
+ * {@link HdfsErrors}). Safe for concurrent use by many threads.
+ */
+public final class HdfsUnderFileSystem implements UnderFileSystem {
+  private static final Logger LOG = LoggerFactory.getLogger(HdfsUnderFileSystem.class);
+
+  public static final String SCHEME = "hdfs";
+  /** Marker in the names of in-progress writes; such files are hidden from listings. */
+  static final String TEMP_MARKER = ".strata-tmp-";
+
+  private final String namenode;
+  private final String prefix;
+  private final String user;
+  private final Configuration conf;
+  private final DistributedFileSystem fs;
+  private final HdfsErrors errors;
+  private final InputStreamCache streams;
+
+  private HdfsUnderFileSystem(String namenode, String user, Configuration conf,
+      DistributedFileSystem fs) {
+    this.namenode = namenode;
+    this.prefix = SCHEME + "://" + namenode;
+    this.user = user;
+    this.conf = conf;
+    this.fs = fs;
+    this.errors = new HdfsErrors(namenode, user);
+    this.streams = new InputStreamCache(fs);
+  }
+
+  /**
+   * Opens the store of the namenode named by {@code uri}'s authority. No namenode call is made
+   * here, so a namenode that is down fails the first operation, not the mount.
+   *
+   * @throws IllegalArgumentException when the URI has no namenode address
+   */
+  public static HdfsUnderFileSystem open(String uri, HdfsOptions options) throws IOException {
+    String namenode = authorityOf(uri);
+    URI root;
+    try {
+      root = new URI(SCHEME + "://" + namenode + "/");
+    } catch (URISyntaxException e) {
+      throw new IllegalArgumentException("Not a namenode address or nameservice: '" + namenode
+          + "' in " + uri + " (expected hdfs://namenode:port/path)", e);
+    }
+    Configuration conf = options.toConfiguration();
+    String user = options.user().isEmpty()
+        ? UserGroupInformation.getCurrentUser().getShortUserName() : options.user();
+    FileSystem opened;
+    try {
+      opened = options.user().isEmpty() ? FileSystem.newInstance(root, conf)
+          : FileSystem.newInstance(root, conf, options.user());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("Interrupted while opening HDFS at " + namenode);
+    } catch (IllegalArgumentException e) {
+      if (e.getCause() instanceof UnknownHostException) {
+        // An unresolvable namenode host surfaces as an IllegalArgumentException.
+        throw new HdfsErrors(namenode, user).translate(new IOException(e.getMessage(), e),
+            uri, "open");
+      }
+      throw new IllegalArgumentException("Cannot open HDFS at " + uri + ": " + e.getMessage(),
+          e);
+    }
+    if (!(opened instanceof DistributedFileSystem dfs)) {
+      String type = opened.getClass().getName();
+      opened.close();
+      throw new IllegalArgumentException("fs.hdfs.impl makes " + uri + " a " + type
+          + ", not an HDFS client; remove that setting from the mount's options or files");
+    }
+    LOG.info("Opened HDFS under store {} as user {} ({} config files)", root, user,
+        options.configFiles().size());
+    return new HdfsUnderFileSystem(namenode, user, conf, dfs);
+  }
+
+  /** The namenode address or nameservice of an {@code hdfs://} URI. */
+  static String authorityOf(String uri) {
+    String head = SCHEME + "://";
+    if (!uri.regionMatches(true, 0, head, 0, head.length())) {
+      throw new IllegalArgumentException("Not an HDFS URI: " + uri
+          + " (expected hdfs://namenode:port/path)");
+    }
+    String rest = uri.substring(head.length());
+    int slash = rest.indexOf('/');
+    String authority = slash < 0 ? rest : rest.substring(0, slash);
+    if (authority.isEmpty()) {
+      throw new IllegalArgumentException("HDFS URI " + uri + " names no namenode: use "
+          + "hdfs://namenode:port/path, or hdfs://nameservice/path with the nameservice's "
+          + "hdfs-site.xml in " + HdfsOptions.CONFIG_FILES);
+    }
+    return authority;
+  }
+
+  @Override
+  public String scheme() {
+    return SCHEME;
+  }
+
+  /** The Hadoop configuration of this store's client. */
+  Configuration configuration() {
+    return conf;
+  }
+
+  /** The cache of open input streams, for tests. */
+  InputStreamCache streams() {
+    return streams;
+  }
+
+  /**
+   * The Hadoop path of a store URI. It is built from its parts, never parsed as a URI, so that
+   * names with spaces, '#' or '%' stay the names they are.
+   */
+  Path toPath(String uri) {
+    if (!uri.regionMatches(true, 0, prefix, 0, prefix.length())) {
+      throw new IllegalArgumentException("Not a path of the HDFS store " + prefix + ": " + uri);
+    }
+    String path = uri.substring(prefix.length());
+    if (path.isEmpty()) {
+      path = "/";
+    }
+    if (!path.startsWith("/")) {
+      throw new IllegalArgumentException("Not a path of the HDFS store " + prefix + ": " + uri);
+    }
+    return new Path(SCHEME, namenode, path);
+  }
+
+  static UfsStatus toStatus(FileStatus s) {
+    return new UfsStatus(s.getPath().getName(), s.isDirectory(),
+        s.isDirectory() ? 0 : s.getLen(), s.getModificationTime(),
+        s.getPermission().toShort() & 0777, Objects.toString(s.getOwner(), ""),
+        Objects.toString(s.getGroup(), ""), fingerprint(s));
+  }
+
+  /**
+   * Length and modification time. Nothing cheaper notices changes reliably: HDFS files change
+   * only by being replaced, appended to or truncated, and each of these moves the mtime or the
+   * length. The HDFS file checksum would be exact but reads the checksums of every block from
+   * the datanodes, far too expensive for a stat.
+   */
+  static String fingerprint(FileStatus s) {
+    return s.isDirectory() ? "" : s.getLen() + ":" + s.getModificationTime();
+  }
+
+  @Override
+  public UfsStatus getStatus(String uri) throws IOException {
+    Path path = toPath(uri);
+    try {
+      return toStatus(fs.getFileStatus(path));
+    } catch (IOException e) {
+      throw errors.translate(e, uri, "get the status of");
+    }
+  }
+
+  @Override
+  public boolean exists(String uri) throws IOException {
+    Path path = toPath(uri);
+    try {
+      fs.getFileStatus(path);
+      return true;
+    } catch (FileNotFoundException e) {
+      return false;
+    } catch (IOException e) {
+      throw errors.translate(e, uri, "check the existence of");
+    }
+  }
+
+  @Override
+  public CloseableIterator<UfsStatus> list(String uri) throws IOException {
+    Path dir = toPath(uri);
+    FileStatus status;
+    try {
+      status = fs.getFileStatus(dir);
+    } catch (IOException e) {
+      throw errors.translate(e, uri, "list");
+    }
+    if (!status.isDirectory()) {
+      throw new IOException("Not a directory in HDFS namenode " + namenode + ": " + uri);
+    }
+    try {
+      return new HdfsListing(fs.listStatusIterator(dir), errors, uri);
+    } catch (IOException e) {
+      throw errors.translate(e, uri, "list");
+    }
+  }
+
+  /**
+   * Reads exactly the asked range with a positioned read on a cached stream. Every read first
+   * asks the namenode for the file's status (getFileInfo: a lookup under the namenode's read
+   * lock, cheaper than the getBlockLocations that opening costs) and uses the cached stream
+   * only if it was opened on that same version of the file, so a file replaced, appended to or
+   * truncated behind Strata's back is never served from an old stream. A read that fails on a
+   * cached stream (its blocks were deleted with a replaced file, or it was evicted meanwhile)
+   * drops it and is tried once more on a freshly opened stream.
+   */
+  @Override
+  public int read(String uri, long position, byte[] buffer, int offset, int length)
+      throws IOException {
+    Objects.checkFromIndexSize(offset, length, buffer.length);
+    if (position < 0) {
+      throw new IllegalArgumentException("Negative read position " + position + " in " + uri);
+    }
+    Path path = toPath(uri);
+    try {
+      for (int attempt = 1; ; attempt++) {
+        FileStatus status = fs.getFileStatus(path);
+        if (status.isDirectory()) {
+          throw new IOException("it is a directory");
+        }
+        if (length == 0) {
+          return 0;
+        }
+        if (position >= status.getLen()) {
+          return -1;
+        }
+        int wanted = (int) Math.min(length, status.getLen() - position);
+        InputStreamCache.OpenFile open = streams.open(path, status);
+        try {
+          return readRange(open, position, buffer, offset, wanted);
+        } catch (IOException e) {
+          streams.discard(path, open);
+          if (attempt >= 2) {
+            throw e;
+          }
+          LOG.debug("Read of {} at {} failed ({}); retrying on a new stream", uri, position,
+              e.toString());
+        }
+      }
+    } catch (IOException e) {
+      throw errors.translate(e, uri, "read");
+    }
+  }
+
+  private static int readRange(InputStreamCache.OpenFile open, long position, byte[] buffer,
+      int offset, int wanted) throws IOException {
+    int done = 0;
+    while (done < wanted) {
+      int n = open.in.read(position + done, buffer, offset + done, wanted - done);
+      if (n < 0) {
+        break;
+      }
+      done += n;
+    }
+    return done == 0 ? -1 : done;
+  }
+
+  @Override
+  public UfsOutputStream create(String uri, boolean overwrite, int mode) throws IOException {
+    Path target = toPath(uri);
+    if (target.isRoot()) {
+      throw new IllegalArgumentException("Cannot write the root of " + prefix + " as a file");
+    }
+    // Built from the parent's path string: a child name given to Path on its own would be
+    // parsed, and a ':' in it read as a URI scheme.
+    String parent = target.getParent().toUri().getPath();
+    Path temp = new Path(SCHEME, namenode, (parent.endsWith("/") ? parent : parent + "/")
+        + "." + target.getName() + TEMP_MARKER + UUID.randomUUID());
+    FsPermission wanted = mode == 0 ? FsPermission.getFileDefault()
+        : new FsPermission((short) (mode & 07777));
+    FsPermission masked = wanted.applyUMask(FsPermission.getUMask(conf));
+    try {
+      FileStatus existing = statusOrNull(target);
+      if (existing != null && (!overwrite || existing.isDirectory())) {
+        throw new FileAlreadyExistsException(uri, null,
+            existing.isDirectory() ? "a directory is there" : null);
+      }
+      FSDataOutputStream out = fs.createNonRecursive(temp, wanted,
+          EnumSet.of(CreateFlag.CREATE), conf.getInt("io.file.buffer.size", 4096),
+          fs.getDefaultReplication(temp), fs.getDefaultBlockSize(temp), null);
+      return new HdfsOutputStream(fs, errors, out, temp, target, uri, overwrite,
+          mode != 0 && !masked.equals(wanted) ? wanted : null);
+    } catch (FileNotFoundException e) {
+      throw new NoSuchFileException(parentUri(uri), null, "the parent directory of " + uri
+          + " does not exist");
+    } catch (IOException e) {
+      throw errors.translate(e, uri, "create");
+    }
+  }
+
+  private FileStatus statusOrNull(Path path) throws IOException {
+    try {
+      return fs.getFileStatus(path);
+    } catch (FileNotFoundException e) {
+      return null;
+    }
+  }
+
+  private String parentUri(String uri) {
+    String path = uri.substring(prefix.length());
+    int slash = path.lastIndexOf('/', path.length() - 2);
+    return prefix + (slash <= 0 ? "/" : path.substring(0, slash));
+  }
+
+  @Override
+  public void mkdirs(String uri, boolean recursive) throws IOException {
+    Path dir = toPath(uri);
+    try {
+      if (recursive) {
+        fs.mkdirs(dir, FsPermission.getDirDefault());
+        return;
+      }
+      if (statusOrNull(dir) != null) {
+        throw new FileAlreadyExistsException(uri);
+      }
+      // mkdir (not mkdirs) refuses to create missing parents.
+      fs.mkdir(dir, FsPermission.getDirDefault());
+    } catch (FileNotFoundException e) {
+      throw new NoSuchFileException(parentUri(uri), null, "the parent directory of " + uri
+          + " does not exist");
+    } catch (IOException e) {
+      throw errors.translate(e, uri, "create the directory");
+    }
+  }
+
+  @Override
+  public void delete(String uri, boolean recursive) throws IOException {
+    Path path = toPath(uri);
+    boolean deleted;
+    try {
+      deleted = fs.delete(path, recursive);
+    } catch (IOException e) {
+      throw errors.translate(e, uri, "delete");
+    }
+    if (!deleted) {
+      throw new NoSuchFileException(uri);
+    }
+  }
+
+  @Override
+  public void rename(String src, String dst) throws IOException {
+    Path from = toPath(src);
+    Path to = toPath(dst);
+    try {
+      // Options.Rename.NONE fails on an existing destination instead of moving into it.
+      fs.rename(from, to, Options.Rename.NONE);
+    } catch (FileNotFoundException e) {
+      throw exists(src)
+          ? new NoSuchFileException(parentUri(dst), null, "the parent directory of " + dst
+              + " does not exist")
+          : new NoSuchFileException(src);
+    } catch (org.apache.hadoop.fs.FileAlreadyExistsException e) {
+      throw new FileAlreadyExistsException(dst);
+    } catch (IOException e) {
+      IOException translated = errors.translate(e, src + " to " + dst, "rename");
+      // HDFS reports a file renamed onto a directory (or the reverse) as a type mismatch
+      // before it checks existence; either way the destination exists.
+      if (!(translated instanceof StrataException) && exists(dst)) {
+        FileAlreadyExistsException exists = new FileAlreadyExistsException(dst);
+        exists.initCause(e);
+        throw exists;
+      }
+      throw translated;
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    streams.close();
+    fs.close();
+    LOG.info("Closed HDFS under store {}", prefix);
+  }
+
+  @Override
+  public String toString() {
+    return "HdfsUnderFileSystem{" + prefix + ", user=" + user + "}";
+  }
+}

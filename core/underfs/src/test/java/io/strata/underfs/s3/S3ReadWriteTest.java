@@ -1,0 +1,264 @@
+package io.strata.underfs.s3;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.strata.underfs.UfsOutputStream;
+import io.strata.underfs.UfsStatus;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.model.MultipartUpload;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+
+class S3ReadWriteTest {
+  static final String BUCKET = "data";
+  static final int MB = 1 << 20;
+
+  @TempDir static Path data;
+  static S3TestServer server;
+  /** Multipart past 5 MB in parts of 5 MB, S3's smallest, so that tests stay small. */
+  static S3UnderFileSystem ufs;
+
+  @BeforeAll
+  static void start() throws Exception {
+    server = new S3TestServer(data);
+    server.createBucket(BUCKET);
+    ufs = (S3UnderFileSystem) new S3UnderFileSystemProvider().open("s3://" + BUCKET,
+        server.options(S3Options.PART_SIZE, "5MB", S3Options.MULTIPART_THRESHOLD, "5MB"));
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    ufs.close();
+    server.close();
+  }
+
+  static String uri(String key) {
+    return "s3://" + BUCKET + "/" + key;
+  }
+
+  static byte[] randomBytes(int n, long seed) {
+    byte[] b = new byte[n];
+    new Random(seed).nextBytes(b);
+    return b;
+  }
+
+  byte[] rawGet(String key) {
+    return server.raw().getObjectAsBytes(b -> b.bucket(BUCKET).key(key)).asByteArray();
+  }
+
+  boolean rawExists(String key) {
+    try {
+      server.raw().headObject(b -> b.bucket(BUCKET).key(key));
+      return true;
+    } catch (NoSuchKeyException e) {
+      return false;
+    } catch (S3Exception e) {
+      if (e.statusCode() == 404) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  List<MultipartUpload> uploadsUnder(String prefix) {
+    return server.raw().listMultipartUploads(b -> b.bucket(BUCKET).prefix(prefix)).uploads();
+  }
+
+  @Test
+  void positionedReadsReturnExactlyTheRangeAndMinusOneAtTheEnd() throws Exception {
+    byte[] content = randomBytes(100_000, 1);
+    server.raw().putObject(b -> b.bucket(BUCKET).key("read/with space #1 50%.bin"),
+        RequestBody.fromBytes(content));
+    String uri = uri("read/with space #1 50%.bin");
+    byte[] buf = new byte[4096];
+    for (int position : new int[] {0, 1, 4095, 50_000, 95_904}) {
+      assertEquals(4096, ufs.read(uri, position, buf, 0, 4096), "at " + position);
+      for (int i = 0; i < 4096; i++) {
+        assertEquals(content[position + i], buf[i], "byte " + (position + i));
+      }
+    }
+    assertEquals(10, ufs.read(uri, 99_990, buf, 100, 50), "short read at the end");
+    for (int i = 0; i < 10; i++) {
+      assertEquals(content[99_990 + i], buf[100 + i]);
+    }
+    assertEquals(-1, ufs.read(uri, 100_000, buf, 0, 10), "at the end");
+    assertEquals(-1, ufs.read(uri, 200_000, buf, 0, 10), "past the end");
+    assertEquals(0, ufs.read(uri, 5, buf, 0, 0), "nothing asked");
+
+    server.raw().putObject(b -> b.bucket(BUCKET).key("read/empty"), RequestBody.empty());
+    assertEquals(-1, ufs.read(uri("read/empty"), 0, buf, 0, 10), "empty object");
+    NoSuchFileException missing = assertThrows(NoSuchFileException.class,
+        () -> ufs.read(uri("read/missing"), 0, buf, 0, 10));
+    assertEquals(uri("read/missing"), missing.getFile());
+  }
+
+  @Test
+  void threadsSharingTheStoreEachGetTheirOwnRange() throws Exception {
+    byte[] content = randomBytes(3 * MB, 5);
+    server.raw().putObject(b -> b.bucket(BUCKET).key("shared/f"), RequestBody.fromBytes(content));
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    try {
+      List<Future<Boolean>> reads = new ArrayList<>();
+      for (int t = 0; t < 8; t++) {
+        int seed = t;
+        reads.add(pool.submit(() -> {
+          Random random = new Random(seed);
+          byte[] buf = new byte[64 << 10];
+          for (int i = 0; i < 25; i++) {
+            int position = random.nextInt(content.length);
+            int n = ufs.read(uri("shared/f"), position, buf, 0, buf.length);
+            if (n != Math.min(buf.length, content.length - position)
+                || !Arrays.equals(buf, 0, n, content, position, position + n)) {
+              return false;
+            }
+          }
+          return true;
+        }));
+      }
+      for (Future<Boolean> r : reads) {
+        assertTrue(r.get(), "a read returned other bytes than its range");
+      }
+    } finally {
+      pool.shutdown();
+    }
+  }
+
+  @Test
+  void aFileBelowTheThresholdIsOnePutThatAppearsOnlyOnClose() throws Exception {
+    byte[] content = randomBytes(MB + 17, 2);
+    UfsOutputStream out = ufs.create(uri("small/one put"), false, 0640);
+    out.write(content, 0, 1000);
+    out.write(content[1000]);
+    out.write(content, 1001, content.length - 1001);
+    assertFalse(rawExists("small/one put"), "invisible before close");
+    assertTrue(uploadsUnder("small/").isEmpty(), "no multipart upload below the threshold");
+    out.close();
+    assertArrayEquals(content, rawGet("small/one put"));
+    UfsStatus status = ufs.getStatus(uri("small/one put"));
+    assertEquals(content.length, status.length());
+    assertEquals(0644, status.mode(), "S3 keeps no mode");
+    assertEquals(status.fingerprint(), out.fingerprint());
+    assertFalse(out.fingerprint().contains("\""), out.fingerprint());
+  }
+
+  @Test
+  void aFileAboveTheThresholdIsUploadedInPartsAndAppearsOnlyOnClose() throws Exception {
+    byte[] content = randomBytes(23 * MB + 12_345, 3);
+    UfsOutputStream out = ufs.create(uri("large/multi part"), false, 0644);
+    // Writes of odd sizes cross part boundaries at every offset.
+    int written = 0;
+    for (int i = 0; written < content.length; i++) {
+      int n = Math.min(content.length - written, 777_777 + i * 1013);
+      out.write(content, written, n);
+      written += n;
+    }
+    assertFalse(rawExists("large/multi part"), "invisible before close");
+    List<MultipartUpload> uploads = uploadsUnder("large/");
+    assertEquals(1, uploads.size(), "one upload in progress");
+    int partsSent = server.raw().listParts(b -> b.bucket(BUCKET).key("large/multi part")
+        .uploadId(uploads.get(0).uploadId())).parts().size();
+    assertEquals(4, partsSent, "four whole parts of 5 MB are sent while writing");
+    out.close();
+
+    assertArrayEquals(content, rawGet("large/multi part"));
+    byte[] back = new byte[content.length];
+    int at = 0;
+    for (int i = 0; i < 100 && at < back.length; i++) {
+      int n = ufs.read(uri("large/multi part"), at, back, at, Math.min(8 * MB, back.length - at));
+      assertTrue(n > 0);
+      at += n;
+    }
+    assertArrayEquals(content, back, "read back through the store");
+    assertTrue(uploadsUnder("large/").isEmpty(), "the upload completed");
+    UfsStatus status = ufs.getStatus(uri("large/multi part"));
+    assertEquals(content.length, status.length());
+    assertEquals(status.fingerprint(), out.fingerprint());
+  }
+
+  @Test
+  void anAbortedWriteLeavesNoObjectAndNoUpload() throws Exception {
+    UfsOutputStream out = ufs.create(uri("aborted/big"), false, 0);
+    out.write(randomBytes(12 * MB, 4));
+    assertEquals(1, uploadsUnder("aborted/").size(), "multipart upload started");
+    out.abort();
+    assertFalse(rawExists("aborted/big"));
+    assertTrue(uploadsUnder("aborted/").isEmpty(), "upload aborted");
+
+    UfsOutputStream small = ufs.create(uri("aborted/small"), false, 0);
+    small.write(new byte[] {1, 2, 3});
+    small.abort();
+    assertFalse(rawExists("aborted/small"));
+  }
+
+  @Test
+  void createRefusesAnExistingKeyUnlessOverwriting() throws Exception {
+    server.raw().putObject(b -> b.bucket(BUCKET).key("exists/x"), RequestBody.fromString("old"));
+    String before = ufs.getStatus(uri("exists/x")).fingerprint();
+    FileAlreadyExistsException e = assertThrows(FileAlreadyExistsException.class,
+        () -> ufs.create(uri("exists/x"), false, 0));
+    assertEquals(uri("exists/x"), e.getFile());
+    try (UfsOutputStream out = ufs.create(uri("exists/x"), true, 0)) {
+      out.write("new!".getBytes());
+    }
+    assertArrayEquals("new!".getBytes(), rawGet("exists/x"));
+    assertFalse(before.equals(ufs.getStatus(uri("exists/x")).fingerprint()),
+        "the fingerprint changes with the content");
+
+    UfsOutputStream late = ufs.create(uri("exists/raced"), false, 0);
+    late.write(1);
+    server.raw().putObject(b -> b.bucket(BUCKET).key("exists/raced"),
+        RequestBody.fromString("first"));
+    assertThrows(FileAlreadyExistsException.class, late::close,
+        "a key that appeared after create is not replaced");
+    assertArrayEquals("first".getBytes(), rawGet("exists/raced"));
+  }
+
+  @Test
+  void staleUploadCleanupAbortsOldUploadsUnderThePrefixOnly() throws Exception {
+    String stale = server.raw().createMultipartUpload(b -> b.bucket(BUCKET).key("stale/x"))
+        .uploadId();
+    server.raw().uploadPart(b -> b.bucket(BUCKET).key("stale/x").uploadId(stale).partNumber(1),
+        RequestBody.fromBytes(new byte[1000]));
+    String other = server.raw().createMultipartUpload(b -> b.bucket(BUCKET).key("kept/y"))
+        .uploadId();
+    try (S3UnderFileSystem cleaning = (S3UnderFileSystem) new S3UnderFileSystemProvider()
+        .open("s3://" + BUCKET + "/stale", server.options(S3Options.CLEANUP_AGE, "1ms"))) {
+      assertEquals(1, cleaning.staleUploadCleanup().get());
+    }
+    assertTrue(uploadsUnder("stale/").isEmpty(), "the stale upload is aborted");
+    assertEquals(1, uploadsUnder("kept/").size(), "an upload outside the prefix is kept");
+    server.raw().abortMultipartUpload(b -> b.bucket(BUCKET).key("kept/y").uploadId(other));
+
+    String later = server.raw().createMultipartUpload(b -> b.bucket(BUCKET).key("stale/z"))
+        .uploadId();
+    try (S3UnderFileSystem again = (S3UnderFileSystem) new S3UnderFileSystemProvider()
+        .open("s3://" + BUCKET + "/stale", server.options(S3Options.CLEANUP_AGE, "1ms"))) {
+      assertEquals(0, again.staleUploadCleanup().get(), "the cleanup runs once per process");
+    }
+    assertEquals(1, uploadsUnder("stale/").size());
+    server.raw().abortMultipartUpload(b -> b.bucket(BUCKET).key("stale/z").uploadId(later));
+
+    try (S3UnderFileSystem off = (S3UnderFileSystem) new S3UnderFileSystemProvider()
+        .open("s3://" + BUCKET + "/off", server.options(S3Options.CLEANUP_AGE, "0"))) {
+      assertEquals(0, off.staleUploadCleanup().get(), "age 0 turns the cleanup off");
+    }
+  }
+}
