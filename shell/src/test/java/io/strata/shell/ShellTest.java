@@ -113,7 +113,7 @@ class ShellTest {
     assertTrue(m.out().contains("start"), m.out());
     Result fs = run("fs", "--help");
     for (String c : List.of("ls", "stat", "cat", "head", "tail", "cp", "mkdir", "rm", "mv",
-        "mount", "unmount", "location", "free", "du", "count")) {
+        "mount", "unmount", "location", "free", "du", "count", "load")) {
       assertTrue(fs.out().contains("  " + c + " "), c);
     }
   }

@@ -96,6 +96,13 @@ public final class TestTree {
     return files;
   }
 
+  /** The relative path of the largest file. */
+  public String largestFile() {
+    return files.entrySet().stream()
+        .max(Map.Entry.comparingByValue((a, b) -> Long.compare(a.length(), b.length())))
+        .orElseThrow().getKey();
+  }
+
   public List<String> directories() {
     return directories;
   }

@@ -148,9 +148,7 @@ class ClusterReadTest {
   }
 
   static String largestFile() {
-    return tree.files().entrySet().stream()
-        .max(Map.Entry.comparingByValue((a, b) -> Long.compare(a.length(), b.length())))
-        .orElseThrow().getKey();
+    return tree.largestFile();
   }
 
   long cachedBytes(String path) {

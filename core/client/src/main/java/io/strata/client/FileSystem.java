@@ -18,6 +18,8 @@ import io.strata.proto.GetMasterInfoRequest;
 import io.strata.proto.GetMasterInfoResponse;
 import io.strata.proto.GetStatusRequest;
 import io.strata.proto.ListMountsRequest;
+import io.strata.proto.LoadMetadataProgress;
+import io.strata.proto.LoadMetadataRequest;
 import io.strata.proto.MountInfo;
 import io.strata.proto.MountRequest;
 import io.strata.proto.RenameRequest;
@@ -52,9 +54,21 @@ public final class FileSystem implements Closeable {
 
   /** The status of a file or directory; NOT_FOUND when it does not exist. */
   public FileInfo getStatus(String path) throws StrataException {
+    return getStatus(path, SyncOption.DEFAULT);
+  }
+
+  /**
+   * The status of a file or directory, as fresh as {@code sync} asks: with
+   * {@link SyncOption#ALWAYS} the master checks the under store first, so a file changed,
+   * added or deleted there is seen as it is now. NOT_FOUND when it does not exist.
+   */
+  public FileInfo getStatus(String path, SyncOption sync) throws StrataException {
     String p = PathNames.normalize(path);
-    return ctx.master.call(s -> s.getStatus(GetStatusRequest.newBuilder().setPath(p).build()))
-        .getFile();
+    GetStatusRequest.Builder request = GetStatusRequest.newBuilder().setPath(p);
+    if (sync.given()) {
+      request.setSyncIntervalMs(sync.intervalMs());
+    }
+    return ctx.master.call(s -> s.getStatus(request.build())).getFile();
   }
 
   /** Whether a path exists. */
@@ -75,7 +89,37 @@ public final class FileSystem implements Closeable {
    * memory); for a file, the file itself. Close the iterator when done with it early.
    */
   public CloseableIterator<FileInfo> listStatus(String path) throws StrataException {
-    return new StatusListing(ctx.master, PathNames.normalize(path));
+    return listStatus(path, SyncOption.DEFAULT);
+  }
+
+  /**
+   * {@link #listStatus(String)} as fresh as {@code sync} asks: with {@link SyncOption#ALWAYS}
+   * the master lists the under-store directory first and takes in what was added, changed or
+   * deleted there.
+   */
+  public CloseableIterator<FileInfo> listStatus(String path, SyncOption sync)
+      throws StrataException {
+    return new StatusListing(ctx.master, PathNames.normalize(path), sync);
+  }
+
+  /**
+   * Loads the metadata of every file and directory below a path into the master (and syncs
+   * what it knows, as {@code sync} asks), walking the tree on the master. Returns the progress:
+   * a message about once a second with the totals so far, and a last one with {@code done}
+   * set, which names the paths that could not be loaded. Closing the iterator early cancels the
+   * walk.
+   *
+   * @throws StrataException NOT_FOUND when the path does not exist, or when the master cannot
+   *     be reached
+   */
+  public CloseableIterator<LoadMetadataProgress> loadMetadata(String path, SyncOption sync)
+      throws StrataException {
+    LoadMetadataRequest.Builder request = LoadMetadataRequest.newBuilder()
+        .setPath(PathNames.normalize(path));
+    if (sync.given()) {
+      request.setSyncIntervalMs(sync.intervalMs());
+    }
+    return new MetadataLoadStream(ctx.master, request.build());
   }
 
   /** Creates a directory; {@code recursive} creates missing parents too. */
@@ -181,7 +225,7 @@ public final class FileSystem implements Closeable {
     ctx.master.call(s -> s.unmount(UnmountRequest.newBuilder().setPath(p).build()));
   }
 
-  /** Every mount of the namespace. */
+  /** Every mount of the namespace; values of secret options read {@code ******}. */
   public List<MountInfo> listMounts() throws StrataException {
     return ctx.master.call(s -> s.listMounts(ListMountsRequest.getDefaultInstance()))
         .getMountsList();

@@ -21,11 +21,14 @@ import java.util.concurrent.TimeUnit;
  * for the next page only as the caller consumes entries, so a directory of any size costs about
  * one page of memory here. If the stream breaks (master unreachable, or the stream's deadline
  * passes while the caller is slow), the listing resumes after the last name returned, so no
- * entry is lost or repeated. {@link #close()} cancels the stream. Not thread-safe.
+ * entry is lost or repeated. The sync option goes with the first request only: a resumed
+ * listing continues the state the first one synced. {@link #close()} cancels the stream. Not
+ * thread-safe.
  */
 final class StatusListing implements CloseableIterator<FileInfo> {
   private final MasterClient master;
   private final String path;
+  private final SyncOption sync;
   private Context.CancellableContext call;
   private Iterator<ListStatusResponse> pages;
   private boolean pageSeenOnThisCall;
@@ -34,9 +37,10 @@ final class StatusListing implements CloseableIterator<FileInfo> {
   private String lastName = "";
   private boolean finished;
 
-  StatusListing(MasterClient master, String path) throws StrataException {
+  StatusListing(MasterClient master, String path, SyncOption sync) throws StrataException {
     this.master = master;
     this.path = path;
+    this.sync = sync;
     fetch();
   }
 
@@ -108,13 +112,18 @@ final class StatusListing implements CloseableIterator<FileInfo> {
 
   private void open() {
     call = Context.current().withCancellation();
-    ListStatusRequest request =
-        ListStatusRequest.newBuilder().setPath(path).setStartAfter(lastName).build();
+    ListStatusRequest.Builder request =
+        ListStatusRequest.newBuilder().setPath(path).setStartAfter(lastName);
+    if (!lastName.isEmpty()) {
+      request.setSyncIntervalMs(SyncOption.NEVER.intervalMs());
+    } else if (sync.given()) {
+      request.setSyncIntervalMs(sync.intervalMs());
+    }
     Context previous = call.attach();
     try {
       pages = master.stub()
           .withDeadlineAfter(master.rpcTimeout().toMillis(), TimeUnit.MILLISECONDS)
-          .listStatus(request);
+          .listStatus(request.build());
     } finally {
       call.detach(previous);
     }

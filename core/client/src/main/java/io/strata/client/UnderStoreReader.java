@@ -16,7 +16,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Reads file ranges straight from the under store, the last resort when no worker can serve a
  * block. Stores are opened with the options of the file's mount (from the master's mount
- * table, remembered per mount id) and shared by every stream of the client. Thread-safe.
+ * table with secret values and without Strata's own options, remembered per mount id) and
+ * shared by every stream of the client. Thread-safe.
  */
 final class UnderStoreReader implements AutoCloseable {
   private final MasterClient master;
@@ -61,8 +62,9 @@ final class UnderStoreReader implements AutoCloseable {
   private Map<String, String> options(long mountId) throws StrataException {
     MountInfo mount = mounts.get(mountId);
     if (mount == null) {
-      for (MountInfo m : master.call(s -> s.listMounts(ListMountsRequest.getDefaultInstance()))
-          .getMountsList()) {
+      ListMountsRequest request = ListMountsRequest.newBuilder().setIncludeSecrets(true)
+          .setStoreOptionsOnly(true).build();
+      for (MountInfo m : master.call(s -> s.listMounts(request)).getMountsList()) {
         mounts.put(m.getMountId(), m);
       }
       mount = mounts.get(mountId);

@@ -114,6 +114,9 @@ class FailoverTest {
     assertArrayEquals(content, buf);
     assertEquals(content.length, fs.metrics().ufsBytes());
     assertEquals(2, fs.metrics().retries());
+    // The store is opened with the mount's real secrets and only the store's own options.
+    assertTrue(cluster.master.mountRequests.get(0).getIncludeSecrets());
+    assertTrue(cluster.master.mountRequests.get(0).getStoreOptionsOnly());
   }
 
   @Test

@@ -33,6 +33,8 @@ import io.strata.proto.ListMountsRequest;
 import io.strata.proto.ListMountsResponse;
 import io.strata.proto.ListStatusRequest;
 import io.strata.proto.ListStatusResponse;
+import io.strata.proto.LoadMetadataProgress;
+import io.strata.proto.LoadMetadataRequest;
 import io.strata.proto.MountInfo;
 import io.strata.proto.MountRequest;
 import io.strata.proto.MountResponse;
@@ -66,6 +68,10 @@ public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplB
   public final List<String> deleted = new CopyOnWriteArrayList<>();
   public final AtomicInteger pagesSent = new AtomicInteger();
   public final AtomicBoolean listingCancelled = new AtomicBoolean();
+  public final List<GetStatusRequest> statusRequests = new CopyOnWriteArrayList<>();
+  public final List<ListStatusRequest> listRequests = new CopyOnWriteArrayList<>();
+  public final List<ListMountsRequest> mountRequests = new CopyOnWriteArrayList<>();
+  public final List<LoadMetadataRequest> loadRequests = new CopyOnWriteArrayList<>();
   private String syntheticDir;
   private int syntheticCount;
 
@@ -147,6 +153,7 @@ public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplB
 
   @Override
   public void getStatus(GetStatusRequest r, StreamObserver<GetStatusResponse> out) {
+    statusRequests.add(r);
     try {
       out.onNext(GetStatusResponse.newBuilder().setFile(lookup(r.getPath())).build());
       out.onCompleted();
@@ -157,6 +164,7 @@ public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplB
 
   @Override
   public void listStatus(ListStatusRequest r, StreamObserver<ListStatusResponse> out) {
+    listRequests.add(r);
     try {
       FileInfo dir = lookup(r.getPath());
       if (!dir.getDirectory()) {
@@ -346,6 +354,7 @@ public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplB
 
   @Override
   public synchronized void listMounts(ListMountsRequest r, StreamObserver<ListMountsResponse> out) {
+    mountRequests.add(r);
     try {
       out.onNext(ListMountsResponse.newBuilder().addAllMounts(mounts).build());
       out.onCompleted();
@@ -418,5 +427,39 @@ public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplB
     } catch (io.grpc.StatusRuntimeException e) {
       out.onError(e);
     }
+  }
+
+  /**
+   * Counts the files and directories below the path: one progress message half-way (after the
+   * directories) and a last one with done set.
+   */
+  @Override
+  public void loadMetadata(LoadMetadataRequest r, StreamObserver<LoadMetadataProgress> out) {
+    loadRequests.add(r);
+    long files = 0;
+    long dirs = 0;
+    long bytes = 0;
+    synchronized (this) {
+      if (!inodes.containsKey(r.getPath())) {
+        out.onError(Status.NOT_FOUND.withDescription("Path does not exist: " + r.getPath())
+            .asRuntimeException());
+        return;
+      }
+      for (Map.Entry<String, FileInfo> e : inodes.entrySet()) {
+        if (PathNames.isUnder(e.getKey(), r.getPath())) {
+          if (e.getValue().getDirectory()) {
+            dirs++;
+          } else {
+            files++;
+            bytes += e.getValue().getLength();
+          }
+        }
+      }
+    }
+    out.onNext(LoadMetadataProgress.newBuilder().setDirectories(dirs).setElapsedMs(1000)
+        .build());
+    out.onNext(LoadMetadataProgress.newBuilder().setFiles(files).setDirectories(dirs)
+        .setBytes(bytes).setElapsedMs(2000).setDone(true).build());
+    out.onCompleted();
   }
 }

@@ -14,7 +14,7 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code strata fs mount [PATH URI [--option k=v]... [--readonly]]}; with no arguments, lists
- * the mounts: path, under-store URI, ro/rw and options.
+ * the mounts: path, under-store URI, ro/rw and options, secret values masked by the master.
  */
 @Command(name = "mount", description = {"Mount an under store at a new path, or list mounts.",
     "Example: strata fs mount /datasets s3://bucket/prefix --option s3.region=eu-west-1"})
@@ -27,7 +27,10 @@ final class MountCommand extends FsAction {
   String uri;
 
   @Option(names = "--option", paramLabel = "KEY=VALUE",
-      description = "An option of the under store (repeatable).")
+      description = {"An option of the under store (repeatable), or sync.interval=never|always"
+          + "|DURATION: how old Strata's view of the mount may be before it checks the store.",
+          "Secret values (names with secret, password, token, credential or key) are listed as"
+              + " ******."})
   Map<String, String> options = new LinkedHashMap<>();
 
   @Option(names = "--readonly", description = "Mount read-only.")

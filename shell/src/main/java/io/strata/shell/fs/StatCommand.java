@@ -1,16 +1,25 @@
 package io.strata.shell.fs;
 
+import io.strata.client.SyncOption;
 import io.strata.common.error.StrataException;
 import io.strata.proto.FileInfo;
 import io.strata.shell.Format;
 import io.strata.shell.ShellContext;
 import java.io.PrintStream;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code strata fs stat PATH}: every attribute of one path, one per line. */
+/**
+ * {@code strata fs stat [--sync] PATH}: every attribute of one path, one per line; with
+ * {@code --sync} as the under store has it now.
+ */
 @Command(name = "stat", description = "Show the status of a file or directory.")
 final class StatCommand extends FsAction {
+  @Option(names = "--sync", description = "Check the under store first and take in what "
+      + "changed there.")
+  boolean sync;
+
   @Parameters(paramLabel = "PATH")
   String path;
 
@@ -20,7 +29,7 @@ final class StatCommand extends FsAction {
 
   @Override
   void run() throws StrataException {
-    FileInfo f = fs().getStatus(path);
+    FileInfo f = fs().getStatus(path, sync ? SyncOption.ALWAYS : SyncOption.DEFAULT);
     PrintStream o = out();
     o.printf("Path:        %s%n", f.getPath());
     o.printf("Type:        %s%n", f.getDirectory() ? "directory" : "file");

@@ -37,4 +37,16 @@ public final class MasterKeys {
       "strata.master.list.page.size", 1000, "entries", "Directory entries per streamed page.");
   public static final ConfigKey RPC_THREADS = ConfigKey.integer("strata.master.rpc.threads", 32,
       "threads", "Threads that execute master RPCs.");
+  public static final ConfigKey UFS_SYNC_INTERVAL = ConfigKey.string(
+      "strata.master.ufs.sync.interval", "never",
+      "How old the master's view of an under-store path may be before an access checks the "
+          + "store again: never, always, or a duration such as 30s (a mount's sync.interval "
+          + "option and a call's own interval take precedence).");
+  public static final ConfigKey UFS_SYNC_TIME_CACHE_SIZE = ConfigKey.integer(
+      "strata.master.ufs.sync.time.cache.size", 500_000, "entries",
+      "Check times of paths found unchanged, kept in memory instead of the journal; a path "
+          + "that falls out is checked again on its next due access.");
+  public static final ConfigKey METADATA_LOAD_THREADS = ConfigKey.integer(
+      "strata.master.metadata.load.threads", 4, "threads",
+      "Metadata loads of whole trees (LoadMetadata) that run at once; more wait their turn.");
 }

@@ -19,6 +19,14 @@ public final class MetricNames {
   public static final String MASTER_JOURNAL_CHECKPOINTS = "strata.master.journal.checkpoints";
   public static final String MASTER_WORKERS = "strata.master.workers";
   public static final String MASTER_UFS_METADATA_LOADS = "strata.master.ufs.metadata.loads";
+  /** Under-store checks made because a path was due for a sync; tagged with {@link #TAG_KIND}. */
+  public static final String MASTER_UFS_SYNC_CHECKS = "strata.master.ufs.sync.checks";
+  /** Namespace changes a sync made; tagged with {@link #TAG_CHANGE}. */
+  public static final String MASTER_UFS_SYNC_CHANGES = "strata.master.ufs.sync.changes";
+  /** Tag of the sync checks: "status" (one path) or "listing" (a directory's children). */
+  public static final String TAG_KIND = "kind";
+  /** Tag of the sync changes: "added", "deleted" or "replaced". */
+  public static final String TAG_CHANGE = "change";
 
   // worker
   public static final String WORKER_RPC_LATENCY = "strata.worker.rpc.latency";

@@ -15,6 +15,8 @@ import io.strata.master.file.FileSystemMasterService;
 import io.strata.master.file.InodeTree;
 import io.strata.master.file.MountTable;
 import io.strata.master.file.Namespace;
+import io.strata.master.file.SyncInterval;
+import io.strata.master.file.SyncPolicy;
 import io.strata.master.file.UfsMetadataLoader;
 import io.strata.master.journal.JournalSystem;
 import io.strata.server.common.FolderLock;
@@ -50,6 +52,7 @@ public final class MasterServer implements ProcessMain.Server {
 
   private final StrataConfig conf;
   private final String rootUfs;
+  private final SyncInterval syncInterval;
   private PrometheusMeterRegistry registry;
   private UnderStores stores;
   private JournalSystem journal;
@@ -57,6 +60,7 @@ public final class MasterServer implements ProcessMain.Server {
   private WorkerRegistry workers;
   private Namespace namespace;
   private ExecutorService rpcExecutor;
+  private ExecutorService loadExecutor;
   private ScheduledExecutorService housekeeping;
   private Server grpc;
   private WebServer web;
@@ -74,6 +78,15 @@ public final class MasterServer implements ProcessMain.Server {
     }
     if (conf.getInt(MasterKeys.RPC_THREADS) < 1) {
       throw new ConfigException("strata.master.rpc.threads must be at least 1");
+    }
+    if (conf.getInt(MasterKeys.METADATA_LOAD_THREADS) < 1) {
+      throw new ConfigException(MasterKeys.METADATA_LOAD_THREADS.name() + " must be at least 1");
+    }
+    try {
+      this.syncInterval = SyncInterval.parse(conf.getString(MasterKeys.UFS_SYNC_INTERVAL));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("Bad value for configuration key '"
+          + MasterKeys.UFS_SYNC_INTERVAL.name() + "': " + e.getMessage());
     }
   }
 
@@ -97,7 +110,9 @@ public final class MasterServer implements ProcessMain.Server {
       String owner = System.getProperty("user.name", "");
       UfsMetadataLoader loader = new UfsMetadataLoader(stores,
           conf.getBytes(MasterKeys.BLOCK_SIZE), owner, groupOf(owner), registry);
-      InodeTree tree = new InodeTree(journal, mounts, loader, workers, LOAD_BATCH);
+      SyncPolicy sync = new SyncPolicy(mounts, syncInterval,
+          conf.getInt(MasterKeys.UFS_SYNC_TIME_CACHE_SIZE), registry);
+      InodeTree tree = new InodeTree(journal, mounts, loader, workers, sync, LOAD_BATCH);
       tree.ensureRoot();
       namespace = new Namespace(tree);
 
@@ -108,12 +123,19 @@ public final class MasterServer implements ProcessMain.Server {
         t.setDaemon(true);
         return t;
       });
+      AtomicInteger loadNumber = new AtomicInteger();
+      loadExecutor = Executors.newFixedThreadPool(conf.getInt(MasterKeys.METADATA_LOAD_THREADS),
+          r -> {
+            Thread t = new Thread(r, "master-metadata-load-" + loadNumber.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+          });
       String host = conf.getString(MasterKeys.BIND_HOST);
       grpc = NettyServerBuilder
           .forAddress(new InetSocketAddress(host, conf.getInt(CommonKeys.MASTER_RPC_PORT)))
           .executor(rpcExecutor)
           .addService(new FileSystemMasterService(namespace, workers, journal, calls,
-              conf.getInt(MasterKeys.LIST_PAGE_SIZE), startTime))
+              conf.getInt(MasterKeys.LIST_PAGE_SIZE), startTime, loadExecutor))
           .addService(new BlockMasterWorkerService(workers, calls))
           .build()
           .start();
@@ -211,6 +233,16 @@ public final class MasterServer implements ProcessMain.Server {
     }
     if (rpcExecutor != null) {
       rpcExecutor.shutdownNow();
+    }
+    if (loadExecutor != null) {
+      loadExecutor.shutdownNow();
+      try {
+        // A walk applies batches to the journal: let it see the interrupt before the journal
+        // closes under it.
+        loadExecutor.awaitTermination(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
     if (housekeeping != null) {
       housekeeping.shutdownNow();

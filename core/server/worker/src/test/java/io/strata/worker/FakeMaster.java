@@ -34,6 +34,7 @@ final class FakeMaster implements AutoCloseable {
   final List<HeartbeatRequest> heartbeats = new CopyOnWriteArrayList<>();
   final List<CommitBlockRequest> commits = new CopyOnWriteArrayList<>();
   final List<MountInfo> mounts = new CopyOnWriteArrayList<>();
+  final List<ListMountsRequest> mountRequests = new CopyOnWriteArrayList<>();
   final BlockingQueue<HeartbeatResponse> nextResponses = new LinkedBlockingQueue<>();
   /** Heartbeats to fail with UNAVAILABLE before answering again. */
   final AtomicInteger failHeartbeats = new AtomicInteger();
@@ -85,6 +86,7 @@ final class FakeMaster implements AutoCloseable {
           @Override
           public void listMounts(ListMountsRequest request,
               StreamObserver<ListMountsResponse> observer) {
+            mountRequests.add(request);
             observer.onNext(ListMountsResponse.newBuilder().addAllMounts(mounts).build());
             observer.onCompleted();
           }

@@ -174,6 +174,9 @@ class WorkerRpcTest {
     assertEquals(Status.Code.INVALID_ARGUMENT, s.getStatus().getCode());
     assertTrue(s.getStatus().getDescription().contains("endpoint"), s.getMessage());
     assertTrue(s.getStatus().getDescription().contains("mount 7"), s.getMessage());
+    // Stores need the real secret values and only the options that are the store's.
+    assertTrue(master.mountRequests.get(0).getIncludeSecrets());
+    assertTrue(master.mountRequests.get(0).getStoreOptionsOnly());
   }
 
   @Test

@@ -5,6 +5,7 @@ import io.grpc.stub.StreamObserver;
 import io.strata.common.PathNames;
 import io.strata.common.Version;
 import io.strata.common.error.GrpcErrors;
+import io.strata.common.error.StrataException;
 import io.strata.master.block.WorkerRegistry;
 import io.strata.master.journal.JournalSystem;
 import io.strata.proto.CheckpointRequest;
@@ -32,6 +33,8 @@ import io.strata.proto.ListMountsRequest;
 import io.strata.proto.ListMountsResponse;
 import io.strata.proto.ListStatusRequest;
 import io.strata.proto.ListStatusResponse;
+import io.strata.proto.LoadMetadataProgress;
+import io.strata.proto.LoadMetadataRequest;
 import io.strata.proto.MountRequest;
 import io.strata.proto.MountResponse;
 import io.strata.proto.RenameRequest;
@@ -39,36 +42,63 @@ import io.strata.proto.RenameResponse;
 import io.strata.proto.UnmountRequest;
 import io.strata.proto.UnmountResponse;
 import io.strata.server.common.RpcCalls;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The gRPC face of the master for clients: it normalizes paths, calls the {@link Namespace},
  * and reports failures through {@link RpcCalls} so each becomes the status code its
  * {@code StrataException} names. ListStatus streams pages with flow control
- * ({@link DirectoryListing}).
+ * ({@link DirectoryListing}); LoadMetadata walks a tree on an executor of its own, so a long
+ * walk never holds an RPC thread, and streams its progress.
  */
 public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSystemMasterImplBase {
+  private static final Logger LOG = LoggerFactory.getLogger(FileSystemMasterService.class);
+
   private final Namespace namespace;
   private final WorkerRegistry workers;
   private final JournalSystem journal;
   private final RpcCalls calls;
   private final int defaultPageSize;
   private final long startTimeMs;
+  private final Executor loadExecutor;
 
+  /** @param loadExecutor runs LoadMetadata walks */
   public FileSystemMasterService(Namespace namespace, WorkerRegistry workers,
-      JournalSystem journal, RpcCalls calls, int defaultPageSize, long startTimeMs) {
+      JournalSystem journal, RpcCalls calls, int defaultPageSize, long startTimeMs,
+      Executor loadExecutor) {
     this.namespace = namespace;
     this.workers = workers;
     this.journal = journal;
     this.calls = calls;
     this.defaultPageSize = Math.max(1, defaultPageSize);
     this.startTimeMs = startTimeMs;
+    this.loadExecutor = loadExecutor;
+  }
+
+  /** The sync interval a request gives, or null when it gives none. */
+  private static SyncInterval interval(boolean given, long millis) throws StrataException {
+    if (!given) {
+      return null;
+    }
+    try {
+      return SyncInterval.ofMillis(millis);
+    } catch (IllegalArgumentException e) {
+      throw StrataException.invalidArgument(e.getMessage());
+    }
   }
 
   @Override
   public void getStatus(GetStatusRequest request, StreamObserver<GetStatusResponse> observer) {
     calls.unary("GetStatus", observer, () -> GetStatusResponse.newBuilder()
-        .setFile(namespace.getStatus(PathNames.normalize(request.getPath()))).build());
+        .setFile(namespace.getStatus(PathNames.normalize(request.getPath()),
+            interval(request.hasSyncIntervalMs(), request.getSyncIntervalMs())))
+        .build());
   }
 
   @Override
@@ -79,7 +109,8 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
         (ServerCallStreamObserver<ListStatusResponse>) observer;
     Namespace.Listing listing;
     try {
-      listing = namespace.openListing(PathNames.normalize(request.getPath()));
+      listing = namespace.openListing(PathNames.normalize(request.getPath()),
+          interval(request.hasSyncIntervalMs(), request.getSyncIntervalMs()));
     } catch (Exception e) {
       calls.timer("ListStatus").record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
       observer.onError(GrpcErrors.toStatus(e));
@@ -147,8 +178,8 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
   @Override
   public void mount(MountRequest request, StreamObserver<MountResponse> observer) {
     calls.unary("Mount", observer, () -> MountResponse.newBuilder()
-        .setMount(namespace.mount(PathNames.normalize(request.getPath()), request.getUfsUri(),
-            request.getOptionsMap(), request.getReadOnly()))
+        .setMount(MountOptionPolicy.view(namespace.mount(PathNames.normalize(request.getPath()),
+            request.getUfsUri(), request.getOptionsMap(), request.getReadOnly()), false, false))
         .build());
   }
 
@@ -163,7 +194,9 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
   @Override
   public void listMounts(ListMountsRequest request, StreamObserver<ListMountsResponse> observer) {
     calls.unary("ListMounts", observer, () -> ListMountsResponse.newBuilder()
-        .addAllMounts(namespace.listMounts()).build());
+        .addAllMounts(namespace.listMounts(request.getIncludeSecrets(),
+            request.getStoreOptionsOnly()))
+        .build());
   }
 
   @Override
@@ -199,5 +232,56 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
         .setStartTimeMs(startTimeMs).setJournalSequence(journal.lastSequence())
         .setLastCheckpointSequence(journal.lastCheckpointSequence())
         .setInodeCount(journal.store().inodeCount()).build());
+  }
+
+  @Override
+  public void loadMetadata(LoadMetadataRequest request,
+      StreamObserver<LoadMetadataProgress> observer) {
+    long start = System.nanoTime();
+    ServerCallStreamObserver<LoadMetadataProgress> call =
+        (ServerCallStreamObserver<LoadMetadataProgress>) observer;
+    AtomicBoolean cancelled = new AtomicBoolean();
+    call.setOnCancelHandler(() -> cancelled.set(true));
+    String path;
+    SyncInterval sync;
+    try {
+      path = PathNames.normalize(request.getPath());
+      sync = interval(request.hasSyncIntervalMs(), request.getSyncIntervalMs());
+    } catch (StrataException e) {
+      calls.timer("LoadMetadata").record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+      observer.onError(GrpcErrors.toStatus(e));
+      return;
+    }
+    // A shutdown interrupts the walk's thread: it stops as if the client had gone.
+    BooleanSupplier stop = () -> cancelled.get() || Thread.currentThread().isInterrupted();
+    Runnable walk = () -> {
+      try {
+        namespace.loadMetadata(path, sync, stop, progress -> {
+          if (!cancelled.get()) {
+            call.onNext(progress);
+          }
+        });
+        if (!cancelled.get()) {
+          call.onCompleted();
+        }
+      } catch (Exception e) {
+        if (!(e instanceof StrataException)) {
+          LOG.warn("LoadMetadata of {} failed: {}", path, e.toString(), e);
+        }
+        if (!cancelled.get()) {
+          call.onError(GrpcErrors.toStatus(e));
+        }
+      } finally {
+        calls.timer("LoadMetadata").record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+      }
+    };
+    try {
+      loadExecutor.execute(walk);
+    } catch (RejectedExecutionException e) {
+      calls.timer("LoadMetadata").record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+      observer.onError(GrpcErrors.toStatus(StrataException.unavailable(
+          "The master is shutting down; retry the metadata load of " + path + " on its restart",
+          e)));
+    }
   }
 }

@@ -27,17 +27,20 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Consumer;
 
 /**
- * The namespace tree over the {@link InodeStore}: path walks, loading of under-store metadata
- * on first access, journaled changes, and the {@link FileInfo} view of inodes.
+ * The namespace tree over the {@link InodeStore}: path walks, loading and checking of
+ * under-store metadata, journaled changes, and the {@link FileInfo} view of inodes.
  *
  * <p>Locking: one read-write lock for the whole tree. Reads (walks, pages, FileInfo) hold the
  * read lock and run concurrently; every change -- including inodes created for metadata loaded
  * from an under store -- holds the write lock, so changes are serialised. This is coarse but
  * simple and correct; per-path locks are the upgrade when write contention shows. The write
  * lock is held across the under-store metadata calls of the path being changed (stat, mkdir,
- * delete, rename) so that the store and the namespace change together. The one long operation,
- * loading a large directory listing, releases the lock between batches; names deleted or renamed
- * away meanwhile are remembered so the load does not bring them back.
+ * delete, rename) so that the store and the namespace change together. Checks of paths that
+ * are due for a sync ask the store with no lock held and apply the answer under the write lock
+ * only if nothing changed the path meanwhile; listings are synced by {@link ListingSync}, which
+ * releases the lock between batches. While a directory's listing is loaded or synced, every
+ * name changed in it through Strata is remembered in its {@link ListingSession}, so the sync
+ * never undoes a create, delete or rename that raced it.
  *
  * <p>Inode ids are allocated here, above every id ever applied, so ids (and so block ids) are
  * never reused.
@@ -77,10 +80,15 @@ public final class InodeTree {
     }
   }
 
-  /** Names removed from a directory while its listing is being loaded. */
-  private static final class LoadSession {
-    int users;
-    final Set<String> removed = new HashSet<>();
+  /** Names changed through Strata in a directory while its listing is loaded or synced. */
+  static final class ListingSession {
+    private int users;
+    private final Set<String> touched = new HashSet<>();
+
+    /** Whether the name changed through Strata since the session opened. Write lock held. */
+    boolean touched(String name) {
+      return touched.contains(name);
+    }
   }
 
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
@@ -89,19 +97,24 @@ public final class InodeTree {
   private final MountTable mounts;
   private final UfsMetadataLoader loader;
   private final WorkerRegistry workers;
+  private final SyncPolicy policy;
+  private final UfsReconciler reconciler;
   private final int loadBatch;
   /** Guarded by the write lock. */
-  private final Map<Long, LoadSession> loading = new HashMap<>();
+  private final Map<Long, ListingSession> sessions = new HashMap<>();
   /** Guarded by the write lock. */
   private long nextId;
 
+  /** @param loadBatch under-store entries applied per journal write when a listing is loaded */
   public InodeTree(JournalSystem journal, MountTable mounts, UfsMetadataLoader loader,
-      WorkerRegistry workers, int loadBatch) {
+      WorkerRegistry workers, SyncPolicy policy, int loadBatch) {
     this.journal = journal;
     this.store = journal.store();
     this.mounts = mounts;
     this.loader = loader;
     this.workers = workers;
+    this.policy = policy;
+    this.reconciler = new UfsReconciler(this);
     this.loadBatch = Math.max(1, loadBatch);
     this.nextId = store.nextInodeId();
   }
@@ -120,6 +133,18 @@ public final class InodeTree {
 
   public WorkerRegistry workers() {
     return workers;
+  }
+
+  public SyncPolicy policy() {
+    return policy;
+  }
+
+  UfsReconciler reconciler() {
+    return reconciler;
+  }
+
+  int loadBatch() {
+    return loadBatch;
   }
 
   /** Creates the root inode from the root mount's store, if the namespace has none yet. */
@@ -149,27 +174,81 @@ public final class InodeTree {
   }
 
   /**
-   * Runs {@code body} under the read lock with the inode of {@code path}, first loading the
-   * path's metadata from its under store when the namespace has not seen it yet. Fails with
-   * NOT_FOUND when the path exists nowhere.
+   * Runs {@code body} under the read lock with the inode of {@code path}. The path's metadata is
+   * first loaded from its under store when the namespace has not seen it, and checked against
+   * the store when its sync interval (the call's, or null for the mount's or the default) says
+   * it is due. Fails with NOT_FOUND when the path exists nowhere.
    */
+  public <T> T read(String path, SyncInterval call, ReadBody<T> body) throws IOException {
+    InodeEntry due = null;
+    lock.readLock().lock();
+    try {
+      Walk w = walk(path);
+      if (w.complete()) {
+        if (!statusDue(w, call)) {
+          return body.apply(w.last());
+        }
+        due = w.last();
+      } else if (!loadable(w, call)) {
+        throw StrataException.notFound(path);
+      }
+    } finally {
+      lock.readLock().unlock();
+    }
+    if (due != null) {
+      reconciler.checkStatus(path, due);
+      // Just checked: a name the store no longer has is not looked up there again.
+      return readLoaded(path, SyncInterval.NEVER, body);
+    }
+    return loadAndRead(path, call, body);
+  }
+
+  /** {@link #read} with the mount's or the default sync interval. */
   public <T> T read(String path, ReadBody<T> body) throws IOException {
+    return read(path, null, body);
+  }
+
+  /**
+   * The inode of a path, loading what the namespace has not seen (or, under a directory whose
+   * listing is due, what it may have missed), without checking the inode itself.
+   */
+  public InodeEntry resolve(String path, SyncInterval call) throws IOException {
+    return readLoaded(path, call, n -> n);
+  }
+
+  /** The inode with that id, or null. Takes the read lock. */
+  InodeEntry get(long id) {
+    lock.readLock().lock();
+    try {
+      return store.get(id);
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /** Runs a body on the inode of a path, loading what is missing but checking nothing. */
+  private <T> T readLoaded(String path, SyncInterval call, ReadBody<T> body) throws IOException {
     lock.readLock().lock();
     try {
       Walk w = walk(path);
       if (w.complete()) {
         return body.apply(w.last());
       }
-      if (!loadable(w)) {
+      if (!loadable(w, call)) {
         throw StrataException.notFound(path);
       }
     } finally {
       lock.readLock().unlock();
     }
+    return loadAndRead(path, call, body);
+  }
+
+  private <T> T loadAndRead(String path, SyncInterval call, ReadBody<T> body)
+      throws IOException {
     lock.writeLock().lock();
     boolean downgraded = false;
     try {
-      InodeEntry inode = resolveLocked(path);
+      InodeEntry inode = resolveLocked(path, call);
       // Downgrade so the body runs concurrently with other reads, on the state just loaded.
       lock.readLock().lock();
       lock.writeLock().unlock();
@@ -206,37 +285,77 @@ public final class InodeTree {
     return new Walk(names, inodes);
   }
 
-  private static boolean loadable(Walk w) {
+  /**
+   * Whether the name after the end of an incomplete walk may exist in the store unseen: below a
+   * directory whose children were never loaded, or whose listing is due for a sync.
+   */
+  private boolean loadable(Walk w, SyncInterval call) {
     InodeEntry last = w.last();
-    return last.getDirectory() && !last.getChildrenLoaded();
+    if (!last.getDirectory()) {
+      return false;
+    }
+    return !last.getChildrenLoaded()
+        || policy.listingDue(last, w.pathAt(w.found() + 1), call);
+  }
+
+  /** Whether the inode a complete walk ends at is due for a check against its store. */
+  private boolean statusDue(Walk w, SyncInterval call) {
+    int depth = w.found();
+    InodeEntry n = w.last();
+    if (depth == 0 || (!n.getDirectory() && !n.getComplete())) {
+      return false;
+    }
+    String path = w.pathAt(depth);
+    // A mount point mirrors the root of its own store, which a sync never removes.
+    if (mounts.at(path) != null) {
+      return false;
+    }
+    return policy.statusDue(n, w.inodes().get(depth - 1), path, call);
   }
 
   /**
    * Walks a path, creating inodes for components that exist in the under store but not yet in
-   * the namespace (only below directories whose children are not all known). Caller holds the
-   * write lock.
+   * the namespace (only below directories whose children may be missing, see
+   * {@link #loadable}). Caller holds the write lock.
    */
-  public Walk walkLoading(String path) throws IOException {
+  public Walk walkLoading(String path, SyncInterval call) throws IOException {
     Walk w = walk(path);
-    while (!w.complete() && loadable(w)) {
+    while (!w.complete() && loadable(w, call)) {
       int depth = w.found() + 1;
       String childPath = w.pathAt(depth);
+      long now = System.currentTimeMillis();
+      if (w.last().getChildrenLoaded()) {
+        policy.countStatusCheck();
+      }
       Optional<UfsStatus> s = loader.stat(mounts.resolve(childPath));
       if (s.isEmpty()) {
         break;
       }
       String name = w.names().get(depth - 1);
-      InodeEntry.Builder child = loader.toInode(s.get(), newInodeId(), w.last().getId(), name);
+      InodeEntry.Builder child = loader.toInode(s.get(), newInodeId(), w.last().getId(), name,
+          now);
       journal(List.of(inode(child)));
       loader.countLoaded(1);
+      if (child.getDirectory()) {
+        policy.statusChecked(child.getId(), now);
+      }
       w.inodes().add(child.build());
     }
     return w;
   }
 
+  /** {@link #walkLoading(String, SyncInterval)} with the mount's or the default interval. */
+  public Walk walkLoading(String path) throws IOException {
+    return walkLoading(path, null);
+  }
+
   /** The inode of a path, loading it when needed; NOT_FOUND otherwise. Write lock held. */
   public InodeEntry resolveLocked(String path) throws IOException {
-    Walk w = walkLoading(path);
+    return resolveLocked(path, null);
+  }
+
+  private InodeEntry resolveLocked(String path, SyncInterval call) throws IOException {
+    Walk w = walkLoading(path, call);
     if (!w.complete()) {
       throw StrataException.notFound(path);
     }
@@ -274,8 +393,14 @@ public final class InodeTree {
     return store.nextMountId();
   }
 
-  /** Journals and applies entries; the mount table follows mount entries. */
+  /**
+   * Journals and applies entries; the mount table follows mount entries. Names the entries
+   * change in directories whose listing is being synced are remembered for that sync.
+   */
   public void journal(List<JournalEntry.Builder> entries) throws StrataException {
+    if (!sessions.isEmpty()) {
+      noteTouched(entries);
+    }
     List<JournalEntry> written = journal.write(entries);
     for (JournalEntry e : written) {
       if (e.hasAddMount() || e.hasDeleteMount()) {
@@ -285,15 +410,51 @@ public final class InodeTree {
     }
   }
 
+  private void noteTouched(List<JournalEntry.Builder> entries) {
+    for (JournalEntry.Builder e : entries) {
+      switch (e.getEntryCase()) {
+        case INODE -> touch(e.getInode().getParentId(), e.getInode().getName());
+        case DELETE_INODE -> {
+          InodeEntry n = store.get(e.getDeleteInode().getId());
+          if (n != null) {
+            touch(n.getParentId(), n.getName());
+          }
+        }
+        case RENAME -> {
+          InodeEntry n = store.get(e.getRename().getId());
+          if (n != null) {
+            touch(n.getParentId(), n.getName());
+          }
+          touch(e.getRename().getNewParentId(), e.getRename().getNewName());
+        }
+        default -> { }
+      }
+    }
+  }
+
+  private void touch(long parentId, String name) {
+    ListingSession s = sessions.get(parentId);
+    if (s != null) {
+      s.touched.add(name);
+    }
+  }
+
   public static JournalEntry.Builder inode(InodeEntry.Builder inode) {
     return JournalEntry.newBuilder().setInode(inode);
   }
 
-  /** Records that a child left a directory, so a listing being loaded does not restore it. */
-  public void noteRemoved(long parentId, String name) {
-    LoadSession s = loading.get(parentId);
-    if (s != null) {
-      s.removed.add(name);
+  /** Starts remembering the names changed in a directory. Write lock held. */
+  ListingSession openSession(long dirId) {
+    ListingSession s = sessions.computeIfAbsent(dirId, k -> new ListingSession());
+    s.users++;
+    return s;
+  }
+
+  /** Ends what {@link #openSession} started. Write lock held. */
+  void closeSession(long dirId) {
+    ListingSession s = sessions.get(dirId);
+    if (s != null && --s.users == 0) {
+      sessions.remove(dirId);
     }
   }
 
@@ -344,93 +505,6 @@ public final class InodeTree {
   // ---- directory listings ----
 
   /**
-   * Makes sure every child of a directory is in the namespace, loading the under-store listing
-   * in batches when it never was. The caller holds no lock.
-   */
-  public void ensureChildrenLoaded(String path) throws IOException {
-    // Most listings are of directories already loaded: find out under the shared lock.
-    if (!read(path, n -> n.getDirectory() && !n.getChildrenLoaded())) {
-      return;
-    }
-    long dirId;
-    MountTable.Resolution where;
-    LoadSession session;
-    lock.writeLock().lock();
-    try {
-      InodeEntry dir = resolveLocked(path);
-      if (!dir.getDirectory() || dir.getChildrenLoaded()) {
-        return;
-      }
-      dirId = dir.getId();
-      where = mounts.resolve(path);
-      session = loading.computeIfAbsent(dirId, k -> new LoadSession());
-      session.users++;
-    } finally {
-      lock.writeLock().unlock();
-    }
-    try {
-      loadChildren(dirId, where, session);
-    } finally {
-      write(() -> {
-        if (--session.users == 0) {
-          loading.remove(dirId);
-        }
-        return null;
-      });
-    }
-  }
-
-  private void loadChildren(long dirId, MountTable.Resolution where, LoadSession session)
-      throws IOException {
-    UnderFileSystem ufs = loader.store(where.mount());
-    List<UfsStatus> batch = new ArrayList<>(loadBatch);
-    // The listing is read without the lock: a store may take long to list a large directory.
-    try (UnderFileSystem.CloseableIterator<UfsStatus> it = ufs.list(where.ufsUri())) {
-      while (it.hasNext()) {
-        batch.add(it.next());
-        if (batch.size() >= loadBatch) {
-          if (!addLoaded(dirId, batch, session)) {
-            return;
-          }
-          batch.clear();
-        }
-      }
-    }
-    if (!addLoaded(dirId, batch, session)) {
-      return;
-    }
-    write(() -> {
-      InodeEntry dir = store.get(dirId);
-      if (dir != null && !dir.getChildrenLoaded()) {
-        journal(List.of(inode(dir.toBuilder().setChildrenLoaded(true))));
-      }
-      return null;
-    });
-  }
-
-  /** Creates inodes for one batch of a listing; false when the load should stop. */
-  private boolean addLoaded(long dirId, List<UfsStatus> batch, LoadSession session)
-      throws IOException {
-    return write(() -> {
-      InodeEntry dir = store.get(dirId);
-      if (dir == null || dir.getChildrenLoaded()) {
-        return false;
-      }
-      List<JournalEntry.Builder> entries = new ArrayList<>();
-      for (UfsStatus s : batch) {
-        String name = s.name();
-        if (UfsMetadataLoader.validName(name) && !session.removed.contains(name)
-            && store.childId(dirId, name) < 0) {
-          entries.add(inode(loader.toInode(s, newInodeId(), dirId, name)));
-        }
-      }
-      journal(entries);
-      loader.countLoaded(entries.size());
-      return true;
-    });
-  }
-
-  /**
    * One page of a directory's children in name order after {@code startAfter}; empty when the
    * directory is gone. Takes the read lock.
    */
@@ -446,6 +520,23 @@ public final class InodeTree {
         InodeEntry n = store.get(c.id());
         if (n != null) {
           out.add(info(n, PathNames.join(dirPath, c.name())));
+        }
+      }
+      return out;
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /** Up to {@code limit} child inodes of a directory in name order after {@code startAfter}. */
+  List<InodeEntry> childrenPage(long dirId, String startAfter, int limit) {
+    lock.readLock().lock();
+    try {
+      List<InodeEntry> out = new ArrayList<>();
+      for (InodeStore.Child c : store.children(dirId, startAfter, limit)) {
+        InodeEntry n = store.get(c.id());
+        if (n != null) {
+          out.add(n);
         }
       }
       return out;

@@ -9,6 +9,7 @@ import io.strata.proto.BlockInfo;
 import io.strata.proto.FileInfo;
 import io.strata.proto.FreeResponse;
 import io.strata.proto.GetFileBlocksResponse;
+import io.strata.proto.LoadMetadataProgress;
 import io.strata.proto.MountInfo;
 import io.strata.proto.journal.AddMountEntry;
 import io.strata.proto.journal.DeleteInodeEntry;
@@ -24,6 +25,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,7 +34,9 @@ import org.slf4j.LoggerFactory;
  * The file-system operations of the master on normalized namespace paths. Changes are written
  * through: the master changes the under store's metadata first (mkdir, delete, rename), then
  * journals and applies the namespace change, all under the tree's write lock, and returns only
- * once both are done. File bytes are never touched here; workers write them.
+ * once both are done. File bytes are never touched here; workers write them. Reads check a
+ * path against its store first when its sync interval says the namespace's view is too old
+ * (see {@link SyncPolicy}); listings are loaded and synced by {@link ListingSync}.
  *
  * <p>Every failure is a {@link StrataException} whose message names the path and, where there
  * is one, what the caller can do.
@@ -45,27 +50,57 @@ public final class Namespace {
   private final MountTable mounts;
   private final UfsMetadataLoader loader;
   private final WorkerRegistry workers;
+  private final ListingSync listings;
 
   public Namespace(InodeTree tree) {
     this.tree = tree;
     this.mounts = tree.mounts();
     this.loader = tree.loader();
     this.workers = tree.workers();
+    this.listings = new ListingSync(tree);
   }
 
-  /** The FileInfo of a path, loading its metadata from the under store on first access. */
+  /**
+   * The FileInfo of a path, loading its metadata from the under store on first access and
+   * checking it there again when its sync interval says it is due.
+   *
+   * @param call the call's sync interval; null for the mount's or the configured one
+   */
+  public FileInfo getStatus(String path, SyncInterval call) throws IOException {
+    return tree.read(path, call, n -> tree.info(n, path));
+  }
+
+  /** {@link #getStatus(String, SyncInterval)} with the mount's or the configured interval. */
   public FileInfo getStatus(String path) throws IOException {
-    return tree.read(path, n -> tree.info(n, path));
+    return getStatus(path, null);
   }
 
   /** Where a listing starts: a directory to page through, or a single file. */
   public record Listing(long dirId, FileInfo file) {}
 
-  /** Loads a directory's children if needed and returns where its listing starts. */
-  public Listing openListing(String path) throws IOException {
-    tree.ensureChildrenLoaded(path);
-    return tree.read(path, n -> n.getDirectory() ? new Listing(n.getId(), null)
-        : new Listing(0, tree.info(n, path)));
+  /**
+   * Loads a directory's children when never loaded, syncs them when due under the call's sync
+   * interval (null: the mount's or the configured one), and returns where its listing starts.
+   * A file is checked as {@link #getStatus} checks it.
+   */
+  public Listing openListing(String path, SyncInterval call) throws IOException {
+    listings.refresh(path, call);
+    Listing dir = tree.read(path, SyncInterval.NEVER,
+        n -> n.getDirectory() ? new Listing(n.getId(), null) : null);
+    return dir != null ? dir : new Listing(0, getStatus(path, call));
+  }
+
+  /**
+   * Loads or syncs every directory below a path, depth first, as a listing of each would;
+   * progress goes to {@code sink} about once a second and once at the end.
+   *
+   * @param call the sync interval of every path (null: each path's mount's or configured one)
+   * @param cancelled polled during the walk; it stops quietly once this turns true
+   * @throws IOException when the path itself cannot be loaded
+   */
+  public LoadMetadataProgress loadMetadata(String path, SyncInterval call,
+      BooleanSupplier cancelled, Consumer<LoadMetadataProgress> sink) throws IOException {
+    return new MetadataLoad(tree, listings, path, call, cancelled, sink).run();
   }
 
   /** One page of a directory opened with {@link #openListing}. */
@@ -212,8 +247,9 @@ public final class Namespace {
         throw StrataException.invalidArgument("Bad length " + length + " for " + path
             + " with block size " + n.getBlockSize());
       }
+      long now = System.currentTimeMillis();
       InodeEntry.Builder done = n.toBuilder().setLength(length).setUfsFingerprint(fingerprint)
-          .setComplete(true).setModificationTimeMs(System.currentTimeMillis());
+          .setComplete(true).setModificationTimeMs(now).setUfsSyncTimeMs(now);
       tree.journal(List.of(InodeTree.inode(done)));
       return tree.info(done.build(), path);
     });
@@ -250,7 +286,6 @@ public final class Namespace {
       tree.forEachFileBelow(n, f -> files.add(f.getId()));
       tree.journal(List.of(JournalEntry.newBuilder()
           .setDeleteInode(DeleteInodeEntry.newBuilder().setId(n.getId()))));
-      tree.noteRemoved(n.getParentId(), n.getName());
       workers.removeFiles(files);
       return null;
     });
@@ -305,7 +340,6 @@ public final class Namespace {
       tree.journal(List.of(JournalEntry.newBuilder().setRename(RenameEntry.newBuilder()
           .setId(n.getId()).setNewParentId(pw.last().getId()).setNewName(PathNames.name(dst))
           .setModificationTimeMs(System.currentTimeMillis()))));
-      tree.noteRemoved(n.getParentId(), n.getName());
       return null;
     });
   }
@@ -375,6 +409,7 @@ public final class Namespace {
     if (ufsUri.isEmpty()) {
       throw StrataException.invalidArgument("No under-store URI given to mount at " + path);
     }
+    MountOptionPolicy.validate(path, ufsUri, options);
     // Checked before taking the lock: a remote store may be slow to answer.
     UfsStatus status;
     try {
@@ -451,7 +486,6 @@ public final class Namespace {
         tree.forEachFileBelow(point, f -> files.add(f.getId()));
         entries.add(JournalEntry.newBuilder()
             .setDeleteInode(DeleteInodeEntry.newBuilder().setId(point.getId())));
-        tree.noteRemoved(point.getParentId(), point.getName());
       }
       tree.journal(entries);
       workers.removeFiles(files);
@@ -469,8 +503,17 @@ public final class Namespace {
     });
   }
 
-  /** Every mount, the root first. */
-  public List<MountInfo> listMounts() {
-    return mounts.all();
+  /**
+   * Every mount, the root first.
+   *
+   * @param includeSecrets show secret option values as they are instead of masked
+   * @param storeOptionsOnly leave out the options that configure Strata itself
+   */
+  public List<MountInfo> listMounts(boolean includeSecrets, boolean storeOptionsOnly) {
+    List<MountInfo> out = new ArrayList<>();
+    for (MountInfo m : mounts.all()) {
+      out.add(MountOptionPolicy.view(m, includeSecrets, storeOptionsOnly));
+    }
+    return out;
   }
 }

@@ -15,8 +15,9 @@ import java.util.Optional;
 
 /**
  * Reads metadata from under stores and turns it into inodes. It opens each mount's store
- * through the shared {@link UnderStores} with the mount's options, and fills what a store does
- * not know (mode, owner, group) with the defaults of files created through Strata.
+ * through the shared {@link UnderStores} with the mount's options (less Strata's own, see
+ * {@link MountOptionPolicy}), and fills what a store does not know (mode, owner, group) with
+ * the defaults of files created through Strata.
  */
 public final class UfsMetadataLoader {
   static final int DEFAULT_DIR_MODE = 0755;
@@ -39,19 +40,19 @@ public final class UfsMetadataLoader {
     this.owner = owner;
     this.group = group;
     this.loads = Counter.builder(MetricNames.MASTER_UFS_METADATA_LOADS)
-        .description("Inodes created from under-store metadata on first access")
+        .description("Inodes created from under-store metadata (first access or a sync)")
         .register(registry);
   }
 
   /** The store of a mount. */
   public UnderFileSystem store(MountInfo mount) throws IOException {
-    return stores.get(mount.getUfsUri(), mount.getOptionsMap());
+    return store(mount.getUfsUri(), mount.getOptionsMap());
   }
 
   /** The store of a URI not yet mounted, opened with the options it would be mounted with. */
   public UnderFileSystem store(String uri, Map<String, String> options)
       throws IOException {
-    return stores.get(uri, options);
+    return stores.get(uri, MountOptionPolicy.storeOptions(options));
   }
 
   /** The status of a path in its mount's store, or empty when the store does not have it. */
@@ -63,8 +64,17 @@ public final class UfsMetadataLoader {
     }
   }
 
-  /** An inode mirroring an under-store entry: complete, children not yet loaded. */
+  /** An inode mirroring an under-store entry just read: complete, children not yet loaded. */
   public InodeEntry.Builder toInode(UfsStatus s, long id, long parentId, String name) {
+    return toInode(s, id, parentId, name, System.currentTimeMillis());
+  }
+
+  /**
+   * An inode mirroring an under-store entry read at {@code syncMs}: complete, children not yet
+   * loaded, a file checked at that time.
+   */
+  public InodeEntry.Builder toInode(UfsStatus s, long id, long parentId, String name,
+      long syncMs) {
     return InodeEntry.newBuilder().setId(id).setParentId(parentId).setName(name)
         .setDirectory(s.directory()).setLength(s.directory() ? 0 : s.length())
         .setBlockSize(s.directory() ? 0 : defaultBlockSize)
@@ -72,12 +82,13 @@ public final class UfsMetadataLoader {
         .setMode(s.mode() != 0 ? s.mode() : s.directory() ? DEFAULT_DIR_MODE : DEFAULT_FILE_MODE)
         .setOwner(s.owner().isEmpty() ? owner : s.owner())
         .setGroup(s.group().isEmpty() ? group : s.group())
-        .setComplete(true).setUfsFingerprint(s.fingerprint()).setChildrenLoaded(false);
+        .setComplete(true).setUfsFingerprint(s.fingerprint()).setChildrenLoaded(false)
+        .setUfsSyncTimeMs(s.directory() ? 0 : syncMs);
   }
 
   /**
    * A new inode created through Strata (not loaded): default owner, group and mode; a file
-   * starts incomplete and empty, a directory starts with its (empty) children known.
+   * starts incomplete and empty, a directory starts with its (empty) children known as of now.
    */
   public InodeEntry.Builder newInode(long id, long parentId, String name, boolean directory,
       int mode) {
@@ -85,7 +96,8 @@ public final class UfsMetadataLoader {
         .setDirectory(directory).setBlockSize(directory ? 0 : defaultBlockSize)
         .setModificationTimeMs(System.currentTimeMillis())
         .setMode(mode != 0 ? mode : directory ? DEFAULT_DIR_MODE : DEFAULT_FILE_MODE)
-        .setOwner(owner).setGroup(group).setComplete(directory).setChildrenLoaded(directory);
+        .setOwner(owner).setGroup(group).setComplete(directory).setChildrenLoaded(directory)
+        .setUfsSyncTimeMs(System.currentTimeMillis());
   }
 
   /** Counts inodes created from under-store metadata. */

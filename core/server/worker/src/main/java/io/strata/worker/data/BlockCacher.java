@@ -24,8 +24,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Copies whole blocks from under stores into the block store after reads that missed, on a
  * bounded pool with a bounded queue. At most one copy of a block id is queued or running; a
- * request that finds the queue full is dropped (the next miss asks again). A copy whose source
- * changed since the client learnt it (another fingerprint) is not cached.
+ * request that finds the queue full is dropped (the next miss asks again). The source's
+ * fingerprint is checked before the copy (against the one the client learnt, when it gave one)
+ * and again after it: a copy whose source changed at either point -- a file rewritten while it
+ * was being copied -- is dropped, so a block is never cached as a mix of two versions.
  */
 public final class BlockCacher implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(BlockCacher.class);
@@ -80,13 +82,13 @@ public final class BlockCacher implements AutoCloseable {
     try {
       String path = source.getUfsPath();
       UnderFileSystem ufs = stores.get(path, source.getMountId());
-      if (!source.getUfsFingerprint().isEmpty()) {
-        String now = ufs.getStatus(path).fingerprint();
-        if (!now.equals(source.getUfsFingerprint())) {
-          LOG.info("Not caching block {}: {} changed (fingerprint {} where {} was expected)",
-              blockId, path, now, source.getUfsFingerprint());
-          return;
-        }
+      String before = ufs.getStatus(path).fingerprint();
+      String expected = source.getUfsFingerprint().isEmpty() ? before
+          : source.getUfsFingerprint();
+      if (!before.equals(expected)) {
+        LOG.info("Not caching block {}: {} changed (fingerprint {} where {} was expected)",
+            blockId, path, before, expected);
+        return;
       }
       Optional<TempBlock> reserved = store.createTempBlock(blockId, source.getBlockLength());
       if (reserved.isEmpty()) {
@@ -94,6 +96,12 @@ public final class BlockCacher implements AutoCloseable {
       }
       temp = reserved.get();
       writeBlock(ufs, source, temp);
+      String after = ufs.getStatus(path).fingerprint();
+      if (!after.equals(expected)) {
+        LOG.info("Dropping the copy of block {}: {} changed while it was copied (fingerprint {}"
+            + " where {} was expected)", blockId, path, after, expected);
+        return;
+      }
       store.commit(temp);
       temp = null;
     } catch (NoSuchFileException e) {

@@ -1,0 +1,96 @@
+package io.strata.master.file;
+
+import io.strata.proto.journal.DeleteInodeEntry;
+import io.strata.proto.journal.InodeEntry;
+import io.strata.proto.journal.JournalEntry;
+import io.strata.underfs.UfsStatus;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Brings inodes in line with what their under store says of them. It decides, for one inode and
+ * the store's status of its path, whether the inode stays, is deleted (the store has nothing
+ * there) or is replaced by a new inode with a new id (another type, or a file whose fingerprint
+ * changed), so that blocks cached for old content are never read as the new. It never touches
+ * files being written through Strata, mount points, or paths with mount points below them.
+ */
+final class UfsReconciler {
+  private final InodeTree tree;
+
+  UfsReconciler(InodeTree tree) {
+    this.tree = tree;
+  }
+
+  /**
+   * Checks one inode against its store and applies the answer; an unchanged inode is
+   * remembered as checked. The store is asked with no lock held; if the path changed meanwhile
+   * (through Strata, or by another check), that state wins and the answer is dropped. The
+   * caller holds no lock.
+   */
+  void checkStatus(String path, InodeEntry seen) throws IOException {
+    long now = System.currentTimeMillis();
+    SyncPolicy policy = tree.policy();
+    policy.countStatusCheck();
+    Optional<UfsStatus> s = tree.loader().stat(tree.mounts().resolve(path));
+    tree.write(() -> {
+      InodeTree.Walk w = tree.walk(path);
+      if (!w.complete() || !w.last().equals(seen)) {
+        return null;
+      }
+      List<JournalEntry.Builder> entries = new ArrayList<>();
+      List<Long> files = new ArrayList<>();
+      if (reconcile(seen, path, s, now, entries, files) == seen.getId()) {
+        policy.statusChecked(seen.getId(), now);
+      }
+      tree.journal(entries);
+      tree.workers().removeFiles(files);
+      return null;
+    });
+  }
+
+  /**
+   * Adds the entries that bring one inode in line with the store's status of its path (empty:
+   * the store has nothing there), and the ids of files whose cached blocks must go. Returns the
+   * id at the inode's name afterwards: its own when nothing changes, a new one when it is
+   * replaced, -1 when it is deleted. Write lock held; the caller journals the entries and then
+   * queues the files' blocks for removal.
+   */
+  long reconcile(InodeEntry n, String path, Optional<UfsStatus> status, long syncMs,
+      List<JournalEntry.Builder> entries, List<Long> files) {
+    if (!n.getDirectory() && !n.getComplete()) {
+      return n.getId();
+    }
+    UfsStatus s = status.orElse(null);
+    boolean replace = s != null && (s.directory() != n.getDirectory()
+        || (!n.getDirectory() && changed(n, s)));
+    if (s != null && !replace) {
+      return n.getId();
+    }
+    MountTable mounts = tree.mounts();
+    if (mounts.at(path) != null || !mounts.mountPointsBelow(path).isEmpty()) {
+      return n.getId();
+    }
+    tree.forEachFileBelow(n, f -> files.add(f.getId()));
+    entries.add(JournalEntry.newBuilder()
+        .setDeleteInode(DeleteInodeEntry.newBuilder().setId(n.getId())));
+    if (s == null) {
+      tree.policy().countDeleted();
+      return -1;
+    }
+    InodeEntry.Builder fresh = tree.loader().toInode(s, tree.newInodeId(), n.getParentId(),
+        n.getName(), syncMs);
+    entries.add(InodeTree.inode(fresh));
+    tree.policy().countReplaced();
+    return fresh.getId();
+  }
+
+  /** Whether a file's content in the store differs from what its inode mirrors. */
+  private static boolean changed(InodeEntry n, UfsStatus s) {
+    if (!n.getUfsFingerprint().isEmpty() && !s.fingerprint().isEmpty()) {
+      return !n.getUfsFingerprint().equals(s.fingerprint());
+    }
+    return n.getLength() != s.length() || n.getModificationTimeMs() != s.modificationTimeMs();
+  }
+}

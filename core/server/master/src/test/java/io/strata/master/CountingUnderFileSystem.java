@@ -1,0 +1,130 @@
+package io.strata.master;
+
+import io.strata.underfs.UfsOutputStream;
+import io.strata.underfs.UfsStatus;
+import io.strata.underfs.UnderFileSystem;
+import io.strata.underfs.UnderFileSystemProvider;
+import io.strata.underfs.local.LocalUnderFileSystem;
+import java.io.IOException;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A test under store over local folders, addressed as {@code counting:///abs/path}: it counts
+ * the metadata calls it serves, takes any options (and records them), and can run a hook when a
+ * listing has returned its last entry, to race a sync with changes through Strata.
+ */
+public final class CountingUnderFileSystem implements UnderFileSystem {
+  static final AtomicInteger STATUS_CALLS = new AtomicInteger();
+  static final AtomicInteger LIST_CALLS = new AtomicInteger();
+  static final CopyOnWriteArrayList<Map<String, String>> OPENED_WITH =
+      new CopyOnWriteArrayList<>();
+  /** Run once, then cleared, when a listing has returned its last entry. */
+  static volatile Runnable afterListing;
+  /** Listings of paths whose last name is this fail, as a store that cannot list them. */
+  static final String UNLISTABLE = "unlistable";
+
+  private final LocalUnderFileSystem local = new LocalUnderFileSystem();
+
+  /** Found through the service file in the test resources. */
+  public static final class Provider implements UnderFileSystemProvider {
+    @Override
+    public String scheme() {
+      return "counting";
+    }
+
+    @Override
+    public UnderFileSystem open(String uri, Map<String, String> options) {
+      OPENED_WITH.add(Map.copyOf(options));
+      return new CountingUnderFileSystem();
+    }
+  }
+
+  static void reset() {
+    STATUS_CALLS.set(0);
+    LIST_CALLS.set(0);
+    afterListing = null;
+  }
+
+  private static String local(String uri) {
+    return "file://" + uri.substring("counting://".length());
+  }
+
+  @Override
+  public String scheme() {
+    return "counting";
+  }
+
+  @Override
+  public UfsStatus getStatus(String path) throws IOException {
+    STATUS_CALLS.incrementAndGet();
+    return local.getStatus(local(path));
+  }
+
+  @Override
+  public boolean exists(String path) throws IOException {
+    STATUS_CALLS.incrementAndGet();
+    return local.exists(local(path));
+  }
+
+  @Override
+  public CloseableIterator<UfsStatus> list(String path) throws IOException {
+    LIST_CALLS.incrementAndGet();
+    if (path.endsWith("/" + UNLISTABLE)) {
+      throw new IOException("Test store refuses to list " + path);
+    }
+    CloseableIterator<UfsStatus> it = local.list(local(path));
+    return new CloseableIterator<>() {
+      @Override
+      public boolean hasNext() {
+        boolean more = it.hasNext();
+        Runnable hook = afterListing;
+        if (!more && hook != null) {
+          afterListing = null;
+          hook.run();
+        }
+        return more;
+      }
+
+      @Override
+      public UfsStatus next() {
+        return it.next();
+      }
+
+      @Override
+      public void close() throws IOException {
+        it.close();
+      }
+    };
+  }
+
+  @Override
+  public int read(String path, long position, byte[] buffer, int offset, int length)
+      throws IOException {
+    return local.read(local(path), position, buffer, offset, length);
+  }
+
+  @Override
+  public UfsOutputStream create(String path, boolean overwrite, int mode) throws IOException {
+    return local.create(local(path), overwrite, mode);
+  }
+
+  @Override
+  public void mkdirs(String path, boolean recursive) throws IOException {
+    local.mkdirs(local(path), recursive);
+  }
+
+  @Override
+  public void delete(String path, boolean recursive) throws IOException {
+    local.delete(local(path), recursive);
+  }
+
+  @Override
+  public void rename(String src, String dst) throws IOException {
+    local.rename(local(src), local(dst));
+  }
+
+  @Override
+  public void close() {}
+}
