@@ -28,6 +28,7 @@ public final class S3Server implements AutoCloseable {
   private final S3Client client;
 
   public S3Server(Path dataDir) throws Exception {
+    java.nio.file.Files.createDirectories(dataDir);
     Properties props = new Properties();
     props.setProperty("jclouds.filesystem.basedir", dataDir.toString());
     proxy = S3Proxy.builder()

@@ -54,8 +54,9 @@ class UnderStoresEndToEndTest {
   static void start() throws Exception {
     hdfs = new HdfsServer(dir.resolve("hdfs"));
     hdfs.fs().mkdirs(new org.apache.hadoop.fs.Path("/strata-root"));
-    s3 = new S3Server(dir.resolve("s3"));
+    s3 = new S3Server(Files.createDirectories(dir.resolve("s3")));
     s3.createBucket(BUCKET);
+    putS3("data/", new byte[0]); // the prefix to mount: a directory marker
     cluster = MultiProcessCluster.builder(dir.resolve("cluster")).workers(2)
         .property("strata.master.file.block.size", Long.toString(BLOCK))
         .property("strata.master.root.ufs", hdfs.uri("/strata-root"))
@@ -231,7 +232,7 @@ class UnderStoresEndToEndTest {
     assertTrue(noBucket.getMessage().contains("does not exist"), noBucket.getMessage());
 
     // A second S3 server that goes away after a file has been listed.
-    S3Server doomed = new S3Server(dir.resolve("s3-doomed"));
+    S3Server doomed = new S3Server(Files.createDirectories(dir.resolve("s3-doomed")));
     doomed.createBucket("gone");
     doomed.client().putObject(b -> b.bucket("gone").key("d/file.bin"),
         RequestBody.fromBytes(random(1000, 7)));

@@ -12,6 +12,7 @@ import io.strata.proto.LoadMetadataRequest;
 import java.io.UncheckedIOException;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The progress of one metadata load, streamed from the master: a message about once a second
@@ -34,7 +35,9 @@ final class MetadataLoadStream implements CloseableIterator<LoadMetadataProgress
       try {
         Context previous = call.attach();
         try {
-          messages = master.stub().loadMetadata(request);
+          messages = master.stub()
+              .withDeadlineAfter(master.listTimeout().toMillis(), TimeUnit.MILLISECONDS)
+              .loadMetadata(request);
         } finally {
           call.detach(previous);
         }

@@ -122,7 +122,7 @@ final class StatusListing implements CloseableIterator<FileInfo> {
     Context previous = call.attach();
     try {
       pages = master.stub()
-          .withDeadlineAfter(master.rpcTimeout().toMillis(), TimeUnit.MILLISECONDS)
+          .withDeadlineAfter(master.listTimeout().toMillis(), TimeUnit.MILLISECONDS)
           .listStatus(request.build());
     } finally {
       call.detach(previous);

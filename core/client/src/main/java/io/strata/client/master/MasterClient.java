@@ -41,6 +41,7 @@ public final class MasterClient implements Closeable {
   private final ManagedChannel channel;
   private final FileSystemMasterBlockingStub stub;
   private final Duration rpcTimeout;
+  private final Duration listTimeout;
   private final Duration retryBudget;
   private final Duration baseSleep;
   private final Duration maxSleep;
@@ -53,6 +54,7 @@ public final class MasterClient implements Closeable {
         .maxInboundMessageSize(MAX_MESSAGE_BYTES).build();
     this.stub = FileSystemMasterGrpc.newBlockingStub(channel);
     this.rpcTimeout = conf.getDuration(ClientKeys.RPC_TIMEOUT);
+    this.listTimeout = conf.getDuration(ClientKeys.LIST_TIMEOUT);
     this.retryBudget = conf.getDuration(ClientKeys.MASTER_RETRY_DURATION);
     this.baseSleep = conf.getDuration(ClientKeys.MASTER_RETRY_BASE_SLEEP);
     this.maxSleep = conf.getDuration(ClientKeys.MASTER_RETRY_MAX_SLEEP);
@@ -61,6 +63,11 @@ public final class MasterClient implements Closeable {
   /** The master's address as host:port. */
   public String target() {
     return target;
+  }
+
+  /** The deadline of one streamed listing or metadata load. */
+  public Duration listTimeout() {
+    return listTimeout;
   }
 
   /** The deadline of one control call. */

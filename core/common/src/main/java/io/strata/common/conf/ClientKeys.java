@@ -15,6 +15,9 @@ public final class ClientKeys {
       "Longest back-off between retries of a master call.");
   public static final ConfigKey RPC_TIMEOUT = ConfigKey.duration("strata.client.rpc.timeout",
       "60s", "Deadline of one control RPC.");
+  public static final ConfigKey LIST_TIMEOUT = ConfigKey.duration("strata.client.list.timeout",
+      "30min", "Deadline of one streamed listing or metadata load; the first listing of a large"
+          + " under-store directory loads it whole before its first page.");
   public static final ConfigKey SHORT_CIRCUIT = ConfigKey.bool(
       "strata.client.short.circuit.enabled", true,
       "Read blocks cached by a worker on this host straight from its block files.");
