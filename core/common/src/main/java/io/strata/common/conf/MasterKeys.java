@@ -10,6 +10,10 @@ public final class MasterKeys {
       "port", "TCP port of the master's HTTP endpoint (/metrics, /health).");
   public static final ConfigKey ROOT_UFS = ConfigKey.string("strata.master.root.ufs",
       "file://${strata.home}/underfs", "Under-store URI mounted at the namespace root.");
+  public static final ConfigKey ROOT_UFS_OPTIONS = ConfigKey.string(
+      "strata.master.root.ufs.options", "",
+      "Mount options of the root store as comma-separated key=value pairs, such as"
+          + " s3.endpoint=http://127.0.0.1:9000,s3.path.style=true.");
   public static final ConfigKey METASTORE_DIR = ConfigKey.string("strata.master.metastore.dir",
       "${strata.home}/master/metastore", "Folder of the RocksDB database that holds inodes.");
   public static final ConfigKey INODE_CACHE_SIZE = ConfigKey.integer(

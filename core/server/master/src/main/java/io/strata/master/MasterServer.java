@@ -30,6 +30,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFileAttributes;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -52,6 +53,7 @@ public final class MasterServer implements ProcessMain.Server {
 
   private final StrataConfig conf;
   private final String rootUfs;
+  private final Map<String, String> rootOptions;
   private final SyncInterval syncInterval;
   private PrometheusMeterRegistry registry;
   private UnderStores stores;
@@ -70,6 +72,7 @@ public final class MasterServer implements ProcessMain.Server {
   public MasterServer(StrataConfig conf) {
     this.conf = conf;
     this.rootUfs = conf.getString(MasterKeys.ROOT_UFS);
+    this.rootOptions = parseOptions(conf.getString(MasterKeys.ROOT_UFS_OPTIONS));
     // Under-store URIs keep names verbatim, so only the scheme separator is checked here; the
     // store itself validates the rest when the root is mounted.
     if (!rootUfs.matches("[A-Za-z][A-Za-z0-9+.-]*://.*")) {
@@ -106,7 +109,7 @@ public final class MasterServer implements ProcessMain.Server {
       // cached bytes: the lambda reads the field once both exist.
       workers = new WorkerRegistry(conf.getDuration(MasterKeys.WORKER_TIMEOUT),
           fileId -> namespace.isFile(fileId), registry);
-      MountTable mounts = new MountTable(rootUfs, journal.store().mounts());
+      MountTable mounts = new MountTable(rootUfs, rootOptions, journal.store().mounts());
       String owner = System.getProperty("user.name", "");
       UfsMetadataLoader loader = new UfsMetadataLoader(stores,
           conf.getBytes(MasterKeys.BLOCK_SIZE), owner, groupOf(owner), registry);
@@ -155,6 +158,23 @@ public final class MasterServer implements ProcessMain.Server {
     }
     LOG.info("Master serving gRPC on {}:{} and web on port {}; root mount {}",
         conf.getString(MasterKeys.BIND_HOST), rpcPort(), webPort(), rootUfs);
+  }
+
+  /** Parses {@code k=v,k=v}; a pair without '=' fails naming the key that holds it. */
+  static Map<String, String> parseOptions(String text) {
+    Map<String, String> options = new java.util.LinkedHashMap<>();
+    for (String pair : text.split(",")) {
+      if (pair.isBlank()) {
+        continue;
+      }
+      int eq = pair.indexOf('=');
+      if (eq <= 0) {
+        throw new ConfigException(MasterKeys.ROOT_UFS_OPTIONS.name() + " holds '" + pair.trim()
+            + "', which is not key=value (write e.g. s3.path.style=true,s3.region=us-east-1)");
+      }
+      options.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+    }
+    return options;
   }
 
   /** A local root folder is created when missing; another store must already exist. */

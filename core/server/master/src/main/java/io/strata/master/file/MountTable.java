@@ -27,8 +27,14 @@ public final class MountTable {
   private volatile TreeMap<String, MountInfo> byPath;
 
   public MountTable(String rootUfsUri, Collection<MountInfo> mounts) {
+    this(rootUfsUri, java.util.Map.of(), mounts);
+  }
+
+  /** A table whose root mount has options (credentials, endpoints) from configuration. */
+  public MountTable(String rootUfsUri, java.util.Map<String, String> rootOptions,
+      Collection<MountInfo> mounts) {
     this.root = MountInfo.newBuilder().setMountId(ROOT_MOUNT_ID).setPath(PathNames.ROOT)
-        .setUfsUri(rootUfsUri).build();
+        .setUfsUri(rootUfsUri).putAllOptions(rootOptions).build();
     reload(mounts);
   }
 
