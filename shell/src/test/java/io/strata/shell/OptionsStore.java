@@ -1,19 +1,19 @@
 package io.strata.shell;
 
-import io.strata.underfs.UfsOutputStream;
-import io.strata.underfs.UfsStatus;
+import io.strata.underfs.ForwardingUnderFileSystem;
 import io.strata.underfs.UnderFileSystem;
 import io.strata.underfs.UnderFileSystemProvider;
 import io.strata.underfs.local.LocalUnderFileSystem;
-import java.io.IOException;
 import java.util.Map;
 
 /**
  * A test under store over local folders, addressed as {@code options:///abs/path}, that takes
  * any mount options (credentials included), as remote stores do.
  */
-public final class OptionsStore implements UnderFileSystem {
-  private final LocalUnderFileSystem local = new LocalUnderFileSystem();
+public final class OptionsStore extends ForwardingUnderFileSystem {
+  OptionsStore() {
+    super(new LocalUnderFileSystem());
+  }
 
   /** Found through the service file in the test resources. */
   public static final class Provider implements UnderFileSystemProvider {
@@ -28,7 +28,8 @@ public final class OptionsStore implements UnderFileSystem {
     }
   }
 
-  private static String local(String uri) {
+  @Override
+  protected String delegatePath(String uri) {
     return "file://" + uri.substring("options://".length());
   }
 
@@ -36,48 +37,4 @@ public final class OptionsStore implements UnderFileSystem {
   public String scheme() {
     return "options";
   }
-
-  @Override
-  public UfsStatus getStatus(String path) throws IOException {
-    return local.getStatus(local(path));
-  }
-
-  @Override
-  public boolean exists(String path) throws IOException {
-    return local.exists(local(path));
-  }
-
-  @Override
-  public CloseableIterator<UfsStatus> list(String path) throws IOException {
-    return local.list(local(path));
-  }
-
-  @Override
-  public int read(String path, long position, byte[] buffer, int offset, int length)
-      throws IOException {
-    return local.read(local(path), position, buffer, offset, length);
-  }
-
-  @Override
-  public UfsOutputStream create(String path, boolean overwrite, int mode) throws IOException {
-    return local.create(local(path), overwrite, mode);
-  }
-
-  @Override
-  public void mkdirs(String path, boolean recursive) throws IOException {
-    local.mkdirs(local(path), recursive);
-  }
-
-  @Override
-  public void delete(String path, boolean recursive) throws IOException {
-    local.delete(local(path), recursive);
-  }
-
-  @Override
-  public void rename(String src, String dst) throws IOException {
-    local.rename(local(src), local(dst));
-  }
-
-  @Override
-  public void close() {}
 }

@@ -1,6 +1,6 @@
 package io.strata.master;
 
-import io.strata.underfs.UfsOutputStream;
+import io.strata.underfs.ForwardingUnderFileSystem;
 import io.strata.underfs.UfsStatus;
 import io.strata.underfs.UnderFileSystem;
 import io.strata.underfs.UnderFileSystemProvider;
@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the metadata calls it serves, takes any options (and records them), and can run a hook when a
  * listing has returned its last entry, to race a sync with changes through Strata.
  */
-public final class CountingUnderFileSystem implements UnderFileSystem {
+public final class CountingUnderFileSystem extends ForwardingUnderFileSystem {
   static final AtomicInteger STATUS_CALLS = new AtomicInteger();
   static final AtomicInteger LIST_CALLS = new AtomicInteger();
   static final CopyOnWriteArrayList<Map<String, String>> OPENED_WITH =
@@ -25,7 +25,9 @@ public final class CountingUnderFileSystem implements UnderFileSystem {
   /** Listings of paths whose last name is this fail, as a store that cannot list them. */
   static final String UNLISTABLE = "unlistable";
 
-  private final LocalUnderFileSystem local = new LocalUnderFileSystem();
+  CountingUnderFileSystem() {
+    super(new LocalUnderFileSystem());
+  }
 
   /** Found through the service file in the test resources. */
   public static final class Provider implements UnderFileSystemProvider {
@@ -47,7 +49,8 @@ public final class CountingUnderFileSystem implements UnderFileSystem {
     afterListing = null;
   }
 
-  private static String local(String uri) {
+  @Override
+  protected String delegatePath(String uri) {
     return "file://" + uri.substring("counting://".length());
   }
 
@@ -59,13 +62,13 @@ public final class CountingUnderFileSystem implements UnderFileSystem {
   @Override
   public UfsStatus getStatus(String path) throws IOException {
     STATUS_CALLS.incrementAndGet();
-    return local.getStatus(local(path));
+    return super.getStatus(path);
   }
 
   @Override
   public boolean exists(String path) throws IOException {
     STATUS_CALLS.incrementAndGet();
-    return local.exists(local(path));
+    return super.exists(path);
   }
 
   @Override
@@ -74,7 +77,7 @@ public final class CountingUnderFileSystem implements UnderFileSystem {
     if (path.endsWith("/" + UNLISTABLE)) {
       throw new IOException("Test store refuses to list " + path);
     }
-    CloseableIterator<UfsStatus> it = local.list(local(path));
+    CloseableIterator<UfsStatus> it = super.list(path);
     return new CloseableIterator<>() {
       @Override
       public boolean hasNext() {
@@ -98,33 +101,4 @@ public final class CountingUnderFileSystem implements UnderFileSystem {
       }
     };
   }
-
-  @Override
-  public int read(String path, long position, byte[] buffer, int offset, int length)
-      throws IOException {
-    return local.read(local(path), position, buffer, offset, length);
-  }
-
-  @Override
-  public UfsOutputStream create(String path, boolean overwrite, int mode) throws IOException {
-    return local.create(local(path), overwrite, mode);
-  }
-
-  @Override
-  public void mkdirs(String path, boolean recursive) throws IOException {
-    local.mkdirs(local(path), recursive);
-  }
-
-  @Override
-  public void delete(String path, boolean recursive) throws IOException {
-    local.delete(local(path), recursive);
-  }
-
-  @Override
-  public void rename(String src, String dst) throws IOException {
-    local.rename(local(src), local(dst));
-  }
-
-  @Override
-  public void close() {}
 }

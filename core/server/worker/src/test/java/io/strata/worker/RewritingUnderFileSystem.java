@@ -1,7 +1,6 @@
 package io.strata.worker;
 
-import io.strata.underfs.UfsOutputStream;
-import io.strata.underfs.UfsStatus;
+import io.strata.underfs.ForwardingUnderFileSystem;
 import io.strata.underfs.UnderFileSystem;
 import io.strata.underfs.UnderFileSystemProvider;
 import io.strata.underfs.local.LocalUnderFileSystem;
@@ -13,12 +12,14 @@ import java.util.Map;
  * run a hook once when a read reaches a given position: a test rewrites the file there, as
  * another program would while a worker copies it.
  */
-public final class RewritingUnderFileSystem implements UnderFileSystem {
+public final class RewritingUnderFileSystem extends ForwardingUnderFileSystem {
   /** Run once, then cleared, by the first read at or past {@link #hookPosition}. */
   static volatile Runnable onRead;
   static volatile long hookPosition;
 
-  private final LocalUnderFileSystem local = new LocalUnderFileSystem();
+  RewritingUnderFileSystem() {
+    super(new LocalUnderFileSystem());
+  }
 
   /** Found through the service file in the test resources. */
   public static final class Provider implements UnderFileSystemProvider {
@@ -33,28 +34,14 @@ public final class RewritingUnderFileSystem implements UnderFileSystem {
     }
   }
 
-  private static String local(String uri) {
+  @Override
+  protected String delegatePath(String uri) {
     return "file://" + uri.substring("rewriting://".length());
   }
 
   @Override
   public String scheme() {
     return "rewriting";
-  }
-
-  @Override
-  public UfsStatus getStatus(String path) throws IOException {
-    return local.getStatus(local(path));
-  }
-
-  @Override
-  public boolean exists(String path) throws IOException {
-    return local.exists(local(path));
-  }
-
-  @Override
-  public CloseableIterator<UfsStatus> list(String path) throws IOException {
-    return local.list(local(path));
   }
 
   @Override
@@ -65,29 +52,6 @@ public final class RewritingUnderFileSystem implements UnderFileSystem {
       onRead = null;
       hook.run();
     }
-    return local.read(local(path), position, buffer, offset, length);
+    return super.read(path, position, buffer, offset, length);
   }
-
-  @Override
-  public UfsOutputStream create(String path, boolean overwrite, int mode) throws IOException {
-    return local.create(local(path), overwrite, mode);
-  }
-
-  @Override
-  public void mkdirs(String path, boolean recursive) throws IOException {
-    local.mkdirs(local(path), recursive);
-  }
-
-  @Override
-  public void delete(String path, boolean recursive) throws IOException {
-    local.delete(local(path), recursive);
-  }
-
-  @Override
-  public void rename(String src, String dst) throws IOException {
-    local.rename(local(src), local(dst));
-  }
-
-  @Override
-  public void close() {}
 }

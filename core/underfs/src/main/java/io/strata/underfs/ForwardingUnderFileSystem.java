@@ -1,0 +1,71 @@
+package io.strata.underfs;
+
+import java.io.IOException;
+
+/**
+ * An under store that forwards every call to another, after mapping its URIs with
+ * {@link #delegatePath}. Subclasses override the calls they change: a store that counts calls,
+ * injects faults, or serves one store's files under another scheme.
+ */
+public abstract class ForwardingUnderFileSystem implements UnderFileSystem {
+  private final UnderFileSystem delegate;
+
+  protected ForwardingUnderFileSystem(UnderFileSystem delegate) {
+    this.delegate = delegate;
+  }
+
+  protected UnderFileSystem delegate() {
+    return delegate;
+  }
+
+  /** The delegate's URI for one of this store's URIs; the same URI unless overridden. */
+  protected String delegatePath(String uri) {
+    return uri;
+  }
+
+  @Override
+  public UfsStatus getStatus(String path) throws IOException {
+    return delegate.getStatus(delegatePath(path));
+  }
+
+  @Override
+  public boolean exists(String path) throws IOException {
+    return delegate.exists(delegatePath(path));
+  }
+
+  @Override
+  public CloseableIterator<UfsStatus> list(String path) throws IOException {
+    return delegate.list(delegatePath(path));
+  }
+
+  @Override
+  public int read(String path, long position, byte[] buffer, int offset, int length)
+      throws IOException {
+    return delegate.read(delegatePath(path), position, buffer, offset, length);
+  }
+
+  @Override
+  public UfsOutputStream create(String path, boolean overwrite, int mode) throws IOException {
+    return delegate.create(delegatePath(path), overwrite, mode);
+  }
+
+  @Override
+  public void mkdirs(String path, boolean recursive) throws IOException {
+    delegate.mkdirs(delegatePath(path), recursive);
+  }
+
+  @Override
+  public void delete(String path, boolean recursive) throws IOException {
+    delegate.delete(delegatePath(path), recursive);
+  }
+
+  @Override
+  public void rename(String src, String dst) throws IOException {
+    delegate.rename(delegatePath(src), delegatePath(dst));
+  }
+
+  @Override
+  public void close() throws IOException {
+    delegate.close();
+  }
+}
