@@ -51,4 +51,15 @@ public final class WorkerKeys {
   public static final ConfigKey REGISTER_RETRY_MAX_INTERVAL = ConfigKey.duration(
       "strata.worker.register.retry.max.interval", "5s",
       "Longest wait between attempts to register with a master that cannot be reached.");
+  public static final ConfigKey BUFFER_POOL_BUDGET = ConfigKey.bytes(
+      "strata.worker.buffer.pool.budget", "256MB",
+      "Direct memory the worker's aligned buffer pool holds at most, idle and in use together, "
+      + "before it frees idle buffers.");
+  public static final ConfigKey BUFFER_POOL_MAX_OVERSIZE = ConfigKey.integer(
+      "strata.worker.buffer.pool.max.oversize", 4, "times",
+      "How many times larger than a request a pooled idle buffer may be and still serve it.");
+  public static final ConfigKey BLOCK_WRITE_DIRECT = ConfigKey.bool(
+      "strata.worker.block.write.direct", true,
+      "Write block files with Direct I/O (O_DIRECT) so that caching blocks does not fill the page "
+      + "cache; tiers whose file system refuses it are written through the page cache anyway.");
 }

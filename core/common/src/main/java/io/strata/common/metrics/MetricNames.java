@@ -52,4 +52,21 @@ public final class MetricNames {
   public static final String TAG_TIER = "tier";
   public static final String TAG_METHOD = "method";
   public static final String TAG_STATE = "state";
+
+  // buffer pool (io.strata.common.buffer.AlignedBufferPool): each meter is <prefix>.<name>,
+  // the prefix naming the process that owns the pool
+  /** Prefix of the worker's buffer pool meters. */
+  public static final String WORKER_BUFFER_POOL = "strata.worker.buffer.pool";
+  /** Gauge: bytes of idle buffers kept for reuse. */
+  public static final String BUFFER_POOL_POOLED = "pooled";
+  /** Gauge: bytes of buffers acquired and not yet released. */
+  public static final String BUFFER_POOL_IN_USE = "in.use";
+  /** Counter: requests served by an idle buffer. */
+  public static final String BUFFER_POOL_HITS = "hits";
+  /** Counter: requests no idle buffer could serve. */
+  public static final String BUFFER_POOL_MISSES = "misses";
+  /** Counter: new direct buffers allocated. */
+  public static final String BUFFER_POOL_ALLOCATIONS = "allocations";
+  /** Counter: direct buffers freed back to the system. */
+  public static final String BUFFER_POOL_RELEASES = "releases";
 }

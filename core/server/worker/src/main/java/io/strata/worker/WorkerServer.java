@@ -14,6 +14,7 @@ import io.strata.server.common.ProcessMain;
 import io.strata.server.common.RpcCalls;
 import io.strata.server.common.WebServer;
 import io.strata.underfs.UnderStores;
+import io.strata.worker.block.BlockFileOpener;
 import io.strata.worker.block.TierSpec;
 import io.strata.worker.block.TieredBlockStore;
 import io.strata.worker.data.BlockCacher;
@@ -88,7 +89,7 @@ public final class WorkerServer implements ProcessMain.Server {
 
     BlockCacher cacher = new BlockCacher(store, mountedStores,
         positive(WorkerKeys.UFS_FETCH_THREADS), conf.getInt(WorkerKeys.CACHE_ON_READ_MISS_QUEUE),
-        chunkSize);
+        chunkSize, new BlockFileOpener(conf.getBoolean(WorkerKeys.BLOCK_WRITE_DIRECT)));
     toClose.add(cacher);
     int ufsThreads = positive(WorkerKeys.UFS_READ_THREADS);
     AtomicInteger n = new AtomicInteger();

@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.strata.common.BlockIds;
 import io.strata.proto.UfsBlockSource;
 import io.strata.underfs.UnderStores;
+import io.strata.worker.block.BlockFileOpener;
 import io.strata.worker.block.TierSpec;
 import io.strata.worker.block.TieredBlockStore;
 import io.strata.worker.data.BlockCacher;
@@ -24,13 +25,18 @@ import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Background block copies and files that change under them. */
 class BlockCacherTest {
+  private static final Logger LOG = LoggerFactory.getLogger(BlockCacherTest.class);
   private static final int LENGTH = 1 << 20;
   private static final long BLOCK_ID = BlockIds.blockId(77, 0);
 
@@ -113,5 +119,48 @@ class BlockCacherTest {
     assertTrue(store.contains(BLOCK_ID));
     assertEquals(LENGTH, store.get(BLOCK_ID).length());
     assertArrayEquals(content(2), Files.readAllBytes(store.get(BLOCK_ID).path()));
+  }
+
+  private static long entries(Path folder) throws IOException {
+    try (Stream<Path> list = Files.list(folder)) {
+      return list.count();
+    }
+  }
+
+  @Test
+  void copyFailingHalfWayLeavesNothingUnderBlocks() throws Exception {
+    RewritingUnderFileSystem.hookPosition = LENGTH / 2;
+    RewritingUnderFileSystem.onRead = () -> {
+      throw new UncheckedIOException(new IOException("under store went away"));
+    };
+    assertTrue(cacher.request(BLOCK_ID, source()));
+    awaitIdle();
+    assertNull(RewritingUnderFileSystem.onRead, "the copy failed half-way");
+    assertFalse(store.contains(BLOCK_ID));
+    assertEquals(0, entries(dir.resolve("mem/blocks")), "no block file is served");
+    assertEquals(0, entries(dir.resolve("mem/tmp")), "the partial file is deleted");
+  }
+
+  @Test
+  void blockOfUnalignedLengthIsCachedWholeThroughTheBlockWriter()
+      throws Exception {
+    int length = (1 << 20) + 4097;
+    byte[] data = new byte[length];
+    new Random(7).nextBytes(data);
+    Files.write(file, data);
+    String uri = "rewriting://" + file;
+    UfsBlockSource whole = UfsBlockSource.newBuilder().setUfsPath(uri).setMountId(0)
+        .setBlockStart(0).setBlockLength(length)
+        .setUfsFingerprint(stores.get(uri, 0).getStatus(uri).fingerprint()).build();
+    BlockFileOpener opener = new BlockFileOpener(true);
+    try (BlockCacher direct = new BlockCacher(store, stores, 1, 4, 256 << 10, opener)) {
+      assertTrue(direct.request(BLOCK_ID, whole));
+      assertTrue(FakeMaster.await(() -> direct.pending() == 0), "the copy never finished");
+    }
+    assertTrue(store.contains(BLOCK_ID));
+    assertEquals(length, Files.size(store.get(BLOCK_ID).path()));
+    assertArrayEquals(data, Files.readAllBytes(store.get(BLOCK_ID).path()));
+    LOG.info("write path of the cached block: {}", opener.refusesDirect(dir.resolve("mem"))
+        ? "page cache (fallback)" : "O_DIRECT");
   }
 }
