@@ -65,7 +65,8 @@ class LocalClusterCommandTest {
     props.add("-Dstrata.worker.rpc.port=" + freePort());
     props.add("-Dstrata.worker.data.port=" + freePort());
     props.add("-Dstrata.worker.web.port=" + freePort());
-    props.add("-Dstrata.worker.tier.mem.dir=/dev/shm/strata-localup-" + ProcessHandle.current().pid());
+    Path memTier = Path.of("/dev/shm/strata-localup-" + ProcessHandle.current().pid());
+    props.add("-Dstrata.worker.tier.mem.dir=" + memTier);
     props.add("-Dstrata.worker.tier.mem.capacity=64MB");
     props.add("-Dstrata.worker.tier.ssd.capacity=256MB");
     try {
@@ -87,6 +88,7 @@ class LocalClusterCommandTest {
       assertTrue(status.out().toLowerCase().contains("running"), status.out());
     } finally {
       Run down = strata(props, "local", "down");
+      MultiProcessCluster.deleteTree(memTier);
       assertEquals(0, down.exit(), down.out());
     }
     Run status = strata(props, "local", "status");

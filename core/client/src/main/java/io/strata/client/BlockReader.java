@@ -122,6 +122,12 @@ final class BlockReader implements AutoCloseable {
 
   private void readBlock(BlockInfo block, long offset, byte[] buf, int off, int len)
       throws IOException {
+    // A block file this stream already opened needs no worker choice: ranking the workers
+    // copies and sorts the worker list, which small random reads should not pay for.
+    LocalBlockFile open = localFiles.get(block.getBlockId());
+    if (open != null && readOpenLocal(block.getBlockId(), open, offset, buf, off, len)) {
+      return;
+    }
     List<Source> sources = sources(block);
     String lastFailure = null;
     for (Source source : sources) {
@@ -228,6 +234,12 @@ final class BlockReader implements AutoCloseable {
         return false;
       }
     }
+    return readOpenLocal(id, local, offset, buf, off, len);
+  }
+
+  /** Reads from an open block file; false (and the file dropped) when that fails. */
+  private boolean readOpenLocal(long id, LocalBlockFile local, long offset, byte[] buf, int off,
+      int len) throws IOException {
     try {
       if (!local.read(offset, buf, off, len)) {
         checkOpen();
