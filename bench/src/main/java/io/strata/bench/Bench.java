@@ -9,7 +9,7 @@ public final class Bench {
 
   public static void main(String[] args) throws Exception {
     if (args.length == 0) {
-      System.err.println("usage: bench/run read|worker-restart|stores|buffer-pool [--option value]...");
+      System.err.println("usage: bench/run read|worker-restart|stores|buffer-pool|load [--option value]...");
       System.exit(2);
     }
     Map<String, String> opts = new LinkedHashMap<>();
@@ -25,6 +25,7 @@ public final class Bench {
       case "worker-restart" -> WorkerRestartBench.run(opts);
       case "stores" -> UnderStoreBench.run(opts);
       case "buffer-pool" -> BufferPoolBench.run(opts);
+      case "load" -> LoadBench.run(opts);
       default -> {
         System.err.println("bench: unknown benchmark " + args[0] + "; try read, worker-restart, stores, buffer-pool");
         System.exit(2);

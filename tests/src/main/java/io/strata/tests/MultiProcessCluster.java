@@ -245,6 +245,11 @@ public final class MultiProcessCluster implements AutoCloseable {
     return pb.start();
   }
 
+  /** The process id of a running worker (for RSS readings). */
+  public synchronized long workerPid(int index) {
+    return workers.get(index).pid();
+  }
+
   /** kill -9 of the master. */
   public synchronized void killMaster() throws InterruptedException {
     kill(master);

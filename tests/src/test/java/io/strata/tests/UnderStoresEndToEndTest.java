@@ -122,6 +122,39 @@ class UnderStoresEndToEndTest {
   }
 
   @Test
+  void loadingFromBothStoresCachesEveryBlockWhereTheHashingSays() throws Exception {
+    Path local = dir.resolve("load-tree");
+    TestTree tree = TestTree.generate(local, 120, BLOCK, 3, 23);
+    for (String rel : tree.files().keySet()) {
+      byte[] bytes = Files.readAllBytes(local.resolve(rel));
+      putHdfs("/strata-root/loaded/" + rel, bytes);
+      putS3("data/loaded/" + rel, bytes);
+    }
+    List<String> files = new ArrayList<>(tree.files().keySet());
+    for (String root : List.of("/loaded", "/s3/loaded")) {
+      MultiProcessCluster.ShellResult r = cluster.shell("fs", "load", root);
+      assertEquals(0, r.exitCode(), root + ": " + r.stdout() + r.stderr());
+      io.strata.proto.LoadJobStatus s = fs.loadStatus(root, 10);
+      assertEquals(io.strata.proto.LoadJobState.LOAD_SUCCEEDED, s.getState(), root);
+      assertEquals(files.size(), s.getFilesDone(), root);
+      LoadEndToEndTest.assertCachedWhereHashingSays(fs, root, files);
+    }
+    // Served from the cache now: the bytes are right and no worker reads the stores for them.
+    double before = MultiProcessCluster.metric(cluster.scrapeWorker(0),
+        "strata_worker_read_ufs_bytes_total") + MultiProcessCluster.metric(
+        cluster.scrapeWorker(1), "strata_worker_read_ufs_bytes_total");
+    for (int i = 0; i < files.size(); i += 7) {
+      String f = files.get(i);
+      assertEquals(tree.files().get(f).sha256(), read(fs, "/loaded/" + f), "hdfs " + f);
+      assertEquals(tree.files().get(f).sha256(), read(fs, "/s3/loaded/" + f), "s3 " + f);
+    }
+    double after = MultiProcessCluster.metric(cluster.scrapeWorker(0),
+        "strata_worker_read_ufs_bytes_total") + MultiProcessCluster.metric(
+        cluster.scrapeWorker(1), "strata_worker_read_ufs_bytes_total");
+    assertEquals(before, after);
+  }
+
+  @Test
   void changesMadeDirectlyInTheStoresAreFollowedAfterASync() throws Exception {
     putHdfs("/strata-root/sync/changed.bin", random(3 * (int) BLOCK, 1));
     putHdfs("/strata-root/sync/deleted.bin", random(100, 2));

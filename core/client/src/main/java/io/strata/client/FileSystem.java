@@ -15,14 +15,20 @@ import io.strata.proto.FreeResponse;
 import io.strata.proto.GetFileBlocksRequest;
 import io.strata.proto.GetFileBlocksResponse;
 import io.strata.proto.GetMasterInfoRequest;
+import io.strata.proto.GetLoadStatusRequest;
 import io.strata.proto.GetMasterInfoResponse;
 import io.strata.proto.GetStatusRequest;
 import io.strata.proto.ListMountsRequest;
+import io.strata.proto.LoadJobOptions;
+import io.strata.proto.LoadJobStatus;
 import io.strata.proto.LoadMetadataProgress;
 import io.strata.proto.LoadMetadataRequest;
 import io.strata.proto.MountInfo;
 import io.strata.proto.MountRequest;
 import io.strata.proto.RenameRequest;
+import io.strata.proto.StopLoadRequest;
+import io.strata.proto.SubmitLoadRequest;
+import io.strata.proto.SubmitLoadResponse;
 import io.strata.proto.UnmountRequest;
 import io.strata.proto.WorkerInfo;
 import java.io.Closeable;
@@ -120,6 +126,46 @@ public final class FileSystem implements Closeable {
       request.setSyncIntervalMs(sync.intervalMs());
     }
     return new MetadataLoadStream(ctx.master, request.build());
+  }
+
+  /**
+   * Submits a job that loads the blocks of every file below a path into the workers. Returns
+   * at once with the job's first status; the master runs the job on its own (it survives this
+   * client and a master restart). There is one active job per path: when one is running
+   * already, nothing new is submitted, the answer has {@code already_running} set and carries
+   * that job's status (its options stay as they were).
+   *
+   * @throws StrataException NOT_FOUND when the path does not exist
+   */
+  public SubmitLoadResponse submitLoad(String path, LoadJobOptions options)
+      throws StrataException {
+    String p = PathNames.normalize(path);
+    return ctx.master.callLoad(s -> s.submitLoad(SubmitLoadRequest.newBuilder().setPath(p)
+        .setOptions(options).build()));
+  }
+
+  /**
+   * Where the load job of a path stands: the running one, else the last one that ended. The
+   * status carries the first {@code maxFailures} failures (path and reason); 0 asks for none.
+   *
+   * @throws StrataException NOT_FOUND when no load of the path was ever submitted
+   */
+  public LoadJobStatus loadStatus(String path, int maxFailures) throws StrataException {
+    String p = PathNames.normalize(path);
+    return ctx.master.callLoad(s -> s.getLoadStatus(GetLoadStatusRequest.newBuilder().setPath(p)
+        .setMaxFailures(Math.max(0, maxFailures)).build())).getJob();
+  }
+
+  /**
+   * Stops the running load job of a path and returns its status as the master has it after
+   * the stop; blocks it cached stay cached.
+   *
+   * @throws StrataException NOT_FOUND when no load of the path was ever submitted
+   */
+  public LoadJobStatus stopLoad(String path) throws StrataException {
+    String p = PathNames.normalize(path);
+    return ctx.master.callLoad(s -> s.stopLoad(StopLoadRequest.newBuilder().setPath(p).build()))
+        .getJob();
   }
 
   /** Creates a directory; {@code recursive} creates missing parents too. */

@@ -1,6 +1,7 @@
 package io.strata.underfs;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 
 /**
  * An under store that forwards every call to another, after mapping its URIs with
@@ -42,6 +43,11 @@ public abstract class ForwardingUnderFileSystem implements UnderFileSystem {
   public int read(String path, long position, byte[] buffer, int offset, int length)
       throws IOException {
     return delegate.read(delegatePath(path), position, buffer, offset, length);
+  }
+
+  @Override
+  public int read(String path, long position, ByteBuffer dst) throws IOException {
+    return delegate.read(delegatePath(path), position, dst);
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.strata.underfs;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.Iterator;
 
 /**
@@ -14,7 +15,9 @@ import java.util.Iterator;
  *       it; other failures are {@link IOException}s whose message names the store and the path.
  *   <li>{@link #list} returns children lazily, so a directory of millions of entries is never
  *       held in memory; the iterator must be closed.
- *   <li>{@link #read} reads exactly the range asked for (positioned), never the whole file.
+ *   <li>{@link #read} reads exactly the range asked for (positioned), never the whole file;
+ *       the buffer form asks the store for the whole range at once (one request on a remote
+ *       store), never piece by piece.
  *   <li>{@link #create} makes a file visible under its name only when its stream is closed.
  *   <li>Implementations are safe for concurrent use by many threads.
  * </ul>
@@ -38,6 +41,34 @@ public interface UnderFileSystem extends Closeable {
    */
   int read(String path, long position, byte[] buffer, int offset, int length)
       throws IOException;
+
+  /**
+   * Reads up to {@code dst.remaining()} bytes at {@code position} into {@code dst}, advancing
+   * its position by the count; returns the count, which is less than asked only at the end of
+   * the file (-1 at or past it; 0 when nothing was asked). After a failure the position of
+   * {@code dst} and its bytes past the position are undefined.
+   *
+   * <p>This default copies through a heap array of {@code dst.remaining()} bytes: the array
+   * form is the one every store has, and one call for the whole range keeps it one request on
+   * a remote store, where a loop over a small array would make one request per piece. Stores
+   * override it to read into {@code dst} without the copy.
+   */
+  default int read(String path, long position, ByteBuffer dst) throws IOException {
+    int wanted = dst.remaining();
+    if (dst.hasArray()) {
+      int n = read(path, position, dst.array(), dst.arrayOffset() + dst.position(), wanted);
+      if (n > 0) {
+        dst.position(dst.position() + n);
+      }
+      return n;
+    }
+    byte[] heap = new byte[wanted];
+    int n = read(path, position, heap, 0, wanted);
+    if (n > 0) {
+      dst.put(heap, 0, n);
+    }
+    return n;
+  }
 
   /** Starts writing a file; it appears under {@code path} only when the stream is closed. */
   UfsOutputStream create(String path, boolean overwrite, int mode) throws IOException;

@@ -4,6 +4,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.stub.AbstractStub;
 import io.strata.common.conf.ClientKeys;
 import io.strata.common.conf.CommonKeys;
 import io.strata.common.conf.StrataConfig;
@@ -12,6 +13,8 @@ import io.strata.common.error.GrpcErrors;
 import io.strata.common.error.StrataException;
 import io.strata.proto.FileSystemMasterGrpc;
 import io.strata.proto.FileSystemMasterGrpc.FileSystemMasterBlockingStub;
+import io.strata.proto.LoadMasterGrpc;
+import io.strata.proto.LoadMasterGrpc.LoadMasterBlockingStub;
 import java.io.Closeable;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -30,6 +33,7 @@ import org.slf4j.LoggerFactory;
  * ({@code strata.client.master.retry.max.duration}) is spent the call fails with
  * {@link ErrorCode#UNAVAILABLE} and a message that says how to start or find the master. Every
  * other failure becomes a {@link StrataException} through {@link GrpcErrors#fromStatus}.
+ * The master's services (file system, load jobs) share the channel and these rules.
  * Thread-safe.
  */
 public final class MasterClient implements Closeable {
@@ -40,6 +44,7 @@ public final class MasterClient implements Closeable {
   private final String target;
   private final ManagedChannel channel;
   private final FileSystemMasterBlockingStub stub;
+  private final LoadMasterBlockingStub loadStub;
   private final Duration rpcTimeout;
   private final Duration listTimeout;
   private final Duration retryBudget;
@@ -53,6 +58,7 @@ public final class MasterClient implements Closeable {
     this.channel = ManagedChannelBuilder.forAddress(host, port).usePlaintext()
         .maxInboundMessageSize(MAX_MESSAGE_BYTES).build();
     this.stub = FileSystemMasterGrpc.newBlockingStub(channel);
+    this.loadStub = LoadMasterGrpc.newBlockingStub(channel);
     this.rpcTimeout = conf.getDuration(ClientKeys.RPC_TIMEOUT);
     this.listTimeout = conf.getDuration(ClientKeys.LIST_TIMEOUT);
     this.retryBudget = conf.getDuration(ClientKeys.MASTER_RETRY_DURATION);
@@ -81,14 +87,49 @@ public final class MasterClient implements Closeable {
    * @param body issues the call on the stub it is given (which carries the deadline)
    */
   public <T> T call(Function<FileSystemMasterBlockingStub, T> body) throws StrataException {
+    try {
+      return callOn(stub, body);
+    } catch (StatusRuntimeException e) {
+      throw GrpcErrors.fromStatus(e);
+    }
+  }
+
+  /**
+   * Runs one unary call of the load-job service, as {@link #call} does: a deadline, retries
+   * while the master is unreachable, every other failure a {@link StrataException} (NOT_FOUND
+   * for a path that never had a job). A master without the service (an older release) fails
+   * with {@link ErrorCode#UNIMPLEMENTED} and a message that says so.
+   *
+   * @param body issues the call on the stub it is given (which carries the deadline)
+   */
+  public <T> T callLoad(Function<LoadMasterBlockingStub, T> body) throws StrataException {
+    try {
+      return callOn(loadStub, body);
+    } catch (StatusRuntimeException e) {
+      String description = e.getStatus().getDescription();
+      // gRPC's own answer for a service the server does not have, as opposed to a master
+      // that refuses one load for a reason of its own.
+      if (e.getStatus().getCode() == Status.Code.UNIMPLEMENTED && description != null
+          && description.startsWith("Method not found")) {
+        throw new StrataException(ErrorCode.UNIMPLEMENTED, "The Strata master at " + target
+            + " does not run load jobs (it is of an older release): upgrade it, or load"
+            + " metadata only with `strata fs load --metadata-only`", e);
+      }
+      throw GrpcErrors.fromStatus(e);
+    }
+  }
+
+  /** Retries {@code body} on UNAVAILABLE; throws any other failure as it came. */
+  private <S extends AbstractStub<S>, T> T callOn(S on, Function<S, T> body)
+      throws StrataException {
     Backoff backoff = newBackoff();
     while (true) {
       try {
         return body.apply(
-            stub.withDeadlineAfter(rpcTimeout.toMillis(), TimeUnit.MILLISECONDS));
+            on.withDeadlineAfter(rpcTimeout.toMillis(), TimeUnit.MILLISECONDS));
       } catch (StatusRuntimeException e) {
         if (e.getStatus().getCode() != Status.Code.UNAVAILABLE) {
-          throw GrpcErrors.fromStatus(e);
+          throw e;
         }
         waitToRetry(backoff, e);
       }

@@ -35,7 +35,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p><b>Metrics</b>, named {@code <prefix>.<name>} with the prefix given to the constructor
  * (for example {@link MetricNames#WORKER_BUFFER_POOL}): gauges {@code pooled} (bytes of idle
- * buffers kept for reuse) and {@code in.use} (bytes of buffers acquired and not yet released);
+ * buffers kept for reuse), {@code in.use} (bytes of buffers acquired and not yet released) and
+ * {@code in.use.peak} (the high-water mark of {@code in.use} since the pool was created, which
+ * shows whether the owner's bound on buffers in use held);
  * counters {@code hits} (requests served by an idle buffer, of its class or larger),
  * {@code misses} (requests no idle buffer could serve), {@code allocations} (new buffers
  * allocated, one per miss) and {@code releases} (buffers freed back to the system, for the
@@ -57,6 +59,8 @@ public final class AlignedBufferPool implements AutoCloseable {
   private final Map<ByteBuffer, Slot> owned = new IdentityHashMap<>();
   private final AtomicLong pooledBytes = new AtomicLong();
   private final AtomicLong inUseBytes = new AtomicLong();
+  /** Only raised, and only under the lock, so it never misses a maximum of inUseBytes. */
+  private final AtomicLong peakInUseBytes = new AtomicLong();
   private boolean closed;
 
   private final MeterRegistry registry;
@@ -107,6 +111,10 @@ public final class AlignedBufferPool implements AutoCloseable {
     meters.add(Gauge.builder(metricPrefix + "." + MetricNames.BUFFER_POOL_IN_USE, inUseBytes,
         AtomicLong::get).baseUnit("bytes")
         .description("Bytes of buffers acquired and not yet released").register(registry));
+    meters.add(Gauge.builder(metricPrefix + "." + MetricNames.BUFFER_POOL_IN_USE_PEAK,
+        peakInUseBytes, AtomicLong::get).baseUnit("bytes")
+        .description("Most bytes of buffers in use at once since the pool was created")
+        .register(registry));
     hits = counter(metricPrefix, MetricNames.BUFFER_POOL_HITS,
         "Requests served by an idle pooled buffer");
     misses = counter(metricPrefix, MetricNames.BUFFER_POOL_MISSES,
@@ -163,7 +171,10 @@ public final class AlignedBufferPool implements AutoCloseable {
       if (slot == null) {
         freeLargestUntil(settings.budgetBytes() - wanted, toFree);
       }
-      inUseBytes.addAndGet(slot == null ? wanted : slot.capacity());
+      long inUse = inUseBytes.addAndGet(slot == null ? wanted : slot.capacity());
+      if (inUse > peakInUseBytes.get()) {
+        peakInUseBytes.set(inUse);
+      }
       if (slot != null) {
         slot.inUse = true;
       }
@@ -270,6 +281,14 @@ public final class AlignedBufferPool implements AutoCloseable {
   /** Bytes of buffers acquired and not yet released. */
   public long inUseBytes() {
     return inUseBytes.get();
+  }
+
+  /**
+   * The most bytes of buffers that were acquired and not yet released at any one time since
+   * the pool was created (capacities, as {@link #inUseBytes} counts them).
+   */
+  public long peakInUseBytes() {
+    return peakInUseBytes.get();
   }
 
   /** Requests served by an idle buffer since the pool was created. */

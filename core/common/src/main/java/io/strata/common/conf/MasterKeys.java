@@ -53,4 +53,31 @@ public final class MasterKeys {
   public static final ConfigKey METADATA_LOAD_THREADS = ConfigKey.integer(
       "strata.master.metadata.load.threads", 4, "threads",
       "Metadata loads of whole trees (LoadMetadata) that run at once; more wait their turn.");
+  public static final ConfigKey LOAD_WORKER_INFLIGHT_BLOCKS = ConfigKey.integer(
+      "strata.master.load.worker.inflight.blocks", 64, "blocks",
+      "Blocks of load jobs sent to one worker and not yet answered, at most.");
+  public static final ConfigKey LOAD_BATCH_SIZE = ConfigKey.integer(
+      "strata.master.load.batch.size", 16, "blocks",
+      "Blocks sent to a worker in one LoadBlocks call, at most.");
+  public static final ConfigKey LOAD_WINDOW_FILES = ConfigKey.integer(
+      "strata.master.load.window.files", 10_000, "files",
+      "Files a load job may have listed and not yet finished; the walk pauses beyond this, so "
+      + "a job's memory does not grow with the size of the tree.");
+  public static final ConfigKey LOAD_RETRIES = ConfigKey.integer("strata.master.load.retries",
+      3, "attempts", "Times a block whose load failed is tried again before its file is "
+      + "recorded as failed (a lost worker's blocks are sent elsewhere without counting).");
+  public static final ConfigKey LOAD_RPC_TIMEOUT = ConfigKey.duration(
+      "strata.master.load.rpc.timeout", "10min",
+      "Deadline of one LoadBlocks call to a worker.");
+  public static final ConfigKey LOAD_JOURNAL_INTERVAL = ConfigKey.duration(
+      "strata.master.load.journal.interval", "1s",
+      "Time between journal entries recording a running load job's progress; a restarted "
+      + "master resumes the job from the last one.");
+  public static final ConfigKey LOAD_LIST_PAGE_SIZE = ConfigKey.integer(
+      "strata.master.load.list.page.size", 1000, "entries",
+      "Directory entries a load job reads from the namespace at a time.");
+  public static final ConfigKey LOAD_RESUME_DELAY = ConfigKey.duration(
+      "strata.master.load.resume.delay", "5s",
+      "Time a starting master waits before resuming unfinished load jobs, so that the workers "
+      + "have registered again and blocks go to the workers reads will ask.");
 }

@@ -62,4 +62,15 @@ public final class WorkerKeys {
       "strata.worker.block.write.direct", true,
       "Write block files with Direct I/O (O_DIRECT) so that caching blocks does not fill the page "
       + "cache; tiers whose file system refuses it are written through the page cache anyway.");
+  public static final ConfigKey LOAD_THREADS = ConfigKey.integer("strata.worker.load.threads",
+      4, "threads", "Threads that read blocks of load jobs from under stores and cache them; "
+      + "with the chunk size this bounds the direct memory loads use.");
+  public static final ConfigKey LOAD_CHUNK_SIZE = ConfigKey.bytes(
+      "strata.worker.load.chunk.size", "4MB",
+      "Bytes a load thread reads from the under store and writes to the block file per step "
+      + "(rounded up to 4 KiB); each load thread holds one such buffer while it works.");
+  public static final ConfigKey LOAD_QUEUE_SIZE = ConfigKey.integer(
+      "strata.worker.load.queue.size", 1024, "blocks",
+      "Load tasks that may wait for a load thread; beyond this the worker answers busy and the "
+      + "master sends them again later.");
 }

@@ -22,6 +22,12 @@ public final class MetricNames {
   /** Under-store checks made because a path was due for a sync; tagged with {@link #TAG_KIND}. */
   public static final String MASTER_UFS_SYNC_CHECKS = "strata.master.ufs.sync.checks";
   /** Namespace changes a sync made; tagged with {@link #TAG_CHANGE}. */
+  /** Gauge of load jobs that have not ended. */
+  public static final String MASTER_LOAD_JOBS_ACTIVE = "strata.master.load.jobs.active";
+  /** Counter of load-job blocks by outcome (tag {@link #TAG_OUTCOME}). */
+  public static final String MASTER_LOAD_BLOCKS = "strata.master.load.blocks";
+  /** Counter of files load jobs recorded as failed. */
+  public static final String MASTER_LOAD_FILES_FAILED = "strata.master.load.files.failed";
   public static final String MASTER_UFS_SYNC_CHANGES = "strata.master.ufs.sync.changes";
   /** Tag of the sync checks: "status" (one path) or "listing" (a directory's children). */
   public static final String TAG_KIND = "kind";
@@ -40,6 +46,12 @@ public final class MetricNames {
   public static final String WORKER_BLOCKS_EVICTED = "strata.worker.blocks.evicted";
   public static final String WORKER_BLOCKS_CACHED = "strata.worker.blocks.cached";
   public static final String WORKER_WRITE_UFS_BYTES = "strata.worker.write.ufs";
+  /** Counter of load tasks by outcome (tag {@link #TAG_OUTCOME}). */
+  public static final String WORKER_LOAD_BLOCKS = "strata.worker.load.blocks";
+  /** Counter of bytes read from under stores by load tasks. */
+  public static final String WORKER_LOAD_BYTES = "strata.worker.load.bytes";
+  /** Gauge of load tasks queued or running. */
+  public static final String WORKER_LOAD_PENDING = "strata.worker.load.pending";
 
   // client
   public static final String CLIENT_READ_SHORT_CIRCUIT_BYTES = "strata.client.read.short.circuit";
@@ -52,6 +64,7 @@ public final class MetricNames {
   public static final String TAG_TIER = "tier";
   public static final String TAG_METHOD = "method";
   public static final String TAG_STATE = "state";
+  public static final String TAG_OUTCOME = "outcome";
 
   // buffer pool (io.strata.common.buffer.AlignedBufferPool): each meter is <prefix>.<name>,
   // the prefix naming the process that owns the pool
@@ -61,6 +74,8 @@ public final class MetricNames {
   public static final String BUFFER_POOL_POOLED = "pooled";
   /** Gauge: bytes of buffers acquired and not yet released. */
   public static final String BUFFER_POOL_IN_USE = "in.use";
+  /** Gauge: the most bytes of buffers ever in use at once, since the pool was created. */
+  public static final String BUFFER_POOL_IN_USE_PEAK = "in.use.peak";
   /** Counter: requests served by an idle buffer. */
   public static final String BUFFER_POOL_HITS = "hits";
   /** Counter: requests no idle buffer could serve. */

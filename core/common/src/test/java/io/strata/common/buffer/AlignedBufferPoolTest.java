@@ -196,6 +196,53 @@ class AlignedBufferPoolTest {
   }
 
   @Test
+  void peakInUseIsTheHighWaterMarkOfBuffersHeldAtOnce() {
+    AlignedBufferPool p = pool(1 << 20, 4);
+    assertEquals(0, p.peakInUseBytes());
+    ByteBuffer a = p.acquire(64 * KB);
+    ByteBuffer b = p.acquire(100 * KB); // class 128 KiB: 192 KiB held at once
+    assertEquals(192 * KB, p.peakInUseBytes());
+    p.release(a);
+    p.release(b);
+    assertEquals(0, p.inUseBytes());
+    assertEquals(192 * KB, p.peakInUseBytes(), "the peak stays when buffers come back");
+    ByteBuffer c = p.acquire(60 * KB); // a hit on the 64 KiB buffer: below the peak
+    assertEquals(192 * KB, p.peakInUseBytes());
+    ByteBuffer d = p.acquire(256 * KB);
+    assertEquals(64 * KB + 256 * KB, p.peakInUseBytes(), "a higher total raises it");
+    assertEquals(320 * KB, gauge("in.use.peak"));
+    p.release(c);
+    p.release(d);
+    assertEquals(320 * KB, gauge("in.use.peak"));
+    p.close();
+    assertTrue(registry.find(PREFIX + ".in.use.peak").meters().isEmpty(), "close removes it");
+  }
+
+  @Test
+  void peakInUseOfConcurrentUsersIsAtMostWhatTheyHeldTogether() throws Exception {
+    AlignedBufferPool p = pool(4L << 20, 4);
+    int threads = 4;
+    ExecutorService executor = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<?>> done = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        done.add(executor.submit(() -> {
+          for (int i = 0; i < 2_000; i++) {
+            p.release(p.acquire(64 * KB)); // each thread holds at most one 64 KiB buffer
+          }
+        }));
+      }
+      for (Future<?> f : done) {
+        f.get();
+      }
+    } finally {
+      executor.shutdown();
+    }
+    assertTrue(p.peakInUseBytes() >= 64 * KB, "peak " + p.peakInUseBytes());
+    assertTrue(p.peakInUseBytes() <= threads * 64L * KB, "peak " + p.peakInUseBytes());
+  }
+
+  @Test
   void releaseOfAForeignBufferOrASecondReleaseFails() {
     AlignedBufferPool p = pool(1 << 20, 4);
     ByteBuffer b = p.acquire(8 * KB);

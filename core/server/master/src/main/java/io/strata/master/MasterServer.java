@@ -2,6 +2,7 @@ package io.strata.master;
 
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.strata.common.conf.CommonKeys;
@@ -19,6 +20,8 @@ import io.strata.master.file.SyncInterval;
 import io.strata.master.file.SyncPolicy;
 import io.strata.master.file.UfsMetadataLoader;
 import io.strata.master.journal.JournalSystem;
+import io.strata.master.load.LoadJobManager;
+import io.strata.master.load.LoadMasterService;
 import io.strata.server.common.FolderLock;
 import io.strata.server.common.ProcessMain;
 import io.strata.server.common.RpcCalls;
@@ -41,7 +44,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The master process: the namespace and its journal, the worker registry, the gRPC services
- * {@code FileSystemMaster} and {@code BlockMasterWorker}, and the web endpoint with metrics.
+ * {@code FileSystemMaster}, {@code BlockMasterWorker} and {@code LoadMaster} (load jobs), and the
+ * web endpoint with metrics.
  * {@link #start} recovers the namespace from the journal before serving; {@link #close} stops
  * serving, takes a checkpoint and releases every file, so the same folders can be opened again
  * by a new instance in the same JVM (as tests do).
@@ -61,6 +65,7 @@ public final class MasterServer implements ProcessMain.Server {
   private FolderLock journalLock;
   private WorkerRegistry workers;
   private Namespace namespace;
+  private LoadJobManager loadJobs;
   private ExecutorService rpcExecutor;
   private ExecutorService loadExecutor;
   private ScheduledExecutorService housekeeping;
@@ -97,6 +102,8 @@ public final class MasterServer implements ProcessMain.Server {
   public synchronized void start() throws IOException {
     long startTime = System.currentTimeMillis();
     registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    // Heap, non-heap and direct/mapped buffer use: what to watch for a slow creep toward OOM.
+    new JvmMemoryMetrics().bindTo(registry);
     stores = new UnderStores();
     try {
       // Taken before anything is read or restored: a second master on the same folders would
@@ -118,6 +125,7 @@ public final class MasterServer implements ProcessMain.Server {
       InodeTree tree = new InodeTree(journal, mounts, loader, workers, sync, LOAD_BATCH);
       tree.ensureRoot();
       namespace = new Namespace(tree);
+      loadJobs = new LoadJobManager(namespace, workers, journal, conf, registry);
 
       RpcCalls calls = new RpcCalls(registry, MetricNames.MASTER_RPC_LATENCY);
       AtomicInteger threadNumber = new AtomicInteger();
@@ -140,8 +148,10 @@ public final class MasterServer implements ProcessMain.Server {
           .addService(new FileSystemMasterService(namespace, workers, journal, calls,
               conf.getInt(MasterKeys.LIST_PAGE_SIZE), startTime, loadExecutor))
           .addService(new BlockMasterWorkerService(workers, calls))
+          .addService(new LoadMasterService(loadJobs, calls))
           .build()
           .start();
+      loadJobs.start();
       web = new WebServer(host, conf.getInt(MasterKeys.WEB_PORT), registry);
 
       housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -266,6 +276,9 @@ public final class MasterServer implements ProcessMain.Server {
     }
     if (housekeeping != null) {
       housekeeping.shutdownNow();
+    }
+    if (loadJobs != null) {
+      loadJobs.close();
     }
     if (web != null) {
       web.close();

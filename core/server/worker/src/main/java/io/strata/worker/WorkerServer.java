@@ -3,8 +3,11 @@ package io.strata.worker;
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.strata.common.buffer.AlignedBufferPool;
+import io.strata.common.buffer.BufferPoolSettings;
 import io.strata.common.conf.CommonKeys;
 import io.strata.common.conf.StrataConfig;
 import io.strata.common.conf.WorkerKeys;
@@ -21,6 +24,8 @@ import io.strata.worker.data.BlockCacher;
 import io.strata.worker.data.DataServer;
 import io.strata.worker.data.ReadMetrics;
 import io.strata.worker.grpc.WorkerRpcService;
+import io.strata.worker.load.LoadExecutor;
+import io.strata.worker.load.LoadSettings;
 import io.strata.worker.master.MasterClient;
 import io.strata.worker.master.MasterLink;
 import io.strata.worker.master.MountOptions;
@@ -36,8 +41,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A whole worker in one object: the tiered block store, the data channel, the gRPC service,
- * the HTTP endpoint and the link to the master. {@link #start} opens the store and binds every
+ * A whole worker in one object: the tiered block store, the data channel, the gRPC service
+ * (with the executor of load tasks and its buffer pool), the HTTP endpoint and the link to the
+ * master. {@link #start} opens the store and binds every
  * port before it returns (ports configured as 0 are picked by the system, and the actual ones
  * are what the master is told); registration with the master continues in the background, so a
  * worker whose master is down still serves what it holds. Tests run it in-JVM.
@@ -64,6 +70,8 @@ public final class WorkerServer implements ProcessMain.Server {
   public WorkerServer(StrataConfig conf) {
     this.conf = conf;
     this.store = new TieredBlockStore(TierSpec.fromConfig(conf), registry);
+    // Heap, non-heap and direct/mapped buffer use: what to watch for a slow creep toward OOM.
+    new JvmMemoryMetrics().bindTo(registry);
   }
 
   @Override
@@ -87,10 +95,19 @@ public final class WorkerServer implements ProcessMain.Server {
     int chunkSize = (int) Math.min(64L << 20,
         Math.max(4096, conf.getBytes(WorkerKeys.UFS_READ_CHUNK_SIZE)));
 
+    // One opener for every writer of block files, so each tier folder is probed and logged once.
+    BlockFileOpener opener = new BlockFileOpener(conf.getBoolean(WorkerKeys.BLOCK_WRITE_DIRECT));
     BlockCacher cacher = new BlockCacher(store, mountedStores,
         positive(WorkerKeys.UFS_FETCH_THREADS), conf.getInt(WorkerKeys.CACHE_ON_READ_MISS_QUEUE),
-        chunkSize, new BlockFileOpener(conf.getBoolean(WorkerKeys.BLOCK_WRITE_DIRECT)));
+        chunkSize, opener);
     toClose.add(cacher);
+    AlignedBufferPool bufferPool = new AlignedBufferPool(BufferPoolSettings.fromWorker(conf),
+        registry, MetricNames.WORKER_BUFFER_POOL);
+    toClose.add(bufferPool);
+    // Added after the pool, so closed before it: loads hand their buffers back first.
+    LoadExecutor loads = new LoadExecutor(store, mountedStores, opener, bufferPool,
+        LoadSettings.fromWorker(conf), registry);
+    toClose.add(loads);
     int ufsThreads = positive(WorkerKeys.UFS_READ_THREADS);
     AtomicInteger n = new AtomicInteger();
     ThreadPoolExecutor ufsExecutor = new ThreadPoolExecutor(ufsThreads, ufsThreads, 60,
@@ -116,7 +133,7 @@ public final class WorkerServer implements ProcessMain.Server {
         .description("Bytes written through to under stores").register(registry);
     rpcServer = NettyServerBuilder
         .forAddress(new InetSocketAddress(bindHost, conf.getInt(WorkerKeys.RPC_PORT)))
-        .addService(new WorkerRpcService(store, mountedStores,
+        .addService(new WorkerRpcService(store, mountedStores, loads,
             new RpcCalls(registry, MetricNames.WORKER_RPC_LATENCY), writeBytes))
         .build().start();
     Server grpc = rpcServer;

@@ -10,6 +10,7 @@ import java.io.InterruptedIOException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NoSuchFileException;
 import java.util.EnumSet;
@@ -17,11 +18,13 @@ import java.util.Objects;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.CreateFlag;
+import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.StreamCapabilities;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.security.UserGroupInformation;
@@ -235,33 +238,50 @@ public final class HdfsUnderFileSystem implements UnderFileSystem {
   public int read(String uri, long position, byte[] buffer, int offset, int length)
       throws IOException {
     Objects.checkFromIndexSize(offset, length, buffer.length);
+    return read(uri, position, ByteBuffer.wrap(buffer, offset, length));
+  }
+
+  /**
+   * As the array form, into {@code dst}. A direct buffer is filled with the stream's positioned
+   * ByteBuffer read where it has one ({@code in:preadbytebuffer}, HDFS clients of Hadoop 3.3 and
+   * later), without a copy; else with one positioned read into a heap array of the range. A
+   * heap buffer is read into its own array.
+   */
+  @Override
+  public int read(String uri, long position, ByteBuffer dst) throws IOException {
     if (position < 0) {
       throw new IllegalArgumentException("Negative read position " + position + " in " + uri);
     }
     Path path = toPath(uri);
+    int start = dst.position();
+    int limit = dst.limit();
     try {
       for (int attempt = 1; ; attempt++) {
         FileStatus status = fs.getFileStatus(path);
         if (status.isDirectory()) {
           throw new IOException("it is a directory");
         }
-        if (length == 0) {
+        if (limit == start) {
           return 0;
         }
         if (position >= status.getLen()) {
           return -1;
         }
-        int wanted = (int) Math.min(length, status.getLen() - position);
+        int wanted = (int) Math.min(limit - start, status.getLen() - position);
         InputStreamCache.OpenFile open = streams.open(path, status);
         try {
-          return readRange(open, position, buffer, offset, wanted);
+          dst.limit(start + wanted);
+          return readRange(open.in, position, dst);
         } catch (IOException e) {
           streams.discard(path, open);
           if (attempt >= 2) {
             throw e;
           }
+          dst.position(start);
           LOG.debug("Read of {} at {} failed ({}); retrying on a new stream", uri, position,
               e.toString());
+        } finally {
+          dst.limit(limit);
         }
       }
     } catch (IOException e) {
@@ -269,17 +289,41 @@ public final class HdfsUnderFileSystem implements UnderFileSystem {
     }
   }
 
-  private static int readRange(InputStreamCache.OpenFile open, long position, byte[] buffer,
-      int offset, int wanted) throws IOException {
+  /** Fills {@code dst} up to its limit or the end of the file; -1 when nothing was read. */
+  static int readRange(FSDataInputStream in, long position, ByteBuffer dst)
+      throws IOException {
+    int wanted = dst.remaining();
+    int done = 0;
+    if (dst.hasArray()) {
+      done = readArray(in, position, dst.array(), dst.arrayOffset() + dst.position(), wanted);
+      dst.position(dst.position() + done);
+    } else if (in.hasCapability(StreamCapabilities.PREADBYTEBUFFER)) {
+      while (done < wanted) {
+        int n = in.read(position + done, dst);
+        if (n < 0) {
+          break;
+        }
+        done += n;
+      }
+    } else {
+      byte[] heap = new byte[wanted];
+      done = readArray(in, position, heap, 0, wanted);
+      dst.put(heap, 0, done);
+    }
+    return done == 0 ? -1 : done;
+  }
+
+  private static int readArray(FSDataInputStream in, long position, byte[] buffer, int offset,
+      int wanted) throws IOException {
     int done = 0;
     while (done < wanted) {
-      int n = open.in.read(position + done, buffer, offset + done, wanted - done);
+      int n = in.read(position + done, buffer, offset + done, wanted - done);
       if (n < 0) {
         break;
       }
       done += n;
     }
-    return done == 0 ? -1 : done;
+    return done;
   }
 
   @Override

@@ -154,6 +154,26 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
     }
   }
 
+  /** Reads with positioned channel reads straight into {@code dst}, with no copy in between. */
+  @Override
+  public int read(String uri, long position, ByteBuffer dst) throws IOException {
+    Path p = toPath(uri);
+    try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
+      int wanted = dst.remaining();
+      int total = 0;
+      while (dst.hasRemaining()) {
+        int n = ch.read(dst, position + total);
+        if (n < 0) {
+          break;
+        }
+        total += n;
+      }
+      return total == 0 && wanted > 0 ? -1 : total;
+    } catch (NoSuchFileException e) {
+      throw new NoSuchFileException(uri);
+    }
+  }
+
   @Override
   public UfsOutputStream create(String uri, boolean overwrite, int mode) throws IOException {
     Path target = toPath(uri);

@@ -4,6 +4,8 @@ import io.strata.underfs.UfsOutputStream;
 import io.strata.underfs.UfsStatus;
 import io.strata.underfs.UnderFileSystem;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NoSuchFileException;
@@ -52,6 +54,8 @@ public final class S3UnderFileSystem implements UnderFileSystem {
   static final long MAX_SINGLE_COPY = 5L << 30;
   static final int FILE_MODE = 0644;
   static final int DIRECTORY_MODE = 0755;
+  /** The array a body is copied through into a direct buffer; the HTTP client buffers too. */
+  static final int TRANSFER_SIZE = 64 * 1024;
 
   private final S3Client s3;
   private final S3Options options;
@@ -185,10 +189,21 @@ public final class S3UnderFileSystem implements UnderFileSystem {
   @Override
   public int read(String uri, long position, byte[] buffer, int offset, int length)
       throws IOException {
+    Objects.checkFromIndexSize(offset, length, buffer.length);
+    return read(uri, position, ByteBuffer.wrap(buffer, offset, length));
+  }
+
+  /**
+   * Reads the whole of {@code dst.remaining()} with one ranged GET and streams the body into
+   * {@code dst}: a heap buffer's array directly, a direct buffer through a small transfer array
+   * (the SDK hands the body out as a stream of arrays).
+   */
+  @Override
+  public int read(String uri, long position, ByteBuffer dst) throws IOException {
     if (position < 0) {
       throw new IllegalArgumentException("Negative read position " + position + " in " + uri);
     }
-    Objects.checkFromIndexSize(offset, length, buffer.length);
+    int length = dst.remaining();
     if (length == 0) {
       return 0;
     }
@@ -207,21 +222,12 @@ public final class S3UnderFileSystem implements UnderFileSystem {
       throw errors.translate("reading", uri, e);
     }
     try (in) {
-      if (in.response().contentRange() == null && position > 0) {
-        // The server ignored the range and sent the whole object.
-        for (long left = position; left > 0; ) {
-          long skipped = in.skip(left);
-          if (skipped <= 0) {
-            if (in.read() < 0) {
-              return -1;
-            }
-            skipped = 1;
-          }
-          left -= skipped;
-        }
+      boolean whole = in.response().contentRange() == null;
+      if (whole && position > 0 && !skip(in, position)) {
+        return -1;
       }
-      int n = in.readNBytes(buffer, offset, length);
-      if (in.response().contentRange() == null) {
+      int n = fill(in, dst, length);
+      if (whole) {
         in.abort(); // do not drain the rest of a whole object over the connection
       }
       return n == 0 ? -1 : n;
@@ -229,6 +235,41 @@ public final class S3UnderFileSystem implements UnderFileSystem {
       throw new IOException("S3 at " + errors.endpoint() + " failed while reading " + uri
           + " at " + position + ": " + e.getMessage() + " (the read can be retried)", e);
     }
+  }
+
+  /** Skips a body to {@code position}, for a server that ignored the range; false at its end. */
+  private static boolean skip(InputStream in, long position) throws IOException {
+    for (long left = position; left > 0; ) {
+      long skipped = in.skip(left);
+      if (skipped <= 0) {
+        if (in.read() < 0) {
+          return false;
+        }
+        skipped = 1;
+      }
+      left -= skipped;
+    }
+    return true;
+  }
+
+  /** Reads up to {@code length} bytes of a body into {@code dst}; returns how many. */
+  private static int fill(InputStream in, ByteBuffer dst, int length) throws IOException {
+    if (dst.hasArray()) {
+      int n = in.readNBytes(dst.array(), dst.arrayOffset() + dst.position(), length);
+      dst.position(dst.position() + n);
+      return n;
+    }
+    byte[] transfer = new byte[Math.min(length, TRANSFER_SIZE)];
+    int done = 0;
+    while (done < length) {
+      int n = in.read(transfer, 0, Math.min(transfer.length, length - done));
+      if (n < 0) {
+        break;
+      }
+      dst.put(transfer, 0, n);
+      done += n;
+    }
+    return done;
   }
 
   @Override

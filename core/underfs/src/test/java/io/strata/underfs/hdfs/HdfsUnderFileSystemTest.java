@@ -18,6 +18,7 @@ import io.strata.underfs.UnderFileSystem;
 import io.strata.underfs.UnderFileSystem.CloseableIterator;
 import io.strata.underfs.UnderStores;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NoSuchFileException;
@@ -30,11 +31,14 @@ import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FSInputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.SafeModeAction;
+import org.apache.hadoop.fs.StreamCapabilities;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.junit.jupiter.api.AfterAll;
@@ -219,6 +223,110 @@ class HdfsUnderFileSystemTest {
     assertEquals(0, ufs.read(uri("f"), 0, buf, 0, 0));
     assertThrows(NoSuchFileException.class, () -> ufs.read(uri("missing"), 0, buf, 0, 1));
     assertThrows(IOException.class, () -> ufs.read(hdfs.uri(dir), 0, buf, 0, 1));
+  }
+
+  @Test
+  void bufferReadGivesTheBytesOfTheArrayReadAcrossBlocksAndUpToTheEnd() throws Exception {
+    // 2.5 blocks of 64 KiB, so that a buffer spans block boundaries.
+    int blockSize = 64 * 1024;
+    byte[] data = bytes(blockSize * 5 / 2, 7);
+    try (FSDataOutputStream out = hdfs.fs().create(hpath("f"), true, 4096, (short) 1,
+        blockSize)) {
+      out.write(data);
+    }
+    String uri = uri("f");
+    for (ByteBuffer dst : new ByteBuffer[] {ByteBuffer.allocateDirect(2 * blockSize),
+        ByteBuffer.allocate(2 * blockSize)}) {
+      String kind = dst.isDirect() ? "direct" : "heap";
+      dst.position(100);
+      int wanted = 2 * blockSize - 100;
+      assertEquals(wanted, ufs.read(uri, 1000, dst), kind);
+      assertEquals(2 * blockSize, dst.position(), kind);
+      byte[] viaArray = new byte[wanted];
+      assertEquals(wanted, ufs.read(uri, 1000, viaArray, 0, wanted));
+      assertArrayEquals(viaArray, bytes(dst, 100, wanted), kind);
+
+      dst.clear();
+      assertEquals(blockSize / 2 + 10, ufs.read(uri, 2 * blockSize - 10, dst),
+          kind + ": crosses the end");
+      assertArrayEquals(Arrays.copyOfRange(data, 2 * blockSize - 10, data.length),
+          bytes(dst, 0, blockSize / 2 + 10), kind);
+      dst.clear();
+      assertEquals(-1, ufs.read(uri, data.length, dst), kind + ": at the end");
+      assertEquals(0, dst.position(), kind);
+    }
+    Path path = ufs.toPath(uri);
+    assertTrue(ufs.streams().open(path, hdfs.fs().getFileStatus(path)).in
+        .hasCapability(StreamCapabilities.PREADBYTEBUFFER), "HDFS streams read into buffers");
+    NoSuchFileException missing = assertThrows(NoSuchFileException.class,
+        () -> ufs.read(uri("missing"), 0, ByteBuffer.allocateDirect(10)));
+    assertEquals(uri("missing"), missing.getFile());
+  }
+
+  /** A stream over an array with positioned reads only: no ByteBuffer read capability. */
+  static final class ArrayStream extends FSInputStream {
+    final byte[] data;
+    int pos;
+    int positionedReads;
+
+    ArrayStream(byte[] data) {
+      this.data = data;
+    }
+
+    @Override
+    public void seek(long position) {
+      pos = (int) position;
+    }
+
+    @Override
+    public long getPos() {
+      return pos;
+    }
+
+    @Override
+    public boolean seekToNewSource(long target) {
+      return false;
+    }
+
+    @Override
+    public int read() {
+      return pos < data.length ? data[pos++] & 0xff : -1;
+    }
+
+    @Override
+    public int read(long position, byte[] buffer, int offset, int length) {
+      positionedReads++;
+      if (position >= data.length) {
+        return -1;
+      }
+      int n = (int) Math.min(length, data.length - position);
+      System.arraycopy(data, (int) position, buffer, offset, n);
+      return n;
+    }
+  }
+
+  @Test
+  void streamWithoutBufferReadsIsReadWithOnePositionedArrayRead() throws Exception {
+    byte[] data = bytes(50_000, 8);
+    ArrayStream raw = new ArrayStream(data);
+    try (FSDataInputStream in = new FSDataInputStream(raw)) {
+      assertFalse(in.hasCapability(StreamCapabilities.PREADBYTEBUFFER));
+      ByteBuffer direct = ByteBuffer.allocateDirect(30_000);
+      assertEquals(30_000, HdfsUnderFileSystem.readRange(in, 10_000, direct));
+      assertEquals(1, raw.positionedReads, "one read into a heap array of the range");
+      assertArrayEquals(Arrays.copyOfRange(data, 10_000, 40_000), bytes(direct, 0, 30_000));
+      ByteBuffer heap = ByteBuffer.allocate(30_000);
+      heap.position(5).limit(10_005);
+      assertEquals(10_000, HdfsUnderFileSystem.readRange(in, 40_000, heap));
+      assertEquals(10_005, heap.position());
+      assertArrayEquals(Arrays.copyOfRange(data, 40_000, 50_000), bytes(heap, 5, 10_000));
+    }
+  }
+
+  private static byte[] bytes(ByteBuffer buffer, int from, int length) {
+    byte[] b = new byte[length];
+    buffer.get(from, b);
+    return b;
   }
 
   @Test

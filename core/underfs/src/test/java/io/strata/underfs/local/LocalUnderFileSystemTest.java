@@ -10,12 +10,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.strata.underfs.UfsOutputStream;
 import io.strata.underfs.UfsStatus;
 import io.strata.underfs.UnderFileSystem;
+import java.nio.ByteBuffer;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -42,6 +45,43 @@ class LocalUnderFileSystemTest {
     assertEquals(10, ufs.read(uri("f"), 9990, buf, 0, 100), "short read at the end");
     assertEquals(-1, ufs.read(uri("f"), 10_000, buf, 0, 100));
     assertThrows(NoSuchFileException.class, () -> ufs.read(uri("missing"), 0, buf, 0, 1));
+  }
+
+  @Test
+  void bufferReadGivesTheBytesOfTheArrayReadUpToAndAtTheEndOfTheFile() throws Exception {
+    byte[] data = new byte[3 * 4096 + 100];
+    new Random(3).nextBytes(data);
+    Files.write(dir.resolve("f"), data);
+    for (ByteBuffer dst : new ByteBuffer[] {ByteBuffer.allocateDirect(8192),
+        ByteBuffer.allocate(8192)}) {
+      String kind = dst.isDirect() ? "direct" : "heap";
+      dst.position(10);
+      assertEquals(8182, ufs.read(uri("f"), 777, dst), kind);
+      assertEquals(8192, dst.position(), kind + ": the position moves past the bytes read");
+      byte[] expected = new byte[8182];
+      assertEquals(8182, ufs.read(uri("f"), 777, expected, 0, expected.length));
+      assertArrayEquals(expected, bytes(dst, 10, 8182), kind);
+
+      // A read that crosses the end of the file returns what is left.
+      dst.clear();
+      assertEquals(100 + 4096, ufs.read(uri("f"), 2 * 4096, dst), kind);
+      assertArrayEquals(Arrays.copyOfRange(data, 2 * 4096, data.length),
+          bytes(dst, 0, 100 + 4096), kind);
+      dst.clear();
+      assertEquals(-1, ufs.read(uri("f"), data.length, dst), kind + ": at the end");
+      assertEquals(-1, ufs.read(uri("f"), data.length + 5000, dst), kind + ": past the end");
+      assertEquals(0, dst.position(), kind);
+      assertEquals(0, ufs.read(uri("f"), 0, dst.limit(0)), kind + ": nothing asked");
+    }
+    NoSuchFileException missing = assertThrows(NoSuchFileException.class,
+        () -> ufs.read(uri("missing"), 0, ByteBuffer.allocateDirect(10)));
+    assertEquals(uri("missing"), missing.getFile());
+  }
+
+  private static byte[] bytes(ByteBuffer buffer, int from, int length) {
+    byte[] b = new byte[length];
+    buffer.get(from, b);
+    return b;
   }
 
   @Test

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.strata.underfs.UfsOutputStream;
 import io.strata.underfs.UfsStatus;
+import java.nio.ByteBuffer;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -18,11 +19,20 @@ import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 import software.amazon.awssdk.services.s3.model.MultipartUpload;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
@@ -108,6 +118,65 @@ class S3ReadWriteTest {
     NoSuchFileException missing = assertThrows(NoSuchFileException.class,
         () -> ufs.read(uri("read/missing"), 0, buf, 0, 10));
     assertEquals(uri("read/missing"), missing.getFile());
+  }
+
+  @Test
+  void bufferReadIsOneRangedGetWithTheBytesOfTheArrayRead() throws Exception {
+    byte[] content = randomBytes(300_000, 6);
+    server.raw().putObject(b -> b.bucket(BUCKET).key("buffer/f"), RequestBody.fromBytes(content));
+    String uri = uri("buffer/f");
+    AtomicInteger gets = new AtomicInteger();
+    ExecutionInterceptor countGets = new ExecutionInterceptor() {
+      @Override
+      public void beforeExecution(Context.BeforeExecution context,
+          ExecutionAttributes attributes) {
+        if (context.request() instanceof GetObjectRequest) {
+          gets.incrementAndGet();
+        }
+      }
+    };
+    S3Client client = S3Client.builder().endpointOverride(server.endpoint())
+        .region(Region.US_EAST_1).forcePathStyle(true)
+        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(
+            S3TestServer.ACCESS_KEY, S3TestServer.SECRET_KEY)))
+        .overrideConfiguration(o -> o.addExecutionInterceptor(countGets))
+        .build();
+    try (S3UnderFileSystem counted = new S3UnderFileSystem(client,
+        S3Options.parse(server.options()), new S3Errors(server.endpoint().toString()),
+        S3Location.parse("s3://" + BUCKET))) {
+      for (ByteBuffer dst : new ByteBuffer[] {ByteBuffer.allocateDirect(200_000),
+          ByteBuffer.allocate(200_000)}) {
+        String kind = dst.isDirect() ? "direct" : "heap";
+        gets.set(0);
+        dst.position(1000);
+        // 199,000 bytes are several transfer arrays' worth, still one request.
+        assertEquals(199_000, counted.read(uri, 5000, dst), kind);
+        assertEquals(1, gets.get(), kind + ": one ranged GET for the whole buffer");
+        assertEquals(200_000, dst.position(), kind);
+        byte[] viaArray = new byte[199_000];
+        assertEquals(199_000, counted.read(uri, 5000, viaArray, 0, viaArray.length));
+        assertArrayEquals(viaArray, bytes(dst, 1000, 199_000), kind);
+
+        gets.set(0);
+        dst.clear();
+        assertEquals(50_000, counted.read(uri, 250_000, dst), kind + ": crosses the end");
+        assertEquals(1, gets.get(), kind);
+        assertArrayEquals(Arrays.copyOfRange(content, 250_000, 300_000),
+            bytes(dst, 0, 50_000), kind);
+        dst.clear();
+        assertEquals(-1, counted.read(uri, 300_000, dst), kind + ": at the end");
+        assertEquals(0, dst.position(), kind);
+      }
+      NoSuchFileException missing = assertThrows(NoSuchFileException.class,
+          () -> counted.read(uri("buffer/missing"), 0, ByteBuffer.allocateDirect(10)));
+      assertEquals(uri("buffer/missing"), missing.getFile());
+    }
+  }
+
+  private static byte[] bytes(ByteBuffer buffer, int from, int length) {
+    byte[] b = new byte[length];
+    buffer.get(from, b);
+    return b;
   }
 
   @Test

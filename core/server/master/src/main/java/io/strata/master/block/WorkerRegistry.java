@@ -188,7 +188,11 @@ public final class WorkerRegistry {
     }
   }
 
-  /** Adds one block a worker has just cached. */
+  /**
+   * Adds one block a worker has just cached. The commit is newer than a free of the block not
+   * yet handed to the worker, so that removal is called off: otherwise a block freed and then
+   * loaded again before the worker's next heartbeat would be ignored here and then removed.
+   */
   public void commitBlock(long workerId, BlockReport block) throws StrataException {
     Set<Long> orphans = orphans(List.of(block));
     synchronized (this) {
@@ -197,6 +201,7 @@ public final class WorkerRegistry {
         throw new StrataException(ErrorCode.FAILED_PRECONDITION, "Worker " + workerId
             + " is not registered with this master; it registers again on its next heartbeat");
       }
+      w.pendingRemovals.remove(block.getBlockId());
       addBlock(w, block, orphans);
     }
   }

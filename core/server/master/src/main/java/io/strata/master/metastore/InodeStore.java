@@ -7,9 +7,11 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.strata.common.metrics.MetricNames;
+import io.strata.proto.LoadFailure;
 import io.strata.proto.MountInfo;
 import io.strata.proto.journal.InodeEntry;
 import io.strata.proto.journal.JournalEntry;
+import io.strata.proto.journal.LoadJobEntry;
 import io.strata.proto.journal.RenameEntry;
 import java.io.Closeable;
 import java.io.IOException;
@@ -50,6 +52,9 @@ import org.rocksdb.WriteOptions;
  *       the child's id (8 bytes). A child lookup is one point get and a directory page is one
  *       range scan; names come back in UTF-8 byte order, which is code point order;
  *   <li>{@code mounts}: mount id (8 bytes) to a serialized {@link MountInfo};
+ *   <li>{@code jobs}: load jobs: {@code 'J'} + job id (8 bytes) to the job's last
+ *       {@link LoadJobEntry} (without its failures), and {@code 'F'} + job id + the file's
+ *       namespace path in UTF-8 to why that file could not be loaded;
  *   <li>{@code meta}: counter name to an 8-byte value (last applied journal sequence, next inode
  *       id, next mount id, inode count), written in the same batch as the change they follow.
  * </ul>
@@ -87,6 +92,7 @@ public final class InodeStore implements Closeable {
   private final ColumnFamilyHandle edges;
   private final ColumnFamilyHandle mounts;
   private final ColumnFamilyHandle meta;
+  private final ColumnFamilyHandle jobs;
   private final Cache<Long, InodeEntry> cache;
 
   private volatile long appliedSequence;
@@ -102,7 +108,7 @@ public final class InodeStore implements Closeable {
     cfOptions = new ColumnFamilyOptions();
     writeOptions = new WriteOptions().setDisableWAL(true);
     List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
-    for (String name : List.of("default", "inodes", "edges", "mounts", "meta")) {
+    for (String name : List.of("default", "inodes", "edges", "mounts", "meta", "jobs")) {
       descriptors.add(new ColumnFamilyDescriptor(bytes(name), cfOptions));
     }
     handles = new ArrayList<>();
@@ -119,6 +125,7 @@ public final class InodeStore implements Closeable {
     edges = handles.get(2);
     mounts = handles.get(3);
     meta = handles.get(4);
+    jobs = handles.get(5);
     cache = Caffeine.newBuilder().maximumSize(Math.max(1, cacheSize)).recordStats().build();
     appliedSequence = readMeta(APPLIED_SEQUENCE, 0);
     nextInodeId = readMeta(NEXT_INODE_ID, ROOT_ID + 1);
@@ -253,6 +260,53 @@ public final class InodeStore implements Closeable {
     return out;
   }
 
+  /** The last record of every load job, in job id order. */
+  public List<LoadJobEntry> loadJobs() {
+    List<LoadJobEntry> out = new ArrayList<>();
+    byte[] prefix = {'J'};
+    try (RocksIterator it = db.newIterator(jobs)) {
+      for (it.seek(prefix); it.isValid() && it.key()[0] == 'J'; it.next()) {
+        out.add(LoadJobEntry.parseFrom(it.value()));
+      }
+      it.status();
+    } catch (RocksDBException | InvalidProtocolBufferException e) {
+      throw new IllegalStateException("Cannot read load jobs from the metastore at " + dir
+          + ": " + e.getMessage(), e);
+    }
+    return out;
+  }
+
+  /** Up to {@code limit} recorded failures of a load job, in path byte order. */
+  public List<LoadFailure> loadFailures(long jobId, int limit) {
+    List<LoadFailure> out = new ArrayList<>();
+    byte[] prefix = jobKey('F', jobId);
+    try (RocksIterator it = db.newIterator(jobs)) {
+      for (it.seek(prefix); it.isValid() && out.size() < limit && startsWith(it.key(), prefix);
+          it.next()) {
+        byte[] k = it.key();
+        out.add(LoadFailure.newBuilder()
+            .setPath(new String(k, prefix.length, k.length - prefix.length,
+                StandardCharsets.UTF_8))
+            .setReason(new String(it.value(), StandardCharsets.UTF_8)).build());
+      }
+      it.status();
+    } catch (RocksDBException e) {
+      throw new IllegalStateException("Cannot read load failures from the metastore at " + dir
+          + ": " + e.getMessage(), e);
+    }
+    return out;
+  }
+
+  /** Whether a load job recorded a failure for a path. */
+  public boolean hasLoadFailure(long jobId, String path) {
+    try {
+      return db.get(jobs, failureKey(jobId, path)) != null;
+    } catch (RocksDBException e) {
+      throw new IllegalStateException("Cannot read load failures from the metastore at " + dir
+          + ": " + e.getMessage(), e);
+    }
+  }
+
   /** Sequence of the last journal entry applied. */
   public long appliedSequence() {
     return appliedSequence;
@@ -333,6 +387,14 @@ public final class InodeStore implements Closeable {
           nextMount = Math.max(nextMount, m.getMountId() + 1);
         }
         case DELETE_MOUNT -> batch.delete(mounts, key(entry.getDeleteMount().getMountId()));
+        case LOAD_JOB -> {
+          LoadJobEntry job = entry.getLoadJob();
+          batch.put(jobs, jobKey('J', job.getJobId()),
+              job.toBuilder().clearNewFailures().build().toByteArray());
+          for (LoadFailure f : job.getNewFailuresList()) {
+            batch.put(jobs, failureKey(job.getJobId(), f.getPath()), bytes(f.getReason()));
+          }
+        }
         default -> throw new IOException("Journal entry " + entry.getSequence()
             + " has no change this release understands (written by a newer release?)");
       }
@@ -435,6 +497,25 @@ public final class InodeStore implements Closeable {
       v = (v << 8) | (b[off + i] & 0xFF);
     }
     return v;
+  }
+
+  private static byte[] jobKey(char kind, long jobId) {
+    byte[] k = new byte[9];
+    k[0] = (byte) kind;
+    System.arraycopy(longBytes(jobId), 0, k, 1, 8);
+    return k;
+  }
+
+  private static byte[] failureKey(long jobId, String path) {
+    byte[] p = bytes(path);
+    byte[] k = Arrays.copyOf(jobKey('F', jobId), 9 + p.length);
+    System.arraycopy(p, 0, k, 9, p.length);
+    return k;
+  }
+
+  private static boolean startsWith(byte[] key, byte[] prefix) {
+    return key.length >= prefix.length
+        && Arrays.equals(key, 0, prefix.length, prefix, 0, prefix.length);
   }
 
   static byte[] edgeKey(long parentId, String name) {

@@ -122,7 +122,6 @@ final class UfsRangeTransfer implements Runnable {
       position += n;
       remaining -= n;
       inFlight++;
-      reading = false;
       first = !headerSent;
       headerSent = true;
     }
@@ -130,6 +129,12 @@ final class UfsRangeTransfer implements Runnable {
       channel.write(ResponseFrames.encode(channel.alloc(), okHeader()));
     }
     channel.writeAndFlush(buf).addListener(f -> written((ChannelFuture) f, n));
+    // Only now may the next read start: were it allowed before this chunk is queued on the
+    // channel, a write completing meanwhile could start it on another thread and its chunk
+    // could be written first.
+    synchronized (this) {
+      reading = false;
+    }
     scheduleRead();
   }
 

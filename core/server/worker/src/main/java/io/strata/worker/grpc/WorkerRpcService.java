@@ -1,7 +1,14 @@
 package io.strata.worker.grpc;
 
+import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Timer;
+import io.strata.proto.LoadBlockOutcome;
+import io.strata.proto.LoadBlockResult;
+import io.strata.proto.LoadBlockTask;
+import io.strata.proto.LoadBlocksRequest;
+import io.strata.proto.LoadBlocksResponse;
 import io.strata.proto.RemoveBlocksRequest;
 import io.strata.proto.RemoveBlocksResponse;
 import io.strata.proto.WorkerServiceGrpc;
@@ -9,23 +16,38 @@ import io.strata.proto.WriteFileRequest;
 import io.strata.proto.WriteFileResponse;
 import io.strata.server.common.RpcCalls;
 import io.strata.worker.block.TieredBlockStore;
+import io.strata.worker.load.LoadExecutor;
 import io.strata.worker.ufs.MountedStores;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The worker's gRPC service: writes files through to under stores, and drops blocks from the
- * block store when asked. Errors reach clients as the statuses {@link RpcCalls} assigns.
+ * The worker's gRPC service: writes files through to under stores, drops blocks from the
+ * block store when asked, and runs the load tasks of load jobs. Errors reach clients as the
+ * statuses {@link RpcCalls} assigns; a load task's failure is an outcome in the answer, not an
+ * error of the call.
  */
 public final class WorkerRpcService extends WorkerServiceGrpc.WorkerServiceImplBase {
+  private static final Logger LOG = LoggerFactory.getLogger(WorkerRpcService.class);
+
   private final TieredBlockStore store;
   private final MountedStores stores;
+  private final LoadExecutor loads;
   private final RpcCalls calls;
   private final Counter writeBytes;
 
-  /** @param writeBytes counts bytes written to under stores (WORKER_WRITE_UFS_BYTES) */
-  public WorkerRpcService(TieredBlockStore store, MountedStores stores, RpcCalls calls,
-      Counter writeBytes) {
+  /**
+   * @param loads runs the tasks of LoadBlocks
+   * @param writeBytes counts bytes written to under stores (WORKER_WRITE_UFS_BYTES)
+   */
+  public WorkerRpcService(TieredBlockStore store, MountedStores stores, LoadExecutor loads,
+      RpcCalls calls, Counter writeBytes) {
     this.store = store;
     this.stores = stores;
+    this.loads = loads;
     this.calls = calls;
     this.writeBytes = writeBytes;
   }
@@ -41,5 +63,55 @@ public final class WorkerRpcService extends WorkerServiceGrpc.WorkerServiceImplB
       StreamObserver<RemoveBlocksResponse> responseObserver) {
     calls.unary("RemoveBlocks", responseObserver, () -> RemoveBlocksResponse.newBuilder()
         .setRemoved(store.remove(request.getBlockIdsList())).build());
+  }
+
+  /**
+   * Submits every task and answers once each has an outcome, with the results in the order of
+   * the tasks. No thread waits meanwhile: the answer is sent by whichever load thread finishes
+   * the last task (or at once when every task was answered on submit). A cancelled call does
+   * not stop its tasks; their blocks are still cached.
+   */
+  @Override
+  public void loadBlocks(LoadBlocksRequest request,
+      StreamObserver<LoadBlocksResponse> responseObserver) {
+    long start = System.nanoTime();
+    Timer timer = calls.timer("LoadBlocks");
+    if (responseObserver instanceof ServerCallStreamObserver<LoadBlocksResponse> call) {
+      // Without a handler, answering a cancelled call throws on the load thread.
+      call.setOnCancelHandler(() -> LOG.debug("LoadBlocks of {} tasks cancelled by the caller",
+          request.getTasksCount()));
+    }
+    List<LoadBlockTask> tasks = request.getTasksList();
+    @SuppressWarnings("unchecked")
+    CompletableFuture<LoadBlockResult>[] results = new CompletableFuture[tasks.size()];
+    for (int i = 0; i < results.length; i++) {
+      results[i] = loads.submit(tasks.get(i));
+    }
+    CompletableFuture.allOf(results).whenComplete((ignored, failure) -> {
+      LoadBlocksResponse.Builder response = LoadBlocksResponse.newBuilder();
+      for (int i = 0; i < results.length; i++) {
+        response.addResults(resultOf(tasks.get(i), results[i]));
+      }
+      timer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+      try {
+        responseObserver.onNext(response.build());
+        responseObserver.onCompleted();
+      } catch (RuntimeException e) {
+        LOG.debug("Cannot answer LoadBlocks: {}", e.toString());
+      }
+    });
+  }
+
+  /** The result of a completed load; the executor never fails a future, but be total anyway. */
+  private static LoadBlockResult resultOf(LoadBlockTask task,
+      CompletableFuture<LoadBlockResult> future) {
+    try {
+      return future.join();
+    } catch (RuntimeException e) {
+      return LoadBlockResult.newBuilder().setBlockId(task.getBlockId())
+          .setOutcome(LoadBlockOutcome.LOAD_BLOCK_FAILED)
+          .setMessage("cannot load block " + task.getBlockId() + " from " + task.getUfsPath()
+              + ": " + (e.getCause() != null ? e.getCause() : e)).build();
+    }
   }
 }

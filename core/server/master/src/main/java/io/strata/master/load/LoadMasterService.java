@@ -1,0 +1,43 @@
+package io.strata.master.load;
+
+import io.grpc.stub.StreamObserver;
+import io.strata.proto.GetLoadStatusRequest;
+import io.strata.proto.GetLoadStatusResponse;
+import io.strata.proto.LoadMasterGrpc;
+import io.strata.proto.StopLoadRequest;
+import io.strata.proto.StopLoadResponse;
+import io.strata.proto.SubmitLoadRequest;
+import io.strata.proto.SubmitLoadResponse;
+import io.strata.server.common.RpcCalls;
+
+/** The gRPC face of the {@link LoadJobManager}; errors reach clients as RpcCalls maps them. */
+public final class LoadMasterService extends LoadMasterGrpc.LoadMasterImplBase {
+  private final LoadJobManager jobs;
+  private final RpcCalls calls;
+
+  public LoadMasterService(LoadJobManager jobs, RpcCalls calls) {
+    this.jobs = jobs;
+    this.calls = calls;
+  }
+
+  @Override
+  public void submitLoad(SubmitLoadRequest request,
+      StreamObserver<SubmitLoadResponse> observer) {
+    calls.unary("SubmitLoad", observer,
+        () -> jobs.submit(request.getPath(), request.getOptions()));
+  }
+
+  @Override
+  public void getLoadStatus(GetLoadStatusRequest request,
+      StreamObserver<GetLoadStatusResponse> observer) {
+    calls.unary("GetLoadStatus", observer, () -> GetLoadStatusResponse.newBuilder()
+        .setJob(jobs.status(request.getPath(), Math.min(10_000, request.getMaxFailures())))
+        .build());
+  }
+
+  @Override
+  public void stopLoad(StopLoadRequest request, StreamObserver<StopLoadResponse> observer) {
+    calls.unary("StopLoad", observer, () -> StopLoadResponse.newBuilder()
+        .setJob(jobs.stop(request.getPath())).build());
+  }
+}

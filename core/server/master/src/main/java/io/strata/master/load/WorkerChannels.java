@@ -1,0 +1,38 @@
+package io.strata.master.load;
+
+import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.strata.proto.WorkerAddress;
+import io.strata.proto.WorkerServiceGrpc;
+import java.io.Closeable;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/** One gRPC channel per worker address, opened on first use and kept until close. */
+final class WorkerChannels implements Closeable {
+  private final Map<String, ManagedChannel> channels = new HashMap<>();
+
+  synchronized WorkerServiceGrpc.WorkerServiceStub stub(WorkerAddress address) {
+    String key = address.getHost() + ":" + address.getRpcPort();
+    ManagedChannel channel = channels.computeIfAbsent(key, k -> NettyChannelBuilder
+        .forAddress(address.getHost(), address.getRpcPort()).usePlaintext().build());
+    return WorkerServiceGrpc.newStub(channel);
+  }
+
+  @Override
+  public synchronized void close() {
+    for (ManagedChannel c : channels.values()) {
+      c.shutdownNow();
+    }
+    for (ManagedChannel c : channels.values()) {
+      try {
+        c.awaitTermination(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    channels.clear();
+  }
+}
