@@ -264,8 +264,8 @@ class LoadEndToEndTest {
       String scrape = cluster.scrapeWorker(0);
       double peak = MultiProcessCluster.metric(scrape,
           "strata_worker_buffer_pool_in_use_peak_bytes");
-      // Four load threads of 4 MiB each, by default.
-      assertTrue(peak > 0 && peak <= 4 * 4 * MB, "pool peak " + peak);
+      // Sixteen load threads of 4 MiB each, by default.
+      assertTrue(peak > 0 && peak <= 16 * 4 * MB, "pool peak " + peak);
       assertEquals(facts.get(3).sha256(), read(fs, "/big/part-3"));
     }
   }

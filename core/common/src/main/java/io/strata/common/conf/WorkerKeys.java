@@ -63,7 +63,7 @@ public final class WorkerKeys {
       "Write block files with Direct I/O (O_DIRECT) so that caching blocks does not fill the page "
       + "cache; tiers whose file system refuses it are written through the page cache anyway.");
   public static final ConfigKey LOAD_THREADS = ConfigKey.integer("strata.worker.load.threads",
-      4, "threads", "Threads that read blocks of load jobs from under stores and cache them; "
+      16, "threads", "Threads that read blocks of load jobs from under stores and cache them; "
       + "with the chunk size this bounds the direct memory loads use.");
   public static final ConfigKey LOAD_CHUNK_SIZE = ConfigKey.bytes(
       "strata.worker.load.chunk.size", "4MB",

@@ -9,14 +9,19 @@ public interface BlockStoreListener {
   /** A listener that ignores everything. */
   BlockStoreListener NONE = new BlockStoreListener() {
     @Override
-    public void blockCommitted(BlockMeta block) {}
+    public void blockCommitted(BlockMeta block, boolean callerTellsMaster) {}
 
     @Override
     public void blockRemoved(long blockId) {}
   };
 
-  /** A block became readable. */
-  void blockCommitted(BlockMeta block);
+  /**
+   * A block became readable.
+   *
+   * @param callerTellsMaster the code that committed it tells the master itself (a load task,
+   *     whose answer the master records), so only the next heartbeat needs to repeat it
+   */
+  void blockCommitted(BlockMeta block, boolean callerTellsMaster);
 
   /** A block was evicted or removed and its file deleted. */
   void blockRemoved(long blockId);

@@ -15,6 +15,7 @@ public final class TempBlock {
   private final Path path;
   // Guarded by the owning store's lock.
   boolean finished;
+  private volatile boolean callerTellsMaster;
 
   TempBlock(long blockId, long length, StoreTier tier, Path path) {
     this.blockId = blockId;
@@ -39,6 +40,15 @@ public final class TempBlock {
 
   public String tierAlias() {
     return tier.spec().alias();
+  }
+
+  /** Marks that whoever commits this block tells the master about it (see BlockStoreListener). */
+  public void callerTellsMaster() {
+    callerTellsMaster = true;
+  }
+
+  boolean isCallerTellingMaster() {
+    return callerTellsMaster;
   }
 
   StoreTier tier() {

@@ -436,7 +436,7 @@ public final class TieredBlockStore implements AutoCloseable {
       blocks.put(meta.blockId(), meta);
     }
     cachedCounter.increment();
-    listener.blockCommitted(meta);
+    listener.blockCommitted(meta, temp.isCallerTellingMaster());
     return meta;
   }
 

@@ -229,6 +229,9 @@ public final class LoadExecutor implements AutoCloseable {
                 + "space");
       }
       temp = reserved.get();
+      // The LoadBlocks answer tells the master, which records the block at once; a CommitBlock
+      // call per block would double the master's work for nothing.
+      temp.callerTellsMaster();
       buffer = bufferSupplier.get();
       copy(ufs, task, temp, buffer);
       BlockMeta meta = store.commit(temp);

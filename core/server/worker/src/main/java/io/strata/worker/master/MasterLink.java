@@ -200,11 +200,11 @@ public final class MasterLink implements BlockStoreListener, AutoCloseable {
   }
 
   @Override
-  public void blockCommitted(BlockMeta block) {
+  public void blockCommitted(BlockMeta block, boolean callerTellsMaster) {
     BlockReport report = TieredBlockStore.toReport(block);
     changes.added(report);
     long id = workerId;
-    if (id < 0) {
+    if (id < 0 || callerTellsMaster) {
       return;
     }
     // Right away so that clients find the block now; the heartbeat repeats it in case this

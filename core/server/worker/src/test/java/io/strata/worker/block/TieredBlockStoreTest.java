@@ -35,7 +35,7 @@ class TieredBlockStoreTest {
     store.open();
     store.setListener(new BlockStoreListener() {
       @Override
-      public void blockCommitted(BlockMeta block) {
+      public void blockCommitted(BlockMeta block, boolean callerTellsMaster) {
         events.add("+" + block.blockId());
       }
 

@@ -12,7 +12,7 @@ class LoadSettingsTest {
   @Test
   void workerKeysGiveTheSettingsWithTheChunkRoundedUpTo4KiB() {
     LoadSettings defaults = LoadSettings.fromWorker(StrataConfig.load(Map.of()));
-    assertEquals(new LoadSettings(4, 1024, 4 << 20), defaults);
+    assertEquals(new LoadSettings(16, 1024, 4 << 20), defaults);
     LoadSettings set = LoadSettings.fromWorker(StrataConfig.load(Map.of(
         "strata.worker.load.threads", "8",
         "strata.worker.load.queue.size", "10",
