@@ -1,0 +1,51 @@
+package io.strata.fuse;
+
+import io.strata.common.error.ErrorCode;
+import io.strata.common.error.StrataException;
+import java.io.UncheckedIOException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import ru.serce.jnrfuse.ErrorCodes;
+
+/**
+ * Turns a failure of a Strata call into the negative errno a FUSE operation returns. Expected
+ * answers (a missing path, a denied permission) map silently; failures of the cluster (it is
+ * unreachable, or something broke) map to EIO and log one line naming the operation and path,
+ * since the application only ever sees "Input/output error".
+ */
+final class FuseErrors {
+  private static final Logger LOG = LoggerFactory.getLogger(FuseErrors.class);
+
+  private FuseErrors() {}
+
+  /** The negative errno for {@code failure} of {@code operation} on namespace path {@code path}. */
+  static int toErrno(String operation, String path, Throwable failure) {
+    Throwable t = failure;
+    if (t instanceof UncheckedIOException && t.getCause() != null) {
+      t = t.getCause();
+    }
+    if (!(t instanceof StrataException se)) {
+      LOG.error("FUSE {} of {} failed", operation, path, t);
+      return -ErrorCodes.EIO();
+    }
+    ErrorCode code = se.code();
+    switch (code) {
+      case NOT_FOUND:
+        return -ErrorCodes.ENOENT();
+      case PERMISSION_DENIED:
+        return -ErrorCodes.EACCES();
+      case ALREADY_EXISTS:
+        return -ErrorCodes.EEXIST();
+      case INVALID_ARGUMENT:
+        return -ErrorCodes.EINVAL();
+      case FAILED_PRECONDITION:
+        // A file still being written, for example: it becomes readable when its writer closes.
+        return -ErrorCodes.EBUSY();
+      case UNIMPLEMENTED:
+        return -ErrorCodes.ENOTSUP();
+      default:
+        LOG.warn("FUSE {} of {} failed with {}: {}", operation, path, code, se.getMessage());
+        return -ErrorCodes.EIO();
+    }
+  }
+}

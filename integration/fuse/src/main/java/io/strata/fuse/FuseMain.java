@@ -1,0 +1,100 @@
+package io.strata.fuse;
+
+import io.strata.client.FileSystem;
+import io.strata.common.PathNames;
+import io.strata.common.conf.ConfigException;
+import io.strata.common.conf.StrataConfig;
+import io.strata.common.error.StrataException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Mounts a Strata namespace directory in the foreground:
+ * {@code FuseMain MOUNTPOINT NAMESPACE_PATH [-o opt[,opt...]]...}.
+ *
+ * <p>The client configuration is read with {@link StrataConfig#load()}, as the command line
+ * does. Each {@code -o} value goes to libfuse as it is (e.g. {@code -o attr_timeout=1}). The
+ * process returns when the mount goes away; SIGTERM or Ctrl-C unmounts first. Exit codes: 0
+ * after a clean unmount, 1 when mounting failed, 2 for bad arguments or configuration.
+ */
+public final class FuseMain {
+  private static final Logger LOG = LoggerFactory.getLogger(FuseMain.class);
+  static final Duration MOUNT_TIMEOUT = Duration.ofSeconds(30);
+
+  private FuseMain() {}
+
+  public static void main(String[] args) {
+    System.exit(run(args));
+  }
+
+  static int run(String[] args) {
+    List<String> options;
+    try {
+      options = fuseOptions(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println("strata-fuse: " + e.getMessage());
+      System.err.println("usage: FuseMain MOUNTPOINT NAMESPACE_PATH [-o opt[,opt...]]...");
+      return 2;
+    }
+    Path mountPoint = Path.of(args[0]);
+    String root;
+    StrataConfig conf;
+    try {
+      root = PathNames.normalize(args[1]);
+      conf = StrataConfig.load();
+    } catch (ConfigException | StrataException e) {
+      System.err.println("strata-fuse: " + e.getMessage());
+      return 2;
+    }
+    FileSystem fs = FileSystem.connect(conf);
+    FuseMount mount;
+    try {
+      mount = FuseMount.mount(StrataFuseFileSystem.ownedByCurrentUser(fs, root), mountPoint,
+          options, MOUNT_TIMEOUT);
+    } catch (StrataException e) {
+      fs.close();
+      System.err.println("strata-fuse: " + e.getMessage());
+      return 1;
+    }
+    Thread hook = new Thread(() -> {
+      mount.close();
+      fs.close();
+    }, "strata-fuse-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    LOG.info("Serving {} of {} at {}", root, fs.masterAddress(), mount.mountPoint());
+    try {
+      mount.awaitUnmount();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return 0;
+  }
+
+  /** The libfuse arguments from the ones after MOUNTPOINT and NAMESPACE_PATH. */
+  static List<String> fuseOptions(String[] args) {
+    if (args.length < 2) {
+      throw new IllegalArgumentException("missing MOUNTPOINT or NAMESPACE_PATH");
+    }
+    List<String> out = new ArrayList<>();
+    for (int i = 2; i < args.length; i++) {
+      String a = args[i];
+      if (a.equals("-o")) {
+        if (i + 1 >= args.length) {
+          throw new IllegalArgumentException("-o needs a value, e.g. -o attr_timeout=1");
+        }
+        out.add("-o");
+        out.add(args[++i]);
+      } else if (a.startsWith("-o") && a.length() > 2) {
+        out.add("-o");
+        out.add(a.substring(2));
+      } else {
+        throw new IllegalArgumentException("unknown argument " + a);
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,195 @@
+package io.strata.fuse;
+
+import io.strata.common.error.ErrorCode;
+import io.strata.common.error.StrataException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import ru.serce.jnrfuse.FuseStubFS;
+
+/**
+ * A FUSE file system mounted at a folder, served by a thread of its own.
+ *
+ * <p>jnr-fuse's non-blocking mount waits a fixed two seconds and takes a timeout for success,
+ * so this class runs the blocking mount in its own thread and reports the mount as done only
+ * once the kernel lists it in {@code /proc/mounts}; a mount that fails (the thread ends first)
+ * or does not appear in time is an error. {@link #close()} unmounts, and falls back to a lazy
+ * {@code fusermount -u -z} when the mount is still listed, so no dead mount is left behind.
+ */
+public final class FuseMount implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(FuseMount.class);
+  private static final Path PROC_MOUNTS = Path.of("/proc/mounts");
+
+  private final FuseStubFS fileSystem;
+  private final Path mountPoint;
+  private final Thread loop;
+  private volatile Throwable loopFailure;
+  private volatile boolean closed;
+
+  private FuseMount(FuseStubFS fileSystem, Path mountPoint, List<String> options) {
+    this.fileSystem = fileSystem;
+    this.mountPoint = mountPoint;
+    String[] args = options.toArray(new String[0]);
+    this.loop = new Thread(() -> {
+      try {
+        fileSystem.mount(mountPoint, true, false, args);
+      } catch (Throwable t) {
+        loopFailure = t;
+      }
+    }, "strata-fuse-loop");
+    this.loop.setDaemon(true);
+  }
+
+  /**
+   * Mounts {@code fileSystem} at {@code mountPoint} and returns once the kernel lists the mount.
+   *
+   * @param options libfuse arguments passed as they are, e.g. {@code ["-o", "attr_timeout=1"]}
+   * @throws StrataException UNAVAILABLE when the mount fails or does not appear within
+   *     {@code timeout}; the message says what to check
+   */
+  public static FuseMount mount(FuseStubFS fileSystem, Path mountPoint, List<String> options,
+      Duration timeout) throws StrataException {
+    Path point = mountPoint.toAbsolutePath().normalize();
+    if (!Files.isDirectory(point)) {
+      throw StrataException.invalidArgument("Mount point is not a directory: " + point
+          + ": create it first");
+    }
+    FuseMount m = new FuseMount(fileSystem, point, options);
+    m.loop.start();
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!isMounted(point)) {
+      if (!m.loop.isAlive()) {
+        throw new StrataException(ErrorCode.UNAVAILABLE, "Cannot mount at " + point
+            + ": libfuse stopped" + (m.loopFailure == null ? "" : " (" + m.loopFailure + ")")
+            + "; check that /dev/fuse exists, the fuse package is installed and the folder is"
+            + " not mounted already", m.loopFailure);
+      }
+      if (System.nanoTime() > deadline) {
+        m.close();
+        throw new StrataException(ErrorCode.UNAVAILABLE, "Mount at " + point
+            + " did not appear in /proc/mounts within " + timeout.toSeconds() + " s");
+      }
+      sleep(20);
+    }
+    LOG.info("Mounted Strata at {} with options {}", point, options);
+    return m;
+  }
+
+  public Path mountPoint() {
+    return mountPoint;
+  }
+
+  /** Blocks until the file system is unmounted (by {@link #close()} or from outside). */
+  public void awaitUnmount() throws InterruptedException {
+    loop.join();
+  }
+
+  /** Whether the kernel lists a FUSE mount at {@code point}. */
+  public static boolean isMounted(Path point) {
+    String target = point.toAbsolutePath().normalize().toString();
+    List<String> lines;
+    try {
+      lines = Files.readAllLines(PROC_MOUNTS);
+    } catch (IOException e) {
+      return false;
+    }
+    for (String line : lines) {
+      String[] fields = line.split(" ");
+      if (fields.length >= 3 && fields[2].startsWith("fuse")
+          && unescape(fields[1]).equals(target)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** /proc/mounts writes space, tab, newline and backslash as octal escapes. */
+  static String unescape(String field) {
+    StringBuilder out = new StringBuilder(field.length());
+    for (int i = 0; i < field.length(); i++) {
+      char c = field.charAt(i);
+      if (c == '\\' && isOctal(field, i + 1)) {
+        out.append((char) Integer.parseInt(field.substring(i + 1, i + 4), 8));
+        i += 3;
+      } else {
+        out.append(c);
+      }
+    }
+    return out.toString();
+  }
+
+  private static boolean isOctal(String s, int from) {
+    if (from + 3 > s.length()) {
+      return false;
+    }
+    for (int i = from; i < from + 3; i++) {
+      if (s.charAt(i) < '0' || s.charAt(i) > '7') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Unmounts and waits (bounded) for the serving thread to end. Idempotent. Falls back to
+   * {@code fusermount -u -z} when the mount is still listed afterwards.
+   */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    try {
+      fileSystem.umount();
+    } catch (RuntimeException e) {
+      LOG.warn("Unmounting {} failed: {}", mountPoint, e.toString());
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (isMounted(mountPoint) && System.nanoTime() < deadline) {
+      sleep(50);
+    }
+    if (isMounted(mountPoint)) {
+      lazyUnmount(mountPoint);
+    }
+    try {
+      loop.join(TimeUnit.SECONDS.toMillis(10));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    LOG.info("Unmounted Strata from {}", mountPoint);
+  }
+
+  /** {@code fusermount -u -z}: detaches the mount now, even when files are still open in it. */
+  public static void lazyUnmount(Path point) {
+    List<String> cmd = new ArrayList<>(List.of("fusermount", "-u", "-z", point.toString()));
+    try {
+      Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+      if (!p.waitFor(10, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+      }
+      String out = new String(p.getInputStream().readAllBytes()).trim();
+      LOG.warn("Lazy unmount of {} ran: exit {} {}", point, p.isAlive() ? "timeout" : p.exitValue(),
+          out);
+    } catch (IOException e) {
+      LOG.warn("Cannot run fusermount for {}: {}", point, e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for a FUSE mount", e);
+    }
+  }
+}

@@ -1,0 +1,388 @@
+package io.strata.fuse;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.strata.client.FileSystem;
+import io.strata.tests.MultiProcessCluster;
+import io.strata.tests.TestTree;
+import io.strata.tests.TestTree.FileFacts;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Real FUSE mounts (through /dev/fuse) of a cluster of a master and a worker process: one of the
+ * namespace root with kernel caching, one of {@code /data} with {@code direct_io} so that every
+ * read reaches the shared reader. Checked with java.nio and with shell tools. A machine that
+ * cannot mount fails these tests; it does not skip them.
+ */
+class ReadOnlyMountTest {
+  static final long BLOCK = 1 << 20;
+  static final int WIDE = 2000;
+  static final int BIG = 64 << 20;
+  @TempDir static Path dir;
+  static MultiProcessCluster cluster;
+  static FileSystem fs;
+  static TestTree tree;
+  static Map<String, String> wideSha = new LinkedHashMap<>();
+  static byte[] big;
+  static StrataFuseFileSystem rootFs;
+  static StrataFuseFileSystem dataFs;
+  static FuseMount rootMount;
+  static FuseMount dataMount;
+
+  @BeforeAll
+  static void mount() throws Exception {
+    cluster = MultiProcessCluster.builder(dir.resolve("cluster")).workers(1)
+        .property("strata.master.file.block.size", Long.toString(BLOCK))
+        .start();
+    Path ufs = cluster.underStoreRoot();
+    tree = TestTree.generate(ufs.resolve("tree"), 300, BLOCK, 3, 42);
+    Files.createDirectories(ufs.resolve("wide"));
+    for (int i = 0; i < WIDE; i++) {
+      String name = String.format("f%05d", i);
+      wideSha.put(name, TestTree.writeRandom(ufs.resolve("wide").resolve(name), 1024, i).sha256());
+    }
+    Files.createDirectories(ufs.resolve("data"));
+    TestTree.writeRandom(ufs.resolve("data/big.bin"), BIG, 99);
+    big = Files.readAllBytes(ufs.resolve("data/big.bin"));
+    fs = FileSystem.connect(cluster.clientConfig());
+
+    Path rootPoint = Files.createDirectories(dir.resolve("mnt-root"));
+    Path dataPoint = Files.createDirectories(dir.resolve("mnt-data"));
+    rootFs = StrataFuseFileSystem.ownedByCurrentUser(fs, "/");
+    rootMount = FuseMount.mount(rootFs, rootPoint,
+        List.of("-o", "attr_timeout=1,entry_timeout=1"), Duration.ofSeconds(30));
+    dataFs = StrataFuseFileSystem.ownedByCurrentUser(fs, "/data");
+    dataMount = FuseMount.mount(dataFs, dataPoint, List.of("-o", "direct_io"),
+        Duration.ofSeconds(30));
+  }
+
+  @AfterAll
+  static void unmount() {
+    for (FuseMount m : new FuseMount[] {rootMount, dataMount}) {
+      if (m != null) {
+        m.close();
+        if (FuseMount.isMounted(m.mountPoint())) {
+          FuseMount.lazyUnmount(m.mountPoint());
+        }
+      }
+    }
+    if (fs != null) {
+      fs.close();
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  static Path mnt(String rel) {
+    return rootMount.mountPoint().resolve(rel);
+  }
+
+  record Run(int exit, String out, String err) {}
+
+  static Run run(String... cmd) throws Exception {
+    Path out = Files.createTempFile(dir, "cmd", ".out");
+    Path err = Files.createTempFile(dir, "cmd", ".err");
+    Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile())
+        .start();
+    if (!p.waitFor(120, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new AssertionError(String.join(" ", cmd) + " hung for 120 s");
+    }
+    return new Run(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+        Files.readString(err, StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void everyFileOfTheTreeReadsBackAsItsSource() throws Exception {
+    for (Map.Entry<String, FileFacts> e : tree.files().entrySet()) {
+      Path p = mnt("tree/" + e.getKey());
+      assertEquals(e.getValue().length(), Files.size(p), e.getKey());
+      try (InputStream in = Files.newInputStream(p)) {
+        assertEquals(e.getValue().sha256(), TestTree.sha256(in), e.getKey());
+      }
+    }
+  }
+
+  @Test
+  void findAndMd5sumThroughTheMountMatchTheSource() throws Exception {
+    Run find = run("find", mnt("tree").toString(), "-type", "f");
+    assertEquals(0, find.exit(), find.err());
+    Set<String> found = new HashSet<>();
+    String prefix = mnt("tree") + "/";
+    for (String line : find.out().split("\n")) {
+      if (!line.isEmpty()) {
+        found.add(line.substring(prefix.length()));
+      }
+    }
+    assertEquals(tree.files().keySet(), found);
+    Run dirs = run("find", mnt("tree").toString(), "-mindepth", "1", "-type", "d");
+    assertEquals(tree.directories().size(), dirs.out().split("\n").length, dirs.out());
+
+    Run md5 = run("find", mnt("tree").toString(), "-type", "f", "-exec", "md5sum", "{}", "+");
+    assertEquals(0, md5.exit(), md5.err());
+    Map<String, String> sums = new HashMap<>();
+    for (String line : md5.out().split("\n")) {
+      if (!line.isEmpty()) {
+        sums.put(line.substring(34 + prefix.length()), line.substring(0, 32));
+      }
+    }
+    assertEquals(tree.files().size(), sums.size());
+    for (String rel : tree.files().keySet()) {
+      byte[] source = Files.readAllBytes(cluster.underStoreRoot().resolve("tree").resolve(rel));
+      String expected = HexFormat.of().formatHex(MessageDigest.getInstance("MD5").digest(source));
+      assertEquals(expected, sums.get(rel), "md5sum of " + rel);
+    }
+  }
+
+  @Test
+  void listingOfTwoThousandEntriesShowsThemAll() throws Exception {
+    Run ls = run("ls", "-1", mnt("wide").toString());
+    assertEquals(0, ls.exit(), ls.err());
+    assertEquals(wideSha.keySet(), Set.of(ls.out().split("\n")));
+    try (Stream<Path> list = Files.list(mnt("wide"))) {
+      assertEquals(WIDE, list.count());
+    }
+  }
+
+  @Test
+  void smallFilesReadWholeMatchTheirSource() throws Exception {
+    List<String> names = new ArrayList<>(wideSha.keySet()).subList(0, 1000);
+    long start = System.nanoTime();
+    for (String name : names) {
+      assertEquals(wideSha.get(name), TestTree.sha256(Files.readAllBytes(mnt("wide/" + name))),
+          name);
+    }
+    long cold = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    start = System.nanoTime();
+    for (String name : names) {
+      assertEquals(1024, Files.readAllBytes(mnt("wide/" + name)).length, name);
+    }
+    long warm = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    System.out.printf("1,000 files of 1 KiB read whole through the mount (open, read, close):"
+        + " first pass %d ms, second pass %d ms%n", cold, warm);
+  }
+
+  @Test
+  void smallPositionedReadsThroughTheMountMatchTheSource() throws Exception {
+    Random random = new Random(5);
+    int count = 1000;
+    long[] offsets = new long[count];
+    for (int i = 0; i < count; i++) {
+      offsets[i] = random.nextInt(BIG / 4096) * 4096L;
+    }
+    ByteBuffer buf = ByteBuffer.allocate(4096);
+    long start = System.nanoTime();
+    try (FileChannel ch = FileChannel.open(dataMount.mountPoint().resolve("big.bin"))) {
+      for (long off : offsets) {
+        buf.clear();
+        assertEquals(4096, ch.read(buf, off), "read at " + off);
+        assertEquals(java.nio.ByteBuffer.wrap(big, (int) off, 4096), buf.flip(), "read at " + off);
+      }
+    }
+    long viaMount = System.nanoTime() - start;
+    byte[] b = new byte[4096];
+    start = System.nanoTime();
+    try (io.strata.client.FileInStream in = fs.openFile("/data/big.bin")) {
+      for (long off : offsets) {
+        assertEquals(4096, in.read(off, b, 0, 4096));
+      }
+    }
+    long viaClient = System.nanoTime() - start;
+    System.out.printf("1,000 reads of 4 KiB at random offsets (direct_io): through the mount"
+        + " %d us/read, through the Java client alone %d us/read%n", viaMount / count / 1000,
+        viaClient / count / 1000);
+  }
+
+  @Test
+  void sigtermOfFuseMainUnmounts() throws Exception {
+    Path point = Files.createDirectories(dir.resolve("mnt-main"));
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("-XX:+UseSerialGC");
+    cmd.addAll(cluster.configArgs(Map.of()));
+    String testCp = System.getProperty("surefire.test.class.path");
+    String cp = testCp != null && !testCp.isEmpty() ? testCp : System.getProperty("java.class.path");
+    cmd.addAll(List.of("-cp", cp, FuseMain.class.getName(),
+        point.toString(), "/tree", "-o", "attr_timeout=1"));
+    Path log = dir.resolve("fuse-main.log");
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile())
+        .start();
+    try {
+      MultiProcessCluster.waitFor("FuseMain to mount", Duration.ofSeconds(60),
+          () -> FuseMount.isMounted(point), p);
+      String rel = tree.largestFile();
+      try (InputStream in = Files.newInputStream(point.resolve(rel))) {
+        assertEquals(tree.files().get(rel).sha256(), TestTree.sha256(in));
+      }
+      p.destroy();
+      assertTrue(p.waitFor(60, TimeUnit.SECONDS), "FuseMain still running after SIGTERM");
+      assertFalse(FuseMount.isMounted(point), "mount left after SIGTERM: " + Files.readString(log));
+    } finally {
+      if (p.isAlive()) {
+        p.destroyForcibly();
+      }
+      if (FuseMount.isMounted(point)) {
+        FuseMount.lazyUnmount(point);
+      }
+    }
+  }
+
+  @Test
+  void eightThreadsReadingOneLargeFileAtRandomOffsetsShareOneReaderAndGetTheRightBytes()
+      throws Exception {
+    Path file = dataMount.mountPoint().resolve("big.bin");
+    long fileId = fs.getStatus("/data/big.bin").getFileId();
+    int threads = 8;
+    List<FileChannel> channels = new ArrayList<>();
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      for (int t = 0; t < threads; t++) {
+        channels.add(FileChannel.open(file, StandardOpenOption.READ));
+      }
+      assertEquals(threads, dataFs.handleCount(fileId), "handles sharing the reader");
+      assertEquals(1, dataFs.openFileCount());
+      List<Future<Integer>> done = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        FileChannel ch = channels.get(t);
+        long seed = t;
+        done.add(pool.submit(() -> readRandomly(ch, new Random(seed), 60)));
+      }
+      int reads = 0;
+      for (Future<Integer> f : done) {
+        reads += f.get(300, TimeUnit.SECONDS);
+      }
+      assertEquals(threads * 60, reads);
+    } finally {
+      pool.shutdownNow();
+      for (FileChannel ch : channels) {
+        ch.close();
+      }
+    }
+    // The kernel sends releases after close returns.
+    MultiProcessCluster.waitFor("the shared reader to be closed", Duration.ofSeconds(30),
+        () -> dataFs.handleCount(fileId) == 0, null);
+    assertEquals(0, dataFs.openFileCount());
+  }
+
+  static int readRandomly(FileChannel ch, Random random, int count) throws IOException {
+    for (int i = 0; i < count; i++) {
+      int pos = random.nextInt(BIG);
+      int len = Math.min(BIG - pos, 1 + random.nextInt(256 << 10));
+      ByteBuffer buf = ByteBuffer.allocate(len);
+      int bounded = 0;
+      while (buf.hasRemaining() && bounded++ < 64) {
+        if (ch.read(buf, pos + buf.position()) < 0) {
+          break;
+        }
+      }
+      assertEquals(len, buf.position(), "bytes read at " + pos);
+      byte[] got = buf.array();
+      for (int k = 0; k < len; k++) {
+        if (got[k] != big[pos + k]) {
+          throw new AssertionError("byte " + (pos + k) + " differs after a read at " + pos);
+        }
+      }
+    }
+    return count;
+  }
+
+  @Test
+  void writesFailWithReadOnlyFileSystem() throws Exception {
+    String existing = tree.files().keySet().stream().filter(n -> n.startsWith("file-"))
+        .findFirst().orElseThrow();
+    assertReadOnly(() -> Files.newOutputStream(mnt("tree/new-file")).close());
+    assertReadOnly(() -> Files.newOutputStream(mnt("tree/" + existing),
+        StandardOpenOption.APPEND).close());
+    assertReadOnly(() -> Files.createDirectory(mnt("tree/new-dir")));
+    assertReadOnly(() -> Files.delete(mnt("tree/" + existing)));
+    assertReadOnly(() -> Files.move(mnt("tree/" + existing), mnt("tree/moved")));
+    assertReadOnly(() -> Files.createSymbolicLink(mnt("tree/link"), mnt("tree/" + existing)));
+    assertReadOnly(() -> Files.setPosixFilePermissions(mnt("tree/" + existing),
+        java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx")));
+    for (String[] cmd : new String[][] {{"touch", mnt("tree/touched").toString()},
+        {"mkdir", mnt("tree/made").toString()}, {"rm", "-f", mnt("wide/f00001").toString()},
+        {"truncate", "-s", "0", mnt("tree/" + existing).toString()},
+        {"ln", mnt("tree/" + existing).toString(), mnt("tree/hard").toString()},
+        {"chown", "0:0", mnt("tree/" + existing).toString()}}) {
+      Run r = run(cmd);
+      assertNotEquals(0, r.exit(), String.join(" ", cmd));
+      assertTrue(r.err().contains("Read-only file system"), String.join(" ", cmd) + ": " + r.err());
+    }
+    assertTrue(Files.exists(mnt("wide/f00001")));
+    assertEquals(tree.files().get(existing).length(), Files.size(mnt("tree/" + existing)));
+  }
+
+  interface Action {
+    void run() throws IOException;
+  }
+
+  static void assertReadOnly(Action action) {
+    FileSystemException e = assertThrows(FileSystemException.class, action::run);
+    assertTrue(String.valueOf(e.getReason()).contains("Read-only file system"), e.toString());
+  }
+
+  @Test
+  void missingPathsGiveNoSuchFile() throws Exception {
+    assertFalse(Files.exists(mnt("tree/no-such-file")));
+    assertThrows(NoSuchFileException.class, () -> Files.newInputStream(mnt("tree/no-such-file")));
+    assertThrows(NoSuchFileException.class, () -> Files.list(mnt("no-such-dir")).close());
+    Run cat = run("cat", mnt("tree/no-such-file").toString());
+    assertNotEquals(0, cat.exit());
+    assertTrue(cat.err().contains("No such file or directory"), cat.err());
+  }
+
+  @Test
+  void statfsReportsTheWorkersCapacity() throws Exception {
+    long total = Files.getFileStore(mnt("tree")).getTotalSpace();
+    // One worker with a 64 MB memory tier and a 1 GB SSD tier.
+    assertTrue(total >= (1L << 30), "total space " + total);
+    Run df = run("df", "-k", rootMount.mountPoint().toString());
+    assertEquals(0, df.exit(), df.err());
+  }
+
+  @Test
+  void attributesComeFromTheNamespace() throws Exception {
+    String rel = tree.largestFile();
+    Path p = mnt("tree/" + rel);
+    assertTrue(Files.isRegularFile(p));
+    assertTrue(Files.isDirectory(mnt("tree")));
+    assertEquals(tree.files().get(rel).length(), Files.size(p));
+    long nsMtime = fs.getStatus("/tree/" + rel).getModificationTimeMs();
+    assertEquals(nsMtime / 1000, Files.getLastModifiedTime(p).toMillis() / 1000);
+    assertEquals(Files.size(dataMount.mountPoint().resolve("big.bin")), BIG);
+  }
+}
