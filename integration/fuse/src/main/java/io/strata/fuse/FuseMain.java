@@ -17,7 +17,9 @@ import org.slf4j.LoggerFactory;
  * {@code FuseMain MOUNTPOINT NAMESPACE_PATH [-o opt[,opt...]]...}.
  *
  * <p>The client configuration is read with {@link StrataConfig#load()}, as the command line
- * does. Each {@code -o} value goes to libfuse as it is (e.g. {@code -o attr_timeout=1}). The
+ * does. Each {@code -o} value goes to libfuse as it is (e.g. {@code -o attr_timeout=1}), and
+ * {@code attr_timeout}, {@code entry_timeout} and {@code max_read} come from the
+ * {@code strata.fuse.*} keys when no {@code -o} gives them (see {@link MountOptions}). The
  * process returns when the mount goes away; SIGTERM or Ctrl-C unmounts first. Exit codes: 0
  * after a clean unmount, 1 when mounting failed, 2 for bad arguments or configuration.
  */
@@ -53,8 +55,8 @@ public final class FuseMain {
     FileSystem fs = FileSystem.connect(conf);
     FuseMount mount;
     try {
-      mount = FuseMount.mount(StrataFuseFileSystem.ownedByCurrentUser(fs, root), mountPoint,
-          options, MOUNT_TIMEOUT);
+      mount = FuseMount.mount(StrataFuseFileSystem.ownedByCurrentUser(fs, root, conf),
+          mountPoint, MountOptions.withDefaults(options, conf), MOUNT_TIMEOUT);
     } catch (StrataException e) {
       fs.close();
       System.err.println("strata-fuse: " + e.getMessage());

@@ -4,11 +4,16 @@ import io.strata.client.CloseableIterator;
 import io.strata.client.FileInStream;
 import io.strata.client.FileSystem;
 import io.strata.common.PathNames;
+import io.strata.common.conf.ConfigType;
+import io.strata.common.conf.FuseKeys;
+import io.strata.common.conf.StrataConfig;
 import io.strata.proto.FileInfo;
 import io.strata.proto.TierUsage;
 import io.strata.proto.WorkerInfo;
 import io.strata.proto.WorkerState;
 import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.atomic.LongAdder;
 import jnr.ffi.Pointer;
 import jnr.ffi.types.mode_t;
 import jnr.ffi.types.off_t;
@@ -36,6 +41,12 @@ import ru.serce.jnrfuse.struct.Timespec;
  *       buffer; the listing is closed however the call ends.
  *   <li>Every call that would change the namespace or a file answers EROFS at once.
  *   <li>A missing path answers ENOENT; an unreachable cluster answers EIO and logs a line.
+ *   <li>getattr, access and open answer from the {@link MetadataCache}, so a status (or a
+ *       path's absence) is at most the cache's TTL old; listings refresh the cache's entries of
+ *       the children they return.
+ *   <li>An open sets {@code keep_cache}, so the kernel keeps the pages it cached of the file,
+ *       only when the file has the same id, length and modification time as at its previous
+ *       open on this mount; otherwise the kernel drops them and reads again.
  * </ul>
  * Ownership is that of the mounting user for now; mode bits and times come from the namespace.
  */
@@ -45,30 +56,63 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   private static final int O_RDONLY = 0;
   private static final int W_OK = 2;
   private static final long STATFS_BLOCK = 4096;
+  // libfuse 2's struct fuse_file_info on 64-bit Linux keeps its flag bits (direct_io bit 0,
+  // keep_cache bit 1, ...) in the 32-bit word at byte 20; jnr-fuse maps them as separate bytes
+  // at 16..20, so the bit is set in the struct's memory directly.
+  private static final long FLAG_WORD_OFFSET = 20;
+  private static final int KEEP_CACHE_BIT = 1 << 1;
 
   private final FileSystem fs;
   private final String root;
   private final long uid;
   private final long gid;
+  private final MetadataCache metadata;
+  private final FileVersions versions;
   private final OpenFileTable<FileInStream> openFiles = new OpenFileTable<>();
+  private final LongAdder readCalls = new LongAdder();
+  private final LongAdder getattrCalls = new LongAdder();
 
   /**
    * @param fs the client every call goes through; the caller closes it after unmounting
    * @param root the namespace directory shown at the mount point
    * @param uid owner reported for every file and directory
    * @param gid group reported for every file and directory
+   * @param metadata the statuses getattr, access and open answer from
+   * @param maxFiles most files whose last opened version is remembered for keep_cache
    */
-  public StrataFuseFileSystem(FileSystem fs, String root, long uid, long gid) {
+  public StrataFuseFileSystem(FileSystem fs, String root, long uid, long gid,
+      MetadataCache metadata, long maxFiles) {
     this.fs = fs;
     this.root = root;
     this.uid = uid;
     this.gid = gid;
+    this.metadata = metadata;
+    this.versions = new FileVersions(maxFiles);
+  }
+
+  /**
+   * A file system whose files are owned by the user running this process, with the metadata
+   * cache the configuration describes ({@code strata.fuse.metadata.cache.*}).
+   */
+  public static StrataFuseFileSystem ownedByCurrentUser(FileSystem fs, String root,
+      StrataConfig conf) {
+    int size = conf.getInt(FuseKeys.METADATA_CACHE_SIZE);
+    return ownedByCurrentUser(fs, root, new MetadataCache(fs::getStatus,
+        conf.getDuration(FuseKeys.METADATA_CACHE_TTL), size), size);
   }
 
   /** A file system whose files are owned by the user running this process. */
-  public static StrataFuseFileSystem ownedByCurrentUser(FileSystem fs, String root) {
+  public static StrataFuseFileSystem ownedByCurrentUser(FileSystem fs, String root,
+      MetadataCache metadata, long maxFiles) {
     com.sun.security.auth.module.UnixSystem user = new com.sun.security.auth.module.UnixSystem();
-    return new StrataFuseFileSystem(fs, root, user.getUid(), user.getGid());
+    return new StrataFuseFileSystem(fs, root, user.getUid(), user.getGid(), metadata, maxFiles);
+  }
+
+  /** A file system with the metadata cache's default TTL and size. */
+  public static StrataFuseFileSystem ownedByCurrentUser(FileSystem fs, String root) {
+    int size = Integer.parseInt(FuseKeys.METADATA_CACHE_SIZE.defaultValue());
+    Duration ttl = ConfigType.parseDuration(FuseKeys.METADATA_CACHE_TTL.defaultValue());
+    return ownedByCurrentUser(fs, root, new MetadataCache(fs::getStatus, ttl, size), size);
   }
 
   /** The namespace path behind a path of the mount ({@code "/"} is the root). */
@@ -89,6 +133,16 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     return openFiles.references(fileId);
   }
 
+  /** How many read upcalls this file system has served (for tests). */
+  long readCalls() {
+    return readCalls.sum();
+  }
+
+  /** How many getattr upcalls (lookups included) this file system has served (for tests). */
+  long getattrCalls() {
+    return getattrCalls.sum();
+  }
+
   @Override
   protected String getFSName() {
     return "strata";
@@ -96,9 +150,10 @@ public final class StrataFuseFileSystem extends FuseStubFS {
 
   @Override
   public int getattr(String path, FileStat stat) {
+    getattrCalls.increment();
     String p = namespacePath(path);
     try {
-      fillStat(fs.getStatus(p), stat);
+      fillStat(metadata.get(p), stat);
       return 0;
     } catch (Exception e) {
       return FuseErrors.toErrno("getattr", p, e);
@@ -137,7 +192,7 @@ public final class StrataFuseFileSystem extends FuseStubFS {
       return -ErrorCodes.EROFS();
     }
     try {
-      fs.getStatus(p);
+      metadata.get(p);
       return 0;
     } catch (Exception e) {
       return FuseErrors.toErrno("access", p, e);
@@ -155,6 +210,7 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     try (CloseableIterator<FileInfo> children = fs.listStatus(p)) {
       while (children.hasNext()) {
         FileInfo child = children.next();
+        metadata.put(childPath(p, child.getName()), child);
         if (filler.apply(buf, child.getName(), null, 0) != 0) {
           return -ErrorCodes.ENOMEM();
         }
@@ -172,21 +228,34 @@ public final class StrataFuseFileSystem extends FuseStubFS {
       return -ErrorCodes.EROFS();
     }
     try {
-      FileInfo info = fs.getStatus(p);
+      FileInfo info = metadata.get(p);
       if (info.getDirectory()) {
         return -ErrorCodes.EISDIR();
       }
       openFiles.acquire(info.getFileId(), () -> fs.openFile(p));
       fi.fh.set(info.getFileId());
+      if (versions.openedUnchanged(p, info)) {
+        setKeepCache(fi);
+      }
       return 0;
     } catch (Exception e) {
       return FuseErrors.toErrno("open", p, e);
     }
   }
 
+  private static String childPath(String dir, String name) {
+    return dir.equals(PathNames.ROOT) ? "/" + name : dir + "/" + name;
+  }
+
+  private static void setKeepCache(FuseFileInfo fi) {
+    Pointer mem = jnr.ffi.Struct.getMemory(fi);
+    mem.putInt(FLAG_WORD_OFFSET, mem.getInt(FLAG_WORD_OFFSET) | KEEP_CACHE_BIT);
+  }
+
   @Override
   public int read(String path, Pointer buf, @size_t long size, @off_t long offset,
       FuseFileInfo fi) {
+    readCalls.increment();
     FileInStream in = openFiles.reader(fi.fh.get());
     if (in == null) {
       return -ErrorCodes.EBADF();

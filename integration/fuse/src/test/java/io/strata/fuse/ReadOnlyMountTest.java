@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.strata.client.FileSystem;
+import io.strata.client.SyncOption;
 import io.strata.tests.MultiProcessCluster;
 import io.strata.tests.TestTree;
 import io.strata.tests.TestTree.FileFacts;
@@ -34,7 +35,9 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -44,7 +47,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Real FUSE mounts (through /dev/fuse) of a cluster of a master and a worker process: one of the
  * namespace root with kernel caching, one of {@code /data} with {@code direct_io} so that every
- * read reaches the shared reader. Checked with java.nio and with shell tools. A machine that
+ * read reaches the shared reader, and one of the root without kernel caching whose metadata cache
+ * has a long TTL and counts its master calls. Checked with java.nio and with shell tools. A machine that
  * cannot mount fails these tests; it does not skip them.
  */
 class ReadOnlyMountTest {
@@ -61,6 +65,9 @@ class ReadOnlyMountTest {
   static StrataFuseFileSystem dataFs;
   static FuseMount rootMount;
   static FuseMount dataMount;
+  static StrataFuseFileSystem countedFs;
+  static FuseMount countedMount;
+  static final Map<String, AtomicInteger> statusLoads = new ConcurrentHashMap<>();
 
   @BeforeAll
   static void mount() throws Exception {
@@ -87,11 +94,19 @@ class ReadOnlyMountTest {
     dataFs = StrataFuseFileSystem.ownedByCurrentUser(fs, "/data");
     dataMount = FuseMount.mount(dataFs, dataPoint, List.of("-o", "direct_io"),
         Duration.ofSeconds(30));
+    MetadataCache counted = new MetadataCache(path -> {
+      statusLoads.computeIfAbsent(path, p -> new AtomicInteger()).incrementAndGet();
+      return fs.getStatus(path);
+    }, Duration.ofMinutes(10), 10_000);
+    countedFs = StrataFuseFileSystem.ownedByCurrentUser(fs, "/", counted, 10_000);
+    countedMount = FuseMount.mount(countedFs,
+        Files.createDirectories(dir.resolve("mnt-counted")),
+        List.of("-o", "attr_timeout=0,entry_timeout=0,negative_timeout=0"), Duration.ofSeconds(30));
   }
 
   @AfterAll
   static void unmount() {
-    for (FuseMount m : new FuseMount[] {rootMount, dataMount}) {
+    for (FuseMount m : new FuseMount[] {rootMount, dataMount, countedMount}) {
       if (m != null) {
         m.close();
         if (FuseMount.isMounted(m.mountPoint())) {
@@ -384,5 +399,79 @@ class ReadOnlyMountTest {
     long nsMtime = fs.getStatus("/tree/" + rel).getModificationTimeMs();
     assertEquals(nsMtime / 1000, Files.getLastModifiedTime(p).toMillis() / 1000);
     assertEquals(Files.size(dataMount.mountPoint().resolve("big.bin")), BIG);
+  }
+
+  static long sizeOrMinusOne(Path p) {
+    try {
+      return Files.size(p);
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
+  static int loads(String path) {
+    AtomicInteger n = statusLoads.get(path);
+    return n == null ? 0 : n.get();
+  }
+
+  @Test
+  void repeatedGetattrWithinTheTtlDoesNotCallTheMaster() throws Exception {
+    String rel = tree.largestFile();
+    Path p = countedMount.mountPoint().resolve("tree/" + rel);
+    long upcalls = countedFs.getattrCalls();
+    for (int i = 0; i < 5; i++) {
+      assertEquals(tree.files().get(rel).length(), Files.size(p));
+    }
+    try (InputStream in = Files.newInputStream(p)) {
+      assertEquals(tree.files().get(rel).sha256(), TestTree.sha256(in));
+    }
+    assertTrue(countedFs.getattrCalls() - upcalls >= 5, "the kernel asked every time");
+    assertEquals(1, loads("/tree/" + rel), "master calls for the file's status");
+
+    Path missing = countedMount.mountPoint().resolve("tree/no-such-file");
+    for (int i = 0; i < 5; i++) {
+      assertFalse(Files.exists(missing));
+    }
+    assertThrows(NoSuchFileException.class, () -> Files.newInputStream(missing));
+    assertEquals(1, loads("/tree/no-such-file"), "master calls for a missing path");
+
+    // A listing fills the cache with its children's statuses.
+    try (Stream<Path> list = Files.list(countedMount.mountPoint().resolve("wide"))) {
+      assertEquals(WIDE, list.count());
+    }
+    assertEquals(1024, Files.size(countedMount.mountPoint().resolve("wide/f01234")));
+    assertEquals(0, loads("/wide/f01234"));
+  }
+
+  @Test
+  void aFileChangedInTheUnderStoreShowsItsNewSizeAfterTheTtl() throws Exception {
+    Path source = Files.createDirectories(cluster.underStoreRoot().resolve("changing"))
+        .resolve("grows.bin");
+    TestTree.writeRandom(source, 1000, 1);
+    Path p = mnt("changing/grows.bin");
+    assertEquals(1000, Files.size(p));
+    assertEquals(1000, Files.readAllBytes(p).length);
+    TestTree.writeRandom(source, 3000, 2);
+    assertEquals(3000, fs.getStatus("/changing/grows.bin", SyncOption.ALWAYS).getLength());
+    // The mount's cache and the kernel's (1 s each here) expire; then the new size shows.
+    MultiProcessCluster.waitFor("the mount to show the new size", Duration.ofSeconds(60),
+        () -> sizeOrMinusOne(p) == 3000, null);
+    assertEquals(TestTree.sha256(Files.readAllBytes(source)),
+        TestTree.sha256(Files.readAllBytes(p)), "the new bytes, not the kernel's old pages");
+  }
+
+  @Test
+  void anUnchangedFileReadAgainIsServedFromTheKernelsPageCache() throws Exception {
+    Path source = Files.createDirectories(cluster.underStoreRoot().resolve("kept"))
+        .resolve("same.bin");
+    TestTree.writeRandom(source, 64 << 10, 3);
+    byte[] expected = Files.readAllBytes(source);
+    Path p = mnt("kept/same.bin");
+    long before = rootFs.readCalls();
+    assertTrue(java.util.Arrays.equals(expected, Files.readAllBytes(p)));
+    long afterFirst = rootFs.readCalls();
+    assertTrue(afterFirst > before, "the first read reaches the file system");
+    assertTrue(java.util.Arrays.equals(expected, Files.readAllBytes(p)));
+    assertEquals(afterFirst, rootFs.readCalls(), "read upcalls of the second read (keep_cache)");
   }
 }
