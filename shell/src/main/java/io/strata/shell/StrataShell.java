@@ -5,6 +5,7 @@ import io.strata.common.conf.ConfigException;
 import io.strata.common.error.StrataException;
 import io.strata.shell.admin.FsAdminCommand;
 import io.strata.shell.fs.FsCommand;
+import io.strata.shell.fuse.FuseCommand;
 import io.strata.shell.local.LocalCommand;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -21,7 +22,7 @@ import picocli.CommandLine.Command;
 @Command(name = "strata", mixinStandardHelpOptions = true,
     versionProvider = StrataShell.ReleaseVersion.class,
     description = "Strata, a distributed cache for AI training data.",
-    subcommands = {FsCommand.class, FsAdminCommand.class, LocalCommand.class,
+    subcommands = {FsCommand.class, FsAdminCommand.class, LocalCommand.class, FuseCommand.class,
         ServerCommands.Master.class, ServerCommands.Worker.class})
 public final class StrataShell implements Callable<Integer> {
   private final ShellContext ctx;

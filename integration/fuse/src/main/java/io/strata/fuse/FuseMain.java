@@ -52,6 +52,8 @@ public final class FuseMain {
       System.err.println("strata-fuse: " + e.getMessage());
       return 2;
     }
+    LOG.info("Strata FUSE mount starting (pid {}); native memory allocator: {}",
+        ProcessHandle.current().pid(), allocator());
     FileSystem fs = FileSystem.connect(conf);
     FuseMount mount;
     try {
@@ -74,6 +76,13 @@ public final class FuseMain {
       Thread.currentThread().interrupt();
     }
     return 0;
+  }
+
+  /** Which malloc serves native memory (libfuse, Netty): tcmalloc when the launcher preloads it. */
+  static String allocator() {
+    String preload = System.getenv("LD_PRELOAD");
+    return preload != null && preload.contains("tcmalloc") ? "tcmalloc (" + preload + ")"
+        : "the JVM's default (glibc malloc; tcmalloc not preloaded)";
   }
 
   /** The libfuse arguments from the ones after MOUNTPOINT and NAMESPACE_PATH. */

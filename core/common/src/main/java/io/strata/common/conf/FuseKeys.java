@@ -22,4 +22,13 @@ public final class FuseKeys {
   public static final ConfigKey MAX_READ = ConfigKey.bytes("strata.fuse.max.read", "128KB",
       "Largest read request the kernel sends (libfuse max_read), set unless -o gives max_read;"
           + " 0 leaves it to the kernel.");
+  public static final ConfigKey HEAP_SIZE = ConfigKey.bytes("strata.fuse.heap.size", "1GB",
+      "Java heap bound (-Xmx) of a mount process started by `strata fuse mount`.");
+  public static final ConfigKey DIRECT_MEMORY_SIZE = ConfigKey.bytes(
+      "strata.fuse.direct.memory.size", "512MB",
+      "Direct (off-heap) memory bound (-XX:MaxDirectMemorySize) of a mount process started by"
+          + " `strata fuse mount`; Netty's buffers count under it.");
+  public static final ConfigKey MOUNT_TIMEOUT = ConfigKey.duration("strata.fuse.mount.timeout",
+      "30s", "How long `strata fuse mount` waits for the mount to appear in /proc/mounts, and"
+          + " `strata fuse unmount` for the mount process to exit, before reporting a failure.");
 }

@@ -1,0 +1,342 @@
+package io.strata.shell.fuse;
+
+import io.strata.common.PathNames;
+import io.strata.common.conf.CommonKeys;
+import io.strata.common.conf.FuseKeys;
+import io.strata.common.conf.StrataConfig;
+import io.strata.common.error.ErrorCode;
+import io.strata.common.error.StrataException;
+import io.strata.shell.ShellContext;
+import io.strata.shell.UsageException;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Stream;
+
+/**
+ * Runs FUSE mounts of Strata as processes of their own (FuseMain, from the classpath in
+ * {@code STRATA_FUSE_CLASSPATH}), keeps one {@link MountRecord} per mount under
+ * {@code ${strata.home}/fuse/}, and unmounts them. A mount is reported started only once the
+ * kernel lists it in /proc/mounts; one left behind by a process that died is detached with
+ * {@code fusermount -u -z} before the folder is mounted again, and one whose process is alive is
+ * never mounted over.
+ */
+public final class FuseLauncher {
+  static final String CLASSPATH_VARIABLE = "STRATA_FUSE_CLASSPATH";
+  static final String JAVA_OPTS_VARIABLE = "STRATA_FUSE_JAVA_OPTS";
+  private static final String TCMALLOC = "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4";
+  private static final int LOG_TAIL_LINES = 30;
+  private static final long POLL_MS = 100;
+
+  private final ShellContext ctx;
+
+  public FuseLauncher(ShellContext ctx) {
+    this.ctx = ctx;
+  }
+
+  private StrataConfig conf() {
+    return ctx.conf();
+  }
+
+  private Path recordDir() {
+    return Path.of(conf().getString(CommonKeys.HOME), "fuse");
+  }
+
+  private Path logsDir() {
+    return Path.of(conf().getString(CommonKeys.LOGS_DIR));
+  }
+
+  private Duration timeout() {
+    return conf().getDuration(FuseKeys.MOUNT_TIMEOUT);
+  }
+
+  /**
+   * Mounts {@code namespacePath} at {@code mountPoint}: in the background (returns once mounted)
+   * or, with {@code foreground}, in this terminal until the mount ends. Returns the exit code.
+   */
+  public int mount(Path mountPoint, String namespacePath, List<String> options,
+      boolean foreground) throws IOException {
+    Path point = mountPoint.toAbsolutePath().normalize();
+    String root = PathNames.normalize(namespacePath);
+    Path recordFile = MountRecord.fileFor(recordDir(), point);
+    Optional<MountRecord> old = MountRecord.read(recordFile);
+    Optional<ProcessHandle> oldProcess = old.flatMap(MountRecord::process);
+    if (oldProcess.isPresent()) {
+      throw new StrataException(ErrorCode.ALREADY_EXISTS, point + " is already mounted by pid "
+          + oldProcess.get().pid() + "; unmount it first with: strata fuse unmount " + point);
+    }
+    if (ProcMounts.isFuseMounted(point)) {
+      if (old.isEmpty()) {
+        throw new StrataException(ErrorCode.ALREADY_EXISTS, point + " is already a FUSE mount"
+            + " that strata fuse did not start; unmount it with: fusermount -u " + point);
+      }
+      ctx.out().println("Cleaning the stale mount at " + point + " (its process, pid "
+          + old.get().pid() + ", is gone): fusermount -u -z");
+      fusermount(point, true);
+      if (ProcMounts.isFuseMounted(point)) {
+        throw new StrataException(ErrorCode.FAILED_PRECONDITION, "Cannot detach the stale mount"
+            + " at " + point + "; try: fusermount -u -z " + point);
+      }
+    }
+    if (old.isPresent()) {
+      old.get().delete();
+    }
+    if (!Files.isDirectory(point)) {
+      throw new UsageException("Mount point is not a folder: " + point + " (create it with"
+          + " mkdir -p " + point + ")");
+    }
+    Path log = logsDir().resolve("fuse-" + MountRecord.sanitize(point) + ".log");
+    ProcessBuilder pb = new ProcessBuilder(command(point, root, options, foreground));
+    if (!"0".equals(ctx.env().get("STRATA_TCMALLOC")) && Files.isReadable(Path.of(TCMALLOC))) {
+      String preload = pb.environment().get("LD_PRELOAD");
+      pb.environment().put("LD_PRELOAD", TCMALLOC + (preload == null ? "" : ":" + preload));
+    }
+    MountRecord record = new MountRecord(recordFile, 0, point, root, foreground ? Path.of("")
+        : log);
+    if (foreground) {
+      return runInForeground(pb.inheritIO(), record);
+    }
+    Files.createDirectories(logsDir());
+    Process p = pb.redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+    p.getOutputStream().close();
+    record = new MountRecord(recordFile, p.pid(), point, root, log);
+    record.write();
+    return awaitMounted(p, record);
+  }
+
+  private int runInForeground(ProcessBuilder pb, MountRecord template) throws IOException {
+    Process p = pb.start();
+    MountRecord record = new MountRecord(template.file(), p.pid(), template.mountPoint(),
+        template.namespacePath(), template.log());
+    record.write();
+    try {
+      return p.waitFor();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      p.destroy();
+      return 1;
+    } finally {
+      record.delete();
+    }
+  }
+
+  private int awaitMounted(Process p, MountRecord record) throws IOException {
+    long deadline = System.nanoTime() + timeout().toNanos();
+    PrintStream out = ctx.out();
+    while (!ProcMounts.isFuseMounted(record.mountPoint())) {
+      String failure = null;
+      if (!p.isAlive()) {
+        failure = "the mount process exited (exit code " + p.exitValue() + ")";
+      } else if (System.nanoTime() > deadline) {
+        failure = "it did not appear in /proc/mounts within " + timeout().toSeconds()
+            + " s (raise " + FuseKeys.MOUNT_TIMEOUT.name() + " if it only needs longer)";
+        p.destroy();
+        if (!awaitExit(p.toHandle(), Duration.ofSeconds(10))) {
+          p.destroyForcibly();
+        }
+      }
+      if (failure != null) {
+        record.delete();
+        ctx.err().println("strata: Cannot mount at " + record.mountPoint() + ": " + failure
+            + ". Last lines of " + record.log() + ":");
+        for (String line : tail(record.log())) {
+          ctx.err().println("  " + line);
+        }
+        return 1;
+      }
+      sleep();
+    }
+    out.println("Mounted " + record.namespacePath() + " at " + record.mountPoint());
+    out.println("  pid: " + record.pid());
+    out.println("  log: " + record.log());
+    out.println("Unmount with: strata fuse unmount " + record.mountPoint());
+    return 0;
+  }
+
+  private List<String> command(Path point, String root, List<String> options,
+      boolean foreground) {
+    String classpath = ctx.env().get(CLASSPATH_VARIABLE);
+    if (classpath == null || classpath.isEmpty()) {
+      throw new UsageException(CLASSPATH_VARIABLE + " is not set: run `strata fuse mount`"
+          + " through the launcher bin/strata, which sets it once integration/fuse is built");
+    }
+    List<String> cmd = new ArrayList<>();
+    if (!foreground && Files.isExecutable(Path.of("/usr/bin/setsid"))) {
+      // A session of its own: closing the terminal or Ctrl-C in it does not end the mount.
+      cmd.add("/usr/bin/setsid");
+    }
+    cmd.add(java());
+    cmd.add("-Xmx" + megabytes(conf().getBytes(FuseKeys.HEAP_SIZE)) + "m");
+    cmd.add("-XX:MaxDirectMemorySize=" + megabytes(conf().getBytes(FuseKeys.DIRECT_MEMORY_SIZE))
+        + "m");
+    // Netty then allocates through the JDK, so its buffers count under MaxDirectMemorySize.
+    cmd.add("-Dio.netty.maxDirectMemory=0");
+    String extra = ctx.env().getOrDefault(JAVA_OPTS_VARIABLE, "");
+    for (String o : extra.trim().split("\\s+")) {
+      if (!o.isEmpty()) {
+        cmd.add(o);
+      }
+    }
+    for (Map.Entry<String, String> e : new TreeMap<>(ctx.strataProperties()).entrySet()) {
+      cmd.add("-D" + e.getKey() + "=" + e.getValue());
+    }
+    cmd.add("-cp");
+    cmd.add(classpath);
+    cmd.add(MountRecord.MAIN_CLASS);
+    cmd.add(point.toString());
+    cmd.add(root);
+    for (String o : options) {
+      cmd.add("-o");
+      cmd.add(o);
+    }
+    return cmd;
+  }
+
+  private static long megabytes(long bytes) {
+    return Math.max(1, (bytes + (1 << 20) - 1) >> 20);
+  }
+
+  /** Unmounts {@code mountPoint} and waits for its process to end. Returns the exit code. */
+  public int unmount(Path mountPoint) throws IOException {
+    Path point = mountPoint.toAbsolutePath().normalize();
+    Optional<MountRecord> record = MountRecord.read(MountRecord.fileFor(recordDir(), point));
+    if (!ProcMounts.isFuseMounted(point)) {
+      if (record.isPresent() && record.get().process().isEmpty()) {
+        record.get().delete();
+      }
+      throw new StrataException(ErrorCode.NOT_FOUND, "Nothing is mounted at " + point
+          + " (see strata fuse status)");
+    }
+    if (!fusermount(point, false)) {
+      ctx.out().println(point + " is busy: detaching it lazily (fusermount -u -z); it goes away"
+          + " when the last open file closes");
+      fusermount(point, true);
+    }
+    if (ProcMounts.isFuseMounted(point)) {
+      throw new StrataException(ErrorCode.FAILED_PRECONDITION, "Cannot unmount " + point
+          + "; try: fusermount -u -z " + point);
+    }
+    if (record.isPresent()) {
+      Optional<ProcessHandle> h = record.get().process();
+      if (h.isPresent() && !awaitExit(h.get(), timeout())) {
+        // Unmounted but still running: ask it to end, as Ctrl-C would.
+        h.get().destroy();
+        if (!awaitExit(h.get(), Duration.ofSeconds(10))) {
+          h.get().destroyForcibly();
+        }
+      }
+      record.get().delete();
+    }
+    ctx.out().println("Unmounted " + point);
+    return 0;
+  }
+
+  /** Prints one line per recorded mount. Returns the exit code. */
+  public int status() throws IOException {
+    List<MountRecord> records = new ArrayList<>();
+    if (Files.isDirectory(recordDir())) {
+      try (Stream<Path> files = Files.list(recordDir())) {
+        for (Path f : files.filter(f -> f.toString().endsWith(".pid")).sorted().toList()) {
+          MountRecord.read(f).ifPresent(records::add);
+        }
+      }
+    }
+    if (records.isEmpty()) {
+      ctx.out().println("No Strata FUSE mounts (none started by strata fuse mount).");
+      return 0;
+    }
+    for (MountRecord r : records) {
+      ctx.out().println(r.mountPoint() + "  " + r.namespacePath() + "  pid " + r.pid() + "  "
+          + state(r));
+    }
+    return 0;
+  }
+
+  static String state(boolean mounted, boolean alive) {
+    if (mounted && alive) {
+      return "mounted";
+    }
+    if (mounted) {
+      return "stale (process gone; run strata fuse mount again or strata fuse unmount)";
+    }
+    return alive ? "not mounted (process still running)" : "not mounted";
+  }
+
+  private static String state(MountRecord r) {
+    return state(ProcMounts.isFuseMounted(r.mountPoint()), r.process().isPresent());
+  }
+
+  /** Runs fusermount -u (with -z when lazy); returns whether it succeeded. */
+  private boolean fusermount(Path point, boolean lazy) throws IOException {
+    List<String> cmd = new ArrayList<>(List.of("fusermount", "-u"));
+    if (lazy) {
+      cmd.add("-z");
+    }
+    cmd.add(point.toString());
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    p.getOutputStream().close();
+    try {
+      if (!p.waitFor(30, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        return false;
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      p.destroyForcibly();
+      return false;
+    }
+    return p.exitValue() == 0;
+  }
+
+  private static boolean awaitExit(ProcessHandle h, Duration timeout) {
+    try {
+      h.onExit().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      return true;
+    } catch (TimeoutException e) {
+      return false;
+    } catch (ExecutionException e) {
+      return !h.isAlive();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return !h.isAlive();
+    }
+  }
+
+  private static List<String> tail(Path log) {
+    try {
+      List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+      return lines.subList(Math.max(0, lines.size() - LOG_TAIL_LINES), lines.size());
+    } catch (IOException e) {
+      return List.of("(cannot read " + log + ": " + e.getMessage() + ")");
+    }
+  }
+
+  private String java() {
+    String home = ctx.env().get("JAVA_HOME");
+    if (home != null && !home.isEmpty() && Files.isExecutable(Path.of(home, "bin", "java"))) {
+      return Path.of(home, "bin", "java").toString();
+    }
+    return "java";
+  }
+
+  private static void sleep() throws StrataException {
+    try {
+      Thread.sleep(POLL_MS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StrataException(ErrorCode.UNAVAILABLE, "Interrupted while waiting for the mount");
+    }
+  }
+}

@@ -1,0 +1,115 @@
+package io.strata.shell.fuse;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.strata.common.conf.StrataConfig;
+import io.strata.shell.ShellContext;
+import io.strata.shell.StrataShell;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** `strata fuse` argument handling and records, without mounting anything. */
+class FuseCommandArgumentsTest {
+  @TempDir Path dir;
+  private final Map<String, String> env = new HashMap<>(Map.of("STRATA_FUSE_CLASSPATH",
+      "/nonexistent.jar", "STRATA_TCMALLOC", "0"));
+
+  private record Result(int code, String out, String err) {}
+
+  private Result run(String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    Map<String, String> props = Map.of("strata.home", dir.resolve("home").toString(),
+        "strata.conf.dir", dir.resolve("conf").toString());
+    int code;
+    try (ShellContext ctx = new ShellContext(() -> StrataConfig.load(props),
+        new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8), env, props)) {
+      code = StrataShell.run(ctx, args);
+    }
+    return new Result(code, out.toString(StandardCharsets.UTF_8),
+        err.toString(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void mountWithoutMountPointIsAUsageError() {
+    Result r = run("fuse", "mount");
+    assertEquals(2, r.code());
+    assertTrue(r.err().contains("MOUNTPOINT"), r.err());
+  }
+
+  @Test
+  void mountPointThatIsNotAFolderIsAUsageError() throws Exception {
+    Path file = Files.writeString(dir.resolve("plain-file"), "x");
+    Result r = run("fuse", "mount", file.toString());
+    assertEquals(2, r.code());
+    assertTrue(r.err().contains("Mount point is not a folder: " + file), r.err());
+    Result missing = run("fuse", "mount", dir.resolve("missing").toString());
+    assertEquals(2, missing.code());
+    assertTrue(missing.err().contains("not a folder"), missing.err());
+    assertTrue(Files.notExists(dir.resolve("home/fuse/" + MountRecord.sanitize(file) + ".pid")));
+  }
+
+  @Test
+  void mountWithoutTheFuseClasspathSaysToUseTheLauncher() throws Exception {
+    env.remove("STRATA_FUSE_CLASSPATH");
+    Path point = Files.createDirectories(dir.resolve("mnt"));
+    Result r = run("fuse", "mount", point.toString());
+    assertEquals(2, r.code());
+    assertTrue(r.err().contains("STRATA_FUSE_CLASSPATH is not set"), r.err());
+  }
+
+  @Test
+  void badNamespacePathIsRejected() throws Exception {
+    Path point = Files.createDirectories(dir.resolve("mnt"));
+    Result r = run("fuse", "mount", point.toString(), "--path", "relative/path");
+    assertEquals(1, r.code(), r.err());
+  }
+
+  @Test
+  void unmountOfAFolderThatIsNotMountedNamesIt() throws Exception {
+    Path point = Files.createDirectories(dir.resolve("mnt"));
+    Result r = run("fuse", "unmount", point.toString());
+    assertEquals(1, r.code());
+    assertTrue(r.err().contains("Nothing is mounted at " + point), r.err());
+    assertEquals(2, run("fuse", "unmount").code());
+  }
+
+  @Test
+  void statusListsRecordsAndTheirState() throws Exception {
+    Result none = run("fuse", "status");
+    assertEquals(0, none.code());
+    assertTrue(none.out().contains("No Strata FUSE mounts"), none.out());
+    Path point = Files.createDirectories(dir.resolve("mnt"));
+    Path recordDir = dir.resolve("home/fuse");
+    // A pid that is not a mount process: the record's process counts as gone.
+    new MountRecord(MountRecord.fileFor(recordDir, point), ProcessHandle.current().pid(), point,
+        "/data", dir.resolve("x.log")).write();
+    Result r = run("fuse", "status");
+    assertEquals(0, r.code());
+    assertTrue(r.out().contains(point + "  /data  pid " + ProcessHandle.current().pid()
+        + "  not mounted"), r.out());
+  }
+
+  @Test
+  void statesReadAsDocumented() {
+    assertEquals("mounted", FuseLauncher.state(true, true));
+    assertTrue(FuseLauncher.state(true, false).startsWith("stale (process gone"));
+    assertEquals("not mounted", FuseLauncher.state(false, false));
+  }
+
+  @Test
+  void mountPointsBecomeFileNamesAndProcMountsEscapesAreRead() {
+    assertEquals("mnt_data_set", MountRecord.sanitize(Path.of("/mnt/data set")));
+    assertEquals("/tmp/with space\\x", ProcMounts.unescape("/tmp/with\\040space\\134x"));
+    assertEquals("/tmp/a\\9", ProcMounts.unescape("/tmp/a\\9"));
+  }
+}
