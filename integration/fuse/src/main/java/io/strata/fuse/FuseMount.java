@@ -1,5 +1,6 @@
 package io.strata.fuse;
 
+import io.strata.common.ProcMounts;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
 import java.io.IOException;
@@ -24,7 +25,6 @@ import ru.serce.jnrfuse.FuseStubFS;
  */
 public final class FuseMount implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FuseMount.class);
-  private static final Path PROC_MOUNTS = Path.of("/proc/mounts");
 
   private final FuseStubFS fileSystem;
   private final Path mountPoint;
@@ -92,49 +92,9 @@ public final class FuseMount implements AutoCloseable {
 
   /** Whether the kernel lists a FUSE mount at {@code point}. */
   public static boolean isMounted(Path point) {
-    String target = point.toAbsolutePath().normalize().toString();
-    List<String> lines;
-    try {
-      lines = Files.readAllLines(PROC_MOUNTS);
-    } catch (IOException e) {
-      return false;
-    }
-    for (String line : lines) {
-      String[] fields = line.split(" ");
-      if (fields.length >= 3 && fields[2].startsWith("fuse")
-          && unescape(fields[1]).equals(target)) {
-        return true;
-      }
-    }
-    return false;
+    return ProcMounts.isFuseMounted(point.toAbsolutePath().normalize());
   }
 
-  /** /proc/mounts writes space, tab, newline and backslash as octal escapes. */
-  static String unescape(String field) {
-    StringBuilder out = new StringBuilder(field.length());
-    for (int i = 0; i < field.length(); i++) {
-      char c = field.charAt(i);
-      if (c == '\\' && isOctal(field, i + 1)) {
-        out.append((char) Integer.parseInt(field.substring(i + 1, i + 4), 8));
-        i += 3;
-      } else {
-        out.append(c);
-      }
-    }
-    return out.toString();
-  }
-
-  private static boolean isOctal(String s, int from) {
-    if (from + 3 > s.length()) {
-      return false;
-    }
-    for (int i = from; i < from + 3; i++) {
-      if (s.charAt(i) < '0' || s.charAt(i) > '7') {
-        return false;
-      }
-    }
-    return true;
-  }
 
   /**
    * Unmounts and waits (bounded) for the serving thread to end. Idempotent. Falls back to

@@ -3,6 +3,7 @@ package io.strata.fuse;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.strata.common.ProcMounts;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -26,8 +27,8 @@ class FuseMainTest {
 
   @Test
   void mountPointsWithEscapedCharactersAreRecognised() {
-    assertEquals("/tmp/with space\\x", FuseMount.unescape("/tmp/with\\040space\\134x"));
-    assertEquals("/tmp/plain", FuseMount.unescape("/tmp/plain"));
-    assertEquals("/tmp/a\\9", FuseMount.unescape("/tmp/a\\9"));
+    assertEquals("/tmp/with space\\x", ProcMounts.unescape("/tmp/with\\040space\\134x"));
+    assertEquals("/tmp/plain", ProcMounts.unescape("/tmp/plain"));
+    assertEquals("/tmp/a\\9", ProcMounts.unescape("/tmp/a\\9"));
   }
 }

@@ -1,6 +1,7 @@
 package io.strata.shell.fuse;
 
 import io.strata.common.PathNames;
+import io.strata.common.ProcMounts;
 import io.strata.common.conf.CommonKeys;
 import io.strata.common.conf.FuseKeys;
 import io.strata.common.conf.StrataConfig;

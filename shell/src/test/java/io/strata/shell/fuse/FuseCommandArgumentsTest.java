@@ -3,6 +3,7 @@ package io.strata.shell.fuse;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.strata.common.ProcMounts;
 import io.strata.common.conf.StrataConfig;
 import io.strata.shell.ShellContext;
 import io.strata.shell.StrataShell;

@@ -1,4 +1,4 @@
-package io.strata.shell.fuse;
+package io.strata.common;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -8,15 +8,16 @@ import java.util.List;
 /**
  * The kernel's list of mounts, {@code /proc/mounts}, as far as FUSE mounts go. A mount whose
  * process died stays listed (its folder then answers "Transport endpoint is not connected")
- * until someone unmounts it, so being listed says nothing about the process.
+ * until someone unmounts it, so being listed says nothing about the process. Shared by the FUSE
+ * mount and the command line that manages mounts.
  */
-final class ProcMounts {
+public final class ProcMounts {
   private static final Path PROC_MOUNTS = Path.of("/proc/mounts");
 
   private ProcMounts() {}
 
   /** Whether a FUSE file system is mounted at {@code point} (an absolute, normalised path). */
-  static boolean isFuseMounted(Path point) {
+  public static boolean isFuseMounted(Path point) {
     List<String> lines;
     try {
       lines = Files.readAllLines(PROC_MOUNTS);
@@ -35,7 +36,7 @@ final class ProcMounts {
   }
 
   /** /proc/mounts writes space, tab, newline and backslash as three octal digits after '\'. */
-  static String unescape(String field) {
+  public static String unescape(String field) {
     StringBuilder out = new StringBuilder(field.length());
     for (int i = 0; i < field.length(); i++) {
       char c = field.charAt(i);
