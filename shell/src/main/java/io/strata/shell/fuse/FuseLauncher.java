@@ -8,6 +8,7 @@ import io.strata.common.conf.StrataConfig;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
 import io.strata.shell.ShellContext;
+import io.strata.shell.Tcmalloc;
 import io.strata.shell.UsageException;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -36,7 +37,6 @@ import java.util.stream.Stream;
 public final class FuseLauncher {
   static final String CLASSPATH_VARIABLE = "STRATA_FUSE_CLASSPATH";
   static final String JAVA_OPTS_VARIABLE = "STRATA_FUSE_JAVA_OPTS";
-  private static final String TCMALLOC = "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4";
   private static final int LOG_TAIL_LINES = 30;
   private static final long POLL_MS = 100;
 
@@ -99,10 +99,7 @@ public final class FuseLauncher {
     }
     Path log = logsDir().resolve("fuse-" + MountRecord.sanitize(point) + ".log");
     ProcessBuilder pb = new ProcessBuilder(command(point, root, options, foreground));
-    if (!"0".equals(ctx.env().get("STRATA_TCMALLOC")) && Files.isReadable(Path.of(TCMALLOC))) {
-      String preload = pb.environment().get("LD_PRELOAD");
-      pb.environment().put("LD_PRELOAD", TCMALLOC + (preload == null ? "" : ":" + preload));
-    }
+    Tcmalloc.preloadInto(pb, ctx.env());
     MountRecord record = new MountRecord(recordFile, 0, point, root, foreground ? Path.of("")
         : log);
     if (foreground) {

@@ -13,6 +13,7 @@ import io.strata.proto.WorkerInfo;
 import io.strata.proto.WorkerState;
 import io.strata.shell.Format;
 import io.strata.shell.ShellContext;
+import io.strata.shell.Tcmalloc;
 import io.strata.shell.UsageException;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -52,7 +53,6 @@ public final class LocalCluster {
   public static final Role WORKER = new Role("worker", "io.strata.worker.WorkerMain",
       "STRATA_WORKER_CLASSPATH", "STRATA_WORKER_JAVA_OPTS",
       "-Xms256m -Xmx1g -XX:MaxDirectMemorySize=1g -XX:+UseG1GC");
-  private static final String TCMALLOC = "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4";
   private static final long POLL_MS = 200;
 
   private final ShellContext ctx;
@@ -182,10 +182,7 @@ public final class LocalCluster {
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(
             logsDir().resolve(role.name() + ".out").toFile()));
-    if (!"0".equals(ctx.env().get("STRATA_TCMALLOC")) && Files.isReadable(Path.of(TCMALLOC))) {
-      String preload = pb.environment().get("LD_PRELOAD");
-      pb.environment().put("LD_PRELOAD", TCMALLOC + (preload == null ? "" : ":" + preload));
-    }
+    Tcmalloc.preloadInto(pb, ctx.env());
     Process p = pb.start();
     p.getOutputStream().close();
     pidFile(role).write(p.pid());
