@@ -12,6 +12,7 @@ import io.strata.proto.WriteFileHeader;
 import io.strata.proto.WriteFileRequest;
 import io.strata.proto.WriteFileResponse;
 import java.io.ByteArrayOutputStream;
+import io.strata.underfs.local.LocalUnderFileSystem;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -57,16 +58,19 @@ final class TestWriter extends WorkerServiceGrpc.WorkerServiceImplBase implement
 
       @Override
       public void onCompleted() {
+        String fingerprint;
         try {
           Path target = Path.of(header.getUfsPath().substring("file://".length()));
           Files.createDirectories(target.getParent());
           Files.write(target, data.toByteArray());
+          fingerprint = new LocalUnderFileSystem().getStatus(header.getUfsPath()).fingerprint();
         } catch (IOException e) {
           out.onError(Status.INTERNAL.withDescription(e.toString()).asRuntimeException());
           return;
         }
+        // The real fingerprint: readers check it against the under store.
         out.onNext(WriteFileResponse.newBuilder().setLength(data.size())
-            .setUfsFingerprint(data.size() + ":w").build());
+            .setUfsFingerprint(fingerprint).build());
         out.onCompleted();
       }
     };

@@ -206,8 +206,11 @@ class LoadEndToEndTest {
 
   @Test
   void aMasterKilledDuringALoadResumesTheJobAfterItsRestart() throws Exception {
+    // A resume delay well above the time both workers need to register again, even on a
+    // loaded machine, so that resumed blocks go where the hashing of two live workers says.
     try (MultiProcessCluster cluster = twoWorkers(dir)
-        .property("strata.master.load.journal.interval", "200ms").start();
+        .property("strata.master.load.journal.interval", "200ms")
+        .property("strata.master.load.resume.delay", "20s").start();
         FileSystem fs = FileSystem.connect(cluster.clientConfig(
             Map.of("strata.client.master.retry.max.duration", "60s")))) {
       TestTree tree = TestTree.generate(cluster.underStoreRoot().resolve("data"), 200, BLOCK, 4,

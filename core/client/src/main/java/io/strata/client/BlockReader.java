@@ -34,13 +34,21 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Guarantees: {@link #read} fills exactly the range asked for, or throws; a worker that fails
  * mid-range never causes bytes to be skipped or delivered twice, because the next source is asked
- * only for the part not yet received. Any number of threads may call {@link #read} at once: there
+ * only for the part not yet received (or for the whole piece again, when the bytes received
+ * cannot be vouched for). Any number of threads may call {@link #read} at once: there
  * is no lock on the path, only concurrent maps and sets for the state they share (workers that
  * failed for this file, open short-circuit files, the block list).
  *
  * <p>Source order for a block: the live workers ranked by {@link WorkerHashing} (the first is
  * the block's home), except that when the home does not hold the block but another worker does,
  * that worker goes first. A worker on this host is read by short-circuit when it holds the block.
+ *
+ * <p>A file with an under-store fingerprint is read only as the version it was opened on, even
+ * when it is rewritten in its under store meanwhile: cached blocks belong to that version (a
+ * rewritten file gets new block ids), workers reading the under store and the direct fallback
+ * check the fingerprint, and a "changed" answer fails the read instead of being retried
+ * elsewhere. A worker that finds the change mid-transfer can only close the channel; before the
+ * bytes it sent are kept, the under store is asked whether the file is still that version.
  */
 final class BlockReader implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(BlockReader.class);
@@ -138,7 +146,7 @@ final class BlockReader implements AutoCloseable {
         readFrom(source, block, offset, buf, off, len);
         return;
       } catch (DataTransferException e) {
-        int got = (int) e.bytesReceived();
+        int got = keptAfterFailure(block, (int) e.bytesReceived());
         ctx.metrics.addRemote(got);
         offset += got;
         off += got;
@@ -168,6 +176,33 @@ final class BlockReader implements AutoCloseable {
         + (lastFailure != null ? "last: " + lastFailure : "in earlier reads of this stream")
         + "). Set strata.client.read.ufs.fallback.enabled=true to read the under store"
         + " directly.");
+  }
+
+  /**
+   * How many of the {@code got} bytes a worker delivered before it failed may be kept. A worker
+   * that found the file changed in its under store mid-transfer closes the channel like a
+   * crashing one, and the bytes it sent may be of the new version: completing them from a worker
+   * that holds the old block would mix versions. So the under store is asked first: changed,
+   * the read fails; unknown (the store cannot be asked), the bytes are dropped and the whole
+   * piece is asked again of sources that either serve the old version whole or refuse it.
+   */
+  private int keptAfterFailure(BlockInfo block, int got) throws StrataException {
+    String expected = file.getUfsFingerprint();
+    if (got == 0 || expected.isEmpty()) {
+      return got;
+    }
+    String now;
+    try {
+      now = ctx.underStore.fingerprint(file);
+    } catch (StrataException e) {
+      LOG.debug("Cannot tell whether {} changed ({}); reading block {} again from its start",
+          file.getPath(), e.getMessage(), block.getBlockId());
+      return 0;
+    }
+    if (!expected.equals(now)) {
+      throw UnderStoreReader.changed(file, now);
+    }
+    return got;
   }
 
   /** The workers to ask for a block, best first. */
@@ -315,6 +350,8 @@ final class BlockReader implements AutoCloseable {
             + " refused bytes " + offset + ".." + (offset + len) + " of block " + block.getBlockId()
             + " of " + file.getPath() + ": " + r.getMessage()
             + " (the file may have changed in its under store)");
+      case READ_CHANGED:
+        return UnderStoreReader.changed(file, r.getUfsFingerprint());
       case READ_ERROR:
         return new DataTransferException("Worker " + worker + " could not read block "
             + block.getBlockId() + " of " + file.getPath() + ": " + r.getMessage(), null, 0);

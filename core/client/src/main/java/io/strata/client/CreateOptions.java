@@ -3,21 +3,26 @@ package io.strata.client;
 /**
  * How {@link FileSystem#createFile} creates a file. Immutable: each setter returns a copy.
  * Defaults: no overwrite, parents must exist, the master's block size, the master's default
- * mode (0644).
+ * mode (0644), owner and group (the master's user and group).
  */
 public final class CreateOptions {
-  private static final CreateOptions DEFAULTS = new CreateOptions(false, false, 0, 0);
+  private static final CreateOptions DEFAULTS = new CreateOptions(false, false, 0, 0, "", "");
 
   private final boolean overwrite;
   private final boolean recursive;
   private final long blockSize;
   private final int mode;
+  private final String owner;
+  private final String group;
 
-  private CreateOptions(boolean overwrite, boolean recursive, long blockSize, int mode) {
+  private CreateOptions(boolean overwrite, boolean recursive, long blockSize, int mode,
+      String owner, String group) {
     this.overwrite = overwrite;
     this.recursive = recursive;
     this.blockSize = blockSize;
     this.mode = mode;
+    this.owner = owner;
+    this.group = group;
   }
 
   public static CreateOptions defaults() {
@@ -26,12 +31,12 @@ public final class CreateOptions {
 
   /** Replace an existing file (never a directory). */
   public CreateOptions overwrite(boolean value) {
-    return new CreateOptions(value, recursive, blockSize, mode);
+    return new CreateOptions(value, recursive, blockSize, mode, owner, group);
   }
 
   /** Create missing parent directories. */
   public CreateOptions recursive(boolean value) {
-    return new CreateOptions(overwrite, value, blockSize, mode);
+    return new CreateOptions(overwrite, value, blockSize, mode, owner, group);
   }
 
   /** Bytes per block; 0 means strata.master.file.block.size. */
@@ -39,12 +44,37 @@ public final class CreateOptions {
     if (value < 0) {
       throw new IllegalArgumentException("block size must be positive or 0: " + value);
     }
-    return new CreateOptions(overwrite, recursive, value, mode);
+    return new CreateOptions(overwrite, recursive, value, mode, owner, group);
   }
 
   /** POSIX permission bits; 0 means the default (0644). */
   public CreateOptions mode(int value) {
-    return new CreateOptions(overwrite, recursive, blockSize, value);
+    return new CreateOptions(overwrite, recursive, blockSize, value, owner, group);
+  }
+
+  /**
+   * Owner of the file and of the parents {@link #recursive} creates; "" means the master's
+   * default (its user).
+   */
+  public CreateOptions owner(String value) {
+    return new CreateOptions(overwrite, recursive, blockSize, mode, nonNull(value, "owner"),
+        group);
+  }
+
+  /**
+   * Group of the file and of the parents {@link #recursive} creates; "" means the master's
+   * default (its group).
+   */
+  public CreateOptions group(String value) {
+    return new CreateOptions(overwrite, recursive, blockSize, mode, owner,
+        nonNull(value, "group"));
+  }
+
+  private static String nonNull(String value, String what) {
+    if (value == null) {
+      throw new IllegalArgumentException(what + " must not be null (\"\" means the default)");
+    }
+    return value;
   }
 
   public boolean overwrite() {
@@ -61,5 +91,15 @@ public final class CreateOptions {
 
   public int mode() {
     return mode;
+  }
+
+  /** The owner to create with; "" for the master's default. */
+  public String owner() {
+    return owner;
+  }
+
+  /** The group to create with; "" for the master's default. */
+  public String group() {
+    return group;
   }
 }

@@ -26,6 +26,7 @@ import io.strata.proto.LoadMetadataRequest;
 import io.strata.proto.MountInfo;
 import io.strata.proto.MountRequest;
 import io.strata.proto.RenameRequest;
+import io.strata.proto.SetAttributeRequest;
 import io.strata.proto.StopLoadRequest;
 import io.strata.proto.SubmitLoadRequest;
 import io.strata.proto.SubmitLoadResponse;
@@ -168,12 +169,61 @@ public final class FileSystem implements Closeable {
         .getJob();
   }
 
-  /** Creates a directory; {@code recursive} creates missing parents too. */
+  /**
+   * Creates a directory with the master's default mode, owner and group; {@code recursive}
+   * creates missing parents too.
+   */
   public FileInfo createDirectory(String path, boolean recursive, boolean allowExists)
       throws StrataException {
+    return createDirectory(path, recursive, allowExists, 0, "", "");
+  }
+
+  /**
+   * Creates a directory; {@code recursive} creates missing parents too, with the same owner
+   * and group (and the default mode). An existing directory is returned as it is when
+   * {@code allowExists}.
+   *
+   * @param mode permission bits; 0 for the default (0755)
+   * @param owner owner of the new directories; "" for the master's default (its user)
+   * @param group their group; "" for the master's default
+   */
+  public FileInfo createDirectory(String path, boolean recursive, boolean allowExists,
+      int mode, String owner, String group) throws StrataException {
     String p = PathNames.normalize(path);
     return ctx.master.call(s -> s.createDirectory(CreateDirectoryRequest.newBuilder().setPath(p)
-        .setRecursive(recursive).setAllowExists(allowExists).build())).getDirectory();
+        .setRecursive(recursive).setAllowExists(allowExists).setMode(mode).setOwner(owner)
+        .setGroup(group).build())).getDirectory();
+  }
+
+  /**
+   * Changes the mode, owner, group and/or modification time of a file or directory, as
+   * {@code options} gives them, and returns its status after the change. These attributes live
+   * in Strata's namespace only: they are journaled by the master and never written to the
+   * under store, and a file replaced because its content changed in the under store takes the
+   * store's attributes again. The file's id, blocks, length and content stay as they were.
+   *
+   * @throws StrataException NOT_FOUND when the path does not exist; INVALID_ARGUMENT when
+   *     {@code options} gives nothing; PERMISSION_DENIED on a read-only mount; UNIMPLEMENTED
+   *     when the master is of a release older than this client
+   */
+  public FileInfo setAttribute(String path, SetAttributeOptions options)
+      throws StrataException {
+    String p = PathNames.normalize(path);
+    SetAttributeRequest.Builder request = SetAttributeRequest.newBuilder().setPath(p);
+    options.mode().ifPresent(request::setMode);
+    options.owner().ifPresent(request::setOwner);
+    options.group().ifPresent(request::setGroup);
+    options.modificationTimeMs().ifPresent(request::setModificationTimeMs);
+    try {
+      return ctx.master.call(s -> s.setAttribute(request.build())).getFile();
+    } catch (StrataException e) {
+      if (e.code() == ErrorCode.UNIMPLEMENTED) {
+        throw new StrataException(ErrorCode.UNIMPLEMENTED, "The Strata master at "
+            + ctx.master.target() + " is older than this client and cannot set attributes of "
+            + p + ": upgrade the master for chmod, chown and utimens", e);
+      }
+      throw e;
+    }
   }
 
   /**
@@ -195,7 +245,8 @@ public final class FileSystem implements Closeable {
     }
     FileInfo file = ctx.master.call(s -> s.createFile(CreateFileRequest.newBuilder().setPath(p)
         .setOverwrite(options.overwrite()).setRecursive(options.recursive())
-        .setBlockSize(options.blockSize()).setMode(options.mode()).build())).getFile();
+        .setBlockSize(options.blockSize()).setMode(options.mode()).setOwner(options.owner())
+        .setGroup(options.group()).build())).getFile();
     WorkerInfo worker = WorkerHashing.pick(file.getFileId(), live, WorkerInfo::getWorkerId);
     try {
       return new FileOutStream(ctx, file, options.overwrite(), worker.getAddress());

@@ -40,9 +40,13 @@ import io.strata.proto.MountRequest;
 import io.strata.proto.MountResponse;
 import io.strata.proto.RenameRequest;
 import io.strata.proto.RenameResponse;
+import io.strata.proto.SetAttributeRequest;
+import io.strata.proto.SetAttributeResponse;
 import io.strata.proto.UnmountRequest;
 import io.strata.proto.UnmountResponse;
 import io.strata.proto.WorkerInfo;
+import io.strata.underfs.local.LocalUnderFileSystem;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -72,6 +76,9 @@ public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplB
   public final List<ListStatusRequest> listRequests = new CopyOnWriteArrayList<>();
   public final List<ListMountsRequest> mountRequests = new CopyOnWriteArrayList<>();
   public final List<LoadMetadataRequest> loadRequests = new CopyOnWriteArrayList<>();
+  public final List<CreateDirectoryRequest> mkdirRequests = new CopyOnWriteArrayList<>();
+  public final List<CreateFileRequest> createRequests = new CopyOnWriteArrayList<>();
+  public final List<SetAttributeRequest> attributeRequests = new CopyOnWriteArrayList<>();
   private String syntheticDir;
   private int syntheticCount;
 
@@ -87,11 +94,23 @@ public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplB
     FileInfo f = FileInfo.newBuilder().setFileId(nextId.getAndIncrement()).setPath(path)
         .setName(PathNames.name(path)).setLength(length).setBlockSize(blockSize).setMode(0644)
         .setOwner("alice").setGroup("staff").setComplete(true).setUfsPath(ufsPath)
-        .setMountId(1).setUfsFingerprint(length + ":1")
+        .setMountId(1).setUfsFingerprint(fingerprintOf(ufsPath, length))
         .setBlockCount(BlockIds.blockCount(length, blockSize))
         .setModificationTimeMs(1_700_000_000_000L).build();
     inodes.put(path, f);
     return f;
+  }
+
+  /**
+   * The fingerprint the under store gives a file that exists in a local folder, as a metadata
+   * load records it (reads check it); a made-up one for a file that exists nowhere.
+   */
+  private static String fingerprintOf(String ufsPath, long length) {
+    try {
+      return new LocalUnderFileSystem().getStatus(ufsPath).fingerprint();
+    } catch (IOException | RuntimeException e) {
+      return length + ":1";
+    }
   }
 
   public synchronized void put(FileInfo f) {
@@ -199,6 +218,7 @@ public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplB
   @Override
   public void createDirectory(CreateDirectoryRequest r,
       StreamObserver<CreateDirectoryResponse> out) {
+    mkdirRequests.add(r);
     try {
       FileInfo d = mkdir(r.getPath(), r.getRecursive(), r.getAllowExists());
       out.onNext(CreateDirectoryResponse.newBuilder().setDirectory(d).build());
@@ -234,6 +254,7 @@ public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplB
 
   @Override
   public void createFile(CreateFileRequest r, StreamObserver<CreateFileResponse> out) {
+    createRequests.add(r);
     try {
       FileInfo f;
       synchronized (this) {
@@ -249,6 +270,36 @@ public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplB
         inodes.put(r.getPath(), f);
       }
       out.onNext(CreateFileResponse.newBuilder().setFile(f).build());
+      out.onCompleted();
+    } catch (io.grpc.StatusRuntimeException e) {
+      out.onError(e);
+    }
+  }
+
+  /** Sets what the request gives on the stored FileInfo, as the master would. */
+  @Override
+  public void setAttribute(SetAttributeRequest r, StreamObserver<SetAttributeResponse> out) {
+    attributeRequests.add(r);
+    try {
+      FileInfo f;
+      synchronized (this) {
+        FileInfo.Builder b = lookup(r.getPath()).toBuilder();
+        if (r.hasMode()) {
+          b.setMode(r.getMode());
+        }
+        if (r.hasOwner()) {
+          b.setOwner(r.getOwner());
+        }
+        if (r.hasGroup()) {
+          b.setGroup(r.getGroup());
+        }
+        if (r.hasModificationTimeMs()) {
+          b.setModificationTimeMs(r.getModificationTimeMs());
+        }
+        f = b.build();
+        inodes.put(r.getPath(), f);
+      }
+      out.onNext(SetAttributeResponse.newBuilder().setFile(f).build());
       out.onCompleted();
     } catch (io.grpc.StatusRuntimeException e) {
       out.onError(e);

@@ -70,6 +70,8 @@ final class TestWorker implements AutoCloseable {
   /** When set, the next data read sends this many bytes of its range and then goes silent. */
   final AtomicLong stallAfterBytes = new AtomicLong(-1);
   volatile boolean replyError;
+  /** When set, data reads are answered READ_CHANGED with this as the fingerprint now. */
+  volatile String changedTo;
 
   final List<Integer> chunkSizes = new CopyOnWriteArrayList<>();
   volatile WriteFileHeader lastHeader;
@@ -125,6 +127,12 @@ final class TestWorker implements AutoCloseable {
               .setBlockLength(req.getSource().getBlockLength()).setFromCache(true).build(),
               null, false);
         }
+        return;
+      }
+      String now = changedTo;
+      if (now != null) {
+        send(ctx, reply(ReadStatus.READ_CHANGED, 0).setUfsFingerprint(now)
+            .setMessage(req.getSource().getUfsPath() + " changed").build(), null, false);
         return;
       }
       if (replyError) {

@@ -18,6 +18,14 @@ final class FuseErrors {
 
   private FuseErrors() {}
 
+  /**
+   * Logs, once a line, an operation the mount refuses because Strata does not support it, so
+   * that an application's EOPNOTSUPP/EPERM can be traced to its cause.
+   */
+  static void logUnsupported(String operation, String path) {
+    LOG.info("Refused {} of {}: not supported by a Strata mount", operation, path);
+  }
+
   /** The negative errno for {@code failure} of {@code operation} on namespace path {@code path}. */
   static int toErrno(String operation, String path, Throwable failure) {
     Throwable t = failure;
@@ -42,7 +50,11 @@ final class FuseErrors {
         // A file still being written, for example: it becomes readable when its writer closes.
         return -ErrorCodes.EBUSY();
       case UNIMPLEMENTED:
-        return -ErrorCodes.ENOTSUP();
+        return -ErrorCodes.EOPNOTSUPP();
+      case STALE:
+        // The handle's version of the file is gone from the under store: as NFS says it.
+        LOG.info("FUSE {} of {}: {}", operation, path, se.getMessage());
+        return -ErrorCodes.ESTALE();
       default:
         LOG.warn("FUSE {} of {} failed with {}: {}", operation, path, code, se.getMessage());
         return -ErrorCodes.EIO();

@@ -1,10 +1,16 @@
 package io.strata.fuse;
 
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.strata.client.FileSystem;
 import io.strata.common.PathNames;
 import io.strata.common.conf.ConfigException;
+import io.strata.common.conf.FuseKeys;
 import io.strata.common.conf.StrataConfig;
 import io.strata.common.error.StrataException;
+import io.strata.server.common.WebServer;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,19 +60,28 @@ public final class FuseMain {
     }
     LOG.info("Strata FUSE mount starting (pid {}); native memory allocator: {}",
         ProcessHandle.current().pid(), allocator());
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    new JvmMemoryMetrics().bindTo(registry);
     FileSystem fs = FileSystem.connect(conf);
+    StrataFuseFileSystem fileSystem;
     FuseMount mount;
     try {
-      mount = FuseMount.mount(StrataFuseFileSystem.ownedByCurrentUser(fs, root, conf),
-          mountPoint, MountOptions.withDefaults(options, conf), MOUNT_TIMEOUT);
+      fileSystem = StrataFuseFileSystem.create(fs, root, conf, registry);
+      mount = FuseMount.mount(fileSystem, mountPoint, MountOptions.withDefaults(options, conf),
+          MOUNT_TIMEOUT);
     } catch (StrataException e) {
       fs.close();
       System.err.println("strata-fuse: " + e.getMessage());
       return 1;
     }
+    WebServer web = startWebServer(conf, registry);
     Thread hook = new Thread(() -> {
       mount.close();
+      fileSystem.shutdown();
       fs.close();
+      if (web != null) {
+        web.close();
+      }
     }, "strata-fuse-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     LOG.info("Serving {} of {} at {}", root, fs.masterAddress(), mount.mountPoint());
@@ -76,6 +91,25 @@ public final class FuseMain {
       Thread.currentThread().interrupt();
     }
     return 0;
+  }
+
+  /** The metrics endpoint, or null when strata.fuse.web.port is -1 or the port is taken. */
+  private static WebServer startWebServer(StrataConfig conf, PrometheusMeterRegistry registry) {
+    int port = conf.getInt(FuseKeys.WEB_PORT);
+    if (port < 0) {
+      return null;
+    }
+    String host = conf.getString(FuseKeys.WEB_BIND_HOST);
+    try {
+      WebServer web = new WebServer(host, port, registry);
+      LOG.info("Metrics at http://{}:{}/metrics", host, web.port());
+      return web;
+    } catch (IOException e) {
+      // The mount is what matters to the jobs reading through it; serve on without metrics.
+      LOG.warn("Cannot serve metrics on {}:{} ({}); set strata.fuse.web.port to a free port,"
+          + " or -1", host, port, e.toString());
+      return null;
+    }
   }
 
   /** Which malloc serves native memory (libfuse, Netty): tcmalloc when the launcher preloads it. */

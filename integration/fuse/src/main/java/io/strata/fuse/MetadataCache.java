@@ -92,6 +92,17 @@ public final class MetadataCache {
     }
   }
 
+  /**
+   * Forgets {@code path} and everything below it: after a rename or removal of a directory,
+   * the old paths of its descendants must not answer from the cache.
+   */
+  public void invalidateTree(String path) {
+    if (entries != null) {
+      String prefix = path.endsWith("/") ? path : path + "/";
+      entries.asMap().keySet().removeIf(k -> k.equals(path) || k.startsWith(prefix));
+    }
+  }
+
   /** Whether answers are cached at all (false with a TTL of zero). */
   public boolean enabled() {
     return entries != null;

@@ -2,6 +2,9 @@ package io.strata.fuse;
 
 import io.strata.common.conf.FuseKeys;
 import io.strata.common.conf.StrataConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -10,7 +13,12 @@ import java.util.Set;
 /**
  * The libfuse arguments of a mount: the user's {@code -o} options as they are, plus the kernel
  * cache options ({@code attr_timeout}, {@code entry_timeout}, {@code max_read}) from the
- * configuration for each one the user did not give. Stateless.
+ * configuration for each one the user did not give, plus the options the mount's semantics rely
+ * on: {@code default_permissions} (the kernel checks every access against the owner, group and
+ * mode the mount reports, with the calling process's uid and gid), {@code big_writes} (writes
+ * arrive in pieces of up to 128 KiB rather than 4 KiB) and, when
+ * {@code strata.fuse.allow.other} is on and this process may, {@code allow_other} (other users
+ * reach the mount at all, subject to those checks). Stateless.
  */
 final class MountOptions {
   private MountOptions() {}
@@ -30,6 +38,16 @@ final class MountOptions {
       }
     }
     List<String> added = new ArrayList<>();
+    for (String always : List.of("default_permissions", "big_writes")) {
+      if (!given.contains(always)) {
+        added.add(always);
+      }
+    }
+    if (!given.contains("allow_other") && conf.getBoolean(FuseKeys.ALLOW_OTHER)
+        && allowOtherPermitted(Path.of("/etc/fuse.conf"),
+            new com.sun.security.auth.module.UnixSystem().getUid())) {
+      added.add("allow_other");
+    }
     if (!given.contains("attr_timeout")) {
       added.add("attr_timeout=" + seconds(conf.getDuration(FuseKeys.ATTR_TIMEOUT).toMillis()));
     }
@@ -46,6 +64,22 @@ final class MountOptions {
       out.add(String.join(",", added));
     }
     return out;
+  }
+
+  /**
+   * Whether fusermount lets this process use {@code allow_other}: root always may; another user
+   * only when {@code user_allow_other} is set in {@code fuseConf}.
+   */
+  static boolean allowOtherPermitted(Path fuseConf, long uid) {
+    if (uid == 0) {
+      return true;
+    }
+    try {
+      return Files.readAllLines(fuseConf).stream().map(String::trim)
+          .anyMatch(l -> l.equals("user_allow_other"));
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   /** libfuse takes the timeouts as (fractional) seconds. */

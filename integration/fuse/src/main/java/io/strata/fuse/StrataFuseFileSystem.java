@@ -1,18 +1,22 @@
 package io.strata.fuse;
 
 import io.strata.client.CloseableIterator;
-import io.strata.client.FileInStream;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.strata.client.FileSystem;
 import io.strata.common.PathNames;
-import io.strata.common.conf.ConfigType;
 import io.strata.common.conf.FuseKeys;
 import io.strata.common.conf.StrataConfig;
+import io.strata.common.error.StrataException;
+import io.strata.common.metrics.MetricNames;
 import io.strata.proto.FileInfo;
 import io.strata.proto.TierUsage;
 import io.strata.proto.WorkerInfo;
 import io.strata.proto.WorkerState;
 import java.io.IOException;
-import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import jnr.ffi.Pointer;
 import jnr.ffi.types.mode_t;
@@ -24,95 +28,130 @@ import ru.serce.jnrfuse.ErrorCodes;
 import ru.serce.jnrfuse.FuseFillDir;
 import ru.serce.jnrfuse.FuseStubFS;
 import ru.serce.jnrfuse.struct.FileStat;
+import ru.serce.jnrfuse.struct.FuseContext;
 import ru.serce.jnrfuse.struct.FuseFileInfo;
 import ru.serce.jnrfuse.struct.Statvfs;
 import ru.serce.jnrfuse.struct.Timespec;
 
 /**
- * A read-only FUSE file system over a Strata namespace directory: the mount's root is the
- * namespace path given at construction, and every file below it reads through the Strata client.
+ * A FUSE file system over a Strata namespace directory: the mount's root is the namespace path
+ * given at construction; files read through the Strata client and new files are written through
+ * it to the under store.
  *
  * <p>Guarantees:
  * <ul>
- *   <li>All open handles of one file share one {@link FileInStream} (see {@link OpenFileTable});
- *       a read is a positioned read of exactly the range the kernel asked for, and takes no lock
- *       that would make readers of one file wait for each other.
+ *   <li>All open handles of one file share one {@link CachedFileReader} (see
+ *       {@link OpenFileTable}) and its pages; a read takes no lock that would make readers of
+ *       one file wait for each other. Each handle keeps its own access pattern, so a handle
+ *       reading sequentially gets read-ahead while one reading at random offsets fetches
+ *       exactly what it asks.
  *   <li>Directory listings stream from the master page by page straight into the kernel's
  *       buffer; the listing is closed however the call ends.
- *   <li>Every call that would change the namespace or a file answers EROFS at once.
+ *   <li>Changes (create and sequential write, mkdir, unlink, rmdir, rename, chmod, chown,
+ *       utimens, truncate to 0) go to the master at once, see {@link MountWrites}; what Strata
+ *       cannot do answers EOPNOTSUPP or EPERM.
  *   <li>A missing path answers ENOENT; an unreachable cluster answers EIO and logs a line.
  *   <li>getattr, access and open answer from the {@link MetadataCache}, so a status (or a
- *       path's absence) is at most the cache's TTL old; listings refresh the cache's entries of
- *       the children they return.
+ *       path's absence) is at most the cache's TTL old, except after this mount's own changes,
+ *       which it sees at once.
  *   <li>An open sets {@code keep_cache}, so the kernel keeps the pages it cached of the file,
  *       only when the file has the same id, length and modification time as at its previous
  *       open on this mount; otherwise the kernel drops them and reads again.
+ *   <li>Owner, group and mode come from the namespace, translated to this machine's ids by
+ *       {@link UserNames}; the kernel checks permissions against them
+ *       ({@code default_permissions}, see {@link MountOptions}).
  * </ul>
- * Ownership is that of the mounting user for now; mode bits and times come from the namespace.
  */
 public final class StrataFuseFileSystem extends FuseStubFS {
   private static final Logger LOG = LoggerFactory.getLogger(StrataFuseFileSystem.class);
-  private static final int O_ACCMODE = 3;
-  private static final int O_RDONLY = 0;
-  private static final int W_OK = 2;
   private static final long STATFS_BLOCK = 4096;
+  private static final int S_IFMT = 0170000;
+  private static final int S_IFREG = 0100000;
   // libfuse 2's struct fuse_file_info on 64-bit Linux keeps its flag bits (direct_io bit 0,
   // keep_cache bit 1, ...) in the 32-bit word at byte 20; jnr-fuse maps them as separate bytes
   // at 16..20, so the bit is set in the struct's memory directly.
   private static final long FLAG_WORD_OFFSET = 20;
   private static final int KEEP_CACHE_BIT = 1 << 1;
+  // utimensat(2)'s special nanosecond values.
+  private static final long UTIME_NOW = (1L << 30) - 1;
+  private static final long UTIME_OMIT = (1L << 30) - 2;
+
+  /** What a handle number stands for: a reader of a shared file reader, or a writer. */
+  private record ReadHandle(long fileId, CachedFileReader reader, ReadPattern pattern) {}
 
   private final FileSystem fs;
   private final String root;
-  private final long uid;
-  private final long gid;
   private final MetadataCache metadata;
   private final FileVersions versions;
-  private final OpenFileTable<FileInStream> openFiles = new OpenFileTable<>();
+  private final UserNames names;
+  private final ReadSettings reads;
+  private final MountWrites writes;
+  private final OpenFileTable<CachedFileReader> openFiles = new OpenFileTable<>();
+  private final HandleTable<Object> handles = new HandleTable<>();
   private final LongAdder readCalls = new LongAdder();
   private final LongAdder getattrCalls = new LongAdder();
+  private final Timer readTime;
+  private final Timer writeTime;
+  private final Timer getattrTime;
+  private final Timer openTime;
 
   /**
    * @param fs the client every call goes through; the caller closes it after unmounting
    * @param root the namespace directory shown at the mount point
-   * @param uid owner reported for every file and directory
-   * @param gid group reported for every file and directory
    * @param metadata the statuses getattr, access and open answer from
    * @param maxFiles most files whose last opened version is remembered for keep_cache
+   * @param names how owner and group names map to this machine's ids
+   * @param reads the page cache and read-ahead every file's reader uses
+   * @param registry where the upcall timers go
    */
-  public StrataFuseFileSystem(FileSystem fs, String root, long uid, long gid,
-      MetadataCache metadata, long maxFiles) {
+  StrataFuseFileSystem(FileSystem fs, String root, MetadataCache metadata, long maxFiles,
+      UserNames names, ReadSettings reads, MeterRegistry registry) {
     this.fs = fs;
     this.root = root;
-    this.uid = uid;
-    this.gid = gid;
     this.metadata = metadata;
     this.versions = new FileVersions(maxFiles);
+    this.names = names;
+    this.reads = reads;
+    this.writes = new MountWrites(fs, metadata, names);
+    this.readTime = upcallTimer(registry, "read");
+    this.writeTime = upcallTimer(registry, "write");
+    this.getattrTime = upcallTimer(registry, "getattr");
+    this.openTime = upcallTimer(registry, "open");
+  }
+
+  private static Timer upcallTimer(MeterRegistry registry, String operation) {
+    return Timer.builder(MetricNames.FUSE_UPCALL).tag(MetricNames.TAG_OPERATION, operation)
+        .description("Time the mount's code spends answering one FUSE upcall")
+        .register(registry);
   }
 
   /**
-   * A file system whose files are owned by the user running this process, with the metadata
-   * cache the configuration describes ({@code strata.fuse.metadata.cache.*}).
+   * The file system a mount process serves: metadata cache, page cache and read-ahead as the
+   * configuration describes ({@code strata.fuse.*}), meters registered in {@code registry}.
+   * Names the namespace does not know map to the user running this process.
    */
-  public static StrataFuseFileSystem ownedByCurrentUser(FileSystem fs, String root,
-      StrataConfig conf) {
+  public static StrataFuseFileSystem create(FileSystem fs, String root, StrataConfig conf,
+      MeterRegistry registry) throws StrataException {
     int size = conf.getInt(FuseKeys.METADATA_CACHE_SIZE);
-    return ownedByCurrentUser(fs, root, new MetadataCache(fs::getStatus,
-        conf.getDuration(FuseKeys.METADATA_CACHE_TTL), size), size);
+    MetadataCache metadata = new MetadataCache(fs::getStatus,
+        conf.getDuration(FuseKeys.METADATA_CACHE_TTL), size);
+    return create(fs, root, conf, registry, metadata);
   }
 
-  /** A file system whose files are owned by the user running this process. */
-  public static StrataFuseFileSystem ownedByCurrentUser(FileSystem fs, String root,
-      MetadataCache metadata, long maxFiles) {
+  /** As {@link #create(FileSystem, String, StrataConfig, MeterRegistry)}, with this metadata cache. */
+  public static StrataFuseFileSystem create(FileSystem fs, String root, StrataConfig conf,
+      MeterRegistry registry, MetadataCache metadata) throws StrataException {
     com.sun.security.auth.module.UnixSystem user = new com.sun.security.auth.module.UnixSystem();
-    return new StrataFuseFileSystem(fs, root, user.getUid(), user.getGid(), metadata, maxFiles);
+    return new StrataFuseFileSystem(fs, root, metadata,
+        conf.getInt(FuseKeys.METADATA_CACHE_SIZE),
+        UserNames.ofThisMachine(user.getUid(), user.getGid()),
+        ReadSettings.from(conf, registry), registry);
   }
 
-  /** A file system with the metadata cache's default TTL and size. */
-  public static StrataFuseFileSystem ownedByCurrentUser(FileSystem fs, String root) {
-    int size = Integer.parseInt(FuseKeys.METADATA_CACHE_SIZE.defaultValue());
-    Duration ttl = ConfigType.parseDuration(FuseKeys.METADATA_CACHE_TTL.defaultValue());
-    return ownedByCurrentUser(fs, root, new MetadataCache(fs::getStatus, ttl, size), size);
+  /** A file system on the default configuration, with its meters in a registry of its own. */
+  public static StrataFuseFileSystem create(FileSystem fs, String root)
+      throws StrataException {
+    return create(fs, root, StrataConfig.load(Map.of()), new SimpleMeterRegistry());
   }
 
   /** The namespace path behind a path of the mount ({@code "/"} is the root). */
@@ -143,37 +182,52 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     return getattrCalls.sum();
   }
 
+  /** Stops read-ahead; called after unmounting. */
+  void shutdown() {
+    reads.close();
+  }
+
   @Override
   protected String getFSName() {
     return "strata";
   }
 
+  private Caller caller() {
+    FuseContext c = getContext();
+    return new Caller(c.uid.get(), c.gid.get());
+  }
+
   @Override
   public int getattr(String path, FileStat stat) {
     getattrCalls.increment();
+    long start = System.nanoTime();
     String p = namespacePath(path);
     try {
-      fillStat(metadata.get(p), stat);
+      fillStat(metadata.get(p), stat, writes.writerOf(p));
       return 0;
     } catch (Exception e) {
       return FuseErrors.toErrno("getattr", p, e);
+    } finally {
+      getattrTime.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
     }
   }
 
-  private void fillStat(FileInfo info, FileStat stat) {
+  private void fillStat(FileInfo info, FileStat stat, WriteHandle writer) {
     int perms = info.getMode() & 07777;
     if (info.getDirectory()) {
       stat.st_mode.set(FileStat.S_IFDIR | (perms == 0 ? 0755 : perms));
       stat.st_nlink.set(2);
     } else {
+      // A file this mount is writing is as long as what was written so far.
+      long length = writer != null ? writer.length() : info.getLength();
       stat.st_mode.set(FileStat.S_IFREG | (perms == 0 ? 0644 : perms));
       stat.st_nlink.set(1);
-      stat.st_size.set(info.getLength());
-      stat.st_blocks.set((info.getLength() + 511) / 512);
+      stat.st_size.set(length);
+      stat.st_blocks.set((length + 511) / 512);
     }
     stat.st_blksize.set(STATFS_BLOCK);
-    stat.st_uid.set(uid);
-    stat.st_gid.set(gid);
+    stat.st_uid.set(names.uid(info.getOwner()));
+    stat.st_gid.set(names.gid(info.getGroup()));
     long ms = info.getModificationTimeMs();
     setTime(stat.st_mtim, ms);
     setTime(stat.st_ctim, ms);
@@ -187,10 +241,9 @@ public final class StrataFuseFileSystem extends FuseStubFS {
 
   @Override
   public int access(String path, int mask) {
+    // With default_permissions the kernel checks the mode bits itself; this only confirms the
+    // path exists when the kernel asks.
     String p = namespacePath(path);
-    if ((mask & W_OK) != 0) {
-      return -ErrorCodes.EROFS();
-    }
     try {
       metadata.get(p);
       return 0;
@@ -223,17 +276,30 @@ public final class StrataFuseFileSystem extends FuseStubFS {
 
   @Override
   public int open(String path, FuseFileInfo fi) {
-    String p = namespacePath(path);
-    if ((fi.flags.get() & O_ACCMODE) != O_RDONLY) {
-      return -ErrorCodes.EROFS();
+    long start = System.nanoTime();
+    try {
+      return openTimed(path, fi);
+    } finally {
+      openTime.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
     }
+  }
+
+  private int openTimed(String path, FuseFileInfo fi) {
+    String p = namespacePath(path);
+    int flags = fi.flags.get();
     try {
       FileInfo info = metadata.get(p);
       if (info.getDirectory()) {
         return -ErrorCodes.EISDIR();
       }
-      openFiles.acquire(info.getFileId(), () -> fs.openFile(p));
-      fi.fh.set(info.getFileId());
+      if (MountWrites.writes(flags)) {
+        fi.fh.set(handles.add(writes.openForWrite(p, info, flags)));
+        return 0;
+      }
+      long fileId = info.getFileId();
+      CachedFileReader reader = openFiles.acquire(fileId,
+          () -> reads.open(fileId, fs.openFile(p)));
+      fi.fh.set(handles.add(new ReadHandle(fileId, reader, reads.newPattern())));
       if (versions.openedUnchanged(p, info)) {
         setKeepCache(fi);
       }
@@ -256,17 +322,28 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   public int read(String path, Pointer buf, @size_t long size, @off_t long offset,
       FuseFileInfo fi) {
     readCalls.increment();
-    FileInStream in = openFiles.reader(fi.fh.get());
-    if (in == null) {
-      return -ErrorCodes.EBADF();
+    long start = System.nanoTime();
+    try {
+      return readTimed(path, buf, size, offset, fi);
+    } finally {
+      readTime.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
     }
-    if (size <= 0 || offset >= in.length()) {
+  }
+
+  private int readTimed(String path, Pointer buf, long size, long offset, FuseFileInfo fi) {
+    Object handle = handles.get(fi.fh.get());
+    if (!(handle instanceof ReadHandle h)) {
+      return handle == null ? -ErrorCodes.EBADF() : unsupported("read of a file open for writing",
+          path, -ErrorCodes.EOPNOTSUPP());
+    }
+    long length = h.reader.length();
+    if (size <= 0 || offset >= length) {
       return 0;
     }
-    int want = (int) Math.min(size, in.length() - offset);
+    int want = (int) Math.min(size, length - offset);
     byte[] bytes = new byte[want];
     try {
-      int n = in.read(offset, bytes, 0, want);
+      int n = h.reader.read(offset, bytes, 0, want, h.pattern);
       if (n <= 0) {
         return 0;
       }
@@ -278,11 +355,90 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   }
 
   @Override
-  public int release(String path, FuseFileInfo fi) {
+  public int create(String path, @mode_t long mode, FuseFileInfo fi) {
+    String p = namespacePath(path);
+    if ((mode & S_IFMT) != 0 && (mode & S_IFMT) != S_IFREG) {
+      return unsupported("create of a special file", p, -ErrorCodes.EPERM());
+    }
     try {
-      openFiles.release(fi.fh.get());
+      fi.fh.set(handles.add(writes.create(p, mode, fi.flags.get(), caller())));
+      return 0;
+    } catch (Exception e) {
+      return FuseErrors.toErrno("create", p, e);
+    }
+  }
+
+  @Override
+  public int mknod(String path, @mode_t long mode, long rdev) {
+    String p = namespacePath(path);
+    if ((mode & S_IFMT) != S_IFREG) {
+      return unsupported("mknod of a special file", p, -ErrorCodes.EPERM());
+    }
+    try {
+      writes.close(writes.create(p, mode, 0, caller()));
+      return 0;
+    } catch (Exception e) {
+      return FuseErrors.toErrno("mknod", p, e);
+    }
+  }
+
+  @Override
+  public int write(String path, Pointer buf, @size_t long size, @off_t long offset,
+      FuseFileInfo fi) {
+    if (!(handles.get(fi.fh.get()) instanceof WriteHandle w)) {
+      return -ErrorCodes.EBADF();
+    }
+    long start = System.nanoTime();
+    try {
+      return w.write(buf, size, offset);
+    } catch (Exception e) {
+      return FuseErrors.toErrno("write", w.path(), e);
+    } finally {
+      writeTime.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  @Override
+  public int flush(String path, FuseFileInfo fi) {
+    // flush comes with every close(2), which waits for it; release comes later, asynchronously.
+    // So a written file is completed here, and a program that closed it (cp, dd) finds it whole
+    // at once. Until bytes were written the file is left open: a shell redirection closes one
+    // duplicate of the descriptor before it writes.
+    if (handles.get(fi.fh.get()) instanceof WriteHandle w && w.wrote()) {
+      try {
+        writes.close(w);
+      } catch (Exception e) {
+        return FuseErrors.toErrno("close", w.path(), e);
+      }
+    }
+    return 0;
+  }
+
+  @Override
+  public int fsync(String path, int isdatasync, FuseFileInfo fi) {
+    if (handles.get(fi.fh.get()) instanceof WriteHandle w) {
+      try {
+        w.flush();
+      } catch (Exception e) {
+        return FuseErrors.toErrno("fsync", w.path(), e);
+      }
+    }
+    return 0;
+  }
+
+  @Override
+  public int release(String path, FuseFileInfo fi) {
+    Object handle = handles.remove(fi.fh.get());
+    try {
+      if (handle instanceof ReadHandle h) {
+        openFiles.release(h.fileId);
+      } else if (handle instanceof WriteHandle w) {
+        writes.close(w);
+      }
     } catch (IOException e) {
-      LOG.warn("Closing the reader of {} failed: {}", namespacePath(path), e.toString());
+      // release's answer reaches no application; the failure is in the log, and a writer's
+      // file stays incomplete (never presented as written).
+      LOG.warn("Closing {} failed: {}", namespacePath(path), e.toString());
     }
     return 0;
   }
@@ -314,92 +470,115 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     return 0;
   }
 
-  // Everything below changes the namespace or a file: a later slice adds writes.
-
-  @Override
-  public int create(String path, @mode_t long mode, FuseFileInfo fi) {
-    return -ErrorCodes.EROFS();
+  /** Runs a namespace change and turns its failure into an errno. */
+  @FunctionalInterface
+  private interface Change {
+    int run(String namespacePath) throws Exception;
   }
 
-  @Override
-  public int mknod(String path, @mode_t long mode, long rdev) {
-    return -ErrorCodes.EROFS();
-  }
-
-  @Override
-  public int write(String path, Pointer buf, @size_t long size, @off_t long offset,
-      FuseFileInfo fi) {
-    return -ErrorCodes.EROFS();
+  private int change(String operation, String path, Change change) {
+    String p = namespacePath(path);
+    try {
+      return change.run(p);
+    } catch (Exception e) {
+      return FuseErrors.toErrno(operation, p, e);
+    }
   }
 
   @Override
   public int mkdir(String path, @mode_t long mode) {
-    return -ErrorCodes.EROFS();
+    Caller c = caller();
+    return change("mkdir", path, p -> writes.mkdir(p, mode, c));
   }
 
   @Override
   public int unlink(String path) {
-    return -ErrorCodes.EROFS();
+    return change("unlink", path, writes::unlink);
   }
 
   @Override
   public int rmdir(String path) {
-    return -ErrorCodes.EROFS();
+    return change("rmdir", path, writes::rmdir);
   }
 
   @Override
   public int rename(String oldpath, String newpath) {
-    return -ErrorCodes.EROFS();
+    String to = namespacePath(newpath);
+    return change("rename", oldpath, p -> writes.rename(p, to));
   }
 
   @Override
   public int truncate(String path, @off_t long size) {
-    return -ErrorCodes.EROFS();
+    return change("truncate", path, p -> writes.truncate(p, size));
   }
 
   @Override
   public int ftruncate(String path, @off_t long size, FuseFileInfo fi) {
-    return -ErrorCodes.EROFS();
+    if (handles.get(fi.fh.get()) instanceof WriteHandle w) {
+      return change("ftruncate", path, p -> w.truncate(size));
+    }
+    return truncate(path, size);
   }
 
   @Override
   public int chmod(String path, @mode_t long mode) {
-    return -ErrorCodes.EROFS();
+    return change("chmod", path, p -> writes.chmod(p, mode));
   }
 
   @Override
   public int chown(String path, long uid, long gid) {
-    return -ErrorCodes.EROFS();
-  }
-
-  @Override
-  public int symlink(String oldpath, String newpath) {
-    return -ErrorCodes.EROFS();
-  }
-
-  @Override
-  public int link(String oldpath, String newpath) {
-    return -ErrorCodes.EROFS();
+    return change("chown", path, p -> writes.chown(p, uid, gid));
   }
 
   @Override
   public int utimens(String path, Timespec[] timespec) {
-    return -ErrorCodes.EROFS();
+    // timespec[0] is the access time, which Strata does not keep; [1] the modification time.
+    long ms;
+    if (timespec == null || timespec.length < 2) {
+      ms = System.currentTimeMillis();
+    } else {
+      long nsec = timespec[1].tv_nsec.longValue();
+      ms = nsec == UTIME_OMIT ? -1 : nsec == UTIME_NOW ? System.currentTimeMillis()
+          : timespec[1].tv_sec.get() * 1000 + nsec / 1_000_000;
+    }
+    return change("utimens", path, p -> writes.setModificationTime(p, ms));
+  }
+
+  // What Strata does not support: a precise errno, and a log line naming the refused call.
+
+  @Override
+  public int symlink(String oldpath, String newpath) {
+    return unsupported("symlink", namespacePath(newpath), -ErrorCodes.EPERM());
+  }
+
+  @Override
+  public int link(String oldpath, String newpath) {
+    return unsupported("hard link", namespacePath(newpath), -ErrorCodes.EPERM());
   }
 
   @Override
   public int setxattr(String path, String name, Pointer value, @size_t long size, int flags) {
-    return -ErrorCodes.EROFS();
+    return unsupported("setxattr", namespacePath(path), -ErrorCodes.EOPNOTSUPP());
+  }
+
+  @Override
+  public int getxattr(String path, String name, Pointer value, @size_t long size) {
+    return -ErrorCodes.ENODATA();
   }
 
   @Override
   public int removexattr(String path, String name) {
-    return -ErrorCodes.EROFS();
+    return unsupported("removexattr", namespacePath(path), -ErrorCodes.EOPNOTSUPP());
   }
 
   @Override
   public int fallocate(String path, int mode, @off_t long off, @off_t long length,
       FuseFileInfo fi) {
-    return -ErrorCodes.EROFS();
+    return unsupported("fallocate", namespacePath(path), -ErrorCodes.EOPNOTSUPP());
+  }
+
+  private static int unsupported(String operation, String path, int errno) {
+    FuseErrors.logUnsupported(operation, path);
+    return errno;
   }
 }

@@ -15,7 +15,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -81,6 +81,10 @@ class FuseCommandTest {
         err.toString(StandardCharsets.UTF_8));
   }
 
+  private static String sanitized(Path point) {
+    return point.toString().replaceAll("[^A-Za-z0-9._-]", "_").replaceAll("^_+", "");
+  }
+
   private static long pidOf(Result mount) {
     Matcher m = PID.matcher(mount.out());
     assertTrue(m.find(), mount.out());
@@ -139,12 +143,96 @@ class FuseCommandTest {
   }
 
   @Test
+  void backgroundMountWritesItsOwnLogAndEmptiesTheOutFileAtStart() throws Exception {
+    Path point = Files.createDirectories(dir.resolve("mnt-log"));
+    Path logs = Files.createDirectories(dir.resolve("home/logs"));
+    Path log = logs.resolve("fuse-" + sanitized(point) + ".log");
+    Path out = logs.resolve("fuse-" + sanitized(point) + ".out");
+    Files.writeString(out, "left by an earlier run\n");
+    try {
+      Result mount = shell("fuse", "mount", point.toString(), "--path", "/data");
+      assertEquals(0, mount.code(), mount.out() + mount.err());
+      assertTrue(mount.out().contains("  log: " + log), mount.out());
+      assertArrayEquals(content, Files.readAllBytes(point.resolve("part-0.bin")));
+      // The start line is in the log and not in the .out file: logback in the mount process
+      // wrote it through the rotating configuration, not the launcher's redirect of stderr.
+      String logText = Files.readString(log);
+      assertTrue(logText.contains("INFO  [main] io.strata.fuse.FuseMain - Strata FUSE mount"
+          + " starting") && logText.contains("native memory allocator"), logText);
+      String outText = Files.readString(out);
+      assertFalse(outText.contains("left by an earlier run"), outText);
+      assertFalse(outText.contains("native memory allocator"), outText);
+      long pid = pidOf(mount);
+      String cmdline = Files.readString(Path.of("/proc", Long.toString(pid), "cmdline"));
+      assertTrue(cmdline.contains("-Dlogback.configurationFile=strata-fuse-logback-file.xml"),
+          cmdline);
+      assertTrue(cmdline.contains("-Dstrata.fuse.log.max.size=67108864"), cmdline);
+      assertTrue(cmdline.contains("-Dstrata.fuse.log.max.files=5"), cmdline);
+
+      Result unmount = shell("fuse", "unmount", point.toString());
+      assertEquals(0, unmount.code(), unmount.out() + unmount.err());
+      assertFalse(FuseMount.isMounted(point));
+    } finally {
+      if (FuseMount.isMounted(point)) {
+        FuseMount.lazyUnmount(point);
+      }
+    }
+  }
+
+  @Test
+  void foregroundMountServesUntilUnmountedThenExitsWithZero() throws Exception {
+    Path point = Files.createDirectories(dir.resolve("mnt-fg"));
+    List<String> cmd = new ArrayList<>(List.of(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+    for (Map.Entry<String, String> e : props.entrySet()) {
+      cmd.add("-D" + e.getKey() + "=" + e.getValue());
+    }
+    cmd.addAll(List.of("-cp", env.get("STRATA_FUSE_CLASSPATH"), StrataShell.class.getName(),
+        "fuse", "mount", point.toString(), "--path", "/data", "-f"));
+    Path output = dir.resolve("foreground-mount.txt");
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+        .redirectOutput(output.toFile());
+    pb.environment().clear();
+    pb.environment().putAll(env);
+    Process foreground = pb.start();
+    try {
+      // Bounded by the mount's own 30 s start timeout plus two JVM starts on a busy machine.
+      for (int i = 0; i < 1200 && !FuseMount.isMounted(point) && foreground.isAlive(); i++) {
+        Thread.sleep(100);
+      }
+      assertTrue(FuseMount.isMounted(point), "not mounted; its output:\n"
+          + Files.readString(output));
+      assertArrayEquals(content, Files.readAllBytes(point.resolve("part-0.bin")));
+      String status = shell("fuse", "status").out();
+      assertTrue(status.contains(point + "  /data  pid ") && status.contains("  mounted"), status);
+
+      Result unmount = shell("fuse", "unmount", point.toString());
+      assertEquals(0, unmount.code(), unmount.out() + unmount.err());
+      assertTrue(foreground.waitFor(60, TimeUnit.SECONDS), "the foreground mount did not exit");
+      assertEquals(0, foreground.exitValue(), Files.readString(output));
+      assertFalse(FuseMount.isMounted(point));
+      assertTrue(Files.readString(output).contains("native memory allocator"),
+          "the foreground mount logs to the terminal: " + Files.readString(output));
+      assertTrue(shell("fuse", "status").out().contains("No Strata FUSE mounts"));
+    } finally {
+      foreground.descendants().forEach(ProcessHandle::destroyForcibly);
+      foreground.destroyForcibly();
+      if (FuseMount.isMounted(point)) {
+        FuseMount.lazyUnmount(point);
+      }
+    }
+  }
+
+  @Test
   void mountThatCannotStartPrintsTheLogTail() throws Exception {
     Path point = Files.createDirectories(dir.resolve("mnt-bad"));
     Result r = shell("fuse", "mount", point.toString(), "-o", "no_such_libfuse_option");
     assertEquals(1, r.code(), r.out() + r.err());
     assertTrue(r.err().contains("Cannot mount at " + point), r.err());
     assertTrue(r.err().contains("Last lines of"), r.err());
+    // libfuse's complaint goes to stderr, which is the .out file, and is shown as well.
+    assertTrue(r.err().contains("Last lines of " + dir.resolve("home/logs/fuse-"
+        + sanitized(point) + ".out")) && r.err().contains("no_such_libfuse_option"), r.err());
     assertFalse(FuseMount.isMounted(point));
     assertTrue(List.of(shell("fuse", "status").out()).get(0).contains("No Strata FUSE mounts"));
   }

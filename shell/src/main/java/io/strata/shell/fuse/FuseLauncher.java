@@ -33,10 +33,18 @@ import java.util.stream.Stream;
  * kernel lists it in /proc/mounts; one left behind by a process that died is detached with
  * {@code fusermount -u -z} before the folder is mounted again, and one whose process is alive is
  * never mounted over.
+ *
+ * <p>A background mount writes its own log, rotated by size ({@code strata-fuse-logback-file.xml}
+ * of integration/fuse, bounded by {@code strata.fuse.log.max.size} and
+ * {@code strata.fuse.log.max.files}); what the JVM itself prints (a crash, an out-of-memory
+ * report, libfuse's messages) goes to a small {@code .out} file beside it, emptied at each start.
  */
 public final class FuseLauncher {
   static final String CLASSPATH_VARIABLE = "STRATA_FUSE_CLASSPATH";
   static final String JAVA_OPTS_VARIABLE = "STRATA_FUSE_JAVA_OPTS";
+  static final String LOG_CONFIGURATION = "strata-fuse-logback-file.xml";
+  // FixedWindowRollingPolicy keeps at most 20 rotated files whatever it is asked for.
+  private static final int MAX_LOG_FILES = 20;
   private static final int LOG_TAIL_LINES = 30;
   private static final long POLL_MS = 100;
 
@@ -98,7 +106,9 @@ public final class FuseLauncher {
           + " mkdir -p " + point + ")");
     }
     Path log = logsDir().resolve("fuse-" + MountRecord.sanitize(point) + ".log");
-    ProcessBuilder pb = new ProcessBuilder(command(point, root, options, foreground));
+    Path out = logsDir().resolve("fuse-" + MountRecord.sanitize(point) + ".out");
+    ProcessBuilder pb = new ProcessBuilder(command(point, root, options, foreground ? null
+        : log));
     Tcmalloc.preloadInto(pb, ctx.env());
     MountRecord record = new MountRecord(recordFile, 0, point, root, foreground ? Path.of("")
         : log);
@@ -106,12 +116,13 @@ public final class FuseLauncher {
       return runInForeground(pb.inheritIO(), record);
     }
     Files.createDirectories(logsDir());
+    // Emptied at each start: it holds only what this run printed outside the log.
     Process p = pb.redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        .redirectOutput(ProcessBuilder.Redirect.to(out.toFile())).start();
     p.getOutputStream().close();
     record = new MountRecord(recordFile, p.pid(), point, root, log);
     record.write();
-    return awaitMounted(p, record);
+    return awaitMounted(p, record, out);
   }
 
   private int runInForeground(ProcessBuilder pb, MountRecord template) throws IOException {
@@ -130,9 +141,8 @@ public final class FuseLauncher {
     }
   }
 
-  private int awaitMounted(Process p, MountRecord record) throws IOException {
+  private int awaitMounted(Process p, MountRecord record, Path outFile) throws IOException {
     long deadline = System.nanoTime() + timeout().toNanos();
-    PrintStream out = ctx.out();
     while (!ProcMounts.isFuseMounted(record.mountPoint())) {
       String failure = null;
       if (!p.isAlive()) {
@@ -149,13 +159,16 @@ public final class FuseLauncher {
         record.delete();
         ctx.err().println("strata: Cannot mount at " + record.mountPoint() + ": " + failure
             + ". Last lines of " + record.log() + ":");
-        for (String line : tail(record.log())) {
-          ctx.err().println("  " + line);
+        printTail(record.log());
+        if (Files.isRegularFile(outFile) && Files.size(outFile) > 0) {
+          ctx.err().println("Last lines of " + outFile + " (what the process printed):");
+          printTail(outFile);
         }
         return 1;
       }
       sleep();
     }
+    PrintStream out = ctx.out();
     out.println("Mounted " + record.namespacePath() + " at " + record.mountPoint());
     out.println("  pid: " + record.pid());
     out.println("  log: " + record.log());
@@ -163,15 +176,21 @@ public final class FuseLauncher {
     return 0;
   }
 
-  private List<String> command(Path point, String root, List<String> options,
-      boolean foreground) {
+  private void printTail(Path file) {
+    for (String line : tail(file)) {
+      ctx.err().println("  " + line);
+    }
+  }
+
+  /** The mount process's command; {@code log} is null in the foreground (logs to the terminal). */
+  private List<String> command(Path point, String root, List<String> options, Path log) {
     String classpath = ctx.env().get(CLASSPATH_VARIABLE);
     if (classpath == null || classpath.isEmpty()) {
       throw new UsageException(CLASSPATH_VARIABLE + " is not set: run `strata fuse mount`"
           + " through the launcher bin/strata, which sets it once integration/fuse is built");
     }
     List<String> cmd = new ArrayList<>();
-    if (!foreground && Files.isExecutable(Path.of("/usr/bin/setsid"))) {
+    if (log != null && Files.isExecutable(Path.of("/usr/bin/setsid"))) {
       // A session of its own: closing the terminal or Ctrl-C in it does not end the mount.
       cmd.add("/usr/bin/setsid");
     }
@@ -189,6 +208,15 @@ public final class FuseLauncher {
     }
     for (Map.Entry<String, String> e : new TreeMap<>(ctx.strataProperties()).entrySet()) {
       cmd.add("-D" + e.getKey() + "=" + e.getValue());
+    }
+    if (log != null) {
+      // After the command's own -D options, so that these win over a stray -Dstrata.log.file.
+      cmd.add("-Dlogback.configurationFile=" + LOG_CONFIGURATION);
+      cmd.add("-D" + CommonKeys.LOG_FILE.name() + "=" + log);
+      cmd.add("-D" + FuseKeys.LOG_MAX_SIZE.name() + "="
+          + Math.max(1 << 20, conf().getBytes(FuseKeys.LOG_MAX_SIZE)));
+      cmd.add("-D" + FuseKeys.LOG_MAX_FILES.name() + "="
+          + Math.min(MAX_LOG_FILES, Math.max(1, conf().getInt(FuseKeys.LOG_MAX_FILES))));
     }
     cmd.add("-cp");
     cmd.add(classpath);

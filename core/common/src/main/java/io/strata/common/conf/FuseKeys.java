@@ -28,7 +28,40 @@ public final class FuseKeys {
       "strata.fuse.direct.memory.size", "512MB",
       "Direct (off-heap) memory bound (-XX:MaxDirectMemorySize) of a mount process started by"
           + " `strata fuse mount`; Netty's buffers count under it.");
+  public static final ConfigKey LOG_MAX_SIZE = ConfigKey.bytes("strata.fuse.log.max.size", "64MB",
+      "Size at which the log of a mount process started by `strata fuse mount` is rotated"
+          + " (gzipped to fuse-<mount point>.log.1.gz, the older ones shifted up).");
+  public static final ConfigKey LOG_MAX_FILES = ConfigKey.integer("strata.fuse.log.max.files",
+      5, "files", "Rotated logs kept per mount beside the current one (1 to 20; logback keeps"
+          + " at most 20), so a mount's logs never exceed this many times"
+          + " strata.fuse.log.max.size.");
   public static final ConfigKey MOUNT_TIMEOUT = ConfigKey.duration("strata.fuse.mount.timeout",
       "30s", "How long `strata fuse mount` waits for the mount to appear in /proc/mounts, and"
           + " `strata fuse unmount` for the mount process to exit, before reporting a failure.");
+  public static final ConfigKey PAGE_CACHE_SIZE = ConfigKey.bytes("strata.fuse.page.cache.size",
+      "256MB", "Bytes of file data the mount keeps in its own page cache (heap), shared by every"
+          + " open file; a quarter of the default 1GB heap; 0 turns the cache (and read-ahead)"
+          + " off so every read goes to the workers.");
+  public static final ConfigKey PAGE_CACHE_PAGE_SIZE = ConfigKey.bytes(
+      "strata.fuse.page.cache.page.size", "256KB",
+      "Unit of the mount's page cache and of sequential fetches, a power of two of at least 4KB;"
+          + " 256KB is two default max_read requests, so one fetch serves two kernel reads while"
+          + " a 256MB cache still holds only about a thousand entries (random reads fetch exactly"
+          + " what they ask whatever this is).");
+  public static final ConfigKey READ_AHEAD_MAX = ConfigKey.bytes("strata.fuse.readahead.max",
+      "8MB", "Largest read-ahead window of a handle reading sequentially; the window starts at"
+          + " one page and doubles with each sequential read; 0 turns read-ahead off.");
+  public static final ConfigKey READ_AHEAD_THREADS = ConfigKey.integer(
+      "strata.fuse.readahead.threads", 4, "threads",
+      "Threads of the mount that fetch read-ahead pages in the background; when their queue is"
+          + " full, read-ahead is skipped rather than waited for; 0 turns read-ahead off.");
+  public static final ConfigKey ALLOW_OTHER = ConfigKey.bool("strata.fuse.allow.other", true,
+      "Mount with allow_other, so users other than the mounting one reach the mount (the kernel"
+          + " still checks each access against the namespace's owner, group and mode); used only"
+          + " when the mount runs as root or /etc/fuse.conf has user_allow_other.");
+  public static final ConfigKey WEB_PORT = ConfigKey.integer("strata.fuse.web.port", 0, "port",
+      "Port of the mount process's /metrics and /health endpoint; 0 picks a free port (the log"
+          + " names it), -1 serves none.");
+  public static final ConfigKey WEB_BIND_HOST = ConfigKey.string("strata.fuse.web.bind.host",
+      "127.0.0.1", "Address the mount process's metrics endpoint listens on.");
 }

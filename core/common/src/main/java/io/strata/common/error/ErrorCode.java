@@ -12,6 +12,8 @@ public enum ErrorCode {
   UNAVAILABLE(Status.Code.UNAVAILABLE),
   DEADLINE_EXCEEDED(Status.Code.DEADLINE_EXCEEDED),
   UNIMPLEMENTED(Status.Code.UNIMPLEMENTED),
+  /** What was opened is no longer current (a file changed in its under store): open it again. */
+  STALE(Status.Code.ABORTED),
   INTERNAL(Status.Code.INTERNAL);
 
   private final Status.Code grpcCode;

@@ -60,8 +60,32 @@ public final class MetricNames {
   public static final String CLIENT_READ_RETRIES = "strata.client.read.retries";
   public static final String CLIENT_WRITE_BYTES = "strata.client.write";
 
+  // fuse (integration/fuse: the mount process's read path)
+  /** Counter of page lookups of reads served by the mount's page cache. */
+  public static final String FUSE_PAGE_CACHE_HITS = "strata.fuse.page.cache.hits";
+  /** Counter of page lookups of reads the page cache could not serve. */
+  public static final String FUSE_PAGE_CACHE_MISSES = "strata.fuse.page.cache.misses";
+  /** Gauge of bytes held by the page cache (base unit bytes). */
+  public static final String FUSE_PAGE_CACHE_USED = "strata.fuse.page.cache.used";
+  /** Counter of bytes returned to read calls (base unit bytes). */
+  public static final String FUSE_READ_BYTES = "strata.fuse.read";
+  /** Counter of bytes fetched from workers or under stores, read-ahead included (bytes). */
+  public static final String FUSE_READ_SOURCE_BYTES = "strata.fuse.read.source";
+  /** Counter of bytes fetched by read-ahead (base unit bytes); part of the source bytes. */
+  public static final String FUSE_READ_AHEAD_BYTES = "strata.fuse.readahead";
+  /** Counter of read-ahead fetches skipped because the read-ahead queue was full. */
+  public static final String FUSE_READ_AHEAD_SKIPPED = "strata.fuse.readahead.skipped";
+  /**
+   * Timer of the time the mount's own code spends on one FUSE upcall, from its entry into Java
+   * to its answer, tagged {@link #TAG_OPERATION}; a syscall's latency minus this is the cost of
+   * the kernel, libfuse and the binding.
+   */
+  public static final String FUSE_UPCALL = "strata.fuse.upcall";
+
   // tags
   public static final String TAG_TIER = "tier";
+  /** The FUSE operation of an upcall: read, write, getattr, open, create, readdir, release. */
+  public static final String TAG_OPERATION = "operation";
   public static final String TAG_METHOD = "method";
   public static final String TAG_STATE = "state";
   public static final String TAG_OUTCOME = "outcome";

@@ -39,6 +39,8 @@ import io.strata.proto.MountRequest;
 import io.strata.proto.MountResponse;
 import io.strata.proto.RenameRequest;
 import io.strata.proto.RenameResponse;
+import io.strata.proto.SetAttributeRequest;
+import io.strata.proto.SetAttributeResponse;
 import io.strata.proto.UnmountRequest;
 import io.strata.proto.UnmountResponse;
 import io.strata.server.common.RpcCalls;
@@ -136,7 +138,8 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
       StreamObserver<CreateDirectoryResponse> observer) {
     calls.unary("CreateDirectory", observer, () -> CreateDirectoryResponse.newBuilder()
         .setDirectory(namespace.createDirectory(PathNames.normalize(request.getPath()),
-            request.getRecursive(), request.getAllowExists(), request.getMode()))
+            request.getRecursive(), request.getAllowExists(), request.getMode(),
+            request.getOwner(), request.getGroup()))
         .build());
   }
 
@@ -145,7 +148,20 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
     calls.unary("CreateFile", observer, () -> CreateFileResponse.newBuilder()
         .setFile(namespace.createFile(PathNames.normalize(request.getPath()),
             request.getRecursive(), request.getOverwrite(), request.getBlockSize(),
-            request.getMode()))
+            request.getMode(), request.getOwner(), request.getGroup()))
+        .build());
+  }
+
+  /**
+   * Sets mode, owner, group and/or modification time of a path. They are kept in the
+   * namespace only (journaled with the inode) and never written to the under store.
+   */
+  @Override
+  public void setAttribute(SetAttributeRequest request,
+      StreamObserver<SetAttributeResponse> observer) {
+    calls.unary("SetAttribute", observer, () -> SetAttributeResponse.newBuilder()
+        .setFile(namespace.setAttribute(PathNames.normalize(request.getPath()),
+            AttributeChange.of(request)))
         .build());
   }
 

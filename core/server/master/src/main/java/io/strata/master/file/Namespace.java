@@ -108,9 +108,13 @@ public final class Namespace {
     return tree.page(dirId, startAfter, Math.min(limit, MAX_PAGE_SIZE));
   }
 
-  /** Makes a directory in the store, then in the namespace (with missing parents if asked). */
-  public FileInfo createDirectory(String path, boolean recursive, boolean allowExists, int mode)
-      throws IOException {
+  /**
+   * Makes a directory in the store, then in the namespace (with missing parents if asked). The
+   * directory and every parent it makes get {@code owner} and {@code group} ("" for the
+   * master's default).
+   */
+  public FileInfo createDirectory(String path, boolean recursive, boolean allowExists, int mode,
+      String owner, String group) throws IOException {
     return tree.write(() -> {
       InodeTree.Walk w = tree.walkLoading(path);
       if (w.complete()) {
@@ -133,7 +137,8 @@ public final class Namespace {
         // Created in the store behind Strata's back: adopt it.
       }
       List<JournalEntry.Builder> entries = new ArrayList<>();
-      InodeEntry.Builder made = addDirectories(w, w.names().size(), mode, entries);
+      InodeEntry.Builder made = addDirectories(w, w.names().size(), mode, owner, group,
+          entries);
       tree.journal(entries);
       return tree.info(made.build(), path);
     });
@@ -157,15 +162,16 @@ public final class Namespace {
   }
 
   /**
-   * Adds entries for directories for the walk's missing names up to {@code depth}; the last one
-   * gets {@code mode}. Returns the deepest (the walk's last inode when nothing is missing).
+   * Adds entries for directories for the walk's missing names up to {@code depth}, all owned by
+   * {@code owner} and {@code group}; the last one gets {@code mode}. Returns the deepest (the
+   * walk's last inode when nothing is missing).
    */
-  private InodeEntry.Builder addDirectories(InodeTree.Walk w, int depth, int mode,
-      List<JournalEntry.Builder> entries) {
+  private InodeEntry.Builder addDirectories(InodeTree.Walk w, int depth, int mode, String owner,
+      String group, List<JournalEntry.Builder> entries) {
     InodeEntry.Builder made = w.last().toBuilder();
     for (int d = w.found() + 1; d <= depth; d++) {
       made = loader.newInode(tree.newInodeId(), made.getId(), w.names().get(d - 1), true,
-          d == depth ? mode : 0);
+          d == depth ? mode : 0, owner, group);
       entries.add(InodeTree.inode(made));
     }
     return made;
@@ -173,10 +179,11 @@ public final class Namespace {
 
   /**
    * Creates an incomplete, empty file inode (a replaced file gets a new id); the store file
-   * appears when a worker writes it to the returned {@code ufs_path}.
+   * appears when a worker writes it to the returned {@code ufs_path}. The file and every parent
+   * it makes get {@code owner} and {@code group} ("" for the master's default).
    */
   public FileInfo createFile(String path, boolean recursive, boolean overwrite, long blockSize,
-      int mode) throws IOException {
+      int mode, String owner, String group) throws IOException {
     if (path.equals(PathNames.ROOT)) {
       throw StrataException.invalidArgument("Cannot create a file at /: give a file path");
     }
@@ -212,10 +219,10 @@ public final class Namespace {
           MountTable.Resolution r = mounts.resolve(PathNames.parent(path));
           loader.store(r.mount()).mkdirs(r.ufsUri(), true);
         }
-        parentId = addDirectories(w, parentDepth, 0, entries).getId();
+        parentId = addDirectories(w, parentDepth, 0, owner, group, entries).getId();
       }
       InodeEntry.Builder file = loader.newInode(tree.newInodeId(), parentId,
-          PathNames.name(path), false, mode);
+          PathNames.name(path), false, mode, owner, group);
       if (blockSize > 0) {
         file.setBlockSize(blockSize);
       }
@@ -252,6 +259,27 @@ public final class Namespace {
           .setComplete(true).setModificationTimeMs(now).setUfsSyncTimeMs(now);
       tree.journal(List.of(InodeTree.inode(done)));
       return tree.info(done.build(), path);
+    });
+  }
+
+  /**
+   * Sets mode, owner, group and/or modification time in the namespace only: the under store is
+   * not written, and the path is not checked against it (a sync could replace the inode), so
+   * the id, blocks, length and fingerprint stay. A change that changes nothing is not
+   * journaled. The attributes survive restarts with the journaled inode; a file later replaced
+   * because its content changed in the store takes the store's attributes again.
+   */
+  public FileInfo setAttribute(String path, AttributeChange change) throws IOException {
+    change.check(path);
+    return tree.write(() -> {
+      InodeEntry n = tree.resolveLocked(path);
+      checkWritable(path);
+      InodeEntry.Builder changed = change.applyTo(n);
+      InodeEntry after = changed.build();
+      if (!after.equals(n)) {
+        tree.journal(List.of(InodeTree.inode(changed)));
+      }
+      return tree.info(after, path);
     });
   }
 

@@ -87,16 +87,22 @@ public final class UfsMetadataLoader {
   }
 
   /**
-   * A new inode created through Strata (not loaded): default owner, group and mode; a file
-   * starts incomplete and empty, a directory starts with its (empty) children known as of now.
+   * A new inode created through Strata (not loaded): a file starts incomplete and empty, a
+   * directory starts with its (empty) children known as of now.
+   *
+   * @param mode permission bits; 0 for the default (0755 for a directory, 0644 for a file)
+   * @param owner the owner; "" for the master's default
+   * @param group the group; "" for the master's default
    */
   public InodeEntry.Builder newInode(long id, long parentId, String name, boolean directory,
-      int mode) {
+      int mode, String owner, String group) {
     return InodeEntry.newBuilder().setId(id).setParentId(parentId).setName(name)
         .setDirectory(directory).setBlockSize(directory ? 0 : defaultBlockSize)
         .setModificationTimeMs(System.currentTimeMillis())
         .setMode(mode != 0 ? mode : directory ? DEFAULT_DIR_MODE : DEFAULT_FILE_MODE)
-        .setOwner(owner).setGroup(group).setComplete(directory).setChildrenLoaded(directory)
+        .setOwner(owner.isEmpty() ? this.owner : owner)
+        .setGroup(group.isEmpty() ? this.group : group)
+        .setComplete(directory).setChildrenLoaded(directory)
         .setUfsSyncTimeMs(System.currentTimeMillis());
   }
 

@@ -22,9 +22,18 @@ import org.slf4j.LoggerFactory;
  * Sends one range of a block that is not cached, read from its under store. The range is read
  * in chunks on a bounded executor, never on the event loop. The next chunk is read only while
  * the channel is writable and fewer than two chunks are written but not yet flushed to the
- * socket, so a slow client holds back the reads instead of filling memory. The response header goes out only once the first chunk has been read, so
- * a missing or unreadable file is reported with a status; a failure after that can only close
- * the channel, which the client sees as a short read.
+ * socket, so a slow client holds back the reads instead of filling memory. The response header
+ * goes out only once the first chunk has been read, so a missing or unreadable file is reported
+ * with a status; a failure after that can only close the channel, which the client sees as a
+ * short read.
+ *
+ * <p>When the source carries the fingerprint the client opened the file with, no byte of
+ * another version is ever sent as if it were that one: the under store is asked for the
+ * fingerprint before the first chunk is read and again after the last chunk is read but before
+ * it is written. A mismatch found while nothing was sent is answered with READ_CHANGED; one
+ * found later closes the channel and withholds the last chunk, so the client never receives
+ * the whole range. Costs two under-store stats per range; a range from a source without a
+ * fingerprint is not checked.
  */
 final class UfsRangeTransfer implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(UfsRangeTransfer.class);
@@ -40,6 +49,8 @@ final class UfsRangeTransfer implements Runnable {
   private final ReadMetrics metrics;
   private final Runnable onDone;
   private UnderFileSystem ufs;
+  // Touched only by the thread running a read; reads run one at a time (see `reading`).
+  private boolean checkedBefore;
 
   // Guarded by this.
   private long position;
@@ -95,12 +106,14 @@ final class UfsRangeTransfer implements Runnable {
   public void run() {
     long pos;
     int n;
+    boolean last;
     synchronized (this) {
       if (finished) {
         return;
       }
       pos = position;
       n = (int) Math.min(chunkSize, remaining);
+      last = n == remaining;
     }
     if (!channel.isActive()) {
       abandon(null);
@@ -111,7 +124,21 @@ final class UfsRangeTransfer implements Runnable {
       if (ufs == null) {
         ufs = stores.get(source.getUfsPath(), source.getMountId());
       }
+      // Checked at both ends because a rewrite can land during the transfer: the first check
+      // keeps a request made for an older version from getting any byte, the last one (made
+      // before the last chunk goes out) catches a rewrite that landed while chunks were read.
+      if (!checkedBefore) {
+        checkedBefore = true;
+        if (!fingerprintHolds()) {
+          buf.release();
+          return;
+        }
+      }
       readFully(buf, pos, n);
+      if (last && !fingerprintHolds()) {
+        buf.release();
+        return;
+      }
     } catch (Throwable t) {
       buf.release();
       fail(t);
@@ -136,6 +163,45 @@ final class UfsRangeTransfer implements Runnable {
       reading = false;
     }
     scheduleRead();
+  }
+
+  /**
+   * Whether the under-store file still has the source's fingerprint (always, when the source
+   * has none). When it does not, the transfer is ended: with READ_CHANGED while no header was
+   * sent, else by closing the channel.
+   */
+  private boolean fingerprintHolds() throws IOException {
+    String expected = source.getUfsFingerprint();
+    if (expected.isEmpty()) {
+      return true;
+    }
+    String now = ufs.getStatus(source.getUfsPath()).fingerprint();
+    if (expected.equals(now)) {
+      return true;
+    }
+    boolean sent;
+    synchronized (this) {
+      sent = headerSent;
+    }
+    if (sent) {
+      LOG.info("Closing data channel {}: {} changed in its under store while block {} was sent"
+          + " (fingerprint {}, now {})", channel.remoteAddress(), source.getUfsPath(), blockId,
+          expected, now);
+      abandon(null);
+    } else {
+      LOG.debug("Refusing block {}: {} changed in its under store (fingerprint {}, now {})",
+          blockId, source.getUfsPath(), expected, now);
+      respond(ReadBlockResponse.newBuilder().setStatus(ReadStatus.READ_CHANGED)
+          .setUfsFingerprint(now).setMessage(changedMessage(source.getUfsPath(), expected, now))
+          .build());
+    }
+    return false;
+  }
+
+  /** The text a reader gets when a file changed in its under store since it was opened. */
+  private static String changedMessage(String path, String expected, String now) {
+    return path + " changed in its under store since it was opened (fingerprint " + expected
+        + ", now " + now + "); open it again to read the new version";
   }
 
   private void readFully(ByteBuf buf, long pos, int n) throws IOException {
@@ -216,11 +282,16 @@ final class UfsRangeTransfer implements Runnable {
   }
 
   private void respondError(ReadStatus status, String message) {
+    respond(ResponseFrames.status(status, message));
+  }
+
+  /** Answers with a header and no bytes, which ends the transfer. */
+  private void respond(ReadBlockResponse header) {
     synchronized (this) {
       headerSent = true;
     }
-    channel.writeAndFlush(ResponseFrames.encode(channel.alloc(),
-        ResponseFrames.status(status, message))).addListener(f -> finish());
+    channel.writeAndFlush(ResponseFrames.encode(channel.alloc(), header))
+        .addListener(f -> finish());
   }
 
   /** Gives up after the header was sent: only closing tells the client the bytes are short. */

@@ -1,0 +1,97 @@
+package io.strata.client;
+
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+
+/**
+ * What {@link FileSystem#setAttribute} changes: any of mode, owner, group and modification
+ * time; what is not given stays as it is, and at least one must be given. Immutable: each
+ * setter returns a copy. The setters refuse what the master would refuse (a mode outside
+ * 07777, an empty or null name), so a mistake fails where it is made.
+ */
+public final class SetAttributeOptions {
+  private static final SetAttributeOptions DEFAULTS =
+      new SetAttributeOptions(OptionalInt.empty(), Optional.empty(), Optional.empty(),
+          OptionalLong.empty());
+
+  private final OptionalInt mode;
+  private final Optional<String> owner;
+  private final Optional<String> group;
+  private final OptionalLong modificationTimeMs;
+
+  private SetAttributeOptions(OptionalInt mode, Optional<String> owner, Optional<String> group,
+      OptionalLong modificationTimeMs) {
+    this.mode = mode;
+    this.owner = owner;
+    this.group = group;
+    this.modificationTimeMs = modificationTimeMs;
+  }
+
+  /** Nothing to change yet. */
+  public static SetAttributeOptions defaults() {
+    return DEFAULTS;
+  }
+
+  /** New POSIX permission bits, 0 to 07777 (setuid, setgid and sticky included). */
+  public SetAttributeOptions mode(int value) {
+    if (value < 0 || value > 07777) {
+      throw new IllegalArgumentException("mode must be between 0 and 07777: "
+          + String.format("0%o", value));
+    }
+    return new SetAttributeOptions(OptionalInt.of(value), owner, group, modificationTimeMs);
+  }
+
+  /** A new owner (a user name). */
+  public SetAttributeOptions owner(String value) {
+    return new SetAttributeOptions(mode, Optional.of(name(value, "owner")), group,
+        modificationTimeMs);
+  }
+
+  /** A new group (a group name). */
+  public SetAttributeOptions group(String value) {
+    return new SetAttributeOptions(mode, owner, Optional.of(name(value, "group")),
+        modificationTimeMs);
+  }
+
+  /** A new modification time, in milliseconds since the epoch. */
+  public SetAttributeOptions modificationTimeMs(long value) {
+    return new SetAttributeOptions(mode, owner, group, OptionalLong.of(value));
+  }
+
+  private static String name(String value, String what) {
+    if (value == null || value.isEmpty()) {
+      throw new IllegalArgumentException(what + " must be a non-empty name");
+    }
+    return value;
+  }
+
+  public OptionalInt mode() {
+    return mode;
+  }
+
+  public Optional<String> owner() {
+    return owner;
+  }
+
+  public Optional<String> group() {
+    return group;
+  }
+
+  public OptionalLong modificationTimeMs() {
+    return modificationTimeMs;
+  }
+
+  /** Whether nothing is given (the master refuses such a change). */
+  public boolean isEmpty() {
+    return mode.isEmpty() && owner.isEmpty() && group.isEmpty() && modificationTimeMs.isEmpty();
+  }
+
+  @Override
+  public String toString() {
+    return "SetAttributeOptions{mode=" + (mode.isPresent() ? String.format("0%o",
+        mode.getAsInt()) : "-") + ", owner=" + owner.orElse("-") + ", group="
+        + group.orElse("-") + ", modificationTimeMs="
+        + (modificationTimeMs.isPresent() ? modificationTimeMs.getAsLong() : "-") + "}";
+  }
+}

@@ -1,0 +1,67 @@
+package io.strata.master.file;
+
+import io.strata.common.error.StrataException;
+import io.strata.proto.SetAttributeRequest;
+import io.strata.proto.journal.InodeEntry;
+
+/**
+ * A change of the attributes Strata keeps in its namespace only -- mode, owner, group and
+ * modification time -- as a SetAttribute call asks for it. A null component is left as it is.
+ * {@link #check} guarantees at least one component is given, the mode holds permission bits
+ * only (0 to 07777) and a name given is not empty; {@link #applyTo} touches nothing else of an
+ * inode, so its id, blocks, length and under-store fingerprint stay. Immutable.
+ *
+ * @param mode new permission bits, or null
+ * @param owner new owner, or null
+ * @param group new group, or null
+ * @param modificationTimeMs new modification time in ms since the epoch, or null
+ */
+public record AttributeChange(Integer mode, String owner, String group, Long modificationTimeMs) {
+  /** The largest mode: permission bits with setuid, setgid and sticky. */
+  public static final int MAX_MODE = 07777;
+
+  /** The change a request asks for; a field the request leaves unset stays null. */
+  public static AttributeChange of(SetAttributeRequest r) {
+    return new AttributeChange(r.hasMode() ? r.getMode() : null,
+        r.hasOwner() ? r.getOwner() : null, r.hasGroup() ? r.getGroup() : null,
+        r.hasModificationTimeMs() ? r.getModificationTimeMs() : null);
+  }
+
+  /** Fails with INVALID_ARGUMENT, naming the path, when the change cannot be applied. */
+  public void check(String path) throws StrataException {
+    if (mode == null && owner == null && group == null && modificationTimeMs == null) {
+      throw StrataException.invalidArgument("Nothing to set on " + path
+          + ": give at least one of mode, owner, group, modification time");
+    }
+    if (mode != null && (mode < 0 || mode > MAX_MODE)) {
+      throw StrataException.invalidArgument("Bad mode " + String.format("0%o", mode) + " for "
+          + path + ": give permission bits between 0 and 07777");
+    }
+    if (owner != null && owner.isEmpty()) {
+      throw StrataException.invalidArgument("Empty owner for " + path
+          + ": give a user name, or leave the owner unset to keep it");
+    }
+    if (group != null && group.isEmpty()) {
+      throw StrataException.invalidArgument("Empty group for " + path
+          + ": give a group name, or leave the group unset to keep it");
+    }
+  }
+
+  /** The inode with this change applied; every other field as it was. */
+  public InodeEntry.Builder applyTo(InodeEntry n) {
+    InodeEntry.Builder b = n.toBuilder();
+    if (mode != null) {
+      b.setMode(mode);
+    }
+    if (owner != null) {
+      b.setOwner(owner);
+    }
+    if (group != null) {
+      b.setGroup(group);
+    }
+    if (modificationTimeMs != null) {
+      b.setModificationTimeMs(modificationTimeMs);
+    }
+    return b;
+  }
+}

@@ -1,0 +1,270 @@
+package io.strata.fuse;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.strata.client.FileSystem;
+import io.strata.common.conf.StrataConfig;
+import io.strata.proto.FileInfo;
+import io.strata.tests.MultiProcessCluster;
+import io.strata.tests.TestTree;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Changes through a real FUSE mount (through /dev/fuse) of a cluster of a master and a worker
+ * process, mounted as a mount process would be ({@link MountOptions#withDefaults}: kernel
+ * permission checks, other users allowed): new files are written through to the under store,
+ * the namespace operations reach the master, unsupported operations answer their precise errno,
+ * and another user is denied what the modes deny. Checked with java.nio, shell tools, dd and
+ * Python.
+ */
+class MountWritesTest {
+  static final long BLOCK = 1 << 20;
+  static final String NOBODY = "65534";
+  @TempDir static Path dir;
+  static MultiProcessCluster cluster;
+  static FileSystem fs;
+  static Path ufs;
+  static FuseMount mount;
+
+  @BeforeAll
+  static void mount() throws Exception {
+    cluster = MultiProcessCluster.builder(dir.resolve("cluster")).workers(1)
+        .property("strata.master.file.block.size", Long.toString(BLOCK))
+        .start();
+    ufs = cluster.underStoreRoot();
+    TestTree.writeRandom(ufs.resolve("existing.bin"), 3 * BLOCK + 5, 3);
+    fs = FileSystem.connect(cluster.clientConfig());
+    StrataConfig conf = StrataConfig.load(Map.of("strata.fuse.metadata.cache.ttl", "10s"));
+    Path point = Files.createDirectories(dir.resolve("mnt"));
+    // The mount point must be reachable by the other user of the permission tests.
+    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+    mount = FuseMount.mount(StrataFuseFileSystem.create(fs, "/", conf,
+        new io.micrometer.core.instrument.simple.SimpleMeterRegistry()), point,
+        MountOptions.withDefaults(List.of(), conf), Duration.ofSeconds(30));
+  }
+
+  @AfterAll
+  static void unmount() {
+    if (mount != null) {
+      mount.close();
+      if (FuseMount.isMounted(mount.mountPoint())) {
+        FuseMount.lazyUnmount(mount.mountPoint());
+      }
+    }
+    if (fs != null) {
+      fs.close();
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  static Path mnt(String rel) {
+    return mount.mountPoint().resolve(rel);
+  }
+
+  static Commands.Run run(String... cmd) throws Exception {
+    return Commands.run(dir, cmd);
+  }
+
+  /** Runs {@code cmd} as user and group 65534 (nobody), with no supplementary groups. */
+  static Commands.Run runAsNobody(String... cmd) throws Exception {
+    String[] full = new String[cmd.length + 4];
+    full[0] = "setpriv";
+    full[1] = "--reuid=" + NOBODY;
+    full[2] = "--regid=" + NOBODY;
+    full[3] = "--clear-groups";
+    System.arraycopy(cmd, 0, full, 4, cmd.length);
+    return run(full);
+  }
+
+  static void assertFails(Commands.Run r, String message, String... cmd) {
+    assertNotEquals(0, r.exit(), String.join(" ", cmd));
+    assertTrue(r.err().contains(message), String.join(" ", cmd) + ": " + r.err());
+  }
+
+  @Test
+  void aCopiedTreeIsWrittenThroughToTheUnderStoreAndReadsBack() throws Exception {
+    Path root = dir.resolve("source");
+    TestTree source = TestTree.generate(root, 60, BLOCK, 2, 17);
+    Commands.Run cp = run("cp", "-r", root.toString(), mnt("copied").toString());
+    assertEquals(0, cp.exit(), cp.err());
+    for (Map.Entry<String, TestTree.FileFacts> f : source.files().entrySet()) {
+      byte[] expected = Files.readAllBytes(root.resolve(f.getKey()));
+      assertArrayEquals(expected, Files.readAllBytes(mnt("copied/" + f.getKey())), f.getKey());
+      assertArrayEquals(expected, Files.readAllBytes(ufs.resolve("copied/" + f.getKey())),
+          "under store copy of " + f.getKey());
+      FileInfo info = fs.getStatus("/copied/" + f.getKey());
+      assertTrue(info.getComplete(), f.getKey());
+      assertEquals(expected.length, info.getLength(), f.getKey());
+    }
+  }
+
+  @Test
+  void ddAndPythonWriteFilesThatReadBack() throws Exception {
+    Path source = dir.resolve("dd-source.bin");
+    TestTree.writeRandom(source, 5 * BLOCK + 123, 5);
+    Commands.Run dd = run("dd", "if=" + source, "of=" + mnt("dd.bin"), "bs=64k", "status=none");
+    assertEquals(0, dd.exit(), dd.err());
+    assertArrayEquals(Files.readAllBytes(source), Files.readAllBytes(ufs.resolve("dd.bin")));
+    Commands.Run md5 = run("md5sum", mnt("dd.bin").toString(), source.toString());
+    String[] lines = md5.out().split("\n");
+    assertEquals(lines[0].split(" ")[0], lines[1].split(" ")[0], md5.out());
+
+    String py = "import hashlib,sys\n"
+        + "p=sys.argv[1]\n"
+        + "data=bytes(range(256))*4099\n"
+        + "open(p,'wb').write(data)\n"
+        + "back=open(p,'rb').read()\n"
+        + "print(len(back), hashlib.sha256(back).hexdigest()==hashlib.sha256(data).hexdigest())\n";
+    Commands.Run python = run("python3", "-c", py, mnt("py.bin").toString());
+    assertEquals(0, python.exit(), python.err());
+    assertEquals((256 * 4099) + " True", python.out().trim());
+    assertEquals(256 * 4099, Files.size(ufs.resolve("py.bin")));
+  }
+
+  @Test
+  void namespaceOperationsReachTheMaster() throws Exception {
+    Files.createDirectories(mnt("ops/a/b"));
+    assertTrue(fs.getStatus("/ops/a/b").getDirectory());
+    Files.writeString(mnt("ops/a/b/f.txt"), "first");
+    Files.writeString(mnt("ops/a/g.txt"), "second");
+
+    Files.move(mnt("ops/a/b/f.txt"), mnt("ops/a/f.txt"));
+    assertEquals("first", Files.readString(mnt("ops/a/f.txt")));
+    assertFalse(Files.exists(mnt("ops/a/b/f.txt")));
+    // POSIX rename replaces an existing file.
+    Commands.Run mv = run("mv", "-f", mnt("ops/a/f.txt").toString(), mnt("ops/a/g.txt").toString());
+    assertEquals(0, mv.exit(), mv.err());
+    assertEquals("first", Files.readString(mnt("ops/a/g.txt")));
+    Files.move(mnt("ops/a"), mnt("ops/renamed"));
+    assertEquals("first", Files.readString(mnt("ops/renamed/g.txt")));
+    assertEquals(5, fs.getStatus("/ops/renamed/g.txt").getLength());
+
+    Commands.Run rmdir = run("rmdir", mnt("ops/renamed").toString());
+    assertFails(rmdir, "Directory not empty", "rmdir");
+    Files.delete(mnt("ops/renamed/g.txt"));
+    Files.delete(mnt("ops/renamed/b"));
+    Files.delete(mnt("ops/renamed"));
+    assertFalse(Files.exists(mnt("ops/renamed")));
+    assertThrows(io.strata.common.error.StrataException.class,
+        () -> fs.getStatus("/ops/renamed"));
+
+    Files.writeString(mnt("ops/mode.txt"), "x");
+    Files.setPosixFilePermissions(mnt("ops/mode.txt"), PosixFilePermissions.fromString("rw-r-----"));
+    assertEquals(0640, fs.getStatus("/ops/mode.txt").getMode() & 07777);
+    assertEquals("rw-r-----",
+        PosixFilePermissions.toString(Files.getPosixFilePermissions(mnt("ops/mode.txt"))));
+    Commands.Run chown = run("chown", "65534:65534", mnt("ops/mode.txt").toString());
+    assertEquals(0, chown.exit(), chown.err());
+    assertEquals("nobody", fs.getStatus("/ops/mode.txt").getOwner());
+    assertEquals(NOBODY, run("stat", "-c", "%u", mnt("ops/mode.txt").toString()).out().trim());
+
+    FileTime when = FileTime.fromMillis(1_600_000_000_000L);
+    Files.setLastModifiedTime(mnt("ops/mode.txt"), when);
+    assertEquals(1_600_000_000_000L, fs.getStatus("/ops/mode.txt").getModificationTimeMs());
+
+    Files.writeString(mnt("ops/trunc.txt"), "some bytes");
+    Commands.Run truncate = run("truncate", "-s", "0", mnt("ops/trunc.txt").toString());
+    assertEquals(0, truncate.exit(), truncate.err());
+    assertEquals(0, Files.size(mnt("ops/trunc.txt")));
+    assertEquals(0, fs.getStatus("/ops/trunc.txt").getLength());
+    // Overwriting (open with O_TRUNC) writes the file anew.
+    Files.writeString(mnt("ops/trunc.txt"), "new");
+    assertEquals("new", Files.readString(ufs.resolve("ops/trunc.txt")));
+
+    Commands.Run df = run("df", "-k", mount.mountPoint().toString());
+    assertEquals(0, df.exit(), df.err());
+  }
+
+  @Test
+  void unsupportedOperationsAnswerTheirErrno() throws Exception {
+    Path existing = mnt("existing.bin");
+    long size = Files.size(existing);
+    assertUnsupported(() -> Files.write(existing, new byte[] {1}, StandardOpenOption.APPEND));
+    assertUnsupported(() -> {
+      try (FileChannel c = FileChannel.open(existing, StandardOpenOption.WRITE)) {
+        c.write(ByteBuffer.wrap(new byte[] {1}), 10);
+      }
+    });
+    // A new file written out of order: the seek back is refused, what came before stays.
+    try (FileChannel c = FileChannel.open(mnt("seek.bin"), StandardOpenOption.CREATE_NEW,
+        StandardOpenOption.WRITE)) {
+      c.write(ByteBuffer.wrap(new byte[8192]));
+      assertUnsupported(() -> c.write(ByteBuffer.wrap(new byte[] {1}), 0));
+    }
+    assertEquals(8192, Files.size(mnt("seek.bin")));
+    assertFails(run("truncate", "-s", "7", existing.toString()), "Operation not supported",
+        "truncate -s 7");
+    assertFails(run("ln", existing.toString(), mnt("hard").toString()),
+        "Operation not permitted", "ln");
+    assertFails(run("ln", "-s", existing.toString(), mnt("soft").toString()),
+        "Operation not permitted", "ln -s");
+    assertFails(run("mkfifo", mnt("fifo").toString()), "Operation not permitted", "mkfifo");
+    Commands.Run xattr = run("python3", "-c",
+        "import os,sys\ntry:\n  os.setxattr(sys.argv[1], 'user.k', b'v')\nexcept OSError as e:\n"
+            + "  print(e.errno)\n", existing.toString());
+    assertEquals("95", xattr.out().trim(), xattr.err());
+    assertEquals(size, Files.size(existing));
+    assertEquals(size, Files.size(ufs.resolve("existing.bin")));
+  }
+
+  interface Action {
+    void run() throws IOException;
+  }
+
+  static void assertUnsupported(Action action) {
+    IOException e = assertThrows(IOException.class, action::run);
+    assertTrue(String.valueOf(e.getMessage()).contains("Operation not supported"), e.toString());
+  }
+
+  @Test
+  void anotherUserIsDeniedWhatTheModesDeny() throws Exception {
+    Files.createDirectories(mnt("perm/private"));
+    Files.writeString(mnt("perm/private/secret.txt"), "secret");
+    Files.setPosixFilePermissions(mnt("perm/private"), PosixFilePermissions.fromString("rwx------"));
+    Files.writeString(mnt("perm/public.txt"), "public");
+    Files.createDirectories(mnt("perm/shared"));
+    Files.setPosixFilePermissions(mnt("perm/shared"), PosixFilePermissions.fromString("rwxrwxrwx"));
+
+    Commands.Run ok = runAsNobody("cat", mnt("perm/public.txt").toString());
+    assertEquals(0, ok.exit(), ok.err());
+    assertEquals("public", ok.out());
+    assertFails(runAsNobody("cat", mnt("perm/private/secret.txt").toString()),
+        "Permission denied", "cat private/secret.txt as nobody");
+    assertFails(runAsNobody("ls", mnt("perm/private").toString()), "Permission denied",
+        "ls private as nobody");
+    assertFails(runAsNobody("touch", mnt("perm/new.txt").toString()), "Permission denied",
+        "touch in a 0755 directory of root as nobody");
+    assertFails(runAsNobody("rm", "-f", mnt("perm/public.txt").toString()), "Permission denied",
+        "rm as nobody");
+    assertTrue(Files.exists(mnt("perm/public.txt")));
+
+    Commands.Run mine = runAsNobody("sh", "-c", "echo mine > " + mnt("perm/shared/mine.txt"));
+    assertEquals(0, mine.exit(), mine.err());
+    assertEquals("nobody", fs.getStatus("/perm/shared/mine.txt").getOwner());
+    assertEquals(NOBODY, run("stat", "-c", "%u", mnt("perm/shared/mine.txt").toString())
+        .out().trim());
+    assertEquals("mine\n", Files.readString(ufs.resolve("perm/shared/mine.txt")));
+  }
+}
