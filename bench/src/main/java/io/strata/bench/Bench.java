@@ -9,7 +9,7 @@ public final class Bench {
 
   public static void main(String[] args) throws Exception {
     if (args.length == 0) {
-      System.err.println("usage: bench/run read|worker-restart|stores|buffer-pool|load [--option value]...");
+      System.err.println("usage: bench/run read|worker-restart|stores|buffer-pool|load|fuse [--option value]...");
       System.exit(2);
     }
     Map<String, String> opts = new LinkedHashMap<>();
@@ -26,8 +26,9 @@ public final class Bench {
       case "stores" -> UnderStoreBench.run(opts);
       case "buffer-pool" -> BufferPoolBench.run(opts);
       case "load" -> LoadBench.run(opts);
+      case "fuse" -> FuseBench.run(opts);
       default -> {
-        System.err.println("bench: unknown benchmark " + args[0] + "; try read, worker-restart, stores, buffer-pool");
+        System.err.println("bench: unknown benchmark " + args[0] + "; try read, worker-restart, stores, buffer-pool, load, fuse");
         System.exit(2);
       }
     }
