@@ -25,6 +25,7 @@ final class BenchMount {
 
   private final Path point;
   private final Process process;
+  private int metricsPort = -1;
 
   private BenchMount(Path point, Process process) {
     this.point = point;
@@ -139,6 +140,34 @@ final class BenchMount {
   }
 
   /** Starts Strata mounts as {@code strata fuse mount} does, against one cluster. */
+  /**
+   * Seconds and count of the read upcalls the mount's own code has answered so far
+   * ({@code strata_fuse_upcall_seconds} with {@code operation="read"}), from the FuseMain's
+   * metrics endpoint; zeros for a mount that is not Strata's.
+   */
+  double[] readUpcalls() throws Exception {
+    if (metricsPort < 0) {
+      return new double[2];
+    }
+    java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
+        java.net.http.HttpRequest.newBuilder(
+            java.net.URI.create("http://127.0.0.1:" + metricsPort + "/metrics")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    double[] out = new double[2];
+    for (String line : r.body().split("\n")) {
+      if (!line.contains("operation=\"read\"")) {
+        continue;
+      }
+      double v = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      if (line.startsWith("strata_fuse_upcall_seconds_sum")) {
+        out[0] = v;
+      } else if (line.startsWith("strata_fuse_upcall_seconds_count")) {
+        out[1] = v;
+      }
+    }
+    return out;
+  }
+
   static final class Launcher {
     private final Path base;
     private final String classpath;
@@ -163,6 +192,12 @@ final class BenchMount {
           "-Dio.netty.maxDirectMemory=0"));
       cmd.addAll(cluster.configArgs(Map.of("strata.client.short.circuit.enabled",
           Boolean.toString(shortCircuit))));
+      int port;
+      try (java.net.ServerSocket free = new java.net.ServerSocket(0, 1,
+          java.net.InetAddress.getLoopbackAddress())) {
+        port = free.getLocalPort();
+      }
+      cmd.add("-Dstrata.fuse.web.port=" + port);
       cmd.addAll(List.of("-cp", classpath, "io.strata.fuse.FuseMain", point.toString(), "/"));
       if (directIo) {
         cmd.addAll(List.of("-o", "direct_io"));
@@ -177,6 +212,7 @@ final class BenchMount {
           .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
       p.getOutputStream().close();
       BenchMount m = new BenchMount(point, p);
+      m.metricsPort = port;
       try {
         awaitMounted(point, p, log);
       } catch (Exception e) {

@@ -305,20 +305,29 @@ final class FuseBench {
   private static Table random(long size, Path ufs, BenchMount bindfsDirect, BenchMount strataDirect,
       int seconds, MultiProcessCluster cluster, boolean shortCircuit) throws Exception {
     Table t = new Table("threads", "local IOPS", "bindfs direct_io IOPS", "Strata direct_io IOPS",
-        "Strata/local", "Strata/bindfs", "amplification", "target");
+        "Strata/local", "Strata/bindfs", "amplification", "bindfs us/read", "Strata us/read",
+        "of it in Strata's Java code", "target");
     for (int threads : new int[] {1, 8}) {
       double local = randomReads(ufs.resolve("large.bin"), size, threads, seconds, PAGE, PAGE)
           .iops();
       double bindfs = randomReads(bindfsDirect.point().resolve("large.bin"), size, threads,
           seconds, PAGE, PAGE).iops();
       double before = workerBytes(cluster);
+      double[] upcallsBefore = strataDirect.readUpcalls();
       RandomResult strata = randomReads(strataDirect.point().resolve("large.bin"), size,
           threads, seconds, PAGE, PAGE);
+      double[] upcallsAfter = strataDirect.readUpcalls();
       double fetched = workerBytes(cluster) - before;
       double amplification = fetched / strata.bytes();
+      // Latency of one read syscall as each thread saw it, and the part of it spent in the
+      // mount's read handler: the rest is the kernel, libfuse and jnr-fuse's upcall.
+      double handlerUs = (upcallsAfter[0] - upcallsBefore[0])
+          / Math.max(1, upcallsAfter[1] - upcallsBefore[1]) * 1e6;
       t.row(threads, Table.f1(local), Table.f1(bindfs), Table.f1(strata.iops()),
           Table.f2(strata.iops() / local), Table.f2(strata.iops() / bindfs),
           shortCircuit ? "n/a (short-circuit)" : Table.f2(amplification),
+          Table.f1(threads * 1e6 / bindfs), Table.f1(threads * 1e6 / strata.iops()),
+          Table.f1(handlerUs),
           verdict(strata.iops() / bindfs, 0.5) + " (>= 0.5x bindfs)"
               + (shortCircuit ? "" : "; " + verdict(1.1, amplification) + " (ampl. <= 1.1)"));
     }
