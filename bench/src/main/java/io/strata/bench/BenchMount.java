@@ -141,28 +141,34 @@ final class BenchMount {
 
   /** Starts Strata mounts as {@code strata fuse mount} does, against one cluster. */
   /**
-   * Seconds and count of the read upcalls the mount's own code has answered so far
-   * ({@code strata_fuse_upcall_seconds} with {@code operation="read"}), from the FuseMain's
-   * metrics endpoint; zeros for a mount that is not Strata's.
+   * From the FuseMain's metrics endpoint, the counters so far: [0] seconds and [1] count of the
+   * read upcalls its own code answered ({@code strata_fuse_upcall_seconds{operation="read"}}),
+   * [2] bytes it fetched from workers or under stores, [3] bytes it returned to reads; zeros
+   * for a mount that is not Strata's.
    */
-  double[] readUpcalls() throws Exception {
+  double[] fuseCounters() throws Exception {
+    double[] out = new double[4];
     if (metricsPort < 0) {
-      return new double[2];
+      return out;
     }
     java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
         java.net.http.HttpRequest.newBuilder(
             java.net.URI.create("http://127.0.0.1:" + metricsPort + "/metrics")).build(),
         java.net.http.HttpResponse.BodyHandlers.ofString());
-    double[] out = new double[2];
     for (String line : r.body().split("\n")) {
-      if (!line.contains("operation=\"read\"")) {
+      if (line.startsWith("#")) {
         continue;
       }
       double v = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-      if (line.startsWith("strata_fuse_upcall_seconds_sum")) {
+      boolean read = line.contains("operation=\"read\"");
+      if (read && line.startsWith("strata_fuse_upcall_seconds_sum")) {
         out[0] = v;
-      } else if (line.startsWith("strata_fuse_upcall_seconds_count")) {
+      } else if (read && line.startsWith("strata_fuse_upcall_seconds_count")) {
         out[1] = v;
+      } else if (line.startsWith("strata_fuse_read_source_bytes_total")) {
+        out[2] = v;
+      } else if (line.startsWith("strata_fuse_read_bytes_total")) {
+        out[3] = v;
       }
     }
     return out;

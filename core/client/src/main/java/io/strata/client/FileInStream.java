@@ -46,14 +46,21 @@ public final class FileInStream extends InputStream {
   private int nextAhead;
 
   private volatile boolean closed;
+  private final long fileId;
 
   FileInStream(ClientContext ctx, BlockReader reader, FileInfo file) {
     this.reader = reader;
     this.path = file.getPath();
+    this.fileId = file.getFileId();
     this.length = file.getLength();
     this.readAheadMax = (int) Math.min(Integer.MAX_VALUE - 8,
         ctx.conf.getBytes(ClientKeys.READ_AHEAD_MAX));
     this.nextAhead = Math.min(MIN_READ_AHEAD, readAheadMax);
+  }
+
+  /** Id of the file (the version) this stream reads. */
+  public long fileId() {
+    return fileId;
   }
 
   /** Length of the file in bytes. */

@@ -1,7 +1,6 @@
 package io.strata.fuse;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.strata.client.FileInStream;
 import io.strata.common.conf.FuseKeys;
 import io.strata.common.conf.StrataConfig;
 import io.strata.common.error.StrataException;
@@ -27,9 +26,9 @@ final class ReadSettings implements AutoCloseable {
         conf.getBytes(FuseKeys.READ_AHEAD_MAX));
   }
 
-  /** The shared reader of one open file; closing it closes {@code in}. */
-  CachedFileReader open(long fileId, FileInStream in) {
-    return new CachedFileReader(fileId, PositionedSource.of(in), cache, readAhead);
+  /** The shared reader of one open file; closing it closes {@code source}. */
+  CachedFileReader open(long fileId, PositionedSource source) {
+    return new CachedFileReader(fileId, source, cache, readAhead);
   }
 
   /** The access pattern of a new handle: no read-ahead until it reads sequentially. */

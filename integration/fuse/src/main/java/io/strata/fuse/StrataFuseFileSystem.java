@@ -296,9 +296,14 @@ public final class StrataFuseFileSystem extends FuseStubFS {
         fi.fh.set(handles.add(writes.openForWrite(p, info, flags)));
         return 0;
       }
+      if (!info.getComplete()) {
+        return -ErrorCodes.EBUSY();
+      }
       long fileId = info.getFileId();
-      CachedFileReader reader = openFiles.acquire(fileId,
-          () -> reads.open(fileId, fs.openFile(p)));
+      // The blocks are asked for at the first read that reaches the mount, not here.
+      CachedFileReader reader = openFiles.acquire(fileId, () -> reads.open(fileId,
+          new LazyFileSource(p, fileId, info.getLength(),
+              () -> LazyFileSource.Opened.of(fs.openFile(p)))));
       fi.fh.set(handles.add(new ReadHandle(fileId, reader, reads.newPattern())));
       if (versions.openedUnchanged(p, info)) {
         setKeepCache(fi);
