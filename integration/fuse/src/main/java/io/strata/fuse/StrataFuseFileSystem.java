@@ -4,6 +4,7 @@ import io.strata.client.CloseableIterator;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.strata.client.FileInStream;
 import io.strata.client.FileSystem;
 import io.strata.common.PathNames;
 import io.strata.common.conf.FuseKeys;
@@ -302,8 +303,15 @@ public final class StrataFuseFileSystem extends FuseStubFS {
       long fileId = info.getFileId();
       // The blocks are asked for at the first read that reaches the mount, not here.
       CachedFileReader reader = openFiles.acquire(fileId, () -> reads.open(fileId,
-          new LazyFileSource(p, fileId, info.getLength(),
-              () -> LazyFileSource.Opened.of(fs.openFile(p)))));
+          new LazyFileSource(p, fileId, info.getLength(), () -> {
+            FileInStream in = fs.openFile(p);
+            if (in.fileId() != fileId) {
+              // The status this open used was stale: the read answers ESTALE, and the next
+              // open of the path asks the master again.
+              metadata.invalidate(p);
+            }
+            return LazyFileSource.Opened.of(in);
+          })));
       fi.fh.set(handles.add(new ReadHandle(fileId, reader, reads.newPattern())));
       if (versions.openedUnchanged(p, info)) {
         setKeepCache(fi);
