@@ -183,7 +183,11 @@ final class BenchMount {
 
     private record Spec(boolean directIo, boolean shortCircuit, BenchMount current) {}
 
-    Launcher(Path base, String classpath, MultiProcessCluster cluster) {
+    private final List<String> fuseConf;
+
+    /** @param fuseConf {@code key=value} settings given to every FuseMain as {@code -D} options */
+    Launcher(Path base, String classpath, MultiProcessCluster cluster, List<String> fuseConf) {
+      this.fuseConf = fuseConf;
       this.base = base;
       this.classpath = classpath;
       this.cluster = cluster;
@@ -204,6 +208,9 @@ final class BenchMount {
         port = free.getLocalPort();
       }
       cmd.add("-Dstrata.fuse.web.port=" + port);
+      for (String setting : fuseConf) {
+        cmd.add("-D" + setting);
+      }
       cmd.addAll(List.of("-cp", classpath, "io.strata.fuse.FuseMain", point.toString(), "/"));
       if (directIo) {
         cmd.addAll(List.of("-o", "direct_io"));

@@ -32,7 +32,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * amplification) and the FUSE process's RSS over a random-read soak. Every mount is undone and
  * the cluster stopped on the way out, also after a failure. Usage: {@code bench/run fuse
  * [--small 20000] [--small-size 20KB] [--large 2GB] [--random-seconds 20] [--soak-seconds 600]
- * [--short-circuit true] [--dir /tmp]}.
+ * [--short-circuit true] [--fuse-conf key=value,...] [--dir /tmp]}.
  */
 final class FuseBench {
   private static final int FOLDERS = 100;
@@ -95,7 +95,13 @@ final class FuseBench {
         }
         // Mounts go before the cluster stops, so that no FuseMain outlives its master.
         try {
-          BenchMount.Launcher launcher = new BenchMount.Launcher(base, fuseClasspath, cluster);
+          List<String> fuseConf = opts.getOrDefault("fuse-conf", "").isEmpty() ? List.of()
+              : List.of(opts.get("fuse-conf").split(","));
+          BenchMount.Launcher launcher = new BenchMount.Launcher(base, fuseClasspath, cluster,
+              fuseConf);
+          if (!fuseConf.isEmpty()) {
+            System.err.println("FuseMain settings: " + fuseConf);
+          }
           BenchMount bindfs = BenchMount.bindfs(ufs, base.resolve("mnt-bindfs"), false);
           mounts.add(bindfs);
           BenchMount bindfsDirect = BenchMount.bindfs(ufs, base.resolve("mnt-bindfs-direct"), true);
