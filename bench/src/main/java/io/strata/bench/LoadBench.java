@@ -300,16 +300,7 @@ final class LoadBench {
   }
 
   static long rssBytes(long pid) {
-    try {
-      for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
-        if (line.startsWith("VmRSS:")) {
-          return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-        }
-      }
-    } catch (IOException | NumberFormatException e) {
-      return 0;
-    }
-    return 0;
+    return ProcStatus.bytes(pid, "VmRSS:");
   }
 
   /**
