@@ -1,6 +1,7 @@
 package io.strata.bench;
 
 import io.strata.common.ProcMounts;
+import io.strata.shell.Tcmalloc;
 import io.strata.tests.MultiProcessCluster;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -21,7 +22,6 @@ import java.util.stream.Stream;
  * {@code fusermount -u}, falls back to {@code -u -z}, and ends the FuseMain process.
  */
 final class BenchMount {
-  static final String TCMALLOC = "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4";
 
   private final Path point;
   private final Process process;
@@ -216,10 +216,8 @@ final class BenchMount {
         cmd.addAll(List.of("-o", "direct_io"));
       }
       ProcessBuilder pb = new ProcessBuilder(cmd);
-      if (Files.isReadable(Path.of(TCMALLOC))) {
-        String preload = pb.environment().get("LD_PRELOAD");
-        pb.environment().put("LD_PRELOAD", TCMALLOC + (preload == null ? "" : ":" + preload));
-      }
+      // The same preload rule as `strata fuse mount`.
+      Tcmalloc.preloadInto(pb, System.getenv());
       Path log = cluster.logsDir().resolve("fuse-" + name + ".log");
       Process p = pb.redirectErrorStream(true)
           .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();

@@ -122,7 +122,7 @@ final class FuseBench {
               + " -XX:MaxDirectMemorySize=512m%s; page cache dropped for cold rows: %s%n",
               smallCount, ReadBench.human(smallSize), FOLDERS, ReadBench.human(largeSize), tier,
               Runtime.getRuntime().availableProcessors(),
-              Files.isReadable(Path.of(BenchMount.TCMALLOC)) ? ", tcmalloc" : "",
+              io.strata.shell.Tcmalloc.applies(System.getenv()) ? ", tcmalloc" : "",
               root ? "yes" : "NO");
           System.out.println();
           System.out.println("1. Small files read whole in shuffled order (files/s). Cold: page"

@@ -16,13 +16,18 @@ public final class Tcmalloc {
 
   private Tcmalloc() {}
 
+  /** Whether the library is installed and {@code STRATA_TCMALLOC=0} does not turn it off. */
+  public static boolean applies(Map<String, String> env) {
+    return !"0".equals(env.get("STRATA_TCMALLOC")) && Files.isReadable(Path.of(LIBRARY));
+  }
+
   /**
    * Adds the library to the process's LD_PRELOAD when it is installed and not turned off.
    *
    * @param env the environment the command line runs in (for STRATA_TCMALLOC)
    */
   public static void preloadInto(ProcessBuilder pb, Map<String, String> env) {
-    if ("0".equals(env.get("STRATA_TCMALLOC")) || !Files.isReadable(Path.of(LIBRARY))) {
+    if (!applies(env)) {
       return;
     }
     String preload = pb.environment().get("LD_PRELOAD");

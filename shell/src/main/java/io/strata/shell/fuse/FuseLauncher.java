@@ -7,6 +7,7 @@ import io.strata.common.conf.FuseKeys;
 import io.strata.common.conf.StrataConfig;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
+import io.strata.shell.ProcessExits;
 import io.strata.shell.ShellContext;
 import io.strata.shell.Tcmalloc;
 import io.strata.shell.UsageException;
@@ -21,9 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 
 /**
@@ -151,7 +150,7 @@ public final class FuseLauncher {
         failure = "it did not appear in /proc/mounts within " + timeout().toSeconds()
             + " s (raise " + FuseKeys.MOUNT_TIMEOUT.name() + " if it only needs longer)";
         p.destroy();
-        if (!awaitExit(p.toHandle(), Duration.ofSeconds(10))) {
+        if (!ProcessExits.await(p.toHandle(), Duration.ofSeconds(10))) {
           p.destroyForcibly();
         }
       }
@@ -256,10 +255,10 @@ public final class FuseLauncher {
     }
     if (record.isPresent()) {
       Optional<ProcessHandle> h = record.get().process();
-      if (h.isPresent() && !awaitExit(h.get(), timeout())) {
+      if (h.isPresent() && !ProcessExits.await(h.get(), timeout())) {
         // Unmounted but still running: ask it to end, as Ctrl-C would.
         h.get().destroy();
-        if (!awaitExit(h.get(), Duration.ofSeconds(10))) {
+        if (!ProcessExits.await(h.get(), Duration.ofSeconds(10))) {
           h.get().destroyForcibly();
         }
       }
@@ -324,20 +323,6 @@ public final class FuseLauncher {
       return false;
     }
     return p.exitValue() == 0;
-  }
-
-  private static boolean awaitExit(ProcessHandle h, Duration timeout) {
-    try {
-      h.onExit().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-      return true;
-    } catch (TimeoutException e) {
-      return false;
-    } catch (ExecutionException e) {
-      return !h.isAlive();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return !h.isAlive();
-    }
   }
 
   private static List<String> tail(Path log) {

@@ -12,6 +12,7 @@ import io.strata.common.error.StrataException;
 import io.strata.proto.WorkerInfo;
 import io.strata.proto.WorkerState;
 import io.strata.shell.Format;
+import io.strata.shell.ProcessExits;
 import io.strata.shell.ShellContext;
 import io.strata.shell.Tcmalloc;
 import io.strata.shell.UsageException;
@@ -25,9 +26,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * A master and a worker on this machine, run as background JVMs by {@code strata local up} and
@@ -273,29 +271,15 @@ public final class LocalCluster {
   private boolean stopProcess(ProcessHandle h) throws StrataException {
     Duration grace = conf().getDuration(ClientKeys.LOCAL_STOP_TIMEOUT);
     h.destroy();
-    if (awaitExit(h, grace)) {
+    if (ProcessExits.await(h, grace)) {
       return false;
     }
     h.destroyForcibly();
-    if (!awaitExit(h, Duration.ofSeconds(10))) {
+    if (!ProcessExits.await(h, Duration.ofSeconds(10))) {
       throw new StrataException(ErrorCode.INTERNAL, "Process " + h.pid()
           + " is still alive after SIGKILL");
     }
     return true;
-  }
-
-  private static boolean awaitExit(ProcessHandle h, Duration timeout) {
-    try {
-      h.onExit().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-      return true;
-    } catch (TimeoutException e) {
-      return false;
-    } catch (ExecutionException e) {
-      return !h.isAlive();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return !h.isAlive();
-    }
   }
 
   private void printSummary(PrintStream out, FileSystem fs, long masterPid, long workerPid,
