@@ -75,8 +75,9 @@ final class MountWrites {
       }
     }
     // The kernel saw no such file, but it exists: the cache, or another client, was behind.
+    // Opened as open(2) opens an existing file: replaced only with O_TRUNC or when empty.
     metadata.invalidate(path);
-    return openForWrite(path, metadata.get(path), flags | O_TRUNC);
+    return openForWrite(path, metadata.get(path), flags);
   }
 
   /**
