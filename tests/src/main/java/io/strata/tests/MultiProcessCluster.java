@@ -204,6 +204,38 @@ public final class MultiProcessCluster implements AutoCloseable {
     if (old != null && old.isAlive()) {
       throw new IllegalStateException("worker " + index + " already running");
     }
+    boolean freshPorts = !workerPorts.containsKey(index);
+    // Free ports are picked before the worker binds them, so another process can take one in
+    // between; a first start that dies on a taken port is tried again on other ports.
+    for (int attempt = 1; ; attempt++) {
+      try {
+        launchWorker(index);
+        return;
+      } catch (IllegalStateException e) {
+        String log = tail(logsDir().resolve("worker" + index + ".log"))
+            + tail(logsDir().resolve("worker" + index + ".out"));
+        if (freshPorts && attempt < 3 && !workers.get(index).isAlive()
+            && log.contains("already in use")) {
+          workerPorts.remove(index);
+          continue;
+        }
+        throw new IllegalStateException(e.getMessage() + "; last lines of its log:\n" + log, e);
+      }
+    }
+  }
+
+  /** The last 20 lines of a log file, or "" when it cannot be read. */
+  private static String tail(Path log) {
+    try {
+      List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()))
+          + "\n";
+    } catch (IOException | UncheckedIOException e) {
+      return "";
+    }
+  }
+
+  private void launchWorker(int index) throws IOException {
     int[] ports = workerPorts.get(index);
     if (ports == null) {
       ports = new int[] {freePort(), freePort(), 0, freePort()};
