@@ -68,7 +68,7 @@ public final class FuseMain {
     try {
       fileSystem = StrataFuseFileSystem.create(fs, root, conf, registry);
       mount = FuseMount.mount(fileSystem, mountPoint, MountOptions.withDefaults(options, conf),
-          MOUNT_TIMEOUT);
+          conf.getInt(FuseKeys.UPCALL_THREADS), MOUNT_TIMEOUT);
     } catch (StrataException e) {
       fs.close();
       System.err.println("strata-fuse: " + e.getMessage());

@@ -1,6 +1,7 @@
 package io.strata.fuse;
 
 import io.strata.common.ProcMounts;
+import io.strata.common.conf.FuseKeys;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
 import java.io.IOException;
@@ -12,33 +13,42 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import ru.serce.jnrfuse.FuseStubFS;
+import ru.serce.jnrfuse.utils.MountUtils;
 
 /**
- * A FUSE file system mounted at a folder, served by a thread of its own.
+ * A FUSE file system mounted at a folder, served until it is unmounted.
  *
- * <p>jnr-fuse's non-blocking mount waits a fixed two seconds and takes a timeout for success,
- * so this class runs the blocking mount in its own thread and reports the mount as done only
- * once the kernel lists it in {@code /proc/mounts}; a mount that fails (the thread ends first)
- * or does not appear in time is an error. {@link #close()} unmounts, and falls back to a lazy
- * {@code fusermount -u -z} when the mount is still listed, so no dead mount is left behind.
+ * <p>The mount is served either by {@link UpcallThreads}, a fixed set of Java threads (the
+ * default), or, with zero upcall threads, by libfuse's own multithreaded loop through
+ * jnr-fuse's blocking {@code mount}. Either way one thread of this class owns the serving and
+ * ends when the mount goes away. The mount counts as done only once the kernel lists it in
+ * {@code /proc/mounts}; a mount that fails (that thread ends first) or does not appear in time
+ * is an error. {@link #close()} unmounts, and falls back to a lazy {@code fusermount -u -z}
+ * when the mount is still listed, so no dead mount is left behind.
  */
 public final class FuseMount implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FuseMount.class);
 
-  private final FuseStubFS fileSystem;
+  private final StrataFuseFileSystem fileSystem;
   private final Path mountPoint;
+  private final int upcallThreads;
   private final Thread loop;
   private volatile Throwable loopFailure;
   private volatile boolean closed;
 
-  private FuseMount(FuseStubFS fileSystem, Path mountPoint, List<String> options) {
+  private FuseMount(StrataFuseFileSystem fileSystem, Path mountPoint, List<String> options,
+      int upcallThreads) {
     this.fileSystem = fileSystem;
     this.mountPoint = mountPoint;
-    String[] args = options.toArray(new String[0]);
+    this.upcallThreads = upcallThreads;
     this.loop = new Thread(() -> {
       try {
-        fileSystem.mount(mountPoint, true, false, args);
+        if (upcallThreads > 0) {
+          UpcallThreads.mount(mountPoint, fileSystem.name(), options, fileSystem.operations(),
+              upcallThreads).awaitEnd();
+        } else {
+          fileSystem.mount(mountPoint, true, false, options.toArray(new String[0]));
+        }
       } catch (Throwable t) {
         loopFailure = t;
       }
@@ -46,21 +56,34 @@ public final class FuseMount implements AutoCloseable {
     this.loop.setDaemon(true);
   }
 
+  /** As {@link #mount(StrataFuseFileSystem, Path, List, int, Duration)} with the default threads. */
+  public static FuseMount mount(StrataFuseFileSystem fileSystem, Path mountPoint,
+      List<String> options, Duration timeout) throws StrataException {
+    return mount(fileSystem, mountPoint, options,
+        Integer.parseInt(FuseKeys.UPCALL_THREADS.defaultValue()), timeout);
+  }
+
   /**
    * Mounts {@code fileSystem} at {@code mountPoint} and returns once the kernel lists the mount.
    *
    * @param options libfuse arguments passed as they are, e.g. {@code ["-o", "attr_timeout=1"]}
+   * @param upcallThreads threads that serve the mount's requests; 0 leaves it to libfuse's own
+   *     loop (see {@link UpcallThreads} for why that is not the default)
    * @throws StrataException UNAVAILABLE when the mount fails or does not appear within
    *     {@code timeout}; the message says what to check
    */
-  public static FuseMount mount(FuseStubFS fileSystem, Path mountPoint, List<String> options,
-      Duration timeout) throws StrataException {
+  public static FuseMount mount(StrataFuseFileSystem fileSystem, Path mountPoint,
+      List<String> options, int upcallThreads, Duration timeout) throws StrataException {
     Path point = mountPoint.toAbsolutePath().normalize();
     if (!Files.isDirectory(point)) {
       throw StrataException.invalidArgument("Mount point is not a directory: " + point
           + ": create it first");
     }
-    FuseMount m = new FuseMount(fileSystem, point, options);
+    if (upcallThreads < 0) {
+      throw StrataException.invalidArgument("Upcall threads must be 0 (libfuse's loop) or more,"
+          + " not " + upcallThreads + ": fix " + FuseKeys.UPCALL_THREADS.name());
+    }
+    FuseMount m = new FuseMount(fileSystem, point, options, upcallThreads);
     m.loop.start();
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!isMounted(point)) {
@@ -107,7 +130,11 @@ public final class FuseMount implements AutoCloseable {
     }
     closed = true;
     try {
-      fileSystem.umount();
+      if (upcallThreads > 0) {
+        MountUtils.umount(mountPoint);
+      } else {
+        fileSystem.umount();
+      }
     } catch (RuntimeException e) {
       LOG.warn("Unmounting {} failed: {}", mountPoint, e.toString());
     }

@@ -30,6 +30,7 @@ import ru.serce.jnrfuse.FuseFillDir;
 import ru.serce.jnrfuse.FuseStubFS;
 import ru.serce.jnrfuse.struct.FileStat;
 import ru.serce.jnrfuse.struct.FuseContext;
+import ru.serce.jnrfuse.struct.FuseOperations;
 import ru.serce.jnrfuse.struct.FuseFileInfo;
 import ru.serce.jnrfuse.struct.Statvfs;
 import ru.serce.jnrfuse.struct.Timespec;
@@ -190,7 +191,17 @@ public final class StrataFuseFileSystem extends FuseStubFS {
 
   @Override
   protected String getFSName() {
+    return name();
+  }
+
+  /** The file system's name: the mount's type in /proc/mounts is {@code fuse.NAME}. */
+  String name() {
     return "strata";
+  }
+
+  /** The table of callbacks libfuse calls, for a mount served by {@link UpcallThreads}. */
+  FuseOperations operations() {
+    return fuseOperations;
   }
 
   private Caller caller() {

@@ -15,6 +15,8 @@ import io.strata.tests.TestTree;
 import io.strata.tests.TestTree.FileFacts;
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -101,9 +103,11 @@ class MountReadsTest {
     }, Duration.ofMinutes(10), 10_000);
     countedFs = StrataFuseFileSystem.create(fs, "/",
         StrataConfig.load(Map.of()), new SimpleMeterRegistry(), counted);
+    // Served by libfuse's own loop (strata.fuse.upcall.threads=0), so that path stays tested.
     countedMount = FuseMount.mount(countedFs,
         Files.createDirectories(dir.resolve("mnt-counted")),
-        List.of("-o", "attr_timeout=0,entry_timeout=0,negative_timeout=0"), Duration.ofSeconds(30));
+        List.of("-o", "attr_timeout=0,entry_timeout=0,negative_timeout=0"), 0,
+        Duration.ofSeconds(30));
   }
 
   @AfterAll
@@ -303,6 +307,48 @@ class MountReadsTest {
     MultiProcessCluster.waitFor("the shared reader to be closed", Duration.ofSeconds(30),
         () -> dataFs.handleCount(fileId) == 0, null);
     assertEquals(0, dataFs.openFileCount());
+  }
+
+  @Test
+  void concurrentReadsAreServedByTheMountsOwnThreadsWithoutStartingNewOnes() throws Exception {
+    Path file = dataMount.mountPoint().resolve("big.bin");
+    int threads = 4;
+    int readsEach = 500;
+    ThreadMXBean jvmThreads = ManagementFactory.getThreadMXBean();
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+      ch.read(ByteBuffer.allocate(4096), 0);
+      long startedBefore = jvmThreads.getTotalStartedThreadCount();
+      List<Future<Integer>> done = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        Random random = new Random(100 + t);
+        done.add(pool.submit(() -> {
+          ByteBuffer buf = ByteBuffer.allocate(4096);
+          for (int i = 0; i < readsEach; i++) {
+            int pos = random.nextInt(BIG / 4096) * 4096;
+            buf.clear();
+            ch.read(buf, pos);
+            if (buf.position() != 4096 || buf.get(0) != big[pos] || buf.get(4095) != big[pos + 4095]) {
+              throw new AssertionError("wrong bytes at " + pos);
+            }
+          }
+          return readsEach;
+        }));
+      }
+      for (Future<Integer> f : done) {
+        assertEquals(readsEach, f.get(300, TimeUnit.SECONDS));
+      }
+      long started = jvmThreads.getTotalStartedThreadCount() - startedBefore;
+      // libfuse's own loop attaches a new Java thread for a large share of such reads (hundreds
+      // here); the mount's fixed upcall threads start none, and the test process's other pools
+      // only a few.
+      assertTrue(started < 50, started + " Java threads started during " + threads * readsEach
+          + " reads");
+    } finally {
+      pool.shutdownNow();
+    }
+    assertTrue(Thread.getAllStackTraces().keySet().stream()
+        .anyMatch(t -> t.getName().startsWith("strata-fuse-upcall-")), "no upcall thread alive");
   }
 
   static int readRandomly(FileChannel ch, Random random, int count) throws IOException {

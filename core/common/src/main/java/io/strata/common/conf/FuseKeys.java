@@ -64,4 +64,10 @@ public final class FuseKeys {
           + " names it), -1 serves none.");
   public static final ConfigKey WEB_BIND_HOST = ConfigKey.string("strata.fuse.web.bind.host",
       "127.0.0.1", "Address the mount process's metrics endpoint listens on.");
+  public static final ConfigKey UPCALL_THREADS = ConfigKey.integer("strata.fuse.upcall.threads",
+      32, "threads", "Threads of the mount process that take requests from the kernel and answer"
+          + " them, each kept for the mount's life; at most this many requests (reads, lookups,"
+          + " ...) are served at once, the rest wait in the kernel. 0 hands the requests to"
+          + " libfuse's own loop instead, which starts and ends a thread as load changes and"
+          + " costs far more per request under concurrent reads.");
 }

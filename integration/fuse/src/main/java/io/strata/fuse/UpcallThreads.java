@@ -1,0 +1,195 @@
+package io.strata.fuse;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import jnr.ffi.LibraryLoader;
+import jnr.ffi.Memory;
+import jnr.ffi.Pointer;
+import jnr.ffi.Runtime;
+import jnr.ffi.Struct;
+import jnr.ffi.byref.IntByReference;
+import jnr.ffi.byref.PointerByReference;
+import jnr.ffi.types.size_t;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import ru.serce.jnrfuse.struct.FuseOperations;
+
+/**
+ * Serves one FUSE mount from a fixed set of Java threads, each of which reads requests from the
+ * kernel and answers them itself for as long as the mount lives.
+ *
+ * <p>Why not libfuse's own multithreaded loop (what jnr-fuse's {@code mount} runs): that loop
+ * starts native threads as requests pile up and ends them when more than ten are idle, and
+ * jnr-ffi attaches every native thread that calls into Java as a new Java thread, then detaches
+ * it. Under concurrent reads the mount started and ended more than one Java thread for every
+ * two reads, and a read waited for that far longer than for the mount's own code. Threads that
+ * the JVM started are attached for good, so an upcall on them costs only the call itself.
+ *
+ * <p>This is libfuse 2's {@code fuse_session_loop} run by each thread, on the mount that
+ * {@code fuse_main} sets up ({@code fuse_setup} with the same arguments and operations table):
+ * reads from {@code /dev/fuse} by several threads are safe, each request goes
+ * to exactly one reader, and libfuse's high-level layer locks its own state. Every thread has
+ * its own request buffer. When the mount goes away the kernel answers every pending read with
+ * ENODEV, libfuse marks the session exited, and the threads end; then {@code fuse_teardown}
+ * releases the channel and session, as {@code fuse_main} does.
+ */
+final class UpcallThreads {
+  private static final Logger LOG = LoggerFactory.getLogger(UpcallThreads.class);
+  private static final int EINTR = 4;
+
+  /**
+   * The libfuse 2 calls a session loop needs; jnr-fuse's own interface has only fuse_main.
+   * {@code fuse_setup} and {@code fuse_teardown} rather than {@code fuse_mount} and
+   * {@code fuse_new}, because an unversioned {@code fuse_new} in libfuse.so.2 is the libfuse 1
+   * call, and that is the one a plain symbol lookup finds.
+   */
+  public interface LibFuseSession {
+    Pointer fuse_setup(int argc, String[] argv, FuseOperations operations,
+        @size_t long operationsSize, PointerByReference mountPoint, IntByReference multithreaded,
+        Pointer userData);
+
+    void fuse_teardown(Pointer fuse, Pointer mountPoint);
+
+    Pointer fuse_get_session(Pointer fuse);
+
+    int fuse_session_exited(Pointer session);
+
+    void fuse_session_exit(Pointer session);
+
+    Pointer fuse_session_next_chan(Pointer session, Pointer channel);
+
+    /** {@code channelSlot} holds a {@code struct fuse_chan *}; libfuse may replace it. */
+    int fuse_chan_recv(Pointer channelSlot, Pointer buffer, @size_t long size);
+
+    void fuse_session_process(Pointer session, Pointer buffer, @size_t long length,
+        Pointer channel);
+
+    @size_t long fuse_chan_bufsize(Pointer channel);
+  }
+
+  private static volatile LibFuseSession library;
+
+  private final String mountPoint;
+  private final Pointer fuse;
+  private final Pointer mountPointCopy;
+  private final Pointer session;
+  private final Pointer channel;
+  private final long bufferSize;
+  // Held so the callbacks libfuse points at stay reachable while it serves.
+  private final FuseOperations operations;
+  private final List<Thread> threads = new ArrayList<>();
+
+  private UpcallThreads(String mountPoint, Pointer fuse, Pointer mountPointCopy,
+      FuseOperations operations) {
+    LibFuseSession lib = library();
+    this.mountPoint = mountPoint;
+    this.fuse = fuse;
+    this.mountPointCopy = mountPointCopy;
+    this.operations = operations;
+    this.session = lib.fuse_get_session(fuse);
+    this.channel = lib.fuse_session_next_chan(session, null);
+    this.bufferSize = lib.fuse_chan_bufsize(channel);
+  }
+
+  private static LibFuseSession library() {
+    LibFuseSession lib = library;
+    if (lib == null) {
+      synchronized (UpcallThreads.class) {
+        if (library == null) {
+          library = LibraryLoader.create(LibFuseSession.class).failImmediately()
+              .load("libfuse.so.2");
+        }
+        lib = library;
+      }
+    }
+    return lib;
+  }
+
+  /**
+   * Mounts {@code operations} at {@code mountPoint} with libfuse arguments {@code args} (pairs
+   * of {@code "-o", "a,b=1"}, as {@code fuse_main} takes them after the mount point) and serves
+   * it on {@code threadCount} threads named after the mount. Returns once the mount exists; the
+   * threads serve until it is unmounted.
+   *
+   * @param name the file system's name; as with {@code fuse_main}, the mount's type is
+   *     {@code fuse.NAME} unless the arguments give a subtype or fsname
+   * @throws IllegalStateException when libfuse refuses the arguments or the mount (it has
+   *     printed why on standard error)
+   */
+  static UpcallThreads mount(Path mountPoint, String name, List<String> args,
+      FuseOperations operations, int threadCount) {
+    LibFuseSession lib = library();
+    List<String> argv = new ArrayList<>(List.of(name, "-f", mountPoint.toString()));
+    argv.addAll(args);
+    PointerByReference mountPointCopy = new PointerByReference();
+    IntByReference multithreaded = new IntByReference();
+    Pointer fuse = lib.fuse_setup(argv.size(), argv.toArray(new String[0]), operations,
+        Struct.size(operations), mountPointCopy, multithreaded, null);
+    if (fuse == null) {
+      throw new IllegalStateException("libfuse refused to mount at " + mountPoint
+          + " with options " + args + " (it printed why on standard error)");
+    }
+    UpcallThreads served = new UpcallThreads(mountPoint.toString(), fuse,
+        mountPointCopy.getValue(), operations);
+    served.start(threadCount, name);
+    return served;
+  }
+
+  private void start(int threadCount, String name) {
+    for (int i = 0; i < threadCount; i++) {
+      Thread t = new Thread(this::serve, name + "-fuse-upcall-" + i);
+      t.setDaemon(true);
+      threads.add(t);
+    }
+    threads.forEach(Thread::start);
+    LOG.info("Serving FUSE requests of {} on {} threads, {} KiB request buffer each", mountPoint,
+        threadCount, bufferSize / 1024);
+  }
+
+  /** One thread's loop: what libfuse 2's fuse_session_loop does, on a buffer of its own. */
+  private void serve() {
+    LibFuseSession lib = library();
+    Runtime runtime = Runtime.getRuntime(lib);
+    Pointer buffer = Memory.allocateDirect(runtime, (int) bufferSize);
+    Pointer from = Memory.allocateDirect(runtime, runtime.addressSize());
+    try {
+      while (lib.fuse_session_exited(session) == 0) {
+        from.putPointer(0, channel);
+        int length = lib.fuse_chan_recv(from, buffer, bufferSize);
+        if (length == -EINTR) {
+          continue;
+        }
+        if (length <= 0) {
+          if (length < 0) {
+            // An error other than the mount going away (that one reads as 0): stop serving,
+            // as fuse_session_loop does, rather than spin on it.
+            LOG.warn("Reading FUSE requests of {} failed with errno {}; the mount stops"
+                + " serving", mountPoint, -length);
+            lib.fuse_session_exit(session);
+          }
+          break;
+        }
+        lib.fuse_session_process(session, buffer, length, from.getPointer(0));
+      }
+    } catch (RuntimeException | Error e) {
+      LOG.error("A FUSE upcall thread of {} failed; the mount stops serving", mountPoint, e);
+      lib.fuse_session_exit(session);
+    }
+  }
+
+  /**
+   * Waits until every thread has ended (the mount went away), then releases libfuse's channel
+   * and session as {@code fuse_main} does when its loop returns.
+   */
+  void awaitEnd() throws InterruptedException {
+    for (Thread t : threads) {
+      t.join();
+    }
+    library().fuse_teardown(fuse, mountPointCopy);
+  }
+
+  int threadCount() {
+    return threads.size();
+  }
+}
