@@ -43,9 +43,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class CachedFileReader implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(CachedFileReader.class);
-  /** Most bytes one fetch asks the source for: large enough to amortise a request, small
-   * enough that several read-ahead threads share a window and a waiting read gets its page
-   * soon. */
+  /** Most bytes one fetch claims, page after page: large enough to amortise a claim, small
+   * enough that several read-ahead threads share a window. */
   static final int MAX_FETCH_BYTES = 1 << 20;
   /** Attempts of a read to claim a page that others keep claiming before it fetches alone. */
   private static final int CLAIM_ATTEMPTS = 3;
@@ -244,8 +243,8 @@ public final class CachedFileReader implements Closeable {
 
   /**
    * Claims the pages from {@code first} on that are neither held nor being fetched, stopping at
-   * the first that is, at {@code limit} or after {@link #MAX_FETCH_BYTES}; fetches them in one
-   * source read and keeps them. Returns the pages fetched, none when {@code first} could not be
+   * the first that is, at {@code limit} or after {@link #MAX_FETCH_BYTES}; fetches and keeps them
+   * one page at a time, each released to its waiters as soon as it is kept. Returns the pages fetched, none when {@code first} could not be
    * claimed. Anyone who wants a claimed page waits on its future; every claim is released,
    * whatever happens.
    */
@@ -275,31 +274,34 @@ public final class CachedFileReader implements Closeable {
       return new byte[0][];
     }
     byte[][] pages = new byte[claimed][];
+    int done = 0;
     Throwable failure = null;
     try {
-      long from = first * pageSize;
-      long to = Math.min((first + claimed) * pageSize, length);
-      byte[] buf = new byte[(int) (to - from)];
-      fetch(from, buf, 0, buf.length);
-      for (int i = 0; i < claimed; i++) {
-        int at = i * pageSize;
-        pages[i] = claimed == 1 ? buf : Arrays.copyOfRange(buf, at, Math.min(at + pageSize,
-            buf.length));
-        cache.put(fileId, first + i, pages[i]);
+      // Each page is fetched into its own array and handed to its waiters at once: a
+      // page-sized read costs the source (a mapped block or a worker request) little more than
+      // a larger one, while one buffer for the run would be a second copy of every byte and,
+      // at 1 MiB, an allocation G1 treats as humongous.
+      for (; done < claimed; done++) {
+        long index = first + done;
+        long pageStart = index * pageSize;
+        byte[] page = new byte[(int) (Math.min(pageStart + pageSize, length) - pageStart)];
+        fetch(pageStart, page, 0, page.length);
+        cache.put(fileId, index, page);
+        pages[done] = page;
+        CompletableFuture<byte[]> claim = claims.get(done);
+        inFlight.remove(index, claim);
+        claim.complete(page);
       }
       return pages;
     } catch (IOException | RuntimeException | Error e) {
       failure = e;
       throw e;
     } finally {
-      for (int i = 0; i < claimed; i++) {
+      for (int i = done; i < claimed; i++) {
         CompletableFuture<byte[]> claim = claims.get(i);
         inFlight.remove(first + i, claim);
-        if (failure == null) {
-          claim.complete(pages[i]);
-        } else {
-          claim.completeExceptionally(failure);
-        }
+        claim.completeExceptionally(failure != null ? failure
+            : new IllegalStateException("fetch of page " + (first + i) + " abandoned"));
       }
     }
   }

@@ -67,6 +67,8 @@ import ru.serce.jnrfuse.struct.Timespec;
 public final class StrataFuseFileSystem extends FuseStubFS {
   private static final Logger LOG = LoggerFactory.getLogger(StrataFuseFileSystem.class);
   private static final long STATFS_BLOCK = 4096;
+  /** Largest read buffer an upcall thread keeps: libfuse 2 asks at most 128 KiB a read. */
+  private static final int KEPT_READ_BUFFER = 128 << 10;
   private static final int S_IFMT = 0170000;
   private static final int S_IFREG = 0100000;
   // libfuse 2's struct fuse_file_info on 64-bit Linux keeps its flag bits (direct_io bit 0,
@@ -90,6 +92,7 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   private final MountWrites writes;
   private final OpenFileTable<CachedFileReader> openFiles = new OpenFileTable<>();
   private final HandleTable<Object> handles = new HandleTable<>();
+  private final ThreadLocal<byte[]> readBuffers = ThreadLocal.withInitial(() -> new byte[0]);
   private final LongAdder readCalls = new LongAdder();
   private final LongAdder getattrCalls = new LongAdder();
   private final Timer readTime;
@@ -365,7 +368,7 @@ public final class StrataFuseFileSystem extends FuseStubFS {
       return 0;
     }
     int want = (int) Math.min(size, length - offset);
-    byte[] bytes = new byte[want];
+    byte[] bytes = readBuffer(want);
     try {
       int n = h.reader.read(offset, bytes, 0, want, h.pattern);
       if (n <= 0) {
@@ -376,6 +379,25 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     } catch (Exception e) {
       return FuseErrors.toErrno("read", namespacePath(path), e);
     }
+  }
+
+  /**
+   * A buffer of at least {@code size} bytes for one read upcall, kept by the calling thread.
+   * The upcall threads live as long as the mount (see {@link UpcallThreads}), so after the first
+   * read each answers every read from its own buffer instead of allocating one per read, which
+   * at a GB/s of reads was a GB/s of garbage. Reads larger than {@link #KEPT_READ_BUFFER} get
+   * a buffer of their own.
+   */
+  private byte[] readBuffer(int size) {
+    if (size > KEPT_READ_BUFFER) {
+      return new byte[size];
+    }
+    byte[] kept = readBuffers.get();
+    if (kept.length < size) {
+      kept = new byte[size];
+      readBuffers.set(kept);
+    }
+    return kept;
   }
 
   @Override
