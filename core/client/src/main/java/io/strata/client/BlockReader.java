@@ -114,6 +114,16 @@ final class BlockReader implements AutoCloseable {
     return List.copyOf(out);
   }
 
+  /**
+   * Whether a read at {@code position} (in the file) will be served by short-circuit from a
+   * worker's block file on this machine that this reader has already mapped. Such a read is a
+   * memory copy, as cheap as any cache in front of it.
+   */
+  boolean readsLocally(long position) {
+    BlockInfo block = blocks.get((int) (position / file.getBlockSize()));
+    return localFiles.containsKey(block.getBlockId());
+  }
+
   /** Reads exactly {@code len} bytes at {@code position}, which the caller keeps in the file. */
   void read(long position, byte[] buf, int off, int len) throws IOException {
     while (len > 0) {

@@ -91,6 +91,15 @@ public final class FileInStream extends InputStream {
     return n;
   }
 
+  /**
+   * Whether a read at {@code position} is served by short-circuit from a block file of a worker
+   * on this machine, which this stream has mapped since an earlier read of that block: such a
+   * read is a memory copy, so a cache in front of it only adds copies. False at or past the end.
+   */
+  public boolean readsLocally(long position) {
+    return position >= 0 && position < length && !closed && reader.readsLocally(position);
+  }
+
   /** Reads exactly {@code len} bytes at {@code position}, or fails when the file is shorter. */
   public void readFully(long position, byte[] buf, int off, int len) throws IOException {
     checkOpen();

@@ -2,6 +2,7 @@ package io.strata.client;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -218,9 +219,13 @@ class FileInStreamTest {
     }
     FileSystem fs = cluster.client("strata.client.short.circuit.enabled", "true");
     try (FileInStream in = fs.openFile("/local")) {
+      assertFalse(in.readsLocally(0), "no block file is mapped before a read");
       byte[] all = new byte[content.length];
       in.readFully(0, all, 0, all.length);
       assertArrayEquals(content, all);
+      assertTrue(in.readsLocally(0));
+      assertTrue(in.readsLocally(2 * BLOCK + 9));
+      assertFalse(in.readsLocally(content.length), "past the end");
       in.readFully(BLOCK - 3, all, 0, 6);
       assertArrayEquals(Arrays.copyOfRange(content, BLOCK - 3, BLOCK + 3),
           Arrays.copyOf(all, 6));
@@ -242,6 +247,7 @@ class FileInStreamTest {
       byte[] all = new byte[content.length];
       in.readFully(0, all, 0, all.length);
       assertArrayEquals(content, all);
+      assertFalse(in.readsLocally(0), "a block read over the network is not local");
     }
     assertEquals(0, fs.metrics().shortCircuitBytes());
     assertEquals(content.length, fs.metrics().remoteBytes());

@@ -35,7 +35,10 @@ import org.slf4j.LoggerFactory;
  *   <li>Nothing past {@link #length()} is ever asked of the source.
  *   <li>A failed read-ahead is dropped (logged at debug); a read that wanted its pages fetches
  *       them itself, and a foreground fetch's error reaches its caller.
- *   <li>With the cache off every read goes straight to the source, exactly as asked.
+ *   <li>With the cache off every read goes straight to the source, exactly as asked; so does
+ *       a read that the source serves from a local worker's mapped block file
+ *       ({@link PositionedSource#readsLocally}): that is memory already, and a page copy of it
+ *       would only cost a copy and garbage. Such reads neither fill the cache nor read ahead.
  * </ul>
  * Pages fetched by a read still running when {@link PageCache#invalidate} is called for the file
  * may be stored after it; a file whose content changes gets a new file id, so they are never
@@ -111,6 +114,11 @@ public final class CachedFileReader implements Closeable {
     int n = (int) Math.min(size, length - offset);
     if (!cache.enabled()) {
       fetch(offset, dst, dstOff, n);
+    } else if (source.readsLocally(offset) && source.readsLocally(offset + n - 1)) {
+      // A worker's block file on this machine, mapped already: copying it straight into the
+      // answer beats copying it into a page first, and keeps the cache for what is remote.
+      fetch(offset, dst, dstOff, n);
+      cache.recordLocal(n);
     } else {
       ReadPattern.Plan plan = handle.onRead(offset, n, length);
       // Queued first, so that the window's fetches overlap this read's own.

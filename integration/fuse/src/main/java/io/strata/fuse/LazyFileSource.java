@@ -75,6 +75,13 @@ final class LazyFileSource implements PositionedSource {
     }
   }
 
+  /** False until a read has opened the stream; then as the stream says. */
+  @Override
+  public boolean readsLocally(long position) {
+    PositionedSource s = in;
+    return s != null && !closed && s.readsLocally(position);
+  }
+
   @Override
   public long length() {
     return length;

@@ -41,6 +41,7 @@ public final class PageCache {
   private final Counter sourceBytes;
   private final Counter readAheadBytes;
   private final Counter readAheadSkipped;
+  private final Counter localBytes;
 
   /**
    * @param capacityBytes most bytes of pages held; 0 turns the cache off
@@ -82,6 +83,8 @@ public final class PageCache {
     this.readAheadSkipped = Counter.builder(MetricNames.FUSE_READ_AHEAD_SKIPPED)
         .description("Read-ahead fetches skipped because the read-ahead queue was full")
         .register(registry);
+    this.localBytes = bytes(registry, MetricNames.FUSE_READ_LOCAL_BYTES,
+        "Bytes read straight from local workers' mapped block files, past the page cache");
   }
 
   /** The mount's cache from {@code strata.fuse.page.cache.size} and {@code .page.size}. */
@@ -180,6 +183,10 @@ public final class PageCache {
 
   void recordReadAhead(long n) {
     readAheadBytes.increment(n);
+  }
+
+  void recordLocal(long n) {
+    localBytes.increment(n);
   }
 
   void recordReadAheadSkipped() {

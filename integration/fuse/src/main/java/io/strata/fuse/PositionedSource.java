@@ -17,6 +17,15 @@ public interface PositionedSource extends Closeable {
   /** Reads up to {@code len} bytes at {@code position} into {@code b} from {@code off}. */
   int read(long position, byte[] b, int off, int len) throws IOException;
 
+  /**
+   * Whether a read at {@code position} is served from memory on this machine already (a
+   * worker's block file mapped for short-circuit reads), so that caching it again would only
+   * add copies. The default says no.
+   */
+  default boolean readsLocally(long position) {
+    return false;
+  }
+
   /** Length of the file in bytes; never changes. */
   long length();
 
@@ -30,6 +39,11 @@ public interface PositionedSource extends Closeable {
       @Override
       public int read(long position, byte[] b, int off, int len) throws IOException {
         return in.read(position, b, off, len);
+      }
+
+      @Override
+      public boolean readsLocally(long position) {
+        return in.readsLocally(position);
       }
 
       @Override

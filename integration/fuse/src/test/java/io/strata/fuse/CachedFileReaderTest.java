@@ -64,6 +64,35 @@ class CachedFileReaderTest {
   }
 
   @Test
+  void readsOfLocallyMappedBytesGoStraightToTheSourceAndLeaveTheCacheToTheRest()
+      throws Exception {
+    long length = 4L << 20;
+    MemorySource source = new MemorySource(length);
+    source.localFrom = 2L << 20;
+    PageCache cache = new PageCache(64L << 20, PAGE, registry);
+    CachedFileReader reader = new CachedFileReader(1, source, cache, pool(2, 16));
+    ReadPattern handle = new ReadPattern(PAGE, 1 << 20);
+
+    for (long at = 2L << 20; at < length; at += 128 * 1024) {
+      assertReads(reader, handle, at, 128 * 1024);
+    }
+    assertEquals(2L << 20, source.bytesFetched.get(), "each local byte fetched once, as asked");
+    assertEquals(0, cache.cachedBytes(), "no page kept of local bytes");
+    assertEquals(0, cache.readAheadBytes(), "no read-ahead of local bytes");
+    assertEquals(2L << 20, registry.get("strata.fuse.read.local").counter().count());
+
+    // A read across the boundary is not wholly local: the cache path serves it (exactly the
+    // bytes asked, as for any random read), and it does not count as local.
+    assertReads(reader, handle, (2L << 20) - 4096, 8192);
+    assertEquals((2L << 20) + 8192, source.bytesFetched.get());
+    assertEquals(2L << 20, registry.get("strata.fuse.read.local").counter().count());
+    // Bytes before the boundary are the cache's as ever: a sequential read keeps its pages.
+    ReadPattern other = new ReadPattern(PAGE, 1 << 20);
+    assertReads(reader, other, 0, 128 * 1024);
+    assertTrue(cache.cachedBytes() >= 128 * 1024);
+  }
+
+  @Test
   void aSequentialReadFillsPagesAndReadsAhead() throws Exception {
     long length = 4L << 20;
     MemorySource source = new MemorySource(length);

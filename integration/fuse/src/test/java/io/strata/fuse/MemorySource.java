@@ -17,10 +17,17 @@ final class MemorySource implements PositionedSource {
   volatile boolean failReadAhead;
   /** When set, every read waits for it first. */
   volatile CountDownLatch gate;
+  /** Positions from this one on read as local (a mapped block file of a worker here). */
+  volatile long localFrom = Long.MAX_VALUE;
   private final long length;
 
   MemorySource(long length) {
     this.length = length;
+  }
+
+  @Override
+  public boolean readsLocally(long position) {
+    return position >= localFrom;
   }
 
   /** The byte at {@code position} of every test file. */

@@ -71,6 +71,11 @@ public final class MetricNames {
   public static final String FUSE_READ_BYTES = "strata.fuse.read";
   /** Counter of bytes fetched from workers or under stores, read-ahead included (bytes). */
   public static final String FUSE_READ_SOURCE_BYTES = "strata.fuse.read.source";
+  /**
+   * Counter of bytes read straight from block files of workers on the mount's machine, past the
+   * page cache (base unit bytes); part of the source bytes.
+   */
+  public static final String FUSE_READ_LOCAL_BYTES = "strata.fuse.read.local";
   /** Counter of bytes fetched by read-ahead (base unit bytes); part of the source bytes. */
   public static final String FUSE_READ_AHEAD_BYTES = "strata.fuse.readahead";
   /** Counter of read-ahead fetches skipped because the read-ahead queue was full. */
