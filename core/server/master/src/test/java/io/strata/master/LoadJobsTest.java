@@ -133,6 +133,40 @@ class LoadJobsTest {
   }
 
   @Test
+  void aCallCancelledOnTheWaySendsItsBlocksToTheSameWorkerAgain() throws Exception {
+    try (TestMaster m = TestMaster.start(home, settings());
+        ScriptedWorker a = new ScriptedWorker();
+        ScriptedWorker b = new ScriptedWorker()) {
+      List<FileInfo> files = mixedTree(m);
+      Map<Long, Long> blocks = blocksOf(files);
+      long idA = a.register(m);
+      long idB = b.register(m);
+      List<WorkerInfo> live = m.fs.getWorkers(GetWorkersRequest.getDefaultInstance())
+          .getWorkersList();
+      a.cancelCalls(1);
+
+      submit(m, "/data");
+      LoadJobStatus s = awaitEnd(m, "/data");
+      assertEquals(LoadJobState.LOAD_SUCCEEDED, s.getState(), s.toString());
+      assertEquals(blocks.size(), s.getBlocksLoaded());
+      // Every block still went to the worker hashing picks, and only there.
+      assertEquals(blocks.keySet(), sum(a, b).keySet());
+      for (ScriptedWorker w : List.of(a, b)) {
+        long workerId = w == a ? idA : idB;
+        for (LoadBlockTask t : w.received()) {
+          assertEquals(WorkerHashing.pick(t.getBlockId(), live, WorkerInfo::getWorkerId)
+              .getWorkerId(), workerId, "worker of block " + t.getBlockId());
+        }
+      }
+      // The cancelled call's blocks were sent to a again: twice each, the others once.
+      long twice = a.requestsByBlock().values().stream().filter(n -> n == 2).count();
+      assertTrue(twice > 0, "no block of a was sent twice: " + a.requestsByBlock());
+      assertTrue(a.requestsByBlock().values().stream().allMatch(n -> n <= 2));
+      assertTrue(b.requestsByBlock().values().stream().allMatch(n -> n == 1));
+    }
+  }
+
+  @Test
   void everyBlockGoesOnceToTheWorkerHashingPicks() throws Exception {
     try (TestMaster m = TestMaster.start(home, settings());
         ScriptedWorker a = new ScriptedWorker();

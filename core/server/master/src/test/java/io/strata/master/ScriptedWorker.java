@@ -1,6 +1,7 @@
 package io.strata.master;
 
 import io.grpc.Server;
+import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
@@ -44,6 +45,7 @@ final class ScriptedWorker implements AutoCloseable {
   private final Map<Long, Integer> attempts = new HashMap<>();
   private final Map<Long, Long> cached = new LinkedHashMap<>();
   private int holdAfter = Integer.MAX_VALUE;
+  private int callsToCancel;
   private CountDownLatch gate = new CountDownLatch(0);
 
   ScriptedWorker(Script script) throws IOException {
@@ -82,6 +84,11 @@ final class ScriptedWorker implements AutoCloseable {
     gate.countDown();
   }
 
+  /** Answers the next {@code calls} calls with CANCELLED, as a stream reset on the way would. */
+  synchronized void cancelCalls(int calls) {
+    callsToCancel = calls;
+  }
+
   /** Every task received, in order of arrival. */
   synchronized List<LoadBlockTask> received() {
     return new ArrayList<>(received);
@@ -118,6 +125,12 @@ final class ScriptedWorker implements AutoCloseable {
       for (LoadBlockTask t : request.getTasksList()) {
         received.add(t);
         tries.add(attempts.merge(t.getBlockId(), 1, Integer::sum));
+      }
+      if (callsToCancel > 0) {
+        callsToCancel--;
+        observer.onError(Status.CANCELLED.withDescription("stream reset by the test")
+            .asRuntimeException());
+        return;
       }
       if (received.size() > holdAfter) {
         wait = gate;

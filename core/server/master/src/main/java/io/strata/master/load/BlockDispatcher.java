@@ -70,6 +70,8 @@ final class BlockDispatcher implements Closeable {
     /** What the owner needs to take the outcome (the file the block belongs to). */
     final Object context;
     int failures;
+    /** Whether a call carrying this task was cancelled by something other than this dispatcher. */
+    boolean resentAfterCancel;
     WorkerInfo worker;
 
     BlockTask(LoadBlockTask task, Owner owner, Object context) {
@@ -269,8 +271,15 @@ final class BlockDispatcher implements Closeable {
 
           @Override
           public void onError(Throwable t) {
+            // Read before callEnded closes the context: whether this dispatcher cancelled it.
+            boolean cancelledHere = call.isCancelled();
             callEnded(q, call);
-            callFailed(w, batch, Status.fromThrowable(t));
+            Status status = Status.fromThrowable(t);
+            if (status.getCode() == Status.Code.CANCELLED && !cancelledHere
+                && resendOnce(w, batch)) {
+              return;
+            }
+            callFailed(w, batch, status);
           }
 
           @Override
@@ -344,6 +353,30 @@ final class BlockDispatcher implements Closeable {
       }
     }
     report(finished);
+  }
+
+  /**
+   * Sends a batch whose call was cancelled on the way (a stream reset that neither this
+   * dispatcher nor a deadline asked for) to the same worker once more, ahead of its queue,
+   * rather than counting the worker out: such a reset says nothing about the worker, and moving
+   * its blocks would put them on workers other than the one hashing picks. False when a task of
+   * the batch was resent already, or the dispatcher is closed; then the call counts as failed.
+   */
+  private synchronized boolean resendOnce(WorkerInfo w, List<BlockTask> batch) {
+    if (closed || batch.stream().anyMatch(t -> t.resentAfterCancel)) {
+      return false;
+    }
+    WorkerQueue q = queues.computeIfAbsent(w.getWorkerId(), k -> new WorkerQueue());
+    LOG.info("LoadBlocks call to worker {} at {}:{} was cancelled on the way; sending its {}"
+        + " blocks to it again", w.getWorkerId(), w.getAddress().getHost(),
+        w.getAddress().getRpcPort(), batch.size());
+    q.inFlight -= batch.size();
+    for (int i = batch.size() - 1; i >= 0; i--) {
+      batch.get(i).resentAfterCancel = true;
+      q.tasks.addFirst(batch.get(i));
+    }
+    pump(w, q, true);
+    return true;
   }
 
   private void callFailed(WorkerInfo w, List<BlockTask> batch, Status status) {
