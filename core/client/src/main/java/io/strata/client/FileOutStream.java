@@ -32,6 +32,7 @@ public final class FileOutStream extends OutputStream {
 
   private final ClientContext ctx;
   private final String path;
+  private final long fileId;
   private final WorkerWriteStream stream;
   private final byte[] chunk;
   private int chunkLen;
@@ -41,6 +42,7 @@ public final class FileOutStream extends OutputStream {
   FileOutStream(ClientContext ctx, FileInfo file, boolean overwrite, WorkerAddress worker) {
     this.ctx = ctx;
     this.path = file.getPath();
+    this.fileId = file.getFileId();
     this.chunk = new byte[(int) Math.max(1, Math.min(64 << 20,
         ctx.conf.getBytes(ClientKeys.WRITE_CHUNK_SIZE)))];
     WriteFileHeader header = WriteFileHeader.newBuilder().setUfsPath(file.getUfsPath())
@@ -126,7 +128,8 @@ public final class FileOutStream extends OutputStream {
     }
     try {
       ctx.master.call(s -> s.completeFile(CompleteFileRequest.newBuilder().setPath(path)
-          .setLength(written).setUfsFingerprint(r.getUfsFingerprint()).build()));
+          .setFileId(fileId).setLength(written).setUfsFingerprint(r.getUfsFingerprint())
+          .build()));
     } catch (StrataException e) {
       deleteIncomplete();
       throw new StrataException(e.code(), "Cannot complete " + path + ": " + e.getMessage(), e);
@@ -157,11 +160,17 @@ public final class FileOutStream extends OutputStream {
         + " again.", cause);
   }
 
+  /** Deletes this writer's file, never another writer's file now at the same path. */
   private void deleteIncomplete() {
     try {
-      ctx.master.call(s -> s.delete(DeleteRequest.newBuilder().setPath(path).build()));
+      ctx.master.call(s -> s.delete(DeleteRequest.newBuilder().setPath(path).setFileId(fileId)
+          .build()));
     } catch (StrataException e) {
-      LOG.warn("Cannot delete the incomplete file {}: {}", path, e.getMessage());
+      if (e.code() == ErrorCode.STALE) {
+        LOG.info("Not deleting {}: {}", path, e.getMessage());
+      } else {
+        LOG.warn("Cannot delete the incomplete file {}: {}", path, e.getMessage());
+      }
     }
   }
 

@@ -2,6 +2,7 @@ package io.strata.client;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -58,6 +59,9 @@ class FileOutStreamTest {
     assertEquals("/out/a.bin", done.getPath());
     assertEquals(content.length, done.getLength());
     assertEquals(content.length + ":written", done.getUfsFingerprint());
+    // The writer names its own file, so it can never complete another writer's at that path.
+    assertNotEquals(0, done.getFileId());
+    assertEquals(fs.getStatus("/out/a.bin").getFileId(), done.getFileId());
     assertArrayEquals(content, Files.readAllBytes(dir.resolve("ufs/out/a.bin")));
     assertEquals(content.length, fs.metrics().writtenBytes());
 

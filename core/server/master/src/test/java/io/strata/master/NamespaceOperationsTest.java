@@ -130,6 +130,34 @@ class NamespaceOperationsTest {
   }
 
   @Test
+  void aWriterWhoseFileWasReplacedCanNeitherCompleteNorDeleteTheNewOne() throws Exception {
+    FileInfo first = m.fs.createFile(CreateFileRequest.newBuilder().setPath("/w")
+        .build()).getFile();
+    FileInfo second = m.fs.createFile(CreateFileRequest.newBuilder().setPath("/w")
+        .setOverwrite(true).build()).getFile();
+    assertFails(Status.Code.ABORTED, "/w is another file now",
+        () -> m.fs.completeFile(CompleteFileRequest.newBuilder().setPath("/w")
+            .setFileId(first.getFileId()).setLength(10).build()));
+    assertFails(Status.Code.ABORTED, "nothing was deleted",
+        () -> m.fs.delete(DeleteRequest.newBuilder().setPath("/w")
+            .setFileId(first.getFileId()).build()));
+    FileInfo still = m.stat("/w");
+    assertEquals(second.getFileId(), still.getFileId());
+    assertFalse(still.getComplete());
+    // The second writer completes its own file; a request without an id (an older client)
+    // is taken for whatever file is there, as before.
+    assertEquals(5, m.fs.completeFile(CompleteFileRequest.newBuilder().setPath("/w")
+        .setFileId(second.getFileId()).setLength(5).build()).getFile().getLength());
+    m.fs.delete(DeleteRequest.newBuilder().setPath("/w").setFileId(second.getFileId())
+        .build());
+    FileInfo third = m.fs.createFile(CreateFileRequest.newBuilder().setPath("/w")
+        .build()).getFile();
+    assertEquals(7, m.fs.completeFile(CompleteFileRequest.newBuilder().setPath("/w")
+        .setLength(7).build()).getFile().getLength());
+    assertEquals(third.getFileId(), m.stat("/w").getFileId());
+  }
+
+  @Test
   void overwriteReplacesAFileWithANewId() throws Exception {
     FileInfo first = m.file("/f", 100);
     FileInfo second = m.fs.createFile(CreateFileRequest.newBuilder().setPath("/f")

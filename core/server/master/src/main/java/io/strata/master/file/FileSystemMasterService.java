@@ -170,14 +170,15 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
       StreamObserver<CompleteFileResponse> observer) {
     calls.unary("CompleteFile", observer, () -> CompleteFileResponse.newBuilder()
         .setFile(namespace.completeFile(PathNames.normalize(request.getPath()),
-            request.getLength(), request.getUfsFingerprint()))
+            request.getFileId(), request.getLength(), request.getUfsFingerprint()))
         .build());
   }
 
   @Override
   public void delete(DeleteRequest request, StreamObserver<DeleteResponse> observer) {
     calls.unary("Delete", observer, () -> {
-      namespace.delete(PathNames.normalize(request.getPath()), request.getRecursive());
+      namespace.delete(PathNames.normalize(request.getPath()), request.getRecursive(),
+          request.getFileId());
       return DeleteResponse.getDefaultInstance();
     });
   }

@@ -235,13 +235,20 @@ public final class Namespace {
     });
   }
 
-  /** Marks a file complete with its length; repeating it with the same length is harmless. */
-  public FileInfo completeFile(String path, long length, String fingerprint) throws IOException {
+  /**
+   * Marks a file complete with its length; repeating it with the same length is harmless.
+   *
+   * @param fileId the id the writer's create gave, or 0 for whatever file is at {@code path}
+   * @throws StrataException STALE when {@code path} is another file now
+   */
+  public FileInfo completeFile(String path, long fileId, long length, String fingerprint)
+      throws IOException {
     return tree.write(() -> {
       InodeEntry n = tree.resolveLocked(path);
       if (n.getDirectory()) {
         throw StrataException.invalidArgument("Path is a directory: " + path);
       }
+      checkSameFile(n, fileId, path, "this write was not kept: write it again");
       if (n.getComplete()) {
         if (n.getLength() == length) {
           return tree.info(n, path);
@@ -260,6 +267,15 @@ public final class Namespace {
       tree.journal(List.of(InodeTree.inode(done)));
       return tree.info(done.build(), path);
     });
+  }
+
+  /** Fails with STALE when {@code fileId} is given (not 0) and {@code n} is another inode. */
+  private static void checkSameFile(InodeEntry n, long fileId, String path, String outcome)
+      throws StrataException {
+    if (fileId != 0 && n.getId() != fileId) {
+      throw new StrataException(ErrorCode.STALE, path + " is another file now (id " + n.getId()
+          + ", not " + fileId + "): another writer replaced it; " + outcome);
+    }
   }
 
   /**
@@ -285,11 +301,22 @@ public final class Namespace {
 
   /** Deletes in the store and the namespace, and queues removal of the files' cached blocks. */
   public void delete(String path, boolean recursive) throws IOException {
+    delete(path, recursive, 0);
+  }
+
+  /**
+   * As {@link #delete(String, boolean)}, only when {@code path} is the file {@code fileId}
+   * (0: whatever is there).
+   *
+   * @throws StrataException STALE, deleting nothing, when {@code path} is another file now
+   */
+  public void delete(String path, boolean recursive, long fileId) throws IOException {
     if (path.equals(PathNames.ROOT)) {
       throw StrataException.invalidArgument("Cannot delete the root directory /");
     }
     tree.write(() -> {
       InodeEntry n = tree.resolveLocked(path);
+      checkSameFile(n, fileId, path, "nothing was deleted");
       if (mounts.at(path) != null) {
         throw StrataException.failedPrecondition("Cannot delete mount point " + path
             + ": unmount it instead");
