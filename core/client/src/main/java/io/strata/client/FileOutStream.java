@@ -131,7 +131,10 @@ public final class FileOutStream extends OutputStream {
           .setFileId(fileId).setLength(written).setUfsFingerprint(r.getUfsFingerprint())
           .build()));
     } catch (StrataException e) {
-      deleteIncomplete();
+      // STALE: the path is another writer's file now, which the delete would refuse anyway.
+      if (e.code() != ErrorCode.STALE) {
+        deleteIncomplete();
+      }
       throw new StrataException(e.code(), "Cannot complete " + path + ": " + e.getMessage(), e);
     }
   }

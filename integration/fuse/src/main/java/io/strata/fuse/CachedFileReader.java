@@ -252,8 +252,8 @@ public final class CachedFileReader implements Closeable {
   /**
    * Claims the pages from {@code first} on that are neither held nor being fetched, stopping at
    * the first that is, at {@code limit} or after {@link #MAX_FETCH_BYTES}; fetches and keeps them
-   * one page at a time, each released to its waiters as soon as it is kept. Returns the pages fetched, none when {@code first} could not be
-   * claimed. Anyone who wants a claimed page waits on its future; every claim is released,
+   * one page at a time, each released to its waiters as soon as it is kept. Returns the pages
+   * fetched, none when {@code first} could not be claimed. Anyone who wants a claimed page waits on its future; every claim is released,
    * whatever happens.
    */
   private byte[][] fetchRun(long first, long limit) throws IOException {

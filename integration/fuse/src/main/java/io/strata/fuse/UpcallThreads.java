@@ -68,7 +68,11 @@ final class UpcallThreads {
     @size_t long fuse_chan_bufsize(Pointer channel);
   }
 
-  private static volatile LibFuseSession library;
+  /** Loads libfuse at first use, once (the holder class idiom: the JVM does the locking). */
+  private static final class Library {
+    static final LibFuseSession LIB = LibraryLoader.create(LibFuseSession.class)
+        .failImmediately().load("libfuse.so.2");
+  }
 
   private final String mountPoint;
   private final Pointer fuse;
@@ -93,17 +97,7 @@ final class UpcallThreads {
   }
 
   private static LibFuseSession library() {
-    LibFuseSession lib = library;
-    if (lib == null) {
-      synchronized (UpcallThreads.class) {
-        if (library == null) {
-          library = LibraryLoader.create(LibFuseSession.class).failImmediately()
-              .load("libfuse.so.2");
-        }
-        lib = library;
-      }
-    }
-    return lib;
+    return Library.LIB;
   }
 
   /**

@@ -70,7 +70,7 @@ final class BlockDispatcher implements Closeable {
     /** What the owner needs to take the outcome (the file the block belongs to). */
     final Object context;
     int failures;
-    /** Whether a call carrying this task was cancelled by something other than this dispatcher. */
+    /** Whether this task was sent again after a call carrying it was cancelled on the way. */
     boolean resentAfterCancel;
     WorkerInfo worker;
 
