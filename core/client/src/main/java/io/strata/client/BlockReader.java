@@ -121,7 +121,45 @@ final class BlockReader implements AutoCloseable {
    */
   boolean readsLocally(long position) {
     BlockInfo block = blocks.get((int) (position / file.getBlockSize()));
-    return localFiles.containsKey(block.getBlockId());
+    long id = block.getBlockId();
+    if (localFiles.containsKey(id)) {
+      return true;
+    }
+    if (!shortCircuit || notLocal.contains(id) || closed) {
+      return false;
+    }
+    try {
+      return openDirect(block) != null;
+    } catch (StrataException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Opens a block's file in the tier folders of a worker on this machine, with no call to it,
+   * and keeps it open for the stream; null when no visible tier holds the block.
+   */
+  private LocalBlockFile openDirect(BlockInfo block) throws StrataException {
+    long id = block.getBlockId();
+    LocalBlockFile opened = ctx.localTiers.open(id, block.getLength());
+    return opened == null ? null : keep(id, opened);
+  }
+
+  /**
+   * Keeps a block file open for the stream's life; returns the one kept (another thread's,
+   * when it opened the block first), or null when the stream was closed meanwhile.
+   */
+  private LocalBlockFile keep(long id, LocalBlockFile opened) {
+    LocalBlockFile prior = localFiles.putIfAbsent(id, opened);
+    if (prior != null) {
+      opened.close();
+      return prior;
+    }
+    if (closed && localFiles.remove(id, opened)) {
+      opened.close();
+      return null;
+    }
+    return opened;
   }
 
   /** Reads exactly {@code len} bytes at {@code position}, which the caller keeps in the file. */
@@ -265,7 +303,11 @@ final class BlockReader implements AutoCloseable {
     }
   }
 
-  /** Reads by short-circuit; false when the block is not in a local block file. */
+  /**
+   * Reads by short-circuit; false when the block is not in a local block file. The file is
+   * opened in the worker's tier folders when this process sees them, else the worker is asked
+   * where it is.
+   */
   private boolean readLocal(Source source, BlockInfo block, long offset, byte[] buf, int off,
       int len) throws IOException {
     long id = block.getBlockId();
@@ -274,7 +316,16 @@ final class BlockReader implements AutoCloseable {
       if (notLocal.contains(id)) {
         return false;
       }
-      local = openLocal(source, block, offset, len);
+      local = openDirect(block);
+      if (local == null && ctx.localTiers.visible()) {
+        // The tier folders are visible and none has the block: it is not cached here, and
+        // asking the worker would only say so.
+        notLocal.add(id);
+        return false;
+      }
+      if (local == null) {
+        local = openLocal(source, block, offset, len);
+      }
       if (local == null) {
         return false;
       }
@@ -327,16 +378,11 @@ final class BlockReader implements AutoCloseable {
       refreshBlocks();
       return null;
     }
-    LocalBlockFile prior = localFiles.putIfAbsent(id, ch);
-    if (prior != null) {
-      ch.close();
-      return prior;
-    }
-    if (closed && localFiles.remove(id, ch)) {
-      ch.close();
+    LocalBlockFile kept = keep(id, ch);
+    if (kept == null) {
       checkOpen();
     }
-    return ch;
+    return kept;
   }
 
   private ReadBlockRequest request(BlockInfo block, long offset, long len, boolean local) {

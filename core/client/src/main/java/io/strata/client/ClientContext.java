@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What the streams of one {@link FileSystem} share: configuration, the master connection, the
- * data channel pools, the live-worker list, the under-store reader, gRPC channels to workers
+ * data channel pools, the live-worker list and their tier folders on this machine, the
+ * under-store reader, gRPC channels to workers
  * (for writes) and the metrics. Closed with its file system.
  */
 final class ClientContext implements AutoCloseable {
@@ -26,6 +27,7 @@ final class ClientContext implements AutoCloseable {
   final MasterClient master;
   final DataClient data;
   final LiveWorkers workers;
+  final LocalTiers localTiers;
   final UnderStoreReader underStore;
   final ClientMetrics metrics = new ClientMetrics();
   private final Map<String, ManagedChannel> workerChannels = new ConcurrentHashMap<>();
@@ -35,6 +37,7 @@ final class ClientContext implements AutoCloseable {
     this.master = new MasterClient(conf);
     this.data = new DataClient(conf);
     this.workers = new LiveWorkers(master, conf.getDuration(ClientKeys.WORKER_LIST_TTL));
+    this.localTiers = new LocalTiers(workers);
     this.underStore = new UnderStoreReader(master);
   }
 

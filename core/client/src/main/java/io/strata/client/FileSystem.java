@@ -70,8 +70,19 @@ public final class FileSystem implements Closeable {
    * added or deleted there is seen as it is now. NOT_FOUND when it does not exist.
    */
   public FileInfo getStatus(String path, SyncOption sync) throws StrataException {
+    return getStatus(path, sync, false);
+  }
+
+  /**
+   * {@link #getStatus(String, SyncOption)}; with {@code withBlocks}, a complete file comes with
+   * its blocks and the live workers holding each ({@link FileInfo#getBlocksList()}), so that
+   * {@link #openFile(FileInfo)} can read it without another call.
+   */
+  public FileInfo getStatus(String path, SyncOption sync, boolean withBlocks)
+      throws StrataException {
     String p = PathNames.normalize(path);
-    GetStatusRequest.Builder request = GetStatusRequest.newBuilder().setPath(p);
+    GetStatusRequest.Builder request = GetStatusRequest.newBuilder().setPath(p)
+        .setIncludeBlocks(withBlocks);
     if (sync.given()) {
       request.setSyncIntervalMs(sync.intervalMs());
     }
@@ -106,7 +117,28 @@ public final class FileSystem implements Closeable {
    */
   public CloseableIterator<FileInfo> listStatus(String path, SyncOption sync)
       throws StrataException {
-    return new StatusListing(ctx.master, PathNames.normalize(path), sync);
+    return listStatus(path, sync, false);
+  }
+
+  /**
+   * {@link #listStatus(String, SyncOption)}; with {@code withBlocks}, each complete file comes
+   * with its blocks and the live workers holding each, so that every listed file can be opened
+   * with {@link #openFile(FileInfo)} and read without another master call.
+   */
+  public CloseableIterator<FileInfo> listStatus(String path, SyncOption sync,
+      boolean withBlocks) throws StrataException {
+    return new StatusListing(ctx.master, PathNames.normalize(path), sync, withBlocks);
+  }
+
+  /**
+   * Streams the namespace's changes to {@code listener} (see {@link NamespaceWatch}), reopening
+   * the stream whenever it breaks, until the returned watch is closed. For caches of statuses
+   * that keep them until they change.
+   */
+  public NamespaceWatch watchChanges(NamespaceWatch.Listener listener) {
+    NamespaceWatch watch = new NamespaceWatch(ctx.master, listener);
+    watch.start();
+    return watch;
   }
 
   /**
@@ -291,6 +323,27 @@ public final class FileSystem implements Closeable {
       throw StrataException.failedPrecondition("File is still being written: " + p);
     }
     return new FileInStream(ctx, new BlockReader(ctx, file, blocks.getBlocksList()), file);
+  }
+
+  /**
+   * Opens a file whose status the caller already has, without asking the master: the status's
+   * blocks ({@link #getStatus(String, SyncOption, boolean)} or a listing with blocks) say where
+   * they are cached, and blocks it does not list are read from the workers that hashing picks.
+   * The stream reads the version {@code file} describes: a file replaced since is read as that
+   * version from the workers' cache, or fails with STALE where an under store must be read
+   * (its fingerprint no longer matches), never as a mix of the two.
+   *
+   * @throws StrataException INVALID_ARGUMENT for a directory, FAILED_PRECONDITION for a file
+   *     that was still being written when {@code file} was taken
+   */
+  public FileInStream openFile(FileInfo file) throws StrataException {
+    if (file.getDirectory()) {
+      throw isDirectory(file.getPath());
+    }
+    if (!file.getComplete()) {
+      throw StrataException.failedPrecondition("File is still being written: " + file.getPath());
+    }
+    return new FileInStream(ctx, new BlockReader(ctx, file, file.getBlocksList()), file);
   }
 
   /** Deletes a file, or a directory (with everything below it when {@code recursive}). */

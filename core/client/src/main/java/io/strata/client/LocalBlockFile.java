@@ -13,10 +13,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A block file of a worker on this host, read directly (short-circuit). Blocks that fit in one
- * mapping are memory-mapped: a read is then a single copy from the page cache into the caller's
- * array, with no system call, which is what lets short-circuit reads keep up with reading the
- * local disk. Larger blocks fall back to positioned channel reads.
+ * A block file of a worker on this host, read directly (short-circuit). Blocks of at least
+ * {@link #MAP_MIN} that fit in one mapping are memory-mapped: a read is then a single copy from
+ * the page cache into the caller's array, with no system call, which is what lets short-circuit
+ * reads keep up with reading the local disk. Smaller and larger blocks are read with positioned
+ * channel reads.
  *
  * <p>Thread safety: {@link #read} may be called from many threads at once. The mapping is
  * released deterministically on {@link #close}, but only once the last read in progress has
@@ -26,6 +27,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class LocalBlockFile {
   private static final Unmapper UNMAPPER = Unmapper.find();
+  /**
+   * Smallest block that is mapped. A small block (a small file) is mostly read once, whole: one
+   * positioned read costs one system call, where a mapping costs the map, a page fault per
+   * page and an unmap that interrupts every core running this process's threads.
+   */
+  static final long MAP_MIN = 1 << 20;
 
   private final MappedByteBuffer map;
   private final FileChannel channel;
@@ -46,7 +53,7 @@ final class LocalBlockFile {
         throw new EOFException("block file " + path + " holds " + ch.size() + " of " + length
             + " bytes");
       }
-      if (length > 0 && length <= Integer.MAX_VALUE) {
+      if (length >= MAP_MIN && length <= Integer.MAX_VALUE) {
         MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_ONLY, 0, length);
         ch.close();
         return new LocalBlockFile(map, null);

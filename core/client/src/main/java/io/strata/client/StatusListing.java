@@ -29,6 +29,7 @@ final class StatusListing implements CloseableIterator<FileInfo> {
   private final MasterClient master;
   private final String path;
   private final SyncOption sync;
+  private final boolean withBlocks;
   private Context.CancellableContext call;
   private Iterator<ListStatusResponse> pages;
   private boolean pageSeenOnThisCall;
@@ -37,10 +38,13 @@ final class StatusListing implements CloseableIterator<FileInfo> {
   private String lastName = "";
   private boolean finished;
 
-  StatusListing(MasterClient master, String path, SyncOption sync) throws StrataException {
+  /** @param withBlocks ask for each complete file's blocks and their holders too */
+  StatusListing(MasterClient master, String path, SyncOption sync, boolean withBlocks)
+      throws StrataException {
     this.master = master;
     this.path = path;
     this.sync = sync;
+    this.withBlocks = withBlocks;
     fetch();
   }
 
@@ -113,7 +117,8 @@ final class StatusListing implements CloseableIterator<FileInfo> {
   private void open() {
     call = Context.current().withCancellation();
     ListStatusRequest.Builder request =
-        ListStatusRequest.newBuilder().setPath(path).setStartAfter(lastName);
+        ListStatusRequest.newBuilder().setPath(path).setStartAfter(lastName)
+            .setIncludeBlocks(withBlocks);
     if (!lastName.isEmpty()) {
       request.setSyncIntervalMs(SyncOption.NEVER.intervalMs());
     } else if (sync.given()) {

@@ -45,7 +45,7 @@ public final class FuseMount implements AutoCloseable {
       try {
         if (upcallThreads > 0) {
           UpcallThreads.mount(mountPoint, fileSystem.name(), options, fileSystem.operations(),
-              upcallThreads).awaitEnd();
+              upcallThreads, fileSystem.kernelEntries()).awaitEnd();
         } else {
           fileSystem.mount(mountPoint, true, false, options.toArray(new String[0]));
         }

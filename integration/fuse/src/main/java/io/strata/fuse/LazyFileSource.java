@@ -6,10 +6,10 @@ import io.strata.common.error.StrataException;
 import java.io.IOException;
 
 /**
- * The source of one open file that asks the master for the file's blocks only when a read
- * reaches it. An open the kernel serves from its page cache (keep_cache), or one that reads
- * nothing, then costs no master call beyond the status the lookup already had, which is what
- * makes re-reading many small files cheap.
+ * The source of one open file whose client stream is made only when a read reaches it, from
+ * the status (with its blocks) the open found in the metadata cache. An open the kernel serves
+ * from its page cache (keep_cache), or one that reads nothing, then costs nothing beyond the
+ * handle.
  *
  * <p>Guarantees: the stream is opened at most once, by the first read; it must be the version
  * the open saw (same file id), otherwise reads fail with STALE (ESTALE) rather than serve
@@ -75,11 +75,21 @@ final class LazyFileSource implements PositionedSource {
     }
   }
 
-  /** False until a read has opened the stream; then as the stream says. */
+  /**
+   * As the stream says, opening it first: the opener no longer asks the master (the status the
+   * open used carries what the stream needs), so a first read can already go straight to a local
+   * block file. False once closed, or when the stream cannot be opened (the read reports why).
+   */
   @Override
   public boolean readsLocally(long position) {
-    PositionedSource s = in;
-    return s != null && !closed && s.readsLocally(position);
+    if (closed) {
+      return false;
+    }
+    try {
+      return stream().readsLocally(position);
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   @Override

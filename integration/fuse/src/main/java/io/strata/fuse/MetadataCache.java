@@ -2,93 +2,404 @@ package io.strata.fuse;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.RemovalCause;
 import com.github.benmanes.caffeine.cache.Ticker;
+import io.strata.client.CloseableIterator;
+import io.strata.common.PathNames;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
 import io.strata.proto.FileInfo;
 import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The mount's cache of path statuses, found and missing, so that the several upcalls the kernel
- * makes for one file (lookup, getattr, open) cost one master call.
+ * The mount's cache of path statuses, found and missing, each file's with its blocks, so that
+ * the upcalls of reading a file (lookup, getattr, open, read) cost no master call once its
+ * folder has been listed.
  *
- * <p>Guarantees: an answer is at most {@code ttl} old (counted from when it was loaded); a
- * missing path (NOT_FOUND) is remembered for the same time and answers the same error; other
- * errors are never cached. At most {@code maxEntries} paths are held. With a TTL of zero every
- * call goes to the loader. Safe for concurrent use; two threads missing the same path at once
- * may both load it.
+ * <p>Freshness. An answer is used
+ * <ul>
+ *   <li>within {@code ttl} of being loaded, always (the bound that holds whatever else fails);
+ *   <li>after that, while the master's change stream is in step ({@link #watchLive}), for as
+ *       long as the master itself trusts the path without checking its under store -- the
+ *       path's sync interval ({@link FileInfo#getSyncIntervalMs()}): for ever under
+ *       {@code never}, the default. A change made through Strata arrives as a notice
+ *       ({@link #changed}) and drops the entry, so an unchanged entry stays as long as memory
+ *       allows, and a changed one goes within the stream's delay;
+ *   <li>never past {@code ttl} for a missing path: a file can appear in an under store, which
+ *       no notice reports.
+ * </ul>
+ *
+ * <p>Listings. A folder listed through the mount (readdir), or by the first lookup of a name in
+ * a folder not listed yet, puts every child's status and marks the folder listed, so that a
+ * lookup of a name it does not hold answers NOT_FOUND without a call. The first lookup in an
+ * unlisted folder starts one listing of the folder on a background thread and waits only until
+ * the listing has passed its name; every lookup in that folder meanwhile waits for the same
+ * listing, so a loader that reads names from an index costs one listing per folder, not a call
+ * per file. A listing stops after {@code maxEntries / 2} children (the folder is then not marked
+ * listed, and not listed again for a while), so one huge folder cannot flush the cache.
+ *
+ * <p>Races: an answer loaded while a notice of its path arrived is dropped right after it was
+ * put (see {@link RecentChanges}), and a folder is marked listed only if no notice of a child
+ * came and no entry was evicted while it was listed. Errors other than NOT_FOUND are never
+ * cached. At most {@code maxEntries} paths are held; a folder loses its mark when one of its
+ * children is evicted. With a TTL of zero the cache is off and every call goes to the loader.
+ * Thread-safe.
  */
 public final class MetadataCache {
-  /** Loads the status of a namespace path; NOT_FOUND when it does not exist. */
+  /** Loads the status of a namespace path (with a file's blocks); NOT_FOUND when missing. */
   @FunctionalInterface
   public interface StatusLoader {
     FileInfo load(String path) throws StrataException;
   }
 
-  /** A found status, or the NOT_FOUND error of a missing path. */
-  private record Entry(FileInfo info, StrataException missing) {}
+  /** Lists a folder's children (with each file's blocks), page by page. */
+  @FunctionalInterface
+  public interface ListingLoader {
+    CloseableIterator<FileInfo> list(String dir) throws StrataException;
+  }
+
+  /** A status, or the message of a missing path's NOT_FOUND, and when it was loaded. */
+  private record Entry(FileInfo info, String missing, long loadedNanos) {}
+
+  private static final int RECENT_NOTICES = 4096;
 
   private final StatusLoader loader;
+  private final ListingLoader lister;
+  private final Executor listingExecutor;
+  private final long ttlNanos;
+  private final long maxEntries;
+  private final Ticker ticker;
   private final Cache<String, Entry> entries;
+  /** Folders whose every child is in {@link #entries}. */
+  private final Set<String> listed = ConcurrentHashMap.newKeySet();
+  /** Folders a lookup's listing stopped in (too many children), not listed again for a while. */
+  private final Cache<String, Boolean> tooLarge;
+  private final ConcurrentHashMap<String, DirectoryFill> fills = new ConcurrentHashMap<>();
+  private final RecentChanges recent = new RecentChanges(RECENT_NOTICES);
+  private final LongAdder evictions = new LongAdder();
+  private final LongAdder hits = new LongAdder();
+  private final LongAdder loads = new LongAdder();
+  private final LongAdder listings = new LongAdder();
+  private final LongAdder notices = new LongAdder();
+  private volatile boolean live;
+
+  /** A cache without listings on lookup or a change stream: answers live for {@code ttl}. */
+  public MetadataCache(StatusLoader loader, Duration ttl, long maxEntries) {
+    this(loader, null, Runnable::run, ttl, maxEntries, Ticker.systemTicker());
+  }
 
   /**
    * @param loader where statuses come from (normally the master)
-   * @param ttl how long an answer is reused; zero turns the cache off
+   * @param lister lists a folder for a lookup in it; null to load each path on its own
+   * @param listingExecutor runs those listings
+   * @param ttl how long an answer is used at least, and at most while the stream is not in step;
+   *     zero turns the cache off
    * @param maxEntries most paths held
    */
-  public MetadataCache(StatusLoader loader, Duration ttl, long maxEntries) {
-    this(loader, ttl, maxEntries, Ticker.systemTicker());
+  public MetadataCache(StatusLoader loader, ListingLoader lister, Executor listingExecutor,
+      Duration ttl, long maxEntries) {
+    this(loader, lister, listingExecutor, ttl, maxEntries, Ticker.systemTicker());
   }
 
-  MetadataCache(StatusLoader loader, Duration ttl, long maxEntries, Ticker ticker) {
+  MetadataCache(StatusLoader loader, ListingLoader lister, Executor listingExecutor,
+      Duration ttl, long maxEntries, Ticker ticker) {
     this.loader = loader;
+    this.lister = lister;
+    this.listingExecutor = listingExecutor;
+    this.ttlNanos = ttl.toNanos();
+    this.maxEntries = maxEntries;
+    this.ticker = ticker;
     this.entries = ttl.isZero() || ttl.isNegative() || maxEntries <= 0 ? null
-        : Caffeine.newBuilder().expireAfterWrite(ttl).maximumSize(maxEntries).ticker(ticker)
+        : Caffeine.newBuilder().maximumSize(maxEntries)
+            // Called within the eviction, before the entry is gone: the folder stops answering
+            // for its children before one of them is missing from the cache.
+            .evictionListener((String path, Entry e, RemovalCause cause) -> {
+              evictions.increment();
+              String parent = path == null ? null : PathNames.parent(path);
+              if (parent != null) {
+                listed.remove(parent);
+              }
+            })
             // Evictions run on the calling thread: they are small, and no pool thread is needed.
             .executor(Runnable::run).build();
+    this.tooLarge = Caffeine.newBuilder().maximumSize(1024)
+        .expireAfterWrite(Duration.ofMinutes(10)).ticker(ticker).build();
   }
 
   /** The status of {@code path}, from the cache while fresh. */
   public FileInfo get(String path) throws StrataException {
     if (entries == null) {
+      loads.increment();
       return loader.load(path);
     }
+    long now = ticker.read();
     Entry e = entries.getIfPresent(path);
-    if (e == null) {
-      e = load(path);
+    if (e != null && fresh(e, now)) {
+      hits.increment();
+      return answer(e);
     }
+    String parent = PathNames.parent(path);
+    if (e == null && parent != null) {
+      if (listedNow(parent, now)) {
+        hits.increment();
+        return answer(putMissing(path, now));
+      }
+      if (lister != null && tooLarge.getIfPresent(parent) == null) {
+        FileInfo found = fromListing(parent, path);
+        if (found != null) {
+          return found;
+        }
+      }
+    }
+    return load(path);
+  }
+
+  /** Whether an answer loaded at {@code e.loadedNanos} may be used at {@code now}. */
+  private boolean fresh(Entry e, long now) {
+    long age = now - e.loadedNanos;
+    if (age < ttlNanos) {
+      return true;
+    }
+    if (e.info == null || !live) {
+      return false;
+    }
+    long keepMs = e.info.getSyncIntervalMs();
+    return keepMs < 0 || (keepMs > 0 && age < keepMs * 1_000_000L);
+  }
+
+  /** Whether a folder is listed and its own entry fresh, so its listing answers for it. */
+  private boolean listedNow(String dir, long now) {
+    if (!listed.contains(dir)) {
+      return false;
+    }
+    Entry d = entries.getIfPresent(dir);
+    return d != null && d.info != null && fresh(d, now);
+  }
+
+  private static FileInfo answer(Entry e) throws StrataException {
     if (e.missing != null) {
       // A fresh exception per call, so that callers never share a stack trace.
-      throw new StrataException(ErrorCode.NOT_FOUND, e.missing.getMessage());
+      throw new StrataException(ErrorCode.NOT_FOUND, e.missing);
     }
     return e.info;
   }
 
-  private Entry load(String path) throws StrataException {
-    Entry e;
-    try {
-      e = new Entry(loader.load(path), null);
-    } catch (StrataException ex) {
-      if (ex.code() != ErrorCode.NOT_FOUND) {
-        throw ex;
-      }
-      e = new Entry(null, ex);
-    }
+  private Entry putMissing(String path, long now) {
+    Entry e = new Entry(null, "Path does not exist: " + path, now);
     entries.put(path, e);
     return e;
   }
 
-  /** Records a status learnt elsewhere (e.g. from a directory listing) as fresh. */
-  public void put(String path, FileInfo info) {
+  /**
+   * Waits for a listing of {@code dir} (started now, or by another lookup) to pass the name of
+   * {@code path}, and answers from what it put. Null when the listing cannot tell (it failed,
+   * stopped early, or {@code dir} is not a folder): the caller loads the path on its own.
+   */
+  private FileInfo fromListing(String dir, String path) throws StrataException {
+    DirectoryFill fill = fills.get(dir);
+    if (fill == null) {
+      DirectoryFill mine = new DirectoryFill(dir);
+      fill = fills.putIfAbsent(dir, mine);
+      if (fill == null) {
+        fill = mine;
+        try {
+          listingExecutor.execute(mine);
+        } catch (RejectedExecutionException e) {
+          // The mount is shutting down.
+          fills.remove(dir, mine);
+          return null;
+        }
+      }
+    }
+    boolean over = fill.awaitPast(PathNames.name(path));
+    Entry e = entries.getIfPresent(path);
+    long now = ticker.read();
+    if (e != null && fresh(e, now)) {
+      hits.increment();
+      return answer(e);
+    }
+    if (over && e == null && listedNow(dir, now)) {
+      hits.increment();
+      return answer(putMissing(path, now));
+    }
+    return null;
+  }
+
+  private FileInfo load(String path) throws StrataException {
+    loads.increment();
+    long mark = recent.mark();
+    long now = ticker.read();
+    Entry e;
+    try {
+      e = new Entry(loader.load(path), null, now);
+    } catch (StrataException ex) {
+      if (ex.code() != ErrorCode.NOT_FOUND) {
+        throw ex;
+      }
+      e = new Entry(null, ex.getMessage(), now);
+    }
+    entries.put(path, e);
+    if (recent.changedSince(path, mark, false)) {
+      entries.invalidate(path);
+    }
+    return answer(e);
+  }
+
+  /** A position to give {@link #put(String, FileInfo, long)}, taken before asking the master. */
+  public long mark() {
+    return recent.mark();
+  }
+
+  /**
+   * Records a status learnt elsewhere (a listing, the answer to a change) as fresh; it is not
+   * kept when a notice of the path arrived since {@code mark} was taken.
+   */
+  public void put(String path, FileInfo info, long mark) {
     if (entries != null) {
-      entries.put(path, new Entry(info, null));
+      entries.put(path, new Entry(info, null, ticker.read()));
+      if (recent.changedSince(path, mark, false)) {
+        entries.invalidate(path);
+      }
     }
   }
 
-  /** Forgets what is known of {@code path}. */
+  /** Starts a listing of {@code dir} whose children are put as they come (readdir). */
+  public Listing startListing(String dir) {
+    return new Listing(dir);
+  }
+
+  /** The children of one listing of a folder, put into the cache as they come. */
+  public final class Listing {
+    private final String dir;
+    private final long mark = recent.mark();
+    private final long evictionsAtStart = evictions.sum();
+    private int count;
+
+    private Listing(String dir) {
+      this.dir = dir;
+      listings.increment();
+    }
+
+    /** Puts one child's status. */
+    public void add(FileInfo child) {
+      count++;
+      put(PathNames.join(dir, child.getName()), child, mark);
+    }
+
+    /** How many children were put. */
+    int count() {
+      return count;
+    }
+
+    /**
+     * Ends the listing; {@code whole} when every child was put, which marks the folder listed
+     * unless a child changed or an entry was evicted meanwhile.
+     */
+    public void finish(boolean whole) {
+      if (!whole || entries == null) {
+        return;
+      }
+      listed.add(dir);
+      // Checked after the mark is set: a notice or an eviction records itself before it
+      // removes the mark, so one that came before is seen here and one that comes after
+      // removes the mark itself.
+      if (evictions.sum() != evictionsAtStart || recent.changedSince(dir, mark, true)) {
+        listed.remove(dir);
+      }
+    }
+  }
+
+  /** One listing of a folder started by a lookup, which lookups of its names wait for. */
+  private final class DirectoryFill implements Runnable {
+    private final String dir;
+    /** The last name put, or null before the first. Guarded by this. */
+    private String passed;
+    private boolean done;
+
+    DirectoryFill(String dir) {
+      this.dir = dir;
+    }
+
+    @Override
+    public void run() {
+      Listing listing = startListing(dir);
+      boolean whole = false;
+      try (CloseableIterator<FileInfo> children = lister.list(dir)) {
+        long limit = Math.max(1, maxEntries / 2);
+        while (children.hasNext()) {
+          FileInfo child = children.next();
+          if (!child.getPath().equals(dir)) {
+            listing.add(child);
+          }
+          advance(child.getName());
+          if (listing.count() >= limit) {
+            tooLarge.put(dir, Boolean.TRUE);
+            break;
+          }
+        }
+        whole = !children.hasNext();
+      } catch (Exception e) {
+        // The lookups that wait load their paths one by one instead.
+      } finally {
+        listing.finish(whole && (listing.count() > 0 || isEmptyFolder()));
+        synchronized (this) {
+          done = true;
+          notifyAll();
+        }
+        fills.remove(dir, this);
+      }
+    }
+
+    /** Whether the folder (listed with no child) is a folder, as opposed to a missing path. */
+    private boolean isEmptyFolder() {
+      Entry d = entries.getIfPresent(dir);
+      return d != null && d.info != null && d.info.getDirectory();
+    }
+
+    private synchronized void advance(String name) {
+      passed = name;
+      notifyAll();
+    }
+
+    /**
+     * Waits until the listing has passed {@code name} (in the master's order: UTF-8 bytes) or
+     * ended; true when it did either, false when it took too long.
+     */
+    synchronized boolean awaitPast(String name) {
+      long deadline = System.nanoTime() + LISTING_WAIT_NANOS;
+      while (!done && (passed == null || Utf8Order.compare(passed, name) < 0)) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        try {
+          wait(Math.max(1, left / 1_000_000));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return false;
+        }
+      }
+      return done;
+    }
+  }
+
+  /** Longest a lookup waits for a folder's listing before it asks for its own path. */
+  private static final long LISTING_WAIT_NANOS = Duration.ofSeconds(30).toNanos();
+
+  /** Forgets what is known of {@code path}, and that its folder is listed. */
   public void invalidate(String path) {
     if (entries != null) {
       entries.invalidate(path);
+      String parent = PathNames.parent(path);
+      if (parent != null) {
+        listed.remove(parent);
+      }
+      listed.remove(path);
     }
   }
 
@@ -98,14 +409,69 @@ public final class MetadataCache {
    */
   public void invalidateTree(String path) {
     if (entries != null) {
+      invalidate(path);
       String prefix = path.endsWith("/") ? path : path + "/";
-      entries.asMap().keySet().removeIf(k -> k.equals(path) || k.startsWith(prefix));
+      entries.asMap().keySet().removeIf(k -> k.startsWith(prefix));
+      listed.removeIf(k -> k.startsWith(prefix));
     }
+  }
+
+  /** A notice from the master's change stream: {@code path} (and with {@code subtree}, all below) changed. */
+  public void changed(String path, boolean subtree) {
+    notices.increment();
+    recent.add(path, subtree);
+    if (subtree) {
+      invalidateTree(path);
+    } else {
+      invalidate(path);
+    }
+  }
+
+  /** Forgets every status: changes were missed. */
+  public void reset() {
+    recent.reset();
+    if (entries != null) {
+      entries.invalidateAll();
+      listed.clear();
+    }
+  }
+
+  /**
+   * Whether the change stream is in step: while it is, unchanged entries outlive the TTL;
+   * while it is not, every entry is held to the TTL.
+   */
+  public void watchLive(boolean inStep) {
+    this.live = inStep;
+  }
+
+  /** Whether the change stream is in step. */
+  public boolean watchLive() {
+    return live;
   }
 
   /** Whether answers are cached at all (false with a TTL of zero). */
   public boolean enabled() {
     return entries != null;
+  }
+
+  /** Answers given from the cache. */
+  long hits() {
+    return hits.sum();
+  }
+
+  /** Statuses loaded one path at a time (a master call each). */
+  long loads() {
+    return loads.sum();
+  }
+
+  /** Folder listings put into the cache (readdir and lookups). */
+  long listings() {
+    return listings.sum();
+  }
+
+  /** Change notices received. */
+  long notices() {
+    return notices.sum();
   }
 
   /** How many paths are held now (approximate; for tests and status). */

@@ -277,8 +277,9 @@ final class MountWrites {
   }
 
   private int setAttribute(String path, SetAttributeOptions options) throws StrataException {
+    long mark = metadata.mark();
     try {
-      metadata.put(path, fs.setAttribute(path, options));
+      metadata.put(path, fs.setAttribute(path, options), mark);
     } catch (StrataException e) {
       metadata.invalidate(path);
       throw e;

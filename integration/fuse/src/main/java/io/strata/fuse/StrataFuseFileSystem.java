@@ -1,14 +1,18 @@
 package io.strata.fuse;
 
 import io.strata.client.CloseableIterator;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.strata.client.FileInStream;
 import io.strata.client.FileSystem;
+import io.strata.client.NamespaceWatch;
+import io.strata.client.SyncOption;
 import io.strata.common.PathNames;
 import io.strata.common.conf.FuseKeys;
 import io.strata.common.conf.StrataConfig;
+import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
 import io.strata.common.metrics.MetricNames;
 import io.strata.proto.FileInfo;
@@ -17,6 +21,8 @@ import io.strata.proto.WorkerInfo;
 import io.strata.proto.WorkerState;
 import java.io.IOException;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import jnr.ffi.Pointer;
@@ -70,6 +76,8 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   /** Largest read buffer an upcall thread keeps: libfuse 2 asks at most 128 KiB a read. */
   private static final int KEPT_READ_BUFFER = 128 << 10;
   private static final int S_IFMT = 0170000;
+  /** Kernel invalidations that may wait to be sent before the backlog is replaced by one of everything. */
+  private static final int KERNEL_QUEUE = 65_536;
   private static final int S_IFREG = 0100000;
   // libfuse 2's struct fuse_file_info on 64-bit Linux keeps its flag bits (direct_io bit 0,
   // keep_cache bit 1, ...) in the 32-bit word at byte 20; jnr-fuse maps them as separate bytes
@@ -86,6 +94,8 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   private final FileSystem fs;
   private final String root;
   private final MetadataCache metadata;
+  private final KernelEntries kernel;
+  private final MountResources resources;
   private final FileVersions versions;
   private final UserNames names;
   private final ReadSettings reads;
@@ -111,9 +121,18 @@ public final class StrataFuseFileSystem extends FuseStubFS {
    */
   StrataFuseFileSystem(FileSystem fs, String root, MetadataCache metadata, long maxFiles,
       UserNames names, ReadSettings reads, MeterRegistry registry) {
+    this(fs, root, metadata, new KernelEntries(2 * Math.max(1, maxFiles), KERNEL_QUEUE),
+        MountResources.NONE, maxFiles, names, reads, registry);
+  }
+
+  private StrataFuseFileSystem(FileSystem fs, String root, MetadataCache metadata,
+      KernelEntries kernel, MountResources resources, long maxFiles, UserNames names,
+      ReadSettings reads, MeterRegistry registry) {
     this.fs = fs;
     this.root = root;
     this.metadata = metadata;
+    this.kernel = kernel;
+    this.resources = resources;
     this.versions = new FileVersions(maxFiles);
     this.names = names;
     this.reads = reads;
@@ -122,6 +141,28 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     this.writeTime = upcallTimer(registry, "write");
     this.getattrTime = upcallTimer(registry, "getattr");
     this.openTime = upcallTimer(registry, "open");
+    registerMetadataMeters(registry);
+  }
+
+  private void registerMetadataMeters(MeterRegistry registry) {
+    FunctionCounter.builder(MetricNames.FUSE_METADATA_HITS, metadata, MetadataCache::hits)
+        .description("Lookups, getattr and opens answered from the mount's metadata cache")
+        .register(registry);
+    FunctionCounter.builder(MetricNames.FUSE_METADATA_LOADS, metadata, MetadataCache::loads)
+        .description("Statuses asked of the master one path at a time").register(registry);
+    FunctionCounter.builder(MetricNames.FUSE_METADATA_LISTINGS, metadata,
+        MetadataCache::listings)
+        .description("Folder listings put into the metadata cache (readdir and lookups)")
+        .register(registry);
+    FunctionCounter.builder(MetricNames.FUSE_METADATA_CHANGES, metadata, MetadataCache::notices)
+        .description("Change notices received from the master's change stream")
+        .register(registry);
+    Gauge.builder(MetricNames.FUSE_METADATA_WATCH, metadata, m -> m.watchLive() ? 1 : 0)
+        .description("1 while the master's change stream is in step, 0 while entries are held"
+            + " to the metadata TTL").register(registry);
+    FunctionCounter.builder(MetricNames.FUSE_KERNEL_INVALIDATIONS, kernel, KernelEntries::sent)
+        .description("Names and nodes dropped from the kernel's caches on change notices")
+        .register(registry);
   }
 
   private static Timer upcallTimer(MeterRegistry registry, String operation) {
@@ -138,19 +179,68 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   public static StrataFuseFileSystem create(FileSystem fs, String root, StrataConfig conf,
       MeterRegistry registry) throws StrataException {
     int size = conf.getInt(FuseKeys.METADATA_CACHE_SIZE);
-    MetadataCache metadata = new MetadataCache(fs::getStatus,
+    int listThreads = conf.getInt(FuseKeys.METADATA_LIST_THREADS);
+    ExecutorService listings = listThreads <= 0 ? null
+        : Executors.newFixedThreadPool(listThreads, daemonThreads("strata-fuse-listing"));
+    MetadataCache metadata = new MetadataCache(
+        path -> fs.getStatus(path, SyncOption.DEFAULT, true),
+        listings == null ? null : dir -> fs.listStatus(dir, SyncOption.DEFAULT, true),
+        listings == null ? Runnable::run : listings,
         conf.getDuration(FuseKeys.METADATA_CACHE_TTL), size);
-    return create(fs, root, conf, registry, metadata);
+    return create(fs, root, conf, registry, metadata, listings);
   }
 
   /** As {@link #create(FileSystem, String, StrataConfig, MeterRegistry)}, with this metadata cache. */
   public static StrataFuseFileSystem create(FileSystem fs, String root, StrataConfig conf,
       MeterRegistry registry, MetadataCache metadata) throws StrataException {
+    return create(fs, root, conf, registry, metadata, null);
+  }
+
+  private static StrataFuseFileSystem create(FileSystem fs, String root, StrataConfig conf,
+      MeterRegistry registry, MetadataCache metadata, ExecutorService listings)
+      throws StrataException {
     com.sun.security.auth.module.UnixSystem user = new com.sun.security.auth.module.UnixSystem();
-    return new StrataFuseFileSystem(fs, root, metadata,
-        conf.getInt(FuseKeys.METADATA_CACHE_SIZE),
+    int size = conf.getInt(FuseKeys.METADATA_CACHE_SIZE);
+    KernelEntries kernel = new KernelEntries(2L * Math.max(1, size), KERNEL_QUEUE);
+    NamespaceWatch watch = conf.getBoolean(FuseKeys.METADATA_WATCH) && metadata.enabled()
+        ? fs.watchChanges(new ChangeRelay(root, metadata, kernel)) : null;
+    return new StrataFuseFileSystem(fs, root, metadata, kernel,
+        new MountResources(watch, listings), size,
         UserNames.ofThisMachine(user.getUid(), user.getGid()),
         ReadSettings.from(conf, registry), registry);
+  }
+
+  private static java.util.concurrent.ThreadFactory daemonThreads(String name) {
+    java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  /** What a mount process's file system owns besides its caches, closed with it. */
+  private record MountResources(NamespaceWatch watch, ExecutorService listings) {
+    static final MountResources NONE = new MountResources(null, null);
+
+    void close() {
+      if (watch != null) {
+        watch.close();
+      }
+      if (listings != null) {
+        listings.shutdownNow();
+      }
+    }
+  }
+
+  /** The kernel's caches this file system can invalidate (its mount attaches to them). */
+  KernelEntries kernelEntries() {
+    return kernel;
+  }
+
+  /** The metadata cache (for tests). */
+  MetadataCache metadata() {
+    return metadata;
   }
 
   /** A file system on the default configuration, with its meters in a registry of its own. */
@@ -187,8 +277,10 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     return getattrCalls.sum();
   }
 
-  /** Stops read-ahead; called after unmounting. */
+  /** Stops read-ahead, the change stream and listings; called after unmounting. */
   void shutdown() {
+    resources.close();
+    kernel.close();
     reads.close();
   }
 
@@ -217,6 +309,7 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     getattrCalls.increment();
     long start = System.nanoTime();
     String p = namespacePath(path);
+    noteKernelNode(path);
     try {
       fillStat(metadata.get(p), stat, writes.writerOf(p));
       return 0;
@@ -224,6 +317,15 @@ public final class StrataFuseFileSystem extends FuseStubFS {
       return FuseErrors.toErrno("getattr", p, e);
     } finally {
       getattrTime.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  /** Remembers which kernel node the request being handled names, for later invalidation. */
+  private void noteKernelNode(String mountPath) {
+    UpcallThreads.Request r = UpcallThreads.current();
+    if (r != null) {
+      kernel.seen(mountPath == null || mountPath.isEmpty() ? PathNames.ROOT : mountPath,
+          r.opcode, r.node);
     }
   }
 
@@ -273,19 +375,25 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     String p = namespacePath(path);
     // Offset 0 for every entry: libfuse keeps the entries in its own buffer and serves the
     // kernel's successive calls from it, so the listing is walked once, as it streams in.
+    noteKernelNode(path);
     filler.apply(buf, ".", null, 0);
     filler.apply(buf, "..", null, 0);
-    try (CloseableIterator<FileInfo> children = fs.listStatus(p)) {
+    MetadataCache.Listing listing = metadata.startListing(p);
+    boolean whole = false;
+    try (CloseableIterator<FileInfo> children = fs.listStatus(p, SyncOption.DEFAULT, true)) {
       while (children.hasNext()) {
         FileInfo child = children.next();
-        metadata.put(childPath(p, child.getName()), child);
+        listing.add(child);
         if (filler.apply(buf, child.getName(), null, 0) != 0) {
           return -ErrorCodes.ENOMEM();
         }
       }
+      whole = true;
       return 0;
     } catch (Exception e) {
       return FuseErrors.toErrno("readdir", p, e);
+    } finally {
+      listing.finish(whole);
     }
   }
 
@@ -302,6 +410,7 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   private int openTimed(String path, FuseFileInfo fi) {
     String p = namespacePath(path);
     int flags = fi.flags.get();
+    noteKernelNode(path);
     try {
       FileInfo info = metadata.get(p);
       if (info.getDirectory()) {
@@ -315,17 +424,12 @@ public final class StrataFuseFileSystem extends FuseStubFS {
         return -ErrorCodes.EBUSY();
       }
       long fileId = info.getFileId();
-      // The blocks are asked for at the first read that reaches the mount, not here.
+      // The stream is made at the first read that reaches the mount, from the status the
+      // cache holds (with the file's blocks when a listing or lookup brought them): no master
+      // call. A status that turns out stale shows as ESTALE at a read (see readTimed).
       CachedFileReader reader = openFiles.acquire(fileId, () -> reads.open(fileId,
-          new LazyFileSource(p, fileId, info.getLength(), () -> {
-            FileInStream in = fs.openFile(p);
-            if (in.fileId() != fileId) {
-              // The status this open used was stale: the read answers ESTALE, and the next
-              // open of the path asks the master again.
-              metadata.invalidate(p);
-            }
-            return LazyFileSource.Opened.of(in);
-          })));
+          new LazyFileSource(p, fileId, info.getLength(),
+              () -> LazyFileSource.Opened.of(fs.openFile(info)))));
       fi.fh.set(handles.add(new ReadHandle(fileId, reader, reads.newPattern())));
       if (versions.openedUnchanged(p, info)) {
         setKeepCache(fi);
@@ -334,10 +438,6 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     } catch (Exception e) {
       return FuseErrors.toErrno("open", p, e);
     }
-  }
-
-  private static String childPath(String dir, String name) {
-    return dir.equals(PathNames.ROOT) ? "/" + name : dir + "/" + name;
   }
 
   private static void setKeepCache(FuseFileInfo fi) {
@@ -377,7 +477,12 @@ public final class StrataFuseFileSystem extends FuseStubFS {
       buf.put(0, bytes, 0, n);
       return n;
     } catch (Exception e) {
-      return FuseErrors.toErrno("read", namespacePath(path), e);
+      String p = namespacePath(path);
+      if (e instanceof StrataException se && se.code() == ErrorCode.STALE) {
+        // The version this handle reads was replaced: the next open asks the master again.
+        metadata.invalidate(p);
+      }
+      return FuseErrors.toErrno("read", p, e);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.strata.fuse;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,6 +9,7 @@ import jnr.ffi.Memory;
 import jnr.ffi.Pointer;
 import jnr.ffi.Runtime;
 import jnr.ffi.Struct;
+import jnr.ffi.annotations.In;
 import jnr.ffi.byref.IntByReference;
 import jnr.ffi.byref.PointerByReference;
 import jnr.ffi.types.size_t;
@@ -66,6 +68,29 @@ final class UpcallThreads {
         Pointer channel);
 
     @size_t long fuse_chan_bufsize(Pointer channel);
+
+    /** Drops the kernel's attributes of a node, and its pages from {@code offset} ({@code length} 0: to the end). */
+    int fuse_lowlevel_notify_inval_inode(Pointer channel, long node, long offset, long length);
+
+    /** Drops the kernel's name in a folder; {@code name} must end with a NUL byte. */
+    int fuse_lowlevel_notify_inval_entry(Pointer channel, long parent, @In byte[] name,
+        @size_t long nameLength);
+  }
+
+  /**
+   * The header of the request an upcall thread is handling: its opcode and the node id the
+   * kernel named, for handlers that need what libfuse's path-based API hides.
+   */
+  static final class Request {
+    int opcode;
+    long node;
+  }
+
+  private static final ThreadLocal<Request> CURRENT = new ThreadLocal<>();
+
+  /** The request the calling upcall thread is handling; null on any other thread. */
+  static Request current() {
+    return CURRENT.get();
   }
 
   /** Loads libfuse at first use, once (the holder class idiom: the JVM does the locking). */
@@ -83,9 +108,11 @@ final class UpcallThreads {
   // Held so the callbacks libfuse points at stay reachable while it serves.
   private final FuseOperations operations;
   private final List<Thread> threads = new ArrayList<>();
+  private final KernelEntries kernel;
 
   private UpcallThreads(String mountPoint, Pointer fuse, Pointer mountPointCopy,
-      FuseOperations operations) {
+      FuseOperations operations, KernelEntries kernel) {
+    this.kernel = kernel;
     LibFuseSession lib = library();
     this.mountPoint = mountPoint;
     this.fuse = fuse;
@@ -112,7 +139,7 @@ final class UpcallThreads {
    *     printed why on standard error)
    */
   static UpcallThreads mount(Path mountPoint, String name, List<String> args,
-      FuseOperations operations, int threadCount) {
+      FuseOperations operations, int threadCount, KernelEntries kernel) {
     LibFuseSession lib = library();
     List<String> argv = new ArrayList<>(List.of(name, "-f", mountPoint.toString()));
     argv.addAll(args);
@@ -125,7 +152,10 @@ final class UpcallThreads {
           + " with options " + args + " (it printed why on standard error)");
     }
     UpcallThreads served = new UpcallThreads(mountPoint.toString(), fuse,
-        mountPointCopy.getValue(), operations);
+        mountPointCopy.getValue(), operations, kernel);
+    if (kernel != null) {
+      kernel.attach(served.notifier());
+    }
     served.start(threadCount, name);
     return served;
   }
@@ -147,6 +177,8 @@ final class UpcallThreads {
     Runtime runtime = Runtime.getRuntime(lib);
     Pointer buffer = Memory.allocateDirect(runtime, (int) bufferSize);
     Pointer from = Memory.allocateDirect(runtime, runtime.addressSize());
+    Request request = new Request();
+    CURRENT.set(request);
     try {
       while (lib.fuse_session_exited(session) == 0) {
         from.putPointer(0, channel);
@@ -164,6 +196,9 @@ final class UpcallThreads {
           }
           break;
         }
+        // struct fuse_in_header: len, opcode (offset 4), unique, nodeid (offset 16), ...
+        request.opcode = buffer.getInt(4);
+        request.node = buffer.getLong(16);
         lib.fuse_session_process(session, buffer, length, from.getPointer(0));
       }
     } catch (RuntimeException | Error e) {
@@ -180,7 +215,28 @@ final class UpcallThreads {
     for (Thread t : threads) {
       t.join();
     }
+    if (kernel != null) {
+      // No invalidation may reach the channel once libfuse has released it.
+      kernel.detach();
+    }
     library().fuse_teardown(fuse, mountPointCopy);
+  }
+
+  /** Sends invalidations to the kernel through this mount's channel. */
+  private KernelEntries.Notifier notifier() {
+    LibFuseSession lib = library();
+    return new KernelEntries.Notifier() {
+      @Override
+      public void invalidateEntry(long parent, String name) {
+        byte[] bytes = (name + "\0").getBytes(StandardCharsets.UTF_8);
+        lib.fuse_lowlevel_notify_inval_entry(channel, parent, bytes, bytes.length - 1);
+      }
+
+      @Override
+      public void invalidateNode(long node) {
+        lib.fuse_lowlevel_notify_inval_inode(channel, node, 0, 0);
+      }
+    };
   }
 
   int threadCount() {

@@ -37,9 +37,14 @@ class MetadataCacheTest {
     nanos.addAndGet(d.toNanos());
   }
 
+  /** A cache over {@link #namespace} without listings on lookup. */
+  MetadataCache cache(Duration ttl, long maxEntries) {
+    return new MetadataCache(loader, null, Runnable::run, ttl, maxEntries, ticker);
+  }
+
   @Test
   void aStatusIsLoadedOnceWithinTheTtlAndAgainAfterIt() throws Exception {
-    MetadataCache cache = new MetadataCache(loader, Duration.ofSeconds(1), 100, ticker);
+    MetadataCache cache = cache(Duration.ofSeconds(1), 100);
     namespace.put("/a", file(1, 10));
     assertEquals(10, cache.get("/a").getLength());
     namespace.put("/a", file(1, 20));
@@ -53,7 +58,7 @@ class MetadataCacheTest {
 
   @Test
   void aMissingPathIsRememberedForTheTtl() throws Exception {
-    MetadataCache cache = new MetadataCache(loader, Duration.ofSeconds(1), 100, ticker);
+    MetadataCache cache = cache(Duration.ofSeconds(1), 100);
     for (int i = 0; i < 3; i++) {
       StrataException e = assertThrows(StrataException.class, () -> cache.get("/missing"));
       assertEquals(ErrorCode.NOT_FOUND, e.code());
@@ -71,7 +76,7 @@ class MetadataCacheTest {
     MetadataCache cache = new MetadataCache(path -> {
       calls[0]++;
       throw new StrataException(ErrorCode.UNAVAILABLE, "master down");
-    }, Duration.ofMinutes(1), 100, ticker);
+    }, null, Runnable::run, Duration.ofMinutes(1), 100, ticker);
     assertThrows(StrataException.class, () -> cache.get("/a"));
     assertThrows(StrataException.class, () -> cache.get("/a"));
     assertEquals(2, calls[0]);
@@ -79,11 +84,11 @@ class MetadataCacheTest {
 
   @Test
   void aZeroTtlTurnsTheCacheOff() throws Exception {
-    MetadataCache cache = new MetadataCache(loader, Duration.ZERO, 100, ticker);
+    MetadataCache cache = cache(Duration.ZERO, 100);
     namespace.put("/a", file(1, 10));
     cache.get("/a");
     cache.get("/a");
-    cache.put("/a", file(1, 99));
+    cache.put("/a", file(1, 99), cache.mark());
     assertEquals(10, cache.get("/a").getLength());
     assertEquals(3, loads.get("/a"));
     assertFalse(cache.enabled());
@@ -91,13 +96,13 @@ class MetadataCacheTest {
 
   @Test
   void entriesAreBoundedAndCanBeSetOrForgotten() throws Exception {
-    MetadataCache cache = new MetadataCache(loader, Duration.ofMinutes(1), 10, ticker);
+    MetadataCache cache = cache(Duration.ofMinutes(1), 10);
     for (int i = 0; i < 100; i++) {
       namespace.put("/f" + i, file(i, i));
       cache.get("/f" + i);
     }
     assertTrue(cache.size() <= 10, "entries " + cache.size());
-    cache.put("/listed", file(7, 70));
+    cache.put("/listed", file(7, 70), cache.mark());
     assertEquals(70, cache.get("/listed").getLength());
     assertEquals(null, loads.get("/listed"));
     cache.invalidate("/listed");
@@ -118,5 +123,196 @@ class MetadataCacheTest {
     assertTrue(versions.openedUnchanged("/a", v1.toBuilder().setLength(11)
         .setModificationTimeMs(2000).setFileId(2).build()));
     assertFalse(versions.openedUnchanged("/b", v1), "another path");
+  }
+
+  // ---- the change stream -----------------------------------------------------------------
+
+  static FileInfo file(long id, long length, long syncIntervalMs) {
+    return file(id, length).toBuilder().setSyncIntervalMs(syncIntervalMs).build();
+  }
+
+  @Test
+  void whileTheStreamIsInStepAnUnchangedEntryOutlivesTheTtlUntilANoticeDropsIt()
+      throws Exception {
+    MetadataCache cache = cache(Duration.ofSeconds(1), 100);
+    cache.watchLive(true);
+    namespace.put("/a", file(1, 10, -1));
+    cache.get("/a");
+    advance(Duration.ofHours(1));
+    assertEquals(10, cache.get("/a").getLength(), "kept while nothing changed");
+    assertEquals(1, loads.get("/a"));
+    namespace.put("/a", file(1, 20, -1));
+    cache.changed("/a", false);
+    assertEquals(20, cache.get("/a").getLength(), "a notice drops it");
+    assertEquals(2, loads.get("/a"));
+  }
+
+  @Test
+  void withoutTheStreamEveryEntryIsHeldToTheTtl() throws Exception {
+    MetadataCache cache = cache(Duration.ofSeconds(1), 100);
+    namespace.put("/a", file(1, 10, -1));
+    cache.get("/a");
+    advance(Duration.ofMillis(1100));
+    cache.get("/a");
+    assertEquals(2, loads.get("/a"), "never in step");
+    cache.watchLive(true);
+    cache.watchLive(false);
+    advance(Duration.ofMillis(1100));
+    cache.get("/a");
+    assertEquals(3, loads.get("/a"), "the stream broke: back to the TTL");
+  }
+
+  @Test
+  void aPathTheMasterChecksAgainIsAskedForAgainAfterItsSyncInterval() throws Exception {
+    MetadataCache cache = cache(Duration.ofSeconds(1), 100);
+    cache.watchLive(true);
+    namespace.put("/always", file(1, 1, 0));
+    namespace.put("/minute", file(2, 2, 60_000));
+    cache.get("/always");
+    cache.get("/minute");
+    advance(Duration.ofSeconds(30));
+    cache.get("/always");
+    cache.get("/minute");
+    assertEquals(2, loads.get("/always"), "checked at every access: only the TTL holds");
+    assertEquals(1, loads.get("/minute"));
+    advance(Duration.ofSeconds(31));
+    cache.get("/minute");
+    assertEquals(2, loads.get("/minute"), "after the mount's sync interval");
+  }
+
+  @Test
+  void aMissingPathIsHeldToTheTtlEvenWhileTheStreamIsInStep() throws Exception {
+    MetadataCache cache = cache(Duration.ofSeconds(1), 100);
+    cache.watchLive(true);
+    assertThrows(StrataException.class, () -> cache.get("/new"));
+    namespace.put("/new", file(3, 3, -1));
+    advance(Duration.ofMillis(1100));
+    assertEquals(3, cache.get("/new").getLength(), "it may have appeared in its under store");
+  }
+
+  @Test
+  void aSubtreeNoticeDropsEveryPathBelowAndAResetDropsEverything() throws Exception {
+    MetadataCache cache = cache(Duration.ofSeconds(1), 100);
+    cache.watchLive(true);
+    for (String p : new String[] {"/d", "/d/x", "/d/y/z", "/dd", "/e"}) {
+      namespace.put(p, file(p.length(), 1, -1));
+      cache.get(p);
+    }
+    cache.changed("/d", true);
+    for (String p : new String[] {"/d", "/d/x", "/d/y/z", "/dd", "/e"}) {
+      cache.get(p);
+    }
+    assertEquals(2, loads.get("/d/x"));
+    assertEquals(2, loads.get("/d/y/z"));
+    assertEquals(1, loads.get("/dd"), "a sibling that shares the prefix stays");
+    cache.reset();
+    cache.get("/e");
+    assertEquals(2, loads.get("/e"));
+  }
+
+  @Test
+  void aStatusLoadedWhileANoticeOfItArrivedIsNotKept() throws Exception {
+    namespace.put("/a", file(1, 10, -1));
+    MetadataCache[] holder = new MetadataCache[1];
+    MetadataCache cache = new MetadataCache(path -> {
+      FileInfo before = loader.load(path);
+      // The change lands, and its notice arrives, while this answer is on its way.
+      namespace.put(path, file(1, 20, -1));
+      holder[0].changed(path, false);
+      return before;
+    }, null, Runnable::run, Duration.ofSeconds(1), 100, ticker);
+    holder[0] = cache;
+    cache.watchLive(true);
+    assertEquals(10, cache.get("/a").getLength(), "this call sees what it loaded");
+    advance(Duration.ofHours(1));
+    assertEquals(20, cache.get("/a").getLength(), "but the old answer was not kept");
+  }
+
+  // ---- listings --------------------------------------------------------------------------
+
+  /** A lister over {@link #namespace}: the children of a folder in name order. */
+  final Map<String, Integer> listings = new HashMap<>();
+  final MetadataCache.ListingLoader lister = dir -> {
+    listings.merge(dir, 1, Integer::sum);
+    String prefix = dir.equals("/") ? "/" : dir + "/";
+    java.util.Iterator<FileInfo> it = new java.util.TreeMap<>(namespace).entrySet().stream()
+        .filter(e -> e.getKey().startsWith(prefix)
+            && e.getKey().indexOf('/', prefix.length()) < 0)
+        .map(e -> e.getValue().toBuilder().setName(e.getKey().substring(prefix.length()))
+            .setPath(e.getKey()).build())
+        .iterator();
+    return new io.strata.client.CloseableIterator<>() {
+      @Override
+      public boolean hasNext() {
+        return it.hasNext();
+      }
+
+      @Override
+      public FileInfo next() {
+        return it.next();
+      }
+
+      @Override
+      public void close() {}
+    };
+  };
+
+  @Test
+  void lookupsInAFolderNotListedYetCostOneListingForTheWholeFolder() throws Exception {
+    namespace.put("/d", FileInfo.newBuilder().setDirectory(true).setSyncIntervalMs(-1).build());
+    for (int i = 0; i < 50; i++) {
+      namespace.put("/d/f" + i, file(i, i, -1));
+    }
+    MetadataCache cache = new MetadataCache(loader, lister, Runnable::run,
+        Duration.ofSeconds(1), 1000, ticker);
+    cache.watchLive(true);
+    cache.get("/d");
+    for (int i = 49; i >= 0; i--) {
+      assertEquals(i, cache.get("/d/f" + i).getLength());
+    }
+    StrataException missing = assertThrows(StrataException.class, () -> cache.get("/d/nope"));
+    assertEquals(ErrorCode.NOT_FOUND, missing.code());
+    assertEquals(1, listings.get("/d"));
+    assertEquals(1, listings.get("/"), "the folder itself came from its parent's listing");
+    assertTrue(loads.isEmpty(), "no path was loaded on its own: " + loads);
+
+    namespace.put("/d/new", file(99, 99, -1));
+    cache.changed("/d/new", false);
+    assertEquals(99, cache.get("/d/new").getLength(),
+        "a notice of a new child ends the folder's listing's say");
+  }
+
+  @Test
+  void aListingThatRacedAChangeOrAnEvictionDoesNotAnswerForMissingNames() throws Exception {
+    namespace.put("/d", FileInfo.newBuilder().setDirectory(true).setSyncIntervalMs(-1).build());
+    namespace.put("/d/a", file(1, 1, -1));
+    MetadataCache cache = new MetadataCache(loader, null, Runnable::run,
+        Duration.ofSeconds(1), 1000, ticker);
+    cache.watchLive(true);
+    cache.get("/d");
+    MetadataCache.Listing listing = cache.startListing("/d");
+    listing.add(namespace.get("/d/a").toBuilder().setName("a").build());
+    namespace.put("/d/b", file(2, 2, -1));
+    cache.changed("/d/b", false);
+    listing.finish(true);
+    assertEquals(2, cache.get("/d/b").getLength(), "the listing predates /d/b");
+
+    MetadataCache small = new MetadataCache(loader, null, Runnable::run,
+        Duration.ofSeconds(1), 3, ticker);
+    small.watchLive(true);
+    small.get("/d");
+    MetadataCache.Listing l2 = small.startListing("/d");
+    l2.add(namespace.get("/d/a").toBuilder().setName("a").build());
+    l2.add(namespace.get("/d/b").toBuilder().setName("b").build());
+    for (int i = 0; i < 10; i++) {
+      namespace.put("/other" + i, file(i, i, -1));
+      small.get("/other" + i);
+    }
+    l2.finish(true);
+    loads.clear();
+    small.get("/d/a");
+    small.get("/d/b");
+    assertThrows(StrataException.class, () -> small.get("/d/c"));
+    assertEquals(1, loads.get("/d/c"), "evictions meanwhile: the folder does not answer");
   }
 }

@@ -141,6 +141,16 @@ public final class MasterClient implements Closeable {
     return stub;
   }
 
+  /** An asynchronous stub without a deadline, for long-lived streams such as WatchChanges. */
+  public FileSystemMasterGrpc.FileSystemMasterStub asyncStub() {
+    return FileSystemMasterGrpc.newStub(channel);
+  }
+
+  /** Makes the channel try the master again at once (after it failed a stream). */
+  public void resetConnectBackoff() {
+    channel.resetConnectBackoff();
+  }
+
   /** A fresh retry budget for one call. */
   public Backoff newBackoff() {
     return new Backoff(baseSleep, maxSleep, retryBudget);

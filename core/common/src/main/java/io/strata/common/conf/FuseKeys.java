@@ -6,10 +6,21 @@ public final class FuseKeys {
 
   public static final ConfigKey METADATA_CACHE_TTL = ConfigKey.duration(
       "strata.fuse.metadata.cache.ttl", "1s",
-      "How long the mount answers lookups and getattr of a path (found or missing) from its own"
-          + " cache; 1s, like the kernel's attribute cache, bounds staleness as before while one"
-          + " open costs one master call instead of several; raise it for data that never"
-          + " changes, 0 turns the cache off.");
+      "How long the mount answers for a path (found or missing) from its own cache when nothing"
+          + " else vouches for the answer: while the master's change stream is in step, a found"
+          + " path is kept until a change notice drops it (or its mount's sync interval runs"
+          + " out), so this bounds only missing paths and the time the stream is down; 0 turns"
+          + " the cache off.");
+  public static final ConfigKey METADATA_WATCH = ConfigKey.bool(
+      "strata.fuse.metadata.watch.enabled", true,
+      "Keep cached statuses until the master's change stream says they changed (within about"
+          + " 100 ms of the change), and drop the kernel's cached names and attributes of changed"
+          + " paths; false holds every entry to strata.fuse.metadata.cache.ttl.");
+  public static final ConfigKey METADATA_LIST_THREADS = ConfigKey.integer(
+      "strata.fuse.metadata.list.threads", 4, "threads",
+      "Threads that list a folder when a path in it is looked up before the folder was listed,"
+          + " so that a loader reading names from an index costs one listing per folder instead"
+          + " of a master call per file; 0 asks the master for each path.");
   public static final ConfigKey METADATA_CACHE_SIZE = ConfigKey.integer(
       "strata.fuse.metadata.cache.size", 100_000, "entries",
       "Most paths the mount's metadata cache holds; the least used ones go first.");

@@ -80,4 +80,13 @@ public final class MasterKeys {
       "strata.master.load.resume.delay", "5s",
       "Time a starting master waits before resuming unfinished load jobs, so that the workers "
       + "have registered again and blocks go to the workers reads will ask.");
+  public static final ConfigKey WATCH_HISTORY_SIZE = ConfigKey.integer(
+      "strata.master.watch.history.size", 100_000, "changes",
+      "Namespace changes the master keeps so that a client whose change stream broke (a FUSE"
+          + " mount reconnecting) is sent what it missed instead of dropping its whole cache.");
+  public static final ConfigKey WATCH_QUEUE_SIZE = ConfigKey.integer(
+      "strata.master.watch.queue.size", 100_000, "changes",
+      "Changes waiting to be sent to one watching client; a client further behind is told to"
+          + " drop its cache (reset) and its backlog is freed, so slow clients cannot fill the"
+          + " master's memory.");
 }

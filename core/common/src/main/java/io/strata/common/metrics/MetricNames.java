@@ -29,6 +29,12 @@ public final class MetricNames {
   /** Counter of files load jobs recorded as failed. */
   public static final String MASTER_LOAD_FILES_FAILED = "strata.master.load.files.failed";
   public static final String MASTER_UFS_SYNC_CHANGES = "strata.master.ufs.sync.changes";
+  /** Counter of namespace changes published to watching clients (WatchChanges). */
+  public static final String MASTER_WATCH_CHANGES = "strata.master.watch.changes";
+  /** Counter of watchers told to reset their caches (missed or fell behind). */
+  public static final String MASTER_WATCH_RESETS = "strata.master.watch.resets";
+  /** Gauge of clients streaming the namespace's changes. */
+  public static final String MASTER_WATCH_WATCHERS = "strata.master.watch.watchers";
   /** Tag of the sync checks: "status" (one path) or "listing" (a directory's children). */
   public static final String TAG_KIND = "kind";
   /** Tag of the sync changes: "added", "deleted" or "replaced". */
@@ -86,6 +92,18 @@ public final class MetricNames {
    * the kernel, libfuse and the binding.
    */
   public static final String FUSE_UPCALL = "strata.fuse.upcall";
+  /** Counter of lookups, getattr and opens the mount answered from its metadata cache. */
+  public static final String FUSE_METADATA_HITS = "strata.fuse.metadata.cache.hits";
+  /** Counter of statuses the mount asked the master for one path at a time. */
+  public static final String FUSE_METADATA_LOADS = "strata.fuse.metadata.loads";
+  /** Counter of folder listings put into the mount's metadata cache. */
+  public static final String FUSE_METADATA_LISTINGS = "strata.fuse.metadata.listings";
+  /** Counter of change notices the mount received from the master. */
+  public static final String FUSE_METADATA_CHANGES = "strata.fuse.metadata.changes";
+  /** Gauge: 1 while the master's change stream is in step with the mount, else 0. */
+  public static final String FUSE_METADATA_WATCH = "strata.fuse.metadata.watch.connected";
+  /** Counter of names and nodes the mount dropped from the kernel's caches. */
+  public static final String FUSE_KERNEL_INVALIDATIONS = "strata.fuse.kernel.invalidations";
 
   // tags
   public static final String TAG_TIER = "tier";

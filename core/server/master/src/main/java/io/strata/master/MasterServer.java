@@ -12,6 +12,7 @@ import io.strata.common.conf.StrataConfig;
 import io.strata.common.metrics.MetricNames;
 import io.strata.master.block.BlockMasterWorkerService;
 import io.strata.master.block.WorkerRegistry;
+import io.strata.master.file.ChangeFeed;
 import io.strata.master.file.FileSystemMasterService;
 import io.strata.master.file.InodeTree;
 import io.strata.master.file.MountTable;
@@ -65,6 +66,7 @@ public final class MasterServer implements ProcessMain.Server {
   private FolderLock journalLock;
   private WorkerRegistry workers;
   private Namespace namespace;
+  private ChangeFeed changes;
   private LoadJobManager loadJobs;
   private ExecutorService rpcExecutor;
   private ExecutorService loadExecutor;
@@ -122,7 +124,11 @@ public final class MasterServer implements ProcessMain.Server {
           conf.getBytes(MasterKeys.BLOCK_SIZE), owner, groupOf(owner), registry);
       SyncPolicy sync = new SyncPolicy(mounts, syncInterval,
           conf.getInt(MasterKeys.UFS_SYNC_TIME_CACHE_SIZE), registry);
-      InodeTree tree = new InodeTree(journal, mounts, loader, workers, sync, LOAD_BATCH);
+      changes = new ChangeFeed(journal.lastSequence(),
+          conf.getInt(MasterKeys.WATCH_HISTORY_SIZE), conf.getInt(MasterKeys.WATCH_QUEUE_SIZE),
+          registry);
+      InodeTree tree = new InodeTree(journal, mounts, loader, workers, sync, LOAD_BATCH,
+          changes);
       tree.ensureRoot();
       namespace = new Namespace(tree);
       loadJobs = new LoadJobManager(namespace, workers, journal, conf, registry);
@@ -145,7 +151,7 @@ public final class MasterServer implements ProcessMain.Server {
       grpc = NettyServerBuilder
           .forAddress(new InetSocketAddress(host, conf.getInt(CommonKeys.MASTER_RPC_PORT)))
           .executor(rpcExecutor)
-          .addService(new FileSystemMasterService(namespace, workers, journal, calls,
+          .addService(new FileSystemMasterService(namespace, workers, journal, changes, calls,
               conf.getInt(MasterKeys.LIST_PAGE_SIZE), startTime, loadExecutor))
           .addService(new BlockMasterWorkerService(workers, calls))
           .addService(new LoadMasterService(loadJobs, calls))
@@ -252,6 +258,10 @@ public final class MasterServer implements ProcessMain.Server {
     closed = true;
     if (grpc != null) {
       grpc.shutdown();
+      // Change streams last as long as their clients: end them, or termination waits.
+      if (changes != null) {
+        changes.close();
+      }
       try {
         if (!grpc.awaitTermination(10, TimeUnit.SECONDS)) {
           grpc.shutdownNow();
@@ -260,6 +270,9 @@ public final class MasterServer implements ProcessMain.Server {
         grpc.shutdownNow();
         Thread.currentThread().interrupt();
       }
+    }
+    if (changes != null) {
+      changes.close();
     }
     if (rpcExecutor != null) {
       rpcExecutor.shutdownNow();

@@ -18,14 +18,18 @@ final class DirectoryListing implements Runnable {
   private final Namespace namespace;
   private final long dirId;
   private final int pageSize;
+  private final boolean withBlocks;
   private final ServerCallStreamObserver<ListStatusResponse> call;
   private final Timer timer;
   private final long startNanos;
   private String cursor;
   private boolean done;
 
+  /** @param withBlocks send each complete file's blocks and their holders with its status */
   DirectoryListing(Namespace namespace, long dirId, String startAfter, int pageSize,
-      ServerCallStreamObserver<ListStatusResponse> call, Timer timer, long startNanos) {
+      boolean withBlocks, ServerCallStreamObserver<ListStatusResponse> call, Timer timer,
+      long startNanos) {
+    this.withBlocks = withBlocks;
     this.namespace = namespace;
     this.dirId = dirId;
     this.cursor = startAfter;
@@ -44,7 +48,7 @@ final class DirectoryListing implements Runnable {
           finish();
           return;
         }
-        List<FileInfo> page = namespace.listPage(dirId, cursor, pageSize);
+        List<FileInfo> page = namespace.listPage(dirId, cursor, pageSize, withBlocks);
         if (!page.isEmpty()) {
           call.onNext(ListStatusResponse.newBuilder().addAllFiles(page).build());
           cursor = page.get(page.size() - 1).getName();

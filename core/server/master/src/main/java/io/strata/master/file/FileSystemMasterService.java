@@ -43,6 +43,8 @@ import io.strata.proto.SetAttributeRequest;
 import io.strata.proto.SetAttributeResponse;
 import io.strata.proto.UnmountRequest;
 import io.strata.proto.UnmountResponse;
+import io.strata.proto.WatchChangesRequest;
+import io.strata.proto.WatchChangesResponse;
 import io.strata.server.common.RpcCalls;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -65,6 +67,7 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
   private final Namespace namespace;
   private final WorkerRegistry workers;
   private final JournalSystem journal;
+  private final ChangeFeed changes;
   private final RpcCalls calls;
   private final int defaultPageSize;
   private final long startTimeMs;
@@ -72,11 +75,12 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
 
   /** @param loadExecutor runs LoadMetadata walks */
   public FileSystemMasterService(Namespace namespace, WorkerRegistry workers,
-      JournalSystem journal, RpcCalls calls, int defaultPageSize, long startTimeMs,
-      Executor loadExecutor) {
+      JournalSystem journal, ChangeFeed changes, RpcCalls calls, int defaultPageSize,
+      long startTimeMs, Executor loadExecutor) {
     this.namespace = namespace;
     this.workers = workers;
     this.journal = journal;
+    this.changes = changes;
     this.calls = calls;
     this.defaultPageSize = Math.max(1, defaultPageSize);
     this.startTimeMs = startTimeMs;
@@ -99,7 +103,8 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
   public void getStatus(GetStatusRequest request, StreamObserver<GetStatusResponse> observer) {
     calls.unary("GetStatus", observer, () -> GetStatusResponse.newBuilder()
         .setFile(namespace.getStatus(PathNames.normalize(request.getPath()),
-            interval(request.hasSyncIntervalMs(), request.getSyncIntervalMs())))
+            interval(request.hasSyncIntervalMs(), request.getSyncIntervalMs()),
+            request.getIncludeBlocks()))
         .build());
   }
 
@@ -112,7 +117,8 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
     Namespace.Listing listing;
     try {
       listing = namespace.openListing(PathNames.normalize(request.getPath()),
-          interval(request.hasSyncIntervalMs(), request.getSyncIntervalMs()));
+          interval(request.hasSyncIntervalMs(), request.getSyncIntervalMs()),
+          request.getIncludeBlocks());
     } catch (Exception e) {
       calls.timer("ListStatus").record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
       observer.onError(GrpcErrors.toStatus(e));
@@ -126,7 +132,8 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
     }
     int pageSize = request.getPageSize() > 0 ? request.getPageSize() : defaultPageSize;
     DirectoryListing pages = new DirectoryListing(namespace, listing.dirId(),
-        request.getStartAfter(), pageSize, call, calls.timer("ListStatus"), start);
+        request.getStartAfter(), pageSize, request.getIncludeBlocks(), call,
+        calls.timer("ListStatus"), start);
     call.setOnCancelHandler(pages::cancel);
     // gRPC runs this handler once the call is ready (also right after this method returns
     // when it already is), and again whenever the client has room for more.
@@ -249,6 +256,20 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
         .setStartTimeMs(startTimeMs).setJournalSequence(journal.lastSequence())
         .setLastCheckpointSequence(journal.lastCheckpointSequence())
         .setInodeCount(journal.store().inodeCount()).build());
+  }
+
+  /** Streams the namespace's changes to a client that caches statuses (see {@link ChangeFeed}). */
+  @Override
+  public void watchChanges(WatchChangesRequest request,
+      StreamObserver<WatchChangesResponse> observer) {
+    if (request.getAfterSequence() < 0) {
+      observer.onError(GrpcErrors.toStatus(StrataException.invalidArgument(
+          "Negative change sequence " + request.getAfterSequence()
+              + ": give 0 or the sequence of the last change seen")));
+      return;
+    }
+    changes.watch(request.getAfterSequence(),
+        (ServerCallStreamObserver<WatchChangesResponse>) observer);
   }
 
   @Override

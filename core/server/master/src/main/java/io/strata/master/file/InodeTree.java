@@ -7,7 +7,9 @@ import io.strata.common.error.StrataException;
 import io.strata.master.block.WorkerRegistry;
 import io.strata.master.journal.JournalSystem;
 import io.strata.master.metastore.InodeStore;
+import io.strata.proto.BlockInfo;
 import io.strata.proto.FileInfo;
+import io.strata.proto.NamespaceChange;
 import io.strata.proto.journal.InodeEntry;
 import io.strata.proto.journal.JournalEntry;
 import io.strata.underfs.UfsStatus;
@@ -94,6 +96,7 @@ public final class InodeTree {
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
   private final InodeStore store;
   private final JournalSystem journal;
+  private final ChangeFeed changes;
   private final MountTable mounts;
   private final UfsMetadataLoader loader;
   private final WorkerRegistry workers;
@@ -107,8 +110,9 @@ public final class InodeTree {
 
   /** @param loadBatch under-store entries applied per journal write when a listing is loaded */
   public InodeTree(JournalSystem journal, MountTable mounts, UfsMetadataLoader loader,
-      WorkerRegistry workers, SyncPolicy policy, int loadBatch) {
+      WorkerRegistry workers, SyncPolicy policy, int loadBatch, ChangeFeed changes) {
     this.journal = journal;
+    this.changes = changes;
     this.store = journal.store();
     this.mounts = mounts;
     this.loader = loader;
@@ -401,6 +405,8 @@ public final class InodeTree {
     if (!sessions.isEmpty()) {
       noteTouched(entries);
     }
+    // Paths are named before the entries apply: a removed or renamed inode has no path after.
+    List<PathChange> described = describe(entries);
     List<JournalEntry> written = journal.write(entries);
     for (JournalEntry e : written) {
       if (e.hasAddMount() || e.hasDeleteMount()) {
@@ -408,6 +414,102 @@ public final class InodeTree {
         break;
       }
     }
+    if (!described.isEmpty()) {
+      List<NamespaceChange> published = new ArrayList<>(described.size());
+      for (PathChange c : described) {
+        published.add(NamespaceChange.newBuilder().setPath(c.path()).setSubtree(c.subtree())
+            .setSequence(written.get(c.entry()).getSequence()).build());
+      }
+      changes.publish(published);
+    }
+  }
+
+  /** A path that entry number {@code entry} of a batch changes, as watchers are told. */
+  private record PathChange(int entry, String path, boolean subtree) {}
+
+  /**
+   * What each entry changes in the namespace as clients see it. Write lock held, before the
+   * entries apply. An inode rewritten with only what clients do not see (its children loaded,
+   * its last sync time) changes nothing. Entries of one batch may name inodes an earlier entry
+   * of the same batch creates (a directory and its parents), so the paths of new directories
+   * are remembered on the way.
+   */
+  private List<PathChange> describe(List<JournalEntry.Builder> entries) {
+    List<PathChange> out = new ArrayList<>();
+    Map<Long, String> paths = new HashMap<>();
+    for (int i = 0; i < entries.size(); i++) {
+      JournalEntry.Builder e = entries.get(i);
+      switch (e.getEntryCase()) {
+        case INODE -> {
+          InodeEntry n = e.getInode();
+          InodeEntry before = store.get(n.getId());
+          if (before != null && sameView(before, n)) {
+            continue;
+          }
+          String path = n.getId() == InodeStore.ROOT_ID ? PathNames.ROOT
+              : childPath(n.getParentId(), n.getName(), paths);
+          if (path != null) {
+            if (n.getDirectory()) {
+              paths.put(n.getId(), path);
+            }
+            out.add(new PathChange(i, path, false));
+          }
+        }
+        case DELETE_INODE -> {
+          long id = e.getDeleteInode().getId();
+          InodeEntry n = store.get(id);
+          String path = n == null ? null : pathOf(id, paths);
+          if (path != null) {
+            out.add(new PathChange(i, path, n.getDirectory() && store.hasChildren(id)));
+          }
+        }
+        case RENAME -> {
+          long id = e.getRename().getId();
+          InodeEntry n = store.get(id);
+          String from = n == null ? null : pathOf(id, paths);
+          String to = childPath(e.getRename().getNewParentId(), e.getRename().getNewName(),
+              paths);
+          if (from != null) {
+            out.add(new PathChange(i, from, n.getDirectory()));
+          }
+          if (to != null) {
+            out.add(new PathChange(i, to, n != null && n.getDirectory()));
+          }
+        }
+        case ADD_MOUNT -> out.add(new PathChange(i, e.getAddMount().getMount().getPath(), true));
+        case DELETE_MOUNT -> {
+          String path = mounts.pathOf(e.getDeleteMount().getMountId());
+          if (path != null) {
+            out.add(new PathChange(i, path, true));
+          }
+        }
+        default -> { }
+      }
+    }
+    return out;
+  }
+
+  /** Whether two versions of an inode look the same to clients. */
+  private static boolean sameView(InodeEntry a, InodeEntry b) {
+    return a.toBuilder().clearChildrenLoaded().clearUfsSyncTimeMs().build()
+        .equals(b.toBuilder().clearChildrenLoaded().clearUfsSyncTimeMs().build());
+  }
+
+  private String childPath(long parentId, String name, Map<Long, String> paths) {
+    String parent = pathOf(parentId, paths);
+    return parent == null ? null : PathNames.join(parent, name);
+  }
+
+  /** {@link #pathOf(long)}, remembering directories' paths for the rest of a batch. */
+  private String pathOf(long id, Map<Long, String> paths) {
+    String known = paths.get(id);
+    if (known == null) {
+      known = pathOf(id);
+      if (known != null) {
+        paths.put(id, known);
+      }
+    }
+    return known;
   }
 
   private void noteTouched(List<JournalEntry.Builder> entries) {
@@ -505,10 +607,10 @@ public final class InodeTree {
   // ---- directory listings ----
 
   /**
-   * One page of a directory's children in name order after {@code startAfter}; empty when the
-   * directory is gone. Takes the read lock.
+   * One page of a directory's children in name order after {@code startAfter}, with each
+   * file's blocks when asked; empty when the directory is gone. Takes the read lock.
    */
-  public List<FileInfo> page(long dirId, String startAfter, int limit) {
+  public List<FileInfo> page(long dirId, String startAfter, int limit, boolean withBlocks) {
     lock.readLock().lock();
     try {
       String dirPath = pathOf(dirId);
@@ -519,7 +621,7 @@ public final class InodeTree {
       for (InodeStore.Child c : store.children(dirId, startAfter, limit)) {
         InodeEntry n = store.get(c.id());
         if (n != null) {
-          out.add(info(n, PathNames.join(dirPath, c.name())));
+          out.add(info(n, PathNames.join(dirPath, c.name()), withBlocks));
         }
       }
       return out;
@@ -558,17 +660,44 @@ public final class InodeTree {
 
   /** The FileInfo of an inode at a path. A lock is held. */
   public FileInfo info(InodeEntry n, String path) {
+    return info(n, path, false);
+  }
+
+  /**
+   * The FileInfo of an inode at a path; with {@code withBlocks}, a complete file's blocks and
+   * the live workers that hold each ({@link FileInfo#getBlocksList}). A lock is held.
+   */
+  public FileInfo info(InodeEntry n, String path, boolean withBlocks) {
     MountTable.Resolution r = mounts.resolve(path);
     FileInfo.Builder b = FileInfo.newBuilder().setFileId(n.getId()).setPath(path)
         .setName(n.getName()).setDirectory(n.getDirectory()).setLength(n.getLength())
         .setBlockSize(n.getBlockSize()).setModificationTimeMs(n.getModificationTimeMs())
         .setMode(n.getMode()).setOwner(n.getOwner()).setGroup(n.getGroup())
         .setComplete(n.getComplete()).setUfsPath(r.ufsUri()).setMountId(r.mount().getMountId())
-        .setUfsFingerprint(n.getUfsFingerprint());
+        .setUfsFingerprint(n.getUfsFingerprint())
+        .setSyncIntervalMs(policy.interval(r.mount()).millis());
     if (!n.getDirectory() && n.getBlockSize() > 0) {
       b.setBlockCount(BlockIds.blockCount(n.getLength(), n.getBlockSize()));
       b.setCachedBytes(workers.cachedBytes(n.getId(), n.getLength(), n.getBlockSize()));
+      if (withBlocks && n.getComplete()) {
+        b.addAllBlocks(blocks(n));
+      }
     }
     return b.build();
+  }
+
+  /** Every block of a file with the live workers that hold it. A lock is held. */
+  public List<BlockInfo> blocks(InodeEntry file) {
+    long blockSize = file.getBlockSize();
+    int count = BlockIds.blockCount(file.getLength(), blockSize);
+    List<BlockInfo> out = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      long blockId = BlockIds.blockId(file.getId(), i);
+      long offset = i * blockSize;
+      out.add(BlockInfo.newBuilder().setBlockId(blockId).setOffset(offset)
+          .setLength(Math.min(blockSize, file.getLength() - offset))
+          .addAllLocations(workers.locations(blockId)).build());
+    }
+    return out;
   }
 }

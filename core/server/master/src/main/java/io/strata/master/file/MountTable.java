@@ -78,6 +78,16 @@ public final class MountTable {
     return below;
   }
 
+  /** The mount point of the mount with this id, or null when there is none. */
+  public String pathOf(long mountId) {
+    for (MountInfo m : byPath.values()) {
+      if (m.getMountId() == mountId) {
+        return m.getPath();
+      }
+    }
+    return null;
+  }
+
   /** Every mount, the root first, then by path. */
   public List<MountInfo> all() {
     return new ArrayList<>(byPath.values());

@@ -5,7 +5,6 @@ import io.strata.common.PathNames;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
 import io.strata.master.block.WorkerRegistry;
-import io.strata.proto.BlockInfo;
 import io.strata.proto.FileInfo;
 import io.strata.proto.FreeResponse;
 import io.strata.proto.GetFileBlocksResponse;
@@ -67,7 +66,16 @@ public final class Namespace {
    * @param call the call's sync interval; null for the mount's or the configured one
    */
   public FileInfo getStatus(String path, SyncInterval call) throws IOException {
-    return tree.read(path, call, n -> tree.info(n, path));
+    return getStatus(path, call, false);
+  }
+
+  /**
+   * {@link #getStatus(String, SyncInterval)}, with a complete file's blocks and the live workers
+   * that hold each when {@code withBlocks}, so that a client can read it without another call.
+   */
+  public FileInfo getStatus(String path, SyncInterval call, boolean withBlocks)
+      throws IOException {
+    return tree.read(path, call, n -> tree.info(n, path, withBlocks));
   }
 
   /** {@link #getStatus(String, SyncInterval)} with the mount's or the configured interval. */
@@ -84,10 +92,16 @@ public final class Namespace {
    * A file is checked as {@link #getStatus} checks it.
    */
   public Listing openListing(String path, SyncInterval call) throws IOException {
+    return openListing(path, call, false);
+  }
+
+  /** {@link #openListing(String, SyncInterval)}; a file comes with its blocks when asked. */
+  public Listing openListing(String path, SyncInterval call, boolean withBlocks)
+      throws IOException {
     listings.refresh(path, call);
     Listing dir = tree.read(path, SyncInterval.NEVER,
         n -> n.getDirectory() ? new Listing(n.getId(), null) : null);
-    return dir != null ? dir : new Listing(0, getStatus(path, call));
+    return dir != null ? dir : new Listing(0, getStatus(path, call, withBlocks));
   }
 
   /**
@@ -103,9 +117,12 @@ public final class Namespace {
     return new MetadataLoad(tree, listings, path, call, cancelled, sink).run();
   }
 
-  /** One page of a directory opened with {@link #openListing}. */
-  public List<FileInfo> listPage(long dirId, String startAfter, int limit) {
-    return tree.page(dirId, startAfter, Math.min(limit, MAX_PAGE_SIZE));
+  /**
+   * One page of a directory opened with {@link #openListing}, with each complete file's blocks
+   * and their holders when {@code withBlocks}.
+   */
+  public List<FileInfo> listPage(long dirId, String startAfter, int limit, boolean withBlocks) {
+    return tree.page(dirId, startAfter, Math.min(limit, MAX_PAGE_SIZE), withBlocks);
   }
 
   /**
@@ -405,18 +422,8 @@ public final class Namespace {
       if (n.getDirectory()) {
         throw StrataException.invalidArgument("Path is a directory: " + path);
       }
-      GetFileBlocksResponse.Builder b = GetFileBlocksResponse.newBuilder()
-          .setFile(tree.info(n, path));
-      long blockSize = n.getBlockSize();
-      int count = BlockIds.blockCount(n.getLength(), blockSize);
-      for (int i = 0; i < count; i++) {
-        long blockId = BlockIds.blockId(n.getId(), i);
-        long offset = i * blockSize;
-        b.addBlocks(BlockInfo.newBuilder().setBlockId(blockId).setOffset(offset)
-            .setLength(Math.min(blockSize, n.getLength() - offset))
-            .addAllLocations(workers.locations(blockId)));
-      }
-      return b.build();
+      return GetFileBlocksResponse.newBuilder().setFile(tree.info(n, path))
+          .addAllBlocks(tree.blocks(n)).build();
     });
   }
 

@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.strata.common.metrics.MetricNames;
+import io.strata.proto.MountInfo;
 import io.strata.proto.journal.InodeEntry;
 
 /**
@@ -65,8 +66,13 @@ public final class SyncPolicy {
     if (call != null) {
       return call;
     }
-    SyncInterval mount = MountOptionPolicy.syncInterval(mounts.resolve(path).mount());
-    return mount != null ? mount : defaultInterval;
+    return interval(mounts.resolve(path).mount());
+  }
+
+  /** The interval for the paths of a mount: its {@code sync.interval} option, else the default. */
+  public SyncInterval interval(MountInfo mount) {
+    SyncInterval own = MountOptionPolicy.syncInterval(mount);
+    return own != null ? own : defaultInterval;
   }
 
   /** When a directory's children were last reconciled with its store; 0 if never. */

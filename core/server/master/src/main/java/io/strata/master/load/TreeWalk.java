@@ -126,7 +126,7 @@ final class TreeWalk {
         return false;
       }
     }
-    List<FileInfo> page = namespace.listPage(f.dirId, f.after, pageSize);
+    List<FileInfo> page = namespace.listPage(f.dirId, f.after, pageSize, false);
     f.lastPage = page.size() < pageSize;
     f.page = page.iterator();
     return !page.isEmpty();

@@ -1,5 +1,6 @@
 package io.strata.worker.block;
 
+import io.strata.common.BlockFiles;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -22,8 +23,8 @@ final class StoreTier {
 
   StoreTier(TierSpec spec) {
     this.spec = spec;
-    this.blocksDir = spec.dir().resolve("blocks");
-    this.tmpDir = spec.dir().resolve("tmp");
+    this.blocksDir = BlockFiles.committedDir(spec.dir());
+    this.tmpDir = BlockFiles.temporaryDir(spec.dir());
   }
 
   TierSpec spec() {

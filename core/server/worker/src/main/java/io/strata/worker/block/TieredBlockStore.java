@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.strata.common.BlockFiles;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
 import io.strata.common.metrics.MetricNames;
@@ -410,7 +411,7 @@ public final class TieredBlockStore implements AutoCloseable {
    * deleted and the reservation released.
    */
   public BlockMeta commit(TempBlock temp) throws StrataException {
-    Path target = temp.tier().blocksDir().resolve(Long.toString(temp.blockId()));
+    Path target = BlockFiles.committed(temp.tier().spec().dir(), temp.blockId());
     try {
       long size = Files.size(temp.path());
       if (size != temp.length()) {
@@ -540,7 +541,7 @@ public final class TieredBlockStore implements AutoCloseable {
     for (StoreTier t : tiers) {
       usage.add(TierUsage.newBuilder().setAlias(t.spec().alias())
           .setCapacityBytes(t.capacity()).setUsedBytes(t.usedBytes())
-          .setDir(t.spec().dir().toString()).build());
+          .setDir(t.spec().dir().toAbsolutePath().toString()).build());
     }
     return usage;
   }
