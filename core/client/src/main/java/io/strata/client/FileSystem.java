@@ -127,7 +127,19 @@ public final class FileSystem implements Closeable {
    */
   public CloseableIterator<FileInfo> listStatus(String path, SyncOption sync,
       boolean withBlocks) throws StrataException {
-    return new StatusListing(ctx.master, PathNames.normalize(path), sync, withBlocks);
+    return new StatusListing(ctx.master, PathNames.normalize(path), sync, withBlocks, false);
+  }
+
+  /**
+   * {@link #listStatus(String, SyncOption, boolean)} (with blocks, the default sync) of a
+   * directory the master has listed before; one whose children were never loaded from its
+   * under store fails with FAILED_PRECONDITION rather than being loaded. A cache that lists a
+   * folder to answer lookups of single names uses this, so that it never makes the master load
+   * (and from then on trust) a whole folder that only single paths were asked of.
+   */
+  public CloseableIterator<FileInfo> listLoadedStatus(String path) throws StrataException {
+    return new StatusListing(ctx.master, PathNames.normalize(path), SyncOption.DEFAULT, true,
+        true);
   }
 
   /**

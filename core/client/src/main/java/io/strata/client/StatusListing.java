@@ -30,6 +30,7 @@ final class StatusListing implements CloseableIterator<FileInfo> {
   private final String path;
   private final SyncOption sync;
   private final boolean withBlocks;
+  private final boolean loadedOnly;
   private Context.CancellableContext call;
   private Iterator<ListStatusResponse> pages;
   private boolean pageSeenOnThisCall;
@@ -38,13 +39,17 @@ final class StatusListing implements CloseableIterator<FileInfo> {
   private String lastName = "";
   private boolean finished;
 
-  /** @param withBlocks ask for each complete file's blocks and their holders too */
-  StatusListing(MasterClient master, String path, SyncOption sync, boolean withBlocks)
-      throws StrataException {
+  /**
+   * @param withBlocks ask for each complete file's blocks and their holders too
+   * @param loadedOnly fail (FAILED_PRECONDITION) rather than load a directory never listed
+   */
+  StatusListing(MasterClient master, String path, SyncOption sync, boolean withBlocks,
+      boolean loadedOnly) throws StrataException {
     this.master = master;
     this.path = path;
     this.sync = sync;
     this.withBlocks = withBlocks;
+    this.loadedOnly = loadedOnly;
     fetch();
   }
 
@@ -118,7 +123,7 @@ final class StatusListing implements CloseableIterator<FileInfo> {
     call = Context.current().withCancellation();
     ListStatusRequest.Builder request =
         ListStatusRequest.newBuilder().setPath(path).setStartAfter(lastName)
-            .setIncludeBlocks(withBlocks);
+            .setIncludeBlocks(withBlocks).setLoadedOnly(loadedOnly);
     if (!lastName.isEmpty()) {
       request.setSyncIntervalMs(SyncOption.NEVER.intervalMs());
     } else if (sync.given()) {

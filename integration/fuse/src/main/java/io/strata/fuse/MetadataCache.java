@@ -40,8 +40,10 @@ import java.util.concurrent.atomic.LongAdder;
  * unlisted folder starts one listing of the folder on a background thread and waits only until
  * the listing has passed its name; every lookup in that folder meanwhile waits for the same
  * listing, so a loader that reads names from an index costs one listing per folder, not a call
- * per file. A listing stops after {@code maxEntries / 2} children (the folder is then not marked
- * listed, and not listed again for a while), so one huge folder cannot flush the cache.
+ * per file. Such a listing only lists what the master has loaded already (a folder it never
+ * listed is left to per-path lookups, which find files added to the under store since), and it
+ * stops after {@code maxEntries / 2} children (the folder is then not marked listed, and not
+ * listed again for a while), so one huge folder cannot flush the cache.
  *
  * <p>Races: an answer loaded while a notice of its path arrived is dropped right after it was
  * put (see {@link RecentChanges}), and a folder is marked listed only if no notice of a child
@@ -79,6 +81,8 @@ public final class MetadataCache {
   private final Set<String> listed = ConcurrentHashMap.newKeySet();
   /** Folders a lookup's listing stopped in (too many children), not listed again for a while. */
   private final Cache<String, Boolean> tooLarge;
+  /** Folders the master has not loaded (lookups must not make it), not tried again for a while. */
+  private final Cache<String, Boolean> notLoaded;
   private final ConcurrentHashMap<String, DirectoryFill> fills = new ConcurrentHashMap<>();
   private final RecentChanges recent = new RecentChanges(RECENT_NOTICES);
   private final LongAdder evictions = new LongAdder();
@@ -129,6 +133,8 @@ public final class MetadataCache {
             .executor(Runnable::run).build();
     this.tooLarge = Caffeine.newBuilder().maximumSize(1024)
         .expireAfterWrite(Duration.ofMinutes(10)).ticker(ticker).build();
+    this.notLoaded = Caffeine.newBuilder().maximumSize(4096)
+        .expireAfterWrite(Duration.ofSeconds(30)).ticker(ticker).build();
   }
 
   /** The status of {@code path}, from the cache while fresh. */
@@ -149,7 +155,8 @@ public final class MetadataCache {
         hits.increment();
         return answer(putMissing(path, now));
       }
-      if (lister != null && tooLarge.getIfPresent(parent) == null) {
+      if (lister != null && tooLarge.getIfPresent(parent) == null
+          && notLoaded.getIfPresent(parent) == null) {
         FileInfo found = fromListing(parent, path);
         if (found != null) {
           return found;
@@ -343,7 +350,13 @@ public final class MetadataCache {
           }
         }
         whole = !children.hasNext();
-      } catch (Exception e) {
+      } catch (StrataException e) {
+        if (e.code() == ErrorCode.FAILED_PRECONDITION) {
+          // The master never loaded this folder: lookups in it load single paths, which is
+          // what makes files added to the under store appear on first access.
+          notLoaded.put(dir, Boolean.TRUE);
+        }
+      } catch (RuntimeException e) {
         // The lookups that wait load their paths one by one instead.
       } finally {
         listing.finish(whole && (listing.count() > 0 || isEmptyFolder()));

@@ -184,7 +184,7 @@ public final class StrataFuseFileSystem extends FuseStubFS {
         : Executors.newFixedThreadPool(listThreads, daemonThreads("strata-fuse-listing"));
     MetadataCache metadata = new MetadataCache(
         path -> fs.getStatus(path, SyncOption.DEFAULT, true),
-        listings == null ? null : dir -> fs.listStatus(dir, SyncOption.DEFAULT, true),
+        listings == null ? null : fs::listLoadedStatus,
         listings == null ? Runnable::run : listings,
         conf.getDuration(FuseKeys.METADATA_CACHE_TTL), size);
     return create(fs, root, conf, registry, metadata, listings);

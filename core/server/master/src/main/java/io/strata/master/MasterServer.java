@@ -127,6 +127,7 @@ public final class MasterServer implements ProcessMain.Server {
       changes = new ChangeFeed(journal.lastSequence(),
           conf.getInt(MasterKeys.WATCH_HISTORY_SIZE), conf.getInt(MasterKeys.WATCH_QUEUE_SIZE),
           registry);
+      journal.onApplied(changes::advance);
       InodeTree tree = new InodeTree(journal, mounts, loader, workers, sync, LOAD_BATCH,
           changes);
       tree.ensureRoot();

@@ -92,7 +92,12 @@ class NamespaceChangesTest {
     /** The changes of the next messages until {@code count} changes came (heartbeats skipped). */
     List<NamespaceChange> changes(int count) throws InterruptedException {
       List<NamespaceChange> out = new ArrayList<>();
+      long deadline = System.nanoTime() + WAIT.toNanos();
       while (out.size() < count) {
+        if (System.nanoTime() > deadline) {
+          throw new AssertionError("only " + describe(out) + " of " + count + " changes came"
+              + " within " + WAIT);
+        }
         WatchChangesResponse r = next();
         assertFalse(r.getReset(), "unexpected reset");
         out.addAll(r.getChangesList());
@@ -162,21 +167,24 @@ class NamespaceChangesTest {
   }
 
   @Test
-  void loadingAndCheckingUnchangedMetadataStreamsNothingForWhatClientsAlreadySaw()
+  void aFirstLoadAnnouncesNoChildButASyncThatFindsOneDoesAndAnUnchangedCheckNothing()
       throws Exception {
     Files.createDirectories(home.resolve("ufs/data"));
     Files.write(home.resolve("ufs/data/x"), new byte[3]);
-    try (TestMaster m = TestMaster.start(home)) {
-      assertEquals(List.of("x"), m.names("/data"));
-      try (Watch w = Watch.open(m, 0)) {
-        w.next();
-        // A listing that checks the store and finds nothing changed only refreshes sync times.
-        m.fs.listStatus(ListStatusRequest.newBuilder().setPath("/data").setSyncIntervalMs(0)
-            .build()).forEachRemaining(r -> { });
-        m.mkdirs("/marker");
-        assertEquals("/marker", describe(w.changes(1)),
-            "nothing streamed before the marker: the re-check changed nothing clients see");
-      }
+    Files.write(home.resolve("ufs/data/y"), new byte[3]);
+    try (TestMaster m = TestMaster.start(home); Watch w = Watch.open(m, 0)) {
+      w.next();
+      assertEquals(List.of("x", "y"), m.names("/data"));
+      // A listing that checks the store and finds nothing changed only refreshes sync times.
+      m.fs.listStatus(ListStatusRequest.newBuilder().setPath("/data").setSyncIntervalMs(0)
+          .build()).forEachRemaining(r -> { });
+      Files.write(home.resolve("ufs/data/z"), new byte[3]);
+      m.fs.listStatus(ListStatusRequest.newBuilder().setPath("/data").setSyncIntervalMs(0)
+          .build()).forEachRemaining(r -> { });
+      m.mkdirs("/marker");
+      assertEquals("/data/z /marker", describe(w.changes(2)),
+          "only what a client could have seen otherwise: a file found by a sync of a listed"
+              + " folder, and a folder made through Strata in the never-listed root");
     }
   }
 

@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * missed, and sent to every watcher in order by one thread of the feed's own.
  *
  * <p>Guarantees: a watcher gets every change after its position, in sequence order and once,
- * and never before the change is applied to the metastore (it is published after the journal
- * write returns). When that cannot be kept -- the position is older than the history, predates
+ * and never before the change is applied to the metastore (it is published within the journal
+ * write, after the apply, so in journal order with every other write). When that cannot be kept -- the position is older than the history, predates
  * this master, or the watcher fell more than {@code maxPending} changes behind -- the watcher is
  * sent {@code reset} instead, then every later change. The first message of a stream carries
  * what the watcher missed (at most {@link #MAX_REPLAY} changes; more is a reset). A message is
@@ -119,6 +119,18 @@ public final class ChangeFeed implements AutoCloseable {
       notifyAll();
     }
     published.increment(changes.size());
+  }
+
+  /**
+   * Moves the feed's position to a journal sequence every change up to which was published
+   * (called within each journal write, after its changes): a watcher that has been sent
+   * everything is then at the journal's end, so a master restarted on the same journal owes it
+   * nothing and need not reset it.
+   */
+  public synchronized void advance(long sequence) {
+    if (sequence > lastSequence) {
+      lastSequence = sequence;
+    }
   }
 
   /**

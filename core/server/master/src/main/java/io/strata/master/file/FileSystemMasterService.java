@@ -118,7 +118,7 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
     try {
       listing = namespace.openListing(PathNames.normalize(request.getPath()),
           interval(request.hasSyncIntervalMs(), request.getSyncIntervalMs()),
-          request.getIncludeBlocks());
+          request.getIncludeBlocks(), request.getLoadedOnly());
     } catch (Exception e) {
       calls.timer("ListStatus").record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
       observer.onError(GrpcErrors.toStatus(e));

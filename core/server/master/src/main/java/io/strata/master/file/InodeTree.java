@@ -338,7 +338,7 @@ public final class InodeTree {
       String name = w.names().get(depth - 1);
       InodeEntry.Builder child = loader.toInode(s.get(), newInodeId(), w.last().getId(), name,
           now);
-      journal(List.of(inode(child)));
+      journalDiscovered(List.of(inode(child)));
       loader.countLoaded(1);
       if (child.getDirectory()) {
         policy.statusChecked(child.getId(), now);
@@ -402,25 +402,42 @@ public final class InodeTree {
    * change in directories whose listing is being synced are remembered for that sync.
    */
   public void journal(List<JournalEntry.Builder> entries) throws StrataException {
+    journal(entries, false);
+  }
+
+  /**
+   * {@link #journal(List)} for what a load or sync found in an under store. New inodes in a
+   * directory whose children were never loaded are not announced to watchers: nobody can hold
+   * a listing of such a directory, only the absence of a name in it, which clients keep for
+   * their time-to-live at most; and the first load of a large directory would otherwise stream
+   * a change per child, each of which makes a client drop what a listing racing it put.
+   */
+  void journalDiscovered(List<JournalEntry.Builder> entries) throws StrataException {
+    journal(entries, true);
+  }
+
+  private void journal(List<JournalEntry.Builder> entries, boolean discovered)
+      throws StrataException {
     if (!sessions.isEmpty()) {
       noteTouched(entries);
     }
     // Paths are named before the entries apply: a removed or renamed inode has no path after.
-    List<PathChange> described = describe(entries);
-    List<JournalEntry> written = journal.write(entries);
+    List<PathChange> described = describe(entries, discovered);
+    List<JournalEntry> written = journal.write(entries, applied -> {
+      if (!described.isEmpty()) {
+        List<NamespaceChange> published = new ArrayList<>(described.size());
+        for (PathChange c : described) {
+          published.add(NamespaceChange.newBuilder().setPath(c.path()).setSubtree(c.subtree())
+              .setSequence(applied.get(c.entry()).getSequence()).build());
+        }
+        changes.publish(published);
+      }
+    });
     for (JournalEntry e : written) {
       if (e.hasAddMount() || e.hasDeleteMount()) {
         mounts.reload(store.mounts());
         break;
       }
-    }
-    if (!described.isEmpty()) {
-      List<NamespaceChange> published = new ArrayList<>(described.size());
-      for (PathChange c : described) {
-        published.add(NamespaceChange.newBuilder().setPath(c.path()).setSubtree(c.subtree())
-            .setSequence(written.get(c.entry()).getSequence()).build());
-      }
-      changes.publish(published);
     }
   }
 
@@ -434,7 +451,7 @@ public final class InodeTree {
    * of the same batch creates (a directory and its parents), so the paths of new directories
    * are remembered on the way.
    */
-  private List<PathChange> describe(List<JournalEntry.Builder> entries) {
+  private List<PathChange> describe(List<JournalEntry.Builder> entries, boolean discovered) {
     List<PathChange> out = new ArrayList<>();
     Map<Long, String> paths = new HashMap<>();
     for (int i = 0; i < entries.size(); i++) {
@@ -443,7 +460,8 @@ public final class InodeTree {
         case INODE -> {
           InodeEntry n = e.getInode();
           InodeEntry before = store.get(n.getId());
-          if (before != null && sameView(before, n)) {
+          if (before != null && sameView(before, n)
+              || discovered && before == null && inUnloadedDirectory(n)) {
             continue;
           }
           String path = n.getId() == InodeStore.ROOT_ID ? PathNames.ROOT
@@ -487,6 +505,12 @@ public final class InodeTree {
       }
     }
     return out;
+  }
+
+  /** Whether an inode's directory never had its children loaded. */
+  private boolean inUnloadedDirectory(InodeEntry n) {
+    InodeEntry parent = store.get(n.getParentId());
+    return parent != null && parent.getDirectory() && !parent.getChildrenLoaded();
   }
 
   /** Whether two versions of an inode look the same to clients. */

@@ -232,7 +232,7 @@ final class ListingSync {
           }
         }
       }
-      tree.journal(entries);
+      tree.journalDiscovered(entries);
       tree.workers().removeFiles(files);
       loader.countLoaded(added);
       if (added > 0) {
@@ -269,7 +269,7 @@ final class ListingSync {
           pass.changed = true;
         }
       }
-      tree.journal(entries);
+      tree.journalDiscovered(entries);
       tree.workers().removeFiles(files);
       if (page.size() < batchSize) {
         return false;

@@ -92,12 +92,24 @@ public final class Namespace {
    * A file is checked as {@link #getStatus} checks it.
    */
   public Listing openListing(String path, SyncInterval call) throws IOException {
-    return openListing(path, call, false);
+    return openListing(path, call, false, false);
   }
 
-  /** {@link #openListing(String, SyncInterval)}; a file comes with its blocks when asked. */
-  public Listing openListing(String path, SyncInterval call, boolean withBlocks)
-      throws IOException {
+  /**
+   * {@link #openListing(String, SyncInterval)}; a file comes with its blocks when asked. With
+   * {@code loadedOnly}, a directory whose children were never loaded is not loaded: the call
+   * fails with FAILED_PRECONDITION, so that listing to answer lookups never changes what later
+   * accesses of single paths find in the under store.
+   */
+  public Listing openListing(String path, SyncInterval call, boolean withBlocks,
+      boolean loadedOnly) throws IOException {
+    if (loadedOnly) {
+      InodeEntry dir = tree.resolve(path, call);
+      if (dir.getDirectory() && !dir.getChildrenLoaded()) {
+        throw StrataException.failedPrecondition("The children of " + path + " were never"
+            + " loaded from the under store; list it without loaded_only to load them");
+      }
+    }
     listings.refresh(path, call);
     Listing dir = tree.read(path, SyncInterval.NEVER,
         n -> n.getDirectory() ? new Listing(n.getId(), null) : null);

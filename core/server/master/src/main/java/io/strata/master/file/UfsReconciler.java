@@ -44,7 +44,7 @@ final class UfsReconciler {
       if (reconcile(seen, path, s, now, entries, files) == seen.getId()) {
         policy.statusChecked(seen.getId(), now);
       }
-      tree.journal(entries);
+      tree.journalDiscovered(entries);
       tree.workers().removeFiles(files);
       return null;
     });

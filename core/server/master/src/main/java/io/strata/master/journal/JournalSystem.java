@@ -18,6 +18,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,6 +50,7 @@ public final class JournalSystem implements Closeable {
   private final ScheduledExecutorService scheduler;
   private final AtomicBoolean checkpointQueued = new AtomicBoolean();
   private volatile long lastCheckpointSequence;
+  private volatile LongConsumer appliedListener;
   /** Set when no more writes are accepted (closing, or a failed apply). */
   private boolean closed;
   private boolean released;
@@ -126,8 +129,17 @@ public final class JournalSystem implements Closeable {
    * Journals the entries (assigning their sequences) and applies them to the store, in order.
    * Returns after both, so the change is durable and visible.
    */
-  public synchronized List<JournalEntry> write(List<JournalEntry.Builder> entries)
+  public List<JournalEntry> write(List<JournalEntry.Builder> entries)
       throws StrataException {
+    return write(entries, null);
+  }
+
+  /**
+   * {@link #write(List)}, then {@code applied} with the written entries before any other write
+   * can start, so that what it publishes of them is in journal order with every other write.
+   */
+  public synchronized List<JournalEntry> write(List<JournalEntry.Builder> entries,
+      Consumer<List<JournalEntry>> applied) throws StrataException {
     if (entries.isEmpty()) {
       return List.of();
     }
@@ -148,6 +160,13 @@ public final class JournalSystem implements Closeable {
         throw StrataException.internal("Cannot apply a change to the metastore: "
             + ex.getMessage() + " (restart the master)", ex);
       }
+    }
+    if (applied != null) {
+      applied.accept(written);
+    }
+    LongConsumer listener = appliedListener;
+    if (listener != null) {
+      listener.accept(journal.lastSequence());
     }
     if (journal.lastSequence() - lastCheckpointSequence >= checkpointEntries
         && checkpointQueued.compareAndSet(false, true)) {
@@ -189,6 +208,14 @@ public final class JournalSystem implements Closeable {
 
   public long lastSequence() {
     return journal.lastSequence();
+  }
+
+  /**
+   * Tells {@code listener} the last sequence after every write, within the write (so in order,
+   * and after what the write's own callback published).
+   */
+  public void onApplied(LongConsumer listener) {
+    this.appliedListener = listener;
   }
 
   public long lastCheckpointSequence() {
