@@ -18,6 +18,7 @@ import io.strata.proto.UfsBlockSource;
 import io.strata.proto.WorkerAddress;
 import io.strata.proto.WorkerInfo;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -160,6 +161,44 @@ final class BlockReader implements AutoCloseable {
       return null;
     }
     return opened;
+  }
+
+  /**
+   * Reads {@code dst.remaining()} bytes at {@code position} from block files of a worker on this
+   * machine, when every block the range touches is one ({@link #readsLocally}); false, with
+   * nothing read, when one is not. With a direct {@code dst}, each byte is copied once.
+   */
+  boolean readLocally(long position, ByteBuffer dst) throws IOException {
+    int len = dst.remaining();
+    if (len == 0) {
+      return true;
+    }
+    long last = position + len - 1;
+    long blockSize = file.getBlockSize();
+    for (long b = position / blockSize; b <= last / blockSize; b++) {
+      if (!readsLocally(b * blockSize)) {
+        return false;
+      }
+    }
+    int start = dst.position();
+    long pos = position;
+    while (dst.hasRemaining()) {
+      checkOpen();
+      BlockInfo block = blocks.get((int) (pos / blockSize));
+      long inBlock = pos - block.getOffset();
+      int n = (int) Math.min(dst.remaining(), block.getLength() - inBlock);
+      LocalBlockFile local = localFiles.get(block.getBlockId());
+      ByteBuffer piece = dst.slice(dst.position(), n);
+      if (local == null || !local.read(inBlock, piece)) {
+        // Closed under us: the caller reads the whole range another way.
+        dst.position(start);
+        return false;
+      }
+      dst.position(dst.position() + n);
+      pos += n;
+    }
+    ctx.metrics.addShortCircuit(len);
+    return true;
   }
 
   /** Reads exactly {@code len} bytes at {@code position}, which the caller keeps in the file. */

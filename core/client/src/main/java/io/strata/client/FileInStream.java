@@ -6,6 +6,7 @@ import io.strata.common.error.StrataException;
 import io.strata.proto.FileInfo;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -98,6 +99,23 @@ public final class FileInStream extends InputStream {
    */
   public boolean readsLocally(long position) {
     return position >= 0 && position < length && !closed && reader.readsLocally(position);
+  }
+
+  /**
+   * Reads {@code dst.remaining()} bytes at {@code position} when the whole range is in block
+   * files of a worker on this machine ({@link #readsLocally}); returns the number read, or -1
+   * (nothing read) when some of it is not local. Into a direct buffer, each byte is copied once
+   * (from the mapped block file, or by the kernel from the file). The range must lie in the file.
+   * Safe to call concurrently.
+   */
+  public int readLocally(long position, ByteBuffer dst) throws IOException {
+    checkOpen();
+    int len = dst.remaining();
+    if (position < 0 || position + len > length) {
+      throw new StrataException(ErrorCode.INVALID_ARGUMENT, "Cannot read " + len
+          + " bytes at " + position + " of " + path + ": the file has " + length + " bytes");
+    }
+    return reader.readLocally(position, dst) ? len : -1;
   }
 
   /** Reads exactly {@code len} bytes at {@code position}, or fails when the file is shorter. */

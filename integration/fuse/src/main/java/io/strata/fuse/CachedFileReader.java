@@ -4,6 +4,7 @@ import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -133,6 +134,27 @@ public final class CachedFileReader implements Closeable {
     }
     cache.recordReturned(n);
     return n;
+  }
+
+  /**
+   * Reads {@code dst.remaining()} bytes at {@code offset} straight into {@code dst} when the
+   * source serves the whole range from memory on this machine (a local worker's block file) and
+   * the cache is on: one copy, no page. Returns the number read, or -1 with nothing read when
+   * the range is not local or ends past the file (the caller then uses {@link #read}).
+   */
+  public int readLocally(long offset, ByteBuffer dst) throws IOException {
+    int n = dst.remaining();
+    if (n == 0 || offset < 0 || offset + n > length || !cache.enabled()
+        || !source.readsLocally(offset) || !source.readsLocally(offset + n - 1)) {
+      return -1;
+    }
+    int got = source.readLocally(offset, dst);
+    if (got > 0) {
+      cache.recordSource(got);
+      cache.recordLocal(got);
+      cache.recordReturned(got);
+    }
+    return got;
   }
 
   /** Closes the source; queued read-aheads of this file are dropped. Pages stay cached. */

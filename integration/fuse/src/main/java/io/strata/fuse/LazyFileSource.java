@@ -4,6 +4,7 @@ import io.strata.client.FileInStream;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 
 /**
  * The source of one open file whose client stream is made only when a read reaches it, from
@@ -90,6 +91,11 @@ final class LazyFileSource implements PositionedSource {
     } catch (IOException e) {
       return false;
     }
+  }
+
+  @Override
+  public int readLocally(long position, ByteBuffer dst) throws IOException {
+    return stream().readLocally(position, dst);
   }
 
   @Override

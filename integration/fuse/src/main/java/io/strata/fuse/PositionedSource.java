@@ -3,6 +3,7 @@ package io.strata.fuse;
 import io.strata.client.FileInStream;
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 
 /**
  * Where a {@link CachedFileReader} fetches the bytes of one file: positioned reads of a file of
@@ -26,6 +27,15 @@ public interface PositionedSource extends Closeable {
     return false;
   }
 
+  /**
+   * Reads {@code dst.remaining()} bytes at {@code position} when the source serves all of them
+   * from memory on this machine ({@link #readsLocally}), straight into {@code dst}; returns the
+   * number read, or -1 with nothing read when it cannot. The default cannot.
+   */
+  default int readLocally(long position, ByteBuffer dst) throws IOException {
+    return -1;
+  }
+
   /** Length of the file in bytes; never changes. */
   long length();
 
@@ -44,6 +54,11 @@ public interface PositionedSource extends Closeable {
       @Override
       public boolean readsLocally(long position) {
         return in.readsLocally(position);
+      }
+
+      @Override
+      public int readLocally(long position, ByteBuffer dst) throws IOException {
+        return in.readLocally(position, dst);
       }
 
       @Override

@@ -1,6 +1,7 @@
 package io.strata.fuse;
 
 import io.strata.client.CloseableIterator;
+import com.kenai.jffi.MemoryIO;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -73,6 +74,8 @@ import ru.serce.jnrfuse.struct.Timespec;
 public final class StrataFuseFileSystem extends FuseStubFS {
   private static final Logger LOG = LoggerFactory.getLogger(StrataFuseFileSystem.class);
   private static final long STATFS_BLOCK = 4096;
+  /** Native memory access, to hand libfuse's reply buffers to Java as direct buffers. */
+  private static final MemoryIO MEMORY = MemoryIO.getInstance();
   /** Largest read buffer an upcall thread keeps: libfuse 2 asks at most 128 KiB a read. */
   private static final int KEPT_READ_BUFFER = 128 << 10;
   private static final int S_IFMT = 0170000;
@@ -468,6 +471,15 @@ public final class StrataFuseFileSystem extends FuseStubFS {
       return 0;
     }
     int want = (int) Math.min(size, length - offset);
+    try {
+      // A range in a local worker's block file goes straight into libfuse's reply buffer.
+      int local = h.reader.readLocally(offset, MEMORY.newDirectByteBuffer(buf.address(), want));
+      if (local >= 0) {
+        return local;
+      }
+    } catch (Exception e) {
+      // Read it the other way, which reports what fails.
+    }
     byte[] bytes = readBuffer(want);
     try {
       int n = h.reader.read(offset, bytes, 0, want, h.pattern);
