@@ -3,6 +3,7 @@ package io.strata.fuse;
 import io.strata.client.NamespaceWatch;
 import io.strata.common.PathNames;
 import io.strata.proto.NamespaceChange;
+import java.time.Duration;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -11,7 +12,7 @@ import org.slf4j.LoggerFactory;
  * Passes the master's change stream on to a mount: every change notice drops the path from the
  * {@link MetadataCache} and, for paths inside the mount, from the kernel's caches
  * ({@link KernelEntries}); a reset drops everything; while the stream is broken the metadata
- * cache holds every entry to its TTL.
+ * cache holds every entry to its TTL, and the kernel's answers are dropped as often.
  */
 final class ChangeRelay implements NamespaceWatch.Listener {
   private static final Logger LOG = LoggerFactory.getLogger(ChangeRelay.class);
@@ -19,12 +20,17 @@ final class ChangeRelay implements NamespaceWatch.Listener {
   private final String root;
   private final MetadataCache metadata;
   private final KernelEntries kernel;
+  private final Duration ttl;
 
-  /** @param root the namespace folder shown at the mount's root */
-  ChangeRelay(String root, MetadataCache metadata, KernelEntries kernel) {
+  /**
+   * @param root the namespace folder shown at the mount's root
+   * @param ttl how long answers live while the stream is down (the metadata cache's TTL)
+   */
+  ChangeRelay(String root, MetadataCache metadata, KernelEntries kernel, Duration ttl) {
     this.root = root;
     this.metadata = metadata;
     this.kernel = kernel;
+    this.ttl = ttl;
   }
 
   @Override
@@ -35,6 +41,7 @@ final class ChangeRelay implements NamespaceWatch.Listener {
       metadata.reset();
       kernel.invalidateAll();
     }
+    kernel.holdTo(Duration.ZERO);
     metadata.watchLive(true);
   }
 
@@ -55,6 +62,10 @@ final class ChangeRelay implements NamespaceWatch.Listener {
   @Override
   public void disconnected(String reason) {
     metadata.watchLive(false);
+    // From now on the kernel's answers live no longer than the mount's own, and what it holds
+    // from before may have missed changes already.
+    kernel.holdTo(ttl);
+    kernel.invalidateAll();
   }
 
   /** The path of the mount that shows a namespace path, or null when it is outside the mount. */

@@ -4,9 +4,12 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.strata.common.PathNames;
 import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
@@ -26,6 +29,10 @@ import org.slf4j.LoggerFactory;
  * handler records which node the header names -- the parent for a lookup or a create, the node
  * itself for getattr, open and readdir. Entries the mount never learnt (too many to remember,
  * or served by libfuse's own loop) expire by the kernel's timeouts as before.
+ *
+ * <p>While no change notice can arrive (the change stream is down), {@link #holdTo} makes the
+ * kernel's answers expire as the mount's own do: every path the kernel was told of is dropped
+ * again each TTL, so raising the kernel's timeouts costs no staleness then either.
  *
  * <p>Invalidations run on a thread of their own, in order, so that the caller (the change
  * stream) never waits for the kernel, which may hold a folder's lock while an upcall in it is
@@ -62,6 +69,9 @@ final class KernelEntries implements AutoCloseable {
   private record Pending(String path, boolean subtree) {}
 
   private final Cache<String, Long> nodes;
+  /** Paths the kernel was told of since the last tick, while answers are held to a TTL. */
+  private final Set<String> sinceTick = ConcurrentHashMap.newKeySet();
+  private volatile long tickNanos;
   private final BlockingQueue<Pending> queue;
   private final AtomicBoolean overflow = new AtomicBoolean();
   private final LongAdder sent = new LongAdder();
@@ -103,12 +113,27 @@ final class KernelEntries implements AutoCloseable {
         return;
       }
     }
+    if (tickNanos > 0) {
+      sinceTick.add(path);
+    }
     if (named == null) {
       return;
     }
     Long known = nodes.getIfPresent(named);
     if (known == null || known != node) {
       nodes.put(named, node);
+    }
+  }
+
+  /**
+   * While {@code ttl} is positive, drops every path the kernel was told of at least every
+   * {@code ttl}, so that the kernel holds no answer longer than the mount's own cache does when
+   * no change notice can reach it (the change stream is down); zero stops that.
+   */
+  void holdTo(Duration ttl) {
+    tickNanos = ttl.toNanos();
+    if (tickNanos == 0) {
+      sinceTick.clear();
     }
   }
 
@@ -132,12 +157,24 @@ final class KernelEntries implements AutoCloseable {
   }
 
   private void sendLoop() {
+    long lastTick = System.nanoTime();
     while (true) {
       Pending p;
       try {
-        p = queue.poll(1, TimeUnit.SECONDS);
+        long tick = tickNanos;
+        p = queue.poll(tick > 0 ? Math.max(1, tick / 4) : TimeUnit.SECONDS.toNanos(1),
+            TimeUnit.NANOSECONDS);
       } catch (InterruptedException e) {
         return;
+      }
+      long tick = tickNanos;
+      if (tick > 0 && System.nanoTime() - lastTick >= tick) {
+        lastTick = System.nanoTime();
+        List<String> told = new ArrayList<>(sinceTick);
+        sinceTick.removeAll(told);
+        for (String path : told) {
+          send(path);
+        }
       }
       if (overflow.getAndSet(false)) {
         queue.clear();

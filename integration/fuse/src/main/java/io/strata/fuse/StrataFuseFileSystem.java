@@ -205,8 +205,12 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     com.sun.security.auth.module.UnixSystem user = new com.sun.security.auth.module.UnixSystem();
     int size = conf.getInt(FuseKeys.METADATA_CACHE_SIZE);
     KernelEntries kernel = new KernelEntries(2L * Math.max(1, size), KERNEL_QUEUE);
+    // Until the change stream is in step (and for good without it), the kernel's answers are
+    // dropped as often as the mount's own expire.
+    kernel.holdTo(conf.getDuration(FuseKeys.METADATA_CACHE_TTL));
     NamespaceWatch watch = conf.getBoolean(FuseKeys.METADATA_WATCH) && metadata.enabled()
-        ? fs.watchChanges(new ChangeRelay(root, metadata, kernel)) : null;
+        ? fs.watchChanges(new ChangeRelay(root, metadata, kernel,
+            conf.getDuration(FuseKeys.METADATA_CACHE_TTL))) : null;
     return new StrataFuseFileSystem(fs, root, metadata, kernel,
         new MountResources(watch, listings), size,
         UserNames.ofThisMachine(user.getUid(), user.getGid()),

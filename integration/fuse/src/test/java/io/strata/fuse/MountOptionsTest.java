@@ -33,7 +33,7 @@ class MountOptionsTest {
   void aZeroMaxReadLeavesItToTheKernel() {
     StrataConfig conf = StrataConfig.load(Map.of("strata.fuse.max.read", "0",
         "strata.fuse.allow.other", "false"));
-    assertEquals(List.of("-o", "default_permissions,big_writes,attr_timeout=1,entry_timeout=1"),
+    assertEquals(List.of("-o", "default_permissions,big_writes,attr_timeout=10,entry_timeout=10"),
         MountOptions.withDefaults(List.of(), conf));
   }
 

@@ -25,11 +25,14 @@ public final class FuseKeys {
       "strata.fuse.metadata.cache.size", 100_000, "entries",
       "Most paths the mount's metadata cache holds; the least used ones go first.");
   public static final ConfigKey ATTR_TIMEOUT = ConfigKey.duration("strata.fuse.attr.timeout",
-      "1s", "Kernel attribute cache time (libfuse attr_timeout) the mount sets unless -o gives"
-          + " attr_timeout.");
+      "10s", "Kernel attribute cache time (libfuse attr_timeout) the mount sets unless -o gives"
+          + " attr_timeout; a changed path is dropped from the kernel's caches when its change"
+          + " notice arrives, and while the change stream is down every answer is dropped each"
+          + " strata.fuse.metadata.cache.ttl, so this bounds only what the mount cannot learn"
+          + " of.");
   public static final ConfigKey ENTRY_TIMEOUT = ConfigKey.duration("strata.fuse.entry.timeout",
-      "1s", "Kernel name lookup cache time (libfuse entry_timeout) the mount sets unless -o gives"
-          + " entry_timeout.");
+      "10s", "Kernel name lookup cache time (libfuse entry_timeout) the mount sets unless -o gives"
+          + " entry_timeout; dropped on change notices as strata.fuse.attr.timeout is.");
   public static final ConfigKey MAX_READ = ConfigKey.bytes("strata.fuse.max.read", "128KB",
       "Largest read request the kernel sends (libfuse max_read), set unless -o gives max_read;"
           + " 0 leaves it to the kernel.");
