@@ -60,9 +60,16 @@ import ru.serce.jnrfuse.struct.Timespec;
  *       utimens, truncate to 0) go to the master at once, see {@link MountWrites}; what Strata
  *       cannot do answers EOPNOTSUPP or EPERM.
  *   <li>A missing path answers ENOENT; an unreachable cluster answers EIO and logs a line.
- *   <li>getattr, access and open answer from the {@link MetadataCache}, so a status (or a
- *       path's absence) is at most the cache's TTL old, except after this mount's own changes,
- *       which it sees at once.
+ *   <li>getattr, access and open answer from the {@link MetadataCache}: a status stays until
+ *       the master's change stream says it changed (a path's absence, and every status while
+ *       the stream is down, for the cache's TTL at most); this mount's own changes are seen at
+ *       once. Directory listings bring each file's blocks, so opening and reading a listed file
+ *       makes no master call, and a lookup in a folder not listed yet lists it once.
+ *   <li>A changed path is also dropped from the kernel's caches ({@link KernelEntries}), so a
+ *       change made through another client shows through this mount within the stream's delay,
+ *       whatever the kernel's attribute and entry timeouts.
+ *   <li>A read of a range in a local worker's block file goes straight into libfuse's reply
+ *       buffer, with no call to the worker and one copy.
  *   <li>An open sets {@code keep_cache}, so the kernel keeps the pages it cached of the file,
  *       only when the file has the same id, length and modification time as at its previous
  *       open on this mount; otherwise the kernel drops them and reads again.
