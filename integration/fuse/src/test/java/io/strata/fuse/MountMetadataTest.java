@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.strata.client.FileSystem;
 import io.strata.client.SetAttributeOptions;
+import io.strata.client.SyncOption;
 import io.strata.common.conf.StrataConfig;
 import io.strata.proto.LoadJobOptions;
 import io.strata.proto.LoadJobState;
@@ -36,7 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * master call; a change made through another client, another mount or {@code strata fs} reaches
  * a mount whose own and kernel caches would otherwise hold the old answer for ten minutes; the
  * stream comes back after a master restart; a block freed under a mount that opened its file
- * directly still reads right.
+ * directly still reads right; a first read of an uncached small file reads the under store once.
  */
 class MountMetadataTest {
   static final long BLOCK = 1 << 20;
@@ -256,6 +257,29 @@ class MountMetadataTest {
           rest.array(), "blocks read after they were freed");
     }
     assertArrayEquals(source, Files.readAllBytes(file), "a new open after the free");
+  }
+
+  @Test
+  void aFirstReadOfAnUncachedSmallFileMakesOneUnderStoreRead() throws Exception {
+    Path source = cluster.underStoreRoot().resolve("cold/small.bin");
+    Files.createDirectories(source.getParent());
+    TestTree.writeRandom(source, 20 << 10, 11);
+    // The root was listed by the preload: a file added to the under store since is found by a
+    // sync, as `strata fs ls --sync` makes one.
+    client.getStatus("/cold/small.bin", SyncOption.ALWAYS);
+    double before = MultiProcessCluster.metric(cluster.scrapeWorker(0),
+        "strata_worker_read_ufs_calls_total");
+    assertArrayEquals(Files.readAllBytes(source), Files.readAllBytes(plain.path("cold/small.bin")));
+    double after = MultiProcessCluster.metric(cluster.scrapeWorker(0),
+        "strata_worker_read_ufs_calls_total");
+    assertEquals(1.0, after - before, "under-store reads for the first read of a 20 KiB file");
+    waitFor("the file to be cached", () -> {
+      try {
+        return client.getStatus("/cold/small.bin").getCachedBytes() == 20 << 10;
+      } catch (Exception e) {
+        return false;
+      }
+    });
   }
 
   private static long readFully(FileChannel ch, ByteBuffer buf, long position) throws Exception {

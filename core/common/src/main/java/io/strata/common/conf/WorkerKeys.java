@@ -28,7 +28,14 @@ public final class WorkerKeys {
       "0", "Capacity of the HDD tier; 0 (the default) turns the tier off.");
   public static final ConfigKey CACHE_ON_READ_MISS = ConfigKey.bool(
       "strata.worker.read.miss.cache.enabled", true,
-      "Cache the whole block in the background after a read that missed the cache.");
+      "Cache the whole block after a read that missed the cache (the reader is answered from"
+          + " the copy when it waits for it, see strata.worker.read.miss.whole.block.size).");
+  public static final ConfigKey READ_MISS_WHOLE_BLOCK_SIZE = ConfigKey.bytes(
+      "strata.worker.read.miss.whole.block.size", "4MB",
+      "A read that misses a block of at most this size is served by copying the whole block"
+          + " into the cache and answering from the copy, so a small file costs one under-store"
+          + " read; a larger block is copied that way only when the read starts at its first"
+          + " byte, and a read elsewhere in it fetches its own range.");
   public static final ConfigKey UFS_FETCH_THREADS = ConfigKey.integer(
       "strata.worker.read.miss.cache.threads", 4, "threads",
       "Threads that copy missed blocks from under stores into the cache.");

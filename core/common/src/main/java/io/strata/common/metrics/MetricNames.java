@@ -46,6 +46,8 @@ public final class MetricNames {
   public static final String WORKER_CACHE_MISSES = "strata.worker.cache.misses";
   public static final String WORKER_READ_CACHE_BYTES = "strata.worker.read.cache";
   public static final String WORKER_READ_UFS_BYTES = "strata.worker.read.ufs";
+  /** Counter of under-store read calls made for client reads and the block copies they cause. */
+  public static final String WORKER_READ_UFS_CALLS = "strata.worker.read.ufs.calls";
   public static final String WORKER_TIER_CAPACITY = "strata.worker.tier.capacity";
   public static final String WORKER_TIER_USED = "strata.worker.tier.used";
   public static final String WORKER_TIER_BLOCKS = "strata.worker.tier.blocks";

@@ -124,7 +124,8 @@ public final class WorkerServer implements ProcessMain.Server {
     readMetrics = new ReadMetrics(registry);
     dataServer = new DataServer(new DataServer.Settings(bindHost,
         conf.getInt(WorkerKeys.DATA_PORT), conf.getInt(WorkerKeys.DATA_THREADS), chunkSize,
-        conf.getBoolean(WorkerKeys.CACHE_ON_READ_MISS)), store, mountedStores, ufsExecutor,
+        conf.getBoolean(WorkerKeys.CACHE_ON_READ_MISS),
+        conf.getBytes(WorkerKeys.READ_MISS_WHOLE_BLOCK_SIZE)), store, mountedStores, ufsExecutor,
         cacher, readMetrics);
     dataServer.start();
     toClose.add(dataServer);

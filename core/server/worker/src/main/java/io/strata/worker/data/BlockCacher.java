@@ -1,5 +1,6 @@
 package io.strata.worker.data;
 
+import io.strata.proto.ReadStatus;
 import io.strata.proto.UfsBlockSource;
 import io.strata.underfs.UnderFileSystem;
 import io.strata.worker.block.BlockFileOpener;
@@ -7,12 +8,17 @@ import io.strata.worker.block.BlockFileWriter;
 import io.strata.worker.block.TempBlock;
 import io.strata.worker.block.TieredBlockStore;
 import io.strata.worker.ufs.MountedStores;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
@@ -23,30 +29,65 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Copies whole blocks from under stores into the block store after reads that missed, on a
- * bounded pool with a bounded queue. At most one copy of a block id is queued or running; a
- * request that finds the queue full is dropped (the next miss asks again). The source's
- * fingerprint is checked before the copy (against the one the client learnt, when it gave one)
- * and again after it: a copy whose source changed at either point -- a file rewritten while it
- * was being copied -- is dropped, so a block is never cached as a mix of two versions.
+ * Copies whole blocks from under stores into the block store, on a bounded pool with a bounded
+ * queue: in the background after a read that missed ({@link #request}), or for readers that
+ * wait for the copy ({@link #serve}), so that a first read of a block reads the under store
+ * once -- the bytes fetched for the readers are the bytes cached -- instead of once for the
+ * reader and once more for the cache. At most one copy of a block id is queued or running; a
+ * background request that finds the queue full is dropped (the next miss asks again), a reader
+ * that finds it full is told to read another way.
+ *
+ * <p>Readers of a copy are answered as soon as the bytes of their range are written, not when
+ * the whole block is: a small block (a small file) is read in one chunk and every waiting reader
+ * is answered from it; a reader of the start of a large block gets its range after the first
+ * chunks. A reader whose range starts more than two chunks beyond what is written is not made
+ * to wait (a random read far into a block the copy would reach only later); it reads the range
+ * on its own.
+ *
+ * <p>Versions are never mixed: the source's fingerprint is checked before the copy starts
+ * (against the one the client learnt, when it gave one), again before readers are answered from
+ * bytes read since the last check, and once more after the last byte was read, before the
+ * block is committed. A copy whose source changed at any point is dropped, and its readers not
+ * yet answered get READ_CHANGED; a block is never cached as a mix of two versions. A small block
+ * costs two stats and one read of the under store.
  *
  * <p>Block files are written through a {@link BlockFileOpener}, with Direct I/O where the tier
  * takes it. Each copy thread owns one heap chunk (under stores read into arrays) and one 4 KiB
  * aligned direct chunk, made the first time it copies, so the memory used is threads x 2 x
- * chunk size whatever the queue holds. A copy that fails or is interrupted half-way is aborted:
- * its temporary file is deleted and nothing is served.
+ * chunk size whatever the queue or the number of waiting readers. A copy that fails or is
+ * interrupted half-way is aborted: its temporary file is deleted and nothing is served from it
+ * or committed.
  */
 public final class BlockCacher implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(BlockCacher.class);
+
+  /** A reader waiting for a range of a block being copied; answered exactly once. */
+  interface Waiter {
+    /** Offset of the range within the block. */
+    long offset();
+
+    /** Bytes of the range. */
+    long length();
+
+    /** The range is in {@code block} (readable until this returns): send it. */
+    void ready(FileChannel block);
+
+    /** The copy cannot give the range and nothing was sent: answer with this status. */
+    void failed(ReadStatus status, String message, String fingerprint);
+
+    /** The copy could not start (no room in the store): read the range another way. */
+    void readElsewhere();
+  }
 
   private final TieredBlockStore store;
   private final MountedStores stores;
   private final BlockFileOpener opener;
   private final int chunkSize;
   private final ThreadPoolExecutor pool;
-  private final Set<Long> inFlight = ConcurrentHashMap.newKeySet();
+  private final Map<Long, Copy> copies = new ConcurrentHashMap<>();
   // Dies with its thread when an idle copy thread times out, and the buffers with it.
   private final ThreadLocal<Chunk> chunks;
+  private volatile ReadMetrics metrics;
 
   /** A cacher that writes with Direct I/O where the tiers take it. */
   public BlockCacher(TieredBlockStore store, MountedStores stores, int threads, int queueSize,
@@ -77,99 +118,267 @@ public final class BlockCacher implements AutoCloseable {
     pool.allowCoreThreadTimeOut(true);
   }
 
+  /** Counts the under-store reads of copies in {@code readMetrics} from now on. */
+  void countReadsIn(ReadMetrics readMetrics) {
+    this.metrics = readMetrics;
+  }
+
   /**
    * Asks for the block to be cached in the background.
    *
    * @return whether a copy was queued (false when cached, already queued, or the queue is full)
    */
   public boolean request(long blockId, UfsBlockSource source) {
-    if (store.contains(blockId) || !inFlight.add(blockId)) {
+    if (store.contains(blockId) || copies.containsKey(blockId)) {
       return false;
+    }
+    return start(blockId, source, null) != null;
+  }
+
+  /**
+   * Answers {@code waiter} from a copy of the block: the one running, or a new one. False when
+   * it cannot (the queue is full, the copy has finished already, or the waiter's range starts
+   * far beyond what the copy has written): the caller then serves the waiter on its own, and
+   * the waiter hears nothing from here.
+   */
+  boolean serve(long blockId, UfsBlockSource source, Waiter waiter) {
+    Copy running = copies.get(blockId);
+    if (running != null) {
+      return running.add(waiter);
+    }
+    return start(blockId, source, waiter) != null;
+  }
+
+  /** Starts a copy, with a first waiter or none; null when one runs already or none can. */
+  private Copy start(long blockId, UfsBlockSource source, Waiter first) {
+    Copy copy = new Copy(blockId, source);
+    if (first != null) {
+      copy.waiting.add(first);
+    }
+    Copy existing = copies.putIfAbsent(blockId, copy);
+    if (existing != null) {
+      return first != null && existing.add(first) ? existing : null;
     }
     try {
-      pool.execute(() -> copy(blockId, source));
-      return true;
+      pool.execute(copy);
+      return copy;
     } catch (RejectedExecutionException e) {
-      inFlight.remove(blockId);
-      LOG.debug("Not caching block {}: the copy queue is full", blockId);
-      return false;
+      copies.remove(blockId, copy);
+      LOG.debug("Not copying block {}: the copy queue is full", blockId);
+      return null;
     }
+  }
+
+  /** Whether a copy of the block is queued or running. */
+  boolean copying(long blockId) {
+    return copies.containsKey(blockId);
   }
 
   /** Copies queued or running. */
   public int pending() {
-    return inFlight.size();
+    return copies.size();
   }
 
-  private void copy(long blockId, UfsBlockSource source) {
-    TempBlock temp = null;
-    try {
-      String path = source.getUfsPath();
-      UnderFileSystem ufs = stores.get(path, source.getMountId());
-      String before = ufs.getStatus(path).fingerprint();
-      String expected = source.getUfsFingerprint().isEmpty() ? before
-          : source.getUfsFingerprint();
-      if (!before.equals(expected)) {
-        LOG.info("Not caching block {}: {} changed (fingerprint {} where {} was expected)",
-            blockId, path, before, expected);
-        return;
-      }
-      Optional<TempBlock> reserved = store.createTempBlock(blockId, source.getBlockLength());
-      if (reserved.isEmpty()) {
-        return;
-      }
-      temp = reserved.get();
-      writeBlock(ufs, source, temp);
-      String after = ufs.getStatus(path).fingerprint();
-      if (!after.equals(expected)) {
-        LOG.info("Dropping the copy of block {}: {} changed while it was copied (fingerprint {}"
-            + " where {} was expected)", blockId, path, after, expected);
-        return;
-      }
-      store.commit(temp);
-      temp = null;
-    } catch (NoSuchFileException e) {
-      // The read that asked for the copy has already told its client.
-      LOG.debug("Not caching block {}: {} does not exist", blockId, source.getUfsPath());
-    } catch (Exception e) {
-      LOG.warn("Cannot cache block {} from {}: {}", blockId, source.getUfsPath(), e.toString());
-    } finally {
-      if (temp != null) {
-        store.abort(temp);
-      }
-      inFlight.remove(blockId);
+  /** The source changed while a block was copied. */
+  private static final class ChangedException extends IOException {
+    final String now;
+
+    ChangedException(String message, String now) {
+      super(message);
+      this.now = now;
     }
   }
 
-  private void writeBlock(UnderFileSystem ufs, UfsBlockSource source, TempBlock temp)
-      throws IOException {
-    Chunk chunk = chunks.get();
-    long done = 0;
-    long total = source.getBlockLength();
-    try (BlockFileWriter out = opener.open(temp)) {
-      while (done < total) {
-        // Fill the chunk completely (short reads happen), so that under Direct I/O only the
-        // block's last chunk has an unaligned length.
-        int want = (int) Math.min(chunk.heap.length, total - done);
-        int filled = 0;
-        while (filled < want) {
-          int r = ufs.read(source.getUfsPath(), source.getBlockStart() + done + filled,
-              chunk.heap, filled, want - filled);
-          if (r <= 0) {
-            throw new IOException("under-store file " + source.getUfsPath() + " ends at byte "
-                + (source.getBlockStart() + done + filled) + ", inside block "
-                + temp.blockId());
+  /** One copy of a block and the readers waiting for it. */
+  private final class Copy implements Runnable {
+    private final long blockId;
+    private final UfsBlockSource source;
+    // Guarded by this.
+    private final List<Waiter> waiting = new ArrayList<>();
+    private long written;
+    private boolean ended;
+    /** The block's file opened for reading, once the writer has created it. */
+    private FileChannel readable;
+
+    Copy(long blockId, UfsBlockSource source) {
+      this.blockId = blockId;
+      this.source = source;
+    }
+
+    /** Adds a waiter unless the copy has ended or is too far behind its range. */
+    synchronized boolean add(Waiter w) {
+      if (ended || w.offset() > written + 2L * chunkSize) {
+        return false;
+      }
+      waiting.add(w);
+      return true;
+    }
+
+    /** Whether a waiting range ends within the first {@code bytes} bytes. */
+    private synchronized boolean anyWithin(long bytes) {
+      for (Waiter w : waiting) {
+        if (w.offset() + w.length() <= bytes) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    /** Removes and returns the waiters whose range ends within {@code bytes}; all when ended. */
+    private synchronized List<Waiter> take(long bytes, boolean end) {
+      List<Waiter> out = new ArrayList<>();
+      waiting.removeIf(w -> {
+        if (end || w.offset() + w.length() <= bytes) {
+          out.add(w);
+          return true;
+        }
+        return false;
+      });
+      if (end) {
+        ended = true;
+      }
+      return out;
+    }
+
+    @Override
+    public void run() {
+      TempBlock temp = null;
+      String path = source.getUfsPath();
+      try {
+        UnderFileSystem ufs = stores.get(path, source.getMountId());
+        String before = ufs.getStatus(path).fingerprint();
+        String expected = source.getUfsFingerprint().isEmpty() ? before
+            : source.getUfsFingerprint();
+        if (!before.equals(expected)) {
+          throw new ChangedException("Not caching block " + blockId + ": " + path
+              + " changed (fingerprint " + before + " where " + expected + " was expected)",
+              before);
+        }
+        Optional<TempBlock> reserved = store.createTempBlock(blockId, source.getBlockLength());
+        if (reserved.isEmpty()) {
+          for (Waiter w : take(0, true)) {
+            w.readElsewhere();
           }
-          filled += r;
+          return;
         }
-        if (Thread.currentThread().isInterrupted()) {
-          throw new InterruptedIOException("copy of block " + temp.blockId()
-              + " interrupted: the worker is stopping");
+        temp = reserved.get();
+        writeBlock(ufs, temp, expected);
+        String after = ufs.getStatus(path).fingerprint();
+        if (!after.equals(expected)) {
+          throw new ChangedException("Dropping the copy of block " + blockId + ": " + path
+              + " changed while it was copied (fingerprint " + after + " where " + expected
+              + " was expected)", after);
         }
-        chunk.direct.clear();
-        chunk.direct.put(chunk.heap, 0, filled).flip();
-        out.write(chunk.direct);
-        done += filled;
+        TempBlock done = temp;
+        temp = null;
+        store.commit(done);
+        // Readers that came meanwhile are answered from the file they opened before the
+        // commit renamed it; readers that come now find the block in the store.
+        answer(take(0, true), readable);
+      } catch (ChangedException e) {
+        LOG.info(e.getMessage());
+        failAll(ReadStatus.READ_CHANGED, changedMessage(path, source.getUfsFingerprint(), e.now),
+            e.now);
+      } catch (NoSuchFileException | FileNotFoundException e) {
+        LOG.debug("Not caching block {}: {} does not exist", blockId, path);
+        failAll(ReadStatus.READ_NOT_FOUND, "Block " + blockId + ": under-store file " + path
+            + " does not exist (deleted or renamed outside Strata?)", "");
+      } catch (Exception e) {
+        LOG.warn("Cannot cache block {} from {}: {}", blockId, path, e.toString());
+        failAll(ReadStatus.READ_ERROR, "Block " + blockId + ": cannot read " + path + ": " + e,
+            "");
+      } finally {
+        if (temp != null) {
+          store.abort(temp);
+        }
+        // Nobody may wait for an answer that will not come (an Error got past the catches).
+        for (Waiter w : take(0, true)) {
+          w.failed(ReadStatus.READ_ERROR, "Block " + blockId + ": the copy from " + path
+              + " stopped", "");
+        }
+        closeQuietly(readable);
+        copies.remove(blockId, this);
+      }
+    }
+
+    private void failAll(ReadStatus status, String message, String fingerprint) {
+      for (Waiter w : take(0, true)) {
+        w.failed(status, message, fingerprint);
+      }
+    }
+
+    private void answer(List<Waiter> ready, FileChannel readable) {
+      for (Waiter w : ready) {
+        w.ready(readable);
+      }
+    }
+
+    private void writeBlock(UnderFileSystem ufs, TempBlock temp, String expected)
+        throws IOException {
+      Chunk chunk = chunks.get();
+      long done = 0;
+      long total = source.getBlockLength();
+      try (BlockFileWriter out = opener.open(temp)) {
+        readable = FileChannel.open(temp.path(), StandardOpenOption.READ);
+        while (done < total) {
+          // Fill the chunk completely (short reads happen), so that under Direct I/O only the
+          // block's last chunk has an unaligned length.
+          int want = (int) Math.min(chunk.heap.length, total - done);
+          int filled = 0;
+          while (filled < want) {
+            ReadMetrics m = metrics;
+            if (m != null) {
+              m.ufsCall();
+            }
+            int r = ufs.read(source.getUfsPath(), source.getBlockStart() + done + filled,
+                chunk.heap, filled, want - filled);
+            if (r <= 0) {
+              throw new IOException("under-store file " + source.getUfsPath() + " ends at byte "
+                  + (source.getBlockStart() + done + filled) + ", inside block "
+                  + temp.blockId());
+            }
+            filled += r;
+          }
+          if (Thread.currentThread().isInterrupted()) {
+            throw new InterruptedIOException("copy of block " + temp.blockId()
+                + " interrupted: the worker is stopping");
+          }
+          chunk.direct.clear();
+          chunk.direct.put(chunk.heap, 0, filled).flip();
+          out.write(chunk.direct);
+          done += filled;
+          synchronized (this) {
+            written = done;
+          }
+          // Readers of the block's start are answered before the rest is read, once the
+          // source is shown to be the same version after their bytes were read. The last
+          // chunk is answered after the writer has closed (and trimmed) the file.
+          if (done < total && anyWithin(done)) {
+            String now = ufs.getStatus(source.getUfsPath()).fingerprint();
+            if (!now.equals(expected)) {
+              throw new ChangedException("Dropping the copy of block " + blockId + ": "
+                  + source.getUfsPath() + " changed while it was copied (fingerprint " + now
+                  + " where " + expected + " was expected)", now);
+            }
+            answer(take(done, false), readable);
+          }
+        }
+      }
+    }
+  }
+
+  /** The text a reader gets when a file changed in its under store since it was opened. */
+  static String changedMessage(String path, String expected, String now) {
+    return path + " changed in its under store since it was opened (fingerprint " + expected
+        + ", now " + now + "); open it again to read the new version";
+  }
+
+  private static void closeQuietly(FileChannel channel) {
+    if (channel != null) {
+      try {
+        channel.close();
+      } catch (IOException e) {
+        // Opened for reading only: nothing is lost.
       }
     }
   }

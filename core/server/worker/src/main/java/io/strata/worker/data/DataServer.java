@@ -42,10 +42,13 @@ public final class DataServer implements AutoCloseable {
    * @param port port to listen on; 0 picks a free one
    * @param threads event-loop threads; 0 means twice the cores
    * @param chunkSize bytes read from an under store at a time for a miss
-   * @param cacheOnMiss whether a miss caches the whole block in the background
+   * @param cacheOnMiss whether a miss caches the whole block
+   * @param wholeBlockSize a miss of a block at most this long is served by copying the whole
+   *     block, wherever the read starts (a longer one only when the read starts at its first
+   *     byte)
    */
   public record Settings(String bindHost, int port, int threads, int chunkSize,
-      boolean cacheOnMiss) {}
+      boolean cacheOnMiss, long wholeBlockSize) {}
 
   private final Settings settings;
   private final TieredBlockStore store;
@@ -67,6 +70,7 @@ public final class DataServer implements AutoCloseable {
     this.ufsExecutor = ufsExecutor;
     this.cacher = cacher;
     this.metrics = metrics;
+    cacher.countReadsIn(metrics);
   }
 
   /** Binds the port and starts serving. */
@@ -134,6 +138,10 @@ public final class DataServer implements AutoCloseable {
 
   boolean cacheOnMiss() {
     return settings.cacheOnMiss();
+  }
+
+  long wholeBlockSize() {
+    return settings.wholeBlockSize();
   }
 
   @Override

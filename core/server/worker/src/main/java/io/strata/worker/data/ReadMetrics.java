@@ -16,6 +16,7 @@ public final class ReadMetrics {
   private final LongAdder misses = new LongAdder();
   private final LongAdder cacheBytes = new LongAdder();
   private final LongAdder ufsBytes = new LongAdder();
+  private final LongAdder ufsCalls = new LongAdder();
 
   public ReadMetrics(MeterRegistry registry) {
     FunctionCounter.builder(MetricNames.WORKER_CACHE_HITS, hits, LongAdder::doubleValue)
@@ -27,6 +28,9 @@ public final class ReadMetrics {
         .description("Bytes served from the worker's tiers").register(registry);
     FunctionCounter.builder(MetricNames.WORKER_READ_UFS_BYTES, ufsBytes, LongAdder::doubleValue)
         .baseUnit("bytes").description("Bytes served from under stores").register(registry);
+    FunctionCounter.builder(MetricNames.WORKER_READ_UFS_CALLS, ufsCalls, LongAdder::doubleValue)
+        .description("Under-store reads made for client reads and the copies of blocks they"
+            + " missed").register(registry);
   }
 
   void hit() {
@@ -43,6 +47,11 @@ public final class ReadMetrics {
 
   void ufsBytes(long n) {
     ufsBytes.add(n);
+  }
+
+  /** One read call to an under store, for a client or a copy of a block it missed. */
+  void ufsCall() {
+    ufsCalls.increment();
   }
 
   /** The counts so far, with the store's evictions, as reported to the master. */

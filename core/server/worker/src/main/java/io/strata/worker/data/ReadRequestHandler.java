@@ -1,5 +1,6 @@
 package io.strata.worker.data;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.DefaultFileRegion;
@@ -9,6 +10,8 @@ import io.strata.proto.ReadBlockResponse;
 import io.strata.proto.ReadStatus;
 import io.strata.proto.UfsBlockSource;
 import io.strata.worker.block.BlockMeta;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.util.ArrayDeque;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,8 +19,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Serves the read requests of one data channel, one at a time and in order: the next request
  * starts only after every byte of the previous response has been written. Cached blocks are
- * pinned and sent with zero-copy file transfer; misses are streamed from the under store and
- * cached in the background. A bad request gets an error status and leaves the channel usable.
+ * pinned and sent with zero-copy file transfer; a miss of a small block or of a block's start is
+ * answered from the copy that caches the block ({@link BlockCacher#serve}), other misses are
+ * streamed from the under store while the block is cached in the background. A bad request gets an error status and leaves the channel usable.
  * All state is touched on the channel's event loop only.
  */
 final class ReadRequestHandler extends SimpleChannelInboundHandler<ReadBlockRequest> {
@@ -100,12 +104,91 @@ final class ReadRequestHandler extends SimpleChannelInboundHandler<ReadBlockRequ
       return;
     }
     server.metrics().miss();
-    if (server.cacheOnMiss() && !request.getSkipCache()) {
+    boolean cache = server.cacheOnMiss() && !request.getSkipCache();
+    // The first read of a small block, or of a block's start, is answered from the copy that
+    // caches it: the under store is read once, not once for the reader and once for the cache.
+    boolean wholeBlock = request.getOffset() == 0
+        || source.getBlockLength() <= server.wholeBlockSize();
+    if (cache && request.getLength() > 0 && (wholeBlock || server.cacher().copying(blockId))
+        && server.cacher().serve(blockId, source, new CopyWaiter(ctx, request))) {
+      return;
+    }
+    if (cache) {
       server.cacher().request(blockId, source);
     }
-    new UfsRangeTransfer(ctx.channel(), server.mountedStores(), source, blockId,
-        request.getOffset(), request.getLength(), server.chunkSize(), server.ufsExecutor(),
-        server.metrics(), () -> done(ctx)).start();
+    transferFromUnderStore(ctx, request);
+  }
+
+  /** Sends a range read from the under store itself (random reads, or no copy possible). */
+  private void transferFromUnderStore(ChannelHandlerContext ctx, ReadBlockRequest request) {
+    new UfsRangeTransfer(ctx.channel(), server.mountedStores(), request.getSource(),
+        request.getBlockId(), request.getOffset(), request.getLength(), server.chunkSize(),
+        server.ufsExecutor(), server.metrics(), () -> done(ctx)).start();
+  }
+
+  /**
+   * A request answered from the copy of its block: its range read back from the block's file
+   * once the copy has written (and checked) it. Called from a copy thread; Netty queues the
+   * writes onto the channel's event loop.
+   */
+  private final class CopyWaiter implements BlockCacher.Waiter {
+    private final ChannelHandlerContext ctx;
+    private final ReadBlockRequest request;
+
+    CopyWaiter(ChannelHandlerContext ctx, ReadBlockRequest request) {
+      this.ctx = ctx;
+      this.request = request;
+    }
+
+    @Override
+    public long offset() {
+      return request.getOffset();
+    }
+
+    @Override
+    public long length() {
+      return request.getLength();
+    }
+
+    @Override
+    public void ready(FileChannel block) {
+      int length = (int) request.getLength();
+      ByteBuf data = ctx.alloc().ioBuffer(length);
+      try {
+        while (data.readableBytes() < length) {
+          int n = data.writeBytes(block, request.getOffset() + data.readableBytes(),
+              length - data.readableBytes());
+          if (n < 0) {
+            throw new IOException("the copy of block " + request.getBlockId() + " ends at "
+                + (request.getOffset() + data.readableBytes()));
+          }
+        }
+      } catch (IOException e) {
+        data.release();
+        respond(ctx, ResponseFrames.status(ReadStatus.READ_ERROR, "Block "
+            + request.getBlockId() + ": " + e.getMessage()));
+        return;
+      }
+      ctx.write(ResponseFrames.encode(ctx.alloc(), ReadBlockResponse.newBuilder()
+          .setStatus(ReadStatus.READ_OK).setLength(length).setFromCache(false).build()));
+      ctx.writeAndFlush(data).addListener(f -> {
+        if (f.isSuccess()) {
+          server.metrics().ufsBytes(length);
+        }
+        done(ctx);
+      });
+    }
+
+    @Override
+    public void failed(ReadStatus status, String message, String fingerprint) {
+      respond(ctx, ReadBlockResponse.newBuilder().setStatus(status).setMessage(message)
+          .setUfsFingerprint(fingerprint).build());
+    }
+
+    @Override
+    public void readElsewhere() {
+      transferFromUnderStore(ctx, request);
+    }
   }
 
   private void serveShortCircuit(ChannelHandlerContext ctx, ReadBlockRequest request) {

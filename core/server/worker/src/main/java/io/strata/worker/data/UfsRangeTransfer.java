@@ -192,23 +192,20 @@ final class UfsRangeTransfer implements Runnable {
       LOG.debug("Refusing block {}: {} changed in its under store (fingerprint {}, now {})",
           blockId, source.getUfsPath(), expected, now);
       respond(ReadBlockResponse.newBuilder().setStatus(ReadStatus.READ_CHANGED)
-          .setUfsFingerprint(now).setMessage(changedMessage(source.getUfsPath(), expected, now))
+          .setUfsFingerprint(now)
+          .setMessage(BlockCacher.changedMessage(source.getUfsPath(), expected, now))
           .build());
     }
     return false;
   }
 
-  /** The text a reader gets when a file changed in its under store since it was opened. */
-  private static String changedMessage(String path, String expected, String now) {
-    return path + " changed in its under store since it was opened (fingerprint " + expected
-        + ", now " + now + "); open it again to read the new version";
-  }
 
   private void readFully(ByteBuf buf, long pos, int n) throws IOException {
     byte[] array = buf.array();
     int base = buf.arrayOffset() + buf.writerIndex();
     int done = 0;
     while (done < n) {
+      metrics.ufsCall();
       int r = ufs.read(source.getUfsPath(), pos + done, array, base + done, n - done);
       if (r <= 0) {
         throw new StrataException(ErrorCode.FAILED_PRECONDITION, "Under-store file "
