@@ -2,6 +2,7 @@ package io.strata.bench;
 
 import io.strata.common.ProcMounts;
 import io.strata.shell.Tcmalloc;
+import io.strata.shell.fuse.FuseLauncher;
 import io.strata.tests.MultiProcessCluster;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -193,13 +194,23 @@ final class BenchMount {
       this.cluster = cluster;
     }
 
+    /** The {@code --fuse-conf} settings as a map. */
+    Map<String, String> settings() {
+      Map<String, String> out = new HashMap<>();
+      for (String setting : fuseConf) {
+        int eq = setting.indexOf('=');
+        out.put(setting.substring(0, eq), setting.substring(eq + 1));
+      }
+      return out;
+    }
+
     /** Mounts the namespace root at {@code base/name} with a FuseMain JVM of its own. */
     BenchMount strata(String name, boolean directIo, boolean shortCircuit) throws Exception {
       Path point = Files.createDirectories(base.resolve(name));
       List<String> cmd = new ArrayList<>();
       cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-      cmd.addAll(List.of("-Xmx1g", "-XX:MaxDirectMemorySize=512m",
-          "-Dio.netty.maxDirectMemory=0"));
+      // The JVM options `strata fuse mount` gives a mount process.
+      cmd.addAll(FuseLauncher.jvmOptions(io.strata.common.conf.StrataConfig.load(settings())));
       cmd.addAll(cluster.configArgs(Map.of("strata.client.short.circuit.enabled",
           Boolean.toString(shortCircuit))));
       int port;

@@ -2,6 +2,7 @@ package io.strata.bench;
 
 import io.strata.client.FileSystem;
 import io.strata.common.conf.ConfigType;
+import io.strata.shell.fuse.FuseLauncher;
 import io.strata.tests.MultiProcessCluster;
 import io.strata.tests.TestTree;
 import java.io.IOException;
@@ -118,10 +119,12 @@ final class FuseBench {
           Soak soak = soak(largeSize, strataDirect, soakSeconds);
 
           System.out.printf("FUSE benchmark: %d files of %s in %d folders, one file of %s; one"
-              + " worker (%s), preloaded; %d cores; Strata mounts FuseMain -Xmx1g"
-              + " -XX:MaxDirectMemorySize=512m%s; page cache dropped for cold rows: %s%n",
+              + " worker (%s), preloaded; %d cores; Strata mounts FuseMain %s%s; page cache"
+              + " dropped for cold rows: %s%n",
               smallCount, ReadBench.human(smallSize), FOLDERS, ReadBench.human(largeSize), tier,
               Runtime.getRuntime().availableProcessors(),
+              String.join(" ", FuseLauncher.jvmOptions(
+                  io.strata.common.conf.StrataConfig.load(launcher.settings()))),
               io.strata.shell.Tcmalloc.applies(System.getenv()) ? ", tcmalloc" : "",
               root ? "yes" : "NO");
           System.out.println();

@@ -46,13 +46,21 @@ public final class FuseCommand implements Callable<Integer> {
     @Option(names = "-f", description = "Run in the foreground until unmounted or Ctrl-C.")
     boolean foreground;
 
+    @Option(names = "--conf", paramLabel = "KEY=VALUE", description = {
+        "A setting of this mount only: any strata.fuse.* key, client key (strata.client.*) or"
+            + " common key such as strata.master.hostname; repeatable, e.g."
+            + " --conf strata.fuse.metadata.cache.size=1000000. It wins over the configuration"
+            + " file, the environment and -D."})
+    List<String> settings = new ArrayList<>();
+
     Mount(ShellContext ctx) {
       this.ctx = ctx;
     }
 
     @Override
     public Integer call() throws Exception {
-      return new FuseLauncher(ctx).mount(mountPoint, path, options, foreground);
+      return new FuseLauncher(ctx).mount(mountPoint, path, options, foreground,
+          FuseLauncher.parseSettings(settings));
     }
   }
 

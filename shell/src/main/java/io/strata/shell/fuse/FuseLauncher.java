@@ -2,7 +2,9 @@ package io.strata.shell.fuse;
 
 import io.strata.common.PathNames;
 import io.strata.common.ProcMounts;
+import io.strata.common.conf.ClientKeys;
 import io.strata.common.conf.CommonKeys;
+import io.strata.common.conf.ConfigRegistry;
 import io.strata.common.conf.FuseKeys;
 import io.strata.common.conf.StrataConfig;
 import io.strata.common.error.ErrorCode;
@@ -48,13 +50,65 @@ public final class FuseLauncher {
   private static final long POLL_MS = 100;
 
   private final ShellContext ctx;
+  /** This mount's own settings ({@code --conf}), over the shell's configuration. */
+  private Map<String, String> settings = Map.of();
+  private StrataConfig conf;
 
   public FuseLauncher(ShellContext ctx) {
     this.ctx = ctx;
   }
 
+  /** The shell's configuration with this mount's settings on top. */
   private StrataConfig conf() {
-    return ctx.conf();
+    if (conf == null) {
+      conf = settings.isEmpty() ? ctx.conf() : ctx.conf().with(settings);
+    }
+    return conf;
+  }
+
+  /**
+   * The {@code KEY=VALUE} settings of {@code --conf}, in order (a key given twice keeps the
+   * last value). Only keys a mount reads are taken: {@code strata.fuse.*}, client and common
+   * keys; a server's key or a line without '=' is a usage error naming the fix. Values are
+   * checked when the configuration is built.
+   */
+  public static Map<String, String> parseSettings(List<String> settings) {
+    Map<String, String> out = new java.util.LinkedHashMap<>();
+    for (String s : settings) {
+      int eq = s.indexOf('=');
+      if (eq <= 0) {
+        throw new UsageException("--conf takes KEY=VALUE, not '" + s + "' (for example --conf "
+            + FuseKeys.METADATA_CACHE_SIZE.name() + "=1000000)");
+      }
+      String key = s.substring(0, eq).trim();
+      if (ConfigRegistry.find(key) != null && !ConfigRegistry.declaredIn(key, FuseKeys.class,
+          ClientKeys.class, CommonKeys.class)) {
+        throw new UsageException("--conf " + key + ": a mount does not read this key (it"
+            + " configures " + (key.startsWith("strata.master.") ? "the master"
+            : key.startsWith("strata.worker.") ? "workers" : "another process") + "); give a"
+            + " strata.fuse.*, client or common key, and set " + key + " where that process"
+            + " reads its configuration");
+      }
+      out.put(key, s.substring(eq + 1).trim());
+    }
+    return out;
+  }
+
+  /**
+   * The JVM options of a mount process on {@code conf}: heap and direct-memory bounds, Netty's
+   * buffers counted under the latter, and the client compiler only. A mount is usually fresh
+   * for each job and spends its first minute of reads compiling: C2 took a fifth of the two
+   * cores during a first pass over 20,000 small files, and with C1 alone that pass read 30%
+   * more files a second, with later passes and streaming the same and 4 KiB random reads 5 to
+   * 10% slower at 8 threads. STRATA_FUSE_JAVA_OPTS comes after these and may undo any of them
+   * (-XX:TieredStopAtLevel=4).
+   */
+  public static List<String> jvmOptions(StrataConfig conf) {
+    return List.of("-Xmx" + megabytes(conf.getBytes(FuseKeys.HEAP_SIZE)) + "m",
+        "-XX:MaxDirectMemorySize=" + megabytes(conf.getBytes(FuseKeys.DIRECT_MEMORY_SIZE)) + "m",
+        // Netty then allocates through the JDK, so its buffers count under MaxDirectMemorySize.
+        "-Dio.netty.maxDirectMemory=0",
+        "-XX:TieredStopAtLevel=1");
   }
 
   private Path recordDir() {
@@ -75,6 +129,19 @@ public final class FuseLauncher {
    */
   public int mount(Path mountPoint, String namespacePath, List<String> options,
       boolean foreground) throws IOException {
+    return mount(mountPoint, namespacePath, options, foreground, Map.of());
+  }
+
+  /**
+   * As {@link #mount(Path, String, List, boolean)}, with settings of this mount only (see
+   * {@link #parseSettings}): they apply to what this launcher reads (heap, logs, timeout) and
+   * reach the mount process as {@code -D} options after the shell's own.
+   */
+  public int mount(Path mountPoint, String namespacePath, List<String> options,
+      boolean foreground, Map<String, String> mountSettings) throws IOException {
+    this.settings = Map.copyOf(mountSettings);
+    this.conf = null;
+    conf();
     Path point = mountPoint.toAbsolutePath().normalize();
     String root = PathNames.normalize(namespacePath);
     Path recordFile = MountRecord.fileFor(recordDir(), point);
@@ -181,6 +248,14 @@ public final class FuseLauncher {
     }
   }
 
+  /** The foreground mount process's command with these settings of its own (for tests). */
+  List<String> foregroundCommand(Path point, String root, List<String> options,
+      Map<String, String> mountSettings) {
+    this.settings = Map.copyOf(mountSettings);
+    this.conf = null;
+    return command(point, root, options, null);
+  }
+
   /** The mount process's command; {@code log} is null in the foreground (logs to the terminal). */
   private List<String> command(Path point, String root, List<String> options, Path log) {
     String classpath = ctx.env().get(CLASSPATH_VARIABLE);
@@ -194,11 +269,7 @@ public final class FuseLauncher {
       cmd.add("/usr/bin/setsid");
     }
     cmd.add(java());
-    cmd.add("-Xmx" + megabytes(conf().getBytes(FuseKeys.HEAP_SIZE)) + "m");
-    cmd.add("-XX:MaxDirectMemorySize=" + megabytes(conf().getBytes(FuseKeys.DIRECT_MEMORY_SIZE))
-        + "m");
-    // Netty then allocates through the JDK, so its buffers count under MaxDirectMemorySize.
-    cmd.add("-Dio.netty.maxDirectMemory=0");
+    cmd.addAll(jvmOptions(conf()));
     String extra = ctx.env().getOrDefault(JAVA_OPTS_VARIABLE, "");
     for (String o : extra.trim().split("\\s+")) {
       if (!o.isEmpty()) {
@@ -206,6 +277,10 @@ public final class FuseLauncher {
       }
     }
     for (Map.Entry<String, String> e : new TreeMap<>(ctx.strataProperties()).entrySet()) {
+      cmd.add("-D" + e.getKey() + "=" + e.getValue());
+    }
+    // After the shell's own: a later -D of a property wins.
+    for (Map.Entry<String, String> e : settings.entrySet()) {
       cmd.add("-D" + e.getKey() + "=" + e.getValue());
     }
     if (log != null) {

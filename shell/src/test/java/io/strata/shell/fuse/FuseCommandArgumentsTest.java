@@ -41,6 +41,48 @@ class FuseCommandArgumentsTest {
   }
 
   @Test
+  void mountSettingsAreCheckedBeforeAnythingStarts() throws Exception {
+    Path point = Files.createDirectories(dir.resolve("mnt"));
+    Result typo = run("fuse", "mount", point.toString(), "--conf",
+        "strata.fuse.metadata.cache.sise=10");
+    assertEquals(2, typo.code());
+    assertTrue(typo.err().contains("Unknown configuration key 'strata.fuse.metadata.cache.sise'")
+        && typo.err().contains("strata.fuse.metadata.cache.size"), typo.err());
+    Result worker = run("fuse", "mount", point.toString(), "--conf",
+        "strata.worker.tier.mem.capacity=1GB");
+    assertEquals(2, worker.code());
+    assertTrue(worker.err().contains("a mount does not read this key (it configures workers)"),
+        worker.err());
+    Result value = run("fuse", "mount", point.toString(), "--conf=strata.fuse.attr.timeout=soon");
+    assertEquals(2, value.code());
+    assertTrue(value.err().contains("Bad value 'soon' for configuration key"
+        + " 'strata.fuse.attr.timeout'"), value.err());
+    Result shape = run("fuse", "mount", point.toString(), "--conf", "strata.fuse.attr.timeout");
+    assertEquals(2, shape.code());
+    assertTrue(shape.err().contains("--conf takes KEY=VALUE"), shape.err());
+    assertTrue(Files.notExists(dir.resolve("home/fuse")), "nothing was recorded or started");
+  }
+
+  @Test
+  void mountSettingsReachTheMountProcessAfterTheShellsOwnAndApplyToTheLauncher() {
+    Map<String, String> props = Map.of("strata.home", dir.resolve("home").toString(),
+        "strata.fuse.heap.size", "1GB", "strata.fuse.attr.timeout", "5s");
+    try (ShellContext ctx = new ShellContext(() -> StrataConfig.load(props), System.out,
+        System.err, env, props)) {
+      java.util.List<String> cmd = new FuseLauncher(ctx).foregroundCommand(dir.resolve("mnt"),
+          "/", java.util.List.of(), FuseLauncher.parseSettings(java.util.List.of(
+              "strata.fuse.attr.timeout=30s", "strata.fuse.heap.size=256MB",
+              "strata.client.short.circuit.enabled=false")));
+      int shell = cmd.indexOf("-Dstrata.fuse.attr.timeout=5s");
+      int own = cmd.indexOf("-Dstrata.fuse.attr.timeout=30s");
+      assertTrue(shell >= 0 && own > shell, "the mount's own setting comes last: " + cmd);
+      assertTrue(cmd.contains("-Dstrata.client.short.circuit.enabled=false"), cmd.toString());
+      assertTrue(cmd.contains("-Xmx256m"), "the launcher's heap follows --conf: " + cmd);
+      assertTrue(cmd.contains("-XX:TieredStopAtLevel=1"), cmd.toString());
+    }
+  }
+
+  @Test
   void mountWithoutMountPointIsAUsageError() {
     Result r = run("fuse", "mount");
     assertEquals(2, r.code());

@@ -46,6 +46,28 @@ public final class ConfigRegistry {
     return KEYS.get(name);
   }
 
+  /** Whether the key of that name is declared in one of {@code keyClasses} (its scopes). */
+  public static boolean declaredIn(String name, Class<?>... keyClasses) {
+    ConfigKey key = KEYS.get(name);
+    if (key == null) {
+      return false;
+    }
+    for (Class<?> c : keyClasses) {
+      for (Field f : c.getDeclaredFields()) {
+        if (Modifier.isStatic(f.getModifiers()) && f.getType() == ConfigKey.class) {
+          try {
+            if (f.get(null) == key) {
+              return true;
+            }
+          } catch (IllegalAccessException e) {
+            throw new IllegalStateException(e);
+          }
+        }
+      }
+    }
+    return false;
+  }
+
   /** All keys, sorted by name. */
   public static Collection<ConfigKey> all() {
     return KEYS.values();
