@@ -27,6 +27,9 @@ final class BenchMount {
   private final Path point;
   private final Process process;
   private int metricsPort = -1;
+  /** A bindfs mount's source folder (null for Strata's), to mount it again. */
+  private Path bindfsSource;
+  private boolean directIo;
 
   private BenchMount(Path point, Process process) {
     this.point = point;
@@ -57,13 +60,16 @@ final class BenchMount {
     }
   }
 
-  /** A bindfs passthrough of {@code source}, with {@code -o direct_io} when asked. */
+  /**
+   * A bindfs passthrough of {@code source}, served by several threads as Strata's mount is
+   * ({@code --multithreaded}), with {@code -o direct_io} when asked and else
+   * {@code -o kernel_cache} (the kernel keeps the pages of files it opens again, as Strata's
+   * mount lets it for unchanged files).
+   */
   static BenchMount bindfs(Path source, Path point, boolean directIo) throws Exception {
     Files.createDirectories(point);
-    List<String> cmd = new ArrayList<>(List.of("bindfs"));
-    if (directIo) {
-      cmd.addAll(List.of("-o", "direct_io"));
-    }
+    List<String> cmd = new ArrayList<>(List.of("bindfs", "--multithreaded", "-o",
+        directIo ? "direct_io" : "kernel_cache"));
     cmd.add(source.toString());
     cmd.add(point.toString());
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
@@ -75,7 +81,21 @@ final class BenchMount {
           + " (is bindfs installed? bin/setup installs it)");
     }
     awaitMounted(point, null, null);
-    return new BenchMount(point, null);
+    BenchMount m = new BenchMount(point, null);
+    m.bindfsSource = source;
+    m.directIo = directIo;
+    return m;
+  }
+
+  /** Unmounts this bindfs mount and mounts it again, fresh; replaces it in {@code mounts}. */
+  BenchMount remountBindfs(List<BenchMount> mounts) throws Exception {
+    mounts.remove(this);
+    if (!close()) {
+      throw new IllegalStateException("cannot unmount " + point + " to mount it again");
+    }
+    BenchMount fresh = bindfs(bindfsSource, point, directIo);
+    mounts.add(fresh);
+    return fresh;
   }
 
   private static void awaitMounted(Path point, Process p, Path log) throws Exception {
@@ -243,6 +263,11 @@ final class BenchMount {
       }
       specs.put(name, new Spec(directIo, shortCircuit, m));
       return m;
+    }
+
+    /** The mount at {@code base/name} now. */
+    BenchMount current(String name) {
+      return specs.get(name).current();
     }
 
     /** Unmounts the mount at {@code base/name} and mounts it again with a fresh FuseMain. */

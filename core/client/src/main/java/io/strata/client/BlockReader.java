@@ -143,7 +143,21 @@ final class BlockReader implements AutoCloseable {
   private LocalBlockFile openDirect(BlockInfo block) throws StrataException {
     long id = block.getBlockId();
     LocalBlockFile opened = ctx.localTiers.open(id, block.getLength());
-    return opened == null ? null : keep(id, opened);
+    if (opened == null) {
+      return null;
+    }
+    LocalBlockFile kept = keep(id, opened);
+    if (kept == opened) {
+      ctx.localReads.opened(opened.workerId(), opened.worker(), id);
+    }
+    return kept;
+  }
+
+  /** Tells the worker whose folder a file was opened in (without asking it) of bytes read. */
+  private void reportRead(LocalBlockFile local, long bytes) {
+    if (local.worker() != null) {
+      ctx.localReads.read(local.workerId(), local.worker(), bytes);
+    }
   }
 
   /**
@@ -194,6 +208,7 @@ final class BlockReader implements AutoCloseable {
         dst.position(start);
         return false;
       }
+      reportRead(local, n);
       dst.position(dst.position() + n);
       pos += n;
     }
@@ -391,6 +406,7 @@ final class BlockReader implements AutoCloseable {
       return false;
     }
     ctx.metrics.addShortCircuit(len);
+    reportRead(local, len);
     return true;
   }
 

@@ -28,6 +28,7 @@ final class ClientContext implements AutoCloseable {
   final DataClient data;
   final LiveWorkers workers;
   final LocalTiers localTiers;
+  final LocalReadReports localReads;
   final UnderStoreReader underStore;
   final ClientMetrics metrics = new ClientMetrics();
   private final Map<String, ManagedChannel> workerChannels = new ConcurrentHashMap<>();
@@ -38,6 +39,7 @@ final class ClientContext implements AutoCloseable {
     this.data = new DataClient(conf);
     this.workers = new LiveWorkers(master, conf.getDuration(ClientKeys.WORKER_LIST_TTL));
     this.localTiers = new LocalTiers(workers);
+    this.localReads = new LocalReadReports(this::workerChannel);
     this.underStore = new UnderStoreReader(master);
   }
 
@@ -50,6 +52,7 @@ final class ClientContext implements AutoCloseable {
 
   @Override
   public void close() {
+    localReads.close();
     for (ManagedChannel ch : workerChannels.values()) {
       ch.shutdownNow();
     }

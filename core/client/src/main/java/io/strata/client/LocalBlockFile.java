@@ -1,5 +1,6 @@
 package io.strata.client;
 
+import io.strata.proto.WorkerAddress;
 import java.io.EOFException;
 import java.io.IOException;
 import java.lang.reflect.Field;
@@ -48,9 +49,29 @@ final class LocalBlockFile {
   private final AtomicInteger references = new AtomicInteger(1);
   private final AtomicBoolean closed = new AtomicBoolean();
 
+  /** The worker whose tier folder the file was opened in by name, or null (it was asked). */
+  private WorkerAddress worker;
+  private long workerId;
+
   private LocalBlockFile(MappedByteBuffer map, FileChannel channel) {
     this.map = map;
     this.channel = channel;
+  }
+
+  /** Notes that the file was opened in a tier folder of this worker, without asking it. */
+  LocalBlockFile openedFor(long id, WorkerAddress address) {
+    this.workerId = id;
+    this.worker = address;
+    return this;
+  }
+
+  /** The worker whose folder the file was opened in without asking it; null when it was asked. */
+  WorkerAddress worker() {
+    return worker;
+  }
+
+  long workerId() {
+    return workerId;
   }
 
   /** Opens a block file that must hold at least {@code length} bytes. */

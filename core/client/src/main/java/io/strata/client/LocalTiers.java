@@ -48,7 +48,8 @@ final class LocalTiers {
       }
       for (Path tier : folders(w)) {
         try {
-          return LocalBlockFile.open(BlockFiles.committed(tier, blockId), length);
+          return LocalBlockFile.open(BlockFiles.committed(tier, blockId), length)
+              .openedFor(w.getWorkerId(), w.getAddress());
         } catch (NoSuchFileException e) {
           // Not in this tier; try the next.
         } catch (IOException e) {

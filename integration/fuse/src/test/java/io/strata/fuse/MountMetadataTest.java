@@ -165,6 +165,8 @@ class MountMetadataTest {
     }
     double before = masterPathCalls();
     long loadsBefore = fresh.fileSystem().metadata().loads();
+    double hitsBefore = MultiProcessCluster.metric(cluster.scrapeWorker(0),
+        "strata_worker_cache_hits_total");
     for (int i = 0; i < LISTED; i++) {
       String rel = String.format("listed/f%04d", i);
       assertArrayEquals(Files.readAllBytes(cluster.underStoreRoot().resolve(rel)),
@@ -174,6 +176,10 @@ class MountMetadataTest {
         "master calls to open and read " + LISTED + " listed files");
     assertEquals(loadsBefore, fresh.fileSystem().metadata().loads(),
         "statuses loaded one by one");
+    // The blocks were read from the worker's files without asking it; the mount reports them,
+    // so that the worker keeps them recently used and counts them.
+    waitFor("the worker to hear of the local reads", () -> MultiProcessCluster.metric(
+        cluster.scrapeWorker(0), "strata_worker_cache_hits_total") >= hitsBefore + LISTED);
   }
 
   @Test

@@ -135,7 +135,7 @@ public final class WorkerServer implements ProcessMain.Server {
     rpcServer = NettyServerBuilder
         .forAddress(new InetSocketAddress(bindHost, conf.getInt(WorkerKeys.RPC_PORT)))
         .addService(new WorkerRpcService(store, mountedStores, loads,
-            new RpcCalls(registry, MetricNames.WORKER_RPC_LATENCY), writeBytes))
+            new RpcCalls(registry, MetricNames.WORKER_RPC_LATENCY), writeBytes, readMetrics))
         .build().start();
     Server grpc = rpcServer;
     toClose.add(() -> {

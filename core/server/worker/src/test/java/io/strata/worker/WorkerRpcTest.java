@@ -14,6 +14,7 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import io.strata.proto.MountInfo;
 import io.strata.proto.RemoveBlocksRequest;
+import io.strata.proto.ReportLocalReadsRequest;
 import io.strata.proto.WorkerServiceGrpc;
 import io.strata.proto.WriteFileHeader;
 import io.strata.proto.WriteFileRequest;
@@ -195,5 +196,35 @@ class WorkerRpcTest {
     assertEquals(1, removed);
     assertFalse(worker.blockStore().contains(77));
     assertFalse(Files.exists(blocks.resolve("77")));
+  }
+
+  @Test
+  void blocksReadDirectlyByLocalClientsAreKeptRecentlyUsedAndCountedAsHits() throws Exception {
+    Path blocks = dir.resolve("mem/blocks");
+    worker.close();
+    Files.createDirectories(blocks);
+    Files.write(blocks.resolve("1"), new byte[3 << 20]);
+    Files.write(blocks.resolve("2"), new byte[3 << 20]);
+    // A memory tier only, so that room for a new block is made by eviction.
+    worker = new WorkerServer(TestWorkers.config(dir, master.port(),
+        Map.of("strata.worker.tier.ssd.capacity", "0")));
+    worker.start();
+    channel.shutdownNow();
+    channel = ManagedChannelBuilder.forAddress("127.0.0.1", worker.rpcPort()).usePlaintext()
+        .build();
+    double hits = worker.meterRegistry().get("strata.worker.cache.hits").functionCounter()
+        .count();
+    // Block 2 read, then block 1 (and a block the worker does not hold): 1 is now the most
+    // recently used, whatever order the store found them in.
+    for (long id : new long[] {2, 1}) {
+      WorkerServiceGrpc.newBlockingStub(channel).reportLocalReads(ReportLocalReadsRequest
+          .newBuilder().addBlockIds(id).addBlockIds(99).setBytes(4096).build());
+    }
+    assertEquals(hits + 2, worker.meterRegistry().get("strata.worker.cache.hits")
+        .functionCounter().count(), "only blocks the worker holds count");
+    // The 8 MB memory tier holds 6 MB: room for 3 MB more means evicting one block.
+    assertTrue(worker.blockStore().createTempBlock(3, 3 << 20).isPresent());
+    assertTrue(worker.blockStore().contains(1), "the block read last was evicted");
+    assertFalse(worker.blockStore().contains(2));
   }
 }

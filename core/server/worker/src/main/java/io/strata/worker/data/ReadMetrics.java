@@ -49,6 +49,15 @@ public final class ReadMetrics {
     ufsBytes.add(n);
   }
 
+  /**
+   * Reads that clients on this machine made from the worker's block files directly, reported
+   * in batches: each block opened counts as a hit, and the bytes as served from the cache.
+   */
+  public void localReads(int blocks, long bytes) {
+    hits.add(blocks);
+    cacheBytes.add(bytes);
+  }
+
   /** One read call to an under store, for a client or a copy of a block it missed. */
   void ufsCall() {
     ufsCalls.increment();

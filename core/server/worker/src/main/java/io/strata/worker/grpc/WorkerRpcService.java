@@ -11,11 +11,14 @@ import io.strata.proto.LoadBlocksRequest;
 import io.strata.proto.LoadBlocksResponse;
 import io.strata.proto.RemoveBlocksRequest;
 import io.strata.proto.RemoveBlocksResponse;
+import io.strata.proto.ReportLocalReadsRequest;
+import io.strata.proto.ReportLocalReadsResponse;
 import io.strata.proto.WorkerServiceGrpc;
 import io.strata.proto.WriteFileRequest;
 import io.strata.proto.WriteFileResponse;
 import io.strata.server.common.RpcCalls;
 import io.strata.worker.block.TieredBlockStore;
+import io.strata.worker.data.ReadMetrics;
 import io.strata.worker.load.LoadExecutor;
 import io.strata.worker.ufs.MountedStores;
 import java.util.List;
@@ -38,18 +41,37 @@ public final class WorkerRpcService extends WorkerServiceGrpc.WorkerServiceImplB
   private final LoadExecutor loads;
   private final RpcCalls calls;
   private final Counter writeBytes;
+  private final ReadMetrics readMetrics;
 
   /**
    * @param loads runs the tasks of LoadBlocks
    * @param writeBytes counts bytes written to under stores (WORKER_WRITE_UFS_BYTES)
+   * @param readMetrics counts the reads clients report having made from block files directly
    */
   public WorkerRpcService(TieredBlockStore store, MountedStores stores, LoadExecutor loads,
-      RpcCalls calls, Counter writeBytes) {
+      RpcCalls calls, Counter writeBytes, ReadMetrics readMetrics) {
     this.store = store;
     this.stores = stores;
     this.loads = loads;
     this.calls = calls;
     this.writeBytes = writeBytes;
+    this.readMetrics = readMetrics;
+  }
+
+  /** Marks blocks a client read from their files directly as recently used, and counts them. */
+  @Override
+  public void reportLocalReads(ReportLocalReadsRequest request,
+      StreamObserver<ReportLocalReadsResponse> responseObserver) {
+    calls.unary("ReportLocalReads", responseObserver, () -> {
+      int held = 0;
+      for (long blockId : request.getBlockIdsList()) {
+        if (store.touch(blockId) != null) {
+          held++;
+        }
+      }
+      readMetrics.localReads(held, request.getBytes());
+      return ReportLocalReadsResponse.getDefaultInstance();
+    });
   }
 
   @Override
