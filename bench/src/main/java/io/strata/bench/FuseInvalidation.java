@@ -37,7 +37,8 @@ final class FuseInvalidation {
   private final long deadline = System.nanoTime() + TOTAL_LIMIT_NANOS;
 
   /**
-   * @param ufs the under store's root; {@link #FOLDER} holds files {@code m0..} and {@code d0..}
+   * @param ufs the under store's root; {@link #FOLDER} holds files {@code m0..}, {@code d0..}
+   *     and {@code e0..}
    * @param strata the root of a Strata mount at default settings
    * @param bindfs the root of a bindfs mount of {@code ufs}
    */
@@ -53,7 +54,10 @@ final class FuseInvalidation {
     Path folder = Files.createDirectories(ufs.resolve(FOLDER));
     for (int i = 0; i < SAMPLES; i++) {
       Files.write(folder.resolve("m" + i), new byte[] {1});
+      // Files deleted through Strata (d) and directly (e): a delete through Strata removes
+      // the under-store file too.
       Files.write(folder.resolve("d" + i), new byte[] {2});
+      Files.write(folder.resolve("e" + i), new byte[] {2});
     }
   }
 
@@ -116,7 +120,7 @@ final class FuseInvalidation {
 
   /** A change made through the Java client, polled through the Strata mount. */
   private Change strataChange(String kind, int i) throws Exception {
-    return change(kind, i, strata, path -> {
+    return change(kind, i, strata, "d", path -> {
       String p = "/" + FOLDER + "/" + path;
       switch (kind) {
         case "modification time set" -> fs.setAttribute(p, SetAttributeOptions.defaults()
@@ -133,7 +137,7 @@ final class FuseInvalidation {
 
   /** The same change made in the under-store folder directly, polled through bindfs. */
   private Change directChange(String kind, int i) throws Exception {
-    return change(kind, i, bindfs, path -> {
+    return change(kind, i, bindfs, "e", path -> {
       Path p = ufs.resolve(FOLDER).resolve(path);
       switch (kind) {
         case "modification time set" -> Files.setLastModifiedTime(p,
@@ -151,13 +155,15 @@ final class FuseInvalidation {
 
   /**
    * The change of sample {@code i} of a kind, whose path is first looked at through
-   * {@code root} (so the mount caches it), and how it shows there.
+   * {@code root} (so the mount caches it), and how it shows there; a file deleted has the
+   * name {@code deleted} followed by {@code i}.
    */
-  private static Change change(String kind, int i, Path root, Maker maker) throws Exception {
+  private static Change change(String kind, int i, Path root, String deleted, Maker maker)
+      throws Exception {
     String name = switch (kind) {
       case "modification time set" -> "m" + i;
       case "file created" -> "c" + i + "-" + root.getFileName();
-      default -> "d" + i;
+      default -> deleted + i;
     };
     Path seenAt = root.resolve(FOLDER).resolve(name);
     BooleanSupplier seen;

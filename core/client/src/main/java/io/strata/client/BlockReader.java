@@ -130,7 +130,15 @@ final class BlockReader implements AutoCloseable {
       return false;
     }
     try {
-      return openDirect(block) != null;
+      if (openDirect(block) != null) {
+        return true;
+      }
+      if (ctx.localTiers.visible()) {
+        // Not cached here: no read of this block looks for its file again until a worker
+        // serves it from its cache (see readFrom).
+        notLocal.add(id);
+      }
+      return false;
     } catch (StrataException e) {
       return false;
     }

@@ -77,7 +77,7 @@ final class UnderStoreReader implements AutoCloseable {
   String fingerprint(FileInfo file) throws StrataException {
     String ufsPath = file.getUfsPath();
     try {
-      return stores().get(ufsPath, options(file.getMountId())).getStatus(ufsPath).fingerprint();
+      return stores().get(ufsPath, options(file.getMountId())).fingerprint(ufsPath);
     } catch (NoSuchFileException e) {
       throw new StrataException(ErrorCode.NOT_FOUND, "Path does not exist in the under store: "
           + file.getPath() + " (" + ufsPath + ")", e);
@@ -93,7 +93,7 @@ final class UnderStoreReader implements AutoCloseable {
     if (expected.isEmpty()) {
       return;
     }
-    String now = ufs.getStatus(file.getUfsPath()).fingerprint();
+    String now = ufs.fingerprint(file.getUfsPath());
     if (!expected.equals(now)) {
       throw changed(file, now);
     }

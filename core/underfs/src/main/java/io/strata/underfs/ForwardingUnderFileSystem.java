@@ -30,6 +30,11 @@ public abstract class ForwardingUnderFileSystem implements UnderFileSystem {
   }
 
   @Override
+  public String fingerprint(String path) throws IOException {
+    return delegate.fingerprint(delegatePath(path));
+  }
+
+  @Override
   public boolean exists(String path) throws IOException {
     return delegate.exists(delegatePath(path));
   }

@@ -29,6 +29,15 @@ public interface UnderFileSystem extends Closeable {
   /** Status of a path; fails with NoSuchFileException when it does not exist. */
   UfsStatus getStatus(String path) throws IOException;
 
+  /**
+   * The fingerprint of a path, as {@code getStatus(path).fingerprint()} gives it; a store that
+   * can tell it more cheaply than a whole status (without owner and group names) says so here.
+   * Fails with NoSuchFileException when the path does not exist.
+   */
+  default String fingerprint(String path) throws IOException {
+    return getStatus(path).fingerprint();
+  }
+
   /** Whether a path exists. */
   boolean exists(String path) throws IOException;
 

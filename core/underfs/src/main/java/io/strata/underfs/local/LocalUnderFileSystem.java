@@ -15,6 +15,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.Comparator;
@@ -64,12 +65,29 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
     return toStatus(p.getFileName() == null ? "" : p.getFileName().toString(), attrs);
   }
 
+  /**
+   * A stat and nothing more: a whole status also names the owner and group, which looks them
+   * up in the user and group databases at every call, and readers check fingerprints at every
+   * uncached read.
+   */
+  @Override
+  public String fingerprint(String uri) throws IOException {
+    try {
+      return fingerprint(Files.readAttributes(toPath(uri), BasicFileAttributes.class));
+    } catch (NoSuchFileException e) {
+      throw new NoSuchFileException(uri);
+    }
+  }
+
+  private static String fingerprint(BasicFileAttributes a) {
+    return a.isDirectory() ? "" : a.size() + ":" + a.lastModifiedTime().toMillis();
+  }
+
   private static UfsStatus toStatus(String name, PosixFileAttributes a) {
     long length = a.isDirectory() ? 0 : a.size();
     long mtime = a.lastModifiedTime().toMillis();
     return new UfsStatus(name, a.isDirectory(), length, mtime, toMode(a.permissions()),
-        a.owner().getName(), a.group().getName(),
-        a.isDirectory() ? "" : length + ":" + a.lastModifiedTime().toMillis());
+        a.owner().getName(), a.group().getName(), fingerprint(a));
   }
 
   private static int toMode(Set<PosixFilePermission> perms) {

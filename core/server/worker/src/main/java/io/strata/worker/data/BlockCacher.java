@@ -1,5 +1,6 @@
 package io.strata.worker.data;
 
+import io.netty.buffer.ByteBuf;
 import io.strata.proto.ReadStatus;
 import io.strata.proto.UfsBlockSource;
 import io.strata.underfs.UnderFileSystem;
@@ -44,12 +45,13 @@ import org.slf4j.LoggerFactory;
  * to wait (a random read far into a block the copy would reach only later); it reads the range
  * on its own.
  *
- * <p>Versions are never mixed: the source's fingerprint is checked before the copy starts
- * (against the one the client learnt, when it gave one), again before readers are answered from
- * bytes read since the last check, and once more after the last byte was read, before the
- * block is committed. A copy whose source changed at any point is dropped, and its readers not
- * yet answered get READ_CHANGED; a block is never cached as a mix of two versions. A small block
- * costs two stats and one read of the under store.
+ * <p>Versions are never mixed: the source's fingerprint is checked before readers are answered
+ * from bytes read since the last check, and after the last byte was read, before the block is
+ * committed, against the one the client learnt (or, when it gave none, the one found before the
+ * copy started). A block of more than one chunk is also checked before the copy starts, so that
+ * a file changed already is not read whole for nothing. A copy whose source changed at any point
+ * is dropped, and its readers not yet answered get READ_CHANGED; a block is never cached as a
+ * mix of two versions. A small block costs one status and one read of the under store.
  *
  * <p>Block files are written through a {@link BlockFileOpener}, with Direct I/O where the tier
  * takes it. Each copy thread owns one heap chunk (under stores read into arrays) and one 4 KiB
@@ -70,13 +72,42 @@ public final class BlockCacher implements AutoCloseable {
     long length();
 
     /** The range is in {@code block} (readable until this returns): send it. */
-    void ready(FileChannel block);
+    void ready(BlockBytes block);
 
     /** The copy cannot give the range and nothing was sent: answer with this status. */
     void failed(ReadStatus status, String message, String fingerprint);
 
     /** The copy could not start (no room in the store): read the range another way. */
     void readElsewhere();
+  }
+
+  /** Where a waiter's range is read from: the copy's chunk in memory, or the block's file. */
+  interface BlockBytes {
+    /** Appends {@code length} bytes of the block at {@code offset} to {@code into}. */
+    void copy(long offset, int length, ByteBuf into) throws IOException;
+  }
+
+  /** The bytes of a block held whole in memory (a block of one chunk). */
+  private record InMemory(byte[] bytes) implements BlockBytes {
+    @Override
+    public void copy(long offset, int length, ByteBuf into) {
+      into.writeBytes(bytes, (int) offset, length);
+    }
+  }
+
+  /** The bytes of a block read back from its file. */
+  private record InFile(FileChannel file) implements BlockBytes {
+    @Override
+    public void copy(long offset, int length, ByteBuf into) throws IOException {
+      int done = 0;
+      while (done < length) {
+        int n = into.writeBytes(file, offset + done, length - done);
+        if (n < 0) {
+          throw new IOException("the block's file ends at " + (offset + done));
+        }
+        done += n;
+      }
+    }
   }
 
   private final TieredBlockStore store;
@@ -199,6 +230,8 @@ public final class BlockCacher implements AutoCloseable {
     private boolean ended;
     /** The block's file opened for reading, once the writer has created it. */
     private FileChannel readable;
+    /** Whether the store was shown unchanged after every byte of the block was read. */
+    private boolean checkedWhole;
 
     Copy(long blockId, UfsBlockSource source) {
       this.blockId = blockId;
@@ -246,13 +279,19 @@ public final class BlockCacher implements AutoCloseable {
       String path = source.getUfsPath();
       try {
         UnderFileSystem ufs = stores.get(path, source.getMountId());
-        String before = ufs.getStatus(path).fingerprint();
-        String expected = source.getUfsFingerprint().isEmpty() ? before
-            : source.getUfsFingerprint();
-        if (!before.equals(expected)) {
-          throw new ChangedException("Not caching block " + blockId + ": " + path
-              + " changed (fingerprint " + before + " where " + expected + " was expected)",
-              before);
+        String expected = source.getUfsFingerprint();
+        // The check after the last byte is what keeps versions apart; the one before only
+        // spares reading a block of a file that changed already, which a block of one chunk
+        // (a small file) is not worth a second status call of the store for.
+        if (expected.isEmpty() || source.getBlockLength() > chunkSize) {
+          String before = ufs.fingerprint(path);
+          if (expected.isEmpty()) {
+            expected = before;
+          } else if (!before.equals(expected)) {
+            throw new ChangedException("Not caching block " + blockId + ": " + path
+                + " changed (fingerprint " + before + " where " + expected + " was expected)",
+                before);
+          }
         }
         Optional<TempBlock> reserved = store.createTempBlock(blockId, source.getBlockLength());
         if (reserved.isEmpty()) {
@@ -263,18 +302,21 @@ public final class BlockCacher implements AutoCloseable {
         }
         temp = reserved.get();
         writeBlock(ufs, temp, expected);
-        String after = ufs.getStatus(path).fingerprint();
-        if (!after.equals(expected)) {
-          throw new ChangedException("Dropping the copy of block " + blockId + ": " + path
-              + " changed while it was copied (fingerprint " + after + " where " + expected
-              + " was expected)", after);
+        if (!checkedWhole) {
+          checkUnchanged(ufs, expected, true);
         }
+        // The bytes are checked: readers need not wait for the commit (a rename and the
+        // store's bookkeeping), and those that come meanwhile still join this copy.
+        answer(take(source.getBlockLength(), false), new InFile(readable));
         TempBlock done = temp;
         temp = null;
-        store.commit(done);
-        // Readers that came meanwhile are answered from the file they opened before the
-        // commit renamed it; readers that come now find the block in the store.
-        answer(take(0, true), readable);
+        try {
+          store.commit(done);
+        } finally {
+          // Readers that came meanwhile are answered from the file opened before the commit
+          // renamed it (or failed to); readers that come now find the block in the store.
+          answer(take(0, true), new InFile(readable));
+        }
       } catch (ChangedException e) {
         LOG.info(e.getMessage());
         failAll(ReadStatus.READ_CHANGED, changedMessage(path, source.getUfsFingerprint(), e.now),
@@ -301,15 +343,30 @@ public final class BlockCacher implements AutoCloseable {
       }
     }
 
+    /**
+     * Fails the copy when the source's fingerprint is no longer {@code expected}; with
+     * {@code whole} (every byte of the block was read before), also notes that it is checked.
+     */
+    private void checkUnchanged(UnderFileSystem ufs, String expected, boolean whole)
+        throws IOException {
+      String now = ufs.fingerprint(source.getUfsPath());
+      if (!now.equals(expected)) {
+        throw new ChangedException("Dropping the copy of block " + blockId + ": "
+            + source.getUfsPath() + " changed while it was copied (fingerprint " + now
+            + " where " + expected + " was expected)", now);
+      }
+      checkedWhole = whole;
+    }
+
     private void failAll(ReadStatus status, String message, String fingerprint) {
       for (Waiter w : take(0, true)) {
         w.failed(status, message, fingerprint);
       }
     }
 
-    private void answer(List<Waiter> ready, FileChannel readable) {
+    private void answer(List<Waiter> ready, BlockBytes bytes) {
       for (Waiter w : ready) {
-        w.ready(readable);
+        w.ready(bytes);
       }
     }
 
@@ -343,6 +400,12 @@ public final class BlockCacher implements AutoCloseable {
             throw new InterruptedIOException("copy of block " + temp.blockId()
                 + " interrupted: the worker is stopping");
           }
+          if (done == 0 && filled == total) {
+            // A block of one chunk: its readers get it from memory as soon as the store shows
+            // it is still that version, before it is written and committed.
+            checkUnchanged(ufs, expected, true);
+            answer(take(total, false), new InMemory(chunk.heap));
+          }
           chunk.direct.clear();
           chunk.direct.put(chunk.heap, 0, filled).flip();
           out.write(chunk.direct);
@@ -354,13 +417,8 @@ public final class BlockCacher implements AutoCloseable {
           // source is shown to be the same version after their bytes were read. The last
           // chunk is answered after the writer has closed (and trimmed) the file.
           if (done < total && anyWithin(done)) {
-            String now = ufs.getStatus(source.getUfsPath()).fingerprint();
-            if (!now.equals(expected)) {
-              throw new ChangedException("Dropping the copy of block " + blockId + ": "
-                  + source.getUfsPath() + " changed while it was copied (fingerprint " + now
-                  + " where " + expected + " was expected)", now);
-            }
-            answer(take(done, false), readable);
+            checkUnchanged(ufs, expected, false);
+            answer(take(done, false), new InFile(readable));
           }
         }
       }

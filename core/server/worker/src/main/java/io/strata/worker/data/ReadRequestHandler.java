@@ -11,7 +11,6 @@ import io.strata.proto.ReadStatus;
 import io.strata.proto.UfsBlockSource;
 import io.strata.worker.block.BlockMeta;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.util.ArrayDeque;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -151,18 +150,11 @@ final class ReadRequestHandler extends SimpleChannelInboundHandler<ReadBlockRequ
     }
 
     @Override
-    public void ready(FileChannel block) {
+    public void ready(BlockCacher.BlockBytes block) {
       int length = (int) request.getLength();
       ByteBuf data = ctx.alloc().ioBuffer(length);
       try {
-        while (data.readableBytes() < length) {
-          int n = data.writeBytes(block, request.getOffset() + data.readableBytes(),
-              length - data.readableBytes());
-          if (n < 0) {
-            throw new IOException("the copy of block " + request.getBlockId() + " ends at "
-                + (request.getOffset() + data.readableBytes()));
-          }
-        }
+        block.copy(request.getOffset(), length, data);
       } catch (IOException e) {
         data.release();
         respond(ctx, ResponseFrames.status(ReadStatus.READ_ERROR, "Block "

@@ -175,7 +175,7 @@ final class UfsRangeTransfer implements Runnable {
     if (expected.isEmpty()) {
       return true;
     }
-    String now = ufs.getStatus(source.getUfsPath()).fingerprint();
+    String now = ufs.fingerprint(source.getUfsPath());
     if (expected.equals(now)) {
       return true;
     }
