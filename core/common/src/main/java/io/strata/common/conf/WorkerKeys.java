@@ -37,8 +37,10 @@ public final class WorkerKeys {
           + " read; a larger block is copied that way only when the read starts at its first"
           + " byte, and a read elsewhere in it fetches its own range.");
   public static final ConfigKey UFS_FETCH_THREADS = ConfigKey.integer(
-      "strata.worker.read.miss.cache.threads", 4, "threads",
-      "Threads that copy missed blocks from under stores into the cache.");
+      "strata.worker.read.miss.cache.threads", 16, "threads",
+      "Threads that copy missed blocks from under stores into the cache, and so serve the first"
+          + " reads of small files and of blocks' starts (as many as"
+          + " strata.worker.read.ufs.threads); each holds two chunks while it copies.");
   public static final ConfigKey HEARTBEAT_INTERVAL = ConfigKey.duration(
       "strata.worker.heartbeat.interval", "1s", "Time between heartbeats to the master.");
   public static final ConfigKey DATA_THREADS = ConfigKey.integer("strata.worker.data.threads", 0,

@@ -5,6 +5,7 @@ import io.strata.proto.ReadStatus;
 import io.strata.proto.UfsBlockSource;
 import io.strata.underfs.UnderFileSystem;
 import io.strata.worker.block.BlockFileOpener;
+import io.strata.worker.block.BlockMeta;
 import io.strata.worker.block.BlockFileWriter;
 import io.strata.worker.block.TempBlock;
 import io.strata.worker.block.TieredBlockStore;
@@ -247,6 +248,10 @@ public final class BlockCacher implements AutoCloseable {
       return true;
     }
 
+    private synchronized boolean hasWaiters() {
+      return !waiting.isEmpty();
+    }
+
     /** Whether a waiting range ends within the first {@code bytes} bytes. */
     private synchronized boolean anyWithin(long bytes) {
       for (Waiter w : waiting) {
@@ -307,15 +312,30 @@ public final class BlockCacher implements AutoCloseable {
         }
         // The bytes are checked: readers need not wait for the commit (a rename and the
         // store's bookkeeping), and those that come meanwhile still join this copy.
-        answer(take(source.getBlockLength(), false), new InFile(readable));
+        answer(take(source.getBlockLength(), false), temp);
         TempBlock done = temp;
         temp = null;
+        if (readable == null && hasWaiters()) {
+          readable = FileChannel.open(done.path(), StandardOpenOption.READ);
+        }
+        BlockMeta committed = null;
         try {
-          store.commit(done);
+          committed = store.commit(done);
         } finally {
           // Readers that came meanwhile are answered from the file opened before the commit
-          // renamed it (or failed to); readers that come now find the block in the store.
-          answer(take(0, true), new InFile(readable));
+          // renamed it, or from the committed file; readers that come now find the block in
+          // the store.
+          List<Waiter> late = take(0, true);
+          if (readable == null && !late.isEmpty() && committed != null) {
+            readable = FileChannel.open(committed.path(), StandardOpenOption.READ);
+          }
+          if (readable != null) {
+            answer(late, new InFile(readable));
+          } else {
+            for (Waiter w : late) {
+              w.readElsewhere();
+            }
+          }
         }
       } catch (ChangedException e) {
         LOG.info(e.getMessage());
@@ -370,13 +390,27 @@ public final class BlockCacher implements AutoCloseable {
       }
     }
 
+    /**
+     * Answers waiters from the block's file, opened for reading the first time it is needed (a
+     * block of one chunk rarely needs it: its readers were answered from memory). Opened before
+     * the commit renames the file, and read through that descriptor after.
+     */
+    private void answer(List<Waiter> ready, TempBlock temp) throws IOException {
+      if (ready.isEmpty()) {
+        return;
+      }
+      if (readable == null) {
+        readable = FileChannel.open(temp.path(), StandardOpenOption.READ);
+      }
+      answer(ready, new InFile(readable));
+    }
+
     private void writeBlock(UnderFileSystem ufs, TempBlock temp, String expected)
         throws IOException {
       Chunk chunk = chunks.get();
       long done = 0;
       long total = source.getBlockLength();
       try (BlockFileWriter out = opener.open(temp)) {
-        readable = FileChannel.open(temp.path(), StandardOpenOption.READ);
         while (done < total) {
           // Fill the chunk completely (short reads happen), so that under Direct I/O only the
           // block's last chunk has an unaligned length.
@@ -418,7 +452,7 @@ public final class BlockCacher implements AutoCloseable {
           // chunk is answered after the writer has closed (and trimmed) the file.
           if (done < total && anyWithin(done)) {
             checkUnchanged(ufs, expected, false);
-            answer(take(done, false), new InFile(readable));
+            answer(take(done, false), temp);
           }
         }
       }
