@@ -13,6 +13,7 @@ import io.strata.proto.WriteFileResponse;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,6 +39,8 @@ public final class FileOutStream extends OutputStream {
   private int chunkLen;
   private long written;
   private boolean closed;
+  private Map<String, ByteString> xattrs = Map.of();
+  private FileInfo completed;
 
   FileOutStream(ClientContext ctx, FileInfo file, boolean overwrite, WorkerAddress worker) {
     this.ctx = ctx;
@@ -55,6 +58,20 @@ public final class FileOutStream extends OutputStream {
   /** The namespace path of the file being written. */
   public String path() {
     return path;
+  }
+
+  /**
+   * Extended attributes the file gets when it is completed by {@link #close()}, in the same
+   * master call, so that no reader sees the file without them (the S3 proxy's object
+   * metadata). Replaces what an earlier call gave.
+   */
+  public void setXattrsOnComplete(Map<String, ByteString> values) {
+    this.xattrs = Map.copyOf(values);
+  }
+
+  /** The file's status as the master completed it; null until {@link #close()} succeeded. */
+  public FileInfo completedStatus() {
+    return completed;
   }
 
   /** Bytes written so far. */
@@ -127,9 +144,9 @@ public final class FileOutStream extends OutputStream {
           ErrorCode.INTERNAL, "length mismatch: wrote " + written + ", stored " + r.getLength()));
     }
     try {
-      ctx.master.call(s -> s.completeFile(CompleteFileRequest.newBuilder().setPath(path)
+      completed = ctx.master.call(s -> s.completeFile(CompleteFileRequest.newBuilder().setPath(path)
           .setFileId(fileId).setLength(written).setUfsFingerprint(r.getUfsFingerprint())
-          .build()));
+          .putAllXattrs(xattrs).build())).getFile();
     } catch (StrataException e) {
       // STALE: the path is another writer's file now, which the delete would refuse anyway.
       if (e.code() != ErrorCode.STALE) {

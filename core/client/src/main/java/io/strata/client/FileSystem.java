@@ -131,6 +131,18 @@ public final class FileSystem implements Closeable {
   }
 
   /**
+   * The children of a directory whose names follow {@code startAfter} in name order (UTF-8
+   * bytes), streamed as {@link #listStatus(String)} streams them; with {@code includeHidden},
+   * hidden entries too ({@link PathNames#UPLOADS_FOLDER}). For callers that resume a listing
+   * where an earlier one stopped, such as the S3 proxy's paged listings.
+   */
+  public CloseableIterator<FileInfo> listStatusAfter(String path, String startAfter,
+      boolean includeHidden) throws StrataException {
+    return new StatusListing(ctx.master, PathNames.normalize(path), SyncOption.DEFAULT, false,
+        false, includeHidden, startAfter);
+  }
+
+  /**
    * {@link #listStatus(String, SyncOption, boolean)} (with blocks, the default sync) of a
    * directory the master has listed before; one whose children were never loaded from its
    * under store fails with FAILED_PRECONDITION rather than being loaded. A cache that lists a
@@ -258,6 +270,7 @@ public final class FileSystem implements Closeable {
     options.owner().ifPresent(request::setOwner);
     options.group().ifPresent(request::setGroup);
     options.modificationTimeMs().ifPresent(request::setModificationTimeMs);
+    request.putAllSetXattrs(options.setXattrs()).addAllRemoveXattrs(options.removeXattrs());
     try {
       return ctx.master.call(s -> s.setAttribute(request.build())).getFile();
     } catch (StrataException e) {
@@ -363,6 +376,18 @@ public final class FileSystem implements Closeable {
     String p = PathNames.normalize(path);
     ctx.master.call(s -> s.delete(DeleteRequest.newBuilder().setPath(p).setRecursive(recursive)
         .build()));
+  }
+
+  /**
+   * Deletes a directory, with its hidden entries, only when it has no other child: checked and
+   * done by the master in one step, so an entry added meanwhile is never deleted with it.
+   *
+   * @throws StrataException FAILED_PRECONDITION when the directory has a visible child
+   */
+  public void deleteUnlessVisibleChildren(String path) throws StrataException {
+    String p = PathNames.normalize(path);
+    ctx.master.call(s -> s.delete(DeleteRequest.newBuilder().setPath(p).setRecursive(true)
+        .setUnlessVisibleChildren(true).build()));
   }
 
   /** Renames a file or directory; {@code dst} must not exist. */

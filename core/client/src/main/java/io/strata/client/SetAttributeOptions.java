@@ -1,31 +1,41 @@
 package io.strata.client;
 
+import com.google.protobuf.ByteString;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 
 /**
- * What {@link FileSystem#setAttribute} changes: any of mode, owner, group and modification
- * time; what is not given stays as it is, and at least one must be given. Immutable: each
+ * What {@link FileSystem#setAttribute} changes: any of mode, owner, group, modification time
+ * and extended attributes; what is not given stays as it is, and at least one must be given. Immutable: each
  * setter returns a copy. The setters refuse what the master would refuse (a mode outside
  * 07777, an empty or null name), so a mistake fails where it is made.
  */
 public final class SetAttributeOptions {
   private static final SetAttributeOptions DEFAULTS =
       new SetAttributeOptions(OptionalInt.empty(), Optional.empty(), Optional.empty(),
-          OptionalLong.empty());
+          OptionalLong.empty(), Map.of(), List.of());
 
   private final OptionalInt mode;
   private final Optional<String> owner;
   private final Optional<String> group;
   private final OptionalLong modificationTimeMs;
+  private final Map<String, ByteString> setXattrs;
+  private final List<String> removeXattrs;
 
   private SetAttributeOptions(OptionalInt mode, Optional<String> owner, Optional<String> group,
-      OptionalLong modificationTimeMs) {
+      OptionalLong modificationTimeMs, Map<String, ByteString> setXattrs,
+      List<String> removeXattrs) {
     this.mode = mode;
     this.owner = owner;
     this.group = group;
     this.modificationTimeMs = modificationTimeMs;
+    this.setXattrs = setXattrs;
+    this.removeXattrs = removeXattrs;
   }
 
   /** Nothing to change yet. */
@@ -39,24 +49,42 @@ public final class SetAttributeOptions {
       throw new IllegalArgumentException("mode must be between 0 and 07777: "
           + String.format("0%o", value));
     }
-    return new SetAttributeOptions(OptionalInt.of(value), owner, group, modificationTimeMs);
+    return new SetAttributeOptions(OptionalInt.of(value), owner, group, modificationTimeMs,
+        setXattrs, removeXattrs);
   }
 
   /** A new owner (a user name). */
   public SetAttributeOptions owner(String value) {
     return new SetAttributeOptions(mode, Optional.of(name(value, "owner")), group,
-        modificationTimeMs);
+        modificationTimeMs, setXattrs, removeXattrs);
   }
 
   /** A new group (a group name). */
   public SetAttributeOptions group(String value) {
     return new SetAttributeOptions(mode, owner, Optional.of(name(value, "group")),
-        modificationTimeMs);
+        modificationTimeMs, setXattrs, removeXattrs);
   }
 
   /** A new modification time, in milliseconds since the epoch. */
   public SetAttributeOptions modificationTimeMs(long value) {
-    return new SetAttributeOptions(mode, owner, group, OptionalLong.of(value));
+    return new SetAttributeOptions(mode, owner, group, OptionalLong.of(value), setXattrs,
+        removeXattrs);
+  }
+
+  /** These options, also setting an extended attribute (added, or replacing its value). */
+  public SetAttributeOptions xattr(String name, ByteString value) {
+    Map<String, ByteString> set = new LinkedHashMap<>(setXattrs);
+    set.put(name(name, "extended attribute"), value);
+    return new SetAttributeOptions(mode, owner, group, modificationTimeMs, Map.copyOf(set),
+        removeXattrs);
+  }
+
+  /** These options, also removing an extended attribute (nothing when it is not there). */
+  public SetAttributeOptions removeXattr(String name) {
+    LinkedHashSet<String> remove = new LinkedHashSet<>(removeXattrs);
+    remove.add(name(name, "extended attribute"));
+    return new SetAttributeOptions(mode, owner, group, modificationTimeMs, setXattrs,
+        List.copyOf(remove));
   }
 
   private static String name(String value, String what) {
@@ -83,8 +111,19 @@ public final class SetAttributeOptions {
   }
 
   /** Whether nothing is given (the master refuses such a change). */
+  /** Extended attributes to set. */
+  public Map<String, ByteString> setXattrs() {
+    return setXattrs;
+  }
+
+  /** Names of extended attributes to remove. */
+  public List<String> removeXattrs() {
+    return removeXattrs;
+  }
+
   public boolean isEmpty() {
-    return mode.isEmpty() && owner.isEmpty() && group.isEmpty() && modificationTimeMs.isEmpty();
+    return mode.isEmpty() && owner.isEmpty() && group.isEmpty() && modificationTimeMs.isEmpty()
+        && setXattrs.isEmpty() && removeXattrs.isEmpty();
   }
 
   @Override
@@ -92,6 +131,7 @@ public final class SetAttributeOptions {
     return "SetAttributeOptions{mode=" + (mode.isPresent() ? String.format("0%o",
         mode.getAsInt()) : "-") + ", owner=" + owner.orElse("-") + ", group="
         + group.orElse("-") + ", modificationTimeMs="
-        + (modificationTimeMs.isPresent() ? modificationTimeMs.getAsLong() : "-") + "}";
+        + (modificationTimeMs.isPresent() ? modificationTimeMs.getAsLong() : "-")
+        + ", setXattrs=" + setXattrs.keySet() + ", removeXattrs=" + removeXattrs + "}";
   }
 }

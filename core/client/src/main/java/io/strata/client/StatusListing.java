@@ -31,12 +31,15 @@ final class StatusListing implements CloseableIterator<FileInfo> {
   private final SyncOption sync;
   private final boolean withBlocks;
   private final boolean loadedOnly;
+  private final boolean includeHidden;
   private Context.CancellableContext call;
   private Iterator<ListStatusResponse> pages;
   private boolean pageSeenOnThisCall;
   private List<FileInfo> page = List.of();
   private int index;
   private String lastName = "";
+  // Started after a name the caller gave: the sync option still applies to the first call.
+  private boolean resumed;
   private boolean finished;
 
   /**
@@ -45,11 +48,23 @@ final class StatusListing implements CloseableIterator<FileInfo> {
    */
   StatusListing(MasterClient master, String path, SyncOption sync, boolean withBlocks,
       boolean loadedOnly) throws StrataException {
+    this(master, path, sync, withBlocks, loadedOnly, false, "");
+  }
+
+  /**
+   * @param includeHidden list hidden entries too (the S3 proxy's staged uploads)
+   * @param startAfter list the children whose names follow this one ("" for all)
+   */
+  StatusListing(MasterClient master, String path, SyncOption sync, boolean withBlocks,
+      boolean loadedOnly, boolean includeHidden, String startAfter) throws StrataException {
     this.master = master;
     this.path = path;
     this.sync = sync;
     this.withBlocks = withBlocks;
     this.loadedOnly = loadedOnly;
+    this.includeHidden = includeHidden;
+    this.lastName = startAfter;
+    this.resumed = !startAfter.isEmpty();
     fetch();
   }
 
@@ -123,8 +138,14 @@ final class StatusListing implements CloseableIterator<FileInfo> {
     call = Context.current().withCancellation();
     ListStatusRequest.Builder request =
         ListStatusRequest.newBuilder().setPath(path).setStartAfter(lastName)
-            .setIncludeBlocks(withBlocks).setLoadedOnly(loadedOnly);
-    if (!lastName.isEmpty()) {
+            .setIncludeBlocks(withBlocks).setLoadedOnly(loadedOnly)
+            .setIncludeHidden(includeHidden);
+    if (resumed) {
+      resumed = false;
+      if (sync.given()) {
+        request.setSyncIntervalMs(sync.intervalMs());
+      }
+    } else if (!lastName.isEmpty()) {
       request.setSyncIntervalMs(SyncOption.NEVER.intervalMs());
     } else if (sync.given()) {
       request.setSyncIntervalMs(sync.intervalMs());

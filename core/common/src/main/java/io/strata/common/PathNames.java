@@ -11,6 +11,12 @@ import java.util.List;
  */
 public final class PathNames {
   public static final String ROOT = "/";
+  /**
+   * The name of the hidden folder in which the S3 proxy stages multipart uploads, in the
+   * bucket's own folder so that parts land in the under store the object will. Listings leave
+   * out entries of this name unless they ask for hidden entries; so do load jobs.
+   */
+  public static final String UPLOADS_FOLDER = ".strata-uploads";
 
   private PathNames() {}
 

@@ -1,22 +1,41 @@
 package io.strata.master.file;
 
+import com.google.protobuf.ByteString;
 import io.strata.common.error.StrataException;
 import io.strata.proto.SetAttributeRequest;
 import io.strata.proto.journal.InodeEntry;
+import java.util.List;
+import java.util.Map;
 
 /**
- * A change of the attributes Strata keeps in its namespace only -- mode, owner, group and
- * modification time -- as a SetAttribute call asks for it. A null component is left as it is.
- * {@link #check} guarantees at least one component is given, the mode holds permission bits
- * only (0 to 07777) and a name given is not empty; {@link #applyTo} touches nothing else of an
- * inode, so its id, blocks, length and under-store fingerprint stay. Immutable.
+ * A change of the attributes Strata keeps in its namespace only -- mode, owner, group,
+ * modification time and extended attributes -- as a SetAttribute call asks for it. A null
+ * component is left as it is. {@link #check} guarantees at least one component is given, the
+ * mode holds permission bits only (0 to 07777), a name given is not empty and extended
+ * attribute names are valid; {@link #applyTo} touches nothing else of an inode, so its id,
+ * blocks, length and under-store fingerprint stay. Immutable.
  *
  * @param mode new permission bits, or null
  * @param owner new owner, or null
  * @param group new group, or null
  * @param modificationTimeMs new modification time in ms since the epoch, or null
+ * @param setXattrs extended attributes to add or replace (empty: none)
+ * @param removeXattrs names of extended attributes to remove (empty: none); a name also in
+ *     {@code setXattrs} is set
  */
-public record AttributeChange(Integer mode, String owner, String group, Long modificationTimeMs) {
+public record AttributeChange(Integer mode, String owner, String group, Long modificationTimeMs,
+    Map<String, ByteString> setXattrs, List<String> removeXattrs) {
+
+  public AttributeChange {
+    setXattrs = Map.copyOf(setXattrs);
+    removeXattrs = List.copyOf(removeXattrs);
+  }
+
+  /** A change of mode, owner, group and/or modification time only. */
+  public AttributeChange(Integer mode, String owner, String group, Long modificationTimeMs) {
+    this(mode, owner, group, modificationTimeMs, Map.of(), List.of());
+  }
+
   /** The largest mode: permission bits with setuid, setgid and sticky. */
   public static final int MAX_MODE = 07777;
 
@@ -24,15 +43,19 @@ public record AttributeChange(Integer mode, String owner, String group, Long mod
   public static AttributeChange of(SetAttributeRequest r) {
     return new AttributeChange(r.hasMode() ? r.getMode() : null,
         r.hasOwner() ? r.getOwner() : null, r.hasGroup() ? r.getGroup() : null,
-        r.hasModificationTimeMs() ? r.getModificationTimeMs() : null);
+        r.hasModificationTimeMs() ? r.getModificationTimeMs() : null, r.getSetXattrsMap(),
+        r.getRemoveXattrsList());
   }
 
   /** Fails with INVALID_ARGUMENT, naming the path, when the change cannot be applied. */
   public void check(String path) throws StrataException {
-    if (mode == null && owner == null && group == null && modificationTimeMs == null) {
-      throw StrataException.invalidArgument("Nothing to set on " + path
-          + ": give at least one of mode, owner, group, modification time");
+    if (mode == null && owner == null && group == null && modificationTimeMs == null
+        && setXattrs.isEmpty() && removeXattrs.isEmpty()) {
+      throw StrataException.invalidArgument("Nothing to set on " + path + ": give at least one"
+          + " of mode, owner, group, modification time, extended attributes");
     }
+    Xattrs.checkNames(path, setXattrs.keySet());
+    Xattrs.checkNames(path, removeXattrs);
     if (mode != null && (mode < 0 || mode > MAX_MODE)) {
       throw StrataException.invalidArgument("Bad mode " + String.format("0%o", mode) + " for "
           + path + ": give permission bits between 0 and 07777");
@@ -62,6 +85,10 @@ public record AttributeChange(Integer mode, String owner, String group, Long mod
     if (modificationTimeMs != null) {
       b.setModificationTimeMs(modificationTimeMs);
     }
+    for (String name : removeXattrs) {
+      b.removeXattrs(name);
+    }
+    b.putAllXattrs(setXattrs);
     return b;
   }
 }

@@ -3,9 +3,7 @@ package io.strata.master.file;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.micrometer.core.instrument.Timer;
 import io.strata.common.error.GrpcErrors;
-import io.strata.proto.FileInfo;
 import io.strata.proto.ListStatusResponse;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -19,17 +17,22 @@ final class DirectoryListing implements Runnable {
   private final long dirId;
   private final int pageSize;
   private final boolean withBlocks;
+  private final boolean includeHidden;
   private final ServerCallStreamObserver<ListStatusResponse> call;
   private final Timer timer;
   private final long startNanos;
   private String cursor;
   private boolean done;
 
-  /** @param withBlocks send each complete file's blocks and their holders with its status */
+  /**
+   * @param withBlocks send each complete file's blocks and their holders with its status
+   * @param includeHidden send hidden entries too ({@link io.strata.common.PathNames#UPLOADS_FOLDER})
+   */
   DirectoryListing(Namespace namespace, long dirId, String startAfter, int pageSize,
-      boolean withBlocks, ServerCallStreamObserver<ListStatusResponse> call, Timer timer,
-      long startNanos) {
+      boolean withBlocks, boolean includeHidden,
+      ServerCallStreamObserver<ListStatusResponse> call, Timer timer, long startNanos) {
     this.withBlocks = withBlocks;
+    this.includeHidden = includeHidden;
     this.namespace = namespace;
     this.dirId = dirId;
     this.cursor = startAfter;
@@ -48,12 +51,13 @@ final class DirectoryListing implements Runnable {
           finish();
           return;
         }
-        List<FileInfo> page = namespace.listPage(dirId, cursor, pageSize, withBlocks);
-        if (!page.isEmpty()) {
-          call.onNext(ListStatusResponse.newBuilder().addAllFiles(page).build());
-          cursor = page.get(page.size() - 1).getName();
+        InodeTree.Page page = namespace.listPage(dirId, cursor, pageSize, withBlocks,
+            includeHidden);
+        if (!page.files().isEmpty()) {
+          call.onNext(ListStatusResponse.newBuilder().addAllFiles(page.files()).build());
         }
-        if (page.size() < pageSize) {
+        cursor = page.last();
+        if (page.end()) {
           finish();
           call.onCompleted();
         }

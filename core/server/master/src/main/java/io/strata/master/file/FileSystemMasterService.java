@@ -132,7 +132,8 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
     }
     int pageSize = request.getPageSize() > 0 ? request.getPageSize() : defaultPageSize;
     DirectoryListing pages = new DirectoryListing(namespace, listing.dirId(),
-        request.getStartAfter(), pageSize, request.getIncludeBlocks(), call,
+        request.getStartAfter(), pageSize, request.getIncludeBlocks(),
+        request.getIncludeHidden(), call,
         calls.timer("ListStatus"), start);
     call.setOnCancelHandler(pages::cancel);
     // gRPC runs this handler once the call is ready (also right after this method returns
@@ -177,7 +178,8 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
       StreamObserver<CompleteFileResponse> observer) {
     calls.unary("CompleteFile", observer, () -> CompleteFileResponse.newBuilder()
         .setFile(namespace.completeFile(PathNames.normalize(request.getPath()),
-            request.getFileId(), request.getLength(), request.getUfsFingerprint()))
+            request.getFileId(), request.getLength(), request.getUfsFingerprint(),
+            request.getXattrsMap()))
         .build());
   }
 
@@ -185,7 +187,7 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
   public void delete(DeleteRequest request, StreamObserver<DeleteResponse> observer) {
     calls.unary("Delete", observer, () -> {
       namespace.delete(PathNames.normalize(request.getPath()), request.getRecursive(),
-          request.getFileId());
+          request.getFileId(), request.getUnlessVisibleChildren());
       return DeleteResponse.getDefaultInstance();
     });
   }

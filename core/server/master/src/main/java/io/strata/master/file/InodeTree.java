@@ -634,23 +634,66 @@ public final class InodeTree {
    * One page of a directory's children in name order after {@code startAfter}, with each
    * file's blocks when asked; empty when the directory is gone. Takes the read lock.
    */
-  public List<FileInfo> page(long dirId, String startAfter, int limit, boolean withBlocks) {
+  public Page page(long dirId, String startAfter, int limit, boolean withBlocks,
+      boolean includeHidden) {
     lock.readLock().lock();
     try {
       String dirPath = pathOf(dirId);
       if (dirPath == null) {
-        return List.of();
+        return new Page(List.of(), startAfter, true);
       }
       List<FileInfo> out = new ArrayList<>();
-      for (InodeStore.Child c : store.children(dirId, startAfter, limit)) {
+      List<InodeStore.Child> children = store.children(dirId, startAfter, limit);
+      for (InodeStore.Child c : children) {
+        if (!includeHidden && c.name().equals(PathNames.UPLOADS_FOLDER)) {
+          continue;
+        }
         InodeEntry n = store.get(c.id());
         if (n != null) {
           out.add(info(n, PathNames.join(dirPath, c.name()), withBlocks));
         }
       }
-      return out;
+      String last = children.isEmpty() ? startAfter : children.get(children.size() - 1).name();
+      return new Page(out, last, children.size() < limit);
     } finally {
       lock.readLock().unlock();
+    }
+  }
+
+  /**
+   * One page of a directory's children in name order.
+   *
+   * @param files the children's statuses, hidden ones left out unless asked for
+   * @param last the name of the last child read, hidden or not: where the next page starts
+   * @param end whether no child follows {@code last}
+   */
+  public record Page(List<FileInfo> files, String last, boolean end) {}
+
+  /**
+   * Whether a directory has a child other than the hidden uploads folder, in the namespace
+   * and -- when its children were never loaded -- in its under store. Write lock held.
+   */
+  public boolean hasVisibleChildren(InodeEntry dir, String path) throws IOException {
+    for (InodeStore.Child c : store.children(dir.getId(), "", 2)) {
+      if (!c.name().equals(PathNames.UPLOADS_FOLDER)) {
+        return true;
+      }
+    }
+    if (dir.getChildrenLoaded()) {
+      return false;
+    }
+    MountTable.Resolution r = mounts.resolve(path);
+    try (UnderFileSystem.CloseableIterator<UfsStatus> it =
+        loader.store(r.mount()).list(r.ufsUri())) {
+      while (it.hasNext()) {
+        String name = it.next().name();
+        if (UfsMetadataLoader.validName(name) && !name.equals(PathNames.UPLOADS_FOLDER)) {
+          return true;
+        }
+      }
+      return false;
+    } catch (NoSuchFileException e) {
+      return false;
     }
   }
 
@@ -699,7 +742,8 @@ public final class InodeTree {
         .setMode(n.getMode()).setOwner(n.getOwner()).setGroup(n.getGroup())
         .setComplete(n.getComplete()).setUfsPath(r.ufsUri()).setMountId(r.mount().getMountId())
         .setUfsFingerprint(n.getUfsFingerprint())
-        .setSyncIntervalMs(policy.interval(r.mount()).millis());
+        .setSyncIntervalMs(policy.interval(r.mount()).millis())
+        .putAllXattrs(n.getXattrsMap());
     if (!n.getDirectory() && n.getBlockSize() > 0) {
       b.setBlockCount(BlockIds.blockCount(n.getLength(), n.getBlockSize()));
       b.setCachedBytes(workers.cachedBytes(n.getId(), n.getLength(), n.getBlockSize()));

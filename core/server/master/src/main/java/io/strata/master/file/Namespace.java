@@ -1,5 +1,6 @@
 package io.strata.master.file;
 
+import com.google.protobuf.ByteString;
 import io.strata.common.BlockIds;
 import io.strata.common.PathNames;
 import io.strata.common.error.ErrorCode;
@@ -133,8 +134,10 @@ public final class Namespace {
    * One page of a directory opened with {@link #openListing}, with each complete file's blocks
    * and their holders when {@code withBlocks}.
    */
-  public List<FileInfo> listPage(long dirId, String startAfter, int limit, boolean withBlocks) {
-    return tree.page(dirId, startAfter, Math.min(limit, MAX_PAGE_SIZE), withBlocks);
+  public InodeTree.Page listPage(long dirId, String startAfter, int limit, boolean withBlocks,
+      boolean includeHidden) {
+    return tree.page(dirId, startAfter, Math.min(limit, MAX_PAGE_SIZE), withBlocks,
+        includeHidden);
   }
 
   /**
@@ -272,6 +275,17 @@ public final class Namespace {
    */
   public FileInfo completeFile(String path, long fileId, long length, String fingerprint)
       throws IOException {
+    return completeFile(path, fileId, length, fingerprint, Map.of());
+  }
+
+  /**
+   * As {@link #completeFile(String, long, long, String)}, the file getting {@code xattrs} as
+   * its extended attributes in the same journal entry, so that no reader sees it without them.
+   */
+  public FileInfo completeFile(String path, long fileId, long length, String fingerprint,
+      Map<String, ByteString> xattrs) throws IOException {
+    Xattrs.checkNames(path, xattrs.keySet());
+    Xattrs.checkSize(path, xattrs);
     return tree.write(() -> {
       InodeEntry n = tree.resolveLocked(path);
       if (n.getDirectory()) {
@@ -293,6 +307,9 @@ public final class Namespace {
       long now = System.currentTimeMillis();
       InodeEntry.Builder done = n.toBuilder().setLength(length).setUfsFingerprint(fingerprint)
           .setComplete(true).setModificationTimeMs(now).setUfsSyncTimeMs(now);
+      if (!xattrs.isEmpty()) {
+        done.clearXattrs().putAllXattrs(xattrs);
+      }
       tree.journal(List.of(InodeTree.inode(done)));
       return tree.info(done.build(), path);
     });
@@ -320,6 +337,7 @@ public final class Namespace {
       InodeEntry n = tree.resolveLocked(path);
       checkWritable(path);
       InodeEntry.Builder changed = change.applyTo(n);
+      Xattrs.checkSize(path, changed.getXattrsMap());
       InodeEntry after = changed.build();
       if (!after.equals(n)) {
         tree.journal(List.of(InodeTree.inode(changed)));
@@ -340,6 +358,18 @@ public final class Namespace {
    * @throws StrataException STALE, deleting nothing, when {@code path} is another file now
    */
   public void delete(String path, boolean recursive, long fileId) throws IOException {
+    delete(path, recursive, fileId, false);
+  }
+
+  /**
+   * As {@link #delete(String, boolean, long)}; with {@code unlessVisibleChildren}, a directory
+   * is deleted (with its hidden children) only when it has no other child, checked under the
+   * same lock as the delete, so a child added meanwhile is never deleted with it.
+   *
+   * @throws StrataException FAILED_PRECONDITION when the directory has a visible child
+   */
+  public void delete(String path, boolean recursive, long fileId, boolean unlessVisibleChildren)
+      throws IOException {
     if (path.equals(PathNames.ROOT)) {
       throw StrataException.invalidArgument("Cannot delete the root directory /");
     }
@@ -356,6 +386,9 @@ public final class Namespace {
             + " is mounted below it (unmount it first)");
       }
       checkWritable(path);
+      if (unlessVisibleChildren && n.getDirectory() && tree.hasVisibleChildren(n, path)) {
+        throw StrataException.failedPrecondition("Directory is not empty: " + path);
+      }
       if (n.getDirectory() && !recursive && !tree.isEmpty(n, path)) {
         throw StrataException.failedPrecondition("Directory is not empty: " + path
             + " (delete it with everything below it: `strata fs rm -R`)");

@@ -3,6 +3,7 @@ package io.strata.master.load;
 import io.strata.common.PathNames;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
+import io.strata.master.file.InodeTree;
 import io.strata.master.file.Namespace;
 import io.strata.proto.FileInfo;
 import java.io.IOException;
@@ -93,8 +94,8 @@ final class TreeWalk {
       if (f.page == null || !f.page.hasNext()) {
         if (f.lastPage || !fetchPage(f)) {
           stack.pop();
-          continue;
         }
+        continue;
       }
       FileInfo child = f.page.next();
       f.after = child.getName();
@@ -126,9 +127,13 @@ final class TreeWalk {
         return false;
       }
     }
-    List<FileInfo> page = namespace.listPage(f.dirId, f.after, pageSize, false);
-    f.lastPage = page.size() < pageSize;
-    f.page = page.iterator();
-    return !page.isEmpty();
+    // Staged uploads are not loaded: they are not files of the namespace yet.
+    InodeTree.Page page = namespace.listPage(f.dirId, f.after, pageSize, false, false);
+    f.lastPage = page.end();
+    f.page = page.files().iterator();
+    if (page.files().isEmpty()) {
+      f.after = page.last();
+    }
+    return !page.files().isEmpty() || !page.end();
   }
 }

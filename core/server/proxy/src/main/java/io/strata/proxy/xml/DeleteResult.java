@@ -1,0 +1,32 @@
+package io.strata.proxy.xml;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What DeleteObjects answers, {@code <DeleteResult>}: a {@code <Deleted>} per key removed and an
+ * {@code <Error>} per key that could not be. In quiet mode the deleted keys are left out and only
+ * the errors are written, as S3 does.
+ */
+public record DeleteResult(boolean quiet, List<Deleted> deleted, List<Failure> errors) {
+  public DeleteResult {
+    deleted = List.copyOf(deleted);
+    errors = List.copyOf(errors);
+  }
+
+  /** A key deleted; the version id is written when not null. */
+  public record Deleted(String key, String versionId) {
+    public Deleted {
+      Objects.requireNonNull(key, "key");
+    }
+  }
+
+  /** A key not deleted, with the S3 error code and message; version id when not null. */
+  public record Failure(String key, String versionId, String code, String message) {
+    public Failure {
+      Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(code, "code");
+      Objects.requireNonNull(message, "message");
+    }
+  }
+}
