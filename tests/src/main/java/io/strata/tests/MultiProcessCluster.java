@@ -38,6 +38,9 @@ public final class MultiProcessCluster implements AutoCloseable {
   private final String memTierRoot;
   private final List<String> workerJvmOptions;
   private Process master;
+  private Process proxy;
+  private int proxyPort;
+  private int proxyWebPort;
   private final Map<Integer, Process> workers = new LinkedHashMap<>();
   private final int masterPort;
   private final int masterWebPort;
@@ -277,6 +280,49 @@ public final class MultiProcessCluster implements AutoCloseable {
     return pb.start();
   }
 
+  /**
+   * Starts an S3 proxy with these extra properties and JVM options (for example a heap bound)
+   * and waits until it serves; its port is {@link #proxyPort()}. The credentials file is
+   * {@code strata.proxy.credentials.file} when given, else {@code conf/proxy-credentials}.
+   */
+  public synchronized void startProxy(Map<String, String> extra, List<String> jvmOptions)
+      throws IOException {
+    if (proxy != null && proxy.isAlive()) {
+      throw new IllegalStateException("proxy already running");
+    }
+    if (proxyPort == 0) {
+      proxyPort = freePort();
+      proxyWebPort = freePort();
+    }
+    Map<String, String> props = new LinkedHashMap<>();
+    props.put("strata.proxy.port", Integer.toString(proxyPort));
+    props.put("strata.proxy.web.port", Integer.toString(proxyWebPort));
+    props.put("strata.proxy.credentials.file", base.resolve("conf/proxy-credentials").toString());
+    props.putAll(extra);
+    List<String> jvm = new ArrayList<>(List.of("-Xmx512m"));
+    jvm.addAll(jvmOptions);
+    proxy = launch("proxy", "io.strata.proxy.ProxyMain", props, jvm);
+    int web = proxyWebPort;
+    waitFor("proxy web endpoint", Duration.ofSeconds(60), () -> healthy(web), proxy);
+  }
+
+  public int proxyPort() {
+    return proxyPort;
+  }
+
+  public int proxyWebPort() {
+    return proxyWebPort;
+  }
+
+  /** The proxy's process, to read its memory or see whether it died. */
+  public synchronized Process proxyProcess() {
+    return proxy;
+  }
+
+  public synchronized void killProxy() throws InterruptedException {
+    kill(proxy);
+  }
+
   /** The process id of a running worker (for RSS readings). */
   public synchronized long workerPid(int index) {
     return workers.get(index).pid();
@@ -446,6 +492,9 @@ public final class MultiProcessCluster implements AutoCloseable {
   @Override
   public synchronized void close() {
     List<Process> all = new ArrayList<>(workers.values());
+    if (proxy != null) {
+      all.add(0, proxy);
+    }
     if (master != null) {
       all.add(master);
     }

@@ -16,7 +16,7 @@ public final class ConfigRegistry {
   /** The classes that declare keys; a new scope adds its class here. */
   private static final List<Class<?>> KEY_CLASSES =
       List.of(CommonKeys.class, MasterKeys.class, WorkerKeys.class, ClientKeys.class,
-          FuseKeys.class);
+          FuseKeys.class, ProxyKeys.class);
 
   private static final Map<String, ConfigKey> KEYS = collect();
 

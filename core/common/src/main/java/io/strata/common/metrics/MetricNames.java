@@ -133,4 +133,20 @@ public final class MetricNames {
   public static final String BUFFER_POOL_ALLOCATIONS = "allocations";
   /** Counter: direct buffers freed back to the system. */
   public static final String BUFFER_POOL_RELEASES = "releases";
+
+  // proxy
+  /** Timer of S3 requests by operation (tag {@link #TAG_OPERATION}): count and latency. */
+  public static final String PROXY_REQUESTS = "strata.proxy.requests";
+  /** Counter of S3 error answers by operation and S3 error code (tag {@link #TAG_CODE}). */
+  public static final String PROXY_ERRORS = "strata.proxy.errors";
+  /** Counter of request body bytes received, by operation. */
+  public static final String PROXY_BYTES_IN = "strata.proxy.received";
+  /** Counter of response body bytes sent, by operation. */
+  public static final String PROXY_BYTES_OUT = "strata.proxy.sent";
+  /** Gauge of requests being served or waiting for a handler thread. */
+  public static final String PROXY_REQUESTS_ACTIVE = "strata.proxy.requests.active";
+  /** Counter of abandoned multipart uploads removed. */
+  public static final String PROXY_MULTIPART_EXPIRED = "strata.proxy.multipart.expired";
+  /** Tag of the proxy's error counter: the S3 error code (NoSuchKey, ...). */
+  public static final String TAG_CODE = "code";
 }

@@ -44,6 +44,7 @@ public enum S3ErrorCode {
   SLOW_DOWN("SlowDown", 503, "Please reduce your request rate."),
   SERVICE_UNAVAILABLE("ServiceUnavailable", 503, "The service is unavailable. Please retry."),
   XAMZ_CONTENT_SHA256_MISMATCH("XAmzContentSHA256Mismatch", 400, "The provided 'x-amz-content-sha256' header does not match what was computed."),
+  KEY_CONFLICT("KeyConflict", 409, "The key names a folder where a file is, or a file where a folder is."),
   INVALID_TAG("InvalidTag", 400, "The tag provided was not a valid tag.");
 
   private final String code;

@@ -1,5 +1,8 @@
 package io.strata.proxy.s3;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 /**
  * A request the proxy refuses or cannot serve, answered with an S3 error document of
  * {@link #code()}. The message says what was wrong with the request and, where the client can
@@ -7,6 +10,7 @@ package io.strata.proxy.s3;
  */
 public final class S3Exception extends RuntimeException {
   private final S3ErrorCode code;
+  private final Map<String, String> headers = new LinkedHashMap<>();
 
   public S3Exception(S3ErrorCode code, String message) {
     super(message);
@@ -25,5 +29,16 @@ public final class S3Exception extends RuntimeException {
 
   public S3ErrorCode code() {
     return code;
+  }
+
+  /** Adds a header to the error answer (the ETag of a 304, the Content-Range of a 416). */
+  public S3Exception withHeader(String name, String value) {
+    headers.put(name, value);
+    return this;
+  }
+
+  /** Headers the error answer carries besides the usual ones. */
+  public Map<String, String> headers() {
+    return headers;
   }
 }

@@ -222,6 +222,28 @@ public final class S3XmlWriter {
     return new XmlOut("LocationConstraint", true).text(region).finish();
   }
 
+  /**
+   * {@code <AccessControlPolicy>} of GetBucketAcl and GetObjectAcl: the owner with
+   * FULL_CONTROL, the canned {@code private} ACL, which is the only one Strata keeps (access is
+   * decided by the namespace's owner, group and mode).
+   */
+  public static byte[] privateAcl(Owner owner) {
+    XmlOut x = new XmlOut("AccessControlPolicy", true);
+    owner.write(x, "Owner");
+    x.open("AccessControlList").open("Grant").openTyped("Grantee", "CanonicalUser")
+        .element("ID", owner.id()).optional("DisplayName", owner.displayName()).close()
+        .element("Permission", "FULL_CONTROL").close().close();
+    return x.finish();
+  }
+
+  /**
+   * {@code <VersioningConfiguration>} of GetBucketVersioning: empty, as S3 answers for a bucket
+   * whose versioning was never enabled (Strata keeps one version of each object).
+   */
+  public static byte[] versioningNeverEnabled() {
+    return XmlOut.emptyRoot("VersioningConfiguration");
+  }
+
   private static void writeCommonPrefixes(XmlOut x, Iterable<String> prefixes, boolean url) {
     for (String p : prefixes) {
       x.open("CommonPrefixes").element("Prefix", KeyEncoding.encodeIf(url, p)).close();

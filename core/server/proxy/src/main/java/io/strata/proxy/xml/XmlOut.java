@@ -90,6 +90,21 @@ final class XmlOut {
     return this;
   }
 
+  /**
+   * Opens an element typed with {@code xsi:type}, as S3's ACL grantees are
+   * ({@code <Grantee xmlns:xsi="..." xsi:type="CanonicalUser">}).
+   */
+  XmlOut openTyped(String name, String xsiType) {
+    try {
+      w.writeStartElement(name);
+      w.writeNamespace("xsi", "http://www.w3.org/2001/XMLSchema-instance");
+      w.writeAttribute("http://www.w3.org/2001/XMLSchema-instance", "type", xsiType);
+    } catch (XMLStreamException e) {
+      throw new IllegalStateException(e);
+    }
+    return this;
+  }
+
   XmlOut close() {
     try {
       w.writeEndElement();

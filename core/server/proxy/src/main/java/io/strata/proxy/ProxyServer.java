@@ -1,0 +1,139 @@
+package io.strata.proxy;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.strata.client.FileSystem;
+import io.strata.common.conf.ProxyKeys;
+import io.strata.common.conf.StrataConfig;
+import io.strata.common.metrics.MetricNames;
+import io.strata.proxy.access.AccessControl;
+import io.strata.proxy.access.UserGroups;
+import io.strata.proxy.auth.ReloadingCredentials;
+import io.strata.proxy.auth.SigV4Verifier;
+import io.strata.proxy.http.S3HttpServer;
+import io.strata.proxy.s3.Buckets;
+import io.strata.proxy.s3.MultipartUploads;
+import io.strata.proxy.s3.S3Service;
+import io.strata.proxy.s3.S3Services;
+import io.strata.server.common.ProcessMain;
+import io.strata.server.common.WebServer;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The S3 proxy process: an HTTP server that speaks S3 over the Strata namespace, a client of
+ * the master and workers like the FUSE mount (reads come from the cache, writes go through the
+ * workers to the under stores), with its metrics and health endpoint and a cleaner of abandoned
+ * multipart uploads. {@link #start} binds everything or fails with the reason; {@link #close}
+ * stops it all.
+ */
+public final class ProxyServer implements ProcessMain.Server {
+  private static final Logger LOG = LoggerFactory.getLogger(ProxyServer.class);
+
+  private final StrataConfig conf;
+  private final PrometheusMeterRegistry registry =
+      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final Deque<AutoCloseable> toClose = new ArrayDeque<>();
+  private S3HttpServer http;
+  private WebServer web;
+
+  public ProxyServer(StrataConfig conf) {
+    this.conf = conf;
+  }
+
+  @Override
+  public void start() throws Exception {
+    new JvmMemoryMetrics().bindTo(registry);
+    Buckets buckets = Buckets.parse(conf.getString(ProxyKeys.BUCKET_MAP));
+    Path credentialsFile = Path.of(conf.getString(ProxyKeys.CREDENTIALS_FILE));
+    ReloadingCredentials credentials = new ReloadingCredentials(credentialsFile);
+    boolean anonymous = conf.getBoolean(ProxyKeys.ANONYMOUS);
+    if (credentials.size() == 0 && !anonymous) {
+      LOG.warn("No access key in {}: every request will be refused until keys are added"
+          + " (`strata proxy credentials`), or set strata.proxy.anonymous=true",
+          credentialsFile);
+    }
+    FileSystem fs = FileSystem.connect(conf);
+    toClose.push(fs);
+    S3Services services = S3Services.create(fs, buckets,
+        new AccessControl(fs, conf.getDuration(ProxyKeys.PERMISSION_CACHE_TTL)),
+        UserGroups.ofThisMachine(), (int) conf.getBytes(ProxyKeys.CHUNK_SIZE),
+        conf.getString(ProxyKeys.REGION));
+    SigV4Verifier verifier = new SigV4Verifier(credentials, Clock.systemUTC(), anonymous,
+        SigV4Verifier.MAX_SKEW);
+    S3Service service = services.service(verifier, conf.getString(ProxyKeys.DOMAIN), registry);
+    http = new S3HttpServer(new S3HttpServer.Settings(conf.getString(ProxyKeys.BIND_HOST),
+        conf.getInt(ProxyKeys.PORT), conf.getInt(ProxyKeys.IO_THREADS),
+        conf.getInt(ProxyKeys.HANDLER_THREADS), conf.getInt(ProxyKeys.HANDLER_QUEUE),
+        (int) conf.getBytes(ProxyKeys.MAX_HEADER_SIZE),
+        (int) conf.getBytes(ProxyKeys.WRITE_BUFFER_SIZE), conf.getDuration(ProxyKeys.IDLE_TIMEOUT)),
+        service, service);
+    http.start();
+    toClose.push(http);
+    Gauge.builder(MetricNames.PROXY_REQUESTS_ACTIVE, http, S3HttpServer::activeRequests)
+        .description("S3 requests being served or waiting for a handler thread")
+        .register(registry);
+
+    MultipartUploads multipart = services.multipart();
+    Counter expired = Counter.builder(MetricNames.PROXY_MULTIPART_EXPIRED)
+        .description("Abandoned multipart uploads removed").register(registry);
+    Duration maxAge = conf.getDuration(ProxyKeys.MULTIPART_MAX_AGE);
+    long every = Math.max(1, conf.getDuration(ProxyKeys.MULTIPART_CLEAN_INTERVAL).toSeconds());
+    ScheduledExecutorService cleaner = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "multipart-cleaner");
+      t.setDaemon(true);
+      return t;
+    });
+    cleaner.scheduleWithFixedDelay(() -> {
+      try {
+        expired.increment(multipart.removeExpired(maxAge));
+      } catch (RuntimeException e) {
+        LOG.warn("Cleaning abandoned multipart uploads failed: {}", e.toString());
+      }
+    }, every, every, TimeUnit.SECONDS);
+    toClose.push(cleaner::shutdownNow);
+
+    web = new WebServer(conf.getString(ProxyKeys.BIND_HOST), conf.getInt(ProxyKeys.WEB_PORT),
+        registry);
+    toClose.push(web);
+    LOG.info("S3 proxy serving on {}:{} (metrics on :{}), credentials {}, anonymous access {}",
+        conf.getString(ProxyKeys.BIND_HOST), http.port(), web.port(), credentialsFile,
+        anonymous ? "on" : "off");
+  }
+
+  /** The S3 port bound. */
+  public int port() {
+    return http.port();
+  }
+
+  /** The metrics port bound. */
+  public int webPort() {
+    return web.port();
+  }
+
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  @Override
+  public void close() {
+    while (!toClose.isEmpty()) {
+      try {
+        toClose.pop().close();
+      } catch (Exception e) {
+        LOG.warn("Error while stopping the proxy: {}", e.toString());
+      }
+    }
+  }
+}

@@ -1,0 +1,606 @@
+package io.strata.proxy.s3;
+
+import com.google.protobuf.ByteString;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.strata.client.CloseableIterator;
+import io.strata.client.CreateOptions;
+import io.strata.client.FileInStream;
+import io.strata.client.FileOutStream;
+import io.strata.client.SetAttributeOptions;
+import io.strata.common.PathNames;
+import io.strata.common.error.ErrorCode;
+import io.strata.common.error.StrataException;
+import io.strata.proto.FileInfo;
+import io.strata.proxy.access.Principal;
+import io.strata.proxy.checksum.BodyDigests;
+import io.strata.proxy.checksum.ChecksumAlgorithm;
+import io.strata.proxy.checksum.ChecksumType;
+import io.strata.proxy.checksum.ChecksumValue;
+import io.strata.proxy.checksum.MultipartChecksums;
+import io.strata.proxy.xml.CompleteMultipartUpload;
+import io.strata.proxy.xml.CompletedUpload;
+import io.strata.proxy.xml.CopyResult;
+import io.strata.proxy.xml.InitiatedUpload;
+import io.strata.proxy.xml.KeyEncoding;
+import io.strata.proxy.xml.Owner;
+import io.strata.proxy.xml.PartListing;
+import io.strata.proxy.xml.S3XmlParser;
+import io.strata.proxy.xml.S3XmlWriter;
+import io.strata.proxy.xml.UploadListing;
+import java.io.IOException;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * S3 multipart uploads. An upload is a folder in the bucket's hidden uploads folder
+ * ({@code <bucket>/.strata-uploads/<upload id>}), so its parts land in the under store the
+ * object will, and no listing, mount or load job shows them; the folder's extended attributes
+ * hold the key, initiator, start time, checksum settings and the metadata the object will get.
+ * Each part is a file of that folder with its MD5 and checksum. Completion checks the parts as
+ * S3 does (order, ETags, 5 MiB minimum but for the last), writes the object as the parts'
+ * concatenation -- a new file that appears whole, with the multipart ETag and checksum, in one
+ * master call -- and removes the upload. Uploads older than {@code strata.proxy.multipart.max.age}
+ * are removed by {@link #removeExpired}.
+ */
+public final class MultipartUploads {
+  private static final Logger LOG = LoggerFactory.getLogger(MultipartUploads.class);
+  private static final SecureRandom RANDOM = new SecureRandom();
+  private static final Pattern UPLOAD_ID = Pattern.compile("[0-9a-f]{32}");
+
+  /** S3's smallest part but the last. */
+  static final long MIN_PART_SIZE = 5L << 20;
+  static final int MAX_LISTED = 1000;
+  /** Uploads of one bucket that ListMultipartUploads sorts in memory, at most. */
+  static final int MAX_UPLOADS_SORTED = 100_000;
+
+  static final String KEY = "strata.s3.upload.key";
+  static final String INITIATED = "strata.s3.upload.initiated";
+  static final String INITIATOR = "strata.s3.upload.initiator";
+  static final String CHECKSUM_SETTING = "strata.s3.upload.checksum";
+
+  private final ProxyContext ctx;
+
+  public MultipartUploads(ProxyContext ctx) {
+    this.ctx = ctx;
+  }
+
+  private String uploadsFolder(String bucket) {
+    return ctx.buckets().path(bucket) + "/" + PathNames.UPLOADS_FOLDER;
+  }
+
+  private static String partName(int number) {
+    return String.format("%05d", number);
+  }
+
+  /** The upload's folder status, checked to be this key's and the caller's. */
+  private FileInfo upload(S3Request r) throws StrataException {
+    BucketOperations.bucketFolder(ctx, r);
+    String id = r.query().get("uploadId");
+    if (id == null || !UPLOAD_ID.matcher(id).matches()) {
+      throw noSuchUpload(id);
+    }
+    FileInfo dir = BucketOperations.status(ctx, uploadsFolder(r.bucket()) + "/" + id);
+    if (dir == null || !dir.getDirectory()) {
+      throw noSuchUpload(id);
+    }
+    ByteString key = dir.getXattrsMap().get(KEY);
+    if (key == null || !key.toStringUtf8().equals(r.key())) {
+      throw noSuchUpload(id);
+    }
+    Principal p = r.principal();
+    ByteString initiator = dir.getXattrsMap().get(INITIATOR);
+    if (!p.superuser() && initiator != null && !initiator.toStringUtf8().equals(p.user())) {
+      throw new S3Exception(S3ErrorCode.ACCESS_DENIED, "Access Denied: the upload " + id
+          + " was started by another user");
+    }
+    return dir;
+  }
+
+  private static S3Exception noSuchUpload(String id) {
+    return new S3Exception(S3ErrorCode.NO_SUCH_UPLOAD, "The specified multipart upload does"
+        + " not exist: " + id + ". It may have been aborted or completed.");
+  }
+
+  void create(S3Request r) throws IOException {
+    BucketOperations.checkCannedAcl(r);
+    BucketOperations.bucketFolder(ctx, r);
+    if (r.key().endsWith("/")) {
+      throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "A folder key (ending in '/') holds"
+          + " no bytes and cannot be uploaded in parts");
+    }
+    String path = ctx.buckets().objectPath(r.bucket(), r.key());
+    ctx.access().checkWriteIn(r.principal(), PathNames.parent(path));
+    Map<String, ByteString> xattrs = new LinkedHashMap<>(ObjectMetadata.fromRequest(r.headers()));
+    String tagging = r.header("x-amz-tagging");
+    if (tagging != null) {
+      xattrs.put(ObjectMetadata.TAGGING, ByteString.copyFromUtf8(
+          io.strata.proxy.xml.TagSet.fromHeader(tagging).toHeader()));
+    }
+    String algorithmName = r.header(ChecksumAlgorithm.ALGORITHM_HEADER);
+    if (algorithmName == null) {
+      algorithmName = r.header(ChecksumAlgorithm.SDK_ALGORITHM_HEADER);
+    }
+    ChecksumAlgorithm algorithm = null;
+    ChecksumType type = null;
+    if (algorithmName != null) {
+      algorithm = ChecksumAlgorithm.fromValue(algorithmName);
+      String t = r.header(ChecksumType.HEADER);
+      type = ChecksumType.forMultipartUpload(algorithm, t == null ? null
+          : ChecksumType.fromValue(t));
+      xattrs.put(CHECKSUM_SETTING, ByteString.copyFromUtf8(algorithm.name() + ":" + type.name()));
+    }
+    byte[] idBytes = new byte[16];
+    RANDOM.nextBytes(idBytes);
+    String id = HexFormat.of().formatHex(idBytes);
+    xattrs.put(KEY, ByteString.copyFromUtf8(r.key()));
+    xattrs.put(INITIATED, ByteString.copyFromUtf8(Long.toString(System.currentTimeMillis())));
+    xattrs.put(INITIATOR, ByteString.copyFromUtf8(r.principal().user()));
+    String dir = uploadsFolder(r.bucket()) + "/" + id;
+    Principal p = r.principal();
+    ctx.fs().createDirectory(dir, true, false, 0700, p.user(), p.primaryGroup());
+    SetAttributeOptions set = SetAttributeOptions.defaults();
+    for (Map.Entry<String, ByteString> e : xattrs.entrySet()) {
+      set = set.xattr(e.getKey(), e.getValue());
+    }
+    ctx.fs().setAttribute(dir, set);
+    HttpHeaders h = r.baseHeaders();
+    h.set("Content-Type", "application/xml");
+    if (algorithm != null) {
+      h.set(ChecksumAlgorithm.ALGORITHM_HEADER, algorithm.name());
+      h.set(ChecksumType.HEADER, type.name());
+    }
+    r.exchange().respond(HttpResponseStatus.OK, h, S3XmlWriter.initiateMultipartUploadResult(
+        new InitiatedUpload(r.bucket(), r.key(), id)));
+  }
+
+  private static int partNumber(S3Request r) {
+    return r.query().getInt("partNumber", 0, 1, CompleteMultipartUpload.MAX_PART_NUMBER);
+  }
+
+  void uploadPart(S3Request r) throws IOException {
+    FileInfo dir = upload(r);
+    int number = partNumber(r);
+    UploadBody body = UploadBody.open(r, UploadBody.MAX_PUT_BYTES);
+    ChecksumSetting setting = ChecksumSetting.of(dir);
+    if (setting != null && body.algorithm() != null && body.algorithm() != setting.algorithm()) {
+      throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "The upload was created with the "
+          + setting.algorithm() + " checksum; this part carries " + body.algorithm());
+    }
+    String partPath = dir.getPath() + "/" + partName(number);
+    FileOutStream out = ctx.fs().createFile(partPath, CreateOptions.defaults().overwrite(true)
+        .owner(r.principal().user()).group(r.principal().primaryGroup()));
+    ChecksumValue c;
+    try {
+      body.copyTo(out, new byte[64 << 10]);
+      body.verify();
+      Map<String, ByteString> xattrs = new LinkedHashMap<>();
+      xattrs.put(ObjectMetadata.ETAG, ByteString.copyFromUtf8(body.md5Hex()));
+      c = body.checksum();
+      if (c != null) {
+        xattrs.put(ObjectMetadata.CHECKSUM, ObjectMetadata.encodeChecksum(c));
+      }
+      out.setXattrsOnComplete(xattrs);
+      out.close();
+    } catch (IOException | RuntimeException e) {
+      out.cancel();
+      throw e;
+    }
+    HttpHeaders h = r.baseHeaders();
+    h.set("ETag", "\"" + body.md5Hex() + "\"");
+    if (c != null) {
+      h.set(c.algorithm().headerName(), c.value());
+    }
+    r.exchange().respond(HttpResponseStatus.OK, h, null);
+  }
+
+  void uploadPartCopy(S3Request r) throws IOException {
+    FileInfo dir = upload(r);
+    int number = partNumber(r);
+    String[] source = ObjectWrites.copySource(r);
+    FileInfo src = ObjectReads.object(ctx, source[0], source[1], true);
+    ctx.access().checkRead(r.principal(), src);
+    Conditions.checkCopySource(r, ObjectMetadata.etag(src), src.getModificationTimeMs());
+    long start = 0;
+    long length = src.getLength();
+    String range = r.header("x-amz-copy-source-range");
+    if (range != null) {
+      ByteRange br = ByteRange.parse(range, src.getLength());
+      if (br == null || !range.trim().matches("bytes=\\d+-\\d+")) {
+        throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "The x-amz-copy-source-range value"
+            + " must be of the form bytes=first-last where first and last are the zero-based"
+            + " offsets of the first and last bytes to copy");
+      }
+      long last = Long.parseLong(range.trim().substring(range.trim().indexOf('-') + 1));
+      if (last >= src.getLength()) {
+        throw new S3Exception(S3ErrorCode.INVALID_RANGE, "Range specified is not valid for"
+            + " source object of size: " + src.getLength());
+      }
+      start = br.start();
+      length = br.length();
+    }
+    ChecksumSetting setting = ChecksumSetting.of(dir);
+    BodyDigests digests = BodyDigests.of(false, setting == null ? null : setting.algorithm());
+    String partPath = dir.getPath() + "/" + partName(number);
+    try (FileInStream in = ctx.fs().openFile(src)) {
+      FileOutStream out = ctx.fs().createFile(partPath, CreateOptions.defaults()
+          .overwrite(true).owner(r.principal().user()).group(r.principal().primaryGroup()));
+      try {
+        copy(in, start, length, out, digests);
+        Map<String, ByteString> xattrs = new LinkedHashMap<>();
+        xattrs.put(ObjectMetadata.ETAG, ByteString.copyFromUtf8(digests.md5Hex()));
+        if (digests.checksum() != null) {
+          xattrs.put(ObjectMetadata.CHECKSUM, ObjectMetadata.encodeChecksum(digests.checksum()));
+        }
+        out.setXattrsOnComplete(xattrs);
+        out.close();
+      } catch (IOException | RuntimeException e) {
+        out.cancel();
+        throw e;
+      }
+      r.xml(S3XmlWriter.copyPartResult(new CopyResult(digests.md5Hex(),
+          Instant.ofEpochMilli(out.completedStatus().getModificationTimeMs()),
+          digests.checksum())));
+    }
+  }
+
+  private static void copy(FileInStream in, long start, long length, FileOutStream out,
+      BodyDigests digests) throws IOException {
+    byte[] buf = new byte[256 << 10];
+    long pos = start;
+    long end = start + length;
+    while (pos < end) {
+      int n = (int) Math.min(buf.length, end - pos);
+      in.readFully(pos, buf, 0, n);
+      if (digests != null) {
+        digests.update(buf, 0, n);
+      }
+      out.write(buf, 0, n);
+      pos += n;
+    }
+  }
+
+  /** The checksum an upload was created with. */
+  private record ChecksumSetting(ChecksumAlgorithm algorithm, ChecksumType type) {
+    static ChecksumSetting of(FileInfo dir) {
+      ByteString v = dir.getXattrsMap().get(CHECKSUM_SETTING);
+      if (v == null) {
+        return null;
+      }
+      String[] f = v.toStringUtf8().split(":");
+      return new ChecksumSetting(ChecksumAlgorithm.valueOf(f[0]), ChecksumType.valueOf(f[1]));
+    }
+  }
+
+  void complete(S3Request r) throws IOException {
+    FileInfo dir = upload(r);
+    byte[] document = r.exchange().body()
+        .readNBytes(S3XmlParser.MAX_COMPLETE_MULTIPART_UPLOAD_BYTES + 1);
+    CompleteMultipartUpload request = S3XmlParser.completeMultipartUpload(document);
+    Map<Integer, FileInfo> stored = parts(dir.getPath());
+    List<FileInfo> chosen = new ArrayList<>();
+    List<String> etags = new ArrayList<>();
+    List<MultipartChecksums.PartChecksum> checksums = new ArrayList<>();
+    ChecksumSetting setting = ChecksumSetting.of(dir);
+    int previous = 0;
+    for (int i = 0; i < request.parts().size(); i++) {
+      CompleteMultipartUpload.Part p = request.parts().get(i);
+      if (p.partNumber() <= previous) {
+        throw new S3Exception(S3ErrorCode.INVALID_PART_ORDER, "The list of parts was not in"
+            + " ascending order: part " + p.partNumber() + " follows part " + previous);
+      }
+      previous = p.partNumber();
+      FileInfo part = stored.get(p.partNumber());
+      String etag = part == null ? null : ObjectMetadata.etag(part);
+      if (part == null || !etag.equals(p.etag())) {
+        throw new S3Exception(S3ErrorCode.INVALID_PART, "One or more of the specified parts"
+            + " could not be found, or its ETag did not match: part " + p.partNumber())
+            .withHeader("x-amz-part", Integer.toString(p.partNumber()));
+      }
+      if (i < request.parts().size() - 1 && part.getLength() < MIN_PART_SIZE) {
+        throw new S3Exception(S3ErrorCode.ENTITY_TOO_SMALL, "Your proposed upload is smaller"
+            + " than the minimum allowed object size: part " + p.partNumber() + " has "
+            + part.getLength() + " bytes, and every part but the last needs at least "
+            + MIN_PART_SIZE);
+      }
+      if (setting != null) {
+        ChecksumValue c = ObjectMetadata.checksum(part);
+        String given = p.checksums().get(setting.algorithm());
+        if (c == null) {
+          throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "Part " + p.partNumber()
+              + " was uploaded without the upload's " + setting.algorithm() + " checksum");
+        }
+        if (given != null && !given.equals(c.value())) {
+          throw new S3Exception(S3ErrorCode.INVALID_PART, "The " + setting.algorithm()
+              + " checksum given for part " + p.partNumber() + " does not match the part's");
+        }
+        checksums.add(new MultipartChecksums.PartChecksum(c.value(), part.getLength()));
+      }
+      chosen.add(part);
+      etags.add(etag);
+    }
+    String etag = MultipartChecksums.etag(etags);
+    ChecksumValue objectChecksum = setting == null ? null
+        : MultipartChecksums.objectChecksum(setting.algorithm(), setting.type(), checksums);
+    if (objectChecksum != null) {
+      String expected = r.header(setting.algorithm().headerName());
+      if (expected != null && setting.type() == ChecksumType.FULL_OBJECT
+          && !expected.equals(objectChecksum.value())) {
+        throw new S3Exception(S3ErrorCode.BAD_DIGEST, "The full-object "
+            + setting.algorithm() + " checksum given does not match the parts'");
+      }
+    }
+    Map<String, ByteString> xattrs = new LinkedHashMap<>();
+    for (Map.Entry<String, ByteString> e : dir.getXattrsMap().entrySet()) {
+      if (!e.getKey().startsWith("strata.s3.upload.")) {
+        xattrs.put(e.getKey(), e.getValue());
+      }
+    }
+    xattrs.put(ObjectMetadata.ETAG, ByteString.copyFromUtf8(etag));
+    if (objectChecksum != null) {
+      xattrs.put(ObjectMetadata.CHECKSUM, ObjectMetadata.encodeChecksum(objectChecksum));
+    }
+    String path = ctx.buckets().objectPath(r.bucket(), r.key());
+    ctx.access().checkWriteIn(r.principal(), PathNames.parent(path));
+    try (KeyLocks.Held held = ctx.locks().lock(path)) {
+      FileOutStream out;
+      try {
+        out = ctx.fs().createFile(path, CreateOptions.defaults().overwrite(true)
+            .recursive(true).owner(r.principal().user()).group(r.principal().primaryGroup()));
+      } catch (StrataException e) {
+        if (e.code() == ErrorCode.ALREADY_EXISTS || e.code() == ErrorCode.INVALID_ARGUMENT) {
+          throw new S3Exception(S3ErrorCode.KEY_CONFLICT, "Cannot store the key " + r.key()
+              + ": " + e.getMessage());
+        }
+        throw e;
+      }
+      try {
+        for (FileInfo part : chosen) {
+          try (FileInStream in = ctx.fs().openFile(part)) {
+            copy(in, 0, part.getLength(), out, null);
+          }
+        }
+        out.setXattrsOnComplete(xattrs);
+        out.close();
+      } catch (IOException | RuntimeException e) {
+        out.cancel();
+        throw e;
+      }
+    }
+    removeUpload(dir.getPath());
+    HttpHeaders h = r.baseHeaders();
+    h.set("Content-Type", "application/xml");
+    r.exchange().respond(HttpResponseStatus.OK, h, S3XmlWriter.completeMultipartUploadResult(
+        new CompletedUpload("/" + r.bucket() + "/" + r.key(), r.bucket(), r.key(), etag,
+            objectChecksum)));
+  }
+
+  /** The upload's parts by number, with their blocks (ready to be read). */
+  private Map<Integer, FileInfo> parts(String uploadDir) throws StrataException {
+    Map<Integer, FileInfo> parts = new LinkedHashMap<>();
+    try (CloseableIterator<FileInfo> it = ctx.fs().listStatus(uploadDir,
+        io.strata.client.SyncOption.DEFAULT, true)) {
+      while (it.hasNext()) {
+        FileInfo f = it.next();
+        if (!f.getDirectory() && f.getComplete()) {
+          try {
+            parts.put(Integer.parseInt(f.getName()), f);
+          } catch (NumberFormatException e) {
+            // not a part
+          }
+        }
+      }
+    }
+    return parts;
+  }
+
+  private void removeUpload(String uploadDir) {
+    try {
+      ctx.fs().delete(uploadDir, true);
+    } catch (StrataException e) {
+      if (e.code() != ErrorCode.NOT_FOUND) {
+        LOG.warn("Cannot remove the finished upload {}: {} (the cleaner will retry)", uploadDir,
+            e.getMessage());
+      }
+    }
+  }
+
+  void abort(S3Request r) throws IOException {
+    FileInfo dir = upload(r);
+    try {
+      ctx.fs().delete(dir.getPath(), true);
+    } catch (StrataException e) {
+      if (e.code() == ErrorCode.NOT_FOUND) {
+        throw noSuchUpload(r.query().get("uploadId"));
+      }
+      throw e;
+    }
+    r.empty(HttpResponseStatus.NO_CONTENT, null);
+  }
+
+  void listParts(S3Request r) throws IOException {
+    FileInfo dir = upload(r);
+    int marker = r.query().getInt("part-number-marker", 0, 0, Integer.MAX_VALUE);
+    int maxParts = Math.min(MAX_LISTED, r.query().getInt("max-parts", MAX_LISTED, 0,
+        Integer.MAX_VALUE));
+    List<PartListing.Part> parts = new ArrayList<>();
+    boolean truncated = false;
+    Integer next = null;
+    String after = marker > 0 ? partName(marker) : "";
+    try (CloseableIterator<FileInfo> it = ctx.fs().listStatusAfter(dir.getPath(), after,
+        false)) {
+      while (it.hasNext()) {
+        FileInfo f = it.next();
+        if (f.getDirectory() || !f.getComplete()) {
+          continue;
+        }
+        int number;
+        try {
+          number = Integer.parseInt(f.getName());
+        } catch (NumberFormatException e) {
+          continue;
+        }
+        if (parts.size() == maxParts) {
+          truncated = true;
+          break;
+        }
+        parts.add(new PartListing.Part(number, Instant.ofEpochMilli(f.getModificationTimeMs()),
+            ObjectMetadata.etag(f), f.getLength(), ObjectMetadata.checksum(f)));
+        next = number;
+      }
+    }
+    ChecksumSetting setting = ChecksumSetting.of(dir);
+    Owner initiator = owner(dir);
+    r.xml(S3XmlWriter.listPartsResult(new PartListing(r.bucket(), r.key(),
+        r.query().get("uploadId"), marker, truncated ? next : null, maxParts, truncated,
+        initiator, initiator, "STANDARD", setting == null ? null : setting.algorithm(),
+        setting == null ? null : setting.type(), parts)));
+  }
+
+  private static Owner owner(FileInfo dir) {
+    ByteString who = dir.getXattrsMap().get(INITIATOR);
+    String user = who == null ? dir.getOwner() : who.toStringUtf8();
+    return new Owner(user, user);
+  }
+
+  void listUploads(S3Request r) throws IOException {
+    FileInfo bucket = BucketOperations.bucketFolder(ctx, r);
+    ctx.access().checkList(r.principal(), bucket);
+    String prefix = r.query().get("prefix", "");
+    String delimiter = r.query().get("delimiter", "");
+    String keyMarker = r.query().get("key-marker", "");
+    String idMarker = r.query().get("upload-id-marker", "");
+    int maxUploads = Math.min(MAX_LISTED, r.query().getInt("max-uploads", MAX_LISTED, 0,
+        Integer.MAX_VALUE));
+    boolean url = KeyEncoding.isUrlEncoding(r.query().get("encoding-type"));
+    List<UploadListing.Upload> all = new ArrayList<>();
+    try (CloseableIterator<FileInfo> it = ctx.fs().listStatus(uploadsFolder(r.bucket()))) {
+      while (it.hasNext() && all.size() < MAX_UPLOADS_SORTED) {
+        FileInfo d = it.next();
+        ByteString key = d.getXattrsMap().get(KEY);
+        if (!d.getDirectory() || key == null || !key.toStringUtf8().startsWith(prefix)) {
+          continue;
+        }
+        ChecksumSetting setting = ChecksumSetting.of(d);
+        Owner o = owner(d);
+        all.add(new UploadListing.Upload(key.toStringUtf8(), d.getName(), o, o, "STANDARD",
+            Instant.ofEpochMilli(initiated(d)), setting == null ? null : setting.algorithm(),
+            setting == null ? null : setting.type()));
+      }
+    } catch (StrataException e) {
+      if (e.code() != ErrorCode.NOT_FOUND) {
+        throw e;
+      }
+    }
+    all.sort((a, b) -> {
+      int c = Utf8Order.compare(a.key(), b.key());
+      return c != 0 ? c : a.initiated().compareTo(b.initiated());
+    });
+    List<UploadListing.Upload> page = new ArrayList<>();
+    List<String> prefixes = new ArrayList<>();
+    boolean truncated = false;
+    String lastKey = null;
+    String lastId = null;
+    boolean pastMarker = keyMarker.isEmpty();
+    for (UploadListing.Upload u : all) {
+      if (!pastMarker) {
+        int c = Utf8Order.compare(u.key(), keyMarker);
+        if (c < 0 || (c == 0 && (idMarker.isEmpty() || u.uploadId().compareTo(idMarker) <= 0))) {
+          continue;
+        }
+        pastMarker = true;
+      }
+      String cp = null;
+      if (!delimiter.isEmpty()) {
+        int at = u.key().indexOf(delimiter, prefix.length());
+        if (at >= 0) {
+          cp = u.key().substring(0, at + delimiter.length());
+          if (!prefixes.isEmpty() && prefixes.get(prefixes.size() - 1).equals(cp)) {
+            continue;
+          }
+        }
+      }
+      if (page.size() + prefixes.size() == maxUploads) {
+        truncated = true;
+        break;
+      }
+      if (cp != null) {
+        prefixes.add(cp);
+        lastKey = cp;
+        lastId = null;
+      } else {
+        page.add(u);
+        lastKey = u.key();
+        lastId = u.uploadId();
+      }
+    }
+    r.xml(S3XmlWriter.listMultipartUploadsResult(new UploadListing(r.bucket(), keyMarker,
+        idMarker, truncated ? lastKey : null, truncated ? lastId : null, prefix, delimiter,
+        maxUploads, truncated, url, page, prefixes)));
+  }
+
+  private static long initiated(FileInfo dir) {
+    ByteString v = dir.getXattrsMap().get(INITIATED);
+    try {
+      return v == null ? dir.getModificationTimeMs() : Long.parseLong(v.toStringUtf8());
+    } catch (NumberFormatException e) {
+      return dir.getModificationTimeMs();
+    }
+  }
+
+  /**
+   * Removes every upload of every bucket started more than {@code maxAge} ago, with its parts.
+   *
+   * @return uploads removed
+   */
+  public int removeExpired(Duration maxAge) {
+    long cutoff = System.currentTimeMillis() - maxAge.toMillis();
+    int removed = 0;
+    List<String> folders = new ArrayList<>();
+    try (CloseableIterator<FileInfo> it = ctx.fs().listStatus(PathNames.ROOT)) {
+      while (it.hasNext()) {
+        FileInfo f = it.next();
+        if (f.getDirectory()) {
+          folders.add(f.getPath());
+        }
+      }
+    } catch (StrataException | RuntimeException e) {
+      LOG.warn("Cannot list the buckets to clean abandoned uploads: {}", e.toString());
+      return 0;
+    }
+    folders.addAll(ctx.buckets().mapped().values());
+    for (String bucket : folders) {
+      String uploads = bucket + "/" + PathNames.UPLOADS_FOLDER;
+      List<String> expired = new ArrayList<>();
+      try (CloseableIterator<FileInfo> it = ctx.fs().listStatus(uploads)) {
+        while (it.hasNext()) {
+          FileInfo d = it.next();
+          if (d.getDirectory() && initiated(d) < cutoff) {
+            expired.add(d.getPath());
+          }
+        }
+      } catch (StrataException | RuntimeException e) {
+        continue;
+      }
+      for (String d : expired) {
+        try {
+          ctx.fs().delete(d, true);
+          removed++;
+          LOG.info("Removed the multipart upload {}, abandoned for over {}", d, maxAge);
+        } catch (StrataException e) {
+          LOG.warn("Cannot remove the abandoned upload {}: {}", d, e.getMessage());
+        }
+      }
+    }
+    return removed;
+  }
+}

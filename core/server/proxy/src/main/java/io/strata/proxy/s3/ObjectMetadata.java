@@ -1,0 +1,181 @@
+package io.strata.proxy.s3;
+
+import com.google.protobuf.ByteString;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.strata.proto.FileInfo;
+import io.strata.proxy.checksum.ChecksumAlgorithm;
+import io.strata.proxy.checksum.ChecksumType;
+import io.strata.proxy.checksum.ChecksumValue;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * An object's S3 metadata as extended attributes of its inode, so that it is journaled with
+ * the namespace, survives restarts and renames, and is visible to every client:
+ * {@code strata.s3.etag}, {@code strata.s3.<standard header>} (Content-Type, Content-Encoding,
+ * Content-Disposition, Content-Language, Cache-Control, Expires), {@code user.<name>} for each
+ * {@code x-amz-meta-<name>} (the FUSE mount's {@code user.} namespace), {@code strata.s3.tagging}
+ * (the tags in their header form) and {@code strata.s3.checksum} (algorithm, type, value). A
+ * file that did not come through the proxy has none of them: its ETag is derived from its
+ * identity and content fingerprint, with a "-1" suffix so that clients do not take it for an
+ * MD5 of the bytes.
+ */
+public final class ObjectMetadata {
+  public static final String ETAG = "strata.s3.etag";
+  public static final String TAGGING = "strata.s3.tagging";
+  public static final String CHECKSUM = "strata.s3.checksum";
+  /** On a folder: it was created as an S3 folder marker ("key/"), so listings show it. */
+  public static final String MARKER = "strata.s3.marker";
+  public static final String USER_PREFIX = "user.";
+  public static final String HEADER_PREFIX = "strata.s3.";
+  public static final String META_HEADER_PREFIX = "x-amz-meta-";
+
+  /** The standard headers S3 keeps with an object and returns with it. */
+  public static final List<String> STANDARD_HEADERS = List.of("content-type",
+      "content-encoding", "content-disposition", "content-language", "cache-control", "expires");
+
+  /** S3's bound on user metadata: names and values of x-amz-meta-* together. */
+  public static final int MAX_USER_METADATA_BYTES = 2048;
+
+  /** The type S3 gives an object stored without one. */
+  public static final String DEFAULT_CONTENT_TYPE = "binary/octet-stream";
+  private static final String EMPTY_MD5 = "d41d8cd98f00b204e9800998ecf8427e";
+
+  private ObjectMetadata() {}
+
+  /** The ETag of an object, without quotes. */
+  public static String etag(FileInfo f) {
+    ByteString stored = f.getXattrsMap().get(ETAG);
+    if (stored != null) {
+      return stored.toStringUtf8();
+    }
+    if (f.getDirectory() || f.getLength() == 0) {
+      return EMPTY_MD5;
+    }
+    String identity = f.getFileId() + ":" + f.getLength() + ":" + f.getModificationTimeMs()
+        + ":" + f.getUfsFingerprint();
+    return md5Hex(identity.getBytes(StandardCharsets.UTF_8)) + "-1";
+  }
+
+  static String md5Hex(byte[] bytes) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("MD5").digest(bytes));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The object's Content-Type. */
+  public static String contentType(FileInfo f) {
+    ByteString v = f.getXattrsMap().get(HEADER_PREFIX + "content-type");
+    return v == null ? DEFAULT_CONTENT_TYPE : v.toStringUtf8();
+  }
+
+  /** The stored flexible checksum, or null. */
+  public static ChecksumValue checksum(FileInfo f) {
+    ByteString v = f.getXattrsMap().get(CHECKSUM);
+    return v == null ? null : decodeChecksum(v.toStringUtf8());
+  }
+
+  public static ByteString encodeChecksum(ChecksumValue c) {
+    return ByteString.copyFromUtf8(c.algorithm().name() + ":" + c.type().name() + ":"
+        + c.value());
+  }
+
+  static ChecksumValue decodeChecksum(String s) {
+    String[] f = s.split(":", 3);
+    if (f.length != 3) {
+      return null;
+    }
+    try {
+      return new ChecksumValue(ChecksumAlgorithm.valueOf(f[0]), f[2], ChecksumType.valueOf(f[1]));
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+  }
+
+  /**
+   * The metadata a PUT, CreateMultipartUpload or CopyObject (REPLACE) request gives: its
+   * standard headers and x-amz-meta-* headers, as extended attributes.
+   *
+   * @throws S3Exception MetadataTooLarge past S3's bound on user metadata
+   */
+  public static Map<String, ByteString> fromRequest(HttpHeaders headers) {
+    Map<String, ByteString> out = new LinkedHashMap<>();
+    for (String h : STANDARD_HEADERS) {
+      String v = headers.get(h);
+      if (v != null) {
+        out.put(HEADER_PREFIX + h, ByteString.copyFromUtf8(v));
+      }
+    }
+    int userBytes = 0;
+    for (Map.Entry<String, String> e : headers) {
+      String name = e.getKey().toLowerCase(Locale.ROOT);
+      if (name.startsWith(META_HEADER_PREFIX) && name.length() > META_HEADER_PREFIX.length()) {
+        String metaName = name.substring(META_HEADER_PREFIX.length());
+        String key = USER_PREFIX + metaName;
+        ByteString prev = out.get(key);
+        String value = prev == null ? e.getValue() : prev.toStringUtf8() + "," + e.getValue();
+        userBytes += metaName.length() + e.getValue().length();
+        out.put(key, ByteString.copyFromUtf8(value));
+      }
+    }
+    if (userBytes > MAX_USER_METADATA_BYTES) {
+      throw new S3Exception(S3ErrorCode.METADATA_TOO_LARGE, "Your metadata headers exceed the"
+          + " maximum allowed metadata size (" + userBytes + " of "
+          + MAX_USER_METADATA_BYTES + " bytes)");
+    }
+    return out;
+  }
+
+  /** The object-level attributes of {@code f} that a copy with directive COPY carries over. */
+  public static Map<String, ByteString> copyable(FileInfo f) {
+    Map<String, ByteString> out = new LinkedHashMap<>();
+    for (Map.Entry<String, ByteString> e : f.getXattrsMap().entrySet()) {
+      String k = e.getKey();
+      if (k.startsWith(USER_PREFIX) || (k.startsWith(HEADER_PREFIX)
+          && STANDARD_HEADERS.contains(k.substring(HEADER_PREFIX.length())))) {
+        out.put(k, e.getValue());
+      }
+    }
+    return out;
+  }
+
+  /** The tags of an object, in header form ("" for none). */
+  public static String tagging(FileInfo f) {
+    ByteString v = f.getXattrsMap().get(TAGGING);
+    return v == null ? "" : v.toStringUtf8();
+  }
+
+  /** The response headers of an object's metadata (not length, range or checksum). */
+  public static HttpHeaders responseHeaders(FileInfo f) {
+    HttpHeaders h = new DefaultHttpHeaders();
+    h.set("ETag", "\"" + etag(f) + "\"");
+    h.set("Last-Modified", HttpDates.format(f.getModificationTimeMs()));
+    h.set("Accept-Ranges", "bytes");
+    h.set("Content-Type", contentType(f));
+    for (Map.Entry<String, ByteString> e : f.getXattrsMap().entrySet()) {
+      String k = e.getKey();
+      if (k.startsWith(USER_PREFIX)) {
+        h.add(META_HEADER_PREFIX + k.substring(USER_PREFIX.length()), e.getValue().toStringUtf8());
+      } else if (k.startsWith(HEADER_PREFIX)) {
+        String header = k.substring(HEADER_PREFIX.length());
+        if (STANDARD_HEADERS.contains(header) && !header.equals("content-type")) {
+          h.set(header, e.getValue().toStringUtf8());
+        }
+      }
+    }
+    String tags = tagging(f);
+    if (!tags.isEmpty()) {
+      h.setInt("x-amz-tagging-count", tags.split("&").length);
+    }
+    return h;
+  }
+}

@@ -1,0 +1,161 @@
+package io.strata.proxy.s3;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.strata.client.FileInStream;
+import io.strata.client.SyncOption;
+import io.strata.common.error.ErrorCode;
+import io.strata.common.error.StrataException;
+import io.strata.proto.FileInfo;
+import io.strata.proxy.checksum.ChecksumValue;
+import java.io.IOException;
+import java.util.Map;
+
+/**
+ * GetObject and HeadObject: the object's status and metadata in one master call (with its
+ * blocks, so the read needs no other), the conditional headers as S3 evaluates them, one byte
+ * range, and the body streamed from the cluster a chunk at a time, never held whole: each
+ * chunk is read only when the client has taken the ones before (the connection's write
+ * buffer), so a slow client slows the reads rather than filling memory.
+ */
+final class ObjectReads {
+  private static final Map<String, String> RESPONSE_OVERRIDES = Map.of(
+      "response-content-type", "Content-Type",
+      "response-content-language", "Content-Language",
+      "response-expires", "Expires",
+      "response-cache-control", "Cache-Control",
+      "response-content-disposition", "Content-Disposition",
+      "response-content-encoding", "Content-Encoding");
+
+  private final ProxyContext ctx;
+
+  ObjectReads(ProxyContext ctx) {
+    this.ctx = ctx;
+  }
+
+  /**
+   * The object a request's key names: a complete file, or -- for a key ending in '/' -- a
+   * folder that is a marker or empty (listed as that key). NoSuchKey otherwise, NoSuchBucket
+   * when the bucket's folder is missing.
+   */
+  static FileInfo object(ProxyContext ctx, S3Request r) throws StrataException {
+    return object(ctx, r.bucket(), r.key(), false);
+  }
+
+  static FileInfo object(ProxyContext ctx, String bucket, String key, boolean withBlocks)
+      throws StrataException {
+    String path = ctx.buckets().objectPath(bucket, key);
+    FileInfo f;
+    try {
+      f = ctx.fs().getStatus(path, SyncOption.DEFAULT, withBlocks);
+    } catch (StrataException e) {
+      if (e.code() == ErrorCode.NOT_FOUND || e.code() == ErrorCode.INVALID_ARGUMENT) {
+        FileInfo bucketDir = BucketOperations.status(ctx, ctx.buckets().path(bucket));
+        if (bucketDir == null || !bucketDir.getDirectory()) {
+          throw BucketOperations.noSuchBucket(bucket);
+        }
+        throw noSuchKey(key);
+      }
+      throw e;
+    }
+    boolean folderKey = key.endsWith("/");
+    if (f.getDirectory() != folderKey || (!f.getDirectory() && !f.getComplete())) {
+      throw noSuchKey(key);
+    }
+    if (folderKey && !f.getXattrsMap().containsKey(ObjectMetadata.MARKER)
+        && KeyListing.hasVisibleChild(ctx, f.getPath())) {
+      throw noSuchKey(key);
+    }
+    return f;
+  }
+
+  static S3Exception noSuchKey(String key) {
+    return new S3Exception(S3ErrorCode.NO_SUCH_KEY, "The specified key does not exist: " + key);
+  }
+
+  void get(S3Request r, boolean head) throws IOException {
+    FileInfo f = object(ctx, r.bucket(), r.key(), !head);
+    ctx.access().checkRead(r.principal(), f);
+    String etag = ObjectMetadata.etag(f);
+    Conditions.checkRead(r, etag, f.getModificationTimeMs());
+    long length = f.getDirectory() ? 0 : f.getLength();
+    HttpHeaders h = r.baseHeaders();
+    h.add(ObjectMetadata.responseHeaders(f));
+    for (Map.Entry<String, String> o : RESPONSE_OVERRIDES.entrySet()) {
+      String v = r.query().get(o.getKey());
+      if (v != null) {
+        if (r.auth().anonymous()) {
+          throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "Request specific response headers"
+              + " cannot be used for anonymous GET requests.");
+        }
+        h.set(o.getValue(), v);
+      }
+    }
+    ByteRange range = head && r.header("Range") == null ? null
+        : ByteRange.parse(r.header("Range"), length);
+    long start = 0;
+    long count = length;
+    HttpResponseStatus status = HttpResponseStatus.OK;
+    if (range != null) {
+      start = range.start();
+      count = range.length();
+      status = HttpResponseStatus.PARTIAL_CONTENT;
+      h.set("Content-Range", "bytes " + range.start() + "-" + range.end() + "/" + length);
+    } else if ("ENABLED".equalsIgnoreCase(r.header("x-amz-checksum-mode"))) {
+      ChecksumValue c = ObjectMetadata.checksum(f);
+      if (c != null) {
+        h.set(c.algorithm().headerName(), c.value());
+        h.set("x-amz-checksum-type", c.type().name());
+      }
+    }
+    if (head) {
+      h.set("Content-Length", Long.toString(count));
+      r.exchange().respond(status, h, null);
+      return;
+    }
+    if (count == 0) {
+      r.exchange().respond(status, h, null);
+      return;
+    }
+    try (FileInStream in = ctx.fs().openFile(f)) {
+      stream(r, in, start, count, status, h);
+    }
+  }
+
+  /** Sends {@code count} bytes of {@code in} from {@code start}, a chunk at a time. */
+  private void stream(S3Request r, FileInStream in, long start, long count,
+      HttpResponseStatus status, HttpHeaders h) throws IOException {
+    // The first chunk is read before the headers go, so that a read failure (a changed file, an
+    // unreachable cluster) is still an S3 error rather than a cut connection.
+    ByteBuf first = read(r, in, start, (int) Math.min(ctx.chunkSize(), count));
+    r.exchange().startResponse(status, h, count);
+    try {
+      long pos = start + first.readableBytes();
+      long end = start + count;
+      r.exchange().write(first);
+      while (pos < end) {
+        ByteBuf chunk = read(r, in, pos, (int) Math.min(ctx.chunkSize(), end - pos));
+        pos += chunk.readableBytes();
+        r.exchange().write(chunk);
+      }
+      r.exchange().endResponse();
+    } catch (IOException | RuntimeException e) {
+      r.exchange().abort();
+      throw e;
+    }
+  }
+
+  private static ByteBuf read(S3Request r, FileInStream in, long pos, int len)
+      throws IOException {
+    ByteBuf buf = r.exchange().alloc().heapBuffer(len, len);
+    try {
+      in.readFully(pos, buf.array(), buf.arrayOffset(), len);
+      buf.writerIndex(len);
+      return buf;
+    } catch (IOException | RuntimeException e) {
+      buf.release();
+      throw e;
+    }
+  }
+}

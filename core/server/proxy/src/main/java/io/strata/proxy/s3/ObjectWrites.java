@@ -1,0 +1,449 @@
+package io.strata.proxy.s3;
+
+import com.google.protobuf.ByteString;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.strata.client.CreateOptions;
+import io.strata.client.FileInStream;
+import io.strata.client.FileOutStream;
+import io.strata.client.SetAttributeOptions;
+import io.strata.common.PathNames;
+import io.strata.common.error.ErrorCode;
+import io.strata.common.error.StrataException;
+import io.strata.proto.FileInfo;
+import io.strata.proxy.access.Principal;
+import io.strata.proxy.auth.UriDecoding;
+import io.strata.proxy.checksum.BodyDigests;
+import io.strata.proxy.checksum.ChecksumAlgorithm;
+import io.strata.proxy.checksum.ChecksumValue;
+import io.strata.proxy.xml.CopyResult;
+import io.strata.proxy.xml.DeleteRequest;
+import io.strata.proxy.xml.DeleteResult;
+import io.strata.proxy.xml.S3XmlParser;
+import io.strata.proxy.xml.S3XmlWriter;
+import io.strata.proxy.xml.TagSet;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * PutObject, CopyObject, DeleteObject, DeleteObjects and the object tagging calls. A PUT
+ * streams its body to a new file that becomes visible only when complete, with its metadata
+ * in the same master call; a failed check discards it. Writers of one key take turns
+ * ({@link KeyLocks}); {@code If-None-Match: *} creates only when nothing is at the key,
+ * decided by the master in the same step as the create. A delete also removes the folders
+ * above the key that it leaves empty (up to the bucket), unless they are folder markers, so
+ * that a bucket emptied through S3 holds nothing and can be deleted.
+ */
+final class ObjectWrites {
+  private static final String EMPTY_MD5 = "d41d8cd98f00b204e9800998ecf8427e";
+  private static final int COPY_BUFFER = 256 << 10;
+
+  private final ProxyContext ctx;
+
+  ObjectWrites(ProxyContext ctx) {
+    this.ctx = ctx;
+  }
+
+  private CreateOptions createOptions(Principal p, boolean overwrite) {
+    return CreateOptions.defaults().overwrite(overwrite).recursive(true).owner(p.user())
+        .group(p.primaryGroup());
+  }
+
+  void put(S3Request r) throws IOException {
+    BucketOperations.checkCannedAcl(r);
+    BucketOperations.bucketFolder(ctx, r);
+    String key = r.key();
+    String path = ctx.buckets().objectPath(r.bucket(), key);
+    ctx.access().checkWriteIn(r.principal(), PathNames.parent(path));
+    Map<String, ByteString> xattrs = new LinkedHashMap<>(ObjectMetadata.fromRequest(r.headers()));
+    String tagging = r.header("x-amz-tagging");
+    if (tagging != null) {
+      TagSet tags = TagSet.fromHeader(tagging);
+      if (!tags.isEmpty()) {
+        xattrs.put(ObjectMetadata.TAGGING, ByteString.copyFromUtf8(tags.toHeader()));
+      }
+    }
+    UploadBody body = UploadBody.open(r, UploadBody.MAX_PUT_BYTES);
+    if (key.endsWith("/")) {
+      putFolderMarker(r, path, body, xattrs);
+      return;
+    }
+    String ifNoneMatch = r.header("If-None-Match");
+    boolean createOnly = ifNoneMatch != null && ifNoneMatch.trim().equals("*");
+    String ifMatch = r.header("If-Match");
+    FileInfo done;
+    try (KeyLocks.Held held = ctx.locks().lock(path)) {
+      if (ifMatch != null) {
+        FileInfo current = BucketOperations.status(ctx, path);
+        if (current == null || current.getDirectory() || !current.getComplete()) {
+          throw ObjectReads.noSuchKey(key);
+        }
+        if (!Conditions.matches(ifMatch, ObjectMetadata.etag(current))) {
+          throw new S3Exception(S3ErrorCode.PRECONDITION_FAILED, "At least one of the"
+              + " pre-conditions you specified did not hold: If-Match");
+        }
+      }
+      FileOutStream out = create(path, r.principal(), !createOnly, key);
+      try {
+        body.copyTo(out, new byte[64 << 10]);
+        body.verify();
+        xattrs.put(ObjectMetadata.ETAG, ByteString.copyFromUtf8(body.md5Hex()));
+        ChecksumValue c = body.checksum();
+        if (c != null) {
+          xattrs.put(ObjectMetadata.CHECKSUM, ObjectMetadata.encodeChecksum(c));
+        }
+        out.setXattrsOnComplete(xattrs);
+        out.close();
+        done = out.completedStatus();
+      } catch (IOException | RuntimeException e) {
+        out.cancel();
+        throw e;
+      }
+    }
+    HttpHeaders h = r.baseHeaders();
+    h.set("ETag", "\"" + ObjectMetadata.etag(done) + "\"");
+    ChecksumValue c = body.checksum();
+    if (c != null) {
+      h.set(c.algorithm().headerName(), c.value());
+      h.set("x-amz-checksum-type", c.type().name());
+    }
+    r.exchange().respond(HttpResponseStatus.OK, h, null);
+  }
+
+  /** A new file at {@code path} to write an object into. */
+  private FileOutStream create(String path, Principal p, boolean overwrite, String key)
+      throws StrataException {
+    try {
+      return ctx.fs().createFile(path, createOptions(p, overwrite));
+    } catch (StrataException e) {
+      if (e.code() == ErrorCode.ALREADY_EXISTS && !overwrite) {
+        throw new S3Exception(S3ErrorCode.PRECONDITION_FAILED, "At least one of the"
+            + " pre-conditions you specified did not hold: If-None-Match (the key exists)");
+      }
+      if (e.code() == ErrorCode.ALREADY_EXISTS || e.code() == ErrorCode.INVALID_ARGUMENT
+          || e.code() == ErrorCode.FAILED_PRECONDITION) {
+        throw new S3Exception(S3ErrorCode.KEY_CONFLICT, "Cannot store the key " + key + ": "
+            + e.getMessage() + " (in Strata a key cannot be both an object and a prefix of"
+            + " other keys)");
+      }
+      throw e;
+    }
+  }
+
+  /** PUT of a key ending in '/': a folder, marked so that listings show it. */
+  private void putFolderMarker(S3Request r, String path, UploadBody body,
+      Map<String, ByteString> xattrs) throws IOException {
+    body.copyTo(OutputStream.nullOutputStream(), new byte[8192]);
+    body.verify();
+    if (body.length() > 0) {
+      throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "The key " + r.key() + " ends in '/'"
+          + " and names a folder, which holds no bytes: send an empty body");
+    }
+    Principal p = r.principal();
+    try {
+      FileInfo existing = BucketOperations.status(ctx, path);
+      if (existing != null && !existing.getDirectory()) {
+        throw new S3Exception(S3ErrorCode.KEY_CONFLICT, "Cannot store the folder key "
+            + r.key() + ": a file is at " + path);
+      }
+      if (existing == null) {
+        ctx.fs().createDirectory(path, true, true, 0, p.user(), p.primaryGroup());
+      }
+      SetAttributeOptions set = SetAttributeOptions.defaults()
+          .xattr(ObjectMetadata.MARKER, ByteString.EMPTY);
+      for (Map.Entry<String, ByteString> e : xattrs.entrySet()) {
+        set = set.xattr(e.getKey(), e.getValue());
+      }
+      ctx.fs().setAttribute(path, set);
+    } catch (StrataException e) {
+      if (e.code() == ErrorCode.ALREADY_EXISTS || e.code() == ErrorCode.INVALID_ARGUMENT) {
+        throw new S3Exception(S3ErrorCode.KEY_CONFLICT, "Cannot store the folder key "
+            + r.key() + ": " + e.getMessage());
+      }
+      throw e;
+    }
+    HttpHeaders h = r.baseHeaders();
+    h.set("ETag", "\"" + EMPTY_MD5 + "\"");
+    r.exchange().respond(HttpResponseStatus.OK, h, null);
+  }
+
+  void delete(S3Request r) throws IOException {
+    BucketOperations.bucketFolder(ctx, r);
+    deleteKey(r.principal(), r.bucket(), r.key());
+    r.empty(HttpResponseStatus.NO_CONTENT, null);
+  }
+
+  /** Deletes one key (nothing when it is not there) and the empty folders it leaves. */
+  private void deleteKey(Principal p, String bucket, String key) throws StrataException {
+    String path = ctx.buckets().objectPath(bucket, key);
+    ctx.access().checkWriteIn(p, PathNames.parent(path));
+    try (KeyLocks.Held held = ctx.locks().lock(path)) {
+      FileInfo f = BucketOperations.status(ctx, path);
+      if (f == null) {
+        return;
+      }
+      if (key.endsWith("/")) {
+        if (!f.getDirectory()) {
+          return;
+        }
+        try {
+          ctx.fs().deleteUnlessVisibleChildren(path);
+          ctx.access().forget(path);
+        } catch (StrataException e) {
+          if (e.code() != ErrorCode.FAILED_PRECONDITION) {
+            throw e;
+          }
+          // The folder holds other keys: only its marker goes.
+          if (f.getXattrsMap().containsKey(ObjectMetadata.MARKER)) {
+            ctx.fs().setAttribute(path,
+                SetAttributeOptions.defaults().removeXattr(ObjectMetadata.MARKER));
+          }
+          return;
+        }
+      } else {
+        if (f.getDirectory()) {
+          return;
+        }
+        try {
+          ctx.fs().delete(path, false);
+        } catch (StrataException e) {
+          if (e.code() != ErrorCode.NOT_FOUND) {
+            throw e;
+          }
+        }
+      }
+    }
+    removeEmptyFolders(ctx.buckets().path(bucket), PathNames.parent(path));
+  }
+
+  /** Deletes {@code dir} and the folders above it up to the bucket while empty and unmarked. */
+  private void removeEmptyFolders(String bucketPath, String dir) throws StrataException {
+    while (dir != null && !dir.equals(bucketPath) && PathNames.isUnder(dir, bucketPath)) {
+      FileInfo f = BucketOperations.status(ctx, dir);
+      if (f != null) {
+        if (!f.getDirectory() || f.getXattrsMap().containsKey(ObjectMetadata.MARKER)) {
+          return;
+        }
+        try {
+          ctx.fs().deleteUnlessVisibleChildren(dir);
+          ctx.access().forget(dir);
+        } catch (StrataException e) {
+          if (e.code() == ErrorCode.FAILED_PRECONDITION) {
+            return;
+          }
+          if (e.code() != ErrorCode.NOT_FOUND) {
+            throw e;
+          }
+        }
+      }
+      dir = PathNames.parent(dir);
+    }
+  }
+
+  void deleteObjects(S3Request r) throws IOException {
+    BucketOperations.bucketFolder(ctx, r);
+    byte[] document = r.exchange().body().readNBytes(S3XmlParser.MAX_DELETE_BYTES + 1);
+    String md5 = r.header("Content-MD5");
+    BodyDigests digests = BodyDigests.of(false, null);
+    digests.update(document, 0, document.length);
+    if (md5 != null) {
+      digests.verifyContentMd5(md5);
+    }
+    DeleteRequest request = S3XmlParser.deleteRequest(document);
+    List<DeleteResult.Deleted> deleted = new ArrayList<>();
+    List<DeleteResult.Failure> errors = new ArrayList<>();
+    for (DeleteRequest.ObjectId id : request.objects()) {
+      String version = id.versionId().orElse(null);
+      try {
+        if (version != null && !version.equals("null")) {
+          throw new S3Exception(S3ErrorCode.NOT_IMPLEMENTED,
+              "Object versions are not kept: only the version 'null' exists");
+        }
+        deleteKey(r.principal(), r.bucket(), id.key());
+        deleted.add(new DeleteResult.Deleted(id.key(), version));
+      } catch (S3Exception e) {
+        errors.add(new DeleteResult.Failure(id.key(), version, e.code().code(),
+            e.getMessage()));
+      } catch (StrataException e) {
+        S3Exception s3 = S3Service.translate(e, r, Operation.DELETE_OBJECT);
+        errors.add(new DeleteResult.Failure(id.key(), version, s3.code().code(),
+            s3.getMessage()));
+      }
+    }
+    r.xml(S3XmlWriter.deleteResult(new DeleteResult(request.quiet(), deleted, errors)));
+  }
+
+  void copy(S3Request r) throws IOException {
+    BucketOperations.checkCannedAcl(r);
+    BucketOperations.bucketFolder(ctx, r);
+    if (r.header("x-amz-copy-source-range") != null) {
+      throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "x-amz-copy-source-range is for"
+          + " UploadPartCopy only; CopyObject copies whole objects");
+    }
+    String[] source = copySource(r);
+    FileInfo src = ObjectReads.object(ctx, source[0], source[1], true);
+    ctx.access().checkRead(r.principal(), src);
+    Conditions.checkCopySource(r, ObjectMetadata.etag(src), src.getModificationTimeMs());
+    boolean replace = directive(r, "x-amz-metadata-directive");
+    boolean replaceTags = directive(r, "x-amz-tagging-directive");
+    String dstPath = ctx.buckets().objectPath(r.bucket(), r.key());
+    ctx.access().checkWriteIn(r.principal(), PathNames.parent(dstPath));
+    Map<String, ByteString> xattrs = new LinkedHashMap<>(replace
+        ? ObjectMetadata.fromRequest(r.headers()) : ObjectMetadata.copyable(src));
+    String tags = replaceTags ? (r.header("x-amz-tagging") == null ? ""
+        : TagSet.fromHeader(r.header("x-amz-tagging")).toHeader()) : ObjectMetadata.tagging(src);
+    if (!tags.isEmpty()) {
+      xattrs.put(ObjectMetadata.TAGGING, ByteString.copyFromUtf8(tags));
+    }
+    if (dstPath.equals(src.getPath()) && !src.getDirectory()) {
+      if (!replace && !replaceTags) {
+        throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "This copy request is illegal"
+            + " because it is trying to copy an object to itself without changing the"
+            + " object's metadata, storage class, website redirect location or encryption"
+            + " attributes.");
+      }
+      copyOntoItself(r, src, xattrs);
+      return;
+    }
+    if (src.getDirectory() || r.key().endsWith("/")) {
+      throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "Folder keys (ending in '/') cannot"
+          + " be copied: create the folder key with PutObject");
+    }
+    ChecksumAlgorithm algorithm = copyAlgorithm(r, src);
+    BodyDigests digests = BodyDigests.of(false, algorithm);
+    FileInfo done;
+    try (KeyLocks.Held held = ctx.locks().lock(dstPath);
+        FileInStream in = ctx.fs().openFile(src)) {
+      FileOutStream out = create(dstPath, r.principal(), true, r.key());
+      try {
+        byte[] buf = new byte[COPY_BUFFER];
+        long pos = 0;
+        while (pos < src.getLength()) {
+          int n = (int) Math.min(buf.length, src.getLength() - pos);
+          in.readFully(pos, buf, 0, n);
+          digests.update(buf, 0, n);
+          out.write(buf, 0, n);
+          pos += n;
+        }
+        xattrs.put(ObjectMetadata.ETAG, ByteString.copyFromUtf8(digests.md5Hex()));
+        ChecksumValue c = digests.checksum();
+        if (c != null) {
+          xattrs.put(ObjectMetadata.CHECKSUM, ObjectMetadata.encodeChecksum(c));
+        }
+        out.setXattrsOnComplete(xattrs);
+        out.close();
+        done = out.completedStatus();
+      } catch (IOException | RuntimeException e) {
+        out.cancel();
+        throw e;
+      }
+    }
+    r.xml(S3XmlWriter.copyObjectResult(new CopyResult(ObjectMetadata.etag(done),
+        Instant.ofEpochMilli(done.getModificationTimeMs()), digests.checksum())));
+  }
+
+  /** A copy of an object onto itself that replaces its metadata: no bytes move. */
+  private void copyOntoItself(S3Request r, FileInfo src, Map<String, ByteString> xattrs)
+      throws IOException {
+    SetAttributeOptions set = SetAttributeOptions.defaults()
+        .modificationTimeMs(System.currentTimeMillis());
+    for (String old : src.getXattrsMap().keySet()) {
+      if (!xattrs.containsKey(old) && !old.equals(ObjectMetadata.ETAG)
+          && !old.equals(ObjectMetadata.CHECKSUM)) {
+        set = set.removeXattr(old);
+      }
+    }
+    for (Map.Entry<String, ByteString> e : xattrs.entrySet()) {
+      set = set.xattr(e.getKey(), e.getValue());
+    }
+    FileInfo done;
+    try (KeyLocks.Held held = ctx.locks().lock(src.getPath())) {
+      done = ctx.fs().setAttribute(src.getPath(), set);
+    }
+    r.xml(S3XmlWriter.copyObjectResult(new CopyResult(ObjectMetadata.etag(done),
+        Instant.ofEpochMilli(done.getModificationTimeMs()), ObjectMetadata.checksum(done))));
+  }
+
+  private static ChecksumAlgorithm copyAlgorithm(S3Request r, FileInfo src) {
+    String named = r.header(ChecksumAlgorithm.ALGORITHM_HEADER);
+    if (named == null) {
+      named = r.header(ChecksumAlgorithm.SDK_ALGORITHM_HEADER);
+    }
+    if (named != null) {
+      return ChecksumAlgorithm.fromValue(named);
+    }
+    ChecksumValue c = ObjectMetadata.checksum(src);
+    return c == null ? null : c.algorithm();
+  }
+
+  private static boolean directive(S3Request r, String header) {
+    String v = r.header(header);
+    if (v == null || v.equalsIgnoreCase("COPY")) {
+      return false;
+    }
+    if (v.equalsIgnoreCase("REPLACE")) {
+      return true;
+    }
+    throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "Unknown " + header + " '" + v
+        + "': give COPY or REPLACE");
+  }
+
+  /** The bucket and key of x-amz-copy-source ("/bucket/key" or "bucket/key", URL-encoded). */
+  static String[] copySource(S3Request r) {
+    String raw = r.header("x-amz-copy-source");
+    if (raw == null || raw.isEmpty()) {
+      throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "x-amz-copy-source is missing");
+    }
+    int q = raw.indexOf("?versionId=");
+    if (q >= 0) {
+      String version = raw.substring(q + "?versionId=".length());
+      if (!version.equals("null")) {
+        throw new S3Exception(S3ErrorCode.NOT_IMPLEMENTED,
+            "Object versions are not kept: only the version 'null' exists");
+      }
+      raw = raw.substring(0, q);
+    }
+    String decoded = UriDecoding.query(raw, false);
+    if (decoded.startsWith("/")) {
+      decoded = decoded.substring(1);
+    }
+    int slash = decoded.indexOf('/');
+    if (slash <= 0 || slash == decoded.length() - 1) {
+      throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "x-amz-copy-source must be"
+          + " bucket/key, not '" + raw + "'");
+    }
+    return new String[] {decoded.substring(0, slash), decoded.substring(slash + 1)};
+  }
+
+  void getTagging(S3Request r) throws IOException {
+    FileInfo f = ObjectReads.object(ctx, r);
+    ctx.access().checkRead(r.principal(), f);
+    String tags = ObjectMetadata.tagging(f);
+    r.xml(S3XmlWriter.tagging(tags.isEmpty() ? TagSet.empty() : TagSet.fromHeader(tags)));
+  }
+
+  void putTagging(S3Request r) throws IOException {
+    FileInfo f = ObjectReads.object(ctx, r);
+    ctx.access().checkWriteOf(r.principal(), f);
+    byte[] document = r.exchange().body().readNBytes(S3XmlParser.MAX_TAGGING_BYTES + 1);
+    TagSet tags = S3XmlParser.tagging(document);
+    ctx.fs().setAttribute(f.getPath(), tags.isEmpty()
+        ? SetAttributeOptions.defaults().removeXattr(ObjectMetadata.TAGGING)
+        : SetAttributeOptions.defaults().xattr(ObjectMetadata.TAGGING,
+            ByteString.copyFromUtf8(tags.toHeader())));
+    r.empty(HttpResponseStatus.OK, null);
+  }
+
+  void deleteTagging(S3Request r) throws IOException {
+    FileInfo f = ObjectReads.object(ctx, r);
+    ctx.access().checkWriteOf(r.principal(), f);
+    ctx.fs().setAttribute(f.getPath(),
+        SetAttributeOptions.defaults().removeXattr(ObjectMetadata.TAGGING));
+    r.empty(HttpResponseStatus.NO_CONTENT, null);
+  }
+}

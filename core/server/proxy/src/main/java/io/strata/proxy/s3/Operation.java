@@ -1,0 +1,158 @@
+package io.strata.proxy.s3;
+
+import java.util.List;
+
+/**
+ * The S3 operations the proxy tells apart, by method, bucket, key and sub-resource; the name is
+ * the one S3's API reference gives (and the {@code operation} tag of the proxy's metrics).
+ */
+public enum Operation {
+  LIST_BUCKETS("ListBuckets"),
+  CREATE_BUCKET("CreateBucket"),
+  HEAD_BUCKET("HeadBucket"),
+  DELETE_BUCKET("DeleteBucket"),
+  GET_BUCKET_LOCATION("GetBucketLocation"),
+  GET_BUCKET_VERSIONING("GetBucketVersioning"),
+  GET_BUCKET_ACL("GetBucketAcl"),
+  PUT_BUCKET_ACL("PutBucketAcl"),
+  LIST_OBJECTS("ListObjects"),
+  LIST_OBJECTS_V2("ListObjectsV2"),
+  LIST_MULTIPART_UPLOADS("ListMultipartUploads"),
+  DELETE_OBJECTS("DeleteObjects"),
+  PUT_OBJECT("PutObject"),
+  COPY_OBJECT("CopyObject"),
+  GET_OBJECT("GetObject"),
+  HEAD_OBJECT("HeadObject"),
+  DELETE_OBJECT("DeleteObject"),
+  GET_OBJECT_TAGGING("GetObjectTagging"),
+  PUT_OBJECT_TAGGING("PutObjectTagging"),
+  DELETE_OBJECT_TAGGING("DeleteObjectTagging"),
+  GET_OBJECT_ACL("GetObjectAcl"),
+  PUT_OBJECT_ACL("PutObjectAcl"),
+  CREATE_MULTIPART_UPLOAD("CreateMultipartUpload"),
+  UPLOAD_PART("UploadPart"),
+  UPLOAD_PART_COPY("UploadPartCopy"),
+  COMPLETE_MULTIPART_UPLOAD("CompleteMultipartUpload"),
+  ABORT_MULTIPART_UPLOAD("AbortMultipartUpload"),
+  LIST_PARTS("ListParts"),
+  /** Anything else: answered NotImplemented or MethodNotAllowed. */
+  UNSUPPORTED("Unsupported");
+
+  /** Bucket sub-resources S3 has and Strata does not keep: asking for them is NotImplemented. */
+  static final List<String> UNSUPPORTED_SUBRESOURCES = List.of("policy", "lifecycle", "cors",
+      "website", "replication", "logging", "notification", "encryption", "object-lock",
+      "legal-hold", "retention", "torrent", "requestPayment", "accelerate", "analytics",
+      "inventory", "metrics", "intelligent-tiering", "ownershipControls", "publicAccessBlock",
+      "policyStatus", "versions", "restore", "select", "attributes", "session");
+
+  private final String s3Name;
+
+  Operation(String s3Name) {
+    this.s3Name = s3Name;
+  }
+
+  public String s3Name() {
+    return s3Name;
+  }
+
+  /** The operation a request asks for. */
+  static Operation of(String method, String bucket, String key, QueryParams q) {
+    if (bucket == null) {
+      return method.equals("GET") ? LIST_BUCKETS : UNSUPPORTED;
+    }
+    for (String sub : UNSUPPORTED_SUBRESOURCES) {
+      if (q.has(sub)) {
+        return UNSUPPORTED;
+      }
+    }
+    if (key == null) {
+      switch (method) {
+        case "PUT":
+          if (q.has("acl")) {
+            return PUT_BUCKET_ACL;
+          }
+          if (q.has("versioning") || q.has("tagging")) {
+            return UNSUPPORTED;
+          }
+          return CREATE_BUCKET;
+        case "HEAD":
+          return HEAD_BUCKET;
+        case "DELETE":
+          return q.has("tagging") ? UNSUPPORTED : DELETE_BUCKET;
+        case "POST":
+          return q.has("delete") ? DELETE_OBJECTS : UNSUPPORTED;
+        case "GET":
+          if (q.has("location")) {
+            return GET_BUCKET_LOCATION;
+          }
+          if (q.has("versioning")) {
+            return GET_BUCKET_VERSIONING;
+          }
+          if (q.has("acl")) {
+            return GET_BUCKET_ACL;
+          }
+          if (q.has("uploads")) {
+            return LIST_MULTIPART_UPLOADS;
+          }
+          if (q.has("tagging")) {
+            return UNSUPPORTED;
+          }
+          return "2".equals(q.get("list-type")) ? LIST_OBJECTS_V2 : LIST_OBJECTS;
+        default:
+          return UNSUPPORTED;
+      }
+    }
+    switch (method) {
+      case "PUT":
+        if (q.has("tagging")) {
+          return PUT_OBJECT_TAGGING;
+        }
+        if (q.has("acl")) {
+          return PUT_OBJECT_ACL;
+        }
+        if (q.has("uploadId") || q.has("partNumber")) {
+          return requireBoth(q, UPLOAD_PART);
+        }
+        return PUT_OBJECT;
+      case "GET":
+        if (q.has("tagging")) {
+          return GET_OBJECT_TAGGING;
+        }
+        if (q.has("acl")) {
+          return GET_OBJECT_ACL;
+        }
+        if (q.has("uploadId")) {
+          return LIST_PARTS;
+        }
+        return GET_OBJECT;
+      case "HEAD":
+        return HEAD_OBJECT;
+      case "DELETE":
+        if (q.has("tagging")) {
+          return DELETE_OBJECT_TAGGING;
+        }
+        if (q.has("uploadId")) {
+          return ABORT_MULTIPART_UPLOAD;
+        }
+        return DELETE_OBJECT;
+      case "POST":
+        if (q.has("uploads")) {
+          return CREATE_MULTIPART_UPLOAD;
+        }
+        if (q.has("uploadId")) {
+          return COMPLETE_MULTIPART_UPLOAD;
+        }
+        return UNSUPPORTED;
+      default:
+        return UNSUPPORTED;
+    }
+  }
+
+  private static Operation requireBoth(QueryParams q, Operation op) {
+    if (!q.has("uploadId") || !q.has("partNumber")) {
+      throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT,
+          "An upload of a part names both uploadId and partNumber");
+    }
+    return op;
+  }
+}

@@ -1,0 +1,301 @@
+package io.strata.proxy.s3;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.strata.common.error.StrataException;
+import io.strata.common.metrics.MetricNames;
+import io.strata.proxy.access.Principal;
+import io.strata.proxy.auth.AuthResult;
+import io.strata.proxy.auth.SigV4Verifier;
+import io.strata.proxy.auth.UriDecoding;
+import io.strata.proxy.http.ExchangeHandler;
+import io.strata.proxy.http.HttpExchange;
+import io.strata.proxy.xml.ErrorResponse;
+import io.strata.proxy.xml.S3XmlWriter;
+import java.io.IOException;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The S3 front of the proxy: for each request it finds the bucket and key (path-style, or
+ * virtual-host-style under {@code strata.proxy.domain}), checks the signature, tells the
+ * operation, runs it, and turns every failure into S3's error document with the right status:
+ * the request's own mistakes as their S3 codes, the cluster's answers translated (a missing
+ * path is NoSuchKey or NoSuchBucket, an unreachable cluster or under store 503 SlowDown with
+ * the reason in the log), anything unexpected 500 InternalError. Each request is counted per
+ * operation with its latency, bytes in and out, and errors per code.
+ */
+public final class S3Service implements ExchangeHandler, ExchangeHandler.Overload {
+  private static final Logger LOG = LoggerFactory.getLogger(S3Service.class);
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  private final ProxyContext ctx;
+  private final SigV4Verifier verifier;
+  private final String domain;
+  private final MeterRegistry registry;
+  private final BucketOperations buckets;
+  private final ObjectReads reads;
+  private final ObjectWrites writes;
+  private final KeyListing listing;
+  private final MultipartUploads multipart;
+  private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+  private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+
+  public S3Service(ProxyContext ctx, SigV4Verifier verifier, String domain,
+      MultipartUploads multipart, MeterRegistry registry) {
+    this.ctx = ctx;
+    this.verifier = verifier;
+    this.domain = domain == null ? "" : domain.toLowerCase(Locale.ROOT);
+    this.registry = registry;
+    this.buckets = new BucketOperations(ctx);
+    this.reads = new ObjectReads(ctx);
+    this.writes = new ObjectWrites(ctx);
+    this.listing = new KeyListing(ctx);
+    this.multipart = multipart;
+  }
+
+  @Override
+  public void handle(HttpExchange exchange) {
+    long start = System.nanoTime();
+    String requestId = newRequestId();
+    Operation op = Operation.UNSUPPORTED;
+    S3Request r = null;
+    String resource = "/";
+    try {
+      String uri = exchange.uri();
+      int q = uri.indexOf('?');
+      String rawPath = q < 0 ? uri : uri.substring(0, q);
+      String rawQuery = q < 0 ? "" : uri.substring(q + 1);
+      AuthResult auth = verifier.verify(exchange.method().name(), rawPath, rawQuery,
+          exchange.headers());
+      QueryParams query = QueryParams.parse(rawQuery, auth.queryPlusIsSpace());
+      String[] bk = bucketAndKey(rawPath, exchange.headers().get("Host"));
+      resource = bk[0] == null ? "/" : bk[1] == null ? "/" + bk[0] : "/" + bk[0] + "/" + bk[1];
+      op = Operation.of(exchange.method().name(), bk[0], bk[1], query);
+      r = new S3Request(exchange, requestId, bk[0], bk[1], query, auth, principal(auth));
+      dispatch(op, r);
+    } catch (S3Exception e) {
+      fail(exchange, requestId, resource, op, e);
+    } catch (StrataException e) {
+      fail(exchange, requestId, resource, op, translate(e, r, op));
+    } catch (IOException e) {
+      LOG.info("{} {} ({}) from {}: {}", op.s3Name(), resource, requestId, exchange.remote(),
+          e.toString());
+      fail(exchange, requestId, resource, op, new S3Exception(S3ErrorCode.INCOMPLETE_BODY,
+          "The request failed while its body was read or its answer sent: " + e.getMessage()));
+    } catch (RuntimeException e) {
+      LOG.warn("{} {} ({}) failed", op.s3Name(), resource, requestId, e);
+      fail(exchange, requestId, resource, op, new S3Exception(S3ErrorCode.INTERNAL_ERROR,
+          "We encountered an internal error: " + e));
+    } finally {
+      String name = op.s3Name();
+      timers.computeIfAbsent(name, n -> Timer.builder(MetricNames.PROXY_REQUESTS)
+          .description("S3 requests served, by operation").tag(MetricNames.TAG_OPERATION, n)
+          .register(registry)).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+      counter(MetricNames.PROXY_BYTES_IN, name, null, "Request body bytes received")
+          .increment(exchange.bytesIn());
+      counter(MetricNames.PROXY_BYTES_OUT, name, null, "Response body bytes sent")
+          .increment(exchange.bytesOut());
+    }
+  }
+
+  private void dispatch(Operation op, S3Request r) throws IOException {
+    switch (op) {
+      case LIST_BUCKETS -> buckets.listBuckets(r);
+      case CREATE_BUCKET -> buckets.createBucket(r);
+      case HEAD_BUCKET -> buckets.headBucket(r);
+      case DELETE_BUCKET -> buckets.deleteBucket(r);
+      case GET_BUCKET_LOCATION -> buckets.location(r);
+      case GET_BUCKET_VERSIONING -> buckets.versioning(r);
+      case GET_BUCKET_ACL, GET_OBJECT_ACL -> buckets.getAcl(r);
+      case PUT_BUCKET_ACL, PUT_OBJECT_ACL -> buckets.putAcl(r);
+      case LIST_OBJECTS -> listing.listV1(r);
+      case LIST_OBJECTS_V2 -> listing.listV2(r);
+      case DELETE_OBJECTS -> writes.deleteObjects(r);
+      case PUT_OBJECT -> {
+        if (r.header("x-amz-copy-source") != null) {
+          writes.copy(r);
+        } else {
+          writes.put(r);
+        }
+      }
+      case GET_OBJECT -> reads.get(r, false);
+      case HEAD_OBJECT -> reads.get(r, true);
+      case DELETE_OBJECT -> writes.delete(r);
+      case GET_OBJECT_TAGGING -> writes.getTagging(r);
+      case PUT_OBJECT_TAGGING -> writes.putTagging(r);
+      case DELETE_OBJECT_TAGGING -> writes.deleteTagging(r);
+      case LIST_MULTIPART_UPLOADS -> multipart.listUploads(r);
+      case CREATE_MULTIPART_UPLOAD -> multipart.create(r);
+      case UPLOAD_PART, UPLOAD_PART_COPY -> {
+        if (r.header("x-amz-copy-source") != null) {
+          multipart.uploadPartCopy(r);
+        } else {
+          multipart.uploadPart(r);
+        }
+      }
+      case COMPLETE_MULTIPART_UPLOAD -> multipart.complete(r);
+      case ABORT_MULTIPART_UPLOAD -> multipart.abort(r);
+      case LIST_PARTS -> multipart.listParts(r);
+      default -> unsupported(r);
+    }
+  }
+
+  private static void unsupported(S3Request r) {
+    for (String sub : Operation.UNSUPPORTED_SUBRESOURCES) {
+      if (r.query().has(sub)) {
+        throw new S3Exception(S3ErrorCode.NOT_IMPLEMENTED, "The '" + sub + "' sub-resource is"
+            + " not implemented by Strata's S3 proxy");
+      }
+    }
+    if (r.query().has("versioning") || r.query().has("tagging")) {
+      throw new S3Exception(S3ErrorCode.NOT_IMPLEMENTED, "Bucket versioning and bucket tags"
+          + " are not implemented by Strata's S3 proxy");
+    }
+    throw new S3Exception(S3ErrorCode.METHOD_NOT_ALLOWED, "The method " + r.method()
+        + " is not allowed against " + r.resource());
+  }
+
+  /**
+   * The bucket and key a request names: from the Host header when it is BUCKET.domain
+   * (virtual-host style), else from the path's first segment (path style). A key is the rest
+   * of the path, decoded; null when there is none.
+   */
+  String[] bucketAndKey(String rawPath, String host) {
+    String path = rawPath.startsWith("/") ? rawPath.substring(1) : rawPath;
+    String hostBucket = hostBucket(host);
+    if (hostBucket != null) {
+      return new String[] {hostBucket, path.isEmpty() ? null : UriDecoding.path(path)};
+    }
+    if (path.isEmpty()) {
+      return new String[] {null, null};
+    }
+    int slash = path.indexOf('/');
+    String bucket = UriDecoding.path(slash < 0 ? path : path.substring(0, slash));
+    String rawKey = slash < 0 ? "" : path.substring(slash + 1);
+    return new String[] {bucket, rawKey.isEmpty() ? null : UriDecoding.path(rawKey)};
+  }
+
+  private String hostBucket(String host) {
+    if (domain.isEmpty() || host == null) {
+      return null;
+    }
+    String h = host.toLowerCase(Locale.ROOT);
+    int colon = h.lastIndexOf(':');
+    if (colon > 0 && h.indexOf(']') < colon) {
+      h = h.substring(0, colon);
+    }
+    if (h.endsWith("." + domain) && h.length() > domain.length() + 1) {
+      return h.substring(0, h.length() - domain.length() - 1);
+    }
+    return null;
+  }
+
+  private Principal principal(AuthResult auth) {
+    if (auth.anonymous()) {
+      return Principal.ANONYMOUS;
+    }
+    String user = auth.user();
+    String primary = ctx.groups().primaryGroup(user);
+    return new Principal(user, primary == null ? "" : primary, ctx.groups().groupsOf(user));
+  }
+
+  /** A cluster error as S3 reports it for this request. */
+  static S3Exception translate(StrataException e, S3Request r, Operation op) {
+    switch (e.code()) {
+      case NOT_FOUND:
+        if (r != null && r.key() != null) {
+          return new S3Exception(S3ErrorCode.NO_SUCH_KEY, "The specified key does not exist: "
+              + r.key());
+        }
+        return new S3Exception(S3ErrorCode.NO_SUCH_BUCKET, e.getMessage());
+      case PERMISSION_DENIED:
+        return new S3Exception(S3ErrorCode.ACCESS_DENIED, "Access Denied: " + e.getMessage());
+      case INVALID_ARGUMENT:
+        return new S3Exception(S3ErrorCode.INVALID_ARGUMENT, e.getMessage());
+      case UNIMPLEMENTED:
+        return new S3Exception(S3ErrorCode.NOT_IMPLEMENTED, e.getMessage());
+      case UNAVAILABLE:
+      case DEADLINE_EXCEEDED:
+      case STALE:
+        LOG.warn("{} {}: the cluster did not answer: {}", op.s3Name(),
+            r == null ? "" : r.resource(), e.getMessage());
+        return new S3Exception(S3ErrorCode.SLOW_DOWN, "Please reduce your request rate: the"
+            + " cluster is busy or unreachable (" + e.code() + "); retry");
+      default:
+        LOG.warn("{} {} failed in the cluster: {}", op.s3Name(),
+            r == null ? "" : r.resource(), e.getMessage(), e);
+        return new S3Exception(S3ErrorCode.INTERNAL_ERROR, "We encountered an internal error: "
+            + e.getMessage());
+    }
+  }
+
+  private void fail(HttpExchange exchange, String requestId, String resource, Operation op,
+      S3Exception e) {
+    counter(MetricNames.PROXY_ERRORS, op.s3Name(), e.code().code(), "S3 error answers")
+        .increment();
+    if (exchange.responseStarted()) {
+      exchange.abort();
+      return;
+    }
+    HttpResponseStatus status = HttpResponseStatus.valueOf(e.code().httpStatus());
+    HttpHeaders h = new io.netty.handler.codec.http.DefaultHttpHeaders();
+    h.set("x-amz-request-id", requestId);
+    h.set("x-amz-id-2", requestId);
+    h.set("Date", HttpDates.format(System.currentTimeMillis()));
+    h.set("Server", "Strata");
+    e.headers().forEach(h::set);
+    if (e.code() == S3ErrorCode.NOT_MODIFIED) {
+      exchange.respond(status, h, null);
+      return;
+    }
+    if (LOG.isDebugEnabled()) {
+      LOG.debug("{} {} ({}): {} {}", op.s3Name(), resource, requestId, e.code().code(),
+          e.getMessage());
+    }
+    h.set("Content-Type", "application/xml");
+    boolean head = exchange.method().name().equals("HEAD");
+    byte[] body = S3XmlWriter.error(ErrorResponse.of(e, resource, requestId));
+    if (head) {
+      // HEAD answers carry no body; clients read the status alone.
+      h.set("Content-Length", "0");
+    }
+    exchange.respond(status, h, head ? null : body);
+  }
+
+  private Counter counter(String name, String operation, String code, String description) {
+    String key = name + "|" + operation + "|" + code;
+    return counters.computeIfAbsent(key, k -> {
+      Counter.Builder b = Counter.builder(name).description(description)
+          .tag(MetricNames.TAG_OPERATION, operation);
+      if (code != null) {
+        b.tag(MetricNames.TAG_CODE, code);
+      } else {
+        b.baseUnit("bytes");
+      }
+      return b.register(registry);
+    });
+  }
+
+  @Override
+  public void reject(HttpExchange exchange) {
+    fail(exchange, newRequestId(), "/", Operation.UNSUPPORTED, new S3Exception(
+        S3ErrorCode.SLOW_DOWN, "Please reduce your request rate: every handler thread is busy"
+            + " and the queue is full (strata.proxy.handler.threads, strata.proxy.handler.queue)"));
+  }
+
+  private static String newRequestId() {
+    byte[] b = new byte[8];
+    RANDOM.nextBytes(b);
+    return HexFormat.of().withUpperCase().formatHex(b);
+  }
+}

@@ -1,0 +1,37 @@
+package io.strata.proxy.s3;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.strata.client.FileSystem;
+import io.strata.proxy.access.AccessControl;
+import io.strata.proxy.access.UserGroups;
+import io.strata.proxy.auth.SigV4Verifier;
+
+/** Builds the S3 operations over one cluster client, sharing their context. */
+public final class S3Services {
+  private final ProxyContext ctx;
+  private final MultipartUploads multipart;
+
+  private S3Services(ProxyContext ctx) {
+    this.ctx = ctx;
+    this.multipart = new MultipartUploads(ctx);
+  }
+
+  /**
+   * @param chunkSize bytes read from the cluster and sent to a client at a time
+   * @param region the region the proxy reports
+   */
+  public static S3Services create(FileSystem fs, Buckets buckets, AccessControl access,
+      UserGroups groups, int chunkSize, String region) {
+    return new S3Services(new ProxyContext(fs, buckets, access, groups, new KeyLocks(4096),
+        Math.max(4096, chunkSize), region));
+  }
+
+  public MultipartUploads multipart() {
+    return multipart;
+  }
+
+  /** The request handler of the S3 endpoint. */
+  public S3Service service(SigV4Verifier verifier, String domain, MeterRegistry registry) {
+    return new S3Service(ctx, verifier, domain, multipart, registry);
+  }
+}
