@@ -1,5 +1,6 @@
 package io.strata.proxy.auth;
 
+import io.strata.common.auth.ProxyCredentials;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;

@@ -1,10 +1,11 @@
 package io.strata.proxy.auth;
 
+import io.strata.common.auth.ProxyCredentials;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.strata.proxy.auth.CanonicalRequest.QueryParam;
-import io.strata.proxy.auth.ProxyCredentials.Credential;
+import io.strata.common.auth.ProxyCredentials.Credential;
 import io.strata.proxy.s3.S3ErrorCode;
 import io.strata.proxy.s3.S3Exception;
 import java.nio.charset.StandardCharsets;

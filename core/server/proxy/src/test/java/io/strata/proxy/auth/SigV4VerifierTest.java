@@ -1,5 +1,6 @@
 package io.strata.proxy.auth;
 
+import io.strata.common.auth.ProxyCredentials;
 import static io.strata.proxy.auth.Signing.ACCESS_KEY;
 import static io.strata.proxy.auth.Signing.SECRET;
 import static io.strata.proxy.auth.Signing.TIME;

@@ -1,6 +1,7 @@
 package io.strata.proxy.auth;
 
-import io.strata.proxy.auth.ProxyCredentials.Credential;
+import io.strata.common.auth.ProxyCredentials;
+import io.strata.common.auth.ProxyCredentials.Credential;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;

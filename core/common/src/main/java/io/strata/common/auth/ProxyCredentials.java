@@ -1,4 +1,4 @@
-package io.strata.proxy.auth;
+package io.strata.common.auth;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
