@@ -1,32 +1,68 @@
 package io.strata.tests.proxy;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.strata.client.CloseableIterator;
+import io.strata.client.FileSystem;
+import io.strata.common.PathNames;
+import io.strata.proto.FileInfo;
 import io.strata.tests.MultiProcessCluster;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.function.Executable;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.ContentStreamProvider;
+import software.amazon.awssdk.http.SdkHttpMethod;
+import software.amazon.awssdk.http.SdkHttpRequest;
+import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.http.auth.aws.signer.AwsV4FamilyHttpSigner;
+import software.amazon.awssdk.http.auth.aws.signer.AwsV4HttpSigner;
+import software.amazon.awssdk.http.auth.spi.signer.HttpSigner;
+import software.amazon.awssdk.http.auth.spi.signer.SignedRequest;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3Configuration;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+import software.amazon.awssdk.services.s3.presigner.S3Presigner;
 
 /**
  * A cluster of separate processes -- master, worker and S3 proxy -- with a credentials file of
  * two users: the user running the tests (who owns the namespace) and "alice", a user with no
- * rights of her own. Shared by the proxy's end-to-end tests of one class.
+ * rights of her own. The proxy serves virtual-host-style requests under {@link #DOMAIN}. Shared
+ * by the proxy's end-to-end tests of one class, with the helpers they have in common: SDK
+ * clients of either addressing style, a namespace client, requests signed by the SDK's signer
+ * and sent as they are, and checks of S3 error answers.
  */
 final class S3ProxyTestCluster implements AutoCloseable {
   static final String ACCESS_KEY = "AKSTRATATESTKEY00001";
   static final String SECRET_KEY = "c2VjcmV0LWtleS1vZi10aGUtdGVzdC11c2VyLTAwMQ";
   static final String ALICE_KEY = "AKSTRATATESTALICE001";
   static final String ALICE_SECRET = "YWxpY2Utc2VjcmV0LWtleS1mb3ItdGhlLXByb3h5MQ";
+  /** The domain of virtual-host-style addressing: BUCKET.s3.localhost. */
+  static final String DOMAIN = "s3.localhost";
 
   final MultiProcessCluster cluster;
   final URI endpoint;
+  private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+      .connectTimeout(Duration.ofSeconds(10)).build();
+  private FileSystem fs;
 
   private S3ProxyTestCluster(MultiProcessCluster cluster) {
     this.cluster = cluster;
@@ -44,7 +80,10 @@ final class S3ProxyTestCluster implements AutoCloseable {
           + ACCESS_KEY + " " + SECRET_KEY + " " + System.getProperty("user.name") + "\n"
           + ALICE_KEY + " " + ALICE_SECRET + " alice\n");
       Files.setPosixFilePermissions(credentials, PosixFilePermissions.fromString("rw-------"));
-      c.startProxy(proxyProperties, proxyJvmOptions);
+      Map<String, String> props = new java.util.LinkedHashMap<>();
+      props.put("strata.proxy.domain", DOMAIN);
+      props.putAll(proxyProperties);
+      c.startProxy(props, proxyJvmOptions);
       return new S3ProxyTestCluster(c);
     } catch (IOException | RuntimeException e) {
       c.close();
@@ -52,16 +91,31 @@ final class S3ProxyTestCluster implements AutoCloseable {
     }
   }
 
+  static S3ProxyTestCluster start(Path dir) throws IOException {
+    return start(dir, Map.of(), List.of());
+  }
+
   /** A path-style client of the test user, with the SDK's default checksums. */
   S3Client client() {
     return client(ACCESS_KEY, SECRET_KEY, false, false);
   }
 
+  /**
+   * A client of one access key. A virtual-host-style client sends BUCKET.s3.localhost in its
+   * Host header; the names are resolved to 127.0.0.1 by the client itself, since glibc does
+   * not resolve *.localhost without a resolver that knows RFC 6761.
+   */
   S3Client client(String accessKey, String secret, boolean virtualHost, boolean chunkedSigning) {
     return S3Client.builder().endpointOverride(virtualHost
-            ? URI.create("http://s3.localhost:" + cluster.proxyPort()) : endpoint)
+            ? URI.create("http://" + DOMAIN + ":" + cluster.proxyPort()) : endpoint)
         .region(Region.US_EAST_1)
         .forcePathStyle(!virtualHost)
+        .httpClient(ApacheHttpClient.builder().dnsResolver(host -> {
+          if (host.equals("localhost") || host.endsWith(".localhost")) {
+            return new InetAddress[] {InetAddress.getLoopbackAddress()};
+          }
+          return InetAddress.getAllByName(host);
+        }).build())
         .serviceConfiguration(S3Configuration.builder()
             .chunkedEncodingEnabled(chunkedSigning).build())
         .credentialsProvider(StaticCredentialsProvider.create(
@@ -69,8 +123,171 @@ final class S3ProxyTestCluster implements AutoCloseable {
         .build();
   }
 
+  /** A presigner of the test user for path-style URLs. */
+  S3Presigner presigner() {
+    return S3Presigner.builder().endpointOverride(endpoint).region(Region.US_EAST_1)
+        .serviceConfiguration(S3Configuration.builder().pathStyleAccessEnabled(true).build())
+        .credentialsProvider(StaticCredentialsProvider.create(
+            AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
+        .build();
+  }
+
+  /** A client of the namespace (closed with the cluster). */
+  synchronized FileSystem fs() {
+    if (fs == null) {
+      fs = FileSystem.connect(cluster.clientConfig());
+    }
+    return fs;
+  }
+
+  /** The under-store file or folder of a namespace path such as "/bucket/key". */
+  Path ufs(String path) {
+    return cluster.underStoreRoot().resolve(path.startsWith("/") ? path.substring(1) : path);
+  }
+
+  /**
+   * Every file below a namespace folder, as keys relative to it, as the namespace lists them;
+   * folders are listed as "name/" when empty. Hidden entries (staged uploads) are not listed by
+   * the namespace, which this checks too.
+   */
+  List<String> namespaceKeys(String dir) throws Exception {
+    TreeSet<String> out = new TreeSet<>();
+    walk(dir, "", out);
+    return new ArrayList<>(out);
+  }
+
+  private void walk(String dir, String prefix, TreeSet<String> out) throws Exception {
+    boolean any = false;
+    try (CloseableIterator<FileInfo> it = fs().listStatus(dir)) {
+      while (it.hasNext()) {
+        any = true;
+        FileInfo f = it.next();
+        if (f.getName().equals(PathNames.UPLOADS_FOLDER)) {
+          throw new AssertionError("The namespace lists the hidden uploads folder in " + dir);
+        }
+        if (f.getDirectory()) {
+          walk(f.getPath(), prefix + f.getName() + "/", out);
+        } else {
+          out.add(prefix + f.getName());
+        }
+      }
+    }
+    if (!any && !prefix.isEmpty()) {
+      out.add(prefix);
+    }
+  }
+
+  /** Every regular file below an under-store folder, relative to it, '/'-separated. */
+  static List<String> ufsFiles(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return List.of();
+    }
+    try (Stream<Path> s = Files.walk(dir)) {
+      return s.filter(Files::isRegularFile).map(p -> dir.relativize(p).toString()).sorted()
+          .toList();
+    }
+  }
+
+  /** A request as received, with its body. */
+  record Response(int status, Map<String, List<String>> headers, byte[] body) {
+    String header(String name) {
+      for (Map.Entry<String, List<String>> e : headers.entrySet()) {
+        if (e.getKey().equalsIgnoreCase(name)) {
+          return e.getValue().get(0);
+        }
+      }
+      return null;
+    }
+
+    String text() {
+      return new String(body, java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** The {@code <Code>} of the S3 error document in the body. */
+    String errorCode() {
+      String t = text();
+      int a = t.indexOf("<Code>");
+      int b = t.indexOf("</Code>");
+      if (!t.contains("<Error>") || a < 0 || b < a) {
+        throw new AssertionError("Not an S3 error document (" + status + "): " + t);
+      }
+      return t.substring(a + "<Code>".length(), b);
+    }
+  }
+
+  /**
+   * Sends a request signed in its Authorization header by the SDK's SigV4 signer, with a clock
+   * of the caller's choice, the payload's SHA-256 signed; {@code secret} null sends it
+   * unsigned (anonymous).
+   */
+  Response signed(String method, String pathAndQuery, Map<String, String> headers, byte[] body,
+      String accessKey, String secret, Clock clock) throws Exception {
+    URI uri = URI.create(endpoint + pathAndQuery);
+    SdkHttpRequest.Builder b = SdkHttpRequest.builder().uri(uri)
+        .method(SdkHttpMethod.fromValue(method));
+    headers.forEach(b::putHeader);
+    SdkHttpRequest request = b.build();
+    if (secret != null) {
+      byte[] payload = body == null ? new byte[0] : body;
+      SignedRequest s = AwsV4HttpSigner.create().sign(r -> r
+          .identity(AwsBasicCredentials.create(accessKey, secret))
+          .request(b.build())
+          .payload(ContentStreamProvider.fromByteArray(payload))
+          .putProperty(AwsV4FamilyHttpSigner.SERVICE_SIGNING_NAME, "s3")
+          .putProperty(AwsV4HttpSigner.REGION_NAME, "us-east-1")
+          .putProperty(AwsV4FamilyHttpSigner.PAYLOAD_SIGNING_ENABLED, true)
+          .putProperty(AwsV4FamilyHttpSigner.DOUBLE_URL_ENCODE, false)
+          .putProperty(AwsV4FamilyHttpSigner.NORMALIZE_PATH, false)
+          .putProperty(HttpSigner.SIGNING_CLOCK, clock));
+      request = s.request();
+    }
+    HttpRequest.Builder out = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30))
+        .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+            : HttpRequest.BodyPublishers.ofByteArray(body));
+    for (Map.Entry<String, List<String>> h : request.headers().entrySet()) {
+      String name = h.getKey().toLowerCase(Locale.ROOT);
+      if (name.equals("host") || name.equals("content-length")) {
+        continue;
+      }
+      for (String v : h.getValue()) {
+        out.header(h.getKey(), v);
+      }
+    }
+    return send(out.build());
+  }
+
+  /** Sends a URL as it is (a presigned URL), with a body for PUT. */
+  Response send(String method, URI uri, Map<String, String> headers, byte[] body)
+      throws Exception {
+    HttpRequest.Builder out = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30))
+        .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+            : HttpRequest.BodyPublishers.ofByteArray(body));
+    headers.forEach(out::header);
+    return send(out.build());
+  }
+
+  private Response send(HttpRequest request) throws Exception {
+    HttpResponse<byte[]> r = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+    return new Response(r.statusCode(), r.headers().map(), r.body());
+  }
+
+  /**
+   * Runs a call that must fail with an S3 error of this code and status, and returns it.
+   */
+  static S3Exception assertS3Error(String code, int status, Executable call) {
+    S3Exception e = assertThrows(S3Exception.class, call);
+    assertEquals(status, e.statusCode(), () -> "status of " + e.getMessage());
+    if (code != null) {
+      assertEquals(code, e.awsErrorDetails().errorCode(), () -> "code of " + e.getMessage());
+    }
+    return e;
+  }
+
   @Override
   public void close() {
+    if (fs != null) {
+      fs.close();
+    }
     cluster.close();
   }
 }
