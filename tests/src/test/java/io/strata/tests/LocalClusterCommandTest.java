@@ -4,14 +4,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.net.URI;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * `bin/strata local up | status | down` as a user runs it: the launcher script, real background
@@ -65,6 +71,9 @@ class LocalClusterCommandTest {
     props.add("-Dstrata.worker.rpc.port=" + freePort());
     props.add("-Dstrata.worker.data.port=" + freePort());
     props.add("-Dstrata.worker.web.port=" + freePort());
+    int proxyPort = freePort();
+    props.add("-Dstrata.proxy.port=" + proxyPort);
+    props.add("-Dstrata.proxy.web.port=" + freePort());
     Path memTier = Path.of("/dev/shm/strata-localup-" + ProcessHandle.current().pid());
     props.add("-Dstrata.worker.tier.mem.dir=" + memTier);
     props.add("-Dstrata.worker.tier.mem.capacity=64MB");
@@ -80,12 +89,37 @@ class LocalClusterCommandTest {
       assertEquals(0, cat.exit(), cat.out());
       assertTrue(cat.out().contains("hello"), cat.out());
 
+      // The proxy runs with a key for the local user, kept in a file only that user can read.
+      Path credentials = home.resolve("conf/proxy-credentials");
+      assertEquals("rw-------", PosixFilePermissions.toString(
+          Files.getPosixFilePermissions(credentials)));
+      String[] key = Files.readAllLines(credentials).stream()
+          .filter(l -> !l.startsWith("#") && !l.isBlank()).findFirst().orElseThrow()
+          .split("\\s+");
+      assertEquals(System.getProperty("user.name"), key[2]);
+      assertTrue(up.out().contains("access key " + key[0]), up.out());
+      Run shown = strata(props, "proxy", "credentials");
+      assertEquals(0, shown.exit(), shown.out());
+      assertTrue(shown.out().contains(key[0] + " " + key[1] + " " + key[2]), shown.out());
+      Files.createDirectories(home.resolve("underfs/data"));
+      Files.writeString(home.resolve("underfs/data/hello.txt"), "hello from S3");
+      try (S3Client s3 = S3Client.builder()
+          .endpointOverride(URI.create("http://127.0.0.1:" + proxyPort))
+          .region(Region.US_EAST_1).forcePathStyle(true)
+          .credentialsProvider(StaticCredentialsProvider.create(
+              AwsBasicCredentials.create(key[0], key[1]))).build()) {
+        assertEquals("hello from S3", s3.getObjectAsBytes(b -> b.bucket("data")
+            .key("hello.txt")).asUtf8String());
+        assertTrue(s3.listBuckets().buckets().stream().anyMatch(b -> b.name().equals("data")));
+      }
+
       Run again = strata(props, "local", "up");
       assertTrue(again.out().toLowerCase().contains("already running"), again.out());
 
       Run status = strata(props, "local", "status");
       assertEquals(0, status.exit(), status.out());
       assertTrue(status.out().toLowerCase().contains("running"), status.out());
+      assertTrue(status.out().contains("proxy: running (pid"), status.out());
     } finally {
       Run down = strata(props, "local", "down");
       MultiProcessCluster.deleteTree(memTier);

@@ -4,7 +4,9 @@ import io.strata.client.FileSystem;
 import io.strata.common.conf.ClientKeys;
 import io.strata.common.conf.CommonKeys;
 import io.strata.common.conf.ConfigKey;
+import io.strata.common.auth.ProxyCredentials;
 import io.strata.common.conf.MasterKeys;
+import io.strata.common.conf.ProxyKeys;
 import io.strata.common.conf.StrataConfig;
 import io.strata.common.conf.WorkerKeys;
 import io.strata.common.error.ErrorCode;
@@ -28,8 +30,10 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * A master and a worker on this machine, run as background JVMs by {@code strata local up} and
- * stopped by {@code strata local down}.
+ * A master, a worker and an S3 proxy on this machine, run as background JVMs by
+ * {@code strata local up} and stopped by {@code strata local down}. The first {@code up} also
+ * writes an access key for the local user to the proxy's credentials file (mode 0600) and
+ * prints it; {@code strata proxy credentials} shows it again.
  *
  * <p>Each process gets its classpath from the variable the launcher sets
  * ({@code STRATA_MASTER_CLASSPATH}, {@code STRATA_WORKER_CLASSPATH}), java from
@@ -51,20 +55,35 @@ public final class LocalCluster {
   public static final Role WORKER = new Role("worker", "io.strata.worker.WorkerMain",
       "STRATA_WORKER_CLASSPATH", "STRATA_WORKER_JAVA_OPTS",
       "-Xms256m -Xmx1g -XX:MaxDirectMemorySize=1g -XX:+UseG1GC");
+  public static final Role PROXY = new Role("proxy", "io.strata.proxy.ProxyMain",
+      "STRATA_PROXY_CLASSPATH", "STRATA_PROXY_JAVA_OPTS",
+      "-Xms128m -Xmx1g -XX:MaxDirectMemorySize=512m -XX:+UseG1GC");
   private static final long POLL_MS = 200;
 
   private final ShellContext ctx;
   private final Role master;
   private final Role worker;
+  private final Role proxy;
 
+  /** A master and a worker, without the S3 proxy. */
   public LocalCluster(ShellContext ctx, Role master, Role worker) {
+    this(ctx, master, worker, null);
+  }
+
+  /** @param proxy the S3 proxy's role, or null to run none */
+  public LocalCluster(ShellContext ctx, Role master, Role worker, Role proxy) {
     this.ctx = ctx;
     this.master = master;
     this.worker = worker;
+    this.proxy = proxy;
   }
 
-  static LocalCluster standard(ShellContext ctx) {
-    return new LocalCluster(ctx, MASTER, WORKER);
+  static LocalCluster standard(ShellContext ctx, boolean withProxy) {
+    return new LocalCluster(ctx, MASTER, WORKER, withProxy ? PROXY : null);
+  }
+
+  private List<Role> roles() {
+    return proxy == null ? List.of(master, worker) : List.of(master, worker, proxy);
   }
 
   private StrataConfig conf() {
@@ -88,7 +107,8 @@ public final class LocalCluster {
     PrintStream out = ctx.out();
     Optional<ProcessHandle> m = pidFile(master).running();
     Optional<ProcessHandle> w = pidFile(worker).running();
-    if (m.isPresent() && w.isPresent()) {
+    Optional<ProcessHandle> x = proxy == null ? Optional.empty() : pidFile(proxy).running();
+    if (m.isPresent() && w.isPresent() && (proxy == null || x.isPresent())) {
       out.println("Strata is already running locally (master pid " + m.get().pid()
           + ", worker pid " + w.get().pid() + "). Stop with: bin/strata local down");
       return 0;
@@ -126,14 +146,78 @@ public final class LocalCluster {
         live[0] = liveWorker(fs.getWorkers());
         return live[0] != null;
       });
+      long proxyPid = -1;
+      ProxyCredentials.Credential key = null;
+      if (proxy != null) {
+        key = ensureCredentials(out);
+        if (x.isPresent()) {
+          proxyPid = x.get().pid();
+          out.println("The proxy is already running (pid " + proxyPid + ")");
+        } else {
+          Process p = start(proxy);
+          proxyPid = p.pid();
+          waitUntil(proxy, p, deadline, this::proxyHealthy);
+        }
+      }
       printSummary(out, fs, masterPid, workerPid, live[0]);
+      if (proxy != null) {
+        printProxy(out, proxyPid, key);
+      }
+      out.println("Stop with: bin/strata local down");
     }
     return 0;
   }
 
-  /** Sends SIGTERM to the worker and then the master, kills them if they linger. */
+  private Path credentialsFile() {
+    return Path.of(conf().getString(ProxyKeys.CREDENTIALS_FILE));
+  }
+
+  /**
+   * The local user's access key, generated into the credentials file (mode 0600) when the
+   * file does not exist yet; the first key of the file otherwise.
+   */
+  private ProxyCredentials.Credential ensureCredentials(PrintStream out) throws IOException {
+    Path file = credentialsFile();
+    if (!Files.exists(file)) {
+      Files.createDirectories(file.toAbsolutePath().getParent());
+      ProxyCredentials.Credential c = ProxyCredentials.generate(System.getProperty("user.name"));
+      ProxyCredentials.append(file, c);
+      out.println("Wrote an S3 access key for " + c.user() + " to " + file + " (mode 0600)");
+      return c;
+    }
+    List<ProxyCredentials.Credential> all = ProxyCredentials.load(file).all();
+    return all.isEmpty() ? null : all.get(0);
+  }
+
+  private boolean proxyHealthy() {
+    String host = conf().getString(ProxyKeys.HOSTNAME);
+    int port = conf().getInt(ProxyKeys.WEB_PORT);
+    try (java.net.Socket s = new java.net.Socket()) {
+      s.connect(new java.net.InetSocketAddress(host, port), 500);
+      s.setSoTimeout(2000);
+      s.getOutputStream().write(("GET /health HTTP/1.0\r\nHost: " + host + "\r\n\r\n")
+          .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      byte[] head = s.getInputStream().readNBytes(12);
+      return new String(head, java.nio.charset.StandardCharsets.US_ASCII).endsWith("200");
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private void printProxy(PrintStream out, long pid, ProxyCredentials.Credential key) {
+    StrataConfig c = conf();
+    out.printf("  S3 proxy:     http://%s:%d, pid %d%n", c.getString(ProxyKeys.HOSTNAME),
+        c.getInt(ProxyKeys.PORT), pid);
+    if (key != null) {
+      out.printf("  S3 key:       access key %s of user %s; secret in %s%n", key.accessKey(),
+          key.user(), credentialsFile());
+      out.println("                (`bin/strata proxy credentials` prints the keys)");
+    }
+  }
+
+  /** Sends SIGTERM to the proxy, the worker and then the master, kills them if they linger. */
   public int down() throws IOException {
-    boolean stopped = stop(worker) | stop(master);
+    boolean stopped = (proxy != null && stop(proxy)) | stop(worker) | stop(master);
     if (!stopped) {
       ctx.out().println("Strata is not running locally.");
     }
@@ -142,10 +226,12 @@ public final class LocalCluster {
 
   /** Prints which processes are running. */
   public int status() throws IOException {
-    for (Role role : List.of(master, worker)) {
+    for (Role role : roles()) {
       Optional<ProcessHandle> h = pidFile(role).running();
+      String where = role == proxy ? ", S3 endpoint http://" + conf().getString(
+          ProxyKeys.HOSTNAME) + ":" + conf().getInt(ProxyKeys.PORT) : "";
       ctx.out().println(role.name() + ": " + (h.isPresent()
-          ? "running (pid " + h.get().pid() + ")" : "not running"));
+          ? "running (pid " + h.get().pid() + ")" + where : "not running"));
     }
     return 0;
   }
@@ -198,7 +284,7 @@ public final class LocalCluster {
 
   /** A condition that may fail while the process is still starting. */
   private interface Probe {
-    boolean ready() throws StrataException;
+    boolean ready() throws StrataException, IOException;
   }
 
   private void waitUntil(Role role, Process p, long deadline, Probe probe) throws IOException {
@@ -301,8 +387,8 @@ public final class LocalCluster {
     out.printf("  under store:  %s%n", ufs.startsWith("file://")
         ? ufs.substring("file://".length()) + " (" + ufs + ")" : ufs);
     out.printf("  tiers:        %s%n", tiers(c));
-    out.printf("  logs:         %s (master.log, worker.log)%n", logsDir());
-    out.println("Stop with: bin/strata local down");
+    out.printf("  logs:         %s (%s)%n", logsDir(), proxy == null ? "master.log, worker.log"
+        : "master.log, worker.log, proxy.log");
   }
 
   private static String tiers(StrataConfig c) {

@@ -6,9 +6,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
-/** {@code strata local up | down | status}: a master and a worker on this machine. */
+/** {@code strata local up | down | status}: a master, a worker and an S3 proxy here. */
 @Command(name = "local", mixinStandardHelpOptions = true,
-    description = "Run a single-machine cluster (a master and a worker) in the background.",
+    description = "Run a single-machine cluster (a master, a worker and an S3 proxy) in the"
+        + " background.",
     subcommands = {LocalCommand.Up.class, LocalCommand.Down.class, LocalCommand.Status.class})
 public final class LocalCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
@@ -21,10 +22,17 @@ public final class LocalCommand implements Callable<Integer> {
 
   /** {@code strata local up}. */
   @Command(name = "up", mixinStandardHelpOptions = true, description = {
-      "Start a master and a worker in the background on the embedded defaults and wait until"
-          + " they serve.", "Any -Dstrata.* option given to strata is passed on to them."})
+      "Start a master, a worker and an S3 proxy in the background on the embedded defaults"
+          + " and wait until they serve.",
+      "The first start writes an S3 access key for the local user to the proxy's credentials"
+          + " file (strata.proxy.credentials.file, mode 0600) and prints it.",
+      "Any -Dstrata.* option given to strata is passed on to them."})
   static final class Up implements Callable<Integer> {
     private final ShellContext ctx;
+
+    @picocli.CommandLine.Option(names = "--no-proxy",
+        description = "Start the master and the worker only.")
+    boolean noProxy;
 
     Up(ShellContext ctx) {
       this.ctx = ctx;
@@ -32,13 +40,13 @@ public final class LocalCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-      return LocalCluster.standard(ctx).up();
+      return LocalCluster.standard(ctx, !noProxy).up();
     }
   }
 
   /** {@code strata local down}. */
   @Command(name = "down", mixinStandardHelpOptions = true,
-      description = "Stop the master and worker started by `strata local up`.")
+      description = "Stop the proxy, worker and master started by `strata local up`.")
   static final class Down implements Callable<Integer> {
     private final ShellContext ctx;
 
@@ -48,13 +56,13 @@ public final class LocalCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-      return LocalCluster.standard(ctx).down();
+      return LocalCluster.standard(ctx, true).down();
     }
   }
 
   /** {@code strata local status}. */
   @Command(name = "status", mixinStandardHelpOptions = true,
-      description = "Say whether the local master and worker are running.")
+      description = "Say whether the local master, worker and proxy are running.")
   static final class Status implements Callable<Integer> {
     private final ShellContext ctx;
 
@@ -64,7 +72,7 @@ public final class LocalCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-      return LocalCluster.standard(ctx).status();
+      return LocalCluster.standard(ctx, true).status();
     }
   }
 }

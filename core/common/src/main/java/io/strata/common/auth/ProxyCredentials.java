@@ -147,6 +147,11 @@ public final class ProxyCredentials {
     return byAccessKey.size();
   }
 
+  /** Every credential, in file order. */
+  public List<Credential> all() {
+    return List.copyOf(byAccessKey.values());
+  }
+
   /**
    * A new credential for a user: an access key of 20 characters A-Z and 0-9 and a secret of 40
    * characters of the base64 alphabet, both from a {@link SecureRandom}, shaped as AWS keys are
