@@ -89,6 +89,21 @@ public final class ObjectMetadata {
         + c.value());
   }
 
+  /**
+   * A Content-Encoding without "aws-chunked", which names how the request's body was sent and
+   * not how the object is encoded (S3 does not keep it); null when nothing else is left.
+   */
+  static String withoutAwsChunked(String contentEncoding) {
+    StringBuilder kept = new StringBuilder();
+    for (String coding : contentEncoding.split(",")) {
+      String c = coding.trim();
+      if (!c.isEmpty() && !c.equalsIgnoreCase("aws-chunked")) {
+        kept.append(kept.length() == 0 ? "" : ",").append(c);
+      }
+    }
+    return kept.length() == 0 ? null : kept.toString();
+  }
+
   static ChecksumValue decodeChecksum(String s) {
     String[] f = s.split(":", 3);
     if (f.length != 3) {
@@ -111,6 +126,9 @@ public final class ObjectMetadata {
     Map<String, ByteString> out = new LinkedHashMap<>();
     for (String h : STANDARD_HEADERS) {
       String v = headers.get(h);
+      if (v != null && h.equals("content-encoding")) {
+        v = withoutAwsChunked(v);
+      }
       if (v != null) {
         out.put(HEADER_PREFIX + h, ByteString.copyFromUtf8(v));
       }
