@@ -48,7 +48,8 @@ record ByteRange(long start, long end) {
         return new ByteRange(Math.max(0, size - suffix), size - 1);
       }
       long first = Long.parseLong(a);
-      long last = b.isEmpty() ? size - 1 : Long.parseLong(b);
+      // An open range runs to the end, wherever it starts: past the end it is unsatisfiable.
+      long last = b.isEmpty() ? Long.MAX_VALUE : Long.parseLong(b);
       if (first < 0 || last < first) {
         return null;
       }
