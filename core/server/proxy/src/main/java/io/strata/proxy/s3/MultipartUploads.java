@@ -37,6 +37,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.StringJoiner;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -346,6 +347,9 @@ public final class MultipartUploads {
       }
     }
     xattrs.put(ObjectMetadata.ETAG, ByteString.copyFromUtf8(etag));
+    StringJoiner partLengths = new StringJoiner(",");
+    chosen.forEach(part -> partLengths.add(Long.toString(part.getLength())));
+    xattrs.put(ObjectMetadata.PARTS, ByteString.copyFromUtf8(partLengths.toString()));
     if (objectChecksum != null) {
       xattrs.put(ObjectMetadata.CHECKSUM, ObjectMetadata.encodeChecksum(objectChecksum));
     }

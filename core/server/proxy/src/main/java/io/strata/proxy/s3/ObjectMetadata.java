@@ -31,6 +31,11 @@ public final class ObjectMetadata {
   public static final String ETAG = "strata.s3.etag";
   public static final String TAGGING = "strata.s3.tagging";
   public static final String CHECKSUM = "strata.s3.checksum";
+  /**
+   * On an object completed from a multipart upload: the lengths of its parts in order,
+   * comma-separated, for GetObject and HeadObject of one part (partNumber).
+   */
+  public static final String PARTS = "strata.s3.parts";
   /** On a folder: it was created as an S3 folder marker ("key/"), so listings show it. */
   public static final String MARKER = "strata.s3.marker";
   public static final String USER_PREFIX = "user.";
@@ -164,6 +169,20 @@ public final class ObjectMetadata {
       }
     }
     return out;
+  }
+
+  /** The lengths of the parts a multipart upload stored {@code f} in; null for other objects. */
+  static long[] partLengths(FileInfo f) {
+    ByteString v = f.getXattrsMap().get(PARTS);
+    if (v == null || v.isEmpty()) {
+      return null;
+    }
+    String[] fields = v.toStringUtf8().split(",");
+    long[] lengths = new long[fields.length];
+    for (int i = 0; i < fields.length; i++) {
+      lengths[i] = Long.parseLong(fields[i]);
+    }
+    return lengths;
   }
 
   /** The tags of an object, in header form ("" for none). */

@@ -9,6 +9,7 @@ import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
 import io.strata.proto.FileInfo;
 import io.strata.proxy.checksum.ChecksumValue;
+import io.strata.proxy.xml.CompleteMultipartUpload;
 import java.io.IOException;
 import java.util.Map;
 
@@ -92,7 +93,8 @@ final class ObjectReads {
         h.set(o.getValue(), v);
       }
     }
-    ByteRange range = head && r.header("Range") == null ? null
+    ByteRange range = r.query().has("partNumber") ? part(r, f, length, h)
+        : head && r.header("Range") == null ? null
         : ByteRange.parse(r.header("Range"), length);
     long start = 0;
     long count = length;
@@ -121,6 +123,41 @@ final class ObjectReads {
     try (FileInStream in = ctx.fs().openFile(f)) {
       stream(r, in, start, count, status, h);
     }
+  }
+
+  /**
+   * The bytes of the part that partNumber names, as S3 serves it: a part of a multipart upload
+   * (with the number of parts in x-amz-mp-parts-count), or part 1 of any other object, which is
+   * all of it (null: the whole object).
+   */
+  private static ByteRange part(S3Request r, FileInfo f, long length, HttpHeaders h) {
+    if (r.header("Range") != null) {
+      throw new S3Exception(S3ErrorCode.INVALID_REQUEST,
+          "Cannot specify both Range header and partNumber query parameter");
+    }
+    int number = r.query().getInt("partNumber", 1, 1, CompleteMultipartUpload.MAX_PART_NUMBER);
+    long[] parts = ObjectMetadata.partLengths(f);
+    if (parts == null) {
+      if (number != 1) {
+        throw new S3Exception(S3ErrorCode.INVALID_PART_NUMBER, "The requested partnumber is"
+            + " not satisfiable: " + r.key() + " was not uploaded in parts, so it has part 1"
+            + " only");
+      }
+      return null;
+    }
+    if (number > parts.length) {
+      throw new S3Exception(S3ErrorCode.INVALID_PART_NUMBER, "The requested partnumber is not"
+          + " satisfiable: " + r.key() + " has " + parts.length + " parts");
+    }
+    h.setInt("x-amz-mp-parts-count", parts.length);
+    long start = 0;
+    for (int i = 0; i < number - 1; i++) {
+      start += parts[i];
+    }
+    if (parts[number - 1] == 0 || start + parts[number - 1] > length) {
+      return null;
+    }
+    return new ByteRange(start, start + parts[number - 1] - 1);
   }
 
   /** Sends {@code count} bytes of {@code in} from {@code start}, a chunk at a time. */

@@ -354,7 +354,7 @@ final class ObjectWrites {
         .modificationTimeMs(System.currentTimeMillis());
     for (String old : src.getXattrsMap().keySet()) {
       if (!xattrs.containsKey(old) && !old.equals(ObjectMetadata.ETAG)
-          && !old.equals(ObjectMetadata.CHECKSUM)) {
+          && !old.equals(ObjectMetadata.CHECKSUM) && !old.equals(ObjectMetadata.PARTS)) {
         set = set.removeXattr(old);
       }
     }

@@ -20,6 +20,7 @@ public enum S3ErrorCode {
   INVALID_BUCKET_NAME("InvalidBucketName", 400, "The specified bucket is not valid."),
   INVALID_DIGEST("InvalidDigest", 400, "The Content-MD5 or checksum you specified is not valid."),
   INVALID_PART("InvalidPart", 400, "One or more of the specified parts could not be found. The part might not have been uploaded, or the specified entity tag might not have matched the part's entity tag."),
+  INVALID_PART_NUMBER("InvalidPartNumber", 416, "The requested partnumber is not satisfiable"),
   INVALID_PART_ORDER("InvalidPartOrder", 400, "The list of parts was not in ascending order. The parts list must be specified in order by part number."),
   INVALID_RANGE("InvalidRange", 416, "The requested range is not satisfiable"),
   INVALID_REQUEST("InvalidRequest", 400, "Invalid Request"),
