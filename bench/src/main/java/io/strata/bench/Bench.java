@@ -9,7 +9,7 @@ public final class Bench {
 
   public static void main(String[] args) throws Exception {
     if (args.length == 0) {
-      System.err.println("usage: bench/run read|worker-restart|stores|buffer-pool|load|fuse [--option value]...");
+      System.err.println("usage: bench/run read|worker-restart|stores|buffer-pool|load|fuse|proxy [--option value]...");
       System.exit(2);
     }
     Map<String, String> opts = new LinkedHashMap<>();
@@ -27,8 +27,9 @@ public final class Bench {
       case "buffer-pool" -> BufferPoolBench.run(opts);
       case "load" -> LoadBench.run(opts);
       case "fuse" -> FuseBench.run(opts);
+      case "proxy" -> ProxyBench.run(opts);
       default -> {
-        System.err.println("bench: unknown benchmark " + args[0] + "; try read, worker-restart, stores, buffer-pool, load, fuse");
+        System.err.println("bench: unknown benchmark " + args[0] + "; try read, worker-restart, stores, buffer-pool, load, fuse, proxy");
         System.exit(2);
       }
     }

@@ -267,7 +267,9 @@ public final class MultiProcessCluster implements AutoCloseable {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.addAll(jvmOptions);
-    cmd.add("-XX:+UseSerialGC");
+    if (jvmOptions.stream().noneMatch(o -> o.startsWith("-XX:+Use") && o.endsWith("GC"))) {
+      cmd.add("-XX:+UseSerialGC");
+    }
     cmd.add("-Dlogback.configurationFile=strata-logback-file.xml");
     cmd.add("-Dstrata.log.file=" + logsDir().resolve(name + ".log"));
     cmd.addAll(configArgs(props));
@@ -303,7 +305,12 @@ public final class MultiProcessCluster implements AutoCloseable {
     jvm.addAll(jvmOptions);
     proxy = launch("proxy", "io.strata.proxy.ProxyMain", props, jvm);
     int web = proxyWebPort;
-    waitFor("proxy web endpoint", Duration.ofSeconds(60), () -> healthy(web), proxy);
+    try {
+      waitFor("proxy web endpoint", Duration.ofSeconds(60), () -> healthy(web), proxy);
+    } catch (IllegalStateException e) {
+      throw new IllegalStateException(e.getMessage() + "; last lines of its log:\n"
+          + tail(logsDir().resolve("proxy.log")) + tail(logsDir().resolve("proxy.out")), e);
+    }
   }
 
   public int proxyPort() {
