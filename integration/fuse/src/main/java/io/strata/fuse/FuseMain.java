@@ -65,16 +65,21 @@ public final class FuseMain {
     FileSystem fs = FileSystem.connect(conf);
     StrataFuseFileSystem fileSystem;
     FuseMount mount;
+    // Started before the mount, so that its start-up does not compete with the first requests.
+    WebServer web = startWebServer(conf, registry);
     try {
       fileSystem = StrataFuseFileSystem.create(fs, root, conf, registry);
+      fileSystem.warmUp();
       mount = FuseMount.mount(fileSystem, mountPoint, MountOptions.withDefaults(options, conf),
           conf.getInt(FuseKeys.UPCALL_THREADS), MOUNT_TIMEOUT);
     } catch (StrataException e) {
       fs.close();
+      if (web != null) {
+        web.close();
+      }
       System.err.println("strata-fuse: " + e.getMessage());
       return 1;
     }
-    WebServer web = startWebServer(conf, registry);
     Thread hook = new Thread(() -> {
       mount.close();
       fileSystem.shutdown();

@@ -247,6 +247,24 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     }
   }
 
+  /**
+   * Makes the calls every first access needs before the mount serves any: the root's status
+   * (into the metadata cache) and the live workers (the list reads choose from). A fresh
+   * process pays for its first master calls (the connection, and loading and compiling the
+   * classes on that path) once, about 100 ms on a 2-core machine; paid here, before the kernel
+   * lists the mount, it is not added to the first file a job opens. A failure is only logged:
+   * the first access asks again and reports it.
+   */
+  void warmUp() {
+    try {
+      metadata.get(root);
+      fs.getWorkers();
+    } catch (Exception e) {
+      LOG.debug("Warming up the mount of {} failed; its first access asks again: {}", root,
+          e.toString());
+    }
+  }
+
   /** The kernel's caches this file system can invalidate (its mount attaches to them). */
   KernelEntries kernelEntries() {
     return kernel;
