@@ -388,6 +388,35 @@ public final class MultipartUploads {
             objectChecksum)));
   }
 
+  /**
+   * Where a listing of {@code sorted} uploads resumes: after the upload the markers name, which
+   * is where the previous page stopped (uploads of one key are in the order they were started,
+   * not of their ids). When that upload is gone, after the key's uploads with an id up to the
+   * id marker, as S3 documents it.
+   */
+  private static int afterMarkers(List<UploadListing.Upload> sorted, String keyMarker,
+      String idMarker) {
+    if (keyMarker.isEmpty()) {
+      return 0;
+    }
+    if (!idMarker.isEmpty()) {
+      for (int i = 0; i < sorted.size(); i++) {
+        UploadListing.Upload u = sorted.get(i);
+        if (u.key().equals(keyMarker) && u.uploadId().equals(idMarker)) {
+          return i + 1;
+        }
+      }
+    }
+    for (int i = 0; i < sorted.size(); i++) {
+      UploadListing.Upload u = sorted.get(i);
+      int c = Utf8Order.compare(u.key(), keyMarker);
+      if (c > 0 || (c == 0 && !idMarker.isEmpty() && u.uploadId().compareTo(idMarker) > 0)) {
+        return i;
+      }
+    }
+    return sorted.size();
+  }
+
   /** The upload's parts by number, with their blocks (ready to be read). */
   private Map<Integer, FileInfo> parts(String uploadDir) throws StrataException {
     Map<Integer, FileInfo> parts = new LinkedHashMap<>();
@@ -507,22 +536,16 @@ public final class MultipartUploads {
     }
     all.sort((a, b) -> {
       int c = Utf8Order.compare(a.key(), b.key());
-      return c != 0 ? c : a.initiated().compareTo(b.initiated());
+      c = c != 0 ? c : a.initiated().compareTo(b.initiated());
+      return c != 0 ? c : a.uploadId().compareTo(b.uploadId());
     });
     List<UploadListing.Upload> page = new ArrayList<>();
     List<String> prefixes = new ArrayList<>();
     boolean truncated = false;
     String lastKey = null;
     String lastId = null;
-    boolean pastMarker = keyMarker.isEmpty();
-    for (UploadListing.Upload u : all) {
-      if (!pastMarker) {
-        int c = Utf8Order.compare(u.key(), keyMarker);
-        if (c < 0 || (c == 0 && (idMarker.isEmpty() || u.uploadId().compareTo(idMarker) <= 0))) {
-          continue;
-        }
-        pastMarker = true;
-      }
+    for (UploadListing.Upload u : all.subList(afterMarkers(all, keyMarker, idMarker),
+        all.size())) {
       String cp = null;
       if (!delimiter.isEmpty()) {
         int at = u.key().indexOf(delimiter, prefix.length());
