@@ -337,6 +337,9 @@ class Script:
         same_bytes("open range 9000-", body[9000:], self.get("cond/obj", Range="bytes=9000-")[1])
         same_bytes("range past the end is cut to it", body[9990:],
                    self.get("cond/obj", Range="bytes=9990-20000")[1])
+        g, got = self.get("cond/obj", Range="bytes=0-9", ChecksumMode="ENABLED")
+        check("range with ChecksumMode: no whole-object checksum for a part of it",
+              got == body[:10] and "ChecksumCRC32" not in g, f"got {g.get('ChecksumCRC32')}")
         fails("range starting past the end", lambda: self.get("cond/obj", Range="bytes=20000-"),
               "InvalidRange", 416)
 
@@ -814,6 +817,25 @@ class Script:
               lambda: s3.upload_part(Bucket=self.bucket, Key="mpu/aborted", UploadId="nope",
                                      PartNumber=1, Body=b"x"), "NoSuchUpload", 404)
 
+        # Uploads of one key are listed in the order they were started.
+        started = []
+        for k in ("mpu/list/c", "mpu/list/b", "mpu/list/a", "mpu/list/b"):
+            started.append((k, s3.create_multipart_upload(Bucket=self.bucket,
+                                                          Key=k)["UploadId"]))
+            time.sleep(0.01)
+        started.sort(key=lambda u: u[0])
+        pages = list(s3.get_paginator("list_multipart_uploads").paginate(
+            Bucket=self.bucket, Prefix="mpu/list/", PaginationConfig={"PageSize": 3}))
+        listed = [(u["Key"], u["UploadId"]) for p in pages for u in p.get("Uploads", [])]
+        check("list_multipart_uploads paginator: two pages", len(pages) == 2,
+              f"got {len(pages)} pages")
+        equal("list_multipart_uploads paginator: every upload once, by key, then as started",
+              started, listed)
+        for k, upload_id in started:
+            s3.abort_multipart_upload(Bucket=self.bucket, Key=k, UploadId=upload_id)
+        equal("list_multipart_uploads after aborting them", [],
+              s3.list_multipart_uploads(Bucket=self.bucket).get("Uploads", []))
+
     # -- presigned URLs --------------------------------------------------------------------
 
     def presigned(self):
@@ -860,6 +882,13 @@ class Script:
         wrong = make_client(self.endpoint, self.key, "not-the-secret")
         fails("a wrong secret", lambda: wrong.list_objects_v2(Bucket=self.bucket),
               "SignatureDoesNotMatch", 403)
+        anonymous = boto3.client(
+            "s3", endpoint_url=self.endpoint, region_name="us-east-1",
+            config=Config(signature_version=botocore.UNSIGNED, s3={"addressing_style": "path"},
+                          retries={"total_max_attempts": 1}))
+        fails("an anonymous get", lambda: anonymous.get_object(Bucket=self.bucket,
+                                                               Key="presigned/get"),
+              "AccessDenied", 403)
 
     def cleanup(self):
         s3 = self.s3
