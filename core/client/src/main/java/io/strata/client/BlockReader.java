@@ -224,6 +224,28 @@ final class BlockReader implements AutoCloseable {
     return true;
   }
 
+  /**
+   * The block file of a worker on this machine that holds the byte at {@code position}, with
+   * the range of it that belongs to the file from there, up to {@code maxLength} bytes; null
+   * when that block is not read by short-circuit ({@link #readsLocally}). The bytes are counted
+   * as read from the worker's cache.
+   */
+  LocalSegment localSegment(long position, long maxLength) {
+    if (!readsLocally(position)) {
+      return null;
+    }
+    BlockInfo block = blocks.get((int) (position / file.getBlockSize()));
+    LocalBlockFile local = localFiles.get(block.getBlockId());
+    if (local == null) {
+      return null;
+    }
+    long inBlock = position - block.getOffset();
+    long n = Math.min(maxLength, block.getLength() - inBlock);
+    reportRead(local, n);
+    ctx.metrics.addShortCircuit(n);
+    return new LocalSegment(local.path(), inBlock, n);
+  }
+
   /** Reads exactly {@code len} bytes at {@code position}, which the caller keeps in the file. */
   void read(long position, byte[] buf, int off, int len) throws IOException {
     while (len > 0) {

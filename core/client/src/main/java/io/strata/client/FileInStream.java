@@ -118,6 +118,21 @@ public final class FileInStream extends InputStream {
     return reader.readLocally(position, dst) ? len : -1;
   }
 
+  /**
+   * Where the bytes from {@code position} lie in a block file of a worker on this machine, up
+   * to {@code maxLength} of them and to the end of that block, so that a server can send them
+   * straight from that file (sendfile); null when they are not read by short-circuit. The file
+   * is immutable and may be evicted at any time: open it, and read the range another way when
+   * the open fails. Safe to call concurrently.
+   */
+  public LocalSegment localSegment(long position, long maxLength) throws IOException {
+    checkOpen();
+    if (position < 0 || position >= length || maxLength <= 0) {
+      return null;
+    }
+    return reader.localSegment(position, Math.min(maxLength, length - position));
+  }
+
   /** Reads exactly {@code len} bytes at {@code position}, or fails when the file is shorter. */
   public void readFully(long position, byte[] buf, int off, int len) throws IOException {
     checkOpen();

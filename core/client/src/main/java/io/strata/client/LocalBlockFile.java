@@ -43,6 +43,7 @@ final class LocalBlockFile {
    */
   static final int CHANNEL_READ_MIN = 64 << 10;
 
+  private final Path path;
   private final MappedByteBuffer map;
   private final FileChannel channel;
   /** Readers in progress plus one for the owner until {@link #close}. */
@@ -53,9 +54,15 @@ final class LocalBlockFile {
   private WorkerAddress worker;
   private long workerId;
 
-  private LocalBlockFile(MappedByteBuffer map, FileChannel channel) {
+  private LocalBlockFile(Path path, MappedByteBuffer map, FileChannel channel) {
+    this.path = path;
     this.map = map;
     this.channel = channel;
+  }
+
+  /** Where the block file is. */
+  Path path() {
+    return path;
   }
 
   /** Notes that the file was opened in a tier folder of this worker, without asking it. */
@@ -84,9 +91,9 @@ final class LocalBlockFile {
       }
       if (length >= MAP_MIN && length <= Integer.MAX_VALUE) {
         // The channel stays open beside the mapping: large reads into direct buffers use it.
-        return new LocalBlockFile(ch.map(FileChannel.MapMode.READ_ONLY, 0, length), ch);
+        return new LocalBlockFile(path, ch.map(FileChannel.MapMode.READ_ONLY, 0, length), ch);
       }
-      return new LocalBlockFile(null, ch);
+      return new LocalBlockFile(path, null, ch);
     } catch (IOException | RuntimeException e) {
       ch.close();
       throw e;

@@ -55,6 +55,14 @@ public final class ProxyKeys {
   public static final ConfigKey MULTIPART_CLEAN_INTERVAL = ConfigKey.duration(
       "strata.proxy.multipart.clean.interval", "1h",
       "How often the proxy looks for abandoned multipart uploads.");
+  public static final ConfigKey METADATA_CACHE_SIZE = ConfigKey.longKey(
+      "strata.proxy.metadata.cache.size", 50_000, "objects",
+      "Objects whose status (with block locations) the proxy keeps for GET and HEAD, each until"
+          + " the master's change stream says it changed; 0 asks the master at every read.");
+  public static final ConfigKey METADATA_CACHE_TTL = ConfigKey.duration(
+      "strata.proxy.metadata.cache.ttl", "1s",
+      "How long a kept status serves reads while the change stream from the master is down"
+          + " (then the proxy asks again, as a client without the stream would).");
   public static final ConfigKey PERMISSION_CACHE_TTL = ConfigKey.duration(
       "strata.proxy.permission.cache.ttl", "1s",
       "How long the proxy reuses a folder's owner, group and mode when it checks access.");

@@ -69,7 +69,9 @@ public final class ProxyServer implements ProcessMain.Server {
     S3Services services = S3Services.create(fs, buckets,
         new AccessControl(fs, conf.getDuration(ProxyKeys.PERMISSION_CACHE_TTL)),
         UserGroups.ofThisMachine(), (int) conf.getBytes(ProxyKeys.CHUNK_SIZE),
-        conf.getString(ProxyKeys.REGION));
+        conf.getString(ProxyKeys.REGION), conf.getLong(ProxyKeys.METADATA_CACHE_SIZE),
+        conf.getDuration(ProxyKeys.METADATA_CACHE_TTL));
+    toClose.push(services);
     SigV4Verifier verifier = new SigV4Verifier(credentials, Clock.systemUTC(), anonymous,
         SigV4Verifier.MAX_SKEW);
     S3Service service = services.service(verifier, conf.getString(ProxyKeys.DOMAIN), registry);

@@ -6,6 +6,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.FileRegion;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultHttpResponse;
@@ -188,6 +189,21 @@ public final class HttpExchange {
     }
     bytesOut += data.readableBytes();
     channel.writeAndFlush(new DefaultHttpContent(data));
+    awaitWritable();
+  }
+
+  /**
+   * Sends the next part of a streamed response from a file, by the kernel where the transport
+   * can (sendfile); takes ownership of {@code region} (its file is closed once sent). Waits as
+   * {@link #write(ByteBuf)} does.
+   */
+  public void write(FileRegion region) throws IOException {
+    if (!channel.isActive()) {
+      region.release();
+      throw new IOException("the client at " + remote() + " closed the connection");
+    }
+    bytesOut += region.count();
+    channel.writeAndFlush(region);
     awaitWritable();
   }
 

@@ -1,16 +1,20 @@
 package io.strata.proxy.s3;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.DefaultFileRegion;
+import io.netty.channel.FileRegion;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.strata.client.FileInStream;
-import io.strata.client.SyncOption;
+import io.strata.client.LocalSegment;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
 import io.strata.proto.FileInfo;
 import io.strata.proxy.checksum.ChecksumValue;
 import io.strata.proxy.xml.CompleteMultipartUpload;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
 import java.util.Map;
 
 /**
@@ -49,7 +53,7 @@ final class ObjectReads {
     String path = ctx.buckets().objectPath(bucket, key);
     FileInfo f;
     try {
-      f = ctx.fs().getStatus(path, SyncOption.DEFAULT, withBlocks);
+      f = ctx.statuses().get(path);
     } catch (StrataException e) {
       if (e.code() == ErrorCode.NOT_FOUND || e.code() == ErrorCode.INVALID_ARGUMENT) {
         FileInfo bucketDir = BucketOperations.status(ctx, ctx.buckets().path(bucket));
@@ -160,27 +164,58 @@ final class ObjectReads {
     return new ByteRange(start, start + parts[number - 1] - 1);
   }
 
-  /** Sends {@code count} bytes of {@code in} from {@code start}, a chunk at a time. */
+  /**
+   * Sends {@code count} bytes of {@code in} from {@code start}. Bytes in a block file of a
+   * worker on this machine go from that file to the socket by the kernel (sendfile, no copy in
+   * this process); others are read a chunk at a time into pooled buffers.
+   */
   private void stream(S3Request r, FileInStream in, long start, long count,
       HttpResponseStatus status, HttpHeaders h) throws IOException {
-    // The first chunk is read before the headers go, so that a read failure (a changed file, an
-    // unreachable cluster) is still an S3 error rather than a cut connection.
-    ByteBuf first = read(r, in, start, (int) Math.min(ctx.chunkSize(), count));
+    // The first piece is read (or its file opened) before the headers go, so that a read
+    // failure (a changed file, an unreachable cluster) is still an S3 error, not a cut
+    // connection.
+    Object first = next(r, in, start, start + count);
     r.exchange().startResponse(status, h, count);
     try {
-      long pos = start + first.readableBytes();
+      long pos = start + send(r, first);
       long end = start + count;
-      r.exchange().write(first);
       while (pos < end) {
-        ByteBuf chunk = read(r, in, pos, (int) Math.min(ctx.chunkSize(), end - pos));
-        pos += chunk.readableBytes();
-        r.exchange().write(chunk);
+        pos += send(r, next(r, in, pos, end));
       }
       r.exchange().endResponse();
     } catch (IOException | RuntimeException e) {
       r.exchange().abort();
       throw e;
     }
+  }
+
+  /** The next piece from {@code pos}: a file region of a local block file, or a buffer. */
+  private Object next(S3Request r, FileInStream in, long pos, long end) throws IOException {
+    LocalSegment segment = in.localSegment(pos, end - pos);
+    if (segment != null) {
+      try {
+        FileChannel ch = FileChannel.open(segment.blockFile(), StandardOpenOption.READ);
+        if (ch.size() >= segment.offset() + segment.length()) {
+          return new DefaultFileRegion(ch, segment.offset(), segment.length());
+        }
+        ch.close();
+      } catch (IOException e) {
+        // Evicted or moved since: read the range through the client instead.
+      }
+    }
+    return read(r, in, pos, (int) Math.min(ctx.chunkSize(), end - pos));
+  }
+
+  private static long send(S3Request r, Object piece) throws IOException {
+    if (piece instanceof FileRegion region) {
+      long n = region.count();
+      r.exchange().write(region);
+      return n;
+    }
+    ByteBuf buf = (ByteBuf) piece;
+    int n = buf.readableBytes();
+    r.exchange().write(buf);
+    return n;
   }
 
   private static ByteBuf read(S3Request r, FileInStream in, long pos, int len)

@@ -82,7 +82,14 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
       resource = bk[0] == null ? "/" : bk[1] == null ? "/" + bk[0] : "/" + bk[0] + "/" + bk[1];
       op = Operation.of(exchange.method().name(), bk[0], bk[1], query);
       r = new S3Request(exchange, requestId, bk[0], bk[1], query, auth, principal(auth));
-      dispatch(op, r);
+      String changing = changes(op, r);
+      if (changing == null) {
+        dispatch(op, r);
+      } else {
+        try (StatusCache.Write w = ctx.statuses().writing(changing)) {
+          dispatch(op, r);
+        }
+      }
     } catch (S3Exception e) {
       fail(exchange, requestId, resource, op, e);
     } catch (StrataException e) {
@@ -147,6 +154,22 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
       case ABORT_MULTIPART_UPLOAD -> multipart.abort(r);
       case LIST_PARTS -> multipart.listParts(r);
       default -> unsupported(r);
+    }
+  }
+
+  /**
+   * What an operation may change in the namespace, for the status cache: the object's path,
+   * the bucket's whole subtree ("path/") for deletes (which remove emptied folders too), or
+   * null for reads.
+   */
+  private String changes(Operation op, S3Request r) {
+    switch (op) {
+      case DELETE_OBJECT, DELETE_OBJECTS, DELETE_BUCKET, CREATE_BUCKET:
+        return ctx.buckets().path(r.bucket()) + "/";
+      case PUT_OBJECT, PUT_OBJECT_TAGGING, DELETE_OBJECT_TAGGING, COMPLETE_MULTIPART_UPLOAD:
+        return r.key() == null ? null : ctx.buckets().objectPath(r.bucket(), r.key());
+      default:
+        return null;
     }
   }
 

@@ -5,9 +5,10 @@ import io.strata.client.FileSystem;
 import io.strata.proxy.access.AccessControl;
 import io.strata.proxy.access.UserGroups;
 import io.strata.proxy.auth.SigV4Verifier;
+import java.time.Duration;
 
 /** Builds the S3 operations over one cluster client, sharing their context. */
-public final class S3Services {
+public final class S3Services implements AutoCloseable {
   private final ProxyContext ctx;
   private final MultipartUploads multipart;
 
@@ -21,9 +22,17 @@ public final class S3Services {
    * @param region the region the proxy reports
    */
   public static S3Services create(FileSystem fs, Buckets buckets, AccessControl access,
-      UserGroups groups, int chunkSize, String region) {
-    return new S3Services(new ProxyContext(fs, buckets, access, groups, new KeyLocks(4096),
+      UserGroups groups, int chunkSize, String region, long statusCacheSize,
+      Duration statusCacheTtl) {
+    return new S3Services(new ProxyContext(fs, new StatusCache(fs, statusCacheSize,
+        statusCacheTtl, true), buckets, access, groups, new KeyLocks(4096),
         Math.max(4096, chunkSize), region));
+  }
+
+  /** Stops watching the namespace's changes. */
+  @Override
+  public void close() {
+    ctx.statuses().close();
   }
 
   public MultipartUploads multipart() {
