@@ -356,27 +356,17 @@ public final class MultipartUploads {
     String path = ctx.buckets().objectPath(r.bucket(), r.key());
     ctx.access().checkWriteIn(r.principal(), PathNames.parent(path));
     try (KeyLocks.Held held = ctx.locks().lock(path)) {
-      FileOutStream out;
-      try {
-        out = ctx.fs().createFile(path, CreateOptions.defaults().overwrite(true)
-            .recursive(true).owner(r.principal().user()).group(r.principal().primaryGroup()));
-      } catch (StrataException e) {
-        if (e.code() == ErrorCode.ALREADY_EXISTS || e.code() == ErrorCode.INVALID_ARGUMENT) {
-          throw new S3Exception(S3ErrorCode.KEY_CONFLICT, "Cannot store the key " + r.key()
-              + ": " + e.getMessage());
-        }
-        throw e;
-      }
+      PendingObject pending = PendingObject.create(ctx, r.bucket(), path, r.key(),
+          r.principal(), false);
       try {
         for (FileInfo part : chosen) {
           try (FileInStream in = ctx.fs().openFile(part)) {
-            copy(in, 0, part.getLength(), out, null);
+            copy(in, 0, part.getLength(), pending.out(), null);
           }
         }
-        out.setXattrsOnComplete(xattrs);
-        out.close();
+        pending.complete(xattrs);
       } catch (IOException | RuntimeException e) {
-        out.cancel();
+        pending.cancel();
         throw e;
       }
     }
@@ -611,7 +601,9 @@ public final class MultipartUploads {
       try (CloseableIterator<FileInfo> it = ctx.fs().listStatus(uploads)) {
         while (it.hasNext()) {
           FileInfo d = it.next();
-          if (d.getDirectory() && initiated(d) < cutoff) {
+          // Uploads are folders; a file is an object staged by a proxy that died before it
+          // moved it onto its key (PendingObject).
+          if (initiated(d) < cutoff) {
             expired.add(d.getPath());
           }
         }

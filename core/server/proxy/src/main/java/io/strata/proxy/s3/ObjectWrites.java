@@ -3,7 +3,6 @@ package io.strata.proxy.s3;
 import com.google.protobuf.ByteString;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.strata.client.CreateOptions;
 import io.strata.client.FileInStream;
 import io.strata.client.FileOutStream;
 import io.strata.client.SetAttributeOptions;
@@ -32,8 +31,9 @@ import java.util.Map;
 
 /**
  * PutObject, CopyObject, DeleteObject, DeleteObjects and the object tagging calls. A PUT
- * streams its body to a new file that becomes visible only when complete, with its metadata
- * in the same master call; a failed check discards it. Writers of one key take turns
+ * streams its body to a new file ({@link PendingObject}) that takes the key only when complete,
+ * with its metadata in the same master call; a failed check discards it and leaves the key's
+ * object as it was. Writers of one key take turns
  * ({@link KeyLocks}); {@code If-None-Match: *} creates only when nothing is at the key,
  * decided by the master in the same step as the create. A delete also removes the folders
  * above the key that it leaves empty (up to the bucket), unless they are folder markers, so
@@ -47,11 +47,6 @@ final class ObjectWrites {
 
   ObjectWrites(ProxyContext ctx) {
     this.ctx = ctx;
-  }
-
-  private CreateOptions createOptions(Principal p, boolean overwrite) {
-    return CreateOptions.defaults().overwrite(overwrite).recursive(true).owner(p.user())
-        .group(p.primaryGroup());
   }
 
   void put(S3Request r) throws IOException {
@@ -88,20 +83,19 @@ final class ObjectWrites {
               + " pre-conditions you specified did not hold: If-Match");
         }
       }
-      FileOutStream out = create(path, r.principal(), !createOnly, key);
+      PendingObject pending = PendingObject.create(ctx, r.bucket(), path, key, r.principal(),
+          createOnly);
       try {
-        body.copyTo(out, new byte[64 << 10]);
+        body.copyTo(pending.out(), new byte[64 << 10]);
         body.verify();
         xattrs.put(ObjectMetadata.ETAG, ByteString.copyFromUtf8(body.md5Hex()));
         ChecksumValue c = body.checksum();
         if (c != null) {
           xattrs.put(ObjectMetadata.CHECKSUM, ObjectMetadata.encodeChecksum(c));
         }
-        out.setXattrsOnComplete(xattrs);
-        out.close();
-        done = out.completedStatus();
+        done = pending.complete(xattrs);
       } catch (IOException | RuntimeException e) {
-        out.cancel();
+        pending.cancel();
         throw e;
       }
     }
@@ -113,26 +107,6 @@ final class ObjectWrites {
       h.set("x-amz-checksum-type", c.type().name());
     }
     r.exchange().respond(HttpResponseStatus.OK, h, null);
-  }
-
-  /** A new file at {@code path} to write an object into. */
-  private FileOutStream create(String path, Principal p, boolean overwrite, String key)
-      throws StrataException {
-    try {
-      return ctx.fs().createFile(path, createOptions(p, overwrite));
-    } catch (StrataException e) {
-      if (e.code() == ErrorCode.ALREADY_EXISTS && !overwrite) {
-        throw new S3Exception(S3ErrorCode.PRECONDITION_FAILED, "At least one of the"
-            + " pre-conditions you specified did not hold: If-None-Match (the key exists)");
-      }
-      if (e.code() == ErrorCode.ALREADY_EXISTS || e.code() == ErrorCode.INVALID_ARGUMENT
-          || e.code() == ErrorCode.FAILED_PRECONDITION) {
-        throw new S3Exception(S3ErrorCode.KEY_CONFLICT, "Cannot store the key " + key + ": "
-            + e.getMessage() + " (in Strata a key cannot be both an object and a prefix of"
-            + " other keys)");
-      }
-      throw e;
-    }
   }
 
   /** PUT of a key ending in '/': a folder, marked so that listings show it. */
@@ -319,8 +293,10 @@ final class ObjectWrites {
     FileInfo done;
     try (KeyLocks.Held held = ctx.locks().lock(dstPath);
         FileInStream in = ctx.fs().openFile(src)) {
-      FileOutStream out = create(dstPath, r.principal(), true, r.key());
+      PendingObject pending = PendingObject.create(ctx, r.bucket(), dstPath, r.key(),
+          r.principal(), false);
       try {
+        FileOutStream out = pending.out();
         byte[] buf = new byte[COPY_BUFFER];
         long pos = 0;
         while (pos < src.getLength()) {
@@ -335,11 +311,9 @@ final class ObjectWrites {
         if (c != null) {
           xattrs.put(ObjectMetadata.CHECKSUM, ObjectMetadata.encodeChecksum(c));
         }
-        out.setXattrsOnComplete(xattrs);
-        out.close();
-        done = out.completedStatus();
+        done = pending.complete(xattrs);
       } catch (IOException | RuntimeException e) {
-        out.cancel();
+        pending.cancel();
         throw e;
       }
     }

@@ -1,0 +1,184 @@
+package io.strata.proxy.s3;
+
+import com.google.protobuf.ByteString;
+import io.strata.client.CreateOptions;
+import io.strata.client.FileOutStream;
+import io.strata.common.PathNames;
+import io.strata.common.error.ErrorCode;
+import io.strata.common.error.StrataException;
+import io.strata.proto.FileInfo;
+import io.strata.proxy.access.Principal;
+import java.io.IOException;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.Map;
+
+/**
+ * An object being written (PutObject, CopyObject, CompleteMultipartUpload), which replaces the
+ * object at its key only once complete and checked, as in S3.
+ *
+ * <p>The namespace replaces a file when its replacement is created, not when that completes:
+ * writing over an object in place would take the old object away for the whole upload, and
+ * lose it for good when the upload then fails (a wrong Content-MD5 or checksum, a cut
+ * connection). So a key that holds an object gets its new bytes in a file of the bucket's
+ * hidden uploads folder, moved onto the key once complete; readers see the old object until
+ * then, and a failed write leaves it as it was. Only the moment between removing the old file
+ * and the move shows no object. A key with nothing at it is written in place, where an
+ * incomplete file is neither listed nor read and a failed write leaves nothing. The move is a
+ * rename in the under store: free in file systems and HDFS, a copy in object stores.
+ *
+ * <p>The caller holds the key's lock ({@link KeyLocks}) from {@link #create} to
+ * {@link #complete} or {@link #cancel}. A staged file the proxy never moved (it died) stays in
+ * the uploads folder until {@link MultipartUploads#removeExpired} removes it.
+ */
+final class PendingObject {
+  private static final SecureRandom RANDOM = new SecureRandom();
+  /** Names of staged files in the uploads folder; never an upload id (32 hex digits). */
+  static final String STAGED_PREFIX = "put-";
+
+  private final ProxyContext ctx;
+  private final String path;
+  private final String key;
+  private final Principal principal;
+  private final FileOutStream out;
+  private final boolean staged;
+
+  private PendingObject(ProxyContext ctx, String path, String key, Principal principal,
+      FileOutStream out, boolean staged) {
+    this.ctx = ctx;
+    this.path = path;
+    this.key = key;
+    this.principal = principal;
+    this.out = out;
+    this.staged = staged;
+  }
+
+  /**
+   * Starts writing the object of {@code key} at {@code path} in {@code bucket}.
+   *
+   * @param createOnly fail with PreconditionFailed when something is at the key (If-None-Match)
+   * @throws S3Exception KeyConflict when the key names a folder or a path below a file
+   */
+  static PendingObject create(ProxyContext ctx, String bucket, String path, String key,
+      Principal p, boolean createOnly) throws StrataException {
+    CreateOptions options = CreateOptions.defaults().recursive(true).owner(p.user())
+        .group(p.primaryGroup());
+    FileInfo existing = createOnly ? null : statusOrNull(ctx, path);
+    if (existing == null) {
+      try {
+        return new PendingObject(ctx, path, key, p,
+            ctx.fs().createFile(path, options.overwrite(!createOnly)), false);
+      } catch (StrataException e) {
+        if (e.code() == ErrorCode.ALREADY_EXISTS && createOnly) {
+          throw new S3Exception(S3ErrorCode.PRECONDITION_FAILED, "At least one of the"
+              + " pre-conditions you specified did not hold: If-None-Match (the key exists)");
+        }
+        if (e.code() == ErrorCode.ALREADY_EXISTS || e.code() == ErrorCode.INVALID_ARGUMENT
+            || e.code() == ErrorCode.FAILED_PRECONDITION) {
+          throw keyConflict(key, e.getMessage());
+        }
+        throw e;
+      }
+    }
+    if (existing.getDirectory()) {
+      throw keyConflict(key, "a folder is at " + path);
+    }
+    byte[] id = new byte[16];
+    RANDOM.nextBytes(id);
+    String stage = ctx.buckets().path(bucket) + "/" + PathNames.UPLOADS_FOLDER + "/"
+        + STAGED_PREFIX + HexFormat.of().formatHex(id);
+    return new PendingObject(ctx, path, key, p, ctx.fs().createFile(stage, options), true);
+  }
+
+  /** The stream of the object's bytes. */
+  FileOutStream out() {
+    return out;
+  }
+
+  /**
+   * Completes the file with the object's metadata and puts it at the key.
+   *
+   * @return the object's status at its key
+   */
+  FileInfo complete(Map<String, ByteString> xattrs) throws IOException {
+    out.setXattrsOnComplete(xattrs);
+    out.close();
+    FileInfo done = out.completedStatus();
+    if (!staged) {
+      return done;
+    }
+    try {
+      moveIntoPlace(done.getPath());
+    } catch (StrataException | RuntimeException e) {
+      deleteQuietly(done.getPath());
+      throw e;
+    }
+    return ctx.fs().getStatus(path);
+  }
+
+  /** Discards what was written; the key keeps what it had. */
+  void cancel() {
+    out.cancel();
+  }
+
+  private void moveIntoPlace(String stage) throws StrataException {
+    // Bounded: each round either moves the file or finds the key changed by a writer outside
+    // this proxy (a mount, another proxy) between the removal and the move.
+    for (int attempt = 1; ; attempt++) {
+      FileInfo current = statusOrNull(ctx, path);
+      if (current != null) {
+        if (current.getDirectory()) {
+          throw keyConflict(key, "a folder was made at " + path + " meanwhile");
+        }
+        try {
+          ctx.fs().delete(path, false);
+        } catch (StrataException e) {
+          if (e.code() != ErrorCode.NOT_FOUND) {
+            throw e;
+          }
+        }
+      }
+      try {
+        ctx.fs().rename(stage, path);
+        return;
+      } catch (StrataException e) {
+        if (attempt >= 3) {
+          throw e;
+        }
+        if (e.code() == ErrorCode.NOT_FOUND) {
+          // The key's folder went with its last other key meanwhile.
+          ctx.fs().createDirectory(PathNames.parent(path), true, true, 0, principal.user(),
+              principal.primaryGroup());
+        } else if (e.code() != ErrorCode.ALREADY_EXISTS) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  private void deleteQuietly(String stage) {
+    try {
+      ctx.fs().delete(stage, false);
+    } catch (StrataException e) {
+      // Left for the cleaner of abandoned uploads.
+    }
+  }
+
+  /** The status at a path; null when nothing is there or a file is where a folder would be. */
+  private static FileInfo statusOrNull(ProxyContext ctx, String path) throws StrataException {
+    try {
+      return ctx.fs().getStatus(path);
+    } catch (StrataException e) {
+      if (e.code() == ErrorCode.NOT_FOUND || e.code() == ErrorCode.INVALID_ARGUMENT
+          || e.code() == ErrorCode.FAILED_PRECONDITION) {
+        return null;
+      }
+      throw e;
+    }
+  }
+
+  static S3Exception keyConflict(String key, String why) {
+    return new S3Exception(S3ErrorCode.KEY_CONFLICT, "Cannot store the key " + key + ": " + why
+        + " (in Strata a key cannot be both an object and a prefix of other keys)");
+  }
+}
