@@ -222,8 +222,20 @@ final class S3ProxyTestCluster implements AutoCloseable {
    */
   Response signed(String method, String pathAndQuery, Map<String, String> headers, byte[] body,
       String accessKey, String secret, Clock clock) throws Exception {
-    URI uri = URI.create(endpoint + pathAndQuery);
-    SdkHttpRequest.Builder b = SdkHttpRequest.builder().uri(uri)
+    return signed(method, pathAndQuery, pathAndQuery, headers, body, accessKey, secret, clock);
+  }
+
+  /**
+   * {@link #signed(String, String, Map, byte[], String, String, Clock)} of one request target,
+   * sent with another: for targets that canonicalise to the signed one but that the SDK's
+   * signer would sign as they are (percent-encoded slashes).
+   */
+  Response signed(String method, String signedPathAndQuery, String sentPathAndQuery,
+      Map<String, String> headers, byte[] body, String accessKey, String secret, Clock clock)
+      throws Exception {
+    URI uri = URI.create(endpoint + sentPathAndQuery);
+    SdkHttpRequest.Builder b = SdkHttpRequest.builder().uri(URI.create(endpoint
+            + signedPathAndQuery))
         .method(SdkHttpMethod.fromValue(method));
     headers.forEach(b::putHeader);
     SdkHttpRequest request = b.build();
