@@ -426,6 +426,12 @@ class Script:
                    self.get(odd)[1])
         same_bytes("key with spaces, +, %, & and non-ASCII: in the under store", b"odd",
                    self.under_store_bytes(self.bucket, odd))
+        for odd in ("meta/what?#frag;x=1", "meta/smile 😀 ~!$'()*,:@"):
+            s3.put_object(Bucket=self.bucket, Key=odd, Body=odd.encode())
+            same_bytes(f"key {odd!r}: read back", odd.encode(), self.get(odd)[1])
+        fails("a key with an empty segment, which no path can name",
+              lambda: s3.put_object(Bucket=self.bucket, Key="meta//x", Body=b"x"),
+              "InvalidArgument", 400)
         fails("get of a missing key", lambda: self.get("meta/missing"), "NoSuchKey", 404)
         fails("head of a missing key",
               lambda: s3.head_object(Bucket=self.bucket, Key="meta/missing"), "404", 404)

@@ -7,22 +7,30 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
+import java.net.URI;
 import java.net.URISyntaxException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.zip.CRC32C;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.ChecksumMode;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
@@ -77,7 +85,7 @@ class S3ProxyPythonClientsTest {
   }
 
   @Test
-  void awsCliCopiesListsSyncsAndRemoves() throws Exception {
+  void awsCliCopiesListsSyncsMovesPresignsAndRemoves() throws Exception {
     Path work = Files.createDirectories(dir.resolve("cli"));
     byte[] big = new byte[20 << 20];
     new Random(7).nextBytes(big);
@@ -126,7 +134,27 @@ class S3ProxyPythonClientsTest {
     assertEquals("gamma", Files.readString(work.resolve("back/sub dir/c ü.txt")));
     assertFalse(Files.exists(work.resolve("back/sub dir/b.txt")));
 
+    // A CRC32C of the CLI's choosing, and a presigned URL that it makes.
+    Files.writeString(work.resolve("small.txt"), "checked by CRC32C");
+    aws(work, "s3", "cp", "--checksum-algorithm", "CRC32C", "small.txt",
+        "s3://cli-bucket/in/small.txt");
+    CRC32C crc = new CRC32C();
+    crc.update("checked by CRC32C".getBytes(StandardCharsets.UTF_8));
+    assertEquals(Base64.getEncoder().encodeToString(ByteBuffer.allocate(4)
+            .putInt((int) crc.getValue()).array()),
+        s3.headObject(b -> b.bucket("cli-bucket").key("in/small.txt")
+            .checksumMode(ChecksumMode.ENABLED)).checksumCRC32C());
+    String url = aws(work, "s3", "presign", "s3://cli-bucket/in/small.txt").trim();
+    HttpResponse<String> presigned = HttpClient.newHttpClient().send(
+        HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, presigned.statusCode(), presigned.body());
+    assertEquals("checked by CRC32C", presigned.body());
+    aws(work, "s3", "mv", "s3://cli-bucket/in/small.txt", "s3://cli-bucket/in/moved.txt");
+    assertEquals(List.of("in/big.bin", "in/moved.txt", "synced/a.txt",
+        "synced/sub dir/c ü.txt"), keys("cli-bucket"));
+
     aws(work, "s3", "rm", "s3://cli-bucket/in/big.bin");
+    aws(work, "s3", "rm", "s3://cli-bucket/in/moved.txt");
     assertEquals(List.of("synced/a.txt", "synced/sub dir/c ü.txt"), keys("cli-bucket"));
     aws(work, "s3", "rm", "--recursive", "s3://cli-bucket/synced");
     assertEquals(List.of(), keys("cli-bucket"));
@@ -143,8 +171,9 @@ class S3ProxyPythonClientsTest {
   private static String aws(Path work, String... args) throws IOException, InterruptedException {
     Path config = work.resolve("aws-config");
     if (!Files.exists(config)) {
+      // The CLI v1 presigns with Signature Version 2 unless told otherwise.
       Files.writeString(config, "[default]\nregion = us-east-1\ns3 =\n"
-          + "  addressing_style = path\n");
+          + "  addressing_style = path\n  signature_version = s3v4\n");
     }
     Map<String, String> env = new HashMap<>();
     env.put("AWS_CONFIG_FILE", config.toString());
