@@ -66,6 +66,7 @@ public final class ProxyServer implements ProcessMain.Server {
     }
     FileSystem fs = FileSystem.connect(conf);
     toClose.push(fs);
+    fs.metrics().bindTo(registry);
     S3Services services = S3Services.create(fs, buckets,
         new AccessControl(fs, conf.getDuration(ProxyKeys.PERMISSION_CACHE_TTL)),
         UserGroups.ofThisMachine(), (int) conf.getBytes(ProxyKeys.CHUNK_SIZE),
