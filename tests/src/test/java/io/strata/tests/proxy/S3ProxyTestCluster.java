@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.strata.client.CloseableIterator;
 import io.strata.client.FileSystem;
+import io.strata.client.SyncOption;
 import io.strata.common.PathNames;
 import io.strata.proto.FileInfo;
+import io.strata.proto.LoadMetadataProgress;
 import io.strata.tests.MultiProcessCluster;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -177,6 +179,23 @@ final class S3ProxyTestCluster implements AutoCloseable {
     }
   }
 
+  /**
+   * Makes the master take in what was written straight into the under store below a namespace
+   * path (much faster than as many PUTs), and waits until it has.
+   */
+  void loadFromUnderStore(String path) throws Exception {
+    try (CloseableIterator<LoadMetadataProgress> it = fs().loadMetadata(path,
+        SyncOption.ALWAYS)) {
+      LoadMetadataProgress last = null;
+      while (it.hasNext()) {
+        last = it.next();
+      }
+      if (last == null || !last.getDone() || last.getFailedPathsCount() > 0) {
+        throw new AssertionError("Loading " + path + " did not finish: " + last);
+      }
+    }
+  }
+
   /** Every regular file below an under-store folder, relative to it, '/'-separated. */
   static List<String> ufsFiles(Path dir) throws IOException {
     if (!Files.exists(dir)) {
@@ -271,9 +290,15 @@ final class S3ProxyTestCluster implements AutoCloseable {
   /** Sends a URL as it is (a presigned URL), with a body for PUT. */
   Response send(String method, URI uri, Map<String, String> headers, byte[] body)
       throws Exception {
-    HttpRequest.Builder out = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30))
-        .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-            : HttpRequest.BodyPublishers.ofByteArray(body));
+    return send(method, uri, headers, body == null ? HttpRequest.BodyPublishers.noBody()
+        : HttpRequest.BodyPublishers.ofByteArray(body));
+  }
+
+  /** Sends a URL as it is, with a body sent as {@code body} publishes it. */
+  Response send(String method, URI uri, Map<String, String> headers,
+      HttpRequest.BodyPublisher body) throws Exception {
+    HttpRequest.Builder out = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(60))
+        .method(method, body);
     headers.forEach(out::header);
     return send(out.build());
   }
