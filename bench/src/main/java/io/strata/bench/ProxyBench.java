@@ -60,6 +60,8 @@ final class ProxyBench {
     int putSmall = Integer.parseInt(opts.getOrDefault("put-small", "2000"));
     int putLarge = Integer.parseInt(opts.getOrDefault("put-large", "8"));
     long putLargeSize = ConfigType.parseBytes(opts.getOrDefault("put-large-size", "64MB"));
+    java.util.Set<String> rows = java.util.Set.of(opts.getOrDefault("rows",
+        "get-small,get-large,put-small,put-large,list").split(","));
     Path base = Files.createTempDirectory(Path.of(opts.getOrDefault("dir", "/tmp")),
         "strata-bench-proxy");
     Path ufs = base.resolve("ufs");
@@ -102,8 +104,13 @@ final class ProxyBench {
       Files.writeString(credentials, KEY + " " + SECRET + " " + System.getProperty("user.name")
           + "\n");
       Files.setPosixFilePermissions(credentials, PosixFilePermissions.fromString("rw-------"));
-      cluster.startProxy(Map.of(), List.of("-Xms128m", "-Xmx1g",
+      List<String> proxyJvm = new ArrayList<>(List.of("-Xms128m", "-Xmx1g",
           "-XX:MaxDirectMemorySize=512m", "-XX:+UseG1GC"));
+      if (!opts.getOrDefault("proxy-jvm", "").isEmpty()) {
+        // Extra options for the Strata proxy's JVM, for example a JFR recording.
+        proxyJvm.addAll(List.of(opts.get("proxy-jvm").split(" ")));
+      }
+      cluster.startProxy(Map.of(), proxyJvm);
       int s3proxyPort = freePort();
       s3proxy = startS3Proxy(base, ufs, s3proxyPort);
       Server strata = server("Strata proxy", cluster.proxyPort(),
@@ -118,26 +125,39 @@ final class ProxyBench {
         gets(s, smallKeys, 8, 0, smallKeys.size());
         gets(s, List.of("large.bin"), 1, 0, 1);
       }
-      for (int clients : new int[] {1, 8, 32}) {
+      for (int clients : rows.contains("get-small") ? new int[] {1, 8, 32} : new int[0]) {
         double a = gets(strata, smallKeys, clients, seconds, 0);
         double b = gets(other, smallKeys, clients, seconds, 0);
         t.row("GET " + ReadBench.human(smallSize) + " cached (objects/s)", clients,
             Table.f1(a), Table.f1(b), Table.f2(a / b),
             clients == 32 ? verdict(a / b >= 2, ">= 2x") : "");
       }
-      double ga = bestOf(2, () -> gets(strata, List.of("large.bin"), 1, 0, 1) * largeSize / 1e6);
-      double gb = bestOf(2, () -> gets(other, List.of("large.bin"), 1, 0, 1) * largeSize / 1e6);
-      t.row("GET " + ReadBench.human(largeSize) + " cached (MB/s)", 1, Table.f1(ga),
-          Table.f1(gb), Table.f2(ga / gb), verdict(ga / gb >= 2, ">= 2x"));
-      double pa = puts(strata, "put-small", putSmall, smallSize, 8);
-      double pb = puts(other, "put-small", putSmall, smallSize, 8);
-      t.row("PUT " + ReadBench.human(smallSize) + " (objects/s)", 8, Table.f1(pa), Table.f1(pb),
-          Table.f2(pa / pb), verdict(pa / pb >= 1, ">= 1x"));
-      double la = puts(strata, "put-large", putLarge, putLargeSize, 4) * putLargeSize / 1e6;
-      double lb = puts(other, "put-large", putLarge, putLargeSize, 4) * putLargeSize / 1e6;
-      t.row("PUT " + ReadBench.human(putLargeSize) + " (MB/s)", 4, Table.f1(la), Table.f1(lb),
-          Table.f2(la / lb), verdict(la / lb >= 1, ">= 1x"));
-      for (String pass : new String[] {"first", "second"}) {
+      if (rows.contains("get-large")) {
+        double ga = bestOf(2, () -> gets(strata, List.of("large.bin"), 1, 0, 1) * largeSize
+            / 1e6);
+        double gb = bestOf(2, () -> gets(other, List.of("large.bin"), 1, 0, 1) * largeSize
+            / 1e6);
+        t.row("GET " + ReadBench.human(largeSize) + " cached (MB/s)", 1, Table.f1(ga),
+            Table.f1(gb), Table.f2(ga / gb), verdict(ga / gb >= 2, ">= 2x"));
+      }
+      Breakdown breakdown = null;
+      if (rows.contains("put-small")) {
+        Breakdown before = Breakdown.scrape(cluster);
+        int putClients = Integer.parseInt(opts.getOrDefault("put-clients", "8"));
+        double pa = puts(strata, "put-small", putSmall, smallSize, putClients);
+        breakdown = Breakdown.scrape(cluster).minus(before);
+        double pb = puts(other, "put-small", putSmall, smallSize, putClients);
+        t.row("PUT " + ReadBench.human(smallSize) + " (objects/s)", putClients, Table.f1(pa),
+            Table.f1(pb), Table.f2(pa / pb), verdict(pa / pb >= 1, ">= 1x"));
+      }
+      if (rows.contains("put-large")) {
+        double la = puts(strata, "put-large", putLarge, putLargeSize, 4) * putLargeSize / 1e6;
+        double lb = puts(other, "put-large", putLarge, putLargeSize, 4) * putLargeSize / 1e6;
+        t.row("PUT " + ReadBench.human(putLargeSize) + " (MB/s)", 4, Table.f1(la), Table.f1(lb),
+            Table.f2(la / lb), verdict(la / lb >= 1, ">= 1x"));
+      }
+      for (String pass : rows.contains("list") ? new String[] {"first", "second"}
+          : new String[0]) {
         double ka = list(strata, listCount);
         double kb = list(other, listCount);
         t.row("ListObjectsV2 " + listCount + " keys, " + pass + " pass (keys/s)", 1,
@@ -152,6 +172,13 @@ final class ProxyBench {
           ReadBench.human(largeSize), listCount, mem ? "MEM tier" : "SSD tier",
           Runtime.getRuntime().availableProcessors());
       System.out.print(t.render());
+      if (breakdown != null) {
+        System.out.printf("%nWhere a %s PUT's time went (means over the Strata PUT row, from the"
+            + " processes' own timers): proxy PutObject %.2f ms, of which master CreateFile %.2f"
+            + " ms, worker WriteFile %.2f ms, master CompleteFile %.2f ms%n",
+            ReadBench.human(smallSize), breakdown.mean("put"), breakdown.mean("create"),
+            breakdown.mean("write"), breakdown.mean("complete"));
+      }
       System.out.printf("%nPeak RSS (VmHWM) over the run: Strata proxy %.1f MB (%s, < 1 GiB),"
           + " S3Proxy %.1f MB%n", peak / 1e6, peak < (1L << 30) ? "met" : "MISSED",
           otherPeak / 1e6);
@@ -330,6 +357,52 @@ final class ProxyBench {
   private static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
       return s.getLocalPort();
+    }
+  }
+
+  /** Sums and counts of the timers a PUT passes through, scraped from the processes. */
+  private record Breakdown(Map<String, double[]> timers) {
+    static Breakdown scrape(MultiProcessCluster c) {
+      String proxy = MultiProcessCluster.scrapePort(c.proxyWebPort());
+      String master = c.scrapeMaster();
+      String worker = c.scrapeWorker(0);
+      Map<String, double[]> t = new java.util.HashMap<>();
+      t.put("put", timer(proxy, "strata_proxy_requests_seconds", "operation=\"PutObject\""));
+      t.put("create", timer(master, "strata_master_rpc_latency_seconds",
+          "method=\"CreateFile\""));
+      t.put("complete", timer(master, "strata_master_rpc_latency_seconds",
+          "method=\"CompleteFile\""));
+      t.put("write", timer(worker, "strata_worker_rpc_latency_seconds",
+          "method=\"WriteFile\""));
+      return new Breakdown(t);
+    }
+
+    private static double[] timer(String scrape, String name, String tag) {
+      double sum = 0;
+      double count = 0;
+      for (String line : scrape.split("\n")) {
+        if (line.contains(tag) && line.startsWith(name + "_sum{")) {
+          sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+        } else if (line.contains(tag) && line.startsWith(name + "_count{")) {
+          count += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+        }
+      }
+      return new double[] {sum, count};
+    }
+
+    Breakdown minus(Breakdown before) {
+      Map<String, double[]> t = new java.util.HashMap<>();
+      timers.forEach((k, v) -> {
+        double[] b = before.timers().get(k);
+        t.put(k, new double[] {v[0] - b[0], v[1] - b[1]});
+      });
+      return new Breakdown(t);
+    }
+
+    /** Mean milliseconds of one timer; 0 when it counted nothing. */
+    double mean(String key) {
+      double[] v = timers.get(key);
+      return v[1] == 0 ? 0 : v[0] / v[1] * 1000;
     }
   }
 }

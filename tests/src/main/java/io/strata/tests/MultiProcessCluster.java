@@ -383,6 +383,11 @@ public final class MultiProcessCluster implements AutoCloseable {
     return scrape(workerWebPort(index));
   }
 
+  /** The metrics of any process of this machine by its web port. */
+  public static String scrapePort(int port) {
+    return scrape(port);
+  }
+
   public String scrapeMaster() {
     return scrape(masterWebPort);
   }
