@@ -193,9 +193,20 @@ final class BucketOperations {
     }
   }
 
-  /** The bucket's folder, or NoSuchBucket. */
+  /**
+   * The bucket's folder, or NoSuchBucket; from the status cache, which the change stream keeps
+   * current, so that an object's PUT or GET does not ask the master for its bucket each time.
+   */
   static FileInfo bucketFolder(ProxyContext ctx, S3Request r) throws StrataException {
-    FileInfo f = status(ctx, ctx.buckets().path(r.bucket()));
+    FileInfo f;
+    try {
+      f = ctx.statuses().get(ctx.buckets().path(r.bucket()));
+    } catch (StrataException e) {
+      if (e.code() != ErrorCode.NOT_FOUND) {
+        throw e;
+      }
+      f = null;
+    }
     if (f == null || !f.getDirectory()) {
       throw noSuchBucket(r.bucket());
     }

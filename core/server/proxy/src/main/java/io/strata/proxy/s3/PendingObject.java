@@ -63,22 +63,28 @@ final class PendingObject {
       Principal p, boolean createOnly) throws StrataException {
     CreateOptions options = CreateOptions.defaults().recursive(true).owner(p.user())
         .group(p.primaryGroup());
-    FileInfo existing = createOnly ? null : statusOrNull(ctx, path);
-    if (existing == null) {
-      try {
-        return new PendingObject(ctx, path, key, p,
-            ctx.fs().createFile(path, options.overwrite(!createOnly)), false);
-      } catch (StrataException e) {
-        if (e.code() == ErrorCode.ALREADY_EXISTS && createOnly) {
-          throw new S3Exception(S3ErrorCode.PRECONDITION_FAILED, "At least one of the"
-              + " pre-conditions you specified did not hold: If-None-Match (the key exists)");
-        }
-        if (e.code() == ErrorCode.ALREADY_EXISTS || e.code() == ErrorCode.INVALID_ARGUMENT
-            || e.code() == ErrorCode.FAILED_PRECONDITION) {
-          throw keyConflict(key, e.getMessage());
-        }
+    // A new key (the common case) costs one master call: the create that fails when the key
+    // is taken, which also decides If-None-Match in the same step.
+    FileInfo existing;
+    try {
+      return new PendingObject(ctx, path, key, p,
+          ctx.fs().createFile(path, options.overwrite(false)), false);
+    } catch (StrataException e) {
+      if (e.code() == ErrorCode.ALREADY_EXISTS && createOnly) {
+        throw new S3Exception(S3ErrorCode.PRECONDITION_FAILED, "At least one of the"
+            + " pre-conditions you specified did not hold: If-None-Match (the key exists)");
+      }
+      if (e.code() == ErrorCode.INVALID_ARGUMENT || e.code() == ErrorCode.FAILED_PRECONDITION) {
+        throw keyConflict(key, e.getMessage());
+      }
+      if (e.code() != ErrorCode.ALREADY_EXISTS) {
         throw e;
       }
+      existing = statusOrNull(ctx, path);
+    }
+    if (existing == null) {
+      // Deleted since the create found it: write in place after all.
+      return create(ctx, bucket, path, key, p, createOnly);
     }
     if (existing.getDirectory()) {
       throw keyConflict(key, "a folder is at " + path);
