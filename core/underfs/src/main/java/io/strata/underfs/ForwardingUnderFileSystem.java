@@ -2,6 +2,7 @@ package io.strata.underfs;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.List;
 
 /**
  * An under store that forwards every call to another, after mapping its URIs with
@@ -58,6 +59,14 @@ public abstract class ForwardingUnderFileSystem implements UnderFileSystem {
   @Override
   public UfsOutputStream create(String path, boolean overwrite, int mode) throws IOException {
     return delegate.create(delegatePath(path), overwrite, mode);
+  }
+
+  /** Forwarded whole, so that the delegate joins the files its own way. */
+  @Override
+  public UfsStatus concat(List<String> sources, String target, boolean overwrite, int mode)
+      throws IOException {
+    return delegate.concat(sources.stream().map(this::delegatePath).toList(),
+        delegatePath(target), overwrite, mode);
   }
 
   @Override

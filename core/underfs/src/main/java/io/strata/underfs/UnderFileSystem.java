@@ -3,7 +3,9 @@ package io.strata.underfs;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.NoSuchFileException;
 import java.util.Iterator;
+import java.util.List;
 
 /**
  * An under store: where the files that Strata caches really live (a local directory, HDFS, an
@@ -18,7 +20,8 @@ import java.util.Iterator;
  *   <li>{@link #read} reads exactly the range asked for (positioned), never the whole file;
  *       the buffer form asks the store for the whole range at once (one request on a remote
  *       store), never piece by piece.
- *   <li>{@link #create} makes a file visible under its name only when its stream is closed.
+ *   <li>{@link #create} makes a file visible under its name only when its stream is closed;
+ *       {@link #concat} likewise, and may consume its sources.
  *   <li>Implementations are safe for concurrent use by many threads.
  * </ul>
  */
@@ -81,6 +84,31 @@ public interface UnderFileSystem extends Closeable {
 
   /** Starts writing a file; it appears under {@code path} only when the stream is closed. */
   UfsOutputStream create(String path, boolean overwrite, int mode) throws IOException;
+
+  /**
+   * Writes {@code target} as the concatenation of {@code sources}, files of this store, in
+   * order. Like {@link #create}, the target appears under its name only when whole, replacing
+   * an existing file only with {@code overwrite} (else FileAlreadyExistsException), with
+   * {@code mode} as {@code create} applies it; a failure leaves the target as it was.
+   *
+   * <p><b>The sources may be consumed</b>: a store may move their bytes into the target
+   * rather than copy them (HDFS concat moves their blocks and deletes them). Whether or not the
+   * call succeeds, the caller must not use the sources afterwards, only delete what is left of
+   * them; a store that fails part-way puts back the sources it had not consumed yet.
+   *
+   * <p>This default streams every source through this process, with positioned reads into
+   * {@code create}'s stream ({@link StreamedConcat}); stores override it to join the files
+   * where they are, without their bytes passing through Strata, and fall back to it when they
+   * cannot.
+   *
+   * @return the target's status as {@link #getStatus} gives it right after the write: its
+   *     length, and the fingerprint {@code create}'s stream would have reported
+   * @throws NoSuchFileException naming a source that does not exist
+   */
+  default UfsStatus concat(List<String> sources, String target, boolean overwrite, int mode)
+      throws IOException {
+    return StreamedConcat.write(this, sources, target, overwrite, mode);
+  }
 
   /** Creates a directory and, when {@code recursive}, its missing parents. */
   void mkdirs(String path, boolean recursive) throws IOException;

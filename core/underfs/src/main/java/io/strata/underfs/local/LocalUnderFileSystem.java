@@ -1,5 +1,6 @@
 package io.strata.underfs.local;
 
+import io.strata.underfs.StreamedConcat;
 import io.strata.underfs.UfsOutputStream;
 import io.strata.underfs.UfsStatus;
 import io.strata.underfs.UnderFileSystem;
@@ -18,8 +19,10 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Iterator;
+import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.UUID;
@@ -28,7 +31,8 @@ import java.util.stream.Stream;
 /**
  * An under store on a local (or NFS-mounted) folder, addressed as {@code file:///abs/path}.
  * Writes go to a hidden temporary file beside the target and are moved into place atomically on
- * close, so a reader never sees a half-written file under its final name.
+ * close, so a reader never sees a half-written file under its final name; concatenations too,
+ * copied file to file by the kernel.
  */
 public final class LocalUnderFileSystem implements UnderFileSystem {
   /** Marker in the names of in-progress writes; such files are hidden from listings. */
@@ -192,9 +196,11 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
     }
   }
 
-  @Override
-  public UfsOutputStream create(String uri, boolean overwrite, int mode) throws IOException {
-    Path target = toPath(uri);
+  /**
+   * The hidden temporary file beside {@code uri}'s target that a write fills before
+   * {@link #publish} moves it into place; checks first that the target may be written.
+   */
+  private static Path tempFor(String uri, Path target, boolean overwrite) throws IOException {
     if (!overwrite && Files.exists(target)) {
       throw new FileAlreadyExistsException(uri);
     }
@@ -202,7 +208,43 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
     if (parent == null || !Files.isDirectory(parent)) {
       throw new NoSuchFileException(parent == null ? uri : "file://" + parent);
     }
-    Path temp = parent.resolve("." + target.getFileName() + TEMP_MARKER + UUID.randomUUID());
+    return parent.resolve("." + target.getFileName() + TEMP_MARKER + UUID.randomUUID());
+  }
+
+  /**
+   * Gives a complete temporary file its mode and moves it onto its target in one rename, so a
+   * reader sees the old file or the new one, never a part; deletes it when that fails.
+   *
+   * @return the target's status once in place
+   */
+  private UfsStatus publish(Path temp, Path target, String uri, boolean overwrite, int mode)
+      throws IOException {
+    try {
+      if (mode != 0) {
+        Files.setPosixFilePermissions(temp, fromMode(mode));
+      }
+      if (overwrite) {
+        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE,
+            StandardCopyOption.REPLACE_EXISTING);
+      } else {
+        // link-then-unlink would refuse an existing target atomically; a move after the
+        // check above is enough for a cache whose writers go through one master.
+        if (Files.exists(target)) {
+          throw new FileAlreadyExistsException(uri);
+        }
+        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
+      }
+      return getStatus(uri);
+    } catch (IOException e) {
+      Files.deleteIfExists(temp);
+      throw e;
+    }
+  }
+
+  @Override
+  public UfsOutputStream create(String uri, boolean overwrite, int mode) throws IOException {
+    Path target = toPath(uri);
+    Path temp = tempFor(uri, target, overwrite);
     OutputStream out = Files.newOutputStream(temp, StandardOpenOption.CREATE_NEW,
         StandardOpenOption.WRITE);
     return new UfsOutputStream() {
@@ -225,28 +267,13 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
           return;
         }
         closed = true;
-        out.close();
         try {
-          if (mode != 0) {
-            Files.setPosixFilePermissions(temp, fromMode(mode));
-          }
-          if (overwrite) {
-            Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE,
-                StandardCopyOption.REPLACE_EXISTING);
-          } else {
-            // link-then-unlink would refuse an existing target atomically; a move after the
-            // check above is enough for a cache whose writers go through one master.
-            if (Files.exists(target)) {
-              throw new FileAlreadyExistsException(uri);
-            }
-            Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
-          }
-          UfsStatus s = getStatus(uri);
-          fingerprint = s.fingerprint();
+          out.close();
         } catch (IOException e) {
           Files.deleteIfExists(temp);
           throw e;
         }
+        fingerprint = publish(temp, target, uri, overwrite, mode).fingerprint();
       }
 
       @Override
@@ -264,6 +291,54 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
         return fingerprint;
       }
     };
+  }
+
+  /**
+   * Fills a temporary file beside the target from each source in turn with
+   * {@link FileChannel#transferTo}, which the kernel serves file to file (sendfile on JDK 17;
+   * copy_file_range on later JDKs, which file systems that share blocks turn into a reflink):
+   * no byte passes through this process. Then publishes it as {@code create} does. The sources
+   * are left as they were.
+   */
+  @Override
+  public UfsStatus concat(List<String> sources, String uri, boolean overwrite, int mode)
+      throws IOException {
+    StreamedConcat.checkSources(sources, uri);
+    Path target = toPath(uri);
+    List<Path> from = new ArrayList<>(sources.size());
+    for (String source : sources) {
+      from.add(toPath(source));
+    }
+    Path temp = tempFor(uri, target, overwrite);
+    try (FileChannel out = FileChannel.open(temp, StandardOpenOption.CREATE_NEW,
+        StandardOpenOption.WRITE)) {
+      for (int i = 0; i < from.size(); i++) {
+        appendFile(from.get(i), sources.get(i), out);
+      }
+    } catch (IOException | RuntimeException e) {
+      Files.deleteIfExists(temp);
+      throw e;
+    }
+    return publish(temp, target, uri, overwrite, mode);
+  }
+
+  /** Appends the whole of {@code source} at {@code out}'s position. */
+  private static void appendFile(Path source, String uri, FileChannel out) throws IOException {
+    try (FileChannel in = FileChannel.open(source, StandardOpenOption.READ)) {
+      long size = in.size();
+      long done = 0;
+      while (done < size) {
+        // A call may move less than asked: the kernel moves at most about 2 GiB per call.
+        long n = in.transferTo(done, size - done, out);
+        if (n <= 0) {
+          throw new IOException("Concatenation of " + uri + " stopped at byte " + done
+              + " of " + size + ": the file shrank while it was copied");
+        }
+        done += n;
+      }
+    } catch (NoSuchFileException e) {
+      throw new NoSuchFileException(uri);
+    }
   }
 
   private static Set<PosixFilePermission> fromMode(int mode) {

@@ -119,6 +119,75 @@ class LocalUnderFileSystemTest {
   }
 
   @Test
+  void concatJoinsTheSourcesInOrderIntoATargetThatAppearsWhole() throws Exception {
+    byte[][] parts = {random(3 << 20, 1), random(1, 2), random(700_001, 3)};
+    Files.createDirectories(dir.resolve("parts"));
+    List<String> sources = new ArrayList<>();
+    for (int i = 0; i < parts.length; i++) {
+      Files.write(dir.resolve("parts/" + i), parts[i]);
+      sources.add(uri("parts/" + i));
+    }
+    Files.createDirectories(dir.resolve("out"));
+    UfsStatus s = ufs.concat(sources, uri("out/joined file"), false, 0640);
+    byte[] joined = Files.readAllBytes(dir.resolve("out/joined file"));
+    assertArrayEquals(concatenated(parts), joined);
+    assertEquals(joined.length, s.length());
+    assertEquals(0640, s.mode());
+    assertEquals(ufs.getStatus(uri("out/joined file")).fingerprint(), s.fingerprint());
+    assertEquals(List.of("joined file"), allFiles("out"), "no temporary file is left");
+    for (int i = 0; i < parts.length; i++) {
+      assertArrayEquals(parts[i], Files.readAllBytes(dir.resolve("parts/" + i)),
+          "a local concatenation copies its sources");
+    }
+  }
+
+  @Test
+  void concatRefusesAnExistingTargetUnlessOverwritingAndLeavesNothingOnAMissingSource()
+      throws Exception {
+    Files.writeString(dir.resolve("a"), "aa");
+    Files.writeString(dir.resolve("b"), "b");
+    Files.writeString(dir.resolve("t"), "old");
+    assertThrows(FileAlreadyExistsException.class,
+        () -> ufs.concat(List.of(uri("a"), uri("b")), uri("t"), false, 0));
+    NoSuchFileException missing = assertThrows(NoSuchFileException.class,
+        () -> ufs.concat(List.of(uri("a"), uri("gone")), uri("t"), true, 0));
+    assertEquals(uri("gone"), missing.getFile());
+    assertEquals("old", Files.readString(dir.resolve("t")));
+    ufs.concat(List.of(uri("b"), uri("a")), uri("t"), true, 0);
+    assertEquals("baa", Files.readString(dir.resolve("t")));
+    assertEquals(List.of("a", "b", "t"), allFiles(""), "no temporary file is left");
+    assertThrows(IllegalArgumentException.class, () -> ufs.concat(List.of(), uri("u"), false,
+        0));
+  }
+
+  /** Every name in a folder, hidden temporary files too (listings leave those out). */
+  List<String> allFiles(String rel) throws Exception {
+    try (var s = Files.list(dir.resolve(rel))) {
+      return s.map(p -> p.getFileName().toString()).sorted().toList();
+    }
+  }
+
+  static byte[] random(int n, long seed) {
+    byte[] b = new byte[n];
+    new Random(seed).nextBytes(b);
+    return b;
+  }
+
+  static byte[] concatenated(byte[][] parts) {
+    int total = 0;
+    for (byte[] p : parts) {
+      total += p.length;
+    }
+    byte[] all = new byte[total];
+    int at = 0;
+    for (byte[] p : parts) {
+      System.arraycopy(p, 0, all, at, p.length);
+      at += p.length;
+    }
+    return all;
+  }
+
+  @Test
   void listingStatusMkdirsRenameAndDelete() throws Exception {
     ufs.mkdirs(uri("a/b/c"), true);
     Files.writeString(dir.resolve("a/b/f"), "12345");
