@@ -14,6 +14,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NoSuchFileException;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
@@ -367,10 +368,22 @@ public final class HdfsUnderFileSystem implements UnderFileSystem {
     }
   }
 
-  private String parentUri(String uri) {
+  /** The URI of the directory holding {@code uri}. */
+  String parentUri(String uri) {
     String path = uri.substring(prefix.length());
     int slash = path.lastIndexOf('/', path.length() - 2);
     return prefix + (slash <= 0 ? "/" : path.substring(0, slash));
+  }
+
+  /**
+   * Joins the files in the namenode with HDFS concat, which moves their blocks: the sources
+   * are consumed. Copies them through this process when the namenode refuses (see
+   * {@link HdfsConcat}).
+   */
+  @Override
+  public UfsStatus concat(List<String> sources, String target, boolean overwrite, int mode)
+      throws IOException {
+    return new HdfsConcat(this, fs, errors, conf).concat(sources, target, overwrite, mode);
   }
 
   @Override
