@@ -150,6 +150,22 @@ class S3ProxyObjectUpdatesTest {
     assertArrayEquals(data, s3.getObjectAsBytes(b -> b.bucket(BUCKET).key("copy/dst"))
         .asByteArray());
 
+    // An object written by another client of the namespace has no S3 metadata and no
+    // checksum; it is copied all the same.
+    byte[] plain = random(70_000, 4);
+    try (var out = cluster.fs().createFile("/" + BUCKET + "/copy/plain")) {
+      out.write(plain);
+    }
+    CopyObjectResponse fromPlain = s3.copyObject(b -> b.sourceBucket(BUCKET)
+        .sourceKey("copy/plain").destinationBucket(BUCKET).destinationKey("copy/from plain"));
+    assertEquals("\"" + Checksums.md5Hex(plain) + "\"", fromPlain.copyObjectResult().eTag());
+    assertNull(fromPlain.copyObjectResult().checksumCRC32());
+    assertArrayEquals(plain, ufsBytes(BUCKET, "copy/from plain"));
+    assertArrayEquals(plain, s3.getObjectAsBytes(b -> b.bucket(BUCKET).key("copy/from plain"))
+        .asByteArray());
+    s3.deleteObject(b -> b.bucket(BUCKET).key("copy/plain"));
+    s3.deleteObject(b -> b.bucket(BUCKET).key("copy/from plain"));
+
     // Sources that are not there.
     assertS3Error("NoSuchKey", 404, () -> s3.copyObject(b -> b.sourceBucket(BUCKET)
         .sourceKey("copy/missing").destinationBucket(BUCKET).destinationKey("copy/x")));

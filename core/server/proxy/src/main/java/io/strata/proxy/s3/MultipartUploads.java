@@ -239,7 +239,8 @@ public final class MultipartUploads {
         copy(in, start, length, out, digests);
         Map<String, ByteString> xattrs = new LinkedHashMap<>();
         xattrs.put(ObjectMetadata.ETAG, ByteString.copyFromUtf8(digests.md5Hex()));
-        if (digests.checksum() != null) {
+        // Parts get the upload's checksum; an upload without one has parts without one.
+        if (setting != null) {
           xattrs.put(ObjectMetadata.CHECKSUM, ObjectMetadata.encodeChecksum(digests.checksum()));
         }
         out.setXattrsOnComplete(xattrs);
@@ -250,7 +251,7 @@ public final class MultipartUploads {
       }
       r.xml(S3XmlWriter.copyPartResult(new CopyResult(digests.md5Hex(),
           Instant.ofEpochMilli(out.completedStatus().getModificationTimeMs()),
-          digests.checksum())));
+          setting == null ? null : digests.checksum())));
     }
   }
 

@@ -291,6 +291,7 @@ final class ObjectWrites {
     ChecksumAlgorithm algorithm = copyAlgorithm(r, src);
     BodyDigests digests = BodyDigests.of(false, algorithm);
     FileInfo done;
+    ChecksumValue c = null;
     try (KeyLocks.Held held = ctx.locks().lock(dstPath);
         FileInStream in = ctx.fs().openFile(src)) {
       PendingObject pending = PendingObject.create(ctx, r.bucket(), dstPath, r.key(),
@@ -307,8 +308,9 @@ final class ObjectWrites {
           pos += n;
         }
         xattrs.put(ObjectMetadata.ETAG, ByteString.copyFromUtf8(digests.md5Hex()));
-        ChecksumValue c = digests.checksum();
-        if (c != null) {
+        // A source without a flexible checksum, copied without one asked for, gets none.
+        if (algorithm != null) {
+          c = digests.checksum();
           xattrs.put(ObjectMetadata.CHECKSUM, ObjectMetadata.encodeChecksum(c));
         }
         done = pending.complete(xattrs);
@@ -318,7 +320,7 @@ final class ObjectWrites {
       }
     }
     r.xml(S3XmlWriter.copyObjectResult(new CopyResult(ObjectMetadata.etag(done),
-        Instant.ofEpochMilli(done.getModificationTimeMs()), digests.checksum())));
+        Instant.ofEpochMilli(done.getModificationTimeMs()), c)));
   }
 
   /** A copy of an object onto itself that replaces its metadata: no bytes move. */
