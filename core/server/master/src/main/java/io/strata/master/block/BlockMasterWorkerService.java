@@ -4,6 +4,8 @@ import io.grpc.stub.StreamObserver;
 import io.strata.proto.BlockMasterWorkerGrpc;
 import io.strata.proto.CommitBlockRequest;
 import io.strata.proto.CommitBlockResponse;
+import io.strata.proto.CommitBlocksRequest;
+import io.strata.proto.CommitBlocksResponse;
 import io.strata.proto.HeartbeatRequest;
 import io.strata.proto.HeartbeatResponse;
 import io.strata.proto.RegisterWorkerRequest;
@@ -43,6 +45,15 @@ public final class BlockMasterWorkerService
     calls.unary("CommitBlock", observer, () -> {
       registry.commitBlock(request.getWorkerId(), request.getBlock());
       return CommitBlockResponse.getDefaultInstance();
+    });
+  }
+
+  @Override
+  public void commitBlocks(CommitBlocksRequest request,
+      StreamObserver<CommitBlocksResponse> observer) {
+    calls.unary("CommitBlocks", observer, () -> {
+      registry.commitBlocks(request.getWorkerId(), request.getBlocksList());
+      return CommitBlocksResponse.getDefaultInstance();
     });
   }
 }

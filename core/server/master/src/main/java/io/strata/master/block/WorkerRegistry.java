@@ -194,15 +194,22 @@ public final class WorkerRegistry {
    * loaded again before the worker's next heartbeat would be ignored here and then removed.
    */
   public void commitBlock(long workerId, BlockReport block) throws StrataException {
-    Set<Long> orphans = orphans(List.of(block));
+    commitBlocks(workerId, List.of(block));
+  }
+
+  /** {@link #commitBlock} of each block, in order, under one lock. */
+  public void commitBlocks(long workerId, List<BlockReport> blocks) throws StrataException {
+    Set<Long> orphans = orphans(blocks);
     synchronized (this) {
       Worker w = workers.get(workerId);
       if (w == null || w.state != WorkerState.WORKER_LIVE) {
         throw new StrataException(ErrorCode.FAILED_PRECONDITION, "Worker " + workerId
             + " is not registered with this master; it registers again on its next heartbeat");
       }
-      w.pendingRemovals.remove(block.getBlockId());
-      addBlock(w, block, orphans);
+      for (BlockReport block : blocks) {
+        w.pendingRemovals.remove(block.getBlockId());
+        addBlock(w, block, orphans);
+      }
     }
   }
 

@@ -4,8 +4,6 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import io.strata.common.Version;
 import io.strata.proto.BlockReport;
-import io.strata.proto.CommitBlockRequest;
-import io.strata.proto.CommitBlockResponse;
 import io.strata.proto.HeartbeatRequest;
 import io.strata.proto.HeartbeatResponse;
 import io.strata.proto.RegisterWorkerRequest;
@@ -47,6 +45,8 @@ public final class MasterLink implements BlockStoreListener, AutoCloseable {
   private final long maxRetryMs;
   private final BlockChangeLog changes = new BlockChangeLog();
   private final ScheduledExecutorService thread;
+  private final ScheduledExecutorService commitThread;
+  private final BlockCommits commits;
   private volatile long workerId = -1;
   private volatile int registrations;
   private volatile boolean closed;
@@ -70,6 +70,13 @@ public final class MasterLink implements BlockStoreListener, AutoCloseable {
       t.setDaemon(true);
       return t;
     });
+    // Apart from the heartbeats, which can wait for a master that does not answer.
+    this.commitThread = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "block-commits");
+      t.setDaemon(true);
+      return t;
+    });
+    this.commits = new BlockCommits(master, commitThread);
   }
 
   /** Starts registering in the background; returns at once. */
@@ -207,22 +214,9 @@ public final class MasterLink implements BlockStoreListener, AutoCloseable {
     if (id < 0 || callerTellsMaster) {
       return;
     }
-    // Right away so that clients find the block now; the heartbeat repeats it in case this
-    // call is lost.
-    master.blockMasterAsync().commitBlock(
-        CommitBlockRequest.newBuilder().setWorkerId(id).setBlock(report).build(),
-        new StreamObserver<CommitBlockResponse>() {
-          @Override
-          public void onNext(CommitBlockResponse value) {}
-
-          @Override
-          public void onError(Throwable t) {
-            LOG.debug("CommitBlock of block {} failed: {}", report.getBlockId(), t.toString());
-          }
-
-          @Override
-          public void onCompleted() {}
-        });
+    // Within milliseconds, batched, so that clients find the block soon; the heartbeat
+    // repeats it in case the call is lost.
+    commits.add(id, report);
   }
 
   @Override
@@ -234,6 +228,8 @@ public final class MasterLink implements BlockStoreListener, AutoCloseable {
   public void close() throws InterruptedException {
     closed = true;
     thread.shutdownNow();
+    commitThread.shutdownNow();
     thread.awaitTermination(10, TimeUnit.SECONDS);
+    commitThread.awaitTermination(10, TimeUnit.SECONDS);
   }
 }
