@@ -1,5 +1,6 @@
 package io.strata.underfs.s3;
 
+import io.strata.underfs.StreamedConcat;
 import io.strata.underfs.UfsOutputStream;
 import io.strata.underfs.UfsStatus;
 import io.strata.underfs.UnderFileSystem;
@@ -284,6 +285,43 @@ public final class S3UnderFileSystem implements UnderFileSystem {
     // S3 keeps no POSIX mode: every file reads back as 0644.
     return new S3OutputStream(s3, errors, loc, overwrite, options.partSize(),
         options.multipartThreshold());
+  }
+
+  /**
+   * Joins the objects on the server: a multipart upload of the target whose parts are
+   * UploadPartCopy ranges of the sources ({@link S3Copier#concat}), so no byte passes through
+   * Strata, and the sources stay as they are. S3 wants every part but the last to hold at
+   * least 5 MiB: sources that break that rule are copied through this process instead.
+   */
+  @Override
+  public UfsStatus concat(List<String> sources, String target, boolean overwrite, int mode)
+      throws IOException {
+    StreamedConcat.checkSources(sources, target);
+    S3Location to = location(target);
+    if (to.isRoot()) {
+      throw new IOException("Cannot write a file at " + target + ": it is the bucket root");
+    }
+    if (!overwrite && head(to).isPresent()) {
+      throw new FileAlreadyExistsException(target);
+    }
+    List<S3Location> from = new ArrayList<>(sources.size());
+    List<Long> sizes = new ArrayList<>(sources.size());
+    for (String source : sources) {
+      S3Location loc = location(source);
+      HeadObjectResponse h = loc.isRoot() ? null : head(loc).orElse(null);
+      if (h == null) {
+        throw new NoSuchFileException(source);
+      }
+      from.add(loc);
+      sizes.add(h.contentLength());
+    }
+    if (!copier.canJoin(sizes)) {
+      LOG.debug("Copying {} objects into {} through Strata: S3 cannot join parts of these "
+          + "sizes {}", sources.size(), target, sizes);
+      return StreamedConcat.write(this, sources, target, overwrite, mode);
+    }
+    copier.concat(from, sizes, to, overwrite);
+    return getStatus(target);
   }
 
   @Override
