@@ -37,8 +37,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@link #write}, {@link #endResponse}). A streamed response waits while the connection's
  * write buffer is above its high-water mark, so a slow client holds a bounded amount of the
  * proxy's memory and slows the reads that feed it. After the response, the connection reads
- * the next request when this one's body was read whole, and is closed otherwise (the rest of
- * an unread body cannot be told apart from the next request without reading it).
+ * the next request when this one's body had arrived whole (what the handler did not read of it
+ * is dropped), and is closed otherwise (the rest of a body still on its way cannot be told
+ * apart from the next request without reading it); the response says which it will be.
  */
 public final class HttpExchange {
   private final Channel channel;
@@ -53,6 +54,8 @@ public final class HttpExchange {
   private boolean responseEnded;
   private boolean closeAfterResponse;
   private boolean keepAlive;
+  // What the response told the client, so that the connection does as it said.
+  private volatile boolean reuseConnection;
   private long bytesOut;
   private int status;
 
@@ -262,6 +265,7 @@ public final class HttpExchange {
 
   private HttpResponse prepare(HttpResponse r) {
     boolean reuse = keepAlive && !closeAfterResponse && body.ended();
+    reuseConnection = reuse;
     if (!reuse) {
       r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
     } else if (request.protocolVersion().equals(HttpVersion.HTTP_1_0)) {
@@ -271,13 +275,13 @@ public final class HttpExchange {
   }
 
   /**
-   * After the last write: read the next request when this one's body was read whole, close
-   * the connection otherwise. Decided on the event loop, after it has handed over every part of
-   * the request it had already received (a bodiless request's end comes with its headers).
+   * After the last write: read the next request when the response said the connection stays
+   * open -- this request's body had arrived whole, so what the handler did not read of it is
+   * dropped and the next bytes are the next request -- and close the connection otherwise.
    */
   private void finish(ChannelFuture written) {
     channel.eventLoop().execute(() -> {
-      boolean reuse = keepAlive && !closeAfterResponse && body.fullyRead();
+      boolean reuse = reuseConnection;
       body.close();
       if (reuse) {
         written.addListener(f -> {

@@ -83,16 +83,6 @@ final class RequestBody extends InputStream {
     }
   }
 
-  /** Whether the whole body has been received and read. */
-  boolean fullyRead() {
-    lock.lock();
-    try {
-      return ended && chunks.isEmpty();
-    } finally {
-      lock.unlock();
-    }
-  }
-
   /** Whether the body's end has arrived from the connection. */
   boolean ended() {
     lock.lock();
