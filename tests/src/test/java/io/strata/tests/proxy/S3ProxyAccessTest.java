@@ -1,0 +1,362 @@
+package io.strata.tests.proxy;
+
+import static io.strata.tests.proxy.S3ProxyTestCluster.ACCESS_KEY;
+import static io.strata.tests.proxy.S3ProxyTestCluster.ALICE_KEY;
+import static io.strata.tests.proxy.S3ProxyTestCluster.ALICE_SECRET;
+import static io.strata.tests.proxy.S3ProxyTestCluster.SECRET_KEY;
+import static io.strata.tests.proxy.S3ProxyTestCluster.assertS3Error;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.strata.client.SetAttributeOptions;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.DeleteObjectsResponse;
+import software.amazon.awssdk.services.s3.model.ObjectIdentifier;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+import software.amazon.awssdk.services.s3.model.S3Object;
+import software.amazon.awssdk.services.s3.presigner.S3Presigner;
+
+/**
+ * Who may do what through the S3 proxy: signatures (header-signed and presigned, expired,
+ * skewed, wrong or unknown keys, none at all) and the namespace's owner, group and mode as
+ * they apply to the user an access key maps to; every refusal an S3 error document.
+ */
+class S3ProxyAccessTest {
+  private static final String BUCKET = "guarded";
+
+  @TempDir static Path dir;
+  static S3ProxyTestCluster cluster;
+  static S3Client s3;
+  static S3Client alice;
+
+  @BeforeAll
+  static void start() throws Exception {
+    cluster = S3ProxyTestCluster.start(dir.resolve("cluster"));
+    s3 = cluster.client();
+    alice = cluster.client(ALICE_KEY, ALICE_SECRET, false, false);
+    s3.createBucket(b -> b.bucket(BUCKET));
+  }
+
+  @AfterAll
+  static void stop() {
+    for (S3Client c : new S3Client[] {s3, alice}) {
+      if (c != null) {
+        c.close();
+      }
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  static byte[] random(int length, long seed) {
+    byte[] data = new byte[length];
+    new Random(seed).nextBytes(data);
+    return data;
+  }
+
+  private static S3ProxyTestCluster.Response signed(String method, String target,
+      Map<String, String> headers, byte[] body, Clock clock) throws Exception {
+    return cluster.signed(method, target, headers, body, ACCESS_KEY, SECRET_KEY, clock);
+  }
+
+  /** Checks an error answer: status, code, and the error document's resource and request id. */
+  private static void assertErrorDocument(S3ProxyTestCluster.Response r, int status,
+      String code, String resource) {
+    assertEquals(status, r.status(), r.text());
+    assertEquals(code, r.errorCode(), r.text());
+    assertTrue(r.header("Content-Type").startsWith("application/xml"), r.header("Content-Type"));
+    String requestId = r.header("x-amz-request-id");
+    assertTrue(requestId != null && !requestId.isEmpty());
+    assertTrue(r.text().contains("<RequestId>" + requestId + "</RequestId>"), r.text());
+    if (resource != null) {
+      assertTrue(r.text().contains("<Resource>" + resource + "</Resource>"), r.text());
+    }
+    assertTrue(r.text().contains("<Message>"), r.text());
+  }
+
+  @Test
+  void aWrongSecretOrAnUnknownKeyIsRefusedAndWritesNothing() throws Exception {
+    try (S3Client wrong = cluster.client(ACCESS_KEY, "d3Jvbmctc2VjcmV0LW9mLXRoZS10ZXN0LXVzZXIx",
+        false, false);
+        S3Client wrongChunked = cluster.client(ACCESS_KEY,
+            "d3Jvbmctc2VjcmV0LW9mLXRoZS10ZXN0LXVzZXIx", false, true);
+        S3Client unknown = cluster.client("AKSTRATAUNKNOWNKEY01", SECRET_KEY, false, false)) {
+      assertS3Error("SignatureDoesNotMatch", 403, () -> wrong.listObjectsV2(b -> b.bucket(BUCKET)));
+      assertS3Error("SignatureDoesNotMatch", 403, () -> wrong.putObject(b -> b.bucket(BUCKET)
+          .key("forged"), RequestBody.fromString("forged")));
+      assertS3Error("SignatureDoesNotMatch", 403, () -> wrongChunked.putObject(b -> b
+          .bucket(BUCKET).key("forged"), RequestBody.fromBytes(random(200_000, 1))));
+      assertS3Error("SignatureDoesNotMatch", 403, () -> wrong.listBuckets());
+      assertS3Error("InvalidAccessKeyId", 403, () -> unknown.listObjectsV2(b -> b
+          .bucket(BUCKET)));
+      assertS3Error("InvalidAccessKeyId", 403, () -> unknown.putObject(b -> b.bucket(BUCKET)
+          .key("forged"), RequestBody.fromString("forged")));
+      assertS3Error("InvalidAccessKeyId", 403, () -> unknown.createBucket(b -> b
+          .bucket("forged-bucket")));
+    }
+    assertFalse(Files.exists(cluster.ufs("/" + BUCKET + "/forged")));
+    assertFalse(Files.exists(cluster.ufs("/forged-bucket")));
+    // The error documents as sent.
+    S3ProxyTestCluster.Response r = cluster.signed("GET", "/" + BUCKET + "/k", Map.of(), null,
+        ACCESS_KEY, "d3Jvbmctc2VjcmV0LW9mLXRoZS10ZXN0LXVzZXIx", Clock.systemUTC());
+    assertErrorDocument(r, 403, "SignatureDoesNotMatch", null);
+    // A body refused before it is read, sent without waiting for 100 Continue: the client
+    // gets the refusal, not a reset connection, however much of the body is still on its way.
+    for (int size : new int[] {1, 64 << 10, 8 << 20}) {
+      S3ProxyTestCluster.Response big = cluster.signed("PUT", "/" + BUCKET + "/forged",
+          Map.of(), random(size, size), ACCESS_KEY, "d3Jvbmctc2VjcmV0LW9mLXRoZS10ZXN0LXVzZXIx",
+          Clock.systemUTC());
+      assertErrorDocument(big, 403, "SignatureDoesNotMatch", null);
+      // And the next request is served, on this connection or a new one.
+      assertEquals(200, signed("GET", "/" + BUCKET + "?list-type=2", Map.of(), null,
+          Clock.systemUTC()).status());
+    }
+    assertFalse(Files.exists(cluster.ufs("/" + BUCKET + "/forged")));
+  }
+
+  @Test
+  void requestsDatedTwentyMinutesOffAreTooSkewed() throws Exception {
+    for (Duration off : List.of(Duration.ofMinutes(-20), Duration.ofMinutes(20))) {
+      Clock skewed = Clock.offset(Clock.systemUTC(), off);
+      S3ProxyTestCluster.Response get = signed("GET", "/" + BUCKET + "?list-type=2", Map.of(),
+          null, skewed);
+      assertErrorDocument(get, 403, "RequestTimeTooSkewed", null);
+      S3ProxyTestCluster.Response put = signed("PUT", "/" + BUCKET + "/skewed", Map.of(),
+          "x".getBytes(StandardCharsets.UTF_8), skewed);
+      assertErrorDocument(put, 403, "RequestTimeTooSkewed", null);
+    }
+    assertFalse(Files.exists(cluster.ufs("/" + BUCKET + "/skewed")));
+    // Within S3's 15 minutes it is served.
+    S3ProxyTestCluster.Response fine = signed("PUT", "/" + BUCKET + "/skewed", Map.of(),
+        "x".getBytes(StandardCharsets.UTF_8),
+        Clock.offset(Clock.systemUTC(), Duration.ofMinutes(-10)));
+    assertEquals(200, fine.status(), fine.text());
+    assertEquals("x", Files.readString(cluster.ufs("/" + BUCKET + "/skewed")));
+    s3.deleteObject(b -> b.bucket(BUCKET).key("skewed"));
+  }
+
+  @Test
+  void presignedGetAndPutWorkUntilTheyExpire() throws Exception {
+    byte[] data = random(100_000, 2);
+    try (S3Presigner presigner = cluster.presigner()) {
+      URI put = URI.create(presigner.presignPutObject(p -> p
+          .signatureDuration(Duration.ofMinutes(5))
+          .putObjectRequest(r -> r.bucket(BUCKET).key("presigned/obj with space")))
+          .url().toString());
+      S3ProxyTestCluster.Response stored = cluster.send("PUT", put, Map.of(), data);
+      assertEquals(200, stored.status(), stored.text());
+      assertEquals("\"" + Checksums.md5Hex(data) + "\"", stored.header("ETag"));
+      assertArrayEquals(data, Files.readAllBytes(cluster.ufs("/" + BUCKET
+          + "/presigned/obj with space")));
+
+      URI get = URI.create(presigner.presignGetObject(p -> p
+          .signatureDuration(Duration.ofMinutes(5))
+          .getObjectRequest(r -> r.bucket(BUCKET).key("presigned/obj with space")))
+          .url().toString());
+      S3ProxyTestCluster.Response read = cluster.send("GET", get, Map.of(), (byte[]) null);
+      assertEquals(200, read.status(), read.text());
+      assertArrayEquals(data, read.body());
+
+      // A URL changed after signing is refused.
+      URI tampered = URI.create(get.toString().replace("presigned/obj", "presigned/other"));
+      assertErrorDocument(cluster.send("GET", tampered, Map.of(), (byte[]) null), 403,
+          "SignatureDoesNotMatch", null);
+
+      // A URL valid for one second, used after it.
+      Instant signedAt = Instant.now();
+      URI shortLived = URI.create(presigner.presignGetObject(p -> p
+          .signatureDuration(Duration.ofSeconds(1))
+          .getObjectRequest(r -> r.bucket(BUCKET).key("presigned/obj with space")))
+          .url().toString());
+      long wait = Duration.between(Instant.now(), signedAt.plusMillis(2100)).toMillis();
+      if (wait > 0) {
+        Thread.sleep(wait);
+      }
+      S3ProxyTestCluster.Response expired = cluster.send("GET", shortLived, Map.of(),
+          (byte[]) null);
+      assertErrorDocument(expired, 403, "AccessDenied", null);
+      URI expiredPut = URI.create(presigner.presignPutObject(p -> p
+          .signatureDuration(Duration.ofSeconds(1))
+          .putObjectRequest(r -> r.bucket(BUCKET).key("presigned/late"))).url().toString());
+      Thread.sleep(2100);
+      assertErrorDocument(cluster.send("PUT", expiredPut, Map.of(), data), 403, "AccessDenied",
+          null);
+      assertFalse(Files.exists(cluster.ufs("/" + BUCKET + "/presigned/late")));
+    }
+  }
+
+  @Test
+  void anonymousRequestsAreRefused() throws Exception {
+    s3.putObject(b -> b.bucket(BUCKET).key("public"), RequestBody.fromString("p"));
+    for (String[] request : new String[][] {{"GET", "/"}, {"GET", "/" + BUCKET},
+        {"GET", "/" + BUCKET + "/public"}, {"HEAD", "/" + BUCKET + "/public"},
+        {"PUT", "/" + BUCKET + "/anonymous"}, {"DELETE", "/" + BUCKET + "/public"},
+        {"PUT", "/anonymous-bucket"}}) {
+      S3ProxyTestCluster.Response r = cluster.signed(request[0], request[1], Map.of(),
+          request[0].equals("PUT") ? new byte[] {1} : null, null, null, Clock.systemUTC());
+      assertEquals(403, r.status(), request[0] + " " + request[1]);
+      if (!request[0].equals("HEAD")) {
+        assertErrorDocument(r, 403, "AccessDenied", null);
+      }
+    }
+    assertEquals("p", s3.getObjectAsBytes(b -> b.bucket(BUCKET).key("public")).asUtf8String());
+    assertFalse(Files.exists(cluster.ufs("/" + BUCKET + "/anonymous")));
+    assertFalse(Files.exists(cluster.ufs("/anonymous-bucket")));
+  }
+
+  @Test
+  void aliceReadsWhatTheModesLetHerAndWritesNothing() throws Exception {
+    byte[] data = random(50_000, 3);
+    s3.putObject(b -> b.bucket(BUCKET).key("shared/readable"), RequestBody.fromBytes(data));
+    s3.putObject(b -> b.bucket(BUCKET).key("shared/private"), RequestBody.fromBytes(data));
+    assertEquals(0755, cluster.fs().getStatus("/" + BUCKET).getMode() & 0777);
+    assertEquals(0644, cluster.fs().getStatus("/" + BUCKET + "/shared/readable").getMode()
+        & 0777);
+
+    // World-readable: she reads and lists.
+    assertArrayEquals(data, alice.getObjectAsBytes(b -> b.bucket(BUCKET)
+        .key("shared/readable")).asByteArray());
+    assertEquals(data.length, alice.headObject(b -> b.bucket(BUCKET).key("shared/readable"))
+        .contentLength());
+    assertTrue(alice.listObjectsV2(b -> b.bucket(BUCKET).prefix("shared/")).contents().stream()
+        .map(S3Object::key).toList().contains("shared/readable"));
+
+    // A file of mode 0600 is the owner's alone.
+    cluster.fs().setAttribute("/" + BUCKET + "/shared/private",
+        SetAttributeOptions.defaults().mode(0600));
+    assertS3Error("AccessDenied", 403, () -> alice.getObjectAsBytes(b -> b.bucket(BUCKET)
+        .key("shared/private")));
+    S3Exception head = assertS3Error(null, 403, () -> alice.headObject(b -> b.bucket(BUCKET)
+        .key("shared/private")));
+    assertEquals(403, head.statusCode());
+    assertS3Error("AccessDenied", 403, () -> alice.getObjectTagging(b -> b.bucket(BUCKET)
+        .key("shared/private")));
+    assertS3Error("AccessDenied", 403, () -> alice.copyObject(b -> b.sourceBucket(BUCKET)
+        .sourceKey("shared/private").destinationBucket(BUCKET).destinationKey("stolen")));
+    assertArrayEquals(data, s3.getObjectAsBytes(b -> b.bucket(BUCKET).key("shared/private"))
+        .asByteArray(), "the owner still reads it");
+
+    // The bucket is the test user's, mode 0755: alice writes nothing into it.
+    assertS3Error("AccessDenied", 403, () -> alice.putObject(b -> b.bucket(BUCKET)
+        .key("shared/alice"), RequestBody.fromString("a")));
+    assertS3Error("AccessDenied", 403, () -> alice.putObject(b -> b.bucket(BUCKET)
+        .key("new-folder/alice"), RequestBody.fromString("a")));
+    assertS3Error("AccessDenied", 403, () -> alice.putObject(b -> b.bucket(BUCKET)
+        .key("shared/readable"), RequestBody.fromString("overwritten")));
+    assertS3Error("AccessDenied", 403, () -> alice.deleteObject(b -> b.bucket(BUCKET)
+        .key("shared/readable")));
+    assertS3Error("AccessDenied", 403, () -> alice.copyObject(b -> b.sourceBucket(BUCKET)
+        .sourceKey("shared/readable").destinationBucket(BUCKET).destinationKey("copied")));
+    assertS3Error("AccessDenied", 403, () -> alice.createMultipartUpload(b -> b.bucket(BUCKET)
+        .key("shared/mpu")));
+    assertS3Error("AccessDenied", 403, () -> alice.putObjectTagging(b -> b.bucket(BUCKET)
+        .key("shared/readable").tagging(t -> t.tagSet(s -> s.key("k").value("v")))));
+    assertS3Error("AccessDenied", 403, () -> alice.deleteBucket(b -> b.bucket(BUCKET)));
+    // The namespace root is not hers either.
+    assertS3Error("AccessDenied", 403, () -> alice.createBucket(b -> b.bucket("alices")));
+    DeleteObjectsResponse batch = alice.deleteObjects(b -> b.bucket(BUCKET).delete(d -> d
+        .objects(ObjectIdentifier.builder().key("shared/readable").build(),
+            ObjectIdentifier.builder().key("shared/private").build())));
+    assertEquals(List.of(), batch.deleted());
+    assertEquals(List.of("AccessDenied", "AccessDenied"), batch.errors().stream()
+        .map(e -> e.code()).toList());
+
+    assertArrayEquals(data, Files.readAllBytes(cluster.ufs("/" + BUCKET + "/shared/readable")));
+    assertArrayEquals(data, Files.readAllBytes(cluster.ufs("/" + BUCKET + "/shared/private")));
+    for (String k : List.of("shared/alice", "new-folder", "copied", "stolen")) {
+      assertFalse(Files.exists(cluster.ufs("/" + BUCKET + "/" + k)), k);
+    }
+    assertFalse(Files.exists(cluster.ufs("/alices")));
+    assertEquals(List.of(), s3.listMultipartUploads(b -> b.bucket(BUCKET)).uploads());
+
+    // A folder she may not enter hides what is in it, once the proxy's cached view of the
+    // folder's mode expires (strata.proxy.permission.cache.ttl, 1 s).
+    cluster.fs().setAttribute("/" + BUCKET + "/shared", SetAttributeOptions.defaults()
+        .mode(0700));
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (true) {
+      try {
+        alice.getObjectAsBytes(b -> b.bucket(BUCKET).key("shared/readable"));
+      } catch (S3Exception e) {
+        assertEquals("AccessDenied", e.awsErrorDetails().errorCode());
+        break;
+      }
+      assertTrue(System.nanoTime() < deadline, "the folder's new mode never applied");
+      Thread.sleep(200);
+    }
+    cluster.fs().setAttribute("/" + BUCKET + "/shared", SetAttributeOptions.defaults()
+        .mode(0755));
+  }
+
+  @Test
+  void aliceWritesWhereTheModeLetsHer() throws Exception {
+    s3.createBucket(b -> b.bucket("open"));
+    cluster.fs().setAttribute("/open", SetAttributeOptions.defaults().mode(0777));
+    // Bounded wait for the proxy's cached view of the folder (1 s).
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (true) {
+      try {
+        alice.putObject(b -> b.bucket("open").key("by-alice/file"), RequestBody.fromString("a"));
+        break;
+      } catch (S3Exception e) {
+        assertEquals("AccessDenied", e.awsErrorDetails().errorCode());
+        assertTrue(System.nanoTime() < deadline, "the folder's new mode never applied");
+        Thread.sleep(200);
+      }
+    }
+    assertEquals("alice", cluster.fs().getStatus("/open/by-alice/file").getOwner());
+    assertEquals("alice", cluster.fs().getStatus("/open/by-alice").getOwner());
+    assertEquals("a", Files.readString(cluster.ufs("/open/by-alice/file")));
+    assertEquals("alice", alice.listObjectsV2(b -> b.bucket("open").fetchOwner(true))
+        .contents().get(0).owner().id());
+    alice.deleteObject(b -> b.bucket("open").key("by-alice/file"));
+    assertFalse(Files.exists(cluster.ufs("/open/by-alice")));
+  }
+
+  @Test
+  void errorsAreS3ErrorDocuments() throws Exception {
+    assertErrorDocument(signed("GET", "/" + BUCKET + "/no/such/key", Map.of(), null,
+        Clock.systemUTC()), 404, "NoSuchKey", "/" + BUCKET + "/no/such/key");
+    assertErrorDocument(signed("GET", "/no-such-bucket?list-type=2", Map.of(), null,
+        Clock.systemUTC()), 404, "NoSuchBucket", "/no-such-bucket");
+    assertErrorDocument(signed("GET", "/" + BUCKET + "?policy", Map.of(), null,
+        Clock.systemUTC()), 501, "NotImplemented", "/" + BUCKET);
+    assertErrorDocument(signed("PUT", "/" + BUCKET + "?lifecycle", Map.of(),
+        "<LifecycleConfiguration/>".getBytes(StandardCharsets.UTF_8), Clock.systemUTC()), 501,
+        "NotImplemented", "/" + BUCKET);
+    assertErrorDocument(signed("POST", "/" + BUCKET + "/key", Map.of(), new byte[0],
+        Clock.systemUTC()), 405, "MethodNotAllowed", "/" + BUCKET + "/key");
+    assertErrorDocument(signed("POST", "/" + BUCKET + "?delete", Map.of(),
+        "<Delete><Object></Delete>".getBytes(StandardCharsets.UTF_8), Clock.systemUTC()), 400,
+        "MalformedXML", "/" + BUCKET);
+    assertErrorDocument(signed("GET", "/" + BUCKET + "?list-type=2&max-keys=many", Map.of(),
+        null, Clock.systemUTC()), 400, "InvalidArgument", "/" + BUCKET);
+    assertS3Error("NotImplemented", 501, () -> s3.getBucketPolicy(b -> b.bucket(BUCKET)));
+    assertS3Error("NotImplemented", 501, () -> s3.putBucketLifecycleConfiguration(b -> b
+        .bucket(BUCKET).lifecycleConfiguration(c -> c.rules(r -> r.id("x").status("Enabled")
+            .filter(f -> f.prefix("")).expiration(e -> e.days(1))))));
+    // A HEAD's error has its status and no body.
+    S3ProxyTestCluster.Response head = signed("HEAD", "/" + BUCKET + "/no/such/key", Map.of(),
+        null, Clock.systemUTC());
+    assertEquals(404, head.status());
+    assertEquals(0, head.body().length);
+  }
+}
