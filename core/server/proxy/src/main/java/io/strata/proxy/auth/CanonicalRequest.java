@@ -3,7 +3,6 @@ package io.strata.proxy.auth;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.strata.proxy.s3.S3ErrorCode;
 import io.strata.proxy.s3.S3Exception;
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -162,7 +161,11 @@ final class CanonicalRequest {
    * @throws S3Exception INVALID_REQUEST on a {@code %} not followed by two hex digits
    */
   static byte[] decode(String raw, boolean plusIsSpace, String where) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream(raw.length());
+    // Into a plain array: this runs for every parameter of every request (a presigned URL has
+    // seven), where a ByteArrayOutputStream's synchronised per-byte writes showed as a tenth
+    // of a small GET's CPU.
+    byte[] out = new byte[raw.length() * 3];
+    int n = 0;
     for (int i = 0; i < raw.length(); i++) {
       char c = raw.charAt(i);
       if (c == '%') {
@@ -173,20 +176,21 @@ final class CanonicalRequest {
               + " has a '%' not followed by two hex digits at offset " + i
               + ": percent-encode a literal '%' as %25");
         }
-        out.write((hi << 4) | lo);
+        out[n++] = (byte) ((hi << 4) | lo);
         i += 2;
       } else if (c == '+' && plusIsSpace) {
-        out.write(' ');
+        out[n++] = ' ';
       } else if (c <= 0xFF) {
-        out.write(c);
+        out[n++] = (byte) c;
       } else {
         int cp = raw.codePointAt(i);
         byte[] utf8 = new String(Character.toChars(cp)).getBytes(StandardCharsets.UTF_8);
-        out.write(utf8, 0, utf8.length);
+        System.arraycopy(utf8, 0, out, n, utf8.length);
+        n += utf8.length;
         i += Character.charCount(cp) - 1;
       }
     }
-    return out.toByteArray();
+    return java.util.Arrays.copyOf(out, n);
   }
 
   /** URI-encodes bytes as Signature Version 4 says: all but A-Z a-z 0-9 - _ . ~ (and /). */
