@@ -12,6 +12,8 @@ import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
+import io.strata.proto.ConcatFilesRequest;
+import io.strata.proto.ConcatFilesResponse;
 import io.strata.proto.MountInfo;
 import io.strata.proto.RemoveBlocksRequest;
 import io.strata.proto.ReportLocalReadsRequest;
@@ -21,6 +23,8 @@ import io.strata.proto.WriteFileRequest;
 import io.strata.proto.WriteFileResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -178,6 +182,53 @@ class WorkerRpcTest {
     // Stores need the real secret values and only the options that are the store's.
     assertTrue(master.mountRequests.get(0).getIncludeSecrets());
     assertTrue(master.mountRequests.get(0).getStoreOptionsOnly());
+  }
+
+  @Test
+  void concatFilesJoinsFilesInTheUnderStoreAndAnswersWhatWasWritten() throws Exception {
+    byte[] a = new byte[200_000];
+    byte[] b = new byte[77];
+    Arrays.fill(a, (byte) 1);
+    Arrays.fill(b, (byte) 2);
+    Files.createDirectories(ufs.resolve("parts"));
+    Files.write(ufs.resolve("parts/1"), a);
+    Files.write(ufs.resolve("parts/2"), b);
+    Path target = ufs.resolve("joined.bin");
+    ConcatFilesResponse r = WorkerServiceGrpc.newBlockingStub(channel).concatFiles(
+        ConcatFilesRequest.newBuilder().addSourceUfsPaths("file://" + ufs.resolve("parts/1"))
+            .addSourceUfsPaths("file://" + ufs.resolve("parts/2"))
+            .setUfsPath("file://" + target).setMountId(0).setMode(0600).build());
+    byte[] joined = Files.readAllBytes(target);
+    assertEquals(a.length + b.length, joined.length);
+    assertArrayEquals(a, Arrays.copyOf(joined, a.length));
+    assertEquals(a.length + b.length, r.getLength());
+    assertEquals(joined.length + ":" + Files.getLastModifiedTime(target).toMillis(),
+        r.getUfsFingerprint());
+    assertEquals("rw-------", PosixFilePermissions.toString(
+        Files.getPosixFilePermissions(target)));
+  }
+
+  @Test
+  void concatFilesRefusesAMissingSourceAnExistingTargetAndNoSources() throws Exception {
+    Files.write(ufs.resolve("one"), new byte[] {1});
+    Files.write(ufs.resolve("kept"), new byte[] {9});
+    WorkerServiceGrpc.WorkerServiceBlockingStub stub = WorkerServiceGrpc.newBlockingStub(channel);
+    ConcatFilesRequest.Builder base = ConcatFilesRequest.newBuilder()
+        .addSourceUfsPaths("file://" + ufs.resolve("one")).setUfsPath("file://"
+            + ufs.resolve("kept"));
+    StatusRuntimeException missing = assertThrows(StatusRuntimeException.class,
+        () -> stub.concatFiles(base.clone().addSourceUfsPaths("file://" + ufs.resolve("gone"))
+            .setOverwrite(true).build()));
+    assertEquals(Status.Code.NOT_FOUND, missing.getStatus().getCode());
+    StatusRuntimeException exists = assertThrows(StatusRuntimeException.class,
+        () -> stub.concatFiles(base.build()));
+    assertEquals(Status.Code.ALREADY_EXISTS, exists.getStatus().getCode());
+    StatusRuntimeException none = assertThrows(StatusRuntimeException.class,
+        () -> stub.concatFiles(ConcatFilesRequest.newBuilder()
+            .setUfsPath("file://" + ufs.resolve("x")).build()));
+    assertEquals(Status.Code.INVALID_ARGUMENT, none.getStatus().getCode());
+    assertArrayEquals(new byte[] {9}, Files.readAllBytes(ufs.resolve("kept")));
+    assertEquals(2, filesIn(ufs), "a temporary file was left");
   }
 
   @Test

@@ -4,6 +4,9 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
+import io.strata.common.error.StrataException;
+import io.strata.proto.ConcatFilesRequest;
+import io.strata.proto.ConcatFilesResponse;
 import io.strata.proto.LoadBlockOutcome;
 import io.strata.proto.LoadBlockResult;
 import io.strata.proto.LoadBlockTask;
@@ -17,6 +20,8 @@ import io.strata.proto.WorkerServiceGrpc;
 import io.strata.proto.WriteFileRequest;
 import io.strata.proto.WriteFileResponse;
 import io.strata.server.common.RpcCalls;
+import io.strata.underfs.UfsStatus;
+import io.strata.underfs.UnderFileSystem;
 import io.strata.worker.block.TieredBlockStore;
 import io.strata.worker.data.ReadMetrics;
 import io.strata.worker.load.LoadExecutor;
@@ -28,10 +33,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The worker's gRPC service: writes files through to under stores, drops blocks from the
- * block store when asked, and runs the load tasks of load jobs. Errors reach clients as the
- * statuses {@link RpcCalls} assigns; a load task's failure is an outcome in the answer, not an
- * error of the call.
+ * The worker's gRPC service: writes files through to under stores (streamed, or joined from
+ * others), drops blocks from the block store when asked, and runs the load tasks of load jobs.
+ * Errors reach clients as the statuses {@link RpcCalls} assigns; a load task's failure is an
+ * outcome in the answer, not an error of the call.
  */
 public final class WorkerRpcService extends WorkerServiceGrpc.WorkerServiceImplBase {
   private static final Logger LOG = LoggerFactory.getLogger(WorkerRpcService.class);
@@ -78,6 +83,39 @@ public final class WorkerRpcService extends WorkerServiceGrpc.WorkerServiceImplB
   public StreamObserver<WriteFileRequest> writeFile(
       StreamObserver<WriteFileResponse> responseObserver) {
     return new FileWriteStream(stores, responseObserver, writeBytes, calls.timer("WriteFile"));
+  }
+
+  /**
+   * Joins files of one mount where they are, with the store's {@link UnderFileSystem#concat}.
+   * Blocks the call's thread as long as the store takes: a namenode call or a server-side copy
+   * where the store joins in place, a copy of every byte where it cannot.
+   */
+  @Override
+  public void concatFiles(ConcatFilesRequest request,
+      StreamObserver<ConcatFilesResponse> responseObserver) {
+    calls.unary("ConcatFiles", responseObserver, () -> {
+      String target = request.getUfsPath();
+      if (target.isEmpty() || request.getSourceUfsPathsCount() == 0) {
+        throw StrataException.invalidArgument("ConcatFiles needs a ufs_path and at least one"
+            + " source; got " + request.getSourceUfsPathsCount() + " sources for '" + target
+            + "'");
+      }
+      UnderFileSystem ufs = stores.get(target, request.getMountId());
+      for (String source : request.getSourceUfsPathsList()) {
+        if (stores.get(source, request.getMountId()) != ufs) {
+          throw StrataException.invalidArgument("Cannot concatenate " + source + " into "
+              + target + ": they are in different under stores; copy the bytes instead");
+        }
+      }
+      long start = System.nanoTime();
+      UfsStatus written = ufs.concat(request.getSourceUfsPathsList(), target,
+          request.getOverwrite(), request.getMode());
+      LOG.debug("Concatenated {} files ({} bytes) into {} in {} ms",
+          request.getSourceUfsPathsCount(), written.length(), target,
+          TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+      return ConcatFilesResponse.newBuilder().setLength(written.length())
+          .setUfsFingerprint(written.fingerprint()).build();
+    });
   }
 
   @Override
