@@ -47,8 +47,8 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
   private final ObjectWrites writes;
   private final KeyListing listing;
   private final MultipartUploads multipart;
-  private final Map<String, Timer> timers = new ConcurrentHashMap<>();
   private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+  private final Map<Operation, OperationMeters> meters;
 
   public S3Service(ProxyContext ctx, SigV4Verifier verifier, String domain,
       MultipartUploads multipart, MeterRegistry registry) {
@@ -61,6 +61,7 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
     this.writes = new ObjectWrites(ctx);
     this.listing = new KeyListing(ctx);
     this.multipart = multipart;
+    this.meters = meters(registry);
   }
 
   @Override
@@ -104,15 +105,27 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
       fail(exchange, requestId, resource, op, new S3Exception(S3ErrorCode.INTERNAL_ERROR,
           "We encountered an internal error: " + e));
     } finally {
-      String name = op.s3Name();
-      timers.computeIfAbsent(name, n -> Timer.builder(MetricNames.PROXY_REQUESTS)
-          .description("S3 requests served, by operation").tag(MetricNames.TAG_OPERATION, n)
-          .register(registry)).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-      counter(MetricNames.PROXY_BYTES_IN, name, null, "Request body bytes received")
-          .increment(exchange.bytesIn());
-      counter(MetricNames.PROXY_BYTES_OUT, name, null, "Response body bytes sent")
-          .increment(exchange.bytesOut());
+      OperationMeters m = meters.get(op);
+      m.requests().record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+      m.received().increment(exchange.bytesIn());
+      m.sent().increment(exchange.bytesOut());
     }
+  }
+
+  /** The meters of one operation, made once so that a request does no lookup by name. */
+  private record OperationMeters(Timer requests, Counter received, Counter sent) {}
+
+  private Map<Operation, OperationMeters> meters(MeterRegistry registry) {
+    Map<Operation, OperationMeters> m = new java.util.EnumMap<>(Operation.class);
+    for (Operation op : Operation.values()) {
+      String name = op.s3Name();
+      m.put(op, new OperationMeters(Timer.builder(MetricNames.PROXY_REQUESTS)
+          .description("S3 requests served, by operation").tag(MetricNames.TAG_OPERATION, name)
+          .register(registry),
+          counter(MetricNames.PROXY_BYTES_IN, name, null, "Request body bytes received"),
+          counter(MetricNames.PROXY_BYTES_OUT, name, null, "Response body bytes sent")));
+    }
+    return m;
   }
 
   private void dispatch(Operation op, S3Request r) throws IOException {
