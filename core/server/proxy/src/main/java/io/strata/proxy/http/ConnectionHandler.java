@@ -33,6 +33,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private final long bodyTimeoutNanos;
   private final long writeTimeoutNanos;
   private HttpExchange current;
+  /** An exchange has started and not finished: new requests wait in the backlog. */
+  private boolean busy;
+  private final java.util.ArrayDeque<Object> backlog = new java.util.ArrayDeque<>();
 
   ConnectionHandler(ExecutorService handlers, ExchangeHandler handler,
       ExchangeHandler.Overload overload, long bodyTimeoutNanos, long writeTimeoutNanos) {
@@ -50,6 +53,31 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    // A client that pipelines sends the next request before this one's answer; it waits, with
+    // its body, until this exchange is over, so that answers go out in order.
+    if (busy && (msg instanceof HttpRequest || !backlog.isEmpty())) {
+      backlog.add(msg);
+      return;
+    }
+    process(ctx, msg);
+  }
+
+  /** Event loop: the exchange is over and the connection kept; serves what waited, or reads. */
+  private void next(ChannelHandlerContext ctx) {
+    busy = false;
+    current = null;
+    while (!backlog.isEmpty() && !busy) {
+      process(ctx, backlog.poll());
+    }
+    while (!backlog.isEmpty() && !(backlog.peek() instanceof HttpRequest)) {
+      process(ctx, backlog.poll());
+    }
+    if (!busy) {
+      ctx.read();
+    }
+  }
+
+  private void process(ChannelHandlerContext ctx, Object msg) {
     if (msg instanceof HttpRequest request) {
       if (request.decoderResult().isFailure()) {
         ReferenceCountUtil.release(msg);
@@ -57,8 +85,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         return;
       }
       HttpExchange exchange = new HttpExchange(ctx.channel(), request, bodyTimeoutNanos,
-          writeTimeoutNanos);
+          writeTimeoutNanos, () -> next(ctx));
       current = exchange;
+      busy = true;
       if (msg instanceof HttpContent content) {
         exchange.requestBody().offer(content);
       }
@@ -132,6 +161,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
+    Object waiting;
+    while ((waiting = backlog.poll()) != null) {
+      ReferenceCountUtil.release(waiting);
+    }
     if (current != null) {
       current.requestBody().fail(new IOException("the client closed the connection"));
       current.signal();

@@ -43,6 +43,8 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class HttpExchange {
   private final Channel channel;
+  /** On the event loop once the response is sent and the connection kept: the next request. */
+  private final Runnable next;
   private final HttpRequest request;
   private final RequestBody body;
   private final long writeTimeoutNanos;
@@ -60,8 +62,9 @@ public final class HttpExchange {
   private int status;
 
   HttpExchange(Channel channel, HttpRequest request, long bodyTimeoutNanos,
-      long writeTimeoutNanos) {
+      long writeTimeoutNanos, Runnable next) {
     this.channel = channel;
+    this.next = next;
     this.request = request;
     this.writeTimeoutNanos = writeTimeoutNanos;
     this.expectContinue = HttpUtil.is100ContinueExpected(request);
@@ -286,7 +289,7 @@ public final class HttpExchange {
       if (reuse) {
         written.addListener(f -> {
           if (f.isSuccess()) {
-            channel.read();
+            next.run();
           } else {
             channel.close();
           }
