@@ -1,5 +1,6 @@
 package io.strata.client;
 
+import com.google.protobuf.ByteString;
 import io.strata.common.PathNames;
 import io.strata.common.WorkerHashing;
 import io.strata.common.conf.StrataConfig;
@@ -291,15 +292,7 @@ public final class FileSystem implements Closeable {
    */
   public FileOutStream createFile(String path, CreateOptions options) throws StrataException {
     String p = PathNames.normalize(path);
-    List<WorkerInfo> live = ctx.workers.live();
-    if (live.isEmpty()) {
-      // The cached list may predate a worker that just started: ask once more.
-      ctx.workers.all();
-      live = ctx.workers.live();
-    }
-    if (live.isEmpty()) {
-      throw noLiveWorkers();
-    }
+    List<WorkerInfo> live = liveWorkersForWrite(ctx);
     FileInfo file = ctx.master.call(s -> s.createFile(CreateFileRequest.newBuilder().setPath(p)
         .setOverwrite(options.overwrite()).setRecursive(options.recursive())
         .setBlockSize(options.blockSize()).setMode(options.mode()).setOwner(options.owner())
@@ -320,6 +313,62 @@ public final class FileSystem implements Closeable {
   /** Creates a file with default options. */
   public FileOutStream createFile(String path) throws StrataException {
     return createFile(path, CreateOptions.defaults());
+  }
+
+  /** The live workers a new file can be written through; UNAVAILABLE when there is none. */
+  static List<WorkerInfo> liveWorkersForWrite(ClientContext ctx) throws StrataException {
+    List<WorkerInfo> live = ctx.workers.live();
+    if (live.isEmpty()) {
+      // The cached list may predate a worker that just started: ask once more.
+      ctx.workers.all();
+      live = ctx.workers.live();
+    }
+    if (live.isEmpty()) {
+      throw noLiveWorkers();
+    }
+    return live;
+  }
+
+  /**
+   * Creates a file as the concatenation of {@code sources}, in order: complete files of the
+   * mount that {@code path} is in, joined by a worker in their under store, so that no byte
+   * passes through this client (HDFS moves the blocks, S3 copies parts on its side, a local
+   * folder is copied by the kernel). The file becomes readable complete, with {@code xattrs}
+   * as its extended attributes, in one master call; a failure leaves no file at the path (an
+   * overwritten file is gone, as with {@link #createFile}).
+   *
+   * <p><b>The sources may be consumed</b> (HDFS concat moves their blocks out of them): once
+   * this is called, whatever its outcome, read them no more and delete them.
+   *
+   * @param sources statuses of the files to join, as {@link #getStatus} or a listing gave
+   *     them; a source whose length in the under store differs fails the call (STALE)
+   * @throws StrataException INVALID_ARGUMENT when a source is in another mount than
+   *     {@code path} (nothing is created then, so the caller can copy the bytes instead), a
+   *     directory or a file being written; UNAVAILABLE when no worker is live
+   */
+  public FileInfo concat(String path, List<FileInfo> sources, CreateOptions options,
+      Map<String, ByteString> xattrs) throws StrataException {
+    return FileConcat.concat(this, ctx, PathNames.normalize(path), sources, options, xattrs);
+  }
+
+  /**
+   * The mount that holds {@code path}, or would hold it once created: the mount with the
+   * longest mount point at or above it. Its id is the {@code mount_id} of the files there.
+   */
+  public MountInfo mountOf(String path) throws StrataException {
+    String p = PathNames.normalize(path);
+    MountInfo best = null;
+    for (MountInfo m : listMounts()) {
+      if (PathNames.isUnder(p, m.getPath())
+          && (best == null || m.getPath().length() > best.getPath().length())) {
+        best = m;
+      }
+    }
+    if (best == null) {
+      throw new StrataException(ErrorCode.INTERNAL, "No mount holds " + p
+          + ": the master listed no mount at /");
+    }
+    return best;
   }
 
   /**

@@ -22,6 +22,8 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.protobuf.ProtobufDecoder;
 import io.netty.handler.codec.protobuf.ProtobufVarint32FrameDecoder;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.strata.proto.ConcatFilesRequest;
+import io.strata.proto.ConcatFilesResponse;
 import io.strata.proto.ReadBlockRequest;
 import io.strata.proto.ReadBlockResponse;
 import io.strata.proto.ReadStatus;
@@ -48,8 +50,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A stand-in worker: a Netty server that speaks the data protocol of data.proto, serving block
  * ranges from in-memory file contents keyed by under-store path, plus a gRPC WorkerService that
- * accepts writes. Tests make it misbehave (close mid-read, reply READ_ERROR, fail a write) and
- * inspect what it was asked.
+ * accepts writes and concatenations. Tests make it misbehave (close mid-read, reply READ_ERROR,
+ * fail a write) and inspect what it was asked.
  */
 final class TestWorker implements AutoCloseable {
   final long id;
@@ -78,6 +80,9 @@ final class TestWorker implements AutoCloseable {
   /** When positive, a write fails once it has received this many chunks. */
   volatile int failAfterChunks = -1;
   final CountDownLatch writeCancelled = new CountDownLatch(1);
+  final List<ConcatFilesRequest> concatRequests = new CopyOnWriteArrayList<>();
+  /** When set, ConcatFiles fails as a store that cannot be reached would. */
+  volatile boolean failConcat;
 
   TestWorker(long id, Map<String, byte[]> contents, List<ReadBlockRequest> log)
       throws Exception {
@@ -194,6 +199,38 @@ final class TestWorker implements AutoCloseable {
   }
 
   private final class WriteService extends WorkerServiceGrpc.WorkerServiceImplBase {
+    /** Joins the contents of the sources into the target, in memory and in its file. */
+    @Override
+    public void concatFiles(ConcatFilesRequest r, StreamObserver<ConcatFilesResponse> out) {
+      concatRequests.add(r);
+      if (failConcat) {
+        out.onError(Status.UNAVAILABLE.withDescription("store unreachable").asRuntimeException());
+        return;
+      }
+      ByteArrayOutputStream joined = new ByteArrayOutputStream();
+      for (String source : r.getSourceUfsPathsList()) {
+        byte[] content = contents.get(source);
+        if (content == null) {
+          out.onError(Status.NOT_FOUND.withDescription(source).asRuntimeException());
+          return;
+        }
+        joined.writeBytes(content);
+      }
+      byte[] bytes = joined.toByteArray();
+      try {
+        Path target = Path.of(r.getUfsPath().substring("file://".length()));
+        Files.createDirectories(target.getParent());
+        Files.write(target, bytes);
+      } catch (IOException e) {
+        out.onError(Status.INTERNAL.withDescription(e.toString()).asRuntimeException());
+        return;
+      }
+      contents.put(r.getUfsPath(), bytes);
+      out.onNext(ConcatFilesResponse.newBuilder().setLength(bytes.length)
+          .setUfsFingerprint(bytes.length + ":joined").build());
+      out.onCompleted();
+    }
+
     @Override
     public StreamObserver<WriteFileRequest> writeFile(StreamObserver<WriteFileResponse> out) {
       return new StreamObserver<>() {

@@ -15,6 +15,9 @@ public final class ClientKeys {
       "Longest back-off between retries of a master call.");
   public static final ConfigKey RPC_TIMEOUT = ConfigKey.duration("strata.client.rpc.timeout",
       "60s", "Deadline of one control RPC.");
+  public static final ConfigKey CONCAT_TIMEOUT = ConfigKey.duration(
+      "strata.client.concat.timeout", "30min", "Deadline of one concatenation of files by a"
+          + " worker, which copies every byte where the under store cannot join files in place.");
   public static final ConfigKey LIST_TIMEOUT = ConfigKey.duration("strata.client.list.timeout",
       "30min", "Deadline of one streamed listing or metadata load; the first listing of a large"
           + " under-store directory loads it whole before its first page.");
