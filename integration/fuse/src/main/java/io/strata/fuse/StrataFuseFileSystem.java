@@ -1,6 +1,7 @@
 package io.strata.fuse;
 
 import io.strata.client.CloseableIterator;
+import com.google.protobuf.ByteString;
 import com.kenai.jffi.MemoryIO;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -86,6 +87,8 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   /** Largest read buffer an upcall thread keeps: libfuse 2 asks at most 128 KiB a read. */
   private static final int KEPT_READ_BUFFER = 128 << 10;
   private static final int S_IFMT = 0170000;
+  /** The extended attributes the mount shows: the namespace's "user." ones. */
+  private static final String USER_XATTRS = "user.";
   /** Kernel invalidations that may wait to be sent before the backlog is replaced by one of everything. */
   private static final int KERNEL_QUEUE = 65_536;
   private static final int S_IFREG = 0100000;
@@ -753,9 +756,58 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     return unsupported("setxattr", namespacePath(path), -ErrorCodes.EOPNOTSUPP());
   }
 
+  /**
+   * The {@code user.} extended attributes the namespace keeps with the inode (the S3 proxy's
+   * {@code x-amz-meta-*} metadata among them), read-only: from the metadata cache, which the
+   * change stream keeps current.
+   */
   @Override
   public int getxattr(String path, String name, Pointer value, @size_t long size) {
-    return -ErrorCodes.ENODATA();
+    String p = namespacePath(path);
+    noteKernelNode(path);
+    try {
+      ByteString v = name.startsWith(USER_XATTRS)
+          ? metadata.get(p).getXattrsMap().get(name) : null;
+      if (v == null) {
+        return -ErrorCodes.ENODATA();
+      }
+      if (size == 0) {
+        return v.size();
+      }
+      if (size < v.size()) {
+        return -ErrorCodes.ERANGE();
+      }
+      value.put(0, v.toByteArray(), 0, v.size());
+      return v.size();
+    } catch (Exception e) {
+      return FuseErrors.toErrno("getxattr", p, e);
+    }
+  }
+
+  @Override
+  public int listxattr(String path, Pointer list, @size_t long size) {
+    String p = namespacePath(path);
+    noteKernelNode(path);
+    try {
+      java.io.ByteArrayOutputStream names = new java.io.ByteArrayOutputStream();
+      for (String name : new java.util.TreeSet<>(metadata.get(p).getXattrsMap().keySet())) {
+        if (name.startsWith(USER_XATTRS)) {
+          names.write(name.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+          names.write(0);
+        }
+      }
+      byte[] bytes = names.toByteArray();
+      if (size == 0) {
+        return bytes.length;
+      }
+      if (size < bytes.length) {
+        return -ErrorCodes.ERANGE();
+      }
+      list.put(0, bytes, 0, bytes.length);
+      return bytes.length;
+    } catch (Exception e) {
+      return FuseErrors.toErrno("listxattr", p, e);
+    }
   }
 
   @Override

@@ -3,6 +3,7 @@ package io.strata.fuse;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -16,6 +17,7 @@ import io.strata.tests.MultiProcessCluster;
 import io.strata.tests.TestTree;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -86,7 +88,7 @@ class MountMetadataTest {
         .property("strata.master.file.block.size", Long.toString(BLOCK))
         .start();
     Path ufs = cluster.underStoreRoot();
-    for (String folder : new String[] {"listed", "blocks", "changes/dir", "resync"}) {
+    for (String folder : new String[] {"listed", "blocks", "changes/dir", "resync", "xattr"}) {
       Files.createDirectories(ufs.resolve(folder));
     }
     for (int i = 0; i < LISTED; i++) {
@@ -96,6 +98,7 @@ class MountMetadataTest {
     TestTree.writeRandom(ufs.resolve("changes/a"), 100, 1);
     TestTree.writeRandom(ufs.resolve("changes/dir/inner"), 100, 2);
     TestTree.writeRandom(ufs.resolve("resync/f"), 100, 3);
+    TestTree.writeRandom(ufs.resolve("xattr/f"), 100, 4);
     client = FileSystem.connect(cluster.clientConfig());
     client.submitLoad("/", LoadJobOptions.getDefaultInstance());
     waitFor("the preload", () -> {
@@ -216,6 +219,38 @@ class MountMetadataTest {
     seen("a folder renamed through the Java client",
         () -> !Files.exists(longCaches.path("changes/dir/inner"))
             && Files.exists(longCaches.path("changes/moved/inner")));
+  }
+
+  @Test
+  void userExtendedAttributesOfTheNamespaceReadThroughTheMountAndFollowChanges()
+      throws Exception {
+    Path f = longCaches.path("xattr/f");
+    java.nio.file.attribute.UserDefinedFileAttributeView view = Files.getFileAttributeView(f,
+        java.nio.file.attribute.UserDefinedFileAttributeView.class);
+    assertEquals(List.of(), view.list());
+    client.setAttribute("/xattr/f", SetAttributeOptions.defaults()
+        .xattr("user.colour", com.google.protobuf.ByteString.copyFromUtf8("blue"))
+        .xattr("strata.s3.etag", com.google.protobuf.ByteString.copyFromUtf8("not shown")));
+    seen("an extended attribute set through the Java client",
+        () -> {
+          try {
+            return view.list().equals(List.of("colour"));
+          } catch (IOException e) {
+            return false;
+          }
+        });
+    java.nio.ByteBuffer value = java.nio.ByteBuffer.allocate(view.size("colour"));
+    view.read("colour", value);
+    assertEquals("blue", new String(value.array(), java.nio.charset.StandardCharsets.UTF_8));
+    assertThrows(IOException.class, () -> view.size("absent"));
+    client.setAttribute("/xattr/f", SetAttributeOptions.defaults().removeXattr("user.colour"));
+    seen("an extended attribute removed", () -> {
+      try {
+        return view.list().isEmpty();
+      } catch (IOException e) {
+        return false;
+      }
+    });
   }
 
   @Test
