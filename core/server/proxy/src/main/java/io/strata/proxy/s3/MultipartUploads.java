@@ -50,7 +50,8 @@ import org.slf4j.LoggerFactory;
  * Each part is a file of that folder with its MD5 and checksum. Completion checks the parts as
  * S3 does (order, ETags, 5 MiB minimum but for the last), writes the object as the parts'
  * concatenation -- a new file that appears whole, with the multipart ETag and checksum, in one
- * master call -- and removes the upload. Uploads older than {@code strata.proxy.multipart.max.age}
+ * master call; joined by the under store when the parts are in the object's mount, else copied
+ * through the proxy -- and removes the upload. Uploads older than {@code strata.proxy.multipart.max.age}
  * are removed by {@link #removeExpired}.
  */
 public final class MultipartUploads {
@@ -357,18 +358,24 @@ public final class MultipartUploads {
     String path = ctx.buckets().objectPath(r.bucket(), r.key());
     ctx.access().checkWriteIn(r.principal(), PathNames.parent(path));
     try (KeyLocks.Held held = ctx.locks().lock(path)) {
-      PendingObject pending = PendingObject.create(ctx, r.bucket(), path, r.key(),
-          r.principal(), false);
-      try {
-        for (FileInfo part : chosen) {
-          try (FileInStream in = ctx.fs().openFile(part)) {
-            copy(in, 0, part.getLength(), pending.out(), null);
+      long mount = ctx.fs().mountOf(path).getMountId();
+      if (chosen.stream().allMatch(part -> part.getMountId() == mount)) {
+        // The object's under store joins the parts where they are: no byte through the proxy.
+        PendingObject.concat(ctx, r.bucket(), path, r.key(), r.principal(), chosen, xattrs);
+      } else {
+        PendingObject pending = PendingObject.create(ctx, r.bucket(), path, r.key(),
+            r.principal(), false);
+        try {
+          for (FileInfo part : chosen) {
+            try (FileInStream in = ctx.fs().openFile(part)) {
+              copy(in, 0, part.getLength(), pending.out(), null);
+            }
           }
+          pending.complete(xattrs);
+        } catch (IOException | RuntimeException e) {
+          pending.cancel();
+          throw e;
         }
-        pending.complete(xattrs);
-      } catch (IOException | RuntimeException e) {
-        pending.cancel();
-        throw e;
       }
     }
     removeUpload(dir.getPath());

@@ -11,11 +11,13 @@ import io.strata.proxy.access.Principal;
 import java.io.IOException;
 import java.security.SecureRandom;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 
 /**
  * An object being written (PutObject, CopyObject, CompleteMultipartUpload), which replaces the
- * object at its key only once complete and checked, as in S3.
+ * object at its key only once complete and checked, as in S3; or joined from files of its
+ * mount ({@link #concat}), placed the same way.
  *
  * <p>The namespace replaces a file when its replacement is created, not when that completes:
  * writing over an object in place would take the old object away for the whole upload, and
@@ -40,6 +42,7 @@ final class PendingObject {
   private final String path;
   private final String key;
   private final Principal principal;
+  /** The stream of the object's bytes; null for an object joined by {@link #concat}. */
   private final FileOutStream out;
   private final boolean staged;
 
@@ -89,11 +92,50 @@ final class PendingObject {
     if (existing.getDirectory()) {
       throw keyConflict(key, "a folder is at " + path);
     }
+    return new PendingObject(ctx, path, key, p,
+        ctx.fs().createFile(stagePath(ctx, bucket), options), true);
+  }
+
+  /** A new file name in the bucket's uploads folder, where a replacing object is staged. */
+  private static String stagePath(ProxyContext ctx, String bucket) {
     byte[] id = new byte[16];
     RANDOM.nextBytes(id);
-    String stage = ctx.buckets().path(bucket) + "/" + PathNames.UPLOADS_FOLDER + "/"
-        + STAGED_PREFIX + HexFormat.of().formatHex(id);
-    return new PendingObject(ctx, path, key, p, ctx.fs().createFile(stage, options), true);
+    return ctx.buckets().path(bucket) + "/" + PathNames.UPLOADS_FOLDER + "/" + STAGED_PREFIX
+        + HexFormat.of().formatHex(id);
+  }
+
+  /**
+   * Writes the object of {@code key} as the concatenation of {@code sources}, files of the
+   * key's mount, joined in their under store without their bytes passing through the proxy
+   * ({@link io.strata.client.FileSystem#concat}); placed as {@link #complete} places a
+   * written object: in place when nothing is at the key, else staged aside and moved onto it.
+   * The sources may be consumed, whatever the outcome.
+   *
+   * @return the object's status at its key
+   * @throws S3Exception KeyConflict when the key names a folder or a path below a file
+   */
+  static FileInfo concat(ProxyContext ctx, String bucket, String path, String key,
+      Principal p, List<FileInfo> sources, Map<String, ByteString> xattrs) throws IOException {
+    CreateOptions options = CreateOptions.defaults().recursive(true).owner(p.user())
+        .group(p.primaryGroup());
+    try {
+      return ctx.fs().concat(path, sources, options.overwrite(false), xattrs);
+    } catch (StrataException e) {
+      if (e.code() == ErrorCode.INVALID_ARGUMENT || e.code() == ErrorCode.FAILED_PRECONDITION) {
+        throw keyConflict(key, e.getMessage());
+      }
+      if (e.code() != ErrorCode.ALREADY_EXISTS) {
+        throw e;
+      }
+    }
+    FileInfo existing = statusOrNull(ctx, path);
+    if (existing != null && existing.getDirectory()) {
+      throw keyConflict(key, "a folder is at " + path);
+    }
+    // Staged even when the key was emptied meanwhile: trying in place again could find the
+    // same refusal for ever (a file in the under store that the namespace does not know).
+    FileInfo done = ctx.fs().concat(stagePath(ctx, bucket), sources, options, xattrs);
+    return new PendingObject(ctx, path, key, p, null, true).place(done.getPath());
   }
 
   /** The stream of the object's bytes. */
@@ -110,13 +152,15 @@ final class PendingObject {
     out.setXattrsOnComplete(xattrs);
     out.close();
     FileInfo done = out.completedStatus();
-    if (!staged) {
-      return done;
-    }
+    return staged ? place(done.getPath()) : done;
+  }
+
+  /** Moves a complete staged file onto the key, or deletes it when that fails. */
+  private FileInfo place(String stage) throws StrataException {
     try {
-      moveIntoPlace(done.getPath());
+      moveIntoPlace(stage);
     } catch (StrataException | RuntimeException e) {
-      deleteQuietly(done.getPath());
+      deleteQuietly(stage);
       throw e;
     }
     return ctx.fs().getStatus(path);
