@@ -11,6 +11,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.strata.client.SetAttributeOptions;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -128,6 +131,45 @@ class S3ProxyAccessTest {
       // And the next request is served, on this connection or a new one.
       assertEquals(200, signed("GET", "/" + BUCKET + "?list-type=2", Map.of(), null,
           Clock.systemUTC()).status());
+    }
+    assertFalse(Files.exists(cluster.ufs("/" + BUCKET + "/forged")));
+  }
+
+  @Test
+  void aClientStillSendingARefusedBodyReadsTheAnswer() throws Exception {
+    // The client sends part of the body, sees the answer arrive, sends the rest and only then
+    // reads: as a client does that writes its whole body before it reads. Were the connection
+    // closed at once, the rest would meet a reset, which takes the unread answer with it.
+    int size = 4 << 20;
+    byte[] body = random(size, 9);
+    Map<String, List<String>> headers = cluster.signedHeaders("PUT", "/" + BUCKET + "/forged",
+        Map.of(), body, ACCESS_KEY, "d3Jvbmctc2VjcmV0LW9mLXRoZS10ZXN0LXVzZXIx",
+        Clock.systemUTC());
+    StringBuilder head = new StringBuilder("PUT /" + BUCKET + "/forged HTTP/1.1\r\n");
+    headers.forEach((name, values) -> values.forEach(v -> head.append(name).append(": ")
+        .append(v).append("\r\n")));
+    head.append("Content-Length: ").append(size).append("\r\n\r\n");
+    try (Socket socket = new Socket(cluster.endpoint.getHost(), cluster.endpoint.getPort())) {
+      socket.setSoTimeout(30_000);
+      OutputStream out = socket.getOutputStream();
+      InputStream in = socket.getInputStream();
+      out.write(head.toString().getBytes(StandardCharsets.ISO_8859_1));
+      out.write(body, 0, 64 << 10);
+      out.flush();
+      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      while (in.available() == 0) {
+        assertTrue(System.nanoTime() < deadline, "no answer to the refused PUT");
+        Thread.sleep(20);
+      }
+      // Let the proxy finish with the connection as it does once it answered.
+      Thread.sleep(300);
+      out.write(body, 64 << 10, size - (64 << 10));
+      out.flush();
+      String answer = new String(in.readAllBytes(), StandardCharsets.ISO_8859_1);
+      assertTrue(answer.startsWith("HTTP/1.1 403 "), answer);
+      assertTrue(answer.contains("<Code>SignatureDoesNotMatch</Code>"), answer);
+      assertTrue(answer.toLowerCase(java.util.Locale.ROOT).contains("connection: close"),
+          answer);
     }
     assertFalse(Files.exists(cluster.ufs("/" + BUCKET + "/forged")));
   }

@@ -253,8 +253,30 @@ final class S3ProxyTestCluster implements AutoCloseable {
       Map<String, String> headers, byte[] body, String accessKey, String secret, Clock clock)
       throws Exception {
     URI uri = URI.create(endpoint + sentPathAndQuery);
+    HttpRequest.Builder out = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30))
+        .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+            : HttpRequest.BodyPublishers.ofByteArray(body));
+    for (Map.Entry<String, List<String>> h : signedHeaders(method, signedPathAndQuery, headers,
+        body, accessKey, secret, clock).entrySet()) {
+      String name = h.getKey().toLowerCase(Locale.ROOT);
+      if (name.equals("host") || name.equals("content-length")) {
+        continue;
+      }
+      for (String v : h.getValue()) {
+        out.header(h.getKey(), v);
+      }
+    }
+    return send(out.build());
+  }
+
+  /**
+   * The headers of a request signed by the SDK's SigV4 signer (the given ones, Host and the
+   * signature's), to send it by other means; {@code secret} null leaves it unsigned.
+   */
+  Map<String, List<String>> signedHeaders(String method, String pathAndQuery,
+      Map<String, String> headers, byte[] body, String accessKey, String secret, Clock clock) {
     SdkHttpRequest.Builder b = SdkHttpRequest.builder().uri(URI.create(endpoint
-            + signedPathAndQuery))
+            + pathAndQuery))
         .method(SdkHttpMethod.fromValue(method));
     headers.forEach(b::putHeader);
     SdkHttpRequest request = b.build();
@@ -272,19 +294,7 @@ final class S3ProxyTestCluster implements AutoCloseable {
           .putProperty(HttpSigner.SIGNING_CLOCK, clock));
       request = s.request();
     }
-    HttpRequest.Builder out = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30))
-        .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-            : HttpRequest.BodyPublishers.ofByteArray(body));
-    for (Map.Entry<String, List<String>> h : request.headers().entrySet()) {
-      String name = h.getKey().toLowerCase(Locale.ROOT);
-      if (name.equals("host") || name.equals("content-length")) {
-        continue;
-      }
-      for (String v : h.getValue()) {
-        out.header(h.getKey(), v);
-      }
-    }
-    return send(out.build());
+    return request.headers();
   }
 
   /** Sends a URL as it is (a presigned URL), with a body for PUT. */

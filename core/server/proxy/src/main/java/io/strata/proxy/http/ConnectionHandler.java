@@ -9,6 +9,7 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
@@ -53,6 +54,16 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (current != null && current.draining()) {
+      // The answer was sent; the rest of the request's body is dropped until it ends.
+      ReferenceCountUtil.release(msg);
+      if (msg instanceof LastHttpContent || msg instanceof HttpRequest) {
+        ctx.close();
+      } else {
+        ctx.read();
+      }
+      return;
+    }
     // A client that pipelines sends the next request before this one's answer; it waits, with
     // its body, until this exchange is over, so that answers go out in order.
     if (busy && (msg instanceof HttpRequest || !backlog.isEmpty())) {

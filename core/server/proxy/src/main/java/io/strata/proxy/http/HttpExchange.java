@@ -7,6 +7,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.FileRegion;
+import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultHttpResponse;
@@ -39,9 +40,18 @@ import java.util.concurrent.locks.ReentrantLock;
  * proxy's memory and slows the reads that feed it. After the response, the connection reads
  * the next request when this one's body had arrived whole (what the handler did not read of it
  * is dropped), and is closed otherwise (the rest of a body still on its way cannot be told
- * apart from the next request without reading it); the response says which it will be.
+ * apart from the next request without reading it); the response says which it will be. A
+ * connection closed with a body on its way first takes the rest of it, for a bounded time, so
+ * that the client reads the answer rather than a reset.
  */
 public final class HttpExchange {
+  /**
+   * How long a connection that closes after its response keeps taking (and dropping) a request
+   * body still on its way: long enough for a client that sends its whole body before it reads
+   * the answer to finish, bounded so that a client cannot hold the connection open.
+   */
+  static final long LINGER_SECONDS = 30;
+
   private final Channel channel;
   /** On the event loop once the response is sent and the connection kept: the next request. */
   private final Runnable next;
@@ -58,6 +68,8 @@ public final class HttpExchange {
   private boolean keepAlive;
   // What the response told the client, so that the connection does as it said.
   private volatile boolean reuseConnection;
+  // Event loop only.
+  private boolean draining;
   private long bytesOut;
   private int status;
 
@@ -285,6 +297,7 @@ public final class HttpExchange {
   private void finish(ChannelFuture written) {
     channel.eventLoop().execute(() -> {
       boolean reuse = reuseConnection;
+      boolean bodyOnItsWay = !body.ended();
       body.close();
       if (reuse) {
         written.addListener(f -> {
@@ -294,10 +307,36 @@ public final class HttpExchange {
             channel.close();
           }
         });
+      } else if (bodyOnItsWay && channel instanceof DuplexChannel duplex) {
+        written.addListener(f -> {
+          if (!f.isSuccess()) {
+            channel.close();
+            return;
+          }
+          // Closing with the client's bytes unread would reset the connection, and a client
+          // still sending its body would lose the answer before reading it (a refused PUT
+          // sent without "Expect: 100-continue"). So: end the response side, drop what still
+          // comes, and close when the client does or the body ends.
+          duplex.shutdownOutput().addListener(x -> {
+            draining = true;
+            channel.eventLoop().schedule(() -> {
+              channel.close();
+            }, LINGER_SECONDS, TimeUnit.SECONDS);
+            channel.read();
+          });
+        });
       } else {
         written.addListener(ChannelFutureListener.CLOSE);
       }
     });
+  }
+
+  /**
+   * Event loop: whether the response was sent and the connection only takes the rest of the
+   * request's body to drop it before it closes.
+   */
+  boolean draining() {
+    return draining;
   }
 
   /** Whether the response has been sent whole (or the exchange aborted). */
