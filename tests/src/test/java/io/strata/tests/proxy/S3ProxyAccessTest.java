@@ -175,6 +175,45 @@ class S3ProxyAccessTest {
   }
 
   @Test
+  void aSignedDocumentChangedOnItsWayIsRefused() throws Exception {
+    s3.putObject(b -> b.bucket(BUCKET).key("doc/victim"), RequestBody.fromString("v"));
+    s3.putObject(b -> b.bucket(BUCKET).key("doc/other"), RequestBody.fromString("o"));
+    // The signature covers the hash of a document deleting "doc/other"; the body sent deletes
+    // "doc/victim".
+    S3ProxyTestCluster.Response delete = cluster.signedForAnotherBody("POST", "/" + BUCKET
+        + "?delete", utf8("<Delete><Object><Key>doc/other</Key></Object></Delete>"),
+        utf8("<Delete><Object><Key>doc/victim</Key></Object></Delete>"));
+    assertErrorDocument(delete, 400, "XAmzContentSHA256Mismatch", null);
+    S3ProxyTestCluster.Response tagging = cluster.signedForAnotherBody("PUT", "/" + BUCKET
+        + "/doc/victim?tagging", utf8("<Tagging><TagSet><Tag><Key>a</Key><Value>1</Value></Tag>"
+            + "</TagSet></Tagging>"), utf8("<Tagging><TagSet><Tag><Key>a</Key><Value>2</Value>"
+            + "</Tag></TagSet></Tagging>"));
+    assertErrorDocument(tagging, 400, "XAmzContentSHA256Mismatch", null);
+    String id = s3.createMultipartUpload(b -> b.bucket(BUCKET).key("doc/mpu")).uploadId();
+    String etag = s3.uploadPart(b -> b.bucket(BUCKET).key("doc/mpu").uploadId(id)
+        .partNumber(1), RequestBody.fromString("part")).eTag();
+    String complete = "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>" + etag
+        + "</ETag></Part></CompleteMultipartUpload>";
+    S3ProxyTestCluster.Response completed = cluster.signedForAnotherBody("POST", "/" + BUCKET
+        + "/doc/mpu?uploadId=" + id, utf8(complete.replace("<PartNumber>1", "<PartNumber>2")),
+        utf8(complete));
+    assertErrorDocument(completed, 400, "XAmzContentSHA256Mismatch", null);
+    assertEquals("v", s3.getObjectAsBytes(b -> b.bucket(BUCKET).key("doc/victim"))
+        .asUtf8String());
+    assertTrue(s3.getObjectTagging(b -> b.bucket(BUCKET).key("doc/victim")).tagSet().isEmpty());
+    assertFalse(Files.exists(cluster.ufs("/" + BUCKET + "/doc/mpu")));
+    // The same documents as signed are taken.
+    S3ProxyTestCluster.Response fine = cluster.signedForAnotherBody("POST", "/" + BUCKET
+        + "/doc/mpu?uploadId=" + id, utf8(complete), utf8(complete));
+    assertEquals(200, fine.status(), fine.text());
+    assertEquals("part", Files.readString(cluster.ufs("/" + BUCKET + "/doc/mpu")));
+  }
+
+  private static byte[] utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  @Test
   void requestsDatedTwentyMinutesOffAreTooSkewed() throws Exception {
     for (Duration off : List.of(Duration.ofMinutes(-20), Duration.ofMinutes(20))) {
       Clock skewed = Clock.offset(Clock.systemUTC(), off);

@@ -270,6 +270,25 @@ final class S3ProxyTestCluster implements AutoCloseable {
   }
 
   /**
+   * Sends a request signed for one body with another: a body changed on its way, which the
+   * signature's payload hash must catch.
+   */
+  Response signedForAnotherBody(String method, String pathAndQuery, byte[] signedBody,
+      byte[] sentBody) throws Exception {
+    HttpRequest.Builder out = HttpRequest.newBuilder(URI.create(endpoint + pathAndQuery))
+        .timeout(Duration.ofSeconds(30))
+        .method(method, HttpRequest.BodyPublishers.ofByteArray(sentBody));
+    for (Map.Entry<String, List<String>> h : signedHeaders(method, pathAndQuery, Map.of(),
+        signedBody, ACCESS_KEY, SECRET_KEY, Clock.systemUTC()).entrySet()) {
+      String name = h.getKey().toLowerCase(Locale.ROOT);
+      if (!name.equals("host") && !name.equals("content-length")) {
+        h.getValue().forEach(v -> out.header(h.getKey(), v));
+      }
+    }
+    return send(out.build());
+  }
+
+  /**
    * The headers of a request signed by the SDK's SigV4 signer (the given ones, Host and the
    * signature's), to send it by other means; {@code secret} null leaves it unsigned.
    */

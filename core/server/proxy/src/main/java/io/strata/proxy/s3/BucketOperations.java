@@ -75,7 +75,8 @@ final class BucketOperations {
       Buckets.checkNewName(bucket);
     }
     checkCannedAcl(r);
-    byte[] body = r.exchange().body().readNBytes(S3XmlParser.MAX_CREATE_BUCKET_CONFIGURATION_BYTES + 1);
+    byte[] body = UploadBody.document(r, S3XmlParser.MAX_CREATE_BUCKET_CONFIGURATION_BYTES,
+        true);
     if (body.length > 0) {
       BucketConfiguration c = S3XmlParser.createBucketConfiguration(body);
       String asked = c.locationConstraint().orElse("");
@@ -167,7 +168,7 @@ final class BucketOperations {
       ObjectReads.object(ctx, r);
     }
     checkCannedAcl(r);
-    byte[] body = r.exchange().body().readNBytes(64 << 10);
+    byte[] body = UploadBody.document(r, 64 << 10, true);
     if (body.length > 0 && r.header("x-amz-acl") == null) {
       throw new S3Exception(S3ErrorCode.NOT_IMPLEMENTED, "Access control lists other than the"
           + " canned 'private' are not implemented: access follows the namespace's owner,"

@@ -286,8 +286,9 @@ public final class MultipartUploads {
 
   void complete(S3Request r) throws IOException {
     FileInfo dir = upload(r);
-    byte[] document = r.exchange().body()
-        .readNBytes(S3XmlParser.MAX_COMPLETE_MULTIPART_UPLOAD_BYTES + 1);
+    // A checksum header here is the object's, not the document's.
+    byte[] document = UploadBody.document(r, S3XmlParser.MAX_COMPLETE_MULTIPART_UPLOAD_BYTES,
+        false);
     CompleteMultipartUpload request = S3XmlParser.completeMultipartUpload(document);
     Map<Integer, FileInfo> stored = parts(dir.getPath());
     List<FileInfo> chosen = new ArrayList<>();

@@ -221,13 +221,7 @@ final class ObjectWrites {
 
   void deleteObjects(S3Request r) throws IOException {
     BucketOperations.bucketFolder(ctx, r);
-    byte[] document = r.exchange().body().readNBytes(S3XmlParser.MAX_DELETE_BYTES + 1);
-    String md5 = r.header("Content-MD5");
-    BodyDigests digests = BodyDigests.of(false, null);
-    digests.update(document, 0, document.length);
-    if (md5 != null) {
-      digests.verifyContentMd5(md5);
-    }
+    byte[] document = UploadBody.document(r, S3XmlParser.MAX_DELETE_BYTES, true);
     DeleteRequest request = S3XmlParser.deleteRequest(document);
     List<DeleteResult.Deleted> deleted = new ArrayList<>();
     List<DeleteResult.Failure> errors = new ArrayList<>();
@@ -406,7 +400,7 @@ final class ObjectWrites {
   void putTagging(S3Request r) throws IOException {
     FileInfo f = ObjectReads.object(ctx, r);
     ctx.access().checkWriteOf(r.principal(), f);
-    byte[] document = r.exchange().body().readNBytes(S3XmlParser.MAX_TAGGING_BYTES + 1);
+    byte[] document = UploadBody.document(r, S3XmlParser.MAX_TAGGING_BYTES, true);
     TagSet tags = S3XmlParser.tagging(document);
     ctx.fs().setAttribute(f.getPath(), tags.isEmpty()
         ? SetAttributeOptions.defaults().removeXattr(ObjectMetadata.TAGGING)

@@ -8,6 +8,7 @@ import io.strata.proxy.auth.PayloadMode;
 import io.strata.proxy.checksum.BodyDigests;
 import io.strata.proxy.checksum.ChecksumAlgorithm;
 import io.strata.proxy.checksum.ChecksumValue;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -23,7 +24,8 @@ import java.util.Optional;
  * then checks all of it -- Content-Length or x-amz-decoded-content-length, Content-MD5,
  * x-amz-content-sha256, and the x-amz-checksum-* value from a header or the body's trailer --
  * before the caller commits what it wrote; any mismatch is an S3 error and the caller discards
- * the upload, so bytes that fail a check are never visible.
+ * the upload, so bytes that fail a check are never visible. The XML documents other requests
+ * carry are read and checked the same way ({@link #document}) before anything acts on them.
  */
 final class UploadBody {
   /** S3's largest single PUT. */
@@ -48,6 +50,51 @@ final class UploadBody {
 
   /** Opens the body of {@code r}, refusing at once what S3 refuses before reading it. */
   static UploadBody open(S3Request r, long maxBytes) {
+    return open(r, maxBytes, true);
+  }
+
+  /**
+   * The body of a request that carries a document (an XML body) rather than an object's
+   * bytes, whole and checked as an upload's is -- its length, Content-MD5, the signed SHA-256,
+   * the aws-chunked framing and, with {@code flexibleChecksum}, an x-amz-checksum-* value --
+   * before the operation acts on it: a document changed on its way is refused, not obeyed. A
+   * request without a body has an empty document.
+   *
+   * @param flexibleChecksum whether an x-amz-checksum-* header is the body's (not where it is
+   *     the object's, as in CompleteMultipartUpload)
+   * @throws S3Exception MalformedXML past {@code maxBytes}; the failed check's error
+   */
+  static byte[] document(S3Request r, int maxBytes, boolean flexibleChecksum)
+      throws IOException {
+    if (r.header("Content-Length") == null && !r.headers().containsValue(
+        HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED, true)) {
+      return new byte[0];
+    }
+    UploadBody body = open(r, Long.MAX_VALUE, flexibleChecksum);
+    if (body.expectedLength > maxBytes) {
+      throw tooLong(maxBytes);
+    }
+    ByteArrayOutputStream out = new ByteArrayOutputStream() {
+      @Override
+      public synchronized void write(byte[] b, int off, int len) {
+        if (count + len > maxBytes) {
+          throw tooLong(maxBytes);
+        }
+        super.write(b, off, len);
+      }
+    };
+    body.copyTo(out, new byte[8192]);
+    body.verify();
+    return out.toByteArray();
+  }
+
+  private static S3Exception tooLong(int maxBytes) {
+    return new S3Exception(S3ErrorCode.MALFORMED_XML, "The XML you provided was not"
+        + " well-formed or did not validate against our published schema: it is longer than"
+        + " the " + maxBytes + " bytes this request takes");
+  }
+
+  private static UploadBody open(S3Request r, long maxBytes, boolean flexibleChecksum) {
     AuthResult auth = r.auth();
     PayloadMode mode = auth.payloadMode();
     String contentEncoding = r.header("Content-Encoding");
@@ -73,7 +120,7 @@ final class UploadBody {
       throw new S3Exception(S3ErrorCode.ENTITY_TOO_LARGE, "Your proposed upload of " + expected
           + " bytes exceeds the maximum allowed object size of " + maxBytes + " bytes");
     }
-    ChecksumAlgorithm algorithm = algorithm(r, auth);
+    ChecksumAlgorithm algorithm = flexibleChecksum ? algorithm(r, auth) : null;
     boolean sha256 = mode == PayloadMode.SIGNED_SHA256;
     BodyDigests digests = BodyDigests.of(sha256, algorithm);
     InputStream raw = r.exchange().body();
