@@ -130,9 +130,17 @@ class S3ProxyBucketsTest {
     for (String k : keys) {
       s3.putObject(r -> r.bucket(b).key(k), RequestBody.fromString(k.endsWith("/") ? "" : k));
     }
+    // A replaced object and a completed multipart upload leave hidden staging folders.
+    s3.putObject(r -> r.bucket(b).key("top"), RequestBody.fromString("top, replaced"));
+    String id = s3.createMultipartUpload(r -> r.bucket(b).key("a/b/mpu")).uploadId();
+    String etag = s3.uploadPart(r -> r.bucket(b).key("a/b/mpu").uploadId(id).partNumber(1),
+        RequestBody.fromString("parts")).eTag();
+    s3.completeMultipartUpload(r -> r.bucket(b).key("a/b/mpu").uploadId(id)
+        .multipartUpload(m -> m.parts(p -> p.partNumber(1).eTag(etag))));
     assertS3Error("BucketNotEmpty", 409, () -> s3.deleteBucket(r -> r.bucket(b)));
-    assertEquals(List.of("a/b/c/three", "a/b/two", "a/one", "folder/inside", "top",
+    assertEquals(List.of("a/b/c/three", "a/b/mpu", "a/b/two", "a/one", "folder/inside", "top",
         "x/y/z/deep"), S3ProxyTestCluster.ufsFiles(cluster.ufs("/" + b)));
+    assertEquals("top, replaced", Files.readString(cluster.ufs("/" + b + "/top")));
     // One key deleted alone, the rest in one request; the bucket is still not empty until
     // the last one goes.
     s3.deleteObject(r -> r.bucket(b).key("a/b/c/three"));
@@ -143,6 +151,7 @@ class S3ProxyBucketsTest {
         rest.add(ObjectIdentifier.builder().key(k).build());
       }
     }
+    rest.add(ObjectIdentifier.builder().key("a/b/mpu").build());
     s3.deleteObjects(r -> r.bucket(b).delete(d -> d.objects(rest)));
     // The folder marker is still an object.
     assertEquals(List.of("folder/"), s3.listObjectsV2(r -> r.bucket(b)).contents().stream()

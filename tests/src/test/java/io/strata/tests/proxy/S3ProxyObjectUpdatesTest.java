@@ -142,6 +142,25 @@ class S3ProxyObjectUpdatesTest {
     assertEquals(Map.of("stage", "copied"), tags("copy/replaced"));
     assertArrayEquals(data, ufsBytes(BUCKET, "copy/replaced"));
 
+    // Source keys that need encoding in x-amz-copy-source, and a checksum asked for anew.
+    String odd = "copy/src key+é&=%.bin";
+    s3.putObject(b -> b.bucket(BUCKET).key(odd), RequestBody.fromBytes(data));
+    CopyObjectResponse oddCopy = s3.copyObject(b -> b.sourceBucket(BUCKET).sourceKey(odd)
+        .destinationBucket(BUCKET).destinationKey("copy/odd copy+").checksumAlgorithm(
+            ChecksumAlgorithm.CRC32_C));
+    assertEquals(Checksums.of(ChecksumAlgorithm.CRC32_C, data),
+        oddCopy.copyObjectResult().checksumCRC32C());
+    assertArrayEquals(data, ufsBytes(BUCKET, "copy/odd copy+"));
+    // REPLACE of the metadata alone keeps the tags (the tagging directive is COPY).
+    s3.copyObject(b -> b.sourceBucket(BUCKET).sourceKey("copy/src").destinationBucket(BUCKET)
+        .destinationKey("copy/odd copy+").metadataDirective(MetadataDirective.REPLACE)
+        .metadata(Map.of("only", "this")));
+    assertEquals(Map.of("stage", "raw", "owner", "strata"), tags("copy/odd copy+"));
+    assertEquals(Map.of("only", "this"), s3.headObject(b -> b.bucket(BUCKET)
+        .key("copy/odd copy+")).metadata());
+    s3.deleteObject(b -> b.bucket(BUCKET).key(odd));
+    s3.deleteObject(b -> b.bucket(BUCKET).key("copy/odd copy+"));
+
     // A copy replaces what was at the destination.
     s3.putObject(b -> b.bucket(BUCKET).key("copy/dst"), RequestBody.fromString("old"));
     s3.copyObject(b -> b.sourceBucket(BUCKET).sourceKey("copy/src").destinationBucket(BUCKET)

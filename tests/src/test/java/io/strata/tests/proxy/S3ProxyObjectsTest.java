@@ -273,6 +273,16 @@ class S3ProxyObjectsTest {
     assertEquals(List.of("k/é x+y"), v.listObjectsV2(b -> b.bucket("vhost")).contents()
         .stream().map(S3Object::key).toList());
     v.headBucket(b -> b.bucket("vhost"));
+    // Bucket calls name the bucket in the host too; ListBuckets is the domain itself.
+    v.createBucket(b -> b.bucket("vhost-made"));
+    assertTrue(Files.isDirectory(cluster.ufs("/vhost-made")));
+    assertTrue(v.listBuckets().buckets().stream().map(x -> x.name()).toList()
+        .containsAll(List.of("vhost", "vhost-made")));
+    v.putObject(b -> b.bucket("vhost-made").key("x"), RequestBody.fromString("x"));
+    assertS3Error("BucketNotEmpty", 409, () -> v.deleteBucket(b -> b.bucket("vhost-made")));
+    v.deleteObjects(b -> b.bucket("vhost-made").delete(d -> d.objects(o -> o.key("x"))));
+    v.deleteBucket(b -> b.bucket("vhost-made"));
+    assertFalse(Files.exists(cluster.ufs("/vhost-made")));
     assertS3Error("NoSuchBucket", 404, () -> v.listObjectsV2(b -> b.bucket("vhost-missing")));
     v.deleteObject(b -> b.bucket("vhost").key("k/é x+y"));
     v.deleteBucket(b -> b.bucket("vhost"));
