@@ -6,14 +6,17 @@ import io.strata.underfs.UnderFileSystem;
 import io.strata.underfs.UnderFileSystemProvider;
 import io.strata.underfs.local.LocalUnderFileSystem;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * A test under store over local folders, addressed as {@code counting:///abs/path}: it counts
  * the metadata calls it serves, takes any options (and records them), and can run a hook when a
- * listing has returned its last entry, to race a sync with changes through Strata.
+ * listing has returned its last entry, to race a sync with changes through Strata, and one
+ * after a rename.
  */
 public final class CountingUnderFileSystem extends ForwardingUnderFileSystem {
   static final AtomicInteger STATUS_CALLS = new AtomicInteger();
@@ -22,6 +25,11 @@ public final class CountingUnderFileSystem extends ForwardingUnderFileSystem {
       new CopyOnWriteArrayList<>();
   /** Run once, then cleared, when a listing has returned its last entry. */
   static volatile Runnable afterListing;
+  /**
+   * Run with the destination's local path after each rename, to make it look like an object
+   * store's copy (a new fingerprint for the same bytes).
+   */
+  static volatile Consumer<Path> afterRename;
   /** Listings of paths whose last name is this fail, as a store that cannot list them. */
   static final String UNLISTABLE = "unlistable";
 
@@ -47,6 +55,7 @@ public final class CountingUnderFileSystem extends ForwardingUnderFileSystem {
     STATUS_CALLS.set(0);
     LIST_CALLS.set(0);
     afterListing = null;
+    afterRename = null;
   }
 
   @Override
@@ -69,6 +78,15 @@ public final class CountingUnderFileSystem extends ForwardingUnderFileSystem {
   public boolean exists(String path) throws IOException {
     STATUS_CALLS.incrementAndGet();
     return super.exists(path);
+  }
+
+  @Override
+  public void rename(String src, String dst) throws IOException {
+    super.rename(src, dst);
+    Consumer<Path> hook = afterRename;
+    if (hook != null) {
+      hook.accept(Path.of(delegatePath(dst).substring("file://".length())));
+    }
   }
 
   @Override

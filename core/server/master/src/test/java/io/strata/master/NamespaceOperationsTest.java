@@ -17,13 +17,17 @@ import io.strata.proto.GetFileBlocksRequest;
 import io.strata.proto.GetMasterInfoRequest;
 import io.strata.proto.GetMasterInfoResponse;
 import io.strata.proto.ListStatusRequest;
+import io.strata.proto.MountRequest;
 import io.strata.proto.RenameRequest;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -201,6 +205,45 @@ class NamespaceOperationsTest {
     m.fs.createFile(CreateFileRequest.newBuilder().setPath("/c/open").build());
     assertFails(Status.Code.FAILED_PRECONDITION, "File is still being written: /c/open",
         () -> rename("/c/open", "/c/open2"));
+  }
+
+  /**
+   * An object store's rename is a copy, which can give the same bytes another ETag: the
+   * namespace follows the store's new fingerprint, so readers do not take the file for
+   * changed; but never when the file had changed in the store before the rename.
+   */
+  @Test
+  void aRenameThatChangesTheStoresFingerprintKeepsTheFileReadable() throws Exception {
+    Path folder = Files.createDirectories(home.resolve("objects"));
+    Files.write(folder.resolve("a"), new byte[10]);
+    Files.write(folder.resolve("b"), new byte[20]);
+    CountingUnderFileSystem.reset();
+    m.fs.mount(MountRequest.newBuilder().setPath("/obj").setUfsUri("counting://" + folder)
+        .build());
+    FileInfo a = m.stat("/obj/a");
+    FileInfo b = m.stat("/obj/b");
+    CountingUnderFileSystem.afterRename = p -> {
+      try {
+        Files.setLastModifiedTime(p, FileTime.fromMillis(1_000_000_000_000L));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    };
+    try {
+      rename("/obj/a", "/obj/a2");
+      FileInfo moved = m.stat("/obj/a2");
+      assertEquals(a.getFileId(), moved.getFileId());
+      assertEquals("10:1000000000000", moved.getUfsFingerprint());
+      assertEquals("/obj/a2", moved.getPath());
+      assertEquals(List.of("a2", "b"), m.names("/obj"));
+
+      // Changed behind Strata's back first: the change stays visible to readers and syncs.
+      Files.setLastModifiedTime(folder.resolve("b"), FileTime.fromMillis(2_000_000_000_000L));
+      rename("/obj/b", "/obj/b2");
+      assertEquals(b.getUfsFingerprint(), m.stat("/obj/b2").getUfsFingerprint());
+    } finally {
+      CountingUnderFileSystem.reset();
+    }
   }
 
   private void rename(String src, String dst) {

@@ -18,6 +18,7 @@ import io.strata.proto.journal.InodeEntry;
 import io.strata.proto.journal.JournalEntry;
 import io.strata.proto.journal.RenameEntry;
 import io.strata.underfs.UfsStatus;
+import io.strata.underfs.UnderFileSystem;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NoSuchFileException;
@@ -453,12 +454,39 @@ public final class Namespace {
         throw StrataException.failedPrecondition("File is still being written: " + src
             + " (complete it before renaming)");
       }
-      loader.store(from.mount()).rename(from.ufsUri(), to.ufsUri());
-      tree.journal(List.of(JournalEntry.newBuilder().setRename(RenameEntry.newBuilder()
+      UnderFileSystem store = loader.store(from.mount());
+      String before = n.getDirectory() ? null : fingerprintOrNull(store, from.ufsUri());
+      store.rename(from.ufsUri(), to.ufsUri());
+      long now = System.currentTimeMillis();
+      List<JournalEntry.Builder> entries = new ArrayList<>();
+      entries.add(JournalEntry.newBuilder().setRename(RenameEntry.newBuilder()
           .setId(n.getId()).setNewParentId(pw.last().getId()).setNewName(PathNames.name(dst))
-          .setModificationTimeMs(System.currentTimeMillis()))));
+          .setModificationTimeMs(now)));
+      if (before != null && before.equals(n.getUfsFingerprint())) {
+        String after = fingerprintOrNull(store, to.ufsUri());
+        if (after != null && !after.equals(before)) {
+          // An object store renames by copying, and the copy of the same bytes can get another
+          // ETag (a multipart object's is recomputed); readers compare the store's fingerprint
+          // with this one. Followed only when the namespace had the store's fingerprint before
+          // the rename, so that a change made behind Strata's back is never taken for it.
+          entries.add(InodeTree.inode(n.toBuilder().setParentId(pw.last().getId())
+              .setName(PathNames.name(dst)).setModificationTimeMs(now)
+              .setUfsFingerprint(after)));
+        }
+      }
+      tree.journal(entries);
       return null;
     });
+  }
+
+  /** A path's fingerprint in its store; null when the store cannot tell it now. */
+  private static String fingerprintOrNull(UnderFileSystem store, String uri) {
+    try {
+      return store.fingerprint(uri);
+    } catch (IOException e) {
+      LOG.debug("Cannot read the fingerprint of {}: {}", uri, e.toString());
+      return null;
+    }
   }
 
   /** A file's info and every block with the live workers that hold it. */
