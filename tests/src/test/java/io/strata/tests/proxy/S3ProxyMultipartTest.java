@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -290,7 +291,10 @@ class S3ProxyMultipartTest {
   @Test
   void listMultipartUploadsPagesThroughEveryUpload() throws Exception {
     s3.createBucket(b -> b.bucket("uploads"));
-    List<String> keys = List.of("u/a", "u/a", "u/b", "u/c/d", "u/c/e", "u/c-f", "v");
+    // Several uploads of one key, listed in the order they were started, resumed after the
+    // one a page ended with.
+    List<String> keys = List.of("u/a", "u/a", "u/a", "u/a", "u/a", "u/a", "u/b", "u/c/d",
+        "u/c/e", "u/c-f", "u/d", "v");
     List<String[]> started = new ArrayList<>();
     for (String k : keys) {
       started.add(new String[] {k, s3.createMultipartUpload(b -> b.bucket("uploads").key(k))
@@ -320,14 +324,44 @@ class S3ProxyMultipartTest {
       assertEquals(started.size(), new HashSet<>(seen).size(), seen::toString);
       List<String> keysSeen = seen.stream().map(s -> s.substring(0, s.indexOf(' '))).toList();
       assertEquals(keys.stream().sorted().toList(), keysSeen, "uploads listed by key");
+      List<String> sameKey = seen.stream().filter(s -> s.startsWith("u/a ")).toList();
+      assertEquals(started.stream().filter(u -> u[0].equals("u/a")).map(u -> u[0] + " " + u[1])
+          .toList(), sameKey, "uploads of one key by the time they were started");
     }
     // With a prefix and a delimiter, as ListObjects rolls keys up.
     ListMultipartUploadsResponse rolled = s3.listMultipartUploads(b -> b.bucket("uploads")
         .prefix("u/").delimiter("/"));
-    assertEquals(List.of("u/a", "u/a", "u/b", "u/c-f"), rolled.uploads().stream()
-        .map(MultipartUpload::key).toList());
+    assertEquals(List.of("u/a", "u/a", "u/a", "u/a", "u/a", "u/a", "u/b", "u/c-f", "u/d"),
+        rolled.uploads().stream().map(MultipartUpload::key).toList());
     assertEquals(List.of("u/c/"), rolled.commonPrefixes().stream().map(p -> p.prefix())
         .toList());
+    // Paged, a page that ends with a common prefix resumes after every upload below it.
+    for (int maxUploads : new int[] {1, 2}) {
+      List<String> seen = new ArrayList<>();
+      String keyMarker = null;
+      String idMarker = null;
+      for (int pages = 0; ; pages++) {
+        assertTrue(pages < 20, "paging does not end: " + seen);
+        String km = keyMarker;
+        String im = idMarker;
+        ListMultipartUploadsResponse r = s3.listMultipartUploads(b -> b.bucket("uploads")
+            .prefix("u/").delimiter("/").maxUploads(maxUploads).keyMarker(km)
+            .uploadIdMarker(im));
+        List<String> page = new ArrayList<>();
+        r.uploads().forEach(u -> page.add(u.key()));
+        r.commonPrefixes().forEach(p -> page.add(p.prefix()));
+        page.sort((x, y) -> Arrays.compareUnsigned(x.getBytes(StandardCharsets.UTF_8),
+            y.getBytes(StandardCharsets.UTF_8)));
+        seen.addAll(page);
+        if (!r.isTruncated()) {
+          break;
+        }
+        keyMarker = r.nextKeyMarker();
+        idMarker = r.nextUploadIdMarker();
+      }
+      assertEquals(List.of("u/a", "u/a", "u/a", "u/a", "u/a", "u/a", "u/b", "u/c-f", "u/c/",
+          "u/d"), seen, "max-uploads " + maxUploads);
+    }
     // Uploads are no objects: neither S3 nor the namespace lists them.
     assertEquals(0, s3.listObjectsV2(b -> b.bucket("uploads")).keyCount());
     assertEquals(0, s3.listObjects(b -> b.bucket("uploads")).contents().size());

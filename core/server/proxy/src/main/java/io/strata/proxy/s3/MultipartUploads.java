@@ -550,7 +550,9 @@ public final class MultipartUploads {
         int at = u.key().indexOf(delimiter, prefix.length());
         if (at >= 0) {
           cp = u.key().substring(0, at + delimiter.length());
-          if (!prefixes.isEmpty() && prefixes.get(prefixes.size() - 1).equals(cp)) {
+          // A key marker that is this prefix, or within it, comes from a page that gave it.
+          if ((!prefixes.isEmpty() && prefixes.get(prefixes.size() - 1).equals(cp))
+              || keyMarker.startsWith(cp)) {
             continue;
           }
         }
