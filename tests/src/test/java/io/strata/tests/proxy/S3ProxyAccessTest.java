@@ -21,6 +21,9 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -261,27 +264,38 @@ class S3ProxyAccessTest {
       assertErrorDocument(cluster.send("GET", tampered, Map.of(), (byte[]) null), 403,
           "SignatureDoesNotMatch", null);
 
-      // A URL valid for one second, used after it.
-      Instant signedAt = Instant.now();
-      URI shortLived = URI.create(presigner.presignGetObject(p -> p
+      // URLs valid for one second, used after it: X-Amz-Date has whole seconds, so they
+      // expire a second after the second they were signed in.
+      URI shortGet = URI.create(presigner.presignGetObject(p -> p
           .signatureDuration(Duration.ofSeconds(1))
           .getObjectRequest(r -> r.bucket(BUCKET).key("presigned/obj with space")))
           .url().toString());
-      long wait = Duration.between(Instant.now(), signedAt.plusMillis(2100)).toMillis();
+      URI shortPut = URI.create(presigner.presignPutObject(p -> p
+          .signatureDuration(Duration.ofSeconds(1))
+          .putObjectRequest(r -> r.bucket(BUCKET).key("presigned/late"))).url().toString());
+      Instant expired = Collections.max(List.of(amzDate(shortGet), amzDate(shortPut)))
+          .plusMillis(1200);
+      long wait = Duration.between(Instant.now(), expired).toMillis();
       if (wait > 0) {
         Thread.sleep(wait);
       }
-      S3ProxyTestCluster.Response expired = cluster.send("GET", shortLived, Map.of(),
-          (byte[]) null);
-      assertErrorDocument(expired, 403, "AccessDenied", null);
-      URI expiredPut = URI.create(presigner.presignPutObject(p -> p
-          .signatureDuration(Duration.ofSeconds(1))
-          .putObjectRequest(r -> r.bucket(BUCKET).key("presigned/late"))).url().toString());
-      Thread.sleep(2100);
-      assertErrorDocument(cluster.send("PUT", expiredPut, Map.of(), data), 403, "AccessDenied",
+      assertErrorDocument(cluster.send("GET", shortGet, Map.of(), (byte[]) null), 403,
+          "AccessDenied", null);
+      assertErrorDocument(cluster.send("PUT", shortPut, Map.of(), data), 403, "AccessDenied",
           null);
       assertFalse(Files.exists(cluster.ufs("/" + BUCKET + "/presigned/late")));
     }
+  }
+
+  /** The X-Amz-Date of a presigned URL. */
+  private static Instant amzDate(URI url) {
+    for (String param : url.getRawQuery().split("&")) {
+      if (param.startsWith("X-Amz-Date=")) {
+        return DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC)
+            .parse(param.substring("X-Amz-Date=".length()), Instant::from);
+      }
+    }
+    throw new AssertionError("no X-Amz-Date in " + url);
   }
 
   @Test
