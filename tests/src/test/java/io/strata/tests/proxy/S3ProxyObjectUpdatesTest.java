@@ -341,6 +341,14 @@ class S3ProxyObjectUpdatesTest {
     assertEquals(List.of("bad//key"), quiet.errors().stream().map(e -> e.key()).toList());
     assertEquals("InvalidArgument", quiet.errors().get(0).code());
 
+    // Keys with the characters XML escapes, both ways.
+    String xmlKey = "x&y<z>'\"é";
+    s3.putObject(b -> b.bucket(bucket).key(xmlKey), RequestBody.fromString("x"));
+    DeleteObjectsResponse escaped = s3.deleteObjects(b -> b.bucket(bucket).delete(d -> d
+        .objects(ObjectIdentifier.builder().key(xmlKey).build())));
+    assertEquals(List.of(xmlKey), escaped.deleted().stream().map(x -> x.key()).toList());
+    assertFalse(Files.exists(root.resolve(xmlKey)));
+
     // More than 1000 keys is refused whole.
     List<ObjectIdentifier> tooMany = new ArrayList<>();
     for (int i = 0; i < 1001; i++) {
