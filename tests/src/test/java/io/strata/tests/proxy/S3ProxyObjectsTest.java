@@ -17,7 +17,6 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -674,15 +673,9 @@ class S3ProxyObjectsTest {
     assertArrayEquals("f".getBytes(), get("conflict/file"));
     assertArrayEquals("d".getBytes(), get("conflict/dir/below"));
     assertEquals(List.of("conflict/dir/below", "conflict/file"), cluster.namespaceKeys("/"
-        + BUCKET).stream().filter(k -> k.startsWith("conflict/")).map(k -> k).toList());
+        + BUCKET).stream().filter(k -> k.startsWith("conflict/")).toList());
     s3.deleteObject(b -> b.bucket(BUCKET).key("conflict/file"));
     s3.deleteObject(b -> b.bucket(BUCKET).key("conflict/dir/below"));
-  }
-
-  static List<String> keysOf(ListObjectsV2Response r) {
-    List<String> out = new ArrayList<>();
-    r.contents().forEach(o -> out.add(o.key()));
-    return out;
   }
 
   @Test
