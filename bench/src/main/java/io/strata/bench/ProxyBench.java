@@ -142,6 +142,10 @@ final class ProxyBench {
       }
       Breakdown breakdown = null;
       if (rows.contains("put-small")) {
+        // Warm both servers' write paths first, as the GET rows are warmed above.
+        for (Server s : both) {
+          puts(s, "warm-up", Math.min(putSmall, 1000), smallSize, 8);
+        }
         Breakdown before = Breakdown.scrape(cluster);
         int putClients = Integer.parseInt(opts.getOrDefault("put-clients", "8"));
         double pa = puts(strata, "put-small", putSmall, smallSize, putClients);
@@ -178,6 +182,9 @@ final class ProxyBench {
             + " ms, worker WriteFile %.2f ms, master CompleteFile %.2f ms%n",
             ReadBench.human(smallSize), breakdown.mean("put"), breakdown.mean("create"),
             breakdown.mean("write"), breakdown.mean("complete"));
+        System.out.printf("CPU per PUT: proxy %.2f ms, master %.2f ms, worker %.2f ms%n",
+            breakdown.cpuPerRequest("proxy"), breakdown.cpuPerRequest("master"),
+            breakdown.cpuPerRequest("worker"));
       }
       System.out.printf("%nPeak RSS (VmHWM) over the run: Strata proxy %.1f MB (%s, < 1 GiB),"
           + " S3Proxy %.1f MB%n", peak / 1e6, peak < (1L << 30) ? "met" : "MISSED",
@@ -374,7 +381,27 @@ final class ProxyBench {
           "method=\"CompleteFile\""));
       t.put("write", timer(worker, "strata_worker_rpc_latency_seconds",
           "method=\"WriteFile\""));
+      t.put("cpu-proxy", new double[] {cpuSeconds(c.proxyProcess().pid()), 1});
+      t.put("cpu-master", new double[] {cpuSeconds(c.masterPid()), 1});
+      t.put("cpu-worker", new double[] {cpuSeconds(c.workerPid(0)), 1});
       return new Breakdown(t);
+    }
+
+    /** User and system CPU seconds of a process so far (/proc/PID/stat, 100 ticks a second). */
+    private static double cpuSeconds(long pid) {
+      try {
+        String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0;
+      } catch (IOException | RuntimeException e) {
+        return 0;
+      }
+    }
+
+    /** CPU milliseconds a process spent per request of the row. */
+    double cpuPerRequest(String process) {
+      double requests = timers.get("put")[1];
+      return requests == 0 ? 0 : timers.get("cpu-" + process)[0] / requests * 1000;
     }
 
     private static double[] timer(String scrape, String name, String tag) {

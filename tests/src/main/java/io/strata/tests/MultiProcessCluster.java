@@ -335,6 +335,11 @@ public final class MultiProcessCluster implements AutoCloseable {
     return workers.get(index).pid();
   }
 
+  /** The process id of the running master. */
+  public synchronized long masterPid() {
+    return master.pid();
+  }
+
   /** kill -9 of the master. */
   public synchronized void killMaster() throws InterruptedException {
     kill(master);

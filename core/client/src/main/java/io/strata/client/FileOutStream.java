@@ -35,7 +35,10 @@ public final class FileOutStream extends OutputStream {
   private final String path;
   private final long fileId;
   private final WorkerWriteStream stream;
-  private final byte[] chunk;
+  /** The first chunk buffer's size: most files written through a proxy or mount are small. */
+  static final int FIRST_CHUNK = 64 << 10;
+  private final int chunkSize;
+  private byte[] chunk;
   private int chunkLen;
   private long written;
   private boolean closed;
@@ -46,8 +49,11 @@ public final class FileOutStream extends OutputStream {
     this.ctx = ctx;
     this.path = file.getPath();
     this.fileId = file.getFileId();
-    this.chunk = new byte[(int) Math.max(1, Math.min(64 << 20,
-        ctx.conf.getBytes(ClientKeys.WRITE_CHUNK_SIZE)))];
+    this.chunkSize = (int) Math.max(1, Math.min(64 << 20,
+        ctx.conf.getBytes(ClientKeys.WRITE_CHUNK_SIZE)));
+    // Grown to the chunk size as bytes come: a full-size buffer for each file cost a small
+    // file's writer more in zeroing and garbage than its bytes did.
+    this.chunk = new byte[Math.min(chunkSize, FIRST_CHUNK)];
     WriteFileHeader header = WriteFileHeader.newBuilder().setUfsPath(file.getUfsPath())
         .setMountId(file.getMountId()).setMode(file.getMode()).setOverwrite(overwrite).build();
     this.stream = new WorkerWriteStream(ctx.workerChannel(worker),
@@ -82,9 +88,12 @@ public final class FileOutStream extends OutputStream {
   @Override
   public void write(int b) throws IOException {
     checkOpen();
+    if (chunkLen == chunk.length) {
+      grow();
+    }
     chunk[chunkLen++] = (byte) b;
     written++;
-    if (chunkLen == chunk.length) {
+    if (chunkLen == chunkSize) {
       sendChunk();
     }
   }
@@ -94,16 +103,24 @@ public final class FileOutStream extends OutputStream {
     checkOpen();
     Objects.checkFromIndexSize(off, len, b.length);
     while (len > 0) {
+      if (chunkLen == chunk.length) {
+        grow();
+      }
       int n = Math.min(len, chunk.length - chunkLen);
       System.arraycopy(b, off, chunk, chunkLen, n);
       chunkLen += n;
       written += n;
       off += n;
       len -= n;
-      if (chunkLen == chunk.length) {
+      if (chunkLen == chunkSize) {
         sendChunk();
       }
     }
+  }
+
+  /** Doubles the chunk buffer, up to the chunk size; called only when it is full. */
+  private void grow() {
+    chunk = java.util.Arrays.copyOf(chunk, Math.min(chunkSize, chunk.length * 2));
   }
 
   /** Data goes out a chunk at a time; a partial chunk is sent by {@link #close()}. */
