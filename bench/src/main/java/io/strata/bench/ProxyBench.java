@@ -125,8 +125,19 @@ final class ProxyBench {
         gets(s, smallKeys, 8, 0, smallKeys.size());
         gets(s, List.of("large.bin"), 1, 0, 1);
       }
+      String getCpu = null;
       for (int clients : rows.contains("get-small") ? new int[] {1, 8, 32} : new int[0]) {
+        long self = ProcessHandle.current().pid();
+        double proxyCpu = Breakdown.cpuSeconds(strata.pid());
+        double selfCpu = Breakdown.cpuSeconds(self);
         double a = gets(strata, smallKeys, clients, seconds, 0);
+        if (clients == 32) {
+          double n = a * seconds;
+          getCpu = String.format("CPU per cached %s GET at 32 clients: Strata proxy %.1f us,"
+              + " load generator %.1f us (both cores: %.1f us)", ReadBench.human(smallSize),
+              (Breakdown.cpuSeconds(strata.pid()) - proxyCpu) / n * 1e6,
+              (Breakdown.cpuSeconds(self) - selfCpu) / n * 1e6, 2e6 / a);
+        }
         double b = gets(other, smallKeys, clients, seconds, 0);
         t.row("GET " + ReadBench.human(smallSize) + " cached (objects/s)", clients,
             Table.f1(a), Table.f1(b), Table.f2(a / b),
@@ -176,6 +187,9 @@ final class ProxyBench {
           ReadBench.human(largeSize), listCount, mem ? "MEM tier" : "SSD tier",
           Runtime.getRuntime().availableProcessors());
       System.out.print(t.render());
+      if (getCpu != null) {
+        System.out.printf("%n%s%n", getCpu);
+      }
       if (breakdown != null) {
         System.out.printf("%nWhere a %s PUT's time went (means over the Strata PUT row, from the"
             + " processes' own timers): proxy PutObject %.2f ms, of which master CreateFile %.2f"
@@ -388,7 +402,7 @@ final class ProxyBench {
     }
 
     /** User and system CPU seconds of a process so far (/proc/PID/stat, 100 ticks a second). */
-    private static double cpuSeconds(long pid) {
+    static double cpuSeconds(long pid) {
       try {
         String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
         String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
