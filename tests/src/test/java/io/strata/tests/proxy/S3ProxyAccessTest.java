@@ -1,5 +1,6 @@
 package io.strata.tests.proxy;
 
+import static io.strata.tests.proxy.S3ProxyTestCluster.random;
 import static io.strata.tests.proxy.S3ProxyTestCluster.ACCESS_KEY;
 import static io.strata.tests.proxy.S3ProxyTestCluster.ALICE_KEY;
 import static io.strata.tests.proxy.S3ProxyTestCluster.ALICE_SECRET;
@@ -26,7 +27,6 @@ import java.time.format.DateTimeFormatter;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -72,11 +72,6 @@ class S3ProxyAccessTest {
     }
   }
 
-  static byte[] random(int length, long seed) {
-    byte[] data = new byte[length];
-    new Random(seed).nextBytes(data);
-    return data;
-  }
 
   private static S3ProxyTestCluster.Response signed(String method, String target,
       Map<String, String> headers, byte[] body, Clock clock) throws Exception {

@@ -1,5 +1,6 @@
 package io.strata.tests.proxy;
 
+import static io.strata.tests.proxy.S3ProxyTestCluster.random;
 import static io.strata.tests.proxy.S3ProxyTestCluster.assertS3Error;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -17,7 +18,6 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.zip.CRC32;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -69,11 +69,6 @@ class S3ProxyMultipartTest {
     }
   }
 
-  static byte[] random(int length, long seed) {
-    byte[] data = new byte[length];
-    new Random(seed).nextBytes(data);
-    return data;
-  }
 
   static byte[] concat(byte[]... parts) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -1,5 +1,6 @@
 package io.strata.tests.proxy;
 
+import static io.strata.tests.proxy.S3ProxyTestCluster.random;
 import static io.strata.tests.proxy.S3ProxyTestCluster.assertS3Error;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -21,7 +22,6 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -82,11 +82,6 @@ class S3ProxyObjectUpdatesTest {
     }
   }
 
-  static byte[] random(int length, long seed) {
-    byte[] data = new byte[length];
-    new Random(seed).nextBytes(data);
-    return data;
-  }
 
   private static byte[] ufsBytes(String bucket, String key) throws IOException {
     return Files.readAllBytes(cluster.ufs("/" + bucket + "/" + key));

@@ -1,5 +1,6 @@
 package io.strata.tests.proxy;
 
+import static io.strata.tests.proxy.S3ProxyTestCluster.random;
 import static io.strata.tests.proxy.S3ProxyTestCluster.assertS3Error;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -21,7 +22,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Random;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -92,11 +92,6 @@ class S3ProxyObjectsTest {
     }
   }
 
-  static byte[] random(int length, long seed) {
-    byte[] data = new byte[length];
-    new Random(seed).nextBytes(data);
-    return data;
-  }
 
   static String md5Hex(byte[] data) throws Exception {
     return Checksums.md5Hex(data);

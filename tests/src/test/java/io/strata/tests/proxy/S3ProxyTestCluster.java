@@ -349,6 +349,13 @@ final class S3ProxyTestCluster implements AutoCloseable {
     return e;
   }
 
+  /** {@code length} bytes of a seeded generator, the same for a seed every time. */
+  static byte[] random(int length, long seed) {
+    byte[] data = new byte[length];
+    new java.util.Random(seed).nextBytes(data);
+    return data;
+  }
+
   @Override
   public void close() {
     if (fs != null) {
