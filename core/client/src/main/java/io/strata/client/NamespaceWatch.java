@@ -84,6 +84,7 @@ public final class NamespaceWatch implements AutoCloseable {
   private synchronized void checkSilence() {
     Stream s = current;
     if (s != null && s.call != null && System.nanoTime() - s.lastMessageNanos > SILENCE_NANOS) {
+      s.silent = true;
       s.call.cancel("no message from the master for "
           + TimeUnit.NANOSECONDS.toSeconds(SILENCE_NANOS) + " s", null);
     }
@@ -104,6 +105,7 @@ public final class NamespaceWatch implements AutoCloseable {
       implements ClientResponseObserver<WatchChangesRequest, WatchChangesResponse> {
     ClientCallStreamObserver<WatchChangesRequest> call;
     volatile long lastMessageNanos = System.nanoTime();
+    volatile boolean silent;
     boolean inStep;
 
     @Override
@@ -140,15 +142,16 @@ public final class NamespaceWatch implements AutoCloseable {
 
     @Override
     public void onError(Throwable t) {
-      ended(Status.fromThrowable(t));
+      ended(Status.fromThrowable(t), t);
     }
 
     @Override
     public void onCompleted() {
-      ended(Status.UNAVAILABLE.withDescription("the master ended the stream"));
+      ended(Status.UNAVAILABLE.withDescription("the master ended the stream"), null);
     }
 
-    private void ended(Status status) {
+    /** @param failure what the stream failed with; null when the master ended it */
+    private void ended(Status status, Throwable failure) {
       long delay;
       synchronized (NamespaceWatch.this) {
         if (current != this) {
@@ -171,6 +174,12 @@ public final class NamespaceWatch implements AutoCloseable {
       }
       LOG.info("Namespace change stream from {} broke ({}); reopening in {} ms",
           master.target(), reason, delay);
+      if (failure != null) {
+        // With several masters the stream opens again on the leader a follower named, or on
+        // the next master; a silent master is passed over as a paused one would be.
+        master.moveOn(silent ? Status.DEADLINE_EXCEEDED.withDescription(status.getDescription())
+            .asRuntimeException(Status.trailersFromThrowable(failure)) : failure);
+      }
       try {
         timer.schedule(() -> {
           master.resetConnectBackoff();

@@ -1,50 +1,58 @@
 package io.strata.client.master;
 
-import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
+import io.grpc.Channel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.AbstractStub;
 import io.strata.common.conf.ClientKeys;
-import io.strata.common.conf.CommonKeys;
 import io.strata.common.conf.StrataConfig;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.GrpcErrors;
 import io.strata.common.error.StrataException;
 import io.strata.proto.FileSystemMasterGrpc;
 import io.strata.proto.FileSystemMasterGrpc.FileSystemMasterBlockingStub;
+import io.strata.proto.JournalMasterGrpc;
+import io.strata.proto.JournalMasterGrpc.JournalMasterBlockingStub;
 import io.strata.proto.LoadMasterGrpc;
 import io.strata.proto.LoadMasterGrpc.LoadMasterBlockingStub;
 import java.io.Closeable;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A client's connection to the master: one plaintext gRPC channel to
- * {@code strata.master.hostname:strata.master.rpc.port}, a deadline of
- * {@code strata.client.rpc.timeout} on every call, and retries with exponential back-off while
- * the master is unreachable.
+ * A client's connection to the master: plaintext gRPC to the master at
+ * {@code strata.master.hostname:strata.master.rpc.port}, or to the leader among the masters of
+ * {@code strata.master.addresses}; a deadline of {@code strata.client.rpc.timeout} on every call;
+ * and retries with exponential back-off while no master serves.
  *
- * <p>Only {@code UNAVAILABLE} is retried: it means the call never reached a master that could
- * act on it, so retrying is safe for every call, idempotent or not. When the retry budget
- * ({@code strata.client.master.retry.max.duration}) is spent the call fails with
- * {@link ErrorCode#UNAVAILABLE} and a message that says how to start or find the master. Every
- * other failure becomes a {@link StrataException} through {@link GrpcErrors#fromStatus}.
- * The master's services (file system, load jobs) share the channel and these rules.
- * Thread-safe.
+ * <p>UNAVAILABLE is retried: it means the call never reached a master that could act on it
+ * (the master is down, or it is a follower, which names the leader in a trailer). With several
+ * masters a call goes to the leader this client knows, follows a follower to the leader it
+ * names, or else tries the next master; a deadline moves it on too, since a paused leader
+ * answers nothing, and the call id every attempt repeats lets the master apply a mutating call
+ * once (see {@link CallIdHeaders}). Waits come after a round of attempts (one per master).
+ * When the budget -- {@code strata.client.master.retry.max.duration}, with several masters at
+ * least {@code strata.client.master.failover.timeout} -- is spent, the call fails with
+ * {@link ErrorCode#UNAVAILABLE} and a message that names the masters and how to start or find
+ * them. Every other failure becomes a {@link StrataException} through
+ * {@link GrpcErrors#fromStatus}. The master's services (file system, load jobs, journal) share
+ * the connections and these rules. Thread-safe.
  */
 public final class MasterClient implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(MasterClient.class);
   /** Block lists of very large files exceed gRPC's 4 MiB default message size. */
   private static final int MAX_MESSAGE_BYTES = 64 << 20;
+  private static final String JOURNAL_UNIMPLEMENTED = "does not serve the journal's quorum and"
+      + " backups (it is of an older release): upgrade it";
 
-  private final String target;
-  private final ManagedChannel channel;
+  private final MasterAddresses configured;
+  private final MasterChannels channels;
   private final FileSystemMasterBlockingStub stub;
-  private final LoadMasterBlockingStub loadStub;
+  private final FileSystemMasterGrpc.FileSystemMasterStub asyncStub;
   private final Duration rpcTimeout;
   private final Duration listTimeout;
   private final Duration retryBudget;
@@ -52,23 +60,27 @@ public final class MasterClient implements Closeable {
   private final Duration maxSleep;
 
   public MasterClient(StrataConfig conf) {
-    String host = conf.getString(CommonKeys.MASTER_HOSTNAME);
-    int port = conf.getInt(CommonKeys.MASTER_RPC_PORT);
-    this.target = host + ":" + port;
-    this.channel = ManagedChannelBuilder.forAddress(host, port).usePlaintext()
-        .maxInboundMessageSize(MAX_MESSAGE_BYTES).build();
-    this.stub = FileSystemMasterGrpc.newBlockingStub(channel);
-    this.loadStub = LoadMasterGrpc.newBlockingStub(channel);
+    this.configured = MasterAddresses.of(conf);
+    this.channels = new MasterChannels(configured.all(), MAX_MESSAGE_BYTES);
+    this.stub = FileSystemMasterGrpc.newBlockingStub(channels.leaderChannel());
+    this.asyncStub = FileSystemMasterGrpc.newStub(channels.leaderChannel());
     this.rpcTimeout = conf.getDuration(ClientKeys.RPC_TIMEOUT);
     this.listTimeout = conf.getDuration(ClientKeys.LIST_TIMEOUT);
-    this.retryBudget = conf.getDuration(ClientKeys.MASTER_RETRY_DURATION);
+    Duration retry = conf.getDuration(ClientKeys.MASTER_RETRY_DURATION);
+    Duration failover = conf.getDuration(ClientKeys.MASTER_FAILOVER_TIMEOUT);
+    this.retryBudget = configured.several() && failover.compareTo(retry) > 0 ? failover : retry;
     this.baseSleep = conf.getDuration(ClientKeys.MASTER_RETRY_BASE_SLEEP);
     this.maxSleep = conf.getDuration(ClientKeys.MASTER_RETRY_MAX_SLEEP);
   }
 
-  /** The master's address as host:port. */
+  /** The master's address as host:port: with several masters, the one taken for the leader. */
   public String target() {
-    return target;
+    return channels.leader();
+  }
+
+  /** The masters this client may call. */
+  public MasterAddresses addresses() {
+    return configured;
   }
 
   /** The deadline of one streamed listing or metadata load. */
@@ -82,13 +94,14 @@ public final class MasterClient implements Closeable {
   }
 
   /**
-   * Runs one unary call with a deadline, retrying while the master is unreachable.
+   * Runs one unary call with a deadline on the leading master, retrying while no master
+   * serves it.
    *
    * @param body issues the call on the stub it is given (which carries the deadline)
    */
   public <T> T call(Function<FileSystemMasterBlockingStub, T> body) throws StrataException {
     try {
-      return callOn(stub, body);
+      return callOn(FileSystemMasterGrpc::newBlockingStub, body);
     } catch (StatusRuntimeException e) {
       throw GrpcErrors.fromStatus(e);
     }
@@ -96,59 +109,112 @@ public final class MasterClient implements Closeable {
 
   /**
    * Runs one unary call of the load-job service, as {@link #call} does: a deadline, retries
-   * while the master is unreachable, every other failure a {@link StrataException} (NOT_FOUND
-   * for a path that never had a job). A master without the service (an older release) fails
-   * with {@link ErrorCode#UNIMPLEMENTED} and a message that says so.
+   * while no master serves it, every other failure a {@link StrataException} (NOT_FOUND for a
+   * path that never had a job). A master without the service (an older release) fails with
+   * {@link ErrorCode#UNIMPLEMENTED} and a message that says so.
    *
    * @param body issues the call on the stub it is given (which carries the deadline)
    */
   public <T> T callLoad(Function<LoadMasterBlockingStub, T> body) throws StrataException {
     try {
-      return callOn(loadStub, body);
+      return callOn(LoadMasterGrpc::newBlockingStub, body);
     } catch (StatusRuntimeException e) {
-      String description = e.getStatus().getDescription();
-      // gRPC's own answer for a service the server does not have, as opposed to a master
-      // that refuses one load for a reason of its own.
-      if (e.getStatus().getCode() == Status.Code.UNIMPLEMENTED && description != null
-          && description.startsWith("Method not found")) {
-        throw new StrataException(ErrorCode.UNIMPLEMENTED, "The Strata master at " + target
-            + " does not run load jobs (it is of an older release): upgrade it, or load"
-            + " metadata only with `strata fs load --metadata-only`", e);
-      }
-      throw GrpcErrors.fromStatus(e);
+      throw failure(e, target(), "does not run load jobs (it is of an older release): upgrade"
+          + " it, or load metadata only with `strata fs load --metadata-only`");
     }
   }
 
-  /** Retries {@code body} on UNAVAILABLE; throws any other failure as it came. */
-  private <S extends AbstractStub<S>, T> T callOn(S on, Function<S, T> body)
+  /**
+   * Runs one unary call of the journal service (quorum, leadership, backups) on the leading
+   * master, as {@link #call} does. A master without the service fails with
+   * {@link ErrorCode#UNIMPLEMENTED} and a message that says so.
+   *
+   * @param body issues the call on the stub it is given (which carries the deadline)
+   */
+  public <T> T callJournal(Function<JournalMasterBlockingStub, T> body) throws StrataException {
+    try {
+      return callOn(JournalMasterGrpc::newBlockingStub, body);
+    } catch (StatusRuntimeException e) {
+      throw failure(e, target(), JOURNAL_UNIMPLEMENTED);
+    }
+  }
+
+  /**
+   * Runs one call of the journal service on the master at {@code address}, whether or not it
+   * leads, once, with the deadline of {@link #call} -- for asking every master for its view of
+   * the quorum. A follower refuses what only the leader serves with UNAVAILABLE.
+   *
+   * @param address a master's gRPC address, host:port
+   * @throws StrataException naming {@code address} when it cannot be reached or refuses
+   */
+  public <T> T callJournalAt(String address, Function<JournalMasterBlockingStub, T> body)
       throws StrataException {
-    Backoff backoff = newBackoff();
-    while (true) {
-      try {
-        return body.apply(
-            on.withDeadlineAfter(rpcTimeout.toMillis(), TimeUnit.MILLISECONDS));
-      } catch (StatusRuntimeException e) {
-        if (e.getStatus().getCode() != Status.Code.UNAVAILABLE) {
-          throw e;
-        }
-        waitToRetry(backoff, e);
+    if (!MasterAddresses.isHostPort(address)) {
+      throw StrataException.invalidArgument("Not a master address (host:port): " + address);
+    }
+    JournalMasterBlockingStub at = JournalMasterGrpc.newBlockingStub(channels.channel(address))
+        .withDeadlineAfter(rpcTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    try {
+      return body.apply(at);
+    } catch (StatusRuntimeException e) {
+      Status.Code code = e.getStatus().getCode();
+      if (code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED) {
+        throw new StrataException(GrpcErrors.fromStatus(e).code(), "The Strata master at "
+            + address + " did not serve the call: " + describe(e.getStatus()), e);
       }
+      throw failure(e, address, JOURNAL_UNIMPLEMENTED);
     }
   }
 
-  /** The stub without a deadline, for streaming calls that manage their own. */
+  /**
+   * The exception of a failed call of a service that an older master may lack: gRPC's own
+   * answer for a missing method becomes UNIMPLEMENTED with {@code olderMaster} as the reason.
+   */
+  private static StrataException failure(StatusRuntimeException e, String address,
+      String olderMaster) {
+    String description = e.getStatus().getDescription();
+    // gRPC's own answer for a service the server does not have, as opposed to a master that
+    // refuses one call for a reason of its own.
+    if (e.getStatus().getCode() == Status.Code.UNIMPLEMENTED && description != null
+        && description.startsWith("Method not found")) {
+      return new StrataException(ErrorCode.UNIMPLEMENTED,
+          "The Strata master at " + address + " " + olderMaster, e);
+    }
+    return GrpcErrors.fromStatus(e);
+  }
+
+  /**
+   * Runs {@code body} on the leader, moving on and retrying as the class describes; throws a
+   * failure that is not retried as it came.
+   */
+  private <S extends AbstractStub<S>, T> T callOn(Function<Channel, S> stubOn,
+      Function<S, T> body) throws StrataException {
+    try {
+      return channels.call(stubOn, body, rpcTimeout, newBackoff());
+    } catch (InterruptedException ie) {
+      Thread.currentThread().interrupt();
+      throw interrupted(ie);
+    } catch (StatusRuntimeException e) {
+      if (channels.retryable(e)) {
+        throw unreachable(e);
+      }
+      throw e;
+    }
+  }
+
+  /** The stub without a deadline, for streaming calls that manage their own; calls the leader. */
   public FileSystemMasterBlockingStub stub() {
     return stub;
   }
 
   /** An asynchronous stub without a deadline, for long-lived streams such as WatchChanges. */
   public FileSystemMasterGrpc.FileSystemMasterStub asyncStub() {
-    return FileSystemMasterGrpc.newStub(channel);
+    return asyncStub;
   }
 
-  /** Makes the channel try the master again at once (after it failed a stream). */
+  /** Makes the channels try their masters again at once (after one failed a stream). */
   public void resetConnectBackoff() {
-    channel.resetConnectBackoff();
+    channels.resetConnectBackoff();
   }
 
   /** A fresh retry budget for one call. */
@@ -157,34 +223,72 @@ public final class MasterClient implements Closeable {
   }
 
   /**
-   * Waits before retrying a call that failed with UNAVAILABLE, or throws the final error when
+   * After a stream on {@link #stub()} or {@link #asyncStub()} broke, moves on from its master
+   * as a failed call does -- to the leader a follower named, else to the next master -- so that
+   * the stream opened again goes there. Does nothing for failures that do not call for it.
+   */
+  public void moveOn(Throwable failure) {
+    channels.moveOn(failure);
+  }
+
+  /**
+   * After a call failed with UNAVAILABLE: moves on from its master (see {@link #moveOn}), then
+   * waits before retrying when a round of masters has failed, or throws the final error when
    * the budget is spent.
    */
   public void waitToRetry(Backoff backoff, StatusRuntimeException e) throws StrataException {
+    channels.moveOn(e);
     boolean again;
     try {
-      again = backoff.sleep();
+      again = backoff.afterFailure(channels.size());
     } catch (InterruptedException ie) {
       Thread.currentThread().interrupt();
-      throw new StrataException(ErrorCode.UNAVAILABLE,
-          "Interrupted while waiting for the Strata master at " + target, ie);
+      throw interrupted(ie);
     }
     if (!again) {
       throw unreachable(e);
     }
-    LOG.debug("Master {} unavailable ({}); retrying", target, e.getStatus().getDescription());
-    // The channel's own reconnect back-off can be longer than ours; without this reset a
-    // master that came back would not be tried until the channel's timer fired.
-    channel.resetConnectBackoff();
+    LOG.debug("Master unavailable ({}); retrying on {}", e.getStatus().getDescription(),
+        target());
+    channels.resetConnectBackoff();
   }
 
-  /** The error of a master that stayed unreachable for the whole retry budget. */
+  private StrataException interrupted(InterruptedException ie) {
+    return new StrataException(ErrorCode.UNAVAILABLE,
+        "Interrupted while waiting for the Strata master at " + target(), ie);
+  }
+
+  /** The error of masters that could not serve a call for the whole retry budget. */
   public StrataException unreachable(StatusRuntimeException cause) {
-    return new StrataException(ErrorCode.UNAVAILABLE, "Cannot reach the Strata master at "
-        + target + " (tried for " + format(retryBudget) + "). Start it with `strata master start`"
-        + " or `strata local up`, or set strata.master.hostname / strata.master.rpc.port"
-        + " (conf/strata-site.properties, STRATA_MASTER_HOSTNAME, or -Dstrata.master.hostname)",
-        cause);
+    if (!configured.listed()) {
+      return new StrataException(ErrorCode.UNAVAILABLE, "Cannot reach the Strata master at "
+          + configured.all().get(0) + " (tried for " + format(retryBudget) + "). Start it with"
+          + " `strata master start` or `strata local up`, or set strata.master.hostname /"
+          + " strata.master.rpc.port (conf/strata-site.properties, STRATA_MASTER_HOSTNAME, or"
+          + " -Dstrata.master.hostname)", cause);
+    }
+    StringBuilder tried = new StringBuilder();
+    Map<String, String> failures = channels.lastFailures();
+    for (String address : channels.addresses()) {
+      tried.append(tried.length() == 0 ? "" : ", ").append(address);
+      String failure = failures.get(address);
+      if (failure != null) {
+        tried.append(" [").append(failure).append(']');
+      }
+    }
+    String which = channels.size() == 1 ? "the Strata master at " + channels.leader()
+        : "a leading Strata master among " + String.join(", ", channels.addresses());
+    return new StrataException(ErrorCode.UNAVAILABLE, "Cannot reach " + which + " (tried for "
+        + format(retryBudget) + "; " + tried + "). Start the masters with `strata master start`"
+        + " and let them elect a leader, or set strata.master.addresses to every master's"
+        + " host:port (conf/strata-site.properties, STRATA_MASTER_ADDRESSES, or"
+        + " -Dstrata.master.addresses); strata.client.master.failover.timeout sets how long a"
+        + " call looks for the leader", cause);
+  }
+
+  private static String describe(Status status) {
+    return status.getCode() + (status.getDescription() == null ? ""
+        : ": " + status.getDescription());
   }
 
   /** A duration in the unit a user would write it in configuration (10s, 500ms, 2min). */
@@ -204,11 +308,6 @@ public final class MasterClient implements Closeable {
 
   @Override
   public void close() {
-    channel.shutdownNow();
-    try {
-      channel.awaitTermination(5, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    channels.close();
   }
 }

@@ -6,9 +6,9 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.strata.client.master.MasterAddresses;
 import io.strata.common.buffer.AlignedBufferPool;
 import io.strata.common.buffer.BufferPoolSettings;
-import io.strata.common.conf.CommonKeys;
 import io.strata.common.conf.StrataConfig;
 import io.strata.common.conf.WorkerKeys;
 import io.strata.common.metrics.MetricNames;
@@ -87,8 +87,8 @@ public final class WorkerServer implements ProcessMain.Server {
   private void startAll() throws Exception {
     store.open();
     String bindHost = conf.getString(WorkerKeys.BIND_HOST);
-    MasterClient master = new MasterClient(conf.getString(CommonKeys.MASTER_HOSTNAME),
-        conf.getInt(CommonKeys.MASTER_RPC_PORT), conf.getDuration(WorkerKeys.MASTER_RPC_TIMEOUT));
+    MasterClient master = new MasterClient(MasterAddresses.of(conf),
+        conf.getDuration(WorkerKeys.MASTER_RPC_TIMEOUT));
     toClose.add(master);
     MountedStores mountedStores = new MountedStores(new UnderStores(), new MountOptions(master));
     toClose.add(mountedStores);
@@ -152,8 +152,8 @@ public final class WorkerServer implements ProcessMain.Server {
     store.setListener(masterLink);
     masterLink.start();
     toClose.add(masterLink);
-    LOG.info("Worker {} serving: rpc port {}, data port {}, web port {}; master {}",
-        conf.getString(WorkerKeys.HOSTNAME), rpcPort(), dataPort(), webPort(), master.address());
+    LOG.info("Worker {} serving: rpc port {}, data port {}, web port {}; {}",
+        conf.getString(WorkerKeys.HOSTNAME), rpcPort(), dataPort(), webPort(), master.masters());
   }
 
   private int positive(io.strata.common.conf.ConfigKey key) {

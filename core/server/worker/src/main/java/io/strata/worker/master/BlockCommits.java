@@ -92,6 +92,7 @@ final class BlockCommits {
               blocks.forEach(b -> sendOne(workerId, b));
               return;
             }
+            master.moveOn(t);
             LOG.debug("CommitBlocks of {} blocks failed: {}", blocks.size(), t.toString());
           }
 
@@ -109,6 +110,7 @@ final class BlockCommits {
 
           @Override
           public void onError(Throwable t) {
+            master.moveOn(t);
             LOG.debug("CommitBlock of block {} failed: {}", block.getBlockId(), t.toString());
           }
 

@@ -1,50 +1,96 @@
 package io.strata.worker.master;
 
-import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
+import io.grpc.Channel;
+import io.grpc.Status;
+import io.grpc.stub.AbstractStub;
+import io.strata.client.master.Backoff;
+import io.strata.client.master.MasterAddresses;
+import io.strata.client.master.MasterChannels;
 import io.strata.proto.BlockMasterWorkerGrpc;
+import io.strata.proto.BlockMasterWorkerGrpc.BlockMasterWorkerBlockingStub;
 import io.strata.proto.FileSystemMasterGrpc;
+import io.strata.proto.FileSystemMasterGrpc.FileSystemMasterBlockingStub;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
- * The worker's gRPC connection to the master. Every stub it hands out carries the configured
- * deadline, so a master that hangs can delay the worker's calls but never block them forever.
+ * The worker's gRPC connection to the master, or to the leader among several masters (the
+ * client's {@link MasterChannels}: one channel per master, requests named by call ids, the
+ * leader followed through redirects). Every call carries the configured deadline, so a master
+ * that hangs can delay the worker's calls but never block them forever.
+ *
+ * <p>A blocking call makes one round: when its master cannot serve it (down, paused, or a
+ * follower), it is tried on the leader the follower names or on the next master, at most once
+ * per master, and the last failure is thrown. The worker's own loops (registration,
+ * heartbeats) wait between rounds, so no call here sleeps. Thread-safe.
  */
 public final class MasterClient implements AutoCloseable {
-  private final String address;
-  private final ManagedChannel channel;
-  private final long timeoutMs;
+  private final MasterChannels channels;
+  private final Duration timeout;
 
+  /** A client of the one master at host:port. */
   public MasterClient(String host, int port, Duration timeout) {
-    this.address = host + ":" + port;
-    this.timeoutMs = timeout.toMillis();
-    this.channel = ManagedChannelBuilder.forAddress(host, port).usePlaintext().build();
+    this(MasterAddresses.one(host, port), timeout);
   }
 
-  /** host:port of the master, for messages. */
+  public MasterClient(MasterAddresses masters, Duration timeout) {
+    this.channels = new MasterChannels(masters.all(), 64 << 20);
+    this.timeout = timeout;
+  }
+
+  /** host:port of the master taken for the leader, for messages. */
   public String address() {
-    return address;
+    return channels.leader();
   }
 
-  public BlockMasterWorkerGrpc.BlockMasterWorkerBlockingStub blockMaster() {
-    return BlockMasterWorkerGrpc.newBlockingStub(channel)
-        .withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS);
+  /** The master or masters this worker calls, for messages. */
+  public String masters() {
+    return channels.size() == 1 ? "the master at " + channels.leader()
+        : "the masters at " + String.join(", ", channels.addresses());
   }
 
+  /** Runs one call of the worker service on the leader, in one round (see the class). */
+  public <T> T callBlockMaster(Function<BlockMasterWorkerBlockingStub, T> body) {
+    return oneRound(BlockMasterWorkerGrpc::newBlockingStub, body);
+  }
+
+  /** Runs one call of the file-system service on the leader, in one round (see the class). */
+  public <T> T callFileSystem(Function<FileSystemMasterBlockingStub, T> body) {
+    return oneRound(FileSystemMasterGrpc::newBlockingStub, body);
+  }
+
+  private <S extends AbstractStub<S>, T> T oneRound(Function<Channel, S> stubOn,
+      Function<S, T> body) {
+    try {
+      // No budget: the round ends the call, and the caller waits before the next.
+      return channels.call(stubOn, body, timeout, new Backoff(Duration.ZERO, Duration.ZERO,
+          Duration.ZERO));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw Status.CANCELLED.withDescription("interrupted").withCause(e).asRuntimeException();
+    }
+  }
+
+  /**
+   * The asynchronous stub for fire-and-forget calls, on the leader; a caller whose call failed
+   * hands the failure to {@link #moveOn} so that the next call goes where it should.
+   */
   public BlockMasterWorkerGrpc.BlockMasterWorkerStub blockMasterAsync() {
-    return BlockMasterWorkerGrpc.newStub(channel)
-        .withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS);
+    return BlockMasterWorkerGrpc.newStub(channels.leaderChannel())
+        .withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
-  public FileSystemMasterGrpc.FileSystemMasterBlockingStub fileSystem() {
-    return FileSystemMasterGrpc.newBlockingStub(channel)
-        .withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS);
+  /**
+   * After an asynchronous call failed: moves on from its master to the leader a follower named,
+   * or to the next master, when the failure says its master could not serve.
+   */
+  public void moveOn(Throwable failure) {
+    channels.moveOn(failure);
   }
 
   @Override
-  public void close() throws InterruptedException {
-    channel.shutdownNow();
-    channel.awaitTermination(5, TimeUnit.SECONDS);
+  public void close() {
+    channels.close();
   }
 }

@@ -30,8 +30,10 @@ import org.slf4j.LoggerFactory;
  * then heartbeats at a fixed interval with tier usage, the blocks added and removed since the
  * last acknowledged heartbeat, and cumulative cache statistics. Blocks are also committed to
  * the master as soon as they are cached. Applies the master's removals, and registers again
- * when the master asks (it restarted or had marked this worker lost). All master calls run on
- * one thread of its own, except the fire-and-forget commits.
+ * when the master asks (it restarted, had marked this worker lost, or is a new leader that
+ * does not know this worker). With several masters each call goes to the leader, following a
+ * follower's redirect within the same attempt (see {@link MasterClient}). All master calls run
+ * on one thread of its own, except the fire-and-forget commits.
  */
 public final class MasterLink implements BlockStoreListener, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(MasterLink.class);
@@ -138,7 +140,7 @@ public final class MasterLink implements BlockStoreListener, AutoCloseable {
         .build();
     RegisterWorkerResponse response;
     try {
-      response = master.blockMaster().registerWorker(request);
+      response = master.callBlockMaster(s -> s.registerWorker(request));
     } catch (StatusRuntimeException e) {
       unreachable(e);
       return false;
@@ -163,7 +165,7 @@ public final class MasterLink implements BlockStoreListener, AutoCloseable {
         .build();
     HeartbeatResponse response;
     try {
-      response = master.blockMaster().heartbeat(request);
+      response = master.callBlockMaster(s -> s.heartbeat(request));
     } catch (StatusRuntimeException e) {
       changes.restore(sent);
       unreachable(e);
@@ -189,8 +191,8 @@ public final class MasterLink implements BlockStoreListener, AutoCloseable {
     }
     if (masterReachable) {
       masterReachable = false;
-      LOG.warn("Cannot reach the master at {} ({}); retrying, and serving cached blocks "
-          + "meanwhile", master.address(), describe(e));
+      LOG.warn("Cannot reach {} ({}); retrying, and serving cached blocks meanwhile",
+          master.masters(), describe(e));
     }
   }
 

@@ -57,12 +57,12 @@ public final class MountOptions {
     try {
       ListMountsRequest request = ListMountsRequest.newBuilder().setIncludeSecrets(true)
           .setStoreOptionsOnly(true).build();
-      for (MountInfo m : master.fileSystem().listMounts(request).getMountsList()) {
+      for (MountInfo m : master.callFileSystem(s -> s.listMounts(request)).getMountsList()) {
         known.put(m.getMountId(), Map.copyOf(m.getOptionsMap()));
       }
     } catch (StatusRuntimeException e) {
-      throw StrataException.unavailable("Cannot get the mount table from the master at "
-          + master.address() + " (" + e.getStatus() + "); check that the master is running", e);
+      throw StrataException.unavailable("Cannot get the mount table from " + master.masters()
+          + " (" + e.getStatus() + "); check that the master is running", e);
     }
   }
 }
