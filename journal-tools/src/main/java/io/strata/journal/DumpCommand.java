@@ -16,8 +16,9 @@ import picocli.CommandLine.Spec;
 /**
  * {@code strata journal dump DIR}: prints every Raft log entry with its index, term and type, and
  * for journal batches each journal entry with its type and fields; snapshot and backup headers
- * come first. Sequences are printed where a snapshot (or a log that starts at index 0) tells
- * where they start. Damage stops the dump with exit code 1 after the entries before it.
+ * come first. Sequences are printed where a snapshot the log reaches (or a log that starts at
+ * index 0) tells where they start. Damage stops the dump with exit code 1 after the entries
+ * before it.
  */
 @Command(name = "dump", mixinStandardHelpOptions = true,
     description = {"Prints the journal: snapshot headers, then every Raft log entry (index, term, "
@@ -80,6 +81,7 @@ final class DumpCommand implements Callable<Integer> {
           + group.segments());
     }
     SequenceBase base = sequenceBase(group, headers);
+    // Sequences count from the base, so the entries between it and --from are read too.
     long readFrom = base == null ? from : Math.min(from, base.index() + 1);
     long[] sequence = {base == null ? 0 : base.sequence()};
     group.read(readFrom, to, (segment, raft, offset) -> {
@@ -97,22 +99,41 @@ final class DumpCommand implements Callable<Integer> {
   }
 
   /**
-   * Where sequences start: a log that begins at index 0 starts at sequence 1; otherwise the
-   * oldest snapshot the log continues (the log holds the entry after it), so that as many
-   * entries as possible get sequences. Null when neither holds: sequences are then unknown.
+   * Where sequences start. A log that begins at index 0 starts at sequence 1. Otherwise (the
+   * log was purged up to a snapshot) a snapshot whose index the log reaches tells the sequence
+   * at that index, and counting the journal entries from the start of the log to it gives the
+   * sequence before the log's first entry. Null when neither holds, or the log is damaged
+   * before the snapshot: sequences are then unknown.
    */
   private static SequenceBase sequenceBase(GroupLog group,
       Map<StateFolder, JournalHeader> headers) {
     long firstIndex = group.firstIndex();
-    if (firstIndex == 0) {
-      return new SequenceBase(-1, 0);
+    if (firstIndex <= 0) {
+      return firstIndex == 0 ? new SequenceBase(-1, 0) : null;
     }
+    JournalHeader snapshot = null;
     for (Map.Entry<StateFolder, JournalHeader> e : headers.entrySet()) {
       JournalHeader h = e.getValue();
-      if (e.getKey().kind().equals(StateFolder.SNAPSHOT) && h.getRaftIndex() >= firstIndex - 1) {
-        return new SequenceBase(h.getRaftIndex(), h.getFirstSequence());
+      if (e.getKey().kind().equals(StateFolder.SNAPSHOT) && h.getRaftIndex() >= firstIndex - 1
+          && (snapshot == null || h.getRaftIndex() < snapshot.getRaftIndex())) {
+        snapshot = h;
       }
     }
-    return null;
+    if (snapshot == null) {
+      return null;
+    }
+    long target = snapshot.getRaftIndex();
+    long[] entries = {0};
+    boolean[] reached = {target == firstIndex - 1};
+    try {
+      group.read(firstIndex, target, (segment, raft, offset) -> {
+        entries[0] += LogEntry.decode(segment, raft, offset).journalEntries();
+        reached[0] = raft.getIndex() == target;
+      });
+    } catch (IOException e) {
+      return null;
+    }
+    return reached[0] ? new SequenceBase(firstIndex - 1, snapshot.getFirstSequence() - entries[0])
+        : null;
   }
 }
