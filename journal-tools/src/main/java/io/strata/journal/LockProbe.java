@@ -10,6 +10,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -19,11 +21,14 @@ import java.util.Optional;
  * that died is not held. The probe takes a shared lock on a read-only channel and releases it at
  * once: it needs no write permission and never changes the file.
  *
- * <p>Limit: within one JVM, closing a channel on a file can release the locks the same JVM holds
- * on it through another channel (POSIX lock semantics), so the probe is meant for a separate
- * process from the master, which is how the tools run.
+ * <p>When this JVM itself holds the lock (a master run in the same JVM, as tests do), the probe
+ * keeps its channel open for good: closing any descriptor of a file drops every POSIX lock the
+ * process holds on it, which would free the master's lock behind its back.
  */
 final class LockProbe {
+  /** Channels that must stay open (see the class comment); a closed one would drop a lock. */
+  private static final List<FileChannel> KEPT_OPEN = new ArrayList<>();
+
   private LockProbe() {}
 
   /** The holder as the lock file names it ("pid 1234", "pid 1234@host", or "unknown pid"). */
@@ -31,18 +36,24 @@ final class LockProbe {
     if (!Files.isRegularFile(lockFile)) {
       return Optional.empty();
     }
-    try (FileChannel ch = FileChannel.open(lockFile, StandardOpenOption.READ)) {
-      FileLock lock;
-      try {
-        lock = ch.tryLock(0, Long.MAX_VALUE, true);
-      } catch (OverlappingFileLockException e) {
-        return Optional.of(describe(ch) + ", this process");
-      }
+    FileChannel ch = FileChannel.open(lockFile, StandardOpenOption.READ);
+    try {
+      FileLock lock = ch.tryLock(0, Long.MAX_VALUE, true);
       if (lock == null) {
         return Optional.of(describe(ch));
       }
       lock.release();
       return Optional.empty();
+    } catch (OverlappingFileLockException e) {
+      synchronized (KEPT_OPEN) {
+        KEPT_OPEN.add(ch);
+      }
+      ch = null;
+      return Optional.of("pid " + ProcessHandle.current().pid() + ", this process");
+    } finally {
+      if (ch != null) {
+        ch.close();
+      }
     }
   }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import io.strata.server.common.FolderLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -43,5 +44,25 @@ class LockedFolderTest {
     // Once the holder is gone the lock file stays, but nothing holds it.
     Tool t = Tool.run("verify", tmp.toString());
     assertEquals(0, t.code(), t::toString);
+  }
+
+  @Test
+  void probingALockThisJvmHoldsKeepsItHeld() throws Exception {
+    JournalFixture.standard(tmp);
+    try (FolderLock lock = FolderLock.acquire(tmp, "master journal", "strata.master.journal.dir")) {
+      Tool t = Tool.run("dump", tmp.toString());
+      assertEquals(JournalToolsMain.IN_USE, t.code(), t::toString);
+      assertTrue(t.err().contains("(pid " + ProcessHandle.current().pid() + ", this process"),
+          t::toString);
+      // Another process still cannot take the lock: the probe did not drop it.
+      Process other = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java")
+          .toString(), "-cp", System.getProperty("java.class.path"), LockHolder.class.getName(),
+          tmp.toString()).redirectErrorStream(true).start();
+      other.getOutputStream().close();
+      String output = new String(other.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertTrue(other.waitFor(30, TimeUnit.SECONDS));
+      assertTrue(other.exitValue() != 0 && output.contains("is in use by another process"),
+          output);
+    }
   }
 }
