@@ -3,6 +3,7 @@ package io.strata.journal;
 import io.strata.proto.journal.JournalHeader;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -56,6 +57,12 @@ final class DumpCommand implements Callable<Integer> {
     Map<StateFolder, JournalHeader> headers = new LinkedHashMap<>();
     JournalDamage firstDamage = null;
     for (StateFolder state : folder.states()) {
+      if (!folder.standalone() && !Files.exists(state.header())) {
+        if (!json) {
+          out.println("# " + state.name() + ": incomplete (no " + HeaderFile.NAME + ")");
+        }
+        continue;
+      }
       try {
         JournalHeader h = HeaderFile.read(state.header());
         headers.put(state, h);

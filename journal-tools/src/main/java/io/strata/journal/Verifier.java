@@ -6,6 +6,7 @@ import io.strata.proto.journal.JournalEntry;
 import io.strata.proto.journal.JournalHeader;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,6 +42,11 @@ final class Verifier {
     StateCheck.Result newest = null;
     StateCheck.Result base = null;
     for (StateFolder state : folder.states()) {
+      if (!folder.standalone() && !Files.exists(state.header())) {
+        out.println("  " + state.name() + ": incomplete (no " + HeaderFile.NAME + "), a snapshot "
+            + "cut short, which a master ignores and removes");
+        continue;
+      }
       StateCheck.Result r = StateCheck.check(state, folder.standalone(), scratchRoot);
       JournalHeader h = r.header();
       if (r.sound()) {

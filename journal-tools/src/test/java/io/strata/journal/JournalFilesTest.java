@@ -159,6 +159,16 @@ class JournalFilesTest {
   }
 
   @Test
+  void aSnapshotWithoutHeaderIsOneCutShortNotDamage() throws Exception {
+    JournalFixture.standard(tmp);
+    Files.createDirectories(tmp.resolve("snapshots").resolve("2_8").resolve("db"));
+    Tool t = Tool.run("verify", tmp.toString());
+    assertEquals(0, t.code(), t::toString);
+    assertTrue(t.out().contains("snapshot 2_8: incomplete (no HEADER)"), t::toString);
+    assertTrue(t.out().contains("replay from snapshot 1_4: 5 journal entries"), t::toString);
+  }
+
+  @Test
   void verifyFindsAGapBetweenSegments() throws Exception {
     JournalFixture f = new JournalFixture(tmp);
     f.segment(true, JournalFixture.conf(1, 0), f.batch(1, 1, f.creates("a")));
@@ -203,6 +213,9 @@ class JournalFilesTest {
     assertEquals(0, t.code(), t::toString);
     assertTrue(t.out().contains("backup " + backup.getFileName() + ": OK (format 1, raft index 8, "
         + "last applied sequence 9, 7 inodes)"), t::toString);
+    Tool d = Tool.run("dump", backup.toString());
+    assertEquals(0, d.code(), d::toString);
+    assertTrue(d.out().startsWith("# backup " + backup.getFileName() + ": format 1"), d::toString);
     JournalFixture.flipByte(backup.resolve("HEADER"), 3);
     t = Tool.run("verify", tmp.resolve("journal").toString(), backup.toString());
     assertEquals(1, t.code(), t::toString);
