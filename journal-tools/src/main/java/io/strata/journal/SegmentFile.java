@@ -3,8 +3,11 @@ package io.strata.journal;
 import com.google.protobuf.CodedOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
@@ -110,6 +113,11 @@ final class SegmentFile {
    */
   Result read(EntryVisitor visitor) throws IOException {
     long fileSize = Files.size(path);
+    if (open && nonZeroTail(0, fileSize) == 0) {
+      // Created (and maybe preallocated) but never written: Ratis deletes it on start.
+      return new Result(0, first - 1, 0, 0);
+    }
+    checkHeader(fileSize);
     long[] offset = {SegmentedRaftLogFormat.getHeaderLength()};
     long[] expected = {first};
     int count;
@@ -132,9 +140,6 @@ final class SegmentFile {
     } catch (SegmentStop stop) {
       throw stop.getCause();
     } catch (IOException | RuntimeException e) {
-      if (fileSize < SegmentedRaftLogFormat.getHeaderLength()) {
-        throw new JournalDamage(path, 0, -1, "the file is shorter than a segment header", e);
-      }
       throw new JournalDamage(path, offset[0], expected[0], "cannot read the entry: "
           + e.getMessage(), e);
     }
@@ -154,6 +159,24 @@ final class SegmentFile {
       partialTail = trailing;
     }
     return new Result(count, lastIndex, offset[0], partialTail);
+  }
+
+  private void checkHeader(long fileSize) throws IOException {
+    ByteBuffer expected = SegmentedRaftLogFormat.getHeaderBytebuffer();
+    byte[] header = new byte[expected.remaining()];
+    expected.get(header);
+    byte[] actual;
+    try (InputStream in = Files.newInputStream(path)) {
+      actual = in.readNBytes(header.length);
+    }
+    if (fileSize < header.length) {
+      throw new JournalDamage(path, 0, -1, "the file is shorter than a segment header ("
+          + fileSize + " bytes)");
+    }
+    if (!Arrays.equals(header, actual)) {
+      String text = new String(actual, StandardCharsets.ISO_8859_1).replaceAll("\\p{Cntrl}", "?");
+      throw new JournalDamage(path, 0, -1, "the segment header is not Ratis's (" + text + ")");
+    }
   }
 
   /** Bytes from {@code from} to the last non-zero byte of the file (0 when all are zero). */

@@ -122,6 +122,17 @@ class JournalFilesTest {
   }
 
   @Test
+  void verifyNamesADamagedSegmentHeader() throws Exception {
+    JournalFixture f = JournalFixture.standard(tmp);
+    Path segment = f.current.resolve("log_4-6");
+    JournalFixture.flipByte(segment, 2);
+    Tool t = Tool.run("verify", tmp.toString());
+    assertEquals(1, t.code(), t::toString);
+    assertTrue(t.out().contains(segment + " at offset 0: the segment header is not Ratis's"),
+        t::toString);
+  }
+
+  @Test
   void verifyStopsTheReplayAtDamageAfterTheSnapshot() throws Exception {
     JournalFixture f = JournalFixture.standard(tmp);
     Path segment = f.current.resolve("log_4-6");
