@@ -108,9 +108,18 @@ public final class MasterChannels implements Closeable {
   }
 
   private Connection connect(String address) {
-    ManagedChannel managed = ManagedChannelBuilder
+    ManagedChannelBuilder<?> builder = ManagedChannelBuilder
         .forAddress(MasterAddresses.host(address), MasterAddresses.port(address))
-        .usePlaintext().maxInboundMessageSize(maxInboundMessageBytes).build();
+        .usePlaintext().maxInboundMessageSize(maxInboundMessageBytes);
+    if (size() > 1) {
+      // A paused or cut-off leader answers nothing, not even a reset: pings find it within a
+      // few seconds, so calls to it fail over instead of waiting out their deadline. Masters
+      // permit pings this often.
+      builder.keepAliveTime(2, java.util.concurrent.TimeUnit.SECONDS)
+          .keepAliveTimeout(3, java.util.concurrent.TimeUnit.SECONDS)
+          .keepAliveWithoutCalls(true);
+    }
+    ManagedChannel managed = builder.build();
     if (closed) {
       // Calls after close fail as calls on a closed channel do, instead of reconnecting.
       managed.shutdownNow();

@@ -7,6 +7,10 @@ public final class ClientKeys {
   public static final ConfigKey MASTER_RETRY_DURATION = ConfigKey.duration(
       "strata.client.master.retry.max.duration", "10s",
       "How long a client keeps retrying an unreachable master before it gives up.");
+  public static final ConfigKey MASTER_FAILOVER_TIMEOUT = ConfigKey.duration(
+      "strata.client.master.failover.timeout", "30s",
+      "How long a call keeps looking for the leading master among strata.master.addresses "
+          + "(following redirects and retrying failed calls) before it gives up.");
   public static final ConfigKey MASTER_RETRY_BASE_SLEEP = ConfigKey.duration(
       "strata.client.master.retry.base.sleep", "50ms",
       "First back-off between retries of a master call; it doubles up to the maximum.");

@@ -19,4 +19,8 @@ public final class CommonKeys {
       "127.0.0.1", "Host name or address that clients and workers use to reach the master.");
   public static final ConfigKey MASTER_RPC_PORT = ConfigKey.integer("strata.master.rpc.port", 19200,
       "port", "TCP port of the master's gRPC service.");
+  public static final ConfigKey MASTER_ADDRESSES = ConfigKey.string("strata.master.addresses",
+      "", "Every master's gRPC address as host:port, comma-separated, when masters are highly "
+          + "available; clients, workers, the FUSE mount and the proxy find the leader among "
+          + "them. Empty means the one master at strata.master.hostname:strata.master.rpc.port.");
 }

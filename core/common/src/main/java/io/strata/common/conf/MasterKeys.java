@@ -89,4 +89,29 @@ public final class MasterKeys {
       "Changes waiting to be sent to one watching client; a client further behind is told to"
           + " drop its cache (reset) and its backlog is freed, so slow clients cannot fill the"
           + " master's memory.");
+  public static final ConfigKey JOURNAL_PORT = ConfigKey.integer("strata.master.journal.port",
+      19202, "port", "TCP port on which masters replicate the journal to each other (Raft).");
+  public static final ConfigKey JOURNAL_ADDRESSES = ConfigKey.string(
+      "strata.master.journal.addresses", "",
+      "Every master's journal address as host:port, comma-separated, in the order of "
+          + "strata.master.addresses. Empty means each master's host with "
+          + "strata.master.journal.port.");
+  public static final ConfigKey JOURNAL_ELECTION_TIMEOUT = ConfigKey.duration(
+      "strata.master.journal.election.timeout", "1s",
+      "Time without word from the leader after which a follower starts an election (a random "
+          + "time between this and twice this); a lost leader is replaced within about that.");
+  public static final ConfigKey FOLLOWER_READS = ConfigKey.bool("strata.master.follower.reads",
+      false, "Let followers answer metadata reads that allow staleness (a FUSE getattr within "
+          + "its time-to-live) instead of redirecting them to the leader.");
+  public static final ConfigKey BACKUP_DIR = ConfigKey.string("strata.master.backup.dir",
+      "${strata.home}/master/backups",
+      "Folder on the leading master where backups are written unless a command names another.");
+  public static final ConfigKey BACKUP_INTERVAL = ConfigKey.duration(
+      "strata.master.backup.interval", "0",
+      "Time between scheduled metadata backups taken by the leader (0 turns them off).");
+  public static final ConfigKey BACKUP_RETAIN = ConfigKey.integer("strata.master.backup.retain",
+      3, "backups", "Scheduled backups kept in strata.master.backup.dir; older ones are removed.");
+  public static final ConfigKey RESTORE_BACKUP = ConfigKey.string("strata.master.restore.backup",
+      "", "Backup folder from which a master with an empty journal starts a fresh group "
+          + "(`strata master start --restore`); ignored when the journal holds state.");
 }

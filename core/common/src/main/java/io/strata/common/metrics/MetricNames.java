@@ -17,6 +17,17 @@ public final class MetricNames {
   public static final String MASTER_INODE_CACHE_MISSES = "strata.master.metastore.cache.misses";
   public static final String MASTER_JOURNAL_ENTRIES = "strata.master.journal.entries";
   public static final String MASTER_JOURNAL_CHECKPOINTS = "strata.master.journal.checkpoints";
+  public static final String MASTER_JOURNAL_ROLE = "strata.master.journal.leader";
+  public static final String MASTER_JOURNAL_TERM = "strata.master.journal.term";
+  public static final String MASTER_JOURNAL_APPLIED_INDEX = "strata.master.journal.applied.index";
+  public static final String MASTER_JOURNAL_COMMIT_INDEX = "strata.master.journal.commit.index";
+  public static final String MASTER_JOURNAL_LOG_BYTES = "strata.master.journal.log.bytes";
+  public static final String MASTER_JOURNAL_SNAPSHOT_AGE =
+      "strata.master.journal.snapshot.age.seconds";
+  public static final String MASTER_JOURNAL_SNAPSHOT_BYTES = "strata.master.journal.snapshot.bytes";
+  public static final String MASTER_JOURNAL_LEADER_CHANGES =
+      "strata.master.journal.leader.changes";
+  public static final String MASTER_JOURNAL_FAILOVERS = "strata.master.journal.failovers";
   public static final String MASTER_WORKERS = "strata.master.workers";
   public static final String MASTER_UFS_METADATA_LOADS = "strata.master.ufs.metadata.loads";
   /** Under-store checks made because a path was due for a sync; tagged with {@link #TAG_KIND}. */

@@ -20,6 +20,7 @@ import io.strata.master.file.Namespace;
 import io.strata.master.file.SyncInterval;
 import io.strata.master.file.SyncPolicy;
 import io.strata.master.file.UfsMetadataLoader;
+import io.strata.master.journal.CallIdentity;
 import io.strata.master.journal.JournalSystem;
 import io.strata.master.load.LoadJobManager;
 import io.strata.master.load.LoadMasterService;
@@ -67,13 +68,17 @@ public final class MasterServer implements ProcessMain.Server {
   private WorkerRegistry workers;
   private Namespace namespace;
   private ChangeFeed changes;
-  private LoadJobManager loadJobs;
+  private volatile LoadJobManager loadJobs;
+  /** Orders taking and giving up the lead (run on the journal's role-change thread). */
+  private final Object leadLock = new Object();
+  private MountTable mounts;
+  private InodeTree tree;
   private ExecutorService rpcExecutor;
   private ExecutorService loadExecutor;
   private ScheduledExecutorService housekeeping;
   private Server grpc;
   private WebServer web;
-  private boolean closed;
+  private volatile boolean closed;
 
   /** Validates the configuration; nothing is opened until {@link #start}. */
   public MasterServer(StrataConfig conf) {
@@ -113,12 +118,12 @@ public final class MasterServer implements ProcessMain.Server {
       journalLock = FolderLock.acquire(Path.of(conf.getString(MasterKeys.JOURNAL_DIR)),
           "master journal", MasterKeys.JOURNAL_DIR.name());
       prepareRootStore();
-      journal = JournalSystem.recover(conf, registry);
+      journal = JournalSystem.open(conf, registry);
       // The registry checks block reports against the namespace, which needs the registry for
       // cached bytes: the lambda reads the field once both exist.
       workers = new WorkerRegistry(conf.getDuration(MasterKeys.WORKER_TIMEOUT),
           fileId -> namespace.isFile(fileId), registry);
-      MountTable mounts = new MountTable(rootUfs, rootOptions, journal.store().mounts());
+      mounts = new MountTable(rootUfs, rootOptions, journal.store().mounts());
       String owner = System.getProperty("user.name", "");
       UfsMetadataLoader loader = new UfsMetadataLoader(stores,
           conf.getBytes(MasterKeys.BLOCK_SIZE), owner, groupOf(owner), registry);
@@ -128,11 +133,25 @@ public final class MasterServer implements ProcessMain.Server {
           conf.getInt(MasterKeys.WATCH_HISTORY_SIZE), conf.getInt(MasterKeys.WATCH_QUEUE_SIZE),
           registry);
       journal.onApplied(changes::advance);
-      InodeTree tree = new InodeTree(journal, mounts, loader, workers, sync, LOAD_BATCH,
-          changes);
-      tree.ensureRoot();
+      journal.onEntriesApplied(this::followMountChanges);
+      tree = new InodeTree(journal, mounts, loader, workers, sync, LOAD_BATCH, changes);
+      journal.setReplicaLock(tree.replicaApplyLock());
       namespace = new Namespace(tree);
-      loadJobs = new LoadJobManager(namespace, workers, journal, conf, registry);
+      journal.onRoleChange(new JournalSystem.RoleListener() {
+        @Override
+        public void gainedLead() {
+          takeLead();
+        }
+
+        @Override
+        public void lostLead() {
+          giveUpLead();
+        }
+      });
+      journal.start();
+      // A follower serves nothing, but its mount table must match what it applied when it
+      // takes the lead; the leader reloaded it already.
+      mounts.reload(journal.store().mounts());
 
       RpcCalls calls = new RpcCalls(registry, MetricNames.MASTER_RPC_LATENCY);
       AtomicInteger threadNumber = new AtomicInteger();
@@ -152,13 +171,19 @@ public final class MasterServer implements ProcessMain.Server {
       grpc = NettyServerBuilder
           .forAddress(new InetSocketAddress(host, conf.getInt(CommonKeys.MASTER_RPC_PORT)))
           .executor(rpcExecutor)
+          // Clients of several masters ping every 2 s to notice a paused leader.
+          .permitKeepAliveTime(1, TimeUnit.SECONDS)
+          .permitKeepAliveWithoutCalls(true)
           .addService(new FileSystemMasterService(namespace, workers, journal, changes, calls,
               conf.getInt(MasterKeys.LIST_PAGE_SIZE), startTime, loadExecutor))
           .addService(new BlockMasterWorkerService(workers, calls))
-          .addService(new LoadMasterService(loadJobs, calls))
+          .addService(new LoadMasterService(() -> loadJobs, calls))
+          .addService(new JournalMasterService(journal, calls, conf))
+          .intercept(new RetriedCallReplay(journal.calls(), namespace))
+          .intercept(new LeaderGate(journal))
+          .intercept(CallIdentity.interceptor())
           .build()
           .start();
-      loadJobs.start();
       web = new WebServer(host, conf.getInt(MasterKeys.WEB_PORT), registry);
 
       housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -169,6 +194,16 @@ public final class MasterServer implements ProcessMain.Server {
       long checkMs = Math.max(10, conf.getDuration(MasterKeys.WORKER_TIMEOUT).toMillis() / 4);
       housekeeping.scheduleWithFixedDelay(this::markLostWorkers, checkMs, checkMs,
           TimeUnit.MILLISECONDS);
+      long snapshotMs = conf.getDuration(MasterKeys.CHECKPOINT_PERIOD).toMillis();
+      if (snapshotMs > 0) {
+        housekeeping.scheduleWithFixedDelay(this::periodicSnapshot, snapshotMs, snapshotMs,
+            TimeUnit.MILLISECONDS);
+      }
+      long backupMs = conf.getDuration(MasterKeys.BACKUP_INTERVAL).toMillis();
+      if (backupMs > 0) {
+        housekeeping.scheduleWithFixedDelay(this::scheduledBackup, backupMs, backupMs,
+            TimeUnit.MILLISECONDS);
+      }
     } catch (IOException | RuntimeException e) {
       release(false);
       throw e;
@@ -215,6 +250,73 @@ public final class MasterServer implements ProcessMain.Server {
     }
   }
 
+  /**
+   * Starts what only the leader does, once it has applied every earlier entry: the mount table
+   * and change feed from the applied state, the root inode, and the load jobs (resumed from
+   * their journaled state). Workers register with it on their next heartbeat.
+   */
+  private void takeLead() {
+    synchronized (leadLock) {
+      if (closed) {
+        return;
+      }
+      mounts.reload(journal.store().mounts());
+      changes.restartAt(journal.lastSequence());
+      workers.clear();
+      try {
+        tree.ensureRoot();
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+      loadJobs = new LoadJobManager(namespace, workers, journal, conf, registry);
+      loadJobs.start();
+    }
+  }
+
+  /** Stops the leader's work on a master that lost the lead (it serves nothing now). */
+  private void giveUpLead() {
+    synchronized (leadLock) {
+      LoadJobManager jobs = loadJobs;
+      loadJobs = null;
+      if (jobs != null) {
+        jobs.close();
+      }
+      workers.clear();
+    }
+  }
+
+  /** Keeps a follower's mount table in step with the mounts it applies. */
+  private void followMountChanges(java.util.List<io.strata.proto.journal.JournalEntry> entries) {
+    boolean reload = entries.isEmpty();
+    for (io.strata.proto.journal.JournalEntry e : entries) {
+      reload |= e.hasAddMount() || e.hasDeleteMount();
+    }
+    if (reload && mounts != null) {
+      mounts.reload(journal.store().mounts());
+    }
+  }
+
+  private void periodicSnapshot() {
+    try {
+      journal.checkpoint();
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Periodic snapshot failed: {}", e.toString());
+    }
+  }
+
+  private void scheduledBackup() {
+    if (!journal.isLeader()) {
+      return;
+    }
+    try {
+      Path dir = Path.of(conf.getString(MasterKeys.BACKUP_DIR));
+      journal.backup(dir);
+      JournalSystem.pruneBackups(dir, Math.max(1, conf.getInt(MasterKeys.BACKUP_RETAIN)));
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Scheduled backup failed: {}", e.toString(), e);
+    }
+  }
+
   private void markLostWorkers() {
     try {
       workers.markLostWorkers();
@@ -244,9 +346,14 @@ public final class MasterServer implements ProcessMain.Server {
     release(true);
   }
 
+  /** The journal, for tests and embedding. */
+  public JournalSystem journal() {
+    return journal;
+  }
+
   /**
-   * Stops serving and releases files without a checkpoint, leaving the journal as a crash
-   * would (minus a torn record): the next start replays it. For tests of recovery.
+   * Stops serving and releases files without a snapshot, leaving the journal as a crash
+   * would: the next start replays the log. For tests of recovery.
    */
   void closeWithoutCheckpoint() throws IOException {
     release(false);
@@ -291,8 +398,9 @@ public final class MasterServer implements ProcessMain.Server {
     if (housekeeping != null) {
       housekeeping.shutdownNow();
     }
-    if (loadJobs != null) {
-      loadJobs.close();
+    LoadJobManager jobs = loadJobs;
+    if (jobs != null) {
+      jobs.close();
     }
     if (web != null) {
       web.close();

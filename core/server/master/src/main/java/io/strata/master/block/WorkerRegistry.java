@@ -96,6 +96,17 @@ public final class WorkerRegistry {
         .tag(MetricNames.TAG_STATE, "lost").description("Workers by state").register(registry);
   }
 
+  /**
+   * Forgets every worker and block location: a master that takes the lead learns them afresh
+   * from registrations (a worker heartbeating an unknown id is asked to register again), and
+   * one that loses it must not keep a view that goes stale.
+   */
+  public synchronized void clear() {
+    workers.clear();
+    idsByAddress.clear();
+    locations.clear();
+  }
+
   private synchronized int count(WorkerState state) {
     int n = 0;
     for (Worker w : workers.values()) {

@@ -134,6 +134,22 @@ public final class ChangeFeed implements AutoCloseable {
   }
 
   /**
+   * Forgets the history and starts again at {@code sequence}: a master that takes the lead
+   * never published what the previous leader did, so a watcher that asks from an older
+   * sequence must reset rather than be told nothing changed.
+   */
+  public synchronized void restartAt(long sequence) {
+    history.clear();
+    completeAfter = sequence;
+    lastSequence = sequence;
+    for (Watcher w : watchers) {
+      w.pending.clear();
+      w.resetPending = true;
+    }
+    notifyAll();
+  }
+
+  /**
    * Starts streaming to a watcher whose last seen change is {@code afterSequence} (0: it has
    * seen none and caches nothing).
    */

@@ -152,6 +152,14 @@ public final class InodeTree {
   }
 
   /** Creates the root inode from the root mount's store, if the namespace has none yet. */
+  /**
+   * The lock that applies of entries this master did not write itself (as a follower, or
+   * inherited by a new leader) take, so they never run beside a read of the namespace.
+   */
+  public java.util.concurrent.locks.Lock replicaApplyLock() {
+    return lock.writeLock();
+  }
+
   public void ensureRoot() throws IOException {
     write(() -> {
       if (store.get(InodeStore.ROOT_ID) == null) {
@@ -423,7 +431,7 @@ public final class InodeTree {
     }
     // Paths are named before the entries apply: a removed or renamed inode has no path after.
     List<PathChange> described = describe(entries, discovered);
-    List<JournalEntry> written = journal.write(entries, applied -> {
+    journal.write(entries, applied -> {
       if (!described.isEmpty()) {
         List<NamespaceChange> published = new ArrayList<>(described.size());
         for (PathChange c : described) {
@@ -433,12 +441,6 @@ public final class InodeTree {
         changes.publish(published);
       }
     });
-    for (JournalEntry e : written) {
-      if (e.hasAddMount() || e.hasDeleteMount()) {
-        mounts.reload(store.mounts());
-        break;
-      }
-    }
   }
 
   /** A path that entry number {@code entry} of a batch changes, as watchers are told. */

@@ -83,17 +83,18 @@ public final class InodeStore implements Closeable {
   }
 
   private final Path dir;
-  private final DBOptions dbOptions;
-  private final ColumnFamilyOptions cfOptions;
-  private final WriteOptions writeOptions;
-  private final RocksDB db;
-  private final List<ColumnFamilyHandle> handles;
-  private final ColumnFamilyHandle inodes;
-  private final ColumnFamilyHandle edges;
-  private final ColumnFamilyHandle mounts;
-  private final ColumnFamilyHandle meta;
-  private final ColumnFamilyHandle jobs;
   private final Cache<Long, InodeEntry> cache;
+  // Not final: replaceWith reopens the database from a snapshot a follower was sent.
+  private DBOptions dbOptions;
+  private ColumnFamilyOptions cfOptions;
+  private WriteOptions writeOptions;
+  private RocksDB db;
+  private List<ColumnFamilyHandle> handles;
+  private ColumnFamilyHandle inodes;
+  private ColumnFamilyHandle edges;
+  private ColumnFamilyHandle mounts;
+  private ColumnFamilyHandle meta;
+  private ColumnFamilyHandle jobs;
 
   private volatile long appliedSequence;
   private volatile long nextInodeId;
@@ -102,6 +103,11 @@ public final class InodeStore implements Closeable {
 
   private InodeStore(Path dir, int cacheSize) throws IOException {
     this.dir = dir;
+    this.cache = Caffeine.newBuilder().maximumSize(Math.max(1, cacheSize)).recordStats().build();
+    openDatabase();
+  }
+
+  private void openDatabase() throws IOException {
     Files.createDirectories(dir);
     dbOptions = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true)
         .setKeepLogFileNum(2);
@@ -126,7 +132,6 @@ public final class InodeStore implements Closeable {
     mounts = handles.get(3);
     meta = handles.get(4);
     jobs = handles.get(5);
-    cache = Caffeine.newBuilder().maximumSize(Math.max(1, cacheSize)).recordStats().build();
     appliedSequence = readMeta(APPLIED_SEQUENCE, 0);
     nextInodeId = readMeta(NEXT_INODE_ID, ROOT_ID + 1);
     nextMountId = readMeta(NEXT_MOUNT_ID, FIRST_MOUNT_ID);
@@ -450,6 +455,28 @@ public final class InodeStore implements Closeable {
       throw new IOException("Cannot checkpoint the metastore at " + dir + " into " + target
           + ": " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * Replaces the whole database with a copy of the checkpoint folder {@code source} (a snapshot
+   * a follower was sent by the leader) and reopens it. Must not run with any read or apply.
+   */
+  public void replaceWith(Path source) throws IOException {
+    close();
+    try (java.util.stream.Stream<Path> old = Files.list(dir)) {
+      for (Path f : (Iterable<Path>) old::iterator) {
+        Files.delete(f);
+      }
+    }
+    try (java.util.stream.Stream<Path> files = Files.list(source)) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        if (!f.getFileName().toString().endsWith(".md5")) {
+          Files.copy(f, dir.resolve(f.getFileName()));
+        }
+      }
+    }
+    cache.invalidateAll();
+    openDatabase();
   }
 
   @Override

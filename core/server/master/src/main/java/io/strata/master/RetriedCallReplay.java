@@ -1,0 +1,117 @@
+package io.strata.master;
+
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.Status;
+import io.strata.common.PathNames;
+import io.strata.common.error.GrpcErrors;
+import io.strata.common.error.StrataException;
+import io.strata.master.file.Namespace;
+import io.strata.master.journal.CallHistory;
+import io.strata.master.journal.CallIdentity;
+import io.strata.proto.CompleteFileRequest;
+import io.strata.proto.CompleteFileResponse;
+import io.strata.proto.CreateDirectoryRequest;
+import io.strata.proto.CreateDirectoryResponse;
+import io.strata.proto.CreateFileRequest;
+import io.strata.proto.CreateFileResponse;
+import io.strata.proto.DeleteResponse;
+import io.strata.proto.MountInfo;
+import io.strata.proto.MountRequest;
+import io.strata.proto.MountResponse;
+import io.strata.proto.RenameResponse;
+import io.strata.proto.SetAttributeRequest;
+import io.strata.proto.SetAttributeResponse;
+import io.strata.proto.UnmountResponse;
+import java.util.Map;
+
+/**
+ * Answers a changing call that a client retried after its change was already applied (the
+ * answer was lost when the leader failed) from the state the change left, instead of applying
+ * it again: a retried create must not fail with "already exists", a retried delete must not
+ * fail with "does not exist", and nothing may happen twice. The journal records each change's
+ * client and call id ({@link CallHistory}), on every master, so the new leader knows them.
+ */
+final class RetriedCallReplay implements ServerInterceptor {
+  /** Builds the answer of an applied call from its request and the current namespace. */
+  @FunctionalInterface
+  private interface Answer {
+    Object answer(Object request, Namespace namespace) throws Exception;
+  }
+
+  private static final String FS = "strata.FileSystemMaster/";
+  private static final Map<String, Answer> ANSWERS = Map.of(
+      FS + "CreateDirectory", (r, ns) -> CreateDirectoryResponse.newBuilder()
+          .setDirectory(ns.getStatus(path(((CreateDirectoryRequest) r).getPath()))).build(),
+      FS + "CreateFile", (r, ns) -> CreateFileResponse.newBuilder()
+          .setFile(ns.getStatus(path(((CreateFileRequest) r).getPath()))).build(),
+      FS + "CompleteFile", (r, ns) -> CompleteFileResponse.newBuilder()
+          .setFile(ns.getStatus(path(((CompleteFileRequest) r).getPath()))).build(),
+      FS + "SetAttribute", (r, ns) -> SetAttributeResponse.newBuilder()
+          .setFile(ns.getStatus(path(((SetAttributeRequest) r).getPath()))).build(),
+      FS + "Delete", (r, ns) -> DeleteResponse.getDefaultInstance(),
+      FS + "Rename", (r, ns) -> RenameResponse.getDefaultInstance(),
+      FS + "Unmount", (r, ns) -> UnmountResponse.getDefaultInstance(),
+      FS + "Mount", (r, ns) -> {
+        String p = path(((MountRequest) r).getPath());
+        for (MountInfo m : ns.listMounts(false, false)) {
+          if (m.getPath().equals(p)) {
+            return MountResponse.newBuilder().setMount(m).build();
+          }
+        }
+        throw StrataException.notFound(p);
+      });
+
+  private final CallHistory history;
+  private final Namespace namespace;
+
+  RetriedCallReplay(CallHistory history, Namespace namespace) {
+    this.history = history;
+    this.namespace = namespace;
+  }
+
+  private static String path(String raw) throws StrataException {
+    return PathNames.normalize(raw);
+  }
+
+  @Override
+  public <Q, A> ServerCall.Listener<Q> interceptCall(ServerCall<Q, A> call, Metadata headers,
+      ServerCallHandler<Q, A> next) {
+    Answer answer = ANSWERS.get(call.getMethodDescriptor().getFullMethodName());
+    String client = headers.get(CallIdentity.CLIENT_ID);
+    String callId = headers.get(CallIdentity.CALL_ID);
+    if (answer == null || client == null || callId == null
+        || !history.wasApplied(client, parse(callId))) {
+      return next.startCall(call, headers);
+    }
+    call.request(1);
+    return new ServerCall.Listener<>() {
+      @Override
+      public void onMessage(Q request) {
+        try {
+          @SuppressWarnings("unchecked")
+          A response = (A) answer.answer(request, namespace);
+          call.sendHeaders(new Metadata());
+          call.sendMessage(response);
+          call.close(Status.OK, new Metadata());
+        } catch (Exception e) {
+          StrataException se = e instanceof StrataException s ? s
+              : StrataException.internal(e.toString(), e);
+          io.grpc.StatusRuntimeException status = GrpcErrors.toStatus(se);
+          call.close(status.getStatus(), status.getTrailers() == null ? new Metadata()
+              : status.getTrailers());
+        }
+      }
+    };
+  }
+
+  private static long parse(String callId) {
+    try {
+      return Long.parseLong(callId);
+    } catch (NumberFormatException e) {
+      return Long.MIN_VALUE;
+    }
+  }
+}

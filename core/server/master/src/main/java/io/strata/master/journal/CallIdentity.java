@@ -1,0 +1,55 @@
+package io.strata.master.journal;
+
+import io.grpc.Context;
+import io.grpc.Contexts;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+
+/**
+ * Which client call a change comes from: the {@code strata-client-id} and
+ * {@code strata-call-id} headers clients send (the same on every retry of one call). The
+ * journal records them with each batch so that a call retried after a fail-over is recognised.
+ */
+public record CallIdentity(String clientId, long callId) {
+  public static final Metadata.Key<String> CLIENT_ID =
+      Metadata.Key.of("strata-client-id", Metadata.ASCII_STRING_MARSHALLER);
+  public static final Metadata.Key<String> CALL_ID =
+      Metadata.Key.of("strata-call-id", Metadata.ASCII_STRING_MARSHALLER);
+  private static final Context.Key<CallIdentity> KEY = Context.key("strata-call-identity");
+
+  /** The identity of the call being served on this thread, or null. */
+  public static CallIdentity current() {
+    return KEY.get();
+  }
+
+  /** Reads the headers into the call's context. */
+  public static ServerInterceptor interceptor() {
+    return new ServerInterceptor() {
+      @Override
+      public <Q, A> ServerCall.Listener<Q> interceptCall(ServerCall<Q, A> call,
+          Metadata headers, ServerCallHandler<Q, A> next) {
+        CallIdentity id = from(headers);
+        if (id == null) {
+          return next.startCall(call, headers);
+        }
+        return Contexts.interceptCall(Context.current().withValue(KEY, id), call, headers,
+            next);
+      }
+    };
+  }
+
+  static CallIdentity from(Metadata headers) {
+    String client = headers.get(CLIENT_ID);
+    String call = headers.get(CALL_ID);
+    if (client == null || call == null || client.isEmpty()) {
+      return null;
+    }
+    try {
+      return new CallIdentity(client, Long.parseLong(call));
+    } catch (NumberFormatException e) {
+      return null;
+    }
+  }
+}

@@ -1,0 +1,344 @@
+package io.strata.master.journal;
+
+import io.strata.master.metastore.InodeStore;
+import io.strata.proto.journal.JournalBatch;
+import io.strata.proto.journal.JournalEntry;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.raftlog.RaftLog;
+import org.apache.ratis.server.storage.FileInfo;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.SnapshotInfo;
+import org.apache.ratis.statemachine.StateMachineStorage;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.statemachine.impl.FileListSnapshotInfo;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Raft state machine of the master: applies each committed {@link JournalBatch} to the
+ * {@link InodeStore} exactly as a restart replays it, takes snapshots (RocksDB checkpoints,
+ * see {@link Snapshots}) and loads them, and tells the master when it gains or loses the lead.
+ *
+ * <p>Sequences: each applied entry gets the previous applied entry's sequence + 1, so every
+ * master assigns the same sequences to the same entries without them being in the log.
+ *
+ * <p>Locking: an entry this master's own leader submitted is applied while its submitter holds
+ * the namespace's write lock (it waits for the apply); every other entry (a follower's, or one
+ * a new leader inherited) takes {@link #replicaLock} so that it never runs beside a read.
+ */
+final class MasterStateMachine extends BaseStateMachine {
+  private static final Logger LOG = LoggerFactory.getLogger(MasterStateMachine.class);
+
+  /** What the master learns from the state machine. */
+  interface Listener {
+    /** Entries applied, with their sequences; called in apply order. */
+    void applied(List<JournalEntry> entries);
+
+    /** This master leads and has applied everything before its term. */
+    void leaderReady();
+
+    /** Leadership moved (to {@code leader}, null when unknown). */
+    void leaderChanged(RaftPeerId leader);
+
+    /** The store was replaced by a snapshot sent by the leader. */
+    void reloaded();
+  }
+
+  private final InodeStore store;
+  private final ClientId localClient;
+  private final Listener listener;
+  private final Map<Long, Consumer<List<JournalEntry>>> pending = new ConcurrentHashMap<>();
+  private final CallHistory calls;
+  /** Held by applies and by snapshots and backups, so a copy is of one applied index. */
+  private final ReentrantLock applyLock = new ReentrantLock();
+  private final Storage storage = new Storage();
+  /** A backup to start a fresh group from, or null. */
+  private final Path restoreFrom;
+  private volatile Lock replicaLock = new ReentrantLock();
+  private volatile Snapshots snapshots;
+  private volatile Snapshots.Found latest;
+  private volatile IOException failure;
+
+  MasterStateMachine(InodeStore store, ClientId localClient, CallHistory calls,
+      Path restoreFrom, Listener listener) {
+    this.store = store;
+    this.restoreFrom = restoreFrom;
+    this.localClient = localClient;
+    this.calls = calls;
+    this.listener = listener;
+  }
+
+  void setReplicaLock(Lock lock) {
+    this.replicaLock = lock;
+  }
+
+  /** Registers what to run with the applied entries of this master's own call {@code callId}. */
+  void expect(long callId, Consumer<List<JournalEntry>> applied) {
+    pending.put(callId, applied);
+  }
+
+  void forget(long callId) {
+    pending.remove(callId);
+  }
+
+  Snapshots snapshots() {
+    return snapshots;
+  }
+
+  Snapshots.Found latest() {
+    return latest;
+  }
+
+  IOException failure() {
+    return failure;
+  }
+
+  @Override
+  public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage)
+      throws IOException {
+    super.initialize(server, groupId, raftStorage);
+    snapshots = new Snapshots(raftStorage.getStorageDir().getStateMachineDir().toPath());
+    if (restoreFrom != null) {
+      restore(raftStorage);
+    }
+    loadNewestSnapshot();
+  }
+
+  /** Called after the leader installed a snapshot in this follower's folder. */
+  @Override
+  public void reinitialize() throws IOException {
+    loadNewestSnapshot();
+    listener.reloaded();
+  }
+
+  /**
+   * Makes a backup the snapshot a fresh group starts from. A master whose journal already
+   * holds state ignores the backup (and says so): restoring over a live group would fork it.
+   */
+  private void restore(RaftStorage raftStorage) throws IOException {
+    Snapshots.Found backup = Snapshots.read(restoreFrom);
+    boolean hasLog;
+    try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(
+        raftStorage.getStorageDir().getCurrentDir().toPath())) {
+      hasLog = files.anyMatch(f -> f.getFileName().toString().startsWith("log_"));
+    }
+    if (hasLog || !snapshots.complete().isEmpty()) {
+      LOG.warn("Not restoring {}: this master's journal already holds state", restoreFrom);
+      return;
+    }
+    // Term 0: the new group's terms start afresh; the index is kept so that the backup's
+    // index and the restored group's first snapshot name the same state.
+    Path dir = snapshots.root().resolve("0_" + backup.index());
+    java.nio.file.Files.createDirectories(dir.resolve(Snapshots.DB));
+    try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(backup.db())) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        java.nio.file.Files.copy(f, dir.resolve(Snapshots.DB).resolve(f.getFileName()));
+      }
+    }
+    HeaderFile.write(dir.resolve(HeaderFile.NAME), backup.header().toBuilder()
+        .setKind(HeaderFile.SNAPSHOT_KIND).setRaftTerm(0).build());
+    LOG.info("Starting a fresh group from backup {} (index {}, sequence {}, {} inodes)",
+        restoreFrom, backup.index(), backup.sequence(), backup.header().getInodeCount());
+  }
+
+  private void loadNewestSnapshot() throws IOException {
+    applyLock.lock();
+    try {
+      Optional<Snapshots.Found> newest = snapshots.newest();
+      if (newest.isPresent()) {
+        Snapshots.Found s = newest.get();
+        if (latest == null || s.index() != latest.index()
+            || store.appliedSequence() != s.sequence()) {
+          LOG.info("Loading the metastore from snapshot {} (index {}, sequence {})", s.dir(),
+              s.index(), s.sequence());
+          store.replaceWith(s.db());
+        }
+        if (store.appliedSequence() != s.sequence()) {
+          throw new IOException("Snapshot " + s.dir() + " claims sequence " + s.sequence()
+              + " but its database has applied " + store.appliedSequence()
+              + "; remove that folder to fall back to an older snapshot or the log");
+        }
+        latest = s;
+        setLastAppliedTermIndex(TermIndex.valueOf(s.term(), s.index()));
+      }
+    } finally {
+      applyLock.unlock();
+    }
+  }
+
+  @Override
+  public StateMachineStorage getStateMachineStorage() {
+    return storage;
+  }
+
+  @Override
+  public SnapshotInfo getLatestSnapshot() {
+    Snapshots.Found s = latest;
+    if (s == null) {
+      return null;
+    }
+    try {
+      List<FileInfo> files = new ArrayList<>();
+      for (Path p : Snapshots.files(s)) {
+        files.add(new FileInfo(p, null));
+      }
+      return new FileListSnapshotInfo(files, TermIndex.valueOf(s.term(), s.index()));
+    } catch (IOException e) {
+      LOG.warn("Cannot list snapshot {}: {}", s.dir(), e.toString());
+      return null;
+    }
+  }
+
+  @Override
+  public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+    LogEntryProto entry = trx.getLogEntry();
+    boolean local = localClient.toByteString().equals(
+        entry.getStateMachineLogEntry().getClientId());
+    Consumer<List<JournalEntry>> callback =
+        local ? pending.remove(entry.getStateMachineLogEntry().getCallId()) : null;
+    Lock lock = callback == null ? replicaLock : null;
+    if (lock != null) {
+      lock.lock();
+    }
+    applyLock.lock();
+    try {
+      JournalBatch batch = JournalBatch.parseFrom(
+          entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer());
+      long first = store.appliedSequence() + 1;
+      List<JournalEntry> applied = new ArrayList<>(batch.getEntriesCount());
+      if (failure == null) {
+        long sequence = store.appliedSequence();
+        for (JournalEntry e : batch.getEntriesList()) {
+          JournalEntry numbered = e.toBuilder().setSequence(++sequence).build();
+          store.apply(numbered);
+          applied.add(numbered);
+        }
+      }
+      updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
+      if (!batch.getClientId().isEmpty()) {
+        calls.record(batch.getClientId(), batch.getCallId());
+      }
+      if (callback != null) {
+        callback.accept(applied);
+      }
+      listener.applied(applied);
+      return CompletableFuture.completedFuture(
+          Message.valueOf(ByteString.copyFrom(ByteBuffer.allocate(8).putLong(0, first))));
+    } catch (IOException e) {
+      // The entry is committed: every master must apply it. This one cannot, so it stops
+      // taking part in writes until restarted (which replays the log from its snapshot).
+      failure = e;
+      LOG.error("Cannot apply journal entry {}; restart this master", entry.getIndex(), e);
+      return CompletableFuture.failedFuture(e);
+    } finally {
+      applyLock.unlock();
+      if (lock != null) {
+        lock.unlock();
+      }
+    }
+  }
+
+  /** Runs {@code body} between two applies, so it sees the state of one applied index. */
+  <T> T atAppliedIndex(ApplyBarrier<T> body) throws IOException {
+    applyLock.lock();
+    try {
+      TermIndex at = getLastAppliedTermIndex();
+      return body.run(at == null ? TermIndex.valueOf(0, 0) : at);
+    } finally {
+      applyLock.unlock();
+    }
+  }
+
+  /** Work done with applies held off. */
+  interface ApplyBarrier<T> {
+    T run(TermIndex applied) throws IOException;
+  }
+
+  @Override
+  public long takeSnapshot() throws IOException {
+    return atAppliedIndex(at -> {
+      if (at.getIndex() <= 0 || latest != null && latest.index() == at.getIndex()) {
+        return latest == null ? RaftLog.INVALID_LOG_INDEX : latest.index();
+      }
+      long start = System.nanoTime();
+      Snapshots.Found s = snapshots.take(store, at.getTerm(), at.getIndex());
+      latest = s;
+      snapshots.prune(2);
+      LOG.info("Snapshot at index {} (sequence {}) taken in {} ms", at.getIndex(), s.sequence(),
+          (System.nanoTime() - start) / 1_000_000);
+      return at.getIndex();
+    });
+  }
+
+  @Override
+  public void notifyLeaderChanged(RaftGroupMemberId member, RaftPeerId newLeaderId) {
+    listener.leaderChanged(newLeaderId);
+  }
+
+  @Override
+  public void notifyLeaderReady() {
+    listener.leaderReady();
+  }
+
+  @Override
+  public void notifyNotLeader(java.util.Collection<TransactionContext> pendingEntries) {
+    // Entries this master submitted but will not see committed under its lead: their callers
+    // get NotLeaderException from Ratis; their callbacks must not linger.
+    for (TransactionContext t : pendingEntries) {
+      if (t.getClientRequest() != null) {
+        pending.remove(t.getClientRequest().getCallId());
+      }
+    }
+  }
+
+  @Override
+  public void notifyFollowerSlowness(RoleInfoProto roleInfo, org.apache.ratis.protocol.RaftPeer
+      follower) {
+    LOG.warn("Follower {} is slow to answer the leader", follower.getId());
+  }
+
+  /** Where Ratis keeps this state machine's snapshots: the group's sm folder (the default). */
+  private final class Storage implements StateMachineStorage {
+    @Override
+    public void init(RaftStorage raftStorage) {}
+
+    @Override
+    public SnapshotInfo getLatestSnapshot() {
+      return MasterStateMachine.this.getLatestSnapshot();
+    }
+
+    @Override
+    public void format() {}
+
+    @Override
+    public void cleanupOldSnapshots(
+        org.apache.ratis.statemachine.SnapshotRetentionPolicy policy) throws IOException {
+      Snapshots s = snapshots;
+      if (s != null) {
+        s.prune(Math.max(1, policy.getNumSnapshotsRetained()));
+      }
+    }
+  }
+}

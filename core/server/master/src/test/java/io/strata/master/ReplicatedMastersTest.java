@@ -1,0 +1,263 @@
+package io.strata.master;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.MetadataUtils;
+import io.strata.common.conf.StrataConfig;
+import io.strata.master.journal.CallIdentity;
+import io.strata.master.journal.JournalSystem;
+import io.strata.proto.CheckpointRequest;
+import io.strata.proto.CreateDirectoryRequest;
+import io.strata.proto.DeleteRequest;
+import io.strata.proto.FileInfo;
+import io.strata.proto.FileSystemMasterGrpc;
+import io.strata.proto.GetQuorumInfoRequest;
+import io.strata.proto.GetQuorumInfoResponse;
+import io.strata.proto.GetStatusRequest;
+import io.strata.proto.JournalMasterGrpc;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Three real masters in this JVM replicating one journal over loopback: the group elects a
+ * leader, followers redirect, a change made on the leader is on every master, a lost leader is
+ * replaced, a master whose journal was deleted catches up from a snapshot, and a changing call
+ * retried with the same call id is answered without being applied twice.
+ */
+class ReplicatedMastersTest {
+  private static final int MASTERS = 3;
+  @TempDir
+  Path home;
+  private final int[] rpcPorts = new int[MASTERS];
+  private final int[] journalPorts = new int[MASTERS];
+  private final MasterServer[] masters = new MasterServer[MASTERS];
+  private final List<ManagedChannel> channels = new ArrayList<>();
+
+  @AfterEach
+  void stop() throws Exception {
+    for (ManagedChannel c : channels) {
+      c.shutdownNow();
+    }
+    for (MasterServer m : masters) {
+      if (m != null) {
+        m.close();
+      }
+    }
+  }
+
+  private static int freePort() throws Exception {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+
+  private Map<String, String> config(int i) {
+    List<String> rpc = new ArrayList<>();
+    List<String> journal = new ArrayList<>();
+    for (int j = 0; j < MASTERS; j++) {
+      rpc.add("127.0.0.1:" + rpcPorts[j]);
+      journal.add("127.0.0.1:" + journalPorts[j]);
+    }
+    Map<String, String> c = new HashMap<>(TestMaster.config(home, Map.of()));
+    c.put("strata.master.rpc.port", Integer.toString(rpcPorts[i]));
+    c.put("strata.master.addresses", String.join(",", rpc));
+    c.put("strata.master.journal.addresses", String.join(",", journal));
+    c.put("strata.master.journal.dir", home.resolve("m" + i + "/journal").toString());
+    c.put("strata.master.metastore.dir", home.resolve("m" + i + "/metastore").toString());
+    return c;
+  }
+
+  private void start(int i) throws Exception {
+    masters[i] = new MasterServer(StrataConfig.load(config(i)));
+    masters[i].start();
+  }
+
+  private FileSystemMasterGrpc.FileSystemMasterBlockingStub fs(int i) {
+    ManagedChannel c = NettyChannelBuilder.forAddress("127.0.0.1", rpcPorts[i]).usePlaintext()
+        .build();
+    channels.add(c);
+    return FileSystemMasterGrpc.newBlockingStub(c).withDeadlineAfter(30, TimeUnit.SECONDS);
+  }
+
+  /** Waits (bounded) until one running master leads; returns its index. */
+  private int awaitLeader() throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (System.nanoTime() < deadline) {
+      for (int i = 0; i < MASTERS; i++) {
+        if (masters[i] != null && masters[i].journal().isLeader()) {
+          return i;
+        }
+      }
+      Thread.sleep(20);
+    }
+    throw new AssertionError("no leader within 60 s");
+  }
+
+  /** Waits (bounded) until master {@code i} has applied the path's creation. */
+  private void awaitApplied(int i, long sequence) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (masters[i].journal().lastSequence() < sequence) {
+      assertTrue(System.nanoTime() < deadline, "master " + i + " stayed at sequence "
+          + masters[i].journal().lastSequence() + " below " + sequence);
+      Thread.sleep(20);
+    }
+  }
+
+  private static FileInfo mkdirs(FileSystemMasterGrpc.FileSystemMasterBlockingStub fs,
+      String path) {
+    return fs.createDirectory(CreateDirectoryRequest.newBuilder().setPath(path)
+        .setRecursive(true).setAllowExists(true).build()).getDirectory();
+  }
+
+  /**
+   * Creates a directory on whichever master leads, trying again (bounded) when leadership
+   * moves meanwhile, as a client would; returns the leader's index.
+   */
+  private int mkdirsOnLeader(String path) throws Exception {
+    onLeader(fs -> mkdirs(fs, path));
+    return awaitLeader();
+  }
+
+  private <T> T onLeader(java.util.function.Function<
+      FileSystemMasterGrpc.FileSystemMasterBlockingStub, T> call) throws Exception {
+    for (int attempt = 0; ; attempt++) {
+      try {
+        return call.apply(fs(awaitLeader()));
+      } catch (StatusRuntimeException e) {
+        if (e.getStatus().getCode() != Status.Code.UNAVAILABLE || attempt >= 20) {
+          throw e;
+        }
+        Thread.sleep(100);
+      }
+    }
+  }
+
+  @Test
+  void groupReplicatesFailsOverAndCatchesUpFromASnapshot() throws Exception {
+    for (int i = 0; i < MASTERS; i++) {
+      rpcPorts[i] = freePort();
+      journalPorts[i] = freePort();
+    }
+    for (int i = 0; i < MASTERS; i++) {
+      start(i);
+    }
+    int leader = mkdirsOnLeader("/replicated/dir");
+    FileInfo made = onLeader(fs -> fs.getStatus(
+        GetStatusRequest.newBuilder().setPath("/replicated/dir").build()).getFile());
+    long seq = masters[leader].journal().lastSequence();
+    for (int i = 0; i < MASTERS; i++) {
+      awaitApplied(i, seq);
+      assertNotNull(masters[i].journal().store().get(made.getFileId()), "master " + i);
+    }
+
+    // A follower redirects, naming the leader.
+    int follower = (leader + 1) % MASTERS;
+    StatusRuntimeException redirect = org.junit.jupiter.api.Assertions.assertThrows(
+        StatusRuntimeException.class, () -> fs(follower).getStatus(
+            GetStatusRequest.newBuilder().setPath("/replicated").build()));
+    assertEquals(Status.Code.UNAVAILABLE, redirect.getStatus().getCode());
+    assertEquals("127.0.0.1:" + rpcPorts[leader],
+        redirect.getTrailers().get(LeaderGate.LEADER));
+
+    // Any master describes the group.
+    ManagedChannel c = NettyChannelBuilder.forAddress("127.0.0.1", rpcPorts[follower])
+        .usePlaintext().build();
+    channels.add(c);
+    GetQuorumInfoResponse quorum = JournalMasterGrpc.newBlockingStub(c)
+        .getQuorumInfo(GetQuorumInfoRequest.getDefaultInstance());
+    assertEquals("127.0.0.1:" + rpcPorts[leader], quorum.getLeaderAddress());
+    assertEquals(MASTERS, quorum.getPeersCount());
+
+    // Lose the leader: the other two elect one, which has every change.
+    masters[leader].closeWithoutCheckpoint();
+    masters[leader] = null;
+    int second = mkdirsOnLeader("/after/failover");
+    assertNotEquals(leader, second);
+    long id = onLeader(fs -> fs.getStatus(
+        GetStatusRequest.newBuilder().setPath("/replicated/dir").build()).getFile().getFileId());
+    assertEquals(made.getFileId(), id);
+
+    // The old leader returns as a follower and catches up from the log.
+    start(leader);
+    long now = masters[awaitLeader()].journal().lastSequence();
+    awaitApplied(leader, now);
+
+    // A follower whose journal is lost catches up from the leader's snapshot.
+    second = awaitLeader();
+    int lost = (second + 1) % MASTERS;
+    masters[lost].closeWithoutCheckpoint();
+    masters[lost] = null;
+    deleteTree(home.resolve("m" + lost));
+    for (int i = 0; i < 20; i++) {
+      second = mkdirsOnLeader("/while/away/" + i);
+    }
+    onLeader(fs -> fs.checkpoint(CheckpointRequest.getDefaultInstance()));
+    start(lost);
+    long last = masters[awaitLeader()].journal().lastSequence();
+    awaitApplied(lost, last);
+    assertNotNull(masters[lost].journal().store().get(made.getFileId()));
+    assertTrue(Files.isDirectory(JournalSystem.groupDir(home.resolve("m" + lost + "/journal"))
+        .resolve("sm")));
+  }
+
+  @Test
+  void aRetriedChangeIsAnsweredWithoutBeingAppliedTwice() throws Exception {
+    rpcPorts[0] = freePort();
+    journalPorts[0] = freePort();
+    Map<String, String> c = new HashMap<>(TestMaster.config(home, Map.of()));
+    masters[0] = new MasterServer(StrataConfig.load(c));
+    masters[0].start();
+    ManagedChannel ch = NettyChannelBuilder.forAddress("127.0.0.1", masters[0].rpcPort())
+        .usePlaintext().build();
+    channels.add(ch);
+    Metadata headers = new Metadata();
+    headers.put(CallIdentity.CLIENT_ID, "client-a");
+    headers.put(CallIdentity.CALL_ID, "7");
+    FileSystemMasterGrpc.FileSystemMasterBlockingStub retried = FileSystemMasterGrpc
+        .newBlockingStub(ch).withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers));
+    CreateDirectoryRequest create = CreateDirectoryRequest.newBuilder().setPath("/once").build();
+    FileInfo first = retried.createDirectory(create).getDirectory();
+    long sequence = masters[0].journal().lastSequence();
+    // The same call again: answered from the state, not applied (no "already exists").
+    FileInfo again = retried.createDirectory(create).getDirectory();
+    assertEquals(first.getFileId(), again.getFileId());
+    assertEquals(sequence, masters[0].journal().lastSequence());
+    // A new call id is a new call: it is applied.
+    Metadata next = new Metadata();
+    next.put(CallIdentity.CLIENT_ID, "client-a");
+    next.put(CallIdentity.CALL_ID, "8");
+    FileSystemMasterGrpc.newBlockingStub(ch)
+        .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(next))
+        .delete(DeleteRequest.newBuilder().setPath("/once").build());
+    StatusRuntimeException gone = org.junit.jupiter.api.Assertions.assertThrows(
+        StatusRuntimeException.class, () -> FileSystemMasterGrpc.newBlockingStub(ch)
+            .getStatus(GetStatusRequest.newBuilder().setPath("/once").build()));
+    assertEquals(Status.Code.NOT_FOUND, gone.getStatus().getCode());
+  }
+
+  private static void deleteTree(Path dir) throws Exception {
+    try (var walk = Files.walk(dir)) {
+      for (Path p : (Iterable<Path>) walk.sorted(java.util.Comparator.reverseOrder())::iterator) {
+        Files.delete(p);
+      }
+    }
+  }
+}
