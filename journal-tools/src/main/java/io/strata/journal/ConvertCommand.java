@@ -2,6 +2,7 @@ package io.strata.journal;
 
 import com.google.protobuf.Message;
 import io.strata.common.Version;
+import io.strata.master.journal.HeaderFile;
 import io.strata.proto.journal.JournalEntry;
 import io.strata.proto.journal.JournalHeader;
 import java.io.IOException;
@@ -55,7 +56,7 @@ final class ConvertCommand implements Callable<Integer> {
     for (StateFolder state : folder.states()) {
       JournalHeader h;
       try {
-        h = HeaderFile.read(state.header());
+        h = state.readHeader();
       } catch (JournalDamage e) {
         throw new ToolFailure(JournalToolsMain.DAMAGED, e.getMessage()
             + ". Nothing was converted; run `strata journal verify " + dir + "`.");

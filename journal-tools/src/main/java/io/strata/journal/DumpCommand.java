@@ -1,5 +1,6 @@
 package io.strata.journal;
 
+import io.strata.master.journal.HeaderFile;
 import io.strata.proto.journal.JournalHeader;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -64,7 +65,7 @@ final class DumpCommand implements Callable<Integer> {
         continue;
       }
       try {
-        JournalHeader h = HeaderFile.read(state.header());
+        JournalHeader h = state.readHeader();
         headers.put(state, h);
         out.println(json ? EntryFormat.json(state, h) : "# " + EntryFormat.text(state, h));
       } catch (JournalDamage e) {
@@ -84,7 +85,8 @@ final class DumpCommand implements Callable<Integer> {
   private void dump(GroupLog group, Map<StateFolder, JournalHeader> headers, PrintWriter out)
       throws IOException {
     if (!json) {
-      out.println("# raft group " + group.id() + ": " + group.segments().size() + " segments "
+      int n = group.segments().size();
+      out.println("# raft group " + group.id() + ": " + n + (n == 1 ? " segment " : " segments ")
           + group.segments());
     }
     SequenceBase base = sequenceBase(group, headers);

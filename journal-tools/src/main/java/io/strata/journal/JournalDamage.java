@@ -24,6 +24,14 @@ final class JournalDamage extends IOException {
     this.index = index;
   }
 
+  /** Damage whose message already names the file. */
+  JournalDamage(Path file, String message, Throwable cause) {
+    super(message, cause);
+    this.file = file;
+    this.offset = -1;
+    this.index = -1;
+  }
+
   JournalDamage(Path file, long offset, long index, String reason) {
     this(file, offset, index, reason, null);
   }

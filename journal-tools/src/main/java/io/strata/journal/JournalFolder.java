@@ -1,5 +1,6 @@
 package io.strata.journal;
 
+import io.strata.master.journal.HeaderFile;
 import io.strata.server.common.FolderLock;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,6 +1,7 @@
 package io.strata.journal;
 
 import io.strata.common.Version;
+import io.strata.master.journal.HeaderFile;
 import io.strata.master.metastore.InodeStore;
 import io.strata.proto.journal.JournalHeader;
 import java.io.IOException;
@@ -44,7 +45,7 @@ final class StateCheck {
     List<String> problems = new ArrayList<>();
     JournalHeader header = null;
     try {
-      header = HeaderFile.read(state.header());
+      header = state.readHeader();
       checkHeader(state, standalone, header, problems);
     } catch (IOException e) {
       problems.add(e.getMessage());

@@ -1,5 +1,9 @@
 package io.strata.journal;
 
+import io.strata.master.journal.HeaderFile;
+import io.strata.proto.journal.JournalHeader;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -7,7 +11,8 @@ import java.util.regex.Pattern;
 /**
  * A copy of the master's metastore with the journal position it reflects: a snapshot
  * ({@code snapshots/<term>_<index>/}) or a backup ({@code backup-<yyyyMMdd-HHmmss>-<index>/}).
- * Either holds {@code db/}, a RocksDB checkpoint, and {@code HEADER} (see {@link HeaderFile}).
+ * Either holds {@code db/}, a RocksDB checkpoint, and {@code HEADER}, one record holding a
+ * {@link JournalHeader}, read and written by the master's {@link HeaderFile}.
  *
  * @param dir the folder
  * @param kind the header kind the folder must carry: "snapshot" or "backup"
@@ -48,6 +53,24 @@ record StateFolder(Path dir, String kind, long term, long index) {
 
   Path db() {
     return dir.resolve(DB);
+  }
+
+  /**
+   * Reads and checks the header record.
+   *
+   * @throws JournalDamage naming the header file when it is missing or damaged
+   */
+  JournalHeader readHeader() throws JournalDamage {
+    Path file = header();
+    if (!Files.isRegularFile(file)) {
+      throw new JournalDamage(file, -1, -1, "the header file is missing");
+    }
+    try {
+      return HeaderFile.read(file);
+    } catch (IOException e) {
+      // The master's message names the file already.
+      throw new JournalDamage(file, e.getMessage(), e);
+    }
   }
 
   String name() {

@@ -1,5 +1,6 @@
 package io.strata.journal;
 
+import io.strata.master.journal.HeaderFile;
 import io.strata.master.metastore.InodeStore;
 import io.strata.proto.journal.JournalBatch;
 import io.strata.proto.journal.JournalEntry;
@@ -85,7 +86,8 @@ final class Verifier {
     long baseIndex = h == null ? -1 : h.getRaftIndex();
     String from = base == null ? "an empty metastore" : base.state().name();
     List<SegmentFile> segments = group.segments();
-    out.println("  raft group " + group.id() + ": " + segments.size() + " segments");
+    out.println("  raft group " + group.id() + ": " + segments.size()
+        + (segments.size() == 1 ? " segment" : " segments"));
     LogPass pass = new LogPass(baseIndex, h == null ? 0 : h.getFirstSequence());
     if (!segments.isEmpty() && group.firstIndex() > baseIndex + 1) {
       problem(group.dir().resolve(GroupLog.CURRENT) + ": the log starts at entry "

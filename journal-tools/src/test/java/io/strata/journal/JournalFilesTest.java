@@ -1,5 +1,6 @@
 package io.strata.journal;
 
+import io.strata.master.journal.HeaderFile;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -166,7 +167,8 @@ class JournalFilesTest {
     JournalFixture.flipByte(header, 5);
     Tool t = Tool.run("verify", tmp.toString());
     assertEquals(1, t.code(), t::toString);
-    assertTrue(t.out().contains(header + " at offset 0: checksum mismatch"), t::toString);
+    assertTrue(t.out().contains("Header file " + header + " is damaged: checksum mismatch"),
+        t::toString);
   }
 
   @Test

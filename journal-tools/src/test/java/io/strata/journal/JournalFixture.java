@@ -2,6 +2,7 @@ package io.strata.journal;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.strata.common.Version;
+import io.strata.master.journal.HeaderFile;
 import io.strata.master.metastore.InodeStore;
 import io.strata.proto.journal.InodeEntry;
 import io.strata.proto.journal.JournalBatch;
