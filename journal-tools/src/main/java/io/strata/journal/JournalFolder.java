@@ -12,15 +12,13 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * The folder a tool was given: a master's journal folder ({@code raft/<group-uuid>/} with the
- * Raft log, {@code snapshots/<term>_<index>/}) or a single backup or snapshot folder
- * ({@code HEADER} and {@code db/}). Snapshots are also looked for in each group's Ratis
- * state-machine folder, {@code raft/<group-uuid>/sm/<term>_<index>/}, where a master may keep
- * them instead. Listing only; nothing here reads file contents.
+ * The folder a tool was given: a master's journal folder ({@code raft/<group-uuid>/current/}
+ * with the Raft log, {@code raft/<group-uuid>/sm/<term>_<index>/} with the snapshots) or a
+ * single backup or snapshot folder ({@code HEADER} and {@code db/}). Listing only; nothing here
+ * reads file contents.
  */
 final class JournalFolder {
   static final String RAFT = "raft";
-  static final String SNAPSHOTS = "snapshots";
   /** Ratis's state-machine folder in a group's folder. */
   static final String STATE_MACHINE = "sm";
   private static final Pattern UUID_NAME = Pattern.compile(
@@ -39,7 +37,7 @@ final class JournalFolder {
     if (!Files.isDirectory(dir)) {
       throw new ToolFailure(JournalToolsMain.USAGE, dir + " is not a folder");
     }
-    if (Files.isDirectory(dir.resolve(RAFT)) || Files.isDirectory(dir.resolve(SNAPSHOTS))) {
+    if (Files.isDirectory(dir.resolve(RAFT))) {
       return new JournalFolder(dir, false);
     }
     if (Files.exists(dir.resolve(HeaderFile.NAME))
@@ -47,7 +45,7 @@ final class JournalFolder {
       return new JournalFolder(dir, true);
     }
     throw new ToolFailure(JournalToolsMain.USAGE, dir + " is neither a master journal folder "
-        + "(with raft/ or snapshots/; see strata.master.journal.dir) nor a backup folder "
+        + "(with raft/; see strata.master.journal.dir) nor a backup folder "
         + "(with HEADER and db/)");
   }
 
@@ -75,7 +73,7 @@ final class JournalFolder {
     if (standalone) {
       return List.of(StateFolder.standalone(dir));
     }
-    List<Path> roots = new ArrayList<>(List.of(dir.resolve(SNAPSHOTS)));
+    List<Path> roots = new ArrayList<>();
     for (Path group : groupFolders()) {
       roots.add(group.resolve(STATE_MACHINE));
     }

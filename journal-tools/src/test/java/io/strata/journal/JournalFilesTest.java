@@ -151,7 +151,7 @@ class JournalFilesTest {
   @Test
   void verifyNamesADamagedSnapshotDatabase() throws Exception {
     JournalFixture.standard(tmp);
-    Path sst = JournalFixture.files(tmp.resolve("snapshots"), ".sst").stream()
+    Path sst = JournalFixture.files(JournalFixture.snapshotsOf(tmp), ".sst").stream()
         .max(Comparator.comparingLong(p -> p.toFile().length())).orElseThrow();
     JournalFixture.flipByte(sst, Files.size(sst) / 4);
     Tool t = Tool.run("verify", tmp.toString());
@@ -163,7 +163,7 @@ class JournalFilesTest {
   @Test
   void verifyNamesADamagedSnapshotHeader() throws Exception {
     JournalFixture.standard(tmp);
-    Path header = tmp.resolve("snapshots").resolve("1_4").resolve("HEADER");
+    Path header = JournalFixture.snapshotsOf(tmp).resolve("1_4").resolve("HEADER");
     JournalFixture.flipByte(header, 5);
     Tool t = Tool.run("verify", tmp.toString());
     assertEquals(1, t.code(), t::toString);
@@ -174,7 +174,7 @@ class JournalFilesTest {
   @Test
   void aSnapshotWithoutHeaderIsOneCutShortNotDamage() throws Exception {
     JournalFixture.standard(tmp);
-    Files.createDirectories(tmp.resolve("snapshots").resolve("2_8").resolve("db"));
+    Files.createDirectories(JournalFixture.snapshotsOf(tmp).resolve("2_8").resolve("db"));
     Tool t = Tool.run("verify", tmp.toString());
     assertEquals(0, t.code(), t::toString);
     assertTrue(t.out().contains("snapshot 2_8: incomplete (no HEADER)"), t::toString);
@@ -259,7 +259,7 @@ class JournalFilesTest {
   @Test
   void convertRefusesAFolderOfANewerFormat() throws Exception {
     JournalFixture.standard(tmp);
-    Path header = tmp.resolve("snapshots").resolve("1_4").resolve("HEADER");
+    Path header = JournalFixture.snapshotsOf(tmp).resolve("1_4").resolve("HEADER");
     HeaderFile.write(header, HeaderFile.read(header).toBuilder().setFormatVersion(2)
         .setRelease("9.9.9").build());
     Tool t = Tool.run("convert", tmp.toString(), "--to-format", "1");

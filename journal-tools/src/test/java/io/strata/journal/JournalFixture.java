@@ -104,12 +104,22 @@ final class JournalFixture {
   }
 
   /**
-   * Writes {@code snapshots/<term>_<index>/}: the metastore after applying the batches written
+   * Writes {@code raft/<group>/sm/<term>_<index>/}: the metastore after applying the batches written
    * so far up to {@code index}, with sequences from 1, and its header.
    */
   Path snapshot(long term, long index) throws IOException {
-    Path snap = dir.resolve("snapshots").resolve(term + "_" + index);
+    Path snap = snapshots().resolve(term + "_" + index);
     return writeState(snap, "snapshot", term, index);
+  }
+
+  /** The group's snapshot folder, where a master keeps them. */
+  Path snapshots() {
+    return current.resolveSibling("sm");
+  }
+
+  /** The snapshot folder of the fixture's group under a journal folder. */
+  static Path snapshotsOf(Path journalDir) {
+    return journalDir.resolve("raft").resolve(GROUP).resolve("sm");
   }
 
   /** Writes a backup folder {@code backup-20260101-000000-<index>} under {@code parent}. */
