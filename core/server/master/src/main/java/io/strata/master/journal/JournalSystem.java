@@ -102,6 +102,7 @@ public final class JournalSystem implements Closeable {
   private final ClientId localClient = ClientId.randomId();
   private final AtomicLong callIds = new AtomicLong();
   private final CallHistory calls = new CallHistory();
+  private final Events events = new Events();
   private final Path journalDir;
   private final Counter entriesCounter;
   private final Counter checkpointCounter;
@@ -124,6 +125,7 @@ public final class JournalSystem implements Closeable {
         return t;
       });
   private long behindSinceMs;
+  private boolean caughtUp;
   private long askedLeaderMs;
   /** Runs role changes in order, off Ratis's threads (starting leader work writes entries). */
   private final java.util.concurrent.ExecutorService roleChanges =
@@ -144,7 +146,7 @@ public final class JournalSystem implements Closeable {
         registry);
     String restore = conf.getString(MasterKeys.RESTORE_BACKUP);
     this.stateMachine = new MasterStateMachine(store, localClient, calls,
-        restore.isEmpty() ? null : Path.of(restore), new Events());
+        restore.isEmpty() ? null : Path.of(restore), events);
     this.entriesCounter = Counter.builder(MetricNames.MASTER_JOURNAL_ENTRIES)
         .description("Journal entries written").register(registry);
     this.checkpointCounter = Counter.builder(MetricNames.MASTER_JOURNAL_CHECKPOINTS)
@@ -194,8 +196,23 @@ public final class JournalSystem implements Closeable {
     }
     if (quorum.members().size() == 1) {
       awaitLead(Duration.ofSeconds(60));
-    } else if (fresh) {
-      catchUpCheck.scheduleWithFixedDelay(this::checkCatchUp, 1, 1, TimeUnit.SECONDS);
+    } else {
+      if (fresh) {
+        catchUpCheck.scheduleWithFixedDelay(this::checkCatchUp, 1, 1, TimeUnit.SECONDS);
+      }
+      // Ratis reports a leader that steps down for want of a majority by no event of its own
+      // on every path: the role is also checked.
+      catchUpCheck.scheduleWithFixedDelay(this::checkRole, 200, 200, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private void checkRole() {
+    try {
+      if (leading && !division().getInfo().isLeader()) {
+        events.leaderChanged(division().getInfo().getLeaderId());
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("Role check failed: {}", e.toString());
     }
   }
 
@@ -213,11 +230,9 @@ public final class JournalSystem implements Closeable {
       long applied = d.getInfo().getLastAppliedIndex();
       String leader = leaderAddress();
       long now = System.currentTimeMillis();
-      if (applied > 0 || leader == null || d.getInfo().isLeader()) {
+      if (caughtUp || applied > 0 || leader == null || d.getInfo().isLeader()) {
         behindSinceMs = 0;
-        if (applied > 0) {
-          catchUpCheck.shutdown();
-        }
+        caughtUp |= applied > 0;
         return;
       }
       if (behindSinceMs == 0) {
@@ -825,7 +840,7 @@ public final class JournalSystem implements Closeable {
     }
 
     @Override
-    public void leaderReady() {
+    public synchronized void leaderReady() {
       if (leading) {
         return;
       }
@@ -850,8 +865,10 @@ public final class JournalSystem implements Closeable {
     }
 
     @Override
-    public void leaderChanged(RaftPeerId leader) {
-      leaderChanges.increment();
+    public synchronized void leaderChanged(RaftPeerId leader) {
+      if (leader != null) {
+        leaderChanges.increment();
+      }
       if (leading && !server.getId().equals(leader)) {
         leading = false;
         serving = false;

@@ -311,6 +311,9 @@ final class MasterStateMachine extends BaseStateMachine {
         pending.remove(t.getClientRequest().getCallId());
       }
     }
+    // Called as the leader steps down, also when no other leader is known yet (it lost its
+    // majority): leadership changed to nobody.
+    listener.leaderChanged(null);
   }
 
   @Override
