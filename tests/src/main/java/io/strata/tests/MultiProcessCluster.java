@@ -22,10 +22,13 @@ import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 
 /**
- * A Strata cluster of real processes on 127.0.0.1: one master JVM and N worker JVMs, each with
- * its own ports, folders and log file under a base folder, started the way `bin/strata` starts
- * them (same main classes, configuration as -D properties). Tests and benchmarks drive it through
- * the public client API and the command line, and can kill -9 and restart any process.
+ * A Strata cluster of real processes on 127.0.0.1: one master JVM (or an odd number replicating
+ * one journal, each on a loopback address a test may choose, see {@link ClusterMasters}) and N
+ * worker JVMs, each with its own ports, folders and log file under a base folder, started the
+ * way `bin/strata` starts them (same main classes, configuration as -D properties). Tests and
+ * benchmarks drive it through the public client API and the command line, and can kill -9,
+ * pause (SIGSTOP) and restart any process. Every process and client gets the masters'
+ * addresses.
  *
  * <p>The child JVMs use this JVM's classpath (under Surefire, its test classpath), so whatever
  * the build just compiled is what runs.
@@ -37,13 +40,11 @@ public final class MultiProcessCluster implements AutoCloseable {
   private final String classpath;
   private final String memTierRoot;
   private final List<String> workerJvmOptions;
-  private Process master;
+  private final ClusterMasters masters;
   private Process proxy;
   private int proxyPort;
   private int proxyWebPort;
   private final Map<Integer, Process> workers = new LinkedHashMap<>();
-  private final int masterPort;
-  private final int masterWebPort;
   private final Map<Integer, int[]> workerPorts = new HashMap<>();
 
   private MultiProcessCluster(Builder b) throws IOException {
@@ -55,15 +56,13 @@ public final class MultiProcessCluster implements AutoCloseable {
     this.classpath = serverClasspath(testCp != null && !testCp.isEmpty() ? testCp
         : System.getProperty("java.class.path"));
     this.memTierRoot = "/dev/shm/strata-test-" + UUID.randomUUID();
-    this.masterPort = freePort();
-    this.masterWebPort = freePort();
+    this.masters = new ClusterMasters(base, b.masterHosts, b.masterHostsGiven);
     Files.createDirectories(base.resolve("conf"));
     Files.createDirectories(underStoreRoot());
     Files.createDirectories(logsDir());
     common.putIfAbsent("strata.home", base.toString());
     common.putIfAbsent("strata.conf.dir", base.resolve("conf").toString());
-    common.putIfAbsent("strata.master.hostname", "127.0.0.1");
-    common.putIfAbsent("strata.master.rpc.port", Integer.toString(masterPort));
+    masters.commonProperties().forEach(common::putIfAbsent);
     common.putIfAbsent("strata.master.root.ufs", "file://" + underStoreRoot());
     common.putIfAbsent("strata.client.master.retry.max.duration", "20s");
   }
@@ -100,6 +99,8 @@ public final class MultiProcessCluster implements AutoCloseable {
     private final Map<Integer, Map<String, String>> perWorker = new HashMap<>();
     private final List<String> workerJvmOptions = new ArrayList<>();
     private int workerCount = 1;
+    private List<String> masterHosts = List.of("127.0.0.1");
+    private boolean masterHostsGiven;
 
     private Builder(Path base) {
       this.base = base;
@@ -107,6 +108,32 @@ public final class MultiProcessCluster implements AutoCloseable {
 
     public Builder workers(int count) {
       this.workerCount = count;
+      return this;
+    }
+
+    /**
+     * How many masters: 1 (the default) or an odd number that replicate one journal, all on
+     * 127.0.0.1 with ports of their own.
+     */
+    public Builder masters(int count) {
+      if (count < 1 || count % 2 == 0) {
+        throw new IllegalArgumentException("masters: 1 or an odd number, not " + count);
+      }
+      this.masterHosts = java.util.Collections.nCopies(count, "127.0.0.1");
+      this.masterHostsGiven = false;
+      return this;
+    }
+
+    /**
+     * One master per host address given (such as 127.0.0.2, 127.0.0.3, 127.0.0.4), each
+     * binding, advertising and replicating on its own address.
+     */
+    public Builder masterHosts(String... hosts) {
+      if (hosts.length < 1 || hosts.length % 2 == 0) {
+        throw new IllegalArgumentException("masters: 1 or an odd number, not " + hosts.length);
+      }
+      this.masterHosts = List.of(hosts);
+      this.masterHostsGiven = true;
       return this;
     }
 
@@ -156,12 +183,51 @@ public final class MultiProcessCluster implements AutoCloseable {
     return base.resolve("logs");
   }
 
+  /** The gRPC port of the (first) master. */
   public int masterPort() {
-    return masterPort;
+    return masters.master(0).rpcPort();
   }
 
+  /** The web port of the (first) master. */
   public int masterWebPort() {
-    return masterWebPort;
+    return masters.master(0).webPort();
+  }
+
+  /** How many masters the cluster has. */
+  public int masterCount() {
+    return masters.count();
+  }
+
+  /** Every master's gRPC address, host:port, in index order. */
+  public List<String> masterAddresses() {
+    return masters.addresses();
+  }
+
+  /** The web port of master i. */
+  public int masterWebPort(int i) {
+    return masters.master(i).webPort();
+  }
+
+  /**
+   * The folder of master i's journal: {@code <base>/master<i>/journal} with several masters,
+   * {@code <base>/master/journal} (the default under strata.home) with one.
+   */
+  public Path masterJournalDir(int i) {
+    return masters.several() ? masters.master(i).dir().resolve("journal")
+        : base.resolve("master/journal");
+  }
+
+  /**
+   * The index of the leading master, asking each running one (GetQuorumInfo); -1 while none
+   * leads.
+   */
+  public synchronized int leaderIndex() {
+    return masters.leaderIndex(clientConfig());
+  }
+
+  /** Waits until a master leads and returns its index. */
+  public int awaitLeader(Duration timeout) {
+    return masters.awaitLeader(clientConfig(), timeout);
   }
 
   public int workerWebPort(int worker) {
@@ -192,14 +258,61 @@ public final class MultiProcessCluster implements AutoCloseable {
     return args;
   }
 
+  /**
+   * Starts every master that is not running and waits until each serves its web endpoint and,
+   * with several, until one leads. Fails when the (only) master already runs.
+   */
   public synchronized void startMaster() throws IOException {
-    if (master != null && master.isAlive()) {
+    if (!masters.several() && masters.running(0)) {
       throw new IllegalStateException("master already running");
     }
-    Map<String, String> props = new LinkedHashMap<>();
-    props.put("strata.master.web.port", Integer.toString(masterWebPort));
-    master = launch("master", "io.strata.master.MasterMain", props, List.of("-Xmx512m"));
-    waitFor("master web endpoint", Duration.ofSeconds(60), () -> healthy(masterWebPort), master);
+    List<Integer> started = new ArrayList<>();
+    for (int i = 0; i < masters.count(); i++) {
+      if (!masters.running(i)) {
+        masters.launch(i, this::launchMaster);
+        started.add(i);
+      }
+    }
+    for (int i : started) {
+      awaitMasterWeb(i);
+    }
+    if (masters.several()) {
+      masters.awaitLeader(clientConfig(), Duration.ofSeconds(60));
+    }
+  }
+
+  /**
+   * Starts master i again on its ports and folders (after {@link #killMaster(int)}, or stopping
+   * it with SIGTERM first when it runs) and waits until it serves its web endpoint.
+   */
+  public synchronized void restartMaster(int i) throws IOException, InterruptedException {
+    Process p = masters.process(i);
+    if (masters.running(i)) {
+      masters.resume(i);
+      p.destroy();
+      if (!p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
+        masters.kill(i);
+      }
+    }
+    masters.launch(i, this::launchMaster);
+    awaitMasterWeb(i);
+  }
+
+  private Process launchMaster(String name, Map<String, String> props, List<String> jvm)
+      throws IOException {
+    return launch(name, "io.strata.master.MasterMain", props, jvm);
+  }
+
+  private void awaitMasterWeb(int i) {
+    ClusterMasters.Master m = masters.master(i);
+    try {
+      waitFor(m.name() + " web endpoint", Duration.ofSeconds(60),
+          () -> healthy(m.host(), m.webPort()), masters.process(i));
+    } catch (IllegalStateException e) {
+      throw new IllegalStateException(e.getMessage() + "; last lines of its log:\n"
+          + tail(logsDir().resolve(m.name() + ".log")) + tail(logsDir().resolve(m.name()
+          + ".out")), e);
+    }
   }
 
   public synchronized void startWorker(int index) throws IOException {
@@ -335,14 +448,36 @@ public final class MultiProcessCluster implements AutoCloseable {
     return workers.get(index).pid();
   }
 
-  /** The process id of the running master. */
+  /** The process id of the running (first) master. */
   public synchronized long masterPid() {
-    return master.pid();
+    return masters.process(0).pid();
   }
 
-  /** kill -9 of the master. */
+  /** The process id of master i. */
+  public synchronized long masterPid(int i) {
+    return masters.process(i).pid();
+  }
+
+  /** kill -9 of every master. */
   public synchronized void killMaster() throws InterruptedException {
-    kill(master);
+    for (int i = 0; i < masters.count(); i++) {
+      masters.kill(i);
+    }
+  }
+
+  /** kill -9 of master i. */
+  public synchronized void killMaster(int i) throws InterruptedException {
+    masters.kill(i);
+  }
+
+  /** SIGSTOP of master i: it keeps its connections open and answers nothing. */
+  public synchronized void pauseMaster(int i) throws IOException, InterruptedException {
+    masters.pause(i);
+  }
+
+  /** SIGCONT of a paused master i. */
+  public synchronized void resumeMaster(int i) throws IOException, InterruptedException {
+    masters.resume(i);
   }
 
   /** kill -9 of one worker. */
@@ -357,14 +492,15 @@ public final class MultiProcessCluster implements AutoCloseable {
     }
   }
 
-  /** Waits until the master reports {@code count} live workers. */
+  /** Waits until the (leading) master reports {@code count} live workers. */
   public void waitForLiveWorkers(int count, Duration timeout) {
-    waitFor(count + " live workers", timeout, () -> liveWorkers() == count, master);
+    waitFor(count + " live workers", timeout, () -> liveWorkers() == count,
+        masters.several() ? null : masters.process(0));
   }
 
-  /** Live workers according to the master's metrics endpoint. */
+  /** Live workers according to the (leading) master's metrics endpoint. */
   public int liveWorkers() {
-    String metrics = scrape(masterWebPort);
+    String metrics = scrapeMaster();
     for (String line : metrics.split("\n")) {
       if (line.startsWith("strata_master_workers") && line.contains("state=\"live\"")) {
         return (int) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
@@ -393,14 +529,20 @@ public final class MultiProcessCluster implements AutoCloseable {
     return scrape(port);
   }
 
+  /** The metrics of the master, or with several of the leader ("" while none leads). */
   public String scrapeMaster() {
-    return scrape(masterWebPort);
+    int i = masters.several() ? leaderIndex() : 0;
+    return i < 0 ? "" : scrape(masters.master(i).host(), masters.master(i).webPort());
   }
 
   static String scrape(int port) {
+    return scrape("127.0.0.1", port);
+  }
+
+  private static String scrape(String host, int port) {
     try {
-      HttpURLConnection c = (HttpURLConnection) URI.create("http://127.0.0.1:" + port + "/metrics")
-          .toURL().openConnection();
+      HttpURLConnection c = (HttpURLConnection) URI.create("http://" + host + ":" + port
+          + "/metrics").toURL().openConnection();
       c.setConnectTimeout(2000);
       c.setReadTimeout(5000);
       try (var in = c.getInputStream()) {
@@ -412,9 +554,13 @@ public final class MultiProcessCluster implements AutoCloseable {
   }
 
   private static boolean healthy(int port) {
+    return healthy("127.0.0.1", port);
+  }
+
+  private static boolean healthy(String host, int port) {
     try {
-      HttpURLConnection c = (HttpURLConnection) URI.create("http://127.0.0.1:" + port + "/health")
-          .toURL().openConnection();
+      HttpURLConnection c = (HttpURLConnection) URI.create("http://" + host + ":" + port
+          + "/health").toURL().openConnection();
       c.setConnectTimeout(500);
       c.setReadTimeout(1000);
       return c.getResponseCode() == 200;
@@ -501,9 +647,7 @@ public final class MultiProcessCluster implements AutoCloseable {
   }
 
   private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
-      return s.getLocalPort();
-    }
+    return ClusterMasters.freePort("127.0.0.1");
   }
 
   @Override
@@ -512,9 +656,7 @@ public final class MultiProcessCluster implements AutoCloseable {
     if (proxy != null) {
       all.add(0, proxy);
     }
-    if (master != null) {
-      all.add(master);
-    }
+    all.addAll(masters.forClose());
     for (Process p : all) {
       if (p.isAlive()) {
         p.destroy();
