@@ -8,7 +8,8 @@ import picocli.CommandLine.Spec;
 /** {@code strata fsadmin}: cluster administration. */
 @Command(name = "fsadmin", mixinStandardHelpOptions = true,
     description = "Cluster administration.",
-    subcommands = {ReportCommand.class, CheckpointCommand.class})
+    subcommands = {ReportCommand.class, CheckpointCommand.class, JournalCommand.class,
+        BackupCommand.class})
 public final class FsAdminCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 

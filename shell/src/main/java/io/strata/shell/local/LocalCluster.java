@@ -1,6 +1,7 @@
 package io.strata.shell.local;
 
 import io.strata.client.FileSystem;
+import io.strata.client.master.MasterClient;
 import io.strata.common.conf.ClientKeys;
 import io.strata.common.conf.CommonKeys;
 import io.strata.common.conf.ConfigKey;
@@ -11,6 +12,7 @@ import io.strata.common.conf.StrataConfig;
 import io.strata.common.conf.WorkerKeys;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
+import io.strata.proto.GetQuorumInfoRequest;
 import io.strata.proto.WorkerInfo;
 import io.strata.proto.WorkerState;
 import io.strata.shell.Format;
@@ -30,7 +32,8 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * A master, a worker and an S3 proxy on this machine, run as background JVMs by
+ * A master (or an odd number of them replicating one journal, see {@link LocalMasters}), a
+ * worker and an S3 proxy on this machine, run as background JVMs by
  * {@code strata local up} and stopped by {@code strata local down}. The first {@code up} also
  * writes an access key for the local user to the proxy's credentials file (mode 0600) and
  * prints it; {@code strata proxy credentials} shows it again.
@@ -40,8 +43,10 @@ import java.util.TreeMap;
  * {@code JAVA_HOME} or the PATH, a rotated log file {@code ${strata.logs.dir}/<role>.log}
  * (logback's strata-logback-file.xml; {@code <role>.out} keeps what it prints before logging
  * starts), a pid file in
- * {@code ${strata.home}/run/}, and every {@code -Dstrata.*} option the shell was given. {@code up}
- * returns only when the master answers and the worker is live, or fails within
+ * {@code ${strata.home}/run/}, and every {@code -Dstrata.*} option the shell was given; with
+ * several masters every process also gets their addresses, which {@link LocalClientConf} keeps
+ * for later commands. {@code up} returns only when the master answers (with several, when they
+ * elected a leader) and the worker is live, or fails within
  * {@code strata.client.local.start.timeout} with a pointer to the log. Starting when already
  * running starts nothing; a stale pid file is ignored.
  */
@@ -102,47 +107,99 @@ public final class LocalCluster {
     return new PidFile(runDir().resolve(role.name() + ".pid"), role.mainClass());
   }
 
-  /** Starts whatever is not running and waits until both serve; returns the exit code. */
+  /** Starts whatever is not running and waits until all serve; returns the exit code. */
   public int up() throws IOException {
+    return up(null, null);
+  }
+
+  /**
+   * Starts whatever is not running and waits until all serve; returns the exit code.
+   *
+   * @param masterCount how many masters (see {@link LocalMasters}); null for as many as the
+   *     last {@code up} started, one the first time
+   * @param restore a backup folder every master with an empty journal starts from, or null
+   */
+  public int up(Integer masterCount, Path restore) throws IOException {
     PrintStream out = ctx.out();
-    Optional<ProcessHandle> m = pidFile(master).running();
+    Path backup = restore == null ? null : checkBackup(restore);
+    LocalMasters masters = LocalMasters.of(conf(),  master,
+        masterCount != null ? masterCount : LocalMasters.lastCount(conf()), backup);
+    refuseOtherLayout(masters);
+    List<Optional<ProcessHandle>> m = new ArrayList<>();
+    for (LocalMasters.Member mm : masters.members()) {
+      m.add(pidFile(mm.role()).running());
+    }
     Optional<ProcessHandle> w = pidFile(worker).running();
     Optional<ProcessHandle> x = proxy == null ? Optional.empty() : pidFile(proxy).running();
-    if (m.isPresent() && w.isPresent() && (proxy == null || x.isPresent())) {
-      out.println("Strata is already running locally (master pid " + m.get().pid()
-          + ", worker pid " + w.get().pid() + "). Stop with: bin/strata local down");
+    if (m.stream().allMatch(Optional::isPresent) && w.isPresent()
+        && (proxy == null || x.isPresent())) {
+      out.println("Strata is already running locally (" + (masters.several() ? "master pids "
+          + String.join(", ", m.stream().map(h -> Long.toString(h.get().pid())).toList())
+          : "master pid " + m.get(0).get().pid()) + ", worker pid " + w.get().pid()
+          + "). Stop with: bin/strata local down");
       return 0;
     }
     Files.createDirectories(runDir());
     Files.createDirectories(logsDir());
+    if (masters.several()) {
+      LocalClientConf.write(conf(), masters.addresses());
+    } else {
+      LocalClientConf.delete(conf());
+    }
     long deadline = System.nanoTime() + conf().getDuration(ClientKeys.LOCAL_START_TIMEOUT)
         .toNanos();
     // Short retries: this loop does its own waiting and must notice a dead process quickly.
-    StrataConfig polling = conf().with(Map.of(ClientKeys.MASTER_RETRY_DURATION.name(), "1s"));
-    try (FileSystem fs = FileSystem.connect(polling)) {
-      long masterPid;
-      if (m.isPresent()) {
-        masterPid = m.get().pid();
-        out.println("The master is already running (pid " + masterPid + ")");
-      } else {
-        Process p = start(master);
-        masterPid = p.pid();
-        waitUntil(master, p, deadline, () -> {
-          fs.masterInfo();
-          return true;
-        });
+    Map<String, String> polling = new java.util.HashMap<>(masters.clientProperties());
+    polling.put(ClientKeys.MASTER_RETRY_DURATION.name(), "1s");
+    polling.put(ClientKeys.MASTER_FAILOVER_TIMEOUT.name(), "1s");
+    try (FileSystem fs = FileSystem.connect(conf().with(polling));
+        MasterClient probe = new MasterClient(conf().with(polling))) {
+      long[] masterPids = new long[m.size()];
+      List<Started> startedMasters = new ArrayList<>();
+      for (int i = 0; i < m.size(); i++) {
+        LocalMasters.Member mm = masters.members().get(i);
+        if (m.get(i).isPresent()) {
+          masterPids[i] = m.get(i).get().pid();
+          out.println("The " + mm.role().name() + " is already running (pid " + masterPids[i]
+              + ")");
+          continue;
+        }
+        if (backup != null && LocalMasters.holdsState(mm.journalDir())) {
+          out.println("The " + mm.role().name() + "'s journal " + mm.journalDir() + " holds"
+              + " state: it starts from that and ignores the backup (stop it and move the"
+              + " folder away to restore)");
+        }
+        Process p = start(mm.role(), mm.properties());
+        masterPids[i] = p.pid();
+        startedMasters.add(new Started(mm.role(), p));
       }
+      // With several masters only an elected leader serves GetWorkers, and each master this
+      // command started must answer too; one master answers GetMasterInfo once it runs.
+      waitUntil(masters.several() ? "masters did not elect a leader" : "master did not become"
+          + " ready", startedMasters, deadline, () -> {
+            if (!masters.several()) {
+              fs.masterInfo();
+              return true;
+            }
+            fs.getWorkers();
+            for (Started s : startedMasters) {
+              probe.callJournalAt(masters.member(s.role()).address(),
+                  stub -> stub.getQuorumInfo(GetQuorumInfoRequest.getDefaultInstance()));
+            }
+            return true;
+          });
       long workerPid;
-      Process workerProcess = null;
+      List<Started> startedWorker = new ArrayList<>();
       if (w.isPresent()) {
         workerPid = w.get().pid();
         out.println("The worker is already running (pid " + workerPid + ")");
       } else {
-        workerProcess = start(worker);
-        workerPid = workerProcess.pid();
+        Process p = start(worker, masters.clientProperties());
+        workerPid = p.pid();
+        startedWorker.add(new Started(worker, p));
       }
       WorkerInfo[] live = new WorkerInfo[1];
-      waitUntil(worker, workerProcess, deadline, () -> {
+      waitUntil("worker did not become ready", startedWorker, deadline, () -> {
         live[0] = liveWorker(fs.getWorkers());
         return live[0] != null;
       });
@@ -154,18 +211,44 @@ public final class LocalCluster {
           proxyPid = x.get().pid();
           out.println("The proxy is already running (pid " + proxyPid + ")");
         } else {
-          Process p = start(proxy);
+          Process p = start(proxy, masters.clientProperties());
           proxyPid = p.pid();
-          waitUntil(proxy, p, deadline, this::proxyHealthy);
+          waitUntil("proxy did not become ready", List.of(new Started(proxy, p)), deadline,
+              this::proxyHealthy);
         }
       }
-      printSummary(out, fs, masterPid, workerPid, live[0]);
+      printSummary(out, fs, masters, masterPids, workerPid, live[0]);
       if (proxy != null) {
         printProxy(out, proxyPid, key);
       }
       out.println("Stop with: bin/strata local down");
     }
     return 0;
+  }
+
+  /** The backup folder made absolute, when it holds a HEADER; else a usage error. */
+  private static Path checkBackup(Path restore) {
+    Path dir = restore.toAbsolutePath().normalize();
+    if (!Files.isRegularFile(dir.resolve("HEADER"))) {
+      throw new UsageException(restore + " is not a backup: a backup folder (backup-<time>-"
+          + "<index>/, printed by `strata fsadmin backup`) holds a HEADER file");
+    }
+    return dir;
+  }
+
+  /** Refuses to start masters of one layout while a master of the other one runs. */
+  private void refuseOtherLayout(LocalMasters masters) throws IOException {
+    List<String> ours = masters.members().stream().map(mm -> mm.role().name()).toList();
+    for (Role r : LocalMasters.pidFileRoles(runDir(), master)) {
+      Optional<ProcessHandle> h = pidFile(r).running();
+      if (h.isPresent() && !ours.contains(r.name())) {
+        int running = LocalMasters.lastCount(conf());
+        throw new UsageException("A local cluster with " + (running == 1 ? "one master"
+            : running + " masters") + " is running (" + r.name() + ", pid " + h.get().pid()
+            + "): stop it with `strata local down` before starting " + (ours.size() == 1
+            ? "one master" : ours.size() + " masters"));
+      }
+    }
   }
 
   private Path credentialsFile() {
@@ -215,28 +298,55 @@ public final class LocalCluster {
     }
   }
 
-  /** Sends SIGTERM to the proxy, the worker and then the master, kills them if they linger. */
+  /**
+   * Sends SIGTERM to the proxy, the worker and then every master (of either layout), kills
+   * them if they linger, and removes the client file of several masters.
+   */
   public int down() throws IOException {
-    boolean stopped = (proxy != null && stop(proxy)) | stop(worker) | stop(master);
+    boolean stopped = (proxy != null && stop(proxy)) | stop(worker);
+    for (Role r : LocalMasters.pidFileRoles(runDir(), master)) {
+      stopped |= stop(r);
+    }
+    LocalClientConf.delete(conf());
     if (!stopped) {
       ctx.out().println("Strata is not running locally.");
     }
     return 0;
   }
 
-  /** Prints which processes are running. */
+  /** Prints which processes are running and, with several masters, which one leads. */
   public int status() throws IOException {
-    for (Role role : roles()) {
-      Optional<ProcessHandle> h = pidFile(role).running();
-      String where = role == proxy ? ", S3 endpoint http://" + conf().getString(
-          ProxyKeys.HOSTNAME) + ":" + conf().getInt(ProxyKeys.PORT) : "";
-      ctx.out().println(role.name() + ": " + (h.isPresent()
-          ? "running (pid " + h.get().pid() + ")" + where : "not running"));
+    LocalMasters masters = LocalMasters.of(conf(), master, LocalMasters.lastCount(conf()),
+        null);
+    if (masters.several()) {
+      LocalStatus.printMasters(ctx, masters, this::running);
+    } else {
+      printRunning(master, "");
+    }
+    printRunning(worker, "");
+    if (proxy != null) {
+      printRunning(proxy, ", S3 endpoint http://" + conf().getString(ProxyKeys.HOSTNAME) + ":"
+          + conf().getInt(ProxyKeys.PORT));
     }
     return 0;
   }
 
-  private Process start(Role role) throws IOException {
+  private void printRunning(Role role, String where) throws IOException {
+    Optional<ProcessHandle> h = running(role);
+    ctx.out().println(role.name() + ": " + (h.isPresent()
+        ? "running (pid " + h.get().pid() + ")" + where : "not running"));
+  }
+
+  /** The process of a role's pid file, when it runs. */
+  Optional<ProcessHandle> running(Role role) throws IOException {
+    return pidFile(role).running();
+  }
+
+  /**
+   * Starts a process with the shell's {@code -Dstrata.*} options and then {@code properties},
+   * which win.
+   */
+  private Process start(Role role, Map<String, String> properties) throws IOException {
     String classpath = ctx.env().get(role.classpathVariable());
     if (classpath == null || classpath.isEmpty()) {
       throw new UsageException(role.classpathVariable() + " is not set: run `strata local up`"
@@ -258,6 +368,9 @@ public final class LocalCluster {
     cmd.add("-Dlogback.configurationFile=strata-logback-file.xml");
     cmd.add("-Dstrata.log.file=" + log);
     for (Map.Entry<String, String> e : new TreeMap<>(ctx.strataProperties()).entrySet()) {
+      cmd.add("-D" + e.getKey() + "=" + e.getValue());
+    }
+    for (Map.Entry<String, String> e : properties.entrySet()) {
       cmd.add("-D" + e.getKey() + "=" + e.getValue());
     }
     cmd.add("-cp");
@@ -287,14 +400,24 @@ public final class LocalCluster {
     boolean ready() throws StrataException, IOException;
   }
 
-  private void waitUntil(Role role, Process p, long deadline, Probe probe) throws IOException {
+  /** A process this command started. */
+  private record Started(Role role, Process process) {}
+
+  /**
+   * Polls {@code probe} until it holds. Fails at once when a process it started exits, and at
+   * the deadline saying "The {@code what} within ..." after stopping the processes it started.
+   */
+  private void waitUntil(String what, List<Started> started, long deadline, Probe probe)
+      throws IOException {
     while (true) {
-      if (p != null && !p.isAlive()) {
-        pidFile(role).delete();
-        throw new StrataException(ErrorCode.UNAVAILABLE, "The " + role.name()
-            + " exited during start-up (exit code " + p.exitValue() + "). See "
-            + logsDir().resolve(role.name() + ".log") + " and "
-            + logsDir().resolve(role.name() + ".out"));
+      for (Started s : started) {
+        if (!s.process().isAlive()) {
+          pidFile(s.role()).delete();
+          throw new StrataException(ErrorCode.UNAVAILABLE, "The " + s.role().name()
+              + " exited during start-up (exit code " + s.process().exitValue() + "). See "
+              + logsDir().resolve(s.role().name() + ".log") + " and "
+              + logsDir().resolve(s.role().name() + ".out"));
+        }
       }
       try {
         if (probe.ready()) {
@@ -306,22 +429,24 @@ public final class LocalCluster {
         }
       }
       if (System.nanoTime() > deadline) {
-        if (p != null) {
-          stopProcess(p.toHandle());
-          pidFile(role).delete();
+        List<String> logs = new ArrayList<>();
+        for (Started s : started) {
+          stopProcess(s.process().toHandle());
+          pidFile(s.role()).delete();
+          logs.add(logsDir().resolve(s.role().name() + ".log").toString());
         }
-        throw new StrataException(ErrorCode.UNAVAILABLE, "The " + role.name()
-            + " did not become ready within " + conf().getDuration(
-                ClientKeys.LOCAL_START_TIMEOUT).toSeconds() + "s and was stopped. See "
-            + logsDir().resolve(role.name() + ".log") + " (raise "
+        throw new StrataException(ErrorCode.UNAVAILABLE, "The " + what + " within "
+            + conf().getDuration(ClientKeys.LOCAL_START_TIMEOUT).toSeconds() + "s"
+            + (started.isEmpty() ? "" : " and " + (started.size() == 1 ? "was" : "were")
+                + " stopped. See " + String.join(" and ", logs)) + " (raise "
             + ClientKeys.LOCAL_START_TIMEOUT.name() + " if it only needs longer)");
       }
       try {
         Thread.sleep(POLL_MS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new StrataException(ErrorCode.UNAVAILABLE, "Interrupted while waiting for the "
-            + role.name());
+        throw new StrataException(ErrorCode.UNAVAILABLE, "Interrupted while waiting: the "
+            + what + " yet");
       }
     }
   }
@@ -368,15 +493,26 @@ public final class LocalCluster {
     return true;
   }
 
-  private void printSummary(PrintStream out, FileSystem fs, long masterPid, long workerPid,
-      WorkerInfo w) {
+  private void printSummary(PrintStream out, FileSystem fs, LocalMasters masters,
+      long[] masterPids, long workerPid, WorkerInfo w) {
     StrataConfig c = conf();
     String masterHost = c.getString(CommonKeys.MASTER_HOSTNAME);
     out.println();
     out.println("Strata is running locally.");
-    out.printf("  master:       %s (gRPC), pid %d%n", fs.masterAddress(), masterPid);
-    out.printf("  master web:   http://%s:%d/metrics and /health%n", masterHost,
-        c.getInt(MasterKeys.WEB_PORT));
+    if (masters.several()) {
+      for (int i = 0; i < masterPids.length; i++) {
+        LocalMasters.Member mm = masters.members().get(i);
+        out.printf("  %-13s %s (gRPC), journal %s, web port %d, pid %d%s%n",
+            mm.role().name() + ":", mm.address(), mm.journalAddress(), mm.webPort(),
+            masterPids[i], mm.address().equals(fs.masterAddress()) ? ", leader" : "");
+      }
+      out.printf("  client conf:  %s (strata.master.addresses for later commands)%n",
+          LocalClientConf.file(c));
+    } else {
+      out.printf("  master:       %s (gRPC), pid %d%n", fs.masterAddress(), masterPids[0]);
+      out.printf("  master web:   http://%s:%d/metrics and /health%n", masterHost,
+          c.getInt(MasterKeys.WEB_PORT));
+    }
     out.printf("  worker:       %s rpc port %d, data port %d, pid %d%n", w.getAddress().getHost(),
         w.getAddress().getRpcPort(), w.getAddress().getDataPort(), workerPid);
     int webPort = w.getAddress().getWebPort() > 0 ? w.getAddress().getWebPort()
@@ -387,8 +523,10 @@ public final class LocalCluster {
     out.printf("  under store:  %s%n", ufs.startsWith("file://")
         ? ufs.substring("file://".length()) + " (" + ufs + ")" : ufs);
     out.printf("  tiers:        %s%n", tiers(c));
-    out.printf("  logs:         %s (%s)%n", logsDir(), proxy == null ? "master.log, worker.log"
-        : "master.log, worker.log, proxy.log");
+    String masterLogs = masters.several() ? masters.members().get(0).role().name() + ".log ... "
+        + masters.members().get(masterPids.length - 1).role().name() + ".log" : "master.log";
+    out.printf("  logs:         %s (%s)%n", logsDir(), masterLogs + ", worker.log"
+        + (proxy == null ? "" : ", proxy.log"));
   }
 
   private static String tiers(StrataConfig c) {

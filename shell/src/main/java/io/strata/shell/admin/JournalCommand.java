@@ -1,0 +1,20 @@
+package io.strata.shell.admin;
+
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/** {@code strata fsadmin journal}: the replicated journal of the masters. */
+@Command(name = "journal", mixinStandardHelpOptions = true,
+    description = "The masters' replicated journal: its group of masters and checkpoints.",
+    subcommands = {QuorumCommand.class, CheckpointCommand.class})
+final class JournalCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    spec.commandLine().usage(spec.commandLine().getErr());
+    return 2;
+  }
+}
