@@ -82,6 +82,9 @@ class ReplicatedMastersTest {
     c.put("strata.master.journal.addresses", String.join(",", journal));
     c.put("strata.master.journal.dir", home.resolve("m" + i + "/journal").toString());
     c.put("strata.master.metastore.dir", home.resolve("m" + i + "/metastore").toString());
+    // Snapshots (and log purges) every few entries, so that a returning master is behind the
+    // leader's log and must be sent a snapshot.
+    c.put("strata.master.journal.checkpoint.entries", "20");
     return c;
   }
 
@@ -190,6 +193,9 @@ class ReplicatedMastersTest {
     masters[leader].closeWithoutCheckpoint();
     masters[leader] = null;
     int second = mkdirsOnLeader("/after/failover");
+    for (int i = 0; i < 60; i++) {
+      second = mkdirsOnLeader("/after/failover/" + i);
+    }
     assertNotEquals(leader, second);
     long id = onLeader(fs -> fs.getStatus(
         GetStatusRequest.newBuilder().setPath("/replicated/dir").build()).getFile().getFileId());

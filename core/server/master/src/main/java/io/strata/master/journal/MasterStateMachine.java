@@ -119,18 +119,36 @@ final class MasterStateMachine extends BaseStateMachine {
   public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage)
       throws IOException {
     super.initialize(server, groupId, raftStorage);
-    snapshots = new Snapshots(raftStorage.getStorageDir().getStateMachineDir().toPath());
-    if (restoreFrom != null) {
-      restore(raftStorage);
-    }
-    loadNewestSnapshot();
+    // Ratis pauses a running state machine before it installs a snapshot the leader sent and
+    // expects it running again after reinitialize: the life cycle is kept for it.
+    getLifeCycle().startAndTransition(() -> {
+      snapshots = new Snapshots(raftStorage.getStorageDir().getStateMachineDir().toPath());
+      if (restoreFrom != null) {
+        restore(raftStorage);
+      }
+      loadNewestSnapshot();
+    }, IOException.class);
   }
 
-  /** Called after the leader installed a snapshot in this follower's folder. */
+  /** Ratis pauses applies before it installs a snapshot the leader sent (see reinitialize). */
+  @Override
+  public void pause() {
+    org.apache.ratis.util.LifeCycle life = getLifeCycle();
+    if (life.getCurrentState() == org.apache.ratis.util.LifeCycle.State.RUNNING) {
+      life.transition(org.apache.ratis.util.LifeCycle.State.PAUSING);
+      life.transition(org.apache.ratis.util.LifeCycle.State.PAUSED);
+    }
+  }
+
+  /** Called after the leader installed a snapshot in this follower's folder (paused). */
   @Override
   public void reinitialize() throws IOException {
     loadNewestSnapshot();
     listener.reloaded();
+    if (getLifeCycle().getCurrentState() == org.apache.ratis.util.LifeCycle.State.PAUSED) {
+      getLifeCycle().transition(org.apache.ratis.util.LifeCycle.State.STARTING);
+      getLifeCycle().transition(org.apache.ratis.util.LifeCycle.State.RUNNING);
+    }
   }
 
   /**
