@@ -38,7 +38,7 @@ final class JournalMasterService extends JournalMasterGrpc.JournalMasterImplBase
       JournalSystem.QuorumView view = journal.quorumInfo();
       return GetQuorumInfoResponse.newBuilder().setGroupId(view.groupId()).setTerm(view.term())
           .setLeaderAddress(view.leaderAddress()).setCommitIndex(view.commitIndex())
-          .addAllPeers(view.peers()).setAnsweredBy(journal.quorum().self().rpcAddress())
+          .addAllPeers(view.peers()).setAnsweredBy(journal.selfAddress())
           .build();
     });
   }
@@ -75,7 +75,7 @@ final class JournalMasterService extends JournalMasterGrpc.JournalMasterImplBase
       JournalSystem.Backup b = journal.backup(dir);
       return BackupResponse.newBuilder().setPath(b.dir().toString()).setIndex(b.index())
           .setSequence(b.sequence()).setInodeCount(b.inodeCount())
-          .setWrittenBy(journal.quorum().self().rpcAddress()).build();
+          .setWrittenBy(journal.selfAddress()).build();
     });
   }
 

@@ -35,7 +35,7 @@ final class LeaderGate implements ServerInterceptor {
     }
     Metadata trailers = new Metadata();
     String leader = journal.leaderAddress();
-    if (leader != null && !leader.equals(journal.quorum().self().rpcAddress())) {
+    if (leader != null && !leader.equals(journal.selfAddress())) {
       trailers.put(LEADER, leader);
     }
     call.close(Status.UNAVAILABLE.withDescription(journal.notLeader().getMessage()), trailers);

@@ -184,6 +184,8 @@ public final class MasterServer implements ProcessMain.Server {
           .intercept(CallIdentity.interceptor())
           .build()
           .start();
+      journal.setBoundRpcAddress(conf.getString(CommonKeys.MASTER_HOSTNAME) + ":"
+          + grpc.getPort());
       web = new WebServer(host, conf.getInt(MasterKeys.WEB_PORT), registry);
 
       housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {

@@ -259,6 +259,37 @@ class ReplicatedMastersTest {
     assertEquals(Status.Code.NOT_FOUND, gone.getStatus().getCode());
   }
 
+  @Test
+  void threeMastersStartAFreshGroupFromOneBackup() throws Exception {
+    io.strata.proto.BackupResponse backup;
+    long inodes;
+    try (TestMaster single = TestMaster.start(home.resolve("single"))) {
+      single.mkdirs("/kept/in/the/backup");
+      backup = JournalMasterGrpc.newBlockingStub(single.channel).backup(
+          io.strata.proto.BackupRequest.newBuilder()
+              .setDir(home.resolve("backups").toString()).build());
+      inodes = backup.getInodeCount();
+    }
+    for (int i = 0; i < MASTERS; i++) {
+      rpcPorts[i] = freePort();
+      journalPorts[i] = freePort();
+    }
+    for (int i = 0; i < MASTERS; i++) {
+      Map<String, String> c = config(i);
+      c.put("strata.master.root.ufs", "file://" + home.resolve("single/ufs"));
+      c.put("strata.master.restore.backup", backup.getPath());
+      masters[i] = new MasterServer(StrataConfig.load(c));
+      masters[i].start();
+    }
+    long id = onLeader(fs -> fs.getStatus(GetStatusRequest.newBuilder()
+        .setPath("/kept/in/the/backup").setSyncIntervalMs(-1).build()).getFile().getFileId());
+    assertTrue(id > 0);
+    for (int i = 0; i < MASTERS; i++) {
+      assertEquals(inodes, masters[i].journal().store().inodeCount(), "master " + i);
+    }
+    mkdirsOnLeader("/after/restore");
+  }
+
   private static void deleteTree(Path dir) throws Exception {
     try (var walk = Files.walk(dir)) {
       for (Path p : (Iterable<Path>) walk.sorted(java.util.Comparator.reverseOrder())::iterator) {

@@ -103,6 +103,7 @@ public final class JournalSystem implements Closeable {
   private final AtomicLong callIds = new AtomicLong();
   private final CallHistory calls = new CallHistory();
   private final Events events = new Events();
+  private volatile String boundRpcAddress;
   private final Path journalDir;
   private final Counter entriesCounter;
   private final Counter checkpointCounter;
@@ -380,11 +381,28 @@ public final class JournalSystem implements Closeable {
       if (leader == null) {
         return null;
       }
+      if (leader.equals(server.getId())) {
+        return selfAddress();
+      }
       RaftPeer peer = d.getRaftConf().getPeer(leader);
       return peer == null ? null : peer.getClientAddress();
     } catch (IOException e) {
       return null;
     }
+  }
+
+  /**
+   * Sets this master's gRPC address as it is bound: a lone master configured with port 0 (an
+   * ephemeral port) learns its real port only once serving.
+   */
+  public void setBoundRpcAddress(String address) {
+    this.boundRpcAddress = address;
+  }
+
+  /** This master's gRPC address. */
+  public String selfAddress() {
+    String bound = boundRpcAddress;
+    return bound != null ? bound : quorum.self().rpcAddress();
   }
 
   private RaftServer.Division division() throws IOException {
@@ -394,7 +412,7 @@ public final class JournalSystem implements Closeable {
   /** The error of a call that only the leader may serve. */
   public StrataException notLeader() {
     String leader = leaderAddress();
-    return StrataException.unavailable("This master (" + quorum.self().rpcAddress()
+    return StrataException.unavailable("This master (" + selfAddress()
         + ") is not the leader; " + (leader == null ? "an election is in progress, retry shortly"
         : "the leader is " + leader), null);
   }
@@ -586,8 +604,10 @@ public final class JournalSystem implements Closeable {
       String role = self ? d.getInfo().getCurrentRole().name()
           : isLeader ? RaftPeerRole.LEADER.name()
           : leader != null ? RaftPeerRole.FOLLOWER.name() : "UNKNOWN";
-      peers.add(QuorumPeer.newBuilder().setAddress(p.getClientAddress() == null ? ""
-              : p.getClientAddress()).setJournalAddress(p.getAddress()).setLeader(isLeader)
+      String address = self ? selfAddress()
+          : p.getClientAddress() == null ? "" : p.getClientAddress();
+      peers.add(QuorumPeer.newBuilder().setAddress(address).setJournalAddress(p.getAddress())
+          .setLeader(isLeader)
           .setAppliedIndex(applied).setLag(applied < 0 ? -1 : Math.max(0, commit - applied))
           .setRole(role).build());
     }
@@ -608,8 +628,9 @@ public final class JournalSystem implements Closeable {
       throw StrataException.unavailable("Cannot transfer leadership: " + e.getMessage(), e);
     }
     if (!reply.isSuccess()) {
-      throw StrataException.unavailable("Leadership did not move to " + address + ": "
-          + reply.getException().getMessage(), reply.getException());
+      // Not UNAVAILABLE: clients retry that, and the reason would be lost in their give-up.
+      throw StrataException.failedPrecondition("Leadership did not move to " + address + ": "
+          + reply.getException().getMessage());
     }
   }
 
@@ -675,8 +696,8 @@ public final class JournalSystem implements Closeable {
       throw StrataException.unavailable("Cannot change the group: " + e.getMessage(), e);
     }
     if (!reply.isSuccess()) {
-      throw StrataException.unavailable("The group's members did not change: "
-          + reply.getException().getMessage(), reply.getException());
+      throw StrataException.failedPrecondition("The group's members did not change: "
+          + reply.getException().getMessage());
     }
   }
 

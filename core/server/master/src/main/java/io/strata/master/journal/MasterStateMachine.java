@@ -166,9 +166,10 @@ final class MasterStateMachine extends BaseStateMachine {
       LOG.warn("Not restoring {}: this master's journal already holds state", restoreFrom);
       return;
     }
-    // Term 0: the new group's terms start afresh; the index is kept so that the backup's
-    // index and the restored group's first snapshot name the same state.
-    Path dir = snapshots.root().resolve("0_" + backup.index());
+    // Term 1: the new group's terms start afresh (Ratis takes a last entry of term 0 for an
+    // empty log and would refuse every vote); the index is kept so that the backup's index and
+    // the restored group's first snapshot name the same state.
+    Path dir = snapshots.root().resolve("1_" + backup.index());
     java.nio.file.Files.createDirectories(dir.resolve(Snapshots.DB));
     try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(backup.db())) {
       for (Path f : (Iterable<Path>) files::iterator) {
@@ -176,7 +177,7 @@ final class MasterStateMachine extends BaseStateMachine {
       }
     }
     HeaderFile.write(dir.resolve(HeaderFile.NAME), backup.header().toBuilder()
-        .setKind(HeaderFile.SNAPSHOT_KIND).setRaftTerm(0).build());
+        .setKind(HeaderFile.SNAPSHOT_KIND).setRaftTerm(1).build());
     LOG.info("Starting a fresh group from backup {} (index {}, sequence {}, {} inodes)",
         restoreFrom, backup.index(), backup.sequence(), backup.header().getInodeCount());
   }
