@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -136,19 +135,6 @@ public final class Snapshots {
     return files;
   }
 
-  /** Replaces the folder {@code target} with a copy of a snapshot's or backup's database. */
-  public static void restore(Found snapshot, Path target) throws IOException {
-    deleteTree(target);
-    Files.createDirectories(target);
-    try (Stream<Path> files = Files.list(snapshot.db())) {
-      for (Path f : (Iterable<Path>) files::iterator) {
-        if (!f.getFileName().toString().endsWith(".md5")) {
-          Files.copy(f, target.resolve(f.getFileName()));
-        }
-      }
-    }
-  }
-
   /** Keeps the {@code keep} newest complete snapshots; removes older and incomplete ones. */
   public void prune(int keep) throws IOException {
     List<Found> all = complete();
@@ -162,13 +148,6 @@ public final class Snapshots {
         deleteTree(dir);
       }
     }
-  }
-
-  /** Parses {@code <term>_<index>} folder names; null for other names. */
-  static long[] termIndex(String name) {
-    Matcher m = NAME.matcher(name);
-    return m.matches() ? new long[] {Long.parseLong(m.group(1)), Long.parseLong(m.group(2))}
-        : null;
   }
 
   public static void deleteTree(Path dir) throws IOException {
