@@ -63,4 +63,19 @@ public final class ServerCommands {
       }
     }
   }
+
+  /**
+   * {@code strata journal}: listed here so that {@code strata --help} names it; the launcher
+   * runs it on the journal-tools module's classpath.
+   */
+  @Command(name = "journal", mixinStandardHelpOptions = true,
+      description = "Offline tools for a copy of a master's journal folder or a backup: dump,"
+          + " verify, convert (docs/journal-tools.md; run by bin/strata).")
+  public static final class Journal implements Callable<Integer> {
+    @Override
+    public Integer call() {
+      throw new UsageException("`strata journal` is run by the launcher: use bin/strata journal"
+          + " dump|verify|convert DIR");
+    }
+  }
 }

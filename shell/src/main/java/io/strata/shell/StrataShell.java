@@ -23,7 +23,8 @@ import picocli.CommandLine.Command;
     versionProvider = StrataShell.ReleaseVersion.class,
     description = "Strata, a distributed cache for AI training data.",
     subcommands = {FsCommand.class, FsAdminCommand.class, LocalCommand.class, FuseCommand.class,
-        ServerCommands.Master.class, ServerCommands.Worker.class, ProxyCommand.class})
+        ServerCommands.Master.class, ServerCommands.Worker.class, ProxyCommand.class,
+        ServerCommands.Journal.class})
 public final class StrataShell implements Callable<Integer> {
   private final ShellContext ctx;
 

@@ -100,9 +100,6 @@ public final class MasterKeys {
       "strata.master.journal.election.timeout", "1s",
       "Time without word from the leader after which a follower starts an election (a random "
           + "time between this and twice this); a lost leader is replaced within about that.");
-  public static final ConfigKey FOLLOWER_READS = ConfigKey.bool("strata.master.follower.reads",
-      false, "Let followers answer metadata reads that allow staleness (a FUSE getattr within "
-          + "its time-to-live) instead of redirecting them to the leader.");
   public static final ConfigKey BACKUP_DIR = ConfigKey.string("strata.master.backup.dir",
       "${strata.home}/master/backups",
       "Folder on the leading master where backups are written unless a command names another.");
