@@ -117,17 +117,13 @@ public final class JournalSystem implements Closeable {
   /** Set once the master's leader-only work started after it took the lead. */
   private volatile boolean serving;
   private volatile boolean closed;
-  /** This master's journal folder held no log when it started (new, or lost and wiped). */
-  private final boolean fresh;
+  /** Follower checks: its role, and whether it stalled behind the leader. */
   private final java.util.concurrent.ScheduledExecutorService catchUpCheck =
       java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "master-catch-up-check");
         t.setDaemon(true);
         return t;
       });
-  private long behindSinceMs;
-  private boolean caughtUp;
-  private long askedLeaderMs;
   /** Runs role changes in order, off Ratis's threads (starting leader work writes entries). */
   private final java.util.concurrent.ExecutorService roleChanges =
       java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
@@ -139,7 +135,6 @@ public final class JournalSystem implements Closeable {
   private JournalSystem(StrataConfig conf, MeterRegistry registry) throws IOException {
     this.quorum = QuorumAddresses.from(conf);
     this.journalDir = Path.of(conf.getString(MasterKeys.JOURNAL_DIR));
-    this.fresh = !Files.isDirectory(groupDir(journalDir).resolve("current"));
     Path metastoreDir = Path.of(conf.getString(MasterKeys.METASTORE_DIR));
     // The metastore is rebuilt from the newest snapshot and the log on every start.
     Snapshots.deleteTree(metastoreDir);
@@ -198,9 +193,9 @@ public final class JournalSystem implements Closeable {
     if (quorum.members().size() == 1) {
       awaitLead(Duration.ofSeconds(60));
     } else {
-      if (fresh) {
-        catchUpCheck.scheduleWithFixedDelay(this::checkCatchUp, 1, 1, TimeUnit.SECONDS);
-      }
+      StalledFollowerCheck stalled = new StalledFollowerCheck(quorum, this::division,
+          this::leaderAddress);
+      catchUpCheck.scheduleWithFixedDelay(stalled::check, 1, 1, TimeUnit.SECONDS);
       // Ratis reports a leader that steps down for want of a majority by no event of its own
       // on every path: the role is also checked.
       catchUpCheck.scheduleWithFixedDelay(this::checkRole, 200, 200, TimeUnit.MILLISECONDS);
@@ -214,60 +209,6 @@ public final class JournalSystem implements Closeable {
       }
     } catch (IOException | RuntimeException e) {
       LOG.debug("Role check failed: {}", e.toString());
-    }
-  }
-
-  /**
-   * A master that starts with an empty journal in a group that already has state (its folder
-   * was lost and wiped, or it replaces a lost host) is sent the leader's snapshot only by a
-   * leader that knows it is empty: a leader that saw it before still believes the entries it
-   * acknowledged are there and keeps offering the ones after them. When this master has been
-   * offered entries but applied nothing for a while, it asks the leader to hand its lead to
-   * another master; the new leader starts from nothing about this one and sends the snapshot.
-   */
-  private void checkCatchUp() {
-    try {
-      RaftServer.Division d = division();
-      long applied = d.getInfo().getLastAppliedIndex();
-      String leader = leaderAddress();
-      long now = System.currentTimeMillis();
-      if (caughtUp || applied > 0 || leader == null || d.getInfo().isLeader()) {
-        behindSinceMs = 0;
-        caughtUp |= applied > 0;
-        return;
-      }
-      if (behindSinceMs == 0) {
-        behindSinceMs = now;
-        return;
-      }
-      if (now - behindSinceMs < 5_000 || now - askedLeaderMs < 30_000) {
-        return;
-      }
-      String other = null;
-      for (QuorumAddresses.Member m : quorum.members()) {
-        if (!m.rpcAddress().equals(leader) && m != quorum.self()) {
-          other = m.rpcAddress();
-        }
-      }
-      if (other == null) {
-        return;
-      }
-      askedLeaderMs = now;
-      LOG.warn("This master has an empty journal and the leader {} sends it nothing it can "
-          + "use; asking the leader to hand its lead to {} so that a snapshot is sent", leader,
-          other);
-      io.grpc.ManagedChannel channel = io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder
-          .forTarget(leader).usePlaintext().build();
-      try {
-        io.strata.proto.JournalMasterGrpc.newBlockingStub(channel)
-            .withDeadlineAfter(30, TimeUnit.SECONDS)
-            .transferLeadership(io.strata.proto.TransferLeadershipRequest.newBuilder()
-                .setAddress(other).build());
-      } finally {
-        channel.shutdownNow();
-      }
-    } catch (IOException | RuntimeException e) {
-      LOG.warn("Asking the leader to hand over its lead failed: {}", e.toString());
     }
   }
 
