@@ -58,6 +58,8 @@ public final class MasterClient implements Closeable {
   private final Duration retryBudget;
   private final Duration baseSleep;
   private final Duration maxSleep;
+  /** Longest back-off between rounds over several masters (see the constructor). */
+  private static final Duration SEVERAL_MAX_SLEEP = Duration.ofMillis(250);
 
   public MasterClient(StrataConfig conf) {
     this.configured = MasterAddresses.of(conf);
@@ -70,7 +72,11 @@ public final class MasterClient implements Closeable {
     Duration failover = conf.getDuration(ClientKeys.MASTER_FAILOVER_TIMEOUT);
     this.retryBudget = configured.several() && failover.compareTo(retry) > 0 ? failover : retry;
     this.baseSleep = conf.getDuration(ClientKeys.MASTER_RETRY_BASE_SLEEP);
-    this.maxSleep = conf.getDuration(ClientKeys.MASTER_RETRY_MAX_SLEEP);
+    Duration configuredMaxSleep = conf.getDuration(ClientKeys.MASTER_RETRY_MAX_SLEEP);
+    // With several masters a lost leader is replaced within about two election timeouts; a
+    // back-off grown to seconds would find the new leader long after it serves.
+    this.maxSleep = configured.several() && configuredMaxSleep.compareTo(SEVERAL_MAX_SLEEP) > 0
+        ? SEVERAL_MAX_SLEEP : configuredMaxSleep;
   }
 
   /** The master's address as host:port: with several masters, the one taken for the leader. */

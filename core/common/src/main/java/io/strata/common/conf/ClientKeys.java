@@ -16,7 +16,8 @@ public final class ClientKeys {
       "First back-off between retries of a master call; it doubles up to the maximum.");
   public static final ConfigKey MASTER_RETRY_MAX_SLEEP = ConfigKey.duration(
       "strata.client.master.retry.max.sleep", "2s",
-      "Longest back-off between retries of a master call.");
+      "Longest back-off between retries of a master call; at most 250ms when "
+          + "strata.master.addresses names several masters, which replace a lost leader fast.");
   public static final ConfigKey RPC_TIMEOUT = ConfigKey.duration("strata.client.rpc.timeout",
       "60s", "Deadline of one control RPC.");
   public static final ConfigKey CONCAT_TIMEOUT = ConfigKey.duration(
