@@ -83,7 +83,7 @@ final class EntryFormat {
         if (firstSequence > 0) {
           line.addProperty("firstSequence", firstSequence);
         }
-        line.add("batch", ProtoJson.toJson(e.batch()));
+        line.add("batch", json(e.batch()));
       }
       case CONFIGURATION -> {
         RaftConfigurationProto c = raft.getConfigurationEntry();
@@ -102,8 +102,20 @@ final class EntryFormat {
     JsonObject line = new JsonObject();
     line.addProperty("type", state.kind());
     line.addProperty("dir", state.dir().toString());
-    line.add("header", ProtoJson.toJson(header));
+    line.add("header", json(header));
     return line.toString();
+  }
+
+  /** A message in protobuf's JSON mapping, as a JSON object to put in a line. */
+  private static JsonObject json(com.google.protobuf.MessageOrBuilder message) {
+    try {
+      return com.google.gson.JsonParser.parseString(com.google.protobuf.util.JsonFormat.printer()
+          .omittingInsignificantWhitespace().print(message)).getAsJsonObject();
+    } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+      // Only messages with Any fields of unknown types fail; the journal has none.
+      throw new IllegalStateException("Cannot print " + message.getClass().getSimpleName()
+          + " as JSON: " + e.getMessage(), e);
+    }
   }
 
   /** A header as text: its fields, one line. */

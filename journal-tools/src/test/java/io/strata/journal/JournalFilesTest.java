@@ -79,12 +79,12 @@ class JournalFilesTest {
       lines++;
       if (o.get("type").getAsString().equals("batch")) {
         JournalBatch.Builder b = JournalBatch.newBuilder();
-        ProtoJson.merge(o.getAsJsonObject("batch"), b);
+        com.google.protobuf.util.JsonFormat.parser().merge(o.getAsJsonObject("batch").toString(), b);
         parsed.put(o.get("index").getAsLong(), b.build());
       }
       if (o.get("type").getAsString().equals("snapshot")) {
         JournalHeader.Builder h = JournalHeader.newBuilder();
-        ProtoJson.merge(o.getAsJsonObject("header"), h);
+        com.google.protobuf.util.JsonFormat.parser().merge(o.getAsJsonObject("header").toString(), h);
         assertEquals(HeaderFile.read(Path.of(o.get("dir").getAsString()).resolve("HEADER")),
             h.build());
       }

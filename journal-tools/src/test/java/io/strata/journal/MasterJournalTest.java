@@ -150,7 +150,7 @@ class MasterJournalTest {
       JsonObject o = JsonParser.parseString(line).getAsJsonObject();
       if (o.get("type").getAsString().equals("batch")) {
         JournalBatch.Builder b = JournalBatch.newBuilder();
-        ProtoJson.merge(o.getAsJsonObject("batch"), b);
+        com.google.protobuf.util.JsonFormat.parser().merge(o.getAsJsonObject("batch").toString(), b);
         fromJson.put(o.get("index").getAsLong(), b.build());
       }
     }

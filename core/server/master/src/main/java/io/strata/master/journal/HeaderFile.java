@@ -23,6 +23,8 @@ public final class HeaderFile {
   public static final String NAME = "HEADER";
   public static final String SNAPSHOT_KIND = "snapshot";
   public static final String BACKUP_KIND = "backup";
+  private static final String DAMAGED_HINT = " (use another backup, or remove this snapshot's"
+      + " folder so that the master falls back to an older snapshot or the log)";
   /** Largest header accepted; anything bigger is damage, not a header. */
   private static final int MAX_BYTES = 1 << 20;
 
@@ -66,17 +68,19 @@ public final class HeaderFile {
       int start = in.getTotalBytesRead();
       if (length < 0 || length > MAX_BYTES || start + length + 4 != all.length) {
         throw new IOException("Header file " + file + " is damaged: a record of " + length
-            + " bytes does not fill its " + all.length + " bytes");
+            + " bytes does not fill its " + all.length + " bytes" + DAMAGED_HINT);
       }
       byte[] data = new byte[length];
       System.arraycopy(all, start, data, 0, length);
       int stored = ByteBuffer.wrap(all, start + length, 4).getInt();
       if (stored != checksum(data)) {
-        throw new IOException("Header file " + file + " is damaged: checksum mismatch");
+        throw new IOException("Header file " + file + " is damaged: checksum mismatch"
+            + DAMAGED_HINT);
       }
       return JournalHeader.parseFrom(data);
     } catch (com.google.protobuf.InvalidProtocolBufferException e) {
-      throw new IOException("Header file " + file + " is damaged: " + e.getMessage(), e);
+      throw new IOException("Header file " + file + " is damaged: " + e.getMessage()
+          + DAMAGED_HINT, e);
     }
   }
 

@@ -426,7 +426,8 @@ public final class JournalSystem implements Closeable {
         .setServerId(server.getId()).setGroupId(GROUP_ID).setCallId(callId)
         .setMessage(Message.valueOf(ByteString.copyFrom(batch.build().toByteArray())))
         .setType(RaftClientRequest.writeRequestType()).build();
-    RaftClientReply reply = await(submit(request), "write to the journal");
+    RaftClientReply reply = await(() -> server.submitClientRequestAsync(request),
+        "write to the journal");
     if (!reply.isSuccess() || result.isEmpty()) {
       stateMachine.forget(callId);
       if (reply.getNotLeaderException() != null || reply.getLeaderNotReadyException() != null) {
@@ -440,27 +441,28 @@ public final class JournalSystem implements Closeable {
     return result.get(0);
   }
 
-  private CompletableFuture<RaftClientReply> submit(RaftClientRequest request)
-      throws StrataException {
-    try {
-      return server.submitClientRequestAsync(request);
-    } catch (IOException e) {
-      throw StrataException.unavailable("Cannot submit to the journal: " + e.getMessage(), e);
-    }
+  /** One request to this master's Raft server. */
+  private interface RaftCall {
+    CompletableFuture<RaftClientReply> send() throws IOException;
   }
 
-  private static RaftClientReply await(CompletableFuture<RaftClientReply> reply, String what)
-      throws StrataException {
+  /**
+   * Sends a request to this master's Raft server and waits (bounded) for its reply; every way
+   * it can fail becomes UNAVAILABLE saying what could not be done ({@code what}, a verb phrase).
+   */
+  private static RaftClientReply await(RaftCall call, String what) throws StrataException {
     try {
-      return reply.get(WRITE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      return call.send().get(WRITE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (IOException e) {
+      throw StrataException.unavailable("Cannot " + what + ": " + e.getMessage(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw StrataException.unavailable("Interrupted during the " + what, e);
+      throw StrataException.unavailable("Interrupted while trying to " + what, e);
     } catch (ExecutionException e) {
       throw StrataException.unavailable("Cannot " + what + ": " + e.getCause().getMessage(),
           e.getCause());
     } catch (TimeoutException e) {
-      throw StrataException.unavailable("The " + what + " was not committed within "
+      throw StrataException.unavailable("Cannot " + what + ": nothing was committed within "
           + WRITE_TIMEOUT.toSeconds() + " s (has the group lost its majority?)", e);
     }
   }
@@ -472,12 +474,8 @@ public final class JournalSystem implements Closeable {
   public long checkpoint() throws StrataException {
     SnapshotManagementRequest request = SnapshotManagementRequest.newCreate(localClient,
         server.getId(), GROUP_ID, callIds.incrementAndGet(), WRITE_TIMEOUT.toMillis());
-    RaftClientReply reply;
-    try {
-      reply = await(server.snapshotManagementAsync(request), "snapshot of the journal");
-    } catch (IOException e) {
-      throw StrataException.unavailable("Cannot take a snapshot: " + e.getMessage(), e);
-    }
+    RaftClientReply reply = await(() -> server.snapshotManagementAsync(request),
+        "take a snapshot of the journal");
     if (!reply.isSuccess()) {
       throw StrataException.internal("The snapshot failed: " + reply.getException(),
           reply.getException());
@@ -562,12 +560,8 @@ public final class JournalSystem implements Closeable {
     RaftPeerId target = peerIdOf(address);
     TransferLeadershipRequest request = new TransferLeadershipRequest(localClient,
         server.getId(), GROUP_ID, callIds.incrementAndGet(), target, WRITE_TIMEOUT.toMillis());
-    RaftClientReply reply;
-    try {
-      reply = await(server.transferLeadershipAsync(request), "leadership transfer");
-    } catch (IOException e) {
-      throw StrataException.unavailable("Cannot transfer leadership: " + e.getMessage(), e);
-    }
+    RaftClientReply reply = await(() -> server.transferLeadershipAsync(request),
+        "transfer leadership");
     if (!reply.isSuccess()) {
       // Not UNAVAILABLE: clients retry that, and the reason would be lost in their give-up.
       throw StrataException.failedPrecondition("Leadership did not move to " + address + ": "
@@ -630,12 +624,8 @@ public final class JournalSystem implements Closeable {
   private void setConfiguration(List<RaftPeer> peers) throws StrataException {
     SetConfigurationRequest request = new SetConfigurationRequest(localClient, server.getId(),
         GROUP_ID, callIds.incrementAndGet(), peers);
-    RaftClientReply reply;
-    try {
-      reply = await(server.setConfigurationAsync(request), "change of the group's members");
-    } catch (IOException e) {
-      throw StrataException.unavailable("Cannot change the group: " + e.getMessage(), e);
-    }
+    RaftClientReply reply = await(() -> server.setConfigurationAsync(request),
+        "change the group's members");
     if (!reply.isSuccess()) {
       throw StrataException.failedPrecondition("The group's members did not change: "
           + reply.getException().getMessage());

@@ -91,7 +91,8 @@ public final class QuorumAddresses {
       }
       int colon = a.lastIndexOf(':');
       if (colon <= 0 || !a.substring(colon + 1).matches("\\d+")) {
-        throw new ConfigException("Master address '" + a + "' is not host:port");
+        throw new ConfigException("Master address '" + a + "' is not host:port (write each"
+            + " master as host:port, comma-separated, e.g. m1:19200,m2:19200,m3:19200)");
       }
       out.add(a);
     }
