@@ -7,6 +7,7 @@ import io.grpc.ClientInterceptor;
 import io.grpc.ForwardingClientCall.SimpleForwardingClientCall;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
+import io.strata.common.rpc.MasterHeaders;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -22,10 +23,6 @@ import java.util.concurrent.atomic.AtomicLong;
  * Thread-safe.
  */
 public final class CallIdHeaders implements ClientInterceptor {
-  public static final Metadata.Key<String> CLIENT_ID_HEADER =
-      Metadata.Key.of("strata-client-id", Metadata.ASCII_STRING_MARSHALLER);
-  public static final Metadata.Key<String> CALL_ID_HEADER =
-      Metadata.Key.of("strata-call-id", Metadata.ASCII_STRING_MARSHALLER);
   /** The call id of the logical call an attempt belongs to. */
   public static final CallOptions.Key<Long> CALL_ID = CallOptions.Key.create("strata-call-id");
 
@@ -50,8 +47,8 @@ public final class CallIdHeaders implements ClientInterceptor {
     return new SimpleForwardingClientCall<>(next.newCall(method, callOptions)) {
       @Override
       public void start(Listener<R> responseListener, Metadata headers) {
-        headers.put(CLIENT_ID_HEADER, clientId);
-        headers.put(CALL_ID_HEADER, Long.toString(callId));
+        headers.put(MasterHeaders.CLIENT_ID, clientId);
+        headers.put(MasterHeaders.CALL_ID, Long.toString(callId));
         super.start(responseListener, headers);
       }
     };

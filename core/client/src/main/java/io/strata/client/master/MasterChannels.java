@@ -15,6 +15,7 @@ import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.AbstractStub;
+import io.strata.common.rpc.MasterHeaders;
 import java.io.Closeable;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -44,8 +45,6 @@ import org.slf4j.LoggerFactory;
 public final class MasterChannels implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(MasterChannels.class);
   /** The trailer in which a master that is not the leader names the leader's gRPC address. */
-  public static final Metadata.Key<String> LEADER_TRAILER =
-      Metadata.Key.of("strata-leader", Metadata.ASCII_STRING_MARSHALLER);
   /**
    * Put on this side into the trailers of every failed call: the master the call went to, so
    * that a stream's failure says whom to move on from. Never sent.
@@ -163,7 +162,7 @@ public final class MasterChannels implements Closeable {
     lastFailures.put(from, status.getCode() + (status.getDescription() == null ? ""
         : ": " + status.getDescription()));
     Metadata trailers = Status.trailersFromThrowable(failure);
-    String named = deadline || trailers == null ? null : trailers.get(LEADER_TRAILER);
+    String named = deadline || trailers == null ? null : trailers.get(MasterHeaders.LEADER);
     if (named != null) {
       named = named.trim();
     }

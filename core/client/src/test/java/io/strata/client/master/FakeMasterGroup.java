@@ -30,8 +30,7 @@ import java.util.function.Supplier;
  * every call are recorded by master. Shared with the worker's tests.
  */
 public final class FakeMasterGroup implements AutoCloseable {
-  private static final Metadata.Key<String> LEADER =
-      Metadata.Key.of("strata-leader", Metadata.ASCII_STRING_MARSHALLER);
+  private static final Metadata.Key<String> LEADER = io.strata.common.rpc.MasterHeaders.LEADER;
 
   private final List<Server> servers = new ArrayList<>();
   private final List<String> addresses = new ArrayList<>();

@@ -14,6 +14,7 @@ import io.strata.common.conf.ConfigException;
 import io.strata.common.conf.StrataConfig;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
+import io.strata.common.rpc.MasterHeaders;
 import io.strata.proto.BackupRequest;
 import io.strata.proto.BackupResponse;
 import io.strata.proto.FileInfo;
@@ -214,16 +215,16 @@ class MasterClientFailoverTest {
     servedBy(client);
     Metadata refused = masters.headers(masters.address(0)).get(0);
     Metadata served = masters.headers(masters.address(2)).get(0);
-    String clientId = refused.get(CallIdHeaders.CLIENT_ID_HEADER);
+    String clientId = refused.get(MasterHeaders.CLIENT_ID);
     assertNotNull(clientId);
-    assertEquals(clientId, served.get(CallIdHeaders.CLIENT_ID_HEADER));
-    assertEquals(refused.get(CallIdHeaders.CALL_ID_HEADER),
-        served.get(CallIdHeaders.CALL_ID_HEADER));
+    assertEquals(clientId, served.get(MasterHeaders.CLIENT_ID));
+    assertEquals(refused.get(MasterHeaders.CALL_ID),
+        served.get(MasterHeaders.CALL_ID));
     servedBy(client);
     Metadata next = masters.headers(masters.address(2)).get(1);
-    assertEquals(clientId, next.get(CallIdHeaders.CLIENT_ID_HEADER));
-    assertNotEquals(served.get(CallIdHeaders.CALL_ID_HEADER),
-        next.get(CallIdHeaders.CALL_ID_HEADER));
+    assertEquals(clientId, next.get(MasterHeaders.CLIENT_ID));
+    assertNotEquals(served.get(MasterHeaders.CALL_ID),
+        next.get(MasterHeaders.CALL_ID));
   }
 
   @Test
@@ -269,8 +270,8 @@ class MasterClientFailoverTest {
     connect(conf);
     assertEquals(masters.address(1), servedBy(client));
     // The same call, not a new one, reached the leader.
-    assertEquals(masters.headers(masters.address(0)).get(0).get(CallIdHeaders.CALL_ID_HEADER),
-        masters.headers(masters.address(1)).get(0).get(CallIdHeaders.CALL_ID_HEADER));
+    assertEquals(masters.headers(masters.address(0)).get(0).get(MasterHeaders.CALL_ID),
+        masters.headers(masters.address(1)).get(0).get(MasterHeaders.CALL_ID));
   }
 
   @Test

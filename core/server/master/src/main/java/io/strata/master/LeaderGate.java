@@ -5,6 +5,7 @@ import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
+import io.strata.common.rpc.MasterHeaders;
 import io.strata.master.journal.JournalSystem;
 import java.util.Set;
 
@@ -15,8 +16,6 @@ import java.util.Set;
  * A few calls are served by every master (what a master is and what it knows of the group).
  */
 final class LeaderGate implements ServerInterceptor {
-  public static final Metadata.Key<String> LEADER =
-      Metadata.Key.of("strata-leader", Metadata.ASCII_STRING_MARSHALLER);
   private static final Set<String> ANY_MASTER = Set.of(
       "strata.JournalMaster/GetQuorumInfo",
       "strata.FileSystemMaster/GetMasterInfo");
@@ -36,7 +35,7 @@ final class LeaderGate implements ServerInterceptor {
     Metadata trailers = new Metadata();
     String leader = journal.leaderAddress();
     if (leader != null && !leader.equals(journal.selfAddress())) {
-      trailers.put(LEADER, leader);
+      trailers.put(MasterHeaders.LEADER, leader);
     }
     call.close(Status.UNAVAILABLE.withDescription(journal.notLeader().getMessage()), trailers);
     return new ServerCall.Listener<>() {};

@@ -8,6 +8,7 @@ import io.grpc.Status;
 import io.strata.common.PathNames;
 import io.strata.common.error.GrpcErrors;
 import io.strata.common.error.StrataException;
+import io.strata.common.rpc.MasterHeaders;
 import io.strata.master.file.Namespace;
 import io.strata.master.journal.CallHistory;
 import io.strata.master.journal.CallIdentity;
@@ -80,8 +81,8 @@ final class RetriedCallReplay implements ServerInterceptor {
   public <Q, A> ServerCall.Listener<Q> interceptCall(ServerCall<Q, A> call, Metadata headers,
       ServerCallHandler<Q, A> next) {
     Answer answer = ANSWERS.get(call.getMethodDescriptor().getFullMethodName());
-    String client = headers.get(CallIdentity.CLIENT_ID);
-    String callId = headers.get(CallIdentity.CALL_ID);
+    String client = headers.get(MasterHeaders.CLIENT_ID);
+    String callId = headers.get(MasterHeaders.CALL_ID);
     if (answer == null || client == null || callId == null
         || !history.wasApplied(client, parse(callId))) {
       return next.startCall(call, headers);

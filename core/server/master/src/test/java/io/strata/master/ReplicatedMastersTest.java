@@ -12,7 +12,7 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.MetadataUtils;
 import io.strata.common.conf.StrataConfig;
-import io.strata.master.journal.CallIdentity;
+import io.strata.common.rpc.MasterHeaders;
 import io.strata.master.journal.JournalSystem;
 import io.strata.proto.CheckpointRequest;
 import io.strata.proto.CreateDirectoryRequest;
@@ -178,7 +178,7 @@ class ReplicatedMastersTest {
             GetStatusRequest.newBuilder().setPath("/replicated").build()));
     assertEquals(Status.Code.UNAVAILABLE, redirect.getStatus().getCode());
     assertEquals("127.0.0.1:" + rpcPorts[leader],
-        redirect.getTrailers().get(LeaderGate.LEADER));
+        redirect.getTrailers().get(MasterHeaders.LEADER));
 
     // Any master describes the group.
     ManagedChannel c = NettyChannelBuilder.forAddress("127.0.0.1", rpcPorts[follower])
@@ -235,8 +235,8 @@ class ReplicatedMastersTest {
         .usePlaintext().build();
     channels.add(ch);
     Metadata headers = new Metadata();
-    headers.put(CallIdentity.CLIENT_ID, "client-a");
-    headers.put(CallIdentity.CALL_ID, "7");
+    headers.put(MasterHeaders.CLIENT_ID, "client-a");
+    headers.put(MasterHeaders.CALL_ID, "7");
     FileSystemMasterGrpc.FileSystemMasterBlockingStub retried = FileSystemMasterGrpc
         .newBlockingStub(ch).withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers));
     CreateDirectoryRequest create = CreateDirectoryRequest.newBuilder().setPath("/once").build();
@@ -248,8 +248,8 @@ class ReplicatedMastersTest {
     assertEquals(sequence, masters[0].journal().lastSequence());
     // A new call id is a new call: it is applied.
     Metadata next = new Metadata();
-    next.put(CallIdentity.CLIENT_ID, "client-a");
-    next.put(CallIdentity.CALL_ID, "8");
+    next.put(MasterHeaders.CLIENT_ID, "client-a");
+    next.put(MasterHeaders.CALL_ID, "8");
     FileSystemMasterGrpc.newBlockingStub(ch)
         .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(next))
         .delete(DeleteRequest.newBuilder().setPath("/once").build());

@@ -6,6 +6,7 @@ import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
+import io.strata.common.rpc.MasterHeaders;
 
 /**
  * Which client call a change comes from: the {@code strata-client-id} and
@@ -13,10 +14,6 @@ import io.grpc.ServerInterceptor;
  * journal records them with each batch so that a call retried after a fail-over is recognised.
  */
 public record CallIdentity(String clientId, long callId) {
-  public static final Metadata.Key<String> CLIENT_ID =
-      Metadata.Key.of("strata-client-id", Metadata.ASCII_STRING_MARSHALLER);
-  public static final Metadata.Key<String> CALL_ID =
-      Metadata.Key.of("strata-call-id", Metadata.ASCII_STRING_MARSHALLER);
   private static final Context.Key<CallIdentity> KEY = Context.key("strata-call-identity");
 
   /** The identity of the call being served on this thread, or null. */
@@ -41,8 +38,8 @@ public record CallIdentity(String clientId, long callId) {
   }
 
   static CallIdentity from(Metadata headers) {
-    String client = headers.get(CLIENT_ID);
-    String call = headers.get(CALL_ID);
+    String client = headers.get(MasterHeaders.CLIENT_ID);
+    String call = headers.get(MasterHeaders.CALL_ID);
     if (client == null || call == null || client.isEmpty()) {
       return null;
     }

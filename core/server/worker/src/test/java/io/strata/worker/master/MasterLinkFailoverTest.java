@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.grpc.BindableService;
 import io.grpc.stub.StreamObserver;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.strata.client.master.CallIdHeaders;
 import io.strata.client.master.FakeMasterGroup;
 import io.strata.client.master.MasterAddresses;
+import io.strata.common.rpc.MasterHeaders;
 import io.strata.proto.BlockMasterWorkerGrpc;
 import io.strata.proto.HeartbeatRequest;
 import io.strata.proto.HeartbeatResponse;
@@ -128,8 +128,8 @@ class MasterLinkFailoverTest {
     assertEquals(1, known(second).size());
     assertEquals(known(second).iterator().next(), link.workerId());
     assertEquals(1, masters.calls(first));
-    assertEquals(masters.headers(first).get(0).get(CallIdHeaders.CALL_ID_HEADER),
-        masters.headers(second).get(0).get(CallIdHeaders.CALL_ID_HEADER));
+    assertEquals(masters.headers(first).get(0).get(MasterHeaders.CALL_ID),
+        masters.headers(second).get(0).get(MasterHeaders.CALL_ID));
 
     masters.lead(first);
     assertTrue(await(() -> link.registrations() == 2 && heartbeats(first) >= 2),
