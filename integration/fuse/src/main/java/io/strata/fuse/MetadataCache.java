@@ -45,12 +45,12 @@ import java.util.concurrent.atomic.LongAdder;
  * stops after {@code maxEntries / 2} children (the folder is then not marked listed, and not
  * listed again for a while), so one huge folder cannot flush the cache.
  *
- * <p>Races: an answer loaded while a notice of its path arrived is dropped right after it was
- * put (see {@link RecentChanges}), and a folder is marked listed only if no notice of a child
- * came and no entry was evicted while it was listed. Errors other than NOT_FOUND are never
- * cached. At most {@code maxEntries} paths are held; a folder loses its mark when one of its
- * children is evicted. With a TTL of zero the cache is off and every call goes to the loader.
- * Thread-safe.
+ * <p>Races: an answer loaded while a notice of its path arrived, or while the mount itself
+ * changed it, is dropped right after it was put (see {@link RecentChanges}), and a folder is
+ * marked listed only if no child changed and no entry was evicted while it was listed. Errors
+ * other than NOT_FOUND are never cached. At most {@code maxEntries} paths are held; a folder
+ * loses its mark when one of its children is evicted. With a TTL of zero the cache is off and
+ * every call goes to the loader. Thread-safe.
  */
 public final class MetadataCache {
   /** Loads the status of a namespace path (with a file's blocks); NOT_FOUND when missing. */
@@ -152,8 +152,11 @@ public final class MetadataCache {
     String parent = PathNames.parent(path);
     if (e == null && parent != null) {
       if (listedNow(parent, now)) {
-        hits.increment();
-        return answer(putMissing(path, now));
+        Entry missing = putMissing(path, parent, now);
+        if (missing != null) {
+          hits.increment();
+          return answer(missing);
+        }
       }
       if (lister != null && tooLarge.getIfPresent(parent) == null
           && notLoaded.getIfPresent(parent) == null) {
@@ -196,10 +199,25 @@ public final class MetadataCache {
     return e.info;
   }
 
-  private Entry putMissing(String path, long now) {
-    Entry e = new Entry(null, "Path does not exist: " + path, now);
-    entries.put(path, e);
-    return e;
+  /**
+   * Records {@code path} as missing on the word of its folder's listing, and returns what the
+   * cache holds for it then; null when the folder stopped answering for its children meanwhile
+   * (a change of one of them came), so that the caller asks the master. Never overwrites a
+   * status put meanwhile. Races with {@link #drop}, which removes the folder's mark before the
+   * entry: either this sees the mark gone and takes its entry back, or the drop comes after
+   * and removes the entry itself.
+   */
+  private Entry putMissing(String path, String dir, long now) {
+    Entry missing = new Entry(null, "Path does not exist: " + path, now);
+    Entry present = entries.asMap().putIfAbsent(path, missing);
+    if (present != null) {
+      return present;
+    }
+    if (!listed.contains(dir)) {
+      entries.asMap().remove(path, missing);
+      return null;
+    }
+    return missing;
   }
 
   /**
@@ -231,8 +249,11 @@ public final class MetadataCache {
       return answer(e);
     }
     if (over && e == null && listedNow(dir, now)) {
-      hits.increment();
-      return answer(putMissing(path, now));
+      Entry missing = putMissing(path, dir, now);
+      if (missing != null) {
+        hits.increment();
+        return answer(missing);
+      }
     }
     return null;
   }
@@ -252,7 +273,7 @@ public final class MetadataCache {
     }
     entries.put(path, e);
     if (recent.changedSince(path, mark, false)) {
-      entries.invalidate(path);
+      entries.asMap().remove(path, e);
     }
     return answer(e);
   }
@@ -268,9 +289,10 @@ public final class MetadataCache {
    */
   public void put(String path, FileInfo info, long mark) {
     if (entries != null) {
-      entries.put(path, new Entry(info, null, ticker.read()));
+      Entry e = new Entry(info, null, ticker.read());
+      entries.put(path, e);
       if (recent.changedSince(path, mark, false)) {
-        entries.invalidate(path);
+        entries.asMap().remove(path, e);
       }
     }
   }
@@ -404,15 +426,29 @@ public final class MetadataCache {
   /** Longest a lookup waits for a folder's listing before it asks for its own path. */
   private static final long LISTING_WAIT_NANOS = Duration.ofSeconds(30).toNanos();
 
-  /** Forgets what is known of {@code path}, and that its folder is listed. */
+  /**
+   * Forgets what is known of {@code path}, and that its folder is listed: the mount changed it.
+   * The change is recorded like a notice, because the master's own notice may come later than
+   * a listing or load that started before the change and ends after it; without the record,
+   * that answer (say, "missing" for a folder just made) would be put back and kept.
+   */
   public void invalidate(String path) {
+    recent.add(path, false);
+    drop(path);
+  }
+
+  /**
+   * The folder's mark goes before the entry: a lookup that finds the entry gone then finds the
+   * folder no longer answering for it too (see {@link #putMissing}).
+   */
+  private void drop(String path) {
     if (entries != null) {
-      entries.invalidate(path);
       String parent = PathNames.parent(path);
       if (parent != null) {
         listed.remove(parent);
       }
       listed.remove(path);
+      entries.invalidate(path);
     }
   }
 
@@ -421,11 +457,16 @@ public final class MetadataCache {
    * the old paths of its descendants must not answer from the cache.
    */
   public void invalidateTree(String path) {
+    recent.add(path, true);
+    dropTree(path);
+  }
+
+  private void dropTree(String path) {
     if (entries != null) {
-      invalidate(path);
+      drop(path);
       String prefix = path.endsWith("/") ? path : path + "/";
-      entries.asMap().keySet().removeIf(k -> k.startsWith(prefix));
       listed.removeIf(k -> k.startsWith(prefix));
+      entries.asMap().keySet().removeIf(k -> k.startsWith(prefix));
     }
   }
 
@@ -434,9 +475,9 @@ public final class MetadataCache {
     notices.increment();
     recent.add(path, subtree);
     if (subtree) {
-      invalidateTree(path);
+      dropTree(path);
     } else {
-      invalidate(path);
+      drop(path);
     }
   }
 

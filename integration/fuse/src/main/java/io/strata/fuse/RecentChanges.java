@@ -12,7 +12,8 @@ import io.strata.common.PathNames;
  *
  * <p>Only the last {@code capacity} notices are kept: a mark older than that, or older than the
  * last reset (every status dropped), counts as changed, which only costs a load again.
- * Thread-safe; notices come from one thread, questions from any.
+ * Thread-safe: notices (from the stream and from the mount's own changes) and questions come
+ * from any thread.
  */
 final class RecentChanges {
   private final String[] paths;

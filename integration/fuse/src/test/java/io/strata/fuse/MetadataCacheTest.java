@@ -315,4 +315,38 @@ class MetadataCacheTest {
     assertThrows(StrataException.class, () -> small.get("/d/c"));
     assertEquals(1, loads.get("/d/c"), "evictions meanwhile: the folder does not answer");
   }
+
+  @Test
+  void aListingOrLoadThatRacedTheMountsOwnChangeDoesNotAnswerForIt() throws Exception {
+    namespace.put("/d", FileInfo.newBuilder().setDirectory(true).setSyncIntervalMs(-1).build());
+    namespace.put("/d/a", file(1, 1, -1));
+    MetadataCache cache = new MetadataCache(loader, null, Runnable::run,
+        Duration.ofSeconds(1), 1000, ticker);
+    cache.watchLive(true);
+    cache.get("/d");
+    // A listing of /d is under way when the mount makes /d/new; the master's notice of it has
+    // not come yet when the listing ends.
+    MetadataCache.Listing listing = cache.startListing("/d");
+    listing.add(namespace.get("/d/a").toBuilder().setName("a").build());
+    namespace.put("/d/new", file(2, 2, -1));
+    cache.invalidate("/d/new");
+    listing.finish(true);
+    assertEquals(2, cache.get("/d/new").getLength(), "the listing predates the mount's mkdir");
+
+    // A load that read "missing" before the mount made the path is not kept either.
+    MetadataCache[] holder = new MetadataCache[1];
+    MetadataCache racing = new MetadataCache(path -> {
+      FileInfo now = namespace.get(path);
+      if (now != null) {
+        return now;
+      }
+      // The answer "missing" is on its way when the mount makes the path.
+      namespace.put(path, file(3, 3, -1));
+      holder[0].invalidate(path);
+      throw new StrataException(ErrorCode.NOT_FOUND, "Path does not exist: " + path);
+    }, null, Runnable::run, Duration.ofSeconds(1), 100, ticker);
+    holder[0] = racing;
+    assertThrows(StrataException.class, () -> racing.get("/d/late"), "this call sees its answer");
+    assertEquals(3, racing.get("/d/late").getLength(), "but the missing answer was not kept");
+  }
 }

@@ -238,6 +238,26 @@ class MountWritesTest {
     assertTrue(String.valueOf(e.getMessage()).contains("Operation not supported"), e.toString());
   }
 
+  /**
+   * What the mount just made is found by the next call, while the master's notices of the same
+   * changes arrive meanwhile (once about one round in ten answered ENOENT).
+   */
+  @Test
+  void whatWasJustMadeIsFoundWhileItsNoticesArrive() throws Exception {
+    for (int i = 0; i < 25; i++) {
+      Path round = mnt("fresh/r" + i);
+      Files.createDirectories(round.resolve("a"));
+      Files.writeString(round.resolve("x.txt"), "x");
+      Files.createDirectories(round.resolve("shared"));
+      Files.setPosixFilePermissions(round.resolve("shared"),
+          PosixFilePermissions.fromString("rwxrwxrwx"));
+      Files.writeString(round.resolve("mode.txt"), "x");
+      Files.setPosixFilePermissions(round.resolve("mode.txt"),
+          PosixFilePermissions.fromString("rw-r-----"));
+      assertEquals(0640, fs.getStatus("/fresh/r" + i + "/mode.txt").getMode() & 07777);
+    }
+  }
+
   @Test
   void anotherUserIsDeniedWhatTheModesDeny() throws Exception {
     Files.createDirectories(mnt("perm/private"));
