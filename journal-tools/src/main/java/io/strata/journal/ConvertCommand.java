@@ -21,7 +21,7 @@ import picocli.CommandLine.Spec;
  * {@code strata journal convert DIR --to-format N}: rewrites a journal or backup folder into an
  * adjacent journal format, when its entries allow it.
  *
- * <p>Formats are the numbers of {@link Version#JOURNAL_FORMAT_VERSION}; a folder's format is the
+ * <p>Formats are the numbers of {@link Version#LAYOUT_VERSION}; a folder's format is the
  * highest one in its snapshot or backup headers (Raft log segments carry none: their entries are
  * read as the current format). This release knows format 1 only, so the one conversion it can do
  * is none: asking for the current format says that nothing needs converting, and any other
@@ -33,7 +33,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "convert", mixinStandardHelpOptions = true,
     description = {"Converts a journal or backup folder to an adjacent journal format where its "
         + "entries allow it. This release knows journal format "
-        + Version.JOURNAL_FORMAT_VERSION + " only: converting to it is a no-op that says so; "
+        + Version.LAYOUT_VERSION + " only: converting to it is a no-op that says so; "
         + "any other format is refused (exit code 4)."})
 final class ConvertCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "DIR", description = "Journal folder or backup folder.")
@@ -50,7 +50,7 @@ final class ConvertCommand implements Callable<Integer> {
   public Integer call() throws IOException {
     JournalFolder folder = JournalFolder.of(dir);
     LockProbe.refuseIfInUse(folder);
-    int current = Version.JOURNAL_FORMAT_VERSION;
+    int current = Version.LAYOUT_VERSION;
     int format = 0;
     String writer = null;
     for (StateFolder state : folder.states()) {

@@ -31,7 +31,7 @@ final class JournalCommand implements Callable<Integer> {
     @Override
     public String[] getVersion() {
       return new String[] {"Strata " + Version.RELEASE + ", journal format "
-          + Version.JOURNAL_FORMAT_VERSION};
+          + Version.LAYOUT_VERSION};
     }
   }
 }

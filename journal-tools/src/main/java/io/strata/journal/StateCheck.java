@@ -92,10 +92,10 @@ final class StateCheck {
     int format = h.getFormatVersion();
     if (format < 1) {
       problems.add(file + ": no journal format version (" + format + ")");
-    } else if (format > Version.JOURNAL_FORMAT_VERSION) {
+    } else if (format > Version.LAYOUT_VERSION) {
       problems.add(file + ": journal format " + format + " (written by release "
           + h.getRelease() + ") is newer than this release (" + Version.RELEASE
-          + ") reads (up to " + Version.JOURNAL_FORMAT_VERSION + "); use the tools of release "
+          + ") reads (up to " + Version.LAYOUT_VERSION + "); use the tools of release "
           + h.getRelease() + " or newer");
     }
     if (state.index() >= 0 && state.index() != h.getRaftIndex()) {

@@ -239,7 +239,7 @@ class JournalFilesTest {
   void convertToTheCurrentFormatIsANoOpThatSaysSo() throws Exception {
     JournalFixture.standard(tmp);
     Tool t = Tool.run("convert", tmp.toString(), "--to-format",
-        Integer.toString(Version.JOURNAL_FORMAT_VERSION));
+        Integer.toString(Version.LAYOUT_VERSION));
     assertEquals(0, t.code(), t::toString);
     assertTrue(t.out().contains("already in journal format 1") && t.out().contains(
         "nothing to convert"), t::toString);

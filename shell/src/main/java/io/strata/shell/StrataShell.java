@@ -33,6 +33,7 @@ public final class StrataShell implements Callable<Integer> {
   }
 
   public static void main(String[] args) {
+    io.strata.common.rpc.VersionHeaders.setProcessKind("shell");
     int code;
     try (ShellContext ctx = ShellContext.system()) {
       code = run(ctx, args);

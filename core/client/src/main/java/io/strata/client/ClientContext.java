@@ -6,6 +6,7 @@ import io.strata.client.data.DataClient;
 import io.strata.client.master.MasterClient;
 import io.strata.common.conf.ClientKeys;
 import io.strata.common.conf.StrataConfig;
+import io.strata.common.rpc.VersionHeaders;
 import io.strata.proto.WorkerAddress;
 import java.io.IOException;
 import java.util.Map;
@@ -47,7 +48,8 @@ final class ClientContext implements AutoCloseable {
   ManagedChannel workerChannel(WorkerAddress address) {
     String target = address.getHost() + ":" + address.getRpcPort();
     return workerChannels.computeIfAbsent(target, t -> ManagedChannelBuilder
-        .forAddress(address.getHost(), address.getRpcPort()).usePlaintext().build());
+        .forAddress(address.getHost(), address.getRpcPort()).usePlaintext()
+        .intercept(VersionHeaders.clientInterceptor()).build());
   }
 
   @Override

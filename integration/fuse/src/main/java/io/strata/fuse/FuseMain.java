@@ -36,6 +36,7 @@ public final class FuseMain {
   private FuseMain() {}
 
   public static void main(String[] args) {
+    io.strata.common.rpc.VersionHeaders.setProcessKind("fuse");
     System.exit(run(args));
   }
 

@@ -16,6 +16,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.AbstractStub;
 import io.strata.common.rpc.MasterHeaders;
+import io.strata.common.rpc.VersionHeaders;
 import java.io.Closeable;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -124,7 +125,8 @@ public final class MasterChannels implements Closeable {
       managed.shutdownNow();
     }
     return new Connection(managed,
-        ClientInterceptors.intercept(managed, callIds, new CalledMasterTag(address)));
+        ClientInterceptors.intercept(managed, callIds, new CalledMasterTag(address),
+            VersionHeaders.clientInterceptor()));
   }
 
   /**

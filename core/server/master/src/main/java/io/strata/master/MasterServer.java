@@ -24,9 +24,12 @@ import io.strata.master.journal.CallIdentity;
 import io.strata.master.journal.JournalSystem;
 import io.strata.master.load.LoadJobManager;
 import io.strata.master.load.LoadMasterService;
+import io.strata.master.upgrade.ClientDirectory;
+import io.strata.master.upgrade.UpgradeMasterService;
 import io.strata.server.common.FolderLock;
 import io.strata.server.common.ProcessMain;
 import io.strata.server.common.RpcCalls;
+import io.strata.server.common.VersionCheck;
 import io.strata.server.common.WebServer;
 import io.strata.underfs.UnderFileSystem;
 import io.strata.underfs.UnderStores;
@@ -168,6 +171,7 @@ public final class MasterServer implements ProcessMain.Server {
             return t;
           });
       String host = conf.getString(MasterKeys.BIND_HOST);
+      ClientDirectory clients = new ClientDirectory(java.time.Duration.ofMinutes(10));
       grpc = NettyServerBuilder
           .forAddress(new InetSocketAddress(host, conf.getInt(CommonKeys.MASTER_RPC_PORT)))
           .executor(rpcExecutor)
@@ -175,13 +179,16 @@ public final class MasterServer implements ProcessMain.Server {
           .permitKeepAliveTime(1, TimeUnit.SECONDS)
           .permitKeepAliveWithoutCalls(true)
           .addService(new FileSystemMasterService(namespace, workers, journal, changes, calls,
-              conf.getInt(MasterKeys.LIST_PAGE_SIZE), startTime, loadExecutor))
+              conf.getInt(MasterKeys.LIST_PAGE_SIZE), startTime, loadExecutor, clients))
           .addService(new BlockMasterWorkerService(workers, calls))
           .addService(new LoadMasterService(() -> loadJobs, calls))
           .addService(new JournalMasterService(journal, calls, conf))
+          .addService(new UpgradeMasterService(journal, calls))
           .intercept(new RetriedCallReplay(journal.calls(), namespace))
           .intercept(new LeaderGate(journal))
           .intercept(CallIdentity.interceptor())
+          // Outermost: a caller of a protocol this release does not serve gets nothing else.
+          .intercept(new VersionCheck("master", clients::served))
           .build()
           .start();
       journal.setBoundRpcAddress(conf.getString(CommonKeys.MASTER_HOSTNAME) + ":"

@@ -136,6 +136,7 @@ public final class WorkerServer implements ProcessMain.Server {
         .forAddress(new InetSocketAddress(bindHost, conf.getInt(WorkerKeys.RPC_PORT)))
         .addService(new WorkerRpcService(store, mountedStores, loads,
             new RpcCalls(registry, MetricNames.WORKER_RPC_LATENCY), writeBytes, readMetrics))
+        .intercept(new io.strata.server.common.VersionCheck("worker", null))
         .build().start();
     Server grpc = rpcServer;
     toClose.add(() -> {

@@ -93,7 +93,7 @@ class WorkerMasterLinkTest {
     assertEquals(worker.webPort(), r.getAddress().getWebPort());
     assertTrue(worker.dataPort() > 0 && worker.rpcPort() > 0 && worker.webPort() > 0);
     assertEquals(Version.RELEASE, r.getRelease());
-    assertEquals(Version.RPC_PROTOCOL_VERSION, r.getRpcProtocolVersion());
+    assertEquals(Version.PROTOCOL_VERSION, r.getRpcProtocolVersion());
     assertEquals(1, r.getBlocksCount());
     assertEquals(BlockReport.newBuilder().setBlockId(HELD_BLOCK).setLength(321).setTier("MEM")
         .build(), r.getBlocks(0));

@@ -36,6 +36,7 @@ public final class ProcessMain {
   }
 
   public static void run(String processName, ServerFactory factory) {
+    io.strata.common.rpc.VersionHeaders.setProcessKind(processName);
     StrataConfig config;
     try {
       config = StrataConfig.load();

@@ -8,6 +8,7 @@ import io.strata.common.error.GrpcErrors;
 import io.strata.common.error.StrataException;
 import io.strata.master.block.WorkerRegistry;
 import io.strata.master.journal.JournalSystem;
+import io.strata.master.upgrade.ClientDirectory;
 import io.strata.proto.CheckpointRequest;
 import io.strata.proto.CheckpointResponse;
 import io.strata.proto.CompleteFileRequest;
@@ -74,9 +75,12 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
   private final Executor loadExecutor;
 
   /** @param loadExecutor runs LoadMetadata walks */
+  private final ClientDirectory clients;
+
   public FileSystemMasterService(Namespace namespace, WorkerRegistry workers,
       JournalSystem journal, ChangeFeed changes, RpcCalls calls, int defaultPageSize,
-      long startTimeMs, Executor loadExecutor) {
+      long startTimeMs, Executor loadExecutor, ClientDirectory clients) {
+    this.clients = clients;
     this.namespace = namespace;
     this.workers = workers;
     this.journal = journal;
@@ -254,10 +258,14 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
   public void getMasterInfo(GetMasterInfoRequest request,
       StreamObserver<GetMasterInfoResponse> observer) {
     calls.unary("GetMasterInfo", observer, () -> GetMasterInfoResponse.newBuilder()
-        .setRelease(Version.RELEASE).setJournalFormatVersion(Version.JOURNAL_FORMAT_VERSION)
+        .setRelease(Version.RELEASE).setJournalFormatVersion(Version.LAYOUT_VERSION)
         .setStartTimeMs(startTimeMs).setJournalSequence(journal.lastSequence())
         .setLastCheckpointSequence(journal.lastCheckpointSequence())
-        .setInodeCount(journal.store().inodeCount()).build());
+        .setInodeCount(journal.store().inodeCount())
+        .setProtocolVersion(Version.PROTOCOL_VERSION)
+        .setLayoutVersion(journal.store().layoutVersion())
+        .setAddress(journal.selfAddress()).setLeader(journal.isLeader())
+        .addAllClients(clients.clients()).build());
   }
 
   /** Streams the namespace's changes to a client that caches statuses (see {@link ChangeFeed}). */

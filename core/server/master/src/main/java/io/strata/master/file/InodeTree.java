@@ -2,6 +2,8 @@ package io.strata.master.file;
 
 import io.strata.common.BlockIds;
 import io.strata.common.PathNames;
+import io.strata.common.Version;
+import io.strata.master.upgrade.ClusterLayout;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
 import io.strata.master.block.WorkerRegistry;
@@ -151,7 +153,6 @@ public final class InodeTree {
     return loadBatch;
   }
 
-  /** Creates the root inode from the root mount's store, if the namespace has none yet. */
   /**
    * The lock that applies of entries this master did not write itself (as a follower, or
    * inherited by a new leader) take, so they never run beside a read of the namespace.
@@ -160,6 +161,10 @@ public final class InodeTree {
     return lock.writeLock();
   }
 
+  /**
+   * Creates the root inode from the root mount's store, if the namespace has none yet. A new
+   * namespace starts at this release's metadata layout: there is no older master to go back to.
+   */
   public void ensureRoot() throws IOException {
     write(() -> {
       if (store.get(InodeStore.ROOT_ID) == null) {
@@ -167,7 +172,8 @@ public final class InodeTree {
         UfsStatus s = loader.stat(root).orElseThrow(() -> new StrataException(ErrorCode.NOT_FOUND,
             "The root under store " + root.ufsUri()
             + " does not exist: create it or set strata.master.root.ufs"));
-        journal(List.of(inode(loader.toInode(s, InodeStore.ROOT_ID, 0, ""))));
+        journal(List.of(inode(loader.toInode(s, InodeStore.ROOT_ID, 0, "")),
+            ClusterLayout.finalizeEntry(Version.LAYOUT_VERSION)));
       }
       return null;
     });

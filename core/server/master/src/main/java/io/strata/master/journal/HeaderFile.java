@@ -30,9 +30,13 @@ public final class HeaderFile {
 
   private HeaderFile() {}
 
-  /** A header of this release's format. */
-  public static JournalHeader.Builder newHeader(String kind) {
-    return JournalHeader.newBuilder().setFormatVersion(Version.JOURNAL_FORMAT_VERSION)
+  /**
+   * A header of a state of metadata layout {@code layoutVersion}: the cluster's finalized
+   * layout, which may be older than this release's, so that the previous release still reads
+   * what this one wrote until the cluster is finalized.
+   */
+  public static JournalHeader.Builder newHeader(String kind, int layoutVersion) {
+    return JournalHeader.newBuilder().setFormatVersion(layoutVersion)
         .setRelease(Version.RELEASE).setCreatedMs(System.currentTimeMillis()).setKind(kind);
   }
 
@@ -86,11 +90,13 @@ public final class HeaderFile {
 
   /** Fails when a header is of another kind or of a format newer than this release reads. */
   public static void check(JournalHeader header, Path file) throws IOException {
-    if (header.getFormatVersion() > Version.JOURNAL_FORMAT_VERSION) {
-      throw new IOException(file + " was written in journal format " + header.getFormatVersion()
-          + " by release " + header.getRelease() + ", but this release (" + Version.RELEASE
-          + ") reads formats up to " + Version.JOURNAL_FORMAT_VERSION + ". Run release "
-          + header.getRelease() + " or newer, or convert it with `strata journal convert`.");
+    if (header.getFormatVersion() > Version.LAYOUT_VERSION) {
+      throw new IOException(file + " holds metadata layout " + header.getFormatVersion()
+          + " (written by release " + header.getRelease() + "), but this release ("
+          + Version.RELEASE + ") reads layouts up to " + Version.LAYOUT_VERSION + ". Run release "
+          + header.getRelease() + " or newer; to go back to an older release after "
+          + "`strata fsadmin upgrade finalize`, restore the backup of `strata fsadmin upgrade "
+          + "prepare` instead.");
     }
     if (!SNAPSHOT_KIND.equals(header.getKind()) && !BACKUP_KIND.equals(header.getKind())) {
       throw new IOException(file + " is a journal '" + header.getKind()

@@ -116,7 +116,8 @@ public final class Snapshots {
     }
     Files.createDirectories(dir);
     store.checkpointTo(dir.resolve(DB));
-    JournalHeader header = HeaderFile.newHeader(kind).setFirstSequence(store.appliedSequence())
+    JournalHeader header = HeaderFile.newHeader(kind, store.layoutVersion())
+        .setFirstSequence(store.appliedSequence())
         .setRaftTerm(term).setRaftIndex(index).setInodeCount(store.inodeCount()).build();
     HeaderFile.write(dir.resolve(HeaderFile.NAME), header);
     return new Found(term, index, dir, header);

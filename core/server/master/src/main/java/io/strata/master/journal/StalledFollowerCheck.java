@@ -67,7 +67,8 @@ final class StalledFollowerCheck {
       if (other == null) {
         return;
       }
-      ManagedChannel channel = NettyChannelBuilder.forTarget(leader).usePlaintext().build();
+      ManagedChannel channel = NettyChannelBuilder.forTarget(leader).usePlaintext()
+          .intercept(io.strata.common.rpc.VersionHeaders.clientInterceptor()).build();
       try {
         JournalMasterGrpc.JournalMasterBlockingStub stub = JournalMasterGrpc
             .newBlockingStub(channel);

@@ -16,7 +16,8 @@ final class WorkerChannels implements Closeable {
   synchronized WorkerServiceGrpc.WorkerServiceStub stub(WorkerAddress address) {
     String key = address.getHost() + ":" + address.getRpcPort();
     ManagedChannel channel = channels.computeIfAbsent(key, k -> NettyChannelBuilder
-        .forAddress(address.getHost(), address.getRpcPort()).usePlaintext().build());
+        .forAddress(address.getHost(), address.getRpcPort()).usePlaintext()
+        .intercept(io.strata.common.rpc.VersionHeaders.clientInterceptor()).build());
     return WorkerServiceGrpc.newStub(channel);
   }
 

@@ -6,6 +6,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.strata.common.Version;
 import io.strata.common.metrics.MetricNames;
 import io.strata.proto.LoadFailure;
 import io.strata.proto.MountInfo;
@@ -75,6 +76,8 @@ public final class InodeStore implements Closeable {
   private static final byte[] NEXT_INODE_ID = bytes("next_inode_id");
   private static final byte[] NEXT_MOUNT_ID = bytes("next_mount_id");
   private static final byte[] INODE_COUNT = bytes("inode_count");
+  /** The cluster's finalized metadata layout; absent (layout 1) in every 0.1.0 metastore. */
+  private static final byte[] LAYOUT_VERSION = bytes("layout_version");
   /** Mount id 1 is the root mount, which comes from configuration and is never journaled. */
   private static final long FIRST_MOUNT_ID = 2;
 
@@ -100,6 +103,7 @@ public final class InodeStore implements Closeable {
   private volatile long nextInodeId;
   private volatile long nextMountId;
   private volatile long inodeCount;
+  private volatile int layoutVersion;
 
   private InodeStore(Path dir, int cacheSize) throws IOException {
     this.dir = dir;
@@ -136,6 +140,7 @@ public final class InodeStore implements Closeable {
     nextInodeId = readMeta(NEXT_INODE_ID, ROOT_ID + 1);
     nextMountId = readMeta(NEXT_MOUNT_ID, FIRST_MOUNT_ID);
     inodeCount = readMeta(INODE_COUNT, 0);
+    layoutVersion = (int) readMeta(LAYOUT_VERSION, Version.FIRST_LAYOUT_VERSION);
   }
 
   /**
@@ -327,6 +332,14 @@ public final class InodeStore implements Closeable {
     return nextMountId;
   }
 
+  /**
+   * The cluster's finalized metadata layout as applied here: what snapshots and backups are
+   * written as, and what features may be used (see {@link io.strata.common.LayoutFeature}).
+   */
+  public int layoutVersion() {
+    return layoutVersion;
+  }
+
   public long inodeCount() {
     return inodeCount;
   }
@@ -345,6 +358,7 @@ public final class InodeStore implements Closeable {
     long count = inodeCount;
     long nextId = nextInodeId;
     long nextMount = nextMountId;
+    int layout = layoutVersion;
     try (WriteBatch batch = new WriteBatch()) {
       switch (entry.getEntryCase()) {
         case INODE -> {
@@ -400,6 +414,17 @@ public final class InodeStore implements Closeable {
             batch.put(jobs, failureKey(job.getJobId(), f.getPath()), bytes(f.getReason()));
           }
         }
+        case LAYOUT -> {
+          int target = entry.getLayout().getLayoutVersion();
+          if (target > Version.LAYOUT_VERSION) {
+            throw new IOException("Journal entry " + entry.getSequence() + " finalizes metadata"
+                + " layout " + target + ", but this release (" + Version.RELEASE + ") reads"
+                + " layouts up to " + Version.LAYOUT_VERSION + ": run release "
+                + entry.getLayout().getRelease() + " or newer on this master");
+          }
+          layout = Math.max(layout, target);
+          batch.put(meta, LAYOUT_VERSION, longBytes(layout));
+        }
         default -> throw new IOException("Journal entry " + entry.getSequence()
             + " has no change this release understands (written by a newer release?)");
       }
@@ -420,6 +445,7 @@ public final class InodeStore implements Closeable {
     inodeCount = count;
     nextInodeId = nextId;
     nextMountId = nextMount;
+    layoutVersion = layout;
   }
 
   private void deleteSubtree(WriteBatch batch, InodeEntry top, List<Long> removed)

@@ -136,7 +136,7 @@ public final class MasterLink implements BlockStoreListener, AutoCloseable {
         .addAllTiers(store.tierUsage())
         .addAllBlocks(report)
         .setRelease(Version.RELEASE)
-        .setRpcProtocolVersion(Version.RPC_PROTOCOL_VERSION)
+        .setRpcProtocolVersion(Version.PROTOCOL_VERSION)
         .build();
     RegisterWorkerResponse response;
     try {

@@ -1,0 +1,30 @@
+package io.strata.common;
+
+/**
+ * What each metadata layout version enables (see {@link Version#LAYOUT_VERSION}). A feature
+ * whose records a master of an older layout would misread or drop is refused until the cluster
+ * is finalized at its version, so that every master can still go back to the previous release
+ * until then.
+ */
+public enum LayoutFeature {
+  INITIAL(1, "the layout of release 0.1.0"),
+  TTL(2, "time-to-live of files and directories (`strata fs setTtl`)");
+
+  private final int version;
+  private final String description;
+
+  LayoutFeature(int version, String description) {
+    this.version = version;
+    this.description = description;
+  }
+
+  /** The layout version that introduced the feature. */
+  public int version() {
+    return version;
+  }
+
+  /** What the feature is, for messages and {@code strata fsadmin upgrade status}. */
+  public String description() {
+    return description;
+  }
+}
