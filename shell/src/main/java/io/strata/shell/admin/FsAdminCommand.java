@@ -9,7 +9,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "fsadmin", mixinStandardHelpOptions = true,
     description = "Cluster administration.",
     subcommands = {ReportCommand.class, CheckpointCommand.class, JournalCommand.class,
-        BackupCommand.class})
+        BackupCommand.class, UpgradeCommand.class})
 public final class FsAdminCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 

@@ -55,7 +55,9 @@ final class ReportCommand implements Callable<Integer> {
           .sorted(Comparator.comparingLong(WorkerInfo::getWorkerId)).toList()) {
         out.printf(row, w.getWorkerId(),
             w.getAddress().getHost() + ":" + w.getAddress().getDataPort(),
-            w.getState() == WorkerState.WORKER_LIVE ? "live" : "lost", w.getBlockCount(),
+            w.getState() == WorkerState.WORKER_LIVE ? "live"
+                : w.getState() == WorkerState.WORKER_DRAINING ? "draining" : "lost",
+            w.getBlockCount(),
             w.getLastHeartbeatMs() > 0 ? Format.time(w.getLastHeartbeatMs()) : "-",
             w.getRelease().isEmpty() ? "-" : w.getRelease());
       }

@@ -15,6 +15,8 @@ import io.strata.proto.JournalMasterGrpc;
 import io.strata.proto.JournalMasterGrpc.JournalMasterBlockingStub;
 import io.strata.proto.LoadMasterGrpc;
 import io.strata.proto.LoadMasterGrpc.LoadMasterBlockingStub;
+import io.strata.proto.UpgradeMasterGrpc;
+import io.strata.proto.UpgradeMasterGrpc.UpgradeMasterBlockingStub;
 import java.io.Closeable;
 import java.time.Duration;
 import java.util.Map;
@@ -48,6 +50,8 @@ public final class MasterClient implements Closeable {
   private static final int MAX_MESSAGE_BYTES = 64 << 20;
   private static final String JOURNAL_UNIMPLEMENTED = "does not serve the journal's quorum and"
       + " backups (it is of an older release): upgrade it";
+  private static final String UPGRADE_UNIMPLEMENTED = "runs a release without upgrade"
+      + " finalization (0.1.0): upgrade every master first (docs/rolling-upgrade.md)";
 
   private final MasterAddresses configured;
   private final MasterChannels channels;
@@ -155,10 +159,38 @@ public final class MasterClient implements Closeable {
    */
   public <T> T callJournalAt(String address, Function<JournalMasterBlockingStub, T> body)
       throws StrataException {
+    return callAt(address, JournalMasterGrpc::newBlockingStub, body);
+  }
+
+  /**
+   * Runs one call of the file-system service on the master at {@code address}, whether or not
+   * it leads, as {@link #callJournalAt} does -- for the calls every master answers
+   * (GetMasterInfo).
+   */
+  public <T> T callFileSystemAt(String address, Function<FileSystemMasterBlockingStub, T> body)
+      throws StrataException {
+    return callAt(address, FileSystemMasterGrpc::newBlockingStub, body);
+  }
+
+  /**
+   * Runs one unary call of the upgrade service on the leading master, as {@link #call} does.
+   * A master of release 0.1.0 has no such service: that fails with
+   * {@link ErrorCode#UNIMPLEMENTED} and a message that says so.
+   */
+  public <T> T callUpgrade(Function<UpgradeMasterBlockingStub, T> body) throws StrataException {
+    try {
+      return callOn(UpgradeMasterGrpc::newBlockingStub, body);
+    } catch (StatusRuntimeException e) {
+      throw failure(e, target(), UPGRADE_UNIMPLEMENTED);
+    }
+  }
+
+  private <S extends AbstractStub<S>, T> T callAt(String address, Function<Channel, S> stubOn,
+      Function<S, T> body) throws StrataException {
     if (!MasterAddresses.isHostPort(address)) {
       throw StrataException.invalidArgument("Not a master address (host:port): " + address);
     }
-    JournalMasterBlockingStub at = JournalMasterGrpc.newBlockingStub(channels.channel(address))
+    S at = stubOn.apply(channels.channel(address))
         .withDeadlineAfter(rpcTimeout.toMillis(), TimeUnit.MILLISECONDS);
     try {
       return body.apply(at);

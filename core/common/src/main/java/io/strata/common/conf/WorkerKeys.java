@@ -71,6 +71,12 @@ public final class WorkerKeys {
       "strata.worker.block.write.direct", true,
       "Write block files with Direct I/O (O_DIRECT) so that caching blocks does not fill the page "
       + "cache; tiers whose file system refuses it are written through the page cache anyway.");
+  public static final ConfigKey DRAIN_TIMEOUT = ConfigKey.duration(
+      "strata.worker.drain.timeout", "10s",
+      "Longest a worker told to stop (SIGTERM) drains first: it tells the master, which stops"
+          + " naming it as a source of new reads, and waits until no read is being served and"
+          + " none came for a second (and at least strata.client.worker.list.ttl). 0 stops at"
+          + " once.");
   public static final ConfigKey LOAD_THREADS = ConfigKey.integer("strata.worker.load.threads",
       16, "threads", "Threads that read blocks of load jobs from under stores and cache them; "
       + "with the chunk size this bounds the direct memory loads use.");

@@ -29,6 +29,8 @@ public final class VersionHeaders {
 
   /** The protocol of a caller that sends no version: release 0.1.0's. */
   public static final int UNVERSIONED_PROTOCOL = 1;
+  /** How a caller that sends no version is shown: a release before 0.2.0. */
+  public static final String UNVERSIONED_RELEASE = "0.1.x";
 
   private static volatile String processKind = "client";
 
@@ -72,7 +74,8 @@ public final class VersionHeaders {
     public static Caller of(Metadata headers) {
       String protocol = headers.get(PROTOCOL);
       if (protocol == null) {
-        return new Caller("0.1.0", UNVERSIONED_PROTOCOL, orUnknown(headers.get(KIND)), false);
+        return new Caller(UNVERSIONED_RELEASE, UNVERSIONED_PROTOCOL, orUnknown(headers.get(KIND)),
+            false);
       }
       int version;
       try {

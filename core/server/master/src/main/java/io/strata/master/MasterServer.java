@@ -171,13 +171,19 @@ public final class MasterServer implements ProcessMain.Server {
             return t;
           });
       String host = conf.getString(MasterKeys.BIND_HOST);
-      ClientDirectory clients = new ClientDirectory(java.time.Duration.ofMinutes(10));
+      ClientDirectory clients = new ClientDirectory(java.time.Duration.ofHours(1));
       grpc = NettyServerBuilder
           .forAddress(new InetSocketAddress(host, conf.getInt(CommonKeys.MASTER_RPC_PORT)))
           .executor(rpcExecutor)
           // Clients of several masters ping every 2 s to notice a paused leader.
           .permitKeepAliveTime(1, TimeUnit.SECONDS)
           .permitKeepAliveWithoutCalls(true)
+          .addTransportFilter(new io.grpc.ServerTransportFilter() {
+            @Override
+            public void transportTerminated(io.grpc.Attributes transport) {
+              clients.disconnected(transport.get(io.grpc.Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
+            }
+          })
           .addService(new FileSystemMasterService(namespace, workers, journal, changes, calls,
               conf.getInt(MasterKeys.LIST_PAGE_SIZE), startTime, loadExecutor, clients))
           .addService(new BlockMasterWorkerService(workers, calls))

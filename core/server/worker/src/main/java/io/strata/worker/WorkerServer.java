@@ -31,6 +31,7 @@ import io.strata.worker.master.MasterLink;
 import io.strata.worker.master.MountOptions;
 import io.strata.worker.ufs.MountedStores;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -198,6 +199,29 @@ public final class WorkerServer implements ProcessMain.Server {
   /** The link to the master; null before {@link #start}. */
   public MasterLink masterLink() {
     return masterLink;
+  }
+
+  /**
+   * Drains before a stop: tells the master that this worker is stopping, so that clients
+   * learn to read elsewhere, then waits until no read is being answered and none has come for
+   * a second, and at least the clients' worker-list TTL has passed; at most
+   * {@code strata.worker.drain.timeout}. Reads that still come afterwards fail over to other
+   * workers or the under store when the worker is gone.
+   */
+  @Override
+  public void drain() throws InterruptedException {
+    Duration timeout = conf.getDuration(WorkerKeys.DRAIN_TIMEOUT);
+    if (timeout.isZero() || masterLink == null || dataServer == null) {
+      return;
+    }
+    long start = System.nanoTime();
+    masterLink.drain(timeout);
+    Duration left = timeout.minusNanos(System.nanoTime() - start);
+    boolean idle = !left.isNegative() && dataServer.awaitIdle(
+        conf.getDuration(io.strata.common.conf.ClientKeys.WORKER_LIST_TTL),
+        Duration.ofSeconds(1), left);
+    LOG.info("Drained in {} ms{}", (System.nanoTime() - start) / 1_000_000,
+        idle ? "" : " (reads were still being served at strata.worker.drain.timeout)");
   }
 
   @Override

@@ -20,6 +20,12 @@ public final class ProcessMain {
   /** A server that can be started once and closed once. */
   public interface Server extends AutoCloseable {
     void start() throws Exception;
+
+    /**
+     * Called on a stop request (SIGTERM) before {@link #close}: lets work in flight finish
+     * while no new work comes (a worker drains its reads). Returns when done; default none.
+     */
+    default void drain() throws Exception {}
   }
 
   /** Makes the server from the loaded configuration. */
@@ -65,6 +71,11 @@ public final class ProcessMain {
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       LOG.info("Stopping the {}", processName);
+      try {
+        server.drain();
+      } catch (Exception e) {
+        LOG.warn("Error while draining the {}", processName, e);
+      }
       try {
         server.close();
       } catch (Exception e) {

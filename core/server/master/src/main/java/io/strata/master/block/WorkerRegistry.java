@@ -62,6 +62,9 @@ public final class WorkerRegistry {
     List<TierUsage> tiers = List.of();
     WorkerCacheStats stats = WorkerCacheStats.getDefaultInstance();
     String release = "";
+    int protocol;
+    /** Stopping: not named as a source of new reads (see HeartbeatRequest.draining). */
+    boolean draining;
     long registeredMs;
     long lastHeartbeatMs;
     final Set<Long> blocks = new HashSet<>();
@@ -139,6 +142,8 @@ public final class WorkerRegistry {
       w.state = WorkerState.WORKER_LIVE;
       w.tiers = List.copyOf(request.getTiersList());
       w.release = request.getRelease();
+      w.protocol = request.getRpcProtocolVersion();
+      w.draining = false;
       w.registeredMs = now;
       w.lastHeartbeatMs = now;
       for (BlockReport b : request.getBlocksList()) {
@@ -179,6 +184,11 @@ public final class WorkerRegistry {
             .setCommand(WorkerCommand.WORKER_COMMAND_REGISTER).build();
       }
       w.lastHeartbeatMs = System.currentTimeMillis();
+      if (request.getDraining() && !w.draining) {
+        LOG.info("Worker {} at {} is draining: new reads go to other workers", w.id,
+            w.address.getHost() + ":" + w.address.getDataPort());
+      }
+      w.draining = request.getDraining();
       if (request.getTiersCount() > 0) {
         w.tiers = List.copyOf(request.getTiersList());
       }
@@ -284,7 +294,7 @@ public final class WorkerRegistry {
     return lost;
   }
 
-  /** The live workers holding a block. */
+  /** The live workers holding a block; draining ones are left out. */
   public synchronized List<BlockLocation> locations(long blockId) {
     BlockHolders holders = locations.get(blockId);
     if (holders == null) {
@@ -293,6 +303,9 @@ public final class WorkerRegistry {
     List<BlockLocation> out = new ArrayList<>(holders.tierByWorker.size());
     for (Map.Entry<Long, String> e : holders.tierByWorker.entrySet()) {
       Worker w = workers.get(e.getKey());
+      if (w.draining) {
+        continue;
+      }
       out.add(BlockLocation.newBuilder().setWorkerId(w.id).setAddress(w.address)
           .setTier(e.getValue()).build());
     }
@@ -364,9 +377,11 @@ public final class WorkerRegistry {
     List<WorkerInfo> out = new ArrayList<>();
     for (Worker w : workers.values()) {
       out.add(WorkerInfo.newBuilder().setWorkerId(w.id).setAddress(w.address)
-          .setState(w.state).addAllTiers(w.tiers).setLastHeartbeatMs(w.lastHeartbeatMs)
+          .setState(w.draining && w.state == WorkerState.WORKER_LIVE
+              ? WorkerState.WORKER_DRAINING : w.state)
+          .addAllTiers(w.tiers).setLastHeartbeatMs(w.lastHeartbeatMs)
           .setRegisteredMs(w.registeredMs).setBlockCount(w.blocks.size())
-          .setCacheStats(w.stats).setRelease(w.release).build());
+          .setCacheStats(w.stats).setRelease(w.release).setProtocolVersion(w.protocol).build());
     }
     out.sort((a, b) -> Long.compare(a.getWorkerId(), b.getWorkerId()));
     return out;

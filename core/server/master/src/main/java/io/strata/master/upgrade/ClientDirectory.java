@@ -13,11 +13,11 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * The processes that called this master lately, with the release and protocol their version
- * headers named, so that {@code strata fsadmin upgrade status} can show which mounts, proxies,
- * workers and applications still run an older release. A process is known by its client id
- * (one per client instance), else by its kind and host; it is forgotten after
- * {@code forgetAfter} without a call. Bounded; thread-safe.
+ * The processes connected to this master, with the release and protocol their version headers
+ * named, so that {@code strata fsadmin upgrade status} can show which mounts, proxies, workers
+ * and applications still run an older release. A process is known by the remote address of its
+ * connection: it is dropped when that connection ends (so an upgraded mount's old process goes
+ * with its connection), and after {@code forgetAfter} without a call. Bounded; thread-safe.
  */
 public final class ClientDirectory {
   private static final int MAX_CLIENTS = 10_000;
@@ -34,14 +34,20 @@ public final class ClientDirectory {
     String clientId = headers.get(MasterHeaders.CLIENT_ID);
     String host = remote instanceof InetSocketAddress a ? a.getHostString() + ":" + a.getPort()
         : String.valueOf(remote);
-    String key = clientId != null && !clientId.isEmpty() ? clientId : caller.kind() + "@" + host;
-    clients.put(key, ConnectedClient.newBuilder().setClientId(clientId == null ? "" : clientId)
+    clients.put(host, ConnectedClient.newBuilder().setClientId(clientId == null ? "" : clientId)
         .setKind(caller.kind()).setRelease(caller.release())
         .setProtocolVersion(caller.protocol()).setHost(host)
         .setLastSeenMs(System.currentTimeMillis()).build());
   }
 
-  /** Every process seen lately, by kind and host. */
+  /** Forgets the process of a connection that ended (a gRPC transport filter's call). */
+  public void disconnected(SocketAddress remote) {
+    if (remote instanceof InetSocketAddress a) {
+      clients.invalidate(a.getHostString() + ":" + a.getPort());
+    }
+  }
+
+  /** Every process connected, by kind and host. */
   public List<ConnectedClient> clients() {
     return clients.asMap().values().stream()
         .sorted(Comparator.comparing(ConnectedClient::getKind)

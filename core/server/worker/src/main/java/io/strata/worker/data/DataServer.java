@@ -21,6 +21,7 @@ import io.strata.proto.ReadBlockRequest;
 import io.strata.worker.block.TieredBlockStore;
 import io.strata.worker.ufs.MountedStores;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -58,6 +59,10 @@ public final class DataServer implements AutoCloseable {
   private final ReadMetrics metrics;
   private EventLoopGroup group;
   private Channel serverChannel;
+  /** Channels with a request being answered; see {@link #awaitIdle}. */
+  private final java.util.concurrent.atomic.AtomicInteger busyChannels =
+      new java.util.concurrent.atomic.AtomicInteger();
+  private volatile long lastRequestNanos = System.nanoTime();
 
   /**
    * @param ufsExecutor bounded executor for under-store reads of misses; owned by the caller
@@ -142,6 +147,37 @@ public final class DataServer implements AutoCloseable {
 
   long wholeBlockSize() {
     return settings.wholeBlockSize();
+  }
+
+  /** A channel started answering a request (it was idle). */
+  void requestStarted() {
+    lastRequestNanos = System.nanoTime();
+    busyChannels.incrementAndGet();
+  }
+
+  /** A channel answered every request it had. */
+  void requestsDone() {
+    busyChannels.decrementAndGet();
+  }
+
+  /**
+   * Waits, while the worker drains before it stops, until no read is being answered and none
+   * has come for {@code quiet}, and at least {@code atLeast} has passed (the time clients take
+   * to learn the worker is draining); at most {@code timeout}. Returns whether it went idle.
+   */
+  public boolean awaitIdle(Duration atLeast, Duration quiet, Duration timeout)
+      throws InterruptedException {
+    long start = System.nanoTime();
+    long deadline = start + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      long now = System.nanoTime();
+      if (now - start >= atLeast.toNanos() && busyChannels.get() == 0
+          && now - lastRequestNanos >= quiet.toNanos()) {
+        return true;
+      }
+      Thread.sleep(50);
+    }
+    return busyChannels.get() == 0;
   }
 
   @Override

@@ -50,11 +50,17 @@ final class ReadRequestHandler extends SimpleChannelInboundHandler<ReadBlockRequ
   private void next(ChannelHandlerContext ctx) {
     ReadBlockRequest request = queued.poll();
     if (request == null || !ctx.channel().isActive()) {
+      if (busy) {
+        server.requestsDone();
+      }
       busy = false;
       if (!ctx.channel().config().isAutoRead()) {
         ctx.channel().config().setAutoRead(true);
       }
       return;
+    }
+    if (!busy) {
+      server.requestStarted();
     }
     busy = true;
     try {
@@ -248,6 +254,11 @@ final class ReadRequestHandler extends SimpleChannelInboundHandler<ReadBlockRequ
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
     queued.clear();
+    // A request cut off with its channel may never call done(): count the channel idle now.
+    if (busy) {
+      busy = false;
+      server.requestsDone();
+    }
     super.channelInactive(ctx);
   }
 

@@ -52,6 +52,7 @@ public final class MasterLink implements BlockStoreListener, AutoCloseable {
   private volatile long workerId = -1;
   private volatile int registrations;
   private volatile boolean closed;
+  private volatile boolean draining;
   private long retryMs = FIRST_RETRY_MS;
   private boolean masterReachable = true;
 
@@ -162,6 +163,7 @@ public final class MasterLink implements BlockStoreListener, AutoCloseable {
         .addAllAddedBlocks(sent.added())
         .addAllRemovedBlockIds(sent.removed())
         .setCacheStats(stats.get())
+        .setDraining(draining)
         .build();
     HeartbeatResponse response;
     try {
@@ -224,6 +226,24 @@ public final class MasterLink implements BlockStoreListener, AutoCloseable {
   @Override
   public void blockRemoved(long blockId) {
     changes.removed(blockId);
+  }
+
+  /**
+   * Tells the master at once that this worker is stopping, so that it stops naming it as a
+   * source of new reads; returns when the master has heard it, or could not be told within
+   * {@code timeout} (a master of release 0.1.0 ignores the flag).
+   */
+  public void drain(java.time.Duration timeout) throws InterruptedException {
+    draining = true;
+    if (workerId < 0) {
+      return;
+    }
+    try {
+      thread.submit(this::heartbeat).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException
+        | RejectedExecutionException e) {
+      LOG.warn("Could not tell the master that this worker is draining: {}", e.toString());
+    }
   }
 
   @Override
