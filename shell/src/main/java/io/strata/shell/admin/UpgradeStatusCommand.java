@@ -121,9 +121,9 @@ final class UpgradeStatusCommand implements Callable<Integer> {
       }
     }
     for (String[] r : rows) {
-      StringBuilder line = new StringBuilder(" ");
+      StringBuilder line = new StringBuilder();
       for (int i = 0; i < r.length; i++) {
-        line.append(' ').append(' ').append(String.format("%-" + width[i] + "s", r[i]));
+        line.append("  ").append(String.format("%-" + width[i] + "s", r[i]));
       }
       out.println(line.toString().stripTrailing());
     }

@@ -110,6 +110,37 @@ class WorkerRegistrationTest {
     }
   }
 
+  @Test
+  void aDrainingWorkerIsNoLongerNamedAsASourceUntilItRegistersAgain() throws Exception {
+    try (TestMaster m = TestMaster.start(home)) {
+      FileInfo f = fileOfThreeBlocks(m, "/f");
+      long b0 = BlockIds.blockId(f.getFileId(), 0);
+      long w1 = register(m, 7001, List.of(block(b0, MB)));
+      long w2 = register(m, 7002, List.of(block(b0, MB)));
+      m.blocks.heartbeat(HeartbeatRequest.newBuilder().setWorkerId(w1).setDraining(true)
+          .build());
+
+      assertEquals(Set.of(w2), workerIds(m.fs.getFileBlocks(GetFileBlocksRequest.newBuilder()
+          .setPath("/f").build()).getBlocks(0)));
+      Map<Long, WorkerState> states = new java.util.HashMap<>();
+      m.fs.getWorkers(GetWorkersRequest.getDefaultInstance()).getWorkersList()
+          .forEach(w -> states.put(w.getWorkerId(), w.getState()));
+      assertEquals(Map.of(w1, WorkerState.WORKER_DRAINING, w2, WorkerState.WORKER_LIVE), states);
+      assertEquals(WorkerCommand.WORKER_COMMAND_NONE, heartbeat(m, w1).getCommand(),
+          "a draining worker still heartbeats");
+
+      // Restarted (a new registration), it serves again with the blocks it kept.
+      register(m, 7001, List.of(block(b0, MB)));
+      assertEquals(Set.of(w1, w2), workerIds(m.fs.getFileBlocks(GetFileBlocksRequest
+          .newBuilder().setPath("/f").build()).getBlocks(0)));
+      WorkerInfo back = m.fs.getWorkers(GetWorkersRequest.getDefaultInstance())
+          .getWorkersList().stream().filter(w -> w.getWorkerId() == w1).findFirst()
+          .orElseThrow();
+      assertEquals(WorkerState.WORKER_LIVE, back.getState());
+      assertEquals(1, back.getProtocolVersion(), "the protocol it registered with");
+    }
+  }
+
   private static Set<Long> workerIds(BlockInfo b) {
     Set<Long> ids = new HashSet<>();
     b.getLocationsList().forEach(l -> ids.add(l.getWorkerId()));
