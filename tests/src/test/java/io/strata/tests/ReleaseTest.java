@@ -84,6 +84,20 @@ class ReleaseTest {
   }
 
   @Test
+  void theKeysLeftOutAreNamedInTheProcessOutFile() throws Exception {
+    Release old = Release.builtAt(builtCopy(), COMMIT);
+    Path logs = Files.createDirectories(dir.resolve("logs"));
+    // The copy's jars are empty: the JVM starts and ends at once, after the note is written.
+    Process p = new ClusterLauncher(logs).launch("worker0", old, Release.Role.WORKER,
+        Map.of("strata.worker.rpc.port", "4000", "strata.worker.added.later", "1"),
+        List.of("-Xmx32m"), List.of());
+    assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+    String out = Files.readString(logs.resolve("worker0.out"));
+    assertTrue(out.contains("which does not know them: strata.worker.added.later\n"), out);
+    assertFalse(out.contains("rpc.port"), out);
+  }
+
+  @Test
   void aBuiltCopyRunsEachRoleFromItsModulesJarAndLibFolder() throws Exception {
     Path copy = builtCopy();
     Release old = Release.builtAt(copy, COMMIT);
