@@ -31,13 +31,21 @@ import java.util.stream.Stream;
  * addresses.
  *
  * <p>The child JVMs use this JVM's classpath (under Surefire, its test classpath), so whatever
- * the build just compiled is what runs.
+ * the build just compiled is what runs, unless a test starts processes from another
+ * {@link Release} (such as {@link Release#previous()}) to run two releases side by side: each
+ * process then gets only the configuration keys its release knows, and {@link #releaseOf} says
+ * what each one runs. A process started again without a release named keeps the one it ran.
  */
 public final class MultiProcessCluster implements AutoCloseable {
   private final Path base;
   private final Map<String, String> common;
   private final Map<Integer, Map<String, String>> perWorker;
-  private final String classpath;
+  /** The release a process starts from unless a test names another. */
+  private final Release release;
+  /** The release each process last started from, by its name in the logs folder. */
+  private final Map<String, Release> releases = new HashMap<>();
+  private final ClusterLauncher launcher;
+  private final ClusterMounts mounts;
   private final String memTierRoot;
   private final List<String> workerJvmOptions;
   private final ClusterMasters masters;
@@ -52,9 +60,9 @@ public final class MultiProcessCluster implements AutoCloseable {
     this.common = new LinkedHashMap<>(b.properties);
     this.perWorker = b.perWorker;
     this.workerJvmOptions = b.workerJvmOptions;
-    String testCp = System.getProperty("surefire.test.class.path");
-    this.classpath = serverClasspath(testCp != null && !testCp.isEmpty() ? testCp
-        : System.getProperty("java.class.path"));
+    this.release = b.release;
+    this.launcher = new ClusterLauncher(logsDir());
+    this.mounts = new ClusterMounts(launcher, logsDir());
     this.memTierRoot = "/dev/shm/strata-test-" + UUID.randomUUID();
     this.masters = new ClusterMasters(base, b.masterHosts, b.masterHostsGiven);
     Files.createDirectories(base.resolve("conf"));
@@ -101,9 +109,16 @@ public final class MultiProcessCluster implements AutoCloseable {
     private int workerCount = 1;
     private List<String> masterHosts = List.of("127.0.0.1");
     private boolean masterHostsGiven;
+    private Release release = Release.current();
 
     private Builder(Path base) {
       this.base = base;
+    }
+
+    /** The release every process starts from, unless a test names another (default: current). */
+    public Builder release(Release r) {
+      this.release = java.util.Objects.requireNonNull(r);
+      return this;
     }
 
     public Builder workers(int count) {
@@ -251,11 +266,42 @@ public final class MultiProcessCluster implements AutoCloseable {
 
   /** The configuration every process gets, as -D arguments. */
   public List<String> configArgs(Map<String, String> extra) {
+    List<String> args = new ArrayList<>();
+    configuration(extra).forEach((k, v) -> args.add("-D" + k + "=" + v));
+    return args;
+  }
+
+  /** The configuration every process gets, with {@code extra} over it. */
+  private Map<String, String> configuration(Map<String, String> extra) {
     Map<String, String> all = new LinkedHashMap<>(common);
     all.putAll(extra);
-    List<String> args = new ArrayList<>();
-    all.forEach((k, v) -> args.add("-D" + k + "=" + v));
-    return args;
+    return all;
+  }
+
+  /** The release process {@code name} last started from, else the cluster's. */
+  private Release releaseFor(String name) {
+    return releases.getOrDefault(name, release);
+  }
+
+  /**
+   * The release a process last started from: a master or worker by index, the proxy with
+   * index 0 (FUSE mounts say theirs: {@link FuseProcess#release()}).
+   *
+   * @throws IllegalStateException when that process never started
+   */
+  public synchronized Release releaseOf(Release.Role role, int index) {
+    String name = switch (role) {
+      case MASTER -> masters.master(index).name();
+      case WORKER -> "worker" + index;
+      case PROXY -> "proxy";
+      default -> throw new IllegalArgumentException("a cluster starts no " + role
+          + " process by index");
+    };
+    Release r = releases.get(name);
+    if (r == null) {
+      throw new IllegalStateException(role + " " + index + " never started");
+    }
+    return r;
   }
 
   /**
@@ -269,7 +315,7 @@ public final class MultiProcessCluster implements AutoCloseable {
     List<Integer> started = new ArrayList<>();
     for (int i = 0; i < masters.count(); i++) {
       if (!masters.running(i)) {
-        masters.launch(i, this::launchMaster);
+        masters.launch(i, masterLauncher(releaseFor(masters.master(i).name())));
         started.add(i);
       }
     }
@@ -283,9 +329,16 @@ public final class MultiProcessCluster implements AutoCloseable {
 
   /**
    * Starts master i again on its ports and folders (after {@link #killMaster(int)}, or stopping
-   * it with SIGTERM first when it runs) and waits until it serves its web endpoint.
+   * it with SIGTERM first when it runs) and waits until it serves its web endpoint. It runs the
+   * release it ran before.
    */
   public synchronized void restartMaster(int i) throws IOException, InterruptedException {
+    restartMaster(i, releaseFor(masters.master(i).name()));
+  }
+
+  /** As {@link #restartMaster(int)}, starting master i from release {@code r}. */
+  public synchronized void restartMaster(int i, Release r)
+      throws IOException, InterruptedException {
     Process p = masters.process(i);
     if (masters.running(i)) {
       masters.resume(i);
@@ -294,13 +347,12 @@ public final class MultiProcessCluster implements AutoCloseable {
         masters.kill(i);
       }
     }
-    masters.launch(i, this::launchMaster);
+    masters.launch(i, masterLauncher(r));
     awaitMasterWeb(i);
   }
 
-  private Process launchMaster(String name, Map<String, String> props, List<String> jvm)
-      throws IOException {
-    return launch(name, "io.strata.master.MasterMain", props, jvm);
+  private ClusterMasters.Launcher masterLauncher(Release r) {
+    return (name, props, jvm) -> launch(name, Release.Role.MASTER, r, props, jvm);
   }
 
   private void awaitMasterWeb(int i) {
@@ -315,7 +367,17 @@ public final class MultiProcessCluster implements AutoCloseable {
     }
   }
 
+  /**
+   * Starts worker {@code index} (again, after {@link #killWorker(int)}, on the same ports and
+   * folders) from the release it ran before, else the cluster's, and waits until it serves its
+   * web endpoint.
+   */
   public synchronized void startWorker(int index) throws IOException {
+    startWorker(index, releaseFor("worker" + index));
+  }
+
+  /** As {@link #startWorker(int)}, from release {@code r}. */
+  public synchronized void startWorker(int index, Release r) throws IOException {
     Process old = workers.get(index);
     if (old != null && old.isAlive()) {
       throw new IllegalStateException("worker " + index + " already running");
@@ -325,7 +387,7 @@ public final class MultiProcessCluster implements AutoCloseable {
     // between; a first start that dies on a taken port is tried again on other ports.
     for (int attempt = 1; ; attempt++) {
       try {
-        launchWorker(index);
+        launchWorker(index, r);
         return;
       } catch (IllegalStateException e) {
         String log = tail(logsDir().resolve("worker" + index + ".log"))
@@ -340,8 +402,28 @@ public final class MultiProcessCluster implements AutoCloseable {
     }
   }
 
+  /**
+   * Stops worker {@code index} with SIGTERM and waits for it to exit (killing it after 30 s),
+   * then starts it from release {@code r} on the same ports and folders: a rolling upgrade or
+   * downgrade of one worker.
+   */
+  public synchronized void restartWorker(int index, Release r)
+      throws IOException, InterruptedException {
+    Process p = workers.get(index);
+    if (p == null) {
+      throw new IllegalStateException("worker " + index + " never started");
+    }
+    if (p.isAlive()) {
+      p.destroy();
+      if (!p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
+        kill(p);
+      }
+    }
+    startWorker(index, r);
+  }
+
   /** The last 20 lines of a log file, or "" when it cannot be read. */
-  private static String tail(Path log) {
+  static String tail(Path log) {
     try {
       List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
       return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()))
@@ -351,7 +433,7 @@ public final class MultiProcessCluster implements AutoCloseable {
     }
   }
 
-  private void launchWorker(int index) throws IOException {
+  private void launchWorker(int index, Release r) throws IOException {
     int[] ports = workerPorts.get(index);
     if (ports == null) {
       ports = new int[] {freePort(), freePort(), 0, freePort()};
@@ -369,30 +451,22 @@ public final class MultiProcessCluster implements AutoCloseable {
     props.putAll(perWorker.getOrDefault(index, Map.of()));
     List<String> jvm = new ArrayList<>(List.of("-Xmx512m"));
     jvm.addAll(workerJvmOptions);
-    Process p = launch("worker" + index, "io.strata.worker.WorkerMain", props, jvm);
+    Process p = launch("worker" + index, Release.Role.WORKER, r, props, jvm);
     workers.put(index, p);
     int web = ports[3];
     waitFor("worker " + index + " web endpoint", Duration.ofSeconds(60), () -> healthy(web), p);
   }
 
-  private Process launch(String name, String mainClass, Map<String, String> props,
+  /** Starts a server process of the cluster from release {@code r} and records its release. */
+  private Process launch(String name, Release.Role role, Release r, Map<String, String> props,
       List<String> jvmOptions) throws IOException {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.addAll(jvmOptions);
-    if (jvmOptions.stream().noneMatch(o -> o.startsWith("-XX:+Use") && o.endsWith("GC"))) {
-      cmd.add("-XX:+UseSerialGC");
-    }
-    cmd.add("-Dlogback.configurationFile=strata-logback-file.xml");
-    cmd.add("-Dstrata.log.file=" + logsDir().resolve(name + ".log"));
-    cmd.addAll(configArgs(props));
-    cmd.add("-cp");
-    cmd.add(classpath);
-    cmd.add(mainClass);
-    ProcessBuilder pb = new ProcessBuilder(cmd);
-    pb.redirectErrorStream(true);
-    pb.redirectOutput(ProcessBuilder.Redirect.appendTo(logsDir().resolve(name + ".out").toFile()));
-    return pb.start();
+    Map<String, String> all = new LinkedHashMap<>();
+    all.put("logback.configurationFile", "strata-logback-file.xml");
+    all.put("strata.log.file", logsDir().resolve(name + ".log").toString());
+    all.putAll(configuration(props));
+    Process p = launcher.launch(name, r, role, all, jvmOptions, List.of());
+    releases.put(name, r);
+    return p;
   }
 
   /**
@@ -402,6 +476,12 @@ public final class MultiProcessCluster implements AutoCloseable {
    */
   public synchronized void startProxy(Map<String, String> extra, List<String> jvmOptions)
       throws IOException {
+    startProxy(extra, jvmOptions, releaseFor("proxy"));
+  }
+
+  /** As {@link #startProxy(Map, List)}, from release {@code r}. */
+  public synchronized void startProxy(Map<String, String> extra, List<String> jvmOptions,
+      Release r) throws IOException {
     if (proxy != null && proxy.isAlive()) {
       throw new IllegalStateException("proxy already running");
     }
@@ -416,7 +496,7 @@ public final class MultiProcessCluster implements AutoCloseable {
     props.putAll(extra);
     List<String> jvm = new ArrayList<>(List.of("-Xmx512m"));
     jvm.addAll(jvmOptions);
-    proxy = launch("proxy", "io.strata.proxy.ProxyMain", props, jvm);
+    proxy = launch("proxy", Release.Role.PROXY, r, props, jvm);
     int web = proxyWebPort;
     try {
       waitFor("proxy web endpoint", Duration.ofSeconds(60), () -> healthy(web), proxy);
@@ -441,6 +521,30 @@ public final class MultiProcessCluster implements AutoCloseable {
 
   public synchronized void killProxy() throws InterruptedException {
     kill(proxy);
+  }
+
+  /**
+   * Mounts the namespace root at {@code mountPoint} (an existing folder) with a FUSE process of
+   * release {@code r}, started as {@code strata fuse mount} starts it (FuseMain, the heap
+   * bounds of strata.fuse.heap.size and strata.fuse.direct.memory.size, the cluster's
+   * configuration with {@code extra} over it), and waits until the kernel lists the mount.
+   * Its logs are {@code <logs>/<name>.log} and {@code .out}, named by {@link FuseProcess#name()}.
+   */
+  public synchronized FuseProcess startFuse(Path mountPoint, Map<String, String> extra,
+      Release r) throws IOException {
+    return mounts.start(mountPoint, configuration(extra),
+        io.strata.shell.fuse.FuseLauncher.jvmOptions(clientConfig(extra)), r);
+  }
+
+  /**
+   * Unmounts a FUSE mount and ends its process: SIGTERM, then {@code fusermount -u -z} and a
+   * kill when it does not go within 30 s.
+   *
+   * @return whether SIGTERM alone unmounted it and ended the process
+   * @throws IllegalStateException when the mount point stays mounted
+   */
+  public synchronized boolean stopFuse(FuseProcess fuse) throws InterruptedException {
+    return mounts.stop(fuse);
   }
 
   /** The process id of a running worker (for RSS readings). */
@@ -620,8 +724,8 @@ public final class MultiProcessCluster implements AutoCloseable {
     cmd.add("-XX:TieredStopAtLevel=1");
     cmd.addAll(configArgs(conf));
     cmd.add("-cp");
-    cmd.add(classpath);
-    cmd.add("io.strata.shell.StrataShell");
+    cmd.add(Release.current().classpath(Release.Role.SHELL));
+    cmd.add(Release.Role.SHELL.mainClass());
     cmd.addAll(List.of(args));
     Path err = Files.createTempFile(base, "shell", ".err");
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile())
@@ -652,6 +756,8 @@ public final class MultiProcessCluster implements AutoCloseable {
 
   @Override
   public synchronized void close() {
+    // First, while the masters and workers they read from still serve.
+    mounts.stopAll();
     List<Process> all = new ArrayList<>(workers.values());
     if (proxy != null) {
       all.add(0, proxy);
