@@ -9,7 +9,7 @@ public final class Bench {
 
   public static void main(String[] args) throws Exception {
     if (args.length == 0) {
-      System.err.println("usage: bench/run read|worker-restart|stores|buffer-pool|load|fuse|proxy|ha [--option value]...");
+      System.err.println("usage: bench/run read|worker-restart|stores|buffer-pool|load|fuse|proxy|ha|upgrade [--option value]...");
       System.exit(2);
     }
     Map<String, String> opts = new LinkedHashMap<>();
@@ -29,8 +29,9 @@ public final class Bench {
       case "fuse" -> FuseBench.run(opts);
       case "proxy" -> ProxyBench.run(opts);
       case "ha" -> HaBench.run(opts);
+      case "upgrade" -> UpgradeBench.run(opts);
       default -> {
-        System.err.println("bench: unknown benchmark " + args[0] + "; try read, worker-restart, stores, buffer-pool, load, fuse, proxy, ha");
+        System.err.println("bench: unknown benchmark " + args[0] + "; try read, worker-restart, stores, buffer-pool, load, fuse, proxy, ha, upgrade");
         System.exit(2);
       }
     }

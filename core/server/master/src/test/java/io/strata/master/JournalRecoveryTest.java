@@ -212,8 +212,10 @@ class JournalRecoveryTest {
     Files.write(dir.resolve("HEADER"), record(header.toByteArray()));
     IOException e = assertThrows(IOException.class,
         () -> new MasterServer(StrataConfig.load(TestMaster.config(home, Map.of()))).start());
-    assertTrue(e.getMessage().contains("journal format 99 by release 9.9.9"), e.getMessage());
-    assertTrue(e.getMessage().contains("reads formats up to 1"), e.getMessage());
+    assertTrue(e.getMessage().contains("holds metadata layout 99 (written by release 9.9.9)"),
+        e.getMessage());
+    assertTrue(e.getMessage().contains("reads layouts up to " + io.strata.common.Version
+        .LAYOUT_VERSION), e.getMessage());
   }
 
   @Test

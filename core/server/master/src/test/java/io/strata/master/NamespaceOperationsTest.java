@@ -255,7 +255,7 @@ class NamespaceOperationsTest {
     m.file("/x", 1);
     m.stat("/x");
     GetMasterInfoResponse info = m.fs.getMasterInfo(GetMasterInfoRequest.getDefaultInstance());
-    assertEquals(1, info.getJournalFormatVersion());
+    assertEquals(io.strata.common.Version.LAYOUT_VERSION, info.getJournalFormatVersion());
     assertEquals(2, info.getInodeCount());
     assertTrue(info.getJournalSequence() >= 3, "root, create and complete are journaled");
     HttpResponse<String> metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
