@@ -50,11 +50,6 @@ public record AttributeChange(Integer mode, String owner, String group, Long mod
     this(mode, owner, group, modificationTimeMs, Map.of(), List.of(), null);
   }
 
-  /** A change of the time to live only. */
-  public static AttributeChange ofTtl(long ms, TtlAction action) {
-    return new AttributeChange(null, null, null, null, Map.of(), List.of(), new Ttl(ms, action));
-  }
-
   /** The largest mode: permission bits with setuid, setgid and sticky. */
   public static final int MAX_MODE = 07777;
 
