@@ -5,7 +5,7 @@ import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.Locale;
 
-/** How the shell prints sizes, modes, times and ratios; the same everywhere. */
+/** How the shell prints sizes, modes, times, durations and ratios; the same everywhere. */
 public final class Format {
   private static final String[] UNITS = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   private static final DateTimeFormatter TIME =
@@ -51,6 +51,27 @@ public final class Format {
   /** Milliseconds since the epoch as local date and time. */
   public static String time(long epochMs) {
     return TIME.format(Instant.ofEpochMilli(epochMs));
+  }
+
+  /**
+   * A length of time in its units from days down to milliseconds, leaving out those that are 0:
+   * {@code 90s} is {@code 1m30s}, {@code 36h} is {@code 1d12h}, 0 is {@code 0ms}.
+   */
+  public static String duration(long ms) {
+    if (ms <= 0) {
+      return ms + "ms";
+    }
+    long[] sizes = {86_400_000L, 3_600_000L, 60_000L, 1000L, 1L};
+    String[] units = {"d", "h", "m", "s", "ms"};
+    StringBuilder s = new StringBuilder();
+    long rest = ms;
+    for (int i = 0; i < sizes.length; i++) {
+      if (rest >= sizes[i]) {
+        s.append(rest / sizes[i]).append(units[i]);
+        rest %= sizes[i];
+      }
+    }
+    return s.toString();
   }
 
   /**

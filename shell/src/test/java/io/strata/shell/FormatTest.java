@@ -40,6 +40,17 @@ class FormatTest {
   }
 
   @Test
+  void durationsNameTheirNonZeroUnits() {
+    assertEquals("0ms", Format.duration(0));
+    assertEquals("250ms", Format.duration(250));
+    assertEquals("1m30s", Format.duration(90_000));
+    assertEquals("1h", Format.duration(3_600_000));
+    assertEquals("1d12h", Format.duration(129_600_000));
+    assertEquals("2d3h4m5s6ms", Format.duration(2 * 86_400_000L + 3 * 3_600_000L + 4 * 60_000L
+        + 5_006L));
+  }
+
+  @Test
   void byteCountsOnTheCommandLineAcceptUnits() {
     ByteSizeConverter c = new ByteSizeConverter();
     assertEquals(100L, c.convert("100"));

@@ -253,14 +253,17 @@ public final class FileSystem implements Closeable {
   }
 
   /**
-   * Changes the mode, owner, group and/or modification time of a file or directory, as
-   * {@code options} gives them, and returns its status after the change. These attributes live
-   * in Strata's namespace only: they are journaled by the master and never written to the
-   * under store, and a file replaced because its content changed in the under store takes the
-   * store's attributes again. The file's id, blocks, length and content stay as they were.
+   * Changes the mode, owner, group, modification time, extended attributes and/or time to live
+   * of a file or directory, as {@code options} gives them, and returns its status after the
+   * change. These attributes live in Strata's namespace only: they are journaled by the master
+   * and never written to the under store, and a file replaced because its content changed in
+   * the under store takes the store's attributes again. The file's id, blocks, length and
+   * content stay as they were.
    *
    * @throws StrataException NOT_FOUND when the path does not exist; INVALID_ARGUMENT when
-   *     {@code options} gives nothing; PERMISSION_DENIED on a read-only mount; UNIMPLEMENTED
+   *     {@code options} gives nothing; PERMISSION_DENIED on a read-only mount (except for a
+   *     time to live that frees); FAILED_PRECONDITION for a time to live before the cluster is
+   *     finalized at metadata layout 2, or one that would delete a mount point; UNIMPLEMENTED
    *     when the master is of a release older than this client
    */
   public FileInfo setAttribute(String path, SetAttributeOptions options)
@@ -271,6 +274,7 @@ public final class FileSystem implements Closeable {
     options.owner().ifPresent(request::setOwner);
     options.group().ifPresent(request::setGroup);
     options.modificationTimeMs().ifPresent(request::setModificationTimeMs);
+    options.ttlMs().ifPresent(ms -> request.setTtlMs(ms).setTtlAction(options.ttlAction()));
     request.putAllSetXattrs(options.setXattrs()).addAllRemoveXattrs(options.removeXattrs());
     try {
       return ctx.master.call(s -> s.setAttribute(request.build())).getFile();

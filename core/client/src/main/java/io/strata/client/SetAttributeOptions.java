@@ -1,6 +1,8 @@
 package io.strata.client;
 
 import com.google.protobuf.ByteString;
+import io.strata.proto.TtlAction;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -10,15 +12,17 @@ import java.util.OptionalInt;
 import java.util.OptionalLong;
 
 /**
- * What {@link FileSystem#setAttribute} changes: any of mode, owner, group, modification time
- * and extended attributes; what is not given stays as it is, and at least one must be given. Immutable: each
- * setter returns a copy. The setters refuse what the master would refuse (a mode outside
- * 07777, an empty or null name), so a mistake fails where it is made.
+ * What {@link FileSystem#setAttribute} changes: any of mode, owner, group, modification time,
+ * extended attributes and time to live; what is not given stays as it is, and at least one
+ * must be given. Immutable: each setter returns a copy. The setters refuse what the master
+ * would refuse (a mode outside 07777, an empty or null name, a time to live that is not
+ * positive), so a mistake fails where it is made.
  */
 public final class SetAttributeOptions {
   private static final SetAttributeOptions DEFAULTS =
       new SetAttributeOptions(OptionalInt.empty(), Optional.empty(), Optional.empty(),
-          OptionalLong.empty(), Map.of(), List.of());
+          OptionalLong.empty(), Map.of(), List.of(), OptionalLong.empty(),
+          TtlAction.TTL_ACTION_FREE);
 
   private final OptionalInt mode;
   private final Optional<String> owner;
@@ -26,16 +30,20 @@ public final class SetAttributeOptions {
   private final OptionalLong modificationTimeMs;
   private final Map<String, ByteString> setXattrs;
   private final List<String> removeXattrs;
+  private final OptionalLong ttlMs;
+  private final TtlAction ttlAction;
 
   private SetAttributeOptions(OptionalInt mode, Optional<String> owner, Optional<String> group,
       OptionalLong modificationTimeMs, Map<String, ByteString> setXattrs,
-      List<String> removeXattrs) {
+      List<String> removeXattrs, OptionalLong ttlMs, TtlAction ttlAction) {
     this.mode = mode;
     this.owner = owner;
     this.group = group;
     this.modificationTimeMs = modificationTimeMs;
     this.setXattrs = setXattrs;
     this.removeXattrs = removeXattrs;
+    this.ttlMs = ttlMs;
+    this.ttlAction = ttlAction;
   }
 
   /** Nothing to change yet. */
@@ -50,25 +58,25 @@ public final class SetAttributeOptions {
           + String.format("0%o", value));
     }
     return new SetAttributeOptions(OptionalInt.of(value), owner, group, modificationTimeMs,
-        setXattrs, removeXattrs);
+        setXattrs, removeXattrs, ttlMs, ttlAction);
   }
 
   /** A new owner (a user name). */
   public SetAttributeOptions owner(String value) {
     return new SetAttributeOptions(mode, Optional.of(name(value, "owner")), group,
-        modificationTimeMs, setXattrs, removeXattrs);
+        modificationTimeMs, setXattrs, removeXattrs, ttlMs, ttlAction);
   }
 
   /** A new group (a group name). */
   public SetAttributeOptions group(String value) {
     return new SetAttributeOptions(mode, owner, Optional.of(name(value, "group")),
-        modificationTimeMs, setXattrs, removeXattrs);
+        modificationTimeMs, setXattrs, removeXattrs, ttlMs, ttlAction);
   }
 
   /** A new modification time, in milliseconds since the epoch. */
   public SetAttributeOptions modificationTimeMs(long value) {
     return new SetAttributeOptions(mode, owner, group, OptionalLong.of(value), setXattrs,
-        removeXattrs);
+        removeXattrs, ttlMs, ttlAction);
   }
 
   /** These options, also setting an extended attribute (added, or replacing its value). */
@@ -76,7 +84,7 @@ public final class SetAttributeOptions {
     Map<String, ByteString> set = new LinkedHashMap<>(setXattrs);
     set.put(name(name, "extended attribute"), value);
     return new SetAttributeOptions(mode, owner, group, modificationTimeMs, Map.copyOf(set),
-        removeXattrs);
+        removeXattrs, ttlMs, ttlAction);
   }
 
   /** These options, also removing an extended attribute (nothing when it is not there). */
@@ -84,7 +92,31 @@ public final class SetAttributeOptions {
     LinkedHashSet<String> remove = new LinkedHashSet<>(removeXattrs);
     remove.add(name(name, "extended attribute"));
     return new SetAttributeOptions(mode, owner, group, modificationTimeMs, setXattrs,
-        List.copyOf(remove));
+        List.copyOf(remove), ttlMs, ttlAction);
+  }
+
+  /**
+   * A time to live: once {@code ttl} has passed since the path's modification time, the
+   * master frees its cached blocks ({@code TTL_ACTION_FREE}, then the time to live is removed)
+   * or deletes it, with everything below a directory, from Strata and the under store
+   * ({@code TTL_ACTION_DELETE}). Needs a cluster at metadata layout 2 (the master refuses it
+   * with FAILED_PRECONDITION before {@code strata fsadmin upgrade finalize}).
+   */
+  public SetAttributeOptions ttl(Duration ttl, TtlAction action) {
+    if (ttl.isNegative() || ttl.isZero()) {
+      throw new IllegalArgumentException("a time to live must be positive: " + ttl);
+    }
+    if (action == null || action == TtlAction.UNRECOGNIZED) {
+      throw new IllegalArgumentException("a time to live needs an action: free or delete");
+    }
+    return new SetAttributeOptions(mode, owner, group, modificationTimeMs, setXattrs,
+        removeXattrs, OptionalLong.of(ttl.toMillis()), action);
+  }
+
+  /** Removes the time to live (nothing when there is none). */
+  public SetAttributeOptions noTtl() {
+    return new SetAttributeOptions(mode, owner, group, modificationTimeMs, setXattrs,
+        removeXattrs, OptionalLong.of(0), TtlAction.TTL_ACTION_FREE);
   }
 
   private static String name(String value, String what) {
@@ -110,7 +142,6 @@ public final class SetAttributeOptions {
     return modificationTimeMs;
   }
 
-  /** Whether nothing is given (the master refuses such a change). */
   /** Extended attributes to set. */
   public Map<String, ByteString> setXattrs() {
     return setXattrs;
@@ -121,9 +152,20 @@ public final class SetAttributeOptions {
     return removeXattrs;
   }
 
+  /** The time to live in ms to set; 0 removes it; empty leaves it as it is. */
+  public OptionalLong ttlMs() {
+    return ttlMs;
+  }
+
+  /** What happens once the time to live has passed (meaningful when one is set). */
+  public TtlAction ttlAction() {
+    return ttlAction;
+  }
+
+  /** Whether nothing is given (the master refuses such a change). */
   public boolean isEmpty() {
     return mode.isEmpty() && owner.isEmpty() && group.isEmpty() && modificationTimeMs.isEmpty()
-        && setXattrs.isEmpty() && removeXattrs.isEmpty();
+        && setXattrs.isEmpty() && removeXattrs.isEmpty() && ttlMs.isEmpty();
   }
 
   @Override
@@ -132,6 +174,7 @@ public final class SetAttributeOptions {
         mode.getAsInt()) : "-") + ", owner=" + owner.orElse("-") + ", group="
         + group.orElse("-") + ", modificationTimeMs="
         + (modificationTimeMs.isPresent() ? modificationTimeMs.getAsLong() : "-")
-        + ", setXattrs=" + setXattrs.keySet() + ", removeXattrs=" + removeXattrs + "}";
+        + ", setXattrs=" + setXattrs.keySet() + ", removeXattrs=" + removeXattrs + ", ttlMs="
+        + (ttlMs.isPresent() ? ttlMs.getAsLong() + " (" + ttlAction + ")" : "-") + "}";
   }
 }

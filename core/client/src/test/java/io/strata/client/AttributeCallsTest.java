@@ -16,8 +16,10 @@ import io.strata.proto.CreateDirectoryRequest;
 import io.strata.proto.CreateFileRequest;
 import io.strata.proto.FileInfo;
 import io.strata.proto.SetAttributeRequest;
+import io.strata.proto.TtlAction;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -83,6 +85,34 @@ class AttributeCallsTest {
     assertEquals("ml", some.group().orElseThrow());
     assertTrue(some.owner().isEmpty() && some.modificationTimeMs().isEmpty());
     assertTrue(none.isEmpty(), "setters return copies");
+  }
+
+  @Test
+  void ttlIsSentWithItsActionAndRemovedWithZero() throws Exception {
+    cluster.addFile("/t", new byte[1], 1 << 20);
+    FileInfo set = fs.setAttribute("/t", SetAttributeOptions.defaults()
+        .ttl(Duration.ofMinutes(90), TtlAction.TTL_ACTION_DELETE));
+    SetAttributeRequest sent = cluster.master.attributeRequests.get(0);
+    assertTrue(sent.hasTtlMs());
+    assertEquals(5_400_000, sent.getTtlMs());
+    assertEquals(TtlAction.TTL_ACTION_DELETE, sent.getTtlAction());
+    assertFalse(sent.hasMode() || sent.hasOwner() || sent.hasModificationTimeMs());
+    assertEquals(5_400_000, set.getTtlMs());
+
+    fs.setAttribute("/t", SetAttributeOptions.defaults().noTtl());
+    SetAttributeRequest removed = cluster.master.attributeRequests.get(1);
+    assertTrue(removed.hasTtlMs(), "0 is sent as set: it removes the time to live");
+    assertEquals(0, removed.getTtlMs());
+    assertEquals(0, fs.getStatus("/t").getTtlMs());
+
+    fs.setAttribute("/t", SetAttributeOptions.defaults().mode(0600));
+    assertFalse(cluster.master.attributeRequests.get(2).hasTtlMs(), "left as it is");
+    SetAttributeOptions none = SetAttributeOptions.defaults();
+    assertThrows(IllegalArgumentException.class,
+        () -> none.ttl(Duration.ZERO, TtlAction.TTL_ACTION_FREE));
+    assertThrows(IllegalArgumentException.class,
+        () -> none.ttl(Duration.ofSeconds(1), null));
+    assertFalse(none.noTtl().isEmpty());
   }
 
   @Test

@@ -296,6 +296,9 @@ public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplB
         if (r.hasModificationTimeMs()) {
           b.setModificationTimeMs(r.getModificationTimeMs());
         }
+        if (r.hasTtlMs()) {
+          b.setTtlMs(r.getTtlMs()).setTtlAction(r.getTtlAction());
+        }
         f = b.build();
         inodes.put(r.getPath(), f);
       }

@@ -45,7 +45,8 @@ public final class Version {
    *       mounts, jobs and meta.
    *   <li>0.2.0: the {@code layout} journal entry (finalize); time-to-live of inodes
    *       ({@code InodeEntry.ttl_ms}, {@code ttl_action}), which a master of layout 1 would
-   *       drop and so never act on.
+   *       drop and so never act on, indexed by {@code ttl:} keys in the metastore's
+   *       {@code meta} column family.
    * </ol>
    * See {@link LayoutFeature} for what each version enables.
    */

@@ -13,7 +13,8 @@ import picocli.CommandLine.Spec;
     subcommands = {LsCommand.class, StatCommand.class, CatCommand.class, HeadCommand.class,
         TailCommand.class, CpCommand.class, MkdirCommand.class, RmCommand.class,
         MvCommand.class, MountCommand.class, UnmountCommand.class, LocationCommand.class,
-        FreeCommand.class, DuCommand.class, CountCommand.class, LoadCommand.class})
+        FreeCommand.class, DuCommand.class, CountCommand.class, LoadCommand.class,
+        SetTtlCommand.class, UnsetTtlCommand.class})
 public final class FsCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 

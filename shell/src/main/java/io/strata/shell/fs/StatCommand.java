@@ -45,6 +45,9 @@ final class StatCommand extends FsAction {
     o.printf("Owner:       %s%n", f.getOwner());
     o.printf("Group:       %s%n", f.getGroup());
     o.printf("Modified:    %s%n", Format.time(f.getModificationTimeMs()));
+    if (f.getTtlMs() > 0) {
+      o.printf("TTL:         %s%n", SetTtlCommand.describe(f));
+    }
     o.printf("File id:     %d%n", f.getFileId());
     o.printf("Under store: %s (mount %d)%n", f.getUfsPath(), f.getMountId());
     if (!f.getUfsFingerprint().isEmpty()) {

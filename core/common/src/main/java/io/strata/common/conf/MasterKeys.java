@@ -80,6 +80,11 @@ public final class MasterKeys {
       "strata.master.load.resume.delay", "5s",
       "Time a starting master waits before resuming unfinished load jobs, so that the workers "
       + "have registered again and blocks go to the workers reads will ask.");
+  public static final ConfigKey TTL_CHECK_INTERVAL = ConfigKey.duration(
+      "strata.master.ttl.check.interval", "1min",
+      "Time between the leading master's checks for files and directories whose time to live"
+          + " has passed (`strata fs setTtl`), which it then frees or deletes; 0 turns the"
+          + " checks off.");
   public static final ConfigKey WATCH_HISTORY_SIZE = ConfigKey.integer(
       "strata.master.watch.history.size", 100_000, "changes",
       "Namespace changes the master keeps so that a client whose change stream broke (a FUSE"

@@ -46,10 +46,17 @@ public final class MetricNames {
   public static final String MASTER_WATCH_RESETS = "strata.master.watch.resets";
   /** Gauge of clients streaming the namespace's changes. */
   public static final String MASTER_WATCH_WATCHERS = "strata.master.watch.watchers";
+  /**
+   * Counter of the actions taken on files and directories whose time to live passed; tagged
+   * with {@link #TAG_ACTION}.
+   */
+  public static final String MASTER_TTL_ACTIONS = "strata.master.ttl.actions";
   /** Tag of the sync checks: "status" (one path) or "listing" (a directory's children). */
   public static final String TAG_KIND = "kind";
   /** Tag of the sync changes: "added", "deleted" or "replaced". */
   public static final String TAG_CHANGE = "change";
+  /** Tag of the time-to-live actions: "free" or "delete". */
+  public static final String TAG_ACTION = "action";
 
   // worker
   public static final String WORKER_RPC_LATENCY = "strata.worker.rpc.latency";

@@ -24,6 +24,8 @@ import io.strata.master.journal.CallIdentity;
 import io.strata.master.journal.JournalSystem;
 import io.strata.master.load.LoadJobManager;
 import io.strata.master.load.LoadMasterService;
+import io.strata.master.ttl.TtlActions;
+import io.strata.master.ttl.TtlChecker;
 import io.strata.master.upgrade.ClientDirectory;
 import io.strata.master.upgrade.UpgradeMasterService;
 import io.strata.server.common.FolderLock;
@@ -38,6 +40,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFileAttributes;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -72,6 +75,9 @@ public final class MasterServer implements ProcessMain.Server {
   private Namespace namespace;
   private ChangeFeed changes;
   private volatile LoadJobManager loadJobs;
+  /** Runs while this master leads; null otherwise or when the checks are off. */
+  private TtlChecker ttlChecker;
+  private final Duration ttlCheckInterval;
   /** Orders taking and giving up the lead (run on the journal's role-change thread). */
   private final Object leadLock = new Object();
   private MountTable mounts;
@@ -99,6 +105,11 @@ public final class MasterServer implements ProcessMain.Server {
     }
     if (conf.getInt(MasterKeys.METADATA_LOAD_THREADS) < 1) {
       throw new ConfigException(MasterKeys.METADATA_LOAD_THREADS.name() + " must be at least 1");
+    }
+    this.ttlCheckInterval = conf.getDuration(MasterKeys.TTL_CHECK_INTERVAL);
+    if (ttlCheckInterval.isNegative()) {
+      throw new ConfigException(MasterKeys.TTL_CHECK_INTERVAL.name()
+          + " must not be negative (0 turns the time-to-live checks off)");
     }
     try {
       this.syncInterval = SyncInterval.parse(conf.getString(MasterKeys.UFS_SYNC_INTERVAL));
@@ -267,8 +278,9 @@ public final class MasterServer implements ProcessMain.Server {
 
   /**
    * Starts what only the leader does, once it has applied every earlier entry: the mount table
-   * and change feed from the applied state, the root inode, and the load jobs (resumed from
-   * their journaled state). Workers register with it on their next heartbeat.
+   * and change feed from the applied state, the root inode, the load jobs (resumed from
+   * their journaled state) and the time-to-live checks. Workers register with it on their next
+   * heartbeat.
    */
   private void takeLead() {
     synchronized (leadLock) {
@@ -285,6 +297,10 @@ public final class MasterServer implements ProcessMain.Server {
       }
       loadJobs = new LoadJobManager(namespace, workers, journal, conf, registry);
       loadJobs.start();
+      if (!ttlCheckInterval.isZero()) {
+        ttlChecker = new TtlChecker(journal.store(), new TtlActions(namespace, tree), registry);
+        ttlChecker.start(ttlCheckInterval);
+      }
     }
   }
 
@@ -296,7 +312,17 @@ public final class MasterServer implements ProcessMain.Server {
       if (jobs != null) {
         jobs.close();
       }
+      stopTtlChecks();
       workers.clear();
+    }
+  }
+
+  private void stopTtlChecks() {
+    synchronized (leadLock) {
+      if (ttlChecker != null) {
+        ttlChecker.close();
+        ttlChecker = null;
+      }
     }
   }
 
@@ -417,6 +443,7 @@ public final class MasterServer implements ProcessMain.Server {
     if (jobs != null) {
       jobs.close();
     }
+    stopTtlChecks();
     if (web != null) {
       web.close();
     }

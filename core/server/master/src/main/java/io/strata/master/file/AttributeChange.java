@@ -3,17 +3,19 @@ package io.strata.master.file;
 import com.google.protobuf.ByteString;
 import io.strata.common.error.StrataException;
 import io.strata.proto.SetAttributeRequest;
+import io.strata.proto.TtlAction;
 import io.strata.proto.journal.InodeEntry;
 import java.util.List;
 import java.util.Map;
 
 /**
  * A change of the attributes Strata keeps in its namespace only -- mode, owner, group,
- * modification time and extended attributes -- as a SetAttribute call asks for it. A null
- * component is left as it is. {@link #check} guarantees at least one component is given, the
- * mode holds permission bits only (0 to 07777), a name given is not empty and extended
- * attribute names are valid; {@link #applyTo} touches nothing else of an inode, so its id,
- * blocks, length and under-store fingerprint stay. Immutable.
+ * modification time, extended attributes and time to live -- as a SetAttribute call asks for
+ * it. A null component is left as it is. {@link #check} guarantees at least one component is
+ * given, the mode holds permission bits only (0 to 07777), a name given is not empty,
+ * extended attribute names are valid and a time to live is not negative with a known action;
+ * {@link #applyTo} touches nothing else of an inode, so its id, blocks, length and under-store
+ * fingerprint stay. Immutable.
  *
  * @param mode new permission bits, or null
  * @param owner new owner, or null
@@ -22,9 +24,21 @@ import java.util.Map;
  * @param setXattrs extended attributes to add or replace (empty: none)
  * @param removeXattrs names of extended attributes to remove (empty: none); a name also in
  *     {@code setXattrs} is set
+ * @param ttl new time to live, or null
  */
 public record AttributeChange(Integer mode, String owner, String group, Long modificationTimeMs,
-    Map<String, ByteString> setXattrs, List<String> removeXattrs) {
+    Map<String, ByteString> setXattrs, List<String> removeXattrs, Ttl ttl) {
+
+  /**
+   * A time to live: {@code ms} after the inode's modification time the master acts on it as
+   * {@code action} says. {@code ms} 0 removes the time to live.
+   */
+  public record Ttl(long ms, TtlAction action) {
+    /** Whether this removes the time to live instead of setting one. */
+    public boolean clears() {
+      return ms == 0;
+    }
+  }
 
   public AttributeChange {
     setXattrs = Map.copyOf(setXattrs);
@@ -33,7 +47,7 @@ public record AttributeChange(Integer mode, String owner, String group, Long mod
 
   /** A change of mode, owner, group and/or modification time only. */
   public AttributeChange(Integer mode, String owner, String group, Long modificationTimeMs) {
-    this(mode, owner, group, modificationTimeMs, Map.of(), List.of());
+    this(mode, owner, group, modificationTimeMs, Map.of(), List.of(), null);
   }
 
   /** The largest mode: permission bits with setuid, setgid and sticky. */
@@ -44,15 +58,38 @@ public record AttributeChange(Integer mode, String owner, String group, Long mod
     return new AttributeChange(r.hasMode() ? r.getMode() : null,
         r.hasOwner() ? r.getOwner() : null, r.hasGroup() ? r.getGroup() : null,
         r.hasModificationTimeMs() ? r.getModificationTimeMs() : null, r.getSetXattrsMap(),
-        r.getRemoveXattrsList());
+        r.getRemoveXattrsList(), r.hasTtlMs() ? new Ttl(r.getTtlMs(), r.getTtlAction()) : null);
+  }
+
+  /**
+   * Whether the change is a time to live that at most frees cached blocks (or removes one):
+   * such a change never touches the under store, so a read-only mount takes it.
+   */
+  public boolean onlyFreesOnExpiry() {
+    return mode == null && owner == null && group == null && modificationTimeMs == null
+        && setXattrs.isEmpty() && removeXattrs.isEmpty() && ttl != null
+        && (ttl.clears() || ttl.action() == TtlAction.TTL_ACTION_FREE);
+  }
+
+  /** Whether the change sets a time to live that deletes the path when it passes. */
+  public boolean deletesOnExpiry() {
+    return ttl != null && !ttl.clears() && ttl.action() == TtlAction.TTL_ACTION_DELETE;
   }
 
   /** Fails with INVALID_ARGUMENT, naming the path, when the change cannot be applied. */
   public void check(String path) throws StrataException {
     if (mode == null && owner == null && group == null && modificationTimeMs == null
-        && setXattrs.isEmpty() && removeXattrs.isEmpty()) {
+        && setXattrs.isEmpty() && removeXattrs.isEmpty() && ttl == null) {
       throw StrataException.invalidArgument("Nothing to set on " + path + ": give at least one"
-          + " of mode, owner, group, modification time, extended attributes");
+          + " of mode, owner, group, modification time, extended attributes, time to live");
+    }
+    if (ttl != null && ttl.ms() < 0) {
+      throw StrataException.invalidArgument("Negative time to live " + ttl.ms() + " ms for "
+          + path + ": give a positive duration, or 0 to remove the time to live");
+    }
+    if (ttl != null && ttl.action() == TtlAction.UNRECOGNIZED) {
+      throw StrataException.invalidArgument("Unknown time-to-live action for " + path
+          + ": give free or delete");
     }
     Xattrs.checkNames(path, setXattrs.keySet());
     Xattrs.checkNames(path, removeXattrs);
@@ -89,6 +126,11 @@ public record AttributeChange(Integer mode, String owner, String group, Long mod
       b.removeXattrs(name);
     }
     b.putAllXattrs(setXattrs);
+    if (ttl != null && ttl.clears()) {
+      b.clearTtlMs().clearTtlAction();
+    } else if (ttl != null) {
+      b.setTtlMs(ttl.ms()).setTtlAction(ttl.action());
+    }
     return b;
   }
 }

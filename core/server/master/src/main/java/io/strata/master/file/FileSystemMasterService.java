@@ -165,8 +165,9 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
   }
 
   /**
-   * Sets mode, owner, group and/or modification time of a path. They are kept in the
-   * namespace only (journaled with the inode) and never written to the under store.
+   * Sets mode, owner, group, modification time, extended attributes and/or time to live of a
+   * path. They are kept in the namespace only (journaled with the inode) and never written to
+   * the under store; a time to live needs metadata layout 2 (see {@link Namespace#setAttribute}).
    */
   @Override
   public void setAttribute(SetAttributeRequest request,

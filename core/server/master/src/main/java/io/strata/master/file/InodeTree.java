@@ -751,7 +751,8 @@ public final class InodeTree {
         .setComplete(n.getComplete()).setUfsPath(r.ufsUri()).setMountId(r.mount().getMountId())
         .setUfsFingerprint(n.getUfsFingerprint())
         .setSyncIntervalMs(policy.interval(r.mount()).millis())
-        .putAllXattrs(n.getXattrsMap());
+        .putAllXattrs(n.getXattrsMap())
+        .setTtlMs(n.getTtlMs()).setTtlAction(n.getTtlAction());
     if (!n.getDirectory() && n.getBlockSize() > 0) {
       b.setBlockCount(BlockIds.blockCount(n.getLength(), n.getBlockSize()));
       b.setCachedBytes(workers.cachedBytes(n.getId(), n.getLength(), n.getBlockSize()));

@@ -2,10 +2,12 @@ package io.strata.master.file;
 
 import com.google.protobuf.ByteString;
 import io.strata.common.BlockIds;
+import io.strata.common.LayoutFeature;
 import io.strata.common.PathNames;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
 import io.strata.master.block.WorkerRegistry;
+import io.strata.master.upgrade.ClusterLayout;
 import io.strata.proto.FileInfo;
 import io.strata.proto.FreeResponse;
 import io.strata.proto.GetFileBlocksResponse;
@@ -326,17 +328,32 @@ public final class Namespace {
   }
 
   /**
-   * Sets mode, owner, group and/or modification time in the namespace only: the under store is
-   * not written, and the path is not checked against it (a sync could replace the inode), so
-   * the id, blocks, length and fingerprint stay. A change that changes nothing is not
-   * journaled. The attributes survive restarts with the journaled inode; a file later replaced
-   * because its content changed in the store takes the store's attributes again.
+   * Sets mode, owner, group, modification time, extended attributes and/or time to live in the
+   * namespace only: the under store is not written, and the path is not checked against it (a
+   * sync could replace the inode), so the id, blocks, length and fingerprint stay. A change
+   * that changes nothing is not journaled. The attributes survive restarts with the journaled
+   * inode; a file later replaced because its content changed in the store takes the store's
+   * attributes again.
+   *
+   * <p>A time to live needs the cluster at metadata layout 2 (FAILED_PRECONDITION before
+   * {@code strata fsadmin upgrade finalize}). One that frees is taken in a read-only mount;
+   * one that deletes is refused where a delete would be (the root, a mount point).
    */
   public FileInfo setAttribute(String path, AttributeChange change) throws IOException {
+    if (change.ttl() != null) {
+      ClusterLayout.require(tree.store(), LayoutFeature.TTL);
+    }
     change.check(path);
+    if (change.deletesOnExpiry() && (path.equals(PathNames.ROOT) || mounts.at(path) != null)) {
+      throw StrataException.failedPrecondition("Cannot give " + path + " a time to live that"
+          + " deletes it: it is a mount point (let it free its cached blocks instead, or"
+          + " unmount it)");
+    }
     return tree.write(() -> {
       InodeEntry n = tree.resolveLocked(path);
-      checkWritable(path);
+      if (!change.onlyFreesOnExpiry()) {
+        checkWritable(path);
+      }
       InodeEntry.Builder changed = change.applyTo(n);
       Xattrs.checkSize(path, changed.getXattrsMap());
       InodeEntry after = changed.build();
@@ -507,13 +524,18 @@ public final class Namespace {
         throw StrataException.failedPrecondition("Path is a directory: " + path
             + " (free every file below it: `strata fs free -R`)");
       }
-      List<long[]> files = new ArrayList<>();
-      tree.forEachFileBelow(n, f -> files.add(
-          new long[] {f.getId(), f.getLength(), f.getBlockSize()}));
-      WorkerRegistry.Freed freed = workers.free(files);
-      return FreeResponse.newBuilder().setBlocksFreed(freed.blocks())
-          .setBytesFreed(freed.bytes()).build();
+      return free(n);
     });
+  }
+
+  /** Queues removal of every cached block of the files at or below an inode. A lock is held. */
+  public FreeResponse free(InodeEntry top) {
+    List<long[]> files = new ArrayList<>();
+    tree.forEachFileBelow(top, f -> files.add(
+        new long[] {f.getId(), f.getLength(), f.getBlockSize()}));
+    WorkerRegistry.Freed freed = workers.free(files);
+    return FreeResponse.newBuilder().setBlocksFreed(freed.blocks())
+        .setBytesFreed(freed.bytes()).build();
   }
 
   /** Whether an id names an existing file (workers' block reports are checked with it). */

@@ -57,7 +57,8 @@ import org.rocksdb.WriteOptions;
  *       {@link LoadJobEntry} (without its failures), and {@code 'F'} + job id + the file's
  *       namespace path in UTF-8 to why that file could not be loaded;
  *   <li>{@code meta}: counter name to an 8-byte value (last applied journal sequence, next inode
- *       id, next mount id, inode count), written in the same batch as the change they follow.
+ *       id, next mount id, inode count), written in the same batch as the change they follow;
+ *       and the {@link TtlIndex} of the inodes that have a time to live.
  * </ul>
  *
  * <p>Each applied entry is one atomic RocksDB write batch. The RocksDB write-ahead log is off:
@@ -98,6 +99,7 @@ public final class InodeStore implements Closeable {
   private ColumnFamilyHandle mounts;
   private ColumnFamilyHandle meta;
   private ColumnFamilyHandle jobs;
+  private TtlIndex ttlIndex;
 
   private volatile long appliedSequence;
   private volatile long nextInodeId;
@@ -136,6 +138,7 @@ public final class InodeStore implements Closeable {
     mounts = handles.get(3);
     meta = handles.get(4);
     jobs = handles.get(5);
+    ttlIndex = new TtlIndex(db, meta);
     appliedSequence = readMeta(APPLIED_SEQUENCE, 0);
     nextInodeId = readMeta(NEXT_INODE_ID, ROOT_ID + 1);
     nextMountId = readMeta(NEXT_MOUNT_ID, FIRST_MOUNT_ID);
@@ -317,6 +320,19 @@ public final class InodeStore implements Closeable {
     }
   }
 
+  /**
+   * Up to {@code limit} inodes whose time to live ended at or before {@code nowMs}, earliest
+   * first, after {@code after} (null: from the first). Safe to call while an apply runs.
+   */
+  public List<TtlIndex.Expiry> expiredBy(long nowMs, TtlIndex.Expiry after, int limit) {
+    try {
+      return ttlIndex.expiredBy(nowMs, after, limit);
+    } catch (RocksDBException e) {
+      throw new IllegalStateException("Cannot read the time-to-live index of the metastore at "
+          + dir + ": " + e.getMessage(), e);
+    }
+  }
+
   /** Sequence of the last journal entry applied. */
   public long appliedSequence() {
     return appliedSequence;
@@ -350,7 +366,8 @@ public final class InodeStore implements Closeable {
    * Applies one journal entry atomically. Semantics: an inode entry creates or replaces the
    * inode of its id (moving its edge when parent or name changed); deleting an inode deletes it
    * and every inode below it; a rename moves an inode to a new parent and name; mount entries
-   * add or remove a mount record. Counters follow: the next inode and mount ids only grow.
+   * add or remove a mount record. Counters follow: the next inode and mount ids only grow. The
+   * time-to-live index follows every inode change.
    */
   public void apply(JournalEntry entry) throws IOException {
     List<Long> removed = new ArrayList<>();
@@ -374,6 +391,7 @@ public final class InodeStore implements Closeable {
             batch.put(edges, edgeKey(inode.getParentId(), inode.getName()), key(inode.getId()));
           }
           batch.put(inodes, key(inode.getId()), inode.toByteArray());
+          ttlIndex.replace(batch, old, inode);
           nextId = Math.max(nextId, inode.getId() + 1);
           updated.add(inode);
         }
@@ -398,6 +416,7 @@ public final class InodeStore implements Closeable {
           batch.delete(edges, edgeKey(old.getParentId(), old.getName()));
           batch.put(edges, edgeKey(moved.getParentId(), moved.getName()), key(moved.getId()));
           batch.put(inodes, key(moved.getId()), moved.toByteArray());
+          ttlIndex.replace(batch, old, moved);
           updated.add(moved);
         }
         case ADD_MOUNT -> {
@@ -455,6 +474,9 @@ public final class InodeStore implements Closeable {
     while (!pending.isEmpty()) {
       long id = pending.pop();
       InodeEntry inode = get(id);
+      if (inode != null) {
+        ttlIndex.remove(batch, inode);
+      }
       if (inode != null && inode.getDirectory()) {
         for (Child c : children(id, "", Integer.MAX_VALUE)) {
           batch.delete(edges, edgeKey(id, c.name()));
@@ -535,7 +557,7 @@ public final class InodeStore implements Closeable {
     return longBytes(id);
   }
 
-  private static byte[] longBytes(long v) {
+  static byte[] longBytes(long v) {
     byte[] b = new byte[8];
     for (int i = 7; i >= 0; i--) {
       b[i] = (byte) v;
@@ -544,7 +566,7 @@ public final class InodeStore implements Closeable {
     return b;
   }
 
-  private static long toLong(byte[] b, int off) {
+  static long toLong(byte[] b, int off) {
     long v = 0;
     for (int i = 0; i < 8; i++) {
       v = (v << 8) | (b[off + i] & 0xFF);
