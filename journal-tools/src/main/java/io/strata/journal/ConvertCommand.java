@@ -18,23 +18,25 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code strata journal convert DIR --to-format N}: rewrites a journal or backup folder into an
- * adjacent journal format, when its entries allow it.
+ * {@code strata journal convert DIR --to-format N}: what it takes to bring a journal or backup
+ * folder to metadata layout N (the formats are the layouts of {@link Version#LAYOUT_VERSION}).
  *
- * <p>Formats are the numbers of {@link Version#LAYOUT_VERSION}; a folder's format is the
- * highest one in its snapshot or backup headers (Raft log segments carry none: their entries are
- * read as the current format). This release knows format 1 only, so the one conversion it can do
- * is none: asking for the current format says that nothing needs converting, and any other
- * format is refused with both versions named. It never rewrites a file. A release that adds
- * format N adds the step between N - 1 and N here; converting down refuses while any entry uses
- * what only the newer format has, and entries with fields or changes this release cannot read
- * are already such entries.
+ * <p>A folder's layout is the highest of its snapshot and backup headers and of the layout
+ * entries in its log. Since layouts change by a journaled finalize on a running cluster
+ * ({@code strata fsadmin upgrade finalize}), never by rewriting files, this command never
+ * rewrites a file: asking for the folder's own layout says that nothing needs converting;
+ * asking for a newer layout this release knows says that this release reads the folder as it
+ * is and that finalize switches it; asking for an older layout is refused (a finalized
+ * journal holds records the older layout would drop; going back is a restore of the backup of
+ * {@code upgrade prepare}); a layout this release does not know is refused with both versions
+ * named.
  */
 @Command(name = "convert", mixinStandardHelpOptions = true,
-    description = {"Converts a journal or backup folder to an adjacent journal format where its "
-        + "entries allow it. This release knows journal format "
-        + Version.LAYOUT_VERSION + " only: converting to it is a no-op that says so; "
-        + "any other format is refused (exit code 4)."})
+    description = {"Says what it takes to bring a journal or backup folder to metadata layout N."
+        + " This release reads layouts 1 to " + Version.LAYOUT_VERSION + " as they are and never"
+        + " rewrites a file: the folder's own layout is a no-op that says so, a newer one is"
+        + " switched to by `strata fsadmin upgrade finalize`, an older or unknown one is refused"
+        + " (exit code 4)."})
 final class ConvertCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "DIR", description = "Journal folder or backup folder.")
   Path dir;
@@ -67,34 +69,60 @@ final class ConvertCommand implements Callable<Integer> {
       }
     }
     if (format > current) {
-      throw refused(dir + " is in journal format " + format + " (written by release " + writer
-          + "), newer than this release (" + Version.RELEASE + ") knows (format " + current
+      throw refused(dir + " is in metadata layout " + format + " (written by release " + writer
+          + "), newer than this release (" + Version.RELEASE + ") knows (up to " + current
           + "). Use the `strata journal convert` of release " + writer + " or newer.");
     }
-    int from = Math.max(format, current);
-    if (target != from && (target < 1 || target > current)) {
-      throw refused("Cannot convert " + dir + " from journal format " + from + " to format "
-          + target + ": this release (" + Version.RELEASE + ") knows journal format"
-          + (current == 1 ? " 1 only" : "s 1 to " + current)
-          + (target > current ? "; converting to a newer format needs the release that "
-              + "introduced it" : "; format " + target + " does not exist") + ".");
+    int from = Math.max(Math.max(format, Version.FIRST_LAYOUT_VERSION),
+        highestLayoutEntry(folder));
+    if (target < Version.FIRST_LAYOUT_VERSION || target > current) {
+      throw refused("Cannot convert " + dir + " from metadata layout " + from + " to layout "
+          + target + ": this release (" + Version.RELEASE + ") knows layouts "
+          + Version.FIRST_LAYOUT_VERSION + " to " + current
+          + (target > current ? "; a newer layout needs the release that introduced it"
+              : "; layout " + target + " does not exist") + ".");
     }
     long newer = firstEntryOfNewerFormat(folder);
     if (newer >= 0) {
-      throw refused("Cannot convert " + dir + " to journal format " + target + ": Raft entry "
-          + newer + " holds fields or changes this release cannot read (a newer format); "
+      throw refused("Cannot convert " + dir + " to metadata layout " + target + ": Raft entry "
+          + newer + " holds fields or changes this release cannot read (a newer layout); "
           + "converting would drop them.");
     }
     PrintWriter out = spec.commandLine().getOut();
     if (target == from) {
-      out.println(dir + " is already in journal format " + target + ", the current format of "
-          + "release " + Version.RELEASE + ": nothing to convert.");
+      out.println(dir + " is already in metadata layout " + target + ": nothing to convert.");
       return JournalToolsMain.OK;
     }
-    // Both formats are known but differ: only possible once a release knows two formats, and
-    // then its adjacent conversion steps go here. Until then, refuse rather than pretend.
-    throw refused("Cannot convert " + dir + " from journal format " + from + " to format "
-        + target + ": this release has no conversion between them.");
+    if (target > from) {
+      out.println(dir + " is in metadata layout " + from + ", which release " + Version.RELEASE
+          + " reads as it is: nothing to convert. A cluster switches to layout " + target
+          + " with `strata fsadmin upgrade finalize` once every master runs this release"
+          + " (docs/rolling-upgrade.md).");
+      return JournalToolsMain.OK;
+    }
+    throw refused("Cannot convert " + dir + " from metadata layout " + from + " down to layout "
+        + target + ": a finalized journal may hold records layout " + target + " would drop."
+        + " To go back to a release of layout " + target + ", restore the backup that"
+        + " `strata fsadmin upgrade prepare` took before the upgrade (docs/rolling-upgrade.md).");
+  }
+
+  /** The highest layout a layout entry (finalize) of the folder's log switched to, or 0. */
+  private static int highestLayoutEntry(JournalFolder folder) throws IOException {
+    int[] highest = {0};
+    for (GroupLog group : folder.groups()) {
+      group.read(0, Long.MAX_VALUE, (segment, raft, offset) -> {
+        LogEntry e = LogEntry.decode(segment, raft, offset);
+        if (e.batch() == null) {
+          return;
+        }
+        for (JournalEntry entry : e.batch().getEntriesList()) {
+          if (entry.hasLayout()) {
+            highest[0] = Math.max(highest[0], entry.getLayout().getLayoutVersion());
+          }
+        }
+      });
+    }
+    return highest[0];
   }
 
   private static ToolFailure refused(String message) {

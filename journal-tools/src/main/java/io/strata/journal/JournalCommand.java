@@ -30,8 +30,8 @@ final class JournalCommand implements Callable<Integer> {
   static final class ReleaseVersion implements CommandLine.IVersionProvider {
     @Override
     public String[] getVersion() {
-      return new String[] {"Strata " + Version.RELEASE + ", journal format "
-          + Version.LAYOUT_VERSION};
+      return new String[] {"Strata " + Version.RELEASE + ", metadata layouts "
+          + Version.FIRST_LAYOUT_VERSION + " to " + Version.LAYOUT_VERSION};
     }
   }
 }

@@ -91,9 +91,9 @@ final class StateCheck {
     }
     int format = h.getFormatVersion();
     if (format < 1) {
-      problems.add(file + ": no journal format version (" + format + ")");
+      problems.add(file + ": no metadata layout version (" + format + ")");
     } else if (format > Version.LAYOUT_VERSION) {
-      problems.add(file + ": journal format " + format + " (written by release "
+      problems.add(file + ": metadata layout " + format + " (written by release "
           + h.getRelease() + ") is newer than this release (" + Version.RELEASE
           + ") reads (up to " + Version.LAYOUT_VERSION + "); use the tools of release "
           + h.getRelease() + " or newer");

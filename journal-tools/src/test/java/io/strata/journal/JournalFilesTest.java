@@ -236,39 +236,46 @@ class JournalFilesTest {
   }
 
   @Test
-  void convertToTheCurrentFormatIsANoOpThatSaysSo() throws Exception {
+  void convertToTheFoldersOwnOrANewerKnownLayoutIsANoOpThatSaysSo() throws Exception {
     JournalFixture.standard(tmp);
-    Tool t = Tool.run("convert", tmp.toString(), "--to-format",
+    Tool same = Tool.run("convert", tmp.toString(), "--to-format", "1");
+    assertEquals(0, same.code(), same::toString);
+    assertTrue(same.out().contains("already in metadata layout 1")
+        && same.out().contains("nothing to convert"), same::toString);
+    Tool up = Tool.run("convert", tmp.toString(), "--to-format",
         Integer.toString(Version.LAYOUT_VERSION));
-    assertEquals(0, t.code(), t::toString);
-    assertTrue(t.out().contains("already in journal format 1") && t.out().contains(
-        "nothing to convert"), t::toString);
+    assertEquals(0, up.code(), up::toString);
+    assertTrue(up.out().contains("strata fsadmin upgrade finalize"), up::toString);
   }
 
   @Test
-  void convertRefusesAFormatThisReleaseDoesNotKnow() throws Exception {
+  void convertRefusesALayoutThisReleaseDoesNotKnow() throws Exception {
     JournalFixture.standard(tmp);
-    Tool up = Tool.run("convert", tmp.toString(), "--to-format", "2");
+    Tool up = Tool.run("convert", tmp.toString(), "--to-format",
+        Integer.toString(Version.LAYOUT_VERSION + 1));
     assertEquals(JournalToolsMain.REFUSED, up.code(), up::toString);
-    assertTrue(up.err().contains("from journal format 1 to format 2"), up::toString);
+    assertTrue(up.err().contains("from metadata layout 1 to layout "
+        + (Version.LAYOUT_VERSION + 1)), up::toString);
     Tool down = Tool.run("convert", tmp.toString(), "--to-format", "0");
     assertEquals(JournalToolsMain.REFUSED, down.code(), down::toString);
-    assertTrue(down.err().contains("format 0 does not exist"), down::toString);
+    assertTrue(down.err().contains("layout 0 does not exist"), down::toString);
   }
 
   @Test
   void convertRefusesAFolderOfANewerFormat() throws Exception {
     JournalFixture.standard(tmp);
     Path header = JournalFixture.snapshotsOf(tmp).resolve("1_4").resolve("HEADER");
-    HeaderFile.write(header, HeaderFile.read(header).toBuilder().setFormatVersion(2)
+    int newer = Version.LAYOUT_VERSION + 1;
+    HeaderFile.write(header, HeaderFile.read(header).toBuilder().setFormatVersion(newer)
         .setRelease("9.9.9").build());
     Tool t = Tool.run("convert", tmp.toString(), "--to-format", "1");
     assertEquals(JournalToolsMain.REFUSED, t.code(), t::toString);
-    assertTrue(t.err().contains("journal format 2 (written by release 9.9.9)"), t::toString);
+    assertTrue(t.err().contains("metadata layout " + newer + " (written by release 9.9.9)"),
+        t::toString);
     Tool v = Tool.run("verify", tmp.toString());
     assertEquals(1, v.code(), v::toString);
-    assertTrue(v.out().contains("journal format 2 (written by release 9.9.9) is newer"),
-        v::toString);
+    assertTrue(v.out().contains("metadata layout " + newer + " (written by release 9.9.9) is"
+        + " newer"), v::toString);
   }
 
   @Test

@@ -146,7 +146,7 @@ final class JournalFixture {
     }
     deleteTree(work);
     HeaderFile.write(folder.resolve("HEADER"), JournalHeader.newBuilder().setKind(kind)
-        .setFormatVersion(Version.LAYOUT_VERSION).setRelease(Version.RELEASE)
+        .setFormatVersion(Version.FIRST_LAYOUT_VERSION).setRelease(Version.RELEASE)
         .setFirstSequence(sequence).setRaftIndex(index).setRaftTerm(term)
         .setInodeCount(inodes).setCreatedMs(System.currentTimeMillis()).build());
     return folder;

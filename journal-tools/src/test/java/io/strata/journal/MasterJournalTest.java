@@ -182,7 +182,8 @@ class MasterJournalTest {
     Tool t = Tool.run("verify", journal.toString(), backup.toString());
     assertEquals(0, t.code(), t::toString);
     assertTrue(t.out().contains("OK: no damage found"), t::toString);
-    assertTrue(t.out().contains("snapshot ") && t.out().contains(": OK (format 1"), t::toString);
+    assertTrue(t.out().contains("snapshot ") && t.out().contains(": OK (format "
+        + io.strata.common.Version.LAYOUT_VERSION), t::toString);
     assertTrue(t.out().contains("replay from snapshot "), t::toString);
     assertTrue(t.out().contains("backup " + backup.getFileName() + ": OK"), t::toString);
     // The copy holds entries after its newest snapshot (the one taken on request).
@@ -224,11 +225,17 @@ class MasterJournalTest {
   }
 
   @Test
-  void convertToTheCurrentFormatSaysThereIsNothingToDo() {
-    Tool t = Tool.run("convert", journal.toString(), "--to-format", "1");
+  void convertToTheJournalsLayoutSaysThereIsNothingToDoAndRefusesToGoDown() {
+    int layout = io.strata.common.Version.LAYOUT_VERSION;
+    Tool t = Tool.run("convert", journal.toString(), "--to-format", Integer.toString(layout));
     assertEquals(0, t.code(), t::toString);
-    assertTrue(t.out().contains("nothing to convert"), t::toString);
-    t = Tool.run("convert", journal.toString(), "--to-format", "2");
+    assertTrue(t.out().contains("already in metadata layout " + layout), t::toString);
+    // A new master's journal starts at the newest layout: an older one would drop records.
+    t = Tool.run("convert", journal.toString(), "--to-format", "1");
+    assertEquals(JournalToolsMain.REFUSED, t.code(), t::toString);
+    assertTrue(t.err().contains("restore the backup that `strata fsadmin upgrade prepare` took"),
+        t::toString);
+    t = Tool.run("convert", journal.toString(), "--to-format", Integer.toString(layout + 1));
     assertEquals(JournalToolsMain.REFUSED, t.code(), t::toString);
   }
 

@@ -170,6 +170,20 @@ class RollingUpgradeTest {
       upgrade.close();
       fs.close();
       cluster.close();
+      keepLogs();
+    }
+
+    /** Copies the processes' logs and the commands run under target/, for a failure's story. */
+    private void keepLogs() throws java.io.IOException {
+      Path to = Path.of("target", "rolling-upgrade-logs", dir.getFileName().toString());
+      Files.createDirectories(to);
+      try (var logs = Files.list(cluster.logsDir())) {
+        for (Path log : (Iterable<Path>) logs::iterator) {
+          Files.copy(log, to.resolve(log.getFileName()),
+              java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+      }
+      Files.write(to.resolve("commands.txt"), upgrade.transcript());
     }
   }
 
@@ -216,6 +230,11 @@ class RollingUpgradeTest {
       assertTrue(status.contains("Finalize: ready"), status);
       String finalized = s.upgrade.finalizeUpgrade();
       assertTrue(finalized.contains("metadata layout 1 -> 2"), finalized);
+      // What the new layout enables works now.
+      s.upgrade.strata("fs", "setTtl", "/data/cold/part-0.bin", "1h");
+      assertTrue(s.upgrade.strata("fs", "stat", "/data/cold/part-0.bin").lines()
+          .anyMatch(l -> l.startsWith("TTL:") && l.contains("1h")));
+      s.upgrade.strata("fs", "unsetTtl", "/data/cold/part-0.bin");
       s.readers.phase("after");
       s.assertNothingLost();
       assertEquals("Releases running: " + s.current.release(), s.releasesRunning());
@@ -249,6 +268,9 @@ class RollingUpgradeTest {
           + s.previous.release()), refused.stderr());
       assertTrue(s.upgrade.strata("fsadmin", "upgrade", "status")
           .contains("Finalize: not yet; upgrade first: " + laggard));
+      // The leader runs the new release, but the cluster's layout is still the old one.
+      ShellResult ttl = s.upgrade.strataFailing("fs", "setTtl", "/data/cold/part-0.bin", "1h");
+      assertTrue(ttl.stderr().contains("strata fsadmin upgrade finalize"), ttl.stderr());
 
       s.readers.phase("rollback");
       s.upgrade.restartWorker(0, s.previous, 2);

@@ -159,7 +159,7 @@ public final class MasterClient implements Closeable {
    */
   public <T> T callJournalAt(String address, Function<JournalMasterBlockingStub, T> body)
       throws StrataException {
-    return callAt(address, JournalMasterGrpc::newBlockingStub, body);
+    return callAt(address, JournalMasterGrpc::newBlockingStub, body, JOURNAL_UNIMPLEMENTED);
   }
 
   /**
@@ -169,7 +169,7 @@ public final class MasterClient implements Closeable {
    */
   public <T> T callFileSystemAt(String address, Function<FileSystemMasterBlockingStub, T> body)
       throws StrataException {
-    return callAt(address, FileSystemMasterGrpc::newBlockingStub, body);
+    return callAt(address, FileSystemMasterGrpc::newBlockingStub, body, JOURNAL_UNIMPLEMENTED);
   }
 
   /**
@@ -181,12 +181,29 @@ public final class MasterClient implements Closeable {
     try {
       return callOn(UpgradeMasterGrpc::newBlockingStub, body);
     } catch (StatusRuntimeException e) {
-      throw failure(e, target(), UPGRADE_UNIMPLEMENTED);
+      if (!methodNotFound(e)) {
+        throw failure(e, target(), UPGRADE_UNIMPLEMENTED);
+      }
+      // A follower of the previous release has no such service, so it cannot redirect the
+      // call as followers do: ask it which master leads, and call that one.
+      String answered = target();
+      String leader = callJournal(q -> q.getQuorumInfo(
+          io.strata.proto.GetQuorumInfoRequest.getDefaultInstance())).getLeaderAddress();
+      if (leader.isEmpty() || leader.equals(answered)) {
+        throw failure(e, answered, UPGRADE_UNIMPLEMENTED);
+      }
+      return callAt(leader, UpgradeMasterGrpc::newBlockingStub, body, UPGRADE_UNIMPLEMENTED);
     }
   }
 
+  private static boolean methodNotFound(StatusRuntimeException e) {
+    String description = e.getStatus().getDescription();
+    return e.getStatus().getCode() == Status.Code.UNIMPLEMENTED && description != null
+        && description.startsWith("Method not found");
+  }
+
   private <S extends AbstractStub<S>, T> T callAt(String address, Function<Channel, S> stubOn,
-      Function<S, T> body) throws StrataException {
+      Function<S, T> body, String olderMaster) throws StrataException {
     if (!MasterAddresses.isHostPort(address)) {
       throw StrataException.invalidArgument("Not a master address (host:port): " + address);
     }
@@ -200,7 +217,7 @@ public final class MasterClient implements Closeable {
         throw new StrataException(GrpcErrors.fromStatus(e).code(), "The Strata master at "
             + address + " did not serve the call: " + describe(e.getStatus()), e);
       }
-      throw failure(e, address, JOURNAL_UNIMPLEMENTED);
+      throw failure(e, address, olderMaster);
     }
   }
 
@@ -210,11 +227,9 @@ public final class MasterClient implements Closeable {
    */
   private static StrataException failure(StatusRuntimeException e, String address,
       String olderMaster) {
-    String description = e.getStatus().getDescription();
     // gRPC's own answer for a service the server does not have, as opposed to a master that
     // refuses one call for a reason of its own.
-    if (e.getStatus().getCode() == Status.Code.UNIMPLEMENTED && description != null
-        && description.startsWith("Method not found")) {
+    if (methodNotFound(e)) {
       return new StrataException(ErrorCode.UNIMPLEMENTED,
           "The Strata master at " + address + " " + olderMaster, e);
     }
