@@ -330,16 +330,21 @@ public final class MetadataCache {
      * unless a child changed or an entry was evicted meanwhile.
      */
     public void finish(boolean whole) {
-      if (!whole || entries == null) {
+      if (!whole || entries == null || outOfDate()) {
         return;
       }
       listed.add(dir);
-      // Checked after the mark is set: a notice or an eviction records itself before it
-      // removes the mark, so one that came before is seen here and one that comes after
-      // removes the mark itself.
-      if (evictions.sum() != evictionsAtStart || recent.changedSince(dir, mark, true)) {
+      // Checked again after the mark is set: a notice or an eviction records itself before
+      // it removes the mark, so one that came before is seen here and one that comes after
+      // removes the mark itself. (The check before keeps the mark from showing at all for a
+      // listing known to be out of date, such as one a reset overtook.)
+      if (outOfDate()) {
         listed.remove(dir);
       }
+    }
+
+    private boolean outOfDate() {
+      return evictions.sum() != evictionsAtStart || recent.changedSince(dir, mark, true);
     }
   }
 
@@ -485,8 +490,11 @@ public final class MetadataCache {
   public void reset() {
     recent.reset();
     if (entries != null) {
-      entries.invalidateAll();
+      // Marks first, as in drop(): invalidateAll removes entries one by one, and a lookup
+      // meanwhile must not find a folder still marked listed, its own entry not yet removed,
+      // and a child's already gone -- it would answer that child missing.
       listed.clear();
+      entries.invalidateAll();
     }
   }
 

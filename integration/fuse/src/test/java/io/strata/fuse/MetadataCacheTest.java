@@ -12,7 +12,10 @@ import io.strata.proto.FileInfo;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 class MetadataCacheTest {
@@ -348,5 +351,48 @@ class MetadataCacheTest {
     holder[0] = racing;
     assertThrows(StrataException.class, () -> racing.get("/d/late"), "this call sees its answer");
     assertEquals(3, racing.get("/d/late").getLength(), "but the missing answer was not kept");
+  }
+
+  @Test
+  void aLookupRacingAResetNeverAnswersMissingForAListedName() throws Exception {
+    namespace.put("/d", FileInfo.newBuilder().setDirectory(true).setSyncIntervalMs(-1).build());
+    for (int i = 0; i < 500; i++) {
+      namespace.put("/d/f" + i, file(i, i, -1));
+    }
+    Map<String, FileInfo> snapshot = Map.copyOf(namespace);
+    MetadataCache cache = new MetadataCache(path -> {
+      FileInfo info = snapshot.get(path);
+      if (info == null) {
+        throw new StrataException(ErrorCode.NOT_FOUND, "Path does not exist: " + path);
+      }
+      return info;
+    }, null, Runnable::run, Duration.ofHours(1), 10_000, Ticker.systemTicker());
+    cache.watchLive(true);
+    AtomicReference<String> wrong = new AtomicReference<>();
+    AtomicBoolean stop = new AtomicBoolean();
+    Thread reader = new Thread(() -> {
+      for (int n = 0; !stop.get() && wrong.get() == null; n++) {
+        try {
+          cache.get("/d");
+          cache.get("/d/f" + (n % 500));
+        } catch (StrataException e) {
+          wrong.set("/d/f" + (n % 500) + ": " + e.getMessage());
+        }
+      }
+    });
+    reader.start();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+    while (System.nanoTime() < deadline && wrong.get() == null) {
+      // The stream was reset (a new leader): everything goes, then the folder is listed again.
+      MetadataCache.Listing listing = cache.startListing("/d");
+      for (int i = 0; i < 500; i++) {
+        listing.add(snapshot.get("/d/f" + i).toBuilder().setName("f" + i).build());
+      }
+      listing.finish(true);
+      cache.reset();
+    }
+    stop.set(true);
+    reader.join(10_000);
+    assertEquals(null, wrong.get(), "a name the folder holds was answered missing");
   }
 }
