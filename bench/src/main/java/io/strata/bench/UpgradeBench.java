@@ -19,8 +19,9 @@ import java.util.Map;
  * previous release (tests/compat/PREVIOUS_RELEASE) is upgraded to this build by the runbook's
  * commands (docs/rolling-upgrade.md) while reader threads read cached and uncached files
  * through the client. Prints reads per second and the worst read latency before, during each
- * step and after (the phase before is the baseline), and how long each step took. Targets: no
- * failed read; the worst latency during the upgrade under 5 s.
+ * step and after (the phase before is the baseline), and how long each step took; then restarts
+ * the upgraded workers once more, which drain as this release's workers do. Targets: no failed
+ * read; the worst latency during the upgrade under 5 s.
  * Usage: {@code bench/run upgrade [--readers 4] [--files 24] [--steady-seconds 20]}.
  */
 final class UpgradeBench {
@@ -69,6 +70,9 @@ final class UpgradeBench {
       upgrade.upgradeWorkers(current, 2);
       readers.phase("finalize");
       upgrade.finalizeUpgrade();
+      // Workers of this release drain when stopped: restart each once more to see it.
+      readers.phase("workers drain");
+      upgrade.upgradeWorkers(current, 2);
       readers.phase("after");
       Thread.sleep(steady * 1000L);
       readers.stop();

@@ -70,7 +70,11 @@ public final class RollingUpgrade implements AutoCloseable {
   private void timed(String step, IoStep body) throws Exception {
     long start = System.nanoTime();
     body.run();
-    stepSeconds.put(step, (System.nanoTime() - start) / 1e9);
+    String name = step;
+    for (int n = 2; stepSeconds.containsKey(name); n++) {
+      name = step + " (" + n + ")";
+    }
+    stepSeconds.put(name, (System.nanoTime() - start) / 1e9);
   }
 
   @FunctionalInterface
