@@ -220,6 +220,8 @@ class RollingUpgradeTest {
       s.readers.phase("workers");
       s.upgrade.upgradeWorkers(s.current, 2);
       s.readers.phase("fuse and proxy");
+      // The previous release's proxy, on upgraded masters and workers.
+      s.assertProxyReads();
       s.remount(s.current);
       s.cluster.killProxy();
       s.cluster.startProxy(Map.of(), List.of(), s.current);
