@@ -3,6 +3,7 @@ package io.strata.shell;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.strata.common.Version;
 import io.strata.common.conf.StrataConfig;
 import io.strata.master.MasterServer;
 import java.io.ByteArrayOutputStream;
@@ -169,5 +170,31 @@ class JournalCommandsTest {
     Result r = run("fsadmin", "journal", "quorum", "elect", address);
     assertEquals(0, r.code(), r.err());
     assertEquals("The leader is now " + address + System.lineSeparator(), r.out());
+  }
+
+  @Test
+  void upgradeStatusPrepareAndFinalizeOnANewCluster() {
+    Result prepared = run("fsadmin", "upgrade", "prepare");
+    assertEquals(0, prepared.code(), prepared.err());
+    assertTrue(prepared.out().contains("Prepared the upgrade from release " + Version.RELEASE
+        + " (metadata layout " + Version.LAYOUT_VERSION + ")"), prepared.out());
+    assertTrue(prepared.out().contains("Backup written to "), prepared.out());
+
+    Result status = run("fsadmin", "upgrade", "status");
+    assertEquals(0, status.code(), status.err());
+    assertTrue(status.out().contains("Releases running: " + Version.RELEASE + "\n"),
+        status.out());
+    assertTrue(status.out().contains(address + "  leader  " + Version.RELEASE), status.out());
+    assertTrue(status.out().contains("Prepared: backup "), status.out());
+    assertTrue(status.out().contains("Finalized: layout " + Version.LAYOUT_VERSION
+        + "; nothing to finalize."), status.out());
+
+    Result finalized = run("fsadmin", "upgrade", "finalize");
+    assertEquals(0, finalized.code(), finalized.err());
+    assertTrue(finalized.out().contains("Already finalized"), finalized.out());
+
+    Result relative = run("fsadmin", "upgrade", "prepare", "--to", "backups");
+    assertEquals(2, relative.code(), relative.out());
+    assertTrue(relative.err().contains("--to takes an absolute folder"), relative.err());
   }
 }

@@ -32,12 +32,7 @@ final class BackupCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws StrataException {
-    if (to != null && !Path.of(to).isAbsolute()) {
-      throw new UsageException("--to takes an absolute folder on the leading master's host"
-          + " (the master does not know this shell's working folder), not '" + to + "'");
-    }
-    BackupResponse b = ctx.master().callJournal(s -> s.backup(BackupRequest.newBuilder()
-        .setDir(to == null ? "" : to).build()));
+    BackupResponse b = backup(ctx, to);
     PrintStream out = ctx.out();
     out.println("Backup written to " + b.getPath());
     out.println("  on the host of master " + b.getWrittenBy());
@@ -46,5 +41,18 @@ final class BackupCommand implements Callable<Integer> {
     out.println("Restore with: bin/strata master start --restore " + b.getPath()
         + " (on each master, with an empty journal folder)");
     return 0;
+  }
+
+  /**
+   * Has the leading master write a backup into {@code to} (an absolute folder on its host;
+   * null for its strata.master.backup.dir).
+   */
+  static BackupResponse backup(ShellContext ctx, String to) throws StrataException {
+    if (to != null && !Path.of(to).isAbsolute()) {
+      throw new UsageException("--to takes an absolute folder on the leading master's host"
+          + " (the master does not know this shell's working folder), not '" + to + "'");
+    }
+    return ctx.master().callJournal(s -> s.backup(BackupRequest.newBuilder()
+        .setDir(to == null ? "" : to).build()));
   }
 }

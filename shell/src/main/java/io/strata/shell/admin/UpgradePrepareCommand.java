@@ -4,14 +4,12 @@ import com.google.protobuf.ByteString;
 import io.strata.client.SetAttributeOptions;
 import io.strata.common.PathNames;
 import io.strata.common.error.StrataException;
-import io.strata.proto.BackupRequest;
 import io.strata.proto.BackupResponse;
 import io.strata.proto.GetMasterInfoRequest;
 import io.strata.proto.GetMasterInfoResponse;
 import io.strata.shell.ShellContext;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -41,14 +39,9 @@ final class UpgradePrepareCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws StrataException {
-    if (to != null && !Path.of(to).isAbsolute()) {
-      throw new io.strata.shell.UsageException("--to takes an absolute folder on the leading"
-          + " master's host, not '" + to + "'");
-    }
     GetMasterInfoResponse leader = ctx.master().call(s -> s.getMasterInfo(
         GetMasterInfoRequest.getDefaultInstance()));
-    BackupResponse b = ctx.master().callJournal(s -> s.backup(BackupRequest.newBuilder()
-        .setDir(to == null ? "" : to).build()));
+    BackupResponse b = BackupCommand.backup(ctx, to);
     int layout = UpgradeSurvey.layoutOf(leader);
     String record = "backup=" + b.getPath() + " index=" + b.getIndex() + " release="
         + leader.getRelease() + " layout=" + layout + " time=" + Instant.now();
