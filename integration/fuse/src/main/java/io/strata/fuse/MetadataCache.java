@@ -144,6 +144,7 @@ public final class MetadataCache {
       return loader.load(path);
     }
     long now = ticker.read();
+    long mark = recent.mark();
     Entry e = entries.getIfPresent(path);
     if (e != null && fresh(e, now)) {
       hits.increment();
@@ -152,7 +153,7 @@ public final class MetadataCache {
     String parent = PathNames.parent(path);
     if (e == null && parent != null) {
       if (listedNow(parent, now)) {
-        Entry missing = putMissing(path, parent, now);
+        Entry missing = putMissing(path, parent, now, mark);
         if (missing != null) {
           hits.increment();
           return answer(missing);
@@ -205,15 +206,17 @@ public final class MetadataCache {
    * (a change of one of them came), so that the caller asks the master. Never overwrites a
    * status put meanwhile. Races with {@link #drop}, which removes the folder's mark before the
    * entry: either this sees the mark gone and takes its entry back, or the drop comes after
-   * and removes the entry itself.
+   * and removes the entry itself. A reset since {@code mark} (taken before the caller read the
+   * entry) takes it back too: the folder may have been listed again since, by a listing that
+   * put the name after the caller found it absent and the reset took it away.
    */
-  private Entry putMissing(String path, String dir, long now) {
+  private Entry putMissing(String path, String dir, long now, long mark) {
     Entry missing = new Entry(null, "Path does not exist: " + path, now);
     Entry present = entries.asMap().putIfAbsent(path, missing);
     if (present != null) {
       return present;
     }
-    if (!listed.contains(dir)) {
+    if (!listed.contains(dir) || recent.changedSince(path, mark, false)) {
       entries.asMap().remove(path, missing);
       return null;
     }
@@ -242,6 +245,7 @@ public final class MetadataCache {
       }
     }
     boolean over = fill.awaitPast(PathNames.name(path));
+    long mark = recent.mark();
     Entry e = entries.getIfPresent(path);
     long now = ticker.read();
     if (e != null && fresh(e, now)) {
@@ -249,7 +253,7 @@ public final class MetadataCache {
       return answer(e);
     }
     if (over && e == null && listedNow(dir, now)) {
-      Entry missing = putMissing(path, dir, now);
+      Entry missing = putMissing(path, dir, now, mark);
       if (missing != null) {
         hits.increment();
         return answer(missing);
@@ -495,6 +499,9 @@ public final class MetadataCache {
       // and a child's already gone -- it would answer that child missing.
       listed.clear();
       entries.invalidateAll();
+      // Again after: a listing or lookup that began while entries were being removed counts as
+      // out of date, as one that began before does.
+      recent.reset();
     }
   }
 

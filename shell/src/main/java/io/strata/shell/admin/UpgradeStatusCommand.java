@@ -59,6 +59,12 @@ final class UpgradeStatusCommand implements Callable<Integer> {
               "1-" + m.maxLayout()});
     }
     table(out, rows);
+    for (UpgradeSurvey.MasterRow m : s.masters) {
+      if (m.error() != null) {
+        out.println("Note: " + m.address() + " is unreachable: " + m.error()
+            + " (finalize waits for every master: start it, or remove it from the group)");
+      }
+    }
     out.println("Workers:");
     rows = new ArrayList<>();
     rows.add(new String[] {"WORKER", "STATE", "RELEASE", "PROTOCOL"});

@@ -32,6 +32,7 @@ public final class VersionHeaders {
   /** How a caller that sends no version is shown: a release before 0.2.0. */
   public static final String UNVERSIONED_RELEASE = "0.1.x";
 
+  private static final String PROTOCOL_TEXT = Integer.toString(Version.PROTOCOL_VERSION);
   private static volatile String processKind = "client";
 
   private VersionHeaders() {}
@@ -59,7 +60,7 @@ public final class VersionHeaders {
           @Override
           public void start(Listener<R> responseListener, Metadata headers) {
             headers.put(RELEASE, Version.RELEASE);
-            headers.put(PROTOCOL, Integer.toString(Version.PROTOCOL_VERSION));
+            headers.put(PROTOCOL, PROTOCOL_TEXT);
             headers.put(KIND, processKind);
             super.start(responseListener, headers);
           }
