@@ -31,6 +31,11 @@ public abstract class ForwardingUnderFileSystem implements UnderFileSystem {
   }
 
   @Override
+  public UfsStatus getTargetStatus(String path) throws IOException {
+    return delegate.getTargetStatus(delegatePath(path));
+  }
+
+  @Override
   public String fingerprint(String path) throws IOException {
     return delegate.fingerprint(delegatePath(path));
   }
@@ -82,6 +87,33 @@ public abstract class ForwardingUnderFileSystem implements UnderFileSystem {
   @Override
   public void rename(String src, String dst) throws IOException {
     delegate.rename(delegatePath(src), delegatePath(dst));
+  }
+
+  @Override
+  public void rename(String src, String dst, boolean replace) throws IOException {
+    delegate.rename(delegatePath(src), delegatePath(dst), replace);
+  }
+
+  /** The target is text kept as given, not a path of this store: it is not mapped. */
+  @Override
+  public void createSymlink(String path, String target) throws IOException {
+    delegate.createSymlink(delegatePath(path), target);
+  }
+
+  @Override
+  public void createSpecialFile(String path, UfsFileType type, int mode, long rdev)
+      throws IOException {
+    delegate.createSpecialFile(delegatePath(path), type, mode, rdev);
+  }
+
+  @Override
+  public void createHardLink(String existingPath, String newPath) throws IOException {
+    delegate.createHardLink(delegatePath(existingPath), delegatePath(newPath));
+  }
+
+  @Override
+  public void relink(String existingPath, String linkPath) throws IOException {
+    delegate.relink(delegatePath(existingPath), delegatePath(linkPath));
   }
 
   @Override

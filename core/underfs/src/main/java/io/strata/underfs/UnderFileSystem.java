@@ -3,6 +3,7 @@ package io.strata.underfs;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
 import java.util.Iterator;
 import java.util.List;
@@ -22,6 +23,13 @@ import java.util.List;
  *       store), never piece by piece.
  *   <li>{@link #create} makes a file visible under its name only when its stream is closed;
  *       {@link #concat} likewise, and may consume its sources.
+ *   <li>Entries are described as themselves: a symbolic link is a {@link UfsFileType#SYMLINK}
+ *       with its target, never followed, except by {@link #getTargetStatus} and where a
+ *       store documents otherwise.
+ *   <li>Every store holds regular files and directories. Symbolic links, FIFOs, sockets,
+ *       device nodes and hard links are held where the store can: the methods that create
+ *       them fail with {@link UnsupportedOperationException}, naming the store's scheme and
+ *       what it cannot hold, where it cannot.
  *   <li>Implementations are safe for concurrent use by many threads.
  * </ul>
  */
@@ -29,8 +37,24 @@ public interface UnderFileSystem extends Closeable {
   /** The URI scheme this store serves ("file", "hdfs", "s3"). */
   String scheme();
 
-  /** Status of a path; fails with NoSuchFileException when it does not exist. */
+  /**
+   * Status of the entry a path names, the entry itself: a symbolic link is reported as a
+   * {@link UfsFileType#SYMLINK} with its target, not followed (a dangling link has a status),
+   * except where a store documents otherwise. Links in the path's parent directories are
+   * followed as the store resolves paths. Fails with NoSuchFileException when it does not
+   * exist.
+   */
   UfsStatus getStatus(String path) throws IOException;
+
+  /**
+   * Status of what a path names once symbolic links are followed: for a link, the status of
+   * the file or directory it leads to, under the path's own name. Used for mount roots, which
+   * may be links. Fails with NoSuchFileException when the path, or where a link leads, does not
+   * exist. This default is {@link #getStatus}, for stores that have no links.
+   */
+  default UfsStatus getTargetStatus(String path) throws IOException {
+    return getStatus(path);
+  }
 
   /**
    * The fingerprint of a path, as {@code getStatus(path).fingerprint()} gives it; a store that
@@ -41,10 +65,16 @@ public interface UnderFileSystem extends Closeable {
     return getStatus(path).fingerprint();
   }
 
-  /** Whether a path exists. */
+  /** Whether a path names an entry; a symbolic link exists even when its target does not. */
   boolean exists(String path) throws IOException;
 
-  /** The children of a directory, streamed, in no promised order. */
+  /**
+   * The children of a directory, streamed, in no promised order. Each is described as
+   * {@link #getStatus} describes it, the entry itself: a symbolic link is reported as a
+   * {@link UfsFileType#SYMLINK} with its target, not followed, and a dangling link is listed,
+   * except where a store documents otherwise. A {@code path} that is itself a link to a
+   * directory lists that directory.
+   */
   CloseableIterator<UfsStatus> list(String path) throws IOException;
 
   /**
@@ -118,6 +148,128 @@ public interface UnderFileSystem extends Closeable {
 
   /** Renames a file or directory; fails when {@code dst} exists. */
   void rename(String src, String dst) throws IOException;
+
+  /**
+   * Renames a file or directory; without {@code replace}, exactly {@link #rename(String,
+   * String)}. With {@code replace}, an existing {@code dst} is replaced as rename(2) replaces
+   * it: a file (or any non-directory) by a non-directory, an empty directory by a directory.
+   *
+   * <p>This default deletes {@code dst} (not recursively) and then renames: a reader may see
+   * {@code dst} missing in between, and a failure of the rename leaves it deleted. Stores
+   * that can replace in one step override it.
+   *
+   * @throws NoSuchFileException naming {@code src} when it does not exist, or the parent of
+   *     {@code dst} when that does not exist
+   * @throws java.nio.file.DirectoryNotEmptyException when {@code dst} is a directory that is
+   *     not empty; nothing is changed
+   * @throws FileSystemException when a directory would replace a non-directory or the
+   *     reverse; nothing is changed
+   */
+  default void rename(String src, String dst, boolean replace) throws IOException {
+    if (!replace) {
+      rename(src, dst);
+      return;
+    }
+    UfsStatus from = getStatus(src);
+    UfsStatus to;
+    try {
+      to = getStatus(dst);
+    } catch (NoSuchFileException e) {
+      rename(src, dst);
+      return;
+    }
+    if (from.directory() != to.directory()) {
+      throw new FileSystemException(src, dst, from.directory()
+          ? "a directory cannot replace something that is not a directory"
+          : "only a directory can replace a directory");
+    }
+    delete(dst, false);
+    rename(src, dst);
+  }
+
+  /**
+   * Makes {@code path} a symbolic link whose target is {@code target}, stored as text: relative
+   * or absolute, never resolved, and it need not exist. A store may normalise the text as its
+   * path syntax does (repeated and trailing '/' dropped), never more.
+   *
+   * @throws java.nio.file.FileAlreadyExistsException when {@code path} names an entry, even a
+   *     dangling link
+   * @throws NoSuchFileException naming the parent of {@code path} when it does not exist
+   * @throws UnsupportedOperationException when the store cannot hold symbolic links (the
+   *     default)
+   */
+  default void createSymlink(String path, String target) throws IOException {
+    throw cannotHold("symbolic links");
+  }
+
+  /**
+   * Makes {@code path} a FIFO, socket or device node with the permission bits
+   * {@code mode & 07777} applied exactly, not narrowed by a umask.
+   *
+   * @param type {@link UfsFileType#FIFO}, {@link UfsFileType#SOCKET},
+   *     {@link UfsFileType#CHAR_DEVICE} or {@link UfsFileType#BLOCK_DEVICE}
+   * @param mode permission bits (07777); other bits are ignored
+   * @param rdev for a device node, its number as the kernel's {@code dev_t}: {@code
+   *     makedev(major, minor)} as glibc encodes it, the value stat reports as {@code st_rdev};
+   *     ignored for FIFOs and sockets
+   * @throws IllegalArgumentException when {@code type} is not one of these
+   * @throws java.nio.file.AccessDeniedException when this process may not make such a node
+   *     (device nodes need CAP_MKNOD)
+   * @throws java.nio.file.FileAlreadyExistsException when {@code path} names an entry
+   * @throws NoSuchFileException naming the parent of {@code path} when it does not exist
+   * @throws UnsupportedOperationException when the store cannot hold this kind (the default)
+   */
+  default void createSpecialFile(String path, UfsFileType type, int mode, long rdev)
+      throws IOException {
+    checkSpecial(type);
+    throw cannotHold(switch (type) {
+      case FIFO -> "FIFOs";
+      case SOCKET -> "sockets";
+      case CHAR_DEVICE -> "character devices";
+      default -> "block devices";
+    });
+  }
+
+  /**
+   * Makes {@code newPath} another name of the file {@code existingPath} names: one file, two
+   * names, a change through either seen through both.
+   *
+   * @throws java.nio.file.FileAlreadyExistsException when {@code newPath} names an entry
+   * @throws NoSuchFileException naming {@code existingPath} when it does not exist, or the
+   *     parent of {@code newPath} when that does not exist
+   * @throws UnsupportedOperationException when the store cannot hold hard links (the default)
+   */
+  default void createHardLink(String existingPath, String newPath) throws IOException {
+    throw cannotHold("hard links");
+  }
+
+  /**
+   * Makes {@code linkPath} another name of the file {@code existingPath} names, replacing in
+   * one step whatever {@code linkPath} names now, so a reader of {@code linkPath} sees the old
+   * file or the new one, never nothing. Used after a file with several names was rewritten
+   * under one of them (a rewrite makes a new file), to bring its other names to the new
+   * content. A store does it by linking a hidden temporary name beside {@code linkPath} and
+   * renaming that over it; the temporary name never shows in listings, and is removed when a
+   * step fails.
+   *
+   * @throws NoSuchFileException naming {@code existingPath} when it does not exist, or the
+   *     parent of {@code linkPath} when that does not exist
+   * @throws FileSystemException when {@code linkPath} is a directory
+   * @throws UnsupportedOperationException when the store cannot hold hard links (the default)
+   */
+  default void relink(String existingPath, String linkPath) throws IOException {
+    throw cannotHold("hard links");
+  }
+
+  private static void checkSpecial(UfsFileType type) {
+    if (!type.special()) {
+      throw new IllegalArgumentException("Not a FIFO, socket or device node: " + type);
+    }
+  }
+
+  private UnsupportedOperationException cannotHold(String what) {
+    return new UnsupportedOperationException(scheme() + " stores cannot hold " + what);
+  }
 
   /** An iterator over a resource that must be released. */
   interface CloseableIterator<T> extends Iterator<T>, Closeable {}

@@ -1,6 +1,7 @@
 package io.strata.underfs.hdfs;
 
 import io.strata.common.error.StrataException;
+import io.strata.underfs.UfsFileType;
 import io.strata.underfs.UfsOutputStream;
 import io.strata.underfs.UfsStatus;
 import io.strata.underfs.UnderFileSystem;
@@ -11,7 +12,10 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
 import java.util.EnumSet;
 import java.util.List;
@@ -44,6 +48,12 @@ import org.slf4j.LoggerFactory;
  * only when complete (see {@link HdfsOutputStream}). Failures an operator must act on become
  * {@link io.strata.common.error.StrataException}s naming the namenode, path and fix (see
  * {@link HdfsErrors}). Safe for concurrent use by many threads.
+ *
+ * <p>Besides files and directories it holds symbolic links, where the cluster allows them:
+ * Hadoop leaves them disabled (they are enabled only in tests), and a refusal becomes an
+ * {@link UnsupportedOperationException}, so Strata keeps the link in its own namespace. Links
+ * already in HDFS are reported as links with their target, as every store reports them. HDFS
+ * has no hard links, FIFOs, sockets or device nodes.
  */
 public final class HdfsUnderFileSystem implements UnderFileSystem {
   private static final Logger LOG = LoggerFactory.getLogger(HdfsUnderFileSystem.class);
@@ -167,11 +177,31 @@ public final class HdfsUnderFileSystem implements UnderFileSystem {
     return new Path(SCHEME, namenode, path);
   }
 
-  static UfsStatus toStatus(FileStatus s) {
-    return new UfsStatus(s.getPath().getName(), s.isDirectory(),
-        s.isDirectory() ? 0 : s.getLen(), s.getModificationTime(),
-        s.getPermission().toShort() & 0777, Objects.toString(s.getOwner(), ""),
-        Objects.toString(s.getGroup(), ""), fingerprint(s));
+  /**
+   * The status of an entry as a listing or a status call on a non-link gives it, with its own
+   * name; a link's target is taken from it as the namenode stored it.
+   */
+  static UfsStatus toStatus(FileStatus s) throws IOException {
+    return toStatus(s, s.getPath().getName(), s.isSymlink() ? s.getSymlink().toString() : "");
+  }
+
+  /**
+   * The status of an entry, under {@code name}.
+   *
+   * @param target the link's target text when {@code s} is a symbolic link
+   */
+  static UfsStatus toStatus(FileStatus s, String name, String target) {
+    int mode = s.getPermission().toShort() & 0777;
+    String owner = Objects.toString(s.getOwner(), "");
+    String group = Objects.toString(s.getGroup(), "");
+    if (s.isSymlink()) {
+      // The length lstat would give: the target's bytes (HDFS itself reports 0).
+      return new UfsStatus(name, false, target.getBytes(StandardCharsets.UTF_8).length,
+          s.getModificationTime(), mode, owner, group, "link:" + target, UfsFileType.SYMLINK,
+          target, 0);
+    }
+    return new UfsStatus(name, s.isDirectory(), s.isDirectory() ? 0 : s.getLen(),
+        s.getModificationTime(), mode, owner, group, fingerprint(s));
   }
 
   /**
@@ -184,21 +214,39 @@ public final class HdfsUnderFileSystem implements UnderFileSystem {
     return s.isDirectory() ? "" : s.getLen() + ":" + s.getModificationTime();
   }
 
+  /**
+   * The entry itself (getFileLinkStatus, one namenode call). A link's target costs a second
+   * call: the status qualifies it into an absolute URI, and the text as stored is wanted.
+   */
   @Override
   public UfsStatus getStatus(String uri) throws IOException {
     Path path = toPath(uri);
     try {
-      return toStatus(fs.getFileStatus(path));
+      FileStatus s = fs.getFileLinkStatus(path);
+      return toStatus(s, path.getName(),
+          s.isSymlink() ? fs.getLinkTarget(path).toString() : "");
     } catch (IOException e) {
       throw errors.translate(e, uri, "get the status of");
     }
   }
 
+  /** What the path leads to, links followed by the Hadoop client, under the path's name. */
+  @Override
+  public UfsStatus getTargetStatus(String uri) throws IOException {
+    Path path = toPath(uri);
+    try {
+      return toStatus(fs.getFileStatus(path), path.getName(), "");
+    } catch (IOException e) {
+      throw errors.translate(e, uri, "get the status of");
+    }
+  }
+
+  /** Whether the entry is there; a dangling symbolic link is. */
   @Override
   public boolean exists(String uri) throws IOException {
     Path path = toPath(uri);
     try {
-      fs.getFileStatus(path);
+      fs.getFileLinkStatus(path);
       return true;
     } catch (FileNotFoundException e) {
       return false;
@@ -446,6 +494,83 @@ public final class HdfsUnderFileSystem implements UnderFileSystem {
       }
       throw translated;
     }
+  }
+
+  /**
+   * With {@code replace}, one namenode rename with {@link Options.Rename#OVERWRITE}, which
+   * replaces a file or an empty directory in one step.
+   */
+  @Override
+  public void rename(String src, String dst, boolean replace) throws IOException {
+    if (!replace) {
+      rename(src, dst);
+      return;
+    }
+    Path from = toPath(src);
+    Path to = toPath(dst);
+    try {
+      fs.rename(from, to, Options.Rename.OVERWRITE);
+    } catch (FileNotFoundException e) {
+      throw exists(src)
+          ? new NoSuchFileException(parentUri(dst), null, "the parent directory of " + dst
+              + " does not exist")
+          : new NoSuchFileException(src);
+    } catch (IOException e) {
+      IOException translated = errors.translate(e, src + " to " + dst, "rename");
+      if (translated instanceof StrataException) {
+        throw translated;
+      }
+      throw replaceFailure(src, dst, from, to, translated);
+    }
+  }
+
+  /**
+   * The failure of a rename that replaces, in the contract's terms: the namenode reports a
+   * directory that is not empty and kinds that do not match as bare IOExceptions.
+   */
+  private IOException replaceFailure(String src, String dst, Path from, Path to,
+      IOException e) throws IOException {
+    FileStatus source = linkStatusOrNull(from);
+    FileStatus target = linkStatusOrNull(to);
+    if (source == null || target == null) {
+      return e;
+    }
+    IOException translated;
+    if (source.isDirectory() && target.isDirectory()) {
+      if (fs.listStatusIterator(to).hasNext()) {
+        translated = new DirectoryNotEmptyException(dst);
+      } else {
+        return e;
+      }
+    } else if (target.isDirectory()) {
+      translated = new FileSystemException(src, dst, "only a directory can replace a directory");
+    } else if (source.isDirectory()) {
+      translated = new FileSystemException(src, dst,
+          "a directory cannot replace something that is not a directory");
+    } else {
+      return e;
+    }
+    translated.initCause(e);
+    return translated;
+  }
+
+  /** The status of the entry itself, or null when there is none. */
+  FileStatus linkStatusOrNull(Path path) throws IOException {
+    try {
+      return fs.getFileLinkStatus(path);
+    } catch (FileNotFoundException e) {
+      return null;
+    }
+  }
+
+  /**
+   * A symbolic link made by the namenode, where the cluster allows them (see
+   * {@link HdfsSymlinks}). The target is stored as a Hadoop path's text, which drops repeated
+   * and trailing '/'.
+   */
+  @Override
+  public void createSymlink(String uri, String target) throws IOException {
+    new HdfsSymlinks(this, fs, errors, namenode).create(uri, target);
   }
 
   @Override

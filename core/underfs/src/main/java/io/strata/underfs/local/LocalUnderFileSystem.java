@@ -1,6 +1,7 @@
 package io.strata.underfs.local;
 
 import io.strata.underfs.StreamedConcat;
+import io.strata.underfs.UfsFileType;
 import io.strata.underfs.UfsOutputStream;
 import io.strata.underfs.UfsStatus;
 import io.strata.underfs.UnderFileSystem;
@@ -8,8 +9,10 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -23,6 +26,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.UUID;
@@ -33,6 +37,11 @@ import java.util.stream.Stream;
  * Writes go to a hidden temporary file beside the target and are moved into place atomically on
  * close, so a reader never sees a half-written file under its final name; concatenations too,
  * copied file to file by the kernel.
+ *
+ * <p>It holds every kind of entry a POSIX file system holds: symbolic links, FIFOs, sockets,
+ * device nodes (where the process has CAP_MKNOD) and hard links. Entries are described as lstat
+ * describes them, links not followed; the kind of a FIFO, socket or device node and a device's
+ * number come from the JDK's "unix" attribute view, so this store needs a Unix JDK.
  */
 public final class LocalUnderFileSystem implements UnderFileSystem {
   /** Marker in the names of in-progress writes; such files are hidden from listings. */
@@ -57,16 +66,26 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
     throw new IllegalArgumentException("Not a file:// URI: " + uri);
   }
 
+  /** The entry itself, as lstat describes it: a symbolic link is not followed. */
   @Override
   public UfsStatus getStatus(String uri) throws IOException {
+    return status(uri, LinkOption.NOFOLLOW_LINKS);
+  }
+
+  /** What the path leads to, as stat describes it: symbolic links are followed. */
+  @Override
+  public UfsStatus getTargetStatus(String uri) throws IOException {
+    return status(uri);
+  }
+
+  private static UfsStatus status(String uri, LinkOption... options) throws IOException {
     Path p = toPath(uri);
-    PosixFileAttributes attrs;
     try {
-      attrs = Files.readAttributes(p, PosixFileAttributes.class);
+      return toStatus(p.getFileName() == null ? "" : p.getFileName().toString(), p,
+          Files.readAttributes(p, PosixFileAttributes.class, options), options);
     } catch (NoSuchFileException e) {
       throw new NoSuchFileException(uri);
     }
-    return toStatus(p.getFileName() == null ? "" : p.getFileName().toString(), attrs);
   }
 
   /**
@@ -76,22 +95,58 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
    */
   @Override
   public String fingerprint(String uri) throws IOException {
+    Path p = toPath(uri);
     try {
-      return fingerprint(Files.readAttributes(toPath(uri), BasicFileAttributes.class));
+      BasicFileAttributes a =
+          Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+      return a.isSymbolicLink() ? linkFingerprint(Files.readSymbolicLink(p).toString())
+          : fingerprint(a);
     } catch (NoSuchFileException e) {
       throw new NoSuchFileException(uri);
     }
   }
 
+  /** Length and mtime of a regular file; "" for what has no content of its own. */
   private static String fingerprint(BasicFileAttributes a) {
-    return a.isDirectory() ? "" : a.size() + ":" + a.lastModifiedTime().toMillis();
+    return a.isRegularFile() ? a.size() + ":" + a.lastModifiedTime().toMillis() : "";
   }
 
-  private static UfsStatus toStatus(String name, PosixFileAttributes a) {
-    long length = a.isDirectory() ? 0 : a.size();
+  /** A link's content is its target text: it changes exactly when that does. */
+  private static String linkFingerprint(String target) {
+    return "link:" + target;
+  }
+
+  /**
+   * The status of {@code p}, whose attributes {@code a} were read with {@code options}. The
+   * kind of a FIFO, socket or device node, and a device's number, take one more stat (of the
+   * "unix" view): PosixFileAttributes call them all "other".
+   */
+  private static UfsStatus toStatus(String name, Path p, PosixFileAttributes a,
+      LinkOption... options) throws IOException {
     long mtime = a.lastModifiedTime().toMillis();
-    return new UfsStatus(name, a.isDirectory(), length, mtime, toMode(a.permissions()),
-        a.owner().getName(), a.group().getName(), fingerprint(a));
+    int mode = toMode(a.permissions());
+    String owner = a.owner().getName();
+    String group = a.group().getName();
+    if (a.isDirectory()) {
+      return new UfsStatus(name, true, 0, mtime, mode, owner, group, "");
+    }
+    if (a.isRegularFile()) {
+      return new UfsStatus(name, false, a.size(), mtime, mode, owner, group, fingerprint(a));
+    }
+    if (a.isSymbolicLink()) {
+      String target = Files.readSymbolicLink(p).toString();
+      // lstat's size of a link is the byte length of its target text.
+      return new UfsStatus(name, false, a.size(), mtime, mode, owner, group,
+          linkFingerprint(target), UfsFileType.SYMLINK, target, 0);
+    }
+    Map<String, Object> unix = Files.readAttributes(p, "unix:mode,rdev", options);
+    UfsFileType type = Mknod.specialType((Integer) unix.get("mode"));
+    if (type == null) {
+      throw new FileSystemException("file://" + p, null, "an entry of an unknown kind (st_mode "
+          + Integer.toOctalString((Integer) unix.get("mode")) + ")");
+    }
+    return new UfsStatus(name, false, 0, mtime, mode, owner, group, "", type, "",
+        type.device() ? (Long) unix.get("rdev") : 0);
   }
 
   private static int toMode(Set<PosixFilePermission> perms) {
@@ -102,9 +157,10 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
     return mode;
   }
 
+  /** Whether the entry is there; a dangling symbolic link is. */
   @Override
   public boolean exists(String uri) {
-    return Files.exists(toPath(uri), LinkOption.NOFOLLOW_LINKS) || Files.exists(toPath(uri));
+    return Files.exists(toPath(uri), LinkOption.NOFOLLOW_LINKS);
   }
 
   @Override
@@ -130,9 +186,10 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
             continue;
           }
           try {
-            next = toStatus(name, Files.readAttributes(p, PosixFileAttributes.class));
+            next = toStatus(name, p, Files.readAttributes(p, PosixFileAttributes.class,
+                LinkOption.NOFOLLOW_LINKS), LinkOption.NOFOLLOW_LINKS);
           } catch (IOException e) {
-            // Deleted between listing and stat, or a dangling link: not part of the listing.
+            // Deleted or replaced between listing and stat: not part of the listing.
             next = null;
           }
         }
@@ -201,14 +258,19 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
    * {@link #publish} moves it into place; checks first that the target may be written.
    */
   private static Path tempFor(String uri, Path target, boolean overwrite) throws IOException {
-    if (!overwrite && Files.exists(target)) {
+    if (!overwrite && Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
       throw new FileAlreadyExistsException(uri);
     }
     Path parent = target.getParent();
     if (parent == null || !Files.isDirectory(parent)) {
       throw new NoSuchFileException(parent == null ? uri : "file://" + parent);
     }
-    return parent.resolve("." + target.getFileName() + TEMP_MARKER + UUID.randomUUID());
+    return tempBeside(target);
+  }
+
+  /** A hidden name beside {@code target}, unique, that listings leave out. */
+  static Path tempBeside(Path target) {
+    return target.resolveSibling("." + target.getFileName() + TEMP_MARKER + UUID.randomUUID());
   }
 
   /**
@@ -229,7 +291,7 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
       } else {
         // link-then-unlink would refuse an existing target atomically; a move after the
         // check above is enough for a cache whose writers go through one master.
-        if (Files.exists(target)) {
+        if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
           throw new FileAlreadyExistsException(uri);
         }
         Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
@@ -368,6 +430,11 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
     }
   }
 
+  /**
+   * Deletes the entry; a symbolic link is deleted, never what it leads to, and a recursive
+   * delete does not descend into links to directories (Files.walk does not follow links
+   * unless told to).
+   */
   @Override
   public void delete(String uri, boolean recursive) throws IOException {
     Path p = toPath(uri);
@@ -396,6 +463,118 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
       throw new FileAlreadyExistsException(dst);
     }
     Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
+  }
+
+  /**
+   * With {@code replace}, one rename(2) (what an atomic move is), which replaces a
+   * non-directory or an empty directory in one step: a reader sees the old entry or the new
+   * one, never nothing.
+   */
+  @Override
+  public void rename(String src, String dst, boolean replace) throws IOException {
+    if (!replace) {
+      rename(src, dst);
+      return;
+    }
+    Path from = toPath(src);
+    Path to = toPath(dst);
+    if (!Files.exists(from, LinkOption.NOFOLLOW_LINKS)) {
+      throw new NoSuchFileException(src);
+    }
+    try {
+      Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
+    } catch (NoSuchFileException e) {
+      throw Files.exists(from, LinkOption.NOFOLLOW_LINKS) ? missingParent(dst, to)
+          : new NoSuchFileException(src);
+    } catch (FileSystemException e) {
+      throw replaceFailure(src, dst, from, to, e);
+    }
+  }
+
+  /**
+   * The failure of a rename that replaces, in the contract's terms: rename(2) reports a
+   * directory that is not empty as ENOTEMPTY or EEXIST, and kinds that do not match as EISDIR
+   * or ENOTDIR, which the JDK passes on as bare FileSystemExceptions.
+   */
+  private static IOException replaceFailure(String src, String dst, Path from, Path to,
+      FileSystemException e) throws IOException {
+    boolean fromDir = Files.isDirectory(from, LinkOption.NOFOLLOW_LINKS);
+    boolean toDir = Files.isDirectory(to, LinkOption.NOFOLLOW_LINKS);
+    IOException translated;
+    if (fromDir && toDir && !isEmptyDirectory(to)) {
+      translated = new DirectoryNotEmptyException(dst);
+    } else if (toDir && !fromDir) {
+      translated = new FileSystemException(src, dst, "only a directory can replace a directory");
+    } else if (fromDir && !toDir && Files.exists(to, LinkOption.NOFOLLOW_LINKS)) {
+      translated = new FileSystemException(src, dst,
+          "a directory cannot replace something that is not a directory");
+    } else {
+      return e;
+    }
+    translated.initCause(e);
+    return translated;
+  }
+
+  private static boolean isEmptyDirectory(Path dir) throws IOException {
+    try (DirectoryStream<Path> children = Files.newDirectoryStream(dir)) {
+      return !children.iterator().hasNext();
+    }
+  }
+
+  /** The NoSuchFileException of a path whose parent directory is missing, naming the parent. */
+  static NoSuchFileException missingParent(String uri, Path p) {
+    return new NoSuchFileException("file://" + p.getParent(), null,
+        "the parent directory of " + uri + " does not exist");
+  }
+
+  /**
+   * A symbolic link made with symlink(2). The JDK hands the target over as a path, which drops
+   * repeated and trailing '/' from the text: nothing else, and never resolves it.
+   */
+  @Override
+  public void createSymlink(String uri, String target) throws IOException {
+    LocalLinks.createSymlink(uri, target);
+  }
+
+  /**
+   * A node made with mknod(2), then given {@code mode} with chmod(2), because mknod narrows
+   * the mode by the process umask. A node whose mode cannot be set is deleted again.
+   *
+   * @param rdev a device's number as a 64-bit {@code dev_t} (glibc's {@code makedev}), passed
+   *     whole; Linux holds majors up to 4095 and minors up to 1048575 (32 bits) and refuses
+   *     larger ones, which fail with a FileSystemException naming the limit
+   */
+  @Override
+  public void createSpecialFile(String uri, UfsFileType type, int mode, long rdev)
+      throws IOException {
+    if (!type.special()) {
+      throw new IllegalArgumentException("Not a FIFO, socket or device node: " + type
+          + " (for " + uri + ")");
+    }
+    Path p = toPath(uri);
+    Mknod.make(p, uri, "file://" + p.getParent(), type, mode, rdev);
+    try {
+      // chmod(2), which follows links: the node was made just now, and is not one.
+      Files.setAttribute(p, "unix:mode", mode & 07777);
+    } catch (IOException | RuntimeException e) {
+      Files.deleteIfExists(p);
+      throw e;
+    }
+  }
+
+  /** A second name made with link(2). */
+  @Override
+  public void createHardLink(String existingUri, String newUri) throws IOException {
+    LocalLinks.createHardLink(existingUri, newUri);
+  }
+
+  /**
+   * Links a hidden temporary name beside {@code linkUri} (listings leave it out) and renames it
+   * over {@code linkUri} with one rename(2).
+   */
+  @Override
+  public void relink(String existingUri, String linkUri) throws IOException {
+    LocalLinks.relink(existingUri, linkUri);
   }
 
   @Override

@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
+import io.strata.underfs.UfsFileType;
 import io.strata.underfs.UfsOutputStream;
 import io.strata.underfs.UfsStatus;
 import io.strata.underfs.UnderFileSystem;
@@ -21,6 +22,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -35,6 +37,7 @@ import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FSInputStream;
 import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.SafeModeAction;
@@ -562,5 +565,142 @@ class HdfsUnderFileSystemTest {
       // The store acting as the process user, the superuser here, reads it.
       assertEquals(1, ufs.read(uri("private/secret"), 0, new byte[1], 0, 1));
     }
+  }
+
+  /**
+   * Runs {@code body} with Hadoop's symbolic links enabled or not in this JVM, client and
+   * namenode alike (one static flag, which MiniDFSCluster turns on as it starts; outside tests
+   * Hadoop keeps it off), and puts the flag back afterwards. Hadoop can only enable them, so
+   * the flag is set directly.
+   */
+  static void withSymlinks(boolean enable, ThrowingBody body) throws Exception {
+    java.lang.reflect.Field enabled = FileSystem.class.getDeclaredField("symlinksEnabled");
+    enabled.setAccessible(true);
+    boolean before = FileSystem.areSymlinksEnabled();
+    if (enable) {
+      FileSystem.enableSymlinks();
+    } else {
+      enabled.setBoolean(null, false);
+    }
+    try {
+      body.run();
+    } finally {
+      enabled.setBoolean(null, before);
+    }
+  }
+
+  interface ThrowingBody {
+    void run() throws Exception;
+  }
+
+  @Test
+  void aSymlinkIsRefusedWhereTheClusterDoesNotAllowThem() throws Exception {
+    writeOutside("f", new byte[3]);
+    UnsupportedOperationException[] thrown = new UnsupportedOperationException[1];
+    withSymlinks(false, () -> thrown[0] = assertThrows(UnsupportedOperationException.class,
+        () -> ufs.createSymlink(uri("link"), "f")));
+    UnsupportedOperationException refused = thrown[0];
+    assertTrue(refused.getMessage().contains("does not allow them"), refused.getMessage());
+    assertTrue(refused.getMessage().contains("in its namespace only"), refused.getMessage());
+    assertTrue(refused.getMessage().contains(uri("link")), refused.getMessage());
+    assertFalse(ufs.exists(uri("link")));
+    assertEquals(List.of("f"), new ArrayList<>(list("").keySet()));
+  }
+
+  @Test
+  void withSymlinksAllowedLinksRoundTripAsLinksWithTheirTargetText() throws Exception {
+    writeOutside("dir/f", "content".getBytes(UTF_8));
+    withSymlinks(true, () -> {
+      ufs.createSymlink(uri("relative"), "dir/f");
+      ufs.createSymlink(uri("absolute"), dir + "/dir");
+      ufs.createSymlink(uri("dangling"), "../nowhere/ünïcödé");
+
+      Map<String, UfsStatus> listed = list("");
+      assertEquals(List.of("absolute", "dangling", "dir", "relative"),
+          new ArrayList<>(listed.keySet()), "a dangling link is listed");
+      for (String[] link : new String[][] {{"relative", "dir/f"}, {"absolute", dir + "/dir"},
+          {"dangling", "../nowhere/ünïcödé"}}) {
+        for (UfsStatus s : List.of(ufs.getStatus(uri(link[0])), listed.get(link[0]))) {
+          assertEquals(link[0], s.name());
+          assertEquals(UfsFileType.SYMLINK, s.type(), link[0]);
+          assertFalse(s.directory());
+          assertEquals(link[1], s.symlinkTarget(), "the target as given, not qualified");
+          assertEquals(link[1].getBytes(UTF_8).length, s.length());
+          assertEquals("link:" + link[1], s.fingerprint());
+        }
+      }
+      assertTrue(ufs.exists(uri("dangling")), "a dangling link exists");
+      assertEquals(UfsFileType.DIRECTORY, listed.get("dir").type());
+
+      UfsStatus followed = ufs.getTargetStatus(uri("relative"));
+      assertEquals("relative", followed.name());
+      assertEquals(UfsFileType.REGULAR, followed.type());
+      assertEquals(7, followed.length());
+      assertTrue(ufs.getTargetStatus(uri("absolute")).directory());
+      assertThrows(NoSuchFileException.class, () -> ufs.getTargetStatus(uri("dangling")));
+
+      assertEquals(uri("dangling"), assertThrows(FileAlreadyExistsException.class,
+          () -> ufs.createSymlink(uri("dangling"), "elsewhere")).getFile());
+      assertEquals(hdfs.uri(dir + "/missing"), assertThrows(NoSuchFileException.class,
+          () -> ufs.createSymlink(uri("missing/link"), "x")).getFile());
+
+      ufs.delete(uri("absolute"), true);
+      assertFalse(ufs.exists(uri("absolute")));
+      assertEquals("content", new String(readOutside("dir/f"), UTF_8),
+          "deleting a link leaves what it leads to");
+    });
+  }
+
+  @Test
+  void renameWithReplaceOverwritesAFileOrAnEmptyDirectoryOnly() throws Exception {
+    writeOutside("new", "new".getBytes(UTF_8));
+    writeOutside("old", "old".getBytes(UTF_8));
+    ufs.rename(uri("new"), uri("old"), true);
+    assertEquals("new", new String(readOutside("old"), UTF_8));
+    assertFalse(ufs.exists(uri("new")));
+
+    writeOutside("src/inner", new byte[1]);
+    hdfs.fs().mkdirs(hpath("empty"));
+    ufs.rename(uri("src"), uri("empty"), true);
+    assertEquals(1, readOutside("empty/inner").length, "a directory over an empty one");
+
+    hdfs.fs().mkdirs(hpath("other"));
+    assertEquals(uri("empty"), assertThrows(DirectoryNotEmptyException.class,
+        () -> ufs.rename(uri("other"), uri("empty"), true)).getFile());
+    FileSystemException fileOverDir = assertThrows(FileSystemException.class,
+        () -> ufs.rename(uri("old"), uri("other"), true));
+    assertTrue(fileOverDir.getMessage().contains("only a directory can replace a directory"),
+        fileOverDir.getMessage());
+    FileSystemException dirOverFile = assertThrows(FileSystemException.class,
+        () -> ufs.rename(uri("other"), uri("old"), true));
+    assertTrue(dirOverFile.getMessage().contains("a directory cannot replace"),
+        dirOverFile.getMessage());
+    assertEquals("new", new String(readOutside("old"), UTF_8), "nothing changed");
+
+    ufs.rename(uri("old"), uri("fresh"), true);
+    assertEquals(uri("gone"), assertThrows(NoSuchFileException.class,
+        () -> ufs.rename(uri("gone"), uri("fresh"), true)).getFile());
+    assertThrows(NoSuchFileException.class,
+        () -> ufs.rename(uri("fresh"), uri("missing/x"), true));
+    assertThrows(FileAlreadyExistsException.class,
+        () -> ufs.rename(uri("fresh"), uri("empty/inner"), false), "without replace");
+    assertEquals(List.of("empty", "fresh", "other"), new ArrayList<>(list("").keySet()));
+  }
+
+  @Test
+  void hardLinksAndSpecialFilesAreNotHeld() throws Exception {
+    writeOutside("f", new byte[1]);
+    assertEquals("hdfs stores cannot hold hard links", assertThrows(
+        UnsupportedOperationException.class,
+        () -> ufs.createHardLink(uri("f"), uri("g"))).getMessage());
+    assertThrows(UnsupportedOperationException.class, () -> ufs.relink(uri("f"), uri("g")));
+    assertEquals("hdfs stores cannot hold FIFOs", assertThrows(
+        UnsupportedOperationException.class,
+        () -> ufs.createSpecialFile(uri("p"), UfsFileType.FIFO, 0600, 0)).getMessage());
+    assertEquals("hdfs stores cannot hold character devices", assertThrows(
+        UnsupportedOperationException.class,
+        () -> ufs.createSpecialFile(uri("p"), UfsFileType.CHAR_DEVICE, 0600, 0x103))
+        .getMessage());
+    assertEquals(List.of("f"), new ArrayList<>(list("").keySet()));
   }
 }

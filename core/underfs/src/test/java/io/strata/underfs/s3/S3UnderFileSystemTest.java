@@ -8,11 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.strata.underfs.UfsFileType;
 import io.strata.underfs.UfsStatus;
 import io.strata.underfs.UnderFileSystem.CloseableIterator;
 import io.strata.underfs.UnderStores;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
@@ -243,6 +245,46 @@ class S3UnderFileSystemTest {
         keysUnder("mvd/"));
     assertEquals(Map.of("x", false, "sub", true), children(uri("mvd/c")));
     assertThrows(FileAlreadyExistsException.class, () -> ufs.rename(uri("mvd/c"), uri("mvd/b")));
+  }
+
+  /** S3 has the interface's defaults: replacing deletes the target first; no links. */
+  @Test
+  void renameWithReplaceDeletesTheTargetFirstAndNoOtherKindsAreHeld() throws Exception {
+    put("rp/new", "new");
+    put("rp/old", "old");
+    ufs.rename(uri("rp/new"), uri("rp/old"), true);
+    assertEquals("new", server.raw().getObjectAsBytes(
+        b -> b.bucket(BUCKET).key("rp/old")).asUtf8String());
+    put("rp/a/x", "x");
+    put("rp/empty/", "");
+    ufs.rename(uri("rp/a"), uri("rp/empty"), true);
+    assertEquals(List.of("rp/empty/x", "rp/old"), keysUnder("rp/"));
+    put("rp/full/y", "y");
+    put("rp/b/z", "z");
+    assertThrows(DirectoryNotEmptyException.class,
+        () -> ufs.rename(uri("rp/b"), uri("rp/full"), true));
+    assertTrue(assertThrows(FileSystemException.class,
+        () -> ufs.rename(uri("rp/old"), uri("rp/full"), true)).getMessage()
+        .contains("only a directory can replace a directory"));
+    assertEquals(List.of("rp/b/z", "rp/empty/x", "rp/full/y", "rp/old"), keysUnder("rp/"),
+        "nothing changed by the refusals");
+    assertThrows(NoSuchFileException.class,
+        () -> ufs.rename(uri("rp/none"), uri("rp/old"), true));
+
+    assertEquals("s3 stores cannot hold symbolic links", assertThrows(
+        UnsupportedOperationException.class,
+        () -> ufs.createSymlink(uri("rp/link"), "old")).getMessage());
+    assertEquals("s3 stores cannot hold hard links", assertThrows(
+        UnsupportedOperationException.class,
+        () -> ufs.createHardLink(uri("rp/old"), uri("rp/link"))).getMessage());
+    assertEquals("s3 stores cannot hold sockets", assertThrows(
+        UnsupportedOperationException.class,
+        () -> ufs.createSpecialFile(uri("rp/s"), UfsFileType.SOCKET, 0600, 0)).getMessage());
+    assertThrows(IllegalArgumentException.class,
+        () -> ufs.createSpecialFile(uri("rp/s"), UfsFileType.REGULAR, 0600, 0));
+    assertEquals(ufs.getStatus(uri("rp/old")), ufs.getTargetStatus(uri("rp/old")));
+    assertEquals(UfsFileType.REGULAR, ufs.getStatus(uri("rp/old")).type());
+    assertEquals(UfsFileType.DIRECTORY, ufs.getStatus(uri("rp/full")).type());
   }
 
   @Test
