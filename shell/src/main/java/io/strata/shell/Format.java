@@ -1,5 +1,7 @@
 package io.strata.shell;
 
+import io.strata.proto.FileInfo;
+
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
@@ -40,12 +42,50 @@ public final class Format {
 
   /** POSIX permission bits as ls shows them, with 'd' for directories. */
   public static String mode(boolean directory, int mode) {
-    StringBuilder s = new StringBuilder(10).append(directory ? 'd' : '-');
+    return mode(directory ? 'd' : '-', mode);
+  }
+
+  /** The mode of a file as {@code ls -l} shows it: its kind, then permissions. */
+  public static String mode(FileInfo f) {
+    return mode(kind(f), f.getMode());
+  }
+
+  /** The letter {@code ls -l} gives a file's kind. */
+  static char kind(FileInfo f) {
+    if (f.getDirectory()) {
+      return 'd';
+    }
+    return switch (f.getFileType()) {
+      case FILE_TYPE_SYMLINK -> 'l';
+      case FILE_TYPE_FIFO -> 'p';
+      case FILE_TYPE_SOCKET -> 's';
+      case FILE_TYPE_CHAR_DEVICE -> 'c';
+      case FILE_TYPE_BLOCK_DEVICE -> 'b';
+      default -> '-';
+    };
+  }
+
+  /**
+   * {@code kind} followed by the nine permission letters, with setuid and setgid shown as
+   * {@code s}/{@code S} in the owner's and group's execute place and sticky as {@code t}/{@code T}
+   * in the others', as {@code ls -l} does.
+   */
+  static String mode(char kind, int mode) {
+    StringBuilder s = new StringBuilder(10).append(kind);
     String letters = "rwx";
     for (int bit = 8; bit >= 0; bit--) {
       s.append((mode & (1 << bit)) != 0 ? letters.charAt((8 - bit) % 3) : '-');
     }
+    special(s, 3, (mode & 04000) != 0, 's');
+    special(s, 6, (mode & 02000) != 0, 's');
+    special(s, 9, (mode & 01000) != 0, 't');
     return s.toString();
+  }
+
+  private static void special(StringBuilder s, int at, boolean set, char letter) {
+    if (set) {
+      s.setCharAt(at, s.charAt(at) == 'x' ? letter : Character.toUpperCase(letter));
+    }
   }
 
   /** Milliseconds since the epoch as local date and time. */

@@ -6,7 +6,8 @@ package io.strata.client;
  * mode (0644), owner and group (the master's user and group).
  */
 public final class CreateOptions {
-  private static final CreateOptions DEFAULTS = new CreateOptions(false, false, 0, 0, "", "");
+  private static final CreateOptions DEFAULTS =
+      new CreateOptions(false, false, 0, 0, "", "", false);
 
   private final boolean overwrite;
   private final boolean recursive;
@@ -14,15 +15,17 @@ public final class CreateOptions {
   private final int mode;
   private final String owner;
   private final String group;
+  private final boolean newVersion;
 
   private CreateOptions(boolean overwrite, boolean recursive, long blockSize, int mode,
-      String owner, String group) {
+      String owner, String group, boolean newVersion) {
     this.overwrite = overwrite;
     this.recursive = recursive;
     this.blockSize = blockSize;
     this.mode = mode;
     this.owner = owner;
     this.group = group;
+    this.newVersion = newVersion;
   }
 
   public static CreateOptions defaults() {
@@ -31,12 +34,12 @@ public final class CreateOptions {
 
   /** Replace an existing file (never a directory). */
   public CreateOptions overwrite(boolean value) {
-    return new CreateOptions(value, recursive, blockSize, mode, owner, group);
+    return new CreateOptions(value, recursive, blockSize, mode, owner, group, newVersion);
   }
 
   /** Create missing parent directories. */
   public CreateOptions recursive(boolean value) {
-    return new CreateOptions(overwrite, value, blockSize, mode, owner, group);
+    return new CreateOptions(overwrite, value, blockSize, mode, owner, group, newVersion);
   }
 
   /** Bytes per block; 0 means strata.master.file.block.size. */
@@ -44,12 +47,12 @@ public final class CreateOptions {
     if (value < 0) {
       throw new IllegalArgumentException("block size must be positive or 0: " + value);
     }
-    return new CreateOptions(overwrite, recursive, value, mode, owner, group);
+    return new CreateOptions(overwrite, recursive, value, mode, owner, group, newVersion);
   }
 
   /** POSIX permission bits; 0 means the default (0644). */
   public CreateOptions mode(int value) {
-    return new CreateOptions(overwrite, recursive, blockSize, value, owner, group);
+    return new CreateOptions(overwrite, recursive, blockSize, value, owner, group, newVersion);
   }
 
   /**
@@ -58,7 +61,7 @@ public final class CreateOptions {
    */
   public CreateOptions owner(String value) {
     return new CreateOptions(overwrite, recursive, blockSize, mode, nonNull(value, "owner"),
-        group);
+        group, newVersion);
   }
 
   /**
@@ -67,7 +70,7 @@ public final class CreateOptions {
    */
   public CreateOptions group(String value) {
     return new CreateOptions(overwrite, recursive, blockSize, mode, owner,
-        nonNull(value, "group"));
+        nonNull(value, "group"), newVersion);
   }
 
   private static String nonNull(String value, String what) {
@@ -75,6 +78,21 @@ public final class CreateOptions {
       throw new IllegalArgumentException(what + " must not be null (\"\" means the default)");
     }
     return value;
+  }
+
+  /**
+   * Write a new version of the existing complete file instead of a new file: the file keeps
+   * its inode number, names (hard links) and attributes, and readers see its current content
+   * until the stream is closed; a failed write leaves it as it was. The other options do not
+   * apply. Needs a cluster at metadata layout 2.
+   */
+  public CreateOptions newVersion(boolean value) {
+    return new CreateOptions(overwrite, recursive, blockSize, mode, owner, group, value);
+  }
+
+  /** Whether this writes a new version of an existing file. */
+  public boolean newVersion() {
+    return newVersion;
   }
 
   public boolean overwrite() {

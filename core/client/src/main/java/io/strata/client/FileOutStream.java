@@ -19,14 +19,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes a new Strata file through one worker to its under store.
+ * Writes a new Strata file, or a new version of an existing one, through one worker to its
+ * under store.
  *
  * <p>Bytes are streamed to the worker in chunks of {@code strata.client.write.chunk.size} as
- * they are written. {@link #close()} ends the stream, waits for the worker to commit the file in
- * the under store, and then completes the file at the master with its length and fingerprint;
- * only then is the file readable. If anything fails (or {@link #cancel()} is called) the stream
- * is cancelled, so the worker discards the partial file and nothing appears under the final
- * name, and the incomplete file is deleted from the namespace. Not thread-safe: one writer.
+ * they are written; the call to the worker starts with the first chunk, so a stream created
+ * long before its bytes come holds no call open. {@link #close()} ends the stream, waits for
+ * the worker to commit the file in the under store, and then completes the file at the master
+ * with its length and fingerprint; only then is the file (or its new version) readable. If
+ * anything fails (or {@link #cancel()} is called) the stream is cancelled, so the worker
+ * discards the partial file and nothing appears under its name, and a new file's incomplete
+ * entry is deleted from the namespace (a new version's file keeps its current content). Not
+ * thread-safe: one writer.
  */
 public final class FileOutStream extends OutputStream {
   private static final Logger LOG = LoggerFactory.getLogger(FileOutStream.class);
@@ -34,7 +38,11 @@ public final class FileOutStream extends OutputStream {
   private final ClientContext ctx;
   private final String path;
   private final long fileId;
-  private final WorkerWriteStream stream;
+  private final boolean version;
+  private final boolean deleteOnFailure;
+  private final WorkerAddress worker;
+  private final WriteFileHeader header;
+  private WorkerWriteStream stream;
   /** The first chunk buffer's size: most files written through a proxy or mount are small. */
   static final int FIRST_CHUNK = 64 << 10;
   private final int chunkSize;
@@ -43,22 +51,44 @@ public final class FileOutStream extends OutputStream {
   private long written;
   private boolean closed;
   private Map<String, ByteString> xattrs = Map.of();
+  private FileCompletion completion = FileCompletion.NONE;
   private FileInfo completed;
 
   FileOutStream(ClientContext ctx, FileInfo file, boolean overwrite, WorkerAddress worker) {
+    this(ctx, file, overwrite, worker, false, true);
+  }
+
+  /**
+   * @param version whether {@code file} is a new version of an existing file
+   * @param deleteOnFailure whether a failed or cancelled stream deletes the file's incomplete
+   *     entry (never for a version)
+   */
+  FileOutStream(ClientContext ctx, FileInfo file, boolean overwrite, WorkerAddress worker,
+      boolean version, boolean deleteOnFailure) {
     this.ctx = ctx;
     this.path = file.getPath();
     this.fileId = file.getFileId();
+    this.version = version;
+    this.deleteOnFailure = deleteOnFailure && !version;
+    this.worker = worker;
     this.chunkSize = (int) Math.max(1, Math.min(64 << 20,
         ctx.conf.getBytes(ClientKeys.WRITE_CHUNK_SIZE)));
     // Grown to the chunk size as bytes come: a full-size buffer for each file cost a small
     // file's writer more in zeroing and garbage than its bytes did.
     this.chunk = new byte[Math.min(chunkSize, FIRST_CHUNK)];
-    WriteFileHeader header = WriteFileHeader.newBuilder().setUfsPath(file.getUfsPath())
-        .setMountId(file.getMountId()).setMode(file.getMode()).setOverwrite(overwrite).build();
-    this.stream = new WorkerWriteStream(ctx.workerChannel(worker),
-        worker.getHost() + ":" + worker.getRpcPort(), header,
-        ctx.conf.getDuration(ClientKeys.RPC_TIMEOUT));
+    this.header = WriteFileHeader.newBuilder().setUfsPath(file.getUfsPath())
+        .setMountId(file.getMountId()).setMode(file.getMode())
+        .setOverwrite(overwrite || version).build();
+  }
+
+  /** The call to the worker, started at the first chunk (or at close for an empty file). */
+  private WorkerWriteStream stream() {
+    if (stream == null) {
+      stream = new WorkerWriteStream(ctx.workerChannel(worker),
+          worker.getHost() + ":" + worker.getRpcPort(), header,
+          ctx.conf.getDuration(ClientKeys.RPC_TIMEOUT));
+    }
+    return stream;
   }
 
   /** The namespace path of the file being written. */
@@ -73,6 +103,14 @@ public final class FileOutStream extends OutputStream {
    */
   public void setXattrsOnComplete(Map<String, ByteString> values) {
     this.xattrs = Map.copyOf(values);
+  }
+
+  /**
+   * Attributes the file gets when {@link #close()} completes it, in the same master call
+   * (see {@link FileCompletion}). Replaces what an earlier call gave.
+   */
+  public void setCompletion(FileCompletion value) {
+    this.completion = value;
   }
 
   /** The file's status as the master completed it; null until {@link #close()} succeeded. */
@@ -131,7 +169,7 @@ public final class FileOutStream extends OutputStream {
 
   private void sendChunk() throws IOException {
     try {
-      stream.send(ByteString.copyFrom(chunk, 0, chunkLen));
+      stream().send(ByteString.copyFrom(chunk, 0, chunkLen));
       ctx.metrics.addWritten(chunkLen);
       chunkLen = 0;
     } catch (IOException | RuntimeException e) {
@@ -152,7 +190,7 @@ public final class FileOutStream extends OutputStream {
     WriteFileResponse r;
     Duration timeout = ctx.conf.getDuration(ClientKeys.RPC_TIMEOUT);
     try {
-      r = stream.finish(timeout);
+      r = stream().finish(timeout);
     } catch (IOException | RuntimeException e) {
       throw abort("the worker could not commit it", e);
     }
@@ -160,16 +198,33 @@ public final class FileOutStream extends OutputStream {
       throw abort("the worker stored " + r.getLength() + " bytes", new StrataException(
           ErrorCode.INTERNAL, "length mismatch: wrote " + written + ", stored " + r.getLength()));
     }
+    CompleteFileRequest.Builder request = CompleteFileRequest.newBuilder().setPath(path)
+        .setFileId(fileId).setLength(written).setUfsFingerprint(r.getUfsFingerprint())
+        .putAllXattrs(xattrs);
+    if (completion.modificationTimeNs() != null) {
+      request.setModificationTimeNs(completion.modificationTimeNs());
+    }
+    if (completion.mode() != null) {
+      request.setMode(completion.mode());
+    }
+    if (completion.owner() != null) {
+      request.setOwner(completion.owner());
+    }
+    if (completion.group() != null) {
+      request.setGroup(completion.group());
+    }
+    if (completion.accessTimeNs() != null) {
+      request.setAccessTimeNs(completion.accessTimeNs());
+    }
     try {
-      completed = ctx.master.call(s -> s.completeFile(CompleteFileRequest.newBuilder().setPath(path)
-          .setFileId(fileId).setLength(written).setUfsFingerprint(r.getUfsFingerprint())
-          .putAllXattrs(xattrs).build())).getFile();
+      completed = ctx.master.call(s -> s.completeFile(request.build())).getFile();
     } catch (StrataException e) {
       // STALE: the path is another writer's file now, which the delete would refuse anyway.
       if (e.code() != ErrorCode.STALE) {
         deleteIncomplete();
       }
-      throw new StrataException(e.code(), "Cannot complete " + path + ": " + e.getMessage(), e);
+      throw new StrataException(e.code(), e.posix(), "Cannot complete " + path + ": "
+          + e.getMessage(), e);
     }
   }
 
@@ -182,23 +237,35 @@ public final class FileOutStream extends OutputStream {
       return;
     }
     closed = true;
-    stream.cancel("write of " + path + " cancelled by the client");
+    if (stream != null) {
+      stream.cancel("write of " + path + " cancelled by the client");
+    }
     deleteIncomplete();
   }
 
   private StrataException abort(String what, Exception cause) {
     closed = true;
-    stream.cancel("write of " + path + " failed");
+    if (stream != null) {
+      stream.cancel("write of " + path + " failed");
+    }
     deleteIncomplete();
     ErrorCode code = cause instanceof StrataException ? ((StrataException) cause).code()
         : ErrorCode.INTERNAL;
     return new StrataException(code, "Write of " + path + " failed after " + written
-        + " bytes (" + what + "): " + cause.getMessage() + ". The file was removed; write it"
-        + " again.", cause);
+        + " bytes (" + what + "): " + cause.getMessage() + (version
+            ? ". The file keeps its previous content; write it again."
+            : deleteOnFailure ? ". The file was removed; write it again."
+            : ". The file stays incomplete; write it again."), cause);
   }
 
-  /** Deletes this writer's file, never another writer's file now at the same path. */
+  /**
+   * Deletes this writer's file, never another writer's file now at the same path; a new
+   * version's file, or an entry its creator keeps, stays as it was.
+   */
   private void deleteIncomplete() {
+    if (!deleteOnFailure) {
+      return;
+    }
     try {
       ctx.master.call(s -> s.delete(DeleteRequest.newBuilder().setPath(path).setFileId(fileId)
           .build()));

@@ -9,6 +9,9 @@ import io.strata.common.error.StrataException;
 import io.strata.proto.CheckpointRequest;
 import io.strata.proto.CreateDirectoryRequest;
 import io.strata.proto.CreateFileRequest;
+import io.strata.proto.CreateHardLinkRequest;
+import io.strata.proto.CreateSpecialFileRequest;
+import io.strata.proto.FileType;
 import io.strata.proto.DeleteRequest;
 import io.strata.proto.FileInfo;
 import io.strata.proto.FreeRequest;
@@ -274,6 +277,8 @@ public final class FileSystem implements Closeable {
     options.owner().ifPresent(request::setOwner);
     options.group().ifPresent(request::setGroup);
     options.modificationTimeMs().ifPresent(request::setModificationTimeMs);
+    options.modificationTimeNs().ifPresent(request::setModificationTimeNs);
+    options.accessTimeNs().ifPresent(request::setAccessTimeNs);
     options.ttlMs().ifPresent(ms -> request.setTtlMs(ms).setTtlAction(options.ttlAction()));
     request.putAllSetXattrs(options.setXattrs()).addAllRemoveXattrs(options.removeXattrs());
     try {
@@ -300,8 +305,11 @@ public final class FileSystem implements Closeable {
     FileInfo file = ctx.master.call(s -> s.createFile(CreateFileRequest.newBuilder().setPath(p)
         .setOverwrite(options.overwrite()).setRecursive(options.recursive())
         .setBlockSize(options.blockSize()).setMode(options.mode()).setOwner(options.owner())
-        .setGroup(options.group()).build())).getFile();
+        .setGroup(options.group()).setNewVersion(options.newVersion()).build())).getFile();
     WorkerInfo worker = WorkerHashing.pick(file.getFileId(), live, WorkerInfo::getWorkerId);
+    if (options.newVersion()) {
+      return new FileOutStream(ctx, file, true, worker.getAddress(), true, false);
+    }
     try {
       return new FileOutStream(ctx, file, options.overwrite(), worker.getAddress());
     } catch (RuntimeException e) {
@@ -312,6 +320,36 @@ public final class FileSystem implements Closeable {
       }
       throw new StrataException(ErrorCode.INTERNAL, "Cannot start writing " + p + ": " + e, e);
     }
+  }
+
+  /**
+   * Creates a file's entry in the namespace, incomplete and empty, without writing it: it is
+   * listed at once and completes when a stream of {@link #writeEntry} closes. For writers that
+   * make the file at one time and write it later (the FUSE mount writes a file through when it
+   * is closed).
+   *
+   * @throws StrataException UNAVAILABLE when no worker is live (nothing is created then)
+   */
+  public FileInfo createEntry(String path, CreateOptions options) throws StrataException {
+    String p = PathNames.normalize(path);
+    liveWorkersForWrite(ctx);
+    return ctx.master.call(s -> s.createFile(CreateFileRequest.newBuilder().setPath(p)
+        .setOverwrite(options.overwrite()).setRecursive(options.recursive())
+        .setBlockSize(options.blockSize()).setMode(options.mode()).setOwner(options.owner())
+        .setGroup(options.group()).build())).getFile();
+  }
+
+  /**
+   * A stream that writes the content of a file whose entry {@link #createEntry} made, and
+   * completes it on close. A failed stream leaves the entry as it was (incomplete), so another
+   * stream may try again; delete the entry to give up.
+   *
+   * @throws StrataException UNAVAILABLE when no worker is live
+   */
+  public FileOutStream writeEntry(FileInfo entry) throws StrataException {
+    List<WorkerInfo> live = liveWorkersForWrite(ctx);
+    WorkerInfo worker = WorkerHashing.pick(entry.getFileId(), live, WorkerInfo::getWorkerId);
+    return new FileOutStream(ctx, entry, false, worker.getAddress(), false, false);
   }
 
   /** Creates a file with default options. */
@@ -445,10 +483,59 @@ public final class FileSystem implements Closeable {
 
   /** Renames a file or directory; {@code dst} must not exist. */
   public void rename(String src, String dst) throws StrataException {
+    rename(src, dst, false);
+  }
+
+  /**
+   * Renames a file or directory. With {@code replace}, an existing {@code dst} is replaced in
+   * the same step, as rename(2) does: a non-directory by a non-directory, an empty directory
+   * by a directory; otherwise it fails with FAILED_PRECONDITION and the POSIX error
+   * ({@link StrataException#posix()}: ENOTDIR, EISDIR, ENOTEMPTY). Without it an existing
+   * {@code dst} fails the call with ALREADY_EXISTS.
+   */
+  public void rename(String src, String dst, boolean replace) throws StrataException {
     String s1 = PathNames.normalize(src);
     String d1 = PathNames.normalize(dst);
     ctx.master.call(s -> s.rename(RenameRequest.newBuilder().setSrcPath(s1).setDstPath(d1)
-        .build()));
+        .setReplace(replace).build()));
+  }
+
+  /**
+   * Creates a symbolic link, FIFO, socket or device node at a new path (metadata layout 2),
+   * in the under store too where the store can hold it ({@link FileInfo#getNamespaceOnly}
+   * says when it cannot).
+   *
+   * @param type SYMLINK, FIFO, SOCKET, CHAR_DEVICE or BLOCK_DEVICE
+   * @param mode permission bits (a symbolic link's are always 0777); 0 for 0644
+   * @param target a symbolic link's target, stored as given ("" for other types)
+   * @param rdev a device's number as stat(2) reports st_rdev (0 for other types)
+   * @param owner "" for the master's default
+   * @param group "" for the master's default
+   * @throws StrataException ALREADY_EXISTS when the path exists; NOT_FOUND when its parent
+   *     does not
+   */
+  public FileInfo createSpecialFile(String path, FileType type, int mode, String target,
+      long rdev, String owner, String group) throws StrataException {
+    String p = PathNames.normalize(path);
+    return ctx.master.call(s -> s.createSpecialFile(CreateSpecialFileRequest.newBuilder()
+        .setPath(p).setFileType(type).setMode(mode).setSymlinkTarget(target).setRdev(rdev)
+        .setOwner(owner).setGroup(group).build())).getFile();
+  }
+
+  /**
+   * Gives the file at {@code existing} one more name, {@code path} (a hard link, metadata
+   * layout 2), in the namespace and in the under store, and returns its status at the new
+   * name.
+   *
+   * @throws StrataException PERMISSION_DENIED (EPERM) for a directory or where the under store
+   *     cannot hold hard links; INVALID_ARGUMENT (EXDEV) across mounts; ALREADY_EXISTS when
+   *     {@code path} exists
+   */
+  public FileInfo createHardLink(String existing, String path) throws StrataException {
+    String e1 = PathNames.normalize(existing);
+    String p = PathNames.normalize(path);
+    return ctx.master.call(s -> s.createHardLink(CreateHardLinkRequest.newBuilder()
+        .setExistingPath(e1).setPath(p).build())).getFile();
   }
 
   /** Mounts an under-store directory at a new namespace path. */

@@ -12,38 +12,28 @@ import java.util.OptionalInt;
 import java.util.OptionalLong;
 
 /**
- * What {@link FileSystem#setAttribute} changes: any of mode, owner, group, modification time,
- * extended attributes and time to live; what is not given stays as it is, and at least one
+ * What {@link FileSystem#setAttribute} changes: any of mode, owner, group, modification and
+ * access times, extended attributes and time to live; what is not given stays as it is, and at least one
  * must be given. Immutable: each setter returns a copy. The setters refuse what the master
  * would refuse (a mode outside 07777, an empty or null name, a time to live that is not
  * positive), so a mistake fails where it is made.
  */
 public final class SetAttributeOptions {
-  private static final SetAttributeOptions DEFAULTS =
-      new SetAttributeOptions(OptionalInt.empty(), Optional.empty(), Optional.empty(),
-          OptionalLong.empty(), Map.of(), List.of(), OptionalLong.empty(),
-          TtlAction.TTL_ACTION_FREE);
+  /** Every value, so that each setter changes one and copies the rest. */
+  private record Values(OptionalInt mode, Optional<String> owner, Optional<String> group,
+      OptionalLong modificationTimeMs, OptionalLong modificationTimeNs,
+      OptionalLong accessTimeNs, Map<String, ByteString> setXattrs, List<String> removeXattrs,
+      OptionalLong ttlMs, TtlAction ttlAction) {}
 
-  private final OptionalInt mode;
-  private final Optional<String> owner;
-  private final Optional<String> group;
-  private final OptionalLong modificationTimeMs;
-  private final Map<String, ByteString> setXattrs;
-  private final List<String> removeXattrs;
-  private final OptionalLong ttlMs;
-  private final TtlAction ttlAction;
+  private static final SetAttributeOptions DEFAULTS = new SetAttributeOptions(new Values(
+      OptionalInt.empty(), Optional.empty(), Optional.empty(), OptionalLong.empty(),
+      OptionalLong.empty(), OptionalLong.empty(), Map.of(), List.of(), OptionalLong.empty(),
+      TtlAction.TTL_ACTION_FREE));
 
-  private SetAttributeOptions(OptionalInt mode, Optional<String> owner, Optional<String> group,
-      OptionalLong modificationTimeMs, Map<String, ByteString> setXattrs,
-      List<String> removeXattrs, OptionalLong ttlMs, TtlAction ttlAction) {
-    this.mode = mode;
-    this.owner = owner;
-    this.group = group;
-    this.modificationTimeMs = modificationTimeMs;
-    this.setXattrs = setXattrs;
-    this.removeXattrs = removeXattrs;
-    this.ttlMs = ttlMs;
-    this.ttlAction = ttlAction;
+  private final Values v;
+
+  private SetAttributeOptions(Values v) {
+    this.v = v;
   }
 
   /** Nothing to change yet. */
@@ -57,42 +47,65 @@ public final class SetAttributeOptions {
       throw new IllegalArgumentException("mode must be between 0 and 07777: "
           + String.format("0%o", value));
     }
-    return new SetAttributeOptions(OptionalInt.of(value), owner, group, modificationTimeMs,
-        setXattrs, removeXattrs, ttlMs, ttlAction);
+    return new SetAttributeOptions(new Values(OptionalInt.of(value), v.owner, v.group,
+        v.modificationTimeMs, v.modificationTimeNs, v.accessTimeNs, v.setXattrs,
+        v.removeXattrs, v.ttlMs, v.ttlAction));
   }
 
   /** A new owner (a user name). */
   public SetAttributeOptions owner(String value) {
-    return new SetAttributeOptions(mode, Optional.of(name(value, "owner")), group,
-        modificationTimeMs, setXattrs, removeXattrs, ttlMs, ttlAction);
+    return new SetAttributeOptions(new Values(v.mode, Optional.of(name(value, "owner")),
+        v.group, v.modificationTimeMs, v.modificationTimeNs, v.accessTimeNs, v.setXattrs,
+        v.removeXattrs, v.ttlMs, v.ttlAction));
   }
 
   /** A new group (a group name). */
   public SetAttributeOptions group(String value) {
-    return new SetAttributeOptions(mode, owner, Optional.of(name(value, "group")),
-        modificationTimeMs, setXattrs, removeXattrs, ttlMs, ttlAction);
+    return new SetAttributeOptions(new Values(v.mode, v.owner,
+        Optional.of(name(value, "group")), v.modificationTimeMs, v.modificationTimeNs,
+        v.accessTimeNs, v.setXattrs, v.removeXattrs, v.ttlMs, v.ttlAction));
   }
 
   /** A new modification time, in milliseconds since the epoch. */
   public SetAttributeOptions modificationTimeMs(long value) {
-    return new SetAttributeOptions(mode, owner, group, OptionalLong.of(value), setXattrs,
-        removeXattrs, ttlMs, ttlAction);
+    return new SetAttributeOptions(new Values(v.mode, v.owner, v.group, OptionalLong.of(value),
+        v.modificationTimeNs, v.accessTimeNs, v.setXattrs, v.removeXattrs, v.ttlMs,
+        v.ttlAction));
+  }
+
+  /**
+   * A new modification time, in nanoseconds since the epoch (a master of release 0.1.0 keeps
+   * milliseconds only: give {@link #modificationTimeMs} too for it).
+   */
+  public SetAttributeOptions modificationTimeNs(long value) {
+    return new SetAttributeOptions(new Values(v.mode, v.owner, v.group, v.modificationTimeMs,
+        OptionalLong.of(value), v.accessTimeNs, v.setXattrs, v.removeXattrs, v.ttlMs,
+        v.ttlAction));
+  }
+
+  /** A new access time, in nanoseconds since the epoch. */
+  public SetAttributeOptions accessTimeNs(long value) {
+    return new SetAttributeOptions(new Values(v.mode, v.owner, v.group, v.modificationTimeMs,
+        v.modificationTimeNs, OptionalLong.of(value), v.setXattrs, v.removeXattrs, v.ttlMs,
+        v.ttlAction));
   }
 
   /** These options, also setting an extended attribute (added, or replacing its value). */
   public SetAttributeOptions xattr(String name, ByteString value) {
-    Map<String, ByteString> set = new LinkedHashMap<>(setXattrs);
+    Map<String, ByteString> set = new LinkedHashMap<>(v.setXattrs);
     set.put(name(name, "extended attribute"), value);
-    return new SetAttributeOptions(mode, owner, group, modificationTimeMs, Map.copyOf(set),
-        removeXattrs, ttlMs, ttlAction);
+    return new SetAttributeOptions(new Values(v.mode, v.owner, v.group, v.modificationTimeMs,
+        v.modificationTimeNs, v.accessTimeNs, Map.copyOf(set), v.removeXattrs, v.ttlMs,
+        v.ttlAction));
   }
 
   /** These options, also removing an extended attribute (nothing when it is not there). */
   public SetAttributeOptions removeXattr(String name) {
-    LinkedHashSet<String> remove = new LinkedHashSet<>(removeXattrs);
+    LinkedHashSet<String> remove = new LinkedHashSet<>(v.removeXattrs);
     remove.add(name(name, "extended attribute"));
-    return new SetAttributeOptions(mode, owner, group, modificationTimeMs, setXattrs,
-        List.copyOf(remove), ttlMs, ttlAction);
+    return new SetAttributeOptions(new Values(v.mode, v.owner, v.group, v.modificationTimeMs,
+        v.modificationTimeNs, v.accessTimeNs, v.setXattrs, List.copyOf(remove), v.ttlMs,
+        v.ttlAction));
   }
 
   /**
@@ -109,14 +122,16 @@ public final class SetAttributeOptions {
     if (action == null || action == TtlAction.UNRECOGNIZED) {
       throw new IllegalArgumentException("a time to live needs an action: free or delete");
     }
-    return new SetAttributeOptions(mode, owner, group, modificationTimeMs, setXattrs,
-        removeXattrs, OptionalLong.of(ttl.toMillis()), action);
+    return new SetAttributeOptions(new Values(v.mode, v.owner, v.group, v.modificationTimeMs,
+        v.modificationTimeNs, v.accessTimeNs, v.setXattrs, v.removeXattrs,
+        OptionalLong.of(ttl.toMillis()), action));
   }
 
   /** Removes the time to live (nothing when there is none). */
   public SetAttributeOptions noTtl() {
-    return new SetAttributeOptions(mode, owner, group, modificationTimeMs, setXattrs,
-        removeXattrs, OptionalLong.of(0), TtlAction.TTL_ACTION_FREE);
+    return new SetAttributeOptions(new Values(v.mode, v.owner, v.group, v.modificationTimeMs,
+        v.modificationTimeNs, v.accessTimeNs, v.setXattrs, v.removeXattrs, OptionalLong.of(0),
+        TtlAction.TTL_ACTION_FREE));
   }
 
   private static String name(String value, String what) {
@@ -127,54 +142,69 @@ public final class SetAttributeOptions {
   }
 
   public OptionalInt mode() {
-    return mode;
+    return v.mode;
   }
 
   public Optional<String> owner() {
-    return owner;
+    return v.owner;
   }
 
   public Optional<String> group() {
-    return group;
+    return v.group;
   }
 
   public OptionalLong modificationTimeMs() {
-    return modificationTimeMs;
+    return v.modificationTimeMs;
+  }
+
+  public OptionalLong modificationTimeNs() {
+    return v.modificationTimeNs;
+  }
+
+  public OptionalLong accessTimeNs() {
+    return v.accessTimeNs;
   }
 
   /** Extended attributes to set. */
   public Map<String, ByteString> setXattrs() {
-    return setXattrs;
+    return v.setXattrs;
   }
 
   /** Names of extended attributes to remove. */
   public List<String> removeXattrs() {
-    return removeXattrs;
+    return v.removeXattrs;
   }
 
   /** The time to live in ms to set; 0 removes it; empty leaves it as it is. */
   public OptionalLong ttlMs() {
-    return ttlMs;
+    return v.ttlMs;
   }
 
   /** What happens once the time to live has passed (meaningful when one is set). */
   public TtlAction ttlAction() {
-    return ttlAction;
+    return v.ttlAction;
   }
 
   /** Whether nothing is given (the master refuses such a change). */
   public boolean isEmpty() {
-    return mode.isEmpty() && owner.isEmpty() && group.isEmpty() && modificationTimeMs.isEmpty()
-        && setXattrs.isEmpty() && removeXattrs.isEmpty() && ttlMs.isEmpty();
+    return v.mode.isEmpty() && v.owner.isEmpty() && v.group.isEmpty()
+        && v.modificationTimeMs.isEmpty() && v.modificationTimeNs.isEmpty()
+        && v.accessTimeNs.isEmpty() && v.setXattrs.isEmpty() && v.removeXattrs.isEmpty()
+        && v.ttlMs.isEmpty();
   }
 
   @Override
   public String toString() {
-    return "SetAttributeOptions{mode=" + (mode.isPresent() ? String.format("0%o",
-        mode.getAsInt()) : "-") + ", owner=" + owner.orElse("-") + ", group="
-        + group.orElse("-") + ", modificationTimeMs="
-        + (modificationTimeMs.isPresent() ? modificationTimeMs.getAsLong() : "-")
-        + ", setXattrs=" + setXattrs.keySet() + ", removeXattrs=" + removeXattrs + ", ttlMs="
-        + (ttlMs.isPresent() ? ttlMs.getAsLong() + " (" + ttlAction + ")" : "-") + "}";
+    return "SetAttributeOptions{mode=" + (v.mode.isPresent() ? String.format("0%o",
+        v.mode.getAsInt()) : "-") + ", owner=" + v.owner.orElse("-") + ", group="
+        + v.group.orElse("-") + ", modificationTimeMs=" + text(v.modificationTimeMs)
+        + ", modificationTimeNs=" + text(v.modificationTimeNs) + ", accessTimeNs="
+        + text(v.accessTimeNs) + ", setXattrs=" + v.setXattrs.keySet() + ", removeXattrs="
+        + v.removeXattrs + ", ttlMs="
+        + (v.ttlMs.isPresent() ? v.ttlMs.getAsLong() + " (" + v.ttlAction + ")" : "-") + "}";
+  }
+
+  private static String text(OptionalLong value) {
+    return value.isPresent() ? Long.toString(value.getAsLong()) : "-";
   }
 }

@@ -8,7 +8,9 @@ package io.strata.common;
  */
 public enum LayoutFeature {
   INITIAL(1, "the layout of release 0.1.0"),
-  TTL(2, "time-to-live of files and directories (`strata fs setTtl`)");
+  TTL(2, "time-to-live of files and directories (`strata fs setTtl`)"),
+  POSIX_FILES(2, "symbolic links, hard links, FIFOs, sockets and device nodes, and new versions"
+      + " of a file written in place (writes into existing files through the FUSE mount)");
 
   private final int version;
   private final String description;

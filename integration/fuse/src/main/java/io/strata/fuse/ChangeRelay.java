@@ -18,6 +18,7 @@ final class ChangeRelay implements NamespaceWatch.Listener {
   private static final Logger LOG = LoggerFactory.getLogger(ChangeRelay.class);
 
   private final String root;
+  private final MountPaths paths;
   private final MetadataCache metadata;
   private final KernelEntries kernel;
   private final Duration ttl;
@@ -28,6 +29,7 @@ final class ChangeRelay implements NamespaceWatch.Listener {
    */
   ChangeRelay(String root, MetadataCache metadata, KernelEntries kernel, Duration ttl) {
     this.root = root;
+    this.paths = new MountPaths(root);
     this.metadata = metadata;
     this.kernel = kernel;
     this.ttl = ttl;
@@ -49,7 +51,7 @@ final class ChangeRelay implements NamespaceWatch.Listener {
   public void changed(List<NamespaceChange> changes) {
     for (NamespaceChange c : changes) {
       metadata.changed(c.getPath(), c.getSubtree());
-      String inMount = mountPath(c.getPath());
+      String inMount = paths.toMount(c.getPath());
       if (inMount != null) {
         kernel.invalidate(inMount, c.getSubtree());
       } else if (c.getSubtree() && PathNames.isUnder(root, c.getPath())) {
@@ -66,16 +68,5 @@ final class ChangeRelay implements NamespaceWatch.Listener {
     // from before may have missed changes already.
     kernel.holdTo(ttl);
     kernel.invalidateAll();
-  }
-
-  /** The path of the mount that shows a namespace path, or null when it is outside the mount. */
-  private String mountPath(String namespacePath) {
-    if (root.equals(PathNames.ROOT)) {
-      return namespacePath;
-    }
-    if (namespacePath.equals(root)) {
-      return PathNames.ROOT;
-    }
-    return namespacePath.startsWith(root + "/") ? namespacePath.substring(root.length()) : null;
   }
 }

@@ -69,7 +69,8 @@ public final class FuseMain {
     // Started before the mount, so that its start-up does not compete with the first requests.
     WebServer web = startWebServer(conf, registry);
     try {
-      fileSystem = StrataFuseFileSystem.create(fs, root, conf, registry);
+      fileSystem = StrataFuseFileSystem.create(fs, root, conf, registry,
+          mountPoint.toAbsolutePath().normalize().toString());
       fileSystem.warmUp();
       mount = FuseMount.mount(fileSystem, mountPoint, MountOptions.withDefaults(options, conf),
           conf.getInt(FuseKeys.UPCALL_THREADS), MOUNT_TIMEOUT);

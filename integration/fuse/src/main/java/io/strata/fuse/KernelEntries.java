@@ -144,6 +144,21 @@ final class KernelEntries implements AutoCloseable {
     }
   }
 
+  /**
+   * Drops the kernel's attributes and pages of the node of {@code path} now, on the calling
+   * thread: another name of a file this mount just changed (a hard link), which the kernel
+   * holds as a node of its own. Only a node, never a name: dropping a name takes its folder's
+   * lock, which the request being answered may hold; a node's attributes take no such lock.
+   */
+  void invalidateNodeNow(String path) {
+    Notifier to = notifier;
+    Long node = path.equals(PathNames.ROOT) ? Long.valueOf(ROOT_NODE) : nodes.getIfPresent(path);
+    if (to != null && node != null) {
+      to.invalidateNode(node);
+      sent.increment();
+    }
+  }
+
   /** Queues dropping everything the kernel caches that this mount knows of. */
   void invalidateAll() {
     if (notifier != null && !queue.offer(new Pending(null, true))) {

@@ -16,7 +16,10 @@ import java.util.Set;
  * configuration for each one the user did not give, plus the options the mount's semantics rely
  * on: {@code default_permissions} (the kernel checks every access against the owner, group and
  * mode the mount reports, with the calling process's uid and gid), {@code big_writes} (writes
- * arrive in pieces of up to 128 KiB rather than 4 KiB) and, when
+ * arrive in pieces of up to 128 KiB rather than 4 KiB), {@code use_ino} (stat shows the
+ * namespace's stable inode numbers, shared by a file's hard links), {@code atomic_o_trunc}
+ * (an open with O_TRUNC arrives as one open, not a truncate and an open, so the file is not
+ * written through empty first) and, when
  * {@code strata.fuse.allow.other} is on and this process may, {@code allow_other} (other users
  * reach the mount at all, subject to those checks). Stateless.
  */
@@ -38,7 +41,8 @@ final class MountOptions {
       }
     }
     List<String> added = new ArrayList<>();
-    for (String always : List.of("default_permissions", "big_writes")) {
+    for (String always : List.of("default_permissions", "big_writes", "use_ino",
+        "atomic_o_trunc")) {
       if (!given.contains(always)) {
         added.add(always);
       }

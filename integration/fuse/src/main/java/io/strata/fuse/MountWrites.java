@@ -1,32 +1,39 @@
 package io.strata.fuse;
 
-import io.strata.client.CloseableIterator;
+import com.google.protobuf.ByteString;
 import io.strata.client.CreateOptions;
 import io.strata.client.FileOutStream;
 import io.strata.client.FileSystem;
 import io.strata.client.SetAttributeOptions;
 import io.strata.common.PathNames;
 import io.strata.common.error.ErrorCode;
+import io.strata.common.error.PosixError;
 import io.strata.common.error.StrataException;
 import io.strata.proto.FileInfo;
+import io.strata.proto.FileType;
 import java.io.IOException;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
+import java.nio.file.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import ru.serce.jnrfuse.ErrorCodes;
 
 /**
- * The calls of a mount that change the namespace: creating and writing new files, directories,
- * removal, rename, mode, ownership and times. Each answers 0 or a negative errno and keeps the
- * mount's metadata cache true to what it changed, so the mount's own changes are visible to it
- * at once whatever the cache's TTL.
+ * The calls of a mount that change files and the namespace: writes anywhere in a file, through
+ * a local staging copy ({@link StagedFile}) written through to the cluster on close and fsync;
+ * files, folders, symbolic links, special files and hard links made; removal; rename over
+ * existing entries; mode, ownership, times and extended attributes. Each answers 0 or throws a
+ * {@link StrataException} whose code or POSIX error gives the errno, and keeps the mount's
+ * metadata cache true to what it changed, so the mount's own changes are visible to it at once.
  *
- * <p>What Strata does not support answers a precise errno, never a hang or a silent success:
- * rewriting part of an existing file or extending it ({@code EOPNOTSUPP}), truncating to a size
- * other than 0 or the current one ({@code EOPNOTSUPP}). A rename onto an existing file removes
- * that file first; the two steps are not atomic, so a crash between them loses the target.
- * Permission checks are the kernel's (the mount runs with {@code default_permissions}); this
+ * <p>Writes: every handle of a file shares one staged copy (by inode number), so all see what
+ * any wrote; readers of the file in the cluster (other mounts, the S3 proxy) see its previous
+ * version until a close or fsync writes the copy through as the file's new version, never a
+ * mix. A failed write-through is reported to that close or fsync and the copy stays for
+ * another try; a copy still not written through when its last handle goes is kept on local
+ * disk and named in the log, never dropped. Attribute changes of a file whose copy is not
+ * written through yet are kept with it and set in the same master call that completes it
+ * (tar gives a file its mode, owner and times right after writing it).
+ *
+ * <p>Permission checks are the kernel's (the mount runs with {@code default_permissions}); this
  * class records the caller as the owner of what it creates.
  */
 final class MountWrites {
@@ -35,16 +42,30 @@ final class MountWrites {
   private static final int O_RDONLY = 0;
   private static final int O_EXCL = 0200;
   private static final int O_TRUNC = 01000;
+  static final int S_IFMT = 0170000;
+  static final int S_IFREG = 0100000;
+  static final int S_IFIFO = 0010000;
+  static final int S_IFSOCK = 0140000;
+  static final int S_IFCHR = 0020000;
+  static final int S_IFBLK = 0060000;
 
   private final FileSystem fs;
   private final MetadataCache metadata;
   private final UserNames names;
-  private final ConcurrentMap<String, WriteHandle> writersByPath = new ConcurrentHashMap<>();
+  private final StagingArea staging;
+  private final Aliases aliases;
+  private final KernelEntries kernel;
+  private final MountPaths paths;
 
-  MountWrites(FileSystem fs, MetadataCache metadata, UserNames names) {
+  MountWrites(FileSystem fs, MetadataCache metadata, UserNames names, StagingArea staging,
+      Aliases aliases, KernelEntries kernel, MountPaths paths) {
     this.fs = fs;
     this.metadata = metadata;
     this.names = names;
+    this.staging = staging;
+    this.aliases = aliases;
+    this.kernel = kernel;
+    this.paths = paths;
   }
 
   /** Whether open flags ask for writing. */
@@ -52,234 +73,433 @@ final class MountWrites {
     return (flags & O_ACCMODE) != O_RDONLY;
   }
 
-  /** The writer of {@code path} open on this mount, or null. */
-  WriteHandle writerOf(String path) {
-    return writersByPath.get(path);
+  /** The stable identity of a file: its inode number (its file id from older masters). */
+  static long inodeOf(FileInfo f) {
+    return f.getInodeNumber() != 0 ? f.getInodeNumber() : f.getFileId();
   }
 
+  /** The staged copy of a file, when one is open on this mount; else null. */
+  StagedFile staged(FileInfo f) {
+    return f.getDirectory() ? null : staging.get(inodeOf(f));
+  }
+
+  StagingArea staging() {
+    return staging;
+  }
+
+  // ---- files written through a staged copy ----
+
   /**
-   * Creates {@code path} and opens it for writing. An existing file is replaced only when the
-   * open truncates it or it is empty, as a new file would be; {@code O_EXCL} keeps EEXIST.
-   *
-   * @return the new handle
-   * @throws StrataException with the errno's cause; see {@link #errnoOf}
+   * Creates {@code path} and opens it for writing. With {@code O_EXCL} an existing path is
+   * EEXIST; otherwise an existing file (another client made it meanwhile) is opened as
+   * open(2) would.
    */
-  WriteHandle create(String path, long mode, int flags, Caller caller) throws StrataException {
+  WriteHandle create(String path, long mode, int flags, Caller caller) throws IOException {
     CreateOptions options = CreateOptions.defaults().mode((int) (mode & 07777))
         .owner(names.userName(caller.uid())).group(names.groupName(caller.gid()));
+    long mark = metadata.mark();
+    FileInfo entry;
     try {
-      return register(path, startWriting(path, options, null));
+      entry = fs.createEntry(path, options);
     } catch (StrataException e) {
       if (e.code() != ErrorCode.ALREADY_EXISTS || (flags & O_EXCL) != 0) {
         throw e;
       }
+      metadata.invalidate(path);
+      return openForWrite(path, metadata.get(path), flags);
     }
-    // The kernel saw no such file, but it exists: the cache, or another client, was behind.
-    // Opened as open(2) opens an existing file: replaced only with O_TRUNC or when empty.
-    metadata.invalidate(path);
-    return openForWrite(path, metadata.get(path), flags);
+    long inode = inodeOf(entry);
+    StagedFile file = staging.acquire(inode, data -> new StagedFile(inode, path, null, entry,
+        data, staging, this::openBase));
+    folderChanged(path);
+    metadata.put(path, entry, mark);
+    return new WriteHandle(file, flags, true);
   }
 
   /**
-   * Opens an existing file for writing. With {@code O_TRUNC}, or when the file is empty, it is
-   * written anew at once (keeping its mode and owner); otherwise the handle is pending (see
-   * {@link WriteHandle}) and changes nothing unless it truncates the file to 0.
+   * Opens an existing file for writing: its staged copy (made now, from the version
+   * {@code info} describes, unless one is open already); {@code O_TRUNC} empties it.
    */
-  WriteHandle openForWrite(String path, FileInfo info, int flags) throws StrataException {
+  WriteHandle openForWrite(String path, FileInfo info, int flags) throws IOException {
     if (info.getDirectory()) {
-      throw new StrataException(ErrorCode.FAILED_PRECONDITION, "Is a directory: " + path);
+      throw new StrataException(ErrorCode.FAILED_PRECONDITION, PosixError.EISDIR,
+          "Is a directory: " + path);
     }
-    CreateOptions options = CreateOptions.defaults().overwrite(true).mode(info.getMode())
-        .owner(info.getOwner()).group(info.getGroup());
-    WriteHandle handle;
-    if ((flags & O_TRUNC) != 0 || info.getLength() == 0) {
-      handle = WriteHandle.writing(path, startWriting(path, options, null));
-    } else {
-      WriteHandle[] self = new WriteHandle[1];
-      handle = WriteHandle.pending(path, info.getLength(),
-          () -> startWriting(path, options, self[0]));
-      self[0] = handle;
+    long inode = inodeOf(info);
+    if (staging.get(inode) == null && !info.getComplete()) {
+      throw StrataException.failedPrecondition("File is being written by another client: "
+          + path + " (open it once that writer closed it)");
     }
-    writersByPath.put(path, handle);
-    return handle;
+    StagedFile file = staging.acquire(inode, data -> new StagedFile(inode, path, info, null,
+        data, staging, this::openBase));
+    boolean truncate = (flags & O_TRUNC) != 0;
+    if (truncate) {
+      try {
+        file.truncate(0);
+      } catch (IOException | RuntimeException e) {
+        release(new WriteHandle(file, flags, false));
+        throw e;
+      }
+    }
+    return new WriteHandle(file, flags, truncate);
+  }
+
+  /** A reader of a version of a file, opened at its first read. */
+  private PositionedSource openBase(FileInfo version) {
+    return new LazyFileSource(version.getPath(), version.getFileId(), version.getLength(),
+        () -> LazyFileSource.Opened.of(fs.openFile(version)));
   }
 
   /**
-   * Starts a new version of {@code path}. A handle of this mount still writing an older version
-   * is completed first: the master completes a file by path, so two versions in flight would
-   * complete each other's; the newer open wins, as the last writer does in POSIX.
+   * Writes a staged copy through to the cluster when it has changes: the first content of a
+   * new file, or a new version of an existing one. The new status goes into the metadata cache,
+   * and the file's other names are dropped from the caches.
    */
-  private FileOutStream startWriting(String path, CreateOptions options, WriteHandle self)
-      throws StrataException {
-    WriteHandle previous = writersByPath.get(path);
-    if (previous != null && previous != self) {
+  void writeThrough(StagedFile file) throws IOException {
+    long mark = metadata.mark();
+    FileInfo done = file.writeThrough(this::openStream);
+    if (done != null) {
+      metadata.put(file.path(), done, mark);
+      otherNamesChanged(file.inode(), file.path());
+    }
+  }
+
+  /**
+   * The stream that writes a staged copy: a new file's entry, or a new version of an existing
+   * file. A cluster not yet finalized for new versions (or a master of an older release) gets
+   * the file written anew instead, with its mode and owner (a new inode number then).
+   */
+  private FileOutStream openStream(StagedFile file) throws IOException {
+    FileInfo created = file.created();
+    if (created != null) {
+      return fs.writeEntry(created.toBuilder().setPath(file.path()).build());
+    }
+    try {
+      return fs.createFile(file.path(), CreateOptions.defaults().newVersion(true));
+    } catch (StrataException e) {
+      boolean older = e.code() == ErrorCode.UNIMPLEMENTED
+          || e.code() == ErrorCode.FAILED_PRECONDITION && e.getMessage() != null
+              && e.getMessage().contains("upgrade finalize");
+      if (!older) {
+        throw e;
+      }
+      LOG.info("Writing {} anew rather than as a new version (the cluster is not finalized"
+          + " for new versions yet): {}", file.path(), e.getMessage());
+      FileInfo base = file.base();
+      return fs.createFile(file.path(), CreateOptions.defaults().overwrite(true)
+          .mode(base.getMode()).owner(base.getOwner()).group(base.getGroup()));
+    }
+  }
+
+  /** close(2) of a handle: writes the file through when this handle changed it. */
+  void flush(WriteHandle handle) throws IOException {
+    if (handle.changed()) {
+      writeThrough(handle.file());
+      handle.writtenThrough();
+    }
+  }
+
+  /** fsync(2): writes the file through when it has changes, whoever made them. */
+  void fsync(WriteHandle handle) throws IOException {
+    writeThrough(handle.file());
+    handle.writtenThrough();
+  }
+
+  /**
+   * The kernel is done with a handle. Changes it made that no close wrote through (a failed
+   * write-through) get one more try; the file's copy goes with its last handle, and a copy
+   * that still holds changes is kept on disk and named in the log.
+   */
+  void release(WriteHandle handle) {
+    if (!handle.release()) {
+      return;
+    }
+    StagedFile file = handle.file();
+    if (handle.changed() && file.dirty() && !file.isUnlinked()) {
       try {
-        close(previous);
-      } catch (IOException e) {
-        LOG.info("Completing the earlier writer of {} before a new one failed: {}", path,
+        writeThrough(file);
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("Writing {} through failed again after its last close: {}", file.path(),
             e.toString());
       }
     }
-    FileOutStream out = fs.createFile(path, options);
-    metadata.invalidate(path);
-    return out;
-  }
-
-  private WriteHandle register(String path, FileOutStream out) {
-    WriteHandle handle = WriteHandle.writing(path, out);
-    writersByPath.put(path, handle);
-    metadata.invalidate(path);
-    return handle;
-  }
-
-  /** Completes the file of {@code handle}; its new status is read again on the next call. */
-  void close(WriteHandle handle) throws IOException {
     try {
-      handle.close();
-    } finally {
-      writersByPath.remove(handle.path(), handle);
-      metadata.invalidate(handle.path());
-    }
-  }
-
-  /** Truncates by path: through this mount's open writer of the file when there is one. */
-  int truncate(String path, long size) throws StrataException {
-    WriteHandle open = writersByPath.get(path);
-    FileInfo info = open == null ? metadata.get(path) : null;
-    if (info != null && info.getDirectory()) {
-      return -ErrorCodes.EISDIR();
-    }
-    WriteHandle handle = open != null ? open : openForWrite(path, info, 0);
-    try {
-      int result = handle.truncate(size);
-      if (open == null) {
-        close(handle);
+      Path kept = staging.release(file);
+      if (kept != null) {
+        LOG.error("{} was closed with changes that could not be written through to the"
+            + " cluster; they are kept in {} (the bytes written, at their offsets; see {} for"
+            + " the file) and the file in Strata keeps its previous content", file.path(), kept,
+            kept.resolveSibling(kept.getFileName().toString().replace(".data", ".info")));
       }
-      return result;
     } catch (IOException e) {
-      throw asStrata(path, e);
+      LOG.warn("Cannot close the staged copy of {}: {}", file.path(), e.toString());
     }
   }
+
+  /**
+   * truncate(2) by path: through the file's staged copy (this mount's open one, or one made
+   * for the call), written through at once.
+   */
+  int truncate(String path, long size) throws IOException {
+    FileInfo info = metadata.get(path);
+    if (info.getDirectory()) {
+      throw new StrataException(ErrorCode.FAILED_PRECONDITION, PosixError.EISDIR,
+          "Is a directory: " + path);
+    }
+    WriteHandle handle = openForWrite(path, info, 0);
+    try {
+      handle.truncate(size);
+      flush(handle);
+    } finally {
+      release(handle);
+    }
+    return 0;
+  }
+
+  // ---- names ----
 
   int mkdir(String path, long mode, Caller caller) throws StrataException {
     fs.createDirectory(path, false, false, (int) (mode & 07777),
         names.userName(caller.uid()), names.groupName(caller.gid()));
     metadata.invalidate(path);
+    folderChanged(path);
+    return 0;
+  }
+
+  /** A symbolic link at {@code path} whose target is {@code target}, owned by the caller. */
+  int symlink(String target, String path, Caller caller) throws StrataException {
+    try {
+      fs.createSpecialFile(path, FileType.FILE_TYPE_SYMLINK, 0777, target, 0,
+          names.userName(caller.uid()), names.groupName(caller.gid()));
+    } finally {
+      metadata.invalidate(path);
+      folderChanged(path);
+    }
+    return 0;
+  }
+
+  /** mknod(2): a regular file (made empty and complete), FIFO, socket or device node. */
+  int mknod(String path, long mode, long rdev, Caller caller) throws IOException {
+    int type = (int) (mode & S_IFMT);
+    if (type == S_IFREG || type == 0) {
+      WriteHandle h = create(path, mode, O_EXCL, caller);
+      try {
+        flush(h);
+      } finally {
+        release(h);
+      }
+      return 0;
+    }
+    FileType kind = switch (type) {
+      case S_IFIFO -> FileType.FILE_TYPE_FIFO;
+      case S_IFSOCK -> FileType.FILE_TYPE_SOCKET;
+      case S_IFCHR -> FileType.FILE_TYPE_CHAR_DEVICE;
+      case S_IFBLK -> FileType.FILE_TYPE_BLOCK_DEVICE;
+      default -> throw new StrataException(ErrorCode.INVALID_ARGUMENT, PosixError.EINVAL,
+          "Unknown file type " + Integer.toOctalString(type) + " for " + path);
+    };
+    try {
+      fs.createSpecialFile(path, kind, (int) (mode & 07777), "",
+          kind == FileType.FILE_TYPE_FIFO || kind == FileType.FILE_TYPE_SOCKET ? 0 : rdev,
+          names.userName(caller.uid()), names.groupName(caller.gid()));
+    } finally {
+      metadata.invalidate(path);
+      folderChanged(path);
+    }
+    return 0;
+  }
+
+  /** link(2): {@code path} becomes another name of the file at {@code existing}. */
+  int link(String existing, String path) throws IOException {
+    FileInfo info = metadata.get(existing);
+    StagedFile file = staged(info);
+    if (file != null && file.dirty()) {
+      // The master links complete files only: what this mount holds goes first.
+      writeThrough(file);
+    }
+    try {
+      fs.createHardLink(existing, path);
+    } finally {
+      metadata.invalidate(existing);
+      metadata.invalidate(path);
+      folderChanged(path);
+      otherNamesChanged(inodeOf(info), existing);
+    }
     return 0;
   }
 
   int unlink(String path) throws StrataException {
     FileInfo info = metadata.get(path);
     if (info.getDirectory()) {
-      return -ErrorCodes.EISDIR();
+      throw new StrataException(ErrorCode.FAILED_PRECONDITION, PosixError.EISDIR,
+          "Is a directory: " + path);
     }
+    long inode = inodeOf(info);
     try {
       fs.delete(path, false);
     } finally {
       metadata.invalidate(path);
+      folderChanged(path);
     }
+    aliases.forget(inode, path);
+    StagedFile file = staging.get(inode);
+    if (file != null && file.path().equals(path)) {
+      java.util.List<String> others = aliases.othersOf(inode, path);
+      if (info.getLinkCount() <= 1 || others.isEmpty()) {
+        file.unlinked();
+      } else {
+        file.moveTo(others.get(0));
+      }
+    }
+    otherNamesChanged(inode, path);
     return 0;
   }
 
   int rmdir(String path) throws StrataException {
     FileInfo info = metadata.get(path);
     if (!info.getDirectory()) {
-      return -ErrorCodes.ENOTDIR();
+      throw new StrataException(ErrorCode.FAILED_PRECONDITION, PosixError.ENOTDIR,
+          "Not a directory: " + path);
     }
     if (path.equals(PathNames.ROOT)) {
-      return -ErrorCodes.EBUSY();
-    }
-    if (!isEmpty(path)) {
-      return -ErrorCodes.ENOTEMPTY();
+      throw new StrataException(ErrorCode.FAILED_PRECONDITION, "Cannot remove the root " + path);
     }
     try {
       fs.delete(path, false);
     } finally {
       metadata.invalidateTree(path);
+      folderChanged(path);
     }
     return 0;
   }
 
-  private boolean isEmpty(String dir) throws StrataException {
-    try (CloseableIterator<FileInfo> children = fs.listStatus(dir)) {
-      return !children.hasNext();
-    }
-  }
-
-  /** POSIX rename: an existing target of the same kind is replaced (a directory only if empty). */
-  int rename(String from, String to) throws StrataException {
+  /**
+   * rename(2): an existing target is replaced in one step at the master (a file by a file, an
+   * empty folder by a folder); a staged copy of the file is written through first (the master
+   * renames complete files), and follows the new path.
+   */
+  int rename(String from, String to) throws IOException {
     FileInfo source = metadata.get(from);
-    FileInfo target = null;
-    metadata.invalidate(to);
-    try {
-      target = metadata.get(to);
-    } catch (StrataException e) {
-      if (e.code() != ErrorCode.NOT_FOUND) {
-        throw e;
-      }
-    }
-    if (source.getDirectory() && (to + "/").startsWith(from + "/")) {
-      return -ErrorCodes.EINVAL();
+    StagedFile file = staged(source);
+    if (file != null && file.dirty() && !file.isUnlinked()) {
+      writeThrough(file);
     }
     try {
-      if (target != null) {
-        if (target.getFileId() == source.getFileId()) {
-          return 0;
-        }
-        if (target.getDirectory() && !source.getDirectory()) {
-          return -ErrorCodes.EISDIR();
-        }
-        if (!target.getDirectory() && source.getDirectory()) {
-          return -ErrorCodes.ENOTDIR();
-        }
-        if (target.getDirectory() && !isEmpty(to)) {
-          return -ErrorCodes.ENOTEMPTY();
-        }
-        fs.delete(to, false);
-      }
-      fs.rename(from, to);
+      fs.rename(from, to, true);
     } finally {
       metadata.invalidateTree(from);
       metadata.invalidateTree(to);
+      folderChanged(from);
+      folderChanged(to);
+    }
+    String prefix = from + "/";
+    for (StagedFile f : staging.all()) {
+      String p = f.path();
+      if (p.equals(from) || p.startsWith(prefix)) {
+        f.moveTo(to + p.substring(from.length()));
+        staging.noteMoved(f);
+      }
+    }
+    if (!source.getDirectory()) {
+      long inode = inodeOf(source);
+      aliases.forget(inode, from);
+      otherNamesChanged(inode, to);
     }
     return 0;
   }
 
+  // ---- attributes ----
+
   int chmod(String path, long mode) throws StrataException {
-    return setAttribute(path, SetAttributeOptions.defaults().mode((int) (mode & 07777)));
+    int bits = (int) (mode & 07777);
+    StagedFile file = pendingCopy(path);
+    if (file != null) {
+      file.setPending(bits, null, null, null, null);
+      return changedHere(path, file);
+    }
+    return setAttribute(path, SetAttributeOptions.defaults().mode(bits));
   }
 
   /** chown with -1 (all bits set in either width) for an id that stays. */
   int chown(String path, long uid, long gid) throws StrataException {
+    String owner = unchanged(uid) ? null : names.userName(uid);
+    String group = unchanged(gid) ? null : names.groupName(gid);
+    StagedFile file = pendingCopy(path);
+    if (file != null) {
+      file.setPending(null, owner, group, null, null);
+      return changedHere(path, file);
+    }
     SetAttributeOptions options = SetAttributeOptions.defaults();
-    boolean any = false;
-    if (!unchanged(uid)) {
-      options = options.owner(names.userName(uid));
-      any = true;
+    if (owner != null) {
+      options = options.owner(owner);
     }
-    if (!unchanged(gid)) {
-      options = options.group(names.groupName(gid));
-      any = true;
+    if (group != null) {
+      options = options.group(group);
     }
-    return any ? setAttribute(path, options) : 0;
+    if (options.isEmpty()) {
+      // chown(-1, -1) still changes the inode's change time, as Linux does.
+      options = options.owner(metadata.get(path).getOwner());
+    }
+    return setAttribute(path, options);
   }
 
   private static boolean unchanged(long id) {
     return id == -1 || id == 0xFFFF_FFFFL;
   }
 
-  /** Sets the modification time; {@code -1} leaves it (UTIME_OMIT). */
-  int setModificationTime(String path, long ms) throws StrataException {
-    if (ms < 0) {
+  /**
+   * utimensat(2): sets the access and/or modification time, each in ns since the epoch; null
+   * leaves one as it is (UTIME_OMIT).
+   */
+  int setTimes(String path, Long accessNs, Long modificationNs) throws StrataException {
+    if (accessNs == null && modificationNs == null) {
       return 0;
     }
-    return setAttribute(path, SetAttributeOptions.defaults().modificationTimeMs(ms));
+    StagedFile file = pendingCopy(path);
+    if (file != null) {
+      file.setPending(null, null, null, accessNs, modificationNs);
+      return changedHere(path, file);
+    }
+    SetAttributeOptions options = SetAttributeOptions.defaults();
+    if (accessNs != null) {
+      options = options.accessTimeNs(accessNs);
+    }
+    if (modificationNs != null) {
+      options = options.modificationTimeNs(modificationNs)
+          .modificationTimeMs(Math.floorDiv(modificationNs, 1_000_000L));
+    }
+    return setAttribute(path, options);
+  }
+
+  /** Sets ({@code value} not null) or removes an extended attribute of the namespace. */
+  int setXattr(String path, String name, ByteString value) throws StrataException {
+    SetAttributeOptions options = value == null
+        ? SetAttributeOptions.defaults().removeXattr(name)
+        : SetAttributeOptions.defaults().xattr(name, value);
+    return setAttribute(path, options);
+  }
+
+  /** The staged copy of the file at {@code path} when it holds changes not written through. */
+  private StagedFile pendingCopy(String path) throws StrataException {
+    FileInfo info = metadata.get(path);
+    StagedFile file = staged(info);
+    return file != null && file.dirty() && !file.isUnlinked() ? file : null;
+  }
+
+  /** A change kept with a staged copy: the other names of the file show it too. */
+  private int changedHere(String path, StagedFile file) {
+    otherNamesChanged(file.inode(), path);
+    return 0;
   }
 
   private int setAttribute(String path, SetAttributeOptions options) throws StrataException {
     long mark = metadata.mark();
     try {
-      metadata.put(path, fs.setAttribute(path, options), mark);
+      FileInfo after = fs.setAttribute(path, options);
+      metadata.put(path, after, mark);
+      if (!after.getDirectory()) {
+        otherNamesChanged(inodeOf(after), path);
+      }
     } catch (StrataException e) {
       metadata.invalidate(path);
       throw e;
@@ -287,8 +507,30 @@ final class MountWrites {
     return 0;
   }
 
-  private static StrataException asStrata(String path, IOException e) {
-    return e instanceof StrataException se ? se
-        : new StrataException(ErrorCode.INTERNAL, "Cannot write " + path + ": " + e, e);
+  // ---- what the caches must forget ----
+
+  /**
+   * The folder of {@code path} changed (a name added, removed or renamed): its times moved, so
+   * its status is read again; the kernel dropped its own copy already.
+   */
+  private void folderChanged(String path) {
+    String parent = PathNames.parent(path);
+    if (parent != null) {
+      metadata.invalidate(parent);
+    }
+  }
+
+  /**
+   * File {@code inode} changed through {@code path}: its other names this mount knows (hard
+   * links) are dropped from the metadata cache and from the kernel's attributes now.
+   */
+  private void otherNamesChanged(long inode, String path) {
+    for (String other : aliases.othersOf(inode, path)) {
+      metadata.invalidate(other);
+      String inMount = paths.toMount(other);
+      if (inMount != null) {
+        kernel.invalidateNodeNow(inMount);
+      }
+    }
   }
 }

@@ -1,7 +1,8 @@
 package io.strata.fuse;
 
-import io.strata.client.CloseableIterator;
 import com.google.protobuf.ByteString;
+import io.strata.client.CloseableIterator;
+import io.strata.client.FileCompletion;
 import com.kenai.jffi.MemoryIO;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -18,10 +19,12 @@ import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
 import io.strata.common.metrics.MetricNames;
 import io.strata.proto.FileInfo;
+import io.strata.proto.FileType;
 import io.strata.proto.TierUsage;
 import io.strata.proto.WorkerInfo;
 import io.strata.proto.WorkerState;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -100,12 +103,34 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   // utimensat(2)'s special nanosecond values.
   private static final long UTIME_NOW = (1L << 30) - 1;
   private static final long UTIME_OMIT = (1L << 30) - 2;
+  // libfuse 2.9's struct fuse_operations on 64-bit Linux: 38 function pointers (getattr to
+  // bmap), the flag bits in the unsigned int after them, then six more pointers.
+  private static final int FLAGS_OFFSET = 38 * 8;
+  private static final int OPERATIONS_SIZE = FLAGS_OFFSET + 8 + 6 * 8;
+  // libfuse 2's fuse_operations flag bits (the unsigned int after bmap).
+  private static final int FLAG_NULLPATH_OK = 1;
+  private static final int FLAG_UTIME_OMIT_OK = 1 << 2;
+  /** The longest name Linux file systems take (NAME_MAX); the kernel lets FUSE names reach 1024. */
+  private static final int NAME_MAX = 255;
+  /** Names libfuse gives files unlinked while open (kept until their last handle goes). */
+  private static final String HIDDEN_PREFIX = ".fuse_hidden";
+  private static final int FALLOC_FL_KEEP_SIZE = 1;
+  private static final int O_TRUNC = 01000;
+  private static final int XATTR_CREATE = 1;
+  private static final int XATTR_REPLACE = 2;
+  /** Largest extended attribute value Linux takes (XATTR_SIZE_MAX). */
+  private static final int XATTR_SIZE_MAX = 65536;
 
-  /** What a handle number stands for: a reader of a shared file reader, or a writer. */
-  private record ReadHandle(long fileId, CachedFileReader reader, ReadPattern pattern) {}
+  /**
+   * A handle opened for reading: the shared reader of the version it opened, and the file's
+   * inode number, by which reads find a staged copy this mount began writing since.
+   */
+  private record ReadHandle(long fileId, long inode, CachedFileReader reader,
+      ReadPattern pattern) {}
 
   private final FileSystem fs;
   private final String root;
+  private final MountPaths paths;
   private final MetadataCache metadata;
   private final KernelEntries kernel;
   private final MountResources resources;
@@ -113,6 +138,7 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   private final UserNames names;
   private final ReadSettings reads;
   private final MountWrites writes;
+  private final Aliases aliases;
   private final OpenFileTable<CachedFileReader> openFiles = new OpenFileTable<>();
   private final HandleTable<Object> handles = new HandleTable<>();
   private final ThreadLocal<byte[]> readBuffers = ThreadLocal.withInitial(() -> new byte[0]);
@@ -133,28 +159,59 @@ public final class StrataFuseFileSystem extends FuseStubFS {
    * @param registry where the upcall timers go
    */
   StrataFuseFileSystem(FileSystem fs, String root, MetadataCache metadata, long maxFiles,
-      UserNames names, ReadSettings reads, MeterRegistry registry) {
+      UserNames names, ReadSettings reads, StagingArea staging, MeterRegistry registry) {
     this(fs, root, metadata, new KernelEntries(2 * Math.max(1, maxFiles), KERNEL_QUEUE),
-        MountResources.NONE, maxFiles, names, reads, registry);
+        MountResources.NONE, maxFiles, names, reads, staging, registry);
   }
 
   private StrataFuseFileSystem(FileSystem fs, String root, MetadataCache metadata,
       KernelEntries kernel, MountResources resources, long maxFiles, UserNames names,
-      ReadSettings reads, MeterRegistry registry) {
+      ReadSettings reads, StagingArea staging, MeterRegistry registry) {
     this.fs = fs;
     this.root = root;
+    this.paths = new MountPaths(root);
     this.metadata = metadata;
     this.kernel = kernel;
     this.resources = resources;
     this.versions = new FileVersions(maxFiles);
     this.names = names;
     this.reads = reads;
-    this.writes = new MountWrites(fs, metadata, names);
+    this.aliases = new Aliases(maxFiles);
+    this.writes = new MountWrites(fs, metadata, names, staging, aliases, kernel, paths);
+    setOperationFlags();
     this.readTime = upcallTimer(registry, "read");
     this.writeTime = upcallTimer(registry, "write");
     this.getattrTime = upcallTimer(registry, "getattr");
     this.openTime = upcallTimer(registry, "open");
     registerMetadataMeters(registry);
+    registerStagingMeters(registry, staging);
+  }
+
+  /**
+   * Sets libfuse's flag bits in the operations table (jnr-fuse maps them as padding): the
+   * handle operations of a file whose path is gone may be called without one
+   * ({@code flag_nullpath_ok}), and utimens gets UTIME_OMIT for a time left as it is rather
+   * than libfuse dropping a change of only one of the two times ({@code flag_utime_omit_ok}).
+   * libfuse copies the table, flags included, when the mount is set up.
+   */
+  private void setOperationFlags() {
+    if (jnr.ffi.Struct.size(fuseOperations) != OPERATIONS_SIZE) {
+      LOG.warn("The FUSE operations table is {} bytes, not the {} of libfuse 2.9 on 64-bit"
+          + " Linux: its flags are left unset (utimens of one time only is then dropped)",
+          jnr.ffi.Struct.size(fuseOperations), OPERATIONS_SIZE);
+      return;
+    }
+    Pointer table = jnr.ffi.Struct.getMemory(fuseOperations);
+    table.putInt(FLAGS_OFFSET, table.getInt(FLAGS_OFFSET) | FLAG_NULLPATH_OK | FLAG_UTIME_OMIT_OK);
+  }
+
+  private static void registerStagingMeters(MeterRegistry registry, StagingArea staging) {
+    Gauge.builder(MetricNames.FUSE_STAGING_BYTES, staging, StagingArea::heldBytes)
+        .description("Bytes the mount's staged copies of files open for writing hold on"
+            + " local disk (written, not yet written through)").register(registry);
+    Gauge.builder(MetricNames.FUSE_STAGING_FILES, staging, StagingArea::fileCount)
+        .description("Files open for writing through the mount, each with a staged copy")
+        .register(registry);
   }
 
   private void registerMetadataMeters(MeterRegistry registry) {
@@ -191,6 +248,17 @@ public final class StrataFuseFileSystem extends FuseStubFS {
    */
   public static StrataFuseFileSystem create(FileSystem fs, String root, StrataConfig conf,
       MeterRegistry registry) throws StrataException {
+    return create(fs, root, conf, registry, (String) null);
+  }
+
+  /**
+   * As {@link #create(FileSystem, String, StrataConfig, MeterRegistry)}, for a mount at
+   * {@code mountPoint}: its staged copies live in a folder of the staging folder named after
+   * the mount point, where a restarted mount finds (and reports) what an earlier run left.
+   * A null mount point gets a folder of its own for this process.
+   */
+  public static StrataFuseFileSystem create(FileSystem fs, String root, StrataConfig conf,
+      MeterRegistry registry, String mountPoint) throws StrataException {
     int size = conf.getInt(FuseKeys.METADATA_CACHE_SIZE);
     int listThreads = conf.getInt(FuseKeys.METADATA_LIST_THREADS);
     ExecutorService listings = listThreads <= 0 ? null
@@ -200,18 +268,39 @@ public final class StrataFuseFileSystem extends FuseStubFS {
         listings == null ? null : fs::listLoadedStatus,
         listings == null ? Runnable::run : listings,
         conf.getDuration(FuseKeys.METADATA_CACHE_TTL), size);
-    return create(fs, root, conf, registry, metadata, listings);
+    return create(fs, root, conf, registry, metadata, listings, mountPoint);
   }
 
   /** As {@link #create(FileSystem, String, StrataConfig, MeterRegistry)}, with this metadata cache. */
   public static StrataFuseFileSystem create(FileSystem fs, String root, StrataConfig conf,
       MeterRegistry registry, MetadataCache metadata) throws StrataException {
-    return create(fs, root, conf, registry, metadata, null);
+    return create(fs, root, conf, registry, metadata, null, null);
   }
 
+  /** The staged copies' folder of a mount: one per mount point, or per process without one. */
+  static Path stagingDir(StrataConfig conf, String mountPoint) {
+    Path base = Path.of(conf.getString(FuseKeys.WRITE_STAGING_DIR));
+    String name = mountPoint != null ? mountPoint.replaceAll("[^A-Za-z0-9._-]", "_")
+        : "process-" + ProcessHandle.current().pid() + "-" + STAGING_FOLDERS.incrementAndGet();
+    return base.resolve(name);
+  }
+
+  private static final java.util.concurrent.atomic.AtomicInteger STAGING_FOLDERS =
+      new java.util.concurrent.atomic.AtomicInteger();
+
   private static StrataFuseFileSystem create(FileSystem fs, String root, StrataConfig conf,
-      MeterRegistry registry, MetadataCache metadata, ExecutorService listings)
-      throws StrataException {
+      MeterRegistry registry, MetadataCache metadata, ExecutorService listings,
+      String mountPoint) throws StrataException {
+    StagingArea staging;
+    Path stagingDir = stagingDir(conf, mountPoint);
+    try {
+      staging = new StagingArea(stagingDir, conf.getBytes(FuseKeys.WRITE_STAGING_MAX_SIZE));
+    } catch (IOException e) {
+      throw new StrataException(ErrorCode.INVALID_ARGUMENT, "Cannot use " + stagingDir
+          + " for the mount's staged writes (" + e.getMessage() + "): set"
+          + " strata.fuse.write.staging.dir to a writable local folder", e);
+    }
+    staging.reportLeftovers();
     com.sun.security.auth.module.UnixSystem user = new com.sun.security.auth.module.UnixSystem();
     int size = conf.getInt(FuseKeys.METADATA_CACHE_SIZE);
     KernelEntries kernel = new KernelEntries(2L * Math.max(1, size), KERNEL_QUEUE);
@@ -224,7 +313,7 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     return new StrataFuseFileSystem(fs, root, metadata, kernel,
         new MountResources(watch, listings), size,
         UserNames.ofThisMachine(user.getUid(), user.getGid()),
-        ReadSettings.from(conf, registry), registry);
+        ReadSettings.from(conf, registry), staging, registry);
   }
 
   private static java.util.concurrent.ThreadFactory daemonThreads(String name) {
@@ -286,10 +375,7 @@ public final class StrataFuseFileSystem extends FuseStubFS {
 
   /** The namespace path behind a path of the mount ({@code "/"} is the root). */
   String namespacePath(String mountPath) {
-    if (mountPath == null || mountPath.isEmpty() || mountPath.equals("/")) {
-      return root;
-    }
-    return root.equals(PathNames.ROOT) ? mountPath : root + mountPath;
+    return paths.toNamespace(mountPath);
   }
 
   /** How many files have a shared reader open (for tests and status). */
@@ -346,13 +432,52 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     String p = namespacePath(path);
     noteKernelNode(path);
     try {
-      fillStat(metadata.get(p), stat, writes.writerOf(p));
+      if (tooLong(path)) {
+        return -ErrorCodes.ENAMETOOLONG();
+      }
+      FileInfo info = metadata.get(p);
+      fillStat(info, stat, writes.staged(info), isHidden(path));
+      if (info.getLinkCount() > 1 && !info.getDirectory()) {
+        aliases.seen(MountWrites.inodeOf(info), p);
+      }
       return 0;
     } catch (Exception e) {
       return FuseErrors.toErrno("getattr", p, e);
     } finally {
       getattrTime.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
     }
+  }
+
+  /** fstat(2) of an open file: what its handle sees (its staged copy, when it has one). */
+  @Override
+  public int fgetattr(String path, FileStat stat, FuseFileInfo fi) {
+    Object handle = handles.get(fi.fh.get());
+    if (handle instanceof WriteHandle w && path == null) {
+      try {
+        fillStat(metadata.get(w.path()), stat, w.file(), true);
+        return 0;
+      } catch (Exception e) {
+        return FuseErrors.toErrno("fgetattr", w.path(), e);
+      }
+    }
+    return getattr(path, stat);
+  }
+
+  /** Whether a name of the path is longer than NAME_MAX, which the kernel does not check. */
+  private static boolean tooLong(String mountPath) {
+    if (mountPath == null) {
+      return false;
+    }
+    int at = mountPath.lastIndexOf('/');
+    String name = mountPath.substring(at + 1);
+    return name.length() > NAME_MAX / 4
+        && name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > NAME_MAX;
+  }
+
+  /** Whether a path is a file libfuse renamed when it was unlinked while open. */
+  private static boolean isHidden(String mountPath) {
+    return mountPath != null && mountPath.substring(mountPath.lastIndexOf('/') + 1)
+        .startsWith(HIDDEN_PREFIX);
   }
 
   /** Remembers which kernel node the request being handled names, for later invalidation. */
@@ -364,31 +489,77 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     }
   }
 
-  private void fillStat(FileInfo info, FileStat stat, WriteHandle writer) {
-    int perms = info.getMode() & 07777;
+  /**
+   * The attributes of a file as stat(2) shows them: the namespace's status, with what this
+   * mount's staged copy of it holds (its length, times and attributes set while it is not
+   * written through yet). A file libfuse hides after an unlink while open shows one name fewer.
+   */
+  private void fillStat(FileInfo info, FileStat stat, StagedFile staged, boolean unlinked) {
+    FileCompletion pending = staged == null ? FileCompletion.NONE : staged.pendingAttributes();
+    int perms = (pending.mode() != null ? pending.mode() : info.getMode()) & 07777;
+    long nlink = info.getLinkCount();
     if (info.getDirectory()) {
       stat.st_mode.set(FileStat.S_IFDIR | (perms == 0 ? 0755 : perms));
-      stat.st_nlink.set(2);
+      stat.st_nlink.set(nlink > 0 ? nlink : 2);
+      stat.st_size.set(4096);
+      stat.st_blocks.set(8);
     } else {
-      // A file this mount is writing is as long as what was written so far.
-      long length = writer != null ? writer.length() : info.getLength();
-      stat.st_mode.set(FileStat.S_IFREG | (perms == 0 ? 0644 : perms));
-      stat.st_nlink.set(1);
+      long length = staged != null ? staged.length() : info.getLength();
+      stat.st_mode.set(typeBits(info.getFileType()) | (perms == 0 ? 0644 : perms));
+      long names = nlink > 0 ? nlink : 1;
+      stat.st_nlink.set(unlinked || staged != null && staged.isUnlinked() ? names - 1 : names);
       stat.st_size.set(length);
       stat.st_blocks.set((length + 511) / 512);
+      stat.st_rdev.set(info.getRdev());
     }
+    stat.st_ino.set(MountWrites.inodeOf(info));
     stat.st_blksize.set(STATFS_BLOCK);
-    stat.st_uid.set(names.uid(info.getOwner()));
-    stat.st_gid.set(names.gid(info.getGroup()));
-    long ms = info.getModificationTimeMs();
-    setTime(stat.st_mtim, ms);
-    setTime(stat.st_ctim, ms);
-    setTime(stat.st_atim, ms);
+    stat.st_uid.set(names.uid(pending.owner() != null ? pending.owner() : info.getOwner()));
+    stat.st_gid.set(names.gid(pending.group() != null ? pending.group() : info.getGroup()));
+    long mtime = staged != null ? staged.modificationNs() : StagedFile.modificationNs(info);
+    long ctime = staged != null ? Math.max(staged.changeNs(), StagedFile.changeNs(info))
+        : StagedFile.changeNs(info);
+    long atime = pending.accessTimeNs() != null ? pending.accessTimeNs()
+        : info.hasAccessTimeNs() ? info.getAccessTimeNs() : mtime;
+    setTime(stat.st_mtim, mtime);
+    setTime(stat.st_ctim, ctime);
+    setTime(stat.st_atim, atime);
   }
 
-  private static void setTime(Timespec t, long ms) {
-    t.tv_sec.set(Math.floorDiv(ms, 1000));
-    t.tv_nsec.set(Math.floorMod(ms, 1000) * 1_000_000L);
+  private static int typeBits(FileType type) {
+    return switch (type) {
+      case FILE_TYPE_SYMLINK -> 0120000;
+      case FILE_TYPE_FIFO -> MountWrites.S_IFIFO;
+      case FILE_TYPE_SOCKET -> MountWrites.S_IFSOCK;
+      case FILE_TYPE_CHAR_DEVICE -> MountWrites.S_IFCHR;
+      case FILE_TYPE_BLOCK_DEVICE -> MountWrites.S_IFBLK;
+      default -> S_IFREG;
+    };
+  }
+
+  private static void setTime(Timespec t, long ns) {
+    t.tv_sec.set(Math.floorDiv(ns, 1_000_000_000L));
+    t.tv_nsec.set(Math.floorMod(ns, 1_000_000_000L));
+  }
+
+  @Override
+  public int readlink(String path, Pointer buf, @size_t long size) {
+    String p = namespacePath(path);
+    noteKernelNode(path);
+    try {
+      FileInfo info = metadata.get(p);
+      if (info.getFileType() != FileType.FILE_TYPE_SYMLINK) {
+        return -ErrorCodes.EINVAL();
+      }
+      // libfuse wants a NUL-terminated string, cut to fit the buffer.
+      byte[] target = info.getSymlinkTarget().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      int n = (int) Math.min(target.length, Math.max(0, size - 1));
+      buf.put(0, target, 0, n);
+      buf.putByte(n, (byte) 0);
+      return 0;
+    } catch (Exception e) {
+      return FuseErrors.toErrno("readlink", p, e);
+    }
   }
 
   @Override
@@ -415,11 +586,20 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     filler.apply(buf, "..", null, 0);
     MetadataCache.Listing listing = metadata.startListing(p);
     boolean whole = false;
+    FileStat entry = new FileStat(jnr.ffi.Runtime.getSystemRuntime());
     try (CloseableIterator<FileInfo> children = fs.listStatus(p, SyncOption.DEFAULT, true)) {
       while (children.hasNext()) {
         FileInfo child = children.next();
         listing.add(child);
-        if (filler.apply(buf, child.getName(), null, 0) != 0) {
+        if (child.getName().startsWith(HIDDEN_PREFIX)) {
+          // Unlinked while open: gone from the folder, as on any other file system.
+          continue;
+        }
+        // The inode number and type, so that find and tar need no stat to tell the kind.
+        entry.st_ino.set(MountWrites.inodeOf(child));
+        entry.st_mode.set(child.getDirectory() ? FileStat.S_IFDIR
+            : typeBits(child.getFileType()));
+        if (filler.apply(buf, child.getName(), entry, 0) != 0) {
           return -ErrorCodes.ENOMEM();
         }
       }
@@ -451,7 +631,13 @@ public final class StrataFuseFileSystem extends FuseStubFS {
       if (info.getDirectory()) {
         return -ErrorCodes.EISDIR();
       }
-      if (MountWrites.writes(flags)) {
+      if (MountWrites.writes(flags) || (flags & O_TRUNC) != 0) {
+        // O_RDONLY|O_TRUNC truncates too, as Linux does (the kernel checked write permission).
+        fi.fh.set(handles.add(writes.openForWrite(p, info, flags)));
+        return 0;
+      }
+      if (writes.staged(info) != null) {
+        // A file this mount is writing: read what its copy holds, through a handle of its own.
         fi.fh.set(handles.add(writes.openForWrite(p, info, flags)));
         return 0;
       }
@@ -465,7 +651,8 @@ public final class StrataFuseFileSystem extends FuseStubFS {
       CachedFileReader reader = openFiles.acquire(fileId, () -> reads.open(fileId,
           new LazyFileSource(p, fileId, info.getLength(),
               () -> LazyFileSource.Opened.of(fs.openFile(info)))));
-      fi.fh.set(handles.add(new ReadHandle(fileId, reader, reads.newPattern())));
+      fi.fh.set(handles.add(new ReadHandle(fileId, MountWrites.inodeOf(info), reader,
+          reads.newPattern())));
       if (versions.openedUnchanged(p, info)) {
         setKeepCache(fi);
       }
@@ -494,9 +681,16 @@ public final class StrataFuseFileSystem extends FuseStubFS {
 
   private int readTimed(String path, Pointer buf, long size, long offset, FuseFileInfo fi) {
     Object handle = handles.get(fi.fh.get());
+    if (handle instanceof WriteHandle w) {
+      return readStaged(w.file(), buf, size, offset);
+    }
     if (!(handle instanceof ReadHandle h)) {
-      return handle == null ? -ErrorCodes.EBADF() : unsupported("read of a file open for writing",
-          path, -ErrorCodes.EOPNOTSUPP());
+      return -ErrorCodes.EBADF();
+    }
+    StagedFile staged = writes.staging().get(h.inode);
+    if (staged != null) {
+      // Opened before this mount began writing the file: it reads what was written since.
+      return readStaged(staged, buf, size, offset);
     }
     long length = h.reader.length();
     if (size <= 0 || offset >= length) {
@@ -530,6 +724,23 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     }
   }
 
+  private int readStaged(StagedFile file, Pointer buf, long size, long offset) {
+    if (size <= 0) {
+      return 0;
+    }
+    byte[] bytes = readBuffer((int) Math.min(size, Integer.MAX_VALUE));
+    try {
+      int n = file.read(offset, bytes, 0, (int) Math.min(size, bytes.length));
+      if (n <= 0) {
+        return 0;
+      }
+      buf.put(0, bytes, 0, n);
+      return n;
+    } catch (Exception e) {
+      return FuseErrors.toErrno("read", file.path(), e);
+    }
+  }
+
   /**
    * A buffer of at least {@code size} bytes for one read upcall, kept by the calling thread.
    * The upcall threads live as long as the mount (see {@link UpcallThreads}), so after the first
@@ -553,8 +764,12 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   public int create(String path, @mode_t long mode, FuseFileInfo fi) {
     String p = namespacePath(path);
     if ((mode & S_IFMT) != 0 && (mode & S_IFMT) != S_IFREG) {
-      return unsupported("create of a special file", p, -ErrorCodes.EPERM());
+      return mknod(path, mode, 0);
     }
+    if (tooLong(path)) {
+      return -ErrorCodes.ENAMETOOLONG();
+    }
+    noteKernelNode(path);
     try {
       fi.fh.set(handles.add(writes.create(p, mode, fi.flags.get(), caller())));
       return 0;
@@ -565,16 +780,12 @@ public final class StrataFuseFileSystem extends FuseStubFS {
 
   @Override
   public int mknod(String path, @mode_t long mode, long rdev) {
-    String p = namespacePath(path);
-    if ((mode & S_IFMT) != S_IFREG) {
-      return unsupported("mknod of a special file", p, -ErrorCodes.EPERM());
+    if (tooLong(path)) {
+      return -ErrorCodes.ENAMETOOLONG();
     }
-    try {
-      writes.close(writes.create(p, mode, 0, caller()));
-      return 0;
-    } catch (Exception e) {
-      return FuseErrors.toErrno("mknod", p, e);
-    }
+    noteKernelNode(path);
+    Caller c = caller();
+    return change("mknod", path, p -> writes.mknod(p, mode, rdev, c));
   }
 
   @Override
@@ -585,7 +796,7 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     }
     long start = System.nanoTime();
     try {
-      return w.write(buf, size, offset);
+      return w.write(offset, MEMORY.newDirectByteBuffer(buf.address(), (int) size));
     } catch (Exception e) {
       return FuseErrors.toErrno("write", w.path(), e);
     } finally {
@@ -595,14 +806,15 @@ public final class StrataFuseFileSystem extends FuseStubFS {
 
   @Override
   public int flush(String path, FuseFileInfo fi) {
-    // flush comes with every close(2), which waits for it; release comes later, asynchronously.
-    // So a written file is completed here, and a program that closed it (cp, dd) finds it whole
-    // at once. Until bytes were written the file is left open: a shell redirection closes one
-    // duplicate of the descriptor before it writes.
-    if (handles.get(fi.fh.get()) instanceof WriteHandle w && w.wrote()) {
+    // flush comes with every close(2), which waits for it; release comes later,
+    // asynchronously. So a file this handle changed is written through here, and a program
+    // that closed it (cp, dd, tar) finds it in the cluster and the under store at once.
+    if (handles.get(fi.fh.get()) instanceof WriteHandle w) {
       try {
-        writes.close(w);
+        writes.flush(w);
       } catch (Exception e) {
+        LOG.warn("Writing {} through at close failed; its staged copy is kept for another"
+            + " try (fsync, close, or the last handle's release): {}", w.path(), e.toString());
         return FuseErrors.toErrno("close", w.path(), e);
       }
     }
@@ -613,7 +825,7 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   public int fsync(String path, int isdatasync, FuseFileInfo fi) {
     if (handles.get(fi.fh.get()) instanceof WriteHandle w) {
       try {
-        w.flush();
+        writes.fsync(w);
       } catch (Exception e) {
         return FuseErrors.toErrno("fsync", w.path(), e);
       }
@@ -628,11 +840,10 @@ public final class StrataFuseFileSystem extends FuseStubFS {
       if (handle instanceof ReadHandle h) {
         openFiles.release(h.fileId);
       } else if (handle instanceof WriteHandle w) {
-        writes.close(w);
+        writes.release(w);
       }
     } catch (IOException e) {
-      // release's answer reaches no application; the failure is in the log, and a writer's
-      // file stays incomplete (never presented as written).
+      // release's answer reaches no application; the failure is in the log.
       LOG.warn("Closing {} failed: {}", namespacePath(path), e.toString());
     }
     return 0;
@@ -661,7 +872,7 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     stat.f_blocks.set(capacity / STATFS_BLOCK);
     stat.f_bfree.set(free / STATFS_BLOCK);
     stat.f_bavail.set(free / STATFS_BLOCK);
-    stat.f_namemax.set(255);
+    stat.f_namemax.set(NAME_MAX);
     return 0;
   }
 
@@ -682,6 +893,10 @@ public final class StrataFuseFileSystem extends FuseStubFS {
 
   @Override
   public int mkdir(String path, @mode_t long mode) {
+    if (tooLong(path)) {
+      return -ErrorCodes.ENAMETOOLONG();
+    }
+    noteKernelNode(path);
     Caller c = caller();
     return change("mkdir", path, p -> writes.mkdir(p, mode, c));
   }
@@ -698,8 +913,31 @@ public final class StrataFuseFileSystem extends FuseStubFS {
 
   @Override
   public int rename(String oldpath, String newpath) {
+    if (tooLong(newpath)) {
+      return -ErrorCodes.ENAMETOOLONG();
+    }
     String to = namespacePath(newpath);
     return change("rename", oldpath, p -> writes.rename(p, to));
+  }
+
+  @Override
+  public int symlink(String oldpath, String newpath) {
+    if (tooLong(newpath)) {
+      return -ErrorCodes.ENAMETOOLONG();
+    }
+    noteKernelNode(newpath);
+    Caller c = caller();
+    return change("symlink", newpath, p -> writes.symlink(oldpath, p, c));
+  }
+
+  @Override
+  public int link(String oldpath, String newpath) {
+    if (tooLong(newpath)) {
+      return -ErrorCodes.ENAMETOOLONG();
+    }
+    noteKernelNode(newpath);
+    String to = namespacePath(newpath);
+    return change("link", oldpath, p -> writes.link(p, to));
   }
 
   @Override
@@ -710,9 +948,37 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   @Override
   public int ftruncate(String path, @off_t long size, FuseFileInfo fi) {
     if (handles.get(fi.fh.get()) instanceof WriteHandle w) {
-      return change("ftruncate", path, p -> w.truncate(size));
+      try {
+        w.truncate(size);
+        return 0;
+      } catch (Exception e) {
+        return FuseErrors.toErrno("ftruncate", w.path(), e);
+      }
     }
     return truncate(path, size);
+  }
+
+  @Override
+  public int fallocate(String path, int mode, @off_t long off, @off_t long length,
+      FuseFileInfo fi) {
+    // Mode 0 (allocate, extending the file) and FALLOC_FL_KEEP_SIZE (1) are what posix_fallocate
+    // and most writers ask; the copy is sparse, so allocating is extending at most.
+    if (mode != 0 && mode != FALLOC_FL_KEEP_SIZE) {
+      return unsupported("fallocate with mode " + mode, namespacePath(path),
+          -ErrorCodes.EOPNOTSUPP());
+    }
+    if (!(handles.get(fi.fh.get()) instanceof WriteHandle w)) {
+      return -ErrorCodes.EBADF();
+    }
+    if (mode == FALLOC_FL_KEEP_SIZE) {
+      return 0;
+    }
+    try {
+      w.extendTo(off + length);
+      return 0;
+    } catch (Exception e) {
+      return FuseErrors.toErrno("fallocate", w.path(), e);
+    }
   }
 
   @Override
@@ -727,39 +993,40 @@ public final class StrataFuseFileSystem extends FuseStubFS {
 
   @Override
   public int utimens(String path, Timespec[] timespec) {
-    // timespec[0] is the access time, which Strata does not keep; [1] the modification time.
-    long ms;
+    // [0] the access time, [1] the modification time; UTIME_OMIT leaves one as it is.
+    Long access;
+    Long modification;
     if (timespec == null || timespec.length < 2) {
-      ms = System.currentTimeMillis();
+      access = nowNs();
+      modification = access;
     } else {
-      long nsec = timespec[1].tv_nsec.longValue();
-      ms = nsec == UTIME_OMIT ? -1 : nsec == UTIME_NOW ? System.currentTimeMillis()
-          : timespec[1].tv_sec.get() * 1000 + nsec / 1_000_000;
+      access = timeOf(timespec[0]);
+      modification = timeOf(timespec[1]);
     }
-    return change("utimens", path, p -> writes.setModificationTime(p, ms));
+    return change("utimens", path, p -> writes.setTimes(p, access, modification));
   }
 
-  // What Strata does not support: a precise errno, and a log line naming the refused call.
-
-  @Override
-  public int symlink(String oldpath, String newpath) {
-    return unsupported("symlink", namespacePath(newpath), -ErrorCodes.EPERM());
+  private static Long timeOf(Timespec t) {
+    long nsec = t.tv_nsec.longValue();
+    if (nsec == UTIME_OMIT) {
+      return null;
+    }
+    if (nsec == UTIME_NOW) {
+      return nowNs();
+    }
+    return t.tv_sec.get() * 1_000_000_000L + nsec;
   }
 
-  @Override
-  public int link(String oldpath, String newpath) {
-    return unsupported("hard link", namespacePath(newpath), -ErrorCodes.EPERM());
-  }
-
-  @Override
-  public int setxattr(String path, String name, Pointer value, @size_t long size, int flags) {
-    return unsupported("setxattr", namespacePath(path), -ErrorCodes.EOPNOTSUPP());
+  private static long nowNs() {
+    java.time.Instant now = java.time.Instant.now();
+    return now.getEpochSecond() * 1_000_000_000L + now.getNano();
   }
 
   /**
    * The {@code user.} extended attributes the namespace keeps with the inode (the S3 proxy's
-   * {@code x-amz-meta-*} metadata among them), read-only: from the metadata cache, which the
-   * change stream keeps current.
+   * {@code x-amz-meta-*} metadata among them): from the metadata cache, which the change stream
+   * keeps current. Other namespaces have none here ({@code security.capability}, which the
+   * kernel asks before writes, among them).
    */
   @Override
   public int getxattr(String path, String name, Pointer value, @size_t long size) {
@@ -810,15 +1077,64 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     }
   }
 
+  /**
+   * Sets a {@code user.} extended attribute in the namespace (the store the S3 proxy's object
+   * metadata lives in); {@code XATTR_CREATE} fails on an existing one (EEXIST) and
+   * {@code XATTR_REPLACE} on a missing one (ENODATA). Other namespaces are EOPNOTSUPP: the mount
+   * keeps no security labels, trusted attributes or ACLs.
+   */
   @Override
-  public int removexattr(String path, String name) {
-    return unsupported("removexattr", namespacePath(path), -ErrorCodes.EOPNOTSUPP());
+  public int setxattr(String path, String name, Pointer value, @size_t long size, int flags) {
+    String p = namespacePath(path);
+    if (!name.startsWith(USER_XATTRS)) {
+      return unsupported("setxattr of " + name + " (only user. attributes are kept)", p,
+          -ErrorCodes.EOPNOTSUPP());
+    }
+    try {
+      if (name.length() == USER_XATTRS.length()) {
+        return -ErrorCodes.EINVAL();
+      }
+      if (name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > NAME_MAX) {
+        return -ErrorCodes.ERANGE();
+      }
+      if (size > XATTR_SIZE_MAX) {
+        return -ErrorCodes.E2BIG();
+      }
+      FileInfo info = metadata.get(p);
+      if (info.getFileType() != FileType.FILE_TYPE_PLAIN) {
+        // As Linux: user. attributes belong to regular files and folders only.
+        return -ErrorCodes.EPERM();
+      }
+      boolean exists = info.getXattrsMap().containsKey(name);
+      if ((flags & XATTR_CREATE) != 0 && exists) {
+        return -ErrorCodes.EEXIST();
+      }
+      if ((flags & XATTR_REPLACE) != 0 && !exists) {
+        return -ErrorCodes.ENODATA();
+      }
+      byte[] bytes = new byte[(int) size];
+      value.get(0, bytes, 0, bytes.length);
+      return writes.setXattr(p, name, ByteString.copyFrom(bytes));
+    } catch (Exception e) {
+      return FuseErrors.toErrno("setxattr", p, e);
+    }
   }
 
   @Override
-  public int fallocate(String path, int mode, @off_t long off, @off_t long length,
-      FuseFileInfo fi) {
-    return unsupported("fallocate", namespacePath(path), -ErrorCodes.EOPNOTSUPP());
+  public int removexattr(String path, String name) {
+    String p = namespacePath(path);
+    if (!name.startsWith(USER_XATTRS)) {
+      return unsupported("removexattr of " + name + " (only user. attributes are kept)", p,
+          -ErrorCodes.EOPNOTSUPP());
+    }
+    try {
+      if (!metadata.get(p).getXattrsMap().containsKey(name)) {
+        return -ErrorCodes.ENODATA();
+      }
+      return writes.setXattr(p, name, null);
+    } catch (Exception e) {
+      return FuseErrors.toErrno("removexattr", p, e);
+    }
   }
 
   private static int unsupported(String operation, String path, int errno) {

@@ -1,137 +1,79 @@
 package io.strata.fuse;
 
-import io.strata.client.FileOutStream;
 import java.io.IOException;
-import jnr.ffi.Pointer;
-import ru.serce.jnrfuse.ErrorCodes;
+import java.nio.ByteBuffer;
 
 /**
- * One handle writing a file of the mount, front to back. Strata files are written once, in
- * order, so a write must start where the previous one ended; anything else (a seek back, or a
- * hole) answers EOPNOTSUPP and leaves what was written intact.
- *
- * <p>A handle opened for writing on a file that has bytes, without {@code O_TRUNC}, starts
- * <em>pending</em>: nothing is changed until the handle truncates the file to 0 (as
- * {@code truncate -s 0} and {@code open(..., "r+")} followed by {@code ftruncate} do), after
- * which it writes the file anew; a write into the existing bytes or after them (an append)
- * answers EOPNOTSUPP and the file stays as it was.
- *
- * <p>The file becomes visible with its bytes when {@link #close} completes it at the master; a
- * write after that answers EBADF. Calls are serialised per handle: the kernel may deliver the
- * pieces of one large write on several threads, and the stream beneath is not thread-safe.
- * Handles of different files (and all readers) never wait for each other.
+ * One handle of a file opened for writing (or reading and writing) through the mount. Every
+ * handle of a file shares its {@link StagedFile}, so each sees what any other wrote; the handle
+ * itself only remembers whether it wrote since the file was last written through, so that its
+ * close ({@code flush}) writes the file through exactly when this handle changed it.
  */
 final class WriteHandle {
-  /** Starts writing the file anew (overwriting what it had). */
-  @FunctionalInterface
-  interface Opener {
-    FileOutStream open() throws IOException;
-  }
-
-  private final String path;
-  private final Opener opener;
-  private final long existingLength;
-  private FileOutStream out;
-  private boolean closed;
-
-  /** A handle writing a new (or just emptied) file through {@code out}. */
-  static WriteHandle writing(String path, FileOutStream out) {
-    WriteHandle h = new WriteHandle(path, null, 0);
-    h.out = out;
-    return h;
-  }
-
-  /** A pending handle on a file of {@code existingLength} bytes; {@code opener} empties it. */
-  static WriteHandle pending(String path, long existingLength, Opener opener) {
-    return new WriteHandle(path, opener, existingLength);
-  }
-
-  private WriteHandle(String path, Opener opener, long existingLength) {
-    this.path = path;
-    this.opener = opener;
-    this.existingLength = existingLength;
-  }
-
-  /** The namespace path written. */
-  String path() {
-    return path;
-  }
-
-  /** The file's size as this handle sees it: what was written, or the existing bytes. */
-  synchronized long length() {
-    return out != null ? out.bytesWritten() : existingLength;
-  }
-
-  /** Whether bytes were written through this handle (so closing it completes a new version). */
-  synchronized boolean wrote() {
-    return out != null && out.bytesWritten() > 0;
-  }
+  private final StagedFile file;
+  private final int flags;
+  private volatile boolean changed;
+  private volatile boolean released;
 
   /**
-   * Writes {@code size} bytes from {@code buf} at {@code offset}.
-   *
-   * @return the bytes written, or a negative errno
+   * @param changedAlready whether the file already differs from the cluster on account of this
+   *     open (a new file, or one opened with O_TRUNC), so that closing it writes it through
    */
-  synchronized int write(Pointer buf, long size, long offset) throws IOException {
-    if (closed) {
-      return -ErrorCodes.EBADF();
-    }
-    if (out == null) {
-      if (existingLength > 0) {
-        FuseErrors.logUnsupported("write at offset " + offset + " into the existing "
-            + existingLength + " bytes (truncate the file to 0 first, or write a new file)",
-            path);
-        return -ErrorCodes.EOPNOTSUPP();
-      }
-      out = opener.open();
-    }
-    long at = out.bytesWritten();
-    if (offset != at) {
-      FuseErrors.logUnsupported("write at offset " + offset + " (the file has " + at
-          + " bytes; Strata files are written front to back)", path);
-      return -ErrorCodes.EOPNOTSUPP();
-    }
-    int n = (int) size;
-    byte[] bytes = new byte[n];
-    buf.get(0, bytes, 0, n);
-    out.write(bytes, 0, n);
+  WriteHandle(StagedFile file, int flags, boolean changedAlready) {
+    this.file = file;
+    this.flags = flags;
+    this.changed = changedAlready;
+  }
+
+  StagedFile file() {
+    return file;
+  }
+
+  /** The namespace path the file is written through now. */
+  String path() {
+    return file.path();
+  }
+
+  int flags() {
+    return flags;
+  }
+
+  /** Writes {@code src} at {@code offset}; returns the number of bytes written. */
+  int write(long offset, ByteBuffer src) throws IOException {
+    int n = src.remaining();
+    file.write(offset, src);
+    changed = true;
     return n;
   }
 
-  /**
-   * Truncates through this handle: to 0 starts the file anew (unless nothing was written yet),
-   * to its present size does nothing, anything else answers EOPNOTSUPP.
-   */
-  synchronized int truncate(long size) throws IOException {
-    if (closed) {
-      return -ErrorCodes.EBADF();
-    }
-    if (size == length()) {
-      return 0;
-    }
-    if (size != 0 || out != null) {
-      FuseErrors.logUnsupported("truncate to " + size + " bytes (the file has " + length()
-          + "; only truncation to 0 is supported)", path);
-      return -ErrorCodes.EOPNOTSUPP();
-    }
-    out = opener.open();
-    return 0;
+  /** Cuts or extends the file through this handle (ftruncate). */
+  void truncate(long size) throws IOException {
+    file.truncate(size);
+    changed = true;
   }
 
-  /** Pushes buffered bytes to the worker (fsync); the file completes only at close. */
-  synchronized void flush() throws IOException {
-    if (!closed && out != null) {
-      out.flush();
-    }
+  /** Extends the file to {@code size} bytes at least (fallocate). */
+  void extendTo(long size) throws IOException {
+    file.extendTo(size);
+    changed = true;
   }
 
-  /** Completes the file (a pending handle changes nothing); a second call does nothing. */
-  synchronized void close() throws IOException {
-    if (!closed) {
-      closed = true;
-      if (out != null) {
-        out.close();
-      }
+  /** Whether this handle changed the file since it was last written through. */
+  boolean changed() {
+    return changed;
+  }
+
+  /** The file was written through: this handle's changes are in the cluster. */
+  void writtenThrough() {
+    changed = false;
+  }
+
+  /** Marks the handle released; true the first time only. */
+  synchronized boolean release() {
+    if (released) {
+      return false;
     }
+    released = true;
+    return true;
   }
 }

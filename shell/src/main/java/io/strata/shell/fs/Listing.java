@@ -1,21 +1,27 @@
 package io.strata.shell.fs;
 
 import io.strata.proto.FileInfo;
+import io.strata.proto.FileType;
 import io.strata.shell.Format;
 
 /**
  * One line of {@code strata fs ls}: mode, owner, group, size, modification time, cached
  * percentage and the full path. Directories end in '/' and have '-' for size and cached; a file
- * still being written is marked so.
+ * still being written is marked so; a symbolic link shows its target ({@code -> target}), a
+ * device its number, and what only the namespace holds (its store cannot) is marked so.
  */
 final class Listing {
   private Listing() {}
 
   static String line(FileInfo f, boolean human) {
     boolean dir = f.getDirectory();
-    String size = dir ? "-" : Format.size(f.getLength(), human);
-    String cached = dir || !f.getComplete() ? "-" : Format.percent(f.getCachedBytes(),
-        f.getLength());
+    boolean plain = f.getFileType() == FileType.FILE_TYPE_PLAIN;
+    boolean device = f.getFileType() == FileType.FILE_TYPE_CHAR_DEVICE
+        || f.getFileType() == FileType.FILE_TYPE_BLOCK_DEVICE;
+    String size = device ? Devices.text(f.getRdev())
+        : dir ? "-" : Format.size(f.getLength(), human);
+    String cached = dir || !plain || !f.getComplete() ? "-"
+        : Format.percent(f.getCachedBytes(), f.getLength());
     String name = f.getPath();
     if (dir && !name.equals("/")) {
       name += "/";
@@ -23,7 +29,13 @@ final class Listing {
     if (!dir && !f.getComplete()) {
       name += "  (being written)";
     }
-    return String.format("%s  %-8s %-8s %12s  %s  %4s  %s", Format.mode(dir, f.getMode()),
+    if (f.getFileType() == FileType.FILE_TYPE_SYMLINK) {
+      name += " -> " + f.getSymlinkTarget();
+    }
+    if (f.getNamespaceOnly()) {
+      name += "  (in Strata only)";
+    }
+    return String.format("%s  %-8s %-8s %12s  %s  %4s  %s", Format.mode(f),
         orDash(f.getOwner()), orDash(f.getGroup()), size,
         Format.time(f.getModificationTimeMs()), cached, name);
   }

@@ -3,6 +3,7 @@ package io.strata.shell.fs;
 import io.strata.client.SyncOption;
 import io.strata.common.error.StrataException;
 import io.strata.proto.FileInfo;
+import io.strata.proto.FileType;
 import io.strata.shell.Format;
 import io.strata.shell.ShellContext;
 import java.io.PrintStream;
@@ -27,29 +28,63 @@ final class StatCommand extends FsAction {
     super(ctx);
   }
 
+  /** What kind of file a status describes, in words. */
+  static String typeName(FileInfo f) {
+    if (f.getDirectory()) {
+      return "directory";
+    }
+    return switch (f.getFileType()) {
+      case FILE_TYPE_SYMLINK -> "symbolic link";
+      case FILE_TYPE_FIFO -> "FIFO (named pipe)";
+      case FILE_TYPE_SOCKET -> "socket";
+      case FILE_TYPE_CHAR_DEVICE -> "character device";
+      case FILE_TYPE_BLOCK_DEVICE -> "block device";
+      default -> "file";
+    };
+  }
+
   @Override
   void run() throws StrataException {
     FileInfo f = fs().getStatus(path, sync ? SyncOption.ALWAYS : SyncOption.DEFAULT);
     PrintStream o = out();
     o.printf("Path:        %s%n", f.getPath());
-    o.printf("Type:        %s%n", f.getDirectory() ? "directory" : "file");
-    if (!f.getDirectory()) {
+    o.printf("Type:        %s%n", typeName(f));
+    if (f.getFileType() == FileType.FILE_TYPE_SYMLINK) {
+      o.printf("Target:      %s%n", f.getSymlinkTarget());
+    } else if (f.getFileType() == FileType.FILE_TYPE_CHAR_DEVICE
+        || f.getFileType() == FileType.FILE_TYPE_BLOCK_DEVICE) {
+      o.printf("Device:      %s%n", Devices.text(f.getRdev()));
+    }
+    if (!f.getDirectory() && f.getFileType() == FileType.FILE_TYPE_PLAIN) {
       o.printf("Size:        %d (%s)%n", f.getLength(), Format.human(f.getLength()));
       o.printf("Blocks:      %d of %s%n", f.getBlockCount(), Format.human(f.getBlockSize()));
       o.printf("Cached:      %d (%s)%n", f.getCachedBytes(),
           Format.percent(f.getCachedBytes(), f.getLength()));
       o.printf("Complete:    %s%n", f.getComplete() ? "yes" : "no (being written)");
     }
-    o.printf("Mode:        %s (%04o)%n", Format.mode(f.getDirectory(), f.getMode()),
-        f.getMode());
+    o.printf("Mode:        %s (%04o)%n", Format.mode(f), f.getMode());
+    if (f.getLinkCount() > 0) {
+      o.printf("Links:       %d%n", f.getLinkCount());
+    }
     o.printf("Owner:       %s%n", f.getOwner());
     o.printf("Group:       %s%n", f.getGroup());
     o.printf("Modified:    %s%n", Format.time(f.getModificationTimeMs()));
+    if (f.hasChangeTimeNs()) {
+      o.printf("Changed:     %s%n", Format.time(f.getChangeTimeNs() / 1_000_000L));
+    }
+    if (f.hasAccessTimeNs()) {
+      o.printf("Accessed:    %s%n", Format.time(f.getAccessTimeNs() / 1_000_000L));
+    }
     if (f.getTtlMs() > 0) {
       o.printf("TTL:         %s%n", SetTtlCommand.describe(f));
     }
+    if (f.getInodeNumber() != 0 && f.getInodeNumber() != f.getFileId()) {
+      o.printf("Inode:       %d%n", f.getInodeNumber());
+    }
     o.printf("File id:     %d%n", f.getFileId());
-    o.printf("Under store: %s (mount %d)%n", f.getUfsPath(), f.getMountId());
+    o.printf("Under store: %s (mount %d)%s%n", f.getUfsPath(), f.getMountId(),
+        f.getNamespaceOnly() ? ", not held there: the store cannot hold this kind of file,"
+            + " so it lives in Strata's namespace only" : "");
     if (!f.getUfsFingerprint().isEmpty()) {
       o.printf("Fingerprint: %s%n", f.getUfsFingerprint());
     }

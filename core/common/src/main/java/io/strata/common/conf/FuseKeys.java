@@ -84,4 +84,14 @@ public final class FuseKeys {
           + " ...) are served at once, the rest wait in the kernel. 0 hands the requests to"
           + " libfuse's own loop instead, which starts and ends a thread as load changes and"
           + " costs far more per request under concurrent reads.");
+  public static final ConfigKey WRITE_STAGING_DIR = ConfigKey.string(
+      "strata.fuse.write.staging.dir", "${strata.home}/fuse/staging",
+      "Folder of the local copies of files open for writing through a mount (one subfolder per"
+          + " mount point); a file is written through to its under store from there on close"
+          + " or fsync, and a copy whose write-through failed stays there, reported in the"
+          + " mount's log, until it is written through or the mount starts again.");
+  public static final ConfigKey WRITE_STAGING_MAX_SIZE = ConfigKey.bytes(
+      "strata.fuse.write.staging.max.size", "10GB",
+      "Most bytes the staged copies of one mount may hold on local disk at once; a write past"
+          + " it answers ENOSPC (No space left on device) until copies are written through.");
 }

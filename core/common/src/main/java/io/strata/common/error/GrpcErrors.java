@@ -1,5 +1,6 @@
 package io.strata.common.error;
 
+import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.io.FileNotFoundException;
@@ -10,6 +11,10 @@ import java.nio.file.NoSuchFileException;
 
 /** The one place where exceptions become gRPC statuses and statuses become exceptions. */
 public final class GrpcErrors {
+  /** The trailer that carries a failure's {@link PosixError} by name. */
+  static final Metadata.Key<String> POSIX_ERROR =
+      Metadata.Key.of("strata-posix-error", Metadata.ASCII_STRING_MARSHALLER);
+
   private GrpcErrors() {}
 
   /** Server side: the status to return for a failure. */
@@ -19,8 +24,10 @@ public final class GrpcErrors {
     }
     ErrorCode code;
     String message = t.getMessage();
+    PosixError posix = null;
     if (t instanceof StrataException) {
       code = ((StrataException) t).code();
+      posix = ((StrataException) t).posix();
     } else if (t instanceof NoSuchFileException || t instanceof FileNotFoundException) {
       code = ErrorCode.NOT_FOUND;
       message = "Path does not exist in the under store: " + t.getMessage();
@@ -29,6 +36,7 @@ public final class GrpcErrors {
       message = "Path already exists in the under store: " + t.getMessage();
     } else if (t instanceof DirectoryNotEmptyException) {
       code = ErrorCode.FAILED_PRECONDITION;
+      posix = PosixError.ENOTEMPTY;
       message = "Directory is not empty in the under store: " + t.getMessage();
     } else if (t instanceof AccessDeniedException) {
       code = ErrorCode.PERMISSION_DENIED;
@@ -39,8 +47,12 @@ public final class GrpcErrors {
       code = ErrorCode.INTERNAL;
       message = t.getClass().getSimpleName() + ": " + t.getMessage();
     }
+    Metadata trailers = new Metadata();
+    if (posix != null) {
+      trailers.put(POSIX_ERROR, posix.name());
+    }
     return Status.fromCode(code.grpcCode()).withDescription(message).withCause(t)
-        .asRuntimeException();
+        .asRuntimeException(trailers);
   }
 
   /** Client side: the exception a failed call becomes. */
@@ -49,6 +61,8 @@ public final class GrpcErrors {
     ErrorCode code = ErrorCode.fromGrpc(status.getCode());
     String message = status.getDescription() != null ? status.getDescription()
         : status.getCode().toString();
-    return new StrataException(code, message, e);
+    Metadata trailers = e.getTrailers();
+    PosixError posix = trailers == null ? null : PosixError.fromName(trailers.get(POSIX_ERROR));
+    return new StrataException(code, posix, message, e);
   }
 }

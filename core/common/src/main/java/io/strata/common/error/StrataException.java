@@ -8,19 +8,34 @@ import java.io.IOException;
  */
 public class StrataException extends IOException {
   private final ErrorCode code;
+  private final PosixError posix;
 
   public StrataException(ErrorCode code, String message) {
-    super(message);
-    this.code = code;
+    this(code, null, message, null);
   }
 
   public StrataException(ErrorCode code, String message, Throwable cause) {
+    this(code, null, message, cause);
+  }
+
+  /** A failure that stands for a precise POSIX error as well as its code (see {@link PosixError}). */
+  public StrataException(ErrorCode code, PosixError posix, String message) {
+    this(code, posix, message, null);
+  }
+
+  public StrataException(ErrorCode code, PosixError posix, String message, Throwable cause) {
     super(message, cause);
     this.code = code;
+    this.posix = posix;
   }
 
   public ErrorCode code() {
     return code;
+  }
+
+  /** The POSIX error this failure stands for, or null when its code says all. */
+  public PosixError posix() {
+    return posix;
   }
 
   public static StrataException notFound(String path) {

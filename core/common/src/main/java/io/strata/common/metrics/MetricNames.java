@@ -124,6 +124,12 @@ public final class MetricNames {
   public static final String FUSE_METADATA_WATCH = "strata.fuse.metadata.watch.connected";
   /** Counter of names and nodes the mount dropped from the kernel's caches. */
   public static final String FUSE_KERNEL_INVALIDATIONS = "strata.fuse.kernel.invalidations";
+  /** Bytes held by the mount's staged copies of files open for writing (gauge). */
+  public static final String FUSE_STAGING_BYTES = "strata.fuse.staging.bytes";
+  /** Files open for writing through the mount, each with a staged copy (gauge). */
+  public static final String FUSE_STAGING_FILES = "strata.fuse.staging.files";
+  /** Staged copies written through to the cluster (close or fsync), by outcome. */
+  public static final String FUSE_WRITE_THROUGHS = "strata.fuse.write.throughs";
 
   // tags
   public static final String TAG_TIER = "tier";

@@ -18,6 +18,10 @@ import io.strata.proto.CreateDirectoryRequest;
 import io.strata.proto.CreateDirectoryResponse;
 import io.strata.proto.CreateFileRequest;
 import io.strata.proto.CreateFileResponse;
+import io.strata.proto.CreateHardLinkRequest;
+import io.strata.proto.CreateHardLinkResponse;
+import io.strata.proto.CreateSpecialFileRequest;
+import io.strata.proto.CreateSpecialFileResponse;
 import io.strata.proto.DeleteResponse;
 import io.strata.proto.MountInfo;
 import io.strata.proto.MountRequest;
@@ -43,27 +47,35 @@ final class RetriedCallReplay implements ServerInterceptor {
   }
 
   private static final String FS = "strata.FileSystemMaster/";
-  private static final Map<String, Answer> ANSWERS = Map.of(
-      FS + "CreateDirectory", (r, ns) -> CreateDirectoryResponse.newBuilder()
-          .setDirectory(ns.getStatus(path(((CreateDirectoryRequest) r).getPath()))).build(),
-      FS + "CreateFile", (r, ns) -> CreateFileResponse.newBuilder()
-          .setFile(ns.getStatus(path(((CreateFileRequest) r).getPath()))).build(),
-      FS + "CompleteFile", (r, ns) -> CompleteFileResponse.newBuilder()
-          .setFile(ns.getStatus(path(((CompleteFileRequest) r).getPath()))).build(),
-      FS + "SetAttribute", (r, ns) -> SetAttributeResponse.newBuilder()
-          .setFile(ns.getStatus(path(((SetAttributeRequest) r).getPath()))).build(),
-      FS + "Delete", (r, ns) -> DeleteResponse.getDefaultInstance(),
-      FS + "Rename", (r, ns) -> RenameResponse.getDefaultInstance(),
-      FS + "Unmount", (r, ns) -> UnmountResponse.getDefaultInstance(),
-      FS + "Mount", (r, ns) -> {
+  private static final Map<String, Answer> ANSWERS = Map.ofEntries(
+      Map.entry(FS + "CreateDirectory", (r, ns) -> CreateDirectoryResponse.newBuilder()
+          .setDirectory(ns.getStatus(path(((CreateDirectoryRequest) r).getPath()))).build()),
+      Map.entry(FS + "CreateFile", (r, ns) -> {
+        CreateFileRequest c = (CreateFileRequest) r;
+        return CreateFileResponse.newBuilder().setFile(c.getNewVersion()
+            ? ns.posix().versionBeingWritten(path(c.getPath()))
+            : ns.getStatus(path(c.getPath()))).build();
+      }),
+      Map.entry(FS + "CompleteFile", (r, ns) -> CompleteFileResponse.newBuilder()
+          .setFile(ns.getStatus(path(((CompleteFileRequest) r).getPath()))).build()),
+      Map.entry(FS + "SetAttribute", (r, ns) -> SetAttributeResponse.newBuilder()
+          .setFile(ns.getStatus(path(((SetAttributeRequest) r).getPath()))).build()),
+      Map.entry(FS + "CreateSpecialFile", (r, ns) -> CreateSpecialFileResponse.newBuilder()
+          .setFile(ns.getStatus(path(((CreateSpecialFileRequest) r).getPath()))).build()),
+      Map.entry(FS + "CreateHardLink", (r, ns) -> CreateHardLinkResponse.newBuilder()
+          .setFile(ns.getStatus(path(((CreateHardLinkRequest) r).getPath()))).build()),
+      Map.entry(FS + "Delete", (r, ns) -> DeleteResponse.getDefaultInstance()),
+      Map.entry(FS + "Rename", (r, ns) -> RenameResponse.getDefaultInstance()),
+      Map.entry(FS + "Unmount", (r, ns) -> UnmountResponse.getDefaultInstance()),
+      Map.entry(FS + "Mount", (r, ns) -> {
         String p = path(((MountRequest) r).getPath());
-        for (MountInfo m : ns.listMounts(false, false)) {
+        for (MountInfo m : ns.mounts().listMounts(false, false)) {
           if (m.getPath().equals(p)) {
             return MountResponse.newBuilder().setMount(m).build();
           }
         }
         throw StrataException.notFound(p);
-      });
+      }));
 
   private final CallHistory history;
   private final Namespace namespace;

@@ -3,6 +3,7 @@ package io.strata.master;
 import static io.strata.master.TestMaster.assertFails;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grpc.Status;
 import io.strata.proto.CheckpointRequest;
@@ -40,7 +41,9 @@ class AttributesTest {
   /** The given FileInfo with the attributes SetAttribute may change taken from another. */
   private static FileInfo withAttributes(FileInfo f, FileInfo from) {
     return f.toBuilder().setMode(from.getMode()).setOwner(from.getOwner())
-        .setGroup(from.getGroup()).setModificationTimeMs(from.getModificationTimeMs()).build();
+        .setGroup(from.getGroup()).setModificationTimeMs(from.getModificationTimeMs())
+        .setModificationTimeNs(from.getModificationTimeNs())
+        .setChangeTimeNs(from.getChangeTimeNs()).build();
   }
 
   @Test
@@ -53,7 +56,10 @@ class AttributesTest {
       FileInfo chmod = set(m, SetAttributeRequest.newBuilder().setPath("/d//f").setMode(0600));
       assertEquals(0600, chmod.getMode());
       assertEquals(before.getOwner(), chmod.getOwner());
-      assertEquals(before.toBuilder().setMode(0600).build(), chmod);
+      assertEquals(before.toBuilder().setMode(0600).setChangeTimeNs(chmod.getChangeTimeNs())
+          .build(), chmod);
+      assertTrue(chmod.getChangeTimeNs() >= before.getChangeTimeNs(),
+          "a change of attributes moves the change time, as POSIX says");
 
       FileInfo chown = set(m, SetAttributeRequest.newBuilder().setPath("/d/f").setOwner("bob"));
       assertEquals("bob", chown.getOwner());
@@ -67,8 +73,10 @@ class AttributesTest {
       FileInfo none = set(m, SetAttributeRequest.newBuilder().setPath("/d/f").setMode(0));
       assertEquals(0, none.getMode());
 
-      FileInfo expected = before.toBuilder().setMode(0).setOwner("bob").setGroup("ml")
-          .setModificationTimeMs(MTIME).build();
+      FileInfo expected = withAttributes(before, none);
+      assertEquals(MTIME, expected.getModificationTimeMs());
+      assertEquals(MTIME * 1_000_000L, expected.getModificationTimeNs(),
+          "a time set in milliseconds reads the same in nanoseconds");
       assertEquals(expected, none);
       assertEquals(expected, m.stat("/d/f"));
       // Same id, so same block ids; same length and fingerprint.
@@ -79,13 +87,11 @@ class AttributesTest {
           .setOwner("root").setGroup("wheel").setModificationTimeMs(MTIME));
       assertEquals(01777, dir.getMode());
       assertEquals(List.of("f"), m.names("/d"));
-      // Setting what is already there journals nothing.
-      long sequence = m.fs.getMasterInfo(GetMasterInfoRequest.getDefaultInstance())
-          .getJournalSequence();
-      assertEquals(dir, set(m, SetAttributeRequest.newBuilder().setPath("/d").setMode(01777)
-          .setOwner("root")));
-      assertEquals(sequence, m.fs.getMasterInfo(GetMasterInfoRequest.getDefaultInstance())
-          .getJournalSequence());
+      // Setting what is already there moves only the change time, as chmod(2) and chown(2) do.
+      FileInfo again = set(m, SetAttributeRequest.newBuilder().setPath("/d").setMode(01777)
+          .setOwner("root"));
+      assertEquals(dir.toBuilder().setChangeTimeNs(again.getChangeTimeNs()).build(), again);
+      assertTrue(again.getChangeTimeNs() >= dir.getChangeTimeNs());
       // Nothing is pushed to the under store.
       assertEquals("rw-r--r--", PosixFilePermissions.toString(
           Files.getPosixFilePermissions(m.ufs.resolve("d/f"))));
@@ -162,7 +168,7 @@ class AttributesTest {
       assertFails(Status.Code.NOT_FOUND, "/missing/x", () -> set(m,
           SetAttributeRequest.newBuilder().setPath("/missing/x").setMode(0644)));
       assertFails(Status.Code.INVALID_ARGUMENT,
-          "give at least one of mode, owner, group, modification time",
+          "give at least one of mode, owner, group, access or modification time",
           () -> set(m, SetAttributeRequest.newBuilder().setPath("/f")));
       assertFails(Status.Code.INVALID_ARGUMENT, "010000",
           () -> set(m, SetAttributeRequest.newBuilder().setPath("/f").setMode(010000)));

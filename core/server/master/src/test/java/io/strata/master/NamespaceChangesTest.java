@@ -128,23 +128,24 @@ class NamespaceChangesTest {
       List<NamespaceChange> all = new ArrayList<>();
 
       m.mkdirs("/a/b");
-      assertEquals("/a /a/b", describe(collect(all, w.changes(2))));
+      assertEquals("/a /a/b /", describe(collect(all, w.changes(3))),
+          "made, with the times of the folder they were made in");
       m.file("/a/b/f", 10);
-      assertEquals("/a/b/f /a/b/f", describe(collect(all, w.changes(2))),
-          "created, then completed");
+      assertEquals("/a/b/f /a/b /a/b/f", describe(collect(all, w.changes(3))),
+          "created (its folder's times move), then completed");
       m.fs.setAttribute(SetAttributeRequest.newBuilder().setPath("/a/b/f").setMode(0600)
           .build());
       assertEquals("/a/b/f", describe(collect(all, w.changes(1))));
       m.fs.rename(RenameRequest.newBuilder().setSrcPath("/a/b/f").setDstPath("/a/g").build());
-      assertEquals("/a/b/f /a/g", describe(collect(all, w.changes(2))),
-          "renamed from and to");
+      assertEquals("/a/b/f /a/g /a/b /a", describe(collect(all, w.changes(4))),
+          "renamed from and to, and both folders' times");
       m.fs.rename(RenameRequest.newBuilder().setSrcPath("/a/b").setDstPath("/c").build());
-      assertEquals("/a/b/** /c/**", describe(collect(all, w.changes(2))),
+      assertEquals("/a/b/** /c/** /a /", describe(collect(all, w.changes(4))),
           "a directory moves its subtree");
       m.fs.delete(DeleteRequest.newBuilder().setPath("/a").setRecursive(true).build());
-      assertEquals("/a/**", describe(collect(all, w.changes(1))));
+      assertEquals("/a/** /", describe(collect(all, w.changes(2))));
       m.fs.delete(DeleteRequest.newBuilder().setPath("/c").build());
-      assertEquals("/c", describe(collect(all, w.changes(1))),
+      assertEquals("/c /", describe(collect(all, w.changes(2))),
           "an empty directory has no subtree to drop");
       Files.createDirectories(m.ufs.resolve("mnt"));
       m.fs.mount(MountRequest.newBuilder().setPath("/m").setUfsUri("file://" + m.ufs
@@ -182,16 +183,17 @@ class NamespaceChangesTest {
       m.fs.listStatus(ListStatusRequest.newBuilder().setPath("/data").setSyncIntervalMs(0)
           .build()).forEachRemaining(r -> { });
       m.mkdirs("/marker");
-      assertEquals("/data/z /marker", describe(w.changes(2)),
+      assertEquals("/data/z /marker /", describe(w.changes(3)),
           "only what a client could have seen otherwise: a file found by a sync of a listed"
-              + " folder, and a folder made through Strata in the never-listed root");
+              + " folder, and a folder made through Strata in the never-listed root (whose"
+              + " times that moves)");
     }
   }
 
   @Test
   void aWatcherThatReconnectsGetsWhatItMissedOrAResetWhenItIsTooOld() throws Exception {
     try (TestMaster m = TestMaster.start(home,
-        Map.of("strata.master.watch.history.size", "3"))) {
+        Map.of("strata.master.watch.history.size", "4"))) {
       long seen;
       try (Watch w = Watch.open(m, 0)) {
         seen = w.next().getSequence();
@@ -201,7 +203,7 @@ class NamespaceChangesTest {
       try (Watch w = Watch.open(m, seen)) {
         WatchChangesResponse first = w.next();
         assertFalse(first.getReset());
-        assertEquals("/one /two", describe(first.getChangesList()),
+        assertEquals("/one / /two /", describe(first.getChangesList()),
             "the changes after the watcher's position come first");
         seen = first.getSequence();
       }
@@ -223,7 +225,7 @@ class NamespaceChangesTest {
         assertFalse(first.getReset(), "nothing changed while the master was down");
         assertEquals(0, first.getChangesCount());
         again.mkdirs("/after");
-        assertEquals("/after", describe(w.changes(1)));
+        assertEquals("/after /", describe(w.changes(2)));
       }
     }
   }

@@ -25,9 +25,13 @@ import java.util.Map;
  * @param removeXattrs names of extended attributes to remove (empty: none); a name also in
  *     {@code setXattrs} is set
  * @param ttl new time to live, or null
+ * @param accessTimeNs new access time in ns since the epoch, or null
+ * @param modificationTimeNs new modification time in ns since the epoch, or null; it wins
+ *     over {@code modificationTimeMs}
  */
 public record AttributeChange(Integer mode, String owner, String group, Long modificationTimeMs,
-    Map<String, ByteString> setXattrs, List<String> removeXattrs, Ttl ttl) {
+    Map<String, ByteString> setXattrs, List<String> removeXattrs, Ttl ttl, Long accessTimeNs,
+    Long modificationTimeNs) {
 
   /**
    * A time to live: {@code ms} after the inode's modification time the master acts on it as
@@ -47,7 +51,7 @@ public record AttributeChange(Integer mode, String owner, String group, Long mod
 
   /** A change of mode, owner, group and/or modification time only. */
   public AttributeChange(Integer mode, String owner, String group, Long modificationTimeMs) {
-    this(mode, owner, group, modificationTimeMs, Map.of(), List.of(), null);
+    this(mode, owner, group, modificationTimeMs, Map.of(), List.of(), null, null, null);
   }
 
   /** The largest mode: permission bits with setuid, setgid and sticky. */
@@ -58,7 +62,9 @@ public record AttributeChange(Integer mode, String owner, String group, Long mod
     return new AttributeChange(r.hasMode() ? r.getMode() : null,
         r.hasOwner() ? r.getOwner() : null, r.hasGroup() ? r.getGroup() : null,
         r.hasModificationTimeMs() ? r.getModificationTimeMs() : null, r.getSetXattrsMap(),
-        r.getRemoveXattrsList(), r.hasTtlMs() ? new Ttl(r.getTtlMs(), r.getTtlAction()) : null);
+        r.getRemoveXattrsList(), r.hasTtlMs() ? new Ttl(r.getTtlMs(), r.getTtlAction()) : null,
+        r.hasAccessTimeNs() ? r.getAccessTimeNs() : null,
+        r.hasModificationTimeNs() ? r.getModificationTimeNs() : null);
   }
 
   /**
@@ -66,9 +72,18 @@ public record AttributeChange(Integer mode, String owner, String group, Long mod
    * such a change never touches the under store, so a read-only mount takes it.
    */
   public boolean onlyFreesOnExpiry() {
-    return mode == null && owner == null && group == null && modificationTimeMs == null
-        && setXattrs.isEmpty() && removeXattrs.isEmpty() && ttl != null
+    return !changesInode() && ttl != null
         && (ttl.clears() || ttl.action() == TtlAction.TTL_ACTION_FREE);
+  }
+
+  /**
+   * Whether the change touches what POSIX counts as the inode's attributes (mode, owner,
+   * group, times, extended attributes), which moves its change time even when the values stay.
+   */
+  public boolean changesInode() {
+    return mode != null || owner != null || group != null || modificationTimeMs != null
+        || accessTimeNs != null || modificationTimeNs != null || !setXattrs.isEmpty()
+        || !removeXattrs.isEmpty();
   }
 
   /** Whether the change sets a time to live that deletes the path when it passes. */
@@ -78,10 +93,10 @@ public record AttributeChange(Integer mode, String owner, String group, Long mod
 
   /** Fails with INVALID_ARGUMENT, naming the path, when the change cannot be applied. */
   public void check(String path) throws StrataException {
-    if (mode == null && owner == null && group == null && modificationTimeMs == null
-        && setXattrs.isEmpty() && removeXattrs.isEmpty() && ttl == null) {
+    if (!changesInode() && ttl == null) {
       throw StrataException.invalidArgument("Nothing to set on " + path + ": give at least one"
-          + " of mode, owner, group, modification time, extended attributes, time to live");
+          + " of mode, owner, group, access or modification time, extended attributes, time to"
+          + " live");
     }
     if (ttl != null && ttl.ms() < 0) {
       throw StrataException.invalidArgument("Negative time to live " + ttl.ms() + " ms for "
@@ -119,8 +134,13 @@ public record AttributeChange(Integer mode, String owner, String group, Long mod
     if (group != null) {
       b.setGroup(group);
     }
-    if (modificationTimeMs != null) {
-      b.setModificationTimeMs(modificationTimeMs);
+    if (modificationTimeNs != null) {
+      InodeTimes.setModification(b, modificationTimeNs);
+    } else if (modificationTimeMs != null) {
+      InodeTimes.setModification(b, modificationTimeMs * 1_000_000L);
+    }
+    if (accessTimeNs != null) {
+      b.setAccessTimeNs(accessTimeNs);
     }
     for (String name : removeXattrs) {
       b.removeXattrs(name);

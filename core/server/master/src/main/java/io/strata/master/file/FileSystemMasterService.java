@@ -17,6 +17,10 @@ import io.strata.proto.CreateDirectoryRequest;
 import io.strata.proto.CreateDirectoryResponse;
 import io.strata.proto.CreateFileRequest;
 import io.strata.proto.CreateFileResponse;
+import io.strata.proto.CreateHardLinkRequest;
+import io.strata.proto.CreateHardLinkResponse;
+import io.strata.proto.CreateSpecialFileRequest;
+import io.strata.proto.CreateSpecialFileResponse;
 import io.strata.proto.DeleteRequest;
 import io.strata.proto.DeleteResponse;
 import io.strata.proto.FileSystemMasterGrpc;
@@ -160,7 +164,28 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
     calls.unary("CreateFile", observer, () -> CreateFileResponse.newBuilder()
         .setFile(namespace.createFile(PathNames.normalize(request.getPath()),
             request.getRecursive(), request.getOverwrite(), request.getBlockSize(),
-            request.getMode(), request.getOwner(), request.getGroup()))
+            request.getMode(), request.getOwner(), request.getGroup(),
+            request.getNewVersion()))
+        .build());
+  }
+
+  @Override
+  public void createSpecialFile(CreateSpecialFileRequest request,
+      StreamObserver<CreateSpecialFileResponse> observer) {
+    calls.unary("CreateSpecialFile", observer, () -> CreateSpecialFileResponse.newBuilder()
+        .setFile(namespace.posix().createSpecialFile(PathNames.normalize(request.getPath()),
+            request.getFileType(), request.getMode(), request.getOwner(), request.getGroup(),
+            request.getSymlinkTarget(), request.getRdev()))
+        .build());
+  }
+
+  @Override
+  public void createHardLink(CreateHardLinkRequest request,
+      StreamObserver<CreateHardLinkResponse> observer) {
+    calls.unary("CreateHardLink", observer, () -> CreateHardLinkResponse.newBuilder()
+        .setFile(namespace.posix().createHardLink(
+            PathNames.normalize(request.getExistingPath()),
+            PathNames.normalize(request.getPath())))
         .build());
   }
 
@@ -184,7 +209,7 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
     calls.unary("CompleteFile", observer, () -> CompleteFileResponse.newBuilder()
         .setFile(namespace.completeFile(PathNames.normalize(request.getPath()),
             request.getFileId(), request.getLength(), request.getUfsFingerprint(),
-            request.getXattrsMap()))
+            CompletedAttributes.of(request)))
         .build());
   }
 
@@ -201,7 +226,7 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
   public void rename(RenameRequest request, StreamObserver<RenameResponse> observer) {
     calls.unary("Rename", observer, () -> {
       namespace.rename(PathNames.normalize(request.getSrcPath()),
-          PathNames.normalize(request.getDstPath()));
+          PathNames.normalize(request.getDstPath()), request.getReplace());
       return RenameResponse.getDefaultInstance();
     });
   }
@@ -209,7 +234,7 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
   @Override
   public void mount(MountRequest request, StreamObserver<MountResponse> observer) {
     calls.unary("Mount", observer, () -> MountResponse.newBuilder()
-        .setMount(MountOptionPolicy.view(namespace.mount(PathNames.normalize(request.getPath()),
+        .setMount(MountOptionPolicy.view(namespace.mounts().mount(PathNames.normalize(request.getPath()),
             request.getUfsUri(), request.getOptionsMap(), request.getReadOnly()), false, false))
         .build());
   }
@@ -217,7 +242,7 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
   @Override
   public void unmount(UnmountRequest request, StreamObserver<UnmountResponse> observer) {
     calls.unary("Unmount", observer, () -> {
-      namespace.unmount(PathNames.normalize(request.getPath()));
+      namespace.mounts().unmount(PathNames.normalize(request.getPath()));
       return UnmountResponse.getDefaultInstance();
     });
   }
@@ -225,7 +250,7 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
   @Override
   public void listMounts(ListMountsRequest request, StreamObserver<ListMountsResponse> observer) {
     calls.unary("ListMounts", observer, () -> ListMountsResponse.newBuilder()
-        .addAllMounts(namespace.listMounts(request.getIncludeSecrets(),
+        .addAllMounts(namespace.mounts().listMounts(request.getIncludeSecrets(),
             request.getStoreOptionsOnly()))
         .build());
   }

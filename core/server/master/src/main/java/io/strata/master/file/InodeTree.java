@@ -169,9 +169,14 @@ public final class InodeTree {
     write(() -> {
       if (store.get(InodeStore.ROOT_ID) == null) {
         MountTable.Resolution root = mounts.resolve(PathNames.ROOT);
-        UfsStatus s = loader.stat(root).orElseThrow(() -> new StrataException(ErrorCode.NOT_FOUND,
-            "The root under store " + root.ufsUri()
-            + " does not exist: create it or set strata.master.root.ufs"));
+        UfsStatus s;
+        try {
+          // The root folder may be a symbolic link to the real one.
+          s = loader.store(root.mount()).getTargetStatus(root.ufsUri());
+        } catch (NoSuchFileException e) {
+          throw new StrataException(ErrorCode.NOT_FOUND, "The root under store "
+              + root.ufsUri() + " does not exist: create it or set strata.master.root.ufs");
+        }
         journal(List.of(inode(loader.toInode(s, InodeStore.ROOT_ID, 0, "")),
             ClusterLayout.finalizeEntry(Version.LAYOUT_VERSION)));
       }
@@ -472,13 +477,18 @@ public final class InodeTree {
               || discovered && before == null && inUnloadedDirectory(n)) {
             continue;
           }
-          String path = n.getId() == InodeStore.ROOT_ID ? PathNames.ROOT
-              : childPath(n.getParentId(), n.getName(), paths);
-          if (path != null) {
-            if (n.getDirectory()) {
-              paths.put(n.getId(), path);
-            }
-            out.add(new PathChange(i, path, false));
+          if (n.getId() == InodeStore.ROOT_ID) {
+            out.add(new PathChange(i, PathNames.ROOT, false));
+            continue;
+          }
+          String path = childPath(n.getParentId(), n.getName(), paths);
+          if (path != null && n.getDirectory()) {
+            paths.put(n.getId(), path);
+          }
+          // Every name a file has before or after the change shows it: its hard links share
+          // the inode, and a name added or removed changes its folder's listing.
+          for (String name : namePaths(before, n, paths)) {
+            out.add(new PathChange(i, name, false));
           }
         }
         case DELETE_INODE -> {
@@ -521,10 +531,34 @@ public final class InodeTree {
     return parent != null && parent.getDirectory() && !parent.getChildrenLoaded();
   }
 
-  /** Whether two versions of an inode look the same to clients. */
+  /**
+   * Whether two versions of an inode look the same to clients: they differ at most in what
+   * clients never see (a directory's children loaded, a sync time, a version being written).
+   */
   private static boolean sameView(InodeEntry a, InodeEntry b) {
-    return a.toBuilder().clearChildrenLoaded().clearUfsSyncTimeMs().build()
-        .equals(b.toBuilder().clearChildrenLoaded().clearUfsSyncTimeMs().build());
+    return hidden(a).equals(hidden(b));
+  }
+
+  private static InodeEntry hidden(InodeEntry n) {
+    return n.toBuilder().clearChildrenLoaded().clearUfsSyncTimeMs().clearWritingDataId().build();
+  }
+
+  /** The paths of every name of an inode before ({@code before}, null: new) and after a change. */
+  private List<String> namePaths(InodeEntry before, InodeEntry after, Map<Long, String> paths) {
+    List<String> out = new ArrayList<>(2);
+    for (InodeEntry n : before == null ? List.of(after) : List.of(before, after)) {
+      addPath(out, childPath(n.getParentId(), n.getName(), paths));
+      for (io.strata.proto.journal.LinkName l : n.getLinksList()) {
+        addPath(out, childPath(l.getParentId(), l.getName(), paths));
+      }
+    }
+    return out;
+  }
+
+  private static void addPath(List<String> out, String path) {
+    if (path != null && !out.contains(path)) {
+      out.add(path);
+    }
   }
 
   private String childPath(long parentId, String name, Map<Long, String> paths) {
@@ -617,7 +651,11 @@ public final class InodeTree {
     }
   }
 
-  /** Calls {@code consumer} with every file at or below an inode. A lock is held. */
+  /**
+   * Calls {@code consumer} with every file at or below an inode, once each: below {@code top},
+   * a file is reached by its first name only, so another name (a hard link) of a file whose
+   * first name is elsewhere is not visited. A lock is held.
+   */
   public void forEachFileBelow(InodeEntry top, Consumer<InodeEntry> consumer) {
     Deque<InodeEntry> pending = new ArrayDeque<>();
     pending.push(top);
@@ -627,9 +665,10 @@ public final class InodeTree {
         consumer.accept(n);
         continue;
       }
-      store.forEachChildId(n.getId(), id -> {
-        InodeEntry child = store.get(id);
-        if (child != null) {
+      long dirId = n.getId();
+      store.forEachChild(dirId, c -> {
+        InodeEntry child = store.get(c.id());
+        if (child != null && child.getParentId() == dirId && child.getName().equals(c.name())) {
           pending.push(child);
         }
       });
@@ -727,8 +766,13 @@ public final class InodeTree {
    * a long namespace change.
    */
   public boolean isFile(long id) {
-    InodeEntry n = store.peek(id);
+    InodeEntry n = store.contentOwner(id);
     return n != null && !n.getDirectory();
+  }
+
+  /** The id a file's current content is named by (its blocks' file id): its data id or own id. */
+  public static long dataId(InodeEntry n) {
+    return n.getDataId() != 0 ? n.getDataId() : n.getId();
   }
 
   // ---- the client's view ----
@@ -744,18 +788,27 @@ public final class InodeTree {
    */
   public FileInfo info(InodeEntry n, String path, boolean withBlocks) {
     MountTable.Resolution r = mounts.resolve(path);
-    FileInfo.Builder b = FileInfo.newBuilder().setFileId(n.getId()).setPath(path)
-        .setName(n.getName()).setDirectory(n.getDirectory()).setLength(n.getLength())
+    long dataId = dataId(n);
+    // The name is the path's: a file with several names (hard links) has one inode.
+    FileInfo.Builder b = FileInfo.newBuilder().setFileId(dataId).setPath(path)
+        .setName(path.equals(PathNames.ROOT) ? n.getName() : PathNames.name(path))
+        .setDirectory(n.getDirectory()).setLength(n.getLength())
         .setBlockSize(n.getBlockSize()).setModificationTimeMs(n.getModificationTimeMs())
         .setMode(n.getMode()).setOwner(n.getOwner()).setGroup(n.getGroup())
         .setComplete(n.getComplete()).setUfsPath(r.ufsUri()).setMountId(r.mount().getMountId())
         .setUfsFingerprint(n.getUfsFingerprint())
         .setSyncIntervalMs(policy.interval(r.mount()).millis())
         .putAllXattrs(n.getXattrsMap())
-        .setTtlMs(n.getTtlMs()).setTtlAction(n.getTtlAction());
+        .setTtlMs(n.getTtlMs()).setTtlAction(n.getTtlAction())
+        .setFileType(n.getFileType()).setSymlinkTarget(n.getSymlinkTarget()).setRdev(n.getRdev())
+        .setInodeNumber(n.getId()).setNamespaceOnly(n.getNamespaceOnly())
+        .setLinkCount(n.getDirectory() ? (int) Math.min(Integer.MAX_VALUE,
+            2 + store.subdirectoryCount(n.getId())) : 1 + n.getLinksCount())
+        .setModificationTimeNs(InodeTimes.modificationNs(n))
+        .setChangeTimeNs(InodeTimes.changeNs(n)).setAccessTimeNs(InodeTimes.accessNs(n));
     if (!n.getDirectory() && n.getBlockSize() > 0) {
       b.setBlockCount(BlockIds.blockCount(n.getLength(), n.getBlockSize()));
-      b.setCachedBytes(workers.cachedBytes(n.getId(), n.getLength(), n.getBlockSize()));
+      b.setCachedBytes(workers.cachedBytes(dataId, n.getLength(), n.getBlockSize()));
       if (withBlocks && n.getComplete()) {
         b.addAllBlocks(blocks(n));
       }
@@ -769,7 +822,7 @@ public final class InodeTree {
     int count = BlockIds.blockCount(file.getLength(), blockSize);
     List<BlockInfo> out = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
-      long blockId = BlockIds.blockId(file.getId(), i);
+      long blockId = BlockIds.blockId(dataId(file), i);
       long offset = i * blockSize;
       out.add(BlockInfo.newBuilder().setBlockId(blockId).setOffset(offset)
           .setLength(Math.min(blockSize, file.getLength() - offset))

@@ -1,6 +1,8 @@
 package io.strata.master.file;
 
 import io.strata.common.PathNames;
+import io.strata.common.error.ErrorCode;
+import io.strata.common.error.StrataException;
 import io.strata.proto.MountInfo;
 import io.strata.underfs.UnderStores;
 import java.util.ArrayList;
@@ -91,5 +93,14 @@ public final class MountTable {
   /** Every mount, the root first, then by path. */
   public List<MountInfo> all() {
     return new ArrayList<>(byPath.values());
+  }
+
+  /** Fails with PERMISSION_DENIED when {@code path} is in a read-only mount. */
+  public void requireWritable(String path) throws StrataException {
+    Resolution r = resolve(path);
+    if (r.mount().getReadOnly()) {
+      throw new StrataException(ErrorCode.PERMISSION_DENIED, "Cannot change " + path
+          + ": mount " + r.mount().getPath() + " is read-only");
+    }
   }
 }

@@ -5,6 +5,7 @@ import io.strata.common.BlockIds;
 import io.strata.common.LayoutFeature;
 import io.strata.common.PathNames;
 import io.strata.common.error.ErrorCode;
+import io.strata.common.error.PosixError;
 import io.strata.common.error.StrataException;
 import io.strata.master.block.WorkerRegistry;
 import io.strata.master.upgrade.ClusterLayout;
@@ -28,6 +29,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -54,6 +56,9 @@ public final class Namespace {
   private final UfsMetadataLoader loader;
   private final WorkerRegistry workers;
   private final ListingSync listings;
+  private final NameChanges names;
+  private final PosixFiles posix;
+  private final NamespaceMounts mountOps;
 
   public Namespace(InodeTree tree) {
     this.tree = tree;
@@ -61,6 +66,19 @@ public final class Namespace {
     this.loader = tree.loader();
     this.workers = tree.workers();
     this.listings = new ListingSync(tree);
+    this.names = new NameChanges(tree);
+    this.posix = new PosixFiles(tree, names);
+    this.mountOps = new NamespaceMounts(tree);
+  }
+
+  /** Symbolic links, special files, hard links and new versions of a file's content. */
+  public PosixFiles posix() {
+    return posix;
+  }
+
+  /** Mounting and unmounting under stores. */
+  public NamespaceMounts mounts() {
+    return mountOps;
   }
 
   /**
@@ -172,8 +190,10 @@ public final class Namespace {
         // Created in the store behind Strata's back: adopt it.
       }
       List<JournalEntry.Builder> entries = new ArrayList<>();
+      long nowNs = InodeTimes.nowNs();
       InodeEntry.Builder made = addDirectories(w, w.names().size(), mode, owner, group,
           entries);
+      names.foldersChanged(entries, nowNs, w.last().getId());
       tree.journal(entries);
       return tree.info(made.build(), path);
     });
@@ -183,11 +203,12 @@ public final class Namespace {
    * Checks the deepest existing ancestor of a missing path is a directory, and that only the
    * last name is missing unless {@code recursive}.
    */
-  private static void checkParents(InodeTree.Walk w, String path, boolean recursive)
+  static void checkParents(InodeTree.Walk w, String path, boolean recursive)
       throws StrataException {
     if (!w.last().getDirectory()) {
-      throw StrataException.failedPrecondition("Not a directory: " + w.pathAt(w.found())
-          + " is a file, so " + path + " cannot be created");
+      throw new StrataException(ErrorCode.FAILED_PRECONDITION, PosixError.ENOTDIR,
+          "Not a directory: " + w.pathAt(w.found()) + " is a file, so " + path
+          + " cannot be created");
     }
     if (w.names().size() - w.found() > 1 && !recursive) {
       throw new StrataException(ErrorCode.NOT_FOUND, "Parent directory does not exist: "
@@ -205,8 +226,11 @@ public final class Namespace {
       String group, List<JournalEntry.Builder> entries) {
     InodeEntry.Builder made = w.last().toBuilder();
     for (int d = w.found() + 1; d <= depth; d++) {
+      InodeEntry parent = made.build();
+      int m = d == depth ? mode : 0;
       made = loader.newInode(tree.newInodeId(), made.getId(), w.names().get(d - 1), true,
-          d == depth ? mode : 0, owner, group);
+          SetGid.directoryMode(parent, m == 0 ? UfsMetadataLoader.DEFAULT_DIR_MODE : m), owner,
+          SetGid.group(parent, group));
       entries.add(InodeTree.inode(made));
     }
     return made;
@@ -219,6 +243,19 @@ public final class Namespace {
    */
   public FileInfo createFile(String path, boolean recursive, boolean overwrite, long blockSize,
       int mode, String owner, String group) throws IOException {
+    return createFile(path, recursive, overwrite, blockSize, mode, owner, group, false);
+  }
+
+  /**
+   * As {@link #createFile(String, boolean, boolean, long, int, String, String)}; with
+   * {@code newVersion}, begins a new version of the complete file at {@code path} instead
+   * ({@link PosixFiles#beginVersion}).
+   */
+  public FileInfo createFile(String path, boolean recursive, boolean overwrite, long blockSize,
+      int mode, String owner, String group, boolean newVersion) throws IOException {
+    if (newVersion) {
+      return posix.beginVersion(path);
+    }
     if (path.equals(PathNames.ROOT)) {
       throw StrataException.invalidArgument("Cannot create a file at /: give a file path");
     }
@@ -228,8 +265,10 @@ public final class Namespace {
     return tree.write(() -> {
       InodeTree.Walk w = tree.walkLoading(path);
       List<JournalEntry.Builder> entries = new ArrayList<>();
+      long nowNs = InodeTimes.nowNs();
       long parentId;
       InodeEntry replaced = null;
+      boolean replacedGone = false;
       if (w.complete()) {
         replaced = w.last();
         if (replaced.getDirectory()) {
@@ -242,10 +281,11 @@ public final class Namespace {
                   + " (remove it first, or overwrite it: `strata fs cp -f`)");
         }
         checkWritable(path);
-        // A new id, so that blocks cached for the old content are never read as the new.
-        entries.add(JournalEntry.newBuilder()
-            .setDeleteInode(DeleteInodeEntry.newBuilder().setId(replaced.getId())));
-        parentId = replaced.getParentId();
+        parentId = w.inodes().get(w.found() - 1).getId();
+        // A new inode, so that blocks cached for the old content are never read as the new.
+        // A file with other names (hard links) keeps them, with its old content.
+        replacedGone = names.removeName(replaced, parentId, PathNames.name(path), nowNs,
+            entries);
       } else {
         checkParents(w, path, recursive);
         checkWritable(path);
@@ -256,15 +296,19 @@ public final class Namespace {
         }
         parentId = addDirectories(w, parentDepth, 0, owner, group, entries).getId();
       }
+      InodeEntry parent = parentId == w.last().getId() ? w.last() : null;
       InodeEntry.Builder file = loader.newInode(tree.newInodeId(), parentId,
-          PathNames.name(path), false, mode, owner, group);
+          PathNames.name(path), false, mode, owner,
+          parent == null ? group : SetGid.group(parent, group));
       if (blockSize > 0) {
         file.setBlockSize(blockSize);
       }
       entries.add(InodeTree.inode(file));
+      // The folder that gets a new name: the parent, or the deepest one that existed.
+      names.foldersChanged(entries, nowNs, replaced != null ? parentId : w.last().getId());
       tree.journal(entries);
-      if (replaced != null) {
-        workers.removeFiles(List.of(replaced.getId()));
+      if (replacedGone) {
+        workers.removeFiles(List.of(InodeTree.dataId(replaced)));
       }
       return tree.info(file.build(), path);
     });
@@ -287,14 +331,32 @@ public final class Namespace {
    */
   public FileInfo completeFile(String path, long fileId, long length, String fingerprint,
       Map<String, ByteString> xattrs) throws IOException {
-    Xattrs.checkNames(path, xattrs.keySet());
-    Xattrs.checkSize(path, xattrs);
+    return completeFile(path, fileId, length, fingerprint, CompletedAttributes.of(xattrs));
+  }
+
+  /**
+   * Marks a file complete with its length, or makes the new version {@code fileId} of it
+   * (begun by {@link PosixFiles#beginVersion}) its content; with the attributes the writer
+   * set meanwhile, all in one journal entry. Repeating it with the same length is harmless.
+   *
+   * @throws StrataException STALE when {@code path} is another file now, or the version is no
+   *     longer the one being written (another writer began a newer one)
+   */
+  public FileInfo completeFile(String path, long fileId, long length, String fingerprint,
+      CompletedAttributes attributes) throws IOException {
+    Xattrs.checkNames(path, attributes.xattrs().keySet());
+    Xattrs.checkSize(path, attributes.xattrs());
     return tree.write(() -> {
       InodeEntry n = tree.resolveLocked(path);
       if (n.getDirectory()) {
         throw StrataException.invalidArgument("Path is a directory: " + path);
       }
-      checkSameFile(n, fileId, path, "this write was not kept: write it again");
+      if (fileId != 0 && fileId != n.getId()) {
+        if (n.getWritingDataId() == fileId || InodeTree.dataId(n) == fileId) {
+          return posix.completeVersion(path, n, fileId, length, fingerprint, attributes);
+        }
+        checkSameFile(n, fileId, path, "this write was not kept: write it again");
+      }
       if (n.getComplete()) {
         if (n.getLength() == length) {
           return tree.info(n, path);
@@ -302,20 +364,23 @@ public final class Namespace {
         throw StrataException.failedPrecondition("File is already complete: " + path
             + " (length " + n.getLength() + "); create it again with overwrite to replace it");
       }
-      if (length < 0 || BlockIds.blockCount(length, n.getBlockSize())
-          > BlockIds.MAX_BLOCKS_PER_FILE) {
-        throw StrataException.invalidArgument("Bad length " + length + " for " + path
-            + " with block size " + n.getBlockSize());
-      }
-      long now = System.currentTimeMillis();
+      checkLength(path, length, n.getBlockSize());
+      long nowNs = InodeTimes.nowNs();
       InodeEntry.Builder done = n.toBuilder().setLength(length).setUfsFingerprint(fingerprint)
-          .setComplete(true).setModificationTimeMs(now).setUfsSyncTimeMs(now);
-      if (!xattrs.isEmpty()) {
-        done.clearXattrs().putAllXattrs(xattrs);
-      }
+          .setComplete(true).setUfsSyncTimeMs(nowNs / 1_000_000L);
+      attributes.applyTo(done, nowNs);
       tree.journal(List.of(InodeTree.inode(done)));
+      posix.relinkOtherNames(path, done.build());
       return tree.info(done.build(), path);
     });
+  }
+
+  /** Fails with INVALID_ARGUMENT when a file cannot have {@code length} bytes. */
+  static void checkLength(String path, long length, long blockSize) throws StrataException {
+    if (length < 0 || BlockIds.blockCount(length, blockSize) > BlockIds.MAX_BLOCKS_PER_FILE) {
+      throw StrataException.invalidArgument("Bad length " + length + " for " + path
+          + " with block size " + blockSize);
+    }
   }
 
   /** Fails with STALE when {@code fileId} is given (not 0) and {@code n} is another inode. */
@@ -356,6 +421,10 @@ public final class Namespace {
       }
       InodeEntry.Builder changed = change.applyTo(n);
       Xattrs.checkSize(path, changed.getXattrsMap());
+      if (change.changesInode()) {
+        // As POSIX file systems do, even when the values stay as they were.
+        InodeTimes.changed(changed, InodeTimes.nowNs());
+      }
       InodeEntry after = changed.build();
       if (!after.equals(n)) {
         tree.journal(List.of(InodeTree.inode(changed)));
@@ -392,7 +461,12 @@ public final class Namespace {
       throw StrataException.invalidArgument("Cannot delete the root directory /");
     }
     tree.write(() -> {
-      InodeEntry n = tree.resolveLocked(path);
+      InodeTree.Walk w = tree.walkLoading(path);
+      if (!w.complete()) {
+        throw StrataException.notFound(path);
+      }
+      InodeEntry n = w.last();
+      InodeEntry parent = w.inodes().get(w.found() - 1);
       checkSameFile(n, fileId, path, "nothing was deleted");
       if (mounts.at(path) != null) {
         throw StrataException.failedPrecondition("Cannot delete mount point " + path
@@ -408,19 +482,31 @@ public final class Namespace {
         throw StrataException.failedPrecondition("Directory is not empty: " + path);
       }
       if (n.getDirectory() && !recursive && !tree.isEmpty(n, path)) {
-        throw StrataException.failedPrecondition("Directory is not empty: " + path
+        throw new StrataException(ErrorCode.FAILED_PRECONDITION, PosixError.ENOTEMPTY,
+            "Directory is not empty: " + path
             + " (delete it with everything below it: `strata fs rm -R`)");
       }
       MountTable.Resolution r = mounts.resolve(path);
       try {
         loader.store(r.mount()).delete(r.ufsUri(), recursive && n.getDirectory());
       } catch (NoSuchFileException e) {
-        // Gone from the store already, or a file still being written: the namespace decides.
+        // Gone from the store already, a file still being written, or one the store does not
+        // hold (namespace only): the namespace decides.
       }
+      long nowNs = InodeTimes.nowNs();
+      List<JournalEntry.Builder> entries = new ArrayList<>();
+      // Files with names outside the subtree live on by them, with their blocks.
+      Set<Long> survivors = names.detachSurvivors(n, nowNs, entries);
       List<Long> files = new ArrayList<>();
-      tree.forEachFileBelow(n, f -> files.add(f.getId()));
-      tree.journal(List.of(JournalEntry.newBuilder()
-          .setDeleteInode(DeleteInodeEntry.newBuilder().setId(n.getId()))));
+      if (names.removeName(n, parent.getId(), PathNames.name(path), nowNs, entries)) {
+        tree.forEachFileBelow(n, f -> {
+          if (!survivors.contains(f.getId())) {
+            files.add(InodeTree.dataId(f));
+          }
+        });
+      }
+      names.foldersChanged(entries, nowNs, parent.getId());
+      tree.journal(entries);
       workers.removeFiles(files);
       return null;
     });
@@ -428,16 +514,38 @@ public final class Namespace {
 
   /** Renames in the store and the namespace within one mount; ids (so block ids) are kept. */
   public void rename(String src, String dst) throws IOException {
+    rename(src, dst, false);
+  }
+
+  /**
+   * Renames in the store and the namespace within one mount; ids (so block ids) are kept, and
+   * so is the modification time (the change time moves), as rename(2) does. With
+   * {@code replace}, an existing destination is replaced in the same step: a non-directory by
+   * a non-directory, an empty directory by a directory (FAILED_PRECONDITION with ENOTDIR,
+   * EISDIR or ENOTEMPTY otherwise); two names of one file leave both as they are.
+   */
+  public void rename(String src, String dst, boolean replace) throws IOException {
     if (src.equals(PathNames.ROOT)) {
       throw StrataException.invalidArgument("Cannot rename the root directory /");
     }
+    if (src.equals(dst)) {
+      if (replace) {
+        getStatus(src, SyncInterval.NEVER);
+        return;
+      }
+      throw StrataException.invalidArgument("Cannot rename " + src + " to itself");
+    }
     if (PathNames.isUnder(dst, src)) {
-      throw StrataException.invalidArgument(src.equals(dst)
-          ? "Cannot rename " + src + " to itself"
-          : "Cannot move " + src + " under itself: " + dst);
+      throw new StrataException(ErrorCode.INVALID_ARGUMENT, PosixError.EINVAL,
+          "Cannot move " + src + " under itself: " + dst);
     }
     tree.write(() -> {
-      InodeEntry n = tree.resolveLocked(src);
+      InodeTree.Walk sw = tree.walkLoading(src);
+      if (!sw.complete()) {
+        throw StrataException.notFound(src);
+      }
+      InodeEntry n = sw.last();
+      long srcParent = sw.inodes().get(sw.found() - 1).getId();
       if (mounts.at(src) != null) {
         throw StrataException.invalidArgument("Cannot rename mount point " + src
             + ": unmount it and mount it at the new path");
@@ -450,9 +558,9 @@ public final class Namespace {
       MountTable.Resolution from = mounts.resolve(src);
       MountTable.Resolution to = mounts.resolve(dst);
       if (from.mount().getMountId() != to.mount().getMountId()) {
-        throw StrataException.invalidArgument("Cannot rename across mounts: " + src
-            + " is in mount " + from.mount().getPath() + ", " + dst + " is in mount "
-            + to.mount().getPath() + " (copy and delete instead)");
+        throw new StrataException(ErrorCode.INVALID_ARGUMENT, PosixError.EXDEV,
+            "Cannot rename across mounts: " + src + " is in mount " + from.mount().getPath()
+            + ", " + dst + " is in mount " + to.mount().getPath() + " (copy and delete instead)");
       }
       checkWritable(src);
       String dstParent = PathNames.parent(dst);
@@ -462,23 +570,59 @@ public final class Namespace {
             + dstParent + " (create it before renaming " + src + " into it)");
       }
       if (!pw.last().getDirectory()) {
-        throw StrataException.failedPrecondition("Not a directory: " + dstParent);
+        throw new StrataException(ErrorCode.FAILED_PRECONDITION, PosixError.ENOTDIR,
+            "Not a directory: " + dstParent);
       }
-      if (tree.walkLoading(dst).complete()) {
-        throw StrataException.alreadyExists(dst);
+      long dstParentId = pw.last().getId();
+      InodeTree.Walk dw = tree.walkLoading(dst);
+      InodeEntry replaced = dw.complete() ? dw.last() : null;
+      if (replaced != null) {
+        if (!replace) {
+          throw StrataException.alreadyExists(dst);
+        }
+        if (replaced.getId() == n.getId()) {
+          // Two names of one file: rename(2) does nothing.
+          return null;
+        }
+        checkReplaceable(n, replaced, dst);
       }
       if (!n.getDirectory() && !n.getComplete()) {
         throw StrataException.failedPrecondition("File is still being written: " + src
             + " (complete it before renaming)");
       }
       UnderFileSystem store = loader.store(from.mount());
-      String before = n.getDirectory() ? null : fingerprintOrNull(store, from.ufsUri());
-      store.rename(from.ufsUri(), to.ufsUri());
-      long now = System.currentTimeMillis();
+      String before = n.getDirectory() || n.getNamespaceOnly() ? null
+          : fingerprintOrNull(store, from.ufsUri());
+      if (!n.getNamespaceOnly()) {
+        // A target only the namespace holds is not in the store's way.
+        if (replaced != null && !replaced.getNamespaceOnly()) {
+          store.rename(from.ufsUri(), to.ufsUri(), true);
+        } else {
+          store.rename(from.ufsUri(), to.ufsUri());
+        }
+      } else if (replaced != null && !replaced.getNamespaceOnly()) {
+        deleteInStore(store, to.ufsUri());
+      }
+
+      long nowNs = InodeTimes.nowNs();
+      String dstName = PathNames.name(dst);
       List<JournalEntry.Builder> entries = new ArrayList<>();
-      entries.add(JournalEntry.newBuilder().setRename(RenameEntry.newBuilder()
-          .setId(n.getId()).setNewParentId(pw.last().getId()).setNewName(PathNames.name(dst))
-          .setModificationTimeMs(now)));
+      List<Long> files = new ArrayList<>();
+      if (replaced != null
+          && names.removeName(replaced, dstParentId, dstName, nowNs, entries)) {
+        tree.forEachFileBelow(replaced, f -> files.add(InodeTree.dataId(f)));
+      }
+      InodeEntry.Builder moved = NameChanges.moved(n, srcParent, PathNames.name(src),
+          dstParentId, dstName);
+      InodeTimes.changed(moved, nowNs);
+      if (n.getLinksCount() > 0) {
+        // A file with several names: which of its names moved is in the inode itself.
+        entries.add(InodeTree.inode(moved));
+      } else {
+        entries.add(JournalEntry.newBuilder().setRename(RenameEntry.newBuilder()
+            .setId(n.getId()).setNewParentId(dstParentId).setNewName(dstName)
+            .setModificationTimeMs(n.getModificationTimeMs()).setChangeTimeNs(nowNs)));
+      }
       if (before != null && before.equals(n.getUfsFingerprint())) {
         String after = fingerprintOrNull(store, to.ufsUri());
         if (after != null && !after.equals(before)) {
@@ -486,14 +630,43 @@ public final class Namespace {
           // ETag (a multipart object's is recomputed); readers compare the store's fingerprint
           // with this one. Followed only when the namespace had the store's fingerprint before
           // the rename, so that a change made behind Strata's back is never taken for it.
-          entries.add(InodeTree.inode(n.toBuilder().setParentId(pw.last().getId())
-              .setName(PathNames.name(dst)).setModificationTimeMs(now)
-              .setUfsFingerprint(after)));
+          entries.add(InodeTree.inode(moved.setUfsFingerprint(after)));
         }
       }
+      names.foldersChanged(entries, nowNs, srcParent, dstParentId);
       tree.journal(entries);
+      workers.removeFiles(files);
       return null;
     });
+  }
+
+  /** Fails, with the POSIX error rename(2) gives, when {@code n} may not replace {@code old}. */
+  private void checkReplaceable(InodeEntry n, InodeEntry old, String dst) throws IOException {
+    if (mounts.at(dst) != null || !mounts.mountPointsBelow(dst).isEmpty()) {
+      throw StrataException.failedPrecondition("Cannot replace " + dst + ": a mount point is"
+          + " at or below it (unmount it first)");
+    }
+    if (n.getDirectory() && !old.getDirectory()) {
+      throw new StrataException(ErrorCode.FAILED_PRECONDITION, PosixError.ENOTDIR,
+          "Cannot replace " + dst + " by a directory: it is not a directory");
+    }
+    if (!n.getDirectory() && old.getDirectory()) {
+      throw new StrataException(ErrorCode.FAILED_PRECONDITION, PosixError.EISDIR,
+          "Cannot replace directory " + dst + " by a file");
+    }
+    if (old.getDirectory() && !tree.isEmpty(old, dst)) {
+      throw new StrataException(ErrorCode.FAILED_PRECONDITION, PosixError.ENOTEMPTY,
+          "Cannot replace " + dst + ": the directory is not empty");
+    }
+  }
+
+  /** Deletes a file or empty directory from a store; one already gone is fine. */
+  private static void deleteInStore(UnderFileSystem store, String uri) throws IOException {
+    try {
+      store.delete(uri, false);
+    } catch (NoSuchFileException e) {
+      // Never written there (namespace only, or still being written): nothing to remove.
+    }
   }
 
   /** A path's fingerprint in its store; null when the store cannot tell it now. */
@@ -532,7 +705,7 @@ public final class Namespace {
   public FreeResponse free(InodeEntry top) {
     List<long[]> files = new ArrayList<>();
     tree.forEachFileBelow(top, f -> files.add(
-        new long[] {f.getId(), f.getLength(), f.getBlockSize()}));
+        new long[] {InodeTree.dataId(f), f.getLength(), f.getBlockSize()}));
     WorkerRegistry.Freed freed = workers.free(files);
     return FreeResponse.newBuilder().setBlocksFreed(freed.blocks())
         .setBytesFreed(freed.bytes()).build();
@@ -544,133 +717,6 @@ public final class Namespace {
   }
 
   private void checkWritable(String path) throws StrataException {
-    MountTable.Resolution r = mounts.resolve(path);
-    if (r.mount().getReadOnly()) {
-      throw new StrataException(ErrorCode.PERMISSION_DENIED, "Cannot change " + path
-          + ": mount " + r.mount().getPath() + " is read-only");
-    }
-  }
-
-  // ---- mounts ----
-
-  /**
-   * Mounts an under-store directory at a new path, or at an empty directory, under an existing
-   * directory. The directory's metadata is loaded from the new store on first access.
-   */
-  public MountInfo mount(String path, String ufsUri, Map<String, String> options,
-      boolean readOnly) throws IOException {
-    if (path.equals(PathNames.ROOT)) {
-      throw StrataException.invalidArgument(
-          "Cannot mount on /: the root mount is set by strata.master.root.ufs");
-    }
-    if (ufsUri.isEmpty()) {
-      throw StrataException.invalidArgument("No under-store URI given to mount at " + path);
-    }
-    MountOptionPolicy.validate(path, ufsUri, options);
-    // Checked before taking the lock: a remote store may be slow to answer.
-    UfsStatus status;
-    try {
-      status = loader.store(ufsUri, options).getStatus(ufsUri);
-    } catch (IllegalArgumentException e) {
-      throw StrataException.invalidArgument("Cannot mount " + ufsUri + " at " + path + ": "
-          + e.getMessage());
-    } catch (NoSuchFileException e) {
-      throw new StrataException(ErrorCode.NOT_FOUND, "Under-store directory does not exist: "
-          + ufsUri + " (create it before mounting it at " + path + ")");
-    }
-    if (!status.directory()) {
-      throw StrataException.invalidArgument("Not a directory in the under store: " + ufsUri
-          + " (mount a directory)");
-    }
-    return tree.write(() -> {
-      if (mounts.at(path) != null) {
-        throw new StrataException(ErrorCode.ALREADY_EXISTS, "A mount already exists at " + path
-            + " (unmount it first)");
-      }
-      InodeTree.Walk w = tree.walkLoading(path);
-      long id;
-      long parentId;
-      if (w.complete()) {
-        InodeEntry existing = w.last();
-        if (!existing.getDirectory() || !tree.isEmpty(existing, path)) {
-          throw StrataException.failedPrecondition("Cannot mount on " + path
-              + ": it exists and is not an empty directory (choose a new path)");
-        }
-        id = existing.getId();
-        parentId = existing.getParentId();
-      } else {
-        checkParents(w, path, false);
-        id = tree.newInodeId();
-        parentId = w.last().getId();
-      }
-      MountInfo mount = MountInfo.newBuilder().setMountId(tree.newMountId()).setPath(path)
-          .setUfsUri(ufsUri).putAllOptions(options).setReadOnly(readOnly).build();
-      tree.journal(List.of(
-          JournalEntry.newBuilder().setAddMount(AddMountEntry.newBuilder().setMount(mount)),
-          InodeTree.inode(loader.toInode(status, id, parentId, PathNames.name(path)))));
-      LOG.info("Mounted {} at {}", ufsUri, path);
-      return mount;
-    });
-  }
-
-  /**
-   * Removes a mount and every inode below its mount point from the namespace (the store is
-   * untouched), and queues removal of the blocks cached for those files.
-   */
-  public void unmount(String path) throws IOException {
-    if (path.equals(PathNames.ROOT)) {
-      throw StrataException.invalidArgument(
-          "The root mount cannot be removed (it is set by strata.master.root.ufs)");
-    }
-    tree.write(() -> {
-      MountInfo mount = mounts.at(path);
-      if (mount == null) {
-        throw new StrataException(ErrorCode.NOT_FOUND, "No mount at " + path
-            + " (list the mounts to see where they are)");
-      }
-      List<String> below = mounts.mountPointsBelow(path);
-      if (!below.isEmpty()) {
-        throw StrataException.failedPrecondition("Unmount " + below.get(0)
-            + " first: it is mounted below " + path);
-      }
-      List<JournalEntry.Builder> entries = new ArrayList<>();
-      entries.add(JournalEntry.newBuilder().setDeleteMount(
-          DeleteMountEntry.newBuilder().setMountId(mount.getMountId())));
-      InodeTree.Walk w = tree.walk(path);
-      List<Long> files = new ArrayList<>();
-      if (w.complete()) {
-        InodeEntry point = w.last();
-        tree.forEachFileBelow(point, f -> files.add(f.getId()));
-        entries.add(JournalEntry.newBuilder()
-            .setDeleteInode(DeleteInodeEntry.newBuilder().setId(point.getId())));
-      }
-      tree.journal(entries);
-      workers.removeFiles(files);
-      // The enclosing store may have a directory of that name, hidden while mounted over.
-      InodeTree.Walk parent = tree.walk(PathNames.parent(path));
-      if (parent.complete() && parent.last().getDirectory()) {
-        Optional<UfsStatus> hidden = loader.stat(mounts.resolve(path));
-        if (hidden.isPresent()) {
-          tree.journal(List.of(InodeTree.inode(loader.toInode(hidden.get(), tree.newInodeId(),
-              parent.last().getId(), PathNames.name(path)))));
-        }
-      }
-      LOG.info("Unmounted {} from {}", mount.getUfsUri(), path);
-      return null;
-    });
-  }
-
-  /**
-   * Every mount, the root first.
-   *
-   * @param includeSecrets show secret option values as they are instead of masked
-   * @param storeOptionsOnly leave out the options that configure Strata itself
-   */
-  public List<MountInfo> listMounts(boolean includeSecrets, boolean storeOptionsOnly) {
-    List<MountInfo> out = new ArrayList<>();
-    for (MountInfo m : mounts.all()) {
-      out.add(MountOptionPolicy.view(m, includeSecrets, storeOptionsOnly));
-    }
-    return out;
+    mounts.requireWritable(path);
   }
 }

@@ -3,8 +3,10 @@ package io.strata.master.file;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.strata.common.metrics.MetricNames;
+import io.strata.proto.FileType;
 import io.strata.proto.MountInfo;
 import io.strata.proto.journal.InodeEntry;
+import io.strata.underfs.UfsFileType;
 import io.strata.underfs.UfsStatus;
 import io.strata.underfs.UnderFileSystem;
 import io.strata.underfs.UnderStores;
@@ -75,11 +77,15 @@ public final class UfsMetadataLoader {
    */
   public InodeEntry.Builder toInode(UfsStatus s, long id, long parentId, String name,
       long syncMs) {
+    FileType type = fileType(s.type());
+    boolean content = !s.directory() && type == FileType.FILE_TYPE_PLAIN;
     return InodeEntry.newBuilder().setId(id).setParentId(parentId).setName(name)
         .setDirectory(s.directory()).setLength(s.directory() ? 0 : s.length())
-        .setBlockSize(s.directory() ? 0 : defaultBlockSize)
+        .setBlockSize(content ? defaultBlockSize : 0)
         .setModificationTimeMs(s.modificationTimeMs())
-        .setMode(s.mode() != 0 ? s.mode() : s.directory() ? DEFAULT_DIR_MODE : DEFAULT_FILE_MODE)
+        .setFileType(type).setSymlinkTarget(s.symlinkTarget()).setRdev(s.rdev())
+        .setMode(s.mode() != 0 ? s.mode() : s.directory() ? DEFAULT_DIR_MODE
+            : type == FileType.FILE_TYPE_SYMLINK ? 0777 : DEFAULT_FILE_MODE)
         .setOwner(s.owner().isEmpty() ? owner : s.owner())
         .setGroup(s.group().isEmpty() ? group : s.group())
         .setComplete(true).setUfsFingerprint(s.fingerprint()).setChildrenLoaded(false)
@@ -96,14 +102,26 @@ public final class UfsMetadataLoader {
    */
   public InodeEntry.Builder newInode(long id, long parentId, String name, boolean directory,
       int mode, String owner, String group) {
-    return InodeEntry.newBuilder().setId(id).setParentId(parentId).setName(name)
-        .setDirectory(directory).setBlockSize(directory ? 0 : defaultBlockSize)
-        .setModificationTimeMs(System.currentTimeMillis())
+    long nowNs = InodeTimes.nowNs();
+    return InodeTimes.created(InodeEntry.newBuilder(), nowNs).setId(id).setParentId(parentId)
+        .setName(name).setDirectory(directory).setBlockSize(directory ? 0 : defaultBlockSize)
         .setMode(mode != 0 ? mode : directory ? DEFAULT_DIR_MODE : DEFAULT_FILE_MODE)
         .setOwner(owner.isEmpty() ? this.owner : owner)
         .setGroup(group.isEmpty() ? this.group : group)
         .setComplete(directory).setChildrenLoaded(directory)
-        .setUfsSyncTimeMs(System.currentTimeMillis());
+        .setUfsSyncTimeMs(nowNs / 1_000_000L);
+  }
+
+  /** The namespace's kind of file for what an under store reports. */
+  static FileType fileType(UfsFileType type) {
+    return switch (type) {
+      case SYMLINK -> FileType.FILE_TYPE_SYMLINK;
+      case FIFO -> FileType.FILE_TYPE_FIFO;
+      case SOCKET -> FileType.FILE_TYPE_SOCKET;
+      case CHAR_DEVICE -> FileType.FILE_TYPE_CHAR_DEVICE;
+      case BLOCK_DEVICE -> FileType.FILE_TYPE_BLOCK_DEVICE;
+      default -> FileType.FILE_TYPE_PLAIN;
+    };
   }
 
   /** Counts inodes created from under-store metadata. */

@@ -14,7 +14,9 @@ import java.util.Optional;
  * the store's status of its path, whether the inode stays, is deleted (the store has nothing
  * there) or is replaced by a new inode with a new id (another type, or a file whose fingerprint
  * changed), so that blocks cached for old content are never read as the new. It never touches
- * files being written through Strata, mount points, or paths with mount points below them.
+ * files being written through Strata, mount points, paths with mount points below them, files
+ * the store cannot hold (namespace only) or files with several names (hard links, whose names
+ * Strata keeps in step itself).
  */
 final class UfsReconciler {
   private final InodeTree tree;
@@ -59,11 +61,13 @@ final class UfsReconciler {
    */
   long reconcile(InodeEntry n, String path, Optional<UfsStatus> status, long syncMs,
       List<JournalEntry.Builder> entries, List<Long> files) {
-    if (!n.getDirectory() && !n.getComplete()) {
+    if (!n.getDirectory() && !n.getComplete() || n.getNamespaceOnly()
+        || n.getLinksCount() > 0) {
       return n.getId();
     }
     UfsStatus s = status.orElse(null);
     boolean replace = s != null && (s.directory() != n.getDirectory()
+        || UfsMetadataLoader.fileType(s.type()) != n.getFileType()
         || (!n.getDirectory() && changed(n, s)));
     if (s != null && !replace) {
       return n.getId();
@@ -72,7 +76,7 @@ final class UfsReconciler {
     if (mounts.at(path) != null || !mounts.mountPointsBelow(path).isEmpty()) {
       return n.getId();
     }
-    tree.forEachFileBelow(n, f -> files.add(f.getId()));
+    tree.forEachFileBelow(n, f -> files.add(InodeTree.dataId(f)));
     entries.add(JournalEntry.newBuilder()
         .setDeleteInode(DeleteInodeEntry.newBuilder().setId(n.getId())));
     if (s == null) {
@@ -86,8 +90,23 @@ final class UfsReconciler {
     return fresh.getId();
   }
 
-  /** Whether a file's content in the store differs from what its inode mirrors. */
+  /**
+   * Whether a file's content in the store differs from what its inode mirrors: a regular
+   * file's bytes, a symbolic link's target, a device's number.
+   */
   private static boolean changed(InodeEntry n, UfsStatus s) {
+    switch (n.getFileType()) {
+      case FILE_TYPE_SYMLINK:
+        return !n.getSymlinkTarget().equals(s.symlinkTarget());
+      case FILE_TYPE_CHAR_DEVICE:
+      case FILE_TYPE_BLOCK_DEVICE:
+        return n.getRdev() != s.rdev();
+      case FILE_TYPE_FIFO:
+      case FILE_TYPE_SOCKET:
+        return false;
+      default:
+        break;
+    }
     if (!n.getUfsFingerprint().isEmpty() && !s.fingerprint().isEmpty()) {
       return !n.getUfsFingerprint().equals(s.fingerprint());
     }

@@ -100,6 +100,8 @@ public final class InodeStore implements Closeable {
   private ColumnFamilyHandle meta;
   private ColumnFamilyHandle jobs;
   private TtlIndex ttlIndex;
+  private DataIdIndex dataIds;
+  private SubdirectoryCounts subdirectories;
 
   private volatile long appliedSequence;
   private volatile long nextInodeId;
@@ -139,6 +141,8 @@ public final class InodeStore implements Closeable {
     meta = handles.get(4);
     jobs = handles.get(5);
     ttlIndex = new TtlIndex(db, meta);
+    dataIds = new DataIdIndex(db, meta);
+    subdirectories = new SubdirectoryCounts(db, meta);
     appliedSequence = readMeta(APPLIED_SEQUENCE, 0);
     nextInodeId = readMeta(NEXT_INODE_ID, ROOT_ID + 1);
     nextMountId = readMeta(NEXT_MOUNT_ID, FIRST_MOUNT_ID);
@@ -207,6 +211,52 @@ public final class InodeStore implements Closeable {
     return id < 0 ? null : get(id);
   }
 
+  /**
+   * How many subdirectories a directory has: its stored count, or (for a directory made by an
+   * older release, which has none) a count of its children.
+   */
+  public long subdirectoryCount(long dirId) {
+    try {
+      long stored = subdirectories.stored(dirId);
+      return stored >= 0 ? stored : countSubdirectories(dirId);
+    } catch (RocksDBException e) {
+      throw new IllegalStateException("Cannot read the metastore at " + dir + ": "
+          + e.getMessage(), e);
+    }
+  }
+
+  /** Counts the directories among a directory's children (by their first names). */
+  private long countSubdirectories(long dirId) {
+    long[] n = {0};
+    scanChildren(dirId, "", Integer.MAX_VALUE, c -> {
+      InodeEntry child = get(c.id());
+      if (child != null && child.getDirectory() && child.getParentId() == dirId) {
+        n[0]++;
+      }
+    });
+    return n[0];
+  }
+
+  /**
+   * The inode whose current content has blocks named by {@code dataId}, or null: the inode of
+   * that id when its content is still its first version, else the inode whose data id it is.
+   * Like {@link #peek}, bypasses the cache and is safe beside an apply.
+   */
+  public InodeEntry contentOwner(long dataId) {
+    InodeEntry n = peek(dataId);
+    if (n != null) {
+      long current = n.getDataId() != 0 ? n.getDataId() : n.getId();
+      return current == dataId ? n : null;
+    }
+    try {
+      long id = dataIds.inodeOf(dataId);
+      return id < 0 ? null : peek(id);
+    } catch (RocksDBException e) {
+      throw new IllegalStateException("Cannot read the metastore at " + dir + ": "
+          + e.getMessage(), e);
+    }
+  }
+
   /** One child of a directory as stored in the edges column family. */
   public record Child(String name, long id) {}
 
@@ -225,6 +275,11 @@ public final class InodeStore implements Closeable {
     boolean[] found = {false};
     scanChildren(parentId, "", 1, c -> found[0] = true);
     return found[0];
+  }
+
+  /** Calls {@code consumer} with every child edge of a directory, in name order. */
+  public void forEachChild(long parentId, Consumer<Child> consumer) {
+    scanChildren(parentId, "", Integer.MAX_VALUE, consumer);
   }
 
   /** Calls {@code consumer} with the id of every child of a directory, in name order. */
@@ -383,16 +438,28 @@ public final class InodeStore implements Closeable {
           InodeEntry old = get(inode.getId());
           if (old == null) {
             count++;
-          } else if (old.getParentId() != inode.getParentId()
-              || !old.getName().equals(inode.getName())) {
-            batch.delete(edges, edgeKey(old.getParentId(), old.getName()));
           }
-          if (inode.getId() != ROOT_ID) {
-            batch.put(edges, edgeKey(inode.getParentId(), inode.getName()), key(inode.getId()));
+          // Every name of the inode is an edge: its first (parent_id, name) and its hard links.
+          List<InodeName> after = names(inode);
+          for (InodeName n : names(old)) {
+            if (!after.contains(n)) {
+              batch.delete(edges, edgeKey(n.parentId(), n.name()));
+            }
+          }
+          for (InodeName n : after) {
+            batch.put(edges, edgeKey(n.parentId(), n.name()), key(inode.getId()));
           }
           batch.put(inodes, key(inode.getId()), inode.toByteArray());
           ttlIndex.replace(batch, old, inode);
-          nextId = Math.max(nextId, inode.getId() + 1);
+          dataIds.replace(batch, old, inode);
+          if (inode.getDirectory()) {
+            if (old == null) {
+              subdirectories.created(batch, inode.getId());
+            }
+            moveSubdirectory(batch, old, inode.getId(), inode.getParentId());
+          }
+          nextId = Math.max(nextId, Math.max(inode.getId(),
+              Math.max(inode.getDataId(), inode.getWritingDataId())) + 1);
           updated.add(inode);
         }
         case DELETE_INODE -> {
@@ -400,6 +467,10 @@ public final class InodeStore implements Closeable {
           InodeEntry top = get(id);
           if (top != null) {
             batch.delete(edges, edgeKey(top.getParentId(), top.getName()));
+            if (top.getDirectory() && top.getParentId() != 0) {
+              long parent = top.getParentId();
+              subdirectories.add(batch, parent, -1, () -> countSubdirectories(parent));
+            }
             deleteSubtree(batch, top, removed);
             count -= removed.size();
           }
@@ -411,8 +482,15 @@ public final class InodeStore implements Closeable {
             throw new IOException("Journal entry " + entry.getSequence() + " renames inode "
                 + r.getId() + ", which does not exist");
           }
-          InodeEntry moved = old.toBuilder().setParentId(r.getNewParentId())
-              .setName(r.getNewName()).setModificationTimeMs(r.getModificationTimeMs()).build();
+          InodeEntry.Builder movedBuilder = old.toBuilder().setParentId(r.getNewParentId())
+              .setName(r.getNewName()).setModificationTimeMs(r.getModificationTimeMs());
+          if (r.hasChangeTimeNs()) {
+            movedBuilder.setChangeTimeNs(r.getChangeTimeNs());
+          }
+          InodeEntry moved = movedBuilder.build();
+          if (old.getDirectory()) {
+            moveSubdirectory(batch, old, old.getId(), r.getNewParentId());
+          }
           batch.delete(edges, edgeKey(old.getParentId(), old.getName()));
           batch.put(edges, edgeKey(moved.getParentId(), moved.getName()), key(moved.getId()));
           batch.put(inodes, key(moved.getId()), moved.toByteArray());
@@ -467,6 +545,12 @@ public final class InodeStore implements Closeable {
     layoutVersion = layout;
   }
 
+  /**
+   * Deletes an inode and everything below it. Only first names are followed down: a child
+   * edge that is another name (a hard link) of a file whose first name is elsewhere loses the
+   * edge only. Every name of a deleted inode goes with it, so no edge is left pointing at
+   * nothing (the master removes names outside the subtree from their files beforehand).
+   */
   private void deleteSubtree(WriteBatch batch, InodeEntry top, List<Long> removed)
       throws RocksDBException {
     Deque<Long> pending = new ArrayDeque<>();
@@ -476,15 +560,57 @@ public final class InodeStore implements Closeable {
       InodeEntry inode = get(id);
       if (inode != null) {
         ttlIndex.remove(batch, inode);
+        dataIds.remove(batch, inode);
+        for (InodeName n : names(inode)) {
+          batch.delete(edges, edgeKey(n.parentId(), n.name()));
+        }
       }
       if (inode != null && inode.getDirectory()) {
+        subdirectories.remove(batch, id);
         for (Child c : children(id, "", Integer.MAX_VALUE)) {
           batch.delete(edges, edgeKey(id, c.name()));
-          pending.push(c.id());
+          InodeEntry child = get(c.id());
+          if (child != null && child.getParentId() == id && child.getName().equals(c.name())) {
+            pending.push(c.id());
+          }
         }
       }
       batch.delete(inodes, key(id));
       removed.add(id);
+    }
+  }
+
+  /** One name of an inode: the folder it is in and the name there. */
+  private record InodeName(long parentId, String name) {}
+
+  /** Every name of an inode (none for the root, or for null). */
+  private static List<InodeName> names(InodeEntry n) {
+    if (n == null || n.getId() == ROOT_ID) {
+      return List.of();
+    }
+    List<InodeName> out = new ArrayList<>(1 + n.getLinksCount());
+    out.add(new InodeName(n.getParentId(), n.getName()));
+    for (io.strata.proto.journal.LinkName l : n.getLinksList()) {
+      out.add(new InodeName(l.getParentId(), l.getName()));
+    }
+    return out;
+  }
+
+  /**
+   * Puts into {@code batch} the subdirectory counts of the folders a directory leaves and joins
+   * when it becomes a child of {@code newParent} ({@code old} null: it is new).
+   */
+  private void moveSubdirectory(WriteBatch batch, InodeEntry old, long id, long newParent)
+      throws RocksDBException {
+    if (id == ROOT_ID || old != null && old.getParentId() == newParent) {
+      return;
+    }
+    if (old != null && old.getDirectory() && old.getParentId() != 0) {
+      long from = old.getParentId();
+      subdirectories.add(batch, from, -1, () -> countSubdirectories(from));
+    }
+    if (newParent != 0) {
+      subdirectories.add(batch, newParent, 1, () -> countSubdirectories(newParent));
     }
   }
 

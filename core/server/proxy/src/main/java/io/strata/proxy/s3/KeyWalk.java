@@ -5,6 +5,7 @@ import io.strata.common.PathNames;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
 import io.strata.proto.FileInfo;
+import io.strata.proto.FileType;
 import java.util.ArrayDeque;
 import java.util.Comparator;
 import java.util.Deque;
@@ -134,7 +135,8 @@ final class KeyWalk implements AutoCloseable {
       }
       String key = f.keyPrefix + g.getName();
       if (!g.getDirectory()) {
-        if (!g.getComplete() || !isAfter(key)) {
+        if (!g.getComplete() || g.getFileType() != FileType.FILE_TYPE_PLAIN || !isAfter(key)) {
+          // Not an object yet, or never one (a symbolic link or special file of a mount).
           continue;
         }
         Entry e = classify(key, g);

@@ -10,6 +10,7 @@ import io.strata.client.LocalSegment;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
 import io.strata.proto.FileInfo;
+import io.strata.proto.FileType;
 import io.strata.proxy.checksum.ChecksumValue;
 import io.strata.proxy.xml.CompleteMultipartUpload;
 import java.io.IOException;
@@ -65,7 +66,9 @@ final class ObjectReads {
       throw e;
     }
     boolean folderKey = key.endsWith("/");
-    if (f.getDirectory() != folderKey || (!f.getDirectory() && !f.getComplete())) {
+    if (f.getDirectory() != folderKey || (!f.getDirectory() && !f.getComplete())
+        || f.getFileType() != FileType.FILE_TYPE_PLAIN) {
+      // Symbolic links, FIFOs, sockets and devices made through a FUSE mount are no objects.
       throw noSuchKey(key);
     }
     if (folderKey && !f.getXattrsMap().containsKey(ObjectMetadata.MARKER)

@@ -1,0 +1,164 @@
+package io.strata.master.file;
+
+import io.strata.common.PathNames;
+import io.strata.common.error.ErrorCode;
+import io.strata.common.error.StrataException;
+import io.strata.master.block.WorkerRegistry;
+import io.strata.proto.MountInfo;
+import io.strata.proto.journal.AddMountEntry;
+import io.strata.proto.journal.DeleteInodeEntry;
+import io.strata.proto.journal.DeleteMountEntry;
+import io.strata.proto.journal.InodeEntry;
+import io.strata.proto.journal.JournalEntry;
+import io.strata.underfs.UfsStatus;
+import java.io.IOException;
+import java.nio.file.NoSuchFileException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Mounting under-store folders at namespace paths and removing them, as {@link Namespace}'s
+ * changes are made: under the tree's write lock, journaled, with every failure a
+ * {@link StrataException} naming the path and what to do.
+ */
+public final class NamespaceMounts {
+  private static final Logger LOG = LoggerFactory.getLogger(NamespaceMounts.class);
+
+  private final InodeTree tree;
+  private final MountTable mounts;
+  private final UfsMetadataLoader loader;
+  private final WorkerRegistry workers;
+
+  NamespaceMounts(InodeTree tree) {
+    this.tree = tree;
+    this.mounts = tree.mounts();
+    this.loader = tree.loader();
+    this.workers = tree.workers();
+  }
+
+  /**
+   * Mounts an under-store directory at a new path, or at an empty directory, under an existing
+   * directory. The directory's metadata is loaded from the new store on first access.
+   */
+  public MountInfo mount(String path, String ufsUri, Map<String, String> options,
+      boolean readOnly) throws IOException {
+    if (path.equals(PathNames.ROOT)) {
+      throw StrataException.invalidArgument(
+          "Cannot mount on /: the root mount is set by strata.master.root.ufs");
+    }
+    if (ufsUri.isEmpty()) {
+      throw StrataException.invalidArgument("No under-store URI given to mount at " + path);
+    }
+    MountOptionPolicy.validate(path, ufsUri, options);
+    // Checked before taking the lock: a remote store may be slow to answer.
+    UfsStatus status;
+    try {
+      // A folder mounted may be a symbolic link to the real one.
+      status = loader.store(ufsUri, options).getTargetStatus(ufsUri);
+    } catch (IllegalArgumentException e) {
+      throw StrataException.invalidArgument("Cannot mount " + ufsUri + " at " + path + ": "
+          + e.getMessage());
+    } catch (NoSuchFileException e) {
+      throw new StrataException(ErrorCode.NOT_FOUND, "Under-store directory does not exist: "
+          + ufsUri + " (create it before mounting it at " + path + ")");
+    }
+    if (!status.directory()) {
+      throw StrataException.invalidArgument("Not a directory in the under store: " + ufsUri
+          + " (mount a directory)");
+    }
+    return tree.write(() -> {
+      if (mounts.at(path) != null) {
+        throw new StrataException(ErrorCode.ALREADY_EXISTS, "A mount already exists at " + path
+            + " (unmount it first)");
+      }
+      InodeTree.Walk w = tree.walkLoading(path);
+      long id;
+      long parentId;
+      if (w.complete()) {
+        InodeEntry existing = w.last();
+        if (!existing.getDirectory() || !tree.isEmpty(existing, path)) {
+          throw StrataException.failedPrecondition("Cannot mount on " + path
+              + ": it exists and is not an empty directory (choose a new path)");
+        }
+        id = existing.getId();
+        parentId = existing.getParentId();
+      } else {
+        Namespace.checkParents(w, path, false);
+        id = tree.newInodeId();
+        parentId = w.last().getId();
+      }
+      MountInfo mount = MountInfo.newBuilder().setMountId(tree.newMountId()).setPath(path)
+          .setUfsUri(ufsUri).putAllOptions(options).setReadOnly(readOnly).build();
+      tree.journal(List.of(
+          JournalEntry.newBuilder().setAddMount(AddMountEntry.newBuilder().setMount(mount)),
+          InodeTree.inode(loader.toInode(status, id, parentId, PathNames.name(path)))));
+      LOG.info("Mounted {} at {}", ufsUri, path);
+      return mount;
+    });
+  }
+
+  /**
+   * Removes a mount and every inode below its mount point from the namespace (the store is
+   * untouched), and queues removal of the blocks cached for those files.
+   */
+  public void unmount(String path) throws IOException {
+    if (path.equals(PathNames.ROOT)) {
+      throw StrataException.invalidArgument(
+          "The root mount cannot be removed (it is set by strata.master.root.ufs)");
+    }
+    tree.write(() -> {
+      MountInfo mount = mounts.at(path);
+      if (mount == null) {
+        throw new StrataException(ErrorCode.NOT_FOUND, "No mount at " + path
+            + " (list the mounts to see where they are)");
+      }
+      List<String> below = mounts.mountPointsBelow(path);
+      if (!below.isEmpty()) {
+        throw StrataException.failedPrecondition("Unmount " + below.get(0)
+            + " first: it is mounted below " + path);
+      }
+      List<JournalEntry.Builder> entries = new ArrayList<>();
+      entries.add(JournalEntry.newBuilder().setDeleteMount(
+          DeleteMountEntry.newBuilder().setMountId(mount.getMountId())));
+      InodeTree.Walk w = tree.walk(path);
+      List<Long> files = new ArrayList<>();
+      if (w.complete()) {
+        InodeEntry point = w.last();
+        tree.forEachFileBelow(point, f -> files.add(InodeTree.dataId(f)));
+        entries.add(JournalEntry.newBuilder()
+            .setDeleteInode(DeleteInodeEntry.newBuilder().setId(point.getId())));
+      }
+      tree.journal(entries);
+      workers.removeFiles(files);
+      // The enclosing store may have a directory of that name, hidden while mounted over.
+      InodeTree.Walk parent = tree.walk(PathNames.parent(path));
+      if (parent.complete() && parent.last().getDirectory()) {
+        Optional<UfsStatus> hidden = loader.stat(mounts.resolve(path));
+        if (hidden.isPresent()) {
+          tree.journal(List.of(InodeTree.inode(loader.toInode(hidden.get(), tree.newInodeId(),
+              parent.last().getId(), PathNames.name(path)))));
+        }
+      }
+      LOG.info("Unmounted {} from {}", mount.getUfsUri(), path);
+      return null;
+    });
+  }
+
+  /**
+   * Every mount, the root first.
+   *
+   * @param includeSecrets show secret option values as they are instead of masked
+   * @param storeOptionsOnly leave out the options that configure Strata itself
+   */
+  public List<MountInfo> listMounts(boolean includeSecrets, boolean storeOptionsOnly) {
+    List<MountInfo> out = new ArrayList<>();
+    for (MountInfo m : mounts.all()) {
+      out.add(MountOptionPolicy.view(m, includeSecrets, storeOptionsOnly));
+    }
+    return out;
+  }
+}
