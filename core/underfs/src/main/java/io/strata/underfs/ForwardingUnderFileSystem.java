@@ -117,6 +117,11 @@ public abstract class ForwardingUnderFileSystem implements UnderFileSystem {
   }
 
   @Override
+  public boolean pathTooLong(String path) {
+    return delegate.pathTooLong(delegatePath(path));
+  }
+
+  @Override
   public void close() throws IOException {
     delegate.close();
   }

@@ -272,5 +272,14 @@ public interface UnderFileSystem extends Closeable {
   }
 
   /** An iterator over a resource that must be released. */
+  /**
+   * Whether the store cannot hold an entry at {@code uri} because its path is too long there
+   * (a local folder's absolute path past PATH_MAX, say), so a caller can refuse it with
+   * ENAMETOOLONG before making anything. The default: no limit known.
+   */
+  default boolean pathTooLong(String uri) {
+    return false;
+  }
+
   interface CloseableIterator<T> extends Iterator<T>, Closeable {}
 }

@@ -157,6 +157,11 @@ public final class CachedFileReader implements Closeable {
     return got;
   }
 
+  /** What the reader fetches from (for a rename to redirect it). */
+  PositionedSource source() {
+    return source;
+  }
+
   /** Closes the source; queued read-aheads of this file are dropped. Pages stay cached. */
   @Override
   public void close() throws IOException {

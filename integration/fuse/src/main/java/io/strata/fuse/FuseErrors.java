@@ -1,6 +1,7 @@
 package io.strata.fuse;
 
 import io.strata.common.error.ErrorCode;
+import io.strata.common.error.PosixError;
 import io.strata.common.error.StrataException;
 import java.io.UncheckedIOException;
 import org.slf4j.Logger;
@@ -36,6 +37,9 @@ final class FuseErrors {
       LOG.error("FUSE {} of {} failed", operation, path, t);
       return -ErrorCodes.EIO();
     }
+    if (se.posix() != null) {
+      return -errno(se.posix());
+    }
     ErrorCode code = se.code();
     switch (code) {
       case NOT_FOUND:
@@ -59,5 +63,20 @@ final class FuseErrors {
         LOG.warn("FUSE {} of {} failed with {}: {}", operation, path, code, se.getMessage());
         return -ErrorCodes.EIO();
     }
+  }
+
+  /** The errno of a POSIX error a failure carries. */
+  static int errno(PosixError e) {
+    return switch (e) {
+      case EPERM -> ErrorCodes.EPERM();
+      case ENOTEMPTY -> ErrorCodes.ENOTEMPTY();
+      case ENOTDIR -> ErrorCodes.ENOTDIR();
+      case EISDIR -> ErrorCodes.EISDIR();
+      case EXDEV -> ErrorCodes.EXDEV();
+      case ENAMETOOLONG -> ErrorCodes.ENAMETOOLONG();
+      case EINVAL -> ErrorCodes.EINVAL();
+      case ENOSPC -> ErrorCodes.ENOSPC();
+      case EMLINK -> ErrorCodes.EMLINK();
+    };
   }
 }

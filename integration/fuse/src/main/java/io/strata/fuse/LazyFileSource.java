@@ -30,12 +30,14 @@ final class LazyFileSource implements PositionedSource {
     }
   }
 
-  private final String path;
+  private volatile String path;
   private final long fileId;
   private final long length;
-  private final Opener opener;
+  private volatile Opener opener;
   private volatile PositionedSource in;
   private volatile boolean closed;
+  /** Streams of the file's old names ({@link #moved}), closed with this source. Guarded by this. */
+  private final java.util.List<PositionedSource> retired = new java.util.ArrayList<>();
 
   /**
    * @param path the namespace path, for messages
@@ -103,6 +105,25 @@ final class LazyFileSource implements PositionedSource {
     return length;
   }
 
+  /** The namespace path the file is read by. */
+  String path() {
+    return path;
+  }
+
+  /**
+   * The file was renamed (by this mount): later reads open a stream by its new name, whose
+   * under-store path is the one the file now has; a stream already open stays usable for reads
+   * in flight and is closed with this source.
+   */
+  synchronized void moved(String newPath, Opener newOpener) {
+    path = newPath;
+    opener = newOpener;
+    if (in != null) {
+      retired.add(in);
+      in = null;
+    }
+  }
+
   /** Whether a read has opened the stream (for tests). */
   boolean opened() {
     return in != null;
@@ -114,5 +135,9 @@ final class LazyFileSource implements PositionedSource {
     if (in != null) {
       in.close();
     }
+    for (PositionedSource old : retired) {
+      old.close();
+    }
+    retired.clear();
   }
 }

@@ -2,6 +2,7 @@ package io.strata.fuse;
 
 import com.google.protobuf.ByteString;
 import io.strata.client.CreateOptions;
+import io.strata.client.FileCompletion;
 import io.strata.client.FileOutStream;
 import io.strata.client.FileSystem;
 import io.strata.client.SetAttributeOptions;
@@ -237,10 +238,30 @@ final class MountWrites {
   }
 
   /**
+   * After {@code caller} wrote or truncated through {@code handle}: privileges the write kills
+   * go (set-user-ID and set-group-ID bits, as Linux drops them), and the file's other names
+   * show its new size.
+   */
+  void written(WriteHandle handle, Caller caller) {
+    StagedFile file = handle.file();
+    FileCompletion pending = file.pendingAttributes();
+    FileInfo status = file.status();
+    int mode = pending.mode() != null ? pending.mode() : status.getMode();
+    if ((mode & 06000) != 0) {
+      String group = pending.group() != null ? pending.group() : status.getGroup();
+      int after = caller.modeAfterWrite(mode, names.gid(group));
+      if (after != mode) {
+        file.setPending(after, null, null, null, null);
+      }
+    }
+    otherNamesChanged(file.inode(), file.path());
+  }
+
+  /**
    * truncate(2) by path: through the file's staged copy (this mount's open one, or one made
    * for the call), written through at once.
    */
-  int truncate(String path, long size) throws IOException {
+  int truncate(String path, long size, Caller caller) throws IOException {
     FileInfo info = metadata.get(path);
     if (info.getDirectory()) {
       throw new StrataException(ErrorCode.FAILED_PRECONDITION, PosixError.EISDIR,
@@ -249,6 +270,7 @@ final class MountWrites {
     WriteHandle handle = openForWrite(path, info, 0);
     try {
       handle.truncate(size);
+      written(handle, caller);
       flush(handle);
     } finally {
       release(handle);
@@ -396,7 +418,8 @@ final class MountWrites {
     for (StagedFile f : staging.all()) {
       String p = f.path();
       if (p.equals(from) || p.startsWith(prefix)) {
-        f.moveTo(to + p.substring(from.length()));
+        String now = to + p.substring(from.length());
+        f.moved(now, statusOrNull(now));
         staging.noteMoved(f);
       }
     }
@@ -408,10 +431,27 @@ final class MountWrites {
     return 0;
   }
 
+  /**
+   * A path's status with its blocks, asked of the master (no cache: it just changed), or null
+   * when it cannot be had now (a later read asks again).
+   */
+  FileInfo statusOrNull(String path) {
+    try {
+      return fs.getStatus(path, io.strata.client.SyncOption.DEFAULT, true);
+    } catch (StrataException e) {
+      LOG.debug("Cannot read the status of {} after its rename: {}", path, e.toString());
+      return null;
+    }
+  }
+
   // ---- attributes ----
 
-  int chmod(String path, long mode) throws StrataException {
-    int bits = (int) (mode & 07777);
+  int chmod(String path, long mode, Caller caller) throws StrataException {
+    FileInfo info = metadata.get(path);
+    StagedFile staged = staged(info);
+    String group = staged != null && staged.pendingAttributes().group() != null
+        ? staged.pendingAttributes().group() : info.getGroup();
+    int bits = caller.chmodMode((int) (mode & 07777), names.gid(group));
     StagedFile file = pendingCopy(path);
     if (file != null) {
       file.setPending(bits, null, null, null, null);

@@ -95,4 +95,11 @@ final class OpenFileTable<R extends Closeable> {
   int size() {
     return entries.size();
   }
+
+  /** Calls {@code action} with every reader open now. */
+  void forEachReader(java.util.function.Consumer<R> action) {
+    for (Entry<R> e : entries.values()) {
+      action.accept(e.reader);
+    }
+  }
 }

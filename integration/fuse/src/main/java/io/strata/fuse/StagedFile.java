@@ -119,6 +119,23 @@ final class StagedFile {
     this.path = newPath;
   }
 
+  /**
+   * The file was renamed: its path, and the version it reads unwritten bytes from, as the
+   * master now has them (the same version, by its new name and so its new under-store path).
+   */
+  void moved(String newPath, FileInfo nowBase) {
+    lock.writeLock().lock();
+    try {
+      this.path = newPath;
+      if (base != null && nowBase != null && nowBase.getFileId() == base.getFileId()) {
+        base = nowBase;
+        closeBase();
+      }
+    } finally {
+      lock.writeLock().unlock();
+    }
+  }
+
   /** The local file that holds the written bytes. */
   Path data() {
     return data;
@@ -150,6 +167,12 @@ final class StagedFile {
     } finally {
       lock.readLock().unlock();
     }
+  }
+
+  /** The file's status as the cluster has it: the base version, or a new file's entry. */
+  FileInfo status() {
+    FileInfo b = base();
+    return b != null ? b : created;
   }
 
   /**

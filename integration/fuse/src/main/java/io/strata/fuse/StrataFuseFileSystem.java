@@ -120,6 +120,8 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   private static final int XATTR_REPLACE = 2;
   /** Largest extended attribute value Linux takes (XATTR_SIZE_MAX). */
   private static final int XATTR_SIZE_MAX = 65536;
+  private static final java.util.List<String> XATTR_NAMESPACES =
+      java.util.List.of("user.", "trusted.", "security.", "system.");
 
   /**
    * A handle opened for reading: the shared reader of the version it opened, and the file's
@@ -422,7 +424,7 @@ public final class StrataFuseFileSystem extends FuseStubFS {
 
   private Caller caller() {
     FuseContext c = getContext();
-    return new Caller(c.uid.get(), c.gid.get());
+    return new Caller(c.uid.get(), c.gid.get(), c.pid.longValue());
   }
 
   @Override
@@ -499,13 +501,13 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     int perms = (pending.mode() != null ? pending.mode() : info.getMode()) & 07777;
     long nlink = info.getLinkCount();
     if (info.getDirectory()) {
-      stat.st_mode.set(FileStat.S_IFDIR | (perms == 0 ? 0755 : perms));
+      stat.st_mode.set(FileStat.S_IFDIR | perms);
       stat.st_nlink.set(nlink > 0 ? nlink : 2);
       stat.st_size.set(4096);
       stat.st_blocks.set(8);
     } else {
       long length = staged != null ? staged.length() : info.getLength();
-      stat.st_mode.set(typeBits(info.getFileType()) | (perms == 0 ? 0644 : perms));
+      stat.st_mode.set(typeBits(info.getFileType()) | perms);
       long names = nlink > 0 ? nlink : 1;
       stat.st_nlink.set(unlinked || staged != null && staged.isUnlinked() ? names - 1 : names);
       stat.st_size.set(length);
@@ -633,7 +635,11 @@ public final class StrataFuseFileSystem extends FuseStubFS {
       }
       if (MountWrites.writes(flags) || (flags & O_TRUNC) != 0) {
         // O_RDONLY|O_TRUNC truncates too, as Linux does (the kernel checked write permission).
-        fi.fh.set(handles.add(writes.openForWrite(p, info, flags)));
+        WriteHandle w = writes.openForWrite(p, info, flags);
+        if ((flags & O_TRUNC) != 0) {
+          writes.written(w, caller());
+        }
+        fi.fh.set(handles.add(w));
         return 0;
       }
       if (writes.staged(info) != null) {
@@ -796,7 +802,9 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     }
     long start = System.nanoTime();
     try {
-      return w.write(offset, MEMORY.newDirectByteBuffer(buf.address(), (int) size));
+      int n = w.write(offset, MEMORY.newDirectByteBuffer(buf.address(), (int) size));
+      writes.written(w, caller());
+      return n;
     } catch (Exception e) {
       return FuseErrors.toErrno("write", w.path(), e);
     } finally {
@@ -917,7 +925,32 @@ public final class StrataFuseFileSystem extends FuseStubFS {
       return -ErrorCodes.ENAMETOOLONG();
     }
     String to = namespacePath(newpath);
-    return change("rename", oldpath, p -> writes.rename(p, to));
+    return change("rename", oldpath, p -> {
+      writes.rename(p, to);
+      readersMoved(p, to);
+      return 0;
+    });
+  }
+
+  /**
+   * Files this mount has open for reading at or below {@code from} now have names below
+   * {@code to}: their readers fetch what is not cached by the new names (libfuse renames a
+   * file unlinked while open to a hidden name, and its readers must go on reading it).
+   */
+  private void readersMoved(String from, String to) {
+    String prefix = from + "/";
+    openFiles.forEachReader(reader -> {
+      if (reader.source() instanceof LazyFileSource lazy) {
+        String p = lazy.path();
+        if (p.equals(from) || p.startsWith(prefix)) {
+          String now = to + p.substring(from.length());
+          lazy.moved(now, () -> {
+            FileInfo status = fs.getStatus(now, SyncOption.DEFAULT, true);
+            return LazyFileSource.Opened.of(fs.openFile(status));
+          });
+        }
+      }
+    });
   }
 
   @Override
@@ -942,7 +975,8 @@ public final class StrataFuseFileSystem extends FuseStubFS {
 
   @Override
   public int truncate(String path, @off_t long size) {
-    return change("truncate", path, p -> writes.truncate(p, size));
+    Caller c = caller();
+    return change("truncate", path, p -> writes.truncate(p, size, c));
   }
 
   @Override
@@ -950,6 +984,7 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     if (handles.get(fi.fh.get()) instanceof WriteHandle w) {
       try {
         w.truncate(size);
+        writes.written(w, caller());
         return 0;
       } catch (Exception e) {
         return FuseErrors.toErrno("ftruncate", w.path(), e);
@@ -983,7 +1018,8 @@ public final class StrataFuseFileSystem extends FuseStubFS {
 
   @Override
   public int chmod(String path, @mode_t long mode) {
-    return change("chmod", path, p -> writes.chmod(p, mode));
+    Caller c = caller();
+    return change("chmod", path, p -> writes.chmod(p, mode, c));
   }
 
   @Override
@@ -1033,6 +1069,9 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     String p = namespacePath(path);
     noteKernelNode(path);
     try {
+      if (!knownNamespace(name)) {
+        return -ErrorCodes.EOPNOTSUPP();
+      }
       ByteString v = name.startsWith(USER_XATTRS)
           ? metadata.get(p).getXattrsMap().get(name) : null;
       if (v == null) {
@@ -1049,6 +1088,16 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     } catch (Exception e) {
       return FuseErrors.toErrno("getxattr", p, e);
     }
+  }
+
+  /** Whether a name is in one of the namespaces Linux knows (others are EOPNOTSUPP there). */
+  private static boolean knownNamespace(String name) {
+    for (String ns : XATTR_NAMESPACES) {
+      if (name.startsWith(ns) && name.length() > ns.length()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   @Override
@@ -1086,14 +1135,14 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   @Override
   public int setxattr(String path, String name, Pointer value, @size_t long size, int flags) {
     String p = namespacePath(path);
+    if (name.equals(USER_XATTRS)) {
+      return -ErrorCodes.EINVAL();
+    }
     if (!name.startsWith(USER_XATTRS)) {
       return unsupported("setxattr of " + name + " (only user. attributes are kept)", p,
           -ErrorCodes.EOPNOTSUPP());
     }
     try {
-      if (name.length() == USER_XATTRS.length()) {
-        return -ErrorCodes.EINVAL();
-      }
       if (name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > NAME_MAX) {
         return -ErrorCodes.ERANGE();
       }

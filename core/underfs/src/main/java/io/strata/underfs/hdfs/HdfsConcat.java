@@ -126,8 +126,8 @@ final class HdfsConcat {
     // Built from the parent's path string: a child name given to Path on its own would be
     // parsed, and a ':' in it read as a URI scheme.
     String parent = to.getParent().toUri().getPath();
-    String prefix = (parent.endsWith("/") ? parent : parent + "/") + "." + to.getName()
-        + HdfsUnderFileSystem.TEMP_MARKER + UUID.randomUUID() + "-";
+    String prefix = (parent.endsWith("/") ? parent : parent + "/") + "."
+        + HdfsUnderFileSystem.namePrefix(to.getName()) + HdfsUnderFileSystem.TEMP_MARKER + UUID.randomUUID() + "-";
     List<Path> moved = new ArrayList<>();
     try {
       for (int i = 0; i < sources.size(); i++) {

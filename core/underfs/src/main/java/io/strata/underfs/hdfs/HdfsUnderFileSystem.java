@@ -61,6 +61,13 @@ public final class HdfsUnderFileSystem implements UnderFileSystem {
   public static final String SCHEME = "hdfs";
   /** Marker in the names of in-progress writes; such files are hidden from listings. */
   static final String TEMP_MARKER = ".strata-tmp-";
+  /** Characters of a target's name a temporary name begins with, so it stays within 255 bytes. */
+  private static final int TEMP_NAME_PREFIX = 40;
+
+  /** The start of a name, short enough for a temporary name built on it. */
+  static String namePrefix(String name) {
+    return name.length() > TEMP_NAME_PREFIX ? name.substring(0, TEMP_NAME_PREFIX) : name;
+  }
 
   private final String namenode;
   private final String prefix;
@@ -385,7 +392,7 @@ public final class HdfsUnderFileSystem implements UnderFileSystem {
     // parsed, and a ':' in it read as a URI scheme.
     String parent = target.getParent().toUri().getPath();
     Path temp = new Path(SCHEME, namenode, (parent.endsWith("/") ? parent : parent + "/")
-        + "." + target.getName() + TEMP_MARKER + UUID.randomUUID());
+        + "." + namePrefix(target.getName()) + TEMP_MARKER + UUID.randomUUID());
     FsPermission wanted = mode == 0 ? FsPermission.getFileDefault()
         : new FsPermission((short) (mode & 07777));
     FsPermission masked = wanted.applyUMask(FsPermission.getUMask(conf));

@@ -268,10 +268,21 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
     return tempBeside(target);
   }
 
-  /** A hidden name beside {@code target}, unique, that listings leave out. */
+  /**
+   * A hidden name beside {@code target}, unique, that listings leave out. It begins with the
+   * target's name, cut to {@link #TEMP_NAME_PREFIX} characters: the whole must stay within the
+   * 255 bytes a name may have, whatever the target's (a 255-byte name is legal).
+   */
   static Path tempBeside(Path target) {
-    return target.resolveSibling("." + target.getFileName() + TEMP_MARKER + UUID.randomUUID());
+    String name = target.getFileName().toString();
+    if (name.length() > TEMP_NAME_PREFIX) {
+      name = name.substring(0, TEMP_NAME_PREFIX);
+    }
+    return target.resolveSibling("." + name + TEMP_MARKER + UUID.randomUUID());
   }
+
+  /** Characters of the target's name a temporary name begins with (at most 4 bytes each). */
+  private static final int TEMP_NAME_PREFIX = 40;
 
   /**
    * Gives a complete temporary file its mode and moves it onto its target in one rename, so a
@@ -575,6 +586,22 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
   @Override
   public void relink(String existingUri, String linkUri) throws IOException {
     LocalLinks.relink(existingUri, linkUri);
+  }
+
+  /** Longest absolute path Linux takes (PATH_MAX less the terminating NUL). */
+  private static final int PATH_MAX_BYTES = 4095;
+
+  /**
+   * Whether the absolute path of {@code uri} (or of the temporary file a write fills beside
+   * it) is past PATH_MAX: this store addresses files by absolute paths, so a path the mount
+   * could reach relative to its working folder may still be too long here.
+   */
+  @Override
+  public boolean pathTooLong(String uri) {
+    Path p = toPath(uri);
+    Path temp = tempBeside(p);
+    return temp.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8).length
+        > PATH_MAX_BYTES;
   }
 
   @Override

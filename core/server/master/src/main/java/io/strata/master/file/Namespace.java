@@ -67,7 +67,7 @@ public final class Namespace {
     this.workers = tree.workers();
     this.listings = new ListingSync(tree);
     this.names = new NameChanges(tree);
-    this.posix = new PosixFiles(tree, names);
+    this.posix = new PosixFiles(tree, this, names);
     this.mountOps = new NamespaceMounts(tree);
   }
 
@@ -183,6 +183,7 @@ public final class Namespace {
       }
       checkParents(w, path, recursive);
       checkWritable(path);
+      checkStorePath(path);
       MountTable.Resolution r = mounts.resolve(path);
       try {
         loader.store(r.mount()).mkdirs(r.ufsUri(), recursive);
@@ -289,6 +290,7 @@ public final class Namespace {
       } else {
         checkParents(w, path, recursive);
         checkWritable(path);
+        checkStorePath(path);
         int parentDepth = w.names().size() - 1;
         if (w.found() < parentDepth) {
           MountTable.Resolution r = mounts.resolve(PathNames.parent(path));
@@ -574,6 +576,7 @@ public final class Namespace {
             "Not a directory: " + dstParent);
       }
       long dstParentId = pw.last().getId();
+      checkStorePath(dst);
       InodeTree.Walk dw = tree.walkLoading(dst);
       InodeEntry replaced = dw.complete() ? dw.last() : null;
       if (replaced != null) {
@@ -718,5 +721,18 @@ public final class Namespace {
 
   private void checkWritable(String path) throws StrataException {
     mounts.requireWritable(path);
+  }
+
+  /**
+   * Fails with ENAMETOOLONG when the under store of {@code path} cannot hold an entry there
+   * because its own path would be too long (a local folder's absolute path past PATH_MAX).
+   */
+  void checkStorePath(String path) throws IOException {
+    MountTable.Resolution r = mounts.resolve(path);
+    if (loader.store(r.mount()).pathTooLong(r.ufsUri())) {
+      throw new StrataException(ErrorCode.INVALID_ARGUMENT, PosixError.ENAMETOOLONG,
+          "Path too long for its under store: " + path + " would be " + r.ufsUri()
+          + " there, past the store's limit; choose a shorter path");
+    }
   }
 }

@@ -49,12 +49,14 @@ public final class PosixFiles {
   private static final int SYMLINK_MODE = 0777;
 
   private final InodeTree tree;
+  private final Namespace namespace;
   private final NameChanges names;
   private final MountTable mounts;
   private final UfsMetadataLoader loader;
 
-  PosixFiles(InodeTree tree, NameChanges names) {
+  PosixFiles(InodeTree tree, Namespace namespace, NameChanges names) {
     this.tree = tree;
+    this.namespace = namespace;
     this.names = names;
     this.mounts = tree.mounts();
     this.loader = tree.loader();
@@ -99,6 +101,7 @@ public final class PosixFiles {
       }
       Namespace.checkParents(w, path, false);
       mounts.requireWritable(path);
+      namespace.checkStorePath(path);
       InodeEntry parent = w.last();
       MountTable.Resolution r = mounts.resolve(path);
       boolean inStore = makeInStore(loader.store(r.mount()), r.ufsUri(), path, kind,
@@ -197,6 +200,7 @@ public final class PosixFiles {
             + ", " + path + " is in mount " + to.mount().getPath());
       }
       mounts.requireWritable(path);
+      namespace.checkStorePath(path);
       if (!n.getComplete()) {
         throw StrataException.failedPrecondition("File is still being written: " + existing
             + " (link it once it is complete)");
