@@ -9,7 +9,7 @@ public final class Bench {
 
   public static void main(String[] args) throws Exception {
     if (args.length == 0) {
-      System.err.println("usage: bench/run read|worker-restart|stores|buffer-pool|load|fuse|proxy|ha|upgrade [--option value]...");
+      System.err.println("usage: bench/run read|worker-restart|stores|buffer-pool|load|fuse|proxy|ha|upgrade|posix [--option value]...");
       System.exit(2);
     }
     Map<String, String> opts = new LinkedHashMap<>();
@@ -30,8 +30,9 @@ public final class Bench {
       case "proxy" -> ProxyBench.run(opts);
       case "ha" -> HaBench.run(opts);
       case "upgrade" -> UpgradeBench.run(opts);
+      case "posix" -> PosixWriteBench.run(opts);
       default -> {
-        System.err.println("bench: unknown benchmark " + args[0] + "; try read, worker-restart, stores, buffer-pool, load, fuse, proxy, ha, upgrade");
+        System.err.println("bench: unknown benchmark " + args[0] + "; try read, worker-restart, stores, buffer-pool, load, fuse, proxy, ha, upgrade, posix");
         System.exit(2);
       }
     }

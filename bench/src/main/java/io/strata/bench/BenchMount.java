@@ -195,6 +195,34 @@ final class BenchMount {
     return out;
   }
 
+  /**
+   * From the FuseMain's metrics endpoint, its upcall timers so far
+   * ({@code strata_fuse_upcall_seconds{operation=...}}): per operation, [0] seconds spent in the
+   * mount's handlers and [1] upcalls; empty for a mount that is not Strata's.
+   */
+  Map<String, double[]> upcallTimers() throws Exception {
+    Map<String, double[]> out = new java.util.TreeMap<>();
+    if (metricsPort < 0) {
+      return out;
+    }
+    java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
+        java.net.http.HttpRequest.newBuilder(
+            java.net.URI.create("http://127.0.0.1:" + metricsPort + "/metrics"))
+            .timeout(java.time.Duration.ofSeconds(10)).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    for (String line : r.body().split("\n")) {
+      int at = line.indexOf("operation=\"");
+      boolean sum = line.startsWith("strata_fuse_upcall_seconds_sum{");
+      if (at < 0 || !sum && !line.startsWith("strata_fuse_upcall_seconds_count{")) {
+        continue;
+      }
+      String operation = line.substring(at + 11, line.indexOf('"', at + 11));
+      double v = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      out.computeIfAbsent(operation, k -> new double[2])[sum ? 0 : 1] += v;
+    }
+    return out;
+  }
+
   static final class Launcher {
     private final Path base;
     private final String classpath;
