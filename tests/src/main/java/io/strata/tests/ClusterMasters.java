@@ -59,7 +59,7 @@ final class ClusterMasters {
     for (int i = 0; i < hosts.size(); i++) {
       String host = hosts.get(i);
       masters.add(new Master(several ? "master" + i : "master", host, freePort(host),
-          freePort(host), several ? freePort(host) : 0,
+          freePort(host), freePort(host),
           several ? base.resolve("master" + i) : null));
     }
     this.processes = new Process[hosts.size()];
@@ -115,8 +115,10 @@ final class ClusterMasters {
       p.put("strata.master.bind.host", m.host());
       p.put("strata.master.rpc.port", Integer.toString(m.rpcPort()));
     }
+    // A journal port of its own even alone, so that a cluster of a test never meets another
+    // process on the default port (a second test JVM, or a local cluster).
+    p.put("strata.master.journal.port", Integer.toString(m.journalPort()));
     if (several()) {
-      p.put("strata.master.journal.port", Integer.toString(m.journalPort()));
       p.put("strata.master.journal.dir", m.dir().resolve("journal").toString());
       p.put("strata.master.metastore.dir", m.dir().resolve("metastore").toString());
       p.put("strata.master.backup.dir", m.dir().resolve("backups").toString());

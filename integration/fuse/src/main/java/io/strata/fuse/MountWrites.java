@@ -341,6 +341,8 @@ final class MountWrites {
     }
     try {
       fs.createHardLink(existing, path);
+      aliases.seen(inodeOf(info), existing);
+      aliases.seen(inodeOf(info), path);
     } finally {
       metadata.invalidate(existing);
       metadata.invalidate(path);
