@@ -223,6 +223,69 @@ class FuseCommandTest {
     }
   }
 
+  /**
+   * A mount killed (kill -9) while a file it was writing is still open leaves the file in the
+   * under store and the namespace at its previous version, never a mix; the bytes written are
+   * in its staged copy, which the next mount at that point names in its log.
+   */
+  @Test
+  void aMountKilledBeforeCloseLeavesThePreviousVersionAndReportsItsStagedCopy()
+      throws Exception {
+    Path point = Files.createDirectories(dir.resolve("mnt-kill"));
+    Path ufsFile = cluster.underStoreRoot().resolve("data/part-0.bin");
+    Optional<ProcessHandle> second = Optional.empty();
+    Process writer = null;
+    try {
+      Result mount = shell("fuse", "mount", point.toString(), "--path", "/data");
+      assertEquals(0, mount.code(), mount.out() + mount.err());
+      long pid = pidOf(mount);
+      // Writes into the middle of the file and keeps it open, as a job killed with its mount.
+      writer = new ProcessBuilder("python3", "-c", "import os,sys,time\n"
+          + "fd = os.open(sys.argv[1], os.O_RDWR)\n"
+          + "os.pwrite(fd, b'CHANGED' * 1000, 100)\n"
+          + "print('written', flush=True)\n"
+          + "time.sleep(120)\n", point.resolve("part-0.bin").toString())
+          .redirectErrorStream(true).start();
+      java.io.BufferedReader out = new java.io.BufferedReader(new java.io.InputStreamReader(
+          writer.getInputStream(), StandardCharsets.UTF_8));
+      assertEquals("written", out.readLine());
+      ProcessHandle.of(pid).orElseThrow().destroyForcibly();
+      ProcessHandle.of(pid).orElseThrow().onExit().get(30, TimeUnit.SECONDS);
+      writer.destroyForcibly();
+      writer.waitFor(30, TimeUnit.SECONDS);
+
+      assertArrayEquals(content, Files.readAllBytes(ufsFile), "the store has the old version");
+      Path staging = dir.resolve("home/fuse/staging");
+      List<Path> notes;
+      try (java.util.stream.Stream<Path> files = Files.walk(staging)) {
+        notes = files.filter(p -> p.toString().endsWith(".info")).toList();
+      }
+      assertEquals(1, notes.size(), "one staged copy left: " + notes);
+      assertTrue(Files.readString(notes.get(0)).contains("path /data/part-0.bin"),
+          Files.readString(notes.get(0)));
+
+      Result again = shell("fuse", "mount", point.toString(), "--path", "/data");
+      assertEquals(0, again.code(), again.out() + again.err());
+      second = ProcessHandle.of(pidOf(again));
+      assertArrayEquals(content, Files.readAllBytes(point.resolve("part-0.bin")),
+          "readers see the previous version");
+      Path log = dir.resolve("home/logs").resolve("fuse-" + sanitized(point) + ".log");
+      String logText = Files.readString(log);
+      assertTrue(logText.contains("A staged copy was not written through")
+          && logText.contains("path /data/part-0.bin"), logText);
+      Result unmount = shell("fuse", "unmount", point.toString());
+      assertEquals(0, unmount.code(), unmount.out() + unmount.err());
+    } finally {
+      if (writer != null) {
+        writer.destroyForcibly();
+      }
+      second.ifPresent(ProcessHandle::destroyForcibly);
+      if (FuseMount.isMounted(point)) {
+        FuseMount.lazyUnmount(point);
+      }
+    }
+  }
+
   @Test
   void mountThatCannotStartPrintsTheLogTail() throws Exception {
     Path point = Files.createDirectories(dir.resolve("mnt-bad"));
