@@ -57,9 +57,12 @@ final class MountWrites {
   private final Aliases aliases;
   private final KernelEntries kernel;
   private final MountPaths paths;
+  private final io.micrometer.core.instrument.Counter writtenThrough;
+  private final io.micrometer.core.instrument.Counter writeThroughFailures;
 
   MountWrites(FileSystem fs, MetadataCache metadata, UserNames names, StagingArea staging,
-      Aliases aliases, KernelEntries kernel, MountPaths paths) {
+      Aliases aliases, KernelEntries kernel, MountPaths paths,
+      io.micrometer.core.instrument.MeterRegistry registry) {
     this.fs = fs;
     this.metadata = metadata;
     this.names = names;
@@ -67,6 +70,18 @@ final class MountWrites {
     this.aliases = aliases;
     this.kernel = kernel;
     this.paths = paths;
+    this.writtenThrough = writeThroughs(registry, "written");
+    this.writeThroughFailures = writeThroughs(registry, "failed");
+  }
+
+  private static io.micrometer.core.instrument.Counter writeThroughs(
+      io.micrometer.core.instrument.MeterRegistry registry, String outcome) {
+    return io.micrometer.core.instrument.Counter.builder(
+            io.strata.common.metrics.MetricNames.FUSE_WRITE_THROUGHS)
+        .tag("outcome", outcome)
+        .description("Staged copies written through to the cluster on close or fsync, by"
+            + " outcome (written, or failed and kept for another try)")
+        .register(registry);
   }
 
   /** Whether open flags ask for writing. */
@@ -158,8 +173,15 @@ final class MountWrites {
    */
   void writeThrough(StagedFile file) throws IOException {
     long mark = metadata.mark();
-    FileInfo done = file.writeThrough(this::openStream);
+    FileInfo done;
+    try {
+      done = file.writeThrough(this::openStream);
+    } catch (IOException | RuntimeException e) {
+      writeThroughFailures.increment();
+      throw e;
+    }
     if (done != null) {
+      writtenThrough.increment();
       metadata.put(file.path(), done, mark);
       otherNamesChanged(file.inode(), file.path());
     }

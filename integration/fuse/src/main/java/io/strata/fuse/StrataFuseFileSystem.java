@@ -150,6 +150,10 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   private final Timer writeTime;
   private final Timer getattrTime;
   private final Timer openTime;
+  private final MeterRegistry registry;
+  /** Timers of the other upcalls, by operation, made at their first call. */
+  private final java.util.concurrent.ConcurrentMap<String, Timer> otherTimes =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   /**
    * @param fs the client every call goes through; the caller closes it after unmounting
@@ -179,7 +183,9 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     this.names = names;
     this.reads = reads;
     this.aliases = new Aliases(maxFiles);
-    this.writes = new MountWrites(fs, metadata, names, staging, aliases, kernel, paths);
+    this.writes = new MountWrites(fs, metadata, names, staging, aliases, kernel, paths,
+        registry);
+    this.registry = registry;
     setOperationFlags();
     this.readTime = upcallTimer(registry, "read");
     this.writeTime = upcallTimer(registry, "write");
@@ -776,11 +782,14 @@ public final class StrataFuseFileSystem extends FuseStubFS {
       return -ErrorCodes.ENAMETOOLONG();
     }
     noteKernelNode(path);
+    long start = System.nanoTime();
     try {
       fi.fh.set(handles.add(writes.create(p, mode, fi.flags.get(), caller())));
       return 0;
     } catch (Exception e) {
       return FuseErrors.toErrno("create", p, e);
+    } finally {
+      timed("create", start);
     }
   }
 
@@ -818,12 +827,15 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     // asynchronously. So a file this handle changed is written through here, and a program
     // that closed it (cp, dd, tar) finds it in the cluster and the under store at once.
     if (handles.get(fi.fh.get()) instanceof WriteHandle w) {
+      long start = System.nanoTime();
       try {
         writes.flush(w);
       } catch (Exception e) {
         LOG.warn("Writing {} through at close failed; its staged copy is kept for another"
             + " try (fsync, close, or the last handle's release): {}", w.path(), e.toString());
         return FuseErrors.toErrno("close", w.path(), e);
+      } finally {
+        timed("flush", start);
       }
     }
     return 0;
@@ -832,10 +844,13 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   @Override
   public int fsync(String path, int isdatasync, FuseFileInfo fi) {
     if (handles.get(fi.fh.get()) instanceof WriteHandle w) {
+      long start = System.nanoTime();
       try {
         writes.fsync(w);
       } catch (Exception e) {
         return FuseErrors.toErrno("fsync", w.path(), e);
+      } finally {
+        timed("fsync", start);
       }
     }
     return 0;
@@ -844,11 +859,13 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   @Override
   public int release(String path, FuseFileInfo fi) {
     Object handle = handles.remove(fi.fh.get());
+    long start = System.nanoTime();
     try {
       if (handle instanceof ReadHandle h) {
         openFiles.release(h.fileId);
       } else if (handle instanceof WriteHandle w) {
         writes.release(w);
+        timed("release", start);
       }
     } catch (IOException e) {
       // release's answer reaches no application; the failure is in the log.
@@ -892,11 +909,20 @@ public final class StrataFuseFileSystem extends FuseStubFS {
 
   private int change(String operation, String path, Change change) {
     String p = namespacePath(path);
+    long start = System.nanoTime();
     try {
       return change.run(p);
     } catch (Exception e) {
       return FuseErrors.toErrno(operation, p, e);
+    } finally {
+      timed(operation, start);
     }
+  }
+
+  /** Records the time of one upcall of {@code operation} that began at {@code start}. */
+  private void timed(String operation, long start) {
+    otherTimes.computeIfAbsent(operation, op -> upcallTimer(registry, op))
+        .record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
   }
 
   @Override

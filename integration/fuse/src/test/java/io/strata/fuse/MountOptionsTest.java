@@ -19,12 +19,14 @@ class MountOptionsTest {
         "strata.fuse.entry.timeout", "3s", "strata.fuse.max.read", "64KB",
         "strata.fuse.allow.other", "false"));
     assertEquals(List.of("-o",
-        "default_permissions,big_writes,attr_timeout=2.5,entry_timeout=3,max_read=65536"),
+        "default_permissions,big_writes,use_ino,atomic_o_trunc,attr_timeout=2.5,entry_timeout=3,"
+            + "max_read=65536"),
         MountOptions.withDefaults(List.of(), conf));
     assertEquals(List.of("-o", "direct_io,attr_timeout=0", "-o",
-        "default_permissions,big_writes,entry_timeout=3,max_read=65536"),
+        "default_permissions,big_writes,use_ino,atomic_o_trunc,entry_timeout=3,max_read=65536"),
         MountOptions.withDefaults(List.of("-o", "direct_io,attr_timeout=0"), conf));
-    List<String> all = List.of("-o", "attr_timeout=1,default_permissions,big_writes",
+    List<String> all = List.of("-o",
+        "attr_timeout=1,default_permissions,big_writes,use_ino,atomic_o_trunc",
         "-o", "entry_timeout=1,max_read=4096");
     assertEquals(all, MountOptions.withDefaults(all, conf));
   }
@@ -33,7 +35,8 @@ class MountOptionsTest {
   void aZeroMaxReadLeavesItToTheKernel() {
     StrataConfig conf = StrataConfig.load(Map.of("strata.fuse.max.read", "0",
         "strata.fuse.allow.other", "false"));
-    assertEquals(List.of("-o", "default_permissions,big_writes,attr_timeout=10,entry_timeout=10"),
+    assertEquals(List.of("-o",
+        "default_permissions,big_writes,use_ino,atomic_o_trunc,attr_timeout=10,entry_timeout=10"),
         MountOptions.withDefaults(List.of(), conf));
   }
 
