@@ -77,6 +77,7 @@ final class FuseErrors {
       case EINVAL -> ErrorCodes.EINVAL();
       case ENOSPC -> ErrorCodes.ENOSPC();
       case EMLINK -> ErrorCodes.EMLINK();
+      case EFBIG -> ErrorCodes.EFBIG();
     };
   }
 }

@@ -127,6 +127,10 @@ final class MountWrites {
     long inode = inodeOf(entry);
     StagedFile file = staging.acquire(inode, data -> new StagedFile(inode, path, null, entry,
         data, staging, this::openBase));
+    if ((mode & 07777) == 0) {
+      // The master takes a mode of 0 for its default: the mode asked comes with the content.
+      file.setPending(0, null, null, null, null);
+    }
     folderChanged(path);
     metadata.put(path, entry, mark);
     return new WriteHandle(file, flags, true);
@@ -307,7 +311,18 @@ final class MountWrites {
         names.userName(caller.uid()), names.groupName(caller.gid()));
     metadata.invalidate(path);
     folderChanged(path);
+    modeZero(path, mode);
     return 0;
+  }
+
+  /**
+   * The master takes a mode of 0 for its default (0755, 0644): a folder or special file made
+   * with mode 0 gets it set after.
+   */
+  private void modeZero(String path, long mode) throws StrataException {
+    if ((mode & 07777) == 0) {
+      setAttribute(path, SetAttributeOptions.defaults().mode(0));
+    }
   }
 
   /** A symbolic link at {@code path} whose target is {@code target}, owned by the caller. */
@@ -350,6 +365,7 @@ final class MountWrites {
       metadata.invalidate(path);
       folderChanged(path);
     }
+    modeZero(path, mode);
     return 0;
   }
 

@@ -1,6 +1,10 @@
 package io.strata.fuse;
 
 import io.strata.client.FileCompletion;
+import io.strata.common.BlockIds;
+import io.strata.common.error.ErrorCode;
+import io.strata.common.error.PosixError;
+import io.strata.common.error.StrataException;
 import io.strata.client.FileOutStream;
 import io.strata.proto.FileInfo;
 import java.io.IOException;
@@ -49,6 +53,8 @@ final class StagedFile {
   }
 
   private static final int COPY_CHUNK = 1 << 20;
+  /** Block size assumed for the largest length of a file whose status gives none. */
+  private static final long DEFAULT_BLOCK = 64L << 20;
 
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
   private final long inode;
@@ -57,6 +63,8 @@ final class StagedFile {
   private final BaseOpener opener;
   private final FileChannel channel;
   private final ByteRanges written = new ByteRanges();
+  /** The largest length the file may have: as many blocks as a file may have. */
+  private final long maxLength;
   // Guarded by lock.
   private volatile String path;
   private FileInfo base;
@@ -85,6 +93,11 @@ final class StagedFile {
     this.base = base;
     this.created = created;
     this.dirty = created != null;
+    FileInfo status = base != null ? base : created;
+    long block = status != null && status.getBlockSize() > 0 ? status.getBlockSize()
+        : DEFAULT_BLOCK;
+    this.maxLength = block > Long.MAX_VALUE / BlockIds.MAX_BLOCKS_PER_FILE ? Long.MAX_VALUE
+        : block * BlockIds.MAX_BLOCKS_PER_FILE;
     this.data = data;
     this.area = area;
     this.opener = opener;
@@ -298,6 +311,7 @@ final class StagedFile {
     lock.writeLock().lock();
     try {
       int len = src.remaining();
+      checkLength(position + len);
       // Only bytes the copy does not hold yet take more room.
       long adding = written.missing(position, position + len);
       area.reserve(adding);
@@ -321,6 +335,7 @@ final class StagedFile {
 
   /** Cuts or extends (with zeros) the file to {@code size} bytes. */
   void truncate(long size) throws IOException {
+    checkLength(size);
     lock.writeLock().lock();
     try {
       if (size < length) {
@@ -341,6 +356,7 @@ final class StagedFile {
 
   /** Extends the file to at least {@code size} bytes (fallocate without KEEP_SIZE). */
   void extendTo(long size) throws IOException {
+    checkLength(size);
     lock.writeLock().lock();
     try {
       if (size > length) {
@@ -349,6 +365,15 @@ final class StagedFile {
       }
     } finally {
       lock.writeLock().unlock();
+    }
+  }
+
+  /** Fails with EFBIG when the file cannot be {@code length} bytes long. */
+  private void checkLength(long length) throws StrataException {
+    if (length > maxLength || length < 0) {
+      throw new StrataException(ErrorCode.INVALID_ARGUMENT, PosixError.EFBIG, path + " cannot"
+          + " be " + length + " bytes long: a file holds at most " + maxLength + " bytes ("
+          + BlockIds.MAX_BLOCKS_PER_FILE + " blocks of its block size)");
     }
   }
 

@@ -23,7 +23,9 @@ public enum PosixError {
   /** No space left (the mount's bounded write staging folder is full). */
   ENOSPC,
   /** Too many links to one file. */
-  EMLINK;
+  EMLINK,
+  /** A file larger than it may be. */
+  EFBIG;
 
   /** The error named {@code name}, or null for a name this release does not know. */
   public static PosixError fromName(String name) {
