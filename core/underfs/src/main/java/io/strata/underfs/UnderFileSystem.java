@@ -271,15 +271,15 @@ public interface UnderFileSystem extends Closeable {
     return new UnsupportedOperationException(scheme() + " stores cannot hold " + what);
   }
 
-  /** An iterator over a resource that must be released. */
   /**
    * Whether the store cannot hold an entry at {@code uri} because its path is too long there
-   * (a local folder's absolute path past PATH_MAX, say), so a caller can refuse it with
-   * ENAMETOOLONG before making anything. The default: no limit known.
+   * (past a bound the store documents), so a caller can refuse it with ENAMETOOLONG before
+   * making anything. The default: no limit known.
    */
   default boolean pathTooLong(String uri) {
     return false;
   }
 
+  /** An iterator over a resource that must be released. */
   interface CloseableIterator<T> extends Iterator<T>, Closeable {}
 }

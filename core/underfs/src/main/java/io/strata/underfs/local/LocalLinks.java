@@ -7,7 +7,6 @@ import static io.strata.underfs.local.LocalUnderFileSystem.toPath;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
-import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -29,7 +28,7 @@ final class LocalLinks {
     }
     Path link = toPath(uri);
     try {
-      Files.createSymbolicLink(link, Path.of(target));
+      LocalFiles.createSymbolicLink(link, Path.of(target));
     } catch (FileAlreadyExistsException e) {
       throw new FileAlreadyExistsException(uri);
     } catch (NoSuchFileException e) {
@@ -49,9 +48,9 @@ final class LocalLinks {
     Path temp = tempBeside(link);
     link(existing, temp, existingUri, linkUri, link);
     try {
-      Files.move(temp, link, StandardCopyOption.ATOMIC_MOVE);
+      LocalFiles.move(temp, link, StandardCopyOption.ATOMIC_MOVE);
     } catch (FileSystemException e) {
-      if (Files.isDirectory(link, LinkOption.NOFOLLOW_LINKS)) {
+      if (LocalFiles.isDirectory(link, LinkOption.NOFOLLOW_LINKS)) {
         FileSystemException isDirectory = new FileSystemException(existingUri, linkUri,
             "a directory is there; only a non-directory can be replaced by a file's name");
         isDirectory.initCause(e);
@@ -61,7 +60,7 @@ final class LocalLinks {
     } finally {
       // Also after success: rename(2) does nothing, and leaves the temporary name, when both
       // names already were names of one file.
-      Files.deleteIfExists(temp);
+      LocalFiles.deleteIfExists(temp);
     }
   }
 
@@ -74,14 +73,14 @@ final class LocalLinks {
   private static void link(Path existing, Path newName, String existingUri, String newUri,
       Path newPath) throws IOException {
     try {
-      Files.createLink(newName, existing);
+      LocalFiles.createLink(newName, existing);
     } catch (FileAlreadyExistsException e) {
       throw new FileAlreadyExistsException(newUri);
     } catch (NoSuchFileException e) {
-      throw Files.exists(existing, LinkOption.NOFOLLOW_LINKS) ? missingParent(newUri, newPath)
-          : new NoSuchFileException(existingUri);
+      throw LocalFiles.exists(existing, LinkOption.NOFOLLOW_LINKS)
+          ? missingParent(newUri, newPath) : new NoSuchFileException(existingUri);
     } catch (FileSystemException e) {
-      if (Files.isDirectory(existing, LinkOption.NOFOLLOW_LINKS)) {
+      if (LocalFiles.isDirectory(existing, LinkOption.NOFOLLOW_LINKS)) {
         FileSystemException directory = new FileSystemException(existingUri, newUri,
             "a directory cannot have a second name");
         directory.initCause(e);

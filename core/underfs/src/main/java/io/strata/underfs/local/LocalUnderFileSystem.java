@@ -13,7 +13,6 @@ import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
-import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -23,14 +22,12 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.UUID;
-import java.util.stream.Stream;
 
 /**
  * An under store on a local (or NFS-mounted) folder, addressed as {@code file:///abs/path}.
@@ -42,6 +39,11 @@ import java.util.stream.Stream;
  * device nodes (where the process has CAP_MKNOD) and hard links. Entries are described as lstat
  * describes them, links not followed; the kind of a FIFO, socket or device node and a device's
  * number come from the JDK's "unix" attribute view, so this store needs a Unix JDK.
+ *
+ * <p>It holds paths of any length up to {@link LongPath#LONGEST} bytes, not only those under
+ * Linux's PATH_MAX of 4096: every call goes through {@link LocalFiles}, which reaches a longer
+ * path a piece at a time through descriptors of its folders ({@link LongPath}), and names the
+ * path given in its errors.
  */
 public final class LocalUnderFileSystem implements UnderFileSystem {
   /** Marker in the names of in-progress writes; such files are hidden from listings. */
@@ -82,7 +84,7 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
     Path p = toPath(uri);
     try {
       return toStatus(p.getFileName() == null ? "" : p.getFileName().toString(), p,
-          Files.readAttributes(p, PosixFileAttributes.class, options), options);
+          LocalFiles.readAttributes(p, PosixFileAttributes.class, options), options);
     } catch (NoSuchFileException e) {
       throw new NoSuchFileException(uri);
     }
@@ -98,8 +100,8 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
     Path p = toPath(uri);
     try {
       BasicFileAttributes a =
-          Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-      return a.isSymbolicLink() ? linkFingerprint(Files.readSymbolicLink(p).toString())
+          LocalFiles.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+      return a.isSymbolicLink() ? linkFingerprint(LocalFiles.readSymbolicLink(p).toString())
           : fingerprint(a);
     } catch (NoSuchFileException e) {
       throw new NoSuchFileException(uri);
@@ -134,12 +136,12 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
       return new UfsStatus(name, false, a.size(), mtime, mode, owner, group, fingerprint(a));
     }
     if (a.isSymbolicLink()) {
-      String target = Files.readSymbolicLink(p).toString();
+      String target = LocalFiles.readSymbolicLink(p).toString();
       // lstat's size of a link is the byte length of its target text.
       return new UfsStatus(name, false, a.size(), mtime, mode, owner, group,
           linkFingerprint(target), UfsFileType.SYMLINK, target, 0);
     }
-    Map<String, Object> unix = Files.readAttributes(p, "unix:mode,rdev", options);
+    Map<String, Object> unix = LocalFiles.readAttributes(p, "unix:mode,rdev", options);
     UfsFileType type = Mknod.specialType((Integer) unix.get("mode"));
     if (type == null) {
       throw new FileSystemException("file://" + p, null, "an entry of an unknown kind (st_mode "
@@ -160,19 +162,19 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
   /** Whether the entry is there; a dangling symbolic link is. */
   @Override
   public boolean exists(String uri) {
-    return Files.exists(toPath(uri), LinkOption.NOFOLLOW_LINKS);
+    return LocalFiles.exists(toPath(uri), LinkOption.NOFOLLOW_LINKS);
   }
 
   @Override
   public CloseableIterator<UfsStatus> list(String uri) throws IOException {
     Path dir = toPath(uri);
-    if (!Files.isDirectory(dir)) {
-      if (!Files.exists(dir)) {
+    if (!LocalFiles.isDirectory(dir)) {
+      if (!LocalFiles.exists(dir)) {
         throw new NoSuchFileException(uri);
       }
       throw new IOException("Not a directory in the under store: " + uri);
     }
-    DirectoryStream<Path> stream = Files.newDirectoryStream(dir);
+    DirectoryStream<Path> stream = LocalFiles.newDirectoryStream(dir);
     Iterator<Path> paths = stream.iterator();
     return new CloseableIterator<>() {
       private UfsStatus next;
@@ -186,7 +188,7 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
             continue;
           }
           try {
-            next = toStatus(name, p, Files.readAttributes(p, PosixFileAttributes.class,
+            next = toStatus(name, p, LocalFiles.readAttributes(p, PosixFileAttributes.class,
                 LinkOption.NOFOLLOW_LINKS), LinkOption.NOFOLLOW_LINKS);
           } catch (IOException e) {
             // Deleted or replaced between listing and stat: not part of the listing.
@@ -217,7 +219,7 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
   public int read(String uri, long position, byte[] buffer, int offset, int length)
       throws IOException {
     Path p = toPath(uri);
-    try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
+    try (FileChannel ch = LocalFiles.open(p, StandardOpenOption.READ)) {
       ByteBuffer dst = ByteBuffer.wrap(buffer, offset, length);
       int total = 0;
       while (dst.hasRemaining()) {
@@ -237,7 +239,7 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
   @Override
   public int read(String uri, long position, ByteBuffer dst) throws IOException {
     Path p = toPath(uri);
-    try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
+    try (FileChannel ch = LocalFiles.open(p, StandardOpenOption.READ)) {
       int wanted = dst.remaining();
       int total = 0;
       while (dst.hasRemaining()) {
@@ -258,11 +260,11 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
    * {@link #publish} moves it into place; checks first that the target may be written.
    */
   private static Path tempFor(String uri, Path target, boolean overwrite) throws IOException {
-    if (!overwrite && Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+    if (!overwrite && LocalFiles.exists(target, LinkOption.NOFOLLOW_LINKS)) {
       throw new FileAlreadyExistsException(uri);
     }
     Path parent = target.getParent();
-    if (parent == null || !Files.isDirectory(parent)) {
+    if (parent == null || !LocalFiles.isDirectory(parent)) {
       throw new NoSuchFileException(parent == null ? uri : "file://" + parent);
     }
     return tempBeside(target);
@@ -294,22 +296,22 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
       throws IOException {
     try {
       if (mode != 0) {
-        Files.setPosixFilePermissions(temp, fromMode(mode));
+        LocalFiles.setPosixFilePermissions(temp, fromMode(mode));
       }
       if (overwrite) {
-        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE,
+        LocalFiles.move(temp, target, StandardCopyOption.ATOMIC_MOVE,
             StandardCopyOption.REPLACE_EXISTING);
       } else {
         // link-then-unlink would refuse an existing target atomically; a move after the
         // check above is enough for a cache whose writers go through one master.
-        if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+        if (LocalFiles.exists(target, LinkOption.NOFOLLOW_LINKS)) {
           throw new FileAlreadyExistsException(uri);
         }
-        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
+        LocalFiles.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
       }
       return getStatus(uri);
     } catch (IOException e) {
-      Files.deleteIfExists(temp);
+      LocalFiles.deleteIfExists(temp);
       throw e;
     }
   }
@@ -318,7 +320,7 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
   public UfsOutputStream create(String uri, boolean overwrite, int mode) throws IOException {
     Path target = toPath(uri);
     Path temp = tempFor(uri, target, overwrite);
-    OutputStream out = Files.newOutputStream(temp, StandardOpenOption.CREATE_NEW,
+    OutputStream out = LocalFiles.newOutputStream(temp, StandardOpenOption.CREATE_NEW,
         StandardOpenOption.WRITE);
     return new UfsOutputStream() {
       private boolean closed;
@@ -343,7 +345,7 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
         try {
           out.close();
         } catch (IOException e) {
-          Files.deleteIfExists(temp);
+          LocalFiles.deleteIfExists(temp);
           throw e;
         }
         fingerprint = publish(temp, target, uri, overwrite, mode).fingerprint();
@@ -355,7 +357,7 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
         try {
           out.close();
         } finally {
-          Files.deleteIfExists(temp);
+          LocalFiles.deleteIfExists(temp);
         }
       }
 
@@ -383,13 +385,13 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
       from.add(toPath(source));
     }
     Path temp = tempFor(uri, target, overwrite);
-    try (FileChannel out = FileChannel.open(temp, StandardOpenOption.CREATE_NEW,
+    try (FileChannel out = LocalFiles.open(temp, StandardOpenOption.CREATE_NEW,
         StandardOpenOption.WRITE)) {
       for (int i = 0; i < from.size(); i++) {
         appendFile(from.get(i), sources.get(i), out);
       }
     } catch (IOException | RuntimeException e) {
-      Files.deleteIfExists(temp);
+      LocalFiles.deleteIfExists(temp);
       throw e;
     }
     return publish(temp, target, uri, overwrite, mode);
@@ -397,7 +399,7 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
 
   /** Appends the whole of {@code source} at {@code out}'s position. */
   private static void appendFile(Path source, String uri, FileChannel out) throws IOException {
-    try (FileChannel in = FileChannel.open(source, StandardOpenOption.READ)) {
+    try (FileChannel in = LocalFiles.open(source, StandardOpenOption.READ)) {
       long size = in.size();
       long done = 0;
       while (done < size) {
@@ -428,13 +430,13 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
   public void mkdirs(String uri, boolean recursive) throws IOException {
     Path p = toPath(uri);
     if (recursive) {
-      Files.createDirectories(p);
+      LocalFiles.createDirectories(p);
     } else {
-      if (Files.isDirectory(p)) {
+      if (LocalFiles.isDirectory(p)) {
         throw new FileAlreadyExistsException(uri);
       }
       try {
-        Files.createDirectory(p);
+        LocalFiles.createDirectory(p);
       } catch (NoSuchFileException e) {
         throw new NoSuchFileException("file://" + p.getParent());
       }
@@ -443,23 +445,18 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
 
   /**
    * Deletes the entry; a symbolic link is deleted, never what it leads to, and a recursive
-   * delete does not descend into links to directories (Files.walk does not follow links
-   * unless told to).
+   * delete does not descend into links to directories ({@link LocalFiles#deleteTree}).
    */
   @Override
   public void delete(String uri, boolean recursive) throws IOException {
     Path p = toPath(uri);
-    if (!Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
+    if (!LocalFiles.exists(p, LinkOption.NOFOLLOW_LINKS)) {
       throw new NoSuchFileException(uri);
     }
-    if (recursive && Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
-      try (Stream<Path> walk = Files.walk(p)) {
-        for (Path q : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
-          Files.deleteIfExists(q);
-        }
-      }
+    if (recursive && LocalFiles.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
+      LocalFiles.deleteTree(p);
     } else {
-      Files.delete(p);
+      LocalFiles.delete(p);
     }
   }
 
@@ -467,13 +464,13 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
   public void rename(String src, String dst) throws IOException {
     Path from = toPath(src);
     Path to = toPath(dst);
-    if (!Files.exists(from, LinkOption.NOFOLLOW_LINKS)) {
+    if (!LocalFiles.exists(from, LinkOption.NOFOLLOW_LINKS)) {
       throw new NoSuchFileException(src);
     }
-    if (Files.exists(to, LinkOption.NOFOLLOW_LINKS)) {
+    if (LocalFiles.exists(to, LinkOption.NOFOLLOW_LINKS)) {
       throw new FileAlreadyExistsException(dst);
     }
-    Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
+    LocalFiles.move(from, to, StandardCopyOption.ATOMIC_MOVE);
   }
 
   /**
@@ -489,13 +486,13 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
     }
     Path from = toPath(src);
     Path to = toPath(dst);
-    if (!Files.exists(from, LinkOption.NOFOLLOW_LINKS)) {
+    if (!LocalFiles.exists(from, LinkOption.NOFOLLOW_LINKS)) {
       throw new NoSuchFileException(src);
     }
     try {
-      Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
+      LocalFiles.move(from, to, StandardCopyOption.ATOMIC_MOVE);
     } catch (NoSuchFileException e) {
-      throw Files.exists(from, LinkOption.NOFOLLOW_LINKS) ? missingParent(dst, to)
+      throw LocalFiles.exists(from, LinkOption.NOFOLLOW_LINKS) ? missingParent(dst, to)
           : new NoSuchFileException(src);
     } catch (FileSystemException e) {
       throw replaceFailure(src, dst, from, to, e);
@@ -509,14 +506,14 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
    */
   private static IOException replaceFailure(String src, String dst, Path from, Path to,
       FileSystemException e) throws IOException {
-    boolean fromDir = Files.isDirectory(from, LinkOption.NOFOLLOW_LINKS);
-    boolean toDir = Files.isDirectory(to, LinkOption.NOFOLLOW_LINKS);
+    boolean fromDir = LocalFiles.isDirectory(from, LinkOption.NOFOLLOW_LINKS);
+    boolean toDir = LocalFiles.isDirectory(to, LinkOption.NOFOLLOW_LINKS);
     IOException translated;
     if (fromDir && toDir && !isEmptyDirectory(to)) {
       translated = new DirectoryNotEmptyException(dst);
     } else if (toDir && !fromDir) {
       translated = new FileSystemException(src, dst, "only a directory can replace a directory");
-    } else if (fromDir && !toDir && Files.exists(to, LinkOption.NOFOLLOW_LINKS)) {
+    } else if (fromDir && !toDir && LocalFiles.exists(to, LinkOption.NOFOLLOW_LINKS)) {
       translated = new FileSystemException(src, dst,
           "a directory cannot replace something that is not a directory");
     } else {
@@ -527,7 +524,7 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
   }
 
   private static boolean isEmptyDirectory(Path dir) throws IOException {
-    try (DirectoryStream<Path> children = Files.newDirectoryStream(dir)) {
+    try (DirectoryStream<Path> children = LocalFiles.newDirectoryStream(dir)) {
       return !children.iterator().hasNext();
     }
   }
@@ -563,12 +560,19 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
           + " (for " + uri + ")");
     }
     Path p = toPath(uri);
-    Mknod.make(p, uri, "file://" + p.getParent(), type, mode, rdev);
+    String parentUri = "file://" + p.getParent();
+    try (LongPath lp = LongPath.open(p)) {
+      Mknod.make(lp.path(), uri, parentUri, type, mode, rdev);
+    } catch (NoSuchFileException e) {
+      // A folder on the way to a long path is missing (mknod itself names the parent).
+      throw new NoSuchFileException(parentUri, null,
+          "the parent directory of " + uri + " does not exist");
+    }
     try {
       // chmod(2), which follows links: the node was made just now, and is not one.
-      Files.setAttribute(p, "unix:mode", mode & 07777);
+      LocalFiles.setAttribute(p, "unix:mode", mode & 07777);
     } catch (IOException | RuntimeException e) {
-      Files.deleteIfExists(p);
+      LocalFiles.deleteIfExists(p);
       throw e;
     }
   }
@@ -588,20 +592,18 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
     LocalLinks.relink(existingUri, linkUri);
   }
 
-  /** Longest absolute path Linux takes (PATH_MAX less the terminating NUL). */
-  private static final int PATH_MAX_BYTES = 4095;
-
   /**
-   * Whether the absolute path of {@code uri} (or of the temporary file a write fills beside
-   * it) is past PATH_MAX: this store addresses files by absolute paths, so a path the mount
-   * could reach relative to its working folder may still be too long here.
+   * Whether the absolute path of {@code uri}, or of the temporary file a write fills beside
+   * it, is longer than this store holds: past {@link LongPath#LONGEST} (64 KiB), a bound
+   * against runaway paths far beyond any real tree. Paths past Linux's PATH_MAX (4096 bytes),
+   * which a mount can reach relative to a deep working folder, are held, reached a piece at a
+   * time; only where that cannot be done (not Linux, or no {@code /proc}) is PATH_MAX the
+   * limit.
    */
   @Override
   public boolean pathTooLong(String uri) {
     Path p = toPath(uri);
-    Path temp = tempBeside(p);
-    return temp.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8).length
-        > PATH_MAX_BYTES;
+    return LongPath.tooLong(p) || LongPath.tooLong(tempBeside(p));
   }
 
   @Override

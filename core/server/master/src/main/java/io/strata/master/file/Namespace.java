@@ -725,7 +725,7 @@ public final class Namespace {
 
   /**
    * Fails with ENAMETOOLONG when the under store of {@code path} cannot hold an entry there
-   * because its own path would be too long (a local folder's absolute path past PATH_MAX).
+   * because its own path would be too long (a local folder's absolute path past 64 KiB).
    */
   void checkStorePath(String path) throws IOException {
     MountTable.Resolution r = mounts.resolve(path);
