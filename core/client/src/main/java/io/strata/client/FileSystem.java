@@ -538,6 +538,15 @@ public final class FileSystem implements Closeable {
         .setExistingPath(e1).setPath(p).build())).getFile();
   }
 
+  /**
+   * The id this client names its calls to the master with; the change stream names the client
+   * of each change by it ({@code NamespaceChange.client_id}), so a client can tell its own
+   * changes.
+   */
+  public String clientId() {
+    return ctx.master.clientId();
+  }
+
   /** Mounts an under-store directory at a new namespace path. */
   public MountInfo mount(String path, String ufsUri, Map<String, String> options,
       boolean readOnly) throws StrataException {

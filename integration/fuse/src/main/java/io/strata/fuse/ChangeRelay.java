@@ -22,12 +22,18 @@ final class ChangeRelay implements NamespaceWatch.Listener {
   private final MetadataCache metadata;
   private final KernelEntries kernel;
   private final Duration ttl;
+  private final String ownClientId;
 
   /**
    * @param root the namespace folder shown at the mount's root
    * @param ttl how long answers live while the stream is down (the metadata cache's TTL)
+   * @param ownClientId the id this mount's client names its calls with: notices of changes it
+   *     made itself leave its metadata cache alone, since it kept the cache true to them as it
+   *     made them; "" to treat every notice alike
    */
-  ChangeRelay(String root, MetadataCache metadata, KernelEntries kernel, Duration ttl) {
+  ChangeRelay(String root, MetadataCache metadata, KernelEntries kernel, Duration ttl,
+      String ownClientId) {
+    this.ownClientId = ownClientId;
     this.root = root;
     this.paths = new MountPaths(root);
     this.metadata = metadata;
@@ -50,7 +56,12 @@ final class ChangeRelay implements NamespaceWatch.Listener {
   @Override
   public void changed(List<NamespaceChange> changes) {
     for (NamespaceChange c : changes) {
-      metadata.changed(c.getPath(), c.getSubtree());
+      // The mount's own changes are in its metadata cache already (dropping them again would
+      // throw away the folder listings it keeps in step); the kernel is told all the same,
+      // since a change through one name of a file reaches the others only so.
+      if (ownClientId.isEmpty() || !ownClientId.equals(c.getClientId())) {
+        metadata.changed(c.getPath(), c.getSubtree());
+      }
       String inMount = paths.toMount(c.getPath());
       if (inMount != null) {
         kernel.invalidate(inMount, c.getSubtree());

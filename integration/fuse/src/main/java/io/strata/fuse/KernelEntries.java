@@ -159,6 +159,22 @@ final class KernelEntries implements AutoCloseable {
     }
   }
 
+  /**
+   * Drops the kernel's name {@code path} in its folder now, on the calling thread, so that the
+   * next access of that name asks the mount. This takes the folder's lock in the kernel: never
+   * call it for a folder the request being answered holds (see {@link #invalidateNodeNow}).
+   */
+  void invalidateEntryNow(String path) {
+    Notifier to = notifier;
+    String parent = PathNames.parent(path);
+    Long parentNode = parent == null ? null
+        : parent.equals(PathNames.ROOT) ? Long.valueOf(ROOT_NODE) : nodes.getIfPresent(parent);
+    if (to != null && parentNode != null) {
+      to.invalidateEntry(parentNode, PathNames.name(path));
+      sent.increment();
+    }
+  }
+
   /** Queues dropping everything the kernel caches that this mount knows of. */
   void invalidateAll() {
     if (notifier != null && !queue.offer(new Pending(null, true))) {

@@ -301,6 +301,75 @@ public final class MetadataCache {
     }
   }
 
+  /**
+   * Records a folder this mount just made: its status, and that it is listed (it has no child),
+   * so lookups of names in it answer from the cache.
+   */
+  public void putNewFolder(String path, FileInfo info, long mark) {
+    put(path, info, mark);
+    if (entries != null && entries.getIfPresent(path) != null
+        && !recent.changedSince(path, mark, true)) {
+      listed.add(path);
+    }
+  }
+
+  /**
+   * Records that this mount just removed {@code path}: the name is missing, and a listing of its
+   * folder, if the cache holds one, stays complete.
+   */
+  public void removed(String path) {
+    if (entries == null) {
+      return;
+    }
+    entries.put(path, new Entry(null, "Path does not exist: " + path, ticker.read()));
+  }
+
+  /**
+   * Records that this mount just removed the folder {@code path} (or moved it away): nothing
+   * below it answers from the cache any more, and the name is missing; a listing of its parent
+   * stays complete.
+   */
+  public void removedTree(String path) {
+    if (entries == null) {
+      return;
+    }
+    String prefix = path.endsWith("/") ? path : path + "/";
+    listed.remove(path);
+    listed.removeIf(k -> k.startsWith(prefix));
+    entries.asMap().keySet().removeIf(k -> k.startsWith(prefix));
+    removed(path);
+  }
+
+  /**
+   * A name in folder {@code path} was added, removed or renamed by this mount at {@code nowNs}:
+   * the folder's cached status takes the new modification and change times, in place, so its
+   * listing stays usable (the master set the same change a few microseconds apart).
+   */
+  public void folderChanged(String path, long nowNs) {
+    folderChanged(path, nowNs, 0);
+  }
+
+  /**
+   * As {@link #folderChanged(String, long)}, the folder also gaining ({@code subfolders} > 0)
+   * or losing subfolders, which its link count counts.
+   */
+  public void folderChanged(String path, long nowNs, int subfolders) {
+    if (entries == null) {
+      return;
+    }
+    entries.asMap().computeIfPresent(path, (k, e) -> {
+      if (e.info == null) {
+        return e;
+      }
+      FileInfo.Builder b = e.info.toBuilder().setModificationTimeMs(nowNs / 1_000_000L)
+          .setModificationTimeNs(nowNs).setChangeTimeNs(nowNs);
+      if (subfolders != 0 && b.getLinkCount() > 0) {
+        b.setLinkCount(Math.max(2, b.getLinkCount() + subfolders));
+      }
+      return new Entry(b.build(), null, e.loadedNanos);
+    });
+  }
+
   /** Starts a listing of {@code dir} whose children are put as they come (readdir). */
   public Listing startListing(String dir) {
     return new Listing(dir);

@@ -58,6 +58,11 @@ final class MountWrites {
   private final KernelEntries kernel;
   private final MountPaths paths;
   private final io.micrometer.core.instrument.Counter writtenThrough;
+  /** Names libfuse gave files unlinked while open: {@code .fuse_hidden} and a number. */
+  static final String HIDDEN_PREFIX = ".fuse_hidden";
+  /** Hidden names per inode (see {@link #hiddenNames}). */
+  private final java.util.concurrent.ConcurrentMap<Long, java.util.concurrent.atomic.AtomicInteger>
+      hidden = new java.util.concurrent.ConcurrentHashMap<>();
   private final io.micrometer.core.instrument.Counter writeThroughFailures;
 
   MountWrites(FileSystem fs, MetadataCache metadata, UserNames names, StagingArea staging,
@@ -307,10 +312,18 @@ final class MountWrites {
   // ---- names ----
 
   int mkdir(String path, long mode, Caller caller) throws StrataException {
-    fs.createDirectory(path, false, false, (int) (mode & 07777),
-        names.userName(caller.uid()), names.groupName(caller.gid()));
-    metadata.invalidate(path);
-    folderChanged(path);
+    long mark = metadata.mark();
+    FileInfo made;
+    try {
+      made = fs.createDirectory(path, false, false, (int) (mode & 07777),
+          names.userName(caller.uid()), names.groupName(caller.gid()));
+    } catch (StrataException e) {
+      metadata.invalidate(path);
+      throw e;
+    }
+    // A new folder is empty: lookups in it answer from the cache at once.
+    metadata.putNewFolder(path, made, mark);
+    folderChanged(path, 1);
     modeZero(path, mode);
     return 0;
   }
@@ -327,13 +340,15 @@ final class MountWrites {
 
   /** A symbolic link at {@code path} whose target is {@code target}, owned by the caller. */
   int symlink(String target, String path, Caller caller) throws StrataException {
+    long mark = metadata.mark();
     try {
-      fs.createSpecialFile(path, FileType.FILE_TYPE_SYMLINK, 0777, target, 0,
-          names.userName(caller.uid()), names.groupName(caller.gid()));
-    } finally {
+      metadata.put(path, fs.createSpecialFile(path, FileType.FILE_TYPE_SYMLINK, 0777, target,
+          0, names.userName(caller.uid()), names.groupName(caller.gid())), mark);
+    } catch (StrataException e) {
       metadata.invalidate(path);
-      folderChanged(path);
+      throw e;
     }
+    folderChanged(path);
     return 0;
   }
 
@@ -357,14 +372,16 @@ final class MountWrites {
       default -> throw new StrataException(ErrorCode.INVALID_ARGUMENT, PosixError.EINVAL,
           "Unknown file type " + Integer.toOctalString(type) + " for " + path);
     };
+    long mark = metadata.mark();
     try {
-      fs.createSpecialFile(path, kind, (int) (mode & 07777), "",
+      metadata.put(path, fs.createSpecialFile(path, kind, (int) (mode & 07777), "",
           kind == FileType.FILE_TYPE_FIFO || kind == FileType.FILE_TYPE_SOCKET ? 0 : rdev,
-          names.userName(caller.uid()), names.groupName(caller.gid()));
-    } finally {
+          names.userName(caller.uid()), names.groupName(caller.gid())), mark);
+    } catch (StrataException e) {
       metadata.invalidate(path);
-      folderChanged(path);
+      throw e;
     }
+    folderChanged(path);
     modeZero(path, mode);
     return 0;
   }
@@ -377,16 +394,26 @@ final class MountWrites {
       // The master links complete files only: what this mount holds goes first.
       writeThrough(file);
     }
+    long mark = metadata.mark();
+    FileInfo linked;
     try {
-      fs.createHardLink(existing, path);
-      aliases.seen(inodeOf(info), existing);
-      aliases.seen(inodeOf(info), path);
-    } finally {
-      metadata.invalidate(existing);
+      linked = fs.createHardLink(existing, path);
+    } catch (StrataException e) {
       metadata.invalidate(path);
-      folderChanged(path);
-      otherNamesChanged(inodeOf(info), existing);
+      throw e;
     }
+    aliases.seen(inodeOf(info), existing);
+    aliases.seen(inodeOf(info), path);
+    metadata.put(path, linked, mark);
+    metadata.put(existing, linked.toBuilder().setPath(existing)
+        .setName(PathNames.name(existing)).build(), mark);
+    // libfuse gives the new name a kernel node of its own: the old one's link count is stale.
+    String existingInMount = paths.toMount(existing);
+    if (existingInMount != null) {
+      kernel.invalidateNodeNow(existingInMount);
+    }
+    folderChanged(path);
+    otherNamesChanged(inodeOf(info), existing, PathNames.parent(path));
     return 0;
   }
 
@@ -399,11 +426,16 @@ final class MountWrites {
     long inode = inodeOf(info);
     try {
       fs.delete(path, false);
-    } finally {
+    } catch (StrataException e) {
       metadata.invalidate(path);
-      folderChanged(path);
+      throw e;
     }
+    metadata.removed(path);
+    folderChanged(path);
     aliases.forget(inode, path);
+    if (hiddenName(path)) {
+      hidden.computeIfPresent(inode, (k, n) -> n.decrementAndGet() <= 0 ? null : n);
+    }
     StagedFile file = staging.get(inode);
     if (file != null && file.path().equals(path)) {
       java.util.List<String> others = aliases.othersOf(inode, path);
@@ -413,7 +445,7 @@ final class MountWrites {
         file.moveTo(others.get(0));
       }
     }
-    otherNamesChanged(inode, path);
+    otherNamesChanged(inode, path, PathNames.parent(path));
     return 0;
   }
 
@@ -428,10 +460,12 @@ final class MountWrites {
     }
     try {
       fs.delete(path, false);
-    } finally {
+    } catch (StrataException e) {
       metadata.invalidateTree(path);
-      folderChanged(path);
+      throw e;
     }
+    metadata.removedTree(path);
+    folderChanged(path, -1);
     return 0;
   }
 
@@ -442,17 +476,53 @@ final class MountWrites {
    */
   int rename(String from, String to) throws IOException {
     FileInfo source = metadata.get(from);
+    FileInfo target = null;
+    try {
+      target = metadata.get(to);
+    } catch (StrataException e) {
+      if (e.code() != ErrorCode.NOT_FOUND) {
+        throw e;
+      }
+    }
+    if (target != null && !source.getDirectory() && !target.getDirectory()
+        && inodeOf(target) == inodeOf(source)) {
+      // Two names of one file: rename(2) leaves both (the master agrees).
+      return 0;
+    }
     StagedFile file = staged(source);
     if (file != null && file.dirty() && !file.isUnlinked()) {
       writeThrough(file);
     }
     try {
       fs.rename(from, to, true);
-    } finally {
+    } catch (StrataException e) {
       metadata.invalidateTree(from);
       metadata.invalidateTree(to);
+      throw e;
+    }
+    long mark = metadata.mark();
+    metadata.removedTree(from);
+    metadata.removedTree(to);
+    if (source.getDirectory()) {
+      // Its subtree moved: what is below the new name is read again when asked.
+      metadata.invalidate(to);
+      boolean replaced = target != null && target.getDirectory();
+      folderChanged(from, -1);
+      folderChanged(to, replaced ? 0 : 1);
+    } else {
+      // Asked again: the new name has its own under-store path, which its readers need.
+      FileInfo moved = statusOrNull(to);
+      if (moved != null) {
+        metadata.put(to, moved, mark);
+      } else {
+        metadata.invalidate(to);
+      }
       folderChanged(from);
       folderChanged(to);
+      if (hiddenName(to) && !hiddenName(from)) {
+        hidden.computeIfAbsent(inodeOf(source), k -> new java.util.concurrent.atomic.AtomicInteger())
+            .incrementAndGet();
+      }
     }
     String prefix = from + "/";
     for (StagedFile f : staging.all()) {
@@ -466,7 +536,7 @@ final class MountWrites {
     if (!source.getDirectory()) {
       long inode = inodeOf(source);
       aliases.forget(inode, from);
-      otherNamesChanged(inode, to);
+      otherNamesChanged(inode, to, PathNames.parent(from), PathNames.parent(to));
     }
     return 0;
   }
@@ -590,26 +660,56 @@ final class MountWrites {
   // ---- what the caches must forget ----
 
   /**
-   * The folder of {@code path} changed (a name added, removed or renamed): its times moved, so
-   * its status is read again; the kernel dropped its own copy already.
+   * The folder of {@code path} changed (a name added, removed or renamed): its times moved, in
+   * the metadata cache too (its listing stays); the kernel dropped its own copy already.
    */
   private void folderChanged(String path) {
+    folderChanged(path, 0);
+  }
+
+  /** As {@link #folderChanged(String)}, the folder gaining or losing {@code subfolders}. */
+  private void folderChanged(String path, int subfolders) {
     String parent = PathNames.parent(path);
     if (parent != null) {
-      metadata.invalidate(parent);
+      metadata.folderChanged(parent, StagingArea.nowNs(), subfolders);
     }
   }
 
   /**
-   * File {@code inode} changed through {@code path}: its other names this mount knows (hard
-   * links) are dropped from the metadata cache and from the kernel's attributes now.
+   * How many of a file's names are libfuse's hidden names of it (unlinked while open): they
+   * count in the master's link count but not in what stat shows, as on a local disk.
    */
-  private void otherNamesChanged(long inode, String path) {
+  int hiddenNames(long inode) {
+    java.util.concurrent.atomic.AtomicInteger n = hidden.get(inode);
+    return n == null ? 0 : n.get();
+  }
+
+  /** Whether a name is one libfuse gives a file unlinked while open. */
+  static boolean hiddenName(String path) {
+    return PathNames.name(path).startsWith(HIDDEN_PREFIX);
+  }
+
+  /**
+   * File {@code inode} changed through {@code path}: its other names this mount knows (hard
+   * links) are dropped from the metadata cache, and from the kernel's caches before the call
+   * returns where that is safe. The kernel holds each name as a node of its own, with the
+   * attributes it was last told; a name must be dropped from its folder to be asked again,
+   * which takes the folder's lock: a folder the request being answered holds
+   * ({@code lockedFolders}: the folder of a name made, removed or renamed) is left to the
+   * queue, which drops it right after.
+   */
+  private void otherNamesChanged(long inode, String path, String... lockedFolders) {
     for (String other : aliases.othersOf(inode, path)) {
       metadata.invalidate(other);
       String inMount = paths.toMount(other);
-      if (inMount != null) {
-        kernel.invalidateNodeNow(inMount);
+      if (inMount == null) {
+        continue;
+      }
+      kernel.invalidateNodeNow(inMount);
+      if (java.util.Arrays.asList(lockedFolders).contains(PathNames.parent(other))) {
+        kernel.invalidate(inMount, false);
+      } else {
+        kernel.invalidateEntryNow(inMount);
       }
     }
   }

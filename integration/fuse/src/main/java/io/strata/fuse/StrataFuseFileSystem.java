@@ -113,7 +113,7 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   /** The longest name Linux file systems take (NAME_MAX); the kernel lets FUSE names reach 1024. */
   private static final int NAME_MAX = 255;
   /** Names libfuse gives files unlinked while open (kept until their last handle goes). */
-  private static final String HIDDEN_PREFIX = ".fuse_hidden";
+  private static final String HIDDEN_PREFIX = MountWrites.HIDDEN_PREFIX;
   private static final int FALLOC_FL_KEEP_SIZE = 1;
   private static final int O_TRUNC = 01000;
   private static final int XATTR_CREATE = 1;
@@ -317,7 +317,7 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     kernel.holdTo(conf.getDuration(FuseKeys.METADATA_CACHE_TTL));
     NamespaceWatch watch = conf.getBoolean(FuseKeys.METADATA_WATCH) && metadata.enabled()
         ? fs.watchChanges(new ChangeRelay(root, metadata, kernel,
-            conf.getDuration(FuseKeys.METADATA_CACHE_TTL))) : null;
+            conf.getDuration(FuseKeys.METADATA_CACHE_TTL), fs.clientId())) : null;
     return new StrataFuseFileSystem(fs, root, metadata, kernel,
         new MountResources(watch, listings), size,
         UserNames.ofThisMachine(user.getUid(), user.getGid()),
@@ -444,7 +444,7 @@ public final class StrataFuseFileSystem extends FuseStubFS {
         return -ErrorCodes.ENAMETOOLONG();
       }
       FileInfo info = metadata.get(p);
-      fillStat(info, stat, writes.staged(info), isHidden(path));
+      fillStat(info, stat, writes.staged(info));
       if (info.getLinkCount() > 1 && !info.getDirectory()) {
         aliases.seen(MountWrites.inodeOf(info), p);
       }
@@ -462,7 +462,7 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     Object handle = handles.get(fi.fh.get());
     if (handle instanceof WriteHandle w && path == null) {
       try {
-        fillStat(metadata.get(w.path()), stat, w.file(), true);
+        fillStat(metadata.get(w.path()), stat, w.file());
         return 0;
       } catch (Exception e) {
         return FuseErrors.toErrno("fgetattr", w.path(), e);
@@ -482,12 +482,6 @@ public final class StrataFuseFileSystem extends FuseStubFS {
         && name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > NAME_MAX;
   }
 
-  /** Whether a path is a file libfuse renamed when it was unlinked while open. */
-  private static boolean isHidden(String mountPath) {
-    return mountPath != null && mountPath.substring(mountPath.lastIndexOf('/') + 1)
-        .startsWith(HIDDEN_PREFIX);
-  }
-
   /** Remembers which kernel node the request being handled names, for later invalidation. */
   private void noteKernelNode(String mountPath) {
     UpcallThreads.Request r = UpcallThreads.current();
@@ -500,9 +494,10 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   /**
    * The attributes of a file as stat(2) shows them: the namespace's status, with what this
    * mount's staged copy of it holds (its length, times and attributes set while it is not
-   * written through yet). A file libfuse hides after an unlink while open shows one name fewer.
+   * written through yet). The names libfuse gave a file unlinked while open do not count in its
+   * link count, as on a local disk.
    */
-  private void fillStat(FileInfo info, FileStat stat, StagedFile staged, boolean unlinked) {
+  private void fillStat(FileInfo info, FileStat stat, StagedFile staged) {
     FileCompletion pending = staged == null ? FileCompletion.NONE : staged.pendingAttributes();
     int perms = (pending.mode() != null ? pending.mode() : info.getMode()) & 07777;
     long nlink = info.getLinkCount();
@@ -514,8 +509,8 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     } else {
       long length = staged != null ? staged.length() : info.getLength();
       stat.st_mode.set(typeBits(info.getFileType()) | perms);
-      long names = nlink > 0 ? nlink : 1;
-      stat.st_nlink.set(unlinked || staged != null && staged.isUnlinked() ? names - 1 : names);
+      long names = (nlink > 0 ? nlink : 1) - writes.hiddenNames(MountWrites.inodeOf(info));
+      stat.st_nlink.set(staged != null && staged.isUnlinked() ? names - 1 : Math.max(0, names));
       stat.st_size.set(length);
       stat.st_blocks.set((length + 511) / 512);
       stat.st_rdev.set(info.getRdev());

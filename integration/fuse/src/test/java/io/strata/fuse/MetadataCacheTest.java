@@ -285,6 +285,50 @@ class MetadataCacheTest {
         "a notice of a new child ends the folder's listing's say");
   }
 
+  /**
+   * The mount's own changes keep a listed folder answering from the cache: a folder it made is
+   * listed (empty) at once, a name it removed is missing without a listing, and the folder's
+   * times and link count move in place.
+   */
+  @Test
+  void theMountsOwnChangesKeepAFoldersListingInStep() throws Exception {
+    namespace.put("/d", FileInfo.newBuilder().setDirectory(true).setSyncIntervalMs(-1)
+        .setLinkCount(2).build());
+    namespace.put("/d/f", file(1, 1, -1));
+    MetadataCache cache = new MetadataCache(loader, lister, Runnable::run,
+        Duration.ofSeconds(1), 1000, ticker);
+    cache.watchLive(true);
+    cache.get("/d");
+    cache.get("/d/f");
+    assertEquals(1, listings.get("/d"));
+
+    FileInfo made = FileInfo.newBuilder().setDirectory(true).setSyncIntervalMs(-1)
+        .setLinkCount(2).build();
+    long mark = cache.mark();
+    namespace.put("/d/new", made);
+    cache.putNewFolder("/d/new", made, mark);
+    cache.folderChanged("/d", 5_000_000_123L, 1);
+    assertEquals(ErrorCode.NOT_FOUND, assertThrows(StrataException.class,
+        () -> cache.get("/d/new/x")).code(), "a new folder answers for its (missing) names");
+    assertEquals(null, listings.get("/d/new"), "without a listing");
+    FileInfo d = cache.get("/d");
+    assertEquals(3, d.getLinkCount());
+    assertEquals(5_000_000_123L, d.getModificationTimeNs());
+    assertEquals(5_000_000_123L, d.getChangeTimeNs());
+
+    namespace.remove("/d/f");
+    cache.removed("/d/f");
+    assertEquals(ErrorCode.NOT_FOUND, assertThrows(StrataException.class,
+        () -> cache.get("/d/f")).code());
+    cache.removedTree("/d/new");
+    cache.folderChanged("/d", 6_000_000_000L, -1);
+    assertEquals(ErrorCode.NOT_FOUND, assertThrows(StrataException.class,
+        () -> cache.get("/d/new")).code());
+    assertEquals(2, cache.get("/d").getLinkCount());
+    assertEquals(1, listings.get("/d"), "the folder was never listed again");
+    assertTrue(loads.isEmpty(), "nothing was loaded on its own: " + loads);
+  }
+
   @Test
   void aListingThatRacedAChangeOrAnEvictionDoesNotAnswerForMissingNames() throws Exception {
     namespace.put("/d", FileInfo.newBuilder().setDirectory(true).setSyncIntervalMs(-1).build());

@@ -84,6 +84,11 @@ public final class MasterClient implements Closeable {
   }
 
   /** The master's address as host:port: with several masters, the one taken for the leader. */
+  /** The id this client names its calls with ({@code strata-client-id}). */
+  public String clientId() {
+    return channels.callIds().clientId();
+  }
+
   public String target() {
     return channels.leader();
   }

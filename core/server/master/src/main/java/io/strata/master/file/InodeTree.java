@@ -6,6 +6,7 @@ import io.strata.common.Version;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
 import io.strata.master.block.WorkerRegistry;
+import io.strata.master.journal.CallIdentity;
 import io.strata.master.journal.JournalSystem;
 import io.strata.master.metastore.InodeStore;
 import io.strata.master.upgrade.ClusterLayout;
@@ -442,12 +443,14 @@ public final class InodeTree {
     }
     // Paths are named before the entries apply: a removed or renamed inode has no path after.
     List<PathChange> described = describe(entries, discovered);
+    CallIdentity caller = CallIdentity.current();
+    String clientId = caller == null ? "" : caller.clientId();
     journal.write(entries, applied -> {
       if (!described.isEmpty()) {
         List<NamespaceChange> published = new ArrayList<>(described.size());
         for (PathChange c : described) {
           published.add(NamespaceChange.newBuilder().setPath(c.path()).setSubtree(c.subtree())
-              .setSequence(applied.get(c.entry()).getSequence()).build());
+              .setSequence(applied.get(c.entry()).getSequence()).setClientId(clientId).build());
         }
         changes.publish(published);
       }
