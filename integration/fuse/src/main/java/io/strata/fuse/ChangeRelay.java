@@ -9,9 +9,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Passes the master's change stream on to a mount: every change notice drops the path from the
+ * Passes the master's change stream on to a mount: a change notice drops the path from the
  * {@link MetadataCache} and, for paths inside the mount, from the kernel's caches
- * ({@link KernelEntries}); a reset drops everything; while the stream is broken the metadata
+ * ({@link KernelEntries}), unless the mount made the change itself and holds it already; a
+ * reset drops everything; while the stream is broken the metadata
  * cache holds every entry to its TTL, and the kernel's answers are dropped as often.
  */
 final class ChangeRelay implements NamespaceWatch.Listener {
@@ -56,19 +57,26 @@ final class ChangeRelay implements NamespaceWatch.Listener {
   @Override
   public void changed(List<NamespaceChange> changes) {
     for (NamespaceChange c : changes) {
-      // The mount's own changes are in its metadata cache already (dropping them again would
-      // throw away the folder listings it keeps in step); the kernel is told all the same,
-      // since a change through one name of a file reaches the others only so.
-      if (ownClientId.isEmpty() || !ownClientId.equals(c.getClientId())) {
-        metadata.changed(c.getPath(), c.getSubtree());
+      // A change this mount made is in its metadata cache already, and the kernel learnt it
+      // from the reply to its own call: dropping either again would throw away the folder
+      // listings kept in step, and make the kernel look names up again under node ids that
+      // the mount learns only later. The other names of a file with several are told all the
+      // same, as is any path the cache does not hold.
+      if (ownClientId.isEmpty() || !ownClientId.equals(c.getClientId())
+          || !metadata.holdsOwnChange(c.getPath())) {
+        relay(c);
       }
-      String inMount = paths.toMount(c.getPath());
-      if (inMount != null) {
-        kernel.invalidate(inMount, c.getSubtree());
-      } else if (c.getSubtree() && PathNames.isUnder(root, c.getPath())) {
-        // A folder above the mount's root moved or went: everything shown changed.
-        kernel.invalidateAll();
-      }
+    }
+  }
+
+  private void relay(NamespaceChange c) {
+    metadata.changed(c.getPath(), c.getSubtree());
+    String inMount = paths.toMount(c.getPath());
+    if (inMount != null) {
+      kernel.invalidate(inMount, c.getSubtree());
+    } else if (c.getSubtree() && PathNames.isUnder(root, c.getPath())) {
+      // A folder above the mount's root moved or went: everything shown changed.
+      kernel.invalidateAll();
     }
   }
 

@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * only by node id. So the node ids are learnt from the requests themselves: an upcall thread
  * reads the request header before libfuse dispatches it ({@link UpcallThreads}), and the path
  * handler records which node the header names -- the parent for a lookup or a create, the node
- * itself for getattr, open and readdir. Entries the mount never learnt (too many to remember,
+ * itself for getattr, open and readdir, and the file linked for a link. Entries the mount never learnt (too many to remember,
  * or served by libfuse's own loop) expire by the kernel's timeouts as before.
  *
  * <p>While no change notice can arrive (the change stream is down), {@link #holdTo} makes the
@@ -122,6 +122,14 @@ final class KernelEntries implements AutoCloseable {
     Long known = nodes.getIfPresent(named);
     if (known == null || known != node) {
       nodes.put(named, node);
+    }
+  }
+
+  /** Records that the kernel holds {@code path} (a path of the mount) as node {@code node}. */
+  void seenNode(String path, long node) {
+    Long known = nodes.getIfPresent(path);
+    if (known == null || known != node) {
+      nodes.put(path, node);
     }
   }
 

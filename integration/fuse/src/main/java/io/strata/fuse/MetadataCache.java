@@ -302,14 +302,44 @@ public final class MetadataCache {
   }
 
   /**
+   * Records the status {@code path} has after a change this mount made to it (asked of the
+   * master from {@code mark} on). The change is recorded like a notice, so that a listing or
+   * load that began before it and ends after it cannot put the old status back; the master's
+   * own notice may come later than that answer, or, for this mount's changes, be skipped.
+   */
+  public void putOwn(String path, FileInfo info, long mark) {
+    recordOwn(path, info, mark);
+  }
+
+  /** {@link #putOwn}; the position after the change was recorded, or -1 when it was not kept. */
+  private long recordOwn(String path, FileInfo info, long mark) {
+    if (entries == null) {
+      return -1;
+    }
+    boolean noticed = recent.changedSince(path, mark, false);
+    recent.add(path, false);
+    long recorded = recent.mark();
+    if (noticed) {
+      drop(path);
+      return -1;
+    }
+    entries.put(path, new Entry(info, null, ticker.read()));
+    return recorded;
+  }
+
+  /**
    * Records a folder this mount just made: its status, and that it is listed (it has no child),
    * so lookups of names in it answer from the cache.
    */
   public void putNewFolder(String path, FileInfo info, long mark) {
-    put(path, info, mark);
-    if (entries != null && entries.getIfPresent(path) != null
-        && !recent.changedSince(path, mark, true)) {
-      listed.add(path);
+    long recorded = recordOwn(path, info, mark);
+    if (recorded < 0) {
+      return;
+    }
+    listed.add(path);
+    // A notice of the folder or of a name in it since the record: its listing is not known.
+    if (recent.changedSince(path, recorded, true)) {
+      listed.remove(path);
     }
   }
 
@@ -321,6 +351,8 @@ public final class MetadataCache {
     if (entries == null) {
       return;
     }
+    // Recorded like a notice, so that a listing begun before cannot put the name back.
+    recent.add(path, false);
     entries.put(path, new Entry(null, "Path does not exist: " + path, ticker.read()));
   }
 
@@ -333,6 +365,7 @@ public final class MetadataCache {
     if (entries == null) {
       return;
     }
+    recent.add(path, true);
     String prefix = path.endsWith("/") ? path : path + "/";
     listed.remove(path);
     listed.removeIf(k -> k.startsWith(prefix));
@@ -546,6 +579,21 @@ public final class MetadataCache {
       listed.removeIf(k -> k.startsWith(prefix));
       entries.asMap().keySet().removeIf(k -> k.startsWith(prefix));
     }
+  }
+
+  /**
+   * Whether a change this mount made to {@code path} is in the cache already, so that the
+   * master's notice of it can be passed over: the cache holds the path (as present or missing),
+   * and not as a file with several names, whose other names the change reaches too and which
+   * this mount may not all know.
+   */
+  public boolean holdsOwnChange(String path) {
+    if (entries == null) {
+      return false;
+    }
+    Entry e = entries.getIfPresent(path);
+    return e != null
+        && (e.info == null || e.info.getDirectory() || e.info.getLinkCount() <= 1);
   }
 
   /** A notice from the master's change stream: {@code path} (and with {@code subtree}, all below) changed. */

@@ -137,7 +137,7 @@ final class MountWrites {
       file.setPending(0, null, null, null, null);
     }
     folderChanged(path);
-    metadata.put(path, entry, mark);
+    metadata.putOwn(path, entry, mark);
     return new WriteHandle(file, flags, true);
   }
 
@@ -191,7 +191,7 @@ final class MountWrites {
     }
     if (done != null) {
       writtenThrough.increment();
-      metadata.put(file.path(), done, mark);
+      metadata.putOwn(file.path(), done, mark);
       otherNamesChanged(file.inode(), file.path());
     }
   }
@@ -342,7 +342,7 @@ final class MountWrites {
   int symlink(String target, String path, Caller caller) throws StrataException {
     long mark = metadata.mark();
     try {
-      metadata.put(path, fs.createSpecialFile(path, FileType.FILE_TYPE_SYMLINK, 0777, target,
+      metadata.putOwn(path, fs.createSpecialFile(path, FileType.FILE_TYPE_SYMLINK, 0777, target,
           0, names.userName(caller.uid()), names.groupName(caller.gid())), mark);
     } catch (StrataException e) {
       metadata.invalidate(path);
@@ -374,7 +374,7 @@ final class MountWrites {
     };
     long mark = metadata.mark();
     try {
-      metadata.put(path, fs.createSpecialFile(path, kind, (int) (mode & 07777), "",
+      metadata.putOwn(path, fs.createSpecialFile(path, kind, (int) (mode & 07777), "",
           kind == FileType.FILE_TYPE_FIFO || kind == FileType.FILE_TYPE_SOCKET ? 0 : rdev,
           names.userName(caller.uid()), names.groupName(caller.gid())), mark);
     } catch (StrataException e) {
@@ -404,8 +404,8 @@ final class MountWrites {
     }
     aliases.seen(inodeOf(info), existing);
     aliases.seen(inodeOf(info), path);
-    metadata.put(path, linked, mark);
-    metadata.put(existing, linked.toBuilder().setPath(existing)
+    metadata.putOwn(path, linked, mark);
+    metadata.putOwn(existing, linked.toBuilder().setPath(existing)
         .setName(PathNames.name(existing)).build(), mark);
     // libfuse gives the new name a kernel node of its own: the old one's link count is stale.
     String existingInMount = paths.toMount(existing);
@@ -500,9 +500,9 @@ final class MountWrites {
       metadata.invalidateTree(to);
       throw e;
     }
-    long mark = metadata.mark();
     metadata.removedTree(from);
     metadata.removedTree(to);
+    long mark = metadata.mark();
     if (source.getDirectory()) {
       // Its subtree moved: what is below the new name is read again when asked.
       metadata.invalidate(to);
@@ -513,7 +513,7 @@ final class MountWrites {
       // Asked again: the new name has its own under-store path, which its readers need.
       FileInfo moved = statusOrNull(to);
       if (moved != null) {
-        metadata.put(to, moved, mark);
+        metadata.putOwn(to, moved, mark);
       } else {
         metadata.invalidate(to);
       }
@@ -537,6 +537,12 @@ final class MountWrites {
       long inode = inodeOf(source);
       aliases.forget(inode, from);
       otherNamesChanged(inode, to, PathNames.parent(from), PathNames.parent(to));
+    }
+    if (target != null && !target.getDirectory()) {
+      // The replaced file lost a name: its other names show one link fewer and a new ctime.
+      long replaced = inodeOf(target);
+      aliases.forget(replaced, to);
+      otherNamesChanged(replaced, to, PathNames.parent(from), PathNames.parent(to));
     }
     return 0;
   }
@@ -646,7 +652,7 @@ final class MountWrites {
     long mark = metadata.mark();
     try {
       FileInfo after = fs.setAttribute(path, options);
-      metadata.put(path, after, mark);
+      metadata.putOwn(path, after, mark);
       if (!after.getDirectory()) {
         otherNamesChanged(inodeOf(after), path);
       }

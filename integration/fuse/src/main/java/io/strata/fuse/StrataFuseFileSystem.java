@@ -990,6 +990,11 @@ public final class StrataFuseFileSystem extends FuseStubFS {
       return -ErrorCodes.ENAMETOOLONG();
     }
     noteKernelNode(newpath);
+    UpcallThreads.Request r = UpcallThreads.current();
+    if (r != null && r.linkedNode != 0) {
+      // The file linked is named by node: its attributes change with its link count.
+      kernel.seenNode(oldpath, r.linkedNode);
+    }
     String to = namespacePath(newpath);
     return change("link", oldpath, p -> writes.link(p, to));
   }

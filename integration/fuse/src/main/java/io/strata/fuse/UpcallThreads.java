@@ -84,7 +84,12 @@ final class UpcallThreads {
   static final class Request {
     int opcode;
     long node;
+    /** For a link, the node id of the file linked (struct fuse_link_in); 0 otherwise. */
+    long linkedNode;
   }
+
+  private static final int FUSE_LINK = 13;
+  private static final int IN_HEADER_SIZE = 40;
 
   private static final ThreadLocal<Request> CURRENT = new ThreadLocal<>();
 
@@ -199,6 +204,8 @@ final class UpcallThreads {
         // struct fuse_in_header: len, opcode (offset 4), unique, nodeid (offset 16), ...
         request.opcode = buffer.getInt(4);
         request.node = buffer.getLong(16);
+        request.linkedNode = request.opcode == FUSE_LINK && length >= IN_HEADER_SIZE + 8
+            ? buffer.getLong(IN_HEADER_SIZE) : 0;
         lib.fuse_session_process(session, buffer, length, from.getPointer(0));
       }
     } catch (RuntimeException | Error e) {

@@ -364,6 +364,32 @@ class MetadataCacheTest {
   }
 
   @Test
+  void aListingThatEndsAfterTheMountsOwnChangeDoesNotPutTheOldStatusBack() throws Exception {
+    namespace.put("/d", FileInfo.newBuilder().setDirectory(true).setSyncIntervalMs(-1).build());
+    namespace.put("/d/a", file(1, 1, -1));
+    namespace.put("/d/gone", file(2, 2, -1));
+    MetadataCache cache = new MetadataCache(loader, null, Runnable::run,
+        Duration.ofSeconds(1), 1000, ticker);
+    cache.watchLive(true);
+    cache.get("/d");
+    // The listing read /d/a and /d/gone as they were; then the mount changed /d/a (a link, say)
+    // and removed /d/gone, and only then do their old statuses reach the cache.
+    MetadataCache.Listing listing = cache.startListing("/d");
+    FileInfo oldA = namespace.get("/d/a").toBuilder().setName("a").build();
+    FileInfo oldGone = namespace.get("/d/gone").toBuilder().setName("gone").build();
+    long mark = cache.mark();
+    namespace.put("/d/a", file(1, 10, -1));
+    cache.putOwn("/d/a", namespace.get("/d/a"), mark);
+    namespace.remove("/d/gone");
+    cache.removed("/d/gone");
+    listing.add(oldA);
+    listing.add(oldGone);
+    listing.finish(true);
+    assertEquals(10, cache.get("/d/a").getLength(), "the mount's own status stands");
+    assertThrows(StrataException.class, () -> cache.get("/d/gone"), "the removal stands");
+  }
+
+  @Test
   void aListingOrLoadThatRacedTheMountsOwnChangeDoesNotAnswerForIt() throws Exception {
     namespace.put("/d", FileInfo.newBuilder().setDirectory(true).setSyncIntervalMs(-1).build());
     namespace.put("/d/a", file(1, 1, -1));
