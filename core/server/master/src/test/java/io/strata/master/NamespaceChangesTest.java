@@ -4,9 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.grpc.Metadata;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
+import io.grpc.stub.MetadataUtils;
 import io.strata.common.BlockIds;
+import io.strata.common.rpc.MasterHeaders;
 import io.strata.proto.BlockReport;
 import io.strata.proto.DeleteRequest;
 import io.strata.proto.FileInfo;
@@ -188,6 +191,41 @@ class NamespaceChangesTest {
               + " folder, and a folder made through Strata in the never-listed root (whose"
               + " times that moves)");
     }
+  }
+
+  @Test
+  void aChangeIsNamedWithTheClientThatMadeItButNotOneFoundInTheUnderStore() throws Exception {
+    Files.createDirectories(home.resolve("ufs/data"));
+    Files.write(home.resolve("ufs/data/x"), new byte[3]);
+    try (TestMaster m = TestMaster.start(home); Watch w = Watch.open(m, 0)) {
+      w.next();
+      // Listed, so that a change a sync finds in it is announced.
+      assertEquals(List.of("x"), m.names("/data"));
+      asClient(m, "client-a", 1).setAttribute(SetAttributeRequest.newBuilder()
+          .setPath("/data/x").setMode(0600).build());
+      NamespaceChange own = w.changes(1).get(0);
+      assertEquals("/data/x", own.getPath());
+      assertEquals("client-a", own.getClientId(), "a change the client made is named its own");
+
+      Files.write(home.resolve("ufs/data/x"), new byte[7]);
+      Files.setLastModifiedTime(home.resolve("ufs/data/x"), java.nio.file.attribute.FileTime
+          .fromMillis(System.currentTimeMillis() + 10_000));
+      assertEquals(7, asClient(m, "client-a", 2).getStatus(GetStatusRequest.newBuilder()
+          .setPath("/data/x").setSyncIntervalMs(0).build()).getFile().getLength());
+      NamespaceChange found = w.changes(1).get(0);
+      assertEquals("/data/x", found.getPath());
+      assertEquals("", found.getClientId(), "what a sync found in the under store is nobody's"
+          + " own change, even the client's whose call found it: its cache lacks it");
+    }
+  }
+
+  /** The master as a client sees it that names itself and its call in headers. */
+  private static FileSystemMasterGrpc.FileSystemMasterBlockingStub asClient(TestMaster m,
+      String clientId, long callId) {
+    Metadata headers = new Metadata();
+    headers.put(MasterHeaders.CLIENT_ID, clientId);
+    headers.put(MasterHeaders.CALL_ID, Long.toString(callId));
+    return m.fs.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers));
   }
 
   @Test

@@ -443,7 +443,9 @@ public final class InodeTree {
     }
     // Paths are named before the entries apply: a removed or renamed inode has no path after.
     List<PathChange> described = describe(entries, discovered);
-    CallIdentity caller = CallIdentity.current();
+    // What a load or sync found was changed in the under store, not by the client whose call
+    // found it: that client holds none of it yet, so its notices must not pass as its own.
+    CallIdentity caller = discovered ? null : CallIdentity.current();
     String clientId = caller == null ? "" : caller.clientId();
     journal.write(entries, applied -> {
       if (!described.isEmpty()) {
