@@ -10,6 +10,8 @@ import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
 import io.strata.proto.FileInfo;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -77,8 +79,14 @@ public final class MetadataCache {
   private final long maxEntries;
   private final Ticker ticker;
   private final Cache<String, Entry> entries;
-  /** Folders whose every child is in {@link #entries}. */
-  private final Set<String> listed = ConcurrentHashMap.newKeySet();
+  /**
+   * Folders whose every child is in {@link #entries}, each with the names its listing held. A
+   * name a listing held is never answered missing on the word of that listing, only by the
+   * master: the listing proves the name was there, while the absence of its entry may have
+   * other causes (an entry dropped while the mark stayed), and a wrong "missing" is worse than
+   * a call.
+   */
+  private final Map<String, Set<String>> listed = new ConcurrentHashMap<>();
   /** Folders a lookup's listing stopped in (too many children), not listed again for a while. */
   private final Cache<String, Boolean> tooLarge;
   /** Folders the master has not loaded (lookups must not make it), not tried again for a while. */
@@ -185,7 +193,7 @@ public final class MetadataCache {
 
   /** Whether a folder is listed and its own entry fresh, so its listing answers for it. */
   private boolean listedNow(String dir, long now) {
-    if (!listed.contains(dir)) {
+    if (!listed.containsKey(dir)) {
       return false;
     }
     Entry d = entries.getIfPresent(dir);
@@ -216,7 +224,9 @@ public final class MetadataCache {
     if (present != null) {
       return present;
     }
-    if (!listed.contains(dir) || recent.changedSince(path, mark, false)) {
+    Set<String> names = listed.get(dir);
+    if (names == null || names.contains(PathNames.name(path))
+        || recent.changedSince(path, mark, false)) {
       entries.asMap().remove(path, missing);
       return null;
     }
@@ -336,7 +346,7 @@ public final class MetadataCache {
     if (recorded < 0) {
       return;
     }
-    listed.add(path);
+    listed.put(path, Set.of());
     // A notice of the folder or of a name in it since the record: its listing is not known.
     if (recent.changedSince(path, recorded, true)) {
       listed.remove(path);
@@ -368,7 +378,7 @@ public final class MetadataCache {
     recent.add(path, true);
     String prefix = path.endsWith("/") ? path : path + "/";
     listed.remove(path);
-    listed.removeIf(k -> k.startsWith(prefix));
+    listed.keySet().removeIf(k -> k.startsWith(prefix));
     entries.asMap().keySet().removeIf(k -> k.startsWith(prefix));
     removed(path);
   }
@@ -413,7 +423,8 @@ public final class MetadataCache {
     private final String dir;
     private final long mark = recent.mark();
     private final long evictionsAtStart = evictions.sum();
-    private int count;
+    /** The names put; only the thread listing adds them, and it finishes the listing. */
+    private final Set<String> names = new HashSet<>();
 
     private Listing(String dir) {
       this.dir = dir;
@@ -422,13 +433,13 @@ public final class MetadataCache {
 
     /** Puts one child's status. */
     public void add(FileInfo child) {
-      count++;
+      names.add(child.getName());
       put(PathNames.join(dir, child.getName()), child, mark);
     }
 
     /** How many children were put. */
     int count() {
-      return count;
+      return names.size();
     }
 
     /**
@@ -439,7 +450,7 @@ public final class MetadataCache {
       if (!whole || entries == null || outOfDate()) {
         return;
       }
-      listed.add(dir);
+      listed.put(dir, names);
       // Checked again after the mark is set: a notice or an eviction records itself before
       // it removes the mark, so one that came before is seen here and one that comes after
       // removes the mark itself. (The check before keeps the mark from showing at all for a
@@ -576,7 +587,7 @@ public final class MetadataCache {
     if (entries != null) {
       drop(path);
       String prefix = path.endsWith("/") ? path : path + "/";
-      listed.removeIf(k -> k.startsWith(prefix));
+      listed.keySet().removeIf(k -> k.startsWith(prefix));
       entries.asMap().keySet().removeIf(k -> k.startsWith(prefix));
     }
   }
