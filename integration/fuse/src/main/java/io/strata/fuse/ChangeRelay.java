@@ -62,16 +62,23 @@ final class ChangeRelay implements NamespaceWatch.Listener {
       // listings kept in step, and make the kernel look names up again under node ids that
       // the mount learns only later. The other names of a file with several are told all the
       // same, as is any path the cache does not hold.
-      if (ownClientId.isEmpty() || !ownClientId.equals(c.getClientId())
-          || !metadata.holdsOwnChange(c.getPath())) {
-        relay(c);
+      boolean own = !ownClientId.isEmpty() && ownClientId.equals(c.getClientId());
+      if (!own || !metadata.holdsOwnChange(c.getPath())) {
+        relay(c, own);
       }
     }
   }
 
-  private void relay(NamespaceChange c) {
+  private void relay(NamespaceChange c, boolean own) {
     metadata.changed(c.getPath(), c.getSubtree());
     String inMount = paths.toMount(c.getPath());
+    if (own && inMount != null && !c.getSubtree() && kernel.invalidateNode(inMount)) {
+      // A change this mount made left the kernel's names as its replies set them (another
+      // name of a file with several still stands): the node's attributes go, the name and the
+      // node the mount knows for it stay, so that its next change through another name can
+      // reach this one at once.
+      return;
+    }
     if (inMount != null) {
       kernel.invalidate(inMount, c.getSubtree());
     } else if (c.getSubtree() && PathNames.isUnder(root, c.getPath())) {

@@ -66,7 +66,11 @@ final class KernelEntries implements AutoCloseable {
   }
 
   /** A path to drop, and whether everything below it goes too; a null path drops everything. */
-  private record Pending(String path, boolean subtree) {}
+  private record Pending(String path, boolean subtree, boolean nodeOnly) {
+    Pending(String path, boolean subtree) {
+      this(path, subtree, false);
+    }
+  }
 
   private final Cache<String, Long> nodes;
   /** Paths the kernel was told of since the last tick, while answers are held to a TTL. */
@@ -157,14 +161,21 @@ final class KernelEntries implements AutoCloseable {
    * thread: another name of a file this mount just changed (a hard link), which the kernel
    * holds as a node of its own. Only a node, never a name: dropping a name takes its folder's
    * lock, which the request being answered may hold; a node's attributes take no such lock.
+   * Leaving the name in place also keeps the node, so the node learnt for the path stays the
+   * kernel's: a name dropped and looked up again may get a new node, which the mount learns
+   * only at the next request naming it.
+   *
+   * @return whether the mount knew the node, so that the kernel was told
    */
-  void invalidateNodeNow(String path) {
+  boolean invalidateNodeNow(String path) {
     Notifier to = notifier;
     Long node = path.equals(PathNames.ROOT) ? Long.valueOf(ROOT_NODE) : nodes.getIfPresent(path);
     if (to != null && node != null) {
       to.invalidateNode(node);
       sent.increment();
+      return true;
     }
+    return false;
   }
 
   /**
@@ -181,6 +192,22 @@ final class KernelEntries implements AutoCloseable {
       to.invalidateEntry(parentNode, PathNames.name(path));
       sent.increment();
     }
+  }
+
+  /**
+   * Queues dropping the attributes and pages of the node of {@code path} (a path of the mount),
+   * leaving its name and node in place (see {@link #invalidateNodeNow}).
+   *
+   * @return whether the mount knows the node; when it does not, nothing is queued
+   */
+  boolean invalidateNode(String path) {
+    if (notifier == null || (!path.equals(PathNames.ROOT) && nodes.getIfPresent(path) == null)) {
+      return false;
+    }
+    if (!queue.offer(new Pending(path, false, true))) {
+      overflow.set(true);
+    }
+    return true;
   }
 
   /** Queues dropping everything the kernel caches that this mount knows of. */
@@ -225,6 +252,8 @@ final class KernelEntries implements AutoCloseable {
       try {
         if (p.path() == null) {
           sendAll();
+        } else if (p.nodeOnly()) {
+          invalidateNodeNow(p.path());
         } else {
           send(p.path());
         }

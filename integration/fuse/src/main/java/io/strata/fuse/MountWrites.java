@@ -711,7 +711,11 @@ final class MountWrites {
       if (inMount == null) {
         continue;
       }
-      kernel.invalidateNodeNow(inMount);
+      // The name still stands: dropping the node's attributes is enough, and keeps the node
+      // the mount knows for it. Only a name whose node it never learnt is dropped whole.
+      if (kernel.invalidateNodeNow(inMount)) {
+        continue;
+      }
       if (java.util.Arrays.asList(lockedFolders).contains(PathNames.parent(other))) {
         kernel.invalidate(inMount, false);
       } else {

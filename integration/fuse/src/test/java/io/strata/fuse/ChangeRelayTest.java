@@ -39,12 +39,15 @@ class ChangeRelayTest {
 
   /** Node ids the kernel was told to drop, as the mount's channel would pass them on. */
   private final BlockingQueue<Long> droppedNodes = new LinkedBlockingQueue<>();
+  /** Names the kernel was told to drop, as "parent node/name". */
+  private final BlockingQueue<String> droppedNames = new LinkedBlockingQueue<>();
 
   @BeforeEach
   void attachKernel() {
     kernel.attach(new KernelEntries.Notifier() {
       @Override
       public void invalidateEntry(long parent, String name) {
+        droppedNames.add(parent + "/" + name);
       }
 
       @Override
@@ -104,5 +107,25 @@ class ChangeRelayTest {
     relay.connected(false);
     relay.changed(List.of(change("/a", OWN)));
     assertEquals(42L, droppedNodes.poll(10, TimeUnit.SECONDS));
+  }
+
+  @Test
+  void ownChangesOfALinkedFileDropItsNodeButKeepItsNameWhereTheNodeIsKnown() throws Exception {
+    relay.connected(false);
+    namespace.put("/u", file(9, 2));
+    namespace.put("/v", file(9, 2));
+    metadata.get("/u");
+    metadata.get("/v");
+    // /u's node is known (the kernel asked for its attributes); /v's never was.
+    relay.changed(List.of(change("/u", OWN), change("/v", OWN)));
+    assertEquals(43L, droppedNodes.poll(10, TimeUnit.SECONDS), "/u's attributes go");
+    assertEquals("1/v", droppedNames.poll(10, TimeUnit.SECONDS),
+        "a name whose node the mount does not know is dropped whole");
+    assertNull(droppedNames.poll(200, TimeUnit.MILLISECONDS),
+        "/u keeps its name, and with it the node the mount knows");
+
+    relay.changed(List.of(change("/u", "another-mount")));
+    assertEquals("1/u", droppedNames.poll(10, TimeUnit.SECONDS),
+        "another client's change drops the name too: it may have replaced the file");
   }
 }
