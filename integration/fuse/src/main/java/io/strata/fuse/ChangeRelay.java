@@ -12,8 +12,8 @@ import org.slf4j.LoggerFactory;
  * Passes the master's change stream on to a mount: a change notice drops the path from the
  * {@link MetadataCache} and, for paths inside the mount, from the kernel's caches
  * ({@link KernelEntries}), unless the mount made the change itself and holds it already; a
- * reset drops everything; while the stream is broken the metadata
- * cache holds every entry to its TTL, and the kernel's answers are dropped as often.
+ * reset drops everything; while the stream is broken the metadata cache holds every entry to its
+ * TTL, and the kernel's answers are dropped as often.
  */
 final class ChangeRelay implements NamespaceWatch.Listener {
   private static final Logger LOG = LoggerFactory.getLogger(ChangeRelay.class);

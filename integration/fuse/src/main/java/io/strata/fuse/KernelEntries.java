@@ -27,8 +27,9 @@ import org.slf4j.LoggerFactory;
  * only by node id. So the node ids are learnt from the requests themselves: an upcall thread
  * reads the request header before libfuse dispatches it ({@link UpcallThreads}), and the path
  * handler records which node the header names -- the parent for a lookup or a create, the node
- * itself for getattr, open and readdir, and the file linked for a link. Entries the mount never learnt (too many to remember,
- * or served by libfuse's own loop) expire by the kernel's timeouts as before.
+ * itself for getattr, open and readdir, and the file linked for a link. Entries the mount never
+ * learnt (too many to remember, or served by libfuse's own loop) expire by the kernel's timeouts
+ * as before.
  *
  * <p>While no change notice can arrive (the change stream is down), {@link #holdTo} makes the
  * kernel's answers expire as the mount's own do: every path the kernel was told of is dropped
@@ -120,12 +121,8 @@ final class KernelEntries implements AutoCloseable {
     if (tickNanos > 0) {
       sinceTick.add(path);
     }
-    if (named == null) {
-      return;
-    }
-    Long known = nodes.getIfPresent(named);
-    if (known == null || known != node) {
-      nodes.put(named, node);
+    if (named != null) {
+      seenNode(named, node);
     }
   }
 

@@ -10,9 +10,10 @@ import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
 import io.strata.proto.FileInfo;
 import java.time.Duration;
-import java.util.HashSet;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -71,6 +72,7 @@ public final class MetadataCache {
   private record Entry(FileInfo info, String missing, long loadedNanos) {}
 
   private static final int RECENT_NOTICES = 4096;
+  private static final String[] NO_NAMES = new String[0];
 
   private final StatusLoader loader;
   private final ListingLoader lister;
@@ -80,13 +82,13 @@ public final class MetadataCache {
   private final Ticker ticker;
   private final Cache<String, Entry> entries;
   /**
-   * Folders whose every child is in {@link #entries}, each with the names its listing held. A
-   * name a listing held is never answered missing on the word of that listing, only by the
-   * master: the listing proves the name was there, while the absence of its entry may have
-   * other causes (an entry dropped while the mark stayed), and a wrong "missing" is worse than
-   * a call.
+   * Folders whose every child is in {@link #entries}, each with the names its listing held,
+   * sorted (a reference per name: the strings are the children's own). A name a listing held is
+   * never answered missing on the word of that listing, only by the master: the listing proves
+   * the name was there, while the absence of its entry may have other causes (an entry dropped
+   * while the mark stayed), and a wrong "missing" is worse than a call.
    */
-  private final Map<String, Set<String>> listed = new ConcurrentHashMap<>();
+  private final Map<String, String[]> listed = new ConcurrentHashMap<>();
   /** Folders a lookup's listing stopped in (too many children), not listed again for a while. */
   private final Cache<String, Boolean> tooLarge;
   /** Folders the master has not loaded (lookups must not make it), not tried again for a while. */
@@ -224,8 +226,8 @@ public final class MetadataCache {
     if (present != null) {
       return present;
     }
-    Set<String> names = listed.get(dir);
-    if (names == null || names.contains(PathNames.name(path))
+    String[] names = listed.get(dir);
+    if (names == null || Arrays.binarySearch(names, PathNames.name(path)) >= 0
         || recent.changedSince(path, mark, false)) {
       entries.asMap().remove(path, missing);
       return null;
@@ -346,7 +348,7 @@ public final class MetadataCache {
     if (recorded < 0) {
       return;
     }
-    listed.put(path, Set.of());
+    listed.put(path, NO_NAMES);
     // A notice of the folder or of a name in it since the record: its listing is not known.
     if (recent.changedSince(path, recorded, true)) {
       listed.remove(path);
@@ -424,7 +426,7 @@ public final class MetadataCache {
     private final long mark = recent.mark();
     private final long evictionsAtStart = evictions.sum();
     /** The names put; only the thread listing adds them, and it finishes the listing. */
-    private final Set<String> names = new HashSet<>();
+    private final List<String> names = new ArrayList<>();
 
     private Listing(String dir) {
       this.dir = dir;
@@ -450,7 +452,11 @@ public final class MetadataCache {
       if (!whole || entries == null || outOfDate()) {
         return;
       }
-      listed.put(dir, names);
+      String[] sorted = names.toArray(NO_NAMES);
+      // Listings come sorted already (in UTF-8 order, which differs from String's only rarely):
+      // the sort is a pass that checks it.
+      Arrays.sort(sorted);
+      listed.put(dir, sorted);
       // Checked again after the mark is set: a notice or an eviction records itself before
       // it removes the mark, so one that came before is seen here and one that comes after
       // removes the mark itself. (The check before keeps the mark from showing at all for a

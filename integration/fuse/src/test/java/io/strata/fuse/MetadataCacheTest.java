@@ -45,6 +45,14 @@ class MetadataCacheTest {
     return new MetadataCache(loader, null, Runnable::run, ttl, maxEntries, ticker);
   }
 
+  /** A cache over {@link #namespace} whose change stream is in step, holding {@code dir}. */
+  MetadataCache liveCacheHolding(String dir) throws StrataException {
+    MetadataCache cache = cache(Duration.ofSeconds(1), 1000);
+    cache.watchLive(true);
+    cache.get(dir);
+    return cache;
+  }
+
   @Test
   void aStatusIsLoadedOnceWithinTheTtlAndAgainAfterIt() throws Exception {
     MetadataCache cache = cache(Duration.ofSeconds(1), 100);
@@ -333,10 +341,7 @@ class MetadataCacheTest {
   void aListingThatRacedAChangeOrAnEvictionDoesNotAnswerForMissingNames() throws Exception {
     namespace.put("/d", FileInfo.newBuilder().setDirectory(true).setSyncIntervalMs(-1).build());
     namespace.put("/d/a", file(1, 1, -1));
-    MetadataCache cache = new MetadataCache(loader, null, Runnable::run,
-        Duration.ofSeconds(1), 1000, ticker);
-    cache.watchLive(true);
-    cache.get("/d");
+    MetadataCache cache = liveCacheHolding("/d");
     MetadataCache.Listing listing = cache.startListing("/d");
     listing.add(namespace.get("/d/a").toBuilder().setName("a").build());
     namespace.put("/d/b", file(2, 2, -1));
@@ -344,8 +349,7 @@ class MetadataCacheTest {
     listing.finish(true);
     assertEquals(2, cache.get("/d/b").getLength(), "the listing predates /d/b");
 
-    MetadataCache small = new MetadataCache(loader, null, Runnable::run,
-        Duration.ofSeconds(1), 3, ticker);
+    MetadataCache small = cache(Duration.ofSeconds(1), 3);
     small.watchLive(true);
     small.get("/d");
     MetadataCache.Listing l2 = small.startListing("/d");
@@ -368,10 +372,7 @@ class MetadataCacheTest {
     namespace.put("/d", FileInfo.newBuilder().setDirectory(true).setSyncIntervalMs(-1).build());
     namespace.put("/d/a", file(1, 1, -1));
     namespace.put("/d/gone", file(2, 2, -1));
-    MetadataCache cache = new MetadataCache(loader, null, Runnable::run,
-        Duration.ofSeconds(1), 1000, ticker);
-    cache.watchLive(true);
-    cache.get("/d");
+    MetadataCache cache = liveCacheHolding("/d");
     // The listing read /d/a and /d/gone as they were; then the mount changed /d/a (a link, say)
     // and removed /d/gone, and only then do their old statuses reach the cache.
     MetadataCache.Listing listing = cache.startListing("/d");
@@ -393,10 +394,7 @@ class MetadataCacheTest {
   void aListingOrLoadThatRacedTheMountsOwnChangeDoesNotAnswerForIt() throws Exception {
     namespace.put("/d", FileInfo.newBuilder().setDirectory(true).setSyncIntervalMs(-1).build());
     namespace.put("/d/a", file(1, 1, -1));
-    MetadataCache cache = new MetadataCache(loader, null, Runnable::run,
-        Duration.ofSeconds(1), 1000, ticker);
-    cache.watchLive(true);
-    cache.get("/d");
+    MetadataCache cache = liveCacheHolding("/d");
     // A listing of /d is under way when the mount makes /d/new; the master's notice of it has
     // not come yet when the listing ends.
     MetadataCache.Listing listing = cache.startListing("/d");
