@@ -196,6 +196,12 @@ public final class FuseLauncher {
     MountRecord record = new MountRecord(template.file(), p.pid(), template.mountPoint(),
         template.namespacePath(), template.log());
     record.write();
+    // SIGTERM to this command (a container's stop, which signals its first process) is passed
+    // on to the mount process, which unmounts and writes staged files through before it exits;
+    // without this the mount would outlive the command, or die with the container unannounced.
+    Thread stopMount = new Thread(() -> stopForegroundMount(p, record),
+        "strata-fuse-stop");
+    Runtime.getRuntime().addShutdownHook(stopMount);
     try {
       return p.waitFor();
     } catch (InterruptedException e) {
@@ -204,6 +210,25 @@ public final class FuseLauncher {
       return 1;
     } finally {
       record.delete();
+    }
+  }
+
+  private void stopForegroundMount(Process p, MountRecord record) {
+    if (!p.isAlive()) {
+      return;
+    }
+    p.destroy();
+    try {
+      if (!p.waitFor(timeout().toMillis(), TimeUnit.MILLISECONDS)) {
+        System.err.println("strata: the mount process " + p.pid() + " did not exit within "
+            + timeout() + " of SIGTERM (strata.fuse.mount.timeout)");
+        return;
+      }
+      record.delete();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (IOException e) {
+      System.err.println("strata: cannot remove " + record.file() + ": " + e.getMessage());
     }
   }
 

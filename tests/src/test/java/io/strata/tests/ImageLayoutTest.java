@@ -1,0 +1,75 @@
+package io.strata.tests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The container image, as far as this machine can try it without a container engine: its
+ * Dockerfile passes the linter, and its files, laid out by the same script the Dockerfile runs,
+ * start a master and a worker as the image's user and a FUSE mount as root through the image's
+ * entry point, with the image's environment (docker/check-image-layout).
+ */
+class ImageLayoutTest {
+  private static final Path REPO = LocalClusterCommandTest.repoRoot();
+
+  @Test
+  void theLaidOutImageStartsAClusterAndAMountThroughItsEntryPoint() throws Exception {
+    Run run = run(List.of(REPO.resolve("docker/check-image-layout").toString()), 300);
+    assertEquals(0, run.exitCode(), run.output());
+    for (String step : List.of(
+        "ok: master (uid 1000) answers /health",
+        "ok: worker (uid 1000) answers /health",
+        "lists the worker strata-image-check as live",
+        "ok: FUSE mount (uid 0) at /mnt/strata answers /health",
+        "ok: a file of the under store reads back through the mount",
+        "ok: a file written through the mount is in the under store at close",
+        "ok: SIGTERM to the mount's entry point unmounts /mnt/strata",
+        "ok: the worker and the master exit on SIGTERM")) {
+      assertTrue(run.output().contains(step), "missing \"" + step + "\" in:\n" + run.output());
+    }
+  }
+
+  @Test
+  void theDockerfilePassesTheLinter() throws Exception {
+    Path hadolint = tool("venv/bin/hadolint");
+    Run run = run(List.of(hadolint.toString(), "--no-color",
+        REPO.resolve("docker/Dockerfile").toString()), 60);
+    assertEquals(0, run.exitCode(), "hadolint found:\n" + run.output());
+  }
+
+  /** A tool bin/setup installs for the deployment checks. */
+  static Path tool(String relative) {
+    String dir = System.getenv("STRATA_TOOLS_DIR");
+    Path tools = dir != null && !dir.isEmpty() ? Path.of(dir)
+        : Path.of(System.getProperty("user.home"), ".cache/strata/tools");
+    Path tool = tools.resolve(relative);
+    assertTrue(Files.isExecutable(tool), tool + " is missing: run bin/setup, which installs it");
+    return tool;
+  }
+
+  record Run(int exitCode, String output) {}
+
+  /** Runs a command to its end, for at most {@code seconds}, with its output merged. */
+  static Run run(List<String> command, long seconds) throws IOException, InterruptedException {
+    Path out = Files.createTempFile("strata-image-", ".out");
+    try {
+      Process p = new ProcessBuilder(command).directory(REPO.toFile()).redirectErrorStream(true)
+          .redirectOutput(out.toFile()).start();
+      if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
+        p.descendants().forEach(ProcessHandle::destroyForcibly);
+        p.destroyForcibly().waitFor();
+        return new Run(-1, "timed out after " + seconds + " s:\n" + Files.readString(out));
+      }
+      return new Run(p.exitValue(), Files.readString(out));
+    } finally {
+      Files.deleteIfExists(out);
+    }
+  }
+}
