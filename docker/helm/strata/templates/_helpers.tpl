@@ -59,8 +59,11 @@ labels:
 
 {{/* Pods ---------------------------------------------------------------------------------- */}}
 
+{{/* The image of a container: (dict "ctx" $ "tag" .Values.worker.imageTag); a component's own
+     tag wins over image.tag, which wins over the chart's appVersion. */}}
 {{- define "strata.image" -}}
-{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
+image: {{ .ctx.Values.image.repository }}:{{ .tag | default .ctx.Values.image.tag | default .ctx.Chart.AppVersion }}
+imagePullPolicy: {{ .ctx.Values.image.pullPolicy }}
 {{- end -}}
 
 {{/* Pod annotations of a component: (dict "ctx" $ "values" .Values.master "webPort" 19201). */}}

@@ -159,7 +159,10 @@ class DeploymentFilesTest {
     assertEquals("strata-s3", map(envEntry(master, "AWS_SECRET_ACCESS_KEY"), "valueFrom",
         "secretKeyRef").get("name"));
 
+    // An upgrade moves the masters to a new release before anything else.
+    assertEquals("strata/strata:0.2.1", master.get("image"));
     Map<String, Object> workers = find(docs, "DaemonSet", prefix + "-worker");
+    assertEquals("strata/strata:0.2.0-rc1", container(workers, "worker").get("image"));
     assertEquals(Map.of("medium", "Memory", "sizeLimit", "9Gi"),
         volume(workers, "mem").get("emptyDir"));
     assertEquals("/mnt/nvme/strata", map(volume(workers, "ssd"), "hostPath").get("path"));
