@@ -174,7 +174,7 @@ class DeploymentFilesTest {
     assertFuseMount(fuse, "/mnt/datasets");
     assertEquals("RollingUpdate", map(fuse, "spec", "updateStrategy").get("type"));
     List<?> fuseArgs = (List<?>) container(fuse, "fuse").get("args");
-    assertEquals(List.of("fuse", "mount", "/mnt/strata", "-f", "-o",
+    assertEquals(List.of("fuse", "mount", "/strata-host/datasets", "-f", "-o",
         "allow_other,ro,max_read=1048576", "--path", "/datasets"), fuseArgs);
 
     Map<String, Object> credentials = map(volume(find(docs, "Deployment", prefix + "-proxy"),
@@ -203,6 +203,10 @@ class DeploymentFilesTest {
         "--set", "worker.kind=DaemonSet");
     assertNotEquals(0, claims.exit);
     assertTrue(claims.output().contains("needs worker.kind StatefulSet"), claims.output());
+    Run shallow = runAllowingFailure(helm(), "template", RELEASE, chart.toString(),
+        "--set", "fuse.hostPath=/strata");
+    assertNotEquals(0, shallow.exit);
+    assertTrue(shallow.output().contains("at least two levels deep"), shallow.output());
   }
 
   @Test
@@ -295,14 +299,20 @@ class DeploymentFilesTest {
     Map<String, Object> security = map(fuse, "securityContext");
     assertEquals(true, security.get("privileged"));
     assertEquals(0, security.get("runAsUser"));
-    Map<String, Object> point = list(fuse, "volumeMounts").stream()
+    // The pod shares the mount point's parent with the node and mounts below it, so the mount
+    // appears on the node at hostPath.
+    Path node = Path.of(hostPath);
+    String point = "/strata-host/" + node.getFileName();
+    Map<String, Object> parent = list(fuse, "volumeMounts").stream()
         .filter(m -> "mount-point".equals(m.get("name"))).findFirst().orElseThrow();
-    assertEquals("/mnt/strata", point.get("mountPath"));
-    assertEquals("Bidirectional", point.get("mountPropagation"));
-    assertEquals(hostPath, map(volume(daemonSet, "mount-point"), "hostPath").get("path"));
+    assertEquals("/strata-host", parent.get("mountPath"));
+    assertEquals("Bidirectional", parent.get("mountPropagation"));
+    assertEquals(node.getParent().toString(),
+        map(volume(daemonSet, "mount-point"), "hostPath").get("path"));
+    assertEquals(point, ((List<?>) fuse.get("args")).get(2));
     assertEquals("/dev/fuse", map(volume(daemonSet, "dev-fuse"), "hostPath").get("path"));
     assertTrue(String.valueOf(map(fuse, "lifecycle", "preStop", "exec").get("command"))
-        .contains("fusermount -u /mnt/strata"), "unmounts before stopping");
+        .contains("fusermount -u " + point), "unmounts before stopping");
     assertHealthProbes(fuse, "web", 19501);
   }
 
