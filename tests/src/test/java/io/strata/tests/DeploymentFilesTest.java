@@ -61,6 +61,7 @@ class DeploymentFilesTest {
     run(helm(), "lint", chart.toString());
     run(helm(), "lint", "--strict", chart.toString());
     run(helm(), "lint", "--strict", chart.toString(), "-f", allOnValues().toString());
+    run(helm(), "lint", "--strict", chart.toString(), "-f", sharedFolderValues().toString());
   }
 
   @Test
@@ -187,6 +188,29 @@ class DeploymentFilesTest {
     assertEquals(2, jobs.size());
     assertEquals(List.of("fs", "load", "--verify", "/datasets/imagenet"),
         container(jobs.get(0), "load").get("args"));
+  }
+
+  @Test
+  void sharedFolderRenderingIsValid() throws Exception {
+    List<Map<String, Object>> docs = renderAndValidate("-f", sharedFolderValues().toString());
+    String prefix = RELEASE + "-strata";
+    String addresses = masterAddresses(prefix, prefix + "-master-headless", 1, "cluster.local");
+    List<Map<String, Object>> containers = strataContainers(docs);
+    assertEquals(2, containers.size(), "a master and a worker, nothing else");
+    for (Map<String, Object> c : containers) {
+      assertEquals(addresses, env(c, "STRATA_MASTER_ADDRESSES"), "container " + c.get("name"));
+      assertEquals("/data", mountPath(c, "under-store"), "the shared folder in every pod");
+    }
+    Map<String, Object> masters = find(docs, "StatefulSet", prefix + "-master");
+    assertEquals("file:///data/datasets", env(container(masters, "master"),
+        "STRATA_MASTER_ROOT_UFS"));
+    assertEquals("shared-datasets", map(volume(masters, "under-store"),
+        "persistentVolumeClaim").get("claimName"));
+    Map<String, Object> workers = find(docs, "StatefulSet", prefix + "-worker");
+    assertFalse(list(podSpec(workers), "volumes").stream().anyMatch(v -> "mem".equals(
+        v.get("name"))), "no memory tier volume when the tier is off");
+    assertEquals(Map.of("sizeLimit", "50Gi"), volume(workers, "ssd").get("emptyDir"));
+    assertFalse(map(workers, "spec").containsKey("volumeClaimTemplates"));
   }
 
   @Test
@@ -426,6 +450,10 @@ class DeploymentFilesTest {
 
   private static Path allOnValues() {
     return chart.resolve("ci/all-on-values.yaml");
+  }
+
+  private static Path sharedFolderValues() {
+    return chart.resolve("ci/shared-folder-values.yaml");
   }
 
   private static Path helm() {
