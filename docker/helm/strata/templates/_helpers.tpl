@@ -216,6 +216,14 @@ capabilities:
 {{- join "," $pairs -}}
 {{- end -}}
 
+{{/* POD_NAME, which other variables and subPathExpr refer to as $(POD_NAME). */}}
+{{- define "strata.podNameEnv" -}}
+- name: POD_NAME
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.name
+{{- end -}}
+
 {{/* The worker's SSD tier mount; a StatefulSet's pods keep a node folder of their own name. */}}
 {{- define "strata.workerSsdMount" -}}
 - name: ssd

@@ -214,6 +214,22 @@ class DeploymentFilesTest {
   }
 
   @Test
+  void statefulSetWorkersKeepANodeFolderOfTheirOwn() throws Exception {
+    List<Map<String, Object>> docs = renderAndValidate("--set", "worker.tiers.ssd.type=hostPath");
+    Map<String, Object> workers = find(docs, "StatefulSet", RELEASE + "-strata-worker");
+    Map<String, Object> owner = list(podSpec(workers), "initContainers").get(0);
+    for (Map<String, Object> c : List.of(owner, container(workers, "worker"))) {
+      Map<String, Object> ssd = list(c, "volumeMounts").stream()
+          .filter(m -> "ssd".equals(m.get("name"))).findFirst().orElseThrow();
+      assertEquals("$(POD_NAME)", ssd.get("subPathExpr"), c.get("name") + "");
+      assertEquals("metadata.name", map(envEntry(c, "POD_NAME"), "valueFrom", "fieldRef")
+          .get("fieldPath"), "the variable subPathExpr names is set in " + c.get("name"));
+    }
+    assertEquals("/var/lib/strata/worker-ssd", map(volume(workers, "ssd"), "hostPath")
+        .get("path"));
+  }
+
+  @Test
   void chartRefusesValuesThatCannotWork() throws Exception {
     Run kind = runAllowingFailure(helm(), "template", RELEASE, chart.toString(),
         "--set", "worker.kind=Deployment");
