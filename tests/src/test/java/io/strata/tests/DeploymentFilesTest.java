@@ -230,6 +230,26 @@ class DeploymentFilesTest {
   }
 
   @Test
+  void serviceMonitorSelectsAServiceOfEveryProcess() throws Exception {
+    // The Prometheus Operator's schema is not Kubernetes': this rendering is read, not validated.
+    List<Map<String, Object>> docs = load(run(helm(), "template", RELEASE, chart.toString(),
+        "--namespace", NAMESPACE, "--set", "metrics.serviceMonitor.enabled=true").stdout);
+    Map<String, Object> monitor = find(docs, "ServiceMonitor", RELEASE + "-strata-metrics");
+    Map<String, Object> selector = map(monitor, "spec", "selector", "matchLabels");
+    assertEquals("web", list(map(monitor, "spec"), "endpoints").get(0).get("port"));
+    List<String> selected = docs.stream().filter(d -> "Service".equals(d.get("kind"))
+        && map(d, "metadata", "labels").entrySet().containsAll(selector.entrySet()))
+        .map(d -> (String) map(d, "metadata").get("name")).sorted().collect(Collectors.toList());
+    String prefix = RELEASE + "-strata-";
+    assertEquals(List.of(prefix + "fuse", prefix + "master-headless", prefix + "proxy",
+        prefix + "worker"), selected);
+    for (String name : selected) {
+      assertTrue(list(map(find(docs, "Service", name), "spec"), "ports").stream()
+          .anyMatch(p -> "web".equals(p.get("name"))), name + " has a web port");
+    }
+  }
+
+  @Test
   void chartRefusesValuesThatCannotWork() throws Exception {
     Run kind = runAllowingFailure(helm(), "template", RELEASE, chart.toString(),
         "--set", "worker.kind=Deployment");
