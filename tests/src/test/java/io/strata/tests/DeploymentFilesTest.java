@@ -31,9 +31,10 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
  * {@code docker/helm/strata} is linted, rendered with its default values and with
  * {@code ci/all-on-values.yaml}, and each rendering is validated against the Kubernetes 1.30
  * schemas by kubernetes-validate and read for what a working cluster depends on; the compose file
- * {@code docker/compose.yaml} is validated by Docker Compose and read the same way. Nothing is
- * installed or started. The tools come from {@code STRATA_TOOLS_DIR} (default
- * {@code ~/.cache/strata/tools}), where {@code bin/setup} puts them; a missing tool fails the test.
+ * {@code docker/compose.yaml} is loaded by compose-go, the loader behind {@code docker compose
+ * config} (docker/tools/compose-config), and read the same way. Nothing is installed or started.
+ * The tools are those {@code bin/setup} installs ({@link DeploymentTools}); a missing tool fails
+ * the test.
  */
 class DeploymentFilesTest {
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
@@ -43,7 +44,6 @@ class DeploymentFilesTest {
 
   private static Path repo;
   private static Path chart;
-  private static Path tools;
 
   @TempDir Path dir;
 
@@ -51,9 +51,6 @@ class DeploymentFilesTest {
   static void locate() {
     repo = ReleaseCache.repositoryRoot(Path.of(""));
     chart = repo.resolve("docker/helm/strata");
-    String env = System.getenv("STRATA_TOOLS_DIR");
-    tools = env != null && !env.isBlank() ? Path.of(env)
-        : Path.of(System.getProperty("user.home"), ".cache/strata/tools");
   }
 
   @Test
@@ -289,9 +286,9 @@ class DeploymentFilesTest {
         "the Compose Specification has no version key");
     Path data = Files.createDirectories(dir.resolve("data"));
     List<String> env = List.of("STRATA_DATA_DIR=" + data, "STRATA_MOUNT_DIR=" + dir);
-    runWithEnv(env, compose(), "-f", compose.toString(), "config", "-q");
-    Map<String, Object> config = load(runWithEnv(env, compose(), "-f", compose.toString(),
-        "config").stdout).get(0);
+    runWithEnv(env, compose(), "-f", compose.toString(), "-q");
+    Map<String, Object> config = load(runWithEnv(env, compose(), "-f", compose.toString())
+        .stdout).get(0);
     Map<String, Object> services = map(config, "services");
     for (String name : List.of("master-1", "master-2", "master-3", "worker-1", "worker-2",
         "proxy", "fuse")) {
@@ -493,25 +490,15 @@ class DeploymentFilesTest {
   }
 
   private static Path helm() {
-    return tool("bin/helm");
+    return DeploymentTools.tool("bin/helm");
   }
 
   private static Path compose() {
-    return tool("bin/docker-compose");
+    return DeploymentTools.tool("bin/compose-config");
   }
 
   private static Path validator() {
-    return tool("venv/bin/kubernetes-validate");
-  }
-
-  private static Path tool(String relative) {
-    Path p = tools.resolve(relative);
-    if (!Files.isExecutable(p)) {
-      fail(relative + " is not installed at " + p + ": run bin/setup, which installs helm,"
-          + " docker-compose and kubernetes-validate under " + tools
-          + " (or set STRATA_TOOLS_DIR to where they are)");
-    }
-    return p;
+    return DeploymentTools.tool("venv/bin/kubernetes-validate");
   }
 
   /** A finished command: its exit code, and its standard output (rendered YAML) and errors. */

@@ -38,20 +38,10 @@ class ImageLayoutTest {
 
   @Test
   void theDockerfilePassesTheLinter() throws Exception {
-    Path hadolint = tool("venv/bin/hadolint");
+    Path hadolint = DeploymentTools.tool("venv/bin/hadolint");
     Run run = run(List.of(hadolint.toString(), "--no-color",
         REPO.resolve("docker/Dockerfile").toString()), 60);
     assertEquals(0, run.exitCode(), "hadolint found:\n" + run.output());
-  }
-
-  /** A tool bin/setup installs for the deployment checks. */
-  static Path tool(String relative) {
-    String dir = System.getenv("STRATA_TOOLS_DIR");
-    Path tools = dir != null && !dir.isEmpty() ? Path.of(dir)
-        : Path.of(System.getProperty("user.home"), ".cache/strata/tools");
-    Path tool = tools.resolve(relative);
-    assertTrue(Files.isExecutable(tool), tool + " is missing: run bin/setup, which installs it");
-    return tool;
   }
 
   record Run(int exitCode, String output) {}
