@@ -26,9 +26,11 @@ public final class S3Server implements AutoCloseable {
   private final S3Proxy proxy;
   private final URI endpoint;
   private final S3Client client;
+  private final Path dataDir;
 
   public S3Server(Path dataDir) throws Exception {
     java.nio.file.Files.createDirectories(dataDir);
+    this.dataDir = dataDir;
     Properties props = new Properties();
     props.setProperty("jclouds.filesystem.basedir", dataDir.toString());
     proxy = S3Proxy.builder()
@@ -57,6 +59,16 @@ public final class S3Server implements AutoCloseable {
 
   public S3Client client() {
     return client;
+  }
+
+  /**
+   * The file that holds object {@code key} of {@code bucket}: the server keeps each object as a
+   * plain file under its folder, and serves files put there as objects. Writing them directly
+   * makes a prefix of many objects in seconds, where as many PUTs through the server take
+   * minutes.
+   */
+  public Path objectFile(String bucket, String key) {
+    return dataDir.resolve(bucket).resolve(key);
   }
 
   public void createBucket(String bucket) {
