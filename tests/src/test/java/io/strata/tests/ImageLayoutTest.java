@@ -28,6 +28,7 @@ class ImageLayoutTest {
         "ok: worker (uid 1000) answers /health",
         "lists the worker strata-image-check as live",
         "ok: FUSE mount (uid 0) at /mnt/strata answers /health",
+        "ok: master, worker and mount publish their resident memory on /metrics",
         "ok: a file of the under store reads back through the mount",
         "ok: a file written through the mount is in the under store at close",
         "ok: SIGTERM to the mount's entry point unmounts /mnt/strata",

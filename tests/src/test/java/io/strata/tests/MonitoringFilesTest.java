@@ -6,10 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.strata.common.metrics.MetricNames;
+import io.strata.server.common.ProcessMetricsRegistry;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -30,8 +29,8 @@ import org.yaml.snakeyaml.Yaml;
 /**
  * The Grafana dashboard and the Prometheus rules under docker/ select only metrics the
  * processes publish: each name is in docs/metrics.md (a timer's or histogram's series by their
- * suffixes), each strata_ name is declared in {@link MetricNames}, and each jvm_ name is one
- * Micrometer's JVM memory meters print. A misspelt name fails with the name and the file. The
+ * suffixes), each strata_ name is declared in {@link MetricNames}, and each jvm_ and process_
+ * name is one the processes' registry ({@link ProcessMetricsRegistry}) prints. A misspelt name fails with the name and the file. The
  * files are also checked for what an operator needs of them: titled panels, alerts with a
  * severity, a summary and a description, and job names the sample scrape configuration has.
  */
@@ -103,9 +102,8 @@ class MonitoringFilesTest {
   }
 
   @Test
-  void everyJvmMetricTheFilesSelectIsOneMicrometerPrints() throws IOException {
-    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    new JvmMemoryMetrics().bindTo(registry);
+  void everyJvmAndProcessMetricTheFilesSelectIsOneTheProcessesPrint() throws IOException {
+    PrometheusMeterRegistry registry = ProcessMetricsRegistry.create();
     Set<String> printed = new TreeSet<>();
     for (String line : registry.scrape().split("\n")) {
       if (!line.isBlank() && !line.startsWith("#")) {
@@ -117,11 +115,11 @@ class MonitoringFilesTest {
     int checked = 0;
     for (Map.Entry<String, Set<String>> e : namesByFile().entrySet()) {
       for (String name : e.getValue()) {
-        if (name.startsWith("jvm_")) {
+        if (name.startsWith("jvm_") || name.startsWith("process_")) {
           checked++;
           if (!printed.contains(name)) {
-            problems.add(e.getKey() + ": " + name + " is not a series JvmMemoryMetrics prints "
-                + printed);
+            problems.add(e.getKey() + ": " + name + " is not a series the processes' registry"
+                + " (ProcessMetricsRegistry) prints " + printed);
           }
         }
       }
@@ -247,7 +245,8 @@ class MonitoringFilesTest {
 
   /**
    * The names docs/metrics.md documents: every strata_ name in its tables, with the series
-   * suffixes of those whose row says timer, summary or histogram, and every jvm_ name it lists.
+   * suffixes of those whose row says timer, summary or histogram, and every jvm_ and process_
+   * name it lists.
    */
   private static Map<String, MetricDoc> documented() throws IOException {
     Map<String, MetricDoc> names = new LinkedHashMap<>();
@@ -263,7 +262,8 @@ class MonitoringFilesTest {
         String name = m.group(1);
         // Suffixes belong to the name a row is about (its first cell), not to names it cites.
         boolean described = row && cells.length > 1 && cells[1].contains("`" + name + "`");
-        if ((row && name.startsWith("strata_")) || name.startsWith("jvm_")) {
+        if ((row && name.startsWith("strata_")) || name.startsWith("jvm_")
+            || name.startsWith("process_")) {
           names.merge(name, new MetricDoc(name, described ? suffixes : List.of()),
               (a, b) -> a.suffixes().size() >= b.suffixes().size() ? a : b);
         }

@@ -1,7 +1,5 @@
 package io.strata.fuse;
 
-import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.strata.client.FileSystem;
 import io.strata.common.PathNames;
@@ -9,6 +7,7 @@ import io.strata.common.conf.ConfigException;
 import io.strata.common.conf.FuseKeys;
 import io.strata.common.conf.StrataConfig;
 import io.strata.common.error.StrataException;
+import io.strata.server.common.ProcessMetricsRegistry;
 import io.strata.server.common.WebServer;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -61,8 +60,7 @@ public final class FuseMain {
     }
     LOG.info("Strata FUSE mount starting (pid {}); native memory allocator: {}",
         ProcessHandle.current().pid(), allocator());
-    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    new JvmMemoryMetrics().bindTo(registry);
+    PrometheusMeterRegistry registry = ProcessMetricsRegistry.create();
     FileSystem fs = FileSystem.connect(conf);
     StrataFuseFileSystem fileSystem;
     FuseMount mount;

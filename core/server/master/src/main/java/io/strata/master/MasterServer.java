@@ -2,8 +2,6 @@ package io.strata.master;
 
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
-import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.strata.common.conf.CommonKeys;
 import io.strata.common.conf.ConfigException;
@@ -30,6 +28,7 @@ import io.strata.master.upgrade.ClientDirectory;
 import io.strata.master.upgrade.UpgradeMasterService;
 import io.strata.server.common.FolderLock;
 import io.strata.server.common.ProcessMain;
+import io.strata.server.common.ProcessMetricsRegistry;
 import io.strata.server.common.RpcCalls;
 import io.strata.server.common.VersionCheck;
 import io.strata.server.common.WebServer;
@@ -122,9 +121,7 @@ public final class MasterServer implements ProcessMain.Server {
   @Override
   public synchronized void start() throws IOException {
     long startTime = System.currentTimeMillis();
-    registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    // Heap, non-heap and direct/mapped buffer use: what to watch for a slow creep toward OOM.
-    new JvmMemoryMetrics().bindTo(registry);
+    registry = ProcessMetricsRegistry.create();
     stores = new UnderStores();
     try {
       // Taken before anything is read or restored: a second master on the same folders would

@@ -2,8 +2,6 @@ package io.strata.proxy;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.strata.client.FileSystem;
 import io.strata.common.conf.ProxyKeys;
@@ -19,6 +17,7 @@ import io.strata.proxy.s3.MultipartUploads;
 import io.strata.proxy.s3.S3Service;
 import io.strata.proxy.s3.S3Services;
 import io.strata.server.common.ProcessMain;
+import io.strata.server.common.ProcessMetricsRegistry;
 import io.strata.server.common.WebServer;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -42,8 +41,7 @@ public final class ProxyServer implements ProcessMain.Server {
   private static final Logger LOG = LoggerFactory.getLogger(ProxyServer.class);
 
   private final StrataConfig conf;
-  private final PrometheusMeterRegistry registry =
-      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final PrometheusMeterRegistry registry = ProcessMetricsRegistry.create();
   private final Deque<AutoCloseable> toClose = new ArrayDeque<>();
   private S3HttpServer http;
   private WebServer web;
@@ -54,7 +52,6 @@ public final class ProxyServer implements ProcessMain.Server {
 
   @Override
   public void start() throws Exception {
-    new JvmMemoryMetrics().bindTo(registry);
     Buckets buckets = Buckets.parse(conf.getString(ProxyKeys.BUCKET_MAP));
     Path credentialsFile = Path.of(conf.getString(ProxyKeys.CREDENTIALS_FILE));
     ReloadingCredentials credentials = new ReloadingCredentials(credentialsFile);

@@ -3,8 +3,6 @@ package io.strata.worker;
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.strata.client.master.MasterAddresses;
 import io.strata.common.buffer.AlignedBufferPool;
@@ -14,6 +12,7 @@ import io.strata.common.conf.WorkerKeys;
 import io.strata.common.metrics.MetricNames;
 import io.strata.proto.WorkerAddress;
 import io.strata.server.common.ProcessMain;
+import io.strata.server.common.ProcessMetricsRegistry;
 import io.strata.server.common.RpcCalls;
 import io.strata.server.common.WebServer;
 import io.strata.underfs.UnderStores;
@@ -55,8 +54,7 @@ public final class WorkerServer implements ProcessMain.Server {
   private static final int UFS_READ_QUEUE = 4096;
 
   private final StrataConfig conf;
-  private final PrometheusMeterRegistry registry =
-      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final PrometheusMeterRegistry registry = ProcessMetricsRegistry.create();
   private final TieredBlockStore store;
   private final List<AutoCloseable> toClose = new ArrayList<>();
   private MasterLink masterLink;
@@ -71,8 +69,6 @@ public final class WorkerServer implements ProcessMain.Server {
   public WorkerServer(StrataConfig conf) {
     this.conf = conf;
     this.store = new TieredBlockStore(TierSpec.fromConfig(conf), registry);
-    // Heap, non-heap and direct/mapped buffer use: what to watch for a slow creep toward OOM.
-    new JvmMemoryMetrics().bindTo(registry);
   }
 
   @Override
