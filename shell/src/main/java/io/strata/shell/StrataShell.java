@@ -33,12 +33,25 @@ public final class StrataShell implements Callable<Integer> {
   }
 
   public static void main(String[] args) {
-    io.strata.common.rpc.VersionHeaders.setProcessKind("shell");
+    prepareProcess();
     int code;
     try (ShellContext ctx = ShellContext.system()) {
       code = run(ctx, args);
     }
     System.exit(code);
+  }
+
+  /** What a process of the command line sets up before its first command. */
+  static void prepareProcess() {
+    ShellLogging.useForThisProcess();
+    // Netty (ours and gRPC's shaded copy) registers Flight Recorder events on its first buffer,
+    // which loads and initialises JFR: time a one-shot command spends for nothing. A recording
+    // asked for with -D...jfr.enabled=true still gets them.
+    System.setProperty("io.netty.jfr.enabled",
+        System.getProperty("io.netty.jfr.enabled", "false"));
+    System.setProperty("io.grpc.netty.shaded.io.netty.jfr.enabled",
+        System.getProperty("io.grpc.netty.shaded.io.netty.jfr.enabled", "false"));
+    io.strata.common.rpc.VersionHeaders.setProcessKind("shell");
   }
 
   /** Runs one command line against a context and returns its exit code. */
