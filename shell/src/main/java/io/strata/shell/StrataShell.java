@@ -2,13 +2,12 @@ package io.strata.shell;
 
 import io.strata.common.Version;
 import io.strata.common.conf.ConfigException;
-import io.strata.common.error.StrataException;
+import io.strata.common.error.ErrorMessages;
 import io.strata.shell.admin.FsAdminCommand;
 import io.strata.shell.fs.FsCommand;
 import io.strata.shell.fuse.FuseCommand;
 import io.strata.shell.local.LocalCommand;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
 import java.lang.reflect.Constructor;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -79,23 +78,9 @@ public final class StrataShell implements Callable<Integer> {
 
   private static int report(ShellContext ctx, PrintWriter err, Exception e, boolean debug) {
     ctx.out().flush();
-    Throwable t = e;
-    if (t instanceof UncheckedIOException && t.getCause() != null) {
-      t = t.getCause();
-    }
-    int code;
-    String message;
-    if (t instanceof ConfigException || t instanceof UsageException) {
-      code = 2;
-      message = t.getMessage();
-    } else if (t instanceof StrataException) {
-      code = 1;
-      message = t.getMessage();
-    } else {
-      code = 1;
-      message = t.getMessage() == null ? t.getClass().getSimpleName()
-          : t.getClass().getSimpleName() + ": " + t.getMessage();
-    }
+    Throwable t = ErrorMessages.unwrap(e);
+    int code = t instanceof ConfigException || t instanceof UsageException ? 2 : 1;
+    String message = code == 2 ? t.getMessage() : ErrorMessages.describe(t);
     err.println("strata: " + message);
     if (debug) {
       t.printStackTrace(err);

@@ -15,6 +15,7 @@ import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.AbstractStub;
+import io.strata.common.error.GrpcErrors;
 import io.strata.common.rpc.MasterHeaders;
 import io.strata.common.rpc.VersionHeaders;
 import java.io.Closeable;
@@ -161,8 +162,7 @@ public final class MasterChannels implements Closeable {
     if (status.getCode() != Status.Code.UNAVAILABLE && !(deadline && size() > 1)) {
       return;
     }
-    lastFailures.put(from, status.getCode() + (status.getDescription() == null ? ""
-        : ": " + status.getDescription()));
+    lastFailures.put(from, GrpcErrors.reason(status));
     Metadata trailers = Status.trailersFromThrowable(failure);
     String named = deadline || trailers == null ? null : trailers.get(MasterHeaders.LEADER);
     if (named != null) {

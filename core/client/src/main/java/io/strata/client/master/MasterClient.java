@@ -318,6 +318,11 @@ public final class MasterClient implements Closeable {
 
   /** The error of masters that could not serve a call for the whole retry budget. */
   public StrataException unreachable(StatusRuntimeException cause) {
+    if (GrpcErrors.served(cause)) {
+      // The master answered, and it is something behind it (an under store, its journal)
+      // that is unavailable: its own message says what.
+      return GrpcErrors.fromStatus(cause);
+    }
     if (!configured.listed()) {
       return new StrataException(ErrorCode.UNAVAILABLE, "Cannot reach the Strata master at "
           + configured.all().get(0) + " (tried for " + format(retryBudget) + "). Start it with"
@@ -345,8 +350,7 @@ public final class MasterClient implements Closeable {
   }
 
   private static String describe(Status status) {
-    return status.getCode() + (status.getDescription() == null ? ""
-        : ": " + status.getDescription());
+    return GrpcErrors.reason(status);
   }
 
   /** A duration in the unit a user would write it in configuration (10s, 500ms, 2min). */
