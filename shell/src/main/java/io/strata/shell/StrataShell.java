@@ -9,6 +9,7 @@ import io.strata.shell.fuse.FuseCommand;
 import io.strata.shell.local.LocalCommand;
 import java.io.PrintWriter;
 import java.lang.reflect.Constructor;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -20,11 +21,15 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "strata", mixinStandardHelpOptions = true,
     versionProvider = StrataShell.ReleaseVersion.class,
-    description = "Strata, a distributed cache for AI training data.",
-    subcommands = {FsCommand.class, FsAdminCommand.class, LocalCommand.class, FuseCommand.class,
+    description = "Strata, a distributed cache for AI training data.")
+public final class StrataShell implements Callable<Integer>, CommandGroup {
+  @Override
+  public List<Class<?>> subcommands() {
+    return List.of(FsCommand.class, FsAdminCommand.class, LocalCommand.class, FuseCommand.class,
         ServerCommands.Master.class, ServerCommands.Worker.class, ProxyCommand.class,
-        ServerCommands.Journal.class})
-public final class StrataShell implements Callable<Integer> {
+        ServerCommands.Journal.class);
+  }
+
   private final ShellContext ctx;
 
   public StrataShell(ShellContext ctx) {
@@ -55,7 +60,13 @@ public final class StrataShell implements Callable<Integer> {
 
   /** Runs one command line against a context and returns its exit code. */
   public static int run(ShellContext ctx, String... args) {
-    CommandLine cmd = new CommandLine(new StrataShell(ctx), new ContextFactory(ctx));
+    CommandLine cmd;
+    try {
+      cmd = CommandTree.branch(new StrataShell(ctx), new ContextFactory(ctx), List.of(args));
+    } catch (Exception e) {
+      // A command class that cannot be built is a bug of this build, not a user's mistake.
+      throw new IllegalStateException("cannot build the command line: " + e, e);
+    }
     PrintWriter out = new PrintWriter(ctx.out(), true);
     PrintWriter err = new PrintWriter(ctx.err(), true);
     cmd.setOut(out).setErr(err);

@@ -5,6 +5,8 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.net.ConnectException;
+import java.net.UnknownHostException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
@@ -77,11 +79,18 @@ public final class GrpcErrors {
 
   /**
    * What went wrong, in words: a server's own description, or for a failure of the connection
-   * (which gRPC describes as "io exception" and the like) what the connection's failure said,
-   * such as "Connection refused: /127.0.0.1:19200".
+   * (which gRPC describes as "io exception" and the like) what the connection's failure was,
+   * such as "connection refused".
    */
   public static String reason(Status status) {
     Throwable cause = status.getCause();
+    if (cause instanceof ConnectException) {
+      // Netty's text here is the native call's ("finishConnect(..) failed with error(-111)").
+      return "connection refused";
+    }
+    if (cause instanceof UnknownHostException) {
+      return "unknown host " + cause.getMessage();
+    }
     if (cause != null && cause.getMessage() != null) {
       return "connection failed (" + cause.getMessage() + ")";
     }

@@ -52,9 +52,13 @@ class ErrorMessagesTest {
   @Test
   void aConnectionFailureSaysWhatTheConnectionSaidNotGrpcsWords() {
     StatusRuntimeException refused = Status.UNAVAILABLE.withDescription("io exception")
-        .withCause(new ConnectException("Connection refused: /127.0.0.1:1")).asRuntimeException();
+        .withCause(new ConnectException("finishConnect(..) failed with error(-111)"))
+        .asRuntimeException();
     String m = ErrorMessages.describe(refused);
-    assertEquals("connection failed (Connection refused: /127.0.0.1:1)", m);
+    assertEquals("connection refused", m);
+    StatusRuntimeException reset = Status.UNAVAILABLE.withDescription("io exception")
+        .withCause(new IOException("Connection reset by peer")).asRuntimeException();
+    assertEquals("connection failed (Connection reset by peer)", ErrorMessages.describe(reset));
   }
 
   @Test
