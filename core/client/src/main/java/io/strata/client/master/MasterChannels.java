@@ -63,6 +63,7 @@ public final class MasterChannels implements Closeable {
   private final CallIdHeaders callIds = new CallIdHeaders();
   private final int maxInboundMessageBytes;
   private final Channel leaderChannel = new LeaderChannel();
+  private final ChannelEventLoops loops;
   private volatile boolean closed;
 
   /**
@@ -76,6 +77,9 @@ public final class MasterChannels implements Closeable {
     this.addresses = new CopyOnWriteArrayList<>(addresses);
     this.leader = new AtomicReference<>(addresses.get(0));
     this.maxInboundMessageBytes = maxInboundMessageBytes;
+    // A channel runs on one loop; a loop per master keeps them apart, up to a few.
+    this.loops = new ChannelEventLoops("strata-master-channel",
+        Math.min(4, addresses.size()));
   }
 
   /** Every master known: the configured ones, then any a follower named as the leader. */
@@ -109,7 +113,7 @@ public final class MasterChannels implements Closeable {
   }
 
   private Connection connect(String address) {
-    ManagedChannelBuilder<?> builder = ManagedChannelBuilder
+    ManagedChannelBuilder<?> builder = loops
         .forAddress(MasterAddresses.host(address), MasterAddresses.port(address))
         .usePlaintext().maxInboundMessageSize(maxInboundMessageBytes);
     if (size() > 1) {
@@ -263,6 +267,7 @@ public final class MasterChannels implements Closeable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    loops.close();
   }
 
   /** Sends each new call to the leader of the moment. */
