@@ -1,8 +1,8 @@
 package io.strata.shell;
 
 import io.grpc.Server;
-import io.grpc.ServerBuilder;
 import io.grpc.Status;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
 import io.strata.common.conf.StrataConfig;
 import io.strata.proto.FileInfo;
@@ -14,6 +14,8 @@ import io.strata.proto.ListStatusResponse;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -54,9 +56,11 @@ public final class ClassArchiveTraining {
 
   private static void train() throws IOException, InterruptedException {
     StrataShell.prepareProcess();
-    Server server = ServerBuilder.forPort(0).addService(new StandIn()).build().start();
+    InetAddress loopback = InetAddress.getByName("127.0.0.1");
+    Server server = NettyServerBuilder.forAddress(new InetSocketAddress(loopback, 0))
+        .addService(new StandIn()).build().start();
     int closedPort;
-    try (ServerSocket s = new ServerSocket(0)) {
+    try (ServerSocket s = new ServerSocket(0, 1, loopback)) {
       closedPort = s.getLocalPort();
     }
     try {
