@@ -318,12 +318,13 @@ public final class MasterClient implements Closeable {
 
   /** The error of masters that could not serve a call for the whole retry budget. */
   public StrataException unreachable(StatusRuntimeException cause) {
-    if (GrpcErrors.served(cause)) {
-      // The master answered, and it is something behind it (an under store, its journal)
-      // that is unavailable: its own message says what.
-      return GrpcErrors.fromStatus(cause);
-    }
     if (!configured.listed()) {
+      if (GrpcErrors.served(cause)) {
+        // The master answered, and it is something behind it (an under store, its journal)
+        // that is unavailable: its own message says what. (With several masters the message
+        // below gives each one's last answer.)
+        return GrpcErrors.fromStatus(cause);
+      }
       return new StrataException(ErrorCode.UNAVAILABLE, "Cannot reach the Strata master at "
           + configured.all().get(0) + " (tried for " + format(retryBudget) + "). Start it with"
           + " `strata master start` or `strata local up`, or set strata.master.hostname /"
