@@ -9,7 +9,7 @@ public final class Bench {
 
   public static void main(String[] args) throws Exception {
     if (args.length == 0) {
-      System.err.println("usage: bench/run read|worker-restart|stores|buffer-pool|load|fuse|proxy|ha|upgrade|posix [--option value]...");
+      System.err.println("usage: bench/run read|worker-restart|stores|buffer-pool|load|fuse|proxy|ha|upgrade|posix|cli [--option value]...");
       System.exit(2);
     }
     Map<String, String> opts = new LinkedHashMap<>();
@@ -31,8 +31,9 @@ public final class Bench {
       case "ha" -> HaBench.run(opts);
       case "upgrade" -> UpgradeBench.run(opts);
       case "posix" -> PosixWriteBench.run(opts);
+      case "cli" -> CliBench.run(opts);
       default -> {
-        System.err.println("bench: unknown benchmark " + args[0] + "; try read, worker-restart, stores, buffer-pool, load, fuse, proxy, ha, upgrade, posix");
+        System.err.println("bench: unknown benchmark " + args[0] + "; try read, worker-restart, stores, buffer-pool, load, fuse, proxy, ha, upgrade, posix, cli");
         System.exit(2);
       }
     }

@@ -1,5 +1,6 @@
 package io.strata.journal;
 
+import io.strata.common.error.ErrorMessages;
 import java.io.BufferedWriter;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
@@ -54,14 +55,8 @@ public final class JournalToolsMain {
     cmd.setExecutionExceptionHandler((e, c, parsed) -> {
       out.flush();
       int code = e instanceof ToolFailure f ? f.exitCode() : DAMAGED;
-      String message;
-      if (e.getMessage() == null) {
-        message = e.getClass().getSimpleName();
-      } else if (e instanceof ToolFailure || e instanceof JournalDamage) {
-        message = e.getMessage();
-      } else {
-        message = e.getClass().getSimpleName() + ": " + e.getMessage();
-      }
+      String message = (e instanceof ToolFailure || e instanceof JournalDamage)
+          && e.getMessage() != null ? e.getMessage() : ErrorMessages.describe(e);
       err.println("strata journal: " + message);
       if (debug) {
         e.printStackTrace(err);

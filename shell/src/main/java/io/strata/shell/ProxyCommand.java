@@ -4,6 +4,7 @@ import io.strata.common.auth.ProxyCredentials;
 import io.strata.common.conf.ProxyKeys;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -16,9 +17,13 @@ import picocli.CommandLine.Spec;
  * proxy accepts and adds new ones.
  */
 @Command(name = "proxy", mixinStandardHelpOptions = true,
-    description = "Run the S3 proxy, or show and add its access keys.",
-    subcommands = {ProxyCommand.Start.class, ProxyCommand.Credentials.class})
-public final class ProxyCommand implements Callable<Integer> {
+    description = "Run the S3 proxy, or show and add its access keys.")
+public final class ProxyCommand implements Callable<Integer>, CommandGroup {
+  @Override
+  public List<Class<?>> subcommands() {
+    return List.of(ProxyCommand.Start.class, ProxyCommand.Credentials.class);
+  }
+
   @Spec CommandSpec spec;
 
   @Override

@@ -1,5 +1,6 @@
 package io.strata.shell;
 
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -16,10 +17,14 @@ public final class ServerCommands {
 
   /** {@code strata master}. */
   @Command(name = "master", mixinStandardHelpOptions = true,
-      description = "Run the master (the namespace and block locations).",
-      subcommands = {Master.Start.class})
-  public static final class Master implements Callable<Integer> {
+      description = "Run the master (the namespace and block locations).")
+  public static final class Master implements Callable<Integer>, CommandGroup {
     @Spec CommandSpec spec;
+
+    @Override
+    public List<Class<?>> subcommands() {
+      return List.of(Start.class);
+    }
 
     @Override
     public Integer call() {
@@ -41,10 +46,14 @@ public final class ServerCommands {
 
   /** {@code strata worker}. */
   @Command(name = "worker", mixinStandardHelpOptions = true,
-      description = "Run a worker (caches and serves blocks).",
-      subcommands = {Worker.Start.class})
-  public static final class Worker implements Callable<Integer> {
+      description = "Run a worker (caches and serves blocks).")
+  public static final class Worker implements Callable<Integer>, CommandGroup {
     @Spec CommandSpec spec;
+
+    @Override
+    public List<Class<?>> subcommands() {
+      return List.of(Start.class);
+    }
 
     @Override
     public Integer call() {

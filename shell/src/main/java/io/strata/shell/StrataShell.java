@@ -2,14 +2,14 @@ package io.strata.shell;
 
 import io.strata.common.Version;
 import io.strata.common.conf.ConfigException;
-import io.strata.common.error.StrataException;
+import io.strata.common.error.ErrorMessages;
 import io.strata.shell.admin.FsAdminCommand;
 import io.strata.shell.fs.FsCommand;
 import io.strata.shell.fuse.FuseCommand;
 import io.strata.shell.local.LocalCommand;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
 import java.lang.reflect.Constructor;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -21,11 +21,15 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "strata", mixinStandardHelpOptions = true,
     versionProvider = StrataShell.ReleaseVersion.class,
-    description = "Strata, a distributed cache for AI training data.",
-    subcommands = {FsCommand.class, FsAdminCommand.class, LocalCommand.class, FuseCommand.class,
+    description = "Strata, a distributed cache for AI training data.")
+public final class StrataShell implements Callable<Integer>, CommandGroup {
+  @Override
+  public List<Class<?>> subcommands() {
+    return List.of(FsCommand.class, FsAdminCommand.class, LocalCommand.class, FuseCommand.class,
         ServerCommands.Master.class, ServerCommands.Worker.class, ProxyCommand.class,
-        ServerCommands.Journal.class})
-public final class StrataShell implements Callable<Integer> {
+        ServerCommands.Journal.class);
+  }
+
   private final ShellContext ctx;
 
   public StrataShell(ShellContext ctx) {
@@ -33,7 +37,7 @@ public final class StrataShell implements Callable<Integer> {
   }
 
   public static void main(String[] args) {
-    io.strata.common.rpc.VersionHeaders.setProcessKind("shell");
+    prepareProcess();
     int code;
     try (ShellContext ctx = ShellContext.system()) {
       code = run(ctx, args);
@@ -41,9 +45,28 @@ public final class StrataShell implements Callable<Integer> {
     System.exit(code);
   }
 
+  /** What a process of the command line sets up before its first command. */
+  static void prepareProcess() {
+    ShellLogging.useForThisProcess();
+    // Netty (ours and gRPC's shaded copy) registers Flight Recorder events on its first buffer,
+    // which loads and initialises JFR: time a one-shot command spends for nothing. A recording
+    // asked for with -D...jfr.enabled=true still gets them.
+    System.setProperty("io.netty.jfr.enabled",
+        System.getProperty("io.netty.jfr.enabled", "false"));
+    System.setProperty("io.grpc.netty.shaded.io.netty.jfr.enabled",
+        System.getProperty("io.grpc.netty.shaded.io.netty.jfr.enabled", "false"));
+    io.strata.common.rpc.VersionHeaders.setProcessKind("shell");
+  }
+
   /** Runs one command line against a context and returns its exit code. */
   public static int run(ShellContext ctx, String... args) {
-    CommandLine cmd = new CommandLine(new StrataShell(ctx), new ContextFactory(ctx));
+    CommandLine cmd;
+    try {
+      cmd = CommandTree.branch(new StrataShell(ctx), new ContextFactory(ctx), List.of(args));
+    } catch (Exception e) {
+      // A command class that cannot be built is a bug of this build, not a user's mistake.
+      throw new IllegalStateException("cannot build the command line: " + e, e);
+    }
     PrintWriter out = new PrintWriter(ctx.out(), true);
     PrintWriter err = new PrintWriter(ctx.err(), true);
     cmd.setOut(out).setErr(err);
@@ -66,23 +89,9 @@ public final class StrataShell implements Callable<Integer> {
 
   private static int report(ShellContext ctx, PrintWriter err, Exception e, boolean debug) {
     ctx.out().flush();
-    Throwable t = e;
-    if (t instanceof UncheckedIOException && t.getCause() != null) {
-      t = t.getCause();
-    }
-    int code;
-    String message;
-    if (t instanceof ConfigException || t instanceof UsageException) {
-      code = 2;
-      message = t.getMessage();
-    } else if (t instanceof StrataException) {
-      code = 1;
-      message = t.getMessage();
-    } else {
-      code = 1;
-      message = t.getMessage() == null ? t.getClass().getSimpleName()
-          : t.getClass().getSimpleName() + ": " + t.getMessage();
-    }
+    Throwable t = ErrorMessages.unwrap(e);
+    int code = t instanceof ConfigException || t instanceof UsageException ? 2 : 1;
+    String message = code == 2 ? t.getMessage() : ErrorMessages.describe(t);
     err.println("strata: " + message);
     if (debug) {
       t.printStackTrace(err);

@@ -102,7 +102,8 @@ class JournalCommandsTest {
     assertTrue(r.out().contains(" leader " + address), r.out());
     assertTrue(Pattern.compile("(?m)^  " + Pattern.quote(down) + " +- +unreachable +- +-$")
         .matcher(r.out()).find(), r.out());
-    assertTrue(r.out().contains("Note: " + down + " is unreachable: UNAVAILABLE"), r.out());
+    assertTrue(r.out().contains("Note: " + down + " is unreachable: connection refused"),
+        r.out());
   }
 
   @Test
@@ -112,7 +113,7 @@ class JournalCommandsTest {
     Result r = run("fsadmin", "journal", "quorum", "info");
     assertEquals(1, r.code(), r.out());
     assertTrue(r.err().startsWith("strata: No Strata master answered (" + down
-        + " is unreachable: UNAVAILABLE"), r.err());
+        + " is unreachable: connection refused)"), r.err());
   }
 
   @Test

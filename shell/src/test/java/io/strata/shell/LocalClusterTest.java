@@ -43,6 +43,13 @@ class LocalClusterTest {
     props.put("strata.home", dir.toString());
     props.put("strata.conf.dir", dir.resolve("conf").toString());
     props.put("strata.master.rpc.port", Integer.toString(port));
+    // `local up` refuses ports in use, and a cluster on the default ones may be running here.
+    for (String key : new String[] {"strata.master.web.port", "strata.master.journal.port",
+        "strata.worker.rpc.port", "strata.worker.data.port", "strata.worker.web.port"}) {
+      try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+        props.put(key, Integer.toString(s.getLocalPort()));
+      }
+    }
     props.put("strata.client.local.stop.timeout", "20s");
     String cp = System.getProperty("surefire.test.class.path",
         System.getProperty("java.class.path"));
@@ -65,6 +72,21 @@ class LocalClusterTest {
   }
 
   @Test
+  void aPortInUseIsNamedBeforeAnythingStarts() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"));
+        ShellContext ctx = context()) {
+      props.put("strata.worker.data.port", Integer.toString(taken.getLocalPort()));
+      StrataException e = assertThrows(StrataException.class,
+          () -> new LocalCluster(ctx, FAKE_MASTER, FAKE_WORKER).up());
+      assertEquals("Port " + taken.getLocalPort() + " (strata.worker.data.port) of the worker is"
+          + " in use by another process, such as a cluster of another STRATA_HOME: stop it, or"
+          + " give this cluster other ports (STRATA_WORKER_DATA_PORT=... or"
+          + " -Dstrata.worker.data.port=...)", e.getMessage());
+      assertFalse(Files.exists(dir.resolve("run/master.pid")), "the master was started");
+    }
+  }
+
+  @Test
   void upStartsBothAndDownStopsThem() throws Exception {
     try (ShellContext ctx = context()) {
       LocalCluster cluster = new LocalCluster(ctx, FAKE_MASTER, FAKE_WORKER);
@@ -76,7 +98,9 @@ class LocalClusterTest {
         assertTrue(up.contains("Strata is running locally."), up);
         assertTrue(up.contains("  master:       127.0.0.1:" + props.get("strata.master.rpc.port")
             + " (gRPC)"), up);
-        assertTrue(up.contains("  worker:       127.0.0.1 rpc port 19300, data port 19301"), up);
+        assertTrue(up.contains("  worker:       127.0.0.1 rpc port "
+            + props.get("strata.worker.rpc.port") + ", data port "
+            + props.get("strata.worker.data.port")), up);
         assertTrue(up.contains("  logs:         " + dir.resolve("logs")), up);
         assertTrue(up.contains("Stop with: bin/strata local down"), up);
         long mpid = Long.parseLong(Files.readString(masterPid).trim());

@@ -119,6 +119,22 @@ class ShellTest {
   }
 
   @Test
+  void onlyTheNamedBranchIsBuiltYetGroupsAndMistakesSeeEveryCommand() {
+    Result journal = run("fsadmin", "journal");
+    assertEquals(2, journal.code());
+    assertTrue(journal.err().contains("  quorum ") && journal.err().contains("  checkpoint "),
+        journal.err());
+    Result quorum = run("fsadmin", "journal", "quorum", "--help");
+    for (String c : List.of("info", "elect", "add", "remove")) {
+      assertTrue(quorum.out().contains("  " + c + " "), quorum.out());
+    }
+    Result bogus = run("fs", "bogus");
+    assertEquals(2, bogus.code());
+    assertEquals("strata: Unmatched argument at index 1: 'bogus' (see `strata fs --help`)" + NL,
+        bogus.err());
+  }
+
+  @Test
   void noCommandPrintsUsageAndExitsTwo() {
     Result r = run();
     assertEquals(2, r.code());

@@ -1,12 +1,18 @@
 package io.strata.tests;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -32,15 +38,33 @@ class ShellErrorsTest {
     }
   }
 
+  /** A Java class name such as java.net.ConnectException or io.grpc.StatusRuntimeException. */
+  static final Pattern JAVA_NAME = Pattern.compile("\\b[a-z]+(\\.[a-z0-9_]+)+\\.[A-Z]\\w*\\b");
+
   static void assertFails(MultiProcessCluster.ShellResult r, String expected) {
     assertNotEquals(0, r.exitCode(), "should have failed: " + r.stdout());
     assertTrue(r.stderr().contains(expected), "stderr was: " + r.stderr());
-    assertTrue(!r.stderr().contains("\tat io.strata"), "stack trace shown: " + r.stderr());
+    assertTrue(!r.stderr().contains("\tat "), "stack trace shown: " + r.stderr());
+  }
+
+  /**
+   * Fails as {@link #assertFails}, with one line that names no Java class, exception or gRPC
+   * status.
+   */
+  static void assertFailsInOneLine(MultiProcessCluster.ShellResult r, String expected) {
+    assertFails(r, expected);
+    String err = r.stderr().strip();
+    assertEquals(1, err.lines().count(), "more than one line: " + err);
+    assertTrue(err.startsWith("strata: "), err);
+    assertFalse(JAVA_NAME.matcher(err).find(), "a Java name shown: " + err);
+    for (String raw : List.of("Exception", "UNAVAILABLE", "io exception", "Status{")) {
+      assertFalse(err.contains(raw), "'" + raw + "' shown: " + err);
+    }
   }
 
   @Test
   void aMissingPathIsNamed() throws Exception {
-    assertFails(cluster.shell("fs", "cat", "/nope"), "Path does not exist: /nope");
+    assertFailsInOneLine(cluster.shell("fs", "cat", "/nope"), "Path does not exist: /nope");
     assertFails(cluster.shell("fs", "ls", "/nope/deeper"), "Path does not exist: /nope");
     assertFails(cluster.shell("fs", "stat", "/x"), "Path does not exist: /x");
   }
@@ -49,8 +73,52 @@ class ShellErrorsTest {
   void anUnreachableMasterSaysWhereItLookedAndHowToSetTheAddress() throws Exception {
     MultiProcessCluster.ShellResult r = cluster.shell(Map.of("strata.master.rpc.port", "1",
         "strata.client.master.retry.max.duration", "1s"), "fs", "ls", "/");
-    assertFails(r, "127.0.0.1:1");
+    assertFailsInOneLine(r, "127.0.0.1:1");
     assertTrue(r.stderr().contains("strata.master.hostname"), r.stderr());
+    assertTrue(r.stderr().contains("strata local up"), r.stderr());
+  }
+
+  @Test
+  void unreachableMastersAmongSeveralAreListedWithWhatWentWrong() throws Exception {
+    MultiProcessCluster.ShellResult r = cluster.shell(Map.of(
+        "strata.master.addresses", "127.0.0.1:1,127.0.0.1:2",
+        "strata.client.master.failover.timeout", "1s",
+        "strata.client.master.retry.max.duration", "1s"), "fs", "stat", "/");
+    assertFailsInOneLine(r, "127.0.0.1:1 [connection refused], 127.0.0.1:2 [connection refused]");
+  }
+
+  @Test
+  void anS3MountWithoutCredentialsSaysWhichToSetInOneLine() throws Exception {
+    assumeFalse(System.getenv().keySet().stream().anyMatch(k -> k.startsWith("AWS_ACCESS")
+        || k.startsWith("AWS_PROFILE") || k.startsWith("AWS_WEB_IDENTITY")
+        || k.startsWith("AWS_CONTAINER")), "this machine has AWS credentials");
+    assumeFalse(Files.exists(Path.of(System.getProperty("user.home"), ".aws")),
+        "this machine has AWS profile files");
+    MultiProcessCluster.ShellResult r = cluster.shell("fs", "mount", "/s3", "s3://bucket/p",
+        "--option", "s3.endpoint=http://127.0.0.1:9/");
+    assertFailsInOneLine(r, "strata: No credentials for s3://bucket/p: set the mount options"
+        + " s3.access.key and s3.secret.key, or AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY");
+    assertTrue(r.stderr().length() < 200, r.stderr());
+  }
+
+  @Test
+  void anUnderStoreTheMasterCannotReachIsNamedNotTheMaster() throws Exception {
+    int closed;
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      closed = s.getLocalPort();
+    }
+    MultiProcessCluster.ShellResult r = cluster.shell(Map.of(
+        "strata.client.master.retry.max.duration", "1s"), "fs", "mount", "/h",
+        "hdfs://127.0.0.1:" + closed + "/x");
+    assertFailsInOneLine(r, "Cannot reach the HDFS namenode at 127.0.0.1:" + closed);
+    assertFalse(r.stderr().contains("Strata master"), r.stderr());
+  }
+
+  @Test
+  void aFileOfThisMachineThatCannotBeWrittenIsNamed() throws Exception {
+    assertFailsInOneLine(cluster.shell("fs", "cp", "/plain.txt",
+        "local:" + dir.resolve("no-such-folder/copy")), dir.resolve("no-such-folder/copy")
+        + ": no such file or directory");
   }
 
   @Test

@@ -1,8 +1,8 @@
 package io.strata.client;
 
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import io.strata.client.data.DataClient;
+import io.strata.client.master.ChannelEventLoops;
 import io.strata.client.master.MasterClient;
 import io.strata.common.conf.ClientKeys;
 import io.strata.common.conf.StrataConfig;
@@ -33,6 +33,8 @@ final class ClientContext implements AutoCloseable {
   final UnderStoreReader underStore;
   final ClientMetrics metrics = new ClientMetrics();
   private final Map<String, ManagedChannel> workerChannels = new ConcurrentHashMap<>();
+  private final ChannelEventLoops workerLoops = new ChannelEventLoops("strata-client-worker",
+      Runtime.getRuntime().availableProcessors());
 
   ClientContext(StrataConfig conf) {
     this.conf = conf;
@@ -47,7 +49,7 @@ final class ClientContext implements AutoCloseable {
   /** The gRPC channel to a worker's WorkerService, opened on first use and then shared. */
   ManagedChannel workerChannel(WorkerAddress address) {
     String target = address.getHost() + ":" + address.getRpcPort();
-    return workerChannels.computeIfAbsent(target, t -> ManagedChannelBuilder
+    return workerChannels.computeIfAbsent(target, t -> workerLoops
         .forAddress(address.getHost(), address.getRpcPort()).usePlaintext()
         .intercept(VersionHeaders.clientInterceptor()).build());
   }
@@ -66,6 +68,7 @@ final class ClientContext implements AutoCloseable {
       }
     }
     workerChannels.clear();
+    workerLoops.close();
     data.close();
     master.close();
     try {

@@ -42,21 +42,36 @@ final class LocalReadReports implements AutoCloseable {
 
   private final Function<WorkerAddress, ManagedChannel> channels;
   private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
-  private final ScheduledExecutorService timer;
+  /** Started by the first short-circuit read: a client that never reads locally has no thread. */
+  private volatile ScheduledExecutorService timer;
+  private boolean closed;
 
   /** @param channels the gRPC channel of a worker's address */
   LocalReadReports(Function<WorkerAddress, ManagedChannel> channels) {
     this.channels = channels;
-    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "strata-local-read-reports");
-      t.setDaemon(true);
-      return t;
-    });
-    timer.scheduleWithFixedDelay(this::send, PERIOD_MS, PERIOD_MS, TimeUnit.MILLISECONDS);
+  }
+
+  private void startTimer() {
+    if (timer != null) {
+      return;
+    }
+    synchronized (this) {
+      if (timer != null || closed) {
+        return;
+      }
+      ScheduledExecutorService t = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread thread = new Thread(r, "strata-local-read-reports");
+        thread.setDaemon(true);
+        return thread;
+      });
+      t.scheduleWithFixedDelay(this::send, PERIOD_MS, PERIOD_MS, TimeUnit.MILLISECONDS);
+      timer = t;
+    }
   }
 
   /** A block of worker {@code workerId} opened directly. */
   void opened(long workerId, WorkerAddress address, long blockId) {
+    startTimer();
     Pending p = pending.computeIfAbsent(workerId, id -> new Pending(address));
     synchronized (p) {
       if (p.blocks.size() < MAX_BLOCKS) {
@@ -67,6 +82,7 @@ final class LocalReadReports implements AutoCloseable {
 
   /** Bytes read from a block file of worker {@code workerId} opened directly. */
   void read(long workerId, WorkerAddress address, long bytes) {
+    startTimer();
     Pending p = pending.computeIfAbsent(workerId, id -> new Pending(address));
     synchronized (p) {
       p.bytes += bytes;
@@ -94,7 +110,10 @@ final class LocalReadReports implements AutoCloseable {
   }
 
   @Override
-  public void close() {
-    timer.shutdownNow();
+  public synchronized void close() {
+    closed = true;
+    if (timer != null) {
+      timer.shutdownNow();
+    }
   }
 }

@@ -1,5 +1,6 @@
 package io.strata.shell.fuse;
 
+import io.strata.shell.CommandGroup;
 import io.strata.shell.ShellContext;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -13,9 +14,13 @@ import picocli.CommandLine.Spec;
 
 /** {@code strata fuse mount | unmount | status}: Strata folders as local FUSE mounts. */
 @Command(name = "fuse", mixinStandardHelpOptions = true,
-    description = "Mount Strata folders as local folders through FUSE (a process per mount).",
-    subcommands = {FuseCommand.Mount.class, FuseCommand.Unmount.class, FuseCommand.Status.class})
-public final class FuseCommand implements Callable<Integer> {
+    description = "Mount Strata folders as local folders through FUSE (a process per mount).")
+public final class FuseCommand implements Callable<Integer>, CommandGroup {
+  @Override
+  public List<Class<?>> subcommands() {
+    return List.of(FuseCommand.Mount.class, FuseCommand.Unmount.class, FuseCommand.Status.class);
+  }
+
   @Spec CommandSpec spec;
 
   @Override

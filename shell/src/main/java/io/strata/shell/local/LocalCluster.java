@@ -22,6 +22,8 @@ import io.strata.shell.Tcmalloc;
 import io.strata.shell.UsageException;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -139,6 +141,20 @@ public final class LocalCluster {
           + "). Stop with: bin/strata local down");
       return 0;
     }
+    for (int i = 0; i < m.size(); i++) {
+      if (m.get(i).isEmpty()) {
+        LocalMasters.Member mm = masters.members().get(i);
+        refuseTakenPorts(mm.role(), mm.properties(), CommonKeys.MASTER_RPC_PORT,
+            MasterKeys.WEB_PORT, MasterKeys.JOURNAL_PORT);
+      }
+    }
+    if (w.isEmpty()) {
+      refuseTakenPorts(worker, Map.of(), WorkerKeys.RPC_PORT, WorkerKeys.DATA_PORT,
+          WorkerKeys.WEB_PORT);
+    }
+    if (proxy != null && x.isEmpty()) {
+      refuseTakenPorts(proxy, Map.of(), ProxyKeys.PORT, ProxyKeys.WEB_PORT);
+    }
     Files.createDirectories(runDir());
     Files.createDirectories(logsDir());
     if (masters.several()) {
@@ -224,6 +240,35 @@ public final class LocalCluster {
       out.println("Stop with: bin/strata local down");
     }
     return 0;
+  }
+
+  /**
+   * Fails before anything starts when a port a process would listen on is taken: otherwise
+   * the process dies on it while the wait for it asks whoever holds the port (often the cluster
+   * of another STRATA_HOME) and takes that for success.
+   */
+  private void refuseTakenPorts(Role role, Map<String, String> properties, ConfigKey... ports)
+      throws StrataException {
+    StrataConfig c = properties.isEmpty() ? conf() : conf().with(properties);
+    for (ConfigKey key : ports) {
+      int port = c.getInt(key);
+      if (port > 0 && taken(port)) {
+        throw new StrataException(ErrorCode.FAILED_PRECONDITION, "Port " + port + " ("
+            + key.name() + ") of the " + role.name() + " is in use by another process, such"
+            + " as a cluster of another STRATA_HOME: stop it, or give this cluster other ports"
+            + " (" + key.envName() + "=... or -D" + key.name() + "=...)");
+      }
+    }
+  }
+
+  private static boolean taken(int port) {
+    try (ServerSocket s = new ServerSocket()) {
+      s.setReuseAddress(true);
+      s.bind(new InetSocketAddress("127.0.0.1", port));
+      return false;
+    } catch (IOException e) {
+      return true;
+    }
   }
 
   /** The backup folder made absolute, when it holds a HEADER; else a usage error. */

@@ -1,6 +1,8 @@
 package io.strata.shell.local;
 
+import io.strata.shell.CommandGroup;
 import io.strata.shell.ShellContext;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -9,9 +11,13 @@ import picocli.CommandLine.Spec;
 /** {@code strata local up | down | status}: masters, a worker and an S3 proxy here. */
 @Command(name = "local", mixinStandardHelpOptions = true,
     description = "Run a single-machine cluster (a master, or three; a worker and an S3 proxy)"
-        + " in the background.",
-    subcommands = {LocalCommand.Up.class, LocalCommand.Down.class, LocalCommand.Status.class})
-public final class LocalCommand implements Callable<Integer> {
+        + " in the background.")
+public final class LocalCommand implements Callable<Integer>, CommandGroup {
+  @Override
+  public List<Class<?>> subcommands() {
+    return List.of(LocalCommand.Up.class, LocalCommand.Down.class, LocalCommand.Status.class);
+  }
+
   @Spec CommandSpec spec;
 
   @Override

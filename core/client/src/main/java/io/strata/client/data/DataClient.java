@@ -34,12 +34,16 @@ import org.slf4j.LoggerFactory;
  * port and receives the reply, copying the block bytes straight into the caller's array. Keeps a
  * pool of channels per worker (epoll when available, NIO otherwise) on daemon event-loop
  * threads. Thread-safe; any number of reads may run at once, each on its own channel.
+ *
+ * <p>The event loops start with the first read: most commands of the command line never read
+ * a block, and starting Netty's threads and native transport costs them start-up time.
  */
 public final class DataClient implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(DataClient.class);
 
-  private final EventLoopGroup group;
-  private final Bootstrap bootstrap;
+  private final int threads;
+  private EventLoopGroup group;
+  private Bootstrap bootstrap;
   private final int maxIdle;
   private final long connectTimeoutMs;
   private final long readTimeoutNanos;
@@ -47,29 +51,37 @@ public final class DataClient implements Closeable {
   private volatile boolean closed;
 
   public DataClient(StrataConfig conf) {
-    int threads = conf.getInt(ClientKeys.DATA_THREADS);
-    if (threads <= 0) {
-      threads = Runtime.getRuntime().availableProcessors();
-    }
-    boolean epoll = Epoll.isAvailable();
-    IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-    this.group = new MultiThreadIoEventLoopGroup(threads,
-        new DefaultThreadFactory("strata-client-data", true), io);
+    int configured = conf.getInt(ClientKeys.DATA_THREADS);
+    this.threads = configured > 0 ? configured : Runtime.getRuntime().availableProcessors();
     this.connectTimeoutMs = conf.getDuration(ClientKeys.DATA_CONNECT_TIMEOUT).toMillis();
     this.readTimeoutNanos = conf.getDuration(ClientKeys.DATA_READ_TIMEOUT).toNanos();
     this.maxIdle = conf.getInt(ClientKeys.DATA_POOL_MAX_IDLE);
-    this.bootstrap = new Bootstrap().group(group)
-        .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
-        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE,
-            connectTimeoutMs))
-        .option(ChannelOption.TCP_NODELAY, true)
-        .handler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            ch.pipeline().addLast(new ReadResponseHandler());
-          }
-        });
-    LOG.debug("Data client uses {} with {} threads", epoll ? "epoll" : "NIO", threads);
+  }
+
+  /** The bootstrap of new channels, with the event loops started on first use. */
+  private synchronized Bootstrap bootstrap() throws DataTransferException {
+    if (closed) {
+      throw new DataTransferException("The Strata client is closed", null, 0);
+    }
+    if (bootstrap == null) {
+      boolean epoll = Epoll.isAvailable();
+      IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+      group = new MultiThreadIoEventLoopGroup(threads,
+          new DefaultThreadFactory("strata-client-data", true), io);
+      bootstrap = new Bootstrap().group(group)
+          .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
+          .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE,
+              connectTimeoutMs))
+          .option(ChannelOption.TCP_NODELAY, true)
+          .handler(new ChannelInitializer<SocketChannel>() {
+            @Override
+            protected void initChannel(SocketChannel ch) {
+              ch.pipeline().addLast(new ReadResponseHandler());
+            }
+          });
+      LOG.debug("Data client uses {} with {} threads", epoll ? "epoll" : "NIO", threads);
+    }
+    return bootstrap;
   }
 
   /**
@@ -141,22 +153,27 @@ public final class DataClient implements Closeable {
   }
 
   private WorkerChannelPool pool(WorkerAddress worker) throws DataTransferException {
-    if (closed) {
-      throw new DataTransferException("The Strata client is closed", null, 0);
-    }
+    Bootstrap b = bootstrap();
     String key = worker.getHost() + ":" + worker.getDataPort();
-    return pools.computeIfAbsent(key, k -> new WorkerChannelPool(bootstrap, worker.getHost(),
+    return pools.computeIfAbsent(key, k -> new WorkerChannelPool(b, worker.getHost(),
         worker.getDataPort(), maxIdle, connectTimeoutMs));
   }
 
   @Override
   public void close() {
-    closed = true;
+    EventLoopGroup started;
+    synchronized (this) {
+      closed = true;
+      started = group;
+    }
     for (WorkerChannelPool p : pools.values()) {
       p.close();
     }
     pools.clear();
-    group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    if (started != null) {
+      started.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5,
+          TimeUnit.SECONDS);
+    }
   }
 
   /** Marks a failure caused by bytes that break the protocol (not a dropped connection). */

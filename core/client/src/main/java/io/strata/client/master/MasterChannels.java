@@ -15,6 +15,7 @@ import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.AbstractStub;
+import io.strata.common.error.GrpcErrors;
 import io.strata.common.rpc.MasterHeaders;
 import io.strata.common.rpc.VersionHeaders;
 import java.io.Closeable;
@@ -62,6 +63,7 @@ public final class MasterChannels implements Closeable {
   private final CallIdHeaders callIds = new CallIdHeaders();
   private final int maxInboundMessageBytes;
   private final Channel leaderChannel = new LeaderChannel();
+  private final ChannelEventLoops loops;
   private volatile boolean closed;
 
   /**
@@ -75,6 +77,9 @@ public final class MasterChannels implements Closeable {
     this.addresses = new CopyOnWriteArrayList<>(addresses);
     this.leader = new AtomicReference<>(addresses.get(0));
     this.maxInboundMessageBytes = maxInboundMessageBytes;
+    // A channel runs on one loop; a loop per master keeps them apart, up to a few.
+    this.loops = new ChannelEventLoops("strata-master-channel",
+        Math.min(4, addresses.size()));
   }
 
   /** Every master known: the configured ones, then any a follower named as the leader. */
@@ -108,7 +113,7 @@ public final class MasterChannels implements Closeable {
   }
 
   private Connection connect(String address) {
-    ManagedChannelBuilder<?> builder = ManagedChannelBuilder
+    ManagedChannelBuilder<?> builder = loops
         .forAddress(MasterAddresses.host(address), MasterAddresses.port(address))
         .usePlaintext().maxInboundMessageSize(maxInboundMessageBytes);
     if (size() > 1) {
@@ -161,8 +166,7 @@ public final class MasterChannels implements Closeable {
     if (status.getCode() != Status.Code.UNAVAILABLE && !(deadline && size() > 1)) {
       return;
     }
-    lastFailures.put(from, status.getCode() + (status.getDescription() == null ? ""
-        : ": " + status.getDescription()));
+    lastFailures.put(from, GrpcErrors.reason(status));
     Metadata trailers = Status.trailersFromThrowable(failure);
     String named = deadline || trailers == null ? null : trailers.get(MasterHeaders.LEADER);
     if (named != null) {
@@ -263,6 +267,7 @@ public final class MasterChannels implements Closeable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    loops.close();
   }
 
   /** Sends each new call to the leader of the moment. */

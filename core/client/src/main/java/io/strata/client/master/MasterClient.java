@@ -319,6 +319,12 @@ public final class MasterClient implements Closeable {
   /** The error of masters that could not serve a call for the whole retry budget. */
   public StrataException unreachable(StatusRuntimeException cause) {
     if (!configured.listed()) {
+      if (GrpcErrors.served(cause)) {
+        // The master answered, and it is something behind it (an under store, its journal)
+        // that is unavailable: its own message says what. (With several masters the message
+        // below gives each one's last answer.)
+        return GrpcErrors.fromStatus(cause);
+      }
       return new StrataException(ErrorCode.UNAVAILABLE, "Cannot reach the Strata master at "
           + configured.all().get(0) + " (tried for " + format(retryBudget) + "). Start it with"
           + " `strata master start` or `strata local up`, or set strata.master.hostname /"
@@ -345,8 +351,7 @@ public final class MasterClient implements Closeable {
   }
 
   private static String describe(Status status) {
-    return status.getCode() + (status.getDescription() == null ? ""
-        : ": " + status.getDescription());
+    return GrpcErrors.reason(status);
   }
 
   /** A duration in the unit a user would write it in configuration (10s, 500ms, 2min). */

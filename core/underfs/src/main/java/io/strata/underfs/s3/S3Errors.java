@@ -16,8 +16,9 @@ import software.amazon.awssdk.core.exception.SdkException;
 /**
  * Turns AWS SDK failures into the exceptions of the under-store contract, each naming the S3
  * server, the path and what the user can do: a missing key is a
- * {@link NoSuchFileException}; a refused signature, a missing bucket and an unreachable server
- * are {@link StrataException}s with PERMISSION_DENIED, NOT_FOUND and UNAVAILABLE. Anything else
+ * {@link NoSuchFileException}; missing credentials, a refused signature, a missing bucket and an
+ * unreachable server are {@link StrataException}s with PERMISSION_DENIED, NOT_FOUND and
+ * UNAVAILABLE. Anything else
  * is an {@link IOException} carrying S3's own error code and request id.
  */
 final class S3Errors {
@@ -47,6 +48,11 @@ final class S3Errors {
           + action + " " + uri + " on S3 at " + endpoint);
       interrupted.initCause(e);
       return interrupted;
+    }
+    if (hasCause(e, S3Credentials.Missing.class)) {
+      return new StrataException(ErrorCode.PERMISSION_DENIED, "No credentials for " + uri
+          + ": set the mount options s3.access.key and s3.secret.key, or AWS_ACCESS_KEY_ID /"
+          + " AWS_SECRET_ACCESS_KEY for the master and workers", e);
     }
     if (isUnreachable(e)) {
       return new StrataException(ErrorCode.UNAVAILABLE, "Cannot reach S3 at " + endpoint
@@ -118,9 +124,13 @@ final class S3Errors {
   }
 
   private static boolean isUnreachable(Throwable e) {
+    return hasCause(e, ConnectException.class) || hasCause(e, UnknownHostException.class)
+        || hasCause(e, NoRouteToHostException.class) || hasCause(e, ConnectTimeoutException.class);
+  }
+
+  private static boolean hasCause(Throwable e, Class<? extends Throwable> kind) {
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof ConnectException || t instanceof UnknownHostException
-          || t instanceof NoRouteToHostException || t instanceof ConnectTimeoutException) {
+      if (kind.isInstance(t)) {
         return true;
       }
     }

@@ -24,6 +24,7 @@ public final class S3Options {
   public static final String ACCESS_KEY = "s3.access.key";
   public static final String SECRET_KEY = "s3.secret.key";
   public static final String SESSION_TOKEN = "s3.session.token";
+  public static final String INSTANCE_CREDENTIALS = "s3.instance.credentials";
   public static final String PART_SIZE = "s3.multipart.part.size";
   public static final String MULTIPART_THRESHOLD = "s3.multipart.threshold";
   public static final String CLEANUP_AGE = "s3.multipart.cleanup.age";
@@ -46,9 +47,11 @@ public final class S3Options {
     add(PATH_STYLE, "false", "Address buckets as http://host/bucket instead of "
         + "http://bucket.host, as most self-hosted servers need.");
     add(ACCESS_KEY, "", "Access key id; empty means AWS_ACCESS_KEY_ID, then the AWS SDK's "
-        + "default credential chain.");
+        + "credential sources (profile files, web identity, container).");
     add(SECRET_KEY, "", "Secret access key that goes with s3.access.key.");
     add(SESSION_TOKEN, "", "Session token of temporary credentials given with s3.access.key.");
+    add(INSTANCE_CREDENTIALS, "false", "Also ask the EC2 instance metadata service for "
+        + "credentials (an instance role), after every other source.");
     add(PART_SIZE, "64MB", "Size of each part of a multipart upload (at least 5MB, at most 1GB); "
         + "one part per writing stream is held in memory.");
     add(MULTIPART_THRESHOLD, "64MB", "Files of at most this size are written with one "
@@ -70,6 +73,7 @@ public final class S3Options {
   private final String accessKey;
   private final String secretKey;
   private final String sessionToken;
+  private final boolean instanceCredentials;
   private final long partSize;
   private final long multipartThreshold;
   private final Duration cleanupAge;
@@ -84,6 +88,7 @@ public final class S3Options {
     accessKey = value(given, ACCESS_KEY);
     secretKey = value(given, SECRET_KEY);
     sessionToken = value(given, SESSION_TOKEN);
+    instanceCredentials = parseBoolean(given, INSTANCE_CREDENTIALS);
     if (accessKey.isEmpty() != secretKey.isEmpty()) {
       throw bad(accessKey.isEmpty() ? ACCESS_KEY : SECRET_KEY, "",
           "s3.access.key and s3.secret.key are given together or not at all");
@@ -218,6 +223,11 @@ public final class S3Options {
     return sessionToken;
   }
 
+  /** Whether the instance metadata service is asked for credentials when nothing else has them. */
+  public boolean instanceCredentials() {
+    return instanceCredentials;
+  }
+
   public long partSize() {
     return partSize;
   }
@@ -243,7 +253,8 @@ public final class S3Options {
   public String toString() {
     // Never prints the secret key or the session token.
     return "S3Options{endpoint=" + (endpoint == null ? "AWS" : endpoint) + ", region=" + region
-        + ", pathStyle=" + pathStyle + ", accessKey=" + accessKey + ", partSize=" + partSize
+        + ", pathStyle=" + pathStyle + ", accessKey=" + accessKey
+        + ", instanceCredentials=" + instanceCredentials + ", partSize=" + partSize
         + ", threshold=" + multipartThreshold + ", cleanupAge=" + cleanupAge
         + ", maxConnections=" + maxConnections + ", retryMaxAttempts=" + retryMaxAttempts + "}";
   }

@@ -5,13 +5,6 @@ import io.strata.underfs.UnderFileSystemProvider;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.AwsCredentialsProviderChain;
-import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
-import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.EnvironmentVariableCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
@@ -54,7 +47,7 @@ public final class S3UnderFileSystemProvider implements UnderFileSystemProvider 
   static S3UnderFileSystem openStore(S3Location root, S3Options options, long maxSingleCopy) {
     S3ClientBuilder builder = S3Client.builder()
         .httpClientBuilder(ApacheHttpClient.builder().maxConnections(options.maxConnections()))
-        .credentialsProvider(credentials(options))
+        .credentialsProvider(S3Credentials.of(options))
         .forcePathStyle(options.pathStyle())
         .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.standardRetryStrategy()
             .toBuilder().maxAttempts(options.retryMaxAttempts()).build()));
@@ -89,19 +82,5 @@ public final class S3UnderFileSystemProvider implements UnderFileSystemProvider 
     } catch (SdkClientException e) {
       return Region.US_EAST_1;
     }
-  }
-
-  /** Mount options first, then AWS_ACCESS_KEY_ID and friends, then the SDK's default chain. */
-  private static AwsCredentialsProvider credentials(S3Options options) {
-    if (!options.accessKey().isEmpty()) {
-      return StaticCredentialsProvider.create(options.sessionToken().isEmpty()
-          ? AwsBasicCredentials.create(options.accessKey(), options.secretKey())
-          : AwsSessionCredentials.create(options.accessKey(), options.secretKey(),
-              options.sessionToken()));
-    }
-    return AwsCredentialsProviderChain.builder()
-        .credentialsProviders(EnvironmentVariableCredentialsProvider.create(),
-            DefaultCredentialsProvider.builder().build())
-        .build();
   }
 }

@@ -61,6 +61,31 @@ class S3ErrorsTest {
     }
   }
 
+  /** Whether this machine has AWS credentials of its own, which the store would find. */
+  static boolean credentialsAround() {
+    return System.getenv().keySet().stream().anyMatch(k -> k.startsWith("AWS_")
+            && !k.equals("AWS_CA_BUNDLE") && !k.equals("AWS_REGION"))
+        || System.getProperty("aws.accessKeyId") != null
+        || java.nio.file.Files.exists(Path.of(System.getProperty("user.home"), ".aws"));
+  }
+
+  @Test
+  void noCredentialsAnywhereSaysWhichSettingsToGiveInOneLine() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeFalse(credentialsAround(),
+        "this machine has AWS credentials");
+    Map<String, String> options = server.options();
+    options.remove(S3Options.ACCESS_KEY);
+    options.remove(S3Options.SECRET_KEY);
+    try (UnderFileSystem ufs = new S3UnderFileSystemProvider().open("s3://" + BUCKET + "/p",
+        options)) {
+      StrataException e = assertStrata(ErrorCode.PERMISSION_DENIED,
+          () -> ufs.getStatus("s3://" + BUCKET + "/p"));
+      assertEquals("No credentials for s3://" + BUCKET + "/p: set the mount options"
+          + " s3.access.key and s3.secret.key, or AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY for"
+          + " the master and workers", e.getMessage());
+    }
+  }
+
   @Test
   void aMissingBucketIsNotFoundSayingToCreateIt() throws Exception {
     try (UnderFileSystem ufs = new S3UnderFileSystemProvider().open("s3://no-such-bucket/p",
