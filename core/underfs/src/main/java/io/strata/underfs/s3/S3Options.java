@@ -50,8 +50,9 @@ public final class S3Options {
         + "credential sources (profile files, web identity, container).");
     add(SECRET_KEY, "", "Secret access key that goes with s3.access.key.");
     add(SESSION_TOKEN, "", "Session token of temporary credentials given with s3.access.key.");
-    add(INSTANCE_CREDENTIALS, "false", "Also ask the EC2 instance metadata service for "
-        + "credentials (an instance role), after every other source.");
+    add(INSTANCE_CREDENTIALS, "auto", "Also ask the EC2 instance metadata service for "
+        + "credentials (an instance role), after every other source: true, false, or auto "
+        + "(only for AWS itself, that is when s3.endpoint is not set).");
     add(PART_SIZE, "64MB", "Size of each part of a multipart upload (at least 5MB, at most 1GB); "
         + "one part per writing stream is held in memory.");
     add(MULTIPART_THRESHOLD, "64MB", "Files of at most this size are written with one "
@@ -88,7 +89,11 @@ public final class S3Options {
     accessKey = value(given, ACCESS_KEY);
     secretKey = value(given, SECRET_KEY);
     sessionToken = value(given, SESSION_TOKEN);
-    instanceCredentials = parseBoolean(given, INSTANCE_CREDENTIALS);
+    // An instance role exists only on AWS: a store at an endpoint of its own (MinIO, Ceph, a
+    // proxy) would only wait for the metadata service's timeouts.
+    String instance = value(given, INSTANCE_CREDENTIALS).trim();
+    instanceCredentials = instance.equalsIgnoreCase("auto") ? endpoint == null
+        : parseBoolean(given, INSTANCE_CREDENTIALS);
     if (accessKey.isEmpty() != secretKey.isEmpty()) {
       throw bad(accessKey.isEmpty() ? ACCESS_KEY : SECRET_KEY, "",
           "s3.access.key and s3.secret.key are given together or not at all");
@@ -155,7 +160,8 @@ public final class S3Options {
     if (text.equalsIgnoreCase("false")) {
       return false;
     }
-    throw bad(name, text, "expected true or false");
+    throw bad(name, text, name.equals(INSTANCE_CREDENTIALS) ? "expected true, false or auto"
+        : "expected true or false");
   }
 
   private static long parseSize(Map<String, String> given, String name, long min) {
