@@ -1,4 +1,4 @@
-package io.strata.tests;
+package io.strata.docker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -49,7 +49,7 @@ class DeploymentFilesTest {
 
   @BeforeAll
   static void locate() {
-    repo = ReleaseCache.repositoryRoot(Path.of(""));
+    repo = DeploymentTools.repositoryRoot();
     chart = repo.resolve("docker/helm/strata");
   }
 

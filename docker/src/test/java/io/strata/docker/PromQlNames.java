@@ -1,4 +1,4 @@
-package io.strata.tests;
+package io.strata.docker;
 
 import java.util.LinkedHashSet;
 import java.util.Set;

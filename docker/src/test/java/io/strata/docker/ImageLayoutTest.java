@@ -1,4 +1,4 @@
-package io.strata.tests;
+package io.strata.docker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * entry point, with the image's environment (docker/check-image-layout).
  */
 class ImageLayoutTest {
-  private static final Path REPO = LocalClusterCommandTest.repoRoot();
+  private static final Path REPO = DeploymentTools.repositoryRoot();
 
   @Test
   void theLaidOutImageStartsAClusterAndAMountThroughItsEntryPoint() throws Exception {

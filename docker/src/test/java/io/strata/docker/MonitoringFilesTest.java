@@ -1,4 +1,4 @@
-package io.strata.tests;
+package io.strata.docker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -35,7 +35,7 @@ import org.yaml.snakeyaml.Yaml;
  * severity, a summary and a description, and job names the sample scrape configuration has.
  */
 class MonitoringFilesTest {
-  private static final Path ROOT = ReleaseCache.repositoryRoot(Path.of(""));
+  private static final Path ROOT = DeploymentTools.repositoryRoot();
   private static final String DASHBOARD = "docker/grafana/strata-dashboard.json";
   private static final String RULES = "docker/prometheus/strata-alerts.yaml";
   private static final String SCRAPE = "docker/prometheus/prometheus.yaml";
