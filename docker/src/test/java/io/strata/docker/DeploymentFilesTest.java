@@ -248,22 +248,17 @@ class DeploymentFilesTest {
 
   @Test
   void chartRefusesValuesThatCannotWork() throws Exception {
-    Run kind = runAllowingFailure(helm(), "template", RELEASE, chart.toString(),
-        "--set", "worker.kind=Deployment");
-    assertNotEquals(0, kind.exit);
-    assertTrue(kind.output().contains("use StatefulSet or DaemonSet"), kind.output());
-    Run even = runAllowingFailure(helm(), "template", RELEASE, chart.toString(),
-        "--set", "master.replicas=2");
-    assertNotEquals(0, even.exit);
-    assertTrue(even.output().contains("master.replicas must be odd"), even.output());
-    Run claims = runAllowingFailure(helm(), "template", RELEASE, chart.toString(),
-        "--set", "worker.kind=DaemonSet");
-    assertNotEquals(0, claims.exit);
-    assertTrue(claims.output().contains("needs worker.kind StatefulSet"), claims.output());
-    Run shallow = runAllowingFailure(helm(), "template", RELEASE, chart.toString(),
-        "--set", "fuse.hostPath=/strata");
-    assertNotEquals(0, shallow.exit);
-    assertTrue(shallow.output().contains("at least two levels deep"), shallow.output());
+    assertRefused("worker.kind=Deployment", "use StatefulSet or DaemonSet");
+    assertRefused("master.replicas=2", "master.replicas must be odd");
+    assertRefused("worker.kind=DaemonSet", "needs worker.kind StatefulSet");
+    assertRefused("fuse.hostPath=/strata", "at least two levels deep");
+  }
+
+  /** Rendering with {@code value} set fails, saying {@code why}. */
+  private void assertRefused(String value, String why) throws Exception {
+    Run r = runAllowingFailure(helm(), "template", RELEASE, chart.toString(), "--set", value);
+    assertNotEquals(0, r.exit, value + " was accepted");
+    assertTrue(r.output().contains(why), value + ": " + r.output());
   }
 
   @Test
