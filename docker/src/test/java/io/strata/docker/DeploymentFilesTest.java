@@ -5,18 +5,17 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import io.strata.docker.DeploymentTools.Run;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.BeforeAll;
@@ -230,7 +229,7 @@ class DeploymentFilesTest {
   void serviceMonitorSelectsAServiceOfEveryProcess() throws Exception {
     // The Prometheus Operator's schema is not Kubernetes': this rendering is read, not validated.
     List<Map<String, Object>> docs = load(run(helm(), "template", RELEASE, chart.toString(),
-        "--namespace", NAMESPACE, "--set", "metrics.serviceMonitor.enabled=true").stdout);
+        "--namespace", NAMESPACE, "--set", "metrics.serviceMonitor.enabled=true").stdout());
     Map<String, Object> monitor = find(docs, "ServiceMonitor", RELEASE + "-strata-metrics");
     Map<String, Object> selector = map(monitor, "spec", "selector", "matchLabels");
     assertEquals("web", list(map(monitor, "spec"), "endpoints").get(0).get("port"));
@@ -257,7 +256,7 @@ class DeploymentFilesTest {
   /** Rendering with {@code value} set fails, saying {@code why}. */
   private void assertRefused(String value, String why) throws Exception {
     Run r = runAllowingFailure(helm(), "template", RELEASE, chart.toString(), "--set", value);
-    assertNotEquals(0, r.exit, value + " was accepted");
+    assertNotEquals(0, r.exit(), value + " was accepted");
     assertTrue(r.output().contains(why), value + ": " + r.output());
   }
 
@@ -270,7 +269,7 @@ class DeploymentFilesTest {
         + "    metadata: {labels: {a: b}}\n    spec:\n      containers:\n"
         + "        - name: c\n          image: i\n          mountPropagaton: Bidirectional\n");
     Run r = runAllowingFailure(validator(), "--strict", "-k", KUBERNETES, bad.toString());
-    assertNotEquals(0, r.exit, r.output());
+    assertNotEquals(0, r.exit(), r.output());
     assertTrue(r.output().contains("mountPropagaton"), r.output());
   }
 
@@ -283,7 +282,7 @@ class DeploymentFilesTest {
     List<String> env = List.of("STRATA_DATA_DIR=" + data, "STRATA_MOUNT_DIR=" + dir);
     runWithEnv(env, compose(), "-f", compose.toString(), "-q");
     Map<String, Object> config = load(runWithEnv(env, compose(), "-f", compose.toString())
-        .stdout).get(0);
+        .stdout()).get(0);
     Map<String, Object> services = map(config, "services");
     for (String name : List.of("master-1", "master-2", "master-3", "worker-1", "worker-2",
         "proxy", "fuse")) {
@@ -330,7 +329,7 @@ class DeploymentFilesTest {
     List<String> cmd = new ArrayList<>(List.of(helm().toString(), "template", RELEASE,
         chart.toString(), "--namespace", NAMESPACE));
     cmd.addAll(Arrays.asList(extra));
-    String rendered = run(cmd).stdout;
+    String rendered = run(cmd).stdout();
     Path file = dir.resolve("rendered.yaml");
     Files.writeString(file, rendered);
     Run check = run(validator().toString(), "--strict", "-k", KUBERNETES, file.toString());
@@ -496,13 +495,6 @@ class DeploymentFilesTest {
     return DeploymentTools.tool("venv/bin/kubernetes-validate");
   }
 
-  /** A finished command: its exit code, and its standard output (rendered YAML) and errors. */
-  private record Run(int exit, String stdout, String stderr) {
-    String output() {
-      return stdout + stderr;
-    }
-  }
-
   private Run run(Object... cmd) throws Exception {
     return run(Arrays.stream(cmd).map(Object::toString).collect(Collectors.toList()));
   }
@@ -521,31 +513,22 @@ class DeploymentFilesTest {
   }
 
   private static Run expectSuccess(List<String> cmd, Run r) {
-    assertEquals(0, r.exit, String.join(" ", cmd) + " failed:\n" + r.output());
+    assertEquals(0, r.exit(), String.join(" ", cmd) + " failed:\n" + r.output());
     return r;
   }
 
-  /** Runs a command with its output in a file (no pipe to fill), killed after TIMEOUT. */
+  /** Runs a command, killed after TIMEOUT, with Helm's caches in this test's folder. */
   private Run exec(List<String> env, List<String> cmd) throws IOException, InterruptedException {
-    Path out = Files.createTempFile(dir, "out", ".txt");
-    Path err = Files.createTempFile(dir, "err", ".txt");
-    ProcessBuilder pb = new ProcessBuilder(cmd).directory(repo.toFile())
-        .redirectOutput(out.toFile()).redirectError(err.toFile());
+    Map<String, String> vars = new LinkedHashMap<>();
     // Helm keeps its caches under HOME by default; a temporary folder keeps runs apart.
-    pb.environment().put("HELM_CACHE_HOME", dir.resolve("helm-cache").toString());
-    pb.environment().put("HELM_CONFIG_HOME", dir.resolve("helm-config").toString());
-    pb.environment().put("HELM_DATA_HOME", dir.resolve("helm-data").toString());
+    vars.put("HELM_CACHE_HOME", dir.resolve("helm-cache").toString());
+    vars.put("HELM_CONFIG_HOME", dir.resolve("helm-config").toString());
+    vars.put("HELM_DATA_HOME", dir.resolve("helm-data").toString());
     for (String e : env) {
       int eq = e.indexOf('=');
-      pb.environment().put(e.substring(0, eq), e.substring(eq + 1));
+      vars.put(e.substring(0, eq), e.substring(eq + 1));
     }
-    Process p = pb.start();
-    if (!p.waitFor(TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
-      p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-      fail(String.join(" ", cmd) + " did not finish within " + TIMEOUT);
-    }
-    return new Run(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
-        Files.readString(err, StandardCharsets.UTF_8));
+    return DeploymentTools.run(repo, vars, cmd, TIMEOUT);
   }
 
 }

@@ -2,8 +2,14 @@ package io.strata.docker;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The checkout under test, and the tools of the offline checks of docker/ (Helm,
@@ -36,5 +42,41 @@ final class DeploymentTools {
           + " (or set STRATA_TOOLS_DIR to where they are)");
     }
     return p;
+  }
+
+  /** A finished command: its exit code, its standard output and its errors. */
+  record Run(int exit, String stdout, String stderr) {
+    String output() {
+      return stdout + stderr;
+    }
+  }
+
+  /**
+   * Runs {@code cmd} in {@code dir} with {@code env} added to its environment, its output in
+   * files (no pipe to fill). One that outlives {@code timeout} is killed with every process it
+   * started, and fails the test.
+   */
+  static Run run(Path dir, Map<String, String> env, List<String> cmd, Duration timeout)
+      throws IOException, InterruptedException {
+    Path out = Files.createTempFile("strata-checks-", ".out");
+    Path err = Files.createTempFile("strata-checks-", ".err");
+    try {
+      ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile())
+          .redirectOutput(out.toFile()).redirectError(err.toFile());
+      pb.environment().putAll(env);
+      Process p = pb.start();
+      if (!p.waitFor(timeout.toSeconds(), TimeUnit.SECONDS)) {
+        p.descendants().forEach(ProcessHandle::destroyForcibly);
+        p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        fail(String.join(" ", cmd) + " did not finish within " + timeout + ":\n"
+            + Files.readString(out, StandardCharsets.UTF_8)
+            + Files.readString(err, StandardCharsets.UTF_8));
+      }
+      return new Run(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+          Files.readString(err, StandardCharsets.UTF_8));
+    } finally {
+      Files.deleteIfExists(out);
+      Files.deleteIfExists(err);
+    }
   }
 }

@@ -3,11 +3,11 @@ package io.strata.docker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.nio.file.Files;
+import io.strata.docker.DeploymentTools.Run;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,8 +21,9 @@ class ImageLayoutTest {
 
   @Test
   void theLaidOutImageStartsAClusterAndAMountThroughItsEntryPoint() throws Exception {
-    Run run = run(List.of(REPO.resolve("docker/check-image-layout").toString()), 300);
-    assertEquals(0, run.exitCode(), run.output());
+    Run run = DeploymentTools.run(REPO, Map.of(),
+        List.of(REPO.resolve("docker/check-image-layout").toString()), Duration.ofMinutes(5));
+    assertEquals(0, run.exit(), run.output());
     for (String step : List.of(
         "ok: master (uid 1000) answers /health",
         "ok: worker (uid 1000) answers /health",
@@ -40,27 +41,8 @@ class ImageLayoutTest {
   @Test
   void theDockerfilePassesTheLinter() throws Exception {
     Path hadolint = DeploymentTools.tool("venv/bin/hadolint");
-    Run run = run(List.of(hadolint.toString(), "--no-color",
-        REPO.resolve("docker/Dockerfile").toString()), 60);
-    assertEquals(0, run.exitCode(), "hadolint found:\n" + run.output());
-  }
-
-  record Run(int exitCode, String output) {}
-
-  /** Runs a command to its end, for at most {@code seconds}, with its output merged. */
-  static Run run(List<String> command, long seconds) throws IOException, InterruptedException {
-    Path out = Files.createTempFile("strata-image-", ".out");
-    try {
-      Process p = new ProcessBuilder(command).directory(REPO.toFile()).redirectErrorStream(true)
-          .redirectOutput(out.toFile()).start();
-      if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
-        p.descendants().forEach(ProcessHandle::destroyForcibly);
-        p.destroyForcibly().waitFor();
-        return new Run(-1, "timed out after " + seconds + " s:\n" + Files.readString(out));
-      }
-      return new Run(p.exitValue(), Files.readString(out));
-    } finally {
-      Files.deleteIfExists(out);
-    }
+    Run run = DeploymentTools.run(REPO, Map.of(), List.of(hadolint.toString(), "--no-color",
+        REPO.resolve("docker/Dockerfile").toString()), Duration.ofMinutes(1));
+    assertEquals(0, run.exit(), "hadolint found:\n" + run.output());
   }
 }

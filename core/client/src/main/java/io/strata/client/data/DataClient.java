@@ -43,7 +43,8 @@ public final class DataClient implements Closeable {
 
   private final int threads;
   private EventLoopGroup group;
-  private Bootstrap bootstrap;
+  /** Set once, by the first read; read without a lock by every read after it. */
+  private volatile Bootstrap bootstrap;
   private final int maxIdle;
   private final long connectTimeoutMs;
   private final long readTimeoutNanos;
@@ -58,8 +59,19 @@ public final class DataClient implements Closeable {
     this.maxIdle = conf.getInt(ClientKeys.DATA_POOL_MAX_IDLE);
   }
 
-  /** The bootstrap of new channels, with the event loops started on first use. */
-  private synchronized Bootstrap bootstrap() throws DataTransferException {
+  /**
+   * The bootstrap of new channels. Every read asks for it, so once the event loops run it is a
+   * volatile read; only the first reads take the lock that starts them.
+   */
+  private Bootstrap bootstrap() throws DataTransferException {
+    Bootstrap b = bootstrap;
+    if (b != null && !closed) {
+      return b;
+    }
+    return startBootstrap();
+  }
+
+  private synchronized Bootstrap startBootstrap() throws DataTransferException {
     if (closed) {
       throw new DataTransferException("The Strata client is closed", null, 0);
     }

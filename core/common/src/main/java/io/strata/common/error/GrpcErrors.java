@@ -60,13 +60,13 @@ public final class GrpcErrors {
       message = "Permission denied by the under store: " + t.getMessage();
     } else if (t instanceof IllegalArgumentException) {
       code = ErrorCode.INVALID_ARGUMENT;
-    } else if (t instanceof IOException && message != null) {
-      // An under store's own I/O failure says what failed; its class name says nothing more to
-      // a user who reads it at the command line.
-      code = ErrorCode.INTERNAL;
     } else {
       code = ErrorCode.INTERNAL;
-      message = t.getClass().getSimpleName() + ": " + t.getMessage();
+      // An under store's own I/O failure says what failed; its class name would say nothing
+      // more to a user who reads it at the command line. Anything else is named by its class.
+      if (!(t instanceof IOException && message != null)) {
+        message = t.getClass().getSimpleName() + ": " + t.getMessage();
+      }
     }
     Metadata trailers = new Metadata();
     trailers.put(SERVED, "1");
@@ -85,8 +85,11 @@ public final class GrpcErrors {
   public static String reason(Status status) {
     Throwable cause = status.getCause();
     if (cause instanceof ConnectException) {
-      // Netty's text here is the native call's ("finishConnect(..) failed with error(-111)").
-      return "connection refused";
+      // Netty's text here is the native call's ("finishConnect(..) failed with error(-111)"),
+      // except for its connect timeout, a ConnectException too, which says it timed out.
+      String text = cause.getMessage();
+      return text != null && text.contains("timed out") ? "connection timed out"
+          : "connection refused";
     }
     if (cause instanceof UnknownHostException) {
       return "unknown host " + cause.getMessage();
