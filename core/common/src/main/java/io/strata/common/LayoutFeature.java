@@ -10,7 +10,9 @@ public enum LayoutFeature {
   INITIAL(1, "the layout of release 0.1.0"),
   TTL(2, "time-to-live of files and directories (`strata fs setTtl`)"),
   POSIX_FILES(2, "symbolic links, hard links, FIFOs, sockets and device nodes, and new versions"
-      + " of a file written in place (writes into existing files through the FUSE mount)");
+      + " of a file written in place (writes into existing files through the FUSE mount)"),
+  GROUP_COMMIT(2, "journal entries that carry the changes of several calls at once (group"
+      + " commit: concurrent changes share one replicated journal write)");
 
   private final int version;
   private final String description;

@@ -105,6 +105,47 @@ public final class MasterKeys {
       "strata.master.journal.election.timeout", "1s",
       "Time without word from the leader after which a follower starts an election (a random "
           + "time between this and twice this); a lost leader is replaced within about that.");
+  public static final ConfigKey JOURNAL_BATCH_BYTES = ConfigKey.bytes(
+      "strata.master.journal.batch.bytes", "1MB",
+      "Most bytes of changes one replicated journal entry carries: changes made while earlier "
+          + "entries commit share the next entry up to this (a larger change goes alone).");
+  public static final ConfigKey JOURNAL_BATCH_WAIT = ConfigKey.duration(
+      "strata.master.journal.batch.wait", "5ms",
+      "Longest time a change waits for the journal entries being committed before it is sent "
+          + "in an entry of its own; a change that finds fewer in flight is sent at once.");
+  public static final ConfigKey JOURNAL_BATCH_IN_FLIGHT = ConfigKey.integer(
+      "strata.master.journal.batch.inflight", 2, "entries",
+      "Journal entries being committed at once before new changes gather into the next one.");
+  public static final ConfigKey UFS_TIMEOUT_LOCAL = ConfigKey.duration(
+      "strata.master.ufs.local.timeout", "30s",
+      "Longest time one metadata call of the master to a local-folder (file://) under store "
+          + "may take (an NFS folder can hang) before the call fails naming the mount.");
+  public static final ConfigKey UFS_TIMEOUT_HDFS = ConfigKey.duration(
+      "strata.master.ufs.hdfs.timeout", "30s",
+      "Longest time one metadata call of the master to an HDFS (hdfs://) under store may take "
+          + "before the call fails naming the mount.");
+  public static final ConfigKey UFS_TIMEOUT_S3 = ConfigKey.duration(
+      "strata.master.ufs.s3.timeout", "30s",
+      "Longest time one metadata call of the master to an S3 (s3://) under store may take, "
+          + "listing pages included, before the call fails naming the mount.");
+  public static final ConfigKey UFS_TIMEOUT_OTHER = ConfigKey.duration(
+      "strata.master.ufs.timeout", "30s",
+      "Longest time one metadata call of the master to an under store of any other scheme may "
+          + "take before the call fails naming the mount.");
+  public static final ConfigKey UFS_UNAVAILABLE_AFTER = ConfigKey.integer(
+      "strata.master.ufs.unavailable.after", 2, "timeouts",
+      "Timeouts in a row after which a mount's store is taken as not answering: its calls "
+          + "then fail at once for strata.master.ufs.unavailable.period instead of waiting.");
+  public static final ConfigKey UFS_UNAVAILABLE_PERIOD = ConfigKey.duration(
+      "strata.master.ufs.unavailable.period", "10s",
+      "How long calls to a store taken as not answering fail at once; after it one call is "
+          + "let through, and its answer decides.");
+  public static final ConfigKey UFS_THREADS = ConfigKey.integer("strata.master.ufs.threads", 16,
+      "threads", "Per mount: master calls that wait on its under store at once (more queue), "
+          + "and store calls in progress at once; a store that hangs holds only these.");
+  public static final ConfigKey PATH_LOCK_TIMEOUT = ConfigKey.duration(
+      "strata.master.path.lock.timeout", "60s",
+      "Longest time a change waits for another change of the same path to finish.");
   public static final ConfigKey BACKUP_DIR = ConfigKey.string("strata.master.backup.dir",
       "${strata.home}/master/backups",
       "Folder on the leading master where backups are written unless a command names another.");

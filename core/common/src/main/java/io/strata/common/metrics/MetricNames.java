@@ -28,6 +28,18 @@ public final class MetricNames {
   public static final String MASTER_JOURNAL_LEADER_CHANGES =
       "strata.master.journal.leader.changes";
   public static final String MASTER_JOURNAL_FAILOVERS = "strata.master.journal.failovers";
+  /** Changes (calls) carried by each replicated journal entry: the group commit's reach. */
+  public static final String MASTER_JOURNAL_BATCH_CHANGES = "strata.master.journal.batch.changes";
+  /** Changes handed to the journal and not yet sent in an entry. */
+  public static final String MASTER_JOURNAL_QUEUED = "strata.master.journal.queued.changes";
+  /** Journal entries sent and not yet committed and applied. */
+  public static final String MASTER_JOURNAL_IN_FLIGHT = "strata.master.journal.inflight.entries";
+  /** Under-store calls of the master by mount and outcome (ok, error, timeout, refused). */
+  public static final String MASTER_UFS_CALLS = "strata.master.ufs.calls";
+  /** 1 while a mount's store is taken as not answering and its calls fail at once. */
+  public static final String MASTER_UFS_UNAVAILABLE = "strata.master.ufs.unavailable";
+  /** Master calls waiting for a lock on a path another change holds. */
+  public static final String MASTER_PATH_LOCK_WAITS = "strata.master.path.lock.waits";
   public static final String MASTER_WORKERS = "strata.master.workers";
   public static final String MASTER_UFS_METADATA_LOADS = "strata.master.ufs.metadata.loads";
   /** Under-store checks made because a path was due for a sync; tagged with {@link #TAG_KIND}. */
@@ -138,6 +150,8 @@ public final class MetricNames {
   public static final String TAG_METHOD = "method";
   public static final String TAG_STATE = "state";
   public static final String TAG_OUTCOME = "outcome";
+  /** A mount point of the namespace, such as /s3. */
+  public static final String TAG_MOUNT = "mount";
 
   // buffer pool (io.strata.common.buffer.AlignedBufferPool): each meter is <prefix>.<name>,
   // the prefix naming the process that owns the pool

@@ -4,7 +4,9 @@ import io.grpc.stub.StreamObserver;
 import io.strata.common.conf.MasterKeys;
 import io.strata.common.conf.StrataConfig;
 import io.strata.common.error.StrataException;
+import io.strata.master.journal.JournalBackups;
 import io.strata.master.journal.JournalSystem;
+import io.strata.master.journal.QuorumMembership;
 import io.strata.proto.AddPeerRequest;
 import io.strata.proto.AddPeerResponse;
 import io.strata.proto.BackupRequest;
@@ -35,7 +37,7 @@ final class JournalMasterService extends JournalMasterGrpc.JournalMasterImplBase
   public void getQuorumInfo(GetQuorumInfoRequest request,
       StreamObserver<GetQuorumInfoResponse> observer) {
     calls.unary("GetQuorumInfo", observer, () -> {
-      JournalSystem.QuorumView view = journal.quorumInfo();
+      QuorumMembership.View view = journal.membership().view();
       return GetQuorumInfoResponse.newBuilder().setGroupId(view.groupId()).setTerm(view.term())
           .setLeaderAddress(view.leaderAddress()).setCommitIndex(view.commitIndex())
           .addAllPeers(view.peers()).setAnsweredBy(journal.selfAddress())
@@ -47,7 +49,7 @@ final class JournalMasterService extends JournalMasterGrpc.JournalMasterImplBase
   public void transferLeadership(TransferLeadershipRequest request,
       StreamObserver<TransferLeadershipResponse> observer) {
     calls.unary("TransferLeadership", observer, () -> {
-      journal.transferLeadership(required(request.getAddress(), "address"));
+      journal.membership().transferLeadership(required(request.getAddress(), "address"));
       String leader = journal.leaderAddress();
       return TransferLeadershipResponse.newBuilder().setLeaderAddress(leader == null ? ""
           : leader).build();
@@ -57,7 +59,7 @@ final class JournalMasterService extends JournalMasterGrpc.JournalMasterImplBase
   @Override
   public void addPeer(AddPeerRequest request, StreamObserver<AddPeerResponse> observer) {
     calls.unary("AddPeer", observer, () -> AddPeerResponse.newBuilder()
-        .addAllPeers(journal.addPeer(required(request.getAddress(), "address"),
+        .addAllPeers(journal.membership().addPeer(required(request.getAddress(), "address"),
             required(request.getJournalAddress(), "journal_address")))
         .build());
   }
@@ -65,14 +67,14 @@ final class JournalMasterService extends JournalMasterGrpc.JournalMasterImplBase
   @Override
   public void removePeer(RemovePeerRequest request, StreamObserver<RemovePeerResponse> observer) {
     calls.unary("RemovePeer", observer, () -> RemovePeerResponse.newBuilder()
-        .addAllPeers(journal.removePeer(required(request.getAddress(), "address"))).build());
+        .addAllPeers(journal.membership().removePeer(required(request.getAddress(), "address"))).build());
   }
 
   @Override
   public void backup(BackupRequest request, StreamObserver<BackupResponse> observer) {
     calls.unary("Backup", observer, () -> {
       Path dir = request.getDir().isEmpty() ? defaultBackupDir : Path.of(request.getDir());
-      JournalSystem.Backup b = journal.backup(dir);
+      JournalBackups.Backup b = journal.backups().backup(dir);
       return BackupResponse.newBuilder().setPath(b.dir().toString()).setIndex(b.index())
           .setSequence(b.sequence()).setInodeCount(b.inodeCount())
           .setWrittenBy(journal.selfAddress()).build();

@@ -7,6 +7,10 @@ public final class MasterMain {
   private MasterMain() {}
 
   public static void main(String[] args) {
-    ProcessMain.run("master", MasterServer::new);
+    ProcessMain.run("master", conf -> {
+      MasterServer server = new MasterServer(conf);
+      server.exitOnJournalFailure();
+      return server;
+    });
   }
 }

@@ -19,12 +19,14 @@ import io.strata.master.file.SyncInterval;
 import io.strata.master.file.SyncPolicy;
 import io.strata.master.file.UfsMetadataLoader;
 import io.strata.master.journal.CallIdentity;
+import io.strata.master.journal.JournalBackups;
 import io.strata.master.journal.JournalSystem;
 import io.strata.master.load.LoadJobManager;
 import io.strata.master.load.LoadMasterService;
 import io.strata.master.ttl.TtlActions;
 import io.strata.master.ttl.TtlChecker;
 import io.strata.master.upgrade.ClientDirectory;
+import io.strata.master.ufs.StoreGuards;
 import io.strata.master.upgrade.UpgradeMasterService;
 import io.strata.server.common.FolderLock;
 import io.strata.server.common.ProcessMain;
@@ -80,7 +82,10 @@ public final class MasterServer implements ProcessMain.Server {
   /** Orders taking and giving up the lead (run on the journal's role-change thread). */
   private final Object leadLock = new Object();
   private MountTable mounts;
+  private StoreGuards guards;
   private InodeTree tree;
+  /** Runs when the journal stops this master (an entry it cannot apply); null: nothing. */
+  private volatile Runnable onJournalFailure;
   private ExecutorService rpcExecutor;
   private ExecutorService loadExecutor;
   private ScheduledExecutorService housekeeping;
@@ -135,8 +140,9 @@ public final class MasterServer implements ProcessMain.Server {
       workers = new WorkerRegistry(conf.getDuration(MasterKeys.WORKER_TIMEOUT),
           fileId -> namespace.isFile(fileId), registry);
       mounts = new MountTable(rootUfs, rootOptions, journal.store().mounts());
+      guards = new StoreGuards(conf, registry);
       String owner = System.getProperty("user.name", "");
-      UfsMetadataLoader loader = new UfsMetadataLoader(stores,
+      UfsMetadataLoader loader = new UfsMetadataLoader(stores, guards,
           conf.getBytes(MasterKeys.BLOCK_SIZE), owner, groupOf(owner), registry);
       SyncPolicy sync = new SyncPolicy(mounts, syncInterval,
           conf.getInt(MasterKeys.UFS_SYNC_TIME_CACHE_SIZE), registry);
@@ -145,9 +151,12 @@ public final class MasterServer implements ProcessMain.Server {
           registry);
       journal.onApplied(changes::advance);
       journal.onEntriesApplied(this::followMountChanges);
-      tree = new InodeTree(journal, mounts, loader, workers, sync, LOAD_BATCH, changes);
-      journal.setReplicaLock(tree.replicaApplyLock());
-      namespace = new Namespace(tree);
+      journal.onApplyFailure(this::journalFailed);
+      tree = new InodeTree(journal.store(), mounts, loader, workers, sync);
+      journal.setReadersLock(tree.readersLock());
+      namespace = Namespace.open(tree, journal, changes, registry,
+          conf.getInt(MasterKeys.UFS_THREADS), conf.getDuration(MasterKeys.PATH_LOCK_TIMEOUT),
+          LOAD_BATCH);
       journal.onRoleChange(new JournalSystem.RoleListener() {
         @Override
         public void gainedLead() {
@@ -287,15 +296,16 @@ public final class MasterServer implements ProcessMain.Server {
       mounts.reload(journal.store().mounts());
       changes.restartAt(journal.lastSequence());
       workers.clear();
+      namespace.resetChanges();
       try {
-        tree.ensureRoot();
+        namespace.ensureRoot();
       } catch (IOException e) {
         throw new java.io.UncheckedIOException(e);
       }
       loadJobs = new LoadJobManager(namespace, workers, journal, conf, registry);
       loadJobs.start();
       if (!ttlCheckInterval.isZero()) {
-        ttlChecker = new TtlChecker(journal.store(), new TtlActions(namespace, tree), registry);
+        ttlChecker = new TtlChecker(journal.store(), new TtlActions(namespace), registry);
         ttlChecker.start(ttlCheckInterval);
       }
     }
@@ -311,6 +321,29 @@ public final class MasterServer implements ProcessMain.Server {
       }
       stopTtlChecks();
       workers.clear();
+      namespace.resetChanges();
+    }
+  }
+
+  /**
+   * Makes the process end (status 70) when the journal stops this master because it cannot
+   * apply a committed entry, so that whatever runs it starts it again, from its last good
+   * snapshot. Without it (a master embedded in another program), the master stays up and
+   * answers every call with the reason.
+   */
+  public void exitOnJournalFailure() {
+    this.onJournalFailure = () -> {
+      Thread t = new Thread(() -> System.exit(70), "master-journal-failure-exit");
+      t.start();
+    };
+  }
+
+  private void journalFailed() {
+    LOG.error("This master stopped: it could not apply a committed journal entry and left the"
+        + " group; it recovers from its last snapshot when started again");
+    Runnable r = onJournalFailure;
+    if (r != null) {
+      r.run();
     }
   }
 
@@ -348,8 +381,8 @@ public final class MasterServer implements ProcessMain.Server {
     }
     try {
       Path dir = Path.of(conf.getString(MasterKeys.BACKUP_DIR));
-      journal.backup(dir);
-      JournalSystem.pruneBackups(dir, Math.max(1, conf.getInt(MasterKeys.BACKUP_RETAIN)));
+      journal.backups().backup(dir);
+      JournalBackups.prune(dir, Math.max(1, conf.getInt(MasterKeys.BACKUP_RETAIN)));
     } catch (IOException | RuntimeException e) {
       LOG.warn("Scheduled backup failed: {}", e.toString(), e);
     }
@@ -441,6 +474,9 @@ public final class MasterServer implements ProcessMain.Server {
       jobs.close();
     }
     stopTtlChecks();
+    if (namespace != null) {
+      namespace.close();
+    }
     if (web != null) {
       web.close();
     }
@@ -449,6 +485,9 @@ public final class MasterServer implements ProcessMain.Server {
         journal.close(checkpoint);
       }
     } finally {
+      if (guards != null) {
+        guards.close();
+      }
       if (stores != null) {
         stores.close();
       }

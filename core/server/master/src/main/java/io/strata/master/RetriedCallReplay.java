@@ -30,7 +30,9 @@ import io.strata.proto.RenameResponse;
 import io.strata.proto.SetAttributeRequest;
 import io.strata.proto.SetAttributeResponse;
 import io.strata.proto.UnmountResponse;
+import io.strata.server.common.RpcCalls;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Answers a changing call that a client retried after its change was already applied (the
@@ -43,39 +45,48 @@ final class RetriedCallReplay implements ServerInterceptor {
   /** Builds the answer of an applied call from its request and the current namespace. */
   @FunctionalInterface
   private interface Answer {
-    Object answer(Object request, Namespace namespace) throws Exception;
+    CompletableFuture<?> answer(Object request, Namespace namespace) throws Exception;
   }
 
   private static final String FS = "strata.FileSystemMaster/";
   private static final Map<String, Answer> ANSWERS = Map.ofEntries(
-      Map.entry(FS + "CreateDirectory", (r, ns) -> CreateDirectoryResponse.newBuilder()
-          .setDirectory(ns.getStatus(path(((CreateDirectoryRequest) r).getPath()))).build()),
+      Map.entry(FS + "CreateDirectory", (r, ns) -> ns.getStatus(
+          path(((CreateDirectoryRequest) r).getPath()))
+          .thenApply(f -> CreateDirectoryResponse.newBuilder().setDirectory(f).build())),
       Map.entry(FS + "CreateFile", (r, ns) -> {
         CreateFileRequest c = (CreateFileRequest) r;
-        return CreateFileResponse.newBuilder().setFile(c.getNewVersion()
-            ? ns.posix().versionBeingWritten(path(c.getPath()))
-            : ns.getStatus(path(c.getPath()))).build();
+        return (c.getNewVersion() ? ns.posix().versionBeingWritten(path(c.getPath()))
+            : ns.getStatus(path(c.getPath())))
+            .thenApply(f -> CreateFileResponse.newBuilder().setFile(f).build());
       }),
-      Map.entry(FS + "CompleteFile", (r, ns) -> CompleteFileResponse.newBuilder()
-          .setFile(ns.getStatus(path(((CompleteFileRequest) r).getPath()))).build()),
-      Map.entry(FS + "SetAttribute", (r, ns) -> SetAttributeResponse.newBuilder()
-          .setFile(ns.getStatus(path(((SetAttributeRequest) r).getPath()))).build()),
-      Map.entry(FS + "CreateSpecialFile", (r, ns) -> CreateSpecialFileResponse.newBuilder()
-          .setFile(ns.getStatus(path(((CreateSpecialFileRequest) r).getPath()))).build()),
-      Map.entry(FS + "CreateHardLink", (r, ns) -> CreateHardLinkResponse.newBuilder()
-          .setFile(ns.getStatus(path(((CreateHardLinkRequest) r).getPath()))).build()),
-      Map.entry(FS + "Delete", (r, ns) -> DeleteResponse.getDefaultInstance()),
-      Map.entry(FS + "Rename", (r, ns) -> RenameResponse.getDefaultInstance()),
-      Map.entry(FS + "Unmount", (r, ns) -> UnmountResponse.getDefaultInstance()),
+      Map.entry(FS + "CompleteFile", (r, ns) -> ns.getStatus(
+          path(((CompleteFileRequest) r).getPath()))
+          .thenApply(f -> CompleteFileResponse.newBuilder().setFile(f).build())),
+      Map.entry(FS + "SetAttribute", (r, ns) -> ns.getStatus(
+          path(((SetAttributeRequest) r).getPath()))
+          .thenApply(f -> SetAttributeResponse.newBuilder().setFile(f).build())),
+      Map.entry(FS + "CreateSpecialFile", (r, ns) -> ns.getStatus(
+          path(((CreateSpecialFileRequest) r).getPath()))
+          .thenApply(f -> CreateSpecialFileResponse.newBuilder().setFile(f).build())),
+      Map.entry(FS + "CreateHardLink", (r, ns) -> ns.getStatus(
+          path(((CreateHardLinkRequest) r).getPath()))
+          .thenApply(f -> CreateHardLinkResponse.newBuilder().setFile(f).build())),
+      Map.entry(FS + "Delete", (r, ns) -> done(DeleteResponse.getDefaultInstance())),
+      Map.entry(FS + "Rename", (r, ns) -> done(RenameResponse.getDefaultInstance())),
+      Map.entry(FS + "Unmount", (r, ns) -> done(UnmountResponse.getDefaultInstance())),
       Map.entry(FS + "Mount", (r, ns) -> {
         String p = path(((MountRequest) r).getPath());
         for (MountInfo m : ns.mounts().listMounts(false, false)) {
           if (m.getPath().equals(p)) {
-            return MountResponse.newBuilder().setMount(m).build();
+            return done(MountResponse.newBuilder().setMount(m).build());
           }
         }
         throw StrataException.notFound(p);
       }));
+
+  private static <T> CompletableFuture<T> done(T value) {
+    return CompletableFuture.completedFuture(value);
+  }
 
   private final CallHistory history;
   private final Namespace namespace;
@@ -103,19 +114,28 @@ final class RetriedCallReplay implements ServerInterceptor {
     return new ServerCall.Listener<>() {
       @Override
       public void onMessage(Q request) {
+        CompletableFuture<?> answered;
         try {
-          @SuppressWarnings("unchecked")
-          A response = (A) answer.answer(request, namespace);
-          call.sendHeaders(new Metadata());
-          call.sendMessage(response);
-          call.close(Status.OK, new Metadata());
+          answered = answer.answer(request, namespace);
         } catch (Exception e) {
-          StrataException se = e instanceof StrataException s ? s
-              : StrataException.internal(e.toString(), e);
+          answered = CompletableFuture.failedFuture(e);
+        }
+        answered.whenComplete((response, error) -> {
+          if (error == null) {
+            @SuppressWarnings("unchecked")
+            A typed = (A) response;
+            call.sendHeaders(new Metadata());
+            call.sendMessage(typed);
+            call.close(Status.OK, new Metadata());
+            return;
+          }
+          Throwable t = RpcCalls.unwrap(error);
+          StrataException se = t instanceof StrataException s ? s
+              : StrataException.internal(t.toString(), t);
           io.grpc.StatusRuntimeException status = GrpcErrors.toStatus(se);
           call.close(status.getStatus(), status.getTrailers() == null ? new Metadata()
               : status.getTrailers());
-        }
+        });
       }
     };
   }

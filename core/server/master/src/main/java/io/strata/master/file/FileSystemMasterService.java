@@ -51,6 +51,7 @@ import io.strata.proto.UnmountResponse;
 import io.strata.proto.WatchChangesRequest;
 import io.strata.proto.WatchChangesResponse;
 import io.strata.server.common.RpcCalls;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -109,11 +110,11 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
 
   @Override
   public void getStatus(GetStatusRequest request, StreamObserver<GetStatusResponse> observer) {
-    calls.unary("GetStatus", observer, () -> GetStatusResponse.newBuilder()
-        .setFile(namespace.getStatus(PathNames.normalize(request.getPath()),
+    calls.unaryAsync("GetStatus", observer, () -> namespace.getStatus(
+            PathNames.normalize(request.getPath()),
             interval(request.hasSyncIntervalMs(), request.getSyncIntervalMs()),
-            request.getIncludeBlocks()))
-        .build());
+            request.getIncludeBlocks())
+        .thenApply(f -> GetStatusResponse.newBuilder().setFile(f).build()));
   }
 
   @Override
@@ -122,71 +123,114 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
     long start = System.nanoTime();
     ServerCallStreamObserver<ListStatusResponse> call =
         (ServerCallStreamObserver<ListStatusResponse>) observer;
-    Namespace.Listing listing;
+    // gRPC takes the stream's handlers only before this method returns; the pages start once
+    // the directory is loaded (at once when it is).
+    ListingStream stream = new ListingStream();
+    call.setOnCancelHandler(stream::cancel);
+    call.setOnReadyHandler(stream);
+    CompletableFuture<Namespace.Listing> opened;
     try {
-      listing = namespace.openListing(PathNames.normalize(request.getPath()),
+      opened = namespace.openListing(PathNames.normalize(request.getPath()),
           interval(request.hasSyncIntervalMs(), request.getSyncIntervalMs()),
           request.getIncludeBlocks(), request.getLoadedOnly());
     } catch (Exception e) {
-      calls.timer("ListStatus").record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-      observer.onError(GrpcErrors.toStatus(e));
-      return;
+      opened = CompletableFuture.failedFuture(e);
     }
-    if (listing.file() != null) {
-      observer.onNext(ListStatusResponse.newBuilder().addFiles(listing.file()).build());
-      observer.onCompleted();
-      calls.timer("ListStatus").record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-      return;
+    opened.whenComplete((listing, error) -> {
+      if (error != null) {
+        calls.timer("ListStatus").record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+        try {
+          observer.onError(GrpcErrors.toStatus(RpcCalls.unwrap(error)));
+        } catch (RuntimeException e) {
+          LOG.debug("ListStatus could not be answered: {}", e.toString());
+        }
+        return;
+      }
+      if (listing.file() != null) {
+        try {
+          observer.onNext(ListStatusResponse.newBuilder().addFiles(listing.file()).build());
+          observer.onCompleted();
+        } catch (RuntimeException e) {
+          LOG.debug("ListStatus could not be answered: {}", e.toString());
+        }
+        calls.timer("ListStatus").record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+        return;
+      }
+      int pageSize = request.getPageSize() > 0 ? request.getPageSize() : defaultPageSize;
+      stream.start(new DirectoryListing(namespace, listing.dirId(), request.getStartAfter(),
+          pageSize, request.getIncludeBlocks(), request.getIncludeHidden(), call,
+          calls.timer("ListStatus"), start));
+    });
+  }
+
+  /** A ListStatus stream whose pages start once its directory is ready to be listed. */
+  private static final class ListingStream implements Runnable {
+    private volatile DirectoryListing pages;
+    private volatile boolean cancelled;
+
+    /** gRPC's on-ready handler: the client has room for more. */
+    @Override
+    public void run() {
+      DirectoryListing p = pages;
+      if (p != null) {
+        p.run();
+      }
     }
-    int pageSize = request.getPageSize() > 0 ? request.getPageSize() : defaultPageSize;
-    DirectoryListing pages = new DirectoryListing(namespace, listing.dirId(),
-        request.getStartAfter(), pageSize, request.getIncludeBlocks(),
-        request.getIncludeHidden(), call,
-        calls.timer("ListStatus"), start);
-    call.setOnCancelHandler(pages::cancel);
-    // gRPC runs this handler once the call is ready (also right after this method returns
-    // when it already is), and again whenever the client has room for more.
-    call.setOnReadyHandler(pages);
+
+    void cancel() {
+      cancelled = true;
+      DirectoryListing p = pages;
+      if (p != null) {
+        p.cancel();
+      }
+    }
+
+    void start(DirectoryListing p) {
+      pages = p;
+      if (cancelled) {
+        p.cancel();
+      } else {
+        p.run();
+      }
+    }
   }
 
   @Override
   public void createDirectory(CreateDirectoryRequest request,
       StreamObserver<CreateDirectoryResponse> observer) {
-    calls.unary("CreateDirectory", observer, () -> CreateDirectoryResponse.newBuilder()
-        .setDirectory(namespace.createDirectory(PathNames.normalize(request.getPath()),
-            request.getRecursive(), request.getAllowExists(), request.getMode(),
-            request.getOwner(), request.getGroup()))
-        .build());
+    calls.unaryAsync("CreateDirectory", observer, () -> namespace.createDirectory(
+            PathNames.normalize(request.getPath()), request.getRecursive(),
+            request.getAllowExists(), request.getMode(), request.getOwner(), request.getGroup())
+        .thenApply(d -> CreateDirectoryResponse.newBuilder().setDirectory(d).build()));
   }
 
   @Override
   public void createFile(CreateFileRequest request, StreamObserver<CreateFileResponse> observer) {
-    calls.unary("CreateFile", observer, () -> CreateFileResponse.newBuilder()
-        .setFile(namespace.createFile(PathNames.normalize(request.getPath()),
-            request.getRecursive(), request.getOverwrite(), request.getBlockSize(),
-            request.getMode(), request.getOwner(), request.getGroup(),
-            request.getNewVersion()))
-        .build());
+    calls.unaryAsync("CreateFile", observer, () -> namespace.createFile(
+            new Namespace.CreateFile(PathNames.normalize(request.getPath()),
+                request.getRecursive(), request.getOverwrite(), request.getBlockSize(),
+                request.getMode(), request.getOwner(), request.getGroup(),
+                request.getNewVersion()))
+        .thenApply(f -> CreateFileResponse.newBuilder().setFile(f).build()));
   }
 
   @Override
   public void createSpecialFile(CreateSpecialFileRequest request,
       StreamObserver<CreateSpecialFileResponse> observer) {
-    calls.unary("CreateSpecialFile", observer, () -> CreateSpecialFileResponse.newBuilder()
-        .setFile(namespace.posix().createSpecialFile(PathNames.normalize(request.getPath()),
-            request.getFileType(), request.getMode(), request.getOwner(), request.getGroup(),
-            request.getSymlinkTarget(), request.getRdev()))
-        .build());
+    calls.unaryAsync("CreateSpecialFile", observer, () -> namespace.posix().createSpecialFile(
+            PathNames.normalize(request.getPath()), request.getFileType(), request.getMode(),
+            request.getOwner(), request.getGroup(), request.getSymlinkTarget(),
+            request.getRdev())
+        .thenApply(f -> CreateSpecialFileResponse.newBuilder().setFile(f).build()));
   }
 
   @Override
   public void createHardLink(CreateHardLinkRequest request,
       StreamObserver<CreateHardLinkResponse> observer) {
-    calls.unary("CreateHardLink", observer, () -> CreateHardLinkResponse.newBuilder()
-        .setFile(namespace.posix().createHardLink(
+    calls.unaryAsync("CreateHardLink", observer, () -> namespace.posix().createHardLink(
             PathNames.normalize(request.getExistingPath()),
-            PathNames.normalize(request.getPath())))
-        .build());
+            PathNames.normalize(request.getPath()))
+        .thenApply(f -> CreateHardLinkResponse.newBuilder().setFile(f).build()));
   }
 
   /**
@@ -197,54 +241,50 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
   @Override
   public void setAttribute(SetAttributeRequest request,
       StreamObserver<SetAttributeResponse> observer) {
-    calls.unary("SetAttribute", observer, () -> SetAttributeResponse.newBuilder()
-        .setFile(namespace.setAttribute(PathNames.normalize(request.getPath()),
-            AttributeChange.of(request)))
-        .build());
+    calls.unaryAsync("SetAttribute", observer, () -> namespace.setAttribute(
+            PathNames.normalize(request.getPath()), AttributeChange.of(request))
+        .thenApply(f -> SetAttributeResponse.newBuilder().setFile(f).build()));
   }
 
   @Override
   public void completeFile(CompleteFileRequest request,
       StreamObserver<CompleteFileResponse> observer) {
-    calls.unary("CompleteFile", observer, () -> CompleteFileResponse.newBuilder()
-        .setFile(namespace.completeFile(PathNames.normalize(request.getPath()),
-            request.getFileId(), request.getLength(), request.getUfsFingerprint(),
-            CompletedAttributes.of(request)))
-        .build());
+    calls.unaryAsync("CompleteFile", observer, () -> namespace.completeFile(
+            PathNames.normalize(request.getPath()), request.getFileId(), request.getLength(),
+            request.getUfsFingerprint(), CompletedAttributes.of(request))
+        .thenApply(f -> CompleteFileResponse.newBuilder().setFile(f).build()));
   }
 
   @Override
   public void delete(DeleteRequest request, StreamObserver<DeleteResponse> observer) {
-    calls.unary("Delete", observer, () -> {
-      namespace.delete(PathNames.normalize(request.getPath()), request.getRecursive(),
-          request.getFileId(), request.getUnlessVisibleChildren());
-      return DeleteResponse.getDefaultInstance();
-    });
+    calls.unaryAsync("Delete", observer, () -> namespace.delete(
+            PathNames.normalize(request.getPath()), new Namespace.Delete(request.getRecursive(),
+                request.getFileId(), request.getUnlessVisibleChildren(), null))
+        .thenApply(x -> DeleteResponse.getDefaultInstance()));
   }
 
   @Override
   public void rename(RenameRequest request, StreamObserver<RenameResponse> observer) {
-    calls.unary("Rename", observer, () -> {
-      namespace.rename(PathNames.normalize(request.getSrcPath()),
-          PathNames.normalize(request.getDstPath()), request.getReplace());
-      return RenameResponse.getDefaultInstance();
-    });
+    calls.unaryAsync("Rename", observer, () -> namespace.rename(
+            PathNames.normalize(request.getSrcPath()), PathNames.normalize(request.getDstPath()),
+            request.getReplace())
+        .thenApply(x -> RenameResponse.getDefaultInstance()));
   }
 
   @Override
   public void mount(MountRequest request, StreamObserver<MountResponse> observer) {
-    calls.unary("Mount", observer, () -> MountResponse.newBuilder()
-        .setMount(MountOptionPolicy.view(namespace.mounts().mount(PathNames.normalize(request.getPath()),
-            request.getUfsUri(), request.getOptionsMap(), request.getReadOnly()), false, false))
-        .build());
+    calls.unaryAsync("Mount", observer, () -> namespace.mounts().mount(
+            PathNames.normalize(request.getPath()), request.getUfsUri(),
+            request.getOptionsMap(), request.getReadOnly())
+        .thenApply(m -> MountResponse.newBuilder()
+            .setMount(MountOptionPolicy.view(m, false, false)).build()));
   }
 
   @Override
   public void unmount(UnmountRequest request, StreamObserver<UnmountResponse> observer) {
-    calls.unary("Unmount", observer, () -> {
-      namespace.mounts().unmount(PathNames.normalize(request.getPath()));
-      return UnmountResponse.getDefaultInstance();
-    });
+    calls.unaryAsync("Unmount", observer, () -> namespace.mounts().unmount(
+            PathNames.normalize(request.getPath()))
+        .thenApply(x -> UnmountResponse.getDefaultInstance()));
   }
 
   @Override
@@ -258,13 +298,13 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
   @Override
   public void getFileBlocks(GetFileBlocksRequest request,
       StreamObserver<GetFileBlocksResponse> observer) {
-    calls.unary("GetFileBlocks", observer,
+    calls.unaryAsync("GetFileBlocks", observer,
         () -> namespace.fileBlocks(PathNames.normalize(request.getPath())));
   }
 
   @Override
   public void free(FreeRequest request, StreamObserver<FreeResponse> observer) {
-    calls.unary("Free", observer,
+    calls.unaryAsync("Free", observer,
         () -> namespace.free(PathNames.normalize(request.getPath()), request.getRecursive()));
   }
 

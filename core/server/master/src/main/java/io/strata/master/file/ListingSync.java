@@ -5,7 +5,6 @@ import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
 import io.strata.master.metastore.InodeStore;
 import io.strata.proto.journal.InodeEntry;
-import io.strata.proto.journal.JournalEntry;
 import io.strata.underfs.UfsStatus;
 import io.strata.underfs.UnderFileSystem;
 import java.io.IOException;
@@ -23,17 +22,20 @@ import java.util.concurrent.ConcurrentHashMap;
  * were never loaded, and re-lists and reconciles them when the directory's sync interval says
  * the listing is due.
  *
- * <p>A sync streams the store's listing with no lock held and applies it in batches, each
- * under the tree's write lock: new names become new inodes, changed files and names whose type
- * changed are replaced by new inodes (their old blocks queued for removal at once), and once the
- * listing is done, children the listing did not return are deleted with their subtrees. Each
- * inode created or kept carries the full status the store listed, so a later GetStatus of any
- * child needs no store call within its interval. Names changed through Strata while the sync
- * runs are left as Strata made them, and files still being written are left alone. A sync that
- * finds nothing to change writes nothing to the journal.
+ * <p>A sync streams the store's listing with no lock held and stages it in batches, each with
+ * the directory locked for reading and each name it changes locked for writing -- taken only
+ * if free: a name another change holds is that change's to decide. New names become new
+ * inodes, changed files and names whose type changed are replaced by new inodes (their old
+ * blocks queued for removal at once), and once the listing is done, children the listing did
+ * not return are deleted with their subtrees. Each inode created or kept carries the full
+ * status the store listed, so a later GetStatus of any child needs no store call within its
+ * interval. Names changed through Strata while the sync runs are left as Strata made them (the
+ * directory's {@link ChangeStaging.ListingSession}), and files still being written are left
+ * alone. A sync that finds nothing to change writes nothing to the journal.
  *
  * <p>At most one load or sync of a directory runs at a time; a caller that finds one running
- * waits for it and uses its result when that listing began after the caller asked.
+ * waits for it and uses its result when that listing began after the caller asked. Blocks: it
+ * runs on a lane or a background thread, never inline.
  */
 final class ListingSync {
   private record Running(long startMs, CompletableFuture<Void> done) {}
@@ -43,12 +45,12 @@ final class ListingSync {
     final long dirId;
     final boolean wasLoaded;
     final long startMs;
-    final InodeTree.ListingSession session;
+    final ChangeStaging.ListingSession session;
     final ChildIds seen = new ChildIds();
     boolean changed;
     String sweepAfter = "";
 
-    Pass(long dirId, boolean wasLoaded, long startMs, InodeTree.ListingSession session) {
+    Pass(long dirId, boolean wasLoaded, long startMs, ChangeStaging.ListingSession session) {
       this.dirId = dirId;
       this.wasLoaded = wasLoaded;
       this.startMs = startMs;
@@ -88,27 +90,59 @@ final class ListingSync {
 
   private final InodeTree tree;
   private final InodeStore store;
+  private final ChangeStaging staging;
+  private final ChangeRunner runner;
+  private final UfsReconciler reconciler;
   private final SyncPolicy policy;
   private final UfsMetadataLoader loader;
   private final int batchSize;
   private final ConcurrentHashMap<Long, Running> running = new ConcurrentHashMap<>();
 
-  ListingSync(InodeTree tree) {
+  ListingSync(InodeTree tree, ChangeStaging staging, ChangeRunner runner,
+      UfsReconciler reconciler, int batchSize) {
     this.tree = tree;
     this.store = tree.store();
+    this.staging = staging;
+    this.runner = runner;
+    this.reconciler = reconciler;
     this.policy = tree.policy();
     this.loader = tree.loader();
-    this.batchSize = tree.loadBatch();
+    this.batchSize = Math.max(1, batchSize);
+  }
+
+  /** Whether a loaded directory's listing is due for a sync. */
+  boolean due(InodeEntry dir, String path, SyncInterval call) {
+    return policy.listingDue(dir, path, call);
+  }
+
+  /**
+   * The inode of a path, loading what the namespace has not seen (or, under a directory whose
+   * listing is due, what it may have missed), without checking the inode itself; waits until
+   * what it loaded is applied.
+   */
+  InodeEntry resolve(String path, SyncInterval call) throws IOException {
+    Change c = runner.blocking();
+    try {
+      c.lock(PathLocks.Request.reading(path));
+      Walk w = c.walkLoading(path, call);
+      if (!w.complete()) {
+        throw StrataException.notFound(path);
+      }
+      Namespace.join(c.stagedAhead());
+      return w.last();
+    } finally {
+      c.releaseLocks();
+    }
   }
 
   /**
    * Makes the children of the directory at a path current under the call's sync interval
-   * (null: the mount's or the default). Does nothing for a file. The caller holds no lock.
+   * (null: the mount's or the default). Does nothing for a file.
    */
   void refresh(String path, SyncInterval call) throws IOException {
     long asked = System.currentTimeMillis();
     while (true) {
-      InodeEntry dir = tree.resolve(path, call);
+      InodeEntry dir = resolve(path, call);
       if (!dir.getDirectory()) {
         return;
       }
@@ -138,20 +172,19 @@ final class ListingSync {
   private void sync(String path, long dirId, boolean wasLoaded, long startMs)
       throws IOException {
     MountTable.Resolution where = tree.mounts().resolve(path);
-    UnderFileSystem ufs = loader.store(where.mount());
-    Pass pass = new Pass(dirId, wasLoaded, startMs, tree.write(() -> tree.openSession(dirId)));
+    Pass pass = new Pass(dirId, wasLoaded, startMs, staging.openSession(dirId));
     try {
       if (wasLoaded) {
         policy.countListingCheck();
       }
       UnderFileSystem.CloseableIterator<UfsStatus> it;
       try {
-        it = ufs.list(where.ufsUri());
+        it = loader.store(where.mount()).list(where.ufsUri());
       } catch (IOException e) {
         listingFailed(path, dirId, where, e);
         return;
       }
-      // The listing is read without the lock: a store may take long to list a large directory.
+      // The listing is read without any lock: a store may take long to list a large directory.
       try (it) {
         while (true) {
           List<UfsStatus> batch = nextBatch(it);
@@ -167,14 +200,11 @@ final class ListingSync {
         return;
       }
       while (sweep(pass)) {
-        // one page of the namespace's children per write lock
+        // one page of the namespace's children per staged batch
       }
       finish(pass);
     } finally {
-      tree.write(() -> {
-        tree.closeSession(dirId);
-        return null;
-      });
+      staging.closeSession(dirId);
     }
   }
 
@@ -191,15 +221,36 @@ final class ListingSync {
     return batch;
   }
 
-  /** Applies one batch of the listing; false when the directory is gone and the sync stops. */
+  /**
+   * Locks the directory for reading as it is now; its path, or null (nothing locked) when it
+   * is gone or no longer a directory.
+   */
+  private String lockDirectory(Change c, long dirId) throws IOException {
+    for (int tries = 0; tries < 3; tries++) {
+      String dirPath = c.view().pathOf(dirId);
+      if (dirPath == null) {
+        return null;
+      }
+      c.lock(PathLocks.Request.reading(dirPath));
+      InodeEntry dir = c.view().get(dirId);
+      if (dir != null && dir.getDirectory() && dirPath.equals(c.view().pathOf(dirId))) {
+        return dirPath;
+      }
+      // Renamed or replaced between the look and the lock: look again.
+      c.releaseLocks();
+    }
+    return null;
+  }
+
+  /** Stages one batch of the listing; false when the directory is gone and the sync stops. */
   private boolean apply(Pass pass, List<UfsStatus> batch) throws IOException {
-    return tree.write(() -> {
-      InodeEntry dir = store.get(pass.dirId);
-      String dirPath = tree.pathOf(pass.dirId);
-      if (dir == null || !dir.getDirectory() || dirPath == null) {
+    Change c = runner.blocking();
+    try {
+      String dirPath = lockDirectory(c, pass.dirId);
+      if (dirPath == null) {
         return false;
       }
-      List<JournalEntry.Builder> entries = new ArrayList<>();
+      List<Edit> edits = new ArrayList<>();
       List<Long> files = new ArrayList<>();
       int added = 0;
       for (UfsStatus s : batch) {
@@ -207,33 +258,34 @@ final class ListingSync {
         if (!UfsMetadataLoader.validName(name)) {
           continue;
         }
-        long id = store.childId(pass.dirId, name);
-        if (pass.session.touched(name)) {
-          if (id >= 0) {
-            pass.seen.add(id);
-          }
+        InodeEntry existing = c.view().child(pass.dirId, name);
+        if (existing != null) {
+          pass.seen.add(existing.getId());
+        }
+        String childPath = PathNames.join(dirPath, name);
+        if (pass.session.touched(name)
+            || !c.tryLockMore(PathLocks.Request.writingOnly(childPath))) {
+          // Changed through Strata since the listing began, or being changed now: that wins.
           continue;
         }
-        if (id < 0) {
-          InodeEntry.Builder child = loader.toInode(s, tree.newInodeId(), pass.dirId, name,
+        if (existing == null) {
+          InodeEntry.Builder child = loader.toInode(s, c.newInodeId(), pass.dirId, name,
               pass.startMs);
-          entries.add(InodeTree.inode(child));
+          edits.add(Edit.inode(child));
           pass.seen.add(child.getId());
           added++;
           continue;
         }
-        pass.seen.add(id);
-        long now = tree.reconciler().reconcile(store.get(id), PathNames.join(dirPath, name),
-            Optional.of(s), pass.startMs, entries, files);
-        if (now != id) {
+        long now = reconciler.reconcile(c, existing, childPath, Optional.of(s), pass.startMs,
+            edits, files);
+        if (now != existing.getId()) {
           pass.changed = true;
           if (now >= 0) {
             pass.seen.add(now);
           }
         }
       }
-      tree.journalDiscovered(entries);
-      tree.workers().removeFiles(files);
+      stage(c, edits, files);
       loader.countLoaded(added);
       if (added > 0) {
         pass.changed = true;
@@ -242,7 +294,17 @@ final class ListingSync {
         }
       }
       return true;
-    });
+    } finally {
+      c.releaseLocks();
+    }
+  }
+
+  private void stage(Change c, List<Edit> edits, List<Long> files) throws IOException {
+    if (edits.isEmpty()) {
+      return;
+    }
+    Namespace.join(c.commitDiscovered(edits).applied());
+    tree.workers().removeFiles(files);
   }
 
   /**
@@ -250,33 +312,41 @@ final class ListingSync {
    * more pages (or the directory is gone).
    */
   private boolean sweep(Pass pass) throws IOException {
-    return tree.write(() -> {
-      InodeEntry dir = store.get(pass.dirId);
-      String dirPath = tree.pathOf(pass.dirId);
-      if (dir == null || !dir.getDirectory() || dirPath == null) {
+    Change c = runner.blocking();
+    try {
+      String dirPath = lockDirectory(c, pass.dirId);
+      if (dirPath == null) {
         return false;
       }
       List<InodeStore.Child> page = store.children(pass.dirId, pass.sweepAfter, batchSize);
-      List<JournalEntry.Builder> entries = new ArrayList<>();
+      List<Edit> edits = new ArrayList<>();
       List<Long> files = new ArrayList<>();
-      for (InodeStore.Child c : page) {
-        if (pass.seen.contains(c.id()) || pass.session.touched(c.name())) {
+      for (InodeStore.Child child : page) {
+        if (pass.seen.contains(child.id()) || pass.session.touched(child.name())) {
           continue;
         }
-        InodeEntry n = store.get(c.id());
-        if (n != null && tree.reconciler().reconcile(n, PathNames.join(dirPath, c.name()),
-            Optional.empty(), pass.startMs, entries, files) != c.id()) {
+        InodeEntry n = c.view().child(pass.dirId, child.name());
+        if (n == null || n.getId() != child.id()) {
+          continue;
+        }
+        String childPath = PathNames.join(dirPath, child.name());
+        if (!c.tryLockMore(PathLocks.Request.writingOnly(childPath))) {
+          continue;
+        }
+        if (reconciler.reconcile(c, n, childPath, Optional.empty(), pass.startMs, edits, files)
+            != child.id()) {
           pass.changed = true;
         }
       }
-      tree.journalDiscovered(entries);
-      tree.workers().removeFiles(files);
+      stage(c, edits, files);
       if (page.size() < batchSize) {
         return false;
       }
       pass.sweepAfter = page.get(page.size() - 1).name();
       return true;
-    });
+    } finally {
+      c.releaseLocks();
+    }
   }
 
   /**
@@ -284,19 +354,22 @@ final class ListingSync {
    * something changed, otherwise only remembered, so an unchanged directory costs no journal.
    */
   private void finish(Pass pass) throws IOException {
-    tree.write(() -> {
-      InodeEntry dir = store.get(pass.dirId);
-      if (dir == null || !dir.getDirectory()) {
-        return null;
+    Change c = runner.blocking();
+    try {
+      if (lockDirectory(c, pass.dirId) == null) {
+        return;
       }
+      InodeEntry dir = c.view().get(pass.dirId);
       if (!dir.getChildrenLoaded() || pass.changed) {
-        tree.journal(List.of(InodeTree.inode(dir.toBuilder().setChildrenLoaded(true)
-            .setUfsSyncTimeMs(Math.max(dir.getUfsSyncTimeMs(), pass.startMs)))));
+        stage(c, List.of(Edit.update(pass.dirId, cur -> cur == null || !cur.getDirectory()
+            ? null : cur.toBuilder().setChildrenLoaded(true)
+                .setUfsSyncTimeMs(Math.max(cur.getUfsSyncTimeMs(), pass.startMs)))), List.of());
       } else {
         policy.listingChecked(pass.dirId, pass.startMs);
       }
-      return null;
-    });
+    } finally {
+      c.releaseLocks();
+    }
   }
 
   /**
@@ -305,9 +378,20 @@ final class ListingSync {
    */
   private void listingFailed(String path, long dirId, MountTable.Resolution where,
       Throwable cause) throws IOException {
+    if (cause instanceof StrataException se && se.code() == ErrorCode.DEADLINE_EXCEEDED) {
+      // The store does not answer: asking it about the directory would wait as long again.
+      throw se;
+    }
     InodeEntry dir = tree.get(dirId);
     if (dir != null && tree.mounts().at(path) == null) {
-      tree.reconciler().checkStatus(path, dir);
+      Change c = runner.blocking();
+      try {
+        c.lock(PathLocks.Request.writing(path));
+        reconciler.checkStatus(c, path, dir);
+        Namespace.join(c.stagedAhead());
+      } finally {
+        c.releaseLocks();
+      }
       InodeEntry now = tree.get(dirId);
       if (now == null || !now.getDirectory()) {
         return;

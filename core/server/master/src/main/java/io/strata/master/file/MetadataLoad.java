@@ -47,6 +47,7 @@ final class MetadataLoad {
 
   private final InodeTree tree;
   private final ListingSync listings;
+  private final Namespace namespace;
   private final String root;
   private final SyncInterval call;
   private final BooleanSupplier cancelled;
@@ -63,10 +64,11 @@ final class MetadataLoad {
    * @param call the sync interval of every directory (null: each path's mount's or default)
    * @param cancelled polled between entries; the walk stops quietly when it turns true
    */
-  MetadataLoad(InodeTree tree, ListingSync listings, String root, SyncInterval call,
-      BooleanSupplier cancelled, Consumer<LoadMetadataProgress> sink) {
+  MetadataLoad(InodeTree tree, ListingSync listings, Namespace namespace, String root,
+      SyncInterval call, BooleanSupplier cancelled, Consumer<LoadMetadataProgress> sink) {
     this.tree = tree;
     this.listings = listings;
+    this.namespace = namespace;
     this.root = root;
     this.call = call;
     this.cancelled = cancelled;
@@ -81,12 +83,12 @@ final class MetadataLoad {
    */
   LoadMetadataProgress run() throws IOException {
     listings.refresh(root, call);
-    InodeEntry top = tree.read(root, SyncInterval.NEVER, n -> n);
+    InodeEntry top = namespace.resolveBlocking(root, SyncInterval.NEVER);
     if (top.getDirectory()) {
       directories++;
       walk(top);
     } else {
-      InodeEntry checked = tree.read(root, call, n -> n);
+      InodeEntry checked = namespace.resolveBlocking(root, call);
       files++;
       bytes += checked.getLength();
     }
@@ -150,7 +152,7 @@ final class MetadataLoad {
   private InodeEntry load(String path) {
     try {
       listings.refresh(path, call);
-      return tree.resolve(path, SyncInterval.NEVER);
+      return listings.resolve(path, SyncInterval.NEVER);
     } catch (IOException | RuntimeException e) {
       if (gone(path)) {
         // Removed meanwhile (through Strata, or by the sync itself): nothing to load.
@@ -167,7 +169,7 @@ final class MetadataLoad {
 
   private boolean gone(String path) {
     try {
-      tree.resolve(path, SyncInterval.NEVER);
+      listings.resolve(path, SyncInterval.NEVER);
       return false;
     } catch (StrataException e) {
       return e.code() == ErrorCode.NOT_FOUND;

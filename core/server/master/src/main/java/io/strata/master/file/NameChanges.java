@@ -16,23 +16,28 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The journal entries of changes to the names in folders, as POSIX file systems make them:
- * a name removed from a file that has other names (hard links) leaves the file, a folder's
- * modification and change times move when a name in it is added, removed or renamed, and a
- * subtree removed takes with it the names it holds of files that live on elsewhere. Every
- * method runs under the tree's write lock and only builds entries; the caller journals them.
+ * The edits of changes to the names in folders, as POSIX file systems make them: a name
+ * removed from a file that has other names (hard links) leaves the file, and a subtree removed
+ * takes with it the names it holds of files that live on elsewhere. Only builds edits; the
+ * caller stages them. A file with several names may be changed through another name at the
+ * same time, so its rewrites are {@link Edit.Update}s, worked out when staged.
  */
 final class NameChanges {
-  private final InodeTree tree;
   private final InodeStore store;
+  private final InodeSource view;
 
-  NameChanges(InodeTree tree) {
-    this.tree = tree;
-    this.store = tree.store();
+  /**
+   * @param store the applied metastore, walked below a folder the caller holds the write lock
+   *     of (nothing below it is in flight)
+   * @param view the namespace as changes see it, for paths of names
+   */
+  NameChanges(InodeStore store, InodeSource view) {
+    this.store = store;
+    this.view = view;
   }
 
   /**
-   * The entries that remove one name of a file or folder: the inode itself when it is its last
+   * The edit that removes one name of a file or folder: the inode itself when it is its last
    * name, else the inode without that name (its first name moving to another when the name
    * removed was the first), with its change time moved to {@code nowNs}.
    *
@@ -40,14 +45,14 @@ final class NameChanges {
    * @param name the name
    * @return whether the inode goes with the name (its blocks are then to be removed)
    */
-  boolean removeName(InodeEntry n, long parentId, String name, long nowNs,
-      List<JournalEntry.Builder> entries) {
+  boolean removeName(InodeEntry n, long parentId, String name, long nowNs, List<Edit> edits) {
     if (n.getLinksCount() == 0) {
-      entries.add(JournalEntry.newBuilder()
-          .setDeleteInode(DeleteInodeEntry.newBuilder().setId(n.getId())));
+      edits.add(Edit.put(JournalEntry.newBuilder()
+          .setDeleteInode(DeleteInodeEntry.newBuilder().setId(n.getId()))));
       return true;
     }
-    entries.add(InodeTree.inode(InodeTimes.changed(without(n, parentId, name), nowNs)));
+    edits.add(Edit.update(n.getId(), now -> now == null ? null
+        : InodeTimes.changed(without(now, parentId, name), nowNs)));
     return false;
   }
 
@@ -55,6 +60,9 @@ final class NameChanges {
   static InodeEntry.Builder without(InodeEntry n, long parentId, String name) {
     InodeEntry.Builder b = n.toBuilder();
     if (n.getParentId() == parentId && n.getName().equals(name)) {
+      if (n.getLinksCount() == 0) {
+        return b;
+      }
       LinkName next = n.getLinks(0);
       b.setParentId(next.getParentId()).setName(next.getName()).removeLinks(0);
       return b;
@@ -87,36 +95,11 @@ final class NameChanges {
   }
 
   /**
-   * The entry that moves a folder's modification and change times to {@code nowNs}, because a
-   * name in it was added, removed or renamed; null when the folder is gone.
-   */
-  JournalEntry.Builder folderChanged(long dirId, long nowNs) {
-    InodeEntry dir = store.get(dirId);
-    if (dir == null || !dir.getDirectory()) {
-      return null;
-    }
-    return InodeTree.inode(InodeTimes.modified(dir.toBuilder(), nowNs));
-  }
-
-  /** Adds {@link #folderChanged} of each folder, once each, to {@code entries}. */
-  void foldersChanged(List<JournalEntry.Builder> entries, long nowNs, long... dirIds) {
-    Set<Long> done = new HashSet<>();
-    for (long id : dirIds) {
-      if (done.add(id)) {
-        JournalEntry.Builder e = folderChanged(id, nowNs);
-        if (e != null) {
-          entries.add(e);
-        }
-      }
-    }
-  }
-
-  /**
-   * Before a subtree is deleted: the entries that take out of the files whose names are partly
+   * Before a subtree is deleted: the edits that take out of the files whose names are partly
    * outside it the names inside it, so that those files live on by their other names, and the
    * ids of such files (their blocks stay). Files whose every name is inside go with the subtree.
    */
-  Set<Long> detachSurvivors(InodeEntry top, long nowNs, List<JournalEntry.Builder> entries) {
+  Set<Long> detachSurvivors(InodeEntry top, long nowNs, List<Edit> edits) {
     if (!top.getDirectory()) {
       return Set.of();
     }
@@ -144,24 +127,34 @@ final class NameChanges {
       });
     }
     Set<Long> survivors = new HashSet<>();
-    for (Map.Entry<Long, List<LinkName>> e : namesInside.entrySet()) {
-      InodeEntry n = store.get(e.getKey());
-      List<LinkName> outside = new ArrayList<>();
-      for (LinkName l : allNames(n)) {
-        if (!dirs.contains(l.getParentId())) {
-          outside.add(l);
-        }
-      }
-      if (outside.isEmpty()) {
+    for (Long id : namesInside.keySet()) {
+      InodeEntry n = view.get(id);
+      if (n == null || outside(n, dirs).isEmpty()) {
         continue;
       }
-      InodeEntry.Builder b = n.toBuilder().setParentId(outside.get(0).getParentId())
-          .setName(outside.get(0).getName()).clearLinks()
-          .addAllLinks(outside.subList(1, outside.size()));
-      entries.add(InodeTree.inode(InodeTimes.changed(b, nowNs)));
-      survivors.add(n.getId());
+      edits.add(Edit.update(id, now -> {
+        List<LinkName> outside = now == null ? List.of() : outside(now, dirs);
+        if (outside.isEmpty()) {
+          return null;
+        }
+        InodeEntry.Builder b = now.toBuilder().setParentId(outside.get(0).getParentId())
+            .setName(outside.get(0).getName()).clearLinks()
+            .addAllLinks(outside.subList(1, outside.size()));
+        return InodeTimes.changed(b, nowNs);
+      }));
+      survivors.add(id);
     }
     return survivors;
+  }
+
+  private static List<LinkName> outside(InodeEntry n, Set<Long> dirs) {
+    List<LinkName> outside = new ArrayList<>();
+    for (LinkName l : allNames(n)) {
+      if (!dirs.contains(l.getParentId())) {
+        outside.add(l);
+      }
+    }
+    return outside;
   }
 
   /** Every name of a file: its first, then its links. */
@@ -176,7 +169,7 @@ final class NameChanges {
   List<String> paths(InodeEntry n) {
     List<String> out = new ArrayList<>();
     for (LinkName l : allNames(n)) {
-      String dir = tree.pathOf(l.getParentId());
+      String dir = view.pathOf(l.getParentId());
       if (dir != null) {
         out.add(PathNames.join(dir, l.getName()));
       }

@@ -19,6 +19,7 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,8 +38,8 @@ import org.slf4j.LoggerFactory;
  * attributes stay) and gives the content a new data id, from which its blocks are named, so
  * that blocks cached for the old content are never read as the new: {@link #beginVersion}
  * records the id being written, the writer streams the bytes to the under store, and
- * completing the file swaps the content in one journal entry. Every change holds the tree's
- * write lock, as {@link Namespace}'s do.
+ * completing the file swaps the content in one journal entry. Every change locks its paths
+ * and stages its entries as {@link Namespace}'s do.
  */
 public final class PosixFiles {
   private static final Logger LOG = LoggerFactory.getLogger(PosixFiles.class);
@@ -49,13 +50,15 @@ public final class PosixFiles {
   private static final int SYMLINK_MODE = 0777;
 
   private final InodeTree tree;
+  private final ChangeRunner runner;
   private final Namespace namespace;
   private final NameChanges names;
   private final MountTable mounts;
   private final UfsMetadataLoader loader;
 
-  PosixFiles(InodeTree tree, Namespace namespace, NameChanges names) {
+  PosixFiles(InodeTree tree, ChangeRunner runner, NameChanges names, Namespace namespace) {
     this.tree = tree;
+    this.runner = runner;
     this.namespace = namespace;
     this.names = names;
     this.mounts = tree.mounts();
@@ -70,10 +73,49 @@ public final class PosixFiles {
    * @param target a symbolic link's target, stored as given
    * @param rdev a device's number as stat(2) reports it
    */
-  public FileInfo createSpecialFile(String path, FileType type, int mode, String owner,
-      String group, String target, long rdev) throws IOException {
-    ClusterLayout.require(tree.store(), LayoutFeature.POSIX_FILES);
-    UfsFileType kind = storeType(type, path);
+  public CompletableFuture<FileInfo> createSpecialFile(String path, FileType type, int mode,
+      String owner, String group, String target, long rdev) {
+    UfsFileType kind;
+    try {
+      ClusterLayout.require(tree.store(), LayoutFeature.POSIX_FILES);
+      kind = storeType(type, path);
+      checkSpecial(path, type, mode, target);
+    } catch (StrataException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    int perms = type == FileType.FILE_TYPE_SYMLINK ? SYMLINK_MODE : mode;
+    return runner.run(path, c -> {
+      c.lock(PathLocks.Request.writing(path));
+      Walk w = c.walkLoading(path);
+      if (w.complete()) {
+        throw StrataException.alreadyExists(path);
+      }
+      Namespace.checkParents(w, path, false);
+      mounts.requireWritable(path);
+      namespace.checkStorePath(path);
+      InodeEntry parent = w.last();
+      MountTable.Resolution r = mounts.resolve(path);
+      boolean inStore = makeInStore(c.store(r.mount()), r.ufsUri(), path, kind,
+          perms == 0 ? UfsMetadataLoader.DEFAULT_FILE_MODE : perms, target, rdev);
+      InodeEntry.Builder made = loader.newInode(c.newInodeId(), parent.getId(),
+          PathNames.name(path), false, perms, owner, SetGid.group(parent, group))
+          .setFileType(type).setSymlinkTarget(type == FileType.FILE_TYPE_SYMLINK ? target : "")
+          .setRdev(isDevice(type) ? rdev : 0).setComplete(true).setBlockSize(0)
+          .setLength(type == FileType.FILE_TYPE_SYMLINK
+              ? target.getBytes(StandardCharsets.UTF_8).length : 0)
+          .setNamespaceOnly(!inStore);
+      List<Edit> edits = new ArrayList<>();
+      edits.add(Edit.inode(made));
+      Edit.foldersChanged(edits, parent.getId());
+      ChangeStaging.Staged s = c.commit(edits);
+      FileInfo info = tree.info(made.build(), path);
+      return s.applied().thenApply(x -> info);
+    });
+  }
+
+  /** Fails with INVALID_ARGUMENT (or ENAMETOOLONG) when the request cannot be made. */
+  private static void checkSpecial(String path, FileType type, int mode, String target)
+      throws StrataException {
     if (type == FileType.FILE_TYPE_SYMLINK) {
       int bytes = target.getBytes(StandardCharsets.UTF_8).length;
       if (bytes == 0 || target.indexOf('\0') >= 0) {
@@ -93,33 +135,6 @@ public final class PosixFiles {
     if (path.equals(PathNames.ROOT)) {
       throw StrataException.alreadyExists(path);
     }
-    int perms = type == FileType.FILE_TYPE_SYMLINK ? SYMLINK_MODE : mode;
-    return tree.write(() -> {
-      InodeTree.Walk w = tree.walkLoading(path);
-      if (w.complete()) {
-        throw StrataException.alreadyExists(path);
-      }
-      Namespace.checkParents(w, path, false);
-      mounts.requireWritable(path);
-      namespace.checkStorePath(path);
-      InodeEntry parent = w.last();
-      MountTable.Resolution r = mounts.resolve(path);
-      boolean inStore = makeInStore(loader.store(r.mount()), r.ufsUri(), path, kind,
-          perms == 0 ? UfsMetadataLoader.DEFAULT_FILE_MODE : perms, target, rdev);
-      long nowNs = InodeTimes.nowNs();
-      InodeEntry.Builder made = loader.newInode(tree.newInodeId(), parent.getId(),
-          PathNames.name(path), false, perms, owner, SetGid.group(parent, group))
-          .setFileType(type).setSymlinkTarget(type == FileType.FILE_TYPE_SYMLINK ? target : "")
-          .setRdev(isDevice(type) ? rdev : 0).setComplete(true).setBlockSize(0)
-          .setLength(type == FileType.FILE_TYPE_SYMLINK
-              ? target.getBytes(StandardCharsets.UTF_8).length : 0)
-          .setNamespaceOnly(!inStore);
-      List<JournalEntry.Builder> entries = new ArrayList<>();
-      entries.add(InodeTree.inode(made));
-      names.foldersChanged(entries, nowNs, parent.getId());
-      tree.journal(entries);
-      return tree.info(made.build(), path);
-    });
   }
 
   /**
@@ -175,10 +190,15 @@ public final class PosixFiles {
    * EXDEV across mounts, EMLINK past {@link #MAX_LINKS} names, and FAILED_PRECONDITION for a
    * file still being written (its bytes are not in the store yet).
    */
-  public FileInfo createHardLink(String existing, String path) throws IOException {
-    ClusterLayout.require(tree.store(), LayoutFeature.POSIX_FILES);
-    return tree.write(() -> {
-      InodeTree.Walk ew = tree.walkLoading(existing);
+  public CompletableFuture<FileInfo> createHardLink(String existing, String path) {
+    try {
+      ClusterLayout.require(tree.store(), LayoutFeature.POSIX_FILES);
+    } catch (StrataException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return runner.run(path, c -> {
+      c.lock(PathLocks.Request.writing(existing, path));
+      Walk ew = c.walkLoading(existing);
       if (!ew.complete()) {
         throw StrataException.notFound(existing);
       }
@@ -187,7 +207,7 @@ public final class PosixFiles {
         throw new StrataException(ErrorCode.PERMISSION_DENIED, PosixError.EPERM,
             "Cannot link to " + existing + ": it is a directory");
       }
-      InodeTree.Walk w = tree.walkLoading(path);
+      Walk w = c.walkLoading(path);
       if (w.complete()) {
         throw StrataException.alreadyExists(path);
       }
@@ -211,7 +231,7 @@ public final class PosixFiles {
       }
       if (!n.getNamespaceOnly()) {
         try {
-          loader.store(from.mount()).createHardLink(from.ufsUri(), to.ufsUri());
+          c.store(from.mount()).createHardLink(from.ufsUri(), to.ufsUri());
         } catch (UnsupportedOperationException e) {
           throw new StrataException(ErrorCode.PERMISSION_DENIED, PosixError.EPERM,
               "Cannot link " + path + " to " + existing + ": the under store of mount "
@@ -222,13 +242,20 @@ public final class PosixFiles {
         }
       }
       long nowNs = InodeTimes.nowNs();
-      InodeEntry.Builder linked = InodeTimes.changed(n.toBuilder(), nowNs).addLinks(
-          LinkName.newBuilder().setParentId(w.last().getId()).setName(PathNames.name(path)));
-      List<JournalEntry.Builder> entries = new ArrayList<>();
-      entries.add(InodeTree.inode(linked));
-      names.foldersChanged(entries, nowNs, w.last().getId());
-      tree.journal(entries);
-      return tree.info(linked.build(), path);
+      long folder = w.last().getId();
+      LinkName name = LinkName.newBuilder().setParentId(folder).setName(PathNames.name(path))
+          .build();
+      List<Edit> edits = new ArrayList<>();
+      edits.add(Edit.update(n.getId(), cur -> {
+        if (cur == null) {
+          throw StrataException.notFound(existing);
+        }
+        return InodeTimes.changed(cur.toBuilder(), nowNs).addLinks(name);
+      }));
+      Edit.foldersChanged(edits, folder);
+      ChangeStaging.Staged s = c.commit(edits);
+      FileInfo info = tree.info(s.inode(n.getId()), path);
+      return s.applied().thenApply(x -> info);
     });
   }
 
@@ -239,10 +266,15 @@ public final class PosixFiles {
    * the path's, incomplete and empty. Readers see the current content until the version is
    * completed. A newer begin replaces an older one, whose completion then fails with STALE.
    */
-  public FileInfo beginVersion(String path) throws IOException {
-    ClusterLayout.require(tree.store(), LayoutFeature.POSIX_FILES);
-    return tree.write(() -> {
-      InodeEntry n = tree.resolveLocked(path);
+  public CompletableFuture<FileInfo> beginVersion(String path) {
+    try {
+      ClusterLayout.require(tree.store(), LayoutFeature.POSIX_FILES);
+    } catch (StrataException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return runner.run(path, c -> {
+      c.lock(PathLocks.Request.writing(path));
+      InodeEntry n = c.resolve(path);
       if (n.getDirectory()) {
         throw new StrataException(ErrorCode.FAILED_PRECONDITION, PosixError.EISDIR,
             "Is a directory: " + path);
@@ -256,68 +288,95 @@ public final class PosixFiles {
             + " (write a new version once it is complete)");
       }
       mounts.requireWritable(path);
-      long version = tree.newInodeId();
-      InodeEntry writing = n.toBuilder().setWritingDataId(version).build();
-      tree.journal(List.of(InodeTree.inode(writing.toBuilder())));
-      return tree.info(writing, path).toBuilder().setFileId(version).setComplete(false)
-          .setLength(0).clearBlocks().setBlockCount(0).setCachedBytes(0).build();
+      long version = c.newInodeId();
+      ChangeStaging.Staged s = c.commit(List.of(Edit.update(n.getId(), cur -> {
+        if (cur == null) {
+          throw StrataException.notFound(path);
+        }
+        return cur.toBuilder().setWritingDataId(version);
+      })));
+      FileInfo info = versionInfo(s.inode(n.getId()), path, version);
+      return s.applied().thenApply(x -> info);
     });
+  }
+
+  private FileInfo versionInfo(InodeEntry n, String path, long version) {
+    return tree.info(n, path).toBuilder().setFileId(version).setComplete(false)
+        .setLength(0).clearBlocks().setBlockCount(0).setCachedBytes(0).build();
   }
 
   /**
    * The version of the file at {@code path} being written, as {@link #beginVersion} returned
    * it (for a begin retried after its answer was lost); NOT_FOUND when none is.
    */
-  public FileInfo versionBeingWritten(String path) throws IOException {
-    return tree.read(path, SyncInterval.NEVER, n -> {
+  public CompletableFuture<FileInfo> versionBeingWritten(String path) {
+    return namespace.read(path, SyncInterval.NEVER, n -> {
       if (n.getWritingDataId() == 0) {
         throw new StrataException(ErrorCode.NOT_FOUND, "No new version of " + path
             + " is being written");
       }
-      return tree.info(n, path).toBuilder().setFileId(n.getWritingDataId()).setComplete(false)
-          .setLength(0).clearBlocks().setBlockCount(0).setCachedBytes(0).build();
+      return versionInfo(n, path, n.getWritingDataId());
     });
   }
 
   /**
    * Makes version {@code version} (its bytes written to the store at {@code path}'s under-store
    * path) the content of the file {@code n} at {@code path}, with the attributes given; the old
-   * content's cached blocks are queued for removal. Write lock held.
+   * content's cached blocks are queued for removal. The change holds the path's lock.
    *
    * @throws StrataException STALE when the file is not writing that version (another writer
    *     began a newer one, or {@code path} is another file now)
    */
-  FileInfo completeVersion(String path, InodeEntry n, long version, long length,
-      String fingerprint, CompletedAttributes attributes) throws IOException {
+  CompletableFuture<FileInfo> completeVersion(Change c, String path, InodeEntry n,
+      long version, long length, String fingerprint, CompletedAttributes attributes)
+      throws IOException {
     if (n.getWritingDataId() != version) {
       if (InodeTree.dataId(n) == version && n.getComplete() && n.getLength() == length) {
         // The same completion again (a retry after a lost answer).
-        return tree.info(n, path);
+        return CompletableFuture.completedFuture(tree.info(n, path));
       }
       throw new StrataException(ErrorCode.STALE, path + " is not writing version " + version
           + " now (another writer began a newer version, or the path is another file): this"
           + " write was not kept; write it again");
     }
     Namespace.checkLength(path, length, n.getBlockSize());
+    boolean relink = n.getLinksCount() > 0 && !n.getNamespaceOnly();
+    if (relink) {
+      // Its other names are brought to the new content in the store: on the lane.
+      c.store(mounts.resolve(path).mount());
+    }
     long nowNs = InodeTimes.nowNs();
     long old = InodeTree.dataId(n);
-    InodeEntry.Builder done = n.toBuilder().setDataId(version).clearWritingDataId()
-        .setLength(length).setUfsFingerprint(fingerprint).setComplete(true)
-        .setUfsSyncTimeMs(nowNs / 1_000_000L);
-    attributes.applyTo(done, nowNs);
-    tree.journal(List.of(InodeTree.inode(done)));
-    relinkOtherNames(path, done.build());
-    tree.workers().removeFiles(List.of(old));
-    return tree.info(done.build(), path);
+    ChangeStaging.Staged s = c.commit(List.of(Edit.update(n.getId(), cur -> {
+      if (cur == null || cur.getWritingDataId() != version) {
+        throw new StrataException(ErrorCode.STALE, path + " is not writing version " + version
+            + " now (another writer began a newer version): this write was not kept; write it"
+            + " again");
+      }
+      InodeEntry.Builder done = cur.toBuilder().setDataId(version).clearWritingDataId()
+          .setLength(length).setUfsFingerprint(fingerprint).setComplete(true)
+          .setUfsSyncTimeMs(nowNs / 1_000_000L);
+      attributes.applyTo(done, nowNs);
+      return done;
+    })));
+    InodeEntry done = s.inode(n.getId());
+    if (relink) {
+      relinkOtherNames(c, path, done);
+    }
+    FileInfo info = tree.info(done, path);
+    return s.applied().thenApply(x -> {
+      tree.workers().removeFiles(List.of(old));
+      return info;
+    });
   }
 
   /**
    * After a file's content was written to the store under {@code path}, brings its other names
    * in the store (hard links) to that content: a store's write replaces the name it writes, so
    * the others kept the old bytes. A failure leaves those names' old content in the store (the
-   * namespace is right; the log says which). Write lock held.
+   * namespace is right; the log says which). The change holds the path's lock, on its lane.
    */
-  void relinkOtherNames(String path, InodeEntry n) {
+  void relinkOtherNames(Change c, String path, InodeEntry n) {
     if (n.getLinksCount() == 0 || n.getNamespaceOnly()) {
       return;
     }
@@ -328,7 +387,7 @@ public final class PosixFiles {
       }
       MountTable.Resolution r = mounts.resolve(other);
       try {
-        loader.store(written.mount()).relink(written.ufsUri(), r.ufsUri());
+        c.store(written.mount()).relink(written.ufsUri(), r.ufsUri());
       } catch (IOException | RuntimeException e) {
         LOG.warn("The new content of {} did not reach its other name {} in the under store"
             + " ({}): {}", path, other, r.ufsUri(), e.toString());

@@ -3,6 +3,8 @@ package io.strata.master.file;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.strata.common.metrics.MetricNames;
+import io.strata.master.ufs.StoreGuard;
+import io.strata.master.ufs.StoreGuards;
 import io.strata.proto.FileType;
 import io.strata.proto.MountInfo;
 import io.strata.proto.journal.InodeEntry;
@@ -18,14 +20,16 @@ import java.util.Optional;
 /**
  * Reads metadata from under stores and turns it into inodes. It opens each mount's store
  * through the shared {@link UnderStores} with the mount's options (less Strata's own, see
- * {@link MountOptionPolicy}), and fills what a store does not know (mode, owner, group) with
- * the defaults of files created through Strata.
+ * {@link MountOptionPolicy}), every metadata call bounded by the mount's {@link StoreGuard},
+ * and fills what a store does not know (mode, owner, group) with the defaults of files
+ * created through Strata.
  */
 public final class UfsMetadataLoader {
   static final int DEFAULT_DIR_MODE = 0755;
   static final int DEFAULT_FILE_MODE = 0644;
 
   private final UnderStores stores;
+  private final StoreGuards guards;
   private final long defaultBlockSize;
   private final String owner;
   private final String group;
@@ -35,9 +39,10 @@ public final class UfsMetadataLoader {
    * @param owner owner of inodes created through Strata (the master's user)
    * @param group their group
    */
-  public UfsMetadataLoader(UnderStores stores, long defaultBlockSize, String owner, String group,
-      MeterRegistry registry) {
+  public UfsMetadataLoader(UnderStores stores, StoreGuards guards, long defaultBlockSize,
+      String owner, String group, MeterRegistry registry) {
     this.stores = stores;
+    this.guards = guards;
     this.defaultBlockSize = defaultBlockSize;
     this.owner = owner;
     this.group = group;
@@ -46,15 +51,24 @@ public final class UfsMetadataLoader {
         .register(registry);
   }
 
-  /** The store of a mount. */
+  /** The store of a mount, every metadata call bounded in time (see {@link StoreGuard}). */
   public UnderFileSystem store(MountInfo mount) throws IOException {
-    return store(mount.getUfsUri(), mount.getOptionsMap());
+    return guards.guarded(mount, stores.get(mount.getUfsUri(),
+        MountOptionPolicy.storeOptions(mount.getOptionsMap())));
   }
 
-  /** The store of a URI not yet mounted, opened with the options it would be mounted with. */
-  public UnderFileSystem store(String uri, Map<String, String> options)
+  /**
+   * The store of a URI not yet mounted, opened with the options it would be mounted with at
+   * {@code path}, its calls bounded as a mount's are.
+   */
+  public UnderFileSystem storeToMount(String path, String uri, Map<String, String> options)
       throws IOException {
-    return stores.get(uri, MountOptionPolicy.storeOptions(options));
+    return guards.guarded(path, uri, stores.get(uri, MountOptionPolicy.storeOptions(options)));
+  }
+
+  /** Stops guarding the store of a mount that was removed. */
+  void forget(MountInfo mount) {
+    guards.forget(mount);
   }
 
   /** The status of a path in its mount's store, or empty when the store does not have it. */

@@ -26,41 +26,39 @@ final class UfsReconciler {
   }
 
   /**
-   * Checks one inode against its store and applies the answer; an unchanged inode is
-   * remembered as checked. The store is asked with no lock held; if the path changed meanwhile
-   * (through Strata, or by another check), that state wins and the answer is dropped. The
-   * caller holds no lock.
+   * Checks one inode against its store and stages the answer; an unchanged inode is
+   * remembered as checked. The change holds the path's write lock; if the path is not the inode
+   * {@code seen} any more (another change replaced it), that state wins and the answer is
+   * dropped.
    */
-  void checkStatus(String path, InodeEntry seen) throws IOException {
+  void checkStatus(Change c, String path, InodeEntry seen) throws IOException {
     long now = System.currentTimeMillis();
     SyncPolicy policy = tree.policy();
     policy.countStatusCheck();
-    Optional<UfsStatus> s = tree.loader().stat(tree.mounts().resolve(path));
-    tree.write(() -> {
-      InodeTree.Walk w = tree.walk(path);
-      if (!w.complete() || !w.last().equals(seen)) {
-        return null;
-      }
-      List<JournalEntry.Builder> entries = new ArrayList<>();
-      List<Long> files = new ArrayList<>();
-      if (reconcile(seen, path, s, now, entries, files) == seen.getId()) {
-        policy.statusChecked(seen.getId(), now);
-      }
-      tree.journalDiscovered(entries);
-      tree.workers().removeFiles(files);
-      return null;
-    });
+    Optional<UfsStatus> s = c.stat(tree.mounts().resolve(path));
+    Walk w = c.walk(path);
+    if (!w.complete() || !w.last().equals(seen)) {
+      return;
+    }
+    List<Edit> edits = new ArrayList<>();
+    List<Long> files = new ArrayList<>();
+    if (reconcile(c, seen, path, s, now, edits, files) == seen.getId()) {
+      policy.statusChecked(seen.getId(), now);
+    }
+    if (!edits.isEmpty()) {
+      c.commitDiscovered(edits).applied().thenRun(() -> tree.workers().removeFiles(files));
+    }
   }
 
   /**
-   * Adds the entries that bring one inode in line with the store's status of its path (empty:
+   * Adds the edits that bring one inode in line with the store's status of its path (empty:
    * the store has nothing there), and the ids of files whose cached blocks must go. Returns the
    * id at the inode's name afterwards: its own when nothing changes, a new one when it is
-   * replaced, -1 when it is deleted. Write lock held; the caller journals the entries and then
-   * queues the files' blocks for removal.
+   * replaced, -1 when it is deleted. The change holds the path's write lock (nothing below it
+   * is in flight); it stages the edits and then queues the files' blocks for removal.
    */
-  long reconcile(InodeEntry n, String path, Optional<UfsStatus> status, long syncMs,
-      List<JournalEntry.Builder> entries, List<Long> files) {
+  long reconcile(Change c, InodeEntry n, String path, Optional<UfsStatus> status, long syncMs,
+      List<Edit> edits, List<Long> files) {
     if (!n.getDirectory() && !n.getComplete() || n.getNamespaceOnly()
         || n.getLinksCount() > 0) {
       return n.getId();
@@ -77,15 +75,15 @@ final class UfsReconciler {
       return n.getId();
     }
     tree.forEachFileBelow(n, f -> files.add(InodeTree.dataId(f)));
-    entries.add(JournalEntry.newBuilder()
-        .setDeleteInode(DeleteInodeEntry.newBuilder().setId(n.getId())));
+    edits.add(Edit.put(JournalEntry.newBuilder()
+        .setDeleteInode(DeleteInodeEntry.newBuilder().setId(n.getId()))));
     if (s == null) {
       tree.policy().countDeleted();
       return -1;
     }
-    InodeEntry.Builder fresh = tree.loader().toInode(s, tree.newInodeId(), n.getParentId(),
+    InodeEntry.Builder fresh = tree.loader().toInode(s, c.newInodeId(), n.getParentId(),
         n.getName(), syncMs);
-    entries.add(InodeTree.inode(fresh));
+    edits.add(Edit.inode(fresh));
     tree.policy().countReplaced();
     return fresh.getId();
   }

@@ -44,17 +44,33 @@ import org.slf4j.LoggerFactory;
  * <p>Sequences: each applied entry gets the previous applied entry's sequence + 1, so every
  * master assigns the same sequences to the same entries without them being in the log.
  *
- * <p>Locking: an entry this master's own leader submitted is applied while its submitter holds
- * the namespace's write lock (it waits for the apply); every other entry (a follower's, or one
- * a new leader inherited) takes {@link #replicaLock} so that it never runs beside a read.
+ * <p>Locking: every batch applies under {@link #readersLock} (the write side of the lock that
+ * readers of the namespace take for a walk), so that a reader sees each batch whole or not at
+ * all; the lock is held only while the batch is written to the metastore.
+ *
+ * <p>A batch that cannot be applied (a metastore error, or an entry of a newer layout) stops
+ * this master: nothing after it is applied, the last applied index stays before it, no snapshot
+ * is taken from then on, and the exception ends Ratis's apply loop, which closes this master's
+ * member of the group. The master leaves the group rather than serve or snapshot a state
+ * that is missing a committed entry; started again, it loads its last good snapshot and
+ * replays the log from there.
  */
 final class MasterStateMachine extends BaseStateMachine {
   private static final Logger LOG = LoggerFactory.getLogger(MasterStateMachine.class);
 
   /** What the master learns from the state machine. */
   interface Listener {
-    /** Entries applied, with their sequences; called in apply order. */
+    /**
+     * Entries applied, with their sequences; called in apply order, before the callbacks of
+     * the batch's own changes run.
+     */
     void applied(List<JournalEntry> entries);
+
+    /** A batch and its changes' callbacks are done; the applied sequence is final for it. */
+    void advanced(long sequence);
+
+    /** A committed batch could not be applied: this master stops taking part in the group. */
+    void applyFailed(long index, Exception cause);
 
     /** This master leads and has applied everything before its term. */
     void leaderReady();
@@ -66,7 +82,14 @@ final class MasterStateMachine extends BaseStateMachine {
     void reloaded();
   }
 
+  /** Applies one journal entry to the metastore: {@link InodeStore#apply} but in tests. */
+  @FunctionalInterface
+  interface Applier {
+    void apply(JournalEntry entry) throws IOException;
+  }
+
   private final InodeStore store;
+  private final Applier applier;
   private final ClientId localClient;
   private final Listener listener;
   private final Map<Long, Consumer<List<JournalEntry>>> pending = new ConcurrentHashMap<>();
@@ -76,22 +99,29 @@ final class MasterStateMachine extends BaseStateMachine {
   private final Storage storage = new Storage();
   /** A backup to start a fresh group from, or null. */
   private final Path restoreFrom;
-  private volatile Lock replicaLock = new ReentrantLock();
+  private volatile Lock readersLock = new ReentrantLock();
   private volatile Snapshots snapshots;
   private volatile Snapshots.Found latest;
   private volatile IOException failure;
 
   MasterStateMachine(InodeStore store, ClientId localClient, CallHistory calls,
       Path restoreFrom, Listener listener) {
+    this(store, store::apply, localClient, calls, restoreFrom, listener);
+  }
+
+  MasterStateMachine(InodeStore store, Applier applier, ClientId localClient,
+      CallHistory calls, Path restoreFrom, Listener listener) {
     this.store = store;
+    this.applier = applier;
     this.restoreFrom = restoreFrom;
     this.localClient = localClient;
     this.calls = calls;
     this.listener = listener;
   }
 
-  void setReplicaLock(Lock lock) {
-    this.replicaLock = lock;
+  /** Sets the lock readers of the namespace take; every batch applies under it. */
+  void setReadersLock(Lock lock) {
+    this.readersLock = lock;
   }
 
   /** Registers what to run with the applied entries of this master's own call {@code callId}. */
@@ -233,56 +263,75 @@ final class MasterStateMachine extends BaseStateMachine {
   @Override
   public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
     LogEntryProto entry = trx.getLogEntry();
+    if (failure != null) {
+      // Not reached in practice: the first failure ends Ratis's apply loop.
+      throw new IllegalStateException("This master stopped applying the journal ("
+          + failure.getMessage() + ")");
+    }
     boolean local = localClient.toByteString().equals(
         entry.getStateMachineLogEntry().getClientId());
     Consumer<List<JournalEntry>> callback =
         local ? pending.remove(entry.getStateMachineLogEntry().getCallId()) : null;
-    Lock lock = callback == null ? replicaLock : null;
-    if (lock != null) {
-      lock.lock();
-    }
+    long first = store.appliedSequence() + 1;
+    JournalBatch batch;
+    List<JournalEntry> applied;
+    readersLock.lock();
     applyLock.lock();
     try {
-      JournalBatch batch = JournalBatch.parseFrom(
+      batch = JournalBatch.parseFrom(
           entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer());
-      long first = store.appliedSequence() + 1;
-      List<JournalEntry> applied = new ArrayList<>(batch.getEntriesCount());
-      if (failure == null) {
-        long sequence = store.appliedSequence();
-        for (JournalEntry e : batch.getEntriesList()) {
-          JournalEntry numbered = e.toBuilder().setSequence(++sequence).build();
-          store.apply(numbered);
-          applied.add(numbered);
-        }
+      applied = new ArrayList<>(batch.getEntriesCount());
+      long sequence = store.appliedSequence();
+      for (JournalEntry e : batch.getEntriesList()) {
+        JournalEntry numbered = e.toBuilder().setSequence(++sequence).build();
+        applier.apply(numbered);
+        applied.add(numbered);
       }
       updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
-      if (!batch.getClientId().isEmpty()) {
-        calls.record(batch.getClientId(), batch.getCallId());
-      }
-      if (callback != null) {
-        callback.accept(applied);
-      }
-      listener.applied(applied);
-      return CompletableFuture.completedFuture(
-          Message.valueOf(ByteString.copyFrom(ByteBuffer.allocate(8).putLong(0, first))));
-    } catch (IOException e) {
-      // The entry is committed: every master must apply it. This one cannot, so it stops
-      // taking part in writes until restarted (which replays the log from its snapshot).
-      failure = e;
-      LOG.error("Cannot apply journal entry {}; restart this master", entry.getIndex(), e);
-      return CompletableFuture.failedFuture(e);
+    } catch (IOException | RuntimeException e) {
+      // The entry is committed: every master must apply it. This one cannot, so it must not
+      // count it as applied, snapshot past it or serve: it leaves the group (Ratis closes
+      // this member when the apply throws) and recovers from its last good snapshot when
+      // started again.
+      failure = e instanceof IOException io ? io
+          : new IOException(e.toString(), e);
+      LOG.error("Cannot apply journal entry {} (sequence {} on): this master stops and leaves"
+          + " the group; restart it to recover from its last snapshot", entry.getIndex(),
+          first, e);
+      listener.applyFailed(entry.getIndex(), failure);
+      throw new IllegalStateException("Cannot apply journal entry " + entry.getIndex() + ": "
+          + e.getMessage(), e);
     } finally {
       applyLock.unlock();
-      if (lock != null) {
-        lock.unlock();
-      }
+      readersLock.unlock();
     }
+    if (batch.getCallsCount() > 0) {
+      for (io.strata.proto.journal.BatchedCall c : batch.getCallsList()) {
+        if (!c.getClientId().isEmpty()) {
+          calls.record(c.getClientId(), c.getCallId());
+        }
+      }
+    } else if (!batch.getClientId().isEmpty()) {
+      calls.record(batch.getClientId(), batch.getCallId());
+    }
+    listener.applied(applied);
+    if (callback != null) {
+      callback.accept(applied);
+    }
+    listener.advanced(store.appliedSequence());
+    return CompletableFuture.completedFuture(
+        Message.valueOf(ByteString.copyFrom(ByteBuffer.allocate(8).putLong(0, first))));
   }
 
   /** Runs {@code body} between two applies, so it sees the state of one applied index. */
   <T> T atAppliedIndex(ApplyBarrier<T> body) throws IOException {
     applyLock.lock();
     try {
+      if (failure != null) {
+        throw new IOException("This master could not apply a committed journal entry ("
+            + failure.getMessage() + "); its state is not a state of the journal: restart it",
+            failure);
+      }
       TermIndex at = getLastAppliedTermIndex();
       return body.run(at == null ? TermIndex.valueOf(0, 0) : at);
     } finally {
@@ -297,6 +346,10 @@ final class MasterStateMachine extends BaseStateMachine {
 
   @Override
   public long takeSnapshot() throws IOException {
+    if (failure != null) {
+      throw new IOException("No snapshot: this master could not apply a committed journal entry"
+          + " (" + failure.getMessage() + "), so its state lacks it; restart it", failure);
+    }
     return atAppliedIndex(at -> {
       if (at.getIndex() <= 0 || latest != null && latest.index() == at.getIndex()) {
         return latest == null ? RaftLog.INVALID_LOG_INDEX : latest.index();

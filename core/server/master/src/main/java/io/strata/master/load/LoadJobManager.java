@@ -108,7 +108,7 @@ public final class LoadJobManager implements Closeable {
       throw StrataException.invalidArgument("The bandwidth of a load must not be negative ("
           + options.getBandwidthBytesPerSec() + "); give e.g. --bandwidth 200MB");
     }
-    namespace.getStatus(path);
+    Namespace.join(namespace.getStatus(path));
     LoadJob job;
     synchronized (this) {
       if (closed) {

@@ -58,7 +58,7 @@ final class TreeWalk {
     this.namespace = namespace;
     this.pageSize = Math.max(1, pageSize);
     this.failures = failures;
-    Namespace.Listing listing = namespace.openListing(root, null);
+    Namespace.Listing listing = Namespace.join(namespace.openListing(root, null));
     if (listing.file() != null) {
       single = resumeAfter.equals(root) ? null : listing.file();
       return;
@@ -112,7 +112,7 @@ final class TreeWalk {
   private boolean fetchPage(Frame f) throws IOException {
     if (f.dirId == 0) {
       try {
-        Namespace.Listing listing = namespace.openListing(f.path, null);
+        Namespace.Listing listing = Namespace.join(namespace.openListing(f.path, null));
         if (listing.file() != null) {
           return false;
         }

@@ -56,7 +56,7 @@ public final class UpgradeMasterService extends UpgradeMasterGrpc.UpgradeMasterI
       return answer.build();
     }
     List<String> laggards = new ArrayList<>();
-    for (QuorumPeer peer : journal.quorumInfo().peers()) {
+    for (QuorumPeer peer : journal.membership().view().peers()) {
       String address = peer.getAddress();
       if (address.equals(journal.selfAddress())) {
         continue;
