@@ -41,7 +41,7 @@ final class HaBench {
         .split(","));
     int failovers = Integer.parseInt(opts.getOrDefault("failovers", "5"));
     int writes = Integer.parseInt(opts.getOrDefault("writes", "5000"));
-    int[] threads = Arrays.stream(opts.getOrDefault("write-threads", "1,16").split(","))
+    int[] threads = Arrays.stream(opts.getOrDefault("write-threads", "1,16,64").split(","))
         .mapToInt(Integer::parseInt).toArray();
     long catchupInodes = Long.parseLong(opts.getOrDefault("catchup-inodes", "1000000"));
     long inodes = Long.parseLong(opts.getOrDefault("inodes", "10000000"));
@@ -135,7 +135,9 @@ final class HaBench {
   private static void writes(MultiProcessCluster cluster, int[] threads, int count,
       Duration limit, Map<Integer, MetadataWrites.Row> into) throws Exception {
     int most = Arrays.stream(threads).max().orElse(1);
-    MetadataWrites.run(cluster, "/warm-up", most, Math.min(count, 1000),
+    // A long-running master has compiled its hot paths; a fresh one needs a few thousand calls
+    // of each kind before the figures mean anything on two cores.
+    MetadataWrites.run(cluster, "/warm-up", most, Math.max(count, 5000),
         Deadline.of("Warm-up writes", limit, "raise --limit-minutes"));
     for (int t : threads) {
       MetadataWrites.Row row = MetadataWrites.run(cluster, "/writes-" + t, t, count,

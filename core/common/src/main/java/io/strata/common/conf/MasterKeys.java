@@ -114,7 +114,7 @@ public final class MasterKeys {
       "Longest time a change waits for the journal entries being committed before it is sent "
           + "in an entry of its own; a change that finds fewer in flight is sent at once.");
   public static final ConfigKey JOURNAL_BATCH_IN_FLIGHT = ConfigKey.integer(
-      "strata.master.journal.batch.inflight", 2, "entries",
+      "strata.master.journal.batch.inflight", 1, "entries",
       "Journal entries being committed at once before new changes gather into the next one.");
   public static final ConfigKey UFS_TIMEOUT_LOCAL = ConfigKey.duration(
       "strata.master.ufs.local.timeout", "30s",

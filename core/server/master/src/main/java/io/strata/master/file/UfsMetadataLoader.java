@@ -34,6 +34,9 @@ public final class UfsMetadataLoader {
   private final String owner;
   private final String group;
   private final Counter loads;
+  /** Each mount's guarded store, so the hot path does not look the store up again. */
+  private final java.util.concurrent.ConcurrentHashMap<MountInfo, UnderFileSystem> mounted =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   /**
    * @param owner owner of inodes created through Strata (the master's user)
@@ -53,8 +56,14 @@ public final class UfsMetadataLoader {
 
   /** The store of a mount, every metadata call bounded in time (see {@link StoreGuard}). */
   public UnderFileSystem store(MountInfo mount) throws IOException {
-    return guards.guarded(mount, stores.get(mount.getUfsUri(),
+    UnderFileSystem known = mounted.get(mount);
+    if (known != null) {
+      return known;
+    }
+    UnderFileSystem store = guards.guarded(mount, stores.get(mount.getUfsUri(),
         MountOptionPolicy.storeOptions(mount.getOptionsMap())));
+    mounted.put(mount, store);
+    return store;
   }
 
   /**
@@ -68,6 +77,7 @@ public final class UfsMetadataLoader {
 
   /** Stops guarding the store of a mount that was removed. */
   void forget(MountInfo mount) {
+    mounted.remove(mount);
     guards.forget(mount);
   }
 

@@ -21,13 +21,13 @@ import org.slf4j.LoggerFactory;
  * entries: a group commit, as HDFS's edit log syncs many edits at once. Callers never wait
  * here; each change's future completes once its entries are applied on this master.
  *
- * <p>One thread of its own sends the log entries. While fewer than {@code maxInFlight} entries
- * are being committed, a change is sent as soon as it arrives (a lone writer waits for nothing
- * but its own commit); while that many are in flight, the changes that arrive meanwhile
- * gather and go out together in the next entry, up to {@code maxBytes} of entries, as soon as
- * an entry in flight completes, and at the latest {@code maxWait} after the oldest of them
- * arrived. So sixteen concurrent creates cost about two commits, not sixteen, and a batch
- * never waits longer than a commit or {@code maxWait}, whichever is shorter.
+ * <p>While fewer than {@code maxInFlight} entries are being committed, a change is sent as soon
+ * as it arrives, from the caller's thread (a lone writer waits for nothing but its own
+ * commit); while that many are in flight, the changes that arrive meanwhile gather, and a
+ * thread of its own sends them together in the next entry, up to {@code maxBytes} of entries,
+ * as soon as an entry in flight completes, and at the latest {@code maxWait} after the oldest
+ * of them arrived. So sixteen concurrent creates cost one or two commits, not sixteen, and a
+ * change never waits longer than a commit or {@code maxWait}, whichever is shorter.
  *
  * <p>Entries of one call stay together and in the order given, and changes go to the log in
  * the order they were submitted: the journal's order is the submission order. Only while the
@@ -113,6 +113,7 @@ final class GroupCommit implements AutoCloseable {
       bytes += e.getSerializedSize();
     }
     Change c = new Change(entries, caller, bytes, applied);
+    boolean now;
     lock.lock();
     try {
       if (closed) {
@@ -120,10 +121,21 @@ final class GroupCommit implements AutoCloseable {
             "The master is shutting down; retry on its restart", null));
         return c.done;
       }
-      queue.addLast(c);
-      changed.signal();
+      // Nothing waiting and room in flight: sent from this thread, saving the hand-off to the
+      // sender (what a lone writer waits for). Callers submit one at a time where their order
+      // matters (the staging lock), so nothing can overtake it.
+      now = queue.isEmpty() && inFlight < cap(grouped.getAsBoolean());
+      if (now) {
+        inFlight++;
+      } else {
+        queue.addLast(c);
+        changed.signal();
+      }
     } finally {
       lock.unlock();
+    }
+    if (now) {
+      send(List.of(c));
     }
     return c.done;
   }

@@ -31,6 +31,7 @@ import java.util.function.LongConsumer;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientAsynchronousProtocol;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroup;
@@ -475,14 +476,18 @@ public final class JournalSystem implements Closeable {
   private CompletableFuture<Boolean> append(JournalBatch batch,
       Consumer<List<JournalEntry>> applied) {
     long callId = callIds.incrementAndGet();
-    stateMachine.expect(callId, applied);
+    stateMachine.expect(callId, batch, applied);
     RaftClientRequest request = RaftClientRequest.newBuilder().setClientId(localClient)
         .setServerId(server.getId()).setGroupId(RaftSettings.GROUP_ID).setCallId(callId)
         .setMessage(Message.valueOf(ByteString.copyFrom(batch.toByteArray())))
         .setType(RaftClientRequest.writeRequestType()).build();
     CompletableFuture<RaftClientReply> sent;
     try {
-      sent = server.submitClientRequestAsync(request);
+      // The division itself takes the request on this thread; the server's front door would
+      // hand it to a thread of its own and wait for it.
+      RaftServer.Division d = division();
+      sent = d instanceof RaftClientAsynchronousProtocol direct
+          ? direct.submitClientRequestAsync(request) : server.submitClientRequestAsync(request);
     } catch (IOException e) {
       stateMachine.forget(callId);
       return CompletableFuture.failedFuture(StrataException.unavailable(

@@ -92,7 +92,10 @@ final class MasterStateMachine extends BaseStateMachine {
   private final Applier applier;
   private final ClientId localClient;
   private final Listener listener;
-  private final Map<Long, Consumer<List<JournalEntry>>> pending = new ConcurrentHashMap<>();
+  /** A batch this master submitted, kept so that its apply need not parse it back. */
+  private record Expected(JournalBatch batch, Consumer<List<JournalEntry>> applied) {}
+
+  private final Map<Long, Expected> pending = new ConcurrentHashMap<>();
   private final CallHistory calls;
   /** Held by applies and by snapshots and backups, so a copy is of one applied index. */
   private final ReentrantLock applyLock = new ReentrantLock();
@@ -124,9 +127,12 @@ final class MasterStateMachine extends BaseStateMachine {
     this.readersLock = lock;
   }
 
-  /** Registers what to run with the applied entries of this master's own call {@code callId}. */
-  void expect(long callId, Consumer<List<JournalEntry>> applied) {
-    pending.put(callId, applied);
+  /**
+   * Registers what to run with the applied entries of this master's own call {@code callId},
+   * which sends {@code batch}.
+   */
+  void expect(long callId, JournalBatch batch, Consumer<List<JournalEntry>> applied) {
+    pending.put(callId, new Expected(batch, applied));
   }
 
   void forget(long callId) {
@@ -270,15 +276,16 @@ final class MasterStateMachine extends BaseStateMachine {
     }
     boolean local = localClient.toByteString().equals(
         entry.getStateMachineLogEntry().getClientId());
-    Consumer<List<JournalEntry>> callback =
+    Expected expected =
         local ? pending.remove(entry.getStateMachineLogEntry().getCallId()) : null;
+    Consumer<List<JournalEntry>> callback = expected == null ? null : expected.applied();
     long first = store.appliedSequence() + 1;
     JournalBatch batch;
     List<JournalEntry> applied;
     readersLock.lock();
     applyLock.lock();
     try {
-      batch = JournalBatch.parseFrom(
+      batch = expected != null ? expected.batch() : JournalBatch.parseFrom(
           entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer());
       applied = new ArrayList<>(batch.getEntriesCount());
       long sequence = store.appliedSequence();
