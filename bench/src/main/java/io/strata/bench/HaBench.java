@@ -144,8 +144,8 @@ final class HaBench {
           Deadline.of("Writing " + count + " files from " + t + " threads", limit,
               "lower --writes or raise --limit-minutes"));
       System.err.printf("  %d threads: %.0f files/s; the leader's CreateFile %.2f ms,"
-          + " CompleteFile %.2f ms%n", t, row.filesPerSecond(), row.createMs(),
-          row.completeMs());
+          + " CompleteFile %.2f ms; %s%n", t, row.filesPerSecond(), row.createMs(),
+          row.completeMs(), row.cpu().describe());
       into.put(t, row);
     }
   }
@@ -232,8 +232,8 @@ final class HaBench {
       for (var e : List.of(Map.entry("one master", one), Map.entry("three masters", three))) {
         MetadataWrites.Row r = e.getValue().get(th);
         if (r != null) {
-          where.add(String.format("%s CreateFile %.2f ms, CompleteFile %.2f ms", e.getKey(),
-              r.createMs(), r.completeMs()));
+          where.add(String.format("%s CreateFile %.2f ms, CompleteFile %.2f ms (%s)",
+              e.getKey(), r.createMs(), r.completeMs(), r.cpu().describe()));
         }
       }
       if (!where.isEmpty()) {

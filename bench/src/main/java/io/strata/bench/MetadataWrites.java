@@ -31,7 +31,20 @@ final class MetadataWrites {
    *     and journal commit included, client and network not)
    * @param completeMs the same for CompleteFile
    */
-  record Row(double filesPerSecond, double createMs, double completeMs) {}
+  record Row(double filesPerSecond, double createMs, double completeMs, Cpu cpu) {}
+
+  /**
+   * Where the cores went during a row: each master's and this (client) process's CPU seconds
+   * per second of the row, and the leader's busiest threads.
+   */
+  record Cpu(double leaderCores, double followerCores, double clientCores,
+      List<String> leaderThreads) {
+    String describe() {
+      return String.format("leader %.2f cores, followers %.2f, client %.2f; the leader's"
+          + " busiest threads: %s", leaderCores, followerCores, clientCores,
+          String.join(", ", leaderThreads));
+    }
+  }
 
   /** Makes {@code count} files in a new folder {@code dir} from {@code threads} threads. */
   static Row run(MultiProcessCluster cluster, String dir, int threads, int count,
@@ -43,6 +56,11 @@ final class MetadataWrites {
       ExecutorService pool = Executors.newFixedThreadPool(threads);
       try {
         String before = cluster.scrapeMaster();
+        int leader = cluster.leaderIndex();
+        long self = ProcessHandle.current().pid();
+        double[] cpuBefore = masterCpu(cluster);
+        double clientBefore = ProcCpu.seconds(self);
+        java.util.Map<String, Double> threadsBefore = ProcCpu.byThread(cluster.masterPid(leader));
         long start = System.nanoTime();
         List<Future<?>> running = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
@@ -61,13 +79,36 @@ final class MetadataWrites {
           f.get();
         }
         double seconds = (System.nanoTime() - start) / 1e9;
+        double[] cpuAfter = masterCpu(cluster);
+        double clientCores = (ProcCpu.seconds(self) - clientBefore) / seconds;
+        List<String> busiest = ProcCpu.busiest(threadsBefore,
+            ProcCpu.byThread(cluster.masterPid(leader)), 6);
+        double leaderCores = 0;
+        double followerCores = 0;
+        for (int i = 0; i < cpuAfter.length; i++) {
+          double cores = (cpuAfter[i] - cpuBefore[i]) / seconds;
+          if (i == leader) {
+            leaderCores = cores;
+          } else {
+            followerCores += cores;
+          }
+        }
         String after = cluster.scrapeMaster();
         return new Row(count / seconds, meanMs(before, after, "CreateFile"),
-            meanMs(before, after, "CompleteFile"));
+            meanMs(before, after, "CompleteFile"),
+            new Cpu(leaderCores, followerCores, clientCores, busiest));
       } finally {
         pool.shutdownNow();
       }
     }
+  }
+
+  private static double[] masterCpu(MultiProcessCluster cluster) {
+    double[] out = new double[cluster.masterCount()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = ProcCpu.seconds(cluster.masterPid(i));
+    }
+    return out;
   }
 
   private static void create(MasterClient master, String path) throws StrataException {
