@@ -90,4 +90,15 @@ public final class S3Server implements AutoCloseable {
     client.close();
     proxy.stop();
   }
+
+  /**
+   * Runs the server in a process of its own (for tests that pause it with SIGSTOP): {@code
+   * S3Server DATA_DIR} prints {@code PORT <port>} once it serves, then serves until killed.
+   */
+  public static void main(String[] args) throws Exception {
+    S3Server server = new S3Server(Path.of(args[0]));
+    System.out.println("PORT " + server.endpoint().getPort());
+    System.out.flush();
+    Thread.currentThread().join();
+  }
 }

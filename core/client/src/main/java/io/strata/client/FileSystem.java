@@ -567,6 +567,15 @@ public final class FileSystem implements Closeable {
         .getMountsList();
   }
 
+  /**
+   * How each mount's under store answers the master (whether its calls fail at once after
+   * timeouts), the root first; empty from a master of release 0.1.0.
+   */
+  public List<io.strata.proto.MountHealth> mountHealth() throws StrataException {
+    return ctx.master.call(s -> s.listMounts(ListMountsRequest.getDefaultInstance()))
+        .getHealthList();
+  }
+
   /** A file's status and its blocks, each with the live workers that hold it. */
   public GetFileBlocksResponse getFileBlocks(String path) throws StrataException {
     String p = PathNames.normalize(path);

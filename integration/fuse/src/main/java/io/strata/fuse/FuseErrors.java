@@ -55,6 +55,10 @@ final class FuseErrors {
         return -ErrorCodes.EBUSY();
       case UNIMPLEMENTED:
         return -ErrorCodes.EOPNOTSUPP();
+      case DEADLINE_EXCEEDED:
+        // An under store that does not answer in time (the master says which, and the key).
+        LOG.warn("FUSE {} of {} timed out: {}", operation, path, se.getMessage());
+        return -ErrorCodes.ETIMEDOUT();
       case STALE:
         // The handle's version of the file is gone from the under store: as NFS says it.
         LOG.info("FUSE {} of {}: {}", operation, path, se.getMessage());

@@ -3,6 +3,7 @@ package io.strata.shell.admin;
 import io.strata.client.FileSystem;
 import io.strata.common.error.StrataException;
 import io.strata.proto.GetMasterInfoResponse;
+import io.strata.proto.MountHealth;
 import io.strata.proto.TierUsage;
 import io.strata.proto.WorkerCacheStats;
 import io.strata.proto.WorkerInfo;
@@ -20,7 +21,8 @@ import picocli.CommandLine.Command;
 /**
  * {@code strata fsadmin report}: the master, each worker, capacity and use per tier over live
  * workers, and cache hits, misses, hit ratio and bytes served from cache and from under stores
- * (cumulative counters the workers report since they started).
+ * (cumulative counters the workers report since they started), and whether each mount's under
+ * store answers the master or has its calls failing at once after timeouts.
  */
 @Command(name = "report", mixinStandardHelpOptions = true,
     description = "Report on the master, the workers, capacity and the cache.")
@@ -64,7 +66,30 @@ final class ReportCommand implements Callable<Integer> {
     }
     printTiers(out, workers);
     printCache(out, workers);
+    printMounts(out, fs.mountHealth());
     return 0;
+  }
+
+  /** Each mount's under store as the master sees it: answering, or failing at once. */
+  private static void printMounts(PrintStream out, List<MountHealth> mounts) {
+    if (mounts.isEmpty()) {
+      return;
+    }
+    out.printf("%nUnder stores (as the master's calls find them):%n");
+    int pathWidth = Math.max(5, mounts.stream().mapToInt(m -> m.getPath().length()).max()
+        .orElse(5));
+    String row = "  %-" + pathWidth + "s  %s  %s%n";
+    out.printf(row, "MOUNT", "STATE", "STORE");
+    for (MountHealth m : mounts) {
+      String state = m.getAnswering() ? "answering" : "NOT ANSWERING: calls fail at once until "
+          + Format.time(m.getUnavailableUntilMs()) + " (" + m.getTimeoutsInARow()
+          + " timeouts in a row)";
+      if (m.getTimeouts() > 0 || m.getRefused() > 0) {
+        state += "; " + m.getTimeouts() + " timed out, " + m.getRefused() + " refused since"
+            + " the master started";
+      }
+      out.printf(row, m.getPath(), state, m.getUfsUri());
+    }
   }
 
   private static void printTiers(PrintStream out, List<WorkerInfo> workers) {

@@ -141,8 +141,11 @@ public final class MasterChannels implements Closeable {
    */
   public boolean retryable(StatusRuntimeException e) {
     Status.Code code = e.getStatus().getCode();
+    // A deadline a master itself reports (its under store did not answer in time) came from a
+    // master that serves: another master would say the same.
     return code == Status.Code.UNAVAILABLE
-        || code == Status.Code.DEADLINE_EXCEEDED && size() > 1 && !Context.current().isCancelled();
+        || code == Status.Code.DEADLINE_EXCEEDED && size() > 1 && !GrpcErrors.served(e)
+            && !Context.current().isCancelled();
   }
 
   /**
@@ -162,7 +165,8 @@ public final class MasterChannels implements Closeable {
    */
   public void moveOn(String from, Throwable failure) {
     Status status = Status.fromThrowable(failure);
-    boolean deadline = status.getCode() == Status.Code.DEADLINE_EXCEEDED;
+    boolean deadline = status.getCode() == Status.Code.DEADLINE_EXCEEDED
+        && !(failure instanceof StatusRuntimeException e && GrpcErrors.served(e));
     if (status.getCode() != Status.Code.UNAVAILABLE && !(deadline && size() > 1)) {
       return;
     }

@@ -292,6 +292,7 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
     calls.unary("ListMounts", observer, () -> ListMountsResponse.newBuilder()
         .addAllMounts(namespace.mounts().listMounts(request.getIncludeSecrets(),
             request.getStoreOptionsOnly()))
+        .addAllHealth(namespace.mounts().health())
         .build());
   }
 

@@ -4,6 +4,7 @@ import io.strata.common.PathNames;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
 import io.strata.master.block.WorkerRegistry;
+import io.strata.proto.MountHealth;
 import io.strata.proto.MountInfo;
 import io.strata.proto.journal.AddMountEntry;
 import io.strata.proto.journal.DeleteInodeEntry;
@@ -169,6 +170,19 @@ public final class NamespaceMounts {
       LOG.info("Unmounted {} from {}", mount.getUfsUri(), path);
       return CompletableFuture.completedFuture(null);
     });
+  }
+
+  /** How each mount's under store answers the master, the root first. */
+  public List<MountHealth> health() {
+    List<MountHealth> out = new ArrayList<>();
+    for (io.strata.master.ufs.StoreGuard.Health h : loader.health(mounts.all())) {
+      out.add(MountHealth.newBuilder().setPath(h.mountPath()).setUfsUri(h.ufsUri())
+          .setAnswering(h.answering()).setTimeoutsInARow(h.timeoutsInARow())
+          .setUnavailableUntilMs(h.answering() ? 0 : h.unavailableUntilMs())
+          .setTimeouts(h.timeouts()).setRefused(h.refused())
+          .setCallsInProgress(h.busyThreads()).build());
+    }
+    return out;
   }
 
   /**

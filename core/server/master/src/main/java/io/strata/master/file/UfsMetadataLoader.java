@@ -75,6 +75,11 @@ public final class UfsMetadataLoader {
     return guards.guarded(path, uri, stores.get(uri, MountOptionPolicy.storeOptions(options)));
   }
 
+  /** How each mount's store answers, in the order given. */
+  java.util.List<StoreGuard.Health> health(java.util.Collection<MountInfo> mounts) {
+    return guards.health(mounts);
+  }
+
   /** Stops guarding the store of a mount that was removed. */
   void forget(MountInfo mount) {
     mounted.remove(mount);
