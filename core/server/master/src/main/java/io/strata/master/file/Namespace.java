@@ -868,11 +868,21 @@ public final class Namespace {
       String before = n.getDirectory() || n.getNamespaceOnly() ? null
           : fingerprintOrNull(store, from.ufsUri());
       if (!n.getNamespaceOnly()) {
-        // A target only the namespace holds is not in the store's way.
-        if (replaced != null && !replaced.getNamespaceOnly()) {
-          store.rename(from.ufsUri(), to.ufsUri(), true);
-        } else {
-          store.rename(from.ufsUri(), to.ufsUri());
+        try {
+          // A target only the namespace holds is not in the store's way.
+          if (replaced != null && !replaced.getNamespaceOnly()) {
+            store.rename(from.ufsUri(), to.ufsUri(), true);
+          } else {
+            store.rename(from.ufsUri(), to.ufsUri());
+          }
+        } catch (NoSuchFileException e) {
+          // The store moved it already: an earlier attempt of this rename whose answer was
+          // lost with the leader that made it (the client's retry reaches a new leader).
+          if (store.exists(from.ufsUri()) || !store.exists(to.ufsUri())) {
+            throw e;
+          }
+          LOG.info("{} was moved to {} in the under store already; the namespace follows", src,
+              dst);
         }
       } else if (replaced != null && !replaced.getNamespaceOnly()) {
         deleteInStore(store, to.ufsUri());
