@@ -17,6 +17,7 @@ import io.strata.tests.Release;
 import io.strata.tests.TestTree;
 import io.strata.tests.upgrade.ReaderLoop;
 import io.strata.tests.upgrade.RollingUpgrade;
+import io.strata.tests.upgrade.WriterLoop;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,13 +37,18 @@ import software.amazon.awssdk.services.s3.S3Client;
  * previous release (tests/compat/PREVIOUS_RELEASE, built from this repository's history), with a
  * FUSE mount and an S3 proxy, is upgraded one process at a time by the commands of
  * docs/rolling-upgrade.md while readers read cached and uncached files through the mount and
- * through the client; or partly upgraded, refused a finalize, and rolled back. Either way no read
- * fails or returns wrong bytes, the namespace and the load job are as before, and `upgrade status`
- * shows one release at the end.
+ * through the client, and writers create, rename and delete files through the client and the
+ * mount; or partly upgraded, refused a finalize, and rolled back. Either way no read fails or
+ * returns wrong bytes, every write that was acknowledged is there exactly once with its bytes
+ * (and every acknowledged delete is gone), the namespace read and the load job are as before,
+ * and `upgrade status` shows one release at the end.
  */
 class RollingUpgradeTest {
   static final long BLOCK = 1 << 20;
   static final String MOUNT_READER = "fuse";
+  static final String MOUNT_WRITER = "fuse-writer";
+  /** Where the writers write, outside what the readers read and the dump compares. */
+  static final String WORK = "/work";
   static final String ACCESS_KEY = "upgradeaccesskey";
   static final String SECRET_KEY = "upgrade-secret-key-0123456789";
   @TempDir Path dir;
@@ -59,6 +65,7 @@ class RollingUpgradeTest {
     final List<ReaderLoop.Expected> files = new ArrayList<>();
     final Map<String, byte[]> contents = new java.util.HashMap<>();
     ReaderLoop readers;
+    WriterLoop writers;
     List<String> namespaceBefore;
     LoadJobStatus jobBefore;
 
@@ -103,6 +110,46 @@ class RollingUpgradeTest {
           .reader("client-2", this::readWithClient)
           .reader(MOUNT_READER, p -> Files.readAllBytes(point.resolve(p.substring(1))));
       readers.start("before", Duration.ofMinutes(12));
+      for (String folder : WriterLoop.folders()) {
+        fs.createDirectory(WORK + "/" + folder, true, true);
+      }
+      writers = new WriterLoop(3000, 150)
+          .writer("client", new WriterLoop.Target() {
+            @Override
+            public void create(String path, byte[] bytes) throws java.io.IOException {
+              try (var out = fs.createFile(WORK + "/" + path)) {
+                out.write(bytes);
+              }
+            }
+
+            @Override
+            public void rename(String from, String to) throws java.io.IOException {
+              fs.rename(WORK + "/" + from, WORK + "/" + to);
+            }
+
+            @Override
+            public void delete(String path) throws java.io.IOException {
+              fs.delete(WORK + "/" + path, false);
+            }
+          })
+          .writer(MOUNT_WRITER, new WriterLoop.Target() {
+            @Override
+            public void create(String path, byte[] bytes) throws java.io.IOException {
+              Files.write(point.resolve(WORK.substring(1)).resolve(path), bytes);
+            }
+
+            @Override
+            public void rename(String from, String to) throws java.io.IOException {
+              Path work = point.resolve(WORK.substring(1));
+              Files.move(work.resolve(from), work.resolve(to));
+            }
+
+            @Override
+            public void delete(String path) throws java.io.IOException {
+              Files.delete(point.resolve(WORK.substring(1)).resolve(path));
+            }
+          });
+      writers.start(Duration.ofMinutes(12));
       Thread.sleep(2000);
     }
 
@@ -135,9 +182,11 @@ class RollingUpgradeTest {
     /** Swaps the FUSE mount for one of {@code to}, with its reader paused (the runbook's way). */
     void remount(Release to) throws Exception {
       readers.pause(MOUNT_READER);
+      writers.pause(MOUNT_WRITER);
       assertTrue(cluster.stopFuse(fuse), "the mount did not go on SIGTERM");
       fuse = cluster.startFuse(point, Map.of("strata.fuse.web.port", "-1"), to);
       readers.resume(MOUNT_READER);
+      writers.resume(MOUNT_WRITER);
     }
 
     /** Stops the readers; checks no read failed and the namespace and load job are unchanged. */
@@ -153,6 +202,28 @@ class RollingUpgradeTest {
       assertEquals(jobBefore.getJobId(), job.getJobId());
       assertEquals(jobBefore.getState(), job.getState());
       assertEquals(jobBefore.getFilesDone(), job.getFilesDone());
+      assertWritesKept();
+    }
+
+    /** Every acknowledged write is there exactly once with its bytes; nothing else is. */
+    void assertWritesKept() throws Exception {
+      writers.stop();
+      List<String> found = new ArrayList<>();
+      for (String folder : WriterLoop.folders()) {
+        try (CloseableIterator<FileInfo> it = fs.listStatus(WORK + "/" + folder)) {
+          while (it.hasNext()) {
+            found.add(folder + "/" + it.next().getName());
+          }
+        }
+      }
+      List<String> problems = writers.check(found, p -> readWithClient(WORK + "/" + p));
+      assertTrue(problems.isEmpty(), String.join("\n", problems));
+      writers.counts().forEach((writer, c) -> {
+        System.out.printf("writer %s: %d changes acknowledged, %d failed %s%n", writer,
+            c.acknowledged(), c.failed(), c.firstFailures());
+        assertTrue(c.acknowledged() > 0, "writer " + writer + " made no change: "
+            + c.firstFailures());
+      });
     }
 
     /** The line of `upgrade status` that lists the releases running. */
@@ -166,6 +237,9 @@ class RollingUpgradeTest {
     public void close() throws Exception {
       if (readers != null) {
         readers.stop();
+      }
+      if (writers != null) {
+        writers.stop();
       }
       upgrade.close();
       fs.close();
@@ -200,6 +274,9 @@ class RollingUpgradeTest {
       it.forEachRemaining(children::add);
     }
     for (FileInfo f : children) {
+      if (f.getPath().equals(WORK)) {
+        continue;
+      }
       out.add(f.getPath() + (f.getDirectory() ? "/" : "") + " " + f.getLength() + " "
           + Integer.toOctalString(f.getMode()) + " " + f.getOwner() + ":" + f.getGroup());
       if (f.getDirectory()) {

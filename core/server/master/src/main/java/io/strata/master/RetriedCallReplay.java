@@ -11,7 +11,6 @@ import io.strata.common.error.StrataException;
 import io.strata.common.rpc.MasterHeaders;
 import io.strata.master.file.Namespace;
 import io.strata.master.journal.CallHistory;
-import io.strata.master.journal.CallIdentity;
 import io.strata.proto.CompleteFileRequest;
 import io.strata.proto.CompleteFileResponse;
 import io.strata.proto.CreateDirectoryRequest;

@@ -12,7 +12,6 @@ import io.strata.proto.journal.DeleteMountEntry;
 import io.strata.proto.journal.InodeEntry;
 import io.strata.proto.journal.JournalEntry;
 import io.strata.underfs.UfsStatus;
-import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
 import java.util.List;
@@ -96,14 +95,14 @@ public final class NamespaceMounts {
       if (w.complete()) {
         InodeEntry existing = w.last();
         if (!existing.getDirectory()
-            || namespace.hasChild(c, existing, path, name -> true)) {
+            || namespace.trees().hasChild(c, existing, path, name -> true)) {
           throw StrataException.failedPrecondition("Cannot mount on " + path
               + ": it exists and is not an empty directory (choose a new path)");
         }
         id = existing.getId();
         parentId = existing.getParentId();
       } else {
-        Namespace.checkParents(w, path, false);
+        FileChanges.checkParents(w, path, false);
         id = c.newInodeId();
         parentId = w.last().getId();
       }

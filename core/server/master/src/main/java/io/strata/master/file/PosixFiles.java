@@ -9,7 +9,6 @@ import io.strata.master.upgrade.ClusterLayout;
 import io.strata.proto.FileInfo;
 import io.strata.proto.FileType;
 import io.strata.proto.journal.InodeEntry;
-import io.strata.proto.journal.JournalEntry;
 import io.strata.proto.journal.LinkName;
 import io.strata.underfs.UfsFileType;
 import io.strata.underfs.UnderFileSystem;
@@ -90,9 +89,9 @@ public final class PosixFiles {
       if (w.complete()) {
         throw StrataException.alreadyExists(path);
       }
-      Namespace.checkParents(w, path, false);
+      FileChanges.checkParents(w, path, false);
       mounts.requireWritable(path);
-      namespace.checkStorePath(path);
+      FileChanges.checkStorePath(tree, path);
       InodeEntry parent = w.last();
       MountTable.Resolution r = mounts.resolve(path);
       boolean inStore = makeInStore(c.store(r.mount()), r.ufsUri(), path, kind,
@@ -211,7 +210,7 @@ public final class PosixFiles {
       if (w.complete()) {
         throw StrataException.alreadyExists(path);
       }
-      Namespace.checkParents(w, path, false);
+      FileChanges.checkParents(w, path, false);
       MountTable.Resolution from = mounts.resolve(existing);
       MountTable.Resolution to = mounts.resolve(path);
       if (from.mount().getMountId() != to.mount().getMountId()) {
@@ -220,7 +219,7 @@ public final class PosixFiles {
             + ", " + path + " is in mount " + to.mount().getPath());
       }
       mounts.requireWritable(path);
-      namespace.checkStorePath(path);
+      FileChanges.checkStorePath(tree, path);
       if (!n.getComplete()) {
         throw StrataException.failedPrecondition("File is still being written: " + existing
             + " (link it once it is complete)");
@@ -339,7 +338,7 @@ public final class PosixFiles {
           + " now (another writer began a newer version, or the path is another file): this"
           + " write was not kept; write it again");
     }
-    Namespace.checkLength(path, length, n.getBlockSize());
+    FileChanges.checkLength(path, length, n.getBlockSize());
     boolean relink = n.getLinksCount() > 0 && !n.getNamespaceOnly();
     if (relink) {
       // Its other names are brought to the new content in the store: on the lane.
