@@ -37,8 +37,12 @@ final class HaBench {
   private HaBench() {}
 
   static void run(Map<String, String> opts) throws Exception {
-    Set<String> rows = Set.of(opts.getOrDefault("rows", "failover,writes,catchup,memory")
+    Set<String> rows = Set.of(opts.getOrDefault("rows", "failover,writes,stall,catchup,memory")
         .split(","));
+    int stallCalls = Integer.parseInt(opts.getOrDefault("stall-calls", "5000"));
+    int stallers = Integer.parseInt(opts.getOrDefault("stallers", "8"));
+    Duration stallTimeout = Duration.ofSeconds(Long.parseLong(opts.getOrDefault(
+        "stall-timeout-seconds", "10")));
     int failovers = Integer.parseInt(opts.getOrDefault("failovers", "5"));
     int writes = Integer.parseInt(opts.getOrDefault("writes", "5000"));
     int[] threads = Arrays.stream(opts.getOrDefault("write-threads", "1,16,64").split(","))
@@ -75,12 +79,18 @@ final class HaBench {
     List<Failover.Round> rounds = List.of();
     CatchUp.Result catchUp = null;
     MasterAtScale.Result scale = null;
+    StoreStall.Result stall = null;
     try {
       if (rows.contains("writes")) {
         System.err.println("one master: metadata writes");
         try (MultiProcessCluster one = oneMaster(base.resolve("one")).start()) {
           writes(one, threads, writes, limit, oneMaster);
         }
+      }
+      if (rows.contains("stall")) {
+        System.err.println("one master: GetStatus of a local mount while an S3 store is stalled");
+        stall = StoreStall.run(base.resolve("stall"), stallCalls, stallers, stallTimeout,
+            Deadline.of("Stalled-store row", limit, "lower --stall-calls"));
       }
       if (rows.contains("writes") || rows.contains("failover") || rows.contains("catchup")) {
         try (MultiProcessCluster three = MultiProcessCluster.builder(base.resolve("three"))
@@ -114,7 +124,7 @@ final class HaBench {
       }
       Runtime.getRuntime().removeShutdownHook(cleanup);
     }
-    print(rounds, oneMaster, threeMasters, threads, writes, catchUp, scale, loadBefore);
+    print(rounds, oneMaster, threeMasters, threads, writes, catchUp, scale, stall, loadBefore);
   }
 
   /**
@@ -152,7 +162,7 @@ final class HaBench {
 
   private static void print(List<Failover.Round> rounds, Map<Integer, MetadataWrites.Row> one,
       Map<Integer, MetadataWrites.Row> three, int[] threads, int writes, CatchUp.Result catchUp,
-      MasterAtScale.Result scale, String loadBefore) {
+      MasterAtScale.Result scale, StoreStall.Result stall, String loadBefore) {
     Table t = new Table("figure", "one master", "three masters", "three/one", "target");
     if (!rounds.isEmpty()) {
       double[] took = rounds.stream().mapToDouble(Failover.Round::seconds).sorted().toArray();
@@ -177,6 +187,15 @@ final class HaBench {
           + ", " + writes + " files", a == null ? "-" : Table.f1(a),
           b == null ? "-" : Table.f1(b), a == null || b == null ? "" : Table.f2(b / a),
           a == null || b == null ? "" : verdict(b / a >= 0.5, ">= 0.5x"));
+    }
+    if (stall != null) {
+      t.row("GetStatus of a local mount, calls one by one, p50 / p99 (ms): no stall", Table.f2(stall.baseP50()) + " / " + Table.f2(stall.baseP99()), "-", "",
+          "");
+      t.row("  the same while another mount's S3 store is stalled (" + stall.calls()
+          + " calls over twice its timeout)", Table.f2(stall.stallP50())
+          + " / " + Table.f2(stall.stallP99()), "-",
+          Table.f2(stall.stallP99() / stall.baseP99()) + " (p99)",
+          verdict(stall.stallP99() <= 2 * stall.baseP99(), "p99 <= 2x"));
     }
     if (catchUp != null) {
       t.row("metadata load of " + count(catchUp.load().files() + catchUp.load().directories())
@@ -241,6 +260,11 @@ final class HaBench {
             + " wait and journal commit included): %s%n", th, th == 1 ? "" : "s",
             String.join("; ", where));
       }
+    }
+    if (stall != null) {
+      System.out.printf("stalled store: %d client threads calling mkdir on /s3 meanwhile: %d of"
+          + " their calls timed out (after the store's timeout), %d were refused at once%n",
+          stall.stallers(), stall.stalledTimeouts(), stall.stalledRefused());
     }
     if (catchUp != null) {
       System.out.printf("catch-up: Checkpoint call %.1f s; the wiped follower %s the leader to"
