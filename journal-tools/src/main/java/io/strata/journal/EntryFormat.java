@@ -42,6 +42,14 @@ final class EntryFormat {
         if (!b.getClientId().isEmpty()) {
           sb.append("  client ").append(b.getClientId()).append(" call ").append(b.getCallId());
         }
+        if (b.getCallsCount() > 0) {
+          // Layout 2: the changes of several calls in one log entry (group commit).
+          sb.append("  ").append(b.getCallsCount()).append(" calls:");
+          for (io.strata.proto.journal.BatchedCall c : b.getCallsList()) {
+            sb.append(' ').append(c.getEntryCount()).append(c.getClientId().isEmpty()
+                ? " (master)" : " (client " + c.getClientId() + " call " + c.getCallId() + ")");
+          }
+        }
         for (int i = 0; i < b.getEntriesCount(); i++) {
           JournalEntry entry = b.getEntries(i);
           sb.append("\n    ");
