@@ -153,19 +153,24 @@ public final class RollingUpgrade implements AutoCloseable {
   }
 
   /**
-   * Waits until the leader counts every master of the group at lag 0: the restarted one has
-   * replayed what it missed.
+   * Waits until every master of the group has applied what the group had committed when the
+   * wait began: the restarted one has replayed what it missed. (Not "lag 0 at one instant":
+   * while clients write, a follower learns each new commit a heartbeat later.)
    */
   public void awaitCaughtUp() throws InterruptedException {
     long deadline = System.nanoTime() + CATCH_UP.toNanos();
     String last = "no answer";
+    long target = -1;
     while (System.nanoTime() < deadline) {
       try {
         GetQuorumInfoResponse q = master.callJournal(s -> s.getQuorumInfo(
             GetQuorumInfoRequest.getDefaultInstance()));
+        if (target < 0) {
+          target = q.getCommitIndex();
+        }
         boolean all = q.getPeersCount() == cluster.masterCount();
         for (QuorumPeer p : q.getPeersList()) {
-          all &= p.getAppliedIndex() >= 0 && p.getLag() == 0;
+          all &= p.getAppliedIndex() >= target;
         }
         if (all) {
           return;

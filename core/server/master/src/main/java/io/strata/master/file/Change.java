@@ -174,6 +174,14 @@ final class Change {
       }
       w.inodes().add(made);
     }
+    // What the walk found may be staged by another change and not applied yet: a read that
+    // answers from the applied store must wait for it too.
+    for (InodeEntry n : w.inodes()) {
+      if (tree.store().get(n.getId()) == null) {
+        stagedAhead = env.staging().lastStaged();
+        break;
+      }
+    }
     return w;
   }
 

@@ -176,6 +176,12 @@ final class ChangeStaging {
       JournalEntry entry;
       if (edit instanceof Edit.Put p) {
         entry = p.entry();
+      } else if (edit instanceof Edit.Discovered d) {
+        InodeEntry n = d.inode();
+        InodeEntry parent = current(n.getParentId(), own, gone);
+        boolean taken = parent == null || !parent.getDirectory()
+            || pending.child(n.getParentId(), n.getName()) != null;
+        entry = taken ? null : JournalEntry.newBuilder().setInode(n).build();
       } else if (edit instanceof Edit.Update u) {
         InodeEntry.Builder b = u.update().apply(current(u.id(), own, gone));
         entry = b == null ? null : JournalEntry.newBuilder().setInode(b).build();

@@ -11,7 +11,7 @@ import io.strata.proto.journal.JournalEntry;
  * every name added in it, a file reached by several names -- so that no rewrite undoes
  * another.
  */
-sealed interface Edit permits Edit.Put, Edit.Update, Edit.FolderChanged {
+sealed interface Edit permits Edit.Put, Edit.Update, Edit.FolderChanged, Edit.Discovered {
   /** A journal entry as it is. */
   record Put(JournalEntry entry) implements Edit {}
 
@@ -28,6 +28,12 @@ sealed interface Edit permits Edit.Put, Edit.Update, Edit.FolderChanged {
    * staging clock never goes back, so a folder's times follow the journal's order.
    */
   record FolderChanged(long dirId) implements Edit {}
+
+  /**
+   * A new inode a load found in its store, put only if its folder has no child of that name
+   * when staged (another load may have put it first) and the folder is still there.
+   */
+  record Discovered(InodeEntry inode) implements Edit {}
 
   /** Works out an inode's rewrite from its state when staged. */
   @FunctionalInterface

@@ -263,17 +263,26 @@ final class ListingSync {
           pass.seen.add(existing.getId());
         }
         String childPath = PathNames.join(dirPath, name);
-        if (pass.session.touched(name)
-            || !c.tryLockMore(PathLocks.Request.writingOnly(childPath))) {
-          // Changed through Strata since the listing began, or being changed now: that wins.
+        if (pass.session.touched(name)) {
+          // Changed through Strata since the listing began: that wins.
           continue;
         }
         if (existing == null) {
+          // A name new to the namespace: put unless a change holds it for writing (that
+          // change decides) or another load puts it first. Loads of single paths hold it
+          // for reading and put it only if absent too.
+          if (!c.tryLockMore(PathLocks.Request.readingOnly(childPath))) {
+            continue;
+          }
           InodeEntry.Builder child = loader.toInode(s, c.newInodeId(), pass.dirId, name,
               pass.startMs);
-          edits.add(Edit.inode(child));
+          edits.add(new Edit.Discovered(child.build()));
           pass.seen.add(child.getId());
           added++;
+          continue;
+        }
+        if (!c.tryLockMore(PathLocks.Request.writingOnly(childPath))) {
+          // Being changed now: that change decides.
           continue;
         }
         long now = reconciler.reconcile(c, existing, childPath, Optional.of(s), pass.startMs,

@@ -61,6 +61,13 @@ final class PathLocks {
       return new Request(m);
     }
 
+    /** A read lock on {@code path} alone; see {@link #writingOnly}. */
+    static Request readingOnly(String path) {
+      TreeMap<String, Boolean> m = new TreeMap<>();
+      m.put(path, false);
+      return new Request(m);
+    }
+
     /** This request with write locks on {@code more} (and read locks on their ancestors). */
     Request plusWrite(String... more) {
       TreeMap<String, Boolean> m = new TreeMap<>(paths);

@@ -259,6 +259,15 @@ final class GroupCommit implements AutoCloseable {
       } finally {
         lock.unlock();
       }
+      if (error == null && Boolean.TRUE.equals(ok)) {
+        for (Change c : batch) {
+          // Answered without its apply having run here (not expected): never leave it hanging.
+          if (!c.done.isDone()) {
+            c.done.completeExceptionally(StrataException.unavailable("The journal took the"
+                + " change but this master did not apply it; retry", null));
+          }
+        }
+      }
       if (error != null || !Boolean.TRUE.equals(ok)) {
         Throwable cause = error != null ? unwrap(error) : null;
         StrataException reason = cause instanceof StrataException s ? s
@@ -273,6 +282,17 @@ final class GroupCommit implements AutoCloseable {
 
   /** On the apply thread: hands each change its own entries, in order. */
   private static void dispatch(List<Change> batch, List<JournalEntry> applied) {
+    int total = 0;
+    for (Change c : batch) {
+      total += c.entries.size();
+    }
+    if (applied.size() != total) {
+      // Not reached: a batch applies whole or stops the master.
+      StrataException e = StrataException.internal("A journal entry applied " + applied.size()
+          + " of its " + total + " entries", null);
+      batch.forEach(c -> c.done.completeExceptionally(e));
+      return;
+    }
     int from = 0;
     for (Change c : batch) {
       List<JournalEntry> mine = applied.subList(from, from + c.entries.size());
