@@ -34,6 +34,10 @@ public final class FuseMount implements AutoCloseable {
   private final int upcallThreads;
   private final Thread loop;
   private volatile Throwable loopFailure;
+  // Set once libfuse has set the mount up (upcall threads only). Being listed in /proc/mounts
+  // comes earlier: libfuse mounts before it checks the rest of its options, and takes the mount
+  // down again if one is wrong.
+  private volatile boolean setUp;
   private volatile boolean closed;
 
   private FuseMount(StrataFuseFileSystem fileSystem, Path mountPoint, List<String> options,
@@ -44,8 +48,10 @@ public final class FuseMount implements AutoCloseable {
     this.loop = new Thread(() -> {
       try {
         if (upcallThreads > 0) {
-          UpcallThreads.mount(mountPoint, fileSystem.name(), options, fileSystem.operations(),
-              upcallThreads, fileSystem.kernelEntries()).awaitEnd();
+          UpcallThreads served = UpcallThreads.mount(mountPoint, fileSystem.name(), options,
+              fileSystem.operations(), upcallThreads, fileSystem.kernelEntries());
+          setUp = true;
+          served.awaitEnd();
         } else {
           fileSystem.mount(mountPoint, true, false, options.toArray(new String[0]));
         }
@@ -86,7 +92,7 @@ public final class FuseMount implements AutoCloseable {
     FuseMount m = new FuseMount(fileSystem, point, options, upcallThreads);
     m.loop.start();
     long deadline = System.nanoTime() + timeout.toNanos();
-    while (!isMounted(point)) {
+    while (!(isMounted(point) && (upcallThreads == 0 || m.setUp))) {
       if (!m.loop.isAlive()) {
         throw new StrataException(ErrorCode.UNAVAILABLE, "Cannot mount at " + point
             + ": libfuse stopped" + (m.loopFailure == null ? "" : " (" + m.loopFailure + ")")

@@ -18,13 +18,19 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 
 /**
@@ -47,6 +53,12 @@ public final class FuseLauncher {
   // FixedWindowRollingPolicy keeps at most 20 rotated files whatever it is asked for.
   private static final int MAX_LOG_FILES = 20;
   private static final int LOG_TAIL_LINES = 30;
+  // A stat of a mount that hangs cannot be interrupted; daemon threads let the command exit.
+  private static final Executor STAT_THREADS = Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "strata-fuse-probe");
+    t.setDaemon(true);
+    return t;
+  });
   private static final long POLL_MS = 100;
 
   private final ShellContext ctx;
@@ -234,7 +246,7 @@ public final class FuseLauncher {
 
   private int awaitMounted(Process p, MountRecord record, Path outFile) throws IOException {
     long deadline = System.nanoTime() + timeout().toNanos();
-    while (!ProcMounts.isFuseMounted(record.mountPoint())) {
+    while (!servesRequests(p, record.mountPoint(), deadline)) {
       String failure = null;
       if (!p.isAlive()) {
         failure = "the mount process exited (exit code " + p.exitValue() + ")";
@@ -265,6 +277,36 @@ public final class FuseLauncher {
     out.println("  log: " + record.log());
     out.println("Unmount with: strata fuse unmount " + record.mountPoint());
     return 0;
+  }
+
+  /**
+   * Whether the mount at {@code point} is listed and its process answers a request. Being listed
+   * is not enough: libfuse mounts before it checks the rest of its options, so a mount that then
+   * fails shows in /proc/mounts for a moment before it is taken down again. A stat of the mount
+   * point waits for the process to have started serving, and fails if it gives up instead.
+   */
+  private static boolean servesRequests(Process p, Path point, long deadline) {
+    if (!ProcMounts.isFuseMounted(point)) {
+      return false;
+    }
+    CompletableFuture<Boolean> stat = CompletableFuture.supplyAsync(() -> {
+      try {
+        Files.readAttributes(point, BasicFileAttributes.class);
+        return true;
+      } catch (IOException e) {
+        return false;
+      }
+    }, STAT_THREADS);
+    try {
+      long left = Math.max(deadline - System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(100));
+      return stat.get(left, TimeUnit.NANOSECONDS) && p.isAlive()
+          && ProcMounts.isFuseMounted(point);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    } catch (ExecutionException | TimeoutException e) {
+      return false;
+    }
   }
 
   private void printTail(Path file) {
