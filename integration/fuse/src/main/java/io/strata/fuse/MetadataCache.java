@@ -13,8 +13,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentNavigableMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.LongAdder;
@@ -88,7 +90,15 @@ public final class MetadataCache {
    * the name was there, while the absence of its entry may have other causes (an entry dropped
    * while the mark stayed), and a wrong "missing" is worse than a call.
    */
-  private final Map<String, String[]> listed = new ConcurrentHashMap<>();
+  private final ConcurrentNavigableMap<String, String[]> listed = new ConcurrentSkipListMap<>();
+  /**
+   * Every path {@link #entries} holds, in order, so that a removed or renamed folder's subtree
+   * is found in proportion to its size rather than by a scan of the whole cache (an rm -rf of a
+   * large tree dropped each of its folders' subtrees in turn). Added and removed only inside
+   * the map's own atomic step for that path (see {@link #store}, {@link #unstore} and the
+   * eviction listener), so that it never lacks a path the cache holds.
+   */
+  private final ConcurrentSkipListSet<String> keys = new ConcurrentSkipListSet<>();
   /** Folders a lookup's listing stopped in (too many children), not listed again for a while. */
   private final Cache<String, Boolean> tooLarge;
   /** Folders the master has not loaded (lookups must not make it), not tried again for a while. */
@@ -134,6 +144,7 @@ public final class MetadataCache {
             // for its children before one of them is missing from the cache.
             .evictionListener((String path, Entry e, RemovalCause cause) -> {
               evictions.increment();
+              keys.remove(path);
               String parent = path == null ? null : PathNames.parent(path);
               if (parent != null) {
                 listed.remove(parent);
@@ -222,14 +233,14 @@ public final class MetadataCache {
    */
   private Entry putMissing(String path, String dir, long now, long mark) {
     Entry missing = new Entry(null, "Path does not exist: " + path, now);
-    Entry present = entries.asMap().putIfAbsent(path, missing);
+    Entry present = storeIfAbsent(path, missing);
     if (present != null) {
       return present;
     }
     String[] names = listed.get(dir);
     if (names == null || Arrays.binarySearch(names, PathNames.name(path)) >= 0
         || recent.changedSince(path, mark, false)) {
-      entries.asMap().remove(path, missing);
+      unstore(path, missing);
       return null;
     }
     return missing;
@@ -287,9 +298,9 @@ public final class MetadataCache {
       }
       e = new Entry(null, ex.getMessage(), now);
     }
-    entries.put(path, e);
+    store(path, e);
     if (recent.changedSince(path, mark, false)) {
-      entries.asMap().remove(path, e);
+      unstore(path, e);
     }
     return answer(e);
   }
@@ -306,9 +317,9 @@ public final class MetadataCache {
   public void put(String path, FileInfo info, long mark) {
     if (entries != null) {
       Entry e = new Entry(info, null, ticker.read());
-      entries.put(path, e);
+      store(path, e);
       if (recent.changedSince(path, mark, false)) {
-        entries.asMap().remove(path, e);
+        unstore(path, e);
       }
     }
   }
@@ -335,7 +346,7 @@ public final class MetadataCache {
       drop(path);
       return -1;
     }
-    entries.put(path, new Entry(info, null, ticker.read()));
+    store(path, new Entry(info, null, ticker.read()));
     return recorded;
   }
 
@@ -365,7 +376,7 @@ public final class MetadataCache {
     }
     // Recorded like a notice, so that a listing begun before cannot put the name back.
     recent.add(path, false);
-    entries.put(path, new Entry(null, "Path does not exist: " + path, ticker.read()));
+    store(path, new Entry(null, "Path does not exist: " + path, ticker.read()));
   }
 
   /**
@@ -378,10 +389,8 @@ public final class MetadataCache {
       return;
     }
     recent.add(path, true);
-    String prefix = path.endsWith("/") ? path : path + "/";
     listed.remove(path);
-    listed.keySet().removeIf(k -> k.startsWith(prefix));
-    entries.asMap().keySet().removeIf(k -> k.startsWith(prefix));
+    dropBelow(path);
     removed(path);
   }
 
@@ -576,7 +585,7 @@ public final class MetadataCache {
         listed.remove(parent);
       }
       listed.remove(path);
-      entries.invalidate(path);
+      unstore(path);
     }
   }
 
@@ -592,10 +601,60 @@ public final class MetadataCache {
   private void dropTree(String path) {
     if (entries != null) {
       drop(path);
-      String prefix = path.endsWith("/") ? path : path + "/";
-      listed.keySet().removeIf(k -> k.startsWith(prefix));
-      entries.asMap().keySet().removeIf(k -> k.startsWith(prefix));
+      dropBelow(path);
     }
+  }
+
+  /** Forgets everything below {@code path} (not the path itself), listings first. */
+  private void dropBelow(String path) {
+    String prefix = path.endsWith("/") ? path : path + "/";
+    // Names sort after their folder's "/" and before "/" followed by the highest char.
+    String end = prefix + Character.MAX_VALUE;
+    listed.subMap(prefix, end).clear();
+    for (String k : keys.subSet(prefix, end)) {
+      unstore(k);
+    }
+  }
+
+  /** Puts {@code e} for {@code path}, indexed in {@link #keys} in the same atomic step. */
+  private void store(String path, Entry e) {
+    entries.asMap().compute(path, (k, old) -> {
+      keys.add(k);
+      return e;
+    });
+  }
+
+  /** Puts {@code e} unless the path holds an entry, which is returned then (else null). */
+  private Entry storeIfAbsent(String path, Entry e) {
+    Entry[] present = new Entry[1];
+    entries.asMap().compute(path, (k, old) -> {
+      if (old != null) {
+        present[0] = old;
+        return old;
+      }
+      keys.add(k);
+      return e;
+    });
+    return present[0];
+  }
+
+  /** Removes what the cache holds for {@code path}, and its index key. */
+  private void unstore(String path) {
+    entries.asMap().computeIfPresent(path, (k, old) -> {
+      keys.remove(k);
+      return null;
+    });
+  }
+
+  /** Removes {@code e} for {@code path} if it is still what the cache holds there. */
+  private void unstore(String path, Entry e) {
+    entries.asMap().computeIfPresent(path, (k, old) -> {
+      if (old != e) {
+        return old;
+      }
+      keys.remove(k);
+      return null;
+    });
   }
 
   /**
@@ -628,11 +687,13 @@ public final class MetadataCache {
   public void reset() {
     recent.reset();
     if (entries != null) {
-      // Marks first, as in drop(): invalidateAll removes entries one by one, and a lookup
+      // Marks first, as in drop(): entries are removed one by one, and a lookup
       // meanwhile must not find a folder still marked listed, its own entry not yet removed,
       // and a child's already gone -- it would answer that child missing.
       listed.clear();
-      entries.invalidateAll();
+      for (String k : keys) {
+        unstore(k);
+      }
       // Again after: a listing or lookup that began while entries were being removed counts as
       // out of date, as one that began before does.
       recent.reset();

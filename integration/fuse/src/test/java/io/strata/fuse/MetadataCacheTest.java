@@ -337,6 +337,65 @@ class MetadataCacheTest {
     assertTrue(loads.isEmpty(), "nothing was loaded on its own: " + loads);
   }
 
+  /**
+   * A removed or renamed folder takes its whole subtree with it, and nothing else: not a
+   * sibling whose name starts with the folder's ("/t/a" and "/t/ab"), not the folder's parent.
+   */
+  @Test
+  void aDroppedTreeTakesItsSubtreeAndNothingElse() throws Exception {
+    MetadataCache cache = cache(Duration.ofHours(1), 100_000);
+    cache.watchLive(true);
+    String[] below = {"/t/a/x", "/t/a/x/y", "/t/a/z", "/t/a/x/y/deep"};
+    String[] kept = {"/t", "/t/ab", "/t/ab/x", "/t/a-b", "/t/a0", "/u/a/x"};
+    for (String p : below) {
+      namespace.put(p, file(p.length(), 1));
+    }
+    for (String p : kept) {
+      namespace.put(p, file(p.length(), 2));
+    }
+    namespace.put("/t/a", FileInfo.newBuilder().setDirectory(true).build());
+    for (int i = 0; i < 5_000; i++) {
+      namespace.put("/t/ab/f" + i, file(i, 3));
+      cache.get("/t/ab/f" + i);
+    }
+    cache.get("/t/a");
+    for (String p : below) {
+      cache.get(p);
+    }
+    for (String p : kept) {
+      cache.get(p);
+    }
+    loads.clear();
+
+    for (String p : below) {
+      namespace.remove(p);
+    }
+    namespace.remove("/t/a");
+    cache.removedTree("/t/a");
+    for (String p : below) {
+      assertEquals(ErrorCode.NOT_FOUND, assertThrows(StrataException.class,
+          () -> cache.get(p)).code(), p);
+    }
+    assertEquals(ErrorCode.NOT_FOUND, assertThrows(StrataException.class,
+        () -> cache.get("/t/a")).code());
+    for (String p : kept) {
+      assertEquals(2, cache.get(p).getLength(), p);
+    }
+    assertEquals(3, cache.get("/t/ab/f4999").getLength());
+    for (String p : kept) {
+      assertFalse(loads.containsKey(p), p + " was loaded again");
+    }
+    assertFalse(loads.containsKey("/t/ab/f4999"));
+    assertTrue(loads.keySet().containsAll(java.util.List.of(below)), loads.toString());
+
+    cache.invalidateTree("/t");
+    loads.clear();
+    cache.get("/t/ab/f7");
+    cache.get("/u/a/x");
+    assertEquals(Map.of("/t/ab/f7", 1), loads, "only the dropped tree is loaded again");
+    assertEquals(2, cache.size(), "/t/ab/f7 and /u/a/x are held, nothing else");
+  }
+
   @Test
   void aListingThatRacedAChangeOrAnEvictionDoesNotAnswerForMissingNames() throws Exception {
     namespace.put("/d", FileInfo.newBuilder().setDirectory(true).setSyncIntervalMs(-1).build());

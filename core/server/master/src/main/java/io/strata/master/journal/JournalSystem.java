@@ -1,7 +1,6 @@
 package io.strata.master.journal;
 
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.strata.common.LayoutFeature;
 import io.strata.common.conf.MasterKeys;
@@ -18,8 +17,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -30,16 +27,12 @@ import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.protocol.ClientId;
-import org.apache.ratis.protocol.Message;
-import org.apache.ratis.protocol.RaftClientAsynchronousProtocol;
 import org.apache.ratis.protocol.RaftClientReply;
-import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SnapshotManagementRequest;
 import org.apache.ratis.server.RaftServer;
-import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -91,14 +84,12 @@ public final class JournalSystem implements Closeable {
   private final CallHistory calls = new CallHistory();
   private final Path journalDir;
   private final LeaderRole role;
-  private final GroupCommit commit;
+  private final JournalWrites writes;
   private final QuorumMembership membership;
   private final JournalBackups backups;
-  private final Counter entriesCounter;
   private final Counter checkpointCounter;
   private final Counter leaderChanges;
   private final Counter leadsGained;
-  private final DistributionSummary batchChanges;
   private volatile String boundRpcAddress;
   private volatile LongConsumer appliedListener;
   private volatile Consumer<List<JournalEntry>> entriesListener;
@@ -125,8 +116,6 @@ public final class JournalSystem implements Closeable {
     this.role = new LeaderRole(quorum.self().rpcAddress());
     this.stateMachine = new MasterStateMachine(store, applier == null ? store::apply : applier,
         localClient, calls, restore.isEmpty() ? null : Path.of(restore), new Events());
-    this.entriesCounter = Counter.builder(MetricNames.MASTER_JOURNAL_ENTRIES)
-        .description("Journal entries written").register(registry);
     this.checkpointCounter = Counter.builder(MetricNames.MASTER_JOURNAL_CHECKPOINTS)
         .description("Snapshots requested of the journal").register(registry);
     this.leaderChanges = Counter.builder(MetricNames.MASTER_JOURNAL_LEADER_CHANGES)
@@ -134,9 +123,6 @@ public final class JournalSystem implements Closeable {
         .register(registry);
     this.leadsGained = Counter.builder(MetricNames.MASTER_JOURNAL_FAILOVERS)
         .description("Times this master took over as leader").register(registry);
-    this.batchChanges = DistributionSummary.builder(MetricNames.MASTER_JOURNAL_BATCH_CHANGES)
-        .description("Changes carried by each journal entry this master wrote")
-        .register(registry);
     try {
       this.server = RaftServer.newBuilder()
           .setServerId(RaftPeerId.valueOf(quorum.self().peerId()))
@@ -151,11 +137,12 @@ public final class JournalSystem implements Closeable {
       store.close();
       throw e;
     }
-    this.commit = new GroupCommit(this::append,
-        () -> store.layoutVersion() >= LayoutFeature.GROUP_COMMIT.version(),
-        conf.getInt(MasterKeys.JOURNAL_BATCH_IN_FLIGHT),
-        conf.getBytes(MasterKeys.JOURNAL_BATCH_BYTES),
-        conf.getDuration(MasterKeys.JOURNAL_BATCH_WAIT).toNanos());
+    this.writes = new JournalWrites(server, this::division, stateMachine, localClient, callIds,
+        this::notLeader, log -> new GroupCommit(log,
+            () -> store.layoutVersion() >= LayoutFeature.GROUP_COMMIT.version(),
+            conf.getInt(MasterKeys.JOURNAL_BATCH_IN_FLIGHT),
+            conf.getBytes(MasterKeys.JOURNAL_BATCH_BYTES),
+            conf.getDuration(MasterKeys.JOURNAL_BATCH_WAIT).toNanos()), registry);
     this.membership = new QuorumMembership(new QuorumMembership.Self() {
       @Override
       public RaftServer server() {
@@ -184,7 +171,7 @@ public final class JournalSystem implements Closeable {
     }, localClient, callIds, role::leading);
     this.backups = new JournalBackups(store, stateMachine);
     JournalGauges.register(registry, this::division, role::leading, stateMachine::latest,
-        journalDir, commit);
+        journalDir, writes.commit());
   }
 
   /**
@@ -212,7 +199,7 @@ public final class JournalSystem implements Closeable {
       server.start();
     } catch (IOException | RuntimeException e) {
       throw new IOException("Cannot start the journal in " + journalDir + ": "
-          + rootMessage(e), e);
+          + RaftReplies.rootMessage(e), e);
     }
     if (quorum.members().size() == 1) {
       awaitLead(Duration.ofSeconds(60));
@@ -247,15 +234,6 @@ public final class JournalSystem implements Closeable {
   static RaftPeer peer(QuorumAddresses.Member m) {
     return RaftPeer.newBuilder().setId(m.peerId()).setAddress(m.journalAddress())
         .setClientAddress(m.rpcAddress()).build();
-  }
-
-  /** The innermost cause's message: Ratis wraps the state machine's own errors in several. */
-  private static String rootMessage(Throwable e) {
-    Throwable t = e;
-    while (t.getCause() != null && t.getCause() != t) {
-      t = t.getCause();
-    }
-    return t.getMessage() == null ? t.toString() : t.getMessage();
   }
 
   /** The folder of the group's Raft log and snapshots under a journal folder. */
@@ -409,15 +387,7 @@ public final class JournalSystem implements Closeable {
   public CompletableFuture<List<JournalEntry>> submit(List<JournalEntry> entries,
       CallIdentity caller, Consumer<List<JournalEntry>> applied) throws StrataException {
     checkWritable();
-    if (entries.isEmpty()) {
-      if (applied != null) {
-        applied.accept(List.of());
-      }
-      return CompletableFuture.completedFuture(List.of());
-    }
-    return commit.submit(entries, caller, applied)
-        .orTimeout(WRITE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
-        .exceptionallyCompose(e -> CompletableFuture.failedFuture(writeFailure(e)));
+    return writes.submit(entries, caller, applied);
   }
 
   /** Fails with UNAVAILABLE unless this master may write now. */
@@ -431,19 +401,6 @@ public final class JournalSystem implements Closeable {
     }
   }
 
-  private Throwable writeFailure(Throwable e) {
-    Throwable t = e;
-    while ((t instanceof CompletionException || t instanceof ExecutionException)
-        && t.getCause() != null) {
-      t = t.getCause();
-    }
-    if (t instanceof TimeoutException) {
-      return StrataException.unavailable("Cannot write to the journal: nothing was committed"
-          + " within " + WRITE_TIMEOUT.toSeconds() + " s (has the group lost its majority?)", t);
-    }
-    return t;
-  }
-
   public List<JournalEntry> write(List<JournalEntry.Builder> entries) throws StrataException {
     return write(entries, null);
   }
@@ -454,61 +411,8 @@ public final class JournalSystem implements Closeable {
    */
   public List<JournalEntry> write(List<JournalEntry.Builder> entries,
       Consumer<List<JournalEntry>> applied) throws StrataException {
-    List<JournalEntry> built = new ArrayList<>(entries.size());
-    for (JournalEntry.Builder e : entries) {
-      built.add(e.clearSequence().build());
-    }
-    try {
-      return submit(built, CallIdentity.current(), applied).get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw StrataException.unavailable("Interrupted while writing to the journal", e);
-    } catch (ExecutionException e) {
-      Throwable t = e.getCause();
-      if (t instanceof StrataException s) {
-        throw s;
-      }
-      throw StrataException.unavailable("Cannot write to the journal: " + t, t);
-    }
-  }
-
-  /** Sends one batch as one Raft log entry; see {@link GroupCommit.Log}. */
-  private CompletableFuture<Boolean> append(JournalBatch batch,
-      Consumer<List<JournalEntry>> applied) {
-    long callId = callIds.incrementAndGet();
-    stateMachine.expect(callId, batch, applied);
-    RaftClientRequest request = RaftClientRequest.newBuilder().setClientId(localClient)
-        .setServerId(server.getId()).setGroupId(RaftSettings.GROUP_ID).setCallId(callId)
-        .setMessage(Message.valueOf(ByteString.copyFrom(batch.toByteArray())))
-        .setType(RaftClientRequest.writeRequestType()).build();
-    CompletableFuture<RaftClientReply> sent;
-    try {
-      // The division itself takes the request on this thread; the server's front door would
-      // hand it to a thread of its own and wait for it.
-      RaftServer.Division d = division();
-      sent = d instanceof RaftClientAsynchronousProtocol direct
-          ? direct.submitClientRequestAsync(request) : server.submitClientRequestAsync(request);
-    } catch (IOException e) {
-      stateMachine.forget(callId);
-      return CompletableFuture.failedFuture(StrataException.unavailable(
-          "Cannot write to the journal: " + e.getMessage(), e));
-    }
-    return sent.handle((reply, error) -> {
-      if (error != null || !reply.isSuccess()) {
-        stateMachine.forget(callId);
-        if (error == null && (reply.getNotLeaderException() != null
-            || reply.getLeaderNotReadyException() != null)) {
-          throw new CompletionException(notLeader());
-        }
-        Throwable cause = error != null ? error : reply.getException();
-        throw new CompletionException(StrataException.unavailable("The journal did not take"
-            + " the change (" + (cause == null ? "no answer" : rootMessage(cause))
-            + "); retry", cause));
-      }
-      entriesCounter.increment(batch.getEntriesCount());
-      batchChanges.record(Math.max(1, batch.getCallsCount()));
-      return true;
-    });
+    checkWritable();
+    return writes.write(entries, CallIdentity.current(), applied);
   }
 
   /**
@@ -575,7 +479,7 @@ public final class JournalSystem implements Closeable {
 
   /** Changes waiting to be sent, and journal entries being committed. */
   public int[] backlog() {
-    return commit.backlog();
+    return writes.commit().backlog();
   }
 
   /** Closes after a final snapshot (a clean shutdown). */
@@ -591,7 +495,7 @@ public final class JournalSystem implements Closeable {
     }
     closed = true;
     role.close();
-    commit.close();
+    writes.close();
     catchUpCheck.shutdownNow();
     try {
       if (takeSnapshot && stateMachine.failure() == null) {
@@ -652,7 +556,7 @@ public final class JournalSystem implements Closeable {
 
   private void lostLead(RaftPeerId leader) {
     role.lost(leader);
-    commit.failQueued(notLeader());
+    writes.failQueued(notLeader());
   }
 
   /** Turns the state machine's events into the master's role changes and listeners. */

@@ -16,6 +16,15 @@ final class RaftReplies {
 
   private RaftReplies() {}
 
+  /** The innermost cause's message: Ratis wraps the state machine's own errors in several. */
+  static String rootMessage(Throwable e) {
+    Throwable t = e;
+    while (t.getCause() != null && t.getCause() != t) {
+      t = t.getCause();
+    }
+    return t.getMessage() == null ? t.toString() : t.getMessage();
+  }
+
   /** One request to this master's Raft server. */
   interface RaftCall {
     CompletableFuture<RaftClientReply> send() throws IOException;
