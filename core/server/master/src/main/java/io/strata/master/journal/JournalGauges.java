@@ -31,28 +31,28 @@ final class JournalGauges {
       GroupCommit commit) {
     JournalGauges g = new JournalGauges(division, latest);
     Gauge.builder(MetricNames.MASTER_JOURNAL_ROLE, leading, l -> l.getAsBoolean() ? 1 : 0)
-        .description("1 while this master leads the group, 0 otherwise").register(registry);
+        .description("1 while this master leads the group, 0 otherwise").strongReference(true).register(registry);
     Gauge.builder(MetricNames.MASTER_JOURNAL_TERM, g, j -> j.info(DivisionInfo::getCurrentTerm))
-        .description("Current Raft term").register(registry);
+        .description("Current Raft term").strongReference(true).register(registry);
     Gauge.builder(MetricNames.MASTER_JOURNAL_APPLIED_INDEX, g,
             j -> j.info(DivisionInfo::getLastAppliedIndex))
-        .description("Last journal index applied to the metastore").register(registry);
+        .description("Last journal index applied to the metastore").strongReference(true).register(registry);
     Gauge.builder(MetricNames.MASTER_JOURNAL_COMMIT_INDEX, g, JournalGauges::commitIndex)
-        .description("Last journal index known committed").register(registry);
+        .description("Last journal index known committed").strongReference(true).register(registry);
     Path log = RaftSettings.groupDir(journalDir).resolve("current");
     Gauge.builder(MetricNames.MASTER_JOURNAL_LOG_BYTES, log, JournalGauges::folderBytes)
-        .description("Bytes of journal log segments on this master").register(registry);
+        .description("Bytes of journal log segments on this master").strongReference(true).register(registry);
     Gauge.builder(MetricNames.MASTER_JOURNAL_SNAPSHOT_AGE, g, JournalGauges::snapshotAge)
         .description("Seconds since the newest snapshot was written (-1: none)")
-        .register(registry);
+        .strongReference(true).register(registry);
     Gauge.builder(MetricNames.MASTER_JOURNAL_SNAPSHOT_BYTES, g, JournalGauges::snapshotBytes)
-        .description("Bytes of the newest snapshot").register(registry);
+        .description("Bytes of the newest snapshot").strongReference(true).register(registry);
     Gauge.builder(MetricNames.MASTER_JOURNAL_QUEUED, commit, c -> c.backlog()[0])
         .description("Changes handed to the journal and not yet sent in an entry")
-        .register(registry);
+        .strongReference(true).register(registry);
     Gauge.builder(MetricNames.MASTER_JOURNAL_IN_FLIGHT, commit, c -> c.backlog()[1])
         .description("Journal entries sent and not yet committed and applied")
-        .register(registry);
+        .strongReference(true).register(registry);
   }
 
   private double info(ToLongFunction<DivisionInfo> f) {

@@ -77,8 +77,12 @@ class JournalFaultsTest {
   /** Starts a one-master journal whose leader work writes the root, as a master's does. */
   private JournalSystem single(Map<String, String> conf, MasterStateMachine.Applier applier,
       Runnable start) throws IOException {
-    JournalSystem j = JournalSystem.open(StrataConfig.load(conf), new SimpleMeterRegistry(),
-        applier);
+    return single(conf, applier, start, new SimpleMeterRegistry());
+  }
+
+  private JournalSystem single(Map<String, String> conf, MasterStateMachine.Applier applier,
+      Runnable start, io.micrometer.core.instrument.MeterRegistry registry) throws IOException {
+    JournalSystem j = JournalSystem.open(StrataConfig.load(conf), registry, applier);
     j.onRoleChange(new JournalSystem.RoleListener() {
       @Override
       public void gainedLead() {
@@ -157,6 +161,32 @@ class JournalFaultsTest {
   private static long newestSnapshotSequence(Map<String, String> conf) throws IOException {
     return new Snapshots(JournalSystem.groupDir(Path.of(conf.get("strata.master.journal.dir")))
         .resolve("sm")).newest().map(Snapshots.Found::sequence).orElse(-1L);
+  }
+
+  /**
+   * The journal's gauges hold what they read strongly: Micrometer keeps a gauge's object only
+   * weakly by default, and the role and index gauges read through objects nothing else holds,
+   * so after a garbage collection they read NaN (and tools waiting for a follower to catch up,
+   * or for a leader, waited forever).
+   */
+  @Test
+  void theJournalsGaugesStillReadAfterAGarbageCollection() throws Exception {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (JournalSystem j = single(conf(0, List.of(freePort())), null, () -> { }, registry)) {
+      j.awaitLead(java.time.Duration.ofSeconds(30));
+      j.write(List.of(inode(2, 1, "a")));
+      for (int i = 0; i < 3; i++) {
+        System.gc();
+        Thread.sleep(50);
+      }
+      assertEquals(1.0, registry.get(io.strata.common.metrics.MetricNames.MASTER_JOURNAL_ROLE)
+          .gauge().value());
+      double applied = registry.get(
+          io.strata.common.metrics.MetricNames.MASTER_JOURNAL_APPLIED_INDEX).gauge().value();
+      assertTrue(applied >= 1, "applied index " + applied);
+      assertEquals(0.0, registry.get(io.strata.common.metrics.MetricNames.MASTER_JOURNAL_QUEUED)
+          .gauge().value());
+    }
   }
 
   @Test
