@@ -50,8 +50,9 @@ public final class FuseKeys {
           + " at most 20), so a mount's logs never exceed this many times"
           + " strata.fuse.log.max.size.");
   public static final ConfigKey MOUNT_TIMEOUT = ConfigKey.duration("strata.fuse.mount.timeout",
-      "30s", "How long `strata fuse mount` waits for the mount to appear in /proc/mounts, and"
-          + " `strata fuse unmount` for the mount process to exit, before reporting a failure.");
+      "30s", "How long `strata fuse mount` waits for the mount to appear in /proc/mounts and"
+          + " answer, and `strata fuse unmount` for the mount process to exit, before reporting a"
+          + " failure.");
   public static final ConfigKey PAGE_CACHE_SIZE = ConfigKey.bytes("strata.fuse.page.cache.size",
       "256MB", "Bytes of file data the mount keeps in its own page cache (heap), shared by every"
           + " open file; a quarter of the default 1GB heap; 0 turns the cache (and read-ahead)"
