@@ -11,6 +11,7 @@ import io.strata.common.error.StrataException;
 import io.strata.proto.FileInfo;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -386,7 +387,7 @@ class MetadataCacheTest {
       assertFalse(loads.containsKey(p), p + " was loaded again");
     }
     assertFalse(loads.containsKey("/t/ab/f4999"));
-    assertTrue(loads.keySet().containsAll(java.util.List.of(below)), loads.toString());
+    assertTrue(loads.keySet().containsAll(List.of(below)), loads.toString());
 
     cache.invalidateTree("/t");
     loads.clear();

@@ -16,6 +16,7 @@ import io.strata.shell.UsageException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -53,6 +54,8 @@ public final class FuseLauncher {
   // FixedWindowRollingPolicy keeps at most 20 rotated files whatever it is asked for.
   private static final int MAX_LOG_FILES = 20;
   private static final int LOG_TAIL_LINES = 30;
+  /** strerror(ENOTCONN): the kernel's answer for a mount whose process is gone. */
+  private static final String NOT_CONNECTED = "Transport endpoint is not connected";
   // A stat of a mount that hangs cannot be interrupted; daemon threads let the command exit.
   private static final Executor STAT_THREADS = Executors.newCachedThreadPool(r -> {
     Thread t = new Thread(r, "strata-fuse-probe");
@@ -251,7 +254,9 @@ public final class FuseLauncher {
       if (!p.isAlive()) {
         failure = "the mount process exited (exit code " + p.exitValue() + ")";
       } else if (System.nanoTime() > deadline) {
-        failure = "it did not appear in /proc/mounts within " + timeout().toSeconds()
+        failure = (ProcMounts.isFuseMounted(record.mountPoint())
+            ? "it is listed in /proc/mounts but did not answer a stat of its folder within "
+            : "it did not appear in /proc/mounts within ") + timeout().toSeconds()
             + " s (raise " + FuseKeys.MOUNT_TIMEOUT.name() + " if it only needs longer)";
         p.destroy();
         if (!ProcessExits.await(p.toHandle(), Duration.ofSeconds(10))) {
@@ -283,7 +288,9 @@ public final class FuseLauncher {
    * Whether the mount at {@code point} is listed and its process answers a request. Being listed
    * is not enough: libfuse mounts before it checks the rest of its options, so a mount that then
    * fails shows in /proc/mounts for a moment before it is taken down again. A stat of the mount
-   * point waits for the process to have started serving, and fails if it gives up instead.
+   * point waits for the process to have started serving; any answer it gives counts, even an
+   * error (the master may be down, which the mount's log says), and only the kernel's "not
+   * connected", for a process that gave up, does not.
    */
   private static boolean servesRequests(Process p, Path point, long deadline) {
     if (!ProcMounts.isFuseMounted(point)) {
@@ -293,6 +300,8 @@ public final class FuseLauncher {
       try {
         Files.readAttributes(point, BasicFileAttributes.class);
         return true;
+      } catch (FileSystemException e) {
+        return e.getReason() == null || !e.getReason().contains(NOT_CONNECTED);
       } catch (IOException e) {
         return false;
       }

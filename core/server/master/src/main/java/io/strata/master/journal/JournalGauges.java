@@ -29,19 +29,24 @@ final class JournalGauges {
   static void register(MeterRegistry registry, Callable<RaftServer.Division> division,
       BooleanSupplier leading, Supplier<Snapshots.Found> latest, Path journalDir,
       GroupCommit commit) {
+    // Micrometer holds a gauge's object weakly unless told otherwise, and nothing else holds
+    // these: strong references, or the gauges read NaN after the first collection.
     JournalGauges g = new JournalGauges(division, latest);
     Gauge.builder(MetricNames.MASTER_JOURNAL_ROLE, leading, l -> l.getAsBoolean() ? 1 : 0)
-        .description("1 while this master leads the group, 0 otherwise").strongReference(true).register(registry);
+        .description("1 while this master leads the group, 0 otherwise")
+        .strongReference(true).register(registry);
     Gauge.builder(MetricNames.MASTER_JOURNAL_TERM, g, j -> j.info(DivisionInfo::getCurrentTerm))
         .description("Current Raft term").strongReference(true).register(registry);
     Gauge.builder(MetricNames.MASTER_JOURNAL_APPLIED_INDEX, g,
             j -> j.info(DivisionInfo::getLastAppliedIndex))
-        .description("Last journal index applied to the metastore").strongReference(true).register(registry);
+        .description("Last journal index applied to the metastore")
+        .strongReference(true).register(registry);
     Gauge.builder(MetricNames.MASTER_JOURNAL_COMMIT_INDEX, g, JournalGauges::commitIndex)
         .description("Last journal index known committed").strongReference(true).register(registry);
     Path log = RaftSettings.groupDir(journalDir).resolve("current");
     Gauge.builder(MetricNames.MASTER_JOURNAL_LOG_BYTES, log, JournalGauges::folderBytes)
-        .description("Bytes of journal log segments on this master").strongReference(true).register(registry);
+        .description("Bytes of journal log segments on this master")
+        .strongReference(true).register(registry);
     Gauge.builder(MetricNames.MASTER_JOURNAL_SNAPSHOT_AGE, g, JournalGauges::snapshotAge)
         .description("Seconds since the newest snapshot was written (-1: none)")
         .strongReference(true).register(registry);

@@ -26,7 +26,7 @@ import org.apache.ratis.protocol.RaftClientAsynchronousProtocol;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.server.RaftServer;
-import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 
 /**
  * The leader's side of the journal's write path: changes go to {@link GroupCommit}, which
@@ -147,7 +147,8 @@ final class JournalWrites implements AutoCloseable {
     stateMachine.expect(callId, batch, applied);
     RaftClientRequest request = RaftClientRequest.newBuilder().setClientId(localClient)
         .setServerId(server.getId()).setGroupId(RaftSettings.GROUP_ID).setCallId(callId)
-        .setMessage(Message.valueOf(ByteString.copyFrom(batch.toByteArray())))
+        // The array is the batch's own serialized copy and never changes: wrapped, not copied.
+        .setMessage(Message.valueOf(UnsafeByteOperations.unsafeWrap(batch.toByteArray())))
         .setType(RaftClientRequest.writeRequestType()).build();
     CompletableFuture<RaftClientReply> sent;
     try {

@@ -6,10 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.strata.common.Version;
 import io.strata.common.conf.StrataConfig;
 import io.strata.common.error.StrataException;
+import io.strata.common.metrics.MetricNames;
 import io.strata.master.metastore.InodeStore;
 import io.strata.master.upgrade.ClusterLayout;
 import io.strata.proto.journal.InodeEntry;
@@ -81,7 +83,7 @@ class JournalFaultsTest {
   }
 
   private JournalSystem single(Map<String, String> conf, MasterStateMachine.Applier applier,
-      Runnable start, io.micrometer.core.instrument.MeterRegistry registry) throws IOException {
+      Runnable start, MeterRegistry registry) throws IOException {
     JournalSystem j = JournalSystem.open(StrataConfig.load(conf), registry, applier);
     j.onRoleChange(new JournalSystem.RoleListener() {
       @Override
@@ -173,18 +175,18 @@ class JournalFaultsTest {
   void theJournalsGaugesStillReadAfterAGarbageCollection() throws Exception {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     try (JournalSystem j = single(conf(0, List.of(freePort())), null, () -> { }, registry)) {
-      j.awaitLead(java.time.Duration.ofSeconds(30));
+      j.awaitLead(Duration.ofSeconds(30));
       j.write(List.of(inode(2, 1, "a")));
       for (int i = 0; i < 3; i++) {
         System.gc();
         Thread.sleep(50);
       }
-      assertEquals(1.0, registry.get(io.strata.common.metrics.MetricNames.MASTER_JOURNAL_ROLE)
+      assertEquals(1.0, registry.get(MetricNames.MASTER_JOURNAL_ROLE)
           .gauge().value());
       double applied = registry.get(
-          io.strata.common.metrics.MetricNames.MASTER_JOURNAL_APPLIED_INDEX).gauge().value();
+          MetricNames.MASTER_JOURNAL_APPLIED_INDEX).gauge().value();
       assertTrue(applied >= 1, "applied index " + applied);
-      assertEquals(0.0, registry.get(io.strata.common.metrics.MetricNames.MASTER_JOURNAL_QUEUED)
+      assertEquals(0.0, registry.get(MetricNames.MASTER_JOURNAL_QUEUED)
           .gauge().value());
     }
   }
