@@ -32,6 +32,13 @@ final class ClientContext implements AutoCloseable {
   final LocalReadReports localReads;
   final UnderStoreReader underStore;
   final ClientMetrics metrics = new ClientMetrics();
+  final MountResolver mountResolver;
+  /**
+   * Until when (System.nanoTime) new files are created in two master calls, because the
+   * master answered that it does not know CommitNewFile (a release before it, during a rolling
+   * upgrade); asked again after that.
+   */
+  private volatile long twoCallCreatesUntil = System.nanoTime();
   private final Map<String, ManagedChannel> workerChannels = new ConcurrentHashMap<>();
   private final ChannelEventLoops workerLoops = new ChannelEventLoops("strata-client-worker",
       Runtime.getRuntime().availableProcessors());
@@ -44,6 +51,17 @@ final class ClientContext implements AutoCloseable {
     this.localTiers = new LocalTiers(workers);
     this.localReads = new LocalReadReports(this::workerChannel);
     this.underStore = new UnderStoreReader(master);
+    this.mountResolver = new MountResolver(master);
+  }
+
+  /** The master does not know CommitNewFile: new files take two calls for a minute. */
+  void commitNewFileUnsupported() {
+    twoCallCreatesUntil = System.nanoTime() + 60_000_000_000L;
+  }
+
+  /** Whether new files may be committed in one master call (see {@link FileOutStream}). */
+  boolean commitNewFileSupported() {
+    return System.nanoTime() - twoCallCreatesUntil >= 0;
   }
 
   /** The gRPC channel to a worker's WorkerService, opened on first use and then shared. */

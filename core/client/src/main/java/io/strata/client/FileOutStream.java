@@ -4,7 +4,9 @@ import com.google.protobuf.ByteString;
 import io.strata.common.conf.ClientKeys;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
+import io.strata.proto.CommitNewFileRequest;
 import io.strata.proto.CompleteFileRequest;
+import io.strata.proto.CreateFileRequest;
 import io.strata.proto.DeleteRequest;
 import io.strata.proto.FileInfo;
 import io.strata.proto.WorkerAddress;
@@ -42,6 +44,9 @@ public final class FileOutStream extends OutputStream {
   private final boolean deleteOnFailure;
   private final WorkerAddress worker;
   private final WriteFileHeader header;
+  /** For a file the master learns of only at close (one call): its options; else null. */
+  private final CreateOptions newFile;
+  private final long mountId;
   private WorkerWriteStream stream;
   /** The first chunk buffer's size: most files written through a proxy or mount are small. */
   static final int FIRST_CHUNK = 64 << 10;
@@ -79,6 +84,32 @@ public final class FileOutStream extends OutputStream {
     this.header = WriteFileHeader.newBuilder().setUfsPath(file.getUfsPath())
         .setMountId(file.getMountId()).setMode(file.getMode())
         .setOverwrite(overwrite || version).build();
+    this.newFile = null;
+    this.mountId = file.getMountId();
+  }
+
+  /**
+   * A new file the master learns of only when the stream closes: the worker writes the content
+   * at {@code placement} without overwriting, then one master call (CommitNewFile) makes the
+   * file complete with {@code options}' mode, owner, group and block size. Nothing is in the
+   * namespace before that, so a failed or cancelled stream leaves nothing behind.
+   */
+  FileOutStream(ClientContext ctx, String path, MountResolver.Placement placement,
+      CreateOptions options, WorkerAddress worker) {
+    this.ctx = ctx;
+    this.path = path;
+    this.fileId = 0;
+    this.version = false;
+    this.deleteOnFailure = false;
+    this.worker = worker;
+    this.chunkSize = (int) Math.max(1, Math.min(64 << 20,
+        ctx.conf.getBytes(ClientKeys.WRITE_CHUNK_SIZE)));
+    this.chunk = new byte[Math.min(chunkSize, FIRST_CHUNK)];
+    this.header = WriteFileHeader.newBuilder().setUfsPath(placement.ufsPath())
+        .setMountId(placement.mount().getMountId()).setMode(options.mode())
+        .setOverwrite(false).build();
+    this.newFile = options;
+    this.mountId = placement.mount().getMountId();
   }
 
   /** The call to the worker, started at the first chunk (or at close for an empty file). */
@@ -198,6 +229,10 @@ public final class FileOutStream extends OutputStream {
       throw abort("the worker stored " + r.getLength() + " bytes", new StrataException(
           ErrorCode.INTERNAL, "length mismatch: wrote " + written + ", stored " + r.getLength()));
     }
+    if (newFile != null) {
+      completed = commitNew(r);
+      return;
+    }
     CompleteFileRequest.Builder request = CompleteFileRequest.newBuilder().setPath(path)
         .setFileId(fileId).setLength(written).setUfsFingerprint(r.getUfsFingerprint())
         .putAllXattrs(xattrs);
@@ -223,6 +258,88 @@ public final class FileOutStream extends OutputStream {
       if (e.code() != ErrorCode.STALE) {
         deleteIncomplete();
       }
+      throw new StrataException(e.code(), e.posix(), "Cannot complete " + path + ": "
+          + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Makes the new file complete in one master call, from what the worker wrote. A master of a
+   * release before that call gets the create and the completion instead (the worker wrote
+   * where its create places the file).
+   */
+  private FileInfo commitNew(WriteFileResponse r) throws StrataException {
+    CommitNewFileRequest.Builder request = CommitNewFileRequest.newBuilder().setPath(path)
+        .setUfsPath(header.getUfsPath()).setMountId(mountId).setLength(written)
+        .setUfsFingerprint(r.getUfsFingerprint()).setBlockSize(newFile.blockSize())
+        .setMode(newFile.mode()).setOwner(newFile.owner()).setGroup(newFile.group())
+        .putAllXattrs(xattrs);
+    if (completion.modificationTimeNs() != null) {
+      request.setModificationTimeNs(completion.modificationTimeNs());
+    }
+    if (completion.accessTimeNs() != null) {
+      request.setAccessTimeNs(completion.accessTimeNs());
+    }
+    if (completion.mode() != null) {
+      request.setMode(completion.mode());
+    }
+    if (completion.owner() != null) {
+      request.setOwner(completion.owner());
+    }
+    if (completion.group() != null) {
+      request.setGroup(completion.group());
+    }
+    try {
+      return ctx.master.call(s -> s.commitNewFile(request.build())).getFile();
+    } catch (StrataException e) {
+      if (e.code() == ErrorCode.UNIMPLEMENTED) {
+        ctx.commitNewFileUnsupported();
+        return createAndComplete(request.build());
+      }
+      if (e.code() == ErrorCode.FAILED_PRECONDITION) {
+        // The mounts may have changed: the next new file asks for them again.
+        ctx.mountResolver.forget();
+      }
+      throw new StrataException(e.code(), e.posix(), "Cannot complete " + path + ": "
+          + e.getMessage(), e);
+    }
+  }
+
+  /** What a master without CommitNewFile is asked instead: a create, then a completion. */
+  private FileInfo createAndComplete(CommitNewFileRequest c) throws StrataException {
+    FileInfo created;
+    try {
+      created = ctx.master.call(s -> s.createFile(CreateFileRequest.newBuilder()
+          .setPath(path).setBlockSize(c.getBlockSize()).setMode(c.getMode())
+          .setOwner(c.getOwner()).setGroup(c.getGroup()).build())).getFile();
+    } catch (StrataException e) {
+      throw new StrataException(e.code(), e.posix(), "Cannot create " + path + ": "
+          + e.getMessage(), e);
+    }
+    if (!created.getUfsPath().equals(c.getUfsPath())) {
+      try {
+        ctx.master.call(s -> s.delete(DeleteRequest.newBuilder().setPath(path)
+            .setFileId(created.getFileId()).build()));
+      } catch (StrataException suppressed) {
+        LOG.warn("Cannot delete the incomplete file {}: {}", path, suppressed.getMessage());
+      }
+      ctx.mountResolver.forget();
+      throw StrataException.failedPrecondition("The mounts changed while " + path + " was"
+          + " written (the master places it at " + created.getUfsPath() + ", not at "
+          + c.getUfsPath() + "); write it again");
+    }
+    CompleteFileRequest.Builder complete = CompleteFileRequest.newBuilder().setPath(path)
+        .setFileId(created.getFileId()).setLength(c.getLength())
+        .setUfsFingerprint(c.getUfsFingerprint()).putAllXattrs(c.getXattrsMap());
+    if (c.hasModificationTimeNs()) {
+      complete.setModificationTimeNs(c.getModificationTimeNs());
+    }
+    if (c.hasAccessTimeNs()) {
+      complete.setAccessTimeNs(c.getAccessTimeNs());
+    }
+    try {
+      return ctx.master.call(s -> s.completeFile(complete.build())).getFile();
+    } catch (StrataException e) {
       throw new StrataException(e.code(), e.posix(), "Cannot complete " + path + ": "
           + e.getMessage(), e);
     }

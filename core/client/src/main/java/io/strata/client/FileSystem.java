@@ -352,6 +352,34 @@ public final class FileSystem implements Closeable {
     return new FileOutStream(ctx, entry, false, worker.getAddress(), false, false);
   }
 
+  /**
+   * A stream that writes a new file which appears in the namespace, complete, only when the
+   * stream closes, in one master call: for writers that create, write and close a file at one
+   * time and make no other use of its name meanwhile (the FUSE mount, the S3 proxy). The
+   * parent folder must exist. Another file at the path when the stream closes (made by another
+   * writer meanwhile) fails the close with ALREADY_EXISTS, and nothing of this write is kept;
+   * a failed or cancelled stream leaves nothing either. A master of an earlier release gets the
+   * create and the completion at close instead.
+   *
+   * @param options mode, owner, group and block size; overwrite and recursive are not taken
+   * @throws StrataException UNAVAILABLE when no worker is live; FAILED_PRECONDITION in a
+   *     read-only mount
+   */
+  public FileOutStream writeNewFile(String path, CreateOptions options)
+      throws StrataException {
+    String p = PathNames.normalize(path);
+    if (p.equals(PathNames.ROOT)) {
+      throw StrataException.invalidArgument("Cannot create a file at /: give a file path");
+    }
+    if (!ctx.commitNewFileSupported()) {
+      return createFile(p, options.overwrite(false).recursive(false).newVersion(false));
+    }
+    List<WorkerInfo> live = liveWorkersForWrite(ctx);
+    MountResolver.Placement placement = ctx.mountResolver.place(p);
+    WorkerInfo worker = WorkerHashing.pick(p.hashCode(), live, WorkerInfo::getWorkerId);
+    return new FileOutStream(ctx, p, placement, options, worker.getAddress());
+  }
+
   /** Creates a file with default options. */
   public FileOutStream createFile(String path) throws StrataException {
     return createFile(path, CreateOptions.defaults());

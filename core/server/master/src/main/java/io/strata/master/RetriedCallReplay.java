@@ -11,6 +11,8 @@ import io.strata.common.error.StrataException;
 import io.strata.common.rpc.MasterHeaders;
 import io.strata.master.file.Namespace;
 import io.strata.master.journal.CallHistory;
+import io.strata.proto.CommitNewFileRequest;
+import io.strata.proto.CommitNewFileResponse;
 import io.strata.proto.CompleteFileRequest;
 import io.strata.proto.CompleteFileResponse;
 import io.strata.proto.CreateDirectoryRequest;
@@ -61,6 +63,9 @@ final class RetriedCallReplay implements ServerInterceptor {
       Map.entry(FS + "CompleteFile", (r, ns) -> ns.getStatus(
           path(((CompleteFileRequest) r).getPath()))
           .thenApply(f -> CompleteFileResponse.newBuilder().setFile(f).build())),
+      Map.entry(FS + "CommitNewFile", (r, ns) -> ns.getStatus(
+          path(((CommitNewFileRequest) r).getPath()))
+          .thenApply(f -> CommitNewFileResponse.newBuilder().setFile(f).build())),
       Map.entry(FS + "SetAttribute", (r, ns) -> ns.getStatus(
           path(((SetAttributeRequest) r).getPath()))
           .thenApply(f -> SetAttributeResponse.newBuilder().setFile(f).build())),

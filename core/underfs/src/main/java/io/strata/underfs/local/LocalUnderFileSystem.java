@@ -302,18 +302,35 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
         LocalFiles.move(temp, target, StandardCopyOption.ATOMIC_MOVE,
             StandardCopyOption.REPLACE_EXISTING);
       } else {
-        // link-then-unlink would refuse an existing target atomically; a move after the
-        // check above is enough for a cache whose writers go through one master.
-        if (LocalFiles.exists(target, LinkOption.NOFOLLOW_LINKS)) {
-          throw new FileAlreadyExistsException(uri);
-        }
-        LocalFiles.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
+        publishExclusive(temp, target, uri);
       }
       return getStatus(uri);
     } catch (IOException e) {
       LocalFiles.deleteIfExists(temp);
       throw e;
     }
+  }
+
+  /**
+   * Puts a complete temporary file at a target that must not exist, refusing atomically: new
+   * files are written before the master decides whose a name is (one call per new file), so
+   * two writers of one name may publish at the same moment and exactly one must win. A hard
+   * link refuses an existing target in one step; on a file system without hard links, a move
+   * after a check (a loser may replace a winner that published in between).
+   */
+  private static void publishExclusive(Path temp, Path target, String uri) throws IOException {
+    try {
+      LocalFiles.createLink(target, temp);
+    } catch (FileAlreadyExistsException e) {
+      throw new FileAlreadyExistsException(uri);
+    } catch (UnsupportedOperationException | FileSystemException e) {
+      if (LocalFiles.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+        throw new FileAlreadyExistsException(uri);
+      }
+      LocalFiles.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
+      return;
+    }
+    LocalFiles.delete(temp);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.strata.master.file;
 
 import com.google.protobuf.ByteString;
+import io.strata.proto.CommitNewFileRequest;
 import io.strata.proto.CompleteFileRequest;
 import io.strata.proto.journal.InodeEntry;
 import java.util.Map;
@@ -31,6 +32,13 @@ public record CompletedAttributes(Map<String, ByteString> xattrs, Long modificat
         r.hasMode() ? r.getMode() & AttributeChange.MAX_MODE : null,
         r.hasOwner() && !r.getOwner().isEmpty() ? r.getOwner() : null,
         r.hasGroup() && !r.getGroup().isEmpty() ? r.getGroup() : null,
+        r.hasAccessTimeNs() ? r.getAccessTimeNs() : null);
+  }
+
+  /** What a CommitNewFile call asks for beside the file's mode, owner and group. */
+  public static CompletedAttributes of(CommitNewFileRequest r) {
+    return new CompletedAttributes(r.getXattrsMap(),
+        r.hasModificationTimeNs() ? r.getModificationTimeNs() : null, null, null, null,
         r.hasAccessTimeNs() ? r.getAccessTimeNs() : null);
   }
 

@@ -10,8 +10,10 @@ import io.strata.master.block.WorkerRegistry;
 import io.strata.master.upgrade.ClusterLayout;
 import io.strata.proto.FileInfo;
 import io.strata.proto.journal.InodeEntry;
+import io.strata.underfs.UnderFileSystem;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -278,6 +280,99 @@ final class FileChanges {
       FileInfo info = tree.info(completed, path);
       return s.applied().thenApply(x -> info);
     });
+  }
+
+  /**
+   * Makes a new file complete in one step, from content a worker already wrote without
+   * overwriting at the store path {@code path} resolves to: the create and the completion of a
+   * writer that makes, writes and closes a file at one time. Anything at the path is
+   * ALREADY_EXISTS (so of two writers of one name exactly one succeeds); the store file just
+   * written is removed then, unless the file at the path is backed by it.
+   *
+   * @param r the path, block size, mode, owner and group (as for a create; never recursive)
+   * @param ufsPath the store path the worker wrote
+   * @param mountId the mount {@code ufsPath} was resolved in
+   * @throws StrataException FAILED_PRECONDITION when the path resolves elsewhere now (a mount
+   *     changed while the content was written)
+   */
+  CompletableFuture<FileInfo> commitNewFile(Namespace.CreateFile r, String ufsPath,
+      long mountId, long length, String fingerprint, CompletedAttributes attributes) {
+    String path = r.path();
+    try {
+      if (path.equals(PathNames.ROOT)) {
+        throw StrataException.invalidArgument("Cannot create a file at /: give a file path");
+      }
+      if (r.blockSize() < 0) {
+        throw StrataException.invalidArgument("Negative block size " + r.blockSize() + " for "
+            + path);
+      }
+      Xattrs.checkNames(path, attributes.xattrs().keySet());
+      Xattrs.checkSize(path, attributes.xattrs());
+    } catch (StrataException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return runner.run(path, c -> {
+      Walk w = lockForCreate(c, path, false);
+      MountTable.Resolution where = mounts.resolve(path);
+      if (w.complete()) {
+        InodeEntry existing = w.last();
+        if (where.mount().getMountId() == mountId && where.ufsUri().equals(ufsPath)
+            && !backedByStore(existing)) {
+          removeWritten(c, where, fingerprint);
+        }
+        throw new StrataException(ErrorCode.ALREADY_EXISTS, existing.getDirectory()
+            ? "A directory already exists at " + path : "Path already exists: " + path);
+      }
+      checkParents(w, path, false);
+      checkWritable(path);
+      if (where.mount().getMountId() != mountId || !where.ufsUri().equals(ufsPath)) {
+        throw StrataException.failedPrecondition("The mounts changed while " + path + " was"
+            + " written: it belongs in " + where.ufsUri() + " of mount " + where.mount()
+            .getMountId() + " now, not in " + ufsPath + " of mount " + mountId
+            + "; write it again");
+      }
+      InodeEntry parent = w.last();
+      InodeEntry.Builder file = loader.newInode(c.newInodeId(), parent.getId(),
+          PathNames.name(path), false, r.mode(), r.owner(), SetGid.group(parent, r.group()));
+      if (r.blockSize() > 0) {
+        file.setBlockSize(r.blockSize());
+      }
+      checkLength(path, length, file.getBlockSize());
+      long nowNs = InodeTimes.nowNs();
+      file.setLength(length).setUfsFingerprint(fingerprint).setComplete(true)
+          .setUfsSyncTimeMs(nowNs / 1_000_000L);
+      attributes.applyTo(file, nowNs);
+      List<Edit> edits = new ArrayList<>();
+      edits.add(Edit.inode(file));
+      Edit.foldersChanged(edits, parent.getId());
+      ChangeStaging.Staged s = c.commit(edits);
+      FileInfo info = tree.info(file.build(), path);
+      return s.applied().thenApply(x -> info);
+    });
+  }
+
+  /** Whether a name's entry is a complete file whose content is its store file. */
+  private static boolean backedByStore(InodeEntry n) {
+    return !n.getDirectory() && n.getComplete() && !n.getNamespaceOnly();
+  }
+
+  /**
+   * Removes the store file a refused {@link #commitNewFile} wrote, when it is still the one
+   * written (its fingerprint): nothing in the namespace names it, and a later sync must not
+   * take it for a file.
+   */
+  private static void removeWritten(Change c, MountTable.Resolution where, String fingerprint)
+      throws IOException {
+    UnderFileSystem store = c.store(where.mount());
+    String now;
+    try {
+      now = store.fingerprint(where.ufsUri());
+    } catch (NoSuchFileException e) {
+      return;
+    }
+    if (fingerprint.equals(now)) {
+      store.delete(where.ufsUri(), false);
+    }
   }
 
   /** Fails with INVALID_ARGUMENT when a file cannot have {@code length} bytes. */

@@ -11,6 +11,8 @@ import io.strata.master.journal.JournalSystem;
 import io.strata.master.upgrade.ClientDirectory;
 import io.strata.proto.CheckpointRequest;
 import io.strata.proto.CheckpointResponse;
+import io.strata.proto.CommitNewFileRequest;
+import io.strata.proto.CommitNewFileResponse;
 import io.strata.proto.CompleteFileRequest;
 import io.strata.proto.CompleteFileResponse;
 import io.strata.proto.CreateDirectoryRequest;
@@ -253,6 +255,18 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
             PathNames.normalize(request.getPath()), request.getFileId(), request.getLength(),
             request.getUfsFingerprint(), CompletedAttributes.of(request))
         .thenApply(f -> CompleteFileResponse.newBuilder().setFile(f).build()));
+  }
+
+  @Override
+  public void commitNewFile(CommitNewFileRequest request,
+      StreamObserver<CommitNewFileResponse> observer) {
+    calls.unaryAsync("CommitNewFile", observer, () -> namespace.commitNewFile(
+            new Namespace.CreateFile(PathNames.normalize(request.getPath()), false, false,
+                request.getBlockSize(), request.getMode(), request.getOwner(),
+                request.getGroup(), false),
+            request.getUfsPath(), request.getMountId(), request.getLength(),
+            request.getUfsFingerprint(), CompletedAttributes.of(request))
+        .thenApply(f -> CommitNewFileResponse.newBuilder().setFile(f).build()));
   }
 
   @Override

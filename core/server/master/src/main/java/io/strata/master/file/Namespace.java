@@ -378,6 +378,12 @@ public final class Namespace {
     return files.createFile(r);
   }
 
+  /** See {@link FileChanges#commitNewFile}. */
+  public CompletableFuture<FileInfo> commitNewFile(CreateFile r, String ufsPath, long mountId,
+      long length, String fingerprint, CompletedAttributes attributes) {
+    return files.commitNewFile(r, ufsPath, mountId, length, fingerprint, attributes);
+  }
+
   /** See {@link FileChanges#completeFile}. */
   public CompletableFuture<FileInfo> completeFile(String path, long fileId, long length,
       String fingerprint, CompletedAttributes attributes) {
