@@ -99,6 +99,8 @@ public final class MetadataCache {
    * eviction listener), so that it never lacks a path the cache holds.
    */
   private final ConcurrentSkipListSet<String> keys = new ConcurrentSkipListSet<>();
+  /** Files this mount created that the master does not know yet; never evicted or reset. */
+  private final PendingCreates pendingCreates = new PendingCreates();
   /** Folders a lookup's listing stopped in (too many children), not listed again for a while. */
   private final Cache<String, Boolean> tooLarge;
   /** Folders the master has not loaded (lookups must not make it), not tried again for a while. */
@@ -158,8 +160,16 @@ public final class MetadataCache {
         .expireAfterWrite(Duration.ofSeconds(30)).ticker(ticker).build();
   }
 
-  /** The status of {@code path}, from the cache while fresh. */
+  /**
+   * The status of {@code path}: a file this mount created and has not committed yet, else
+   * from the cache while fresh.
+   */
   public FileInfo get(String path) throws StrataException {
+    FileInfo pending = pendingCreates.get(path);
+    if (pending != null) {
+      hits.increment();
+      return pending;
+    }
     if (entries == null) {
       loads.increment();
       return loader.load(path);
@@ -681,6 +691,11 @@ public final class MetadataCache {
     } else {
       drop(path);
     }
+  }
+
+  /** Files this mount created that the master does not know yet (see {@link #get}). */
+  PendingCreates pendingCreates() {
+    return pendingCreates;
   }
 
   /** Forgets every status: changes were missed. */

@@ -64,6 +64,13 @@ final class MountWrites {
   private final java.util.concurrent.ConcurrentMap<Long, java.util.concurrent.atomic.AtomicInteger>
       hidden = new java.util.concurrent.ConcurrentHashMap<>();
   private final io.micrometer.core.instrument.Counter writeThroughFailures;
+  /**
+   * Inode numbers of files created here and not committed yet: far above any the master gives
+   * (it counts up from 1), so that no two files of the mount ever show the same number.
+   */
+  static final long PROVISIONAL_INODES = 1L << 62;
+  private final java.util.concurrent.atomic.AtomicLong provisionalInodes =
+      new java.util.concurrent.atomic.AtomicLong();
 
   MountWrites(FileSystem fs, MetadataCache metadata, UserNames names, StagingArea staging,
       Aliases aliases, KernelEntries kernel, MountPaths paths,
@@ -111,34 +118,72 @@ final class MountWrites {
   // ---- files written through a staged copy ----
 
   /**
-   * Creates {@code path} and opens it for writing. With {@code O_EXCL} an existing path is
-   * EEXIST; otherwise an existing file (another client made it meanwhile) is opened as
-   * open(2) would.
+   * Creates {@code path} and opens it for writing. The master learns of the file when it is
+   * first closed or synced, in one call that commits it with its content and attributes
+   * ({@link #writeThrough}); until then it exists in this mount only, where every process sees
+   * it at once ({@link PendingCreates}), with a provisional inode number that becomes the
+   * master's at that commit. With {@code O_EXCL} an existing path is EEXIST now, and a name
+   * another client takes before the commit is EEXIST at that close; otherwise an existing file
+   * is opened as open(2) would.
    */
   WriteHandle create(String path, long mode, int flags, Caller caller) throws IOException {
-    CreateOptions options = CreateOptions.defaults().mode((int) (mode & 07777))
-        .owner(names.userName(caller.uid())).group(names.groupName(caller.gid()));
-    long mark = metadata.mark();
-    FileInfo entry;
-    try {
-      entry = fs.createEntry(path, options);
-    } catch (StrataException e) {
-      if (e.code() != ErrorCode.ALREADY_EXISTS || (flags & O_EXCL) != 0) {
-        throw e;
+    FileInfo existing = existingOrNull(path);
+    if (existing != null) {
+      if ((flags & O_EXCL) != 0) {
+        throw new StrataException(ErrorCode.ALREADY_EXISTS, "File exists: " + path);
       }
-      metadata.invalidate(path);
-      return openForWrite(path, metadata.get(path), flags);
+      return openForWrite(path, existing, flags);
     }
-    long inode = inodeOf(entry);
+    String parent = PathNames.parent(path);
+    FileInfo folder = parent == null ? null : metadata.get(parent);
+    if (folder == null || !folder.getDirectory()) {
+      throw new StrataException(ErrorCode.FAILED_PRECONDITION, PosixError.ENOTDIR,
+          "Not a directory: " + parent);
+    }
+    String group = names.groupName(caller.gid());
+    if ((folder.getMode() & 02000) != 0) {
+      // A set-group-ID folder gives new entries its group, as the master will at the commit.
+      group = folder.getGroup();
+    }
+    long inode = PROVISIONAL_INODES | provisionalInodes.incrementAndGet();
+    long nowNs = StagingArea.nowNs();
+    FileInfo entry = FileInfo.newBuilder().setPath(path).setName(PathNames.name(path))
+        .setFileId(inode).setInodeNumber(inode).setMode((int) (mode & 07777))
+        .setOwner(names.userName(caller.uid())).setGroup(group).setLinkCount(1)
+        .setModificationTimeMs(nowNs / 1_000_000L).setModificationTimeNs(nowNs)
+        .setChangeTimeNs(nowNs).setAccessTimeNs(nowNs).build();
     StagedFile file = staging.acquire(inode, data -> new StagedFile(inode, path, null, entry,
         data, staging, this::openBase));
+    if ((flags & O_EXCL) != 0) {
+      file.createdExclusive();
+    }
     if ((mode & 07777) == 0) {
       // The master takes a mode of 0 for its default: the mode asked comes with the content.
       file.setPending(0, null, null, null, null);
     }
+    metadata.pendingCreates().add(path, entry);
     folderChanged(path);
-    metadata.putOwn(path, entry, mark);
     return new WriteHandle(file, flags, true);
+  }
+
+  /** The status of {@code path}, or null when nothing is there. */
+  private FileInfo existingOrNull(String path) throws StrataException {
+    try {
+      return metadata.get(path);
+    } catch (StrataException e) {
+      if (e.code() == ErrorCode.NOT_FOUND) {
+        return null;
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Whether a status is a provisional one this mount gave a file it created and has not
+   * committed yet.
+   */
+  static boolean provisional(FileInfo f) {
+    return !f.getDirectory() && (inodeOf(f) & PROVISIONAL_INODES) != 0;
   }
 
   /**
@@ -177,22 +222,59 @@ final class MountWrites {
 
   /**
    * Writes a staged copy through to the cluster when it has changes: the first content of a
-   * new file, or a new version of an existing one. The new status goes into the metadata cache,
-   * and the file's other names are dropped from the caches.
+   * new file (which commits the file to the master), or a new version of an existing one. The
+   * new status goes into the metadata cache, and the file's other names are dropped from the
+   * caches.
    */
   void writeThrough(StagedFile file) throws IOException {
     long mark = metadata.mark();
+    boolean wasNew = file.isNew();
+    long provisionalInode = file.inode();
     FileInfo done;
     try {
-      done = file.writeThrough(this::openStream);
+      done = writeThroughOnce(file, wasNew);
     } catch (IOException | RuntimeException e) {
       writeThroughFailures.increment();
       throw e;
     }
-    if (done != null) {
-      writtenThrough.increment();
-      metadata.putOwn(file.path(), done, mark);
-      otherNamesChanged(file.inode(), file.path());
+    if (done == null) {
+      return;
+    }
+    writtenThrough.increment();
+    if (wasNew) {
+      staging.committed(file, inodeOf(done));
+      metadata.pendingCreates().remove(file.path(), provisionalInode);
+    }
+    metadata.putOwn(file.path(), done, mark);
+    otherNamesChanged(file.inode(), file.path());
+  }
+
+  /**
+   * One write-through; a new file whose name another client took meanwhile is written as a
+   * new version of that file unless it was created with O_EXCL (then EEXIST, and this mount
+   * sees the other file at the name from now on).
+   */
+  private FileInfo writeThroughOnce(StagedFile file, boolean wasNew) throws IOException {
+    try {
+      return file.writeThrough(this::openStream);
+    } catch (StrataException e) {
+      if (!wasNew || e.code() != ErrorCode.ALREADY_EXISTS) {
+        throw e;
+      }
+      String path = file.path();
+      metadata.pendingCreates().remove(path, file.inode());
+      metadata.invalidate(path);
+      FileInfo taken = existingOrNull(path);
+      if (file.exclusive() || taken == null || taken.getDirectory()) {
+        throw new StrataException(ErrorCode.ALREADY_EXISTS, path + " was created here, but"
+            + " another client made " + (taken != null && taken.getDirectory() ? "a folder"
+                : "a file") + " of that name before it was first closed" + (file.exclusive()
+                    ? " (it was created exclusively, O_EXCL)" : "") + ": " + e.getMessage(), e);
+      }
+      LOG.info("{} was made by another client before this mount's new file of that name was"
+          + " first closed; this content becomes its new version", path);
+      file.becomeVersionOf(taken);
+      return file.writeThrough(this::openStream);
     }
   }
 
@@ -204,7 +286,8 @@ final class MountWrites {
   private FileOutStream openStream(StagedFile file) throws IOException {
     FileInfo created = file.created();
     if (created != null) {
-      return fs.writeEntry(created.toBuilder().setPath(file.path()).build());
+      return fs.writeNewFile(file.path(), CreateOptions.defaults().mode(created.getMode())
+          .owner(created.getOwner()).group(created.getGroup()));
     }
     try {
       return fs.createFile(file.path(), CreateOptions.defaults().newVersion(true));
@@ -255,8 +338,16 @@ final class MountWrites {
             e.toString());
       }
     }
+    boolean wasNew = file.isNew();
+    long inode = file.inode();
     try {
       Path kept = staging.release(file);
+      if (wasNew && staging.get(inode) == null) {
+        // Never committed: the name goes with the copy (kept on disk when it held changes).
+        metadata.pendingCreates().remove(file.path(), inode);
+        metadata.invalidate(file.path());
+        folderChanged(file.path());
+      }
       if (kept != null) {
         LOG.error("{} was closed with changes that could not be written through to the"
             + " cluster; they are kept in {} (the bytes written, at their offsets; see {} for"
@@ -393,6 +484,7 @@ final class MountWrites {
     if (file != null && file.dirty()) {
       // The master links complete files only: what this mount holds goes first.
       writeThrough(file);
+      info = metadata.get(existing);
     }
     long mark = metadata.mark();
     FileInfo linked;
@@ -424,6 +516,17 @@ final class MountWrites {
           "Is a directory: " + path);
     }
     long inode = inodeOf(info);
+    if (provisional(info)) {
+      // Never committed: only this mount knew it, and nothing of it reaches the cluster.
+      StagedFile file = staging.get(inode);
+      if (file != null) {
+        file.unlinked();
+      }
+      metadata.pendingCreates().remove(path, inode);
+      metadata.removed(path);
+      folderChanged(path);
+      return 0;
+    }
     try {
       fs.delete(path, false);
     } catch (StrataException e) {
@@ -457,6 +560,10 @@ final class MountWrites {
     }
     if (path.equals(PathNames.ROOT)) {
       throw new StrataException(ErrorCode.FAILED_PRECONDITION, "Cannot remove the root " + path);
+    }
+    if (metadata.pendingCreates().anyBelow(path)) {
+      throw new StrataException(ErrorCode.FAILED_PRECONDITION, PosixError.ENOTEMPTY,
+          "Directory not empty: " + path + " holds a file created here and not closed yet");
     }
     try {
       fs.delete(path, false);
@@ -492,6 +599,17 @@ final class MountWrites {
     StagedFile file = staged(source);
     if (file != null && file.dirty() && !file.isUnlinked()) {
       writeThrough(file);
+      // A new file has the master's status and inode number now.
+      source = metadata.get(from);
+    }
+    if (source.getDirectory()) {
+      // Files created below it and not committed yet are committed first: the master moves
+      // what it knows.
+      for (StagedFile f : staging.all()) {
+        if (f.isNew() && !f.isUnlinked() && PathNames.isUnder(f.path(), from)) {
+          writeThrough(f);
+        }
+      }
     }
     try {
       fs.rename(from, to, true);
@@ -499,6 +617,15 @@ final class MountWrites {
       metadata.invalidateTree(from);
       metadata.invalidateTree(to);
       throw e;
+    }
+    if (target != null && provisional(target)) {
+      // Replaced before it was committed: the master never knew it, and its handles keep what
+      // they wrote, as those of an unlinked file do.
+      StagedFile replaced = staging.get(inodeOf(target));
+      if (replaced != null) {
+        replaced.unlinked();
+      }
+      metadata.pendingCreates().remove(to, inodeOf(target));
     }
     metadata.removedTree(from);
     metadata.removedTree(to);
@@ -628,7 +755,12 @@ final class MountWrites {
   }
 
   /** Sets ({@code value} not null) or removes an extended attribute of the namespace. */
-  int setXattr(String path, String name, ByteString value) throws StrataException {
+  int setXattr(String path, String name, ByteString value) throws IOException {
+    StagedFile file = pendingCopy(path);
+    if (file != null && file.isNew()) {
+      // Extended attributes are the master's: a file it does not know yet is committed first.
+      writeThrough(file);
+    }
     SetAttributeOptions options = value == null
         ? SetAttributeOptions.defaults().removeXattr(name)
         : SetAttributeOptions.defaults().xattr(name, value);

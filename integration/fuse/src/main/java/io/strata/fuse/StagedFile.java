@@ -57,7 +57,10 @@ final class StagedFile {
   private static final long DEFAULT_BLOCK = 64L << 20;
 
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
-  private final long inode;
+  /** The file's inode number: a provisional one until a new file is committed. */
+  private volatile long inode;
+  /** Whether a new file was created with O_EXCL: a name taken meanwhile fails its commit. */
+  private volatile boolean exclusive;
   private final Path data;
   private final StagingArea area;
   private final BaseOpener opener;
@@ -121,6 +124,47 @@ final class StagedFile {
 
   long inode() {
     return inode;
+  }
+
+  /** The inode number the master gave a new file when it was committed. */
+  void committedAs(long masterInode) {
+    this.inode = masterInode;
+  }
+
+  /**
+   * Whether this is a file this mount created and has not committed to the master yet: it has
+   * a provisional status ({@link #created}) that only this mount knows.
+   */
+  boolean isNew() {
+    FileInfo c = created;
+    return c != null && MountWrites.provisional(c);
+  }
+
+  /** The new file was created with O_EXCL: its commit must not take an existing name. */
+  void createdExclusive() {
+    this.exclusive = true;
+  }
+
+  boolean exclusive() {
+    return exclusive;
+  }
+
+  /**
+   * The new file's name was taken by another client before this one was committed, and it was
+   * not created exclusively: the content written here becomes a new version of that file (the
+   * last writer wins, as when two clients write one object), with nothing of its old content.
+   */
+  void becomeVersionOf(FileInfo existing) {
+    lock.writeLock().lock();
+    try {
+      closeBase();
+      base = existing;
+      // Every byte of the new file is held here or is a zero: none comes from the existing one.
+      baseValid = 0;
+      created = null;
+    } finally {
+      lock.writeLock().unlock();
+    }
   }
 
   /** The namespace path the file is written through (it follows renames). */

@@ -206,6 +206,24 @@ final class StagingArea {
     }
   }
 
+  /**
+   * A new file was committed and has the master's inode number now: its copy is found by that
+   * number from here on (by whoever opens the file next, through any name).
+   */
+  void committed(StagedFile file, long masterInode) {
+    // The caller holds a reference to the copy (a handle being flushed), so the entry outlives
+    // the move; it is under both numbers for a moment, never under neither.
+    long provisional = file.inode();
+    Entry e = files.get(provisional);
+    if (e == null || e.file != file) {
+      file.committedAs(masterInode);
+      return;
+    }
+    files.put(masterInode, e);
+    file.committedAs(masterInode);
+    files.remove(provisional, e);
+  }
+
   /** Rewrites a copy's note after its path changed (a rename). */
   void noteMoved(StagedFile f) {
     writeNote(f);

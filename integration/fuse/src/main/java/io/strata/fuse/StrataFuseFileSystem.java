@@ -25,7 +25,10 @@ import io.strata.proto.WorkerInfo;
 import io.strata.proto.WorkerState;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -590,10 +593,20 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     MetadataCache.Listing listing = metadata.startListing(p);
     boolean whole = false;
     FileStat entry = new FileStat(jnr.ffi.Runtime.getSystemRuntime());
+    // Files created here and not committed yet: listed after the master's names.
+    List<FileInfo> pending = metadata.pendingCreates().in(p);
+    Set<String> pendingNames = new HashSet<>();
+    for (FileInfo f : pending) {
+      pendingNames.add(f.getName());
+    }
     try (CloseableIterator<FileInfo> children = fs.listStatus(p, SyncOption.DEFAULT, true)) {
       while (children.hasNext()) {
         FileInfo child = children.next();
         listing.add(child);
+        if (!pendingNames.isEmpty() && pendingNames.remove(child.getName())) {
+          // Taken at the master by another client meanwhile: this mount's file shows below.
+          continue;
+        }
         if (child.getName().startsWith(HIDDEN_PREFIX)) {
           // Unlinked while open: gone from the folder, as on any other file system.
           continue;
@@ -603,6 +616,13 @@ public final class StrataFuseFileSystem extends FuseStubFS {
         entry.st_mode.set(child.getDirectory() ? FileStat.S_IFDIR
             : typeBits(child.getFileType()));
         if (filler.apply(buf, child.getName(), entry, 0) != 0) {
+          return -ErrorCodes.ENOMEM();
+        }
+      }
+      for (FileInfo f : pending) {
+        entry.st_ino.set(MountWrites.inodeOf(f));
+        entry.st_mode.set(S_IFREG);
+        if (filler.apply(buf, f.getName(), entry, 0) != 0) {
           return -ErrorCodes.ENOMEM();
         }
       }

@@ -312,12 +312,24 @@ final class FileChanges {
       return CompletableFuture.failedFuture(e);
     }
     return runner.run(path, c -> {
-      Walk w = lockForCreate(c, path, false);
+      c.lock(PathLocks.Request.writing(path));
+      // The parent is loaded when missing, but not the name: the store holds the content
+      // just written there, which is this file, not one to load.
+      c.walkLoading(PathNames.parent(path));
+      Walk w = c.walk(path);
       MountTable.Resolution where = mounts.resolve(path);
+      boolean samePlace = where.mount().getMountId() == mountId
+          && where.ufsUri().equals(ufsPath);
       if (w.complete()) {
         InodeEntry existing = w.last();
-        if (where.mount().getMountId() == mountId && where.ufsUri().equals(ufsPath)
-            && !backedByStore(existing)) {
+        if (samePlace && backedByStore(existing)
+            && fingerprint.equals(existing.getUfsFingerprint())
+            && existing.getLength() == length) {
+          // A sync of the folder found the content in the store before this call came: it
+          // is this file, which gets its attributes now.
+          return completeLoaded(c, path, existing, attributes, r);
+        }
+        if (samePlace && !backedByStore(existing)) {
           removeWritten(c, where, fingerprint);
         }
         throw new StrataException(ErrorCode.ALREADY_EXISTS, existing.getDirectory()
@@ -325,7 +337,7 @@ final class FileChanges {
       }
       checkParents(w, path, false);
       checkWritable(path);
-      if (where.mount().getMountId() != mountId || !where.ufsUri().equals(ufsPath)) {
+      if (!samePlace) {
         throw StrataException.failedPrecondition("The mounts changed while " + path + " was"
             + " written: it belongs in " + where.ufsUri() + " of mount " + where.mount()
             .getMountId() + " now, not in " + ufsPath + " of mount " + mountId
@@ -349,6 +361,35 @@ final class FileChanges {
       FileInfo info = tree.info(file.build(), path);
       return s.applied().thenApply(x -> info);
     });
+  }
+
+  /**
+   * Gives a file a sync loaded from the content a new file's writer put in the store the
+   * attributes that writer asked for, as its commit would have.
+   */
+  private CompletableFuture<FileInfo> completeLoaded(Change c, String path,
+      InodeEntry loaded, CompletedAttributes attributes, Namespace.CreateFile r)
+      throws StrataException {
+    long nowNs = InodeTimes.nowNs();
+    ChangeStaging.Staged s = c.commit(List.of(Edit.update(loaded.getId(), cur -> {
+      if (cur == null) {
+        throw StrataException.notFound(path);
+      }
+      InodeEntry.Builder done = cur.toBuilder();
+      if (r.mode() != 0) {
+        done.setMode(r.mode());
+      }
+      if (!r.owner().isEmpty()) {
+        done.setOwner(r.owner());
+      }
+      if (!r.group().isEmpty()) {
+        done.setGroup(r.group());
+      }
+      attributes.applyTo(done, nowNs);
+      return done;
+    })));
+    FileInfo info = tree.info(s.inode(loaded.getId()), path);
+    return s.applied().thenApply(x -> info);
   }
 
   /** Whether a name's entry is a complete file whose content is its store file. */
