@@ -71,6 +71,7 @@ final class MountWrites {
   static final long PROVISIONAL_INODES = 1L << 62;
   private final java.util.concurrent.atomic.AtomicLong provisionalInodes =
       new java.util.concurrent.atomic.AtomicLong();
+  private final ShownInodes shownInodes = new ShownInodes();
 
   MountWrites(FileSystem fs, MetadataCache metadata, UserNames names, StagingArea staging,
       Aliases aliases, KernelEntries kernel, MountPaths paths,
@@ -94,6 +95,11 @@ final class MountWrites {
         .description("Staged copies written through to the cluster on close or fsync, by"
             + " outcome (written, or failed and kept for another try)")
         .register(registry);
+  }
+
+  /** The inode number this mount shows for a file or folder (see {@link ShownInodes}). */
+  long shownInode(FileInfo f) {
+    return shownInodes.of(f);
   }
 
   /** Whether open flags ask for writing. */
@@ -242,6 +248,7 @@ final class MountWrites {
     }
     writtenThrough.increment();
     if (wasNew) {
+      shownInodes.committed(provisionalInode, inodeOf(done));
       staging.committed(file, inodeOf(done));
       metadata.pendingCreates().remove(file.path(), provisionalInode);
     }

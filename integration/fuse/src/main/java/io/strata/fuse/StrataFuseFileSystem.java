@@ -518,7 +518,7 @@ public final class StrataFuseFileSystem extends FuseStubFS {
       stat.st_blocks.set((length + 511) / 512);
       stat.st_rdev.set(info.getRdev());
     }
-    stat.st_ino.set(MountWrites.inodeOf(info));
+    stat.st_ino.set(writes.shownInode(info));
     stat.st_blksize.set(STATFS_BLOCK);
     stat.st_uid.set(names.uid(pending.owner() != null ? pending.owner() : info.getOwner()));
     stat.st_gid.set(names.gid(pending.group() != null ? pending.group() : info.getGroup()));
@@ -612,7 +612,7 @@ public final class StrataFuseFileSystem extends FuseStubFS {
           continue;
         }
         // The inode number and type, so that find and tar need no stat to tell the kind.
-        entry.st_ino.set(MountWrites.inodeOf(child));
+        entry.st_ino.set(writes.shownInode(child));
         entry.st_mode.set(child.getDirectory() ? FileStat.S_IFDIR
             : typeBits(child.getFileType()));
         if (filler.apply(buf, child.getName(), entry, 0) != 0) {

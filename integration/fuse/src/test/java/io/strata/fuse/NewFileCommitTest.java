@@ -1,0 +1,242 @@
+package io.strata.fuse;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.strata.client.FileSystem;
+import io.strata.common.conf.StrataConfig;
+import io.strata.common.error.ErrorCode;
+import io.strata.common.error.StrataException;
+import io.strata.proto.FileInfo;
+import io.strata.tests.MultiProcessCluster;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A file created through a mount reaches the master in one call, at its first close: until
+ * then it is the mount's alone (its processes see it, its name, size, mode, times and inode
+ * number; other clients do not), and what was done to it meanwhile (chmod, utimens, rename,
+ * unlink) is what the cluster gets. Two real mounts of one cluster of a master and a worker
+ * process, through /dev/fuse.
+ */
+class NewFileCommitTest {
+  @TempDir static Path dir;
+  static MultiProcessCluster cluster;
+  static FileSystem fs;
+  static FileSystem otherFs;
+  static Path ufs;
+  static FuseMount mount;
+  static FuseMount other;
+
+  @BeforeAll
+  static void mount() throws Exception {
+    cluster = MultiProcessCluster.builder(dir.resolve("cluster")).workers(1).start();
+    ufs = cluster.underStoreRoot();
+    fs = FileSystem.connect(cluster.clientConfig());
+    otherFs = FileSystem.connect(cluster.clientConfig());
+    mount = mountAt(fs, "mnt");
+    other = mountAt(otherFs, "other");
+  }
+
+  private static FuseMount mountAt(FileSystem client, String name) throws Exception {
+    StrataConfig conf = StrataConfig.load(Map.of("strata.fuse.metadata.cache.ttl", "10s",
+        "strata.fuse.write.staging.dir", dir.resolve("staging-" + name).toString()));
+    Path point = Files.createDirectories(dir.resolve(name));
+    return FuseMount.mount(StrataFuseFileSystem.create(client, "/", conf,
+        new SimpleMeterRegistry()), point, MountOptions.withDefaults(List.of(), conf),
+        Duration.ofSeconds(30));
+  }
+
+  @AfterAll
+  static void unmount() {
+    for (FuseMount m : new FuseMount[] {mount, other}) {
+      if (m != null) {
+        m.close();
+        if (FuseMount.isMounted(m.mountPoint())) {
+          FuseMount.lazyUnmount(m.mountPoint());
+        }
+      }
+    }
+    for (FileSystem f : new FileSystem[] {fs, otherFs}) {
+      if (f != null) {
+        f.close();
+      }
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  static Path mnt(String rel) {
+    return mount.mountPoint().resolve(rel);
+  }
+
+  static Path otherMnt(String rel) {
+    return other.mountPoint().resolve(rel);
+  }
+
+  private static List<String> names(Path folder) throws IOException {
+    try (Stream<Path> s = Files.list(folder)) {
+      return s.map(p -> p.getFileName().toString()).sorted().toList();
+    }
+  }
+
+  private static boolean inMaster(String path) throws StrataException {
+    try {
+      fs.getStatus(path);
+      return true;
+    } catch (StrataException e) {
+      if (e.code() == ErrorCode.NOT_FOUND) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  @Test
+  void aNewFileIsTheMountsUntilItsFirstCloseCommitsItWithWhatWasDoneMeanwhile()
+      throws Exception {
+    Files.createDirectories(mnt("pending"));
+    byte[] body = "first close commits me".getBytes(StandardCharsets.UTF_8);
+    Path a = mnt("pending/a");
+    long inode;
+    try (FileChannel c = FileChannel.open(a, StandardOpenOption.CREATE_NEW,
+        StandardOpenOption.WRITE)) {
+      c.write(ByteBuffer.wrap(body));
+      // The mount's processes see it at once; the master and other mounts do not yet.
+      assertTrue(Files.exists(a));
+      assertEquals(List.of("a"), names(mnt("pending")));
+      assertEquals(body.length, Files.size(a));
+      assertFalse(inMaster("/pending/a"));
+      assertFalse(Files.exists(otherMnt("pending/a")));
+      assertFalse(Files.exists(ufs.resolve("pending/a")));
+      inode = (long) Files.getAttribute(a, "unix:ino");
+      Files.setPosixFilePermissions(a, PosixFilePermissions.fromString("rw-------"));
+      Files.setLastModifiedTime(a, FileTime.fromMillis(1_600_000_000_000L));
+    }
+    // Committed by the close, with the mode and time set before it, in one call.
+    FileInfo committed = fs.getStatus("/pending/a");
+    assertTrue(committed.getComplete());
+    assertEquals(body.length, committed.getLength());
+    assertEquals(0600, committed.getMode());
+    assertEquals(1_600_000_000_000L, committed.getModificationTimeMs());
+    assertArrayEquals(body, Files.readAllBytes(ufs.resolve("pending/a")));
+    assertArrayEquals(body, Files.readAllBytes(otherMnt("pending/a")));
+    // The number a process saw stays the file's in this mount.
+    assertEquals(inode, (long) Files.getAttribute(a, "unix:ino"));
+
+    // Renamed while open: committed at its new name with everything written.
+    Path b = mnt("pending/b");
+    try (FileChannel c = FileChannel.open(b, StandardOpenOption.CREATE_NEW,
+        StandardOpenOption.WRITE)) {
+      c.write(ByteBuffer.wrap(body));
+      Files.move(b, mnt("pending/c"));
+      c.write(ByteBuffer.wrap(body));
+    }
+    assertFalse(Files.exists(b));
+    assertFalse(inMaster("/pending/b"));
+    assertEquals(2L * body.length, fs.getStatus("/pending/c").getLength());
+    assertEquals(2L * body.length, Files.size(ufs.resolve("pending/c")));
+
+    // Unlinked before its first close: nothing of it reaches the cluster.
+    Path d = mnt("pending/d");
+    try (FileChannel c = FileChannel.open(d, StandardOpenOption.CREATE_NEW,
+        StandardOpenOption.WRITE)) {
+      c.write(ByteBuffer.wrap(body));
+      Files.delete(d);
+      assertFalse(Files.exists(d));
+    }
+    assertFalse(inMaster("/pending/d"));
+    assertFalse(Files.exists(ufs.resolve("pending/d")));
+    assertEquals(List.of("a", "c"), names(mnt("pending")));
+  }
+
+  @Test
+  void aFolderHoldingAFileNotClosedYetIsNotEmpty() throws Exception {
+    Files.createDirectories(mnt("holder"));
+    Path f = mnt("holder/open");
+    try (FileChannel c = FileChannel.open(f, StandardOpenOption.CREATE_NEW,
+        StandardOpenOption.WRITE)) {
+      c.write(ByteBuffer.wrap(new byte[] {1}));
+      assertThrows(DirectoryNotEmptyException.class, () -> Files.delete(mnt("holder")));
+    }
+    assertTrue(inMaster("/holder/open"));
+  }
+
+  @Test
+  void ofTwoMountsCreatingOneNameExclusivelyExactlyOneWins() throws Exception {
+    Files.createDirectories(mnt("race"));
+    int names = 20;
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      List<Future<Boolean>> mine = new ArrayList<>();
+      List<Future<Boolean>> theirs = new ArrayList<>();
+      for (int i = 0; i < names; i++) {
+        String name = "race/n" + i;
+        mine.add(pool.submit(createExclusively(mnt(name), "mine")));
+        theirs.add(pool.submit(createExclusively(otherMnt(name), "theirs")));
+      }
+      for (int i = 0; i < names; i++) {
+        boolean a = mine.get(i).get(60, TimeUnit.SECONDS);
+        boolean b = theirs.get(i).get(60, TimeUnit.SECONDS);
+        assertTrue(a ^ b, "n" + i + ": mine " + a + ", theirs " + b);
+        String content = Files.readString(ufs.resolve("race/n" + i));
+        assertEquals(a ? "mine" : "theirs", content, "n" + i);
+        assertEquals(content.length(), fs.getStatus("/race/n" + i).getLength());
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /** Creates {@code p} with O_EXCL and writes {@code text}; whether open and close succeeded. */
+  private static Callable<Boolean> createExclusively(Path p, String text) {
+    return () -> {
+      FileChannel c;
+      try {
+        c = FileChannel.open(p, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+      } catch (FileAlreadyExistsException e) {
+        return false;
+      }
+      try {
+        c.write(ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8)));
+      } finally {
+        try {
+          c.close();
+        } catch (IOException e) {
+          // The master gave the name to the other mount: EEXIST at close.
+          assertTrue(e.getMessage().contains("exists"), e.toString());
+          return false;
+        }
+      }
+      return true;
+    };
+  }
+}
