@@ -21,6 +21,7 @@ import io.strata.proxy.xml.DeleteResult;
 import io.strata.proxy.xml.S3XmlParser;
 import io.strata.proxy.xml.S3XmlWriter;
 import io.strata.proxy.xml.TagSet;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.time.Instant;
@@ -42,6 +43,11 @@ import java.util.Map;
 final class ObjectWrites {
   private static final String EMPTY_MD5 = "d41d8cd98f00b204e9800998ecf8427e";
   private static final int COPY_BUFFER = 256 << 10;
+  /**
+   * Bodies up to this size are held whole before they are written (they are checked first, and
+   * a new key is committed in one master call); larger ones stream.
+   */
+  static final long SMALL_OBJECT_BYTES = 1 << 20;
 
   private final ProxyContext ctx;
 
@@ -83,20 +89,18 @@ final class ObjectWrites {
               + " pre-conditions you specified did not hold: If-Match");
         }
       }
-      PendingObject pending = PendingObject.create(ctx, r.bucket(), path, key, r.principal(),
-          createOnly);
-      try {
-        body.copyTo(pending.out(), new byte[64 << 10]);
+      long announced = body.expectedLength();
+      if (announced >= 0 && announced <= SMALL_OBJECT_BYTES) {
+        // Held whole and checked before anything is written: a new key then costs one master
+        // call (PendingObject#putSmall).
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream((int) announced);
+        body.copyTo(bytes, new byte[(int) Math.max(1, Math.min(64 << 10, announced))]);
         body.verify();
-        xattrs.put(ObjectMetadata.ETAG, ByteString.copyFromUtf8(body.md5Hex()));
-        ChecksumValue c = body.checksum();
-        if (c != null) {
-          xattrs.put(ObjectMetadata.CHECKSUM, ObjectMetadata.encodeChecksum(c));
-        }
-        done = pending.complete(xattrs);
-      } catch (IOException | RuntimeException e) {
-        pending.cancel();
-        throw e;
+        addDigests(xattrs, body);
+        done = PendingObject.putSmall(ctx, r.bucket(), path, key, r.principal(), createOnly,
+            bytes.toByteArray(), xattrs);
+      } else {
+        done = putStreamed(r, path, key, body, createOnly, xattrs);
       }
     }
     HttpHeaders h = r.baseHeaders();
@@ -107,6 +111,31 @@ final class ObjectWrites {
       h.set("x-amz-checksum-type", c.type().name());
     }
     r.exchange().respond(HttpResponseStatus.OK, h, null);
+  }
+
+  /** A PUT body streamed to its file as it arrives (larger than {@link #SMALL_OBJECT_BYTES}). */
+  private FileInfo putStreamed(S3Request r, String path, String key, UploadBody body,
+      boolean createOnly, Map<String, ByteString> xattrs) throws IOException {
+    PendingObject pending = PendingObject.create(ctx, r.bucket(), path, key, r.principal(),
+        createOnly);
+    try {
+      body.copyTo(pending.out(), new byte[64 << 10]);
+      body.verify();
+      addDigests(xattrs, body);
+      return pending.complete(xattrs);
+    } catch (IOException | RuntimeException e) {
+      pending.cancel();
+      throw e;
+    }
+  }
+
+  /** The object's ETag and flexible checksum, kept with it. */
+  private static void addDigests(Map<String, ByteString> xattrs, UploadBody body) {
+    xattrs.put(ObjectMetadata.ETAG, ByteString.copyFromUtf8(body.md5Hex()));
+    ChecksumValue c = body.checksum();
+    if (c != null) {
+      xattrs.put(ObjectMetadata.CHECKSUM, ObjectMetadata.encodeChecksum(c));
+    }
   }
 
   /** PUT of a key ending in '/': a folder, marked so that listings show it. */

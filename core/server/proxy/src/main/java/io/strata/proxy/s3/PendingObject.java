@@ -96,6 +96,54 @@ final class PendingObject {
         ctx.fs().createFile(stagePath(ctx, bucket), options), true);
   }
 
+  /**
+   * Writes a small object whose bytes are all here and checked. A new key in an existing
+   * folder (what data-preparation tools write most) costs one master call: a worker writes the
+   * bytes where the key belongs, and the master commits the file at once
+   * ({@link io.strata.client.FileSystem#writeNewFile}). Otherwise (the key holds an object, its
+   * folder is missing, or the key conflicts with a file or folder) the object is written as
+   * {@link #create} places any object.
+   *
+   * @param createOnly fail with PreconditionFailed when something is at the key (If-None-Match)
+   * @return the object's status at its key
+   */
+  static FileInfo putSmall(ProxyContext ctx, String bucket, String path, String key,
+      Principal p, boolean createOnly, byte[] bytes, Map<String, ByteString> xattrs)
+      throws IOException {
+    try {
+      FileOutStream out = ctx.fs().writeNewFile(path, CreateOptions.defaults()
+          .owner(p.user()).group(p.primaryGroup()));
+      try {
+        out.write(bytes);
+        out.setXattrsOnComplete(xattrs);
+        out.close();
+      } catch (IOException | RuntimeException e) {
+        out.cancel();
+        throw e;
+      }
+      return out.completedStatus();
+    } catch (StrataException e) {
+      if (e.code() == ErrorCode.ALREADY_EXISTS && createOnly) {
+        throw new S3Exception(S3ErrorCode.PRECONDITION_FAILED, "At least one of the"
+            + " pre-conditions you specified did not hold: If-None-Match (the key exists)");
+      }
+      boolean placedOtherwise = e.code() == ErrorCode.ALREADY_EXISTS
+          || e.code() == ErrorCode.NOT_FOUND || e.code() == ErrorCode.FAILED_PRECONDITION
+          || e.code() == ErrorCode.INVALID_ARGUMENT;
+      if (!placedOtherwise) {
+        throw e;
+      }
+    }
+    PendingObject pending = create(ctx, bucket, path, key, p, createOnly);
+    try {
+      pending.out().write(bytes);
+      return pending.complete(xattrs);
+    } catch (IOException | RuntimeException e) {
+      pending.cancel();
+      throw e;
+    }
+  }
+
   /** A new file name in the bucket's uploads folder, where a replacing object is staged. */
   private static String stagePath(ProxyContext ctx, String bucket) {
     byte[] id = new byte[16];

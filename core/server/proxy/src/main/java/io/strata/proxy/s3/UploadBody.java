@@ -223,4 +223,9 @@ final class UploadBody {
   long length() {
     return digests.length();
   }
+
+  /** The payload's length as the request announced it; -1 when it announced none. */
+  long expectedLength() {
+    return expectedLength;
+  }
 }
