@@ -8,6 +8,7 @@ import io.strata.tests.MultiProcessCluster;
 import io.strata.tests.TestTree;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,13 +24,16 @@ import java.util.Set;
  * folder and through a Strata mount (FuseMain as a JVM of its own, as {@code strata fuse mount}
  * starts it) on a one-worker cluster: (1) extracting a tar archive of small files with symbolic
  * and hard links, (2) cloning a local git repository, (3) 4 KiB pwrites at random offsets of an
- * existing file, then fsync and close. Each row is checked after it ran (the extracted tree
- * against its source, the clone with git status and fsck, the written pages read back); a row
+ * existing file, then fsync and close, (4) {@code rm -rf} of the tree the first row extracted.
+ * Each row is checked after it ran (the extracted tree against its source, the clone with git
+ * status and fsck, the written pages read back, the removed tree gone from the target and from
+ * the under store); a row
  * that fails, or whose check fails, is printed as {@code failed: <reason>} and the benchmark goes
  * on with the next. Every program run and loop is bounded in time and count; every mount is
  * undone and the cluster stopped on the way out, also after a failure. Usage: {@code bench/run
  * posix [--untar-files 20000] [--clone-files 5000] [--pwrite-size 1GB] [--pwrite-seconds 20]
- * [--pwrite-max 10000000] [--rows untar,clone,pwrite] [--fuse-conf key=value,...] [--dir /tmp]}.
+ * [--pwrite-max 10000000] [--rows untar,clone,pwrite,rm] [--fuse-conf key=value,...]
+ * [--dir /tmp]}.
  */
 final class PosixWriteBench {
   /** The longest one row's program may run. */
@@ -54,12 +58,15 @@ final class PosixWriteBench {
 
   private final Command cmd;
   private final List<Target> targets;
+  /** The local folder that is the under store; each target's root is a folder of its own in it. */
+  private final Path ufs;
   /** Per section, the Strata mount's upcall timers over its row. */
   private final Map<String, String> upcalls = new LinkedHashMap<>();
 
-  private PosixWriteBench(Command cmd, List<Target> targets) {
+  private PosixWriteBench(Command cmd, List<Target> targets, Path ufs) {
     this.cmd = cmd;
     this.targets = targets;
+    this.ufs = ufs;
   }
 
   static void run(Map<String, String> opts) throws Exception {
@@ -68,11 +75,16 @@ final class PosixWriteBench {
     long pwriteSize = ConfigType.parseBytes(opts.getOrDefault("pwrite-size", "1GB"));
     double pwriteSeconds = Double.parseDouble(opts.getOrDefault("pwrite-seconds", "20"));
     long pwriteMax = Long.parseLong(opts.getOrDefault("pwrite-max", "10000000"));
-    Set<String> rows = Set.of(opts.getOrDefault("rows", "untar,clone,pwrite").split(","));
+    Set<String> rows = Set.of(opts.getOrDefault("rows", "untar,clone,pwrite,rm").split(","));
     for (String row : rows) {
-      if (!Set.of("untar", "clone", "pwrite").contains(row)) {
-        throw new IllegalArgumentException("--rows takes untar, clone and pwrite, not " + row);
+      if (!Set.of("untar", "clone", "pwrite", "rm").contains(row)) {
+        throw new IllegalArgumentException("--rows takes untar, clone, pwrite and rm, not "
+            + row);
       }
+    }
+    if (rows.contains("rm") && !rows.contains("untar")) {
+      throw new IllegalArgumentException("--rows rm removes the tree that the untar row"
+          + " extracted: add untar to --rows");
     }
     if (pwriteSize < RandomPwrites.PAGE) {
       throw new IllegalArgumentException("--pwrite-size must be at least 4 KiB");
@@ -128,7 +140,7 @@ final class PosixWriteBench {
                   bindfs),
               new Target("Strata", Files.createDirectories(strata.point().resolve("strata")),
                   strata));
-          PosixWriteBench bench = new PosixWriteBench(cmd, targets);
+          PosixWriteBench bench = new PosixWriteBench(cmd, targets, ufs);
           List<String> printed = new ArrayList<>();
           if (rows.contains("untar")) {
             printed.add(bench.untar(archive, untarSource, untarFiles));
@@ -138,6 +150,9 @@ final class PosixWriteBench {
           }
           if (rows.contains("pwrite")) {
             printed.add(bench.pwrite(pwriteSize, pwriteSeconds, pwriteMax));
+          }
+          if (rows.contains("rm")) {
+            printed.add(bench.removeTree(untarSource));
           }
           System.out.printf("POSIX write benchmark: untar of %d files of %s-%s in %d folders"
               + " (with %d symlinks and %d hard links), git clone of %d files in %d commits,"
@@ -298,6 +313,41 @@ final class PosixWriteBench {
         + " the mount, as a new file written sequentially) and synced to disk.%n",
         ReadBench.human(size), Table.f1(seconds), max, RandomPwrites.SAMPLE)
         + table.render() + upcalls("pwrite");
+  }
+
+  // ---- 4. rm -rf -------------------------------------------------------------------------
+
+  private String removeTree(TreeSummary source) {
+    long entries = source.files() + source.folders() + source.symlinks();
+    Outcome[] out = new Outcome[targets.size()];
+    for (int k = 0; k < targets.size(); k++) {
+      Target t = targets.get(k);
+      out[k] = row("rm", t, () -> {
+        Path tree = t.root().resolve("untar");
+        if (!Files.isDirectory(tree)) {
+          return Outcome.failed("no extracted tree to remove (the untar row failed)");
+        }
+        Command.Result r = cmd.run(List.of("rm", "-rf", tree.toString()), null, ROW_LIMIT);
+        if (!r.ok()) {
+          return Outcome.failed(reason(r, t.root()));
+        }
+        // The target's folder is a folder of the under store's, under the same name.
+        Path inStore = ufs.resolve(t.root().getFileName().toString()).resolve("untar");
+        if (Files.exists(tree, LinkOption.NOFOLLOW_LINKS)) {
+          return Outcome.failed("check: the tree is still listed after rm -rf");
+        }
+        if (Files.exists(inStore, LinkOption.NOFOLLOW_LINKS)) {
+          return Outcome.failed("check: the tree is still in the under store after rm -rf");
+        }
+        return Outcome.of(r.seconds(), entries / r.seconds());
+      });
+    }
+    Table table = figures(out, new String[] {"seconds", "entries/s"},
+        new boolean[] {false, true}, 1);
+    return String.format("4. Remove: rm -rf of the tree the untar row extracted (%d files, %d"
+        + " folders, %d symlinks), timed until rm exits; checked: the tree is gone from the"
+        + " target and from the under store.%n", source.files(), source.folders(),
+        source.symlinks()) + table.render() + upcalls("rm");
   }
 
   // ---- rows and tables -------------------------------------------------------------------

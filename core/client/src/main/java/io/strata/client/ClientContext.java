@@ -39,6 +39,11 @@ final class ClientContext implements AutoCloseable {
    * upgrade); asked again after that.
    */
   private volatile long twoCallCreatesUntil = System.nanoTime();
+  /**
+   * Workers (host:rpcPort) that answered that they do not know WriteSmallFile (a release before
+   * it), with until when (System.nanoTime) small files go to them as streams instead.
+   */
+  private final Map<String, Long> streamOnlyWorkers = new ConcurrentHashMap<>();
   private final Map<String, ManagedChannel> workerChannels = new ConcurrentHashMap<>();
   private final ChannelEventLoops workerLoops = new ChannelEventLoops("strata-client-worker",
       Runtime.getRuntime().availableProcessors());
@@ -62,6 +67,21 @@ final class ClientContext implements AutoCloseable {
   /** Whether new files may be committed in one master call (see {@link FileOutStream}). */
   boolean commitNewFileSupported() {
     return System.nanoTime() - twoCallCreatesUntil >= 0;
+  }
+
+  /** The worker does not know WriteSmallFile: small files go to it as streams for a minute. */
+  void writeSmallFileUnsupported(WorkerAddress address) {
+    streamOnlyWorkers.put(address.getHost() + ":" + address.getRpcPort(),
+        System.nanoTime() + 60_000_000_000L);
+  }
+
+  /** Whether a small file may go to the worker in one WriteSmallFile call. */
+  boolean writeSmallFileSupported(WorkerAddress address) {
+    if (streamOnlyWorkers.isEmpty()) {
+      return true;
+    }
+    Long until = streamOnlyWorkers.get(address.getHost() + ":" + address.getRpcPort());
+    return until == null || System.nanoTime() - until >= 0;
   }
 
   /** The gRPC channel to a worker's WorkerService, opened on first use and then shared. */

@@ -1,8 +1,11 @@
 package io.strata.client;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.UnsafeByteOperations;
+import io.grpc.StatusRuntimeException;
 import io.strata.common.conf.ClientKeys;
 import io.strata.common.error.ErrorCode;
+import io.strata.common.error.GrpcErrors;
 import io.strata.common.error.StrataException;
 import io.strata.proto.CommitNewFileRequest;
 import io.strata.proto.CompleteFileRequest;
@@ -10,13 +13,16 @@ import io.strata.proto.CreateFileRequest;
 import io.strata.proto.DeleteRequest;
 import io.strata.proto.FileInfo;
 import io.strata.proto.WorkerAddress;
+import io.strata.proto.WorkerServiceGrpc;
 import io.strata.proto.WriteFileHeader;
 import io.strata.proto.WriteFileResponse;
+import io.strata.proto.WriteSmallFileRequest;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -214,16 +220,23 @@ public final class FileOutStream extends OutputStream {
     if (closed) {
       return;
     }
-    if (chunkLen > 0) {
-      sendChunk();
-    }
     closed = true;
     WriteFileResponse r;
     Duration timeout = ctx.conf.getDuration(ClientKeys.RPC_TIMEOUT);
     try {
-      r = stream().finish(timeout);
+      r = stream == null ? writeWhole(timeout) : null;
     } catch (IOException | RuntimeException e) {
       throw abort("the worker could not commit it", e);
+    }
+    if (r == null) {
+      if (chunkLen > 0) {
+        sendChunk();
+      }
+      try {
+        r = stream().finish(timeout);
+      } catch (IOException | RuntimeException e) {
+        throw abort("the worker could not commit it", e);
+      }
     }
     if (r.getLength() != written) {
       throw abort("the worker stored " + r.getLength() + " bytes", new StrataException(
@@ -260,6 +273,42 @@ public final class FileOutStream extends OutputStream {
       }
       throw new StrataException(e.code(), e.posix(), "Cannot complete " + path + ": "
           + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * A file whose every byte is still in the first chunk goes to the worker in one
+   * WriteSmallFile call, without a stream to set up. Null when the worker predates that call
+   * (it is then sent as a stream).
+   */
+  private WriteFileResponse writeWhole(Duration timeout) throws StrataException {
+    if (!ctx.writeSmallFileSupported(worker)) {
+      return null;
+    }
+    WriteSmallFileRequest request = WriteSmallFileRequest.newBuilder().setHeader(header)
+        // The buffer is not written again: the message may share it instead of a copy.
+        .setContent(UnsafeByteOperations.unsafeWrap(chunk, 0, chunkLen)).build();
+    String address = worker.getHost() + ":" + worker.getRpcPort();
+    try {
+      WriteFileResponse r = WorkerServiceGrpc.newBlockingStub(ctx.workerChannel(worker))
+          .withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS).writeSmallFile(request);
+      ctx.metrics.addWritten(chunkLen);
+      chunkLen = 0;
+      return r;
+    } catch (StatusRuntimeException e) {
+      StrataException error = GrpcErrors.fromStatus(e);
+      switch (error.code()) {
+        case UNIMPLEMENTED -> {
+          ctx.writeSmallFileUnsupported(worker);
+          return null;
+        }
+        case UNAVAILABLE -> throw new StrataException(ErrorCode.UNAVAILABLE, "Lost worker "
+            + address + " while writing: " + error.getMessage(), e);
+        case DEADLINE_EXCEEDED -> throw new StrataException(ErrorCode.DEADLINE_EXCEEDED,
+            "Worker " + address + " did not confirm the write within " + timeout.toSeconds()
+                + "s", e);
+        default -> throw error;
+      }
     }
   }
 

@@ -38,7 +38,8 @@ public final class ClientKeys {
       "strata.client.read.ufs.fallback.enabled", true,
       "Read the under store directly when no worker can serve a block.");
   public static final ConfigKey WRITE_CHUNK_SIZE = ConfigKey.bytes(
-      "strata.client.write.chunk.size", "1MB", "Bytes per message of a write stream.");
+      "strata.client.write.chunk.size", "1MB", "Bytes per message of a write stream; a file"
+          + " smaller than this goes to the worker whole in one message (WriteSmallFile).");
   public static final ConfigKey DATA_CONNECT_TIMEOUT = ConfigKey.duration(
       "strata.client.data.connect.timeout", "5s", "Timeout to connect to a worker's data port.");
   public static final ConfigKey DATA_READ_TIMEOUT = ConfigKey.duration(

@@ -21,6 +21,7 @@ import io.strata.proto.WorkerServiceGrpc;
 import io.strata.proto.WriteFileHeader;
 import io.strata.proto.WriteFileRequest;
 import io.strata.proto.WriteFileResponse;
+import io.strata.proto.WriteSmallFileRequest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -162,6 +163,45 @@ class WorkerRpcTest {
     assertEquals(Status.Code.ALREADY_EXISTS,
         ((StatusRuntimeException) e.getCause()).getStatus().getCode());
     assertArrayEquals(new byte[] {1, 2, 3}, Files.readAllBytes(target));
+  }
+
+  @Test
+  void writeSmallFileLandsAWholeFileInOneCallAndNeverOverwrites() throws Exception {
+    Path target = ufs.resolve("small.bin");
+    byte[] data = new byte[20_000];
+    for (int i = 0; i < data.length; i++) {
+      data[i] = (byte) (i % 241);
+    }
+    WorkerServiceGrpc.WorkerServiceBlockingStub stub = WorkerServiceGrpc.newBlockingStub(channel)
+        .withDeadlineAfter(30, TimeUnit.SECONDS);
+    WriteFileResponse response = stub.writeSmallFile(WriteSmallFileRequest.newBuilder()
+        .setHeader(header("file://" + target, 0).getHeader())
+        .setContent(ByteString.copyFrom(data)).build());
+    assertEquals(data.length, response.getLength());
+    assertArrayEquals(data, Files.readAllBytes(target));
+    assertEquals(data.length + ":" + Files.getLastModifiedTime(target).toMillis(),
+        response.getUfsFingerprint());
+    assertEquals(1, filesIn(ufs), "a temporary file was left beside the written one");
+    assertEquals(1L, worker.meterRegistry().get("strata.worker.rpc.latency")
+        .tag("method", "WriteSmallFile").timer().count());
+
+    // Without overwrite an existing file is refused and kept, and nothing is left beside it.
+    StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
+        () -> WorkerServiceGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS)
+            .writeSmallFile(WriteSmallFileRequest.newBuilder()
+                .setHeader(header("file://" + target, 0).getHeader())
+                .setContent(ByteString.copyFrom(new byte[10])).build()));
+    assertEquals(Status.Code.ALREADY_EXISTS, e.getStatus().getCode());
+    assertArrayEquals(data, Files.readAllBytes(target));
+    assertEquals(1, filesIn(ufs), "a temporary file was left beside the kept one");
+
+    // An empty file is a header alone.
+    Path empty = ufs.resolve("empty.bin");
+    assertEquals(0, WorkerServiceGrpc.newBlockingStub(channel)
+        .withDeadlineAfter(30, TimeUnit.SECONDS).writeSmallFile(WriteSmallFileRequest
+            .newBuilder().setHeader(header("file://" + empty, 0).getHeader()).build())
+        .getLength());
+    assertEquals(0, Files.size(empty));
   }
 
   @Test

@@ -19,6 +19,7 @@ import io.strata.proto.ReportLocalReadsResponse;
 import io.strata.proto.WorkerServiceGrpc;
 import io.strata.proto.WriteFileRequest;
 import io.strata.proto.WriteFileResponse;
+import io.strata.proto.WriteSmallFileRequest;
 import io.strata.server.common.RpcCalls;
 import io.strata.underfs.UfsStatus;
 import io.strata.underfs.UnderFileSystem;
@@ -83,6 +84,19 @@ public final class WorkerRpcService extends WorkerServiceGrpc.WorkerServiceImplB
   public StreamObserver<WriteFileRequest> writeFile(
       StreamObserver<WriteFileResponse> responseObserver) {
     return new FileWriteStream(stores, responseObserver, writeBytes, calls.timer("WriteFile"));
+  }
+
+  /** A whole file in one message: the stream's steps, run at once on this call's thread. */
+  @Override
+  public void writeSmallFile(WriteSmallFileRequest request,
+      StreamObserver<WriteFileResponse> responseObserver) {
+    FileWriteStream write = new FileWriteStream(stores, responseObserver, writeBytes,
+        calls.timer("WriteSmallFile"));
+    write.onNext(WriteFileRequest.newBuilder().setHeader(request.getHeader()).build());
+    if (!request.getContent().isEmpty()) {
+      write.onNext(WriteFileRequest.newBuilder().setChunk(request.getContent()).build());
+    }
+    write.onCompleted();
   }
 
   /**
