@@ -39,7 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
  * master call; a change made through another client, another mount or {@code strata fs} reaches
  * a mount whose own and kernel caches would otherwise hold the old answer for ten minutes; the
  * stream comes back after a master restart; a block freed under a mount that opened its file
- * directly still reads right; a first read of an uncached small file reads the under store once.
+ * directly still reads right; a first read of an uncached small file reads the under store once;
+ * {@code rm -rf} of a large tree leaves the rest of a full cache cached.
  */
 class MountMetadataTest {
   static final long BLOCK = 1 << 20;
@@ -321,6 +322,57 @@ class MountMetadataTest {
         return false;
       }
     });
+  }
+
+  @Test
+  void rmRfOfALargeTreeLeavesTheRestOfAFullCacheCached() throws Exception {
+    // 80,000 files to keep and a tree of 20,000 entries to remove (100 folders of 199 files),
+    // made in the under store; the mount lists them from there.
+    Path ufs = cluster.underStoreRoot().resolve("bulk");
+    int keepFolders = 80;
+    int removeFolders = 100;
+    for (int d = 0; d < keepFolders; d++) {
+      Path folder = Files.createDirectories(ufs.resolve(String.format("keep/d%03d", d)));
+      for (int f = 0; f < 1000; f++) {
+        Files.createFile(folder.resolve(String.format("f%04d", f)));
+      }
+    }
+    for (int d = 0; d < removeFolders; d++) {
+      Path folder = Files.createDirectories(ufs.resolve(String.format("gone/d%03d", d)));
+      for (int f = 0; f < 199; f++) {
+        Files.createFile(folder.resolve(String.format("f%04d", f)));
+      }
+    }
+    client.getStatus("/bulk", SyncOption.ALWAYS);
+    Mounted m = mount("mnt-rmrf", Map.of("strata.fuse.metadata.cache.size", "150000",
+        "strata.fuse.metadata.cache.ttl", "10min"));
+    long walked;
+    try (Stream<Path> all = Files.walk(m.path("bulk"))) {
+      walked = all.count();
+    }
+    assertEquals(1 + 2 + keepFolders * 1001 + removeFolders * 200, walked, "entries walked");
+    assertTrue(m.fileSystem().metadata().size() >= 100_000,
+        "the cache holds " + m.fileSystem().metadata().size() + " entries after the walk");
+
+    Commands.Run rm = Commands.run(dir, Duration.ofMinutes(10), "rm", "-rf",
+        m.path("bulk/gone").toString());
+    assertEquals(0, rm.exit(), rm.err());
+    assertFalse(Files.exists(m.path("bulk/gone"), LinkOption.NOFOLLOW_LINKS));
+    assertFalse(Files.exists(ufs.resolve("gone"), LinkOption.NOFOLLOW_LINKS));
+    assertTrue(m.fileSystem().metadata().size() >= keepFolders * 1001,
+        "the cache holds " + m.fileSystem().metadata().size() + " entries after rm -rf");
+
+    // What was kept is still answered from the cache: statting every kept file asks the
+    // master nothing.
+    double callsBefore = masterPathCalls();
+    long loadsBefore = m.fileSystem().metadata().loads();
+    for (int d = 0; d < keepFolders; d++) {
+      for (int f = 0; f < 1000; f += 7) {
+        assertTrue(Files.isRegularFile(m.path(String.format("bulk/keep/d%03d/f%04d", d, f))));
+      }
+    }
+    assertEquals(loadsBefore, m.fileSystem().metadata().loads(), "statuses loaded one by one");
+    assertEquals(callsBefore, masterPathCalls(), "master calls to stat the kept files");
   }
 
   private static long readFully(FileChannel ch, ByteBuffer buf, long position) throws Exception {
