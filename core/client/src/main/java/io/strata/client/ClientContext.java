@@ -33,6 +33,9 @@ final class ClientContext implements AutoCloseable {
   final UnderStoreReader underStore;
   final ClientMetrics metrics = new ClientMetrics();
   final MountResolver mountResolver;
+  /** What a close of a written file waits for ({@code strata.user.file.write.type}). */
+  final WriteType writeType;
+  final WrittenFileCacher writtenFiles;
   /**
    * Until when (System.nanoTime) new files are created in two master calls, because the
    * master answered that it does not know CommitNewFile (a release before it, during a rolling
@@ -57,6 +60,8 @@ final class ClientContext implements AutoCloseable {
     this.localReads = new LocalReadReports(this::workerChannel);
     this.underStore = new UnderStoreReader(master);
     this.mountResolver = new MountResolver(master);
+    this.writeType = WriteType.of(conf);
+    this.writtenFiles = new WrittenFileCacher(this);
   }
 
   /** The master does not know CommitNewFile: new files take two calls for a minute. */

@@ -18,6 +18,8 @@ public final class ClientMetrics {
   private final LongAdder ufsBytes = new LongAdder();
   private final LongAdder retries = new LongAdder();
   private final LongAdder writtenBytes = new LongAdder();
+  private final LongAdder cachedOnWriteBytes = new LongAdder();
+  private final LongAdder cacheOnWriteFailures = new LongAdder();
 
   /** Bytes read directly from the block files of a worker on this host. */
   public long shortCircuitBytes() {
@@ -42,6 +44,24 @@ public final class ClientMetrics {
   /** Bytes written to files through workers. */
   public long writtenBytes() {
     return writtenBytes.sum();
+  }
+
+  /** Bytes of written files cached on workers before their close returned (CACHE_THROUGH). */
+  public long cachedOnWriteBytes() {
+    return cachedOnWriteBytes.sum();
+  }
+
+  /** Blocks of written files that a worker could not cache at close (CACHE_THROUGH). */
+  public long cacheOnWriteFailures() {
+    return cacheOnWriteFailures.sum();
+  }
+
+  void addCachedOnWrite(long n) {
+    cachedOnWriteBytes.add(n);
+  }
+
+  void addCacheOnWriteFailures(long n) {
+    cacheOnWriteFailures.add(n);
   }
 
   void addShortCircuit(long n) {
@@ -74,6 +94,12 @@ public final class ClientMetrics {
         "Bytes read directly from under stores");
     bytes(registry, MetricNames.CLIENT_WRITE_BYTES, writtenBytes,
         "Bytes written to files through workers");
+    bytes(registry, MetricNames.CLIENT_WRITE_CACHED_BYTES, cachedOnWriteBytes,
+        "Bytes of written files cached on workers before their close returned");
+    FunctionCounter.builder(MetricNames.CLIENT_WRITE_CACHE_FAILURES, cacheOnWriteFailures,
+        LongAdder::doubleValue)
+        .description("Blocks of written files a worker could not cache at close")
+        .register(registry);
     FunctionCounter.builder(MetricNames.CLIENT_READ_RETRIES, retries, LongAdder::doubleValue)
         .description("Reads moved to another source after a worker failed")
         .register(registry);

@@ -34,7 +34,9 @@ import org.slf4j.LoggerFactory;
  * they are written; the call to the worker starts with the first chunk, so a stream created
  * long before its bytes come holds no call open. {@link #close()} ends the stream, waits for
  * the worker to commit the file in the under store, and then completes the file at the master
- * with its length and fingerprint; only then is the file (or its new version) readable. If
+ * with its length and fingerprint; only then is the file (or its new version) readable. With
+ * write type CACHE_THROUGH (the default) close also waits until the workers that reads of the
+ * file go to have cached its blocks ({@link WrittenFileCacher}). If
  * anything fails (or {@link #cancel()} is called) the stream is cancelled, so the worker
  * discards the partial file and nothing appears under its name, and a new file's incomplete
  * entry is deleted from the namespace (a new version's file keeps its current content). Not
@@ -244,6 +246,7 @@ public final class FileOutStream extends OutputStream {
     }
     if (newFile != null) {
       completed = commitNew(r);
+      cacheWritten();
       return;
     }
     CompleteFileRequest.Builder request = CompleteFileRequest.newBuilder().setPath(path)
@@ -273,6 +276,14 @@ public final class FileOutStream extends OutputStream {
       }
       throw new StrataException(e.code(), e.posix(), "Cannot complete " + path + ": "
           + e.getMessage(), e);
+    }
+    cacheWritten();
+  }
+
+  /** With CACHE_THROUGH, the completed file's blocks are cached before close returns. */
+  private void cacheWritten() {
+    if (ctx.writeType == WriteType.CACHE_THROUGH) {
+      ctx.writtenFiles.cache(completed);
     }
   }
 

@@ -43,8 +43,9 @@ import org.junit.jupiter.api.io.TempDir;
  * A file created through a mount reaches the master in one call, at its first close: until
  * then it is the mount's alone (its processes see it, its name, size, mode, times and inode
  * number; other clients do not), and what was done to it meanwhile (chmod, utimens, rename,
- * unlink) is what the cluster gets. Two real mounts of one cluster of a master and a worker
- * process, through /dev/fuse.
+ * unlink) is what the cluster gets; what close waits for follows the write type (CACHE_THROUGH:
+ * the bytes cached as well as in the store; THROUGH: in the store only). Two real mounts of one
+ * cluster of a master and a worker process, through /dev/fuse.
  */
 class NewFileCommitTest {
   @TempDir static Path dir;
@@ -176,6 +177,84 @@ class NewFileCommitTest {
     assertFalse(inMaster("/pending/d"));
     assertFalse(Files.exists(ufs.resolve("pending/d")));
     assertEquals(List.of("a", "c"), names(mnt("pending")));
+  }
+
+  /** Blocks the worker has been asked to load so far (load jobs and written files). */
+  private static double workerLoadCalls() {
+    double sum = 0;
+    for (String line : cluster.scrapeWorker(0).split("\n")) {
+      if (line.startsWith("strata_worker_rpc_latency_seconds_count{")
+          && line.contains("method=\"LoadBlocks\"")) {
+        sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    return sum;
+  }
+
+  private static byte[] bytes(int n, int seed) {
+    byte[] b = new byte[n];
+    new java.util.Random(seed).nextBytes(b);
+    return b;
+  }
+
+  @Test
+  void aCloseWaitsForTheCacheWithCacheThroughAndOnlyForTheStoreWithThrough() throws Exception {
+    Files.createDirectories(mnt("types"));
+    // The mount at the default, CACHE_THROUGH: when close returns, the worker reads go to has
+    // cached the file, and the store has it.
+    byte[] viaMount = bytes(300_000, 1);
+    double loadsBefore = workerLoadCalls();
+    Files.write(mnt("types/mount.bin"), viaMount);
+    assertEquals(loadsBefore + 1, workerLoadCalls(), "LoadBlocks calls at a mount's close");
+    assertArrayEquals(viaMount, Files.readAllBytes(ufs.resolve("types/mount.bin")));
+    MultiProcessCluster.waitFor("the master to hear of the cached block", Duration.ofSeconds(30),
+        () -> cachedBytes("/types/mount.bin") == viaMount.length, null);
+
+    // A client at CACHE_THROUGH, a file of several blocks (each cached), and a new version.
+    byte[] big = bytes(3 * 1024 * 1024 + 5, 2);
+    try (var out = fs.createFile("/types/blocks.bin", io.strata.client.CreateOptions.defaults()
+        .blockSize(1 << 20))) {
+      out.write(big);
+    }
+    MultiProcessCluster.waitFor("the master to hear of the cached blocks",
+        Duration.ofSeconds(30), () -> cachedBytes("/types/blocks.bin") == big.length, null);
+    long cachedBefore = fs.metrics().cachedOnWriteBytes();
+    try (var out = fs.writeNewFile("/types/small.bin", io.strata.client.CreateOptions
+        .defaults())) {
+      out.write(viaMount, 0, 1000);
+    }
+    assertEquals(cachedBefore + 1000, fs.metrics().cachedOnWriteBytes());
+
+    // THROUGH: close returns when the store has the bytes; nothing asks the worker to cache.
+    try (FileSystem through = FileSystem.connect(cluster.clientConfig(
+        Map.of("strata.user.file.write.type", "through")))) {
+      double before = workerLoadCalls();
+      byte[] body = bytes(200_000, 3);
+      try (var out = through.writeNewFile("/types/through.bin",
+          io.strata.client.CreateOptions.defaults())) {
+        out.write(body);
+      }
+      assertArrayEquals(body, Files.readAllBytes(ufs.resolve("types/through.bin")));
+      assertEquals(before, workerLoadCalls(), "LoadBlocks calls at a THROUGH close");
+      assertEquals(0, through.metrics().cachedOnWriteBytes());
+    }
+
+    // The write types not built are refused by name, as are unknown ones.
+    for (String refused : new String[] {"ASYNC_THROUGH", "MUST_CACHE", "cache-through"}) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> FileSystem.connect(cluster.clientConfig(
+              Map.of("strata.user.file.write.type", refused))).close());
+      assertTrue(e.getMessage().contains("strata.user.file.write.type")
+          && e.getMessage().contains("CACHE_THROUGH"), e.getMessage());
+    }
+  }
+
+  private static long cachedBytes(String path) {
+    try {
+      return fs.getStatus(path).getCachedBytes();
+    } catch (StrataException e) {
+      return -1;
+    }
   }
 
   @Test

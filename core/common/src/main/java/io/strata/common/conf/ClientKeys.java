@@ -40,6 +40,11 @@ public final class ClientKeys {
   public static final ConfigKey WRITE_CHUNK_SIZE = ConfigKey.bytes(
       "strata.client.write.chunk.size", "1MB", "Bytes per message of a write stream; a file"
           + " smaller than this goes to the worker whole in one message (WriteSmallFile).");
+  public static final ConfigKey WRITE_TYPE = ConfigKey.string("strata.user.file.write.type",
+      "CACHE_THROUGH", "What a close of a written file waits for: CACHE_THROUGH, the bytes in"
+          + " the under store and cached on the workers that reads of the file go to; THROUGH,"
+          + " the bytes in the under store only (cached at their first read). MUST_CACHE and"
+          + " ASYNC_THROUGH are not available yet and are refused.");
   public static final ConfigKey DATA_CONNECT_TIMEOUT = ConfigKey.duration(
       "strata.client.data.connect.timeout", "5s", "Timeout to connect to a worker's data port.");
   public static final ConfigKey DATA_READ_TIMEOUT = ConfigKey.duration(

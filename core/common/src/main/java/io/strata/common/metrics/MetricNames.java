@@ -97,6 +97,8 @@ public final class MetricNames {
   public static final String CLIENT_READ_UFS_BYTES = "strata.client.read.ufs";
   public static final String CLIENT_READ_RETRIES = "strata.client.read.retries";
   public static final String CLIENT_WRITE_BYTES = "strata.client.write";
+  public static final String CLIENT_WRITE_CACHED_BYTES = "strata.client.write.cached";
+  public static final String CLIENT_WRITE_CACHE_FAILURES = "strata.client.write.cache.failures";
 
   // fuse (integration/fuse: the mount process's read path)
   /** Counter of page lookups of reads served by the mount's page cache. */

@@ -229,9 +229,12 @@ public final class LoadExecutor implements AutoCloseable {
                 + "space");
       }
       temp = reserved.get();
-      // The LoadBlocks answer tells the master, which records the block at once; a CommitBlock
-      // call per block would double the master's work for nothing.
-      temp.callerTellsMaster();
+      // The LoadBlocks answer of a load job tells the master, which records the block at once;
+      // a CommitBlock call per block would double the master's work for nothing. A client's
+      // request is answered to the client, so the worker tells the master then.
+      if (!task.getWorkerTellsMaster()) {
+        temp.callerTellsMaster();
+      }
       buffer = bufferSupplier.get();
       copy(ufs, task, temp, buffer);
       BlockMeta meta = store.commit(temp);

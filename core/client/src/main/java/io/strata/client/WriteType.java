@@ -1,0 +1,35 @@
+package io.strata.client;
+
+import io.strata.common.conf.ClientKeys;
+import io.strata.common.conf.StrataConfig;
+import java.util.Locale;
+
+/**
+ * What a close of a written file waits for ({@code strata.user.file.write.type}), under the
+ * names Alluxio users know. Only the kinds that keep every byte in the under store before close
+ * returns are built; the others are refused by name rather than taken for one of these.
+ */
+public enum WriteType {
+  /** The bytes in the under store, and cached on the workers that reads of the file go to. */
+  CACHE_THROUGH,
+  /** The bytes in the under store only; they are cached at their first read. */
+  THROUGH;
+
+  /**
+   * The write type a configuration names.
+   *
+   * @throws IllegalArgumentException naming the key, the value and what to give instead
+   */
+  public static WriteType of(StrataConfig conf) {
+    String value = conf.getString(ClientKeys.WRITE_TYPE).trim().toUpperCase(Locale.ROOT);
+    return switch (value) {
+      case "CACHE_THROUGH" -> CACHE_THROUGH;
+      case "THROUGH" -> THROUGH;
+      case "MUST_CACHE", "ASYNC_THROUGH" -> throw new IllegalArgumentException(
+          ClientKeys.WRITE_TYPE.name() + "=" + value + " is not available in this release:"
+              + " give CACHE_THROUGH (the default) or THROUGH");
+      default -> throw new IllegalArgumentException(ClientKeys.WRITE_TYPE.name() + " is '"
+          + conf.getString(ClientKeys.WRITE_TYPE) + "': give CACHE_THROUGH (the default) or THROUGH");
+    };
+  }
+}
