@@ -282,7 +282,7 @@ public final class FileOutStream extends OutputStream {
 
   /** With CACHE_THROUGH, the completed file's blocks are cached before close returns. */
   private void cacheWritten() {
-    if (ctx.writeType == WriteType.CACHE_THROUGH) {
+    if (WriteType.of(completed, ctx.writeType) == WriteType.CACHE_THROUGH) {
       ctx.writtenFiles.cache(completed);
     }
   }

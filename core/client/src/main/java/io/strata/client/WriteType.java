@@ -1,12 +1,14 @@
 package io.strata.client;
 
+import io.strata.common.WriteTypeAttribute;
 import io.strata.common.conf.ClientKeys;
 import io.strata.common.conf.StrataConfig;
+import io.strata.proto.FileInfo;
 import java.util.Locale;
 
 /**
- * What a close of a written file waits for ({@code strata.user.file.write.type}), under the
- * names Alluxio users know. Only the kinds that keep every byte in the under store before close
+ * What a close of a written file waits for ({@code strata.user.file.write.type}, or the write
+ * type of the folder the file was made in), under the names Alluxio users know. Only the kinds that keep every byte in the under store before close
  * returns are built; the others are refused by name rather than taken for one of these.
  */
 public enum WriteType {
@@ -14,6 +16,23 @@ public enum WriteType {
   CACHE_THROUGH,
   /** The bytes in the under store only; they are cached at their first read. */
   THROUGH;
+
+  /**
+   * The write type of a file just written: the one its folder set when the file was made
+   * ({@link WriteTypeAttribute}, copied onto the file), else the client's.
+   */
+  static WriteType of(FileInfo file, WriteType client) {
+    String set = WriteTypeAttribute.of(file.getXattrsMap());
+    if (set == null) {
+      return client;
+    }
+    return switch (set) {
+      case "CACHE_THROUGH" -> CACHE_THROUGH;
+      case "THROUGH" -> THROUGH;
+      // The master refuses other values; one from a later release falls back to the client's.
+      default -> client;
+    };
+  }
 
   /**
    * The write type a configuration names.

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.strata.client.FileSystem;
+import io.strata.common.WriteTypeAttribute;
 import io.strata.common.conf.StrataConfig;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
@@ -238,6 +239,23 @@ class NewFileCommitTest {
       assertEquals(before, workerLoadCalls(), "LoadBlocks calls at a THROUGH close");
       assertEquals(0, through.metrics().cachedOnWriteBytes());
     }
+
+    // A folder's write type wins over the client's, for what is made in it afterwards.
+    Files.createDirectories(mnt("types/scratch"));
+    fs.setAttribute("/types/scratch", io.strata.client.SetAttributeOptions.defaults()
+        .xattr(WriteTypeAttribute.NAME, com.google.protobuf.ByteString.copyFromUtf8("THROUGH")));
+    Files.createDirectories(mnt("types/scratch/sub"));
+    double beforeScratch = workerLoadCalls();
+    Files.write(mnt("types/scratch/sub/a.bin"), viaMount);
+    assertEquals(beforeScratch, workerLoadCalls(), "LoadBlocks calls in a THROUGH folder");
+    assertArrayEquals(viaMount, Files.readAllBytes(ufs.resolve("types/scratch/sub/a.bin")));
+    // The master takes only the write types that are built.
+    StrataException badType = assertThrows(StrataException.class, () -> fs.setAttribute(
+        "/types/scratch", io.strata.client.SetAttributeOptions.defaults().xattr(
+            WriteTypeAttribute.NAME, com.google.protobuf.ByteString.copyFromUtf8("MUST_CACHE"))));
+    assertEquals(ErrorCode.INVALID_ARGUMENT, badType.code());
+    assertTrue(badType.getMessage().contains("give CACHE_THROUGH or THROUGH"),
+        badType.getMessage());
 
     // The write types not built are refused by name, as are unknown ones.
     for (String refused : new String[] {"ASYNC_THROUGH", "MUST_CACHE", "cache-through"}) {

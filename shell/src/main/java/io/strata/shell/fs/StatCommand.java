@@ -1,6 +1,7 @@
 package io.strata.shell.fs;
 
 import io.strata.client.SyncOption;
+import io.strata.common.WriteTypeAttribute;
 import io.strata.common.error.StrataException;
 import io.strata.proto.FileInfo;
 import io.strata.proto.FileType;
@@ -77,6 +78,9 @@ final class StatCommand extends FsAction {
     }
     if (f.getTtlMs() > 0) {
       o.printf("TTL:         %s%n", SetTtlCommand.describe(f));
+    }
+    if (WriteTypeAttribute.of(f.getXattrsMap()) != null) {
+      o.printf("Write type:  %s%n", SetWriteTypeCommand.describe(f));
     }
     if (f.getInodeNumber() != 0 && f.getInodeNumber() != f.getFileId()) {
       o.printf("Inode:       %d%n", f.getInodeNumber());

@@ -108,6 +108,7 @@ public record AttributeChange(Integer mode, String owner, String group, Long mod
     }
     Xattrs.checkNames(path, setXattrs.keySet());
     Xattrs.checkNames(path, removeXattrs);
+    Xattrs.checkValues(path, setXattrs);
     if (mode != null && (mode < 0 || mode > MAX_MODE)) {
       throw StrataException.invalidArgument("Bad mode " + String.format("0%o", mode) + " for "
           + path + ": give permission bits between 0 and 07777");

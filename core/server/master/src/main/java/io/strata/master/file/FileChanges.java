@@ -138,6 +138,7 @@ final class FileChanges {
       made = loader.newInode(c.newInodeId(), made.getId(), w.names().get(d - 1), true,
           SetGid.directoryMode(parent, m == 0 ? UfsMetadataLoader.DEFAULT_DIR_MODE : m), owner,
           SetGid.group(parent, group));
+      Xattrs.inherit(parent, made);
       edits.add(Edit.inode(made));
     }
     return made;
@@ -169,6 +170,8 @@ final class FileChanges {
       long nowNs = InodeTimes.nowNs();
       long parentId;
       InodeEntry replaced = null;
+      // The new file's parent, when the path was free (made by this create, or there already).
+      InodeEntry madeParent = null;
       boolean replacedGone = false;
       if (w.complete()) {
         replaced = w.last();
@@ -196,12 +199,14 @@ final class FileChanges {
           MountTable.Resolution pr = mounts.resolve(PathNames.parent(path));
           c.store(pr.mount()).mkdirs(pr.ufsUri(), true);
         }
-        parentId = addDirectories(c, w, parentDepth, 0, r.owner(), r.group(), edits).getId();
+        madeParent = addDirectories(c, w, parentDepth, 0, r.owner(), r.group(), edits).build();
+        parentId = madeParent.getId();
       }
       InodeEntry parent = parentId == w.last().getId() ? w.last() : null;
       InodeEntry.Builder file = loader.newInode(c.newInodeId(), parentId,
           PathNames.name(path), false, r.mode(), r.owner(),
           parent == null ? r.group() : SetGid.group(parent, r.group()));
+      Xattrs.inherit(replaced != null ? w.parentOfLast() : madeParent, file);
       if (r.blockSize() > 0) {
         file.setBlockSize(r.blockSize());
       }
@@ -233,6 +238,7 @@ final class FileChanges {
       String fingerprint, CompletedAttributes attributes) {
     try {
       Xattrs.checkNames(path, attributes.xattrs().keySet());
+      Xattrs.checkValues(path, attributes.xattrs());
       Xattrs.checkSize(path, attributes.xattrs());
     } catch (StrataException e) {
       return CompletableFuture.failedFuture(e);
@@ -307,6 +313,7 @@ final class FileChanges {
             + path);
       }
       Xattrs.checkNames(path, attributes.xattrs().keySet());
+      Xattrs.checkValues(path, attributes.xattrs());
       Xattrs.checkSize(path, attributes.xattrs());
     } catch (StrataException e) {
       return CompletableFuture.failedFuture(e);
@@ -346,6 +353,7 @@ final class FileChanges {
       InodeEntry parent = w.last();
       InodeEntry.Builder file = loader.newInode(c.newInodeId(), parent.getId(),
           PathNames.name(path), false, r.mode(), r.owner(), SetGid.group(parent, r.group()));
+      Xattrs.inherit(parent, file);
       if (r.blockSize() > 0) {
         file.setBlockSize(r.blockSize());
       }

@@ -1,7 +1,9 @@
 package io.strata.master.file;
 
 import com.google.protobuf.ByteString;
+import io.strata.common.WriteTypeAttribute;
 import io.strata.common.error.StrataException;
+import io.strata.proto.journal.InodeEntry;
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.Map;
@@ -17,6 +19,29 @@ final class Xattrs {
   static final int MAX_TOTAL_BYTES = 64 << 10;
 
   private Xattrs() {}
+
+  /**
+   * Fails with INVALID_ARGUMENT when an attribute the namespace acts on is given a value it
+   * cannot act on (a folder's write type, {@link WriteTypeAttribute}).
+   */
+  static void checkValues(String path, Map<String, ByteString> set) throws StrataException {
+    String writeType = WriteTypeAttribute.of(set);
+    String problem = writeType == null ? null : WriteTypeAttribute.problem(path, writeType);
+    if (problem != null) {
+      throw StrataException.invalidArgument(problem);
+    }
+  }
+
+  /**
+   * Gives a new child the write type its parent sets, unless the child sets one itself: folders
+   * pass it down to what is made in them afterwards.
+   */
+  static void inherit(InodeEntry parent, InodeEntry.Builder child) {
+    ByteString writeType = parent.getXattrsMap().get(WriteTypeAttribute.NAME);
+    if (writeType != null && !child.containsXattrs(WriteTypeAttribute.NAME)) {
+      child.putXattrs(WriteTypeAttribute.NAME, writeType);
+    }
+  }
 
   /** Fails with INVALID_ARGUMENT, naming the path and the attribute, when a name is bad. */
   static void checkNames(String path, Collection<String> names) throws StrataException {

@@ -2,6 +2,7 @@ package io.strata.shell;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -24,8 +25,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code fs setTtl}, {@code fs unsetTtl} and the TTL line of {@code fs stat}, on a real master. */
-class ShellTtlTest {
+/**
+ * The attributes a path passes on or acts by, on a real master: {@code fs setTtl},
+ * {@code fs unsetTtl} and the TTL line of {@code fs stat}; {@code fs setWriteType},
+ * {@code fs unsetWriteType} and the write type line of {@code fs stat}.
+ */
+class ShellPathAttributesTest {
   private static final String NL = System.lineSeparator();
 
   @TempDir Path dir;
@@ -108,6 +113,48 @@ class ShellTtlTest {
     Result stat = run("fs", "stat", "/data/a.bin");
     assertEquals(0, stat.code());
     assertEquals(null, ttlLine(stat), stat.out());
+  }
+
+  private static String writeTypeLine(Result stat) {
+    return stat.out().lines().filter(l -> l.startsWith("Write type:")).findFirst()
+        .orElse(null);
+  }
+
+  @Test
+  void aFolderWriteTypeIsPassedToWhatIsMadeInItAndBadTypesAreRefused() throws Exception {
+    start(Map.of());
+    write("prep/old/a.bin", 10);
+    assertEquals(0, run("fs", "stat", "/prep/old/a.bin").code());
+
+    Result set = run("fs", "setWriteType", "/prep", "through");
+    assertEquals(0, set.code(), set.err());
+    assertEquals("Write type of /prep: THROUGH" + NL, set.out());
+    assertEquals("Write type:  THROUGH", writeTypeLine(run("fs", "stat", "/prep")));
+    // Made from now on: folders take it and pass it down; what was there keeps its own.
+    assertEquals(0, run("fs", "mkdir", "-p", "/prep/new/deeper").code());
+    assertEquals("Write type:  THROUGH", writeTypeLine(run("fs", "stat", "/prep/new")));
+    assertEquals("Write type:  THROUGH", writeTypeLine(run("fs", "stat", "/prep/new/deeper")));
+    assertNull(writeTypeLine(run("fs", "stat", "/prep/old")));
+    // A folder below may set another.
+    assertEquals(0, run("fs", "setWriteType", "/prep/new", "CACHE_THROUGH").code());
+    assertEquals(0, run("fs", "mkdir", "/prep/new/other").code());
+    assertEquals("Write type:  CACHE_THROUGH",
+        writeTypeLine(run("fs", "stat", "/prep/new/other")));
+
+    Result unset = run("fs", "unsetWriteType", "/prep");
+    assertEquals(0, unset.code(), unset.err());
+    assertNull(writeTypeLine(run("fs", "stat", "/prep")));
+    assertEquals(0, run("fs", "mkdir", "/prep/later").code());
+    assertNull(writeTypeLine(run("fs", "stat", "/prep/later")));
+
+    for (String refused : new String[] {"ASYNC_THROUGH", "MUST_CACHE", "sometimes"}) {
+      Result bad = run("fs", "setWriteType", "/prep", refused);
+      assertEquals(1, bad.code(), refused);
+      assertTrue(bad.err().contains("strata.write.type of /prep is '"
+          + refused.toUpperCase(java.util.Locale.ROOT) + "': give CACHE_THROUGH or THROUGH"),
+          bad.err());
+    }
+    assertNull(writeTypeLine(run("fs", "stat", "/prep")));
   }
 
   @Test
