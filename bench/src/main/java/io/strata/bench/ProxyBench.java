@@ -110,7 +110,18 @@ final class ProxyBench {
         // Extra options for the Strata proxy's JVM, for example a JFR recording.
         proxyJvm.addAll(List.of(opts.get("proxy-jvm").split(" ")));
       }
-      cluster.startProxy(Map.of(), proxyJvm);
+      // Settings of the Strata proxy, for example its write type.
+      Map<String, String> proxyConf = new java.util.LinkedHashMap<>();
+      for (String kv : opts.getOrDefault("proxy-conf", "").split(",")) {
+        if (!kv.isBlank()) {
+          int eq = kv.indexOf('=');
+          if (eq <= 0) {
+            throw new IllegalArgumentException("--proxy-conf takes key=value,...; got " + kv);
+          }
+          proxyConf.put(kv.substring(0, eq), kv.substring(eq + 1));
+        }
+      }
+      cluster.startProxy(proxyConf, proxyJvm);
       int s3proxyPort = freePort();
       s3proxy = startS3Proxy(base, ufs, s3proxyPort);
       Server strata = server("Strata proxy", cluster.proxyPort(),
@@ -183,9 +194,10 @@ final class ProxyBench {
       long otherPeak = ProcStatus.bytes(other.pid(), "VmHWM:");
       System.out.printf("S3 proxy benchmark: %d objects of %s, one of %s, %d keys listed;"
           + " cluster of one worker (%s); both servers JVMs with -Xmx1g on 127.0.0.1; %d cores"
-          + " shared with the load generator%n%n", smallCount, ReadBench.human(smallSize),
-          ReadBench.human(largeSize), listCount, mem ? "MEM tier" : "SSD tier",
-          Runtime.getRuntime().availableProcessors());
+          + " shared with the load generator; Strata proxy settings: %s%n%n", smallCount,
+          ReadBench.human(smallSize), ReadBench.human(largeSize), listCount,
+          mem ? "MEM tier" : "SSD tier", Runtime.getRuntime().availableProcessors(),
+          proxyConf.isEmpty() ? "defaults" : proxyConf);
       System.out.print(t.render());
       if (getCpu != null) {
         System.out.printf("%n%s%n", getCpu);

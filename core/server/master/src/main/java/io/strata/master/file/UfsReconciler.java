@@ -28,8 +28,10 @@ final class UfsReconciler {
   /**
    * Checks one inode against its store and stages the answer; an unchanged inode is
    * remembered as checked. The change holds the path's write lock; if the path is not the inode
-   * {@code seen} any more (another change replaced it), that state wins and the answer is
-   * dropped.
+   * {@code seen} any more (another change removed or replaced it), that state wins and the
+   * answer is dropped. An inode that is still {@code seen}'s but was rewritten meanwhile (a
+   * listing sync of its folder stamps its children's sync times) is checked as it is now:
+   * dropping the answer then would keep a name the store no longer has.
    */
   void checkStatus(Change c, String path, InodeEntry seen) throws IOException {
     long now = System.currentTimeMillis();
@@ -37,13 +39,14 @@ final class UfsReconciler {
     policy.countStatusCheck();
     Optional<UfsStatus> s = c.stat(tree.mounts().resolve(path));
     Walk w = c.walk(path);
-    if (!w.complete() || !w.last().equals(seen)) {
+    if (!w.complete() || w.last().getId() != seen.getId()) {
       return;
     }
+    InodeEntry current = w.last();
     List<Edit> edits = new ArrayList<>();
     List<Long> files = new ArrayList<>();
-    if (reconcile(c, seen, path, s, now, edits, files) == seen.getId()) {
-      policy.statusChecked(seen.getId(), now);
+    if (reconcile(c, current, path, s, now, edits, files) == current.getId()) {
+      policy.statusChecked(current.getId(), now);
     }
     if (!edits.isEmpty()) {
       c.commitDiscovered(edits).applied().thenRun(() -> tree.workers().removeFiles(files));
