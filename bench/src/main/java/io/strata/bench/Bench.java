@@ -38,4 +38,23 @@ public final class Bench {
       }
     }
   }
+
+  /**
+   * The {@code key=value,...} settings of an option such as {@code --fuse-conf} or
+   * {@code --proxy-conf}, in order; a pair without a key is an error naming the option.
+   */
+  static Map<String, String> settings(String option, String value) {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (String pair : value.split(",")) {
+      if (pair.isBlank()) {
+        continue;
+      }
+      int eq = pair.indexOf('=');
+      if (eq <= 0) {
+        throw new IllegalArgumentException("--" + option + " takes key=value,...; got " + pair);
+      }
+      out.put(pair.substring(0, eq), pair.substring(eq + 1));
+    }
+    return out;
+  }
 }

@@ -244,12 +244,7 @@ final class BenchMount {
 
     /** The {@code --fuse-conf} settings as a map. */
     Map<String, String> settings() {
-      Map<String, String> out = new HashMap<>();
-      for (String setting : fuseConf) {
-        int eq = setting.indexOf('=');
-        out.put(setting.substring(0, eq), setting.substring(eq + 1));
-      }
-      return out;
+      return Bench.settings("fuse-conf", String.join(",", fuseConf));
     }
 
     /** Mounts the namespace root at {@code base/name} with a FuseMain JVM of its own. */

@@ -111,16 +111,8 @@ final class ProxyBench {
         proxyJvm.addAll(List.of(opts.get("proxy-jvm").split(" ")));
       }
       // Settings of the Strata proxy, for example its write type.
-      Map<String, String> proxyConf = new java.util.LinkedHashMap<>();
-      for (String kv : opts.getOrDefault("proxy-conf", "").split(",")) {
-        if (!kv.isBlank()) {
-          int eq = kv.indexOf('=');
-          if (eq <= 0) {
-            throw new IllegalArgumentException("--proxy-conf takes key=value,...; got " + kv);
-          }
-          proxyConf.put(kv.substring(0, eq), kv.substring(eq + 1));
-        }
-      }
+      Map<String, String> proxyConf = Bench.settings("proxy-conf",
+          opts.getOrDefault("proxy-conf", ""));
       cluster.startProxy(proxyConf, proxyJvm);
       int s3proxyPort = freePort();
       s3proxy = startS3Proxy(base, ufs, s3proxyPort);

@@ -1,6 +1,7 @@
 package io.strata.client;
 
 import io.grpc.StatusRuntimeException;
+import io.grpc.stub.StreamObserver;
 import io.strata.common.BlockIds;
 import io.strata.common.WorkerHashing;
 import io.strata.common.conf.ClientKeys;
@@ -19,6 +20,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,9 +30,10 @@ import org.slf4j.LoggerFactory;
  * Caches a file that was just written and completed (write type CACHE_THROUGH): each block goes
  * to the worker that reads of it go to first (the block's first worker by
  * {@link WorkerHashing}, as readers and load jobs choose), which copies it from the under store
- * into its block store with the load path it uses for {@code strata fs load}. The caller waits
- * for the answer. A block that could not be cached is counted and logged, not thrown: the file
- * is whole in the under store, and its first read caches it.
+ * into its block store with the load path it uses for {@code strata fs load}; one call per
+ * worker, all at once. The caller waits for the answers. A block that could not be cached is
+ * counted and logged, not thrown: the file is whole in the under store, and its first read
+ * caches it.
  */
 final class WrittenFileCacher {
   private static final Logger LOG = LoggerFactory.getLogger(WrittenFileCacher.class);
@@ -68,24 +72,50 @@ final class WrittenFileCacher {
       return failed(file, blocks, e.getMessage());
     }
     Duration timeout = ctx.conf.getDuration(ClientKeys.RPC_TIMEOUT);
+    // Every worker copies its blocks at the same time; close waits for the slowest.
+    Map<WorkerInfo, CompletableFuture<LoadBlocksResponse>> calls = new LinkedHashMap<>();
+    byWorker.forEach((worker, tasks) -> {
+      CompletableFuture<LoadBlocksResponse> answer = new CompletableFuture<>();
+      calls.put(worker, answer);
+      WorkerServiceGrpc.newStub(ctx.workerChannel(worker.getAddress()))
+          .withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS)
+          .loadBlocks(LoadBlocksRequest.newBuilder().addAllTasks(tasks).build(),
+              new StreamObserver<>() {
+                @Override
+                public void onNext(LoadBlocksResponse value) {
+                  answer.complete(value);
+                }
+
+                @Override
+                public void onError(Throwable t) {
+                  answer.completeExceptionally(t);
+                }
+
+                @Override
+                public void onCompleted() {}
+              });
+    });
     int cached = 0;
     for (Map.Entry<WorkerInfo, List<LoadBlockTask>> e : byWorker.entrySet()) {
       WorkerInfo worker = e.getKey();
       LoadBlocksResponse response;
       try {
-        response = WorkerServiceGrpc.newBlockingStub(ctx.workerChannel(worker.getAddress()))
-            .withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS)
-            .loadBlocks(LoadBlocksRequest.newBuilder().addAllTasks(e.getValue()).build());
-      } catch (StatusRuntimeException x) {
+        response = calls.get(worker).join();
+      } catch (CompletionException x) {
         failed(file, e.getValue().size(), "worker " + worker.getAddress().getHost() + ":"
-            + worker.getAddress().getRpcPort() + ": " + GrpcErrors.fromStatus(x).getMessage());
+            + worker.getAddress().getRpcPort() + ": "
+            + (x.getCause() instanceof StatusRuntimeException sre
+                ? GrpcErrors.fromStatus(sre).getMessage() : String.valueOf(x.getCause())));
         continue;
       }
-      for (LoadBlockResult r : response.getResultsList()) {
+      // The worker answers in the order of the tasks.
+      List<LoadBlockResult> results = response.getResultsList();
+      for (int i = 0; i < results.size() && i < e.getValue().size(); i++) {
+        LoadBlockResult r = results.get(i);
         if (r.getOutcome() == LoadBlockOutcome.LOAD_BLOCK_LOADED
             || r.getOutcome() == LoadBlockOutcome.LOAD_BLOCK_ALREADY_CACHED) {
           cached++;
-          ctx.metrics.addCachedOnWrite(lengthOf(e.getValue(), r.getBlockId()));
+          ctx.metrics.addCachedOnWrite(e.getValue().get(i).getBlockLength());
         } else {
           failed(file, 1, r.getOutcome() + (r.getMessage().isEmpty() ? ""
               : " (" + r.getMessage() + ")"));
@@ -93,15 +123,6 @@ final class WrittenFileCacher {
       }
     }
     return cached;
-  }
-
-  private static long lengthOf(List<LoadBlockTask> tasks, long blockId) {
-    for (LoadBlockTask t : tasks) {
-      if (t.getBlockId() == blockId) {
-        return t.getBlockLength();
-      }
-    }
-    return 0;
   }
 
   private int failed(FileInfo file, int blocks, String why) {

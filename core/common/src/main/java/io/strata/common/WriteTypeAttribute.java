@@ -25,12 +25,15 @@ public final class WriteTypeAttribute {
     return value == null ? null : value.toString(StandardCharsets.UTF_8);
   }
 
-  /** Why {@code value} cannot be a folder's write type, or null when it can. */
-  public static String problem(String path, String value) {
+  /**
+   * Why {@code value} cannot be a write type, or null when it can; {@code what} names where it
+   * was given (a folder's attribute, a configuration key).
+   */
+  public static String problem(String what, String value) {
     if (KNOWN.contains(value)) {
       return null;
     }
-    return NAME + " of " + path + " is '" + value + "': give CACHE_THROUGH or THROUGH"
+    return what + " is '" + value + "': give CACHE_THROUGH or THROUGH"
         + (value.equals("MUST_CACHE") || value.equals("ASYNC_THROUGH")
             ? " (" + value + " is not available in this release)" : "");
   }

@@ -34,7 +34,8 @@ final class SetWriteTypeCommand extends FsAction {
   @Override
   void run() throws StrataException {
     String value = type.trim().toUpperCase(Locale.ROOT);
-    String problem = WriteTypeAttribute.problem(path, value);
+    // The master checks it too; a master of an earlier release does not.
+    String problem = WriteTypeAttribute.problem(WriteTypeAttribute.NAME + " of " + path, value);
     if (problem != null) {
       throw StrataException.invalidArgument(problem);
     }

@@ -26,7 +26,8 @@ final class Xattrs {
    */
   static void checkValues(String path, Map<String, ByteString> set) throws StrataException {
     String writeType = WriteTypeAttribute.of(set);
-    String problem = writeType == null ? null : WriteTypeAttribute.problem(path, writeType);
+    String problem = writeType == null ? null
+        : WriteTypeAttribute.problem(WriteTypeAttribute.NAME + " of " + path, writeType);
     if (problem != null) {
       throw StrataException.invalidArgument(problem);
     }
