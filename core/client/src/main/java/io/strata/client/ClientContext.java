@@ -35,6 +35,7 @@ final class ClientContext implements AutoCloseable {
   final MountResolver mountResolver;
   /** What a close of a written file waits for ({@code strata.user.file.write.type}). */
   final WriteType writeType;
+  final FolderWriteTypes folderWriteTypes;
   final WrittenFileCacher writtenFiles;
   /**
    * Until when (System.nanoTime) new files are created in two master calls, because the
@@ -61,6 +62,7 @@ final class ClientContext implements AutoCloseable {
     this.underStore = new UnderStoreReader(master);
     this.mountResolver = new MountResolver(master);
     this.writeType = WriteType.of(conf);
+    this.folderWriteTypes = new FolderWriteTypes(this);
     this.writtenFiles = new WrittenFileCacher(this);
   }
 

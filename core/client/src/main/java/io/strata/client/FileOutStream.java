@@ -14,6 +14,7 @@ import io.strata.proto.DeleteRequest;
 import io.strata.proto.FileInfo;
 import io.strata.proto.WorkerAddress;
 import io.strata.proto.WorkerServiceGrpc;
+import io.strata.proto.WriteBlocksHeader;
 import io.strata.proto.WriteFileHeader;
 import io.strata.proto.WriteFileResponse;
 import io.strata.proto.WriteSmallFileRequest;
@@ -55,7 +56,9 @@ public final class FileOutStream extends OutputStream {
   /** For a file the master learns of only at close (one call): its options; else null. */
   private final CreateOptions newFile;
   private final long mountId;
-  private WorkerWriteStream stream;
+  /** For content that goes to the worker's cache only (ASYNC_THROUGH, MUST_CACHE); else null. */
+  private final WriteBlocksHeader blocks;
+  private WorkerWriteStream<?> stream;
   /** The first chunk buffer's size: most files written through a proxy or mount are small. */
   static final int FIRST_CHUNK = 64 << 10;
   private final int chunkSize;
@@ -78,7 +81,24 @@ public final class FileOutStream extends OutputStream {
    */
   FileOutStream(ClientContext ctx, FileInfo file, boolean overwrite, WorkerAddress worker,
       boolean version, boolean deleteOnFailure) {
+    this(ctx, file, overwrite, worker, version, deleteOnFailure, null);
+  }
+
+  /**
+   * A new file created in the namespace as not in its under store (CreateFile with a
+   * persistence state): the content goes to {@code worker}'s cache only, as blocks of the
+   * file's data id, and close completes the file at the master. A failed or cancelled stream
+   * deletes the incomplete file.
+   */
+  static FileOutStream cacheOnly(ClientContext ctx, FileInfo file, WorkerAddress worker) {
+    return new FileOutStream(ctx, file, false, worker, false, true, WriteBlocksHeader
+        .newBuilder().setDataId(file.getFileId()).setBlockSize(file.getBlockSize()).build());
+  }
+
+  private FileOutStream(ClientContext ctx, FileInfo file, boolean overwrite,
+      WorkerAddress worker, boolean version, boolean deleteOnFailure, WriteBlocksHeader blocks) {
     this.ctx = ctx;
+    this.blocks = blocks;
     this.path = file.getPath();
     this.fileId = file.getFileId();
     this.version = version;
@@ -118,14 +138,17 @@ public final class FileOutStream extends OutputStream {
         .setOverwrite(false).build();
     this.newFile = options;
     this.mountId = placement.mount().getMountId();
+    this.blocks = null;
   }
 
   /** The call to the worker, started at the first chunk (or at close for an empty file). */
-  private WorkerWriteStream stream() {
+  private WorkerWriteStream<?> stream() {
     if (stream == null) {
-      stream = new WorkerWriteStream(ctx.workerChannel(worker),
-          worker.getHost() + ":" + worker.getRpcPort(), header,
-          ctx.conf.getDuration(ClientKeys.RPC_TIMEOUT));
+      String address = worker.getHost() + ":" + worker.getRpcPort();
+      Duration stall = ctx.conf.getDuration(ClientKeys.RPC_TIMEOUT);
+      stream = blocks != null
+          ? WorkerWriteStream.writeBlocks(ctx.workerChannel(worker), address, blocks, stall)
+          : WorkerWriteStream.writeFile(ctx.workerChannel(worker), address, header, stall);
     }
     return stream;
   }
@@ -226,7 +249,7 @@ public final class FileOutStream extends OutputStream {
     WriteFileResponse r;
     Duration timeout = ctx.conf.getDuration(ClientKeys.RPC_TIMEOUT);
     try {
-      r = stream == null ? writeWhole(timeout) : null;
+      r = stream == null && blocks == null ? writeWhole(timeout) : null;
     } catch (IOException | RuntimeException e) {
       throw abort("the worker could not commit it", e);
     }

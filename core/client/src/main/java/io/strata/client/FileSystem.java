@@ -1,6 +1,7 @@
 package io.strata.client;
 
 import com.google.protobuf.ByteString;
+import io.strata.common.BlockIds;
 import io.strata.common.PathNames;
 import io.strata.common.WorkerHashing;
 import io.strata.common.conf.StrataConfig;
@@ -21,6 +22,8 @@ import io.strata.proto.GetFileBlocksResponse;
 import io.strata.proto.GetMasterInfoRequest;
 import io.strata.proto.GetLoadStatusRequest;
 import io.strata.proto.GetMasterInfoResponse;
+import io.strata.proto.GetPersistStatusRequest;
+import io.strata.proto.GetPersistStatusResponse;
 import io.strata.proto.GetStatusRequest;
 import io.strata.proto.ListMountsRequest;
 import io.strata.proto.LoadJobOptions;
@@ -29,6 +32,7 @@ import io.strata.proto.LoadMetadataProgress;
 import io.strata.proto.LoadMetadataRequest;
 import io.strata.proto.MountInfo;
 import io.strata.proto.MountRequest;
+import io.strata.proto.PersistFileRequest;
 import io.strata.proto.RenameRequest;
 import io.strata.proto.SetAttributeRequest;
 import io.strata.proto.StopLoadRequest;
@@ -39,6 +43,8 @@ import io.strata.proto.WorkerInfo;
 import java.io.Closeable;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The Java API of a Strata cluster: namespace operations on the master, reads from workers
@@ -52,6 +58,7 @@ import java.util.Map;
  * with {@link ErrorCode#UNAVAILABLE}.
  */
 public final class FileSystem implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(FileSystem.class);
   private final ClientContext ctx;
 
   private FileSystem(ClientContext ctx) {
@@ -198,6 +205,27 @@ public final class FileSystem implements Closeable {
    *
    * @throws StrataException NOT_FOUND when the path does not exist
    */
+  /**
+   * Writes a file that is in a worker's cache only (ASYNC_THROUGH not yet persisted, or
+   * MUST_CACHE) to its under store now, and returns its status once it is there; a file in its
+   * store already is returned as it is.
+   *
+   * @throws StrataException UNAVAILABLE when no live worker holds the file's blocks;
+   *     DEADLINE_EXCEEDED when it takes longer than the client's RPC timeout (the persist goes
+   *     on: ask again)
+   */
+  public FileInfo persist(String path) throws StrataException {
+    String p = PathNames.normalize(path);
+    return ctx.master.callPersist(s -> s.persistFile(PersistFileRequest.newBuilder().setPath(p)
+        .build())).getFile();
+  }
+
+  /** The leading master's persist backlog and what its scheduler did since it took the lead. */
+  public GetPersistStatusResponse persistStatus() throws StrataException {
+    return ctx.master.callPersist(s -> s.getPersistStatus(
+        GetPersistStatusRequest.getDefaultInstance()));
+  }
+
   public SubmitLoadResponse submitLoad(String path, LoadJobOptions options)
       throws StrataException {
     String p = PathNames.normalize(path);
@@ -371,6 +399,13 @@ public final class FileSystem implements Closeable {
     if (p.equals(PathNames.ROOT)) {
       throw StrataException.invalidArgument("Cannot create a file at /: give a file path");
     }
+    WriteType type = ctx.folderWriteTypes.forNewFile(p);
+    if (type.cacheOnly()) {
+      FileOutStream cached = createCacheOnly(p, options, type);
+      if (cached != null) {
+        return cached;
+      }
+    }
     if (!ctx.commitNewFileSupported()) {
       return createFile(p, options.overwrite(false).recursive(false).newVersion(false));
     }
@@ -378,6 +413,31 @@ public final class FileSystem implements Closeable {
     MountResolver.Placement placement = ctx.mountResolver.place(p);
     WorkerInfo worker = WorkerHashing.pick(p.hashCode(), live, WorkerInfo::getWorkerId);
     return new FileOutStream(ctx, p, placement, options, worker.getAddress());
+  }
+
+  /**
+   * Creates a new file whose content goes to one worker's cache only (write types
+   * ASYNC_THROUGH and MUST_CACHE): the worker that reads of its first block go to, so that
+   * reads find it there. Null when the master is of a release that does not keep such files
+   * (it answered a file in its store): the entry is deleted then, and the caller writes the
+   * file through instead.
+   */
+  private FileOutStream createCacheOnly(String p, CreateOptions options, WriteType type)
+      throws StrataException {
+    List<WorkerInfo> live = liveWorkersForWrite(ctx);
+    FileInfo file = ctx.master.call(s -> s.createFile(CreateFileRequest.newBuilder().setPath(p)
+        .setBlockSize(options.blockSize()).setMode(options.mode()).setOwner(options.owner())
+        .setGroup(options.group()).setPersistenceState(type.persistence()).build())).getFile();
+    if (file.getPersistenceState() != type.persistence()) {
+      ctx.master.call(s -> s.delete(DeleteRequest.newBuilder().setPath(p)
+          .setFileId(file.getFileId()).build()));
+      LOG.warn("The master at {} does not keep files out of their under store (write type {})"
+          + ": {} is written through; upgrade the masters", ctx.master.target(), type, p);
+      return null;
+    }
+    WorkerInfo worker = WorkerHashing.pick(BlockIds.blockId(file.getFileId(), 0), live,
+        WorkerInfo::getWorkerId);
+    return FileOutStream.cacheOnly(ctx, file, worker.getAddress());
   }
 
   /** Creates a file with default options. */

@@ -10,6 +10,9 @@ import io.strata.common.error.ErrorCode;
 import io.strata.common.error.GrpcErrors;
 import io.strata.common.error.StrataException;
 import io.strata.proto.WorkerServiceGrpc;
+import io.strata.proto.WriteBlocksHeader;
+import io.strata.proto.WriteBlocksRequest;
+import io.strata.proto.WriteBlocksResponse;
 import io.strata.proto.WriteFileHeader;
 import io.strata.proto.WriteFileRequest;
 import io.strata.proto.WriteFileResponse;
@@ -18,43 +21,74 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 
 /**
- * One client-streamed WriteFile call to a worker, with gRPC flow control: a chunk is handed to
+ * One client-streamed write call to a worker (WriteFile, through to the under store, or
+ * WriteBlocks, into its cache only), with gRPC flow control: a chunk is handed to
  * the stream only when the transport is ready for it, so a fast writer never piles up more than
  * gRPC's small send buffer in memory. A failure reported by the worker surfaces from the next
  * {@link #send} or from {@link #finish}. Used by one writer thread at a time.
  */
-final class WorkerWriteStream {
+final class WorkerWriteStream<Q> {
   private final String worker;
   private final long stallNanos;
+  private final Function<ByteString, Q> chunkMessage;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
-  private ClientCallStreamObserver<WriteFileRequest> requests;
+  private ClientCallStreamObserver<Q> requests;
   // Guarded by lock.
   private WriteFileResponse response;
   private Throwable failure;
   private boolean done;
 
-  WorkerWriteStream(ManagedChannel channel, String worker, WriteFileHeader header,
-      Duration stallTimeout) {
+  private WorkerWriteStream(String worker, Duration stallTimeout,
+      Function<ByteString, Q> chunkMessage) {
     this.worker = worker;
     this.stallNanos = stallTimeout.toNanos();
-    WorkerServiceGrpc.newStub(channel).writeFile(new Responses());
-    requests.onNext(WriteFileRequest.newBuilder().setHeader(header).build());
+    this.chunkMessage = chunkMessage;
   }
 
-  private final class Responses
-      implements ClientResponseObserver<WriteFileRequest, WriteFileResponse> {
+  /** A WriteFile call: the file through to the under store at the header's path. */
+  static WorkerWriteStream<WriteFileRequest> writeFile(ManagedChannel channel, String worker,
+      WriteFileHeader header, Duration stallTimeout) {
+    WorkerWriteStream<WriteFileRequest> s = new WorkerWriteStream<>(worker, stallTimeout,
+        chunk -> WriteFileRequest.newBuilder().setChunk(chunk).build());
+    WorkerServiceGrpc.newStub(channel).writeFile(s.new Responses<WriteFileResponse>(r -> r));
+    s.requests.onNext(WriteFileRequest.newBuilder().setHeader(header).build());
+    return s;
+  }
+
+  /**
+   * A WriteBlocks call: the content into the worker's cache only, as blocks of the header's
+   * data id; its answer is given as a WriteFileResponse without a fingerprint.
+   */
+  static WorkerWriteStream<WriteBlocksRequest> writeBlocks(ManagedChannel channel,
+      String worker, WriteBlocksHeader header, Duration stallTimeout) {
+    WorkerWriteStream<WriteBlocksRequest> s = new WorkerWriteStream<>(worker, stallTimeout,
+        chunk -> WriteBlocksRequest.newBuilder().setChunk(chunk).build());
+    WorkerServiceGrpc.newStub(channel).writeBlocks(s.new Responses<WriteBlocksResponse>(
+        r -> WriteFileResponse.newBuilder().setLength(r.getLength()).build()));
+    s.requests.onNext(WriteBlocksRequest.newBuilder().setHeader(header).build());
+    return s;
+  }
+
+  private final class Responses<R> implements ClientResponseObserver<Q, R> {
+    private final Function<R, WriteFileResponse> answer;
+
+    Responses(Function<R, WriteFileResponse> answer) {
+      this.answer = answer;
+    }
+
     @Override
-    public void beforeStart(ClientCallStreamObserver<WriteFileRequest> stream) {
+    public void beforeStart(ClientCallStreamObserver<Q> stream) {
       requests = stream;
       stream.setOnReadyHandler(() -> signal(null, null, false));
     }
 
     @Override
-    public void onNext(WriteFileResponse value) {
-      signal(value, null, false);
+    public void onNext(R value) {
+      signal(answer.apply(value), null, false);
     }
 
     @Override
@@ -108,7 +142,7 @@ final class WorkerWriteStream {
     } finally {
       lock.unlock();
     }
-    requests.onNext(WriteFileRequest.newBuilder().setChunk(chunk).build());
+    requests.onNext(chunkMessage.apply(chunk));
   }
 
   /** Ends the stream and waits for the worker to commit the file. */

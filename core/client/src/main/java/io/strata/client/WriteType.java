@@ -4,20 +4,50 @@ import io.strata.common.WriteTypeAttribute;
 import io.strata.common.conf.ClientKeys;
 import io.strata.common.conf.StrataConfig;
 import io.strata.proto.FileInfo;
+import io.strata.proto.PersistenceState;
 import java.util.Locale;
 
 /**
  * What a close of a written file waits for ({@code strata.user.file.write.type}, or the write
- * type of the folder the file was made in), under the names Alluxio users know. Only the kinds
- * that keep every byte in the under store before close returns are built; the others are
- * refused by name rather than taken for one of these. The names are those of
- * {@link WriteTypeAttribute#KNOWN}.
+ * type of the folder the file is made in), under the names Alluxio users know. The names are
+ * those of {@link WriteTypeAttribute#KNOWN}.
  */
 public enum WriteType {
   /** The bytes in the under store, and cached on the workers that reads of the file go to. */
   CACHE_THROUGH,
   /** The bytes in the under store only; they are cached at their first read. */
-  THROUGH;
+  THROUGH,
+  /**
+   * The bytes held in one worker's cache (its most durable tier) when close returns; the
+   * master's persist scheduler writes them to the under store later. A file's first content
+   * only: a new version of an existing file is written through (CACHE_THROUGH).
+   */
+  ASYNC_THROUGH,
+  /** The bytes held in one worker's cache only, never written to the under store. */
+  MUST_CACHE;
+
+  /** Whether close returns before the under store has the bytes. */
+  public boolean cacheOnly() {
+    return this == ASYNC_THROUGH || this == MUST_CACHE;
+  }
+
+  /** The persistence state a file written with this type starts in. */
+  PersistenceState persistence() {
+    return switch (this) {
+      case ASYNC_THROUGH -> PersistenceState.PERSISTENCE_TO_BE_PERSISTED;
+      case MUST_CACHE -> PersistenceState.PERSISTENCE_NOT_PERSISTED;
+      default -> PersistenceState.PERSISTENCE_PERSISTED;
+    };
+  }
+
+  /**
+   * The write type a folder's attributes set for what is made in it, or null when they set
+   * none (or one of a later release).
+   */
+  static WriteType setBy(FileInfo folder) {
+    String set = WriteTypeAttribute.of(folder.getXattrsMap());
+    return set != null && WriteTypeAttribute.KNOWN.contains(set) ? valueOf(set) : null;
+  }
 
   /**
    * The write type of a file just written: the one its folder set when the file was made

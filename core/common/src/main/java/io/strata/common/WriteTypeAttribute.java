@@ -15,7 +15,8 @@ public final class WriteTypeAttribute {
   /** The extended attribute's name; its value is a write type's name. */
   public static final String NAME = "strata.write.type";
   /** The write types a folder may set: those the client builds. */
-  public static final Set<String> KNOWN = Set.of("CACHE_THROUGH", "THROUGH");
+  public static final Set<String> KNOWN =
+      Set.of("CACHE_THROUGH", "THROUGH", "ASYNC_THROUGH", "MUST_CACHE");
 
   private WriteTypeAttribute() {}
 
@@ -33,8 +34,7 @@ public final class WriteTypeAttribute {
     if (KNOWN.contains(value)) {
       return null;
     }
-    return what + " is '" + value + "': give CACHE_THROUGH or THROUGH"
-        + (value.equals("MUST_CACHE") || value.equals("ASYNC_THROUGH")
-            ? " (" + value + " is not available in this release)" : "");
+    return what + " is '" + value + "': give CACHE_THROUGH, THROUGH, ASYNC_THROUGH or"
+        + " MUST_CACHE";
   }
 }

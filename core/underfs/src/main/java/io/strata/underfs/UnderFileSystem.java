@@ -34,6 +34,12 @@ import java.util.List;
  * </ul>
  */
 public interface UnderFileSystem extends Closeable {
+  /**
+   * Part of the name of every temporary file Strata writes in a store (a write or a persist
+   * in progress); listings leave such files out, so that a sync never takes one for a file.
+   */
+  String TEMP_MARKER = ".strata-tmp-";
+
   /** The URI scheme this store serves ("file", "hdfs", "s3"). */
   String scheme();
 

@@ -59,6 +59,10 @@ final class FuseErrors {
         // An under store that does not answer in time (the master says which, and the key).
         LOG.warn("FUSE {} of {} timed out: {}", operation, path, se.getMessage());
         return -ErrorCodes.ETIMEDOUT();
+      case RESOURCE_EXHAUSTED:
+        // A worker's cache full of blocks it must hold (not in their under store yet).
+        LOG.warn("FUSE {} of {}: no room: {}", operation, path, se.getMessage());
+        return -ErrorCodes.ENOSPC();
       case STALE:
         // The handle's version of the file is gone from the under store: as NFS says it.
         LOG.info("FUSE {} of {}: {}", operation, path, se.getMessage());

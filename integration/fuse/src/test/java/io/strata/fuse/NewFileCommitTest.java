@@ -13,6 +13,7 @@ import io.strata.common.conf.StrataConfig;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
 import io.strata.proto.FileInfo;
+import io.strata.proto.PersistenceState;
 import io.strata.tests.MultiProcessCluster;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -59,7 +60,9 @@ class NewFileCommitTest {
 
   @BeforeAll
   static void mount() throws Exception {
-    cluster = MultiProcessCluster.builder(dir.resolve("cluster")).workers(1).start();
+    // Persist rounds 5 s apart: a test can act on a file written ASYNC_THROUGH before its turn.
+    cluster = MultiProcessCluster.builder(dir.resolve("cluster")).workers(1)
+        .property("strata.master.persist.interval", "5s").start();
     ufs = cluster.underStoreRoot();
     fs = FileSystem.connect(cluster.clientConfig());
     otherFs = FileSystem.connect(cluster.clientConfig());
@@ -249,21 +252,85 @@ class NewFileCommitTest {
     Files.write(mnt("types/scratch/sub/a.bin"), viaMount);
     assertEquals(beforeScratch, workerLoadCalls(), "LoadBlocks calls in a THROUGH folder");
     assertArrayEquals(viaMount, Files.readAllBytes(ufs.resolve("types/scratch/sub/a.bin")));
-    // The master takes only the write types that are built.
+    // The master takes only the write types it knows.
     StrataException badType = assertThrows(StrataException.class, () -> fs.setAttribute(
         "/types/scratch", io.strata.client.SetAttributeOptions.defaults().xattr(
-            WriteTypeAttribute.NAME, com.google.protobuf.ByteString.copyFromUtf8("MUST_CACHE"))));
+            WriteTypeAttribute.NAME, com.google.protobuf.ByteString.copyFromUtf8("CACHE"))));
     assertEquals(ErrorCode.INVALID_ARGUMENT, badType.code());
-    assertTrue(badType.getMessage().contains("give CACHE_THROUGH or THROUGH"),
-        badType.getMessage());
+    assertTrue(badType.getMessage().contains("give CACHE_THROUGH, THROUGH, ASYNC_THROUGH or"
+        + " MUST_CACHE"), badType.getMessage());
 
-    // The write types not built are refused by name, as are unknown ones.
-    for (String refused : new String[] {"ASYNC_THROUGH", "MUST_CACHE", "cache-through"}) {
+    // Unknown write types are refused by name when a client starts.
+    for (String refused : new String[] {"CACHE", "cache-through"}) {
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
           () -> FileSystem.connect(cluster.clientConfig(
               Map.of("strata.user.file.write.type", refused))).close());
       assertTrue(e.getMessage().contains("strata.user.file.write.type")
           && e.getMessage().contains("CACHE_THROUGH"), e.getMessage());
+    }
+  }
+
+  /**
+   * ASYNC_THROUGH: close returns with the bytes in the worker's cache only, readable at once;
+   * the master's persist scheduler writes them to the store later, also after a kill -9 of the
+   * master and of the worker in between; a file deleted before its turn never reaches the
+   * store. MUST_CACHE (set on a folder): never in the store, kept by `fs free`, until `fs
+   * persist` writes it.
+   */
+  @Test
+  void cacheOnlyWriteTypesKeepBytesOutOfTheStoreUntilPersisted() throws Exception {
+    Files.createDirectories(mnt("async"));
+    byte[] body = bytes(2_500_000, 7);
+    byte[] gone = bytes(70_000, 8);
+    FileInfo written;
+    try (FileSystem async = FileSystem.connect(cluster.clientConfig(
+        Map.of("strata.user.file.write.type", "ASYNC_THROUGH")))) {
+      var out = async.writeNewFile("/async/a.bin", io.strata.client.CreateOptions.defaults()
+          .blockSize(1 << 20));
+      out.write(body);
+      out.close();
+      written = out.completedStatus();
+      try (var doomed = async.writeNewFile("/async/gone.bin",
+          io.strata.client.CreateOptions.defaults())) {
+        doomed.write(gone);
+      }
+      async.delete("/async/gone.bin", false);
+    }
+    assertEquals(PersistenceState.PERSISTENCE_TO_BE_PERSISTED, written.getPersistenceState());
+    assertArrayEquals(body, Files.readAllBytes(mnt("async/a.bin")));
+    // The master and the worker die before the scheduler's turn (or just after it).
+    cluster.killMaster();
+    cluster.killWorker(0);
+    cluster.startWorker(0);
+    cluster.restartMaster(0);
+    MultiProcessCluster.waitFor("the scheduler to persist /async/a.bin", Duration.ofSeconds(90),
+        () -> persistence("/async/a.bin") == PersistenceState.PERSISTENCE_PERSISTED, null);
+    assertArrayEquals(body, Files.readAllBytes(ufs.resolve("async/a.bin")));
+    assertArrayEquals(body, Files.readAllBytes(mnt("async/a.bin")));
+    assertTrue(names(ufs.resolve("async")).stream().noneMatch(n -> n.contains("gone.bin")),
+        "a file deleted before its turn is never written, not even as a temporary file: "
+            + names(ufs.resolve("async")));
+
+    // MUST_CACHE set on a folder: in the cache only, kept by a free, persisted on demand.
+    Files.createDirectories(mnt("scratch"));
+    fs.setAttribute("/scratch", io.strata.client.SetAttributeOptions.defaults().xattr(
+        WriteTypeAttribute.NAME, com.google.protobuf.ByteString.copyFromUtf8("MUST_CACHE")));
+    byte[] scratch = bytes(100_000, 9);
+    Files.write(mnt("scratch/s.bin"), scratch);
+    assertEquals(PersistenceState.PERSISTENCE_NOT_PERSISTED, persistence("/scratch/s.bin"));
+    fs.free("/scratch", true);
+    assertArrayEquals(scratch, Files.readAllBytes(otherMnt("scratch/s.bin")));
+    assertFalse(Files.exists(ufs.resolve("scratch/s.bin")));
+    FileInfo persisted = fs.persist("/scratch/s.bin");
+    assertEquals(PersistenceState.PERSISTENCE_PERSISTED, persisted.getPersistenceState());
+    assertArrayEquals(scratch, Files.readAllBytes(ufs.resolve("scratch/s.bin")));
+  }
+
+  private static PersistenceState persistence(String path) {
+    try {
+      return fs.getStatus(path).getPersistenceState();
+    } catch (StrataException e) {
+      return PersistenceState.UNRECOGNIZED;
     }
   }
 

@@ -1,8 +1,10 @@
 package io.strata.shell.admin;
 
 import io.strata.client.FileSystem;
+import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
 import io.strata.proto.GetMasterInfoResponse;
+import io.strata.proto.GetPersistStatusResponse;
 import io.strata.proto.MountHealth;
 import io.strata.proto.TierUsage;
 import io.strata.proto.WorkerCacheStats;
@@ -66,6 +68,7 @@ final class ReportCommand implements Callable<Integer> {
     }
     printTiers(out, workers);
     printCache(out, workers);
+    printPersists(out, fs);
     printMounts(out, fs.mountHealth());
     return 0;
   }
@@ -123,6 +126,30 @@ final class ReportCommand implements Callable<Integer> {
     }
     out.printf("  %-5s  %12s  %12s  %5s%n", "total", Format.human(capacity),
         Format.human(used), Format.percent(used, capacity));
+  }
+
+  /**
+   * The files written with ASYNC_THROUGH that wait for the leader's persist scheduler. A
+   * master of an earlier release has none, and the section says so.
+   */
+  private static void printPersists(PrintStream out, FileSystem fs) throws StrataException {
+    out.printf("%nPersist backlog (ASYNC_THROUGH files not yet in their under store):%n");
+    GetPersistStatusResponse p;
+    try {
+      p = fs.persistStatus();
+    } catch (StrataException e) {
+      if (e.code() != ErrorCode.UNIMPLEMENTED) {
+        throw e;
+      }
+      out.printf("  none: the master is of a release without ASYNC_THROUGH%n");
+      return;
+    }
+    out.printf("  %d files (%s), the oldest waiting %s; %d persisting now%n",
+        p.getBacklogFiles(), Format.human(p.getBacklogBytes()),
+        Format.duration(p.getOldestAgeMs()), p.getRunning());
+    out.printf("  since this leader took over: %d persisted, %d failed attempts%s%n",
+        p.getPersistedFiles(), p.getFailedAttempts(),
+        p.getLastFailure().isEmpty() ? "" : " (last: " + p.getLastFailure() + ")");
   }
 
   private static void printCache(PrintStream out, List<WorkerInfo> workers) {

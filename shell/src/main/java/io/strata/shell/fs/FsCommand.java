@@ -19,7 +19,8 @@ public final class FsCommand implements Callable<Integer>, CommandGroup {
         TailCommand.class, CpCommand.class, MkdirCommand.class, RmCommand.class, MvCommand.class,
         MountCommand.class, UnmountCommand.class, LocationCommand.class, FreeCommand.class,
         DuCommand.class, CountCommand.class, LoadCommand.class, SetTtlCommand.class,
-        UnsetTtlCommand.class, SetWriteTypeCommand.class, UnsetWriteTypeCommand.class);
+        UnsetTtlCommand.class, SetWriteTypeCommand.class, UnsetWriteTypeCommand.class,
+        PersistCommand.class);
   }
 
   @Spec CommandSpec spec;

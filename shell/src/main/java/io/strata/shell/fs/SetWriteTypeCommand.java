@@ -19,7 +19,9 @@ import picocli.CommandLine.Parameters;
         + " folders pass it down to what is made in them. It wins over the client's"
         + " strata.user.file.write.type; files and folders there already keep theirs.",
     "TYPE is CACHE_THROUGH (close waits until the bytes are in the under store and cached on"
-        + " the workers reads go to) or THROUGH (close waits for the under store only)."})
+        + " the workers reads go to), THROUGH (close waits for the under store only),"
+        + " ASYNC_THROUGH (close waits for one worker's cache; the master persists the file"
+        + " later) or MUST_CACHE (one worker's cache only, never the under store)."})
 final class SetWriteTypeCommand extends FsAction {
   @Parameters(index = "0", paramLabel = "PATH")
   String path;

@@ -5,6 +5,7 @@ import io.strata.common.WriteTypeAttribute;
 import io.strata.common.error.StrataException;
 import io.strata.proto.FileInfo;
 import io.strata.proto.FileType;
+import io.strata.proto.PersistenceState;
 import io.strata.shell.Format;
 import io.strata.shell.ShellContext;
 import java.io.PrintStream;
@@ -62,6 +63,7 @@ final class StatCommand extends FsAction {
       o.printf("Cached:      %d (%s)%n", f.getCachedBytes(),
           Format.percent(f.getCachedBytes(), f.getLength()));
       o.printf("Complete:    %s%n", f.getComplete() ? "yes" : "no (being written)");
+      o.printf("Persisted:   %s%n", Listing.persistence(f));
     }
     o.printf("Mode:        %s (%04o)%n", Format.mode(f), f.getMode());
     if (f.getLinkCount() > 0) {
@@ -87,8 +89,11 @@ final class StatCommand extends FsAction {
     }
     o.printf("File id:     %d%n", f.getFileId());
     o.printf("Under store: %s (mount %d)%s%n", f.getUfsPath(), f.getMountId(),
-        f.getNamespaceOnly() ? ", not held there: the store cannot hold this kind of file,"
-            + " so it lives in Strata's namespace only" : "");
+        !f.getNamespaceOnly() ? ""
+            : f.getPersistenceState() != PersistenceState.PERSISTENCE_PERSISTED
+            ? ", not held there yet: its content is in Strata's cache only"
+            : ", not held there: the store cannot hold this kind of file, so it lives in"
+                + " Strata's namespace only");
     if (!f.getUfsFingerprint().isEmpty()) {
       o.printf("Fingerprint: %s%n", f.getUfsFingerprint());
     }

@@ -15,6 +15,8 @@ import io.strata.proto.JournalMasterGrpc;
 import io.strata.proto.JournalMasterGrpc.JournalMasterBlockingStub;
 import io.strata.proto.LoadMasterGrpc;
 import io.strata.proto.LoadMasterGrpc.LoadMasterBlockingStub;
+import io.strata.proto.PersistMasterGrpc;
+import io.strata.proto.PersistMasterGrpc.PersistMasterBlockingStub;
 import io.strata.proto.UpgradeMasterGrpc;
 import io.strata.proto.UpgradeMasterGrpc.UpgradeMasterBlockingStub;
 import java.io.Closeable;
@@ -136,6 +138,23 @@ public final class MasterClient implements Closeable {
     } catch (StatusRuntimeException e) {
       throw failure(e, target(), "does not run load jobs (it is of an older release): upgrade"
           + " it, or load metadata only with `strata fs load --metadata-only`");
+    }
+  }
+
+  /**
+   * Runs one unary call of the persist service, as {@link #call} does. A master without the
+   * service (an older release) fails with {@link ErrorCode#UNIMPLEMENTED} and a message that
+   * says so.
+   *
+   * @param body issues the call on the stub it is given (which carries the deadline)
+   */
+  public <T> T callPersist(Function<PersistMasterBlockingStub, T> body)
+      throws StrataException {
+    try {
+      return callOn(PersistMasterGrpc::newBlockingStub, body);
+    } catch (StatusRuntimeException e) {
+      throw failure(e, target(), "does not persist files (it is of an older release, without"
+          + " write type ASYNC_THROUGH): upgrade it");
     }
   }
 

@@ -43,8 +43,12 @@ public final class ClientKeys {
   public static final ConfigKey WRITE_TYPE = ConfigKey.string("strata.user.file.write.type",
       "CACHE_THROUGH", "What a close of a written file waits for: CACHE_THROUGH, the bytes in"
           + " the under store and cached on the workers that reads of the file go to; THROUGH,"
-          + " the bytes in the under store only (cached at their first read). MUST_CACHE and"
-          + " ASYNC_THROUGH are not available yet and are refused.");
+          + " the bytes in the under store only (cached at their first read); ASYNC_THROUGH,"
+          + " the bytes held in one worker's cache, which the master writes to the under store"
+          + " later; MUST_CACHE, the bytes held in one worker's cache only, never in the under"
+          + " store. The last two apply to new files written at once (the FUSE mount's, S3"
+          + " PUTs of new keys); a file's new content is written through. A folder's write type"
+          + " (`strata fs setWriteType`) wins.");
   public static final ConfigKey DATA_CONNECT_TIMEOUT = ConfigKey.duration(
       "strata.client.data.connect.timeout", "5s", "Timeout to connect to a worker's data port.");
   public static final ConfigKey DATA_READ_TIMEOUT = ConfigKey.duration(

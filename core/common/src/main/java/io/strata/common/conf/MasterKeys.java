@@ -85,6 +85,19 @@ public final class MasterKeys {
       "Time between the leading master's checks for files and directories whose time to live"
           + " has passed (`strata fs setTtl`), which it then frees or deletes; 0 turns the"
           + " checks off.");
+  public static final ConfigKey PERSIST_INTERVAL = ConfigKey.duration(
+      "strata.master.persist.interval", "1s",
+      "Time between the leading master's rounds over the files written with write type"
+          + " ASYNC_THROUGH that are not in their under store yet; each round starts the ones due"
+          + " (a failed one is tried again after a backoff that doubles from 1 s up to 5 min).");
+  public static final ConfigKey PERSIST_THREADS = ConfigKey.integer(
+      "strata.master.persist.threads", 2, "files",
+      "Files the leading master persists at once (ASYNC_THROUGH): each is one worker writing the"
+          + " file's blocks to its under store.");
+  public static final ConfigKey PERSIST_TIMEOUT = ConfigKey.duration(
+      "strata.master.persist.timeout", "10min",
+      "How long the master waits for a worker to write one file to its under store when"
+          + " persisting it; a persist that takes longer fails and is tried again.");
   public static final ConfigKey WATCH_HISTORY_SIZE = ConfigKey.integer(
       "strata.master.watch.history.size", 100_000, "changes",
       "Namespace changes the master keeps so that a client whose change stream broke (a FUSE"

@@ -14,6 +14,8 @@ public enum ErrorCode {
   UNIMPLEMENTED(Status.Code.UNIMPLEMENTED),
   /** What was opened is no longer current (a file changed in its under store): open it again. */
   STALE(Status.Code.ABORTED),
+  /** No room left (a worker's tier full of blocks it must hold): free some, then try again. */
+  RESOURCE_EXHAUSTED(Status.Code.RESOURCE_EXHAUSTED),
   INTERNAL(Status.Code.INTERNAL);
 
   private final Status.Code grpcCode;

@@ -63,6 +63,16 @@ public final class MetricNames {
    * with {@link #TAG_ACTION}.
    */
   public static final String MASTER_TTL_ACTIONS = "strata.master.ttl.actions";
+  /** Gauge of the files waiting for the persist scheduler (ASYNC_THROUGH, TO_BE_PERSISTED). */
+  public static final String MASTER_PERSIST_BACKLOG_FILES = "strata.master.persist.backlog.files";
+  /** Gauge of the bytes of the files waiting for the persist scheduler. */
+  public static final String MASTER_PERSIST_BACKLOG_BYTES = "strata.master.persist.backlog";
+  /** Gauge of how long the oldest file waiting for the persist scheduler has waited. */
+  public static final String MASTER_PERSIST_BACKLOG_AGE = "strata.master.persist.backlog.age";
+  /** Counter of the files the persist scheduler (or `strata fs persist`) wrote to their stores. */
+  public static final String MASTER_PERSIST_FILES = "strata.master.persist.files";
+  /** Counter of persist attempts that failed (each is tried again later). */
+  public static final String MASTER_PERSIST_FAILURES = "strata.master.persist.failures";
   /** Tag of the sync checks: "status" (one path) or "listing" (a directory's children). */
   public static final String TAG_KIND = "kind";
   /** Tag of the sync changes: "added", "deleted" or "replaced". */
@@ -83,6 +93,11 @@ public final class MetricNames {
   public static final String WORKER_TIER_BLOCKS = "strata.worker.tier.blocks";
   public static final String WORKER_BLOCKS_EVICTED = "strata.worker.blocks.evicted";
   public static final String WORKER_BLOCKS_CACHED = "strata.worker.blocks.cached";
+  /**
+   * Gauge of the bytes of held blocks, written to the cache only and not yet persisted, which
+   * are never evicted; tagged with {@link #TAG_TIER}.
+   */
+  public static final String WORKER_BLOCKS_HELD_BYTES = "strata.worker.blocks.held";
   public static final String WORKER_WRITE_UFS_BYTES = "strata.worker.write.ufs";
   /** Counter of load tasks by outcome (tag {@link #TAG_OUTCOME}). */
   public static final String WORKER_LOAD_BLOCKS = "strata.worker.load.blocks";

@@ -23,6 +23,8 @@ import io.strata.master.journal.JournalBackups;
 import io.strata.master.journal.JournalSystem;
 import io.strata.master.load.LoadJobManager;
 import io.strata.master.load.LoadMasterService;
+import io.strata.master.persist.PersistMasterService;
+import io.strata.master.persist.PersistScheduler;
 import io.strata.master.ttl.TtlActions;
 import io.strata.master.ttl.TtlChecker;
 import io.strata.master.upgrade.ClientDirectory;
@@ -79,6 +81,8 @@ public final class MasterServer implements ProcessMain.Server {
   /** Runs while this master leads; null otherwise or when the checks are off. */
   private TtlChecker ttlChecker;
   private final Duration ttlCheckInterval;
+  /** Persists ASYNC_THROUGH files while this master leads; null otherwise. */
+  private volatile PersistScheduler persistScheduler;
   /** Orders taking and giving up the lead (run on the journal's role-change thread). */
   private final Object leadLock = new Object();
   private MountTable mounts;
@@ -127,6 +131,7 @@ public final class MasterServer implements ProcessMain.Server {
   public synchronized void start() throws IOException {
     long startTime = System.currentTimeMillis();
     registry = ProcessMetricsRegistry.create();
+    PersistScheduler.registerGauges(registry, () -> persistScheduler);
     stores = new UnderStores();
     try {
       // Taken before anything is read or restored: a second master on the same folders would
@@ -205,6 +210,7 @@ public final class MasterServer implements ProcessMain.Server {
               conf.getInt(MasterKeys.LIST_PAGE_SIZE), startTime, loadExecutor, clients))
           .addService(new BlockMasterWorkerService(workers, calls))
           .addService(new LoadMasterService(() -> loadJobs, calls))
+          .addService(new PersistMasterService(namespace, () -> persistScheduler, calls))
           .addService(new JournalMasterService(journal, calls, conf))
           .addService(new UpgradeMasterService(journal, calls))
           .intercept(new RetriedCallReplay(journal.calls(), namespace))
@@ -308,6 +314,21 @@ public final class MasterServer implements ProcessMain.Server {
         ttlChecker = new TtlChecker(journal.store(), new TtlActions(namespace), registry);
         ttlChecker.start(ttlCheckInterval);
       }
+      PersistScheduler persists = new PersistScheduler(journal.store(), namespace, workers,
+          conf.getInt(MasterKeys.PERSIST_THREADS), conf.getDuration(MasterKeys.PERSIST_TIMEOUT),
+          registry);
+      persists.start(conf.getDuration(MasterKeys.PERSIST_INTERVAL));
+      persistScheduler = persists;
+    }
+  }
+
+  private void stopPersists() {
+    synchronized (leadLock) {
+      PersistScheduler persists = persistScheduler;
+      persistScheduler = null;
+      if (persists != null) {
+        persists.close();
+      }
     }
   }
 
@@ -320,6 +341,7 @@ public final class MasterServer implements ProcessMain.Server {
         jobs.close();
       }
       stopTtlChecks();
+      stopPersists();
       workers.clear();
       namespace.resetChanges();
     }
@@ -474,6 +496,7 @@ public final class MasterServer implements ProcessMain.Server {
       jobs.close();
     }
     stopTtlChecks();
+    stopPersists();
     if (namespace != null) {
       namespace.close();
     }

@@ -127,11 +127,19 @@ public final class WorkerServer implements ProcessMain.Server {
     dataServer.start();
     toClose.add(dataServer);
 
+    // Made before the gRPC service, which tells the master of held blocks through it; started
+    // once every port is bound, since registration reports them.
+    masterLink = new MasterLink(master, store, this::address,
+        () -> readMetrics.snapshot(store.evictedBlocks()),
+        conf.getDuration(WorkerKeys.HEARTBEAT_INTERVAL),
+        conf.getDuration(WorkerKeys.REGISTER_RETRY_MAX_INTERVAL));
+    toClose.add(masterLink);
+    store.setListener(masterLink);
     Counter writeBytes = Counter.builder(MetricNames.WORKER_WRITE_UFS_BYTES).baseUnit("bytes")
         .description("Bytes written through to under stores").register(registry);
     rpcServer = NettyServerBuilder
         .forAddress(new InetSocketAddress(bindHost, conf.getInt(WorkerKeys.RPC_PORT)))
-        .addService(new WorkerRpcService(store, mountedStores, loads,
+        .addService(new WorkerRpcService(store, mountedStores, loads, masterLink,
             new RpcCalls(registry, MetricNames.WORKER_RPC_LATENCY), writeBytes, readMetrics))
         .intercept(new io.strata.server.common.VersionCheck("worker", null))
         .build().start();
@@ -143,13 +151,7 @@ public final class WorkerServer implements ProcessMain.Server {
     webServer = new WebServer(bindHost, conf.getInt(WorkerKeys.WEB_PORT), registry);
     toClose.add(webServer);
 
-    masterLink = new MasterLink(master, store, this::address,
-        () -> readMetrics.snapshot(store.evictedBlocks()),
-        conf.getDuration(WorkerKeys.HEARTBEAT_INTERVAL),
-        conf.getDuration(WorkerKeys.REGISTER_RETRY_MAX_INTERVAL));
-    store.setListener(masterLink);
     masterLink.start();
-    toClose.add(masterLink);
     LOG.info("Worker {} serving: rpc port {}, data port {}, web port {}; {}",
         conf.getString(WorkerKeys.HOSTNAME), rpcPort(), dataPort(), webPort(), master.masters());
   }

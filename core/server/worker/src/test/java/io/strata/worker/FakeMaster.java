@@ -7,6 +7,8 @@ import io.grpc.stub.StreamObserver;
 import io.strata.proto.BlockMasterWorkerGrpc;
 import io.strata.proto.CommitBlockRequest;
 import io.strata.proto.CommitBlockResponse;
+import io.strata.proto.CommitBlocksRequest;
+import io.strata.proto.CommitBlocksResponse;
 import io.strata.proto.FileSystemMasterGrpc;
 import io.strata.proto.HeartbeatRequest;
 import io.strata.proto.HeartbeatResponse;
@@ -32,7 +34,11 @@ import java.util.function.BooleanSupplier;
 final class FakeMaster implements AutoCloseable {
   final List<RegisterWorkerRequest> registrations = new CopyOnWriteArrayList<>();
   final List<HeartbeatRequest> heartbeats = new CopyOnWriteArrayList<>();
+  /** Every block committed, by CommitBlock or in a CommitBlocks batch. */
   final List<CommitBlockRequest> commits = new CopyOnWriteArrayList<>();
+  final List<CommitBlocksRequest> commitBatches = new CopyOnWriteArrayList<>();
+  /** CommitBlocks calls to fail with UNAVAILABLE before answering again. */
+  final AtomicInteger failCommitBatches = new AtomicInteger();
   final List<MountInfo> mounts = new CopyOnWriteArrayList<>();
   final List<ListMountsRequest> mountRequests = new CopyOnWriteArrayList<>();
   final BlockingQueue<HeartbeatResponse> nextResponses = new LinkedBlockingQueue<>();
@@ -79,6 +85,21 @@ final class FakeMaster implements AutoCloseable {
               StreamObserver<CommitBlockResponse> observer) {
             commits.add(request);
             observer.onNext(CommitBlockResponse.getDefaultInstance());
+            observer.onCompleted();
+          }
+
+          @Override
+          public void commitBlocks(CommitBlocksRequest request,
+              StreamObserver<CommitBlocksResponse> observer) {
+            if (failCommitBatches.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+              observer.onError(Status.UNAVAILABLE.withDescription("test outage")
+                  .asRuntimeException());
+              return;
+            }
+            commitBatches.add(request);
+            request.getBlocksList().forEach(b -> commits.add(CommitBlockRequest.newBuilder()
+                .setWorkerId(request.getWorkerId()).setBlock(b).build()));
+            observer.onNext(CommitBlocksResponse.getDefaultInstance());
             observer.onCompleted();
           }
         })

@@ -60,7 +60,7 @@ public final class HdfsUnderFileSystem implements UnderFileSystem {
 
   public static final String SCHEME = "hdfs";
   /** Marker in the names of in-progress writes; such files are hidden from listings. */
-  static final String TEMP_MARKER = ".strata-tmp-";
+  static final String TEMP_MARKER = UnderFileSystem.TEMP_MARKER;
   /** Characters of a target's name a temporary name begins with, so it stays within 255 bytes. */
   private static final int TEMP_NAME_PREFIX = 40;
 

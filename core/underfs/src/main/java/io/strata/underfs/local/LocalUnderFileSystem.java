@@ -47,7 +47,7 @@ import java.util.UUID;
  */
 public final class LocalUnderFileSystem implements UnderFileSystem {
   /** Marker in the names of in-progress writes; such files are hidden from listings. */
-  static final String TEMP_MARKER = ".strata-tmp-";
+  static final String TEMP_MARKER = UnderFileSystem.TEMP_MARKER;
 
   @Override
   public String scheme() {

@@ -1,6 +1,7 @@
 package io.strata.underfs.s3;
 
 import io.strata.underfs.UfsStatus;
+import io.strata.underfs.UnderFileSystem;
 import io.strata.underfs.UnderFileSystem.CloseableIterator;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -83,8 +84,8 @@ final class S3ListingIterator implements CloseableIterator<UfsStatus> {
     }
     for (S3Object o : response.contents()) {
       String name = o.key().substring(prefix.length());
-      if (name.isEmpty()) {
-        continue; // the listed directory's own marker
+      if (name.isEmpty() || name.contains(UnderFileSystem.TEMP_MARKER)) {
+        continue; // the listed directory's own marker, or a persist in progress
       }
       if (name.endsWith("/")) {
         page.add(S3UnderFileSystem.directoryStatus(name.substring(0, name.length() - 1),

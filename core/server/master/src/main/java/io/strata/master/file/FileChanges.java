@@ -153,6 +153,11 @@ final class FileChanges {
    */
   CompletableFuture<FileInfo> createFile(Namespace.CreateFile r) {
     if (r.newVersion()) {
+      if (r.cacheOnly()) {
+        return CompletableFuture.failedFuture(StrataException.invalidArgument("A new version of"
+            + " " + r.path() + " is written through to the under store: write types"
+            + " ASYNC_THROUGH and MUST_CACHE apply to new files only"));
+      }
       return posix.beginVersion(r.path());
     }
     String path = r.path();
@@ -190,6 +195,11 @@ final class FileChanges {
         // A file with other names (hard links) keeps them, with its old content.
         replacedGone = names.removeName(replaced, parentId, PathNames.name(path), nowNs,
             edits);
+        if (r.cacheOnly() && backedByStore(replaced)) {
+          // The new content stays out of the store for now: the old one must not stay under
+          // the name, where a rename would leave it behind for a sync to load again.
+          deleteStoreFile(c, mounts.resolve(path));
+        }
       } else {
         checkParents(w, path, r.recursive());
         checkWritable(path);
@@ -209,6 +219,9 @@ final class FileChanges {
       Xattrs.inherit(replaced != null ? w.parentOfLast() : madeParent, file);
       if (r.blockSize() > 0) {
         file.setBlockSize(r.blockSize());
+      }
+      if (r.cacheOnly()) {
+        file.setNamespaceOnly(true).setPersistenceState(r.persistence());
       }
       edits.add(Edit.inode(file));
       // The folder that gets a new name: the parent, or the deepest one that existed.
@@ -421,6 +434,15 @@ final class FileChanges {
     }
     if (fingerprint.equals(now)) {
       store.delete(where.ufsUri(), false);
+    }
+  }
+
+  /** Deletes the store file at a resolved path; one that is not there is no error. */
+  private static void deleteStoreFile(Change c, MountTable.Resolution where) throws IOException {
+    try {
+      c.store(where.mount()).delete(where.ufsUri(), false);
+    } catch (NoSuchFileException e) {
+      // Gone already: nothing to do.
     }
   }
 

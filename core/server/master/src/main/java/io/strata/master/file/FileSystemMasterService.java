@@ -40,6 +40,7 @@ import io.strata.proto.ListMountsRequest;
 import io.strata.proto.ListMountsResponse;
 import io.strata.proto.ListStatusRequest;
 import io.strata.proto.ListStatusResponse;
+import io.strata.proto.PersistenceState;
 import io.strata.proto.LoadMetadataProgress;
 import io.strata.proto.LoadMetadataRequest;
 import io.strata.proto.MountRequest;
@@ -212,7 +213,7 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
             new Namespace.CreateFile(PathNames.normalize(request.getPath()),
                 request.getRecursive(), request.getOverwrite(), request.getBlockSize(),
                 request.getMode(), request.getOwner(), request.getGroup(),
-                request.getNewVersion()))
+                request.getNewVersion(), request.getPersistenceState()))
         .thenApply(f -> CreateFileResponse.newBuilder().setFile(f).build()));
   }
 
@@ -263,7 +264,7 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
     calls.unaryAsync("CommitNewFile", observer, () -> namespace.commitNewFile(
             new Namespace.CreateFile(PathNames.normalize(request.getPath()), false, false,
                 request.getBlockSize(), request.getMode(), request.getOwner(),
-                request.getGroup(), false),
+                request.getGroup(), false, PersistenceState.PERSISTENCE_PERSISTED),
             request.getUfsPath(), request.getMountId(), request.getLength(),
             request.getUfsFingerprint(), CompletedAttributes.of(request))
         .thenApply(f -> CommitNewFileResponse.newBuilder().setFile(f).build()));

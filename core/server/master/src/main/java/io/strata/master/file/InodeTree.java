@@ -344,6 +344,7 @@ public final class InodeTree {
         .setTtlMs(n.getTtlMs()).setTtlAction(n.getTtlAction())
         .setFileType(n.getFileType()).setSymlinkTarget(n.getSymlinkTarget()).setRdev(n.getRdev())
         .setInodeNumber(n.getId()).setNamespaceOnly(n.getNamespaceOnly())
+        .setPersistenceState(n.getPersistenceState())
         .setLinkCount(n.getDirectory() ? (int) Math.min(Integer.MAX_VALUE,
             2 + store.subdirectoryCount(n.getId())) : 1 + n.getLinksCount())
         .setModificationTimeNs(InodeTimes.modificationNs(n))

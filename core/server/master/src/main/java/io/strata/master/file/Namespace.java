@@ -10,6 +10,7 @@ import io.strata.master.journal.JournalSystem;
 import io.strata.master.metastore.InodeStore;
 import io.strata.master.upgrade.ClusterLayout;
 import io.strata.proto.FileInfo;
+import io.strata.proto.PersistenceState;
 import io.strata.proto.FreeResponse;
 import io.strata.proto.GetFileBlocksResponse;
 import io.strata.proto.LoadMetadataProgress;
@@ -63,6 +64,7 @@ public final class Namespace {
   private final FileChanges files;
   private final TreeChanges trees;
   private final MountLanes lanes;
+  private final PersistChanges persists;
 
   /**
    * The namespace of a master over its tree and journal: changes publish to {@code changes};
@@ -96,6 +98,7 @@ public final class Namespace {
     this.files = new FileChanges(tree, runner, names, posix);
     this.trees = new TreeChanges(tree, runner, names, files, this);
     this.mountOps = new NamespaceMounts(tree, runner, this);
+    this.persists = new PersistChanges(tree, runner, posix);
   }
 
   /** Symbolic links, special files, hard links and new versions of a file's content. */
@@ -341,11 +344,18 @@ public final class Namespace {
     });
   }
 
-  /** Queues removal of every cached block of the files at or below an inode. */
+  /**
+   * Queues removal of every cached block of the files at or below an inode, except the blocks
+   * of files not in their under store (ASYNC_THROUGH before it is persisted, MUST_CACHE): the
+   * cache holds their only copy.
+   */
   public FreeResponse free(InodeEntry top) {
     List<long[]> files = new ArrayList<>();
-    tree.forEachFileBelow(top, f -> files.add(
-        new long[] {InodeTree.dataId(f), f.getLength(), f.getBlockSize()}));
+    tree.forEachFileBelow(top, f -> {
+      if (f.getPersistenceState() == PersistenceState.PERSISTENCE_PERSISTED) {
+        files.add(new long[] {InodeTree.dataId(f), f.getLength(), f.getBlockSize()});
+      }
+    });
     WorkerRegistry.Freed freed = workers.free(files);
     return FreeResponse.newBuilder().setBlocksFreed(freed.blocks())
         .setBytesFreed(freed.bytes()).build();
@@ -360,10 +370,16 @@ public final class Namespace {
 
   /** What a CreateFile call asks for. */
   public record CreateFile(String path, boolean recursive, boolean overwrite, long blockSize,
-      int mode, String owner, String group, boolean newVersion) {
+      int mode, String owner, String group, boolean newVersion, PersistenceState persistence) {
     /** A new file at {@code path}, in an existing folder, with the defaults. */
     public static CreateFile of(String path) {
-      return new CreateFile(path, false, false, 0, 0, "", "", false);
+      return new CreateFile(path, false, false, 0, 0, "", "", false,
+          PersistenceState.PERSISTENCE_PERSISTED);
+    }
+
+    /** Whether the content goes to a worker's cache only (ASYNC_THROUGH, MUST_CACHE). */
+    public boolean cacheOnly() {
+      return persistence != PersistenceState.PERSISTENCE_PERSISTED;
     }
   }
 
@@ -470,6 +486,31 @@ public final class Namespace {
 
   private static <T> CompletableFuture<T> done(T value) {
     return CompletableFuture.completedFuture(value);
+  }
+
+  /** The namespace path of an inode (its first name), or null when it is gone. */
+  public String pathOf(long id) {
+    return tree.pathOf(id);
+  }
+
+  /** The FileInfo of an inode at a path. */
+  public FileInfo info(InodeEntry n, String path) {
+    return tree.info(n, path);
+  }
+
+  /** See {@link PersistChanges#plan}. */
+  public Optional<PersistChanges.Plan> persistPlan(long id, boolean evenNotPersisted) {
+    return persists.plan(id, evenNotPersisted);
+  }
+
+  /** See {@link PersistChanges#publish}. */
+  public CompletableFuture<Optional<FileInfo>> publishPersisted(PersistChanges.Plan plan) {
+    return persists.publish(plan);
+  }
+
+  /** See {@link PersistChanges#discard}. */
+  public void discardPersist(PersistChanges.Plan plan) {
+    persists.discard(plan);
   }
 
   /** Waits for a future of this class on a thread that may wait (a background task). */

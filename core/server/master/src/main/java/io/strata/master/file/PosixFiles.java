@@ -8,6 +8,7 @@ import io.strata.common.error.StrataException;
 import io.strata.master.upgrade.ClusterLayout;
 import io.strata.proto.FileInfo;
 import io.strata.proto.FileType;
+import io.strata.proto.PersistenceState;
 import io.strata.proto.journal.InodeEntry;
 import io.strata.proto.journal.LinkName;
 import io.strata.underfs.UfsFileType;
@@ -355,6 +356,10 @@ public final class PosixFiles {
       InodeEntry.Builder done = cur.toBuilder().setDataId(version).clearWritingDataId()
           .setLength(length).setUfsFingerprint(fingerprint).setComplete(true)
           .setUfsSyncTimeMs(nowNs / 1_000_000L);
+      if (cur.getPersistenceState() != PersistenceState.PERSISTENCE_PERSISTED) {
+        // A version is written through: the store holds the content now.
+        done.setNamespaceOnly(false).setPersistenceState(PersistenceState.PERSISTENCE_PERSISTED);
+      }
       attributes.applyTo(done, nowNs);
       return done;
     })));

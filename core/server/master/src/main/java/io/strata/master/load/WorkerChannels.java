@@ -2,6 +2,7 @@ package io.strata.master.load;
 
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.strata.common.rpc.VersionHeaders;
 import io.strata.proto.WorkerAddress;
 import io.strata.proto.WorkerServiceGrpc;
 import java.io.Closeable;
@@ -10,15 +11,24 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** One gRPC channel per worker address, opened on first use and kept until close. */
-final class WorkerChannels implements Closeable {
+public final class WorkerChannels implements Closeable {
   private final Map<String, ManagedChannel> channels = new HashMap<>();
 
-  synchronized WorkerServiceGrpc.WorkerServiceStub stub(WorkerAddress address) {
+  /** An asynchronous stub of the worker at {@code address}. */
+  public WorkerServiceGrpc.WorkerServiceStub stub(WorkerAddress address) {
+    return WorkerServiceGrpc.newStub(channel(address));
+  }
+
+  /** A blocking stub of the worker at {@code address}, for threads that may wait. */
+  public WorkerServiceGrpc.WorkerServiceBlockingStub blockingStub(WorkerAddress address) {
+    return WorkerServiceGrpc.newBlockingStub(channel(address));
+  }
+
+  private synchronized ManagedChannel channel(WorkerAddress address) {
     String key = address.getHost() + ":" + address.getRpcPort();
-    ManagedChannel channel = channels.computeIfAbsent(key, k -> NettyChannelBuilder
+    return channels.computeIfAbsent(key, k -> NettyChannelBuilder
         .forAddress(address.getHost(), address.getRpcPort()).usePlaintext()
-        .intercept(io.strata.common.rpc.VersionHeaders.clientInterceptor()).build());
-    return WorkerServiceGrpc.newStub(channel);
+        .intercept(VersionHeaders.clientInterceptor()).build());
   }
 
   @Override

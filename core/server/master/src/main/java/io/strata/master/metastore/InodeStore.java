@@ -58,7 +58,8 @@ import org.rocksdb.WriteOptions;
  *       namespace path in UTF-8 to why that file could not be loaded;
  *   <li>{@code meta}: counter name to an 8-byte value (last applied journal sequence, next inode
  *       id, next mount id, inode count), written in the same batch as the change they follow;
- *       and the {@link TtlIndex} of the inodes that have a time to live.
+ *       the {@link TtlIndex} of the inodes that have a time to live, and the
+ *       {@link PersistIndex} of the files waiting to be persisted.
  * </ul>
  *
  * <p>Each applied entry is one atomic RocksDB write batch. The RocksDB write-ahead log is off:
@@ -100,6 +101,7 @@ public final class InodeStore implements Closeable {
   private ColumnFamilyHandle meta;
   private ColumnFamilyHandle jobs;
   private TtlIndex ttlIndex;
+  private PersistIndex persistIndex;
   private DataIdIndex dataIds;
   private SubdirectoryCounts subdirectories;
 
@@ -141,6 +143,7 @@ public final class InodeStore implements Closeable {
     meta = handles.get(4);
     jobs = handles.get(5);
     ttlIndex = new TtlIndex(db, meta);
+    persistIndex = new PersistIndex(db, meta);
     dataIds = new DataIdIndex(db, meta);
     subdirectories = new SubdirectoryCounts(db, meta);
     appliedSequence = readMeta(APPLIED_SEQUENCE, 0);
@@ -388,6 +391,19 @@ public final class InodeStore implements Closeable {
     }
   }
 
+  /**
+   * Up to {@code limit} ids of files waiting to be persisted, oldest first, after
+   * {@code afterId} (0: from the first). Safe to call while an apply runs.
+   */
+  public List<Long> waitingToPersist(long afterId, int limit) {
+    try {
+      return persistIndex.waiting(afterId, limit);
+    } catch (RocksDBException e) {
+      throw new IllegalStateException("Cannot read the persist index of the metastore at "
+          + dir + ": " + e.getMessage(), e);
+    }
+  }
+
   /** Sequence of the last journal entry applied. */
   public long appliedSequence() {
     return appliedSequence;
@@ -451,6 +467,7 @@ public final class InodeStore implements Closeable {
           }
           batch.put(inodes, key(inode.getId()), inode.toByteArray());
           ttlIndex.replace(batch, old, inode);
+          persistIndex.replace(batch, old, inode);
           dataIds.replace(batch, old, inode);
           if (inode.getDirectory()) {
             if (old == null) {
@@ -560,6 +577,7 @@ public final class InodeStore implements Closeable {
       InodeEntry inode = get(id);
       if (inode != null) {
         ttlIndex.remove(batch, inode);
+        persistIndex.remove(batch, inode);
         dataIds.remove(batch, inode);
         for (InodeName n : names(inode)) {
           batch.delete(edges, edgeKey(n.parentId(), n.name()));

@@ -263,6 +263,7 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
       case UNAVAILABLE:
       case DEADLINE_EXCEEDED:
       case STALE:
+      case RESOURCE_EXHAUSTED:
         LOG.warn("{} {}: the cluster did not answer: {}", op.s3Name(),
             r == null ? "" : r.resource(), e.getMessage());
         return new S3Exception(S3ErrorCode.SLOW_DOWN, "Please reduce your request rate: the"

@@ -4,8 +4,8 @@ import java.nio.file.Path;
 
 /**
  * A block committed to one tier of a {@link TieredBlockStore}: its id, its length and the file
- * that holds exactly its bytes. The identity fields never change; the pin count and removal
- * mark are guarded by the store's lock and only the store touches them.
+ * that holds exactly its bytes. The identity fields never change; the pin count, the removal
+ * mark and the held mark are guarded by the store's lock and only the store touches them.
  */
 public final class BlockMeta {
   private final long blockId;
@@ -17,6 +17,8 @@ public final class BlockMeta {
   int pins;
   boolean removePending;
   boolean live = true;
+  // Written to the cache only and not yet persisted: never evicted (see TieredBlockStore#hold).
+  boolean held;
 
   BlockMeta(long blockId, long length, StoreTier tier, Path path) {
     this.blockId = blockId;

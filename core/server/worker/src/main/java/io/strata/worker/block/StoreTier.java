@@ -7,24 +7,30 @@ import java.util.LinkedHashMap;
 import java.util.List;
 
 /**
- * The state of one tier inside a {@link TieredBlockStore}: space accounting and the
- * least-recently-used order of its blocks. Not thread-safe: every method runs under the store's
- * lock, except the gauges, which read volatile fields.
+ * The state of one tier inside a {@link TieredBlockStore}: space accounting, the
+ * least-recently-used order of its blocks and the bytes of its held blocks. Not thread-safe:
+ * every method runs under the store's lock, except the gauges, which read volatile fields.
  */
 final class StoreTier {
+  /** The folder of the markers of held blocks: an empty file named by the block id. */
+  private static final String HELD = "held";
+
   private final TierSpec spec;
   private final Path blocksDir;
   private final Path tmpDir;
+  private final Path heldDir;
   // Access-ordered: iteration starts at the least recently used block.
   private final LinkedHashMap<Long, BlockMeta> lru = new LinkedHashMap<>(1024, 0.75f, true);
   private volatile long usedBytes;
   private volatile long reservedBytes;
   private volatile int blockCount;
+  private volatile long heldBytes;
 
   StoreTier(TierSpec spec) {
     this.spec = spec;
     this.blocksDir = BlockFiles.committedDir(spec.dir());
     this.tmpDir = BlockFiles.temporaryDir(spec.dir());
+    this.heldDir = spec.dir().resolve(HELD);
   }
 
   TierSpec spec() {
@@ -39,6 +45,15 @@ final class StoreTier {
     return tmpDir;
   }
 
+  Path heldDir() {
+    return heldDir;
+  }
+
+  /** The marker that says a block of this tier is held; it survives a restart. */
+  Path heldMarker(long blockId) {
+    return heldDir.resolve(Long.toString(blockId));
+  }
+
   long capacity() {
     return spec.capacityBytes();
   }
@@ -49,6 +64,11 @@ final class StoreTier {
 
   int blockCount() {
     return blockCount;
+  }
+
+  /** Bytes of the tier's committed blocks that are held (never evicted). */
+  long heldBytes() {
+    return heldBytes;
   }
 
   /** Bytes neither used by committed blocks nor reserved by blocks being written. */
@@ -70,11 +90,33 @@ final class StoreTier {
     blockCount++;
   }
 
+  /** Stops counting a block; a held block keeps its mark, so that its marker gets deleted. */
   void remove(BlockMeta block) {
     if (lru.remove(block.blockId()) != null) {
       usedBytes -= block.length();
       blockCount--;
+      if (block.held) {
+        heldBytes -= block.length();
+      }
     }
+  }
+
+  /** Marks a block of this tier held; does nothing when it already is. */
+  void hold(BlockMeta block) {
+    if (!block.held) {
+      block.held = true;
+      heldBytes += block.length();
+    }
+  }
+
+  /** Drops the held mark of a block of this tier; returns whether it was held. */
+  boolean release(BlockMeta block) {
+    if (!block.held) {
+      return false;
+    }
+    block.held = false;
+    heldBytes -= block.length();
+    return true;
   }
 
   /** Marks a block as just used. */
@@ -83,8 +125,8 @@ final class StoreTier {
   }
 
   /**
-   * The least recently used unpinned blocks whose removal frees at least {@code bytes}, or
-   * null when even evicting every unpinned block would not.
+   * The least recently used blocks, neither pinned nor held, whose removal frees at least
+   * {@code bytes}, or null when even evicting every such block would not.
    */
   List<BlockMeta> victimsFor(long bytes) {
     List<BlockMeta> victims = new ArrayList<>();
@@ -93,7 +135,7 @@ final class StoreTier {
       if (freed >= bytes) {
         break;
       }
-      if (b.pins == 0 && !b.removePending) {
+      if (b.pins == 0 && !b.removePending && !b.held) {
         victims.add(b);
         freed += b.length();
       }

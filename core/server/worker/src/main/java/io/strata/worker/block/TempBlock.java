@@ -13,22 +13,27 @@ public final class TempBlock {
   private final long length;
   private final StoreTier tier;
   private final Path path;
+  private final boolean held;
   // Guarded by the owning store's lock.
   boolean finished;
   private volatile boolean callerTellsMaster;
 
-  TempBlock(long blockId, long length, StoreTier tier, Path path) {
+  TempBlock(long blockId, long length, StoreTier tier, Path path, boolean held) {
     this.blockId = blockId;
     this.length = length;
     this.tier = tier;
     this.path = path;
+    this.held = held;
   }
 
   public long blockId() {
     return blockId;
   }
 
-  /** The length the block must have when it is committed. */
+  /**
+   * The bytes reserved for the block: the length it must have when committed, or at most,
+   * when committed with {@link TieredBlockStore#commit(TempBlock, long)}.
+   */
   public long length() {
     return length;
   }
@@ -45,6 +50,11 @@ public final class TempBlock {
   /** Marks that whoever commits this block tells the master about it (see BlockStoreListener). */
   public void callerTellsMaster() {
     callerTellsMaster = true;
+  }
+
+  /** Whether the block is held from the moment it is committed (see TieredBlockStore#hold). */
+  public boolean isHeld() {
+    return held;
   }
 
   boolean isCallerTellingMaster() {

@@ -13,12 +13,9 @@ import io.strata.proto.BlockReport;
 import io.strata.proto.TierUsage;
 import io.strata.server.common.FolderLock;
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -29,7 +26,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,6 +42,11 @@ import org.slf4j.LoggerFactory;
  *       than every tier is not cached.
  *   <li>A pinned block (one being read) is never evicted or deleted; a removal asked for while
  *       it is pinned happens when its last reader unpins it.
+ *   <li>A held block (a file's content written to the cache only, not yet in its under store)
+ *       is never evicted, not even to fit a tier whose capacity was lowered; it goes only when
+ *       {@link #release released} and then evicted, or {@link #remove removed}. The mark is an
+ *       empty file {@code held/<blockId>} in the block's tier, so it survives a restart of the
+ *       worker. Held blocks are written to the most durable tier, the last one configured.
  *   <li>Lookups are lock-free; LRU order, pins and space accounting share one lock whose
  *       critical sections do no I/O.
  * </ul>
@@ -59,6 +60,9 @@ public final class TieredBlockStore implements AutoCloseable {
   private final List<FolderLock> folderLocks = new ArrayList<>();
   private final ConcurrentHashMap<Long, BlockMeta> blocks = new ConcurrentHashMap<>();
   private final Object lock = new Object();
+  // Serialises hold and release, so that a held mark and its marker file change together.
+  // Taken before lock, never inside it; its sections do I/O, but only for those rare calls.
+  private final Object markerLock = new Object();
   // Guarded by lock: blocks being written, and blocks whose files are being deleted. A block id
   // in either may not be written again until it leaves, so a deletion never hits a new file.
   private final Map<Long, TempBlock> writing = new HashMap<>();
@@ -89,6 +93,10 @@ public final class TieredBlockStore implements AutoCloseable {
       Gauge.builder(MetricNames.WORKER_TIER_BLOCKS, tier, StoreTier::blockCount)
           .description("Committed blocks in the tier")
           .tag(MetricNames.TAG_TIER, spec.alias()).register(registry);
+      Gauge.builder(MetricNames.WORKER_BLOCKS_HELD_BYTES, tier, StoreTier::heldBytes)
+          .description("Bytes of held blocks in the tier: written to the cache only, not yet "
+              + "persisted, never evicted").baseUnit("bytes")
+          .tag(MetricNames.TAG_TIER, spec.alias()).register(registry);
     }
     evictedCounter = Counter.builder(MetricNames.WORKER_BLOCKS_EVICTED)
         .description("Blocks evicted to make room for others").register(registry);
@@ -104,8 +112,9 @@ public final class TieredBlockStore implements AutoCloseable {
   /**
    * Prepares the tier folders and loads the committed blocks: deletes everything in each
    * {@code tmp/}, lists each {@code blocks/} once, and removes files that are not blocks. Blocks
-   * are ordered for eviction by their files' modification times. Call once, before anything
-   * else.
+   * are ordered for eviction by their files' modification times. Blocks with a marker in their
+   * tier's {@code held/} are held again, and markers of blocks that are gone are deleted. Call
+   * once, before anything else.
    *
    * @throws StrataException when a tier folder cannot be created or written; the message names
    *     the configuration key and the folder
@@ -114,29 +123,58 @@ public final class TieredBlockStore implements AutoCloseable {
     int tempRemoved = 0;
     int strayRemoved = 0;
     int evicted = 0;
+    int held = 0;
     for (StoreTier tier : tiers) {
-      prepare(tier);
+      TierFolder.prepare(tier);
       lockFolder(tier);
-      tempRemoved += clearTemp(tier);
-      List<Found> found = new ArrayList<>();
-      strayRemoved += list(tier, found);
-      found.sort(Comparator.comparingLong(Found::mtime));
+      tempRemoved += TierFolder.clearTemp(tier);
+      List<TierFolder.Found> found = new ArrayList<>();
+      strayRemoved += TierFolder.listBlocks(tier, blocks, found);
+      List<Long> markers = new ArrayList<>();
+      strayRemoved += TierFolder.listHeld(tier, markers);
+      found.sort(Comparator.comparingLong(TierFolder.Found::mtime));
       List<BlockMeta> over = new ArrayList<>();
+      List<Long> staleMarkers = new ArrayList<>();
       synchronized (lock) {
-        for (Found f : found) {
-          BlockMeta meta = new BlockMeta(f.blockId, f.length, tier, f.path);
+        for (TierFolder.Found f : found) {
+          BlockMeta meta = new BlockMeta(f.blockId(), f.length(), tier, f.path());
           tier.add(meta);
-          blocks.put(f.blockId, meta);
+          blocks.put(f.blockId(), meta);
         }
-        // A tier whose capacity was lowered since the last run holds too much: drop the oldest.
+        for (long id : markers) {
+          BlockMeta meta = blocks.get(id);
+          // A marker whose block is gone (a crash came between writing the marker and renaming
+          // the block in) or was kept in a faster tier as a duplicate holds nothing.
+          if (meta != null && meta.tier() == tier) {
+            tier.hold(meta);
+            held++;
+          } else {
+            staleMarkers.add(id);
+          }
+        }
+        // A tier whose capacity was lowered since the last run holds too much: drop the oldest
+        // of the blocks that can be fetched again; held blocks are the only copy of their bytes.
         for (BlockMeta b : tier.inLruOrder()) {
           if (tier.usedBytes() <= tier.capacity()) {
             break;
           }
-          detach(b);
-          over.add(b);
+          if (!b.held) {
+            detach(b);
+            over.add(b);
+          }
         }
       }
+      if (tier.usedBytes() > tier.capacity()) {
+        LOG.warn("Tier {} holds {} bytes, more than its capacity of {} bytes, of which {} bytes "
+            + "are held blocks, written to the cache only and not yet persisted; they are kept. "
+            + "Give the tier more room ({}), or persist or delete those files",
+            tier.spec().alias(), tier.usedBytes(), tier.capacity(), tier.heldBytes(),
+            TierFolder.capacityKey(tier));
+      }
+      for (long id : staleMarkers) {
+        TierFolder.deleteMarker(tier, id);
+      }
+      strayRemoved += staleMarkers.size();
       evicted += over.size();
       finishDeletes(over, false);
     }
@@ -145,13 +183,11 @@ public final class TieredBlockStore implements AutoCloseable {
       bytes += b.length();
     }
     OpenResult result = new OpenResult(blocks.size(), bytes, tempRemoved, strayRemoved, evicted);
-    LOG.info("Block store opened: {} blocks ({} bytes) in {} tiers; removed {} temporary and {} "
-        + "stray files; evicted {} blocks over capacity", result.blocks(), bytes, tiers.size(),
-        tempRemoved, strayRemoved, evicted);
+    LOG.info("Block store opened: {} blocks ({} bytes, {} held) in {} tiers; removed {} "
+        + "temporary and {} stray files; evicted {} blocks over capacity", result.blocks(),
+        bytes, held, tiers.size(), tempRemoved, strayRemoved, evicted);
     return result;
   }
-
-  private record Found(long blockId, long length, long mtime, Path path) {}
 
   private void lockFolder(StoreTier tier) throws StrataException {
     TierSpec spec = tier.spec();
@@ -161,103 +197,6 @@ public final class TieredBlockStore implements AutoCloseable {
     } catch (IOException e) {
       close();
       throw new StrataException(ErrorCode.FAILED_PRECONDITION, e.getMessage(), e);
-    }
-  }
-
-  private static void prepare(StoreTier tier) throws StrataException {
-    TierSpec spec = tier.spec();
-    try {
-      Files.createDirectories(tier.blocksDir());
-      Files.createDirectories(tier.tmpDir());
-      Path probe = tier.tmpDir().resolve(".write-probe");
-      Files.write(probe, new byte[] {1});
-      Files.delete(probe);
-    } catch (IOException | SecurityException e) {
-      throw new StrataException(ErrorCode.FAILED_PRECONDITION, "Cannot use folder " + spec.dir()
-          + " of tier " + spec.alias() + " (" + spec.dirKey() + "): " + e
-          + ". Make it writable by this user, or point " + spec.dirKey()
-          + " at a writable folder.", e);
-    }
-  }
-
-  private static int clearTemp(StoreTier tier) throws StrataException {
-    int removed = 0;
-    try (DirectoryStream<Path> dir = Files.newDirectoryStream(tier.tmpDir())) {
-      for (Path p : dir) {
-        deleteRecursively(p);
-        removed++;
-      }
-    } catch (IOException e) {
-      throw new StrataException(ErrorCode.FAILED_PRECONDITION, "Cannot clear " + tier.tmpDir()
-          + " of tier " + tier.spec().alias() + " (" + tier.spec().dirKey() + "): " + e, e);
-    }
-    return removed;
-  }
-
-  private static void deleteRecursively(Path p) throws IOException {
-    if (Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-      try (Stream<Path> walk = Files.walk(p)) {
-        for (Path q : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
-          Files.deleteIfExists(q);
-        }
-      }
-    } else {
-      Files.deleteIfExists(p);
-    }
-  }
-
-  /** Lists a tier's blocks folder into {@code found}; returns the stray files removed. */
-  private int list(StoreTier tier, List<Found> found) throws StrataException {
-    int stray = 0;
-    try (DirectoryStream<Path> dir = Files.newDirectoryStream(tier.blocksDir())) {
-      for (Path p : dir) {
-        String name = p.getFileName().toString();
-        Long id = parseBlockId(name);
-        BasicFileAttributes attrs;
-        try {
-          attrs = Files.readAttributes(p, BasicFileAttributes.class,
-              java.nio.file.LinkOption.NOFOLLOW_LINKS);
-        } catch (NoSuchFileException e) {
-          continue;
-        }
-        if (id == null || !attrs.isRegularFile()) {
-          LOG.warn("Removing {} from tier {}: its name is not a block id", p,
-              tier.spec().alias());
-          deleteRecursively(p);
-          stray++;
-        } else if (blocks.containsKey(id)) {
-          // Also in a faster tier (copied there before a crash): keep the faster copy.
-          LOG.warn("Removing {}: block {} is also in tier {}", p, id,
-              blocks.get(id).tierAlias());
-          Files.deleteIfExists(p);
-          stray++;
-        } else {
-          found.add(new Found(id, attrs.size(), attrs.lastModifiedTime().toMillis(), p));
-        }
-      }
-    } catch (IOException e) {
-      throw new StrataException(ErrorCode.FAILED_PRECONDITION, "Cannot list "
-          + tier.blocksDir() + " of tier " + tier.spec().alias() + " ("
-          + tier.spec().dirKey() + "): " + e, e);
-    }
-    return stray;
-  }
-
-  private static Long parseBlockId(String name) {
-    if (name.isEmpty() || name.length() > 19) {
-      return null;
-    }
-    for (int i = 0; i < name.length(); i++) {
-      if (!Character.isDigit(name.charAt(i))) {
-        return null;
-      }
-    }
-    try {
-      long id = Long.parseLong(name);
-      // Only the canonical spelling, so that one block never has two files.
-      return Long.toString(id).equals(name) ? id : null;
-    } catch (NumberFormatException e) {
-      return null;
     }
   }
 
@@ -343,9 +282,39 @@ public final class TieredBlockStore implements AutoCloseable {
    * least recently used blocks when no tier has room.
    *
    * @return empty when the block should not be cached now: it is already cached or being
-   *     written or deleted, it is larger than every tier, or pinned blocks leave no room
+   *     written or deleted, it is larger than every tier, or pinned or held blocks leave no room
    */
   public Optional<TempBlock> createTempBlock(long blockId, long length) throws IOException {
+    return Optional.ofNullable(reserve(blockId, length, tiers, false));
+  }
+
+  /**
+   * Reserves space for a block that is held from the moment it is committed (see
+   * {@link #hold}), in the most durable tier: the last one configured. Evicts least recently
+   * used blocks of that tier, neither pinned nor held, when it has no room.
+   *
+   * @param length the bytes to reserve; the block may be committed shorter, with
+   *     {@link #commit(TempBlock, long)}
+   * @return empty when that tier cannot make room: held and pinned blocks fill it, or the block
+   *     is larger than the whole tier
+   * @throws StrataException FAILED_PRECONDITION when the block is already cached, or being
+   *     written or deleted
+   */
+  public Optional<TempBlock> createHeldTempBlock(long blockId, long length) throws IOException {
+    return Optional.ofNullable(reserve(blockId, length, List.of(durableTier()), true));
+  }
+
+  /** The tier of held blocks: the last, which is the slowest and most durable. */
+  private StoreTier durableTier() {
+    return tiers.get(tiers.size() - 1);
+  }
+
+  /**
+   * Reserves space in the first of {@code candidates} with room, else in the first that can
+   * make room by evicting; returns null when none can.
+   */
+  private TempBlock reserve(long blockId, long length, List<StoreTier> candidates,
+      boolean held) throws IOException {
     if (length < 0) {
       throw new IllegalArgumentException("negative length " + length + " for block " + blockId);
     }
@@ -354,10 +323,15 @@ public final class TieredBlockStore implements AutoCloseable {
     synchronized (lock) {
       if (blocks.containsKey(blockId) || writing.containsKey(blockId)
           || deleting.contains(blockId)) {
-        return Optional.empty();
+        if (held) {
+          throw new StrataException(ErrorCode.FAILED_PRECONDITION, "Block " + blockId
+              + " is already stored, being written or being deleted on this worker; a file's "
+              + "blocks are written once: create the file again to write new content");
+        }
+        return null;
       }
       StoreTier target = null;
-      for (StoreTier t : tiers) {
+      for (StoreTier t : candidates) {
         if (t.freeBytes() >= length) {
           target = t;
           break;
@@ -365,7 +339,7 @@ public final class TieredBlockStore implements AutoCloseable {
       }
       boolean fitsSomewhere = false;
       if (target == null) {
-        for (StoreTier t : tiers) {
+        for (StoreTier t : candidates) {
           if (t.capacity() < length) {
             continue;
           }
@@ -380,20 +354,20 @@ public final class TieredBlockStore implements AutoCloseable {
       }
       if (target == null) {
         if (!fitsSomewhere && tooLargeLogged.asMap().putIfAbsent(blockId, Boolean.TRUE) == null) {
-          LOG.debug("Block {} ({} bytes) is larger than every tier; serving it uncached",
+          LOG.debug("Block {} ({} bytes) is larger than every tier it may go to; not caching it",
               blockId, length);
         } else if (fitsSomewhere) {
           LOG.debug("No room for block {} ({} bytes): the blocks that could be evicted are "
-              + "being read", blockId, length);
+              + "being read or held until persisted", blockId, length);
         }
-        return Optional.empty();
+        return null;
       }
       for (BlockMeta v : victims) {
         detach(v);
       }
       target.reserve(length);
       temp = new TempBlock(blockId, length, target,
-          target.tmpDir().resolve(blockId + TEMP_SUFFIX));
+          target.tmpDir().resolve(blockId + TEMP_SUFFIX), held);
       writing.put(blockId, temp);
     }
     if (!victims.isEmpty()) {
@@ -402,7 +376,7 @@ public final class TieredBlockStore implements AutoCloseable {
           temp.tierAlias(), blockId);
       finishDeletes(victims, true);
     }
-    return Optional.of(temp);
+    return temp;
   }
 
   /**
@@ -411,34 +385,147 @@ public final class TieredBlockStore implements AutoCloseable {
    * deleted and the reservation released.
    */
   public BlockMeta commit(TempBlock temp) throws StrataException {
+    return commit(temp, temp.length());
+  }
+
+  /**
+   * Makes a written block of {@code length} bytes readable, as {@link #commit(TempBlock)}
+   * does, when fewer bytes than were reserved were written (the last block of a file whose
+   * length was not known up front); the rest of the reservation is released. A held block
+   * (see {@link #createHeldTempBlock}) is held from the moment it is readable.
+   *
+   * @param length at most {@link TempBlock#length()}
+   */
+  public BlockMeta commit(TempBlock temp, long length) throws StrataException {
+    if (length < 0 || length > temp.length()) {
+      abort(temp);
+      throw new IllegalArgumentException("block " + temp.blockId() + " committed with " + length
+          + " bytes, but " + temp.length() + " were reserved");
+    }
     Path target = BlockFiles.committed(temp.tier().spec().dir(), temp.blockId());
+    // The marker goes first: a crash before the rename leaves a marker without a block, which
+    // open() deletes, never a held block without its marker.
+    Path marker = temp.isHeld() ? temp.tier().heldMarker(temp.blockId()) : null;
     try {
       long size = Files.size(temp.path());
-      if (size != temp.length()) {
+      if (size != length) {
         throw new StrataException(ErrorCode.INTERNAL, "Block " + temp.blockId() + " written to "
-            + temp.path() + " has " + size + " bytes, expected " + temp.length()
+            + temp.path() + " has " + size + " bytes, expected " + length
             + "; the copy was discarded and the block will be fetched again");
+      }
+      if (marker != null) {
+        TierFolder.writeMarker(marker);
       }
       Files.move(temp.path(), target, StandardCopyOption.ATOMIC_MOVE);
     } catch (StrataException e) {
-      abort(temp);
+      abortWithMarker(temp, marker);
       throw e;
     } catch (IOException e) {
-      abort(temp);
+      abortWithMarker(temp, marker);
       throw new StrataException(ErrorCode.INTERNAL, "Cannot commit block " + temp.blockId()
           + " from " + temp.path() + " to " + target + ": " + e, e);
     }
-    BlockMeta meta = new BlockMeta(temp.blockId(), temp.length(), temp.tier(), target);
+    BlockMeta meta = new BlockMeta(temp.blockId(), length, temp.tier(), target);
     synchronized (lock) {
       temp.finished = true;
       writing.remove(temp.blockId());
       temp.tier().unreserve(temp.length());
       temp.tier().add(meta);
+      if (temp.isHeld()) {
+        temp.tier().hold(meta);
+      }
       blocks.put(meta.blockId(), meta);
     }
     cachedCounter.increment();
     listener.blockCommitted(meta, temp.isCallerTellingMaster());
     return meta;
+  }
+
+  private void abortWithMarker(TempBlock temp, Path marker) {
+    abort(temp);
+    if (marker != null) {
+      TierFolder.deleteMarker(temp.tier(), temp.blockId());
+    }
+  }
+
+  /**
+   * Holds a committed block: it is never evicted until {@link #release released}, and stays
+   * held across a restart of the worker (see {@link TierFolder#writeMarker} for a power cut).
+   * Holding a held block does nothing.
+   *
+   * @return false when the block is not cached (or is being removed)
+   * @throws StrataException when the marker cannot be written; the block is then not held
+   */
+  public boolean hold(long blockId) throws StrataException {
+    synchronized (markerLock) {
+      // Pinned, so that it is neither evicted nor deleted while its marker is written.
+      BlockMeta meta = pin(blockId);
+      if (meta == null) {
+        return false;
+      }
+      try {
+        synchronized (lock) {
+          if (meta.held) {
+            return true;
+          }
+        }
+        Path marker = meta.tier().heldMarker(blockId);
+        try {
+          TierFolder.writeMarker(marker);
+        } catch (IOException e) {
+          throw new StrataException(ErrorCode.INTERNAL, "Cannot hold block " + blockId
+              + ": cannot write its marker " + marker + ": " + e + ". Make the tier folder "
+              + meta.tier().spec().dir() + " writable (" + meta.tier().spec().dirKey() + ")", e);
+        }
+        synchronized (lock) {
+          // A removal asked for meanwhile happens at the unpin below, and deletes the marker.
+          meta.tier().hold(meta);
+        }
+        return true;
+      } finally {
+        unpin(meta);
+      }
+    }
+  }
+
+  /**
+   * Stops holding blocks: they are evicted like any other from now on, and their markers are
+   * deleted. Ids of blocks that are not cached or not held are ignored.
+   *
+   * @return how many of the blocks were held
+   */
+  public int release(Collection<Long> blockIds) {
+    synchronized (markerLock) {
+      List<BlockMeta> released = new ArrayList<>();
+      synchronized (lock) {
+        for (long id : blockIds) {
+          BlockMeta meta = blocks.get(id);
+          if (meta != null && meta.live && meta.tier().release(meta)) {
+            released.add(meta);
+          }
+        }
+      }
+      for (BlockMeta meta : released) {
+        TierFolder.deleteMarker(meta.tier(), meta.blockId());
+      }
+      return released.size();
+    }
+  }
+
+  /** True when the block is committed, not marked for removal, and held. */
+  public boolean isHeld(long blockId) {
+    BlockMeta meta = get(blockId);
+    if (meta == null) {
+      return false;
+    }
+    synchronized (lock) {
+      return meta.live && meta.held;
+    }
+  }
+
+  /** The alias of the tier that held blocks are written to: the last one configured. */
+  public String durableTierAlias() {
+    return durableTier().spec().alias();
   }
 
   /** Discards a block being written; does nothing when it was already committed or aborted. */
@@ -461,8 +548,8 @@ public final class TieredBlockStore implements AutoCloseable {
   }
 
   /**
-   * Removes blocks. A block being read is hidden from new readers at once and deleted after
-   * its last reader unpins it.
+   * Removes blocks, held or not (a held block's marker goes with it). A block being read is
+   * hidden from new readers at once and deleted after its last reader unpins it.
    *
    * @return how many of the ids were cached (removed now or marked for removal)
    */
@@ -506,6 +593,10 @@ public final class TieredBlockStore implements AutoCloseable {
         Files.deleteIfExists(meta.path());
       } catch (IOException e) {
         LOG.warn("Cannot delete the file of {}: {}", meta, e.toString());
+      }
+      // Stable: a detached block is never held or released again.
+      if (meta.held) {
+        TierFolder.deleteMarker(meta.tier(), meta.blockId());
       }
     }
     synchronized (lock) {
@@ -551,6 +642,26 @@ public final class TieredBlockStore implements AutoCloseable {
     for (StoreTier t : tiers) {
       if (t.spec().alias().equals(alias)) {
         return t.usedBytes();
+      }
+    }
+    return 0;
+  }
+
+  /** The capacity of the tier with that alias; 0 when there is none. */
+  public long capacity(String alias) {
+    for (StoreTier t : tiers) {
+      if (t.spec().alias().equals(alias)) {
+        return t.capacity();
+      }
+    }
+    return 0;
+  }
+
+  /** Bytes of held blocks in the tier with that alias; 0 when there is none. */
+  public long heldBytes(String alias) {
+    for (StoreTier t : tiers) {
+      if (t.spec().alias().equals(alias)) {
+        return t.heldBytes();
       }
     }
     return 0;

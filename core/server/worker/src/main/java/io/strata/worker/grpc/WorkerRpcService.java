@@ -12,21 +12,33 @@ import io.strata.proto.LoadBlockResult;
 import io.strata.proto.LoadBlockTask;
 import io.strata.proto.LoadBlocksRequest;
 import io.strata.proto.LoadBlocksResponse;
+import io.strata.proto.PersistBlocksRequest;
+import io.strata.proto.PersistBlocksResponse;
+import io.strata.proto.ReleaseBlocksRequest;
+import io.strata.proto.ReleaseBlocksResponse;
 import io.strata.proto.RemoveBlocksRequest;
 import io.strata.proto.RemoveBlocksResponse;
 import io.strata.proto.ReportLocalReadsRequest;
 import io.strata.proto.ReportLocalReadsResponse;
 import io.strata.proto.WorkerServiceGrpc;
+import io.strata.proto.WriteBlocksRequest;
+import io.strata.proto.WriteBlocksResponse;
 import io.strata.proto.WriteFileRequest;
 import io.strata.proto.WriteFileResponse;
 import io.strata.proto.WriteSmallFileRequest;
 import io.strata.server.common.RpcCalls;
+import io.strata.underfs.UfsOutputStream;
 import io.strata.underfs.UfsStatus;
 import io.strata.underfs.UnderFileSystem;
+import io.strata.worker.block.BlockMeta;
 import io.strata.worker.block.TieredBlockStore;
 import io.strata.worker.data.ReadMetrics;
 import io.strata.worker.load.LoadExecutor;
+import io.strata.worker.master.MasterLink;
 import io.strata.worker.ufs.MountedStores;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -35,9 +47,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The worker's gRPC service: writes files through to under stores (streamed, or joined from
- * others), drops blocks from the block store when asked, and runs the load tasks of load jobs.
- * Errors reach clients as the statuses {@link RpcCalls} assigns; a load task's failure is an
- * outcome in the answer, not an error of the call.
+ * others), writes files to the cache only as held blocks and later persists and releases them,
+ * drops blocks from the block store when asked, and runs the load tasks of load jobs. Errors
+ * reach clients as the statuses {@link RpcCalls} assigns; a load task's failure is an outcome
+ * in the answer, not an error of the call.
  */
 public final class WorkerRpcService extends WorkerServiceGrpc.WorkerServiceImplBase {
   private static final Logger LOG = LoggerFactory.getLogger(WorkerRpcService.class);
@@ -45,20 +58,23 @@ public final class WorkerRpcService extends WorkerServiceGrpc.WorkerServiceImplB
   private final TieredBlockStore store;
   private final MountedStores stores;
   private final LoadExecutor loads;
+  private final MasterLink master;
   private final RpcCalls calls;
   private final Counter writeBytes;
   private final ReadMetrics readMetrics;
 
   /**
    * @param loads runs the tasks of LoadBlocks
+   * @param master told synchronously of the blocks WriteBlocks holds
    * @param writeBytes counts bytes written to under stores (WORKER_WRITE_UFS_BYTES)
    * @param readMetrics counts the reads clients report having made from block files directly
    */
   public WorkerRpcService(TieredBlockStore store, MountedStores stores, LoadExecutor loads,
-      RpcCalls calls, Counter writeBytes, ReadMetrics readMetrics) {
+      MasterLink master, RpcCalls calls, Counter writeBytes, ReadMetrics readMetrics) {
     this.store = store;
     this.stores = stores;
     this.loads = loads;
+    this.master = master;
     this.calls = calls;
     this.writeBytes = writeBytes;
     this.readMetrics = readMetrics;
@@ -130,6 +146,87 @@ public final class WorkerRpcService extends WorkerServiceGrpc.WorkerServiceImplB
       return ConcatFilesResponse.newBuilder().setLength(written.length())
           .setUfsFingerprint(written.fingerprint()).build();
     });
+  }
+
+  @Override
+  public StreamObserver<WriteBlocksRequest> writeBlocks(
+      StreamObserver<WriteBlocksResponse> responseObserver) {
+    return new BlockWriteStream(store, master, responseObserver, calls.timer("WriteBlocks"));
+  }
+
+  /**
+   * Writes held blocks, in order, as one file of its under store, replacing what was there;
+   * the store shows the file only when it is whole. The blocks are pinned meanwhile, so
+   * neither a release nor a removal deletes them mid-copy. Blocks the call's thread for the
+   * copy.
+   */
+  @Override
+  public void persistBlocks(PersistBlocksRequest request,
+      StreamObserver<PersistBlocksResponse> responseObserver) {
+    calls.unary("PersistBlocks", responseObserver, () -> persist(request));
+  }
+
+  private PersistBlocksResponse persist(PersistBlocksRequest request) throws IOException {
+    String target = request.getUfsPath();
+    if (target.isEmpty()) {
+      throw StrataException.invalidArgument("PersistBlocks has no ufs_path; name the file of "
+          + "the under store to write the " + request.getBlockIdsCount() + " blocks to");
+    }
+    List<BlockMeta> pinned = new ArrayList<>(request.getBlockIdsCount());
+    try {
+      long length = 0;
+      for (long blockId : request.getBlockIdsList()) {
+        BlockMeta block = store.pin(blockId);
+        if (block != null) {
+          pinned.add(block);
+        }
+        if (block == null || !store.isHeld(blockId)) {
+          throw StrataException.failedPrecondition("Cannot persist " + target + ": block "
+              + blockId + " is not held by this worker (only blocks written to its cache only, "
+              + "and not yet released, are); persist the file from the worker that holds it, "
+              + "or write it again");
+        }
+        length += block.length();
+      }
+      if (length != request.getLength()) {
+        throw StrataException.failedPrecondition("Cannot persist " + target + ": its "
+            + request.getBlockIdsCount() + " blocks hold " + length + " bytes, but the file "
+            + "has " + request.getLength() + "; the block list does not match the file");
+      }
+      UnderFileSystem ufs = stores.get(target, request.getMountId());
+      long start = System.nanoTime();
+      UfsOutputStream out = ufs.create(target, true, request.getMode());
+      try {
+        for (BlockMeta block : pinned) {
+          Files.copy(block.path(), out);
+          writeBytes.increment(block.length());
+        }
+        out.close();
+      } catch (IOException | RuntimeException | Error e) {
+        try {
+          out.abort();
+        } catch (IOException abortFailure) {
+          e.addSuppressed(abortFailure);
+        }
+        throw e;
+      }
+      LOG.debug("Persisted {} blocks ({} bytes) to {} in {} ms", pinned.size(), length, target,
+          TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+      return PersistBlocksResponse.newBuilder().setLength(length)
+          .setUfsFingerprint(out.fingerprint()).build();
+    } finally {
+      for (BlockMeta block : pinned) {
+        store.unpin(block);
+      }
+    }
+  }
+
+  /** Lets the cache evict blocks whose file is in its under store now. */
+  @Override
+  public void releaseBlocks(ReleaseBlocksRequest request,
+      StreamObserver<ReleaseBlocksResponse> responseObserver) {
+    calls.unary("ReleaseBlocks", responseObserver, () -> ReleaseBlocksResponse.newBuilder()
+        .setReleased(store.release(request.getBlockIdsList())).build());
   }
 
   @Override

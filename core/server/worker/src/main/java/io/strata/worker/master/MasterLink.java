@@ -3,7 +3,10 @@ package io.strata.worker.master;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import io.strata.common.Version;
+import io.strata.common.error.GrpcErrors;
+import io.strata.common.error.StrataException;
 import io.strata.proto.BlockReport;
+import io.strata.proto.CommitBlocksRequest;
 import io.strata.proto.HeartbeatRequest;
 import io.strata.proto.HeartbeatResponse;
 import io.strata.proto.RegisterWorkerRequest;
@@ -13,8 +16,10 @@ import io.strata.proto.WorkerCacheStats;
 import io.strata.proto.WorkerCommand;
 import io.strata.worker.block.BlockMeta;
 import io.strata.worker.block.BlockStoreListener;
+import io.strata.worker.block.TempBlock;
 import io.strata.worker.block.TieredBlockStore;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -33,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * when the master asks (it restarted, had marked this worker lost, or is a new leader that
  * does not know this worker). With several masters each call goes to the leader, following a
  * follower's redirect within the same attempt (see {@link MasterClient}). All master calls run
- * on one thread of its own, except the fire-and-forget commits.
+ * on one thread of its own, except the fire-and-forget commits and {@link #commitHeldBlocks},
+ * which runs on its caller's thread.
  */
 public final class MasterLink implements BlockStoreListener, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(MasterLink.class);
@@ -221,6 +227,36 @@ public final class MasterLink implements BlockStoreListener, AutoCloseable {
     // Within milliseconds, batched, so that clients find the block soon; the heartbeat
     // repeats it in case the call is lost.
     commits.add(id, report);
+  }
+
+  /**
+   * Tells the master that this worker holds these blocks, and returns once it has answered:
+   * one CommitBlocks call with the reports the batched commits send, within the configured
+   * master RPC timeout. Runs on the caller's thread. The blocks were committed with
+   * {@link TempBlock#callerTellsMaster}, so no batched commit repeats them; the heartbeat
+   * still does.
+   *
+   * @throws StrataException UNAVAILABLE, naming the master, when this worker has not
+   *     registered yet or the master did not take the call
+   */
+  public void commitHeldBlocks(List<BlockMeta> blocks) throws StrataException {
+    long id = workerId;
+    if (id < 0) {
+      throw StrataException.unavailable("This worker has not registered with " + master.masters()
+          + " yet, so it cannot tell it that it holds " + blocks.size() + " blocks", null);
+    }
+    List<BlockReport> reports = new ArrayList<>(blocks.size());
+    for (BlockMeta b : blocks) {
+      reports.add(TieredBlockStore.toReport(b));
+    }
+    CommitBlocksRequest request = CommitBlocksRequest.newBuilder().setWorkerId(id)
+        .addAllBlocks(reports).build();
+    try {
+      master.callBlockMaster(s -> s.commitBlocks(request));
+    } catch (StatusRuntimeException e) {
+      throw StrataException.unavailable("Cannot tell " + master.masters() + " that worker " + id
+          + " holds " + blocks.size() + " blocks: " + GrpcErrors.reason(e.getStatus()), e);
+    }
   }
 
   @Override

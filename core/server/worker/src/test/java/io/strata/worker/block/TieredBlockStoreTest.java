@@ -274,4 +274,156 @@ class TieredBlockStoreTest {
     assertTrue(e.getMessage().contains("strata.worker.tier.mem.capacity"), e.getMessage());
     assertTrue(e.getMessage().contains("strata.worker.tier.hdd.capacity"), e.getMessage());
   }
+
+  private TieredBlockStore openSsdOnly(long capacity, SimpleMeterRegistry meters)
+      throws StrataException {
+    TieredBlockStore store = new TieredBlockStore(List.of(
+        new TierSpec("SSD", dir.resolve("ssd"), capacity)), meters);
+    store.open();
+    return store;
+  }
+
+  private static BlockMeta putHeld(TieredBlockStore store, long id, byte[] data)
+      throws IOException {
+    Optional<TempBlock> temp = store.createHeldTempBlock(id, data.length);
+    assertTrue(temp.isPresent(), "no room for held block " + id);
+    Files.write(temp.get().path(), data);
+    return store.commit(temp.get());
+  }
+
+  private Path marker(String tier, long id) {
+    return dir.resolve(tier).resolve("held").resolve(Long.toString(id));
+  }
+
+  private double heldGauge(SimpleMeterRegistry meters, String tier) {
+    return meters.get("strata.worker.blocks.held.bytes").tag("tier", tier).gauge().value();
+  }
+
+  @Test
+  void heldBlocksGoToTheLastTierAndAreNotEvictedWhenANewBlockNeedsRoom() throws IOException {
+    TieredBlockStore store = open(50, 100);
+    assertEquals("SSD", putHeld(store, 1, bytes(40, 1)).tierAlias());
+    assertTrue(store.isHeld(1));
+    assertTrue(Files.exists(marker("ssd", 1)));
+    put(store, 2, bytes(40, 2)); // MEM
+    put(store, 3, bytes(60, 3)); // MEM is short of room: SSD, which is now full
+    assertEquals("SSD", store.get(3).tierAlias());
+    // Block 1 is the least recently used in SSD, but held: block 3 makes the room.
+    TempBlock temp = store.createHeldTempBlock(4, 50).orElseThrow();
+    assertNotNull(store.get(1), "a held block was evicted");
+    assertNull(store.get(3));
+    // Fewer bytes than were reserved: the rest of the reservation is free again.
+    Files.write(temp.path(), bytes(30, 4));
+    assertEquals(30, store.commit(temp, 30).length());
+    assertEquals(70.0, heldGauge(registry, "SSD"));
+    assertEquals(0.0, heldGauge(registry, "MEM"));
+    put(store, 5, bytes(30, 5));
+    assertEquals("SSD", store.get(5).tierAlias());
+    // Only held blocks are left in SSD: no room can be made for more.
+    assertTrue(store.createHeldTempBlock(6, 40).isEmpty());
+    assertNotNull(store.get(5), "a block was evicted without making enough room");
+    assertTrue(store.createHeldTempBlock(6, 30).isPresent());
+    assertNull(store.get(5));
+    assertTrue(store.isHeld(1) && store.isHeld(4));
+  }
+
+  @Test
+  void heldBlockIdThatIsAlreadyStoredIsRefused() throws IOException {
+    TieredBlockStore store = open(100, 100);
+    putHeld(store, 1, bytes(10, 1));
+    StrataException e = assertThrows(StrataException.class,
+        () -> store.createHeldTempBlock(1, 10));
+    assertTrue(e.getMessage().contains("Block 1 is already stored"), e.getMessage());
+  }
+
+  @Test
+  void onlyHeldBlocksLeftMeansNoRoomForAnyNewBlock() throws IOException {
+    TieredBlockStore store = openSsdOnly(100, registry);
+    putHeld(store, 1, bytes(60, 1));
+    put(store, 2, bytes(40, 2));
+    assertTrue(store.createTempBlock(3, 50).isEmpty());
+    assertNotNull(store.get(1));
+    assertNotNull(store.get(2), "a block was evicted without making enough room");
+  }
+
+  @Test
+  void heldMarksSurviveARestartAndMarkersOfGoneBlocksAreDeleted() throws IOException {
+    TieredBlockStore store = open(100, 100);
+    putHeld(store, 1, bytes(40, 1));
+    putHeld(store, 2, bytes(40, 2));
+    put(store, 3, bytes(90, 3)); // MEM
+    Files.write(marker("ssd", 99), new byte[0]); // a marker whose block never got renamed in
+    store.close();
+
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    TieredBlockStore reopened = new TieredBlockStore(List.of(
+        new TierSpec("MEM", dir.resolve("mem"), 100),
+        new TierSpec("SSD", dir.resolve("ssd"), 100)), meters);
+    reopened.open();
+    assertTrue(reopened.isHeld(1) && reopened.isHeld(2));
+    assertFalse(reopened.isHeld(3));
+    assertFalse(Files.exists(marker("ssd", 99)));
+    assertEquals(80.0, heldGauge(meters, "SSD"));
+    // Room in SSD can only come from the unheld block moved there.
+    assertTrue(reopened.createHeldTempBlock(4, 30).isEmpty());
+    assertArrayEquals(bytes(40, 2), Files.readAllBytes(reopened.get(2).path()));
+    reopened.close();
+  }
+
+  @Test
+  void restartWithACapacityBelowTheHeldBlocksKeepsThemAndEvictsTheRest() throws IOException {
+    TieredBlockStore store = openSsdOnly(1000, registry);
+    putHeld(store, 1, bytes(100, 1));
+    put(store, 2, bytes(100, 2));
+    putHeld(store, 3, bytes(100, 3));
+    Files.setLastModifiedTime(dir.resolve("ssd/blocks/1"),
+        java.nio.file.attribute.FileTime.fromMillis(1000));
+    store.close();
+    TieredBlockStore reopened = openSsdOnly(150, new SimpleMeterRegistry());
+    assertNotNull(reopened.get(1), "the oldest block was evicted although held");
+    assertNotNull(reopened.get(3));
+    assertNull(reopened.get(2));
+    assertEquals(200, reopened.usedBytes("SSD"));
+    reopened.close();
+  }
+
+  @Test
+  void releaseMakesHeldBlocksEvictableAndDeletesTheirMarkers() throws IOException {
+    TieredBlockStore store = openSsdOnly(100, registry);
+    putHeld(store, 1, bytes(60, 1));
+    assertTrue(store.createTempBlock(2, 60).isEmpty());
+    assertEquals(1, store.release(List.of(1L, 42L)));
+    assertEquals(0, store.release(List.of(1L)), "a block was released twice");
+    assertFalse(store.isHeld(1));
+    assertFalse(Files.exists(marker("ssd", 1)));
+    assertEquals(0.0, heldGauge(registry, "SSD"));
+    put(store, 2, bytes(60, 2));
+    assertNull(store.get(1));
+    // A cached block can be held afterwards, and is kept then.
+    assertTrue(store.hold(2));
+    assertTrue(store.hold(2));
+    assertFalse(store.hold(77), "a block that is not cached was held");
+    assertTrue(Files.exists(marker("ssd", 2)));
+    assertTrue(store.createTempBlock(3, 60).isEmpty());
+    assertNotNull(store.get(2));
+  }
+
+  @Test
+  void removeDeletesAHeldBlockAndItsMarker() throws IOException {
+    TieredBlockStore store = openSsdOnly(100, registry);
+    BlockMeta one = putHeld(store, 1, bytes(30, 1));
+    BlockMeta two = putHeld(store, 2, bytes(30, 2));
+    assertEquals(1, store.remove(List.of(1L)));
+    assertFalse(Files.exists(one.path()));
+    assertFalse(Files.exists(marker("ssd", 1)));
+    // A held block being read goes, marker and all, at its last unpin.
+    BlockMeta reading = store.pin(2);
+    assertEquals(1, store.remove(List.of(2L)));
+    assertTrue(Files.exists(marker("ssd", 2)));
+    store.unpin(reading);
+    assertFalse(Files.exists(two.path()));
+    assertFalse(Files.exists(marker("ssd", 2)));
+    assertEquals(0.0, heldGauge(registry, "SSD"));
+    assertEquals(0, store.usedBytes("SSD"));
+  }
 }
