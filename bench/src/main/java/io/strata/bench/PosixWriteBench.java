@@ -1,5 +1,9 @@
 package io.strata.bench;
 
+import com.google.protobuf.ByteString;
+import io.strata.client.FileSystem;
+import io.strata.client.SetAttributeOptions;
+import io.strata.common.WriteTypeAttribute;
 import io.strata.common.conf.ConfigType;
 import io.strata.common.conf.StrataConfig;
 import io.strata.shell.Tcmalloc;
@@ -15,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -33,17 +38,30 @@ import java.util.Set;
  * undone and the cluster stopped on the way out, also after a failure. Usage: {@code bench/run
  * posix [--untar-files 20000] [--clone-files 5000] [--pwrite-size 1GB] [--pwrite-seconds 20]
  * [--pwrite-max 10000000] [--rows untar,clone,pwrite,rm] [--fuse-conf key=value,...]
- * [--dir /tmp]}.
+ * [--write-types CACHE_THROUGH,THROUGH,ASYNC_THROUGH] [--dir /tmp]}: one Strata column per
+ * write type, each in a folder of the mount that sets it.
  */
 final class PosixWriteBench {
   /** The longest one row's program may run. */
   private static final Duration ROW_LIMIT = Duration.ofMinutes(30);
-  /** Untar and clone through Strata: at least this much of bindfs's rate. */
-  private static final double TARGET = 0.3;
+  /**
+   * Untar, clone and rm -rf through Strata: at least this much of bindfs's rate, by write type
+   * (rm's target is the first, whatever the type); types without one are not judged.
+   */
+  private static final Map<String, Double> TARGETS = Map.of("CACHE_THROUGH", 0.3,
+      "ASYNC_THROUGH", 0.5);
+  private static final double RM_TARGET = 0.3;
   private static final String STRATA = "mnt-strata";
 
-  /** Where a row writes: a folder of its own below the local folder or a mount. */
-  private record Target(String title, Path root, BenchMount mount) {}
+  /**
+   * Where a row writes: a folder of its own below the local folder or a mount; for Strata, the
+   * write type its folder sets (null for the others).
+   */
+  private record Target(String title, Path root, BenchMount mount, String writeType) {
+    boolean strata() {
+      return writeType != null;
+    }
+  }
 
   /** A row's figures, or why it has none. */
   private record Outcome(double[] figures, String failure) {
@@ -91,6 +109,15 @@ final class PosixWriteBench {
     }
     List<String> fuseConf = opts.getOrDefault("fuse-conf", "").isEmpty() ? List.of()
         : List.of(opts.get("fuse-conf").split(","));
+    List<String> writeTypes = new ArrayList<>();
+    for (String type : opts.getOrDefault("write-types", "CACHE_THROUGH,THROUGH,ASYNC_THROUGH")
+        .split(",")) {
+      String problem = WriteTypeAttribute.problem("--write-types", type);
+      if (problem != null) {
+        throw new IllegalArgumentException(problem);
+      }
+      writeTypes.add(type);
+    }
     String fuseClasspath = BenchMount.fuseClasspath();
     BenchMount.requireTools();
     Path base = Files.createTempDirectory(Path.of(opts.getOrDefault("dir", "/tmp")),
@@ -134,12 +161,21 @@ final class PosixWriteBench {
           mounts.add(bindfs);
           BenchMount strata = launcher.strata(STRATA, false, true);
           mounts.add(strata);
-          List<Target> targets = List.of(
-              new Target("local folder", Files.createDirectories(ufs.resolve("local")), null),
+          List<Target> targets = new ArrayList<>(List.of(
+              new Target("local folder", Files.createDirectories(ufs.resolve("local")), null,
+                  null),
               new Target("bindfs", Files.createDirectories(bindfs.point().resolve("bindfs")),
-                  bindfs),
-              new Target("Strata", Files.createDirectories(strata.point().resolve("strata")),
-                  strata));
+                  bindfs, null)));
+          // One folder of the mount per write type, set on the folder as a user would.
+          try (FileSystem fs = FileSystem.connect(cluster.clientConfig())) {
+            for (String type : writeTypes) {
+              String folder = "strata-" + type.toLowerCase(Locale.ROOT).replace('_', '-');
+              Path root = Files.createDirectories(strata.point().resolve(folder));
+              fs.setAttribute("/" + folder, SetAttributeOptions.defaults().xattr(
+                  WriteTypeAttribute.NAME, ByteString.copyFromUtf8(type)));
+              targets.add(new Target("Strata " + type, root, strata, type));
+            }
+          }
           PosixWriteBench bench = new PosixWriteBench(cmd, targets, ufs);
           List<String> printed = new ArrayList<>();
           if (rows.contains("untar")) {
@@ -157,7 +193,8 @@ final class PosixWriteBench {
           System.out.printf("POSIX write benchmark: untar of %d files of %s-%s in %d folders"
               + " (with %d symlinks and %d hard links), git clone of %d files in %d commits,"
               + " 4 KiB pwrites into a file of %s for %s s; one worker (%s); %d cores; Strata"
-              + " mount: FuseMain %s%s, %s; bindfs --multithreaded -o kernel_cache"
+              + " mount: FuseMain %s%s, %s, a folder per write type (strata fs"
+              + " setWriteType); bindfs --multithreaded -o kernel_cache"
               + " of the under-store folder; the source archive and repository on the local"
               + " disk outside every mount.%n",
               untarFiles, ReadBench.human(PosixSources.MIN_FILE),
@@ -209,7 +246,7 @@ final class PosixWriteBench {
       });
     }
     Table table = figures(out, new String[] {"seconds", "files/s", "MB/s"},
-        new boolean[] {false, true, true}, 1);
+        new boolean[] {false, true, true}, 1, false);
     return String.format("1. Untar: tar -xf of the archive (%s) into an empty folder of each"
         + " target, timed until tar exits (no sync); checked by walking the extracted tree:"
         + " files, folders, symlinks, bytes and a checksum of names and contents equal to the"
@@ -237,7 +274,7 @@ final class PosixWriteBench {
       });
     }
     Table table = figures(out, new String[] {"seconds", "files/s"}, new boolean[] {false, true},
-        1);
+        1, false);
     return String.format("2. Git clone: git clone --no-hardlinks of a local repository (%d"
         + " files, %d commits, objects packed) into each target, timed until git exits;"
         + " checked with git status --porcelain (empty), git fsck (exit 0) and HEAD equal to"
@@ -304,7 +341,7 @@ final class PosixWriteBench {
     }
     Table table = figures(out, new String[] {"IOPS during the writes", "writes", "fsync ms",
         "close ms (until close returns)", "pages read back, all right"},
-        new boolean[] {true, false, false, false, false}, -1);
+        new boolean[] {true, false, false, false, false}, -1, false);
     return String.format("3. Random 4 KiB pwrites into an existing file of %s: open O_RDWR,"
         + " 4 KiB-aligned random offsets (fixed seed) from one thread for %s s or %d writes,"
         + " then fsync and close, each timed; then a fresh open reads back up to %d of the"
@@ -343,7 +380,7 @@ final class PosixWriteBench {
       });
     }
     Table table = figures(out, new String[] {"seconds", "entries/s"},
-        new boolean[] {false, true}, 1);
+        new boolean[] {false, true}, 1, true);
     return String.format("4. Remove: rm -rf of the tree the untar row extracted (%d files, %d"
         + " folders, %d symlinks), timed until rm exits; checked: the tree is gone from the"
         + " target and from the under store.%n", source.files(), source.folders(),
@@ -381,7 +418,8 @@ final class PosixWriteBench {
               "%s %.0f x %.1f us (%.2f s)", e.getKey(), calls, secs / calls * 1e6, secs));
         }
       }
-      upcalls.put(section, line.length() == 0 ? "none timed" : line.toString());
+      upcalls.put(section + ": " + t.title(), line.length() == 0 ? "none timed"
+          : line.toString());
     }
     System.err.printf("%s on %s: %s%n", section, t.title(),
         out.failure() == null ? Arrays.toString(out.figures()) : out.failure());
@@ -402,42 +440,63 @@ final class PosixWriteBench {
   }
 
   private String upcalls(String section) {
-    String line = upcalls.get(section);
-    return line == null ? "" : "Strata mount's own upcall timers over its row (calls x mean"
-        + " time in its handlers): " + line + "\n";
+    StringBuilder out = new StringBuilder();
+    for (Target t : targets) {
+      String line = upcalls.get(section + ": " + t.title());
+      if (line != null) {
+        out.append(t.title()).append(" mount's own upcall timers over its row (calls x mean"
+            + " time in its handlers): ").append(line).append('\n');
+      }
+    }
+    return out.toString();
   }
 
   /**
-   * One table row per measure, a column per target, and for the rates Strata/local and
-   * Strata/bindfs; a failed target shows its reason in the first row. Targets first, then the
-   * ratios, then whether the rate in row {@code judged} meets the target (-1: no such column).
+   * One table row per measure, a column per target, and for the rates each Strata column over
+   * bindfs; a failed target shows its reason in the first row. Targets first, then the ratios,
+   * then whether the rates in row {@code judged} meet the targets (-1: no such column; for
+   * {@code rm}, the rm target whatever the write type).
    */
-  private Table figures(Outcome[] out, String[] measures, boolean[] rate, int judged) {
+  private Table figures(Outcome[] out, String[] measures, boolean[] rate, int judged,
+      boolean rm) {
     List<String> header = new ArrayList<>(List.of("measure"));
     for (Target t : targets) {
       header.add(t.title());
     }
-    header.addAll(List.of("Strata/local", "Strata/bindfs"));
+    List<Integer> strata = new ArrayList<>();
+    for (int k = 0; k < targets.size(); k++) {
+      if (targets.get(k).strata()) {
+        strata.add(k);
+        header.add(targets.get(k).writeType() + "/bindfs");
+      }
+    }
     if (judged >= 0) {
-      header.add("target");
+      header.add("targets");
     }
     Table table = new Table(header.toArray(new String[0]));
-    Outcome local = out[0];
     Outcome bindfs = out[1];
-    Outcome strata = out[2];
     for (int m = 0; m < measures.length; m++) {
       List<String> cells = new ArrayList<>(List.of(measures[m]));
       for (Outcome o : out) {
         cells.add(o.failure() != null ? (m == 0 ? "failed: " + o.failure() : "-")
             : figure(o.figures()[m]));
       }
-      cells.add(rate[m] ? ratio(strata, local, m) : "");
-      cells.add(rate[m] ? ratio(strata, bindfs, m) : "");
+      for (int k : strata) {
+        cells.add(rate[m] ? ratio(out[k], bindfs, m) : "");
+      }
       if (judged >= 0) {
-        String r = ratio(strata, bindfs, m);
-        cells.add(m != judged ? "" : (r.isEmpty() ? "no figure"
-            : strata.figures()[m] / bindfs.figures()[m] >= TARGET ? "met" : "missed")
-            + " (>= " + TARGET + "x bindfs)");
+        List<String> verdicts = new ArrayList<>();
+        for (int k : strata) {
+          String type = targets.get(k).writeType();
+          Double target = rm ? Double.valueOf(RM_TARGET) : TARGETS.get(type);
+          if (m != judged || target == null) {
+            continue;
+          }
+          String r = ratio(out[k], bindfs, m);
+          verdicts.add(type + " " + (r.isEmpty() ? "no figure" : out[k].figures()[m]
+              / bindfs.figures()[m] >= target ? "met" : "missed") + " (>= " + target + "x)");
+        }
+        cells.add(String.join("; ", verdicts));
       }
       table.row(cells.toArray());
     }
