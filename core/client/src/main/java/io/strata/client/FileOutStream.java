@@ -37,7 +37,9 @@ import org.slf4j.LoggerFactory;
  * the worker to commit the file in the under store, and then completes the file at the master
  * with its length and fingerprint; only then is the file (or its new version) readable. With
  * write type CACHE_THROUGH (the default) close also waits until the workers that reads of the
- * file go to have cached its blocks ({@link WrittenFileCacher}). If
+ * file go to have cached its blocks ({@link WrittenFileCacher}). A new file of write type
+ * ASYNC_THROUGH or MUST_CACHE streams to the worker's cache only instead (WriteBlocks, see
+ * {@link #cacheOnly}), and close completes it at the master without a store fingerprint. If
  * anything fails (or {@link #cancel()} is called) the stream is cancelled, so the worker
  * discards the partial file and nothing appears under its name, and a new file's incomplete
  * entry is deleted from the namespace (a new version's file keeps its current content). Not
@@ -260,6 +262,11 @@ public final class FileOutStream extends OutputStream {
       try {
         r = stream().finish(timeout);
       } catch (IOException | RuntimeException e) {
+        if (blocks != null && e instanceof StrataException se
+            && se.code() == ErrorCode.UNIMPLEMENTED) {
+          throw abort("the worker is of an earlier release that cannot hold a file in its"
+              + " cache only: upgrade the workers, or write with CACHE_THROUGH or THROUGH", e);
+        }
         throw abort("the worker could not commit it", e);
       }
     }

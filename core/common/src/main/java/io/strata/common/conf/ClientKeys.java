@@ -46,9 +46,9 @@ public final class ClientKeys {
           + " the bytes in the under store only (cached at their first read); ASYNC_THROUGH,"
           + " the bytes held in one worker's cache, which the master writes to the under store"
           + " later; MUST_CACHE, the bytes held in one worker's cache only, never in the under"
-          + " store. The last two apply to new files written at once (the FUSE mount's, S3"
-          + " PUTs of new keys); a file's new content is written through. A folder's write type"
-          + " (`strata fs setWriteType`) wins.");
+          + " store. The last two apply to new files written at once (the FUSE mount's, small"
+          + " S3 PUTs of new keys); a file's new content is written through. A folder's write"
+          + " type (`strata fs setWriteType`) wins.");
   public static final ConfigKey DATA_CONNECT_TIMEOUT = ConfigKey.duration(
       "strata.client.data.connect.timeout", "5s", "Timeout to connect to a worker's data port.");
   public static final ConfigKey DATA_READ_TIMEOUT = ConfigKey.duration(

@@ -13,6 +13,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import io.strata.common.BlockIds;
+import io.strata.common.metrics.MetricNames;
 import io.strata.proto.BlockReport;
 import io.strata.proto.CommitBlocksRequest;
 import io.strata.proto.PersistBlocksRequest;
@@ -187,7 +188,7 @@ class HeldBlocksRpcTest {
     assertEquals(data.length, store().usedBytes("SSD"));
     assertEquals(0, store().usedBytes("MEM"));
     assertEquals((double) data.length, worker.meterRegistry()
-        .get("strata.worker.blocks.held.bytes").tag("tier", "SSD").gauge().value());
+        .get(MetricNames.WORKER_BLOCKS_HELD_BYTES).tag("tier", "SSD").gauge().value());
     assertTrue(emptyFolder(dir.resolve("ssd/tmp")), "a temporary block was left");
     assertTrue(FakeMaster.await(() -> master.heartbeats.stream().anyMatch(
         h -> h.getAddedBlocksList().stream().anyMatch(b -> b.getBlockId() == ids.get(0)))),

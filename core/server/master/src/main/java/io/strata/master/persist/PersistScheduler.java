@@ -71,6 +71,10 @@ public final class PersistScheduler implements Closeable {
   static final long MAX_BACKOFF_MS = 300_000;
   /** Index entries read at a time. */
   private static final int BATCH = 1000;
+  /** How often a round counts the whole backlog. */
+  static final long COUNT_EVERY_MS = 30_000;
+  /** Most index entries a round that does not count reads to find files that are due. */
+  static final int SCAN_LIMIT = 10_000;
 
   /** A file's failed attempts: how many, when it is due again, and why the last failed. */
   private record Backoff(int failures, long dueMs, String reason) {}
@@ -94,6 +98,8 @@ public final class PersistScheduler implements Closeable {
   private final AtomicLong failedHere = new AtomicLong();
   private final AtomicReference<String> lastFailure = new AtomicReference<>("");
   private volatile boolean closed;
+  /** When a round last counted the whole backlog; 0: never, so the first round does. */
+  private long lastCountMs;
 
   /**
    * @param threads files persisted at once
@@ -166,20 +172,31 @@ public final class PersistScheduler implements Closeable {
   }
 
   /**
-   * One round: counts the backlog and starts the files that are due while fewer than
-   * {@code threads} run. Returns how many it started.
+   * One round: starts the files that are due while fewer than {@code threads} run, reading the
+   * index oldest first, and at most every {@link #COUNT_EVERY_MS} counts the whole backlog for
+   * the gauges and the report. Between counts a round reads only as far as it needs to fill the
+   * free threads (and at most {@link #SCAN_LIMIT} entries), so a large backlog costs its full
+   * walk twice a minute, not every round. Returns how many it started.
    */
   int round(long nowMs) {
+    boolean count = nowMs - lastCountMs >= COUNT_EVERY_MS;
     long files = 0;
     long bytes = 0;
     long oldest = 0;
     int started = 0;
+    int scanned = 0;
     long after = 0;
     Map<Long, Backoff> seen = new HashMap<>();
+    scan:
     while (!closed) {
       List<Long> ids = store.waitingToPersist(after, BATCH);
       for (long id : ids) {
         after = id;
+        scanned++;
+        boolean free = running.size() < threads;
+        if (!count && (!free || scanned > SCAN_LIMIT)) {
+          break scan;
+        }
         InodeEntry n = store.peek(id);
         if (!PersistIndex.waits(n)) {
           continue;
@@ -193,8 +210,7 @@ public final class PersistScheduler implements Closeable {
         if (b != null) {
           seen.put(id, b);
         }
-        if (running.size() < threads && !running.containsKey(id)
-            && (b == null || b.dueMs() <= nowMs)) {
+        if (free && !running.containsKey(id) && (b == null || b.dueMs() <= nowMs)) {
           persist(id, false);
           started++;
         }
@@ -203,11 +219,14 @@ public final class PersistScheduler implements Closeable {
         break;
       }
     }
-    // Backoffs of files that do not wait any more (persisted, deleted) are forgotten.
-    backoffs.keySet().retainAll(seen.keySet());
-    backlogFiles.set(files);
-    backlogBytes.set(bytes);
-    oldestMs.set(oldest);
+    if (count) {
+      // Backoffs of files that do not wait any more (persisted, deleted) are forgotten.
+      backoffs.keySet().retainAll(seen.keySet());
+      backlogFiles.set(files);
+      backlogBytes.set(bytes);
+      oldestMs.set(oldest);
+      lastCountMs = nowMs;
+    }
     return started;
   }
 
@@ -303,6 +322,9 @@ public final class PersistScheduler implements Closeable {
     }
     persisted.increment();
     persistedHere.incrementAndGet();
+    // Until the next count: one file less.
+    backlogFiles.updateAndGet(v -> Math.max(0, v - 1));
+    backlogBytes.updateAndGet(v -> Math.max(0, v - file.getLength()));
     LOG.debug("Persisted {} ({} bytes) from worker {}", plan.path(), file.getLength(),
         worker.getHost());
     release(plan, blockIds);

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.strata.common.conf.StrataConfig;
 import io.strata.common.error.StrataException;
+import io.strata.common.metrics.MetricNames;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -296,7 +297,7 @@ class TieredBlockStoreTest {
   }
 
   private double heldGauge(SimpleMeterRegistry meters, String tier) {
-    return meters.get("strata.worker.blocks.held.bytes").tag("tier", tier).gauge().value();
+    return meters.get(MetricNames.WORKER_BLOCKS_HELD_BYTES).tag("tier", tier).gauge().value();
   }
 
   @Test
