@@ -10,6 +10,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.protobuf.ByteString;
+import io.strata.client.SetAttributeOptions;
+import io.strata.common.WriteTypeAttribute;
+import io.strata.proto.PersistenceState;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -178,6 +182,43 @@ class S3ProxyObjectsTest {
     s3.deleteObject(b -> b.bucket("basics").key("dir/a b+c.bin"));
     s3.deleteBucket(b -> b.bucket("basics"));
     assertFalse(Files.exists(cluster.ufs("/basics")));
+  }
+
+  /**
+   * A bucket whose folder sets ASYNC_THROUGH: a small PUT of a new key answers with the bytes
+   * in a worker's cache only, readable at once with their metadata; a persist then writes them
+   * to the under store (this cluster's master persists only when asked). A PUT over the key
+   * writes through.
+   */
+  @Test
+  void aBucketWithAsyncThroughAnswersPutsBeforeTheStoreHasThem() throws Exception {
+    s3.createBucket(b -> b.bucket("async"));
+    cluster.fs().setAttribute("/async", SetAttributeOptions.defaults().xattr(
+        WriteTypeAttribute.NAME, ByteString.copyFromUtf8("ASYNC_THROUGH")));
+    cluster.fs().createDirectory("/async/dir", false, false);
+    byte[] data = random(20_000, 11);
+    PutObjectResponse put = s3.putObject(b -> b.bucket("async").key("dir/shard-0")
+        .metadata(Map.of("part", "0")), RequestBody.fromBytes(data));
+    assertEquals(PersistenceState.PERSISTENCE_TO_BE_PERSISTED,
+        cluster.fs().getStatus("/async/dir/shard-0").getPersistenceState());
+    assertFalse(Files.exists(cluster.ufs("/async/dir/shard-0")));
+    ResponseBytes<GetObjectResponse> got = s3.getObjectAsBytes(b -> b.bucket("async")
+        .key("dir/shard-0"));
+    assertArrayEquals(data, got.asByteArray());
+    assertEquals(put.eTag(), got.response().eTag());
+    assertEquals("0", got.response().metadata().get("part"));
+    assertEquals(List.of("dir/shard-0"), s3.listObjectsV2(b -> b.bucket("async")).contents()
+        .stream().map(S3Object::key).toList());
+
+    assertEquals(PersistenceState.PERSISTENCE_PERSISTED,
+        cluster.fs().persist("/async/dir/shard-0").getPersistenceState());
+    assertArrayEquals(data, Files.readAllBytes(cluster.ufs("/async/dir/shard-0")));
+
+    byte[] again = random(30_000, 12);
+    s3.putObject(b -> b.bucket("async").key("dir/shard-0"), RequestBody.fromBytes(again));
+    assertArrayEquals(again, Files.readAllBytes(cluster.ufs("/async/dir/shard-0")));
+    assertArrayEquals(again, s3.getObjectAsBytes(b -> b.bucket("async").key("dir/shard-0"))
+        .asByteArray());
   }
 
   @Test

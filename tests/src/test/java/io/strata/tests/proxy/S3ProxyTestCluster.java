@@ -73,9 +73,12 @@ final class S3ProxyTestCluster implements AutoCloseable {
 
   static S3ProxyTestCluster start(Path dir, Map<String, String> proxyProperties,
       List<String> proxyJvmOptions) throws IOException {
+    // The master persists ASYNC_THROUGH objects only when asked (after its first round), so a
+    // test sees an object before it is in the under store.
     MultiProcessCluster c = MultiProcessCluster.builder(dir).workers(1)
         .property("strata.worker.tier.mem.capacity", "256MB")
-        .property("strata.worker.tier.ssd.capacity", "4GB").start();
+        .property("strata.worker.tier.ssd.capacity", "4GB")
+        .property("strata.master.persist.interval", "1h").start();
     try {
       Path credentials = dir.resolve("conf/proxy-credentials");
       Files.writeString(credentials, "# test keys\n"
