@@ -43,6 +43,8 @@ final class ClientContext implements AutoCloseable {
    * upgrade); asked again after that.
    */
   private volatile long twoCallCreatesUntil = System.nanoTime();
+  /** Until when (System.nanoTime) cache-only files are written through instead. */
+  private volatile long writeThroughUntil = System.nanoTime();
   /**
    * Workers (host:rpcPort) that answered that they do not know WriteSmallFile (a release before
    * it), with until when (System.nanoTime) small files go to them as streams instead.
@@ -69,6 +71,19 @@ final class ClientContext implements AutoCloseable {
   /** The master does not know CommitNewFile: new files take two calls for a minute. */
   void commitNewFileUnsupported() {
     twoCallCreatesUntil = System.nanoTime() + 60_000_000_000L;
+  }
+
+  /**
+   * The master refused a cache-only file (a cluster not finalized at the layout that keeps
+   * them, or a master that does not keep them): such files are written through for a minute.
+   */
+  void cacheOnlyRefused() {
+    writeThroughUntil = System.nanoTime() + 60_000_000_000L;
+  }
+
+  /** Whether files of write type ASYNC_THROUGH or MUST_CACHE may be kept in the cache only. */
+  boolean cacheOnlyAccepted() {
+    return System.nanoTime() - writeThroughUntil >= 0;
   }
 
   /** Whether new files may be committed in one master call (see {@link FileOutStream}). */

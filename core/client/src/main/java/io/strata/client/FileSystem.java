@@ -400,7 +400,7 @@ public final class FileSystem implements Closeable {
       throw StrataException.invalidArgument("Cannot create a file at /: give a file path");
     }
     WriteType type = ctx.folderWriteTypes.forNewFile(p);
-    if (type.cacheOnly()) {
+    if (type.cacheOnly() && ctx.cacheOnlyAccepted()) {
       FileOutStream cached = createCacheOnly(p, options, type);
       if (cached != null) {
         return cached;
@@ -425,14 +425,30 @@ public final class FileSystem implements Closeable {
   private FileOutStream createCacheOnly(String p, CreateOptions options, WriteType type)
       throws StrataException {
     List<WorkerInfo> live = liveWorkersForWrite(ctx);
-    FileInfo file = ctx.master.call(s -> s.createFile(CreateFileRequest.newBuilder().setPath(p)
-        .setBlockSize(options.blockSize()).setMode(options.mode()).setOwner(options.owner())
-        .setGroup(options.group()).setPersistenceState(type.persistence()).build())).getFile();
+    FileInfo file;
+    try {
+      file = ctx.master.call(s -> s.createFile(CreateFileRequest.newBuilder().setPath(p)
+          .setBlockSize(options.blockSize()).setMode(options.mode()).setOwner(options.owner())
+          .setGroup(options.group()).setPersistenceState(type.persistence()).build()))
+          .getFile();
+    } catch (StrataException e) {
+      if (e.code() != ErrorCode.FAILED_PRECONDITION || e.posix() != null) {
+        throw e;
+      }
+      // A cluster not finalized at the layout that keeps such files (or a read-only mount,
+      // which the write through reports again): written through instead, for a minute.
+      LOG.warn("Writing {} and the next minute's new files through instead of with write type"
+          + " {}: {}", p, type, e.getMessage());
+      ctx.cacheOnlyRefused();
+      return null;
+    }
     if (file.getPersistenceState() != type.persistence()) {
       ctx.master.call(s -> s.delete(DeleteRequest.newBuilder().setPath(p)
           .setFileId(file.getFileId()).build()));
       LOG.warn("The master at {} does not keep files out of their under store (write type {})"
-          + ": {} is written through; upgrade the masters", ctx.master.target(), type, p);
+          + ": {} and the next minute's new files are written through; upgrade the masters",
+          ctx.master.target(), type, p);
+      ctx.cacheOnlyRefused();
       return null;
     }
     WorkerInfo worker = WorkerHashing.pick(BlockIds.blockId(file.getFileId(), 0), live,

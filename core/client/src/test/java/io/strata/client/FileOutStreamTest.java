@@ -72,6 +72,27 @@ class FileOutStreamTest {
     }
   }
 
+  /**
+   * A master that does not keep files in the cache only (a release before ASYNC_THROUGH: it
+   * answers the create without the persistence state) gets them written through: the entry
+   * it made is deleted, the bytes land in the under store, and the next new files skip the
+   * attempt.
+   */
+  @Test
+  void cacheOnlyFilesAreWrittenThroughWhenTheMasterDoesNotKeepThem() throws Exception {
+    FileSystem fs = cluster.client("strata.user.file.write.type", "ASYNC_THROUGH");
+    fs.createDirectory("/async", false, false);
+    byte[] content = TestCluster.randomBytes(5000, 31);
+    for (String name : new String[] {"a.bin", "b.bin"}) {
+      try (FileOutStream out = fs.writeNewFile("/async/" + name, CreateOptions.defaults())) {
+        out.write(content);
+      }
+      assertArrayEquals(content, Files.readAllBytes(dir.resolve("ufs/async/" + name)));
+    }
+    assertEquals(List.of("/async/a.bin"), cluster.master.deleted,
+        "only the first file's cache-only entry was made, and then deleted");
+  }
+
   @Test
   void failingWriteCancelsTheStreamAndDeletesTheFile() throws Exception {
     cluster.workers.get(0).failAfterChunks = 2;

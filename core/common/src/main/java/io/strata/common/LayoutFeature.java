@@ -12,7 +12,10 @@ public enum LayoutFeature {
   POSIX_FILES(2, "symbolic links, hard links, FIFOs, sockets and device nodes, and new versions"
       + " of a file written in place (writes into existing files through the FUSE mount)"),
   GROUP_COMMIT(2, "journal entries that carry the changes of several calls at once (group"
-      + " commit: concurrent changes share one replicated journal write)");
+      + " commit: concurrent changes share one replicated journal write)"),
+  CACHE_ONLY_FILES(2, "files held in workers' caches until persisted (write types"
+      + " ASYNC_THROUGH and MUST_CACHE); a master of the previous release would free their"
+      + " only copy");
 
   private final int version;
   private final String description;

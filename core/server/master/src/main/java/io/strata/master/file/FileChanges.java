@@ -169,6 +169,13 @@ final class FileChanges {
       return CompletableFuture.failedFuture(StrataException.invalidArgument(
           "Negative block size " + r.blockSize() + " for " + path));
     }
+    if (r.cacheOnly()) {
+      try {
+        ClusterLayout.require(tree.store(), LayoutFeature.CACHE_ONLY_FILES);
+      } catch (StrataException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+    }
     return runner.run(path, c -> {
       Walk w = lockForCreate(c, path, r.recursive());
       List<Edit> edits = new ArrayList<>();
