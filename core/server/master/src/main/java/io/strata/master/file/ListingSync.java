@@ -396,7 +396,7 @@ final class ListingSync {
       Change c = runner.blocking();
       try {
         c.lock(PathLocks.Request.writing(path));
-        reconciler.checkStatus(c, path, dir);
+        reconciler.checkStatus(c, path);
         Namespace.join(c.stagedAhead());
       } finally {
         c.releaseLocks();

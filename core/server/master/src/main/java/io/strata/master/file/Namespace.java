@@ -212,7 +212,7 @@ public final class Namespace {
     boolean due = seen.complete() && tree.statusDue(seen, sync);
     c.lock(due ? PathLocks.Request.writing(path) : PathLocks.Request.reading(path));
     if (due) {
-      reconciler.checkStatus(c, path, seen.last());
+      reconciler.checkStatus(c, path);
       // Just checked: a name the store no longer has is not looked up there again.
       sync = SyncInterval.NEVER;
     }

@@ -26,20 +26,21 @@ final class UfsReconciler {
   }
 
   /**
-   * Checks one inode against its store and stages the answer; an unchanged inode is
-   * remembered as checked. The change holds the path's write lock; if the path is not the inode
-   * {@code seen} any more (another change removed or replaced it), that state wins and the
-   * answer is dropped. An inode that is still {@code seen}'s but was rewritten meanwhile (a
-   * listing sync of its folder stamps its children's sync times) is checked as it is now:
-   * dropping the answer then would keep a name the store no longer has.
+   * Checks the inode at a path against its store and stages the answer; an unchanged inode is
+   * remembered as checked. The change holds the path's write lock, taken before the store is
+   * asked, so the store's answer is newer than every change staged for the path: the inode is
+   * checked as it is now (with staged changes), whether or not it is still the one the caller
+   * saw before it locked (a listing sync of its folder may have stamped or replaced it
+   * meanwhile; dropping the answer then would keep a name the store no longer has). A path
+   * with no inode any more needs nothing.
    */
-  void checkStatus(Change c, String path, InodeEntry seen) throws IOException {
+  void checkStatus(Change c, String path) throws IOException {
     long now = System.currentTimeMillis();
     SyncPolicy policy = tree.policy();
     policy.countStatusCheck();
     Optional<UfsStatus> s = c.stat(tree.mounts().resolve(path));
     Walk w = c.walk(path);
-    if (!w.complete() || w.last().getId() != seen.getId()) {
+    if (!w.complete()) {
       return;
     }
     InodeEntry current = w.last();
