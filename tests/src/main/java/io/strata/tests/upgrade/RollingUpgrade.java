@@ -119,7 +119,15 @@ public final class RollingUpgrade implements AutoCloseable {
   /** Moves the leadership to master {@code i} with {@code fsadmin journal quorum elect}. */
   public void elect(int i) throws Exception {
     timed("elect master " + i, () -> {
-      strata("fsadmin", "journal", "quorum", "elect", cluster.masterAddresses().get(i));
+      String target = cluster.masterAddresses().get(i);
+      ShellResult first = cluster.shell("fsadmin", "journal", "quorum", "elect", target);
+      transcript.add("$ strata fsadmin journal quorum elect " + target + "\n" + first.stdout()
+          + first.stderr());
+      if (first.exitCode() != 0) {
+        // A transfer times out when the target does not catch up in time on a loaded machine;
+        // an operator runs the command again, and so does the runbook here, once.
+        strata("fsadmin", "journal", "quorum", "elect", target);
+      }
       long deadline = System.nanoTime() + CATCH_UP.toNanos();
       while (cluster.awaitLeader(Duration.ofSeconds(30)) != i) {
         if (System.nanoTime() > deadline) {
