@@ -260,10 +260,15 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
         return new S3Exception(S3ErrorCode.INVALID_ARGUMENT, e.getMessage());
       case UNIMPLEMENTED:
         return new S3Exception(S3ErrorCode.NOT_IMPLEMENTED, e.getMessage());
+      case RESOURCE_EXHAUSTED:
+        // Not a request rate to lower: a worker's cache is full of blocks it must hold.
+        LOG.warn("{} {}: no room in the cluster: {}", op.s3Name(),
+            r == null ? "" : r.resource(), e.getMessage());
+        return new S3Exception(S3ErrorCode.SERVICE_UNAVAILABLE, "The service is unavailable:"
+            + " " + e.getMessage());
       case UNAVAILABLE:
       case DEADLINE_EXCEEDED:
       case STALE:
-      case RESOURCE_EXHAUSTED:
         LOG.warn("{} {}: the cluster did not answer: {}", op.s3Name(),
             r == null ? "" : r.resource(), e.getMessage());
         return new S3Exception(S3ErrorCode.SLOW_DOWN, "Please reduce your request rate: the"
