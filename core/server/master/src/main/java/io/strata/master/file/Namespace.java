@@ -218,7 +218,10 @@ public final class Namespace {
     }
     Walk w = c.walkLoading(path, sync);
     if (!w.complete()) {
-      throw StrataException.notFound(path);
+      // A check that found the name gone staged its delete: the caller hears NOT_FOUND once
+      // that is applied, so that its next call, served from the applied namespace, agrees.
+      return c.stagedAhead().thenCompose(x ->
+          CompletableFuture.failedFuture(StrataException.notFound(path)));
     }
     return c.stagedAhead();
   }
