@@ -84,18 +84,18 @@ final class SetTtlCommand extends FsAction {
   static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
     @Override
     public Duration convert(String value) {
-      Duration d;
+      // A time to live travels in milliseconds: one too long for them is refused here.
+      long millis;
       try {
-        d = ConfigType.parseDuration(value);
-        d.toMillis();
+        millis = ConfigType.parseDuration(value).toMillis();
       } catch (IllegalArgumentException | ArithmeticException e) {
-        d = Duration.ZERO;
+        millis = 0;
       }
-      if (d.isZero() || d.isNegative()) {
+      if (millis <= 0) {
         throw new CommandLine.TypeConversionException("'" + value + "' is not a time to live"
             + " (give a positive duration such as 90s, 30m, 1h, 7d, or milliseconds)");
       }
-      return d;
+      return Duration.ofMillis(millis);
     }
   }
 }
