@@ -9,7 +9,8 @@ public final class Bench {
 
   public static void main(String[] args) throws Exception {
     if (args.length == 0) {
-      System.err.println("usage: bench/run read|worker-restart|stores|buffer-pool|load|fuse|proxy|ha|upgrade|posix|cli [--option value]...");
+      System.err.println(
+          "usage: bench/run read|worker-restart|stores|buffer-pool|load|fuse|proxy|ha|upgrade|posix|cli [--option value]...");
       System.exit(2);
     }
     Map<String, String> opts = new LinkedHashMap<>();
@@ -33,15 +34,18 @@ public final class Bench {
       case "posix" -> PosixWriteBench.run(opts);
       case "cli" -> CliBench.run(opts);
       default -> {
-        System.err.println("bench: unknown benchmark " + args[0] + "; try read, worker-restart, stores, buffer-pool, load, fuse, proxy, ha, upgrade, posix, cli");
+        System.err.println(
+            "bench: unknown benchmark "
+                + args[0]
+                + "; try read, worker-restart, stores, buffer-pool, load, fuse, proxy, ha, upgrade, posix, cli");
         System.exit(2);
       }
     }
   }
 
   /**
-   * The {@code key=value,...} settings of an option such as {@code --fuse-conf} or
-   * {@code --proxy-conf}, in order; a pair without a key is an error naming the option.
+   * The {@code key=value,...} settings of an option such as {@code --fuse-conf} or {@code
+   * --proxy-conf}, in order; a pair without a key is an error naming the option.
    */
   static Map<String, String> settings(String option, String value) {
     Map<String, String> out = new LinkedHashMap<>();

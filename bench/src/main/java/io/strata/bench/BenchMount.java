@@ -27,8 +27,10 @@ final class BenchMount {
   private final Path point;
   private final Process process;
   private int metricsPort = -1;
+
   /** A bindfs mount's source folder (null for Strata's), to mount it again. */
   private Path bindfsSource;
+
   private boolean directIo;
 
   private BenchMount(Path point, Process process) {
@@ -49,8 +51,11 @@ final class BenchMount {
     for (String tool : new String[] {"bindfs", "fusermount"}) {
       Process p;
       try {
-        p = new ProcessBuilder(tool, "--version").redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        p =
+            new ProcessBuilder(tool, "--version")
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start();
       } catch (IOException e) {
         throw new IllegalStateException(tool + " is not installed; bin/setup installs it");
       }
@@ -61,24 +66,27 @@ final class BenchMount {
   }
 
   /**
-   * A bindfs passthrough of {@code source}, served by several threads as Strata's mount is
-   * ({@code --multithreaded}), with {@code -o direct_io} when asked and else
-   * {@code -o kernel_cache} (the kernel keeps the pages of files it opens again, as Strata's
-   * mount lets it for unchanged files).
+   * A bindfs passthrough of {@code source}, served by several threads as Strata's mount is ({@code
+   * --multithreaded}), with {@code -o direct_io} when asked and else {@code -o kernel_cache} (the
+   * kernel keeps the pages of files it opens again, as Strata's mount lets it for unchanged files).
    */
   static BenchMount bindfs(Path source, Path point, boolean directIo) throws Exception {
     Files.createDirectories(point);
-    List<String> cmd = new ArrayList<>(List.of("bindfs", "--multithreaded", "-o",
-        directIo ? "direct_io" : "kernel_cache"));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of("bindfs", "--multithreaded", "-o", directIo ? "direct_io" : "kernel_cache"));
     cmd.add(source.toString());
     cmd.add(point.toString());
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     p.getOutputStream().close();
     if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
       p.destroyForcibly();
-      throw new IllegalStateException("bindfs " + String.join(" ", cmd) + " failed: "
-          + new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8)
-          + " (is bindfs installed? bin/setup installs it)");
+      throw new IllegalStateException(
+          "bindfs "
+              + String.join(" ", cmd)
+              + " failed: "
+              + new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8)
+              + " (is bindfs installed? bin/setup installs it)");
     }
     awaitMounted(point, null, null);
     BenchMount m = new BenchMount(point, null);
@@ -102,12 +110,21 @@ final class BenchMount {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (!ProcMounts.isFuseMounted(point)) {
       if (p != null && !p.isAlive()) {
-        throw new IllegalStateException("FuseMain for " + point + " exited with "
-            + p.exitValue() + "; last lines of " + log + ":\n" + tail(log));
+        throw new IllegalStateException(
+            "FuseMain for "
+                + point
+                + " exited with "
+                + p.exitValue()
+                + "; last lines of "
+                + log
+                + ":\n"
+                + tail(log));
       }
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException(point + " was not mounted within 60 s"
-            + (log == null ? "" : "; last lines of " + log + ":\n" + tail(log)));
+        throw new IllegalStateException(
+            point
+                + " was not mounted within 60 s"
+                + (log == null ? "" : "; last lines of " + log + ":\n" + tail(log)));
       }
       Thread.sleep(50);
     }
@@ -142,8 +159,11 @@ final class BenchMount {
       cmd.add("-z");
     }
     cmd.add(point.toString());
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+    Process p =
+        new ProcessBuilder(cmd)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start();
     if (!p.waitFor(30, TimeUnit.SECONDS)) {
       p.destroyForcibly();
       return false;
@@ -152,8 +172,8 @@ final class BenchMount {
   }
 
   /**
-   * Unmounts every mount in the list (each tried even when another fails) and removes the ones
-   * that went away; true when the list ends empty.
+   * Unmounts every mount in the list (each tried even when another fails) and removes the ones that
+   * went away; true when the list ends empty.
    */
   static boolean closeAll(List<BenchMount> mounts) {
     mounts.removeIf(BenchMount::close);
@@ -163,19 +183,22 @@ final class BenchMount {
   /** Starts Strata mounts as {@code strata fuse mount} does, against one cluster. */
   /**
    * From the FuseMain's metrics endpoint, the counters so far: [0] seconds and [1] count of the
-   * read upcalls its own code answered ({@code strata_fuse_upcall_seconds{operation="read"}}),
-   * [2] bytes it fetched from workers or under stores, [3] bytes it returned to reads; zeros
-   * for a mount that is not Strata's.
+   * read upcalls its own code answered ({@code strata_fuse_upcall_seconds{operation="read"}}), [2]
+   * bytes it fetched from workers or under stores, [3] bytes it returned to reads; zeros for a
+   * mount that is not Strata's.
    */
   double[] fuseCounters() throws Exception {
     double[] out = new double[4];
     if (metricsPort < 0) {
       return out;
     }
-    java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
-        java.net.http.HttpRequest.newBuilder(
-            java.net.URI.create("http://127.0.0.1:" + metricsPort + "/metrics")).build(),
-        java.net.http.HttpResponse.BodyHandlers.ofString());
+    java.net.http.HttpResponse<String> r =
+        java.net.http.HttpClient.newHttpClient()
+            .send(
+                java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create("http://127.0.0.1:" + metricsPort + "/metrics"))
+                    .build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
     for (String line : r.body().split("\n")) {
       if (line.startsWith("#")) {
         continue;
@@ -196,20 +219,23 @@ final class BenchMount {
   }
 
   /**
-   * From the FuseMain's metrics endpoint, its upcall timers so far
-   * ({@code strata_fuse_upcall_seconds{operation=...}}): per operation, [0] seconds spent in the
-   * mount's handlers and [1] upcalls; empty for a mount that is not Strata's.
+   * From the FuseMain's metrics endpoint, its upcall timers so far ({@code
+   * strata_fuse_upcall_seconds{operation=...}}): per operation, [0] seconds spent in the mount's
+   * handlers and [1] upcalls; empty for a mount that is not Strata's.
    */
   Map<String, double[]> upcallTimers() throws Exception {
     Map<String, double[]> out = new java.util.TreeMap<>();
     if (metricsPort < 0) {
       return out;
     }
-    java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
-        java.net.http.HttpRequest.newBuilder(
-            java.net.URI.create("http://127.0.0.1:" + metricsPort + "/metrics"))
-            .timeout(java.time.Duration.ofSeconds(10)).build(),
-        java.net.http.HttpResponse.BodyHandlers.ofString());
+    java.net.http.HttpResponse<String> r =
+        java.net.http.HttpClient.newHttpClient()
+            .send(
+                java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create("http://127.0.0.1:" + metricsPort + "/metrics"))
+                    .timeout(java.time.Duration.ofSeconds(10))
+                    .build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
     for (String line : r.body().split("\n")) {
       int at = line.indexOf("operation=\"");
       boolean sum = line.startsWith("strata_fuse_upcall_seconds_sum{");
@@ -227,6 +253,7 @@ final class BenchMount {
     private final Path base;
     private final String classpath;
     private final MultiProcessCluster cluster;
+
     /** Per mount folder name: how it was mounted and its current mount. */
     private final Map<String, Spec> specs = new HashMap<>();
 
@@ -234,7 +261,9 @@ final class BenchMount {
 
     private final List<String> fuseConf;
 
-    /** @param fuseConf {@code key=value} settings given to every FuseMain as {@code -D} options */
+    /**
+     * @param fuseConf {@code key=value} settings given to every FuseMain as {@code -D} options
+     */
     Launcher(Path base, String classpath, MultiProcessCluster cluster, List<String> fuseConf) {
       this.fuseConf = fuseConf;
       this.base = base;
@@ -254,11 +283,12 @@ final class BenchMount {
       cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
       // The JVM options `strata fuse mount` gives a mount process.
       cmd.addAll(FuseLauncher.jvmOptions(io.strata.common.conf.StrataConfig.load(settings())));
-      cmd.addAll(cluster.configArgs(Map.of("strata.client.short.circuit.enabled",
-          Boolean.toString(shortCircuit))));
+      cmd.addAll(
+          cluster.configArgs(
+              Map.of("strata.client.short.circuit.enabled", Boolean.toString(shortCircuit))));
       int port;
-      try (java.net.ServerSocket free = new java.net.ServerSocket(0, 1,
-          java.net.InetAddress.getLoopbackAddress())) {
+      try (java.net.ServerSocket free =
+          new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
         port = free.getLocalPort();
       }
       cmd.add("-Dstrata.fuse.web.port=" + port);
@@ -273,8 +303,10 @@ final class BenchMount {
       // The same preload rule as `strata fuse mount`.
       Tcmalloc.preloadInto(pb, System.getenv());
       Path log = cluster.logsDir().resolve("fuse-" + name + ".log");
-      Process p = pb.redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+      Process p =
+          pb.redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+              .start();
       p.getOutputStream().close();
       BenchMount m = new BenchMount(point, p);
       m.metricsPort = port;
@@ -309,8 +341,8 @@ final class BenchMount {
 
   /**
    * FuseMain's classpath: {@code STRATA_FUSE_CLASSPATH} when set, else the packaged
-   * integration/fuse module and its runtime jars, as {@code bin/strata} gives it to
-   * {@code strata fuse mount}.
+   * integration/fuse module and its runtime jars, as {@code bin/strata} gives it to {@code strata
+   * fuse mount}.
    */
   static String fuseClasspath() throws IOException {
     String env = System.getenv("STRATA_FUSE_CLASSPATH");
@@ -322,16 +354,20 @@ final class BenchMount {
       try (Stream<Path> files = Files.list(target)) {
         for (Path f : files.toList()) {
           String name = f.getFileName().toString();
-          if (name.startsWith("strata-fuse-") && name.endsWith(".jar")
-              && !name.contains("-sources") && !name.contains("-tests")) {
+          if (name.startsWith("strata-fuse-")
+              && name.endsWith(".jar")
+              && !name.contains("-sources")
+              && !name.contains("-tests")) {
             return f + ":" + target.resolve("lib") + "/*";
           }
         }
       }
     }
-    throw new IllegalStateException("integration/fuse is not built (no jar and lib/ in " + target
-        + "); build it from the repository root with: mvn -B -q -o package -DskipTests"
-        + " -pl integration/fuse -am");
+    throw new IllegalStateException(
+        "integration/fuse is not built (no jar and lib/ in "
+            + target
+            + "); build it from the repository root with: mvn -B -q -o package -DskipTests"
+            + " -pl integration/fuse -am");
   }
 
   static String tail(Path log) {

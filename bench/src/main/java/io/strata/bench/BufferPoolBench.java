@@ -26,10 +26,10 @@ import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
  * Cost of getting a direct buffer from an {@link AlignedBufferPool} and giving it back, against
- * {@code ByteBuffer.allocateDirect} of the same size with the JDK freeing it at some later
- * garbage collection, for 64 KiB and 4 MiB buffers. Each operation touches the first and last
- * byte so that neither side can skip the memory. Usage: {@code bench/run buffer-pool}; JMH runs
- * one fork, 2 warm-up and 3 measured iterations of 1 s per case.
+ * {@code ByteBuffer.allocateDirect} of the same size with the JDK freeing it at some later garbage
+ * collection, for 64 KiB and 4 MiB buffers. Each operation touches the first and last byte so that
+ * neither side can skip the memory. Usage: {@code bench/run buffer-pool}; JMH runs one fork, 2
+ * warm-up and 3 measured iterations of 1 s per case.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -42,8 +42,9 @@ public class BufferPoolBench {
 
   @Setup(Level.Trial)
   public void openPool() {
-    pool = new AlignedBufferPool(BufferPoolSettings.of(256L << 20, 4), new SimpleMeterRegistry(),
-        "bench.buffer.pool");
+    pool =
+        new AlignedBufferPool(
+            BufferPoolSettings.of(256L << 20, 4), new SimpleMeterRegistry(), "bench.buffer.pool");
   }
 
   @TearDown(Level.Trial)
@@ -68,14 +69,15 @@ public class BufferPoolBench {
   }
 
   static void run(Map<String, String> opts) throws Exception {
-    Options options = new OptionsBuilder()
-        .include(BufferPoolBench.class.getName() + ".")
-        .forks(1)
-        .warmupIterations(2)
-        .warmupTime(TimeValue.seconds(1))
-        .measurementIterations(3)
-        .measurementTime(TimeValue.seconds(1))
-        .build();
+    Options options =
+        new OptionsBuilder()
+            .include(BufferPoolBench.class.getName() + ".")
+            .forks(1)
+            .warmupIterations(2)
+            .warmupTime(TimeValue.seconds(1))
+            .measurementIterations(3)
+            .measurementTime(TimeValue.seconds(1))
+            .build();
     Collection<RunResult> results = new Runner(options).run();
     // size -> operation -> ns/op
     Map<Integer, Map<String, Double>> nanos = new TreeMap<>();
@@ -93,9 +95,15 @@ public class BufferPoolBench {
         if (ns == null) {
           continue;
         }
-        String label = op.equals("allocateDirect") ? "ByteBuffer.allocateDirect (GC frees)"
-            : "AlignedBufferPool acquire + release";
-        table.row(label, (e.getKey() >> 10) + " KiB", Table.f1(ns), Table.f1(1e9 / ns),
+        String label =
+            op.equals("allocateDirect")
+                ? "ByteBuffer.allocateDirect (GC frees)"
+                : "AlignedBufferPool acquire + release";
+        table.row(
+            label,
+            (e.getKey() >> 10) + " KiB",
+            Table.f1(ns),
+            Table.f1(1e9 / ns),
             Table.f2(baseline / ns) + "x");
       }
     }

@@ -12,12 +12,12 @@ import java.util.Map;
  * Catch-up of a follower that lost its journal: the three masters hold a large namespace (a
  * synthetic tree loaded with LoadMetadata) and a snapshot (the Checkpoint call, after which the
  * leader purges its log); one follower is killed, its journal folder deleted, and it is started
- * again. The figure is the time from its start until its applied index reaches the leader's.
- * A master that starts with an empty journal asks the leader, after about 5 s of getting
- * nothing it can use, to hand its lead to the third master, which then sends it what it has:
- * its snapshot, or its whole log when it has taken none (the Checkpoint call snapshots the
- * leader only). The time of that hand-over is part of the figure and reported beside it, and
- * the restarted master's log says which of the two it was sent.
+ * again. The figure is the time from its start until its applied index reaches the leader's. A
+ * master that starts with an empty journal asks the leader, after about 5 s of getting nothing it
+ * can use, to hand its lead to the third master, which then sends it what it has: its snapshot, or
+ * its whole log when it has taken none (the Checkpoint call snapshots the leader only). The time of
+ * that hand-over is part of the figure and reported beside it, and the restarted master's log says
+ * which of the two it was sent.
  */
 final class CatchUp {
   private CatchUp() {}
@@ -35,35 +35,52 @@ final class CatchUp {
    * @param snapshotSent whether its log says it was sent a snapshot (else it got the log)
    * @param inconsistencies appendEntries it refused for a missing previous entry
    */
-  record Result(SyntheticNamespace.Loaded load, long inodes, double checkpointSeconds,
-      double webSeconds, double handOverSeconds, double firstAppliedSeconds, double seconds,
-      boolean caughtUp, long applied, long leaderApplied, boolean askedHandOver,
-      boolean snapshotSent, long inconsistencies) {}
+  record Result(
+      SyntheticNamespace.Loaded load,
+      long inodes,
+      double checkpointSeconds,
+      double webSeconds,
+      double handOverSeconds,
+      double firstAppliedSeconds,
+      double seconds,
+      boolean caughtUp,
+      long applied,
+      long leaderApplied,
+      boolean askedHandOver,
+      boolean snapshotSent,
+      long inconsistencies) {}
 
   /**
    * @param limit of loading the namespace and of the set-up around the restart
-   * @param catchUpLimit of the wait for the restarted master; past it the result says it did
-   *     not catch up (and how far it got) instead of failing the benchmark
+   * @param catchUpLimit of the wait for the restarted master; past it the result says it did not
+   *     catch up (and how far it got) instead of failing the benchmark
    */
-  static Result run(MultiProcessCluster cluster, long inodes, Duration limit,
-      Duration catchUpLimit) throws Exception {
+  static Result run(MultiProcessCluster cluster, long inodes, Duration limit, Duration catchUpLimit)
+      throws Exception {
     MasterQuorum quorum = new MasterQuorum(cluster);
     SyntheticTree tree = new SyntheticTree(inodes, 1000, 0);
-    Deadline loadLimit = Deadline.of("Catch-up: loading " + inodes + " inodes on three masters",
-        limit, "lower --catchup-inodes or raise --limit-minutes");
+    Deadline loadLimit =
+        Deadline.of(
+            "Catch-up: loading " + inodes + " inodes on three masters",
+            limit,
+            "lower --catchup-inodes or raise --limit-minutes");
     SyntheticNamespace.Loaded load;
     long count;
     double checkpointSeconds;
-    try (FileSystem fs = FileSystem.connect(cluster.clientConfig(Map.of(
-        "strata.client.list.timeout", limit.toSeconds() + "s")))) {
+    try (FileSystem fs =
+        FileSystem.connect(
+            cluster.clientConfig(Map.of("strata.client.list.timeout", limit.toSeconds() + "s")))) {
       load = SyntheticNamespace.mountAndLoad(fs, "/catchup", tree, loadLimit);
       long start = System.nanoTime();
       fs.checkpoint();
       checkpointSeconds = (System.nanoTime() - start) / 1e9;
       count = fs.masterInfo().getInodeCount();
     }
-    Deadline deadline = Deadline.of("Catch-up of a wiped follower", limit,
-        "see its log under the benchmark's folder; raise --limit-minutes");
+    Deadline deadline =
+        Deadline.of(
+            "Catch-up of a wiped follower",
+            limit,
+            "see its log under the benchmark's folder; raise --limit-minutes");
     int leader = cluster.awaitLeader(deadline.left());
     // Every master applied the namespace before one loses it.
     for (int i = 0; i < quorum.size(); i++) {
@@ -73,8 +90,10 @@ final class CatchUp {
     cluster.killMaster(wiped);
     Path journal = cluster.masterJournalDir(wiped);
     ReadBench.deleteTree(journal);
-    System.err.printf("catch-up: master %d killed and its journal %s deleted; leader is master"
-        + " %d at index %d%n", wiped, journal, leader, quorum.applied(leader));
+    System.err.printf(
+        "catch-up: master %d killed and its journal %s deleted; leader is master"
+            + " %d at index %d%n",
+        wiped, journal, leader, quorum.applied(leader));
 
     Path logFile = cluster.logsDir().resolve("master" + wiped + ".log");
     long logBefore = Files.exists(logFile) ? Files.size(logFile) : 0;
@@ -105,12 +124,24 @@ final class CatchUp {
     boolean caughtUp = mine > 0 && theirs > 0 && mine >= theirs;
     double seconds = (System.nanoTime() - start) / 1e9;
     if (!caughtUp) {
-      System.err.printf("catch-up: master %d did not catch up within %d s: applied %d, the"
-          + " leader %d; see %s%n", wiped, catchUpLimit.toSeconds(), mine, theirs, logFile);
+      System.err.printf(
+          "catch-up: master %d did not catch up within %d s: applied %d, the"
+              + " leader %d; see %s%n",
+          wiped, catchUpLimit.toSeconds(), mine, theirs, logFile);
     }
     String log = logSince(logFile, logBefore);
-    return new Result(load, count, checkpointSeconds, web, handOver, firstApplied, seconds,
-        caughtUp, mine, theirs, log.contains("asking the leader to hand its lead"),
+    return new Result(
+        load,
+        count,
+        checkpointSeconds,
+        web,
+        handOver,
+        firstApplied,
+        seconds,
+        caughtUp,
+        mine,
+        theirs,
+        log.contains("asking the leader to hand its lead"),
         log.toLowerCase(java.util.Locale.ROOT).contains("installsnapshot")
             || log.contains("install the entire snapshot"),
         log.lines().filter(l -> l.contains("Failed appendEntries, previous log entry")).count());

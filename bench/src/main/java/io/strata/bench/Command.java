@@ -14,13 +14,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * An external program run to its end within a time limit (tar, git, sync). Its output and errors
- * go to files of a log folder, so a program that prints thousands of error lines neither blocks
- * on a full pipe nor fills the benchmark's memory. Past the limit the program and its children
- * are killed and the result says so.
+ * An external program run to its end within a time limit (tar, git, sync). Its output and errors go
+ * to files of a log folder, so a program that prints thousands of error lines neither blocks on a
+ * full pipe nor fills the benchmark's memory. Past the limit the program and its children are
+ * killed and the result says so.
  */
 final class Command {
   private static final AtomicInteger NEXT = new AtomicInteger();
+
   /** Error lines kept in a result; the rest are only counted. */
   private static final int KEPT_ERRORS = 20;
 
@@ -40,7 +41,12 @@ final class Command {
    * How a program ended: its exit code (-1 when it was killed at the limit), its whole standard
    * output, the first error lines and how many there were, and the seconds it ran.
    */
-  record Result(int exit, String out, List<String> errors, long errorLines, double seconds,
+  record Result(
+      int exit,
+      String out,
+      List<String> errors,
+      long errorLines,
+      double seconds,
       boolean timedOut) {
     boolean ok() {
       return exit == 0;
@@ -48,13 +54,12 @@ final class Command {
   }
 
   /** Runs {@code cmd} in {@code dir} (null: the current folder) for at most {@code limit}. */
-  Result run(List<String> cmd, Path dir, Duration limit) throws IOException,
-      InterruptedException {
+  Result run(List<String> cmd, Path dir, Duration limit) throws IOException, InterruptedException {
     int n = NEXT.incrementAndGet();
     Path out = logs.resolve("cmd-" + n + ".out");
     Path err = logs.resolve("cmd-" + n + ".err");
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile())
-        .redirectError(err.toFile());
+    ProcessBuilder pb =
+        new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile());
     if (dir != null) {
       pb.directory(dir.toFile());
     }
@@ -91,22 +96,26 @@ final class Command {
     }
     Files.deleteIfExists(out);
     Files.deleteIfExists(err);
-    return new Result(ended ? p.exitValue() : -1, stdout.toString(), errors, errorLines, seconds, !ended);
+    return new Result(
+        ended ? p.exitValue() : -1, stdout.toString(), errors, errorLines, seconds, !ended);
   }
 
   private static BufferedReader reader(Path file) throws IOException {
-    return new BufferedReader(new InputStreamReader(Files.newInputStream(file),
-        StandardCharsets.UTF_8));
+    return new BufferedReader(
+        new InputStreamReader(Files.newInputStream(file), StandardCharsets.UTF_8));
   }
 
   /** Runs {@code cmd} and throws, with its first error line, unless it exits with 0. */
-  String check(List<String> cmd, Path dir, Duration limit) throws IOException,
-      InterruptedException {
+  String check(List<String> cmd, Path dir, Duration limit)
+      throws IOException, InterruptedException {
     Result r = run(cmd, dir, limit);
     if (!r.ok()) {
-      throw new IllegalStateException(String.join(" ", cmd) + " failed ("
-          + (r.timedOut() ? "killed after " + limit.toSeconds() + " s" : "exit " + r.exit())
-          + "): " + String.join("\n", r.errors()));
+      throw new IllegalStateException(
+          String.join(" ", cmd)
+              + " failed ("
+              + (r.timedOut() ? "killed after " + limit.toSeconds() + " s" : "exit " + r.exit())
+              + "): "
+              + String.join("\n", r.errors()));
     }
     return r.out();
   }

@@ -4,8 +4,8 @@ import java.time.Duration;
 
 /**
  * The time limit of one benchmark phase. Past it, {@link #check} stops the phase with a message
- * that names the phase, the limit and the option that raises it, so that a run on a slow or
- * busy machine ends instead of hanging.
+ * that names the phase, the limit and the option that raises it, so that a run on a slow or busy
+ * machine ends instead of hanging.
  */
 final class Deadline {
   private final String phase;
@@ -45,8 +45,16 @@ final class Deadline {
   }
 
   IllegalStateException expired(String doing) {
-    return new IllegalStateException(phase + " did not finish within " + limit.toMinutes()
-        + " min (" + limit.toSeconds() + " s) while " + doing + "; " + hint);
+    return new IllegalStateException(
+        phase
+            + " did not finish within "
+            + limit.toMinutes()
+            + " min ("
+            + limit.toSeconds()
+            + " s) while "
+            + doing
+            + "; "
+            + hint);
   }
 
   /** Sleeps a poll interval, or throws when the limit passed. */

@@ -8,12 +8,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Fail-over of the leading master under a client's metadata calls: a client configured with
- * every master's address ({@code strata.master.addresses}) calls GetStatus in a loop (a call
- * every 5 ms); the leader is killed with kill -9; the figure is the time from the kill to the
- * first call that succeeds on another master. Beside it, the time until a surviving master's
- * leader gauge turns 1 (the election), so the rest is the client finding the new leader. After
- * each round the killed master starts again and catches up before the next kill.
+ * Fail-over of the leading master under a client's metadata calls: a client configured with every
+ * master's address ({@code strata.master.addresses}) calls GetStatus in a loop (a call every 5 ms);
+ * the leader is killed with kill -9; the figure is the time from the kill to the first call that
+ * succeeds on another master. Beside it, the time until a surviving master's leader gauge turns 1
+ * (the election), so the rest is the client finding the new leader. After each round the killed
+ * master starts again and catches up before the next kill.
  */
 final class Failover {
   private static final long PROBE_GAP_MS = 5;
@@ -29,8 +29,7 @@ final class Failover {
 
   private Failover() {}
 
-  static List<Round> run(MultiProcessCluster cluster, int rounds, Duration limit)
-      throws Exception {
+  static List<Round> run(MultiProcessCluster cluster, int rounds, Duration limit) throws Exception {
     MasterQuorum quorum = new MasterQuorum(cluster);
     List<Round> done = new ArrayList<>();
     try (FileSystem fs = FileSystem.connect(cluster.clientConfig())) {
@@ -41,12 +40,17 @@ final class Failover {
       thread.start();
       try {
         for (int r = 0; r < rounds; r++) {
-          Deadline deadline = Deadline.of("Fail-over round " + (r + 1), limit,
-              "see the masters' logs under the benchmark's folder; raise --limit-minutes");
+          Deadline deadline =
+              Deadline.of(
+                  "Fail-over round " + (r + 1),
+                  limit,
+                  "see the masters' logs under the benchmark's folder; raise --limit-minutes");
           done.add(round(cluster, quorum, prober, deadline));
           Round last = done.get(done.size() - 1);
-          System.err.printf("fail-over %d: first successful call %.2f s after the kill, a"
-              + " leader after %.2f s%n", r + 1, last.seconds(), last.electedSeconds());
+          System.err.printf(
+              "fail-over %d: first successful call %.2f s after the kill, a"
+                  + " leader after %.2f s%n",
+              r + 1, last.seconds(), last.electedSeconds());
         }
       } finally {
         prober.stop();
@@ -56,8 +60,9 @@ final class Failover {
     return done;
   }
 
-  private static Round round(MultiProcessCluster cluster, MasterQuorum quorum, Prober prober,
-      Deadline deadline) throws Exception {
+  private static Round round(
+      MultiProcessCluster cluster, MasterQuorum quorum, Prober prober, Deadline deadline)
+      throws Exception {
     int leader = cluster.awaitLeader(deadline.left());
     String killed = cluster.masterAddresses().get(leader);
     // The client must be calling the leader, so that the kill interrupts it.
@@ -76,11 +81,19 @@ final class Failover {
         // Served already: the gauge was up before this poll saw it.
         electedNanos = firstNanos;
       }
-      deadline.pause(10, "waiting for a call to succeed after the leader "
-          + killed + " was killed (" + prober.lastError() + ")");
+      deadline.pause(
+          10,
+          "waiting for a call to succeed after the leader "
+              + killed
+              + " was killed ("
+              + prober.lastError()
+              + ")");
     }
-    Round round = new Round((firstNanos - killNanos) / 1e9, (electedNanos - killNanos) / 1e9,
-        prober.failures() - failedBefore);
+    Round round =
+        new Round(
+            (firstNanos - killNanos) / 1e9,
+            (electedNanos - killNanos) / 1e9,
+            prober.failures() - failedBefore);
     cluster.restartMaster(leader);
     quorum.awaitCaughtUp(leader, deadline);
     return round;
@@ -121,7 +134,9 @@ final class Failover {
     private synchronized void succeeded(long nanos, String on) {
       lastSuccessOn = on;
       // A call the killed master answered just before it died does not count.
-      if (armedAgainst != null && firstSuccessNanos == 0 && nanos > armedNanos
+      if (armedAgainst != null
+          && firstSuccessNanos == 0
+          && nanos > armedNanos
           && !on.equals(armedAgainst)) {
         firstSuccessNanos = nanos;
       }
@@ -155,8 +170,12 @@ final class Failover {
         throws InterruptedException {
       lastSuccessOn = "";
       while (!lastSuccessOn.equals(address)) {
-        deadline.check("waiting for the client to call the leader " + address + " (last error: "
-            + lastError + ")");
+        deadline.check(
+            "waiting for the client to call the leader "
+                + address
+                + " (last error: "
+                + lastError
+                + ")");
         wait(100);
       }
     }

@@ -6,7 +6,6 @@ import io.strata.shell.fuse.FuseLauncher;
 import io.strata.tests.MultiProcessCluster;
 import io.strata.tests.TestTree;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -19,28 +18,30 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The FUSE benchmark of {@code bench/run fuse}: the same reads done in one run (i) on the local
  * folder that is the under store, (ii) through a {@code bindfs} passthrough mount of that folder
  * (the cost of FUSE itself) and (iii) through a Strata mount (FuseMain as a JVM of its own, as
- * {@code strata fuse mount} starts it), on a one-worker cluster whose cache already holds the
- * whole dataset. Prints one table per measure with ratios Strata/local and Strata/bindfs and the
- * targets of the FUSE work: small files (files/s, cold and warm, 1 and 8 threads), a large file
- * read sequentially (MB/s), the same by 1, 2 and 4 threads, 4 KiB random reads (IOPS and read
- * amplification) and the FUSE process's RSS over a random-read soak. Every mount is undone and
- * the cluster stopped on the way out, also after a failure. Usage: {@code bench/run fuse
- * [--small 20000] [--small-size 20KB] [--large 2GB] [--random-seconds 20] [--soak-seconds 600]
+ * {@code strata fuse mount} starts it), on a one-worker cluster whose cache already holds the whole
+ * dataset. Prints one table per measure with ratios Strata/local and Strata/bindfs and the targets
+ * of the FUSE work: small files (files/s, cold and warm, 1 and 8 threads), a large file read
+ * sequentially (MB/s), the same by 1, 2 and 4 threads, 4 KiB random reads (IOPS and read
+ * amplification) and the FUSE process's RSS over a random-read soak. Every mount is undone and the
+ * cluster stopped on the way out, also after a failure. Usage: {@code bench/run fuse [--small
+ * 20000] [--small-size 20KB] [--large 2GB] [--random-seconds 20] [--soak-seconds 600]
  * [--short-circuit true] [--fuse-conf key=value,...] [--dir /tmp]}.
  */
 final class FuseBench {
   private static final int FOLDERS = 100;
+
   /** The Strata mount that keeps the kernel's caches (mounted afresh for cold rows). */
   private static final String CACHED = "mnt-strata";
+
   private static final int SEQ_READ = 1 << 20;
   private static final int PAGE = 4096;
+
   /** No single pass of a measure may take longer than this. */
   private static final long PASS_LIMIT_NANOS = TimeUnit.MINUTES.toNanos(30);
 
@@ -57,12 +58,13 @@ final class FuseBench {
     boolean shortCircuit = Boolean.parseBoolean(opts.getOrDefault("short-circuit", "true"));
     String fuseClasspath = BenchMount.fuseClasspath();
     BenchMount.requireTools();
-    Path base = Files.createTempDirectory(Path.of(opts.getOrDefault("dir", "/tmp")),
-        "strata-bench-fuse");
+    Path base =
+        Files.createTempDirectory(Path.of(opts.getOrDefault("dir", "/tmp")), "strata-bench-fuse");
     Path ufs = Files.createDirectories(base.resolve("ufs"));
     List<BenchMount> mounts = new ArrayList<>();
     try {
-      System.err.printf("generating %d files of %d bytes in %d folders and one of %d bytes in %s%n",
+      System.err.printf(
+          "generating %d files of %d bytes in %d folders and one of %d bytes in %s%n",
           smallCount, smallSize, FOLDERS, largeSize, ufs);
       List<String> small = new ArrayList<>();
       Random random = new Random(11);
@@ -80,16 +82,19 @@ final class FuseBench {
       String tier = mem ? "MEM tier in /dev/shm" : "SSD tier in " + base;
       String capacity = Long.toString(total * 12 / 10 + (64 << 20));
       System.err.println("worker cache: " + tier);
-      try (MultiProcessCluster cluster = MultiProcessCluster.builder(base).workers(1)
-          .property("strata.master.root.ufs", "file://" + ufs)
-          .workerProperty(0, "strata.worker.tier.mem.capacity", mem ? capacity : "0")
-          .workerProperty(0, "strata.worker.tier.ssd.capacity", mem ? "0" : capacity)
-          .start()) {
+      try (MultiProcessCluster cluster =
+          MultiProcessCluster.builder(base)
+              .workers(1)
+              .property("strata.master.root.ufs", "file://" + ufs)
+              .workerProperty(0, "strata.worker.tier.mem.capacity", mem ? capacity : "0")
+              .workerProperty(0, "strata.worker.tier.ssd.capacity", mem ? "0" : capacity)
+              .start()) {
         try (FileSystem fs = FileSystem.connect(cluster.clientConfig())) {
           long start = System.nanoTime();
           LoadBench.awaitLoad(fs, "/", "preload");
-          System.err.printf("preloaded %.2f GB into the worker in %.1f s%n", total / 1e9,
-              (System.nanoTime() - start) / 1e9);
+          System.err.printf(
+              "preloaded %.2f GB into the worker in %.1f s%n",
+              total / 1e9, (System.nanoTime() - start) / 1e9);
         }
         boolean root = LoadBench.dropPageCache();
         if (!root) {
@@ -97,10 +102,12 @@ final class FuseBench {
         }
         // Mounts go before the cluster stops, so that no FuseMain outlives its master.
         try {
-          List<String> fuseConf = opts.getOrDefault("fuse-conf", "").isEmpty() ? List.of()
-              : List.of(opts.get("fuse-conf").split(","));
-          BenchMount.Launcher launcher = new BenchMount.Launcher(base, fuseClasspath, cluster,
-              fuseConf);
+          List<String> fuseConf =
+              opts.getOrDefault("fuse-conf", "").isEmpty()
+                  ? List.of()
+                  : List.of(opts.get("fuse-conf").split(","));
+          BenchMount.Launcher launcher =
+              new BenchMount.Launcher(base, fuseClasspath, cluster, fuseConf);
           if (!fuseConf.isEmpty()) {
             System.err.println("FuseMain settings: " + fuseConf);
           }
@@ -112,57 +119,80 @@ final class FuseBench {
           BenchMount strataDirect = launcher.strata("mnt-strata-direct", true, shortCircuit);
           mounts.add(strataDirect);
 
-          FuseSmallFiles smallFiles = new FuseSmallFiles(small, smallSize, FOLDERS, ufs, cluster,
-              launcher, CACHED, bindfs, mounts);
+          FuseSmallFiles smallFiles =
+              new FuseSmallFiles(
+                  small, smallSize, FOLDERS, ufs, cluster, launcher, CACHED, bindfs, mounts);
           Table t1 = smallFiles.run();
           bindfs = smallFiles.bindfs();
           Table t2 = sequential(largeSize, ufs, bindfs, mounts, launcher);
           Table t3 = parallel(largeSize, ufs, bindfsDirect, strataDirect);
-          Table t4 = random(largeSize, ufs, bindfsDirect, strataDirect, randomSeconds, cluster,
-              shortCircuit);
+          Table t4 =
+              random(
+                  largeSize, ufs, bindfsDirect, strataDirect, randomSeconds, cluster, shortCircuit);
           Table t6;
           try (FileSystem fs = FileSystem.connect(cluster.clientConfig())) {
-            t6 = new FuseInvalidation(fs, ufs, launcher.current(CACHED).point(),
-                mounts.stream().filter(m -> m.point().endsWith("mnt-bindfs")).findFirst()
-                    .orElseThrow().point()).run();
+            t6 =
+                new FuseInvalidation(
+                        fs,
+                        ufs,
+                        launcher.current(CACHED).point(),
+                        mounts.stream()
+                            .filter(m -> m.point().endsWith("mnt-bindfs"))
+                            .findFirst()
+                            .orElseThrow()
+                            .point())
+                    .run();
           }
           Soak soak = soak(largeSize, strataDirect, soakSeconds);
 
-          System.out.printf("FUSE benchmark: %d files of %s in %d folders, one file of %s; one"
-              + " worker (%s), preloaded; %d cores; Strata mounts FuseMain %s%s; page cache"
-              + " dropped for cold rows: %s%n",
-              smallCount, ReadBench.human(smallSize), FOLDERS, ReadBench.human(largeSize), tier,
+          System.out.printf(
+              "FUSE benchmark: %d files of %s in %d folders, one file of %s; one"
+                  + " worker (%s), preloaded; %d cores; Strata mounts FuseMain %s%s; page cache"
+                  + " dropped for cold rows: %s%n",
+              smallCount,
+              ReadBench.human(smallSize),
+              FOLDERS,
+              ReadBench.human(largeSize),
+              tier,
               Runtime.getRuntime().availableProcessors(),
-              String.join(" ", FuseLauncher.jvmOptions(
-                  io.strata.common.conf.StrataConfig.load(launcher.settings()))),
+              String.join(
+                  " ",
+                  FuseLauncher.jvmOptions(
+                      io.strata.common.conf.StrataConfig.load(launcher.settings()))),
               io.strata.shell.Tcmalloc.applies(System.getenv()) ? ", tcmalloc" : "",
               root ? "yes" : "NO");
           System.out.println();
-          System.out.println("1. Small files read whole in shuffled order (files/s); bindfs"
-              + " --multithreaded -o kernel_cache; first passes: page cache dropped, fresh"
-              + " bindfs and Strata mounts (the workers hold the files, except in (c)).");
+          System.out.println(
+              "1. Small files read whole in shuffled order (files/s); bindfs"
+                  + " --multithreaded -o kernel_cache; first passes: page cache dropped, fresh"
+                  + " bindfs and Strata mounts (the workers hold the files, except in (c)).");
           System.out.print(t1.render());
           System.out.println();
           System.out.println("2. Large file read sequentially with 1 MiB reads (MB/s).");
           System.out.print(t2.render());
           System.out.println();
-          System.out.println("3. Large file read by N threads at once, each a contiguous 1/N of"
-              + " it (aggregate MB/s); direct_io mounts (bindfs --multithreaded), ufs in the"
-              + " page cache.");
+          System.out.println(
+              "3. Large file read by N threads at once, each a contiguous 1/N of"
+                  + " it (aggregate MB/s); direct_io mounts (bindfs --multithreaded), ufs in the"
+                  + " page cache.");
           System.out.print(t3.render());
           System.out.println();
-          System.out.printf("4. 4 KiB reads at random 4 KiB-aligned offsets of the large file,"
-              + " %d s per row; direct_io mounts (Strata short-circuit %s).%n", randomSeconds,
-              shortCircuit ? "on" : "off");
+          System.out.printf(
+              "4. 4 KiB reads at random 4 KiB-aligned offsets of the large file,"
+                  + " %d s per row; direct_io mounts (Strata short-circuit %s).%n",
+              randomSeconds, shortCircuit ? "on" : "off");
           System.out.print(t4.render());
           System.out.println();
-          System.out.printf("6. Changes made elsewhere, seen through a mount at its default"
-              + " settings (ms from the change to the first poll that shows it; %d of each,"
-              + " polled every ms).%n", FuseInvalidation.SAMPLES);
+          System.out.printf(
+              "6. Changes made elsewhere, seen through a mount at its default"
+                  + " settings (ms from the change to the first poll that shows it; %d of each,"
+                  + " polled every ms).%n",
+              FuseInvalidation.SAMPLES);
           System.out.print(t6.render());
           System.out.println();
-          System.out.printf("5. RSS of the Strata FUSE process (direct_io mount) over a %d s"
-              + " soak of 4 threads reading 4 KiB-1 MiB at random offsets, sampled every 10 s.%n",
+          System.out.printf(
+              "5. RSS of the Strata FUSE process (direct_io mount) over a %d s"
+                  + " soak of 4 threads reading 4 KiB-1 MiB at random offsets, sampled every 10 s.%n",
               soakSeconds);
           System.out.print(soak.table().render());
           System.out.println(soak.summary());
@@ -181,8 +211,9 @@ final class FuseBench {
 
   // ---- 2. sequential ---------------------------------------------------------------------
 
-  private static Table sequential(long size, Path ufs, BenchMount bindfs, List<BenchMount> mounts,
-      BenchMount.Launcher launcher) throws Exception {
+  private static Table sequential(
+      long size, Path ufs, BenchMount bindfs, List<BenchMount> mounts, BenchMount.Launcher launcher)
+      throws Exception {
     String rel = "large.bin";
     // Served by the workers: nothing in the kernel's cache, a fresh FUSE process.
     LoadBench.dropPageCache();
@@ -199,18 +230,38 @@ final class FuseBench {
     bindfs = bindfs.remountBindfs(mounts);
     double bindfsCeiling = readRange(bindfs.point().resolve(rel), 0, size);
     double localWarm = readRange(ufs.resolve(rel), 0, size);
-    Table t = new Table("case", "Strata MB/s", "baseline", "baseline MB/s", "Strata/baseline",
-        "bindfs, source cached MB/s (ceiling)", "Strata/ceiling", "bindfs, cold disk MB/s",
-        "Strata/cold bindfs", "target");
-    t.row("(a) re-read, kernel cache kept", Table.f1(strataKept),
-        "local folder, page cache warm", Table.f1(localWarm), Table.f2(strataKept / localWarm),
-        Table.f1(bindfsCeiling), Table.f2(strataKept / bindfsCeiling), Table.f1(bindfsDisk),
+    Table t =
+        new Table(
+            "case",
+            "Strata MB/s",
+            "baseline",
+            "baseline MB/s",
+            "Strata/baseline",
+            "bindfs, source cached MB/s (ceiling)",
+            "Strata/ceiling",
+            "bindfs, cold disk MB/s",
+            "Strata/cold bindfs",
+            "target");
+    t.row(
+        "(a) re-read, kernel cache kept",
+        Table.f1(strataKept),
+        "local folder, page cache warm",
+        Table.f1(localWarm),
+        Table.f2(strataKept / localWarm),
+        Table.f1(bindfsCeiling),
+        Table.f2(strataKept / bindfsCeiling),
+        Table.f1(bindfsDisk),
         Table.f2(strataKept / bindfsDisk),
         verdict(strataKept / localWarm, 0.5) + " (>= 0.5x local)");
-    t.row("(b) served by workers, page cache dropped, fresh mount", Table.f1(strataWorkers),
-        "bindfs, source cached (fresh mount)", Table.f1(bindfsCeiling),
-        Table.f2(strataWorkers / bindfsCeiling), Table.f1(bindfsCeiling),
-        Table.f2(strataWorkers / bindfsCeiling), Table.f1(bindfsDisk),
+    t.row(
+        "(b) served by workers, page cache dropped, fresh mount",
+        Table.f1(strataWorkers),
+        "bindfs, source cached (fresh mount)",
+        Table.f1(bindfsCeiling),
+        Table.f2(strataWorkers / bindfsCeiling),
+        Table.f1(bindfsCeiling),
+        Table.f2(strataWorkers / bindfsCeiling),
+        Table.f1(bindfsDisk),
         Table.f2(strataWorkers / bindfsDisk),
         verdict(strataWorkers / bindfsCeiling, 0.7) + " (>= 0.7x bindfs, source cached)");
     return t;
@@ -246,13 +297,25 @@ final class FuseBench {
 
   // ---- 3. threads on one file ------------------------------------------------------------
 
-  private static Table parallel(long size, Path ufs, BenchMount bindfsDirect,
-      BenchMount strataDirect) throws Exception {
-    Table t = new Table("threads", "each reads", "local MB/s", "bindfs direct_io MB/s",
-        "Strata direct_io MB/s", "Strata x one thread", "bindfs x one thread", "Strata/local",
-        "Strata/bindfs", "target (4 threads)");
-    Path[] files = {ufs.resolve("large.bin"), bindfsDirect.point().resolve("large.bin"),
-        strataDirect.point().resolve("large.bin")};
+  private static Table parallel(
+      long size, Path ufs, BenchMount bindfsDirect, BenchMount strataDirect) throws Exception {
+    Table t =
+        new Table(
+            "threads",
+            "each reads",
+            "local MB/s",
+            "bindfs direct_io MB/s",
+            "Strata direct_io MB/s",
+            "Strata x one thread",
+            "bindfs x one thread",
+            "Strata/local",
+            "Strata/bindfs",
+            "target (4 threads)");
+    Path[] files = {
+      ufs.resolve("large.bin"),
+      bindfsDirect.point().resolve("large.bin"),
+      strataDirect.point().resolve("large.bin")
+    };
     // Warm: the JVM of the fresh direct_io mount compiled and every byte once in each cache.
     for (Path file : files) {
       readSpan(file, 0, size);
@@ -263,57 +326,99 @@ final class FuseBench {
       for (int k = 0; k < 3; k++) {
         Path file = files[k];
         long share = size / threads;
-        double seconds = inThreads(threads, i -> readSpan(file, i * share,
-            i == threads - 1 ? size : (i + 1) * share));
+        double seconds =
+            inThreads(
+                threads, i -> readSpan(file, i * share, i == threads - 1 ? size : (i + 1) * share));
         rate[k] = size / 1e6 / seconds;
         System.err.printf("%s by %d threads: %.2f s%n", file, threads, seconds);
       }
       if (threads == 1) {
         one = rate;
       }
-      t.row(threads, threads == 1 ? "whole file" : threads == 2 ? "a half" : "a quarter",
-          Table.f1(rate[0]), Table.f1(rate[1]), Table.f1(rate[2]), Table.f2(rate[2] / one[2]),
-          Table.f2(rate[1] / one[1]), Table.f2(rate[2] / rate[0]), Table.f2(rate[2] / rate[1]),
-          threads == 4 ? verdict(rate[2] / one[2], 1.5) + " (>= 1.5x one thread); "
-              + verdict(rate[2] / rate[1], 0.7) + " (>= 0.7x bindfs)" : "");
+      t.row(
+          threads,
+          threads == 1 ? "whole file" : threads == 2 ? "a half" : "a quarter",
+          Table.f1(rate[0]),
+          Table.f1(rate[1]),
+          Table.f1(rate[2]),
+          Table.f2(rate[2] / one[2]),
+          Table.f2(rate[1] / one[1]),
+          Table.f2(rate[2] / rate[0]),
+          Table.f2(rate[2] / rate[1]),
+          threads == 4
+              ? verdict(rate[2] / one[2], 1.5)
+                  + " (>= 1.5x one thread); "
+                  + verdict(rate[2] / rate[1], 0.7)
+                  + " (>= 0.7x bindfs)"
+              : "");
     }
     return t;
   }
 
   // ---- 4. random 4 KiB reads -------------------------------------------------------------
 
-  private static Table random(long size, Path ufs, BenchMount bindfsDirect, BenchMount strataDirect,
-      int seconds, MultiProcessCluster cluster, boolean shortCircuit) throws Exception {
-    Table t = new Table("threads", "local IOPS", "bindfs direct_io IOPS", "Strata direct_io IOPS",
-        "Strata/local", "Strata/bindfs", "amplification", "bindfs us/read", "Strata us/read",
-        "of it in Strata's Java code", "target");
+  private static Table random(
+      long size,
+      Path ufs,
+      BenchMount bindfsDirect,
+      BenchMount strataDirect,
+      int seconds,
+      MultiProcessCluster cluster,
+      boolean shortCircuit)
+      throws Exception {
+    Table t =
+        new Table(
+            "threads",
+            "local IOPS",
+            "bindfs direct_io IOPS",
+            "Strata direct_io IOPS",
+            "Strata/local",
+            "Strata/bindfs",
+            "amplification",
+            "bindfs us/read",
+            "Strata us/read",
+            "of it in Strata's Java code",
+            "target");
     for (int threads : new int[] {1, 8}) {
-      double local = randomReads(ufs.resolve("large.bin"), size, threads, seconds, PAGE, PAGE)
-          .iops();
-      double bindfs = randomReads(bindfsDirect.point().resolve("large.bin"), size, threads,
-          seconds, PAGE, PAGE).iops();
+      double local =
+          randomReads(ufs.resolve("large.bin"), size, threads, seconds, PAGE, PAGE).iops();
+      double bindfs =
+          randomReads(bindfsDirect.point().resolve("large.bin"), size, threads, seconds, PAGE, PAGE)
+              .iops();
       double before = workerBytes(cluster);
       double[] upcallsBefore = strataDirect.fuseCounters();
-      RandomResult strata = randomReads(strataDirect.point().resolve("large.bin"), size,
-          threads, seconds, PAGE, PAGE);
+      RandomResult strata =
+          randomReads(
+              strataDirect.point().resolve("large.bin"), size, threads, seconds, PAGE, PAGE);
       double[] upcallsAfter = strataDirect.fuseCounters();
       // Bytes the mount fetched from the workers (over the data channel, or from their block
       // files by short-circuit) per byte it returned; the worker's own counters see only the
       // data channel.
-      double amplification = (upcallsAfter[2] - upcallsBefore[2])
-          / Math.max(1, upcallsAfter[3] - upcallsBefore[3]);
+      double amplification =
+          (upcallsAfter[2] - upcallsBefore[2]) / Math.max(1, upcallsAfter[3] - upcallsBefore[3]);
       double workerSide = (workerBytes(cluster) - before) / strata.bytes();
       // Latency of one read syscall as each thread saw it, and the part of it spent in the
       // mount's read handler: the rest is the kernel, libfuse and jnr-fuse's upcall.
-      double handlerUs = (upcallsAfter[0] - upcallsBefore[0])
-          / Math.max(1, upcallsAfter[1] - upcallsBefore[1]) * 1e6;
-      t.row(threads, Table.f1(local), Table.f1(bindfs), Table.f1(strata.iops()),
-          Table.f2(strata.iops() / local), Table.f2(strata.iops() / bindfs),
+      double handlerUs =
+          (upcallsAfter[0] - upcallsBefore[0])
+              / Math.max(1, upcallsAfter[1] - upcallsBefore[1])
+              * 1e6;
+      t.row(
+          threads,
+          Table.f1(local),
+          Table.f1(bindfs),
+          Table.f1(strata.iops()),
+          Table.f2(strata.iops() / local),
+          Table.f2(strata.iops() / bindfs),
           Table.f2(amplification) + (shortCircuit ? "" : " (worker: " + Table.f2(workerSide) + ")"),
-          Table.f1(threads * 1e6 / bindfs), Table.f1(threads * 1e6 / strata.iops()),
+          Table.f1(threads * 1e6 / bindfs),
+          Table.f1(threads * 1e6 / strata.iops()),
           Table.f1(handlerUs),
-          verdict(strata.iops() / bindfs, 0.5) + " (>= 0.5x bindfs)"
-              + "; " + verdict(1.1, amplification) + " (ampl. <= 1.1)");
+          verdict(strata.iops() / bindfs, 0.5)
+              + " (>= 0.5x bindfs)"
+              + "; "
+              + verdict(1.1, amplification)
+              + " (ampl. <= 1.1)");
     }
     return t;
   }
@@ -332,34 +437,40 @@ final class FuseBench {
   }
 
   /**
-   * Reads at random 4 KiB-aligned offsets, {@code minLen..maxLen} bytes each (multiples of
-   * 4 KiB), from {@code threads} threads with a descriptor each, for {@code seconds}.
+   * Reads at random 4 KiB-aligned offsets, {@code minLen..maxLen} bytes each (multiples of 4 KiB),
+   * from {@code threads} threads with a descriptor each, for {@code seconds}.
    */
-  private static RandomResult randomReads(Path file, long size, int threads, double seconds,
-      int minLen, int maxLen) throws Exception {
+  private static RandomResult randomReads(
+      Path file, long size, int threads, double seconds, int minLen, int maxLen) throws Exception {
     AtomicLong ops = new AtomicLong();
     AtomicLong bytes = new AtomicLong();
     long pages = (size - maxLen) / PAGE + 1;
     long maxOps = 1_000_000_000L;
-    double took = inThreads(threads, i -> {
-      ByteBuffer buf = ByteBuffer.allocateDirect(maxLen);
-      ThreadLocalRandom r = ThreadLocalRandom.current();
-      long end = System.nanoTime() + (long) (seconds * 1e9);
-      try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-        for (long k = 0; k < maxOps && System.nanoTime() < end; k++) {
-          int len = minLen == maxLen ? maxLen : PAGE * r.nextInt(minLen / PAGE, maxLen / PAGE + 1);
-          buf.clear().limit(len);
-          int n = ch.read(buf, r.nextLong(pages) * PAGE);
-          if (n <= 0) {
-            throw new IllegalStateException("short read of " + file);
-          }
-          ops.incrementAndGet();
-          bytes.addAndGet(n);
-        }
-      }
-    });
-    System.err.printf("%s random reads by %d threads: %d in %.2f s%n", file, threads, ops.get(),
-        took);
+    double took =
+        inThreads(
+            threads,
+            i -> {
+              ByteBuffer buf = ByteBuffer.allocateDirect(maxLen);
+              ThreadLocalRandom r = ThreadLocalRandom.current();
+              long end = System.nanoTime() + (long) (seconds * 1e9);
+              try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+                for (long k = 0; k < maxOps && System.nanoTime() < end; k++) {
+                  int len =
+                      minLen == maxLen
+                          ? maxLen
+                          : PAGE * r.nextInt(minLen / PAGE, maxLen / PAGE + 1);
+                  buf.clear().limit(len);
+                  int n = ch.read(buf, r.nextLong(pages) * PAGE);
+                  if (n <= 0) {
+                    throw new IllegalStateException("short read of " + file);
+                  }
+                  ops.incrementAndGet();
+                  bytes.addAndGet(n);
+                }
+              }
+            });
+    System.err.printf(
+        "%s random reads by %d threads: %d in %.2f s%n", file, threads, ops.get(), took);
     return new RandomResult(ops.get(), bytes.get(), took);
   }
 
@@ -374,21 +485,24 @@ final class FuseBench {
     // of VmRSS is mapped files, here the worker's block files read by short-circuit).
     List<long[]> samples = Collections.synchronizedList(new ArrayList<>());
     long start = System.nanoTime();
-    Thread sampler = new Thread(() -> {
-      // Samples at 0, 10, 20 ... s while the soak runs.
-      for (int k = 0; 10L * k < seconds; k++) {
-        long at = start + TimeUnit.SECONDS.toNanos(10L * k);
-        long wait = at - System.nanoTime();
-        try {
-          if (wait > 0) {
-            TimeUnit.NANOSECONDS.sleep(wait);
-          }
-        } catch (InterruptedException e) {
-          return;
-        }
-        samples.add(new long[] {10L * k, rss(pid, "VmRSS:"), rss(pid, "RssAnon:")});
-      }
-    }, "rss-sampler");
+    Thread sampler =
+        new Thread(
+            () -> {
+              // Samples at 0, 10, 20 ... s while the soak runs.
+              for (int k = 0; 10L * k < seconds; k++) {
+                long at = start + TimeUnit.SECONDS.toNanos(10L * k);
+                long wait = at - System.nanoTime();
+                try {
+                  if (wait > 0) {
+                    TimeUnit.NANOSECONDS.sleep(wait);
+                  }
+                } catch (InterruptedException e) {
+                  return;
+                }
+                samples.add(new long[] {10L * k, rss(pid, "VmRSS:"), rss(pid, "RssAnon:")});
+              }
+            },
+            "rss-sampler");
     sampler.start();
     RandomResult r;
     try {
@@ -417,12 +531,20 @@ final class FuseBench {
     }
     double change = 100.0 * (last[1] - warm[1]) / warm[1];
     double growth = 100.0 * (peak - warm[1]) / warm[1];
-    String summary = String.format("RSS after warm-up (second %d): %.1f MB; at the last sample"
-        + " of the soak (second %d): %.1f MB, change %+.1f%%; highest after warm-up %+.1f%%;"
-        + " %.0f reads/s, %.1f MB/s; target flat within 5%%: %s",
-        warm[0], warm[1] / 1e6, last[0], last[1] / 1e6, change, growth, r.iops(),
-        r.bytes() / 1e6 / r.seconds(),
-        Math.abs(change) <= 5 && growth <= 5 ? "met" : "missed");
+    String summary =
+        String.format(
+            "RSS after warm-up (second %d): %.1f MB; at the last sample"
+                + " of the soak (second %d): %.1f MB, change %+.1f%%; highest after warm-up %+.1f%%;"
+                + " %.0f reads/s, %.1f MB/s; target flat within 5%%: %s",
+            warm[0],
+            warm[1] / 1e6,
+            last[0],
+            last[1] / 1e6,
+            change,
+            growth,
+            r.iops(),
+            r.bytes() / 1e6 / r.seconds(),
+            Math.abs(change) <= 5 && growth <= 5 ? "met" : "missed");
     return new Soak(t, summary);
   }
 
@@ -443,15 +565,18 @@ final class FuseBench {
     long start = System.nanoTime();
     for (int i = 0; i < threads; i++) {
       int index = i;
-      Thread th = new Thread(() -> {
-        try {
-          body.run(index);
-        } catch (Exception e) {
-          synchronized (failure) {
-            failure[0] = e;
-          }
-        }
-      }, "bench-reader-" + i);
+      Thread th =
+          new Thread(
+              () -> {
+                try {
+                  body.run(index);
+                } catch (Exception e) {
+                  synchronized (failure) {
+                    failure[0] = e;
+                  }
+                }
+              },
+              "bench-reader-" + i);
       th.start();
       all.add(th);
     }
@@ -472,8 +597,11 @@ final class FuseBench {
 
   private static void checkDeadline(long deadline, String what) {
     if (System.nanoTime() > deadline) {
-      throw new IllegalStateException(what + " took longer than "
-          + TimeUnit.NANOSECONDS.toMinutes(PASS_LIMIT_NANOS) + " minutes");
+      throw new IllegalStateException(
+          what
+              + " took longer than "
+              + TimeUnit.NANOSECONDS.toMinutes(PASS_LIMIT_NANOS)
+              + " minutes");
     }
   }
 

@@ -14,19 +14,20 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 /**
- * The invalidation row of {@code bench/run fuse}: how long after a change is made in the
- * namespace a mount at its default settings shows it. A second client changes a path (sets a
- * file's modification time, creates a file, deletes one) right after the mount has cached it,
- * and a reader polls the path through the mount every millisecond until the change shows. The
- * same is done on the under-store folder directly and polled through bindfs (whose kernel caches
- * expire after 1 s), as a reference. Bounded: {@link #SAMPLES} changes of each kind, each
- * polled for at most {@link #SAMPLE_LIMIT_MS} (counted at that when it times out), and the
- * whole table stops after {@link #TOTAL_LIMIT_NANOS}.
+ * The invalidation row of {@code bench/run fuse}: how long after a change is made in the namespace
+ * a mount at its default settings shows it. A second client changes a path (sets a file's
+ * modification time, creates a file, deletes one) right after the mount has cached it, and a reader
+ * polls the path through the mount every millisecond until the change shows. The same is done on
+ * the under-store folder directly and polled through bindfs (whose kernel caches expire after 1 s),
+ * as a reference. Bounded: {@link #SAMPLES} changes of each kind, each polled for at most {@link
+ * #SAMPLE_LIMIT_MS} (counted at that when it times out), and the whole table stops after {@link
+ * #TOTAL_LIMIT_NANOS}.
  */
 final class FuseInvalidation {
   static final int SAMPLES = 70;
   private static final long SAMPLE_LIMIT_MS = 5_000;
   private static final long TOTAL_LIMIT_NANOS = TimeUnit.MINUTES.toNanos(5);
+
   /** Folder of the under store (and namespace) the changes are made in. */
   static final String FOLDER = "inval";
 
@@ -37,8 +38,8 @@ final class FuseInvalidation {
   private final long deadline = System.nanoTime() + TOTAL_LIMIT_NANOS;
 
   /**
-   * @param ufs the under store's root; {@link #FOLDER} holds files {@code m0..}, {@code d0..}
-   *     and {@code e0..}
+   * @param ufs the under store's root; {@link #FOLDER} holds files {@code m0..}, {@code d0..} and
+   *     {@code e0..}
    * @param strata the root of a Strata mount at default settings
    * @param bindfs the root of a bindfs mount of {@code ufs}
    */
@@ -69,8 +70,8 @@ final class FuseInvalidation {
   }
 
   Table run() throws Exception {
-    Table t = new Table("change", "through", "samples", "p50 ms", "p90 ms", "p99 ms", "max ms",
-        "target");
+    Table t =
+        new Table("change", "through", "samples", "p50 ms", "p90 ms", "p99 ms", "max ms", "target");
     List<Double> all = new ArrayList<>();
     for (String kind : List.of("modification time set", "file created", "file deleted")) {
       List<Double> viaStrata = new ArrayList<>();
@@ -91,8 +92,13 @@ final class FuseInvalidation {
     List<Double> sorted = new ArrayList<>(ms);
     Collections.sort(sorted);
     double p99 = percentile(sorted, 0.99);
-    t.row(kind, through, sorted.size(), Table.f1(percentile(sorted, 0.5)),
-        Table.f1(percentile(sorted, 0.9)), Table.f1(p99),
+    t.row(
+        kind,
+        through,
+        sorted.size(),
+        Table.f1(percentile(sorted, 0.5)),
+        Table.f1(percentile(sorted, 0.9)),
+        Table.f1(p99),
         Table.f1(sorted.isEmpty() ? 0 : sorted.get(sorted.size() - 1)),
         target.isEmpty() ? "" : (p99 <= 100 ? "met" : "missed") + " (" + target + ")");
   }
@@ -120,32 +126,42 @@ final class FuseInvalidation {
 
   /** A change made through the Java client, polled through the Strata mount. */
   private Change strataChange(String kind, int i) throws Exception {
-    return change(kind, i, strata, "d", path -> {
-      String p = "/" + FOLDER + "/" + path;
-      switch (kind) {
-        case "modification time set" -> fs.setAttribute(p, SetAttributeOptions.defaults()
-            .modificationTimeMs(mtimeOf(i)));
-        case "file created" -> {
-          try (FileOutStream out = fs.createFile(p)) {
-            out.write(new byte[] {3});
+    return change(
+        kind,
+        i,
+        strata,
+        "d",
+        path -> {
+          String p = "/" + FOLDER + "/" + path;
+          switch (kind) {
+            case "modification time set" ->
+                fs.setAttribute(p, SetAttributeOptions.defaults().modificationTimeMs(mtimeOf(i)));
+            case "file created" -> {
+              try (FileOutStream out = fs.createFile(p)) {
+                out.write(new byte[] {3});
+              }
+            }
+            default -> fs.delete(p, false);
           }
-        }
-        default -> fs.delete(p, false);
-      }
-    });
+        });
   }
 
   /** The same change made in the under-store folder directly, polled through bindfs. */
   private Change directChange(String kind, int i) throws Exception {
-    return change(kind, i, bindfs, "e", path -> {
-      Path p = ufs.resolve(FOLDER).resolve(path);
-      switch (kind) {
-        case "modification time set" -> Files.setLastModifiedTime(p,
-            FileTime.fromMillis(mtimeOf(i)));
-        case "file created" -> Files.write(p, new byte[] {3});
-        default -> Files.delete(p);
-      }
-    });
+    return change(
+        kind,
+        i,
+        bindfs,
+        "e",
+        path -> {
+          Path p = ufs.resolve(FOLDER).resolve(path);
+          switch (kind) {
+            case "modification time set" ->
+                Files.setLastModifiedTime(p, FileTime.fromMillis(mtimeOf(i)));
+            case "file created" -> Files.write(p, new byte[] {3});
+            default -> Files.delete(p);
+          }
+        });
   }
 
   @FunctionalInterface
@@ -154,17 +170,18 @@ final class FuseInvalidation {
   }
 
   /**
-   * The change of sample {@code i} of a kind, whose path is first looked at through
-   * {@code root} (so the mount caches it), and how it shows there; a file deleted has the
-   * name {@code deleted} followed by {@code i}.
+   * The change of sample {@code i} of a kind, whose path is first looked at through {@code root}
+   * (so the mount caches it), and how it shows there; a file deleted has the name {@code deleted}
+   * followed by {@code i}.
    */
   private static Change change(String kind, int i, Path root, String deleted, Maker maker)
       throws Exception {
-    String name = switch (kind) {
-      case "modification time set" -> "m" + i;
-      case "file created" -> "c" + i + "-" + root.getFileName();
-      default -> deleted + i;
-    };
+    String name =
+        switch (kind) {
+          case "modification time set" -> "m" + i;
+          case "file created" -> "c" + i + "-" + root.getFileName();
+          default -> deleted + i;
+        };
     Path seenAt = root.resolve(FOLDER).resolve(name);
     BooleanSupplier seen;
     switch (kind) {

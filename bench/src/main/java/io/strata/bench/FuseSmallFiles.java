@@ -17,19 +17,21 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The small-file rows of {@code bench/run fuse}: a dataset of many small files in folders, read
- * whole in shuffled order through the local folder, a fresh bindfs mount and a fresh Strata
- * mount, as a training job's epochs read it:
+ * whole in shuffled order through the local folder, a fresh bindfs mount and a fresh Strata mount,
+ * as a training job's epochs read it:
+ *
  * <ul>
- *   <li>(a) a first pass, the page cache dropped and both mounts fresh, listing every folder
- *       first as PyTorch's ImageFolder does;
+ *   <li>(a) a first pass, the page cache dropped and both mounts fresh, listing every folder first
+ *       as PyTorch's ImageFolder does;
  *   <li>(a') the same without the listing (a loader that reads its file names from an index);
- *   <li>(b) a later pass on the same mounts once the kernel's attribute and entry caches of
- *       both have expired;
+ *   <li>(b) a later pass on the same mounts once the kernel's attribute and entry caches of both
+ *       have expired;
  *   <li>(c) a first pass over files the cluster holds no block of (freed), page cache dropped.
  * </ul>
+ *
  * Each Strata pass also reports the master calls it caused per file, from the master's own
- * counters. Targets: (a) at least 0.8x bindfs at 1 and 8 threads, (b) at least 0.5x bindfs at
- * 8 threads, (c) at least 0.5x bindfs.
+ * counters. Targets: (a) at least 0.8x bindfs at 1 and 8 threads, (b) at least 0.5x bindfs at 8
+ * threads, (c) at least 0.5x bindfs.
  */
 final class FuseSmallFiles {
   private static final long PASS_LIMIT_NANOS = TimeUnit.MINUTES.toNanos(30);
@@ -48,9 +50,16 @@ final class FuseSmallFiles {
    * @param small the files, relative to the under store's root, in the order they are read
    * @param strataMount the name of the kernel-cached Strata mount of the launcher
    */
-  FuseSmallFiles(List<String> small, long size, int folders, Path ufs,
-      MultiProcessCluster cluster, BenchMount.Launcher launcher, String strataMount,
-      BenchMount bindfs, List<BenchMount> mounts) {
+  FuseSmallFiles(
+      List<String> small,
+      long size,
+      int folders,
+      Path ufs,
+      MultiProcessCluster cluster,
+      BenchMount.Launcher launcher,
+      String strataMount,
+      BenchMount bindfs,
+      List<BenchMount> mounts) {
     this.small = small;
     this.size = size;
     this.folders = folders;
@@ -71,8 +80,17 @@ final class FuseSmallFiles {
   private record Pass(double local, double bindfs, double strata, double callsPerFile) {}
 
   Table run() throws Exception {
-    Table t = new Table("row", "threads", "local files/s", "bindfs files/s", "Strata files/s",
-        "Strata/local", "Strata/bindfs", "Strata master calls/file", "target");
+    Table t =
+        new Table(
+            "row",
+            "threads",
+            "local files/s",
+            "bindfs files/s",
+            "Strata files/s",
+            "Strata/local",
+            "Strata/bindfs",
+            "Strata master calls/file",
+            "target");
     for (int threads : new int[] {1, 8}) {
       Pass listed = freshPass(threads, true);
       row(t, "(a) first pass, listed then read", threads, listed, 0.8);
@@ -87,8 +105,14 @@ final class FuseSmallFiles {
   }
 
   private static void row(Table t, String name, int threads, Pass p, double target) {
-    t.row(name, threads, Table.f1(p.local), Table.f1(p.bindfs), Table.f1(p.strata),
-        Table.f2(p.strata / p.local), Table.f2(p.strata / p.bindfs),
+    t.row(
+        name,
+        threads,
+        Table.f1(p.local),
+        Table.f1(p.bindfs),
+        Table.f1(p.strata),
+        Table.f2(p.strata / p.local),
+        Table.f2(p.strata / p.bindfs),
         String.format("%.4f", p.callsPerFile),
         target == 0 ? "" : verdict(p.strata / p.bindfs, target) + " (>= " + target + "x bindfs)");
   }
@@ -114,8 +138,8 @@ final class FuseSmallFiles {
   /** (b): the same mounts again once their kernel caches have expired. */
   private Pass laterPass(int threads) throws Exception {
     Duration wait = kernelCacheTime().plusMillis(500);
-    System.err.printf("waiting %d ms for the kernel's attribute and entry caches to expire%n",
-        wait.toMillis());
+    System.err.printf(
+        "waiting %d ms for the kernel's attribute and entry caches to expire%n", wait.toMillis());
     Thread.sleep(wait.toMillis());
     double local = read(ufs, threads, false);
     double viaBindfs = read(bindfs.point(), threads, false);
@@ -132,8 +156,8 @@ final class FuseSmallFiles {
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
       while (cachedBytes(fs) > 0) {
         if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("the worker still holds blocks of /small 120 s after"
-              + " they were freed");
+          throw new IllegalStateException(
+              "the worker still holds blocks of /small 120 s after" + " they were freed");
         }
         Thread.sleep(200);
       }
@@ -158,8 +182,7 @@ final class FuseSmallFiles {
     Map<String, String> settings = launcher.settings();
     Duration longest = Duration.ofSeconds(1);
     for (var key : List.of(FuseKeys.ATTR_TIMEOUT, FuseKeys.ENTRY_TIMEOUT)) {
-      Duration d = ConfigType.parseDuration(settings.getOrDefault(key.name(),
-          key.defaultValue()));
+      Duration d = ConfigType.parseDuration(settings.getOrDefault(key.name(), key.defaultValue()));
       if (d.compareTo(longest) > 0) {
         longest = d;
       }
@@ -173,8 +196,9 @@ final class FuseSmallFiles {
     double sum = 0;
     for (String line : scrape.split("\n")) {
       if (line.startsWith("strata_master_rpc_latency_seconds_count{")
-          && (line.contains("method=\"GetStatus\"") || line.contains("method=\"GetFileBlocks\"")
-          || line.contains("method=\"ListStatus\""))) {
+          && (line.contains("method=\"GetStatus\"")
+              || line.contains("method=\"GetFileBlocks\"")
+              || line.contains("method=\"ListStatus\""))) {
         sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
       }
     }
@@ -182,47 +206,67 @@ final class FuseSmallFiles {
   }
 
   /**
-   * Reads every file whole, the threads taking the next file from one shuffled list; with
-   * {@code listFirst}, the threads first list every folder (taken from a queue), timed with
-   * the reads. Returns files per second.
+   * Reads every file whole, the threads taking the next file from one shuffled list; with {@code
+   * listFirst}, the threads first list every folder (taken from a queue), timed with the reads.
+   * Returns files per second.
    */
   private double read(Path root, int threads, boolean listFirst) throws Exception {
     AtomicInteger nextFolder = new AtomicInteger();
     AtomicInteger next = new AtomicInteger();
     AtomicLong bytes = new AtomicLong();
     AtomicLong listed = new AtomicLong();
-    double seconds = FuseBench.inThreads(threads, i -> {
-      long deadline = System.nanoTime() + PASS_LIMIT_NANOS;
-      if (listFirst) {
-        for (int d = nextFolder.getAndIncrement(); d < folders; d = nextFolder.getAndIncrement()) {
-          try (DirectoryStream<Path> entries = Files.newDirectoryStream(
-              root.resolve("small/d" + d))) {
-            for (Path ignored : entries) {
-              listed.incrementAndGet();
-            }
-          }
-        }
-      }
-      byte[] buf = new byte[1 << 20];
-      for (int f = next.getAndIncrement(); f < small.size(); f = next.getAndIncrement()) {
-        try (InputStream in = Files.newInputStream(root.resolve(small.get(f)))) {
-          for (int n = in.read(buf); n > 0; n = in.read(buf)) {
-            bytes.addAndGet(n);
-          }
-        }
-        if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("reading small files below " + root + " took longer"
-              + " than " + TimeUnit.NANOSECONDS.toMinutes(PASS_LIMIT_NANOS) + " minutes");
-        }
-      }
-    });
+    double seconds =
+        FuseBench.inThreads(
+            threads,
+            i -> {
+              long deadline = System.nanoTime() + PASS_LIMIT_NANOS;
+              if (listFirst) {
+                for (int d = nextFolder.getAndIncrement();
+                    d < folders;
+                    d = nextFolder.getAndIncrement()) {
+                  try (DirectoryStream<Path> entries =
+                      Files.newDirectoryStream(root.resolve("small/d" + d))) {
+                    for (Path ignored : entries) {
+                      listed.incrementAndGet();
+                    }
+                  }
+                }
+              }
+              byte[] buf = new byte[1 << 20];
+              for (int f = next.getAndIncrement(); f < small.size(); f = next.getAndIncrement()) {
+                try (InputStream in = Files.newInputStream(root.resolve(small.get(f)))) {
+                  for (int n = in.read(buf); n > 0; n = in.read(buf)) {
+                    bytes.addAndGet(n);
+                  }
+                }
+                if (System.nanoTime() > deadline) {
+                  throw new IllegalStateException(
+                      "reading small files below "
+                          + root
+                          + " took longer"
+                          + " than "
+                          + TimeUnit.NANOSECONDS.toMinutes(PASS_LIMIT_NANOS)
+                          + " minutes");
+                }
+              }
+            });
     if (bytes.get() != size * small.size() || listFirst && listed.get() != small.size()) {
-      throw new IllegalStateException("read " + bytes.get() + " bytes and listed "
-          + listed.get() + " files below " + root + ", expected " + size * small.size()
-          + " bytes and " + small.size() + " files");
+      throw new IllegalStateException(
+          "read "
+              + bytes.get()
+              + " bytes and listed "
+              + listed.get()
+              + " files below "
+              + root
+              + ", expected "
+              + size * small.size()
+              + " bytes and "
+              + small.size()
+              + " files");
     }
-    System.err.printf("small files below %s, %d threads%s: %.2f s%n", root, threads,
-        listFirst ? ", listed first" : "", seconds);
+    System.err.printf(
+        "small files below %s, %d threads%s: %.2f s%n",
+        root, threads, listFirst ? ", listed first" : "", seconds);
     return small.size() / seconds;
   }
 }

@@ -11,11 +11,11 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * One persistent HTTP/1.1 connection of the S3 benchmark's load generator: sends GET and PUT
- * requests to (presigned) targets and reads each response whole, reading bodies into one
- * reused buffer. Written by hand because the generator shares two cores with the servers it
- * measures: a full client (the SDK, java.net.http) would spend more CPU per request than a
- * cached 20 KiB GET costs the servers, and squeeze every ratio towards 1. Not thread-safe: one
- * connection per load thread, reopened when the server closes it.
+ * requests to (presigned) targets and reads each response whole, reading bodies into one reused
+ * buffer. Written by hand because the generator shares two cores with the servers it measures: a
+ * full client (the SDK, java.net.http) would spend more CPU per request than a cached 20 KiB GET
+ * costs the servers, and squeeze every ratio towards 1. Not thread-safe: one connection per load
+ * thread, reopened when the server closes it.
  */
 final class HttpConnection implements AutoCloseable {
   private final String host;
@@ -49,15 +49,21 @@ final class HttpConnection implements AutoCloseable {
     return exchange("PUT", target, body, length);
   }
 
-  private long exchange(String method, String target, byte[] body, long length)
-      throws IOException {
+  private long exchange(String method, String target, byte[] body, long length) throws IOException {
     for (int attempt = 0; ; attempt++) {
       if (socket == null) {
         open();
       }
       try {
-        StringBuilder req = new StringBuilder(method).append(' ').append(target)
-            .append(" HTTP/1.1\r\nHost: ").append(host).append(':').append(port).append("\r\n");
+        StringBuilder req =
+            new StringBuilder(method)
+                .append(' ')
+                .append(target)
+                .append(" HTTP/1.1\r\nHost: ")
+                .append(host)
+                .append(':')
+                .append(port)
+                .append("\r\n");
         if (body != null) {
           req.append("Content-Length: ").append(length).append("\r\n");
         }
@@ -117,8 +123,12 @@ final class HttpConnection implements AutoCloseable {
       close();
     }
     if (code != 200 && code != 206) {
-      throw new IOException(method + " answered " + status + ": "
-          + (error == null ? "" : error.toString(StandardCharsets.UTF_8)));
+      throw new IOException(
+          method
+              + " answered "
+              + status
+              + ": "
+              + (error == null ? "" : error.toString(StandardCharsets.UTF_8)));
     }
     return length;
   }

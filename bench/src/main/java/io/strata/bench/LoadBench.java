@@ -17,24 +17,24 @@ import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Preloads one generated dataset (many small files and a few large ones) with
- * {@code strata fs load} three times, each on a fresh one-worker cluster with one tier: an SSD
- * folder written with Direct I/O, the same written through the page cache, and a MEM tier in
- * /dev/shm (skipped when it has no room); and compares the load time with {@code cat} of the
- * same files from the under-store folder in the same run. The SSD folder and the under store
- * share this machine's disk, so an SSD-tier load moves twice the bytes {@code cat} moves; the
- * MEM-tier row shows the load with the disk serving reads only. While a
- * load runs, the worker's buffer-pool and JVM direct memory, its RSS and the machine's page
- * cache are sampled every 100 ms. Each fresh cluster first loads a separate warm-up tree
- * (untimed), so the measured load runs on warmed-up JVMs, as in a long-running cluster.
+ * Preloads one generated dataset (many small files and a few large ones) with {@code strata fs
+ * load} three times, each on a fresh one-worker cluster with one tier: an SSD folder written with
+ * Direct I/O, the same written through the page cache, and a MEM tier in /dev/shm (skipped when it
+ * has no room); and compares the load time with {@code cat} of the same files from the under-store
+ * folder in the same run. The SSD folder and the under store share this machine's disk, so an
+ * SSD-tier load moves twice the bytes {@code cat} moves; the MEM-tier row shows the load with the
+ * disk serving reads only. While a load runs, the worker's buffer-pool and JVM direct memory, its
+ * RSS and the machine's page cache are sampled every 100 ms. Each fresh cluster first loads a
+ * separate warm-up tree (untimed), so the measured load runs on warmed-up JVMs, as in a
+ * long-running cluster.
  *
- * <p>{@code cat} runs twice: with the files in the page cache (warm), and, when the benchmark
- * runs as root, after dropping the page cache (cold, read from the disk). Each load starts with
- * the page cache dropped too when root, so it reads its source from the disk as the cold
- * {@code cat} does. After each load {@code fincore} reports how much of the written block files
- * sits in the page cache. Usage: {@code bench/run load [--small 50000] [--small-min 10KB]
- * [--small-max 200KB] [--large-count 4] [--large 1GB] [--threads 16] [--chunk 4MB]
- * [--warmup 3000] [--worker-jvm OPTION] [--conf key=value,...] [--dir /tmp]}.
+ * <p>{@code cat} runs twice: with the files in the page cache (warm), and, when the benchmark runs
+ * as root, after dropping the page cache (cold, read from the disk). Each load starts with the page
+ * cache dropped too when root, so it reads its source from the disk as the cold {@code cat} does.
+ * After each load {@code fincore} reports how much of the written block files sits in the page
+ * cache. Usage: {@code bench/run load [--small 50000] [--small-min 10KB] [--small-max 200KB]
+ * [--large-count 4] [--large 1GB] [--threads 16] [--chunk 4MB] [--warmup 3000] [--worker-jvm
+ * OPTION] [--conf key=value,...] [--dir /tmp]}.
  */
 final class LoadBench {
   private LoadBench() {}
@@ -51,11 +51,12 @@ final class LoadBench {
     long largeSize = ConfigType.parseBytes(opts.getOrDefault("large", "1GB"));
     int threads = Integer.parseInt(opts.getOrDefault("threads", "16"));
     String chunk = opts.getOrDefault("chunk", "4MB");
-    Path base = Files.createTempDirectory(Path.of(opts.getOrDefault("dir", "/tmp")),
-        "strata-bench-load");
+    Path base =
+        Files.createTempDirectory(Path.of(opts.getOrDefault("dir", "/tmp")), "strata-bench-load");
     try {
       Path ufs = Files.createDirectories(base.resolve("ufs"));
-      System.err.printf("generating %d files of %d-%d bytes and %d of %d bytes in %s%n",
+      System.err.printf(
+          "generating %d files of %d-%d bytes and %d of %d bytes in %s%n",
           smallCount, smallMin, smallMax, largeCount, largeSize, ufs);
       Random random = new Random(7);
       long total = 0;
@@ -79,31 +80,39 @@ final class LoadBench {
       for (int i = 0; i < warmupFiles; i++) {
         Path f = ufs.resolve("warmup/d" + (i % 50) + "/f" + i);
         Files.createDirectories(f.getParent());
-        TestTree.writeRandom(f, smallMin + (long) (random.nextDouble() * (smallMax - smallMin)),
-            random.nextLong());
+        TestTree.writeRandom(
+            f, smallMin + (long) (random.nextDouble() * (smallMax - smallMin)), random.nextLong());
       }
 
       List<Result> results = new ArrayList<>();
       catAll(ufs.resolve("data"));
       long start = System.nanoTime();
       catAll(ufs.resolve("data"));
-      results.add(new Result("cat, files in page cache", (System.nanoTime() - start) / 1e9, 0,
-          null));
+      results.add(
+          new Result("cat, files in page cache", (System.nanoTime() - start) / 1e9, 0, null));
       boolean cold = dropPageCache();
       if (cold) {
         start = System.nanoTime();
         catAll(ufs.resolve("data"));
-        results.add(new Result("cat, files read from disk", (System.nanoTime() - start) / 1e9,
-            0, null));
+        results.add(
+            new Result("cat, files read from disk", (System.nanoTime() - start) / 1e9, 0, null));
       }
       for (Tier tier : Tier.values()) {
         if (tier == Tier.MEM && !roomInShm(total)) {
-          System.err.println("skipping the MEM-tier load: /dev/shm has no room for "
-              + total + " bytes");
+          System.err.println(
+              "skipping the MEM-tier load: /dev/shm has no room for " + total + " bytes");
           continue;
         }
-        results.add(load(base, ufs, tier, threads, chunk, total,
-            opts.getOrDefault("worker-jvm", ""), opts.getOrDefault("conf", "")));
+        results.add(
+            load(
+                base,
+                ufs,
+                tier,
+                threads,
+                chunk,
+                total,
+                opts.getOrDefault("worker-jvm", ""),
+                opts.getOrDefault("conf", "")));
       }
 
       // The baseline is cat of the same source as the loads read: from disk when the cache
@@ -111,13 +120,27 @@ final class LoadBench {
       Result baseline = results.get(cold ? 1 : 0);
       double cat = baseline.seconds();
       long chunkBytes = ConfigType.parseBytes(chunk);
-      Table t = new Table("case", "seconds", "of which listing", "MB/s", "files/s",
-          "ratio to baseline", "pool peak MB", "direct peak MB", "RSS peak MB",
-          "blocks in page cache MB", "of written");
+      Table t =
+          new Table(
+              "case",
+              "seconds",
+              "of which listing",
+              "MB/s",
+              "files/s",
+              "ratio to baseline",
+              "pool peak MB",
+              "direct peak MB",
+              "RSS peak MB",
+              "blocks in page cache MB",
+              "of written");
       for (Result r : results) {
         Sample s = r.sample();
-        t.row(r.name(), Table.f1(r.seconds()), s == null ? "-" : Table.f1(r.listingSeconds()),
-            Table.f1(total / 1e6 / r.seconds()), Table.f1(files / r.seconds()),
+        t.row(
+            r.name(),
+            Table.f1(r.seconds()),
+            s == null ? "-" : Table.f1(r.listingSeconds()),
+            Table.f1(total / 1e6 / r.seconds()),
+            Table.f1(files / r.seconds()),
             Table.f2(cat / r.seconds()),
             s == null ? "-" : Table.f1(s.poolPeak() / 1e6),
             s == null ? "-" : Table.f1(s.directPeak() / 1e6),
@@ -125,21 +148,33 @@ final class LoadBench {
             s == null ? "-" : Table.f1(s.blockPageCache() / 1e6),
             s == null ? "-" : String.format("%.1f%%", 100.0 * s.blockPageCache() / total));
       }
-      System.out.printf("Load benchmark: %d files (%d of %s-%s, %d of %s), %.2f GB; one worker"
-          + " with one tier per row, %d load threads x %s chunks, -XX:MaxDirectMemorySize=256m;"
-          + " %d cores%n", files, smallCount, ReadBench.human(smallMin),
-          ReadBench.human(smallMax), largeCount, ReadBench.human(largeSize), total / 1e9,
-          threads, chunk, Runtime.getRuntime().availableProcessors());
+      System.out.printf(
+          "Load benchmark: %d files (%d of %s-%s, %d of %s), %.2f GB; one worker"
+              + " with one tier per row, %d load threads x %s chunks, -XX:MaxDirectMemorySize=256m;"
+              + " %d cores%n",
+          files,
+          smallCount,
+          ReadBench.human(smallMin),
+          ReadBench.human(smallMax),
+          largeCount,
+          ReadBench.human(largeSize),
+          total / 1e9,
+          threads,
+          chunk,
+          Runtime.getRuntime().availableProcessors());
       System.out.print(t.render());
       Result directRun = results.get(cold ? 2 : 1);
       System.out.printf("baseline: %s%n", baseline.name());
       // Disk traffic: an SSD-tier load reads the source and writes the copy on the same disk.
-      System.out.printf("disk traffic of the SSD Direct I/O load: %.1f MB/s (read + write) "
-          + "against %.1f MB/s for the baseline cat%n", 2 * total / 1e6 / directRun.seconds(),
-          total / 1e6 / cat);
-      System.out.printf("targets: load >= 0.90x cat: %.2f; pool peak <= threads x chunk + 10%%"
-          + " (%.1f MB): %.1f MB; page-cache growth with Direct I/O <= 5%% of written: %.1f%%%n",
-          cat / directRun.seconds(), threads * chunkBytes * 1.1 / 1e6,
+      System.out.printf(
+          "disk traffic of the SSD Direct I/O load: %.1f MB/s (read + write) "
+              + "against %.1f MB/s for the baseline cat%n",
+          2 * total / 1e6 / directRun.seconds(), total / 1e6 / cat);
+      System.out.printf(
+          "targets: load >= 0.90x cat: %.2f; pool peak <= threads x chunk + 10%%"
+              + " (%.1f MB): %.1f MB; page-cache growth with Direct I/O <= 5%% of written: %.1f%%%n",
+          cat / directRun.seconds(),
+          threads * chunkBytes * 1.1 / 1e6,
           directRun.sample().poolPeak() / 1e6,
           100.0 * directRun.sample().blockPageCache() / total);
     } finally {
@@ -149,9 +184,14 @@ final class LoadBench {
 
   /** {@code cat} of every file below a folder to /dev/null, as one shell pipeline. */
   static void catAll(Path dir) throws Exception {
-    Process p = new ProcessBuilder("sh", "-c",
-        "find \"$0\" -type f -print0 | xargs -0 -n 2000 cat > /dev/null", dir.toString())
-        .inheritIO().start();
+    Process p =
+        new ProcessBuilder(
+                "sh",
+                "-c",
+                "find \"$0\" -type f -print0 | xargs -0 -n 2000 cat > /dev/null",
+                dir.toString())
+            .inheritIO()
+            .start();
     if (p.waitFor() != 0) {
       throw new IllegalStateException("cat of " + dir + " failed");
     }
@@ -179,9 +219,19 @@ final class LoadBench {
     return Files.getFileStore(Path.of("/dev/shm")).getUsableSpace() > bytes * 12 / 10;
   }
 
-  /** @param workerJvm an extra JVM option of the worker (a profiler, say), or "" */
-  static Result load(Path base, Path ufs, Tier tier, int threads, String chunk,
-      long total, String workerJvm, String conf) throws Exception {
+  /**
+   * @param workerJvm an extra JVM option of the worker (a profiler, say), or ""
+   */
+  static Result load(
+      Path base,
+      Path ufs,
+      Tier tier,
+      int threads,
+      String chunk,
+      long total,
+      String workerJvm,
+      String conf)
+      throws Exception {
     String name = tier.title;
     Path home = base.resolve(tier.folder);
     boolean mem = tier == Tier.MEM;
@@ -195,18 +245,23 @@ final class LoadBench {
     if (!workerJvm.isEmpty()) {
       builder.workerJvmOption(workerJvm);
     }
-    try (MultiProcessCluster cluster = builder
-        .property("strata.master.root.ufs", "file://" + ufs)
-        .workerProperty(0, "strata.worker.tier.mem.capacity",
-            mem ? Long.toString(total * 11 / 10) : "0")
-        .workerProperty(0, "strata.worker.tier.ssd.capacity",
-            mem ? "0" : Long.toString(total * 2))
-        .workerProperty(0, "strata.worker.block.write.direct",
-            Boolean.toString(tier != Tier.SSD_PAGE_CACHE))
-        .workerProperty(0, "strata.worker.load.threads", Integer.toString(threads))
-        .workerProperty(0, "strata.worker.load.chunk.size", chunk)
-        .workerJvmOption("-XX:MaxDirectMemorySize=256m")
-        .start();
+    try (MultiProcessCluster cluster =
+            builder
+                .property("strata.master.root.ufs", "file://" + ufs)
+                .workerProperty(
+                    0,
+                    "strata.worker.tier.mem.capacity",
+                    mem ? Long.toString(total * 11 / 10) : "0")
+                .workerProperty(
+                    0, "strata.worker.tier.ssd.capacity", mem ? "0" : Long.toString(total * 2))
+                .workerProperty(
+                    0,
+                    "strata.worker.block.write.direct",
+                    Boolean.toString(tier != Tier.SSD_PAGE_CACHE))
+                .workerProperty(0, "strata.worker.load.threads", Integer.toString(threads))
+                .workerProperty(0, "strata.worker.load.chunk.size", chunk)
+                .workerJvmOption("-XX:MaxDirectMemorySize=256m")
+                .start();
         FileSystem fs = FileSystem.connect(cluster.clientConfig())) {
       awaitLoad(fs, "/warmup", "warm-up load");
       dropPageCache();
@@ -214,20 +269,25 @@ final class LoadBench {
       AtomicBoolean running = new AtomicBoolean(true);
       double[] peaks = new double[2];
       long[] rss = new long[1];
-      Thread sampler = new Thread(() -> {
-        while (running.get()) {
-          String scrape = cluster.scrapeWorker(0);
-          peaks[0] = Math.max(peaks[0], MultiProcessCluster.metric(scrape,
-              "strata_worker_buffer_pool_in_use_peak_bytes"));
-          peaks[1] = Math.max(peaks[1], directBytes(scrape));
-          rss[0] = Math.max(rss[0], rssBytes(pid));
-          try {
-            Thread.sleep(100);
-          } catch (InterruptedException e) {
-            return;
-          }
-        }
-      });
+      Thread sampler =
+          new Thread(
+              () -> {
+                while (running.get()) {
+                  String scrape = cluster.scrapeWorker(0);
+                  peaks[0] =
+                      Math.max(
+                          peaks[0],
+                          MultiProcessCluster.metric(
+                              scrape, "strata_worker_buffer_pool_in_use_peak_bytes"));
+                  peaks[1] = Math.max(peaks[1], directBytes(scrape));
+                  rss[0] = Math.max(rss[0], rssBytes(pid));
+                  try {
+                    Thread.sleep(100);
+                  } catch (InterruptedException e) {
+                    return;
+                  }
+                }
+              });
       sampler.start();
       long start = System.nanoTime();
       long[] listed = new long[1];
@@ -236,17 +296,29 @@ final class LoadBench {
       running.set(false);
       sampler.join();
       if (s.getState() != LoadJobState.LOAD_SUCCEEDED || s.getBytesLoaded() != total) {
-        throw new IllegalStateException(name + " ended " + s.getState() + " with "
-            + s.getBytesLoaded() + " of " + total + " bytes loaded: " + s.getFailuresList());
+        throw new IllegalStateException(
+            name
+                + " ended "
+                + s.getState()
+                + " with "
+                + s.getBytesLoaded()
+                + " of "
+                + total
+                + " bytes loaded: "
+                + s.getFailuresList());
       }
       String scrape = cluster.scrapeWorker(0);
       double calls = rpcStat(scrape, "strata_worker_rpc_latency_seconds_count");
       double callSeconds = rpcStat(scrape, "strata_worker_rpc_latency_seconds_sum");
-      System.err.printf("%s: %.1fs; %.0f LoadBlocks calls of %.1f ms on average%n", name,
-          seconds, calls, calls == 0 ? 0 : callSeconds * 1000 / calls);
+      System.err.printf(
+          "%s: %.1fs; %.0f LoadBlocks calls of %.1f ms on average%n",
+          name, seconds, calls, calls == 0 ? 0 : callSeconds * 1000 / calls);
       // tmpfs pages are the tier itself, not page cache in front of a disk.
       long inCache = mem ? 0 : pageCacheOf(home.resolve("worker0/ssd"));
-      return new Result(name, seconds, (listed[0] - start) / 1e9,
+      return new Result(
+          name,
+          seconds,
+          (listed[0] - start) / 1e9,
           new Sample(peaks[0], peaks[1], rss[0], inCache));
     }
   }
@@ -274,8 +346,7 @@ final class LoadBench {
         || s.getState() == LoadJobState.LOAD_RUNNING
         || s.getState() == LoadJobState.LOAD_VERIFYING);
     if (s.getState() != LoadJobState.LOAD_SUCCEEDED) {
-      throw new IllegalStateException(name + " ended " + s.getState() + ": "
-          + s.getFailuresList());
+      throw new IllegalStateException(name + " ended " + s.getState() + ": " + s.getFailuresList());
     }
     return s;
   }
@@ -303,9 +374,7 @@ final class LoadBench {
     return ProcStatus.bytes(pid, "VmRSS:");
   }
 
-  /**
-   * Drops the page cache (writes back dirty pages first); false when not allowed (not root).
-   */
+  /** Drops the page cache (writes back dirty pages first); false when not allowed (not root). */
   static boolean dropPageCache() throws Exception {
     Process sync = new ProcessBuilder("sync").inheritIO().start();
     sync.waitFor();
@@ -319,9 +388,15 @@ final class LoadBench {
 
   /** Bytes of the files below a folder that are in the page cache, as fincore counts them. */
   static long pageCacheOf(Path dir) throws Exception {
-    Process p = new ProcessBuilder("sh", "-c", "find \"$0\" -type f -print0 | xargs -0 -r "
-        + "fincore --bytes --noheadings --raw --output RES", dir.toString())
-        .redirectErrorStream(true).start();
+    Process p =
+        new ProcessBuilder(
+                "sh",
+                "-c",
+                "find \"$0\" -type f -print0 | xargs -0 -r "
+                    + "fincore --bytes --noheadings --raw --output RES",
+                dir.toString())
+            .redirectErrorStream(true)
+            .start();
     long sum = 0;
     for (String line : new String(p.getInputStream().readAllBytes()).split("\n")) {
       if (!line.isBlank()) {

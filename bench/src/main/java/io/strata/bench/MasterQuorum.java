@@ -3,9 +3,9 @@ package io.strata.bench;
 import io.strata.tests.MultiProcessCluster;
 
 /**
- * The masters of a cluster as the HA benchmark watches them: each master's own view of its
- * journal, read from its web port's /metrics (so a master is asked about itself, and a master
- * that does not answer reads as -1). Cheap enough to poll every few tens of milliseconds.
+ * The masters of a cluster as the HA benchmark watches them: each master's own view of its journal,
+ * read from its web port's /metrics (so a master is asked about itself, and a master that does not
+ * answer reads as -1). Cheap enough to poll every few tens of milliseconds.
  */
 final class MasterQuorum {
   static final String APPLIED = "strata_master_journal_applied_index";
@@ -42,8 +42,8 @@ final class MasterQuorum {
   }
 
   /**
-   * Waits until master i has applied every entry the leader has applied, read again on every
-   * poll (a new leader appends an entry of its own); returns the index it reached.
+   * Waits until master i has applied every entry the leader has applied, read again on every poll
+   * (a new leader appends an entry of its own); returns the index it reached.
    */
   long awaitCaughtUp(int i, Deadline deadline) throws InterruptedException {
     while (true) {
@@ -55,8 +55,8 @@ final class MasterQuorum {
           return mine;
         }
       }
-      deadline.pause(100, "waiting for master " + i + " to apply the leader's journal (at "
-          + mine + ")");
+      deadline.pause(
+          100, "waiting for master " + i + " to apply the leader's journal (at " + mine + ")");
     }
   }
 }

@@ -9,9 +9,9 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * CPU time of processes and of their threads, read from {@code /proc/PID/stat} and
- * {@code /proc/PID/task/TID/stat} (user + system time, in clock ticks of 10 ms), so that a
- * benchmark row can say which process and which threads spent the machine's cores.
+ * CPU time of processes and of their threads, read from {@code /proc/PID/stat} and {@code
+ * /proc/PID/task/TID/stat} (user + system time, in clock ticks of 10 ms), so that a benchmark row
+ * can say which process and which threads spent the machine's cores.
  */
 final class ProcCpu {
   private static final double TICK_SECONDS = 0.01;
@@ -24,8 +24,8 @@ final class ProcCpu {
   }
 
   /**
-   * CPU seconds so far of each thread of a process, summed by thread name with its digits
-   * replaced by N (so the threads of one pool count together).
+   * CPU seconds so far of each thread of a process, summed by thread name with its digits replaced
+   * by N (so the threads of one pool count together).
    */
   static Map<String, Double> byThread(long pid) {
     Map<String, Double> out = new HashMap<>();
@@ -35,8 +35,8 @@ final class ProcCpu {
         if (stat == null) {
           continue;
         }
-        String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
-            .replaceAll("[0-9]+", "N");
+        String name =
+            stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replaceAll("[0-9]+", "N");
         out.merge(name, ticks(stat) * TICK_SECONDS, Double::sum);
       }
     } catch (IOException e) {

@@ -14,21 +14,28 @@ import java.util.SplittableRandom;
  * descriptor opened read-write, as a job that updates records in place does: for a time, bounded
  * also by a count, then fsync, then close, each timed on its own. The offsets come from a fixed
  * seed and each page written holds a pattern of its write's index and offset, so after the close a
- * fresh open reads a sample of the written pages back and knows what each must hold: the last
- * write to its offset.
+ * fresh open reads a sample of the written pages back and knows what each must hold: the last write
+ * to its offset.
  */
 final class RandomPwrites {
   static final int PAGE = 4096;
+
   /** Pages read back after the close, at most. */
   static final int SAMPLE = 10_000;
+
   private static final long SEED = 41;
 
   /**
    * The figures of one run: writes done and their seconds, seconds of fsync and of close, pages
    * read back and how many of them held something else.
    */
-  record Result(long writes, double writeSeconds, double fsyncSeconds, double closeSeconds,
-      long checked, long wrong) {
+  record Result(
+      long writes,
+      double writeSeconds,
+      double fsyncSeconds,
+      double closeSeconds,
+      long checked,
+      long wrong) {
     double iops() {
       return writes / writeSeconds;
     }
@@ -37,8 +44,8 @@ final class RandomPwrites {
   private RandomPwrites() {}
 
   /**
-   * Writes into {@code file} (which must exist and be at least one page long) for
-   * {@code seconds} or {@code maxWrites}, whichever ends first, then checks a sample.
+   * Writes into {@code file} (which must exist and be at least one page long) for {@code seconds}
+   * or {@code maxWrites}, whichever ends first, then checks a sample.
    *
    * @param size the file's length; every write lands inside it
    */
@@ -72,8 +79,13 @@ final class RandomPwrites {
       long closed = System.nanoTime();
       stage = "read back";
       long[] check = check(file, pages, writes);
-      return new Result(writes, (written - start) / 1e9, (synced - written) / 1e9,
-          (closed - synced) / 1e9, check[0], check[1]);
+      return new Result(
+          writes,
+          (written - start) / 1e9,
+          (synced - written) / 1e9,
+          (closed - synced) / 1e9,
+          check[0],
+          check[1]);
     } catch (IOException | RuntimeException e) {
       if (ch != null) {
         try {

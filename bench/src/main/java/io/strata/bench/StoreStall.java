@@ -17,26 +17,34 @@ import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * GetStatus of a path in a local-folder mount, timed one call after another, first with every
- * store answering (the baseline) and then while the S3 store of another mount does not answer
- * (its server process paused with SIGSTOP) and {@code stallers} client threads keep calling
- * mkdir there, each waiting its store timeout or being refused at once. The figures are the
- * p50 and p99 of each.
+ * GetStatus of a path in a local-folder mount, timed one call after another, first with every store
+ * answering (the baseline) and then while the S3 store of another mount does not answer (its server
+ * process paused with SIGSTOP) and {@code stallers} client threads keep calling mkdir there, each
+ * waiting its store timeout or being refused at once. The figures are the p50 and p99 of each.
  */
 final class StoreStall {
   private StoreStall() {}
 
   /** p50 and p99 (ms) without and with the stall, and what the stalled calls met. */
-  record Result(double baseP50, double baseP99, double stallP50, double stallP99, int calls,
-      int stallers, long stalledTimeouts, long stalledRefused) {}
+  record Result(
+      double baseP50,
+      double baseP99,
+      double stallP50,
+      double stallP99,
+      int calls,
+      int stallers,
+      long stalledTimeouts,
+      long stalledRefused) {}
 
   static Result run(Path base, int calls, int stallers, Duration storeTimeout, Deadline deadline)
       throws Exception {
-    try (S3ServerProcess s3 = new S3ServerProcess(Files.createDirectories(base.resolve("s3")),
-        base.resolve("s3.log"));
-        MultiProcessCluster cluster = HaBench.oneMaster(base.resolve("cluster"))
-            .property("strata.master.ufs.s3.timeout", storeTimeout.toMillis() + "ms")
-            .start();
+    try (S3ServerProcess s3 =
+            new S3ServerProcess(
+                Files.createDirectories(base.resolve("s3")), base.resolve("s3.log"));
+        MultiProcessCluster cluster =
+            HaBench.oneMaster(base.resolve("cluster"))
+                .property("strata.master.ufs.s3.timeout", storeTimeout.toMillis() + "ms")
+                .start();
         FileSystem fs = FileSystem.connect(cluster.clientConfig())) {
       try (S3Client client = s3.client()) {
         client.createBucket(b -> b.bucket("stall"));
@@ -55,36 +63,45 @@ final class StoreStall {
       try {
         for (int t = 0; t < stallers; t++) {
           int thread = t;
-          pool.submit(() -> {
-            for (int i = 0; !stop.get() && !deadline.passed(); i++) {
-              long start = System.nanoTime();
-              try {
-                fs.createDirectory("/s3/d" + thread + "-" + i, false, true);
-              } catch (StrataException e) {
-                boolean waited = System.nanoTime() - start > storeTimeout.toNanos() / 2;
-                (waited ? timeouts : refused).incrementAndGet();
-                if (!waited) {
-                  // As an application that tries again after an error.
-                  sleep(10);
+          pool.submit(
+              () -> {
+                for (int i = 0; !stop.get() && !deadline.passed(); i++) {
+                  long start = System.nanoTime();
+                  try {
+                    fs.createDirectory("/s3/d" + thread + "-" + i, false, true);
+                  } catch (StrataException e) {
+                    boolean waited = System.nanoTime() - start > storeTimeout.toNanos() / 2;
+                    (waited ? timeouts : refused).incrementAndGet();
+                    if (!waited) {
+                      // As an application that tries again after an error.
+                      sleep(10);
+                    }
+                  }
                 }
-              }
-            }
-          });
+              });
         }
         // Until the first calls on /s3 reach the store and wait on it.
-        MultiProcessCluster.waitFor("calls waiting on the stalled store", Duration.ofSeconds(30),
+        MultiProcessCluster.waitFor(
+            "calls waiting on the stalled store",
+            Duration.ofSeconds(30),
             () -> {
               try {
-                return fs.mountHealth().stream().anyMatch(h -> h.getPath().equals("/s3")
-                    && h.getCallsInProgress() > 0);
+                return fs.mountHealth().stream()
+                    .anyMatch(h -> h.getPath().equals("/s3") && h.getCallsInProgress() > 0);
               } catch (StrataException e) {
                 return false;
               }
-            }, null);
+            },
+            null);
         // Long enough for the waiting calls to time out and the next ones to be refused.
         double[] during = timeStats(fs, calls, storeTimeout.multipliedBy(2), deadline);
-        return new Result(percentile(before, 50), percentile(before, 99),
-            percentile(during, 50), percentile(during, 99), during.length, stallers,
+        return new Result(
+            percentile(before, 50),
+            percentile(before, 99),
+            percentile(during, 50),
+            percentile(during, 99),
+            during.length,
+            stallers,
             timeouts.get(),
             refused.get());
       } finally {
@@ -97,11 +114,11 @@ final class StoreStall {
   }
 
   /**
-   * GetStatus of the local path, one after another, each in ms: {@code calls} of them, and
-   * more until {@code atLeast} passed.
+   * GetStatus of the local path, one after another, each in ms: {@code calls} of them, and more
+   * until {@code atLeast} passed.
    */
-  private static double[] timeStats(FileSystem fs, int calls, Duration atLeast,
-      Deadline deadline) throws StrataException {
+  private static double[] timeStats(FileSystem fs, int calls, Duration atLeast, Deadline deadline)
+      throws StrataException {
     double[] ms = new double[calls];
     int n = 0;
     long end = System.nanoTime() + atLeast.toNanos();

@@ -8,11 +8,10 @@ import io.strata.proto.LoadMetadataProgress;
 import java.util.Map;
 
 /**
- * Large namespaces for the master benchmarks: a generated tree ({@code synthetic://}, see
- * {@link SyntheticTree}) mounted read-only and loaded with the metadata-only load
- * ({@code strata fs load --metadata-only}: the LoadMetadata call, which walks the tree on the
- * master and journals the inodes in batches), so millions of inodes cost neither files on the
- * disk nor a client call each.
+ * Large namespaces for the master benchmarks: a generated tree ({@code synthetic://}, see {@link
+ * SyntheticTree}) mounted read-only and loaded with the metadata-only load ({@code strata fs load
+ * --metadata-only}: the LoadMetadata call, which walks the tree on the master and journals the
+ * inodes in batches), so millions of inodes cost neither files on the disk nor a client call each.
  */
 final class SyntheticNamespace {
   private SyntheticNamespace() {}
@@ -31,26 +30,44 @@ final class SyntheticNamespace {
     long start = System.nanoTime();
     long lastShown = start;
     LoadMetadataProgress last = null;
-    try (CloseableIterator<LoadMetadataProgress> progress = fs.loadMetadata(path,
-        SyncOption.DEFAULT)) {
+    try (CloseableIterator<LoadMetadataProgress> progress =
+        fs.loadMetadata(path, SyncOption.DEFAULT)) {
       while (progress.hasNext()) {
         last = progress.next();
         if (System.nanoTime() - lastShown > 10_000_000_000L || last.getDone()) {
           lastShown = System.nanoTime();
           double s = (lastShown - start) / 1e9;
-          System.err.printf("loading %s: %,d of %,d files, %,d directories, %.0f s, %,.0f"
-              + " inodes/s%n", path, last.getFiles(), tree.files(), last.getDirectories(), s,
+          System.err.printf(
+              "loading %s: %,d of %,d files, %,d directories, %.0f s, %,.0f" + " inodes/s%n",
+              path,
+              last.getFiles(),
+              tree.files(),
+              last.getDirectories(),
+              s,
               (last.getFiles() + last.getDirectories()) / s);
         }
-        deadline.check("loading the metadata of " + path + " (" + last.getFiles() + " of "
-            + tree.files() + " files so far)");
+        deadline.check(
+            "loading the metadata of "
+                + path
+                + " ("
+                + last.getFiles()
+                + " of "
+                + tree.files()
+                + " files so far)");
       }
     }
     double seconds = (System.nanoTime() - start) / 1e9;
-    if (last == null || !last.getDone() || last.getFailedCount() > 0
+    if (last == null
+        || !last.getDone()
+        || last.getFailedCount() > 0
         || last.getFiles() != tree.files()) {
-      throw new IllegalStateException("The metadata load of " + path + " (" + tree.uri()
-          + ") ended without loading every file: " + last);
+      throw new IllegalStateException(
+          "The metadata load of "
+              + path
+              + " ("
+              + tree.uri()
+              + ") ended without loading every file: "
+              + last);
     }
     return new Loaded(last.getFiles(), last.getDirectories(), seconds);
   }

@@ -15,31 +15,33 @@ import java.util.zip.CRC32C;
 
 /**
  * What a folder tree holds, to tell whether an extracted copy matches its source: the count of
- * regular files, folders and symbolic links below the root, the bytes of the regular files, and
- * one checksum over every entry's relative path, kind and content (a link's target), taken in
- * name order so that two equal trees give equal summaries on any file system. Links are not
- * followed; a hard link counts as the regular file it is.
+ * regular files, folders and symbolic links below the root, the bytes of the regular files, and one
+ * checksum over every entry's relative path, kind and content (a link's target), taken in name
+ * order so that two equal trees give equal summaries on any file system. Links are not followed; a
+ * hard link counts as the regular file it is.
  */
 record TreeSummary(long files, long folders, long symlinks, long bytes, long checksum) {
 
   /** Walks {@code root}, reading every regular file whole. */
   static TreeSummary of(Path root) throws IOException {
     List<String> entries = new ArrayList<>();
-    Files.walkFileTree(root, new SimpleFileVisitor<>() {
-      @Override
-      public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
-        if (!dir.equals(root)) {
-          entries.add(root.relativize(dir).toString());
-        }
-        return FileVisitResult.CONTINUE;
-      }
+    Files.walkFileTree(
+        root,
+        new SimpleFileVisitor<>() {
+          @Override
+          public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
+            if (!dir.equals(root)) {
+              entries.add(root.relativize(dir).toString());
+            }
+            return FileVisitResult.CONTINUE;
+          }
 
-      @Override
-      public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
-        entries.add(root.relativize(file).toString());
-        return FileVisitResult.CONTINUE;
-      }
-    });
+          @Override
+          public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+            entries.add(root.relativize(file).toString());
+            return FileVisitResult.CONTINUE;
+          }
+        });
     entries.sort(null);
     long files = 0;
     long folders = 0;
@@ -53,8 +55,7 @@ record TreeSummary(long files, long folders, long symlinks, long bytes, long che
       if (Files.isSymbolicLink(p)) {
         symlinks++;
         sum.update('l');
-        sum.update(Files.readSymbolicLink(p).toString()
-            .getBytes(StandardCharsets.UTF_8));
+        sum.update(Files.readSymbolicLink(p).toString().getBytes(StandardCharsets.UTF_8));
       } else if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
         folders++;
         sum.update('d');
@@ -78,8 +79,9 @@ record TreeSummary(long files, long folders, long symlinks, long bytes, long che
       return null;
     }
     if (files != copy.files || folders != copy.folders || symlinks != copy.symlinks) {
-      return String.format("%d files, %d folders, %d symlinks; expected %d, %d, %d", copy.files,
-          copy.folders, copy.symlinks, files, folders, symlinks);
+      return String.format(
+          "%d files, %d folders, %d symlinks; expected %d, %d, %d",
+          copy.files, copy.folders, copy.symlinks, files, folders, symlinks);
     }
     if (bytes != copy.bytes) {
       return String.format("%d bytes in files, expected %d", copy.bytes, bytes);

@@ -15,14 +15,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Reads through a full rolling upgrade: a cluster of three masters and two workers of the
- * previous release (tests/compat/PREVIOUS_RELEASE) is upgraded to this build by the runbook's
- * commands (docs/rolling-upgrade.md) while reader threads read cached and uncached files
- * through the client. Prints reads per second and the worst read latency before, during each
- * step and after (the phase before is the baseline), and how long each step took; then restarts
- * the upgraded workers once more, which drain as this release's workers do. Targets: no failed
- * read; the worst latency during the upgrade under 5 s.
- * Usage: {@code bench/run upgrade [--readers 4] [--files 24] [--steady-seconds 20]}.
+ * Reads through a full rolling upgrade: a cluster of three masters and two workers of the previous
+ * release (tests/compat/PREVIOUS_RELEASE) is upgraded to this build by the runbook's commands
+ * (docs/rolling-upgrade.md) while reader threads read cached and uncached files through the client.
+ * Prints reads per second and the worst read latency before, during each step and after (the phase
+ * before is the baseline), and how long each step took; then restarts the upgraded workers once
+ * more, which drain as this release's workers do. Targets: no failed read; the worst latency during
+ * the upgrade under 5 s. Usage: {@code bench/run upgrade [--readers 4] [--files 24]
+ * [--steady-seconds 20]}.
  */
 final class UpgradeBench {
   private static final long BLOCK = 1 << 20;
@@ -35,11 +35,16 @@ final class UpgradeBench {
     int steady = Integer.parseInt(opts.getOrDefault("steady-seconds", "20"));
     Release previous = Release.previous();
     Release current = Release.current();
-    Path base = Files.createTempDirectory(Path.of(opts.getOrDefault("dir", "/tmp")),
-        "strata-bench-upgrade");
-    try (MultiProcessCluster cluster = MultiProcessCluster.builder(base).masters(3).workers(2)
-        .release(previous).property("strata.master.file.block.size", Long.toString(BLOCK))
-        .start();
+    Path base =
+        Files.createTempDirectory(
+            Path.of(opts.getOrDefault("dir", "/tmp")), "strata-bench-upgrade");
+    try (MultiProcessCluster cluster =
+            MultiProcessCluster.builder(base)
+                .masters(3)
+                .workers(2)
+                .release(previous)
+                .property("strata.master.file.block.size", Long.toString(BLOCK))
+                .start();
         FileSystem fs = FileSystem.connect(cluster.clientConfig());
         RollingUpgrade upgrade = new RollingUpgrade(cluster)) {
       List<ReaderLoop.Expected> files = new ArrayList<>();
@@ -54,11 +59,13 @@ final class UpgradeBench {
       upgrade.strata("fs", "load", "/data/cached");
       ReaderLoop readers = new ReaderLoop(files);
       for (int r = 0; r < readerCount; r++) {
-        readers.reader("client-" + r, path -> {
-          try (FileInStream in = fs.openFile(path)) {
-            return in.readAllBytes();
-          }
-        });
+        readers.reader(
+            "client-" + r,
+            path -> {
+              try (FileInStream in = fs.openFile(path)) {
+                return in.readAllBytes();
+              }
+            });
       }
       readers.start("before", Duration.ofMinutes(30));
       Thread.sleep(steady * 1000L);
@@ -78,30 +85,49 @@ final class UpgradeBench {
       readers.stop();
 
       ReaderLoop.PhaseStats before = readers.phases().get("before");
-      Table t = new Table("phase", "seconds", "reads", "reads/s", "vs before", "worst ms",
-          "failed");
+      Table t =
+          new Table("phase", "seconds", "reads", "reads/s", "vs before", "worst ms", "failed");
       double worstDuring = 0;
       for (Map.Entry<String, ReaderLoop.PhaseStats> e : readers.phases().entrySet()) {
         ReaderLoop.PhaseStats s = e.getValue();
-        t.row(e.getKey(), Table.f1(s.seconds()), s.reads(), Table.f1(s.readsPerSecond()),
+        t.row(
+            e.getKey(),
+            Table.f1(s.seconds()),
+            s.reads(),
+            Table.f1(s.readsPerSecond()),
             Table.f2(s.readsPerSecond() / before.readsPerSecond()),
-            Table.f1(s.worstLatencyMs()), s.failures());
+            Table.f1(s.worstLatencyMs()),
+            s.failures());
         if (!e.getKey().equals("before") && !e.getKey().equals("after")) {
           worstDuring = Math.max(worstDuring, s.worstLatencyMs());
         }
       }
       Table steps = new Table("step", "seconds");
       upgrade.stepSeconds().forEach((step, sec) -> steps.row(step, Table.f1(sec)));
-      System.out.println("Rolling upgrade " + previous.release() + " -> " + current.release()
-          + ": 3 masters, 2 workers, " + readerCount + " readers over " + fileCount + " files of"
-          + " ~1 MiB (half loaded, half cold), block " + (BLOCK >> 20) + " MiB");
+      System.out.println(
+          "Rolling upgrade "
+              + previous.release()
+              + " -> "
+              + current.release()
+              + ": 3 masters, 2 workers, "
+              + readerCount
+              + " readers over "
+              + fileCount
+              + " files of"
+              + " ~1 MiB (half loaded, half cold), block "
+              + (BLOCK >> 20)
+              + " MiB");
       System.out.print(t.render());
       System.out.println();
       System.out.print(steps.render());
       long failed = readers.totalFailures();
-      System.out.printf("%nfailed reads: %d (target 0: %s); worst latency during the upgrade: "
-          + "%.0f ms (target < 5000: %s)%n", failed, failed == 0 ? "met" : "MISSED",
-          worstDuring, worstDuring < 5000 ? "met" : "MISSED");
+      System.out.printf(
+          "%nfailed reads: %d (target 0: %s); worst latency during the upgrade: "
+              + "%.0f ms (target < 5000: %s)%n",
+          failed,
+          failed == 0 ? "met" : "MISSED",
+          worstDuring,
+          worstDuring < 5000 ? "met" : "MISSED");
       readers.failures().forEach(f -> System.out.println("  " + f));
     } finally {
       ReadBench.deleteTree(base);

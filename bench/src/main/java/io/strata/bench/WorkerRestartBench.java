@@ -1,7 +1,7 @@
 package io.strata.bench;
 
-import io.strata.common.BlockIds;
 import io.strata.client.FileSystem;
+import io.strata.common.BlockIds;
 import io.strata.tests.MultiProcessCluster;
 import io.strata.tests.TestTree;
 import java.nio.file.Files;
@@ -9,23 +9,26 @@ import java.nio.file.Path;
 import java.util.Map;
 
 /**
- * Times a worker restart over many cached blocks: fills a worker's SSD tier with block files,
- * kills the worker with kill -9, leaves half-written files in its tmp folder, starts it again and
+ * Times a worker restart over many cached blocks: fills a worker's SSD tier with block files, kills
+ * the worker with kill -9, leaves half-written files in its tmp folder, starts it again and
  * measures the time until it serves its metrics endpoint and until its block count is back.
- * Baseline in the same run: listing and stat-ing the same block folder from Java.
- * Usage: {@code bench/run worker-restart [--blocks 100000]}.
+ * Baseline in the same run: listing and stat-ing the same block folder from Java. Usage: {@code
+ * bench/run worker-restart [--blocks 100000]}.
  */
 final class WorkerRestartBench {
   private WorkerRestartBench() {}
 
   static void run(Map<String, String> opts) throws Exception {
     int blocks = Integer.parseInt(opts.getOrDefault("blocks", "100000"));
-    Path base = Files.createTempDirectory(Path.of(opts.getOrDefault("dir", "/tmp")),
-        "strata-bench-restart");
-    try (MultiProcessCluster cluster = MultiProcessCluster.builder(base).workers(1)
-        .property("strata.master.file.block.size", "4KB")
-        .workerProperty(0, "strata.worker.tier.mem.capacity", "0")
-        .start()) {
+    Path base =
+        Files.createTempDirectory(
+            Path.of(opts.getOrDefault("dir", "/tmp")), "strata-bench-restart");
+    try (MultiProcessCluster cluster =
+        MultiProcessCluster.builder(base)
+            .workers(1)
+            .property("strata.master.file.block.size", "4KB")
+            .workerProperty(0, "strata.worker.tier.mem.capacity", "0")
+            .start()) {
       // One under-store file of `blocks` 4 KiB blocks, so every block file the worker finds
       // belongs to a real file and the master keeps it.
       TestTree.writeRandom(cluster.underStoreRoot().resolve("many-blocks.bin"), 4096L * blocks, 1);
@@ -60,19 +63,26 @@ final class WorkerRestartBench {
       long start = System.nanoTime();
       cluster.startWorker(0);
       double upSec = (System.nanoTime() - start) / 1e9;
-      MultiProcessCluster.waitFor("block count back", java.time.Duration.ofMinutes(5), () ->
-          MultiProcessCluster.metric(cluster.scrapeWorker(0), "strata_worker_tier_blocks")
-              >= blocks, null);
+      MultiProcessCluster.waitFor(
+          "block count back",
+          java.time.Duration.ofMinutes(5),
+          () ->
+              MultiProcessCluster.metric(cluster.scrapeWorker(0), "strata_worker_tier_blocks")
+                  >= blocks,
+          null);
       double countedSec = (System.nanoTime() - start) / 1e9;
       try (FileSystem fs = FileSystem.connect(cluster.clientConfig())) {
-        MultiProcessCluster.waitFor("master sees every block", java.time.Duration.ofMinutes(5),
+        MultiProcessCluster.waitFor(
+            "master sees every block",
+            java.time.Duration.ofMinutes(5),
             () -> {
               try {
                 return fs.getStatus("/many-blocks.bin").getCachedBytes() == 4096L * blocks;
               } catch (Exception e) {
                 return false;
               }
-            }, null);
+            },
+            null);
       }
       double registeredSec = (System.nanoTime() - start) / 1e9;
       long leftInTmp;
@@ -80,15 +90,16 @@ final class WorkerRestartBench {
         leftInTmp = s.count();
       }
       Table t = new Table("measure", "seconds");
-      t.row("baseline: list + stat " + blocks + " block files (" + total / 4096 + " seen)",
+      t.row(
+          "baseline: list + stat " + blocks + " block files (" + total / 4096 + " seen)",
           Table.f2(listSec));
       t.row("worker restart to serving /health (JVM start included)", Table.f2(upSec));
       t.row("worker restart to all " + blocks + " blocks listed", Table.f2(countedSec));
       t.row("worker restart to the master locating every block", Table.f2(registeredSec));
       System.out.printf("Worker restart benchmark: %d cached blocks%n", blocks);
       System.out.print(t.render());
-      System.out.printf("half-written files left in tmp after restart: %d (expected 0)%n",
-          leftInTmp);
+      System.out.printf(
+          "half-written files left in tmp after restart: %d (expected 0)%n", leftInTmp);
     } finally {
       ReadBench.deleteTree(base);
     }

@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.strata.docker.DeploymentTools.Run;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import io.strata.docker.DeploymentTools.Run;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -26,14 +26,13 @@ import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
 
 /**
- * The deployment files, checked offline with the real tools: the Helm chart
- * {@code docker/helm/strata} is linted, rendered with its default values and with
- * {@code ci/all-on-values.yaml}, and each rendering is validated against the Kubernetes 1.30
- * schemas by kubernetes-validate and read for what a working cluster depends on; the compose file
- * {@code docker/compose.yaml} is loaded by compose-go, the loader behind {@code docker compose
- * config} (docker/tools/compose-config), and read the same way. Nothing is installed or started.
- * The tools are those {@code bin/setup} installs ({@link DeploymentTools}); a missing tool fails
- * the test.
+ * The deployment files, checked offline with the real tools: the Helm chart {@code
+ * docker/helm/strata} is linted, rendered with its default values and with {@code
+ * ci/all-on-values.yaml}, and each rendering is validated against the Kubernetes 1.30 schemas by
+ * kubernetes-validate and read for what a working cluster depends on; the compose file {@code
+ * docker/compose.yaml} is loaded by compose-go, the loader behind {@code docker compose config}
+ * (docker/tools/compose-config), and read the same way. Nothing is installed or started. The tools
+ * are those {@code bin/setup} installs ({@link DeploymentTools}); a missing tool fails the test.
  */
 class DeploymentFilesTest {
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
@@ -78,14 +77,18 @@ class DeploymentFilesTest {
     // Pod i of the StatefulSet finds itself as entry i of strata.master.addresses.
     String[] entries = addresses.split(",");
     for (int i = 0; i < entries.length; i++) {
-      assertEquals(entries[i], env(master, "STRATA_MASTER_HOSTNAME")
-          .replace("$(POD_NAME)", prefix + "-master-" + i) + ":19200");
+      assertEquals(
+          entries[i],
+          env(master, "STRATA_MASTER_HOSTNAME").replace("$(POD_NAME)", prefix + "-master-" + i)
+              + ":19200");
     }
     assertHealthProbes(master, "web", 19201);
-    assertTrue(String.valueOf(map(master, "lifecycle", "preStop", "exec").get("command"))
-        .contains("quorum elect"), "a stopping leader hands the lead over first");
-    long grace = ((Number) map(spec, "template", "spec").get("terminationGracePeriodSeconds"))
-        .longValue();
+    assertTrue(
+        String.valueOf(map(master, "lifecycle", "preStop", "exec").get("command"))
+            .contains("quorum elect"),
+        "a stopping leader hands the lead over first");
+    long grace =
+        ((Number) map(spec, "template", "spec").get("terminationGracePeriodSeconds")).longValue();
     assertTrue(grace >= 60, "masters need time for the snapshot on SIGTERM: " + grace);
     assertEquals("/var/lib/strata", mountPath(master, "data"));
     assertEquals("data", map(list(spec, "volumeClaimTemplates").get(0), "metadata").get("name"));
@@ -93,8 +96,9 @@ class DeploymentFilesTest {
     Map<String, Object> headlessService = find(docs, "Service", headless);
     assertEquals("None", map(headlessService, "spec").get("clusterIP"));
     assertEquals(true, map(headlessService, "spec").get("publishNotReadyAddresses"));
-    assertEquals(1, map(find(docs, "PodDisruptionBudget", prefix + "-master"), "spec")
-        .get("maxUnavailable"));
+    assertEquals(
+        1,
+        map(find(docs, "PodDisruptionBudget", prefix + "-master"), "spec").get("maxUnavailable"));
 
     // Every container of every Strata workload finds the same three masters.
     List<Map<String, Object>> strataContainers = strataContainers(docs);
@@ -109,19 +113,22 @@ class DeploymentFilesTest {
     assertEquals("2GB", env(worker, "STRATA_WORKER_TIER_MEM_CAPACITY"));
     assertEquals("20GB", env(worker, "STRATA_WORKER_TIER_SSD_CAPACITY"));
     assertEquals("/var/lib/strata/mem", env(worker, "STRATA_WORKER_TIER_MEM_DIR"));
-    assertEquals("status.podIP", map(envEntry(worker, "STRATA_WORKER_HOSTNAME"),
-        "valueFrom", "fieldRef").get("fieldPath"));
+    assertEquals(
+        "status.podIP",
+        map(envEntry(worker, "STRATA_WORKER_HOSTNAME"), "valueFrom", "fieldRef").get("fieldPath"));
     assertHealthProbes(worker, "web", 19302);
     Map<String, Object> mem = volume(workers, "mem");
     assertEquals(Map.of("medium", "Memory", "sizeLimit", "2Gi"), mem.get("emptyDir"));
     assertEquals("/var/lib/strata/mem", mountPath(worker, "mem"));
-    assertEquals("ssd", map(list(map(workers, "spec"), "volumeClaimTemplates").get(0),
-        "metadata").get("name"));
-    assertTrue(((Number) map(workers, "spec", "template", "spec")
-        .get("terminationGracePeriodSeconds")).intValue() > 10,
+    assertEquals(
+        "ssd",
+        map(list(map(workers, "spec"), "volumeClaimTemplates").get(0), "metadata").get("name"));
+    assertTrue(
+        ((Number) map(workers, "spec", "template", "spec").get("terminationGracePeriodSeconds"))
+                .intValue()
+            > 10,
         "workers drain for up to strata.worker.drain.timeout (10 s) on SIGTERM");
-    assertEquals(1, map(workers, "spec", "updateStrategy", "rollingUpdate")
-        .get("maxUnavailable"));
+    assertEquals(1, map(workers, "spec", "updateStrategy", "rollingUpdate").get("maxUnavailable"));
 
     Map<String, Object> fuse = find(docs, "DaemonSet", prefix + "-fuse");
     assertFuseMount(fuse, "/mnt/strata");
@@ -131,8 +138,8 @@ class DeploymentFilesTest {
     Map<String, Object> s3 = list(map(proxyService, "spec"), "ports").get(0);
     assertEquals("s3", s3.get("name"));
     assertEquals(19400, s3.get("port"));
-    assertHealthProbes(container(find(docs, "Deployment", prefix + "-proxy"), "proxy"), "web",
-        19401);
+    assertHealthProbes(
+        container(find(docs, "Deployment", prefix + "-proxy"), "proxy"), "web", 19401);
     assertFalse(docs.stream().anyMatch(d -> "Job".equals(d.get("kind"))), "no load job");
   }
 
@@ -148,41 +155,54 @@ class DeploymentFilesTest {
     assertEquals(4, map(masters, "spec", "updateStrategy", "rollingUpdate").get("partition"));
     Map<String, Object> master = container(masters, "master");
     assertEquals("s3://training-data/strata", env(master, "STRATA_MASTER_ROOT_UFS"));
-    assertEquals("s3.endpoint=http://minio.storage.svc:9000,s3.path.style=true",
+    assertEquals(
+        "s3.endpoint=http://minio.storage.svc:9000,s3.path.style=true",
         env(master, "STRATA_MASTER_ROOT_UFS_OPTIONS"));
     assertEquals("true", env(master, "STRATA_MASTER_JOURNAL_FSYNC"));
     assertEquals("90s", env(master, "STRATA_CLIENT_RPC_TIMEOUT"));
     assertTrue(env(master, "STRATA_MASTER_JAVA_OPTS").contains("-Xmx4g"));
-    assertEquals("strata-s3", map(envEntry(master, "AWS_SECRET_ACCESS_KEY"), "valueFrom",
-        "secretKeyRef").get("name"));
+    assertEquals(
+        "strata-s3",
+        map(envEntry(master, "AWS_SECRET_ACCESS_KEY"), "valueFrom", "secretKeyRef").get("name"));
 
     // An upgrade moves the masters to a new release before anything else.
     assertEquals("strata/strata:0.2.1", master.get("image"));
     Map<String, Object> workers = find(docs, "DaemonSet", prefix + "-worker");
     assertEquals("strata/strata:0.2.0-rc1", container(workers, "worker").get("image"));
-    assertEquals(Map.of("medium", "Memory", "sizeLimit", "9Gi"),
-        volume(workers, "mem").get("emptyDir"));
+    assertEquals(
+        Map.of("medium", "Memory", "sizeLimit", "9Gi"), volume(workers, "mem").get("emptyDir"));
     assertEquals("/mnt/nvme/strata", map(volume(workers, "ssd"), "hostPath").get("path"));
-    assertEquals("ssd-owner", list(map(workers, "spec", "template", "spec"), "initContainers")
-        .get(0).get("name"));
+    assertEquals(
+        "ssd-owner",
+        list(map(workers, "spec", "template", "spec"), "initContainers").get(0).get("name"));
     assertEquals("8GB", env(container(workers, "worker"), "STRATA_WORKER_TIER_MEM_CAPACITY"));
 
     Map<String, Object> fuse = find(docs, "DaemonSet", prefix + "-fuse");
     assertFuseMount(fuse, "/mnt/datasets");
     assertEquals("RollingUpdate", map(fuse, "spec", "updateStrategy").get("type"));
     List<?> fuseArgs = (List<?>) container(fuse, "fuse").get("args");
-    assertEquals(List.of("fuse", "mount", "/strata-host/datasets", "-f", "-o",
-        "allow_other,ro,max_read=1048576", "--path", "/datasets"), fuseArgs);
+    assertEquals(
+        List.of(
+            "fuse",
+            "mount",
+            "/strata-host/datasets",
+            "-f",
+            "-o",
+            "allow_other,ro,max_read=1048576",
+            "--path",
+            "/datasets"),
+        fuseArgs);
 
-    Map<String, Object> credentials = map(volume(find(docs, "Deployment", prefix + "-proxy"),
-        "credentials"), "secret");
+    Map<String, Object> credentials =
+        map(volume(find(docs, "Deployment", prefix + "-proxy"), "credentials"), "secret");
     assertEquals("strata-proxy-keys", credentials.get("secretName"));
     assertEquals(0600, credentials.get("defaultMode"));
 
-    List<Map<String, Object>> jobs = docs.stream().filter(d -> "Job".equals(d.get("kind")))
-        .collect(Collectors.toList());
+    List<Map<String, Object>> jobs =
+        docs.stream().filter(d -> "Job".equals(d.get("kind"))).collect(Collectors.toList());
     assertEquals(2, jobs.size());
-    assertEquals(List.of("fs", "load", "--verify", "/datasets/imagenet"),
+    assertEquals(
+        List.of("fs", "load", "--verify", "/datasets/imagenet"),
         container(jobs.get(0), "load").get("args"));
   }
 
@@ -198,13 +218,15 @@ class DeploymentFilesTest {
       assertEquals("/data", mountPath(c, "under-store"), "the shared folder in every pod");
     }
     Map<String, Object> masters = find(docs, "StatefulSet", prefix + "-master");
-    assertEquals("file:///data/datasets", env(container(masters, "master"),
-        "STRATA_MASTER_ROOT_UFS"));
-    assertEquals("shared-datasets", map(volume(masters, "under-store"),
-        "persistentVolumeClaim").get("claimName"));
+    assertEquals(
+        "file:///data/datasets", env(container(masters, "master"), "STRATA_MASTER_ROOT_UFS"));
+    assertEquals(
+        "shared-datasets",
+        map(volume(masters, "under-store"), "persistentVolumeClaim").get("claimName"));
     Map<String, Object> workers = find(docs, "StatefulSet", prefix + "-worker");
-    assertFalse(list(podSpec(workers), "volumes").stream().anyMatch(v -> "mem".equals(
-        v.get("name"))), "no memory tier volume when the tier is off");
+    assertFalse(
+        list(podSpec(workers), "volumes").stream().anyMatch(v -> "mem".equals(v.get("name"))),
+        "no memory tier volume when the tier is off");
     assertEquals(Map.of("sizeLimit", "50Gi"), volume(workers, "ssd").get("emptyDir"));
     assertFalse(map(workers, "spec").containsKey("volumeClaimTemplates"));
   }
@@ -215,33 +237,56 @@ class DeploymentFilesTest {
     Map<String, Object> workers = find(docs, "StatefulSet", RELEASE + "-strata-worker");
     Map<String, Object> owner = list(podSpec(workers), "initContainers").get(0);
     for (Map<String, Object> c : List.of(owner, container(workers, "worker"))) {
-      Map<String, Object> ssd = list(c, "volumeMounts").stream()
-          .filter(m -> "ssd".equals(m.get("name"))).findFirst().orElseThrow();
+      Map<String, Object> ssd =
+          list(c, "volumeMounts").stream()
+              .filter(m -> "ssd".equals(m.get("name")))
+              .findFirst()
+              .orElseThrow();
       assertEquals("$(POD_NAME)", ssd.get("subPathExpr"), c.get("name") + "");
-      assertEquals("metadata.name", map(envEntry(c, "POD_NAME"), "valueFrom", "fieldRef")
-          .get("fieldPath"), "the variable subPathExpr names is set in " + c.get("name"));
+      assertEquals(
+          "metadata.name",
+          map(envEntry(c, "POD_NAME"), "valueFrom", "fieldRef").get("fieldPath"),
+          "the variable subPathExpr names is set in " + c.get("name"));
     }
-    assertEquals("/var/lib/strata/worker-ssd", map(volume(workers, "ssd"), "hostPath")
-        .get("path"));
+    assertEquals("/var/lib/strata/worker-ssd", map(volume(workers, "ssd"), "hostPath").get("path"));
   }
 
   @Test
   void serviceMonitorSelectsAServiceOfEveryProcess() throws Exception {
     // The Prometheus Operator's schema is not Kubernetes': this rendering is read, not validated.
-    List<Map<String, Object>> docs = load(run(helm(), "template", RELEASE, chart.toString(),
-        "--namespace", NAMESPACE, "--set", "metrics.serviceMonitor.enabled=true").stdout());
+    List<Map<String, Object>> docs =
+        load(
+            run(
+                    helm(),
+                    "template",
+                    RELEASE,
+                    chart.toString(),
+                    "--namespace",
+                    NAMESPACE,
+                    "--set",
+                    "metrics.serviceMonitor.enabled=true")
+                .stdout());
     Map<String, Object> monitor = find(docs, "ServiceMonitor", RELEASE + "-strata-metrics");
     Map<String, Object> selector = map(monitor, "spec", "selector", "matchLabels");
     assertEquals("web", list(map(monitor, "spec"), "endpoints").get(0).get("port"));
-    List<String> selected = docs.stream().filter(d -> "Service".equals(d.get("kind"))
-        && map(d, "metadata", "labels").entrySet().containsAll(selector.entrySet()))
-        .map(d -> (String) map(d, "metadata").get("name")).sorted().collect(Collectors.toList());
+    List<String> selected =
+        docs.stream()
+            .filter(
+                d ->
+                    "Service".equals(d.get("kind"))
+                        && map(d, "metadata", "labels").entrySet().containsAll(selector.entrySet()))
+            .map(d -> (String) map(d, "metadata").get("name"))
+            .sorted()
+            .collect(Collectors.toList());
     String prefix = RELEASE + "-strata-";
-    assertEquals(List.of(prefix + "fuse", prefix + "master-headless", prefix + "proxy",
-        prefix + "worker"), selected);
+    assertEquals(
+        List.of(prefix + "fuse", prefix + "master-headless", prefix + "proxy", prefix + "worker"),
+        selected);
     for (String name : selected) {
-      assertTrue(list(map(find(docs, "Service", name), "spec"), "ports").stream()
-          .anyMatch(p -> "web".equals(p.get("name"))), name + " has a web port");
+      assertTrue(
+          list(map(find(docs, "Service", name), "spec"), "ports").stream()
+              .anyMatch(p -> "web".equals(p.get("name"))),
+          name + " has a web port");
     }
   }
 
@@ -264,10 +309,12 @@ class DeploymentFilesTest {
   void validatorRejectsAnUnknownField() throws Exception {
     // The schema check is strict: a misspelt field fails it rather than being dropped.
     Path bad = dir.resolve("bad.yaml");
-    Files.writeString(bad, "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: x}\n"
-        + "spec:\n  selector: {matchLabels: {a: b}}\n  template:\n"
-        + "    metadata: {labels: {a: b}}\n    spec:\n      containers:\n"
-        + "        - name: c\n          image: i\n          mountPropagaton: Bidirectional\n");
+    Files.writeString(
+        bad,
+        "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: x}\n"
+            + "spec:\n  selector: {matchLabels: {a: b}}\n  template:\n"
+            + "    metadata: {labels: {a: b}}\n    spec:\n      containers:\n"
+            + "        - name: c\n          image: i\n          mountPropagaton: Bidirectional\n");
     Run r = runAllowingFailure(validator(), "--strict", "-k", KUBERNETES, bad.toString());
     assertNotEquals(0, r.exit(), r.output());
     assertTrue(r.output().contains("mountPropagaton"), r.output());
@@ -276,16 +323,17 @@ class DeploymentFilesTest {
   @Test
   void composeFileIsValidAndHoldsTheWholeCluster() throws Exception {
     Path compose = repo.resolve("docker/compose.yaml");
-    assertFalse(load(Files.readString(compose)).get(0).containsKey("version"),
+    assertFalse(
+        load(Files.readString(compose)).get(0).containsKey("version"),
         "the Compose Specification has no version key");
     Path data = Files.createDirectories(dir.resolve("data"));
     List<String> env = List.of("STRATA_DATA_DIR=" + data, "STRATA_MOUNT_DIR=" + dir);
     runWithEnv(env, compose(), "-f", compose.toString(), "-q");
-    Map<String, Object> config = load(runWithEnv(env, compose(), "-f", compose.toString())
-        .stdout()).get(0);
+    Map<String, Object> config =
+        load(runWithEnv(env, compose(), "-f", compose.toString()).stdout()).get(0);
     Map<String, Object> services = map(config, "services");
-    for (String name : List.of("master-1", "master-2", "master-3", "worker-1", "worker-2",
-        "proxy", "fuse")) {
+    for (String name :
+        List.of("master-1", "master-2", "master-3", "worker-1", "worker-2", "proxy", "fuse")) {
       assertTrue(services.containsKey(name), "service " + name);
     }
     String addresses = "master-1:19200,master-2:19200,master-3:19200";
@@ -294,8 +342,10 @@ class DeploymentFilesTest {
     for (int i = 0; i < names.length; i++) {
       Map<String, Object> s = map(services, names[i]);
       assertEquals(addresses, map(s, "environment").get("STRATA_MASTER_ADDRESSES"), names[i]);
-      assertEquals(List.of("CMD", "curl", "-fsS", "http://127.0.0.1:" + webPorts[i] + "/health"),
-          map(s, "healthcheck").get("test"), names[i]);
+      assertEquals(
+          List.of("CMD", "curl", "-fsS", "http://127.0.0.1:" + webPorts[i] + "/health"),
+          map(s, "healthcheck").get("test"),
+          names[i]);
       for (Map<String, Object> port : list(s, "ports")) {
         assertEquals("127.0.0.1", port.get("host_ip"), names[i] + " publishes on loopback only");
       }
@@ -308,16 +358,24 @@ class DeploymentFilesTest {
       assertEquals("master-" + i, volumeSource(m, "/var/lib/strata"), "a volume of its own");
     }
     for (String w : List.of("worker-1", "worker-2")) {
-      assertEquals("service_healthy", map(map(services, w), "depends_on", "master-1")
-          .get("condition"));
-      assertTrue(list(map(services, w), "volumes").stream().anyMatch(v -> "tmpfs".equals(
-          v.get("type")) && "/var/lib/strata/mem".equals(v.get("target"))), "memory tier");
+      assertEquals(
+          "service_healthy", map(map(services, w), "depends_on", "master-1").get("condition"));
+      assertTrue(
+          list(map(services, w), "volumes").stream()
+              .anyMatch(
+                  v ->
+                      "tmpfs".equals(v.get("type"))
+                          && "/var/lib/strata/mem".equals(v.get("target"))),
+          "memory tier");
     }
     Map<String, Object> fuse = map(services, "fuse");
     assertEquals(List.of("SYS_ADMIN"), fuse.get("cap_add"));
     assertTrue(String.valueOf(fuse.get("devices")).contains("/dev/fuse"), "/dev/fuse");
-    Map<String, Object> point = list(fuse, "volumes").stream()
-        .filter(v -> "/mnt/strata".equals(v.get("target"))).findFirst().orElseThrow();
+    Map<String, Object> point =
+        list(fuse, "volumes").stream()
+            .filter(v -> "/mnt/strata".equals(v.get("target")))
+            .findFirst()
+            .orElseThrow();
     assertEquals("rshared", map(point, "bind").get("propagation"));
     assertEquals("service_healthy", map(fuse, "depends_on", "worker-1").get("condition"));
   }
@@ -326,8 +384,15 @@ class DeploymentFilesTest {
 
   /** Renders the chart, validates every document and returns them parsed. */
   private List<Map<String, Object>> renderAndValidate(String... extra) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of(helm().toString(), "template", RELEASE,
-        chart.toString(), "--namespace", NAMESPACE));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                helm().toString(),
+                "template",
+                RELEASE,
+                chart.toString(),
+                "--namespace",
+                NAMESPACE));
     cmd.addAll(Arrays.asList(extra));
     String rendered = run(cmd).stdout();
     Path file = dir.resolve("rendered.yaml");
@@ -335,14 +400,28 @@ class DeploymentFilesTest {
     Run check = run(validator().toString(), "--strict", "-k", KUBERNETES, file.toString());
     List<Map<String, Object>> docs = load(rendered);
     // kubernetes-validate says "passed" once per resource it checked: none was skipped.
-    assertEquals(docs.size(), check.output().lines().filter(l -> l.contains(" passed ")).count(),
+    assertEquals(
+        docs.size(),
+        check.output().lines().filter(l -> l.contains(" passed ")).count(),
         check.output());
     return docs;
   }
 
   private static String masterAddresses(String prefix, String headless, int n, String domain) {
-    return IntStream.range(0, n).mapToObj(i -> prefix + "-master-" + i + "." + headless + "."
-        + NAMESPACE + ".svc." + domain + ":19200").collect(Collectors.joining(","));
+    return IntStream.range(0, n)
+        .mapToObj(
+            i ->
+                prefix
+                    + "-master-"
+                    + i
+                    + "."
+                    + headless
+                    + "."
+                    + NAMESPACE
+                    + ".svc."
+                    + domain
+                    + ":19200")
+        .collect(Collectors.joining(","));
   }
 
   private static void assertFuseMount(Map<String, Object> daemonSet, String hostPath) {
@@ -354,16 +433,21 @@ class DeploymentFilesTest {
     // appears on the node at hostPath.
     Path node = Path.of(hostPath);
     String point = "/strata-host/" + node.getFileName();
-    Map<String, Object> parent = list(fuse, "volumeMounts").stream()
-        .filter(m -> "mount-point".equals(m.get("name"))).findFirst().orElseThrow();
+    Map<String, Object> parent =
+        list(fuse, "volumeMounts").stream()
+            .filter(m -> "mount-point".equals(m.get("name")))
+            .findFirst()
+            .orElseThrow();
     assertEquals("/strata-host", parent.get("mountPath"));
     assertEquals("Bidirectional", parent.get("mountPropagation"));
-    assertEquals(node.getParent().toString(),
-        map(volume(daemonSet, "mount-point"), "hostPath").get("path"));
+    assertEquals(
+        node.getParent().toString(), map(volume(daemonSet, "mount-point"), "hostPath").get("path"));
     assertEquals(point, ((List<?>) fuse.get("args")).get(2));
     assertEquals("/dev/fuse", map(volume(daemonSet, "dev-fuse"), "hostPath").get("path"));
-    assertTrue(String.valueOf(map(fuse, "lifecycle", "preStop", "exec").get("command"))
-        .contains("fusermount -u " + point), "unmounts before stopping");
+    assertTrue(
+        String.valueOf(map(fuse, "lifecycle", "preStop", "exec").get("command"))
+            .contains("fusermount -u " + point),
+        "unmounts before stopping");
     assertHealthProbes(fuse, "web", 19501);
   }
 
@@ -373,8 +457,13 @@ class DeploymentFilesTest {
       assertEquals("/health", get.get("path"), probe);
       assertEquals(port, get.get("port"), probe);
     }
-    assertTrue(list(container, "ports").stream().anyMatch(p -> port.equals(p.get("name"))
-        && Integer.valueOf(number).equals(p.get("containerPort"))), port + " is " + number);
+    assertTrue(
+        list(container, "ports").stream()
+            .anyMatch(
+                p ->
+                    port.equals(p.get("name"))
+                        && Integer.valueOf(number).equals(p.get("containerPort"))),
+        port + " is " + number);
   }
 
   /** Containers running the Strata image, in every workload and pod. */
@@ -398,40 +487,50 @@ class DeploymentFilesTest {
     switch (String.valueOf(doc.get("kind"))) {
       case "Pod":
         return map(doc, "spec");
-      case "StatefulSet": case "DaemonSet": case "Deployment": case "Job":
+      case "StatefulSet":
+      case "DaemonSet":
+      case "Deployment":
+      case "Job":
         return map(doc, "spec", "template", "spec");
       default:
         return null;
     }
   }
 
-  private static Map<String, Object> find(List<Map<String, Object>> docs, String kind,
-      String name) {
-    return docs.stream().filter(d -> kind.equals(d.get("kind"))
-        && name.equals(map(d, "metadata").get("name"))).findFirst()
+  private static Map<String, Object> find(
+      List<Map<String, Object>> docs, String kind, String name) {
+    return docs.stream()
+        .filter(d -> kind.equals(d.get("kind")) && name.equals(map(d, "metadata").get("name")))
+        .findFirst()
         .orElseThrow(() -> new AssertionError("no " + kind + " " + name + " in the rendering"));
   }
 
   private static Map<String, Object> container(Map<String, Object> workload, String name) {
     return list(podSpec(workload), "containers").stream()
-        .filter(c -> name.equals(c.get("name"))).findFirst()
+        .filter(c -> name.equals(c.get("name")))
+        .findFirst()
         .orElseThrow(() -> new AssertionError("no container " + name));
   }
 
   private static Map<String, Object> volume(Map<String, Object> workload, String name) {
     return list(podSpec(workload), "volumes").stream()
-        .filter(v -> name.equals(v.get("name"))).findFirst()
+        .filter(v -> name.equals(v.get("name")))
+        .findFirst()
         .orElseThrow(() -> new AssertionError("no volume " + name));
   }
 
   private static String mountPath(Map<String, Object> container, String volume) {
-    return list(container, "volumeMounts").stream().filter(m -> volume.equals(m.get("name")))
-        .map(m -> (String) m.get("mountPath")).findFirst()
+    return list(container, "volumeMounts").stream()
+        .filter(m -> volume.equals(m.get("name")))
+        .map(m -> (String) m.get("mountPath"))
+        .findFirst()
         .orElseThrow(() -> new AssertionError("no mount of " + volume));
   }
 
   private static Map<String, Object> envEntry(Map<String, Object> container, String name) {
-    return list(container, "env").stream().filter(e -> name.equals(e.get("name"))).findFirst()
+    return list(container, "env").stream()
+        .filter(e -> name.equals(e.get("name")))
+        .findFirst()
         .orElseThrow(() -> new AssertionError("no " + name + " in " + container.get("name")));
   }
 
@@ -440,8 +539,11 @@ class DeploymentFilesTest {
   }
 
   private static String volumeSource(Map<String, Object> service, String target) {
-    return list(service, "volumes").stream().filter(v -> target.equals(v.get("target")))
-        .map(v -> (String) v.get("source")).findFirst().orElse(null);
+    return list(service, "volumes").stream()
+        .filter(v -> target.equals(v.get("target")))
+        .map(v -> (String) v.get("source"))
+        .findFirst()
+        .orElse(null);
   }
 
   @SuppressWarnings("unchecked")
@@ -530,5 +632,4 @@ class DeploymentFilesTest {
     }
     return DeploymentTools.run(repo, vars, cmd, TIMEOUT);
   }
-
 }

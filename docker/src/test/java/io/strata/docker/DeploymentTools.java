@@ -13,9 +13,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The checkout under test, and the tools of the offline checks of docker/ (Helm,
- * kubernetes-validate, hadolint and compose-config), which bin/setup installs under
- * {@code STRATA_TOOLS_DIR}, by default {@code ~/.cache/strata/tools}, shared by every checkout
- * of the machine.
+ * kubernetes-validate, hadolint and compose-config), which bin/setup installs under {@code
+ * STRATA_TOOLS_DIR}, by default {@code ~/.cache/strata/tools}, shared by every checkout of the
+ * machine.
  */
 final class DeploymentTools {
   private DeploymentTools() {}
@@ -33,13 +33,20 @@ final class DeploymentTools {
   /** The tool at {@code relative} in the tools folder; fails the test when it is missing. */
   static Path tool(String relative) {
     String env = System.getenv("STRATA_TOOLS_DIR");
-    Path tools = env != null && !env.isBlank() ? Path.of(env)
-        : Path.of(System.getProperty("user.home"), ".cache/strata/tools");
+    Path tools =
+        env != null && !env.isBlank()
+            ? Path.of(env)
+            : Path.of(System.getProperty("user.home"), ".cache/strata/tools");
     Path p = tools.resolve(relative);
     if (!Files.isExecutable(p)) {
-      fail(relative + " is not installed at " + p + ": run bin/setup, which installs Helm,"
-          + " compose-config, kubernetes-validate and hadolint under " + tools
-          + " (or set STRATA_TOOLS_DIR to where they are)");
+      fail(
+          relative
+              + " is not installed at "
+              + p
+              + ": run bin/setup, which installs Helm,"
+              + " compose-config, kubernetes-validate and hadolint under "
+              + tools
+              + " (or set STRATA_TOOLS_DIR to where they are)");
     }
     return p;
   }
@@ -52,27 +59,36 @@ final class DeploymentTools {
   }
 
   /**
-   * Runs {@code cmd} in {@code dir} with {@code env} added to its environment, its output in
-   * files (no pipe to fill). One that outlives {@code timeout} is killed with every process it
-   * started, and fails the test.
+   * Runs {@code cmd} in {@code dir} with {@code env} added to its environment, its output in files
+   * (no pipe to fill). One that outlives {@code timeout} is killed with every process it started,
+   * and fails the test.
    */
   static Run run(Path dir, Map<String, String> env, List<String> cmd, Duration timeout)
       throws IOException, InterruptedException {
     Path out = Files.createTempFile("strata-checks-", ".out");
     Path err = Files.createTempFile("strata-checks-", ".err");
     try {
-      ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile())
-          .redirectOutput(out.toFile()).redirectError(err.toFile());
+      ProcessBuilder pb =
+          new ProcessBuilder(cmd)
+              .directory(dir.toFile())
+              .redirectOutput(out.toFile())
+              .redirectError(err.toFile());
       pb.environment().putAll(env);
       Process p = pb.start();
       if (!p.waitFor(timeout.toSeconds(), TimeUnit.SECONDS)) {
         p.descendants().forEach(ProcessHandle::destroyForcibly);
         p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        fail(String.join(" ", cmd) + " did not finish within " + timeout + ":\n"
-            + Files.readString(out, StandardCharsets.UTF_8)
-            + Files.readString(err, StandardCharsets.UTF_8));
+        fail(
+            String.join(" ", cmd)
+                + " did not finish within "
+                + timeout
+                + ":\n"
+                + Files.readString(out, StandardCharsets.UTF_8)
+                + Files.readString(err, StandardCharsets.UTF_8));
       }
-      return new Run(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+      return new Run(
+          p.exitValue(),
+          Files.readString(out, StandardCharsets.UTF_8),
           Files.readString(err, StandardCharsets.UTF_8));
     } finally {
       Files.deleteIfExists(out);

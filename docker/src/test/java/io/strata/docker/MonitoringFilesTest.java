@@ -27,12 +27,13 @@ import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
 
 /**
- * The Grafana dashboard and the Prometheus rules under docker/ select only metrics the
- * processes publish: each name is in docs/metrics.md (a timer's or histogram's series by their
- * suffixes), each strata_ name is declared in {@link MetricNames}, and each jvm_ and process_
- * name is one the processes' registry ({@link ProcessMetricsRegistry}) prints. A misspelt name fails with the name and the file. The
- * files are also checked for what an operator needs of them: titled panels, alerts with a
- * severity, a summary and a description, and job names the sample scrape configuration has.
+ * The Grafana dashboard and the Prometheus rules under docker/ select only metrics the processes
+ * publish: each name is in docs/metrics.md (a timer's or histogram's series by their suffixes),
+ * each strata_ name is declared in {@link MetricNames}, and each jvm_ and process_ name is one the
+ * processes' registry ({@link ProcessMetricsRegistry}) prints. A misspelt name fails with the name
+ * and the file. The files are also checked for what an operator needs of them: titled panels,
+ * alerts with a severity, a summary and a description, and job names the sample scrape
+ * configuration has.
  */
 class MonitoringFilesTest {
   private static final Path ROOT = DeploymentTools.repositoryRoot();
@@ -43,9 +44,11 @@ class MonitoringFilesTest {
 
   /** Series Micrometer prints for a timer besides its quantiles (a summary and a gauge). */
   private static final List<String> TIMER_SUFFIXES = List.of("_count", "_sum", "_max");
+
   /** Series a histogram adds. No process publishes one yet; the doc would say "histogram". */
-  private static final List<String> HISTOGRAM_SUFFIXES = List.of("_count", "_sum", "_max",
-      "_bucket");
+  private static final List<String> HISTOGRAM_SUFFIXES =
+      List.of("_count", "_sum", "_max", "_bucket");
+
   private static final Pattern BACKTICKED = Pattern.compile("`([a-z_][a-z0-9_]*)`");
   private static final Pattern JOB = Pattern.compile("\\bjob\\s*=~?\\s*\"([^\"]*)\"");
 
@@ -69,13 +72,20 @@ class MonitoringFilesTest {
 
   @Test
   void aMisspeltMetricIsReportedWithItsFile() throws IOException {
-    List<String> problems = unknown(DASHBOARD,
-        List.of("sum(rate(strata_worker_cache_hit_total{job=\"strata-worker\"}[5m]))",
-            "strata_fuse_upcall_seconds_bucket", "strata_worker_tier_used_bytes_count",
-            "sum by (job) (up) + strata_master_workers", "vector(1)"),
-        documented(), Set.of());
+    List<String> problems =
+        unknown(
+            DASHBOARD,
+            List.of(
+                "sum(rate(strata_worker_cache_hit_total{job=\"strata-worker\"}[5m]))",
+                "strata_fuse_upcall_seconds_bucket",
+                "strata_worker_tier_used_bytes_count",
+                "sum by (job) (up) + strata_master_workers",
+                "vector(1)"),
+            documented(),
+            Set.of());
     assertEquals(4, problems.size(), problems.toString());
-    assertTrue(problems.get(0).startsWith(DASHBOARD + ": strata_worker_cache_hit_total "),
+    assertTrue(
+        problems.get(0).startsWith(DASHBOARD + ": strata_worker_cache_hit_total "),
         problems.get(0));
     // A timer publishes no buckets, and a gauge no timer series.
     assertTrue(problems.get(1).contains("strata_fuse_upcall_seconds_bucket"), problems.get(1));
@@ -93,8 +103,12 @@ class MonitoringFilesTest {
         // An undocumented name is the other checks' to report.
         String base = baseOf(name, docs);
         if (name.startsWith("strata_") && base != null && !declared(base, declared)) {
-          problems.add(e.getKey() + ": " + name + " is documented but no constant of "
-              + "io.strata.common.metrics.MetricNames names it");
+          problems.add(
+              e.getKey()
+                  + ": "
+                  + name
+                  + " is documented but no constant of "
+                  + "io.strata.common.metrics.MetricNames names it");
         }
       }
     }
@@ -118,8 +132,13 @@ class MonitoringFilesTest {
         if (name.startsWith("jvm_") || name.startsWith("process_")) {
           checked++;
           if (!printed.contains(name)) {
-            problems.add(e.getKey() + ": " + name + " is not a series the processes' registry"
-                + " (ProcessMetricsRegistry) prints " + printed);
+            problems.add(
+                e.getKey()
+                    + ": "
+                    + name
+                    + " is not a series the processes' registry"
+                    + " (ProcessMetricsRegistry) prints "
+                    + printed);
           }
         }
       }
@@ -130,16 +149,24 @@ class MonitoringFilesTest {
 
   @Test
   void promQlNamesAreTheSeriesNotTheFunctionsLabelsOrVariables() {
-    assertEquals(List.of("a_total", "b_seconds_count"), List.copyOf(PromQlNames.of(
-        "sum by (instance, job) (rate(a_total{job=~\"x|y\", id!='z'}[$__rate_interval]))"
-            + " / on (instance) group_left (tier) max without (le) (b_seconds_count offset 5m)"
-            + " > bool 0.5 and vector(1e3)")));
-    assertEquals(List.of("c", "d", "e", "up"), List.copyOf(PromQlNames.of(
-        "predict_linear(min_over_time(sum(c{area=\"heap\"})[30m:1m])[6h:5m], 4 * 3600)"
-            + " > 0.9 * clamp_min(d, 0) unless label_replace(e, \"a\", \"$1\", \"b\", \"(.*)\")"
-            + " or up == ${x} or Inf")));
-    assertEquals(List.of("f"), List.copyOf(PromQlNames.of(
-        PromQlNames.ofVariable("label_values(f{job=\"a,b\"}, instance)"))));
+    assertEquals(
+        List.of("a_total", "b_seconds_count"),
+        List.copyOf(
+            PromQlNames.of(
+                "sum by (instance, job) (rate(a_total{job=~\"x|y\", id!='z'}[$__rate_interval]))"
+                    + " / on (instance) group_left (tier) max without (le) (b_seconds_count offset 5m)"
+                    + " > bool 0.5 and vector(1e3)")));
+    assertEquals(
+        List.of("c", "d", "e", "up"),
+        List.copyOf(
+            PromQlNames.of(
+                "predict_linear(min_over_time(sum(c{area=\"heap\"})[30m:1m])[6h:5m], 4 * 3600)"
+                    + " > 0.9 * clamp_min(d, 0) unless label_replace(e, \"a\", \"$1\", \"b\", \"(.*)\")"
+                    + " or up == ${x} or Inf")));
+    assertEquals(
+        List.of("f"),
+        List.copyOf(
+            PromQlNames.of(PromQlNames.ofVariable("label_values(f{job=\"a,b\"}, instance)"))));
     assertEquals(Set.of(), PromQlNames.of(PromQlNames.ofVariable("label_values(instance)")));
   }
 
@@ -159,7 +186,9 @@ class MonitoringFilesTest {
         assertFalse(panel.path("targets").isEmpty(), where + " queries nothing");
         for (JsonNode target : panel.path("targets")) {
           assertFalse(target.path("expr").asText().isBlank(), where + " has an empty query");
-          assertEquals("${datasource}", target.path("datasource").path("uid").asText(),
+          assertEquals(
+              "${datasource}",
+              target.path("datasource").path("uid").asText(),
               where + " does not query the dashboard's data source");
         }
       }
@@ -185,14 +214,16 @@ class MonitoringFilesTest {
   @Test
   void everyAlertTellsItsSeverityAndWhatToDo() throws IOException {
     Object parsed = load(RULES);
-    assertTrue(parsed instanceof Map<?, ?> m && m.get("groups") instanceof List<?>,
+    assertTrue(
+        parsed instanceof Map<?, ?> m && m.get("groups") instanceof List<?>,
         RULES + " has no groups");
     Set<String> groups = new TreeSet<>();
     Set<String> alerts = new TreeSet<>();
     for (Object g : (List<?>) ((Map<?, ?>) parsed).get("groups")) {
       Map<?, ?> group = (Map<?, ?>) g;
       assertTrue(groups.add(String.valueOf(group.get("name"))), "group " + group.get("name"));
-      assertTrue(group.get("rules") instanceof List<?> l && !l.isEmpty(),
+      assertTrue(
+          group.get("rules") instanceof List<?> l && !l.isEmpty(),
           RULES + ": group " + group.get("name") + " has no rules");
     }
     for (Map<String, Object> rule : rules()) {
@@ -200,17 +231,18 @@ class MonitoringFilesTest {
         continue;
       }
       String where = RULES + ": alert " + rule.get("alert");
-      assertTrue(rule.get("alert") instanceof String,
-          RULES + ": a rule is neither alert nor record");
+      assertTrue(
+          rule.get("alert") instanceof String, RULES + ": a rule is neither alert nor record");
       assertTrue(alerts.add((String) rule.get("alert")), where + " is named twice");
       assertTrue(rule.get("for") != null, where + " has no `for`");
       Map<?, ?> labels = (Map<?, ?>) rule.getOrDefault("labels", Map.of());
-      assertTrue(Set.of("critical", "warning", "info").contains(labels.get("severity")),
+      assertTrue(
+          Set.of("critical", "warning", "info").contains(labels.get("severity")),
           where + " has no severity of critical, warning or info: " + labels.get("severity"));
       Map<?, ?> annotations = (Map<?, ?>) rule.getOrDefault("annotations", Map.of());
       for (String key : List.of("summary", "description")) {
-        assertTrue(annotations.get(key) instanceof String s && !s.isBlank(),
-            where + " has no " + key);
+        assertTrue(
+            annotations.get(key) instanceof String s && !s.isBlank(), where + " has no " + key);
       }
     }
     assertTrue(alerts.size() >= 5, "too few alerts: " + alerts);
@@ -224,8 +256,7 @@ class MonitoringFilesTest {
       jobs.add(String.valueOf(((Map<?, ?>) c).get("job_name")));
     }
     assertEquals(Set.of("strata-master", "strata-worker", "strata-proxy", "strata-fuse"), jobs);
-    assertEquals(List.of(Path.of(RULES).getFileName().toString()),
-        scrape.get("rule_files"));
+    assertEquals(List.of(Path.of(RULES).getFileName().toString()), scrape.get("rule_files"));
     List<String> exprs = new ArrayList<>(dashboardQueries());
     exprs.addAll(ruleExprs());
     for (String expr : exprs) {
@@ -244,9 +275,8 @@ class MonitoringFilesTest {
   private record MetricDoc(String name, List<String> suffixes) {}
 
   /**
-   * The names docs/metrics.md documents: every strata_ name in its tables, with the series
-   * suffixes of those whose row says timer, summary or histogram, and every jvm_ and process_
-   * name it lists.
+   * The names docs/metrics.md documents: every strata_ name in its tables, with the series suffixes
+   * of those whose row says timer, summary or histogram, and every jvm_ and process_ name it lists.
    */
   private static Map<String, MetricDoc> documented() throws IOException {
     Map<String, MetricDoc> names = new LinkedHashMap<>();
@@ -255,16 +285,21 @@ class MonitoringFilesTest {
       String[] cells = line.split("\\|");
       // The type column of the metric tables, the second; other tables hold no strata_ name there.
       String type = row && cells.length > 2 ? cells[2].toLowerCase() : "";
-      List<String> suffixes = type.contains("histogram") ? HISTOGRAM_SUFFIXES
-          : type.contains("timer") || type.contains("summary") ? TIMER_SUFFIXES : List.of();
+      List<String> suffixes =
+          type.contains("histogram")
+              ? HISTOGRAM_SUFFIXES
+              : type.contains("timer") || type.contains("summary") ? TIMER_SUFFIXES : List.of();
       Matcher m = BACKTICKED.matcher(line);
       while (m.find()) {
         String name = m.group(1);
         // Suffixes belong to the name a row is about (its first cell), not to names it cites.
         boolean described = row && cells.length > 1 && cells[1].contains("`" + name + "`");
-        if ((row && name.startsWith("strata_")) || name.startsWith("jvm_")
+        if ((row && name.startsWith("strata_"))
+            || name.startsWith("jvm_")
             || name.startsWith("process_")) {
-          names.merge(name, new MetricDoc(name, described ? suffixes : List.of()),
+          names.merge(
+              name,
+              new MetricDoc(name, described ? suffixes : List.of()),
               (a, b) -> a.suffixes().size() >= b.suffixes().size() ? a : b);
         }
       }
@@ -285,8 +320,8 @@ class MonitoringFilesTest {
     for (JsonNode variable : dashboard.path("templating").path("list")) {
       if (variable.path("type").asText().equals("query")) {
         JsonNode query = variable.path("query");
-        exprs.add(PromQlNames.ofVariable(
-            (query.isObject() ? query.path("query") : query).asText()));
+        exprs.add(
+            PromQlNames.ofVariable((query.isObject() ? query.path("query") : query).asText()));
       }
     }
     return exprs;
@@ -303,18 +338,18 @@ class MonitoringFilesTest {
     return byFile;
   }
 
-  private static void assertKnown(String file, List<String> exprs, Map<String, MetricDoc> docs,
-      Set<String> recorded) {
+  private static void assertKnown(
+      String file, List<String> exprs, Map<String, MetricDoc> docs, Set<String> recorded) {
     List<String> problems = unknown(file, exprs, docs, recorded);
     assertTrue(problems.isEmpty(), String.join("\n", problems));
   }
 
   /**
-   * One line per name of {@code exprs} that no process publishes, naming it and the file, and
-   * per expression in which no name is found (a query of nothing, or names this check missed).
+   * One line per name of {@code exprs} that no process publishes, naming it and the file, and per
+   * expression in which no name is found (a query of nothing, or names this check missed).
    */
-  private static List<String> unknown(String file, List<String> exprs,
-      Map<String, MetricDoc> docs, Set<String> recorded) {
+  private static List<String> unknown(
+      String file, List<String> exprs, Map<String, MetricDoc> docs, Set<String> recorded) {
     List<String> problems = new ArrayList<>();
     for (String expr : exprs) {
       Set<String> names = PromQlNames.of(expr);
@@ -323,8 +358,8 @@ class MonitoringFilesTest {
       }
       for (String name : names) {
         if (!name.equals("up") && !recorded.contains(name) && baseOf(name, docs) == null) {
-          problems.add(file + ": " + name + " is not a metric " + DOC + " documents (in `"
-              + expr + "`)");
+          problems.add(
+              file + ": " + name + " is not a metric " + DOC + " documents (in `" + expr + "`)");
         }
       }
     }
@@ -355,7 +390,8 @@ class MonitoringFilesTest {
     List<String> poolPrefixes = new ArrayList<>();
     List<String> poolMeters = new ArrayList<>();
     for (Field f : MetricNames.class.getFields()) {
-      if (!Modifier.isStatic(f.getModifiers()) || f.getType() != String.class
+      if (!Modifier.isStatic(f.getModifiers())
+          || f.getType() != String.class
           || f.getName().startsWith("TAG_")) {
         continue;
       }
@@ -377,12 +413,12 @@ class MonitoringFilesTest {
   }
 
   /**
-   * Whether a Prometheus name is a declared meter's, past the suffixes Micrometer adds: a
-   * timer's series, `_total` of a counter, and the base unit.
+   * Whether a Prometheus name is a declared meter's, past the suffixes Micrometer adds: a timer's
+   * series, `_total` of a counter, and the base unit.
    */
   private static boolean declared(String prometheusName, Set<String> declared) {
-    String name = prometheusName.replaceFirst("_(count|sum|max|bucket)$", "")
-        .replaceFirst("_total$", "");
+    String name =
+        prometheusName.replaceFirst("_(count|sum|max|bucket)$", "").replaceFirst("_total$", "");
     return declared.contains(name) || declared.contains(name.replaceFirst("_(bytes|seconds)$", ""));
   }
 

@@ -11,8 +11,8 @@ import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 
 /**
  * The Raft log of one group: the segment files in {@code raft/<group-uuid>/current/}, in index
- * order. {@link #read} streams every entry and stops at the first damage; {@link #checkOrder}
- * holds the rules between segments and entries that no single segment can check.
+ * order. {@link #read} streams every entry and stops at the first damage; {@link #checkOrder} holds
+ * the rules between segments and entries that no single segment can check.
  */
 final class GroupLog {
   static final String CURRENT = "current";
@@ -47,8 +47,7 @@ final class GroupLog {
       }
     }
     // Closed before open at the same first index: an open segment there is a leftover.
-    segments.sort(Comparator.comparingLong(SegmentFile::first)
-        .thenComparing(SegmentFile::open));
+    segments.sort(Comparator.comparingLong(SegmentFile::first).thenComparing(SegmentFile::open));
     return new GroupLog(groupDir, List.copyOf(segments));
   }
 
@@ -72,8 +71,7 @@ final class GroupLog {
 
   /**
    * Reads the entries with indexes from {@code from} to {@code to} (inclusive) in order, skipping
-   * closed segments wholly outside that range, and checks their order as {@link #checkOrder}
-   * does.
+   * closed segments wholly outside that range, and checks their order as {@link #checkOrder} does.
    *
    * @throws JournalDamage at the first damage
    */
@@ -92,34 +90,43 @@ final class GroupLog {
       if (previous != null) {
         checkOrder(previous, lastIndex[0], segment);
       }
-      SegmentFile.Result r = segment.read((entry, offset) -> {
-        checkTerm(segment, entry, offset, lastTerm[0]);
-        lastTerm[0] = entry.getTerm();
-        if (entry.getIndex() >= from && entry.getIndex() <= to) {
-          visitor.visit(segment, entry, offset);
-        }
-      });
+      SegmentFile.Result r =
+          segment.read(
+              (entry, offset) -> {
+                checkTerm(segment, entry, offset, lastTerm[0]);
+                lastTerm[0] = entry.getTerm();
+                if (entry.getIndex() >= from && entry.getIndex() <= to) {
+                  visitor.visit(segment, entry, offset);
+                }
+              });
       previous = segment;
       lastIndex[0] = r.lastIndex();
     }
   }
 
   /**
-   * Checks that {@code next} continues the log where {@code previous} (whose last entry is
-   * {@code previousLast}) ended: no gap, no overlap, and only the last segment open.
+   * Checks that {@code next} continues the log where {@code previous} (whose last entry is {@code
+   * previousLast}) ended: no gap, no overlap, and only the last segment open.
    */
   static void checkOrder(SegmentFile previous, long previousLast, SegmentFile next)
       throws JournalDamage {
     if (previous.open()) {
-      throw new JournalDamage(previous.path(), -1, -1, "an open segment is followed by "
-          + next + "; only the last segment may be open");
+      throw new JournalDamage(
+          previous.path(),
+          -1,
+          -1,
+          "an open segment is followed by " + next + "; only the last segment may be open");
     }
     if (next.first() != previousLast + 1) {
-      String what = next.first() > previousLast + 1
-          ? "entries " + (previousLast + 1) + " to " + (next.first() - 1) + " are missing"
-          : "it overlaps " + previous + ", which ends at entry " + previousLast;
-      throw new JournalDamage(next.path(), -1, next.first(), "the segment starts at entry "
-          + next.first() + " after " + previous + ": " + what);
+      String what =
+          next.first() > previousLast + 1
+              ? "entries " + (previousLast + 1) + " to " + (next.first() - 1) + " are missing"
+              : "it overlaps " + previous + ", which ends at entry " + previousLast;
+      throw new JournalDamage(
+          next.path(),
+          -1,
+          next.first(),
+          "the segment starts at entry " + next.first() + " after " + previous + ": " + what);
     }
   }
 
@@ -127,8 +134,11 @@ final class GroupLog {
   static void checkTerm(SegmentFile segment, LogEntryProto entry, long offset, long lastTerm)
       throws JournalDamage {
     if (entry.getTerm() < lastTerm) {
-      throw new JournalDamage(segment.path(), offset, entry.getIndex(), "term "
-          + entry.getTerm() + " after term " + lastTerm + ": terms must not decrease");
+      throw new JournalDamage(
+          segment.path(),
+          offset,
+          entry.getIndex(),
+          "term " + entry.getTerm() + " after term " + lastTerm + ": terms must not decrease");
     }
   }
 }

@@ -8,17 +8,21 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /** {@code strata journal}: offline tools for a master's journal folder or a backup folder. */
-@Command(name = "journal", mixinStandardHelpOptions = true,
+@Command(
+    name = "journal",
+    mixinStandardHelpOptions = true,
     versionProvider = JournalCommand.ReleaseVersion.class,
-    description = {"Offline tools for a master's journal folder (strata.master.journal.dir) or a "
-        + "backup folder. They refuse a folder a running master holds: stop the master or copy "
-        + "the folder first.", "",
-        "Exit codes: 0 done, no damage; 1 damage found or a file unreadable; 2 usage error; "
-            + "3 folder in use by a running master; 4 conversion refused."},
+    description = {
+      "Offline tools for a master's journal folder (strata.master.journal.dir) or a "
+          + "backup folder. They refuse a folder a running master holds: stop the master or copy "
+          + "the folder first.",
+      "",
+      "Exit codes: 0 done, no damage; 1 damage found or a file unreadable; 2 usage error; "
+          + "3 folder in use by a running master; 4 conversion refused."
+    },
     subcommands = {DumpCommand.class, VerifyCommand.class, ConvertCommand.class})
 final class JournalCommand implements Callable<Integer> {
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
   @Override
   public Integer call() {
@@ -30,8 +34,14 @@ final class JournalCommand implements Callable<Integer> {
   static final class ReleaseVersion implements CommandLine.IVersionProvider {
     @Override
     public String[] getVersion() {
-      return new String[] {"Strata " + Version.RELEASE + ", metadata layouts "
-          + Version.FIRST_LAYOUT_VERSION + " to " + Version.LAYOUT_VERSION};
+      return new String[] {
+        "Strata "
+            + Version.RELEASE
+            + ", metadata layouts "
+            + Version.FIRST_LAYOUT_VERSION
+            + " to "
+            + Version.LAYOUT_VERSION
+      };
     }
   }
 }

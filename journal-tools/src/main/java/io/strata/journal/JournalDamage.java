@@ -17,8 +17,13 @@ final class JournalDamage extends IOException {
    * @param index Raft index of the entry, or -1 when none applies
    */
   JournalDamage(Path file, long offset, long index, String reason, Throwable cause) {
-    super(file + (offset >= 0 ? " at offset " + offset : "")
-        + (index >= 0 ? " (entry index " + index + ")" : "") + ": " + reason, cause);
+    super(
+        file
+            + (offset >= 0 ? " at offset " + offset : "")
+            + (index >= 0 ? " (entry index " + index + ")" : "")
+            + ": "
+            + reason,
+        cause);
     this.file = file;
     this.offset = offset;
     this.index = index;

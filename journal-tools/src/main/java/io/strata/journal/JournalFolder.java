@@ -12,17 +12,20 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * The folder a tool was given: a master's journal folder ({@code raft/<group-uuid>/current/}
- * with the Raft log, {@code raft/<group-uuid>/sm/<term>_<index>/} with the snapshots) or a
- * single backup or snapshot folder ({@code HEADER} and {@code db/}). Listing only; nothing here
- * reads file contents.
+ * The folder a tool was given: a master's journal folder ({@code raft/<group-uuid>/current/} with
+ * the Raft log, {@code raft/<group-uuid>/sm/<term>_<index>/} with the snapshots) or a single backup
+ * or snapshot folder ({@code HEADER} and {@code db/}). Listing only; nothing here reads file
+ * contents.
  */
 final class JournalFolder {
   static final String RAFT = "raft";
+
   /** Ratis's state-machine folder in a group's folder. */
   static final String STATE_MACHINE = "sm";
-  private static final Pattern UUID_NAME = Pattern.compile(
-      "\\p{XDigit}{8}-\\p{XDigit}{4}-\\p{XDigit}{4}-\\p{XDigit}{4}-\\p{XDigit}{12}");
+
+  private static final Pattern UUID_NAME =
+      Pattern.compile(
+          "\\p{XDigit}{8}-\\p{XDigit}{4}-\\p{XDigit}{4}-\\p{XDigit}{4}-\\p{XDigit}{12}");
 
   private final Path dir;
   private final boolean standalone;
@@ -44,9 +47,12 @@ final class JournalFolder {
         || Files.isDirectory(dir.resolve(StateFolder.DB))) {
       return new JournalFolder(dir, true);
     }
-    throw new ToolFailure(JournalToolsMain.USAGE, dir + " is neither a master journal folder "
-        + "(with raft/; see strata.master.journal.dir) nor a backup folder "
-        + "(with HEADER and db/)");
+    throw new ToolFailure(
+        JournalToolsMain.USAGE,
+        dir
+            + " is neither a master journal folder "
+            + "(with raft/; see strata.master.journal.dir) nor a backup folder "
+            + "(with HEADER and db/)");
   }
 
   Path dir() {

@@ -15,11 +15,11 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Tells whether a running process holds a lock file: the master's {@link FolderLock} on its
- * journal folder ({@code .lock}, holding the pid) or Ratis's {@code in_use.lock} of a Raft group
- * folder (holding {@code pid@host}). Both are OS file locks, so a lock file left by a process
- * that died is not held. The probe takes a shared lock on a read-only channel and releases it at
- * once: it needs no write permission and never changes the file.
+ * Tells whether a running process holds a lock file: the master's {@link FolderLock} on its journal
+ * folder ({@code .lock}, holding the pid) or Ratis's {@code in_use.lock} of a Raft group folder
+ * (holding {@code pid@host}). Both are OS file locks, so a lock file left by a process that died is
+ * not held. The probe takes a shared lock on a read-only channel and releases it at once: it needs
+ * no write permission and never changes the file.
  *
  * <p>When this JVM itself holds the lock (a master run in the same JVM, as tests do), the probe
  * keeps its channel open for good: closing any descriptor of a file drops every POSIX lock the
@@ -65,9 +65,18 @@ final class LockProbe {
     for (Path lockFile : folder.lockFiles()) {
       Optional<String> holder = holder(lockFile);
       if (holder.isPresent()) {
-        throw new ToolFailure(JournalToolsMain.IN_USE, folder.dir() + " is in use by a running "
-            + "master (" + holder.get() + ", lock " + lockFile + "). Stop that master, or copy "
-            + "the folder (cp -a " + folder.dir() + " /some/copy) and run the tool on the copy.");
+        throw new ToolFailure(
+            JournalToolsMain.IN_USE,
+            folder.dir()
+                + " is in use by a running "
+                + "master ("
+                + holder.get()
+                + ", lock "
+                + lockFile
+                + "). Stop that master, or copy "
+                + "the folder (cp -a "
+                + folder.dir()
+                + " /some/copy) and run the tool on the copy.");
       }
     }
   }

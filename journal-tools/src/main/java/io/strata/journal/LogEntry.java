@@ -15,7 +15,10 @@ import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 record LogEntry(LogEntryProto raft, JournalBatch batch) {
   /** What an entry is, as dumps name it. */
   enum Type {
-    BATCH, CONFIGURATION, METADATA, OTHER;
+    BATCH,
+    CONFIGURATION,
+    METADATA,
+    OTHER;
 
     String label() {
       return name().toLowerCase(java.util.Locale.ROOT);
@@ -33,11 +36,17 @@ record LogEntry(LogEntryProto raft, JournalBatch batch) {
       return new LogEntry(raft, null);
     }
     try {
-      return new LogEntry(raft, JournalBatch.parseFrom(
-          raft.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer()));
+      return new LogEntry(
+          raft,
+          JournalBatch.parseFrom(
+              raft.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer()));
     } catch (InvalidProtocolBufferException e) {
-      throw new JournalDamage(segment.path(), offset, raft.getIndex(),
-          "the entry's data is not a journal batch: " + e.getMessage(), e);
+      throw new JournalDamage(
+          segment.path(),
+          offset,
+          raft.getIndex(),
+          "the entry's data is not a journal batch: " + e.getMessage(),
+          e);
     }
   }
 

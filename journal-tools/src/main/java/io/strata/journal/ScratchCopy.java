@@ -13,11 +13,11 @@ import java.util.Comparator;
 import java.util.stream.Stream;
 
 /**
- * A throw-away copy of a metastore database in a scratch folder, so that checks and replays
- * never touch the folder being inspected (opening RocksDB writes to its folder, and a replay
- * changes the database). SST files, which RocksDB never changes once written, are hard-linked
- * when the scratch folder is on the same file system, as RocksDB's own checkpoints do; every
- * other file is copied. The copy is deleted on close.
+ * A throw-away copy of a metastore database in a scratch folder, so that checks and replays never
+ * touch the folder being inspected (opening RocksDB writes to its folder, and a replay changes the
+ * database). SST files, which RocksDB never changes once written, are hard-linked when the scratch
+ * folder is on the same file system, as RocksDB's own checkpoints do; every other file is copied.
+ * The copy is deleted on close.
  */
 final class ScratchCopy implements Closeable {
   /** Inode cache of a store opened for checking: a replay touches each inode a few times. */
@@ -60,29 +60,32 @@ final class ScratchCopy implements Closeable {
   }
 
   private static void copyTree(Path source, Path target) throws IOException {
-    Files.walkFileTree(source, new SimpleFileVisitor<>() {
-      @Override
-      public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs)
-          throws IOException {
-        Files.createDirectories(target.resolve(source.relativize(dir).toString()));
-        return FileVisitResult.CONTINUE;
-      }
-
-      @Override
-      public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-        Path to = target.resolve(source.relativize(file).toString());
-        if (file.getFileName().toString().endsWith(".sst")) {
-          try {
-            Files.createLink(to, file);
+    Files.walkFileTree(
+        source,
+        new SimpleFileVisitor<>() {
+          @Override
+          public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs)
+              throws IOException {
+            Files.createDirectories(target.resolve(source.relativize(dir).toString()));
             return FileVisitResult.CONTINUE;
-          } catch (IOException | UnsupportedOperationException e) {
-            // Another file system, or no hard links: copy instead.
           }
-        }
-        Files.copy(file, to);
-        return FileVisitResult.CONTINUE;
-      }
-    });
+
+          @Override
+          public FileVisitResult visitFile(Path file, BasicFileAttributes attrs)
+              throws IOException {
+            Path to = target.resolve(source.relativize(file).toString());
+            if (file.getFileName().toString().endsWith(".sst")) {
+              try {
+                Files.createLink(to, file);
+                return FileVisitResult.CONTINUE;
+              } catch (IOException | UnsupportedOperationException e) {
+                // Another file system, or no hard links: copy instead.
+              }
+            }
+            Files.copy(file, to);
+            return FileVisitResult.CONTINUE;
+          }
+        });
   }
 
   @Override

@@ -18,24 +18,25 @@ import org.apache.ratis.server.raftlog.segmented.SegmentedRaftLogFormat;
 import org.apache.ratis.util.SizeInBytes;
 
 /**
- * One Ratis log segment file: closed ({@code log_<first>-<last>}) or open
- * ({@code log_inprogress_<first>}).
+ * One Ratis log segment file: closed ({@code log_<first>-<last>}) or open ({@code
+ * log_inprogress_<first>}).
  *
  * <p>Entries are read by Ratis's own segment reader ({@link LogSegment#readSegmentFile}), which
  * checks the segment header and each entry's checksum exactly as a master does when it loads its
  * log. On top of it this class checks what Ratis leaves to its callers and reports where each
  * problem is: that a closed segment holds exactly the indexes its name promises, starting at the
  * first, and that no bytes follow its last entry. The byte offset of each entry is the segment
- * header plus the sizes of the entries before it (Ratis's record: varint32 length, entry,
- * 4-byte checksum).
+ * header plus the sizes of the entries before it (Ratis's record: varint32 length, entry, 4-byte
+ * checksum).
  *
  * <p>An open segment normally ends in zero bytes that Ratis allocated ahead; it may also end in an
- * entry cut short by a crash, which Ratis drops (and a master drops on start). That is reported
- * by {@link Result#partialTail()}, not as damage.
+ * entry cut short by a crash, which Ratis drops (and a master drops on start). That is reported by
+ * {@link Result#partialTail()}, not as damage.
  */
 final class SegmentFile {
   private static final Pattern CLOSED = Pattern.compile("log_(\\d+)-(\\d+)");
   private static final Pattern OPEN = Pattern.compile("log_inprogress_(\\d+)");
+
   /** Reads accept entries up to this size; a master never writes more than its op size limit. */
   private static final SizeInBytes MAX_ENTRY_SIZE = SizeInBytes.valueOf("256MB");
 
@@ -78,8 +79,8 @@ final class SegmentFile {
     String name = file.getFileName().toString();
     Matcher m = CLOSED.matcher(name);
     if (m.matches()) {
-      return new SegmentFile(file, ratisPath, Long.parseLong(m.group(1)),
-          Long.parseLong(m.group(2)), false);
+      return new SegmentFile(
+          file, ratisPath, Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), false);
     }
     m = OPEN.matcher(name);
     if (m.lookingAt()) {
@@ -122,39 +123,62 @@ final class SegmentFile {
     long[] expected = {first};
     int count;
     try {
-      count = LogSegment.readSegmentFile(path.toFile(), ratisPath.getStartEnd(), MAX_ENTRY_SIZE,
-          RaftServerConfigKeys.Log.CorruptionPolicy.EXCEPTION, null, entry -> {
-            if (entry.getIndex() != expected[0]) {
-              throw new SegmentStop(new JournalDamage(path, offset[0], entry.getIndex(),
-                  "entry " + entry.getIndex() + " where entry " + expected[0]
-                      + " was expected"));
-            }
-            try {
-              visitor.visit(entry, offset[0]);
-            } catch (IOException e) {
-              throw new SegmentStop(e);
-            }
-            offset[0] += size(entry);
-            expected[0]++;
-          });
+      count =
+          LogSegment.readSegmentFile(
+              path.toFile(),
+              ratisPath.getStartEnd(),
+              MAX_ENTRY_SIZE,
+              RaftServerConfigKeys.Log.CorruptionPolicy.EXCEPTION,
+              null,
+              entry -> {
+                if (entry.getIndex() != expected[0]) {
+                  throw new SegmentStop(
+                      new JournalDamage(
+                          path,
+                          offset[0],
+                          entry.getIndex(),
+                          "entry "
+                              + entry.getIndex()
+                              + " where entry "
+                              + expected[0]
+                              + " was expected"));
+                }
+                try {
+                  visitor.visit(entry, offset[0]);
+                } catch (IOException e) {
+                  throw new SegmentStop(e);
+                }
+                offset[0] += size(entry);
+                expected[0]++;
+              });
     } catch (SegmentStop stop) {
       throw stop.getCause();
     } catch (IOException | RuntimeException e) {
-      throw new JournalDamage(path, offset[0], expected[0], "cannot read the entry: "
-          + e.getMessage(), e);
+      throw new JournalDamage(
+          path, offset[0], expected[0], "cannot read the entry: " + e.getMessage(), e);
     }
     long lastIndex = first + count - 1;
     if (!open && lastIndex != last) {
-      throw new JournalDamage(path, offset[0], lastIndex + 1, "the segment holds entries "
-          + first + " to " + lastIndex + " where its name promises " + first + " to " + last
-          + " (the rest is unreadable or missing)");
+      throw new JournalDamage(
+          path,
+          offset[0],
+          lastIndex + 1,
+          "the segment holds entries "
+              + first
+              + " to "
+              + lastIndex
+              + " where its name promises "
+              + first
+              + " to "
+              + last
+              + " (the rest is unreadable or missing)");
     }
     long partialTail = 0;
     long trailing = nonZeroTail(offset[0], fileSize);
     if (trailing > 0) {
       if (!open) {
-        throw new JournalDamage(path, offset[0], -1, trailing
-            + " unexpected bytes after the last entry");
+        throw new JournalDamage(
+            path, offset[0], -1, trailing + " unexpected bytes after the last entry");
       }
       partialTail = trailing;
     }
@@ -170,8 +194,8 @@ final class SegmentFile {
       actual = in.readNBytes(header.length);
     }
     if (fileSize < header.length) {
-      throw new JournalDamage(path, 0, -1, "the file is shorter than a segment header ("
-          + fileSize + " bytes)");
+      throw new JournalDamage(
+          path, 0, -1, "the file is shorter than a segment header (" + fileSize + " bytes)");
     }
     if (!Arrays.equals(header, actual)) {
       String text = new String(actual, StandardCharsets.ISO_8859_1).replaceAll("\\p{Cntrl}", "?");

@@ -1,7 +1,6 @@
 package io.strata.journal;
 
 import io.strata.common.Version;
-import io.strata.master.journal.HeaderFile;
 import io.strata.master.metastore.InodeStore;
 import io.strata.proto.journal.JournalHeader;
 import java.io.IOException;
@@ -17,10 +16,10 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 
 /**
- * Checks one snapshot or backup: its HEADER is whole (checksum), of the expected kind, of a
- * format this release reads and agrees with the folder name; its database opens, every block of
- * every SST file matches its checksum, and its last applied sequence and inode count are the
- * header's. Works on a {@link ScratchCopy}, so the folder is only read.
+ * Checks one snapshot or backup: its HEADER is whole (checksum), of the expected kind, of a format
+ * this release reads and agrees with the folder name; its database opens, every block of every SST
+ * file matches its checksum, and its last applied sequence and inode count are the header's. Works
+ * on a {@link ScratchCopy}, so the folder is only read.
  */
 final class StateCheck {
   /**
@@ -64,13 +63,24 @@ final class StateCheck {
       }
       try (InodeStore store = copy.open()) {
         if (header != null && store.appliedSequence() != header.getFirstSequence()) {
-          problems.add(db + ": the database's last applied sequence is "
-              + store.appliedSequence() + " where " + state.header() + " says "
-              + header.getFirstSequence());
+          problems.add(
+              db
+                  + ": the database's last applied sequence is "
+                  + store.appliedSequence()
+                  + " where "
+                  + state.header()
+                  + " says "
+                  + header.getFirstSequence());
         }
         if (header != null && store.inodeCount() != header.getInodeCount()) {
-          problems.add(db + ": the database holds " + store.inodeCount() + " inodes where "
-              + state.header() + " says " + header.getInodeCount());
+          problems.add(
+              db
+                  + ": the database holds "
+                  + store.inodeCount()
+                  + " inodes where "
+                  + state.header()
+                  + " says "
+                  + header.getInodeCount());
         }
       }
     } catch (IOException | RuntimeException e) {
@@ -79,32 +89,46 @@ final class StateCheck {
     return new Result(state, header, problems);
   }
 
-  private static void checkHeader(StateFolder state, boolean standalone, JournalHeader h,
-      List<String> problems) {
+  private static void checkHeader(
+      StateFolder state, boolean standalone, JournalHeader h, List<String> problems) {
     Path file = state.header();
-    boolean kindOk = standalone
-        ? h.getKind().equals(StateFolder.SNAPSHOT) || h.getKind().equals(StateFolder.BACKUP)
-        : h.getKind().equals(state.kind());
+    boolean kindOk =
+        standalone
+            ? h.getKind().equals(StateFolder.SNAPSHOT) || h.getKind().equals(StateFolder.BACKUP)
+            : h.getKind().equals(state.kind());
     if (!kindOk) {
-      problems.add(file + ": a '" + h.getKind() + "' header where a '" + state.kind()
-          + "' was expected");
+      problems.add(
+          file + ": a '" + h.getKind() + "' header where a '" + state.kind() + "' was expected");
     }
     int format = h.getFormatVersion();
     if (format < 1) {
       problems.add(file + ": no metadata layout version (" + format + ")");
     } else if (format > Version.LAYOUT_VERSION) {
-      problems.add(file + ": metadata layout " + format + " (written by release "
-          + h.getRelease() + ") is newer than this release (" + Version.RELEASE
-          + ") reads (up to " + Version.LAYOUT_VERSION + "); use the tools of release "
-          + h.getRelease() + " or newer");
+      problems.add(
+          file
+              + ": metadata layout "
+              + format
+              + " (written by release "
+              + h.getRelease()
+              + ") is newer than this release ("
+              + Version.RELEASE
+              + ") reads (up to "
+              + Version.LAYOUT_VERSION
+              + "); use the tools of release "
+              + h.getRelease()
+              + " or newer");
     }
     if (state.index() >= 0 && state.index() != h.getRaftIndex()) {
-      problems.add(file + ": raft index " + h.getRaftIndex() + " where the folder name says "
-          + state.index());
+      problems.add(
+          file
+              + ": raft index "
+              + h.getRaftIndex()
+              + " where the folder name says "
+              + state.index());
     }
     if (state.term() >= 0 && state.term() != h.getRaftTerm()) {
-      problems.add(file + ": raft term " + h.getRaftTerm() + " where the folder name says "
-          + state.term());
+      problems.add(
+          file + ": raft term " + h.getRaftTerm() + " where the folder name says " + state.term());
     }
   }
 

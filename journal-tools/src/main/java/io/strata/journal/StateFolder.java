@@ -9,10 +9,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A copy of the master's metastore with the journal position it reflects: a snapshot
- * ({@code snapshots/<term>_<index>/}) or a backup ({@code backup-<yyyyMMdd-HHmmss>-<index>/}).
- * Either holds {@code db/}, a RocksDB checkpoint, and {@code HEADER}, one record holding a
- * {@link JournalHeader}, read and written by the master's {@link HeaderFile}.
+ * A copy of the master's metastore with the journal position it reflects: a snapshot ({@code
+ * snapshots/<term>_<index>/}) or a backup ({@code backup-<yyyyMMdd-HHmmss>-<index>/}). Either holds
+ * {@code db/}, a RocksDB checkpoint, and {@code HEADER}, one record holding a {@link
+ * JournalHeader}, read and written by the master's {@link HeaderFile}.
  *
  * @param dir the folder
  * @param kind the header kind the folder must carry: "snapshot" or "backup"
@@ -35,8 +35,8 @@ record StateFolder(Path dir, String kind, long term, long index) {
   }
 
   /**
-   * A folder passed on its own: a backup (the index comes from its name when it has the name
-   * {@code strata fsadmin backup} gives), or a snapshot folder copied out of a journal.
+   * A folder passed on its own: a backup (the index comes from its name when it has the name {@code
+   * strata fsadmin backup} gives), or a snapshot folder copied out of a journal.
    */
   static StateFolder standalone(Path dir) {
     StateFolder snapshot = snapshot(dir);

@@ -14,14 +14,14 @@ import java.util.List;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 
 /**
- * What {@code strata journal verify} checks, in order: every snapshot (or the backup) with
- * {@link StateCheck}; then each Raft group's log, segment by segment (Ratis's checksums, the
- * indexes each segment promises, no gap or overlap between segments, terms never decreasing,
- * every state-machine entry a {@link JournalBatch}); and, in the same pass, a replay of every
- * journal entry after the newest sound snapshot into a scratch copy of its database, with the
- * sequences a master assigns (the snapshot's last applied sequence + 1, + 2, ...), which must
- * all apply. Damage in one file does not stop the checks of the others; the replay stops at the
- * first damage, since what follows could not be applied in order.
+ * What {@code strata journal verify} checks, in order: every snapshot (or the backup) with {@link
+ * StateCheck}; then each Raft group's log, segment by segment (Ratis's checksums, the indexes each
+ * segment promises, no gap or overlap between segments, terms never decreasing, every state-machine
+ * entry a {@link JournalBatch}); and, in the same pass, a replay of every journal entry after the
+ * newest sound snapshot into a scratch copy of its database, with the sequences a master assigns
+ * (the snapshot's last applied sequence + 1, + 2, ...), which must all apply. Damage in one file
+ * does not stop the checks of the others; the replay stops at the first damage, since what follows
+ * could not be applied in order.
  */
 final class Verifier {
   private final PrintWriter out;
@@ -44,16 +44,30 @@ final class Verifier {
     StateCheck.Result base = null;
     for (StateFolder state : folder.states()) {
       if (!folder.standalone() && !Files.exists(state.header())) {
-        out.println("  " + state.name() + ": incomplete (no " + HeaderFile.NAME + "), a snapshot "
-            + "cut short, which a master ignores and removes");
+        out.println(
+            "  "
+                + state.name()
+                + ": incomplete (no "
+                + HeaderFile.NAME
+                + "), a snapshot "
+                + "cut short, which a master ignores and removes");
         continue;
       }
       StateCheck.Result r = StateCheck.check(state, folder.standalone(), scratchRoot);
       JournalHeader h = r.header();
       if (r.sound()) {
-        out.println("  " + state.name() + ": OK (format " + h.getFormatVersion() + ", raft index "
-            + h.getRaftIndex() + ", last applied sequence " + h.getFirstSequence() + ", "
-            + h.getInodeCount() + " inodes)");
+        out.println(
+            "  "
+                + state.name()
+                + ": OK (format "
+                + h.getFormatVersion()
+                + ", raft index "
+                + h.getRaftIndex()
+                + ", last applied sequence "
+                + h.getFirstSequence()
+                + ", "
+                + h.getInodeCount()
+                + " inodes)");
         base = r;
       } else {
         out.println("  " + state.name() + ": DAMAGED");
@@ -86,17 +100,33 @@ final class Verifier {
     long baseIndex = h == null ? -1 : h.getRaftIndex();
     String from = base == null ? "an empty metastore" : base.state().name();
     List<SegmentFile> segments = group.segments();
-    out.println("  raft group " + group.id() + ": " + segments.size()
-        + (segments.size() == 1 ? " segment" : " segments"));
+    out.println(
+        "  raft group "
+            + group.id()
+            + ": "
+            + segments.size()
+            + (segments.size() == 1 ? " segment" : " segments"));
     LogPass pass = new LogPass(baseIndex, h == null ? 0 : h.getFirstSequence());
     if (!segments.isEmpty() && group.firstIndex() > baseIndex + 1) {
-      problem(group.dir().resolve(GroupLog.CURRENT) + ": the log starts at entry "
-          + group.firstIndex() + " but " + from + " ends at entry " + baseIndex + ": entries "
-          + (baseIndex + 1) + " to " + (group.firstIndex() - 1) + " are missing");
+      problem(
+          group.dir().resolve(GroupLog.CURRENT)
+              + ": the log starts at entry "
+              + group.firstIndex()
+              + " but "
+              + from
+              + " ends at entry "
+              + baseIndex
+              + ": entries "
+              + (baseIndex + 1)
+              + " to "
+              + (group.firstIndex() - 1)
+              + " are missing");
       pass.stopReplay();
     }
-    try (ScratchCopy copy = base == null ? ScratchCopy.empty(scratchRoot)
-            : ScratchCopy.of(base.state().db(), scratchRoot);
+    try (ScratchCopy copy =
+            base == null
+                ? ScratchCopy.empty(scratchRoot)
+                : ScratchCopy.of(base.state().db(), scratchRoot);
         InodeStore store = copy.open()) {
       pass.store = store;
       SegmentFile previous = null;
@@ -115,12 +145,18 @@ final class Verifier {
         }
         try {
           SegmentFile.Result r = segment.read((raft, offset) -> pass.accept(segment, raft, offset));
-          out.println("    " + segment + ": OK (entries " + segment.first() + " to "
-              + r.lastIndex() + ")");
+          out.println(
+              "    " + segment + ": OK (entries " + segment.first() + " to " + r.lastIndex() + ")");
           if (r.partialTail() > 0) {
-            out.println("    " + segment + ": ends in an entry cut short at offset " + r.end()
-                + " (" + r.partialTail() + " bytes, a write a crash interrupted); a master "
-                + "drops it when it starts");
+            out.println(
+                "    "
+                    + segment
+                    + ": ends in an entry cut short at offset "
+                    + r.end()
+                    + " ("
+                    + r.partialTail()
+                    + " bytes, a write a crash interrupted); a master "
+                    + "drops it when it starts");
           }
           previous = segment;
           previousLast = r.lastIndex();
@@ -136,17 +172,41 @@ final class Verifier {
           previousLast = segment.open() ? segment.first() - 1 : segment.last();
         }
       }
-      out.println("    " + pass.batches + " batches of " + pass.journalEntries
-          + " journal entries, " + pass.configurations + " configuration and " + pass.metadata
-          + " metadata entries" + (pass.other > 0 ? ", " + pass.other + " other" : ""));
+      out.println(
+          "    "
+              + pass.batches
+              + " batches of "
+              + pass.journalEntries
+              + " journal entries, "
+              + pass.configurations
+              + " configuration and "
+              + pass.metadata
+              + " metadata entries"
+              + (pass.other > 0 ? ", " + pass.other + " other" : ""));
       if (pass.replaying) {
-        out.println("    replay from " + from + ": " + pass.applied + " journal entries applied"
-            + (pass.applied > 0 ? " (sequences " + (pass.sequence - pass.applied + 1) + " to "
-                + pass.sequence + ")" : "") + "; the metastore then holds "
-            + store.inodeCount() + " inodes");
+        out.println(
+            "    replay from "
+                + from
+                + ": "
+                + pass.applied
+                + " journal entries applied"
+                + (pass.applied > 0
+                    ? " (sequences "
+                        + (pass.sequence - pass.applied + 1)
+                        + " to "
+                        + pass.sequence
+                        + ")"
+                    : "")
+                + "; the metastore then holds "
+                + store.inodeCount()
+                + " inodes");
       } else {
-        out.println("    replay from " + from + " stopped after " + pass.applied
-            + " journal entries: the log is damaged");
+        out.println(
+            "    replay from "
+                + from
+                + " stopped after "
+                + pass.applied
+                + " journal entries: the log is damaged");
       }
     }
   }
@@ -196,9 +256,19 @@ final class Verifier {
         try {
           store.apply(e);
         } catch (IOException | RuntimeException ex) {
-          throw new JournalDamage(segment.path(), offset, raft.getIndex(), "journal entry " + i
-              + " of the batch (sequence " + e.getSequence() + ", "
-              + EntryFormat.entryType(e) + ") does not apply: " + ex.getMessage(), ex);
+          throw new JournalDamage(
+              segment.path(),
+              offset,
+              raft.getIndex(),
+              "journal entry "
+                  + i
+                  + " of the batch (sequence "
+                  + e.getSequence()
+                  + ", "
+                  + EntryFormat.entryType(e)
+                  + ") does not apply: "
+                  + ex.getMessage(),
+              ex);
         }
         sequence++;
         applied++;

@@ -32,25 +32,31 @@ class GoldenJournalToolsTest {
   /** The golden files, from this module's folder (where Maven runs its tests). */
   private static final Path GOLDEN = Path.of("../tests/compat/layout-1");
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
   private Path journal;
   private Path backup;
   private Path snapshot;
 
   @BeforeEach
   void copyTheGoldenFiles() throws IOException {
-    assertTrue(Files.isDirectory(GOLDEN.resolve("journal")), "the golden files are missing: "
-        + GOLDEN.toAbsolutePath().normalize());
+    assertTrue(
+        Files.isDirectory(GOLDEN.resolve("journal")),
+        "the golden files are missing: " + GOLDEN.toAbsolutePath().normalize());
     journal = tmp.resolve("journal");
     backup = tmp.resolve("backup");
     copyTree(GOLDEN.resolve("journal"), journal);
     copyTree(GOLDEN.resolve("backup"), backup);
     try (Stream<Path> headers = Files.walk(journal)) {
-      snapshot = headers.filter(p -> p.getFileName().toString().equals(HeaderFile.NAME))
-          .map(Path::getParent).reduce((a, b) -> {
-            throw new AssertionError("the golden journal holds one snapshot: " + a + ", " + b);
-          }).orElseThrow();
+      snapshot =
+          headers
+              .filter(p -> p.getFileName().toString().equals(HeaderFile.NAME))
+              .map(Path::getParent)
+              .reduce(
+                  (a, b) -> {
+                    throw new AssertionError(
+                        "the golden journal holds one snapshot: " + a + ", " + b);
+                  })
+              .orElseThrow();
     }
   }
 
@@ -60,27 +66,57 @@ class GoldenJournalToolsTest {
     assertEquals(0, t.code(), t::toString);
     assertTrue(t.out().contains("OK: no damage found"), t::toString);
     JournalHeader s = HeaderFile.read(snapshot.resolve(HeaderFile.NAME));
-    assertTrue(t.out().contains("snapshot " + snapshot.getFileName() + ": OK (format 1, raft index "
-        + s.getRaftIndex() + ", last applied sequence " + s.getFirstSequence() + ", "
-        + s.getInodeCount() + " inodes)"), t::toString);
+    assertTrue(
+        t.out()
+            .contains(
+                "snapshot "
+                    + snapshot.getFileName()
+                    + ": OK (format 1, raft index "
+                    + s.getRaftIndex()
+                    + ", last applied sequence "
+                    + s.getFirstSequence()
+                    + ", "
+                    + s.getInodeCount()
+                    + " inodes)"),
+        t::toString);
     // The replay past the snapshot ends with the namespace release 0.1.0 listed (and the root).
-    long listed = Files.readAllLines(GOLDEN.resolve("expected-namespace.txt"),
-        StandardCharsets.UTF_8).stream().filter(l -> !l.isEmpty()).count();
-    assertTrue(t.out().matches("(?s).*replay from snapshot " + snapshot.getFileName()
-        + ": [1-9]\\d* journal entries applied \\(sequences " + (s.getFirstSequence() + 1)
-        + " to \\d+\\); the metastore then holds " + (listed + 1) + " inodes.*"), t::toString);
+    long listed =
+        Files.readAllLines(GOLDEN.resolve("expected-namespace.txt"), StandardCharsets.UTF_8)
+            .stream()
+            .filter(l -> !l.isEmpty())
+            .count();
+    assertTrue(
+        t.out()
+            .matches(
+                "(?s).*replay from snapshot "
+                    + snapshot.getFileName()
+                    + ": [1-9]\\d* journal entries applied \\(sequences "
+                    + (s.getFirstSequence() + 1)
+                    + " to \\d+\\); the metastore then holds "
+                    + (listed + 1)
+                    + " inodes.*"),
+        t::toString);
     JournalHeader b = HeaderFile.read(backup.resolve(HeaderFile.NAME));
-    assertTrue(t.out().contains("backup backup: OK (format 1, raft index " + b.getRaftIndex()
-        + ", last applied sequence " + b.getFirstSequence() + ", " + b.getInodeCount()
-        + " inodes)"), t::toString);
+    assertTrue(
+        t.out()
+            .contains(
+                "backup backup: OK (format 1, raft index "
+                    + b.getRaftIndex()
+                    + ", last applied sequence "
+                    + b.getFirstSequence()
+                    + ", "
+                    + b.getInodeCount()
+                    + " inodes)"),
+        t::toString);
   }
 
   @Test
   void dumpPrintsTheSnapshotAndEveryKindOfEntryWithItsSequence() throws Exception {
     Tool text = Tool.run("dump", journal.toString());
     assertEquals(0, text.code(), text::toString);
-    assertTrue(text.out().startsWith("# snapshot " + snapshot.getFileName()
-        + ": format 1, release 0.1.0"), text::toString);
+    assertTrue(
+        text.out().startsWith("# snapshot " + snapshot.getFileName() + ": format 1, release 0.1.0"),
+        text::toString);
     assertFalse(text.out().contains("seq ?"), text::toString);
 
     Tool json = Tool.run("dump", "--json", journal.toString());
@@ -105,12 +141,15 @@ class GoldenJournalToolsTest {
     }
     Map<Long, JournalBatch> stored = new TreeMap<>();
     for (GroupLog group : JournalFolder.of(journal).groups()) {
-      group.read(0, Long.MAX_VALUE, (segment, raft, offset) -> {
-        LogEntry e = LogEntry.decode(segment, raft, offset);
-        if (e.batch() != null) {
-          stored.put(raft.getIndex(), e.batch());
-        }
-      });
+      group.read(
+          0,
+          Long.MAX_VALUE,
+          (segment, raft, offset) -> {
+            LogEntry e = LogEntry.decode(segment, raft, offset);
+            if (e.batch() != null) {
+              stored.put(raft.getIndex(), e.batch());
+            }
+          });
     }
     assertFalse(stored.isEmpty());
     assertEquals(stored, fromJson);
@@ -121,9 +160,15 @@ class GoldenJournalToolsTest {
         kinds.add(e.getEntryCase());
       }
     }
-    assertEquals(EnumSet.of(JournalEntry.EntryCase.INODE, JournalEntry.EntryCase.DELETE_INODE,
-        JournalEntry.EntryCase.RENAME, JournalEntry.EntryCase.ADD_MOUNT,
-        JournalEntry.EntryCase.DELETE_MOUNT, JournalEntry.EntryCase.LOAD_JOB), kinds);
+    assertEquals(
+        EnumSet.of(
+            JournalEntry.EntryCase.INODE,
+            JournalEntry.EntryCase.DELETE_INODE,
+            JournalEntry.EntryCase.RENAME,
+            JournalEntry.EntryCase.ADD_MOUNT,
+            JournalEntry.EntryCase.DELETE_MOUNT,
+            JournalEntry.EntryCase.LOAD_JOB),
+        kinds);
   }
 
   @Test

@@ -23,20 +23,20 @@ import java.nio.file.Path;
 import java.util.Map;
 
 /**
- * The run from which the build makes the command line's class archive (AppCDS, see
- * {@code bin/strata}): the JVM records every class this run loads and maps them, already
- * parsed and verified, into later {@code strata} processes. It runs the commands scripts call
- * most, {@code --version}, {@code fs stat} and {@code fs ls}, with their answers and their
- * failures (a missing path, no master listening), against a master stand-in in this process on
- * loopback, so that the build needs no cluster. Anything a command loads that this run did not
- * is read from the jars as before: the archive only saves time.
+ * The run from which the build makes the command line's class archive (AppCDS, see {@code
+ * bin/strata}): the JVM records every class this run loads and maps them, already parsed and
+ * verified, into later {@code strata} processes. It runs the commands scripts call most, {@code
+ * --version}, {@code fs stat} and {@code fs ls}, with their answers and their failures (a missing
+ * path, no master listening), against a master stand-in in this process on loopback, so that the
+ * build needs no cluster. Anything a command loads that this run did not is read from the jars as
+ * before: the archive only saves time.
  *
- * <p>The build runs it twice. {@code train STAMP} removes the stamp and runs the commands, with
- * the JVM writing the archive as it exits. {@code stamp STAMP CLASSPATH}, run on the new
- * archive with {@code -Xshare:on} (which fails unless the archive maps), writes the stamp: the
- * java binary and the class path the archive is for. The launcher passes the archive only when
- * the stamp matches its own java and class path, so an archive cut short by a stopped build
- * (which would crash the JVM) or made for another JDK or checkout is never used.
+ * <p>The build runs it twice. {@code train STAMP} removes the stamp and runs the commands, with the
+ * JVM writing the archive as it exits. {@code stamp STAMP CLASSPATH}, run on the new archive with
+ * {@code -Xshare:on} (which fails unless the archive maps), writes the stamp: the java binary and
+ * the class path the archive is for. The launcher passes the archive only when the stamp matches
+ * its own java and class path, so an archive cut short by a stopped build (which would crash the
+ * JVM) or made for another JDK or checkout is never used.
  */
 public final class ClassArchiveTraining {
   private ClassArchiveTraining() {}
@@ -57,8 +57,11 @@ public final class ClassArchiveTraining {
   private static void train() throws IOException, InterruptedException {
     StrataShell.prepareProcess();
     InetAddress loopback = InetAddress.getByName("127.0.0.1");
-    Server server = NettyServerBuilder.forAddress(new InetSocketAddress(loopback, 0))
-        .addService(new StandIn()).build().start();
+    Server server =
+        NettyServerBuilder.forAddress(new InetSocketAddress(loopback, 0))
+            .addService(new StandIn())
+            .build()
+            .start();
     int closedPort;
     try (ServerSocket s = new ServerSocket(0, 1, loopback)) {
       closedPort = s.getLocalPort();
@@ -77,35 +80,60 @@ public final class ClassArchiveTraining {
   }
 
   private static void run(int port, String... args) {
-    Map<String, String> conf = Map.of("strata.master.hostname", "127.0.0.1",
-        "strata.master.rpc.port", Integer.toString(port),
-        "strata.client.master.retry.max.duration", "0s");
-    PrintStream sink = new PrintStream(OutputStream.nullOutputStream(), true,
-        StandardCharsets.UTF_8);
-    try (ShellContext ctx = new ShellContext(() -> StrataConfig.load(conf), sink, sink,
-        Map.of(), Map.of())) {
+    Map<String, String> conf =
+        Map.of(
+            "strata.master.hostname",
+            "127.0.0.1",
+            "strata.master.rpc.port",
+            Integer.toString(port),
+            "strata.client.master.retry.max.duration",
+            "0s");
+    PrintStream sink =
+        new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8);
+    try (ShellContext ctx =
+        new ShellContext(() -> StrataConfig.load(conf), sink, sink, Map.of(), Map.of())) {
       StrataShell.run(ctx, args);
     }
   }
 
   /** Answers as a master with one file, {@code /f}, would. */
   private static final class StandIn extends FileSystemMasterGrpc.FileSystemMasterImplBase {
-    private static final FileInfo FILE = FileInfo.newBuilder().setFileId(2).setPath("/f")
-        .setName("f").setLength(3).setBlockSize(64 << 20).setModificationTimeMs(1).setMode(0644)
-        .setOwner("root").setGroup("root").setComplete(true).setBlockCount(1)
-        .setUfsPath("file:///tmp/f").setMountId(1).build();
-    private static final FileInfo ROOT = FileInfo.newBuilder().setFileId(1).setPath("/")
-        .setDirectory(true).setMode(0755).setOwner("root").setGroup("root").setComplete(true)
-        .build();
+    private static final FileInfo FILE =
+        FileInfo.newBuilder()
+            .setFileId(2)
+            .setPath("/f")
+            .setName("f")
+            .setLength(3)
+            .setBlockSize(64 << 20)
+            .setModificationTimeMs(1)
+            .setMode(0644)
+            .setOwner("root")
+            .setGroup("root")
+            .setComplete(true)
+            .setBlockCount(1)
+            .setUfsPath("file:///tmp/f")
+            .setMountId(1)
+            .build();
+    private static final FileInfo ROOT =
+        FileInfo.newBuilder()
+            .setFileId(1)
+            .setPath("/")
+            .setDirectory(true)
+            .setMode(0755)
+            .setOwner("root")
+            .setGroup("root")
+            .setComplete(true)
+            .build();
 
     @Override
-    public void getStatus(GetStatusRequest request,
-        StreamObserver<GetStatusResponse> answer) {
-      FileInfo f = request.getPath().equals("/") ? ROOT
-          : request.getPath().equals("/f") ? FILE : null;
+    public void getStatus(GetStatusRequest request, StreamObserver<GetStatusResponse> answer) {
+      FileInfo f =
+          request.getPath().equals("/") ? ROOT : request.getPath().equals("/f") ? FILE : null;
       if (f == null) {
-        answer.onError(Status.NOT_FOUND.withDescription("Path does not exist: "
-            + request.getPath()).asRuntimeException());
+        answer.onError(
+            Status.NOT_FOUND
+                .withDescription("Path does not exist: " + request.getPath())
+                .asRuntimeException());
         return;
       }
       answer.onNext(GetStatusResponse.newBuilder().setFile(f).build());
@@ -113,10 +141,8 @@ public final class ClassArchiveTraining {
     }
 
     @Override
-    public void listStatus(ListStatusRequest request,
-        StreamObserver<ListStatusResponse> answer) {
-      answer.onNext(ListStatusResponse.newBuilder()
-          .addFiles(FILE).build());
+    public void listStatus(ListStatusRequest request, StreamObserver<ListStatusResponse> answer) {
+      answer.onNext(ListStatusResponse.newBuilder().addFiles(FILE).build());
       answer.onCompleted();
     }
   }

@@ -1,7 +1,6 @@
 package io.strata.shell;
 
 import io.strata.proto.FileInfo;
-
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
@@ -16,8 +15,8 @@ public final class Format {
   private Format() {}
 
   /**
-   * A byte count: exact by default; with {@code human}, in powers of 1024 with one decimal
-   * ({@code 512B}, {@code 1.5KiB}, {@code 64.0MiB}), as the configuration parser reads them.
+   * A byte count: exact by default; with {@code human}, in powers of 1024 with one decimal ({@code
+   * 512B}, {@code 1.5KiB}, {@code 64.0MiB}), as the configuration parser reads them.
    */
   public static String size(long bytes, boolean human) {
     if (!human) {
@@ -66,9 +65,9 @@ public final class Format {
   }
 
   /**
-   * {@code kind} followed by the nine permission letters, with setuid and setgid shown as
-   * {@code s}/{@code S} in the owner's and group's execute place and sticky as {@code t}/{@code T}
-   * in the others', as {@code ls -l} does.
+   * {@code kind} followed by the nine permission letters, with setuid and setgid shown as {@code
+   * s}/{@code S} in the owner's and group's execute place and sticky as {@code t}/{@code T} in the
+   * others', as {@code ls -l} does.
    */
   static String mode(char kind, int mode) {
     StringBuilder s = new StringBuilder(10).append(kind);
@@ -115,8 +114,8 @@ public final class Format {
   }
 
   /**
-   * {@code part} as a whole percentage of {@code whole}, rounded down so that 100% means all;
-   * "-" when {@code whole} is 0.
+   * {@code part} as a whole percentage of {@code whole}, rounded down so that 100% means all; "-"
+   * when {@code whole} is 0.
    */
   public static String percent(long part, long whole) {
     if (whole <= 0) {

@@ -12,11 +12,13 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code strata proxy}: {@code start} runs the S3 proxy in the foreground (handled by the
- * launcher, bin/strata, before Java starts); {@code credentials} shows the access keys the
- * proxy accepts and adds new ones.
+ * {@code strata proxy}: {@code start} runs the S3 proxy in the foreground (handled by the launcher,
+ * bin/strata, before Java starts); {@code credentials} shows the access keys the proxy accepts and
+ * adds new ones.
  */
-@Command(name = "proxy", mixinStandardHelpOptions = true,
+@Command(
+    name = "proxy",
+    mixinStandardHelpOptions = true,
     description = "Run the S3 proxy, or show and add its access keys.")
 public final class ProxyCommand implements Callable<Integer>, CommandGroup {
   @Override
@@ -33,26 +35,34 @@ public final class ProxyCommand implements Callable<Integer>, CommandGroup {
   }
 
   /** {@code strata proxy start}. */
-  @Command(name = "start", mixinStandardHelpOptions = true,
+  @Command(
+      name = "start",
+      mixinStandardHelpOptions = true,
       description = "Start an S3 proxy in the foreground (run by bin/strata).")
   static final class Start implements Callable<Integer> {
     @Override
     public Integer call() {
-      throw new UsageException("`strata proxy start` is run by the launcher: use bin/strata"
-          + " proxy start");
+      throw new UsageException(
+          "`strata proxy start` is run by the launcher: use bin/strata" + " proxy start");
     }
   }
 
   /** {@code strata proxy credentials [--add USER]}. */
-  @Command(name = "credentials", mixinStandardHelpOptions = true, description = {
-      "Print the access keys the S3 proxy accepts (strata.proxy.credentials.file), one"
-          + " 'access-key secret-key user' a line.",
-      "With --add, first generate a new key pair for a Strata user and add it to the file"
-          + " (created with mode 0600); the proxy picks it up within a second."})
+  @Command(
+      name = "credentials",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Print the access keys the S3 proxy accepts (strata.proxy.credentials.file), one"
+            + " 'access-key secret-key user' a line.",
+        "With --add, first generate a new key pair for a Strata user and add it to the file"
+            + " (created with mode 0600); the proxy picks it up within a second."
+      })
   static final class Credentials implements Callable<Integer> {
     private final ShellContext ctx;
 
-    @Option(names = "--add", paramLabel = "USER",
+    @Option(
+        names = "--add",
+        paramLabel = "USER",
         description = "Generate an access key and secret for this Strata user and add them.")
     String addUser;
 
@@ -73,8 +83,12 @@ public final class ProxyCommand implements Callable<Integer>, CommandGroup {
         ctx.out().println("Added an access key for " + addUser + " to " + file);
       }
       if (!Files.exists(file)) {
-        ctx.err().println("strata: no credentials file at " + file + ": `strata local up`"
-            + " writes one, or add a key with `strata proxy credentials --add USER`");
+        ctx.err()
+            .println(
+                "strata: no credentials file at "
+                    + file
+                    + ": `strata local up`"
+                    + " writes one, or add a key with `strata proxy credentials --add USER`");
         return 1;
       }
       ProxyCredentials all = ProxyCredentials.load(file);

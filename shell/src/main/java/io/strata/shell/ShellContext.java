@@ -12,16 +12,16 @@ import java.util.Properties;
 import java.util.function.Supplier;
 
 /**
- * What a command of the shell works with: the configuration (loaded on first use, so that
- * {@code --help} works even with a broken configuration), one {@link FileSystem} and one
- * {@link MasterClient} connected on first use and closed when the command ends, the output and
- * error streams, the environment and the {@code strata.*} system properties given to the shell
- * (passed on to processes it starts).
+ * What a command of the shell works with: the configuration (loaded on first use, so that {@code
+ * --help} works even with a broken configuration), one {@link FileSystem} and one {@link
+ * MasterClient} connected on first use and closed when the command ends, the output and error
+ * streams, the environment and the {@code strata.*} system properties given to the shell (passed on
+ * to processes it starts).
  *
  * <p>The context of a real run also reads the client configuration that {@code strata local up
  * --masters N} writes ({@link LocalClientConf}): while such a cluster is up, commands configured
- * for its first master find all of them, and so do the processes they start. Tests build a
- * context around their own streams, environment and configuration, without that file.
+ * for its first master find all of them, and so do the processes they start. Tests build a context
+ * around their own streams, environment and configuration, without that file.
  */
 public final class ShellContext implements AutoCloseable {
   private final Supplier<StrataConfig> configSource;
@@ -35,13 +35,22 @@ public final class ShellContext implements AutoCloseable {
   private FileSystem fs;
   private MasterClient master;
 
-  public ShellContext(Supplier<StrataConfig> configSource, PrintStream out, PrintStream err,
-      Map<String, String> env, Map<String, String> strataProperties) {
+  public ShellContext(
+      Supplier<StrataConfig> configSource,
+      PrintStream out,
+      PrintStream err,
+      Map<String, String> env,
+      Map<String, String> strataProperties) {
     this(configSource, out, err, env, strataProperties, false);
   }
 
-  private ShellContext(Supplier<StrataConfig> configSource, PrintStream out, PrintStream err,
-      Map<String, String> env, Map<String, String> strataProperties, boolean localClientConf) {
+  private ShellContext(
+      Supplier<StrataConfig> configSource,
+      PrintStream out,
+      PrintStream err,
+      Map<String, String> env,
+      Map<String, String> strataProperties,
+      boolean localClientConf) {
     this.configSource = configSource;
     this.out = out;
     this.err = err;
@@ -59,9 +68,13 @@ public final class ShellContext implements AutoCloseable {
         props.put(name, sys.getProperty(name));
       }
     }
-    return new ShellContext(StrataConfig::load,
+    return new ShellContext(
+        StrataConfig::load,
         new PrintStream(System.out, false, StandardCharsets.UTF_8),
-        new PrintStream(System.err, true, StandardCharsets.UTF_8), System.getenv(), props, true);
+        new PrintStream(System.err, true, StandardCharsets.UTF_8),
+        System.getenv(),
+        props,
+        true);
   }
 
   /** The configuration; loading it may throw a ConfigException (exit code 2). */
@@ -88,8 +101,8 @@ public final class ShellContext implements AutoCloseable {
   }
 
   /**
-   * The master connection, for the calls the file system API does not make (the journal's
-   * quorum and backups); connected on first use.
+   * The master connection, for the calls the file system API does not make (the journal's quorum
+   * and backups); connected on first use.
    */
   public MasterClient master() {
     if (master == null) {
@@ -111,8 +124,8 @@ public final class ShellContext implements AutoCloseable {
   }
 
   /**
-   * The {@code strata.*} system properties given to the shell, to pass on to children, with
-   * the master addresses of a running local cluster when the configuration took them from it.
+   * The {@code strata.*} system properties given to the shell, to pass on to children, with the
+   * master addresses of a running local cluster when the configuration took them from it.
    */
   public Map<String, String> strataProperties() {
     if (localClientConf) {

@@ -10,12 +10,12 @@ import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.spi.ContextAwareBase;
 
 /**
- * The logging of a {@code strata} command, set up in code: what {@code logback.xml} of this
- * module says (client warnings on stderr, {@code STRATA_LOG_LEVEL} for more), without parsing
- * XML, which costs a one-shot command a noticeable part of its start-up. It applies only to a
- * process started by {@link StrataShell#main} with no {@code logback.configurationFile} of its
- * own; anything else that has this module on its classpath (tests, other processes) is
- * configured as logback would without it.
+ * The logging of a {@code strata} command, set up in code: what {@code logback.xml} of this module
+ * says (client warnings on stderr, {@code STRATA_LOG_LEVEL} for more), without parsing XML, which
+ * costs a one-shot command a noticeable part of its start-up. It applies only to a process started
+ * by {@link StrataShell#main} with no {@code logback.configurationFile} of its own; anything else
+ * that has this module on its classpath (tests, other processes) is configured as logback would
+ * without it.
  */
 public final class ShellLogging extends ContextAwareBase implements Configurator {
   private static volatile boolean shellProcess;

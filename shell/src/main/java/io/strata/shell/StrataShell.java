@@ -15,18 +15,26 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The {@code strata} command line. Every failure is one line on stderr,
- * {@code strata: <message>}, with exit code 1, or 2 for a usage error or bad configuration; a
- * stack trace is printed only when the environment has {@code STRATA_DEBUG=1}.
+ * The {@code strata} command line. Every failure is one line on stderr, {@code strata: <message>},
+ * with exit code 1, or 2 for a usage error or bad configuration; a stack trace is printed only when
+ * the environment has {@code STRATA_DEBUG=1}.
  */
-@Command(name = "strata", mixinStandardHelpOptions = true,
+@Command(
+    name = "strata",
+    mixinStandardHelpOptions = true,
     versionProvider = StrataShell.ReleaseVersion.class,
     description = "Strata, a distributed cache for AI training data.")
 public final class StrataShell implements Callable<Integer>, CommandGroup {
   @Override
   public List<Class<?>> subcommands() {
-    return List.of(FsCommand.class, FsAdminCommand.class, LocalCommand.class, FuseCommand.class,
-        ServerCommands.Master.class, ServerCommands.Worker.class, ProxyCommand.class,
+    return List.of(
+        FsCommand.class,
+        FsAdminCommand.class,
+        LocalCommand.class,
+        FuseCommand.class,
+        ServerCommands.Master.class,
+        ServerCommands.Worker.class,
+        ProxyCommand.class,
         ServerCommands.Journal.class);
   }
 
@@ -51,9 +59,9 @@ public final class StrataShell implements Callable<Integer>, CommandGroup {
     // Netty (ours and gRPC's shaded copy) registers Flight Recorder events on its first buffer,
     // which loads and initialises JFR: time a one-shot command spends for nothing. A recording
     // asked for with -D...jfr.enabled=true still gets them.
-    System.setProperty("io.netty.jfr.enabled",
-        System.getProperty("io.netty.jfr.enabled", "false"));
-    System.setProperty("io.grpc.netty.shaded.io.netty.jfr.enabled",
+    System.setProperty("io.netty.jfr.enabled", System.getProperty("io.netty.jfr.enabled", "false"));
+    System.setProperty(
+        "io.grpc.netty.shaded.io.netty.jfr.enabled",
         System.getProperty("io.grpc.netty.shaded.io.netty.jfr.enabled", "false"));
     io.strata.common.rpc.VersionHeaders.setProcessKind("shell");
   }
@@ -71,14 +79,15 @@ public final class StrataShell implements Callable<Integer>, CommandGroup {
     PrintWriter err = new PrintWriter(ctx.err(), true);
     cmd.setOut(out).setErr(err);
     boolean debug = "1".equals(ctx.env().get("STRATA_DEBUG"));
-    cmd.setParameterExceptionHandler((e, a) -> {
-      String help = e.getCommandLine().getCommandSpec().qualifiedName();
-      err.println("strata: " + e.getMessage() + " (see `" + help + " --help`)");
-      if (debug) {
-        e.printStackTrace(err);
-      }
-      return 2;
-    });
+    cmd.setParameterExceptionHandler(
+        (e, a) -> {
+          String help = e.getCommandLine().getCommandSpec().qualifiedName();
+          err.println("strata: " + e.getMessage() + " (see `" + help + " --help`)");
+          if (debug) {
+            e.printStackTrace(err);
+          }
+          return 2;
+        });
     cmd.setExecutionExceptionHandler((e, c, parsed) -> report(ctx, err, e, debug));
     try {
       return cmd.execute(args);

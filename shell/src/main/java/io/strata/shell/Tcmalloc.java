@@ -5,10 +5,10 @@ import java.nio.file.Path;
 import java.util.Map;
 
 /**
- * Preloads tcmalloc (Debian's gperftools) into the long-running processes the command line
- * starts, so that native memory freed by Netty, RocksDB and libfuse goes back to the system
- * instead of fragmenting glibc's arenas. {@code bin/strata} applies the same rule to servers
- * started in the foreground: {@code STRATA_TCMALLOC=0} turns it off.
+ * Preloads tcmalloc (Debian's gperftools) into the long-running processes the command line starts,
+ * so that native memory freed by Netty, RocksDB and libfuse goes back to the system instead of
+ * fragmenting glibc's arenas. {@code bin/strata} applies the same rule to servers started in the
+ * foreground: {@code STRATA_TCMALLOC=0} turns it off.
  */
 public final class Tcmalloc {
   /** Where Debian's libtcmalloc-minimal4 (installed by bin/setup) puts the library. */

@@ -46,8 +46,8 @@ class FormatTest {
     assertEquals("1m30s", Format.duration(90_000));
     assertEquals("1h", Format.duration(3_600_000));
     assertEquals("1d12h", Format.duration(129_600_000));
-    assertEquals("2d3h4m5s6ms", Format.duration(2 * 86_400_000L + 3 * 3_600_000L + 4 * 60_000L
-        + 5_006L));
+    assertEquals(
+        "2d3h4m5s6ms", Format.duration(2 * 86_400_000L + 3 * 3_600_000L + 4 * 60_000L + 5_006L));
   }
 
   @Test

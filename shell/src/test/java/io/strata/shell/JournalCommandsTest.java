@@ -67,13 +67,17 @@ class JournalCommandsTest {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int code;
-    try (ShellContext ctx = new ShellContext(() -> StrataConfig.load(conf),
-        new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8), Map.of(), Map.of())) {
+    try (ShellContext ctx =
+        new ShellContext(
+            () -> StrataConfig.load(conf),
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            Map.of(),
+            Map.of())) {
       code = StrataShell.run(ctx, args);
     }
-    return new Result(code, out.toString(StandardCharsets.UTF_8),
-        err.toString(StandardCharsets.UTF_8));
+    return new Result(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   @Test
@@ -83,12 +87,19 @@ class JournalCommandsTest {
     assertEquals(0, r.code(), r.err());
     List<String> lines = r.out().lines().toList();
     assertEquals(3, lines.size(), r.out());
-    assertTrue(Pattern.matches("Journal group [0-9a-f-]{36}: term \\d+, commit index \\d+,"
-        + " leader " + Pattern.quote(address), lines.get(0)), lines.get(0));
-    assertTrue(Pattern.matches("  ADDRESS +JOURNAL ADDRESS +ROLE +APPLIED +LAG", lines.get(1)),
+    assertTrue(
+        Pattern.matches(
+            "Journal group [0-9a-f-]{36}: term \\d+, commit index \\d+,"
+                + " leader "
+                + Pattern.quote(address),
+            lines.get(0)),
+        lines.get(0));
+    assertTrue(
+        Pattern.matches("  ADDRESS +JOURNAL ADDRESS +ROLE +APPLIED +LAG", lines.get(1)),
         lines.get(1));
-    Matcher row = Pattern.compile("  " + Pattern.quote(address)
-        + " +127\\.0\\.0\\.1:\\d+ +leader +(\\d+) +0").matcher(lines.get(2));
+    Matcher row =
+        Pattern.compile("  " + Pattern.quote(address) + " +127\\.0\\.0\\.1:\\d+ +leader +(\\d+) +0")
+            .matcher(lines.get(2));
     assertTrue(row.matches(), lines.get(2));
     assertTrue(Long.parseLong(row.group(1)) > 0, "the mkdir was applied: " + lines.get(2));
   }
@@ -100,10 +111,12 @@ class JournalCommandsTest {
     Result r = run("fsadmin", "journal", "quorum", "info");
     assertEquals(0, r.code(), r.err());
     assertTrue(r.out().contains(" leader " + address), r.out());
-    assertTrue(Pattern.compile("(?m)^  " + Pattern.quote(down) + " +- +unreachable +- +-$")
-        .matcher(r.out()).find(), r.out());
-    assertTrue(r.out().contains("Note: " + down + " is unreachable: connection refused"),
+    assertTrue(
+        Pattern.compile("(?m)^  " + Pattern.quote(down) + " +- +unreachable +- +-$")
+            .matcher(r.out())
+            .find(),
         r.out());
+    assertTrue(r.out().contains("Note: " + down + " is unreachable: connection refused"), r.out());
   }
 
   @Test
@@ -112,8 +125,13 @@ class JournalCommandsTest {
     conf.put("strata.master.addresses", down);
     Result r = run("fsadmin", "journal", "quorum", "info");
     assertEquals(1, r.code(), r.out());
-    assertTrue(r.err().startsWith("strata: No Strata master answered (" + down
-        + " is unreachable: connection refused)"), r.err());
+    assertTrue(
+        r.err()
+            .startsWith(
+                "strata: No Strata master answered ("
+                    + down
+                    + " is unreachable: connection refused)"),
+        r.err());
   }
 
   @Test
@@ -124,17 +142,26 @@ class JournalCommandsTest {
     assertEquals(0, r.code(), r.err());
     List<String> lines = r.out().lines().toList();
     assertEquals(4, lines.size(), r.out());
-    Matcher where = Pattern.compile("Backup written to (" + Pattern.quote(to.toString())
-        + "/backup-\\d{8}-\\d{6}-(\\d+))").matcher(lines.get(0));
+    Matcher where =
+        Pattern.compile(
+                "Backup written to ("
+                    + Pattern.quote(to.toString())
+                    + "/backup-\\d{8}-\\d{6}-(\\d+))")
+            .matcher(lines.get(0));
     assertTrue(where.matches(), lines.get(0));
     Path backup = Path.of(where.group(1));
     assertTrue(Files.isRegularFile(backup.resolve("HEADER")), "no HEADER in " + backup);
     assertTrue(Files.isDirectory(backup.resolve("db")), "no db/ in " + backup);
     assertEquals("  on the host of master " + address, lines.get(1));
-    assertTrue(Pattern.matches("  journal index " + where.group(2)
-        + ", sequence \\d+, [2-9] inodes", lines.get(2)), lines.get(2));
-    assertEquals("Restore with: bin/strata master start --restore " + backup
-        + " (on each master, with an empty journal folder)", lines.get(3));
+    assertTrue(
+        Pattern.matches(
+            "  journal index " + where.group(2) + ", sequence \\d+, [2-9] inodes", lines.get(2)),
+        lines.get(2));
+    assertEquals(
+        "Restore with: bin/strata master start --restore "
+            + backup
+            + " (on each master, with an empty journal folder)",
+        lines.get(3));
   }
 
   @Test
@@ -159,8 +186,8 @@ class JournalCommandsTest {
   void electAndAddCheckTheirAddresses() {
     Result elect = run("fsadmin", "journal", "quorum", "elect", "nohost");
     assertEquals(2, elect.code());
-    assertTrue(elect.err().startsWith("strata: The master to elect must be host:port"),
-        elect.err());
+    assertTrue(
+        elect.err().startsWith("strata: The master to elect must be host:port"), elect.err());
     Result add = run("fsadmin", "journal", "quorum", "add", "m4:19200");
     assertEquals(2, add.code());
     assertTrue(add.err().contains("--journal-address"), add.err());
@@ -177,18 +204,28 @@ class JournalCommandsTest {
   void upgradeStatusPrepareAndFinalizeOnANewCluster() {
     Result prepared = run("fsadmin", "upgrade", "prepare");
     assertEquals(0, prepared.code(), prepared.err());
-    assertTrue(prepared.out().contains("Prepared the upgrade from release " + Version.RELEASE
-        + " (metadata layout " + Version.LAYOUT_VERSION + ")"), prepared.out());
+    assertTrue(
+        prepared
+            .out()
+            .contains(
+                "Prepared the upgrade from release "
+                    + Version.RELEASE
+                    + " (metadata layout "
+                    + Version.LAYOUT_VERSION
+                    + ")"),
+        prepared.out());
     assertTrue(prepared.out().contains("Backup written to "), prepared.out());
 
     Result status = run("fsadmin", "upgrade", "status");
     assertEquals(0, status.code(), status.err());
-    assertTrue(status.out().contains("Releases running: " + Version.RELEASE + "\n"),
-        status.out());
+    assertTrue(status.out().contains("Releases running: " + Version.RELEASE + "\n"), status.out());
     assertTrue(status.out().contains(address + "  leader  " + Version.RELEASE), status.out());
     assertTrue(status.out().contains("Prepared: backup "), status.out());
-    assertTrue(status.out().contains("Finalized: layout " + Version.LAYOUT_VERSION
-        + "; nothing to finalize."), status.out());
+    assertTrue(
+        status
+            .out()
+            .contains("Finalized: layout " + Version.LAYOUT_VERSION + "; nothing to finalize."),
+        status.out());
 
     Result finalized = run("fsadmin", "upgrade", "finalize");
     assertEquals(0, finalized.code(), finalized.err());

@@ -23,10 +23,20 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** `strata local` with stand-in master and worker programs started as real processes. */
 class LocalClusterTest {
-  private static final LocalCluster.Role FAKE_MASTER = new LocalCluster.Role("master",
-      FakeMasterMain.class.getName(), "STRATA_MASTER_CLASSPATH", "NO_SUCH_OPTS", "-Xmx64m");
-  private static final LocalCluster.Role FAKE_WORKER = new LocalCluster.Role("worker",
-      FakeWorkerMain.class.getName(), "STRATA_WORKER_CLASSPATH", "NO_SUCH_OPTS", "-Xmx32m");
+  private static final LocalCluster.Role FAKE_MASTER =
+      new LocalCluster.Role(
+          "master",
+          FakeMasterMain.class.getName(),
+          "STRATA_MASTER_CLASSPATH",
+          "NO_SUCH_OPTS",
+          "-Xmx64m");
+  private static final LocalCluster.Role FAKE_WORKER =
+      new LocalCluster.Role(
+          "worker",
+          FakeWorkerMain.class.getName(),
+          "STRATA_WORKER_CLASSPATH",
+          "NO_SUCH_OPTS",
+          "-Xmx32m");
 
   @TempDir Path dir;
   private final Map<String, String> props = new HashMap<>();
@@ -44,15 +54,21 @@ class LocalClusterTest {
     props.put("strata.conf.dir", dir.resolve("conf").toString());
     props.put("strata.master.rpc.port", Integer.toString(port));
     // `local up` refuses ports in use, and a cluster on the default ones may be running here.
-    for (String key : new String[] {"strata.master.web.port", "strata.master.journal.port",
-        "strata.worker.rpc.port", "strata.worker.data.port", "strata.worker.web.port"}) {
+    for (String key :
+        new String[] {
+          "strata.master.web.port",
+          "strata.master.journal.port",
+          "strata.worker.rpc.port",
+          "strata.worker.data.port",
+          "strata.worker.web.port"
+        }) {
       try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
         props.put(key, Integer.toString(s.getLocalPort()));
       }
     }
     props.put("strata.client.local.stop.timeout", "20s");
-    String cp = System.getProperty("surefire.test.class.path",
-        System.getProperty("java.class.path"));
+    String cp =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     env.put("STRATA_MASTER_CLASSPATH", cp);
     env.put("STRATA_WORKER_CLASSPATH", cp);
     env.put("JAVA_HOME", System.getProperty("java.home"));
@@ -60,9 +76,12 @@ class LocalClusterTest {
   }
 
   private ShellContext context() {
-    return new ShellContext(() -> StrataConfig.load(props),
+    return new ShellContext(
+        () -> StrataConfig.load(props),
         new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8), env, props);
+        new PrintStream(err, true, StandardCharsets.UTF_8),
+        env,
+        props);
   }
 
   private String takeOut() {
@@ -76,12 +95,17 @@ class LocalClusterTest {
     try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"));
         ShellContext ctx = context()) {
       props.put("strata.worker.data.port", Integer.toString(taken.getLocalPort()));
-      StrataException e = assertThrows(StrataException.class,
-          () -> new LocalCluster(ctx, FAKE_MASTER, FAKE_WORKER).up());
-      assertEquals("Port " + taken.getLocalPort() + " (strata.worker.data.port) of the worker is"
-          + " in use by another process, such as a cluster of another STRATA_HOME: stop it, or"
-          + " give this cluster other ports (STRATA_WORKER_DATA_PORT=... or"
-          + " -Dstrata.worker.data.port=...)", e.getMessage());
+      StrataException e =
+          assertThrows(
+              StrataException.class, () -> new LocalCluster(ctx, FAKE_MASTER, FAKE_WORKER).up());
+      assertEquals(
+          "Port "
+              + taken.getLocalPort()
+              + " (strata.worker.data.port) of the worker is"
+              + " in use by another process, such as a cluster of another STRATA_HOME: stop it, or"
+              + " give this cluster other ports (STRATA_WORKER_DATA_PORT=... or"
+              + " -Dstrata.worker.data.port=...)",
+          e.getMessage());
       assertFalse(Files.exists(dir.resolve("run/master.pid")), "the master was started");
     }
   }
@@ -96,18 +120,25 @@ class LocalClusterTest {
         assertEquals(0, cluster.up());
         String up = takeOut();
         assertTrue(up.contains("Strata is running locally."), up);
-        assertTrue(up.contains("  master:       127.0.0.1:" + props.get("strata.master.rpc.port")
-            + " (gRPC)"), up);
-        assertTrue(up.contains("  worker:       127.0.0.1 rpc port "
-            + props.get("strata.worker.rpc.port") + ", data port "
-            + props.get("strata.worker.data.port")), up);
+        assertTrue(
+            up.contains(
+                "  master:       127.0.0.1:" + props.get("strata.master.rpc.port") + " (gRPC)"),
+            up);
+        assertTrue(
+            up.contains(
+                "  worker:       127.0.0.1 rpc port "
+                    + props.get("strata.worker.rpc.port")
+                    + ", data port "
+                    + props.get("strata.worker.data.port")),
+            up);
         assertTrue(up.contains("  logs:         " + dir.resolve("logs")), up);
         assertTrue(up.contains("Stop with: bin/strata local down"), up);
         long mpid = Long.parseLong(Files.readString(masterPid).trim());
         assertTrue(ProcessHandle.of(mpid).map(ProcessHandle::isAlive).orElse(false));
         // The pass-through of -Dstrata.* reached the child: it serves on the test's port.
-        assertTrue(Files.readString(Path.of("/proc", Long.toString(mpid), "cmdline"))
-            .contains("-Dstrata.master.rpc.port=" + props.get("strata.master.rpc.port")));
+        assertTrue(
+            Files.readString(Path.of("/proc", Long.toString(mpid), "cmdline"))
+                .contains("-Dstrata.master.rpc.port=" + props.get("strata.master.rpc.port")));
 
         assertEquals(0, cluster.up());
         assertTrue(takeOut().startsWith("Strata is already running locally (master pid " + mpid));
@@ -124,8 +155,12 @@ class LocalClusterTest {
       assertFalse(Files.exists(masterPid));
       assertFalse(Files.exists(workerPid));
       cluster.status();
-      assertEquals("master: not running" + System.lineSeparator() + "worker: not running"
-          + System.lineSeparator(), takeOut());
+      assertEquals(
+          "master: not running"
+              + System.lineSeparator()
+              + "worker: not running"
+              + System.lineSeparator(),
+          takeOut());
       cluster.down();
       assertEquals("Strata is not running locally." + System.lineSeparator(), takeOut());
     }
@@ -133,13 +168,23 @@ class LocalClusterTest {
 
   @Test
   void upFailsWithThePathOfTheLogWhenTheMasterExits() throws Exception {
-    LocalCluster.Role failing = new LocalCluster.Role("master", FailingMain.class.getName(),
-        "STRATA_MASTER_CLASSPATH", "NO_SUCH_OPTS", "-Xmx32m");
+    LocalCluster.Role failing =
+        new LocalCluster.Role(
+            "master",
+            FailingMain.class.getName(),
+            "STRATA_MASTER_CLASSPATH",
+            "NO_SUCH_OPTS",
+            "-Xmx32m");
     try (ShellContext ctx = context()) {
       LocalCluster cluster = new LocalCluster(ctx, failing, FAKE_WORKER);
       StrataException e = assertThrows(StrataException.class, cluster::up);
-      assertTrue(e.getMessage().startsWith("The master exited during start-up (exit code 3)."
-          + " See " + dir.resolve("logs/master.log")), e.getMessage());
+      assertTrue(
+          e.getMessage()
+              .startsWith(
+                  "The master exited during start-up (exit code 3)."
+                      + " See "
+                      + dir.resolve("logs/master.log")),
+          e.getMessage());
       assertFalse(Files.exists(dir.resolve("run/master.pid")));
       assertTrue(Files.readString(dir.resolve("logs/master.out")).contains("port in use"));
     }
@@ -151,8 +196,10 @@ class LocalClusterTest {
     try (ShellContext ctx = context()) {
       assertEquals(2, StrataShell.run(ctx, "local", "up"));
     }
-    assertEquals("strata: STRATA_MASTER_CLASSPATH is not set: run `strata local up` through the"
-        + " launcher bin/strata, which sets it" + System.lineSeparator(),
+    assertEquals(
+        "strata: STRATA_MASTER_CLASSPATH is not set: run `strata local up` through the"
+            + " launcher bin/strata, which sets it"
+            + System.lineSeparator(),
         err.toString(StandardCharsets.UTF_8));
   }
 }

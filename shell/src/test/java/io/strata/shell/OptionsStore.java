@@ -7,8 +7,8 @@ import io.strata.underfs.local.LocalUnderFileSystem;
 import java.util.Map;
 
 /**
- * A test under store over local folders, addressed as {@code options:///abs/path}, that takes
- * any mount options (credentials included), as remote stores do.
+ * A test under store over local folders, addressed as {@code options:///abs/path}, that takes any
+ * mount options (credentials included), as remote stores do.
  */
 public final class OptionsStore extends ForwardingUnderFileSystem {
   OptionsStore() {

@@ -26,9 +26,13 @@ class ProxyCredentialsCommandTest {
     Map<String, String> props = new HashMap<>();
     props.put("strata.home", dir.toString());
     props.put("strata.proxy.credentials.file", dir.resolve("keys/creds").toString());
-    try (ShellContext ctx = new ShellContext(() -> StrataConfig.load(props),
-        new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8), Map.of(), props)) {
+    try (ShellContext ctx =
+        new ShellContext(
+            () -> StrataConfig.load(props),
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            Map.of(),
+            props)) {
       return StrataShell.run(ctx, args);
     }
   }
@@ -36,15 +40,16 @@ class ProxyCredentialsCommandTest {
   @Test
   void addWritesAPrivateFileAndListingShowsEveryKey() throws Exception {
     assertEquals(1, run("proxy", "credentials"));
-    assertTrue(err.toString(StandardCharsets.UTF_8).contains("strata proxy credentials --add"),
+    assertTrue(
+        err.toString(StandardCharsets.UTF_8).contains("strata proxy credentials --add"),
         err.toString(StandardCharsets.UTF_8));
 
     assertEquals(0, run("proxy", "credentials", "--add", "alice"));
     assertEquals(0, run("proxy", "credentials", "--add", "bob"));
     Path file = dir.resolve("keys/creds");
     assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
-    List<String> keys = Files.readAllLines(file).stream()
-        .filter(l -> !l.startsWith("#") && !l.isBlank()).toList();
+    List<String> keys =
+        Files.readAllLines(file).stream().filter(l -> !l.startsWith("#") && !l.isBlank()).toList();
     assertEquals(2, keys.size());
     assertTrue(keys.get(0).matches("[A-Z0-9]{20} \\S{40} alice"), keys.get(0));
     assertTrue(keys.get(1).endsWith(" bob"), keys.get(1));

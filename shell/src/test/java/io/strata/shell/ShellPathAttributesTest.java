@@ -26,9 +26,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The attributes a path passes on or acts by, on a real master: {@code fs setTtl},
- * {@code fs unsetTtl} and the TTL line of {@code fs stat}; {@code fs setWriteType},
- * {@code fs unsetWriteType} and the write type line of {@code fs stat}.
+ * The attributes a path passes on or acts by, on a real master: {@code fs setTtl}, {@code fs
+ * unsetTtl} and the TTL line of {@code fs stat}; {@code fs setWriteType}, {@code fs unsetWriteType}
+ * and the write type line of {@code fs stat}.
  */
 class ShellPathAttributesTest {
   private static final String NL = System.lineSeparator();
@@ -70,13 +70,17 @@ class ShellPathAttributesTest {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int code;
-    try (ShellContext ctx = new ShellContext(() -> StrataConfig.load(conf),
-        new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8), Map.of(), Map.of())) {
+    try (ShellContext ctx =
+        new ShellContext(
+            () -> StrataConfig.load(conf),
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            Map.of(),
+            Map.of())) {
       code = StrataShell.run(ctx, args);
     }
-    return new Result(code, out.toString(StandardCharsets.UTF_8),
-        err.toString(StandardCharsets.UTF_8));
+    return new Result(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   private void write(String relative, int bytes) throws Exception {
@@ -99,7 +103,8 @@ class ShellPathAttributesTest {
     assertEquals(0, set.code(), set.err());
     String end = Format.time(modified + Duration.ofMinutes(90).toMillis());
     assertEquals("TTL of /data/a.bin: 1h30m, then free (at " + end + ")" + NL, set.out());
-    assertEquals("TTL:         1h30m, then free (at " + end + ")",
+    assertEquals(
+        "TTL:         1h30m, then free (at " + end + ")",
         ttlLine(run("fs", "stat", "/data/a.bin")));
 
     Result delete = run("fs", "setTtl", "--action", "delete", "/data", "2000");
@@ -116,8 +121,7 @@ class ShellPathAttributesTest {
   }
 
   private static String writeTypeLine(Result stat) {
-    return stat.out().lines().filter(l -> l.startsWith("Write type:")).findFirst()
-        .orElse(null);
+    return stat.out().lines().filter(l -> l.startsWith("Write type:")).findFirst().orElse(null);
   }
 
   @Test
@@ -138,8 +142,7 @@ class ShellPathAttributesTest {
     // A folder below may set another.
     assertEquals(0, run("fs", "setWriteType", "/prep/new", "CACHE_THROUGH").code());
     assertEquals(0, run("fs", "mkdir", "/prep/new/other").code());
-    assertEquals("Write type:  CACHE_THROUGH",
-        writeTypeLine(run("fs", "stat", "/prep/new/other")));
+    assertEquals("Write type:  CACHE_THROUGH", writeTypeLine(run("fs", "stat", "/prep/new/other")));
 
     Result unset = run("fs", "unsetWriteType", "/prep");
     assertEquals(0, unset.code(), unset.err());
@@ -149,8 +152,12 @@ class ShellPathAttributesTest {
 
     Result bad = run("fs", "setWriteType", "/prep", "sometimes");
     assertEquals(1, bad.code());
-    assertTrue(bad.err().contains("strata.write.type of /prep is 'SOMETIMES': give"
-        + " CACHE_THROUGH, THROUGH, ASYNC_THROUGH or MUST_CACHE"), bad.err());
+    assertTrue(
+        bad.err()
+            .contains(
+                "strata.write.type of /prep is 'SOMETIMES': give"
+                    + " CACHE_THROUGH, THROUGH, ASYNC_THROUGH or MUST_CACHE"),
+        bad.err());
     assertNull(writeTypeLine(run("fs", "stat", "/prep")));
     assertEquals(0, run("fs", "setWriteType", "/prep", "must_cache").code());
     assertEquals("Write type:  MUST_CACHE", writeTypeLine(run("fs", "stat", "/prep")));
@@ -190,17 +197,24 @@ class ShellPathAttributesTest {
   }
 
   /**
-   * A cluster upgraded from 0.1.0 and not finalized (restored here from a backup such a
-   * cluster wrote: a root inode and no layout record) refuses a time to live: the command
-   * prints the master's message, which says what to do, and exits with 1.
+   * A cluster upgraded from 0.1.0 and not finalized (restored here from a backup such a cluster
+   * wrote: a root inode and no layout record) refuses a time to live: the command prints the
+   * master's message, which says what to do, and exits with 1.
    */
   @Test
   void aClusterNotFinalizedRefusesSetTtl() throws Exception {
     Path backup = dir.resolve("backup-0.1.0");
-    try (InodeStore old = InodeStore.open(dir.resolve("old-metastore"), 100,
-        new SimpleMeterRegistry())) {
-      old.apply(JournalEntry.newBuilder().setSequence(1).setInode(InodeEntry.newBuilder()
-          .setId(InodeStore.ROOT_ID).setDirectory(true).setMode(0755)).build());
+    try (InodeStore old =
+        InodeStore.open(dir.resolve("old-metastore"), 100, new SimpleMeterRegistry())) {
+      old.apply(
+          JournalEntry.newBuilder()
+              .setSequence(1)
+              .setInode(
+                  InodeEntry.newBuilder()
+                      .setId(InodeStore.ROOT_ID)
+                      .setDirectory(true)
+                      .setMode(0755))
+              .build());
       Snapshots.write(old, backup, HeaderFile.BACKUP_KIND, 1, 1);
     }
     start(Map.of("strata.master.restore.backup", backup.toString()));

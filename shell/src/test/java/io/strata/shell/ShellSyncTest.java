@@ -58,13 +58,17 @@ class ShellSyncTest {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int code;
-    try (ShellContext ctx = new ShellContext(() -> StrataConfig.load(conf),
-        new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8), Map.of(), Map.of())) {
+    try (ShellContext ctx =
+        new ShellContext(
+            () -> StrataConfig.load(conf),
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            Map.of(),
+            Map.of())) {
       code = StrataShell.run(ctx, args);
     }
-    return new Result(code, out.toString(StandardCharsets.UTF_8),
-        err.toString(StandardCharsets.UTF_8));
+    return new Result(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   private void write(String relative, int bytes) throws Exception {
@@ -83,12 +87,15 @@ class ShellSyncTest {
     assertEquals(List.of("/data/a/", "/data/a/1.bin"), paths(run("fs", "ls", "-R", "/data")));
     write("data/a/2.bin", 2);
     write("data/b/3.bin", 3);
-    assertEquals(List.of("/data/a/", "/data/a/1.bin"), paths(run("fs", "ls", "-R", "/data")),
+    assertEquals(
+        List.of("/data/a/", "/data/a/1.bin"),
+        paths(run("fs", "ls", "-R", "/data")),
         "without --sync the namespace stays as loaded");
     Result synced = run("fs", "ls", "-R", "--sync", "/data");
     assertEquals(0, synced.code(), synced.err());
-    assertEquals(List.of("/data/a/", "/data/a/1.bin", "/data/a/2.bin", "/data/b/",
-        "/data/b/3.bin"), paths(synced));
+    assertEquals(
+        List.of("/data/a/", "/data/a/1.bin", "/data/a/2.bin", "/data/b/", "/data/b/3.bin"),
+        paths(synced));
 
     write("data/a/1.bin", 1000);
     assertTrue(run("fs", "stat", "/data/a/1.bin").out().contains("Size:        1 (1B)" + NL));
@@ -108,19 +115,24 @@ class ShellSyncTest {
     Result r = run("fs", "load", "--metadata-only", "/set");
     assertEquals(0, r.code(), r.err());
     assertEquals(1, r.out().lines().count(), r.out());
-    assertTrue(Pattern.matches("Loaded metadata of /set: 120 files, 4 directories, 1\\.2KiB in"
-        + " \\d+\\.\\ds \\(\\d+ files/s\\)" + NL, r.out()), r.out());
+    assertTrue(
+        Pattern.matches(
+            "Loaded metadata of /set: 120 files, 4 directories, 1\\.2KiB in"
+                + " \\d+\\.\\ds \\(\\d+ files/s\\)"
+                + NL,
+            r.out()),
+        r.out());
     for (String line : r.err().lines().toList()) {
-      assertTrue(Pattern.matches("Loading /set: \\d+ files, \\d+ directories, \\d+ files/s",
-          line), line);
+      assertTrue(
+          Pattern.matches("Loading /set: \\d+ files, \\d+ directories, \\d+ files/s", line), line);
     }
     Result count = run("fs", "count", "/set");
     assertTrue(count.out().contains("           4          120"), count.out());
 
     write("set/d9/new", 5);
     Result again = run("fs", "load", "--metadata-only", "--sync", "/set");
-    assertTrue(again.out().startsWith("Loaded metadata of /set: 121 files, 5 directories"),
-        again.out());
+    assertTrue(
+        again.out().startsWith("Loaded metadata of /set: 121 files, 5 directories"), again.out());
   }
 
   @Test
@@ -135,17 +147,32 @@ class ShellSyncTest {
   void mountListingMasksSecretValues() throws Exception {
     Path store = dir.resolve("store");
     Files.createDirectories(store);
-    Result m = run("fs", "mount", "/s", "options://" + store, "--option", "s3.secret.key=abc",
-        "--option", "s3.access.key=AKID", "--option", "region=eu", "--option",
-        "sync.interval=30s");
+    Result m =
+        run(
+            "fs",
+            "mount",
+            "/s",
+            "options://" + store,
+            "--option",
+            "s3.secret.key=abc",
+            "--option",
+            "s3.access.key=AKID",
+            "--option",
+            "region=eu",
+            "--option",
+            "sync.interval=30s");
     assertEquals(0, m.code(), m.err());
     Result list = run("fs", "mount");
-    assertEquals("/s  options://" + store + "  rw  region=eu,s3.access.key=AKID,"
-        + "s3.secret.key=******,sync.interval=30s", list.out().lines().toList().get(1));
+    assertEquals(
+        "/s  options://"
+            + store
+            + "  rw  region=eu,s3.access.key=AKID,"
+            + "s3.secret.key=******,sync.interval=30s",
+        list.out().lines().toList().get(1));
     assertFalse(list.out().contains("abc"));
     Result bad = run("fs", "mount", "/b", "file://" + store, "--option", "sync.interval=soon");
     assertEquals(1, bad.code());
-    assertTrue(bad.err().contains("bad option sync.interval: 'soon' is not a sync interval"),
-        bad.err());
+    assertTrue(
+        bad.err().contains("bad option sync.interval: 'soon' is not a sync interval"), bad.err());
   }
 }

@@ -1,7 +1,5 @@
 package io.strata.shell;
 
-import io.strata.client.TestMaster;
-
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -9,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.strata.client.TestMaster;
 import io.strata.common.BlockIds;
 import io.strata.common.conf.StrataConfig;
 import io.strata.proto.BlockLocation;
@@ -50,8 +49,11 @@ class ShellTest {
   void setUp() throws Exception {
     Files.createDirectories(dir.resolve("ufs"));
     master = new TestMaster("file://" + dir.resolve("ufs"));
-    server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-        .addService(master).build().start();
+    server =
+        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+            .addService(master)
+            .build()
+            .start();
     writer = new TestWriter(freePort());
     master.workers = List.of(writer.info());
     conf.put("strata.conf.dir", dir.resolve("conf").toString());
@@ -75,12 +77,19 @@ class ShellTest {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int code;
-    try (ShellContext ctx = new ShellContext(() -> StrataConfig.load(conf),
-        new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8), env, Map.of())) {
+    try (ShellContext ctx =
+        new ShellContext(
+            () -> StrataConfig.load(conf),
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            env,
+            Map.of())) {
       code = StrataShell.run(ctx, args);
     }
-    return new Result(code, out.toString(StandardCharsets.UTF_8), out.toByteArray(),
+    return new Result(
+        code,
+        out.toString(StandardCharsets.UTF_8),
+        out.toByteArray(),
         err.toString(StandardCharsets.UTF_8));
   }
 
@@ -112,8 +121,24 @@ class ShellTest {
     assertEquals(0, m.code());
     assertTrue(m.out().contains("start"), m.out());
     Result fs = run("fs", "--help");
-    for (String c : List.of("ls", "stat", "cat", "head", "tail", "cp", "mkdir", "rm", "mv",
-        "mount", "unmount", "location", "free", "du", "count", "load")) {
+    for (String c :
+        List.of(
+            "ls",
+            "stat",
+            "cat",
+            "head",
+            "tail",
+            "cp",
+            "mkdir",
+            "rm",
+            "mv",
+            "mount",
+            "unmount",
+            "location",
+            "free",
+            "du",
+            "count",
+            "load")) {
       assertTrue(fs.out().contains("  " + c + " "), c);
     }
   }
@@ -122,7 +147,8 @@ class ShellTest {
   void onlyTheNamedBranchIsBuiltYetGroupsAndMistakesSeeEveryCommand() {
     Result journal = run("fsadmin", "journal");
     assertEquals(2, journal.code());
-    assertTrue(journal.err().contains("  quorum ") && journal.err().contains("  checkpoint "),
+    assertTrue(
+        journal.err().contains("  quorum ") && journal.err().contains("  checkpoint "),
         journal.err());
     Result quorum = run("fsadmin", "journal", "quorum", "--help");
     for (String c : List.of("info", "elect", "add", "remove")) {
@@ -130,7 +156,8 @@ class ShellTest {
     }
     Result bogus = run("fs", "bogus");
     assertEquals(2, bogus.code());
-    assertEquals("strata: Unmatched argument at index 1: 'bogus' (see `strata fs --help`)" + NL,
+    assertEquals(
+        "strata: Unmatched argument at index 1: 'bogus' (see `strata fs --help`)" + NL,
         bogus.err());
   }
 
@@ -145,21 +172,23 @@ class ShellTest {
   void lsShowsColumnsWithHumanSizes() throws Exception {
     run("fs", "mkdir", "-p", "/dir/sub");
     master.addFile("/dir/a.bin", 500, 1 << 20, "file:///x/a");
-    master.put(master.addFile("/dir/b.bin", 1536, 1 << 20, "file:///x/b").toBuilder()
-        .setCachedBytes(768).build());
+    master.put(
+        master.addFile("/dir/b.bin", 1536, 1 << 20, "file:///x/b").toBuilder()
+            .setCachedBytes(768)
+            .build());
     master.addFile("/dir/c.bin", 64L << 20, 1 << 20, "file:///x/c");
     Result r = run("fs", "ls", "-h", "/dir");
     assertEquals(0, r.code(), r.err());
     String time = Format.time(1_700_000_000_000L);
     List<String> lines = r.out().lines().toList();
     assertEquals(4, lines.size(), r.out());
-    assertEquals("-rw-r--r--  alice    staff            500B  " + time + "    0%  /dir/a.bin",
-        lines.get(0));
-    assertEquals("-rw-r--r--  alice    staff          1.5KiB  " + time + "   50%  /dir/b.bin",
-        lines.get(1));
+    assertEquals(
+        "-rw-r--r--  alice    staff            500B  " + time + "    0%  /dir/a.bin", lines.get(0));
+    assertEquals(
+        "-rw-r--r--  alice    staff          1.5KiB  " + time + "   50%  /dir/b.bin", lines.get(1));
     assertTrue(lines.get(2).contains("     64.0MiB  "), lines.get(2));
-    assertTrue(lines.get(3).startsWith("drwxr-xr-x  alice    staff               -  "),
-        lines.get(3));
+    assertTrue(
+        lines.get(3).startsWith("drwxr-xr-x  alice    staff               -  "), lines.get(3));
     assertTrue(lines.get(3).endsWith("   -  /dir/sub/"), lines.get(3));
 
     Result exact = run("fs", "ls", "/dir/b.bin");
@@ -172,8 +201,7 @@ class ShellTest {
     master.addFile("/r/s/t/deep", 1, 1 << 20, "file:///x/deep");
     master.addFile("/r/top", 1, 1 << 20, "file:///x/top");
     Result r = run("fs", "ls", "-R", "/r");
-    List<String> paths = r.out().lines().map(l -> l.substring(l.lastIndexOf(' ') + 1))
-        .toList();
+    List<String> paths = r.out().lines().map(l -> l.substring(l.lastIndexOf(' ') + 1)).toList();
     assertEquals(List.of("/r/s/", "/r/s/t/", "/r/s/t/deep", "/r/top"), paths);
   }
 
@@ -198,8 +226,8 @@ class ShellTest {
   void usageErrorsExitWithTwo() {
     Result missing = run("fs", "mkdir");
     assertEquals(2, missing.code());
-    assertTrue(missing.err().startsWith("strata: Missing required parameter: 'PATH'"),
-        missing.err());
+    assertTrue(
+        missing.err().startsWith("strata: Missing required parameter: 'PATH'"), missing.err());
     assertEquals(1, missing.err().lines().count());
     Result badSize = run("fs", "head", "-c", "lots", "/x");
     assertEquals(2, badSize.code());
@@ -213,8 +241,11 @@ class ShellTest {
     conf.put("strata.client.rpc.timeout", "soon");
     Result r = run("fs", "ls", "/");
     assertEquals(2, r.code());
-    assertTrue(r.err().startsWith("strata: Bad value 'soon' for configuration key"
-        + " 'strata.client.rpc.timeout'"), r.err());
+    assertTrue(
+        r.err()
+            .startsWith(
+                "strata: Bad value 'soon' for configuration key" + " 'strata.client.rpc.timeout'"),
+        r.err());
     conf.remove("strata.client.rpc.timeout");
     conf.put("strata.client.no.such.key", "1");
     Result unknown = run("fs", "ls", "/");
@@ -228,10 +259,15 @@ class ShellTest {
     conf.put("strata.master.rpc.port", Integer.toString(port));
     Result r = run("fs", "ls", "/");
     assertEquals(1, r.code());
-    assertEquals("strata: Cannot reach the Strata master at 127.0.0.1:" + port + " (tried for"
-        + " 1s). Start it with `strata master start` or `strata local up`, or set"
-        + " strata.master.hostname / strata.master.rpc.port (conf/strata-site.properties,"
-        + " STRATA_MASTER_HOSTNAME, or -Dstrata.master.hostname)" + NL, r.err());
+    assertEquals(
+        "strata: Cannot reach the Strata master at 127.0.0.1:"
+            + port
+            + " (tried for"
+            + " 1s). Start it with `strata master start` or `strata local up`, or set"
+            + " strata.master.hostname / strata.master.rpc.port (conf/strata-site.properties,"
+            + " STRATA_MASTER_HOSTNAME, or -Dstrata.master.hostname)"
+            + NL,
+        r.err());
   }
 
   @Test
@@ -244,8 +280,11 @@ class ShellTest {
     assertTrue(master.has("/c/a/b"));
     Result notEmpty = run("fs", "rm", "/c");
     assertEquals(1, notEmpty.code());
-    assertEquals("strata: Directory is not empty: /c"
-        + " (delete it with everything below it: `strata fs rm -R`)" + NL, notEmpty.err());
+    assertEquals(
+        "strata: Directory is not empty: /c"
+            + " (delete it with everything below it: `strata fs rm -R`)"
+            + NL,
+        notEmpty.err());
     assertEquals(0, run("fs", "rm", "-R", "/c").code());
     assertFalse(master.has("/c"));
     Result stat = run("fs", "stat", "/");
@@ -255,8 +294,17 @@ class ShellTest {
 
   @Test
   void mountMountsAndLists() {
-    Result m = run("fs", "mount", "/data", "file:///srv/data", "--option", "b=2", "--option",
-        "a=1", "--readonly");
+    Result m =
+        run(
+            "fs",
+            "mount",
+            "/data",
+            "file:///srv/data",
+            "--option",
+            "b=2",
+            "--option",
+            "a=1",
+            "--readonly");
     assertEquals(0, m.code(), m.err());
     assertEquals("Mounted file:///srv/data at /data (read-only)" + NL, m.out());
     Result list = run("fs", "mount");
@@ -270,31 +318,40 @@ class ShellTest {
   void duAndCountTotalTheTree() throws Exception {
     run("fs", "mkdir", "-p", "/t/x/y");
     master.addFile("/t/f1", 1000, 1 << 20, "file:///x/1");
-    master.put(master.addFile("/t/x/f2", 3000, 1 << 20, "file:///x/2").toBuilder()
-        .setCachedBytes(3000).build());
+    master.put(
+        master.addFile("/t/x/f2", 3000, 1 << 20, "file:///x/2").toBuilder()
+            .setCachedBytes(3000)
+            .build());
     master.addFile("/t/x/y/f3", 2048, 1 << 20, "file:///x/3");
     Result count = run("fs", "count", "/t");
-    assertEquals(String.format("%12s %12s %16s  %s", "DIRS", "FILES", "BYTES", "PATH"),
+    assertEquals(
+        String.format("%12s %12s %16s  %s", "DIRS", "FILES", "BYTES", "PATH"),
         count.out().lines().toList().get(0));
-    assertEquals(String.format("%12d %12d %16d  %s", 3, 3, 6048, "/t"),
-        count.out().lines().toList().get(1));
+    assertEquals(
+        String.format("%12d %12d %16d  %s", 3, 3, 6048, "/t"), count.out().lines().toList().get(1));
     Result du = run("fs", "du", "/t");
-    assertEquals(List.of(
-        String.format("%12s  %12s  %4s  %s", "1000", "0", "0%", "/t/f1"),
-        String.format("%12s  %12s  %4s  %s", "5048", "3000", "59%", "/t/x")),
+    assertEquals(
+        List.of(
+            String.format("%12s  %12s  %4s  %s", "1000", "0", "0%", "/t/f1"),
+            String.format("%12s  %12s  %4s  %s", "5048", "3000", "59%", "/t/x")),
         du.out().lines().toList());
     Result total = run("fs", "du", "-s", "-h", "/t");
-    assertEquals(String.format("%12s  %12s  %4s  %s", "5.9KiB", "2.9KiB", "49%", "/t") + NL,
-        total.out());
+    assertEquals(
+        String.format("%12s  %12s  %4s  %s", "5.9KiB", "2.9KiB", "49%", "/t") + NL, total.out());
   }
 
   @Test
   void locationShowsHoldersAndTheHomeWorker() throws Exception {
     FileInfo f = master.addFile("/loc", 3 << 20, 2 << 20, "file:///x/loc");
     long block0 = BlockIds.blockId(f.getFileId(), 0);
-    master.setLocations(block0, List.of(BlockLocation.newBuilder().setWorkerId(7)
-        .setAddress(WorkerAddress.newBuilder().setHost("10.0.0.7").setDataPort(19301))
-        .setTier("MEM").build()));
+    master.setLocations(
+        block0,
+        List.of(
+            BlockLocation.newBuilder()
+                .setWorkerId(7)
+                .setAddress(WorkerAddress.newBuilder().setHost("10.0.0.7").setDataPort(19301))
+                .setTier("MEM")
+                .build()));
     Result r = run("fs", "location", "/loc");
     assertEquals(0, r.code(), r.err());
     List<String> lines = r.out().lines().toList();
@@ -309,24 +366,42 @@ class ShellTest {
   void freeAndCheckpointReport() throws Exception {
     master.addFile("/fr", 10, 1 << 20, "file:///x/fr");
     assertEquals("Freed 2 blocks (3.0MiB) of /fr" + NL, run("fs", "free", "/fr").out());
-    assertEquals("Checkpoint taken at journal sequence 42" + NL,
-        run("fsadmin", "checkpoint").out());
+    assertEquals(
+        "Checkpoint taken at journal sequence 42" + NL, run("fsadmin", "checkpoint").out());
   }
 
   @Test
   void fsadminReportSummarisesWorkersTiersAndCache() {
-    WorkerInfo live = WorkerInfo.newBuilder().setWorkerId(1).setState(WorkerState.WORKER_LIVE)
-        .setAddress(WorkerAddress.newBuilder().setHost("10.0.0.1").setDataPort(19301))
-        .addTiers(TierUsage.newBuilder().setAlias("SSD").setCapacityBytes(10L << 30)
-            .setUsedBytes(5L << 30))
-        .addTiers(TierUsage.newBuilder().setAlias("MEM").setCapacityBytes(1L << 30)
-            .setUsedBytes(256L << 20))
-        .setCacheStats(WorkerCacheStats.newBuilder().setHits(30).setMisses(10)
-            .setBytesFromCache(3L << 20).setBytesFromUfs(1L << 20))
-        .setBlockCount(12).build();
-    WorkerInfo lost = WorkerInfo.newBuilder().setWorkerId(2).setState(WorkerState.WORKER_LOST)
-        .setAddress(WorkerAddress.newBuilder().setHost("10.0.0.2").setDataPort(19301))
-        .setCacheStats(WorkerCacheStats.newBuilder().setHits(0).setMisses(0)).build();
+    WorkerInfo live =
+        WorkerInfo.newBuilder()
+            .setWorkerId(1)
+            .setState(WorkerState.WORKER_LIVE)
+            .setAddress(WorkerAddress.newBuilder().setHost("10.0.0.1").setDataPort(19301))
+            .addTiers(
+                TierUsage.newBuilder()
+                    .setAlias("SSD")
+                    .setCapacityBytes(10L << 30)
+                    .setUsedBytes(5L << 30))
+            .addTiers(
+                TierUsage.newBuilder()
+                    .setAlias("MEM")
+                    .setCapacityBytes(1L << 30)
+                    .setUsedBytes(256L << 20))
+            .setCacheStats(
+                WorkerCacheStats.newBuilder()
+                    .setHits(30)
+                    .setMisses(10)
+                    .setBytesFromCache(3L << 20)
+                    .setBytesFromUfs(1L << 20))
+            .setBlockCount(12)
+            .build();
+    WorkerInfo lost =
+        WorkerInfo.newBuilder()
+            .setWorkerId(2)
+            .setState(WorkerState.WORKER_LOST)
+            .setAddress(WorkerAddress.newBuilder().setHost("10.0.0.2").setDataPort(19301))
+            .setCacheStats(WorkerCacheStats.newBuilder().setHits(0).setMisses(0))
+            .build();
     master.workers = List.of(live, lost);
     Result r = run("fsadmin", "report");
     assertEquals(0, r.code(), r.err());
@@ -337,8 +412,9 @@ class ShellTest {
     int mem = out.indexOf("  MEM ");
     int ssd = out.indexOf("  SSD ");
     assertTrue(mem > 0 && ssd > mem, out);
-    assertTrue(out.contains(String.format("  %-5s  %12s  %12s  %5s", "total", "11.0GiB",
-        "5.3GiB", "47%")), out);
+    assertTrue(
+        out.contains(String.format("  %-5s  %12s  %12s  %5s", "total", "11.0GiB", "5.3GiB", "47%")),
+        out);
     assertTrue(out.contains("hits 30, misses 10, hit ratio 75.0%"), out);
     assertTrue(out.contains("bytes from cache 3.0MiB, from under stores 1.0MiB"), out);
   }
@@ -360,8 +436,8 @@ class ShellTest {
     Result head = run("fs", "head", "-c", "10", "/in/local.bin");
     assertArrayEquals(java.util.Arrays.copyOf(content, 10), head.bytes());
     Result tail = run("fs", "tail", "/in/local.bin");
-    assertArrayEquals(java.util.Arrays.copyOfRange(content, content.length - 1024,
-        content.length), tail.bytes());
+    assertArrayEquals(
+        java.util.Arrays.copyOfRange(content, content.length - 1024, content.length), tail.bytes());
 
     Path back = dir.resolve("back.bin");
     Result down = run("fs", "cp", "/in/local.bin", "file://" + back);

@@ -11,8 +11,8 @@ import io.strata.proto.WorkerState;
 import io.strata.proto.WriteFileHeader;
 import io.strata.proto.WriteFileRequest;
 import io.strata.proto.WriteFileResponse;
-import java.io.ByteArrayOutputStream;
 import io.strata.underfs.local.LocalUnderFileSystem;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -28,14 +28,23 @@ final class TestWriter extends WorkerServiceGrpc.WorkerServiceImplBase implement
 
   TestWriter(int closedDataPort) throws IOException {
     this.closedDataPort = closedDataPort;
-    server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-        .addService(this).build().start();
+    server =
+        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+            .addService(this)
+            .build()
+            .start();
   }
 
   WorkerInfo info() {
-    return WorkerInfo.newBuilder().setWorkerId(7).setState(WorkerState.WORKER_LIVE)
-        .setAddress(WorkerAddress.newBuilder().setHost("127.0.0.1").setRpcPort(server.getPort())
-            .setDataPort(closedDataPort)).build();
+    return WorkerInfo.newBuilder()
+        .setWorkerId(7)
+        .setState(WorkerState.WORKER_LIVE)
+        .setAddress(
+            WorkerAddress.newBuilder()
+                .setHost("127.0.0.1")
+                .setRpcPort(server.getPort())
+                .setDataPort(closedDataPort))
+        .build();
   }
 
   @Override
@@ -69,8 +78,11 @@ final class TestWriter extends WorkerServiceGrpc.WorkerServiceImplBase implement
           return;
         }
         // The real fingerprint: readers check it against the under store.
-        out.onNext(WriteFileResponse.newBuilder().setLength(data.size())
-            .setUfsFingerprint(fingerprint).build());
+        out.onNext(
+            WriteFileResponse.newBuilder()
+                .setLength(data.size())
+                .setUfsFingerprint(fingerprint)
+                .build());
         out.onCompleted();
       }
     };

@@ -17,15 +17,15 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The master processes of a {@link MultiProcessCluster}. One master runs as the cluster always
- * ran it (named {@code master}, on 127.0.0.1 unless a test gives a host, folders under the
- * cluster's {@code strata.home}). Several masters form one journal group: master i is named
- * {@code master<i>}, binds, advertises and replicates on its own host (the test's, else
- * 127.0.0.1), on ports of its own, with its journal, metastore and backups under
- * {@code <base>/master<i>/}; every process of the cluster is given all their addresses.
+ * The master processes of a {@link MultiProcessCluster}. One master runs as the cluster always ran
+ * it (named {@code master}, on 127.0.0.1 unless a test gives a host, folders under the cluster's
+ * {@code strata.home}). Several masters form one journal group: master i is named {@code
+ * master<i>}, binds, advertises and replicates on its own host (the test's, else 127.0.0.1), on
+ * ports of its own, with its journal, metastore and backups under {@code <base>/master<i>/}; every
+ * process of the cluster is given all their addresses.
  *
- * <p>Ports and folders stay the same across restarts, so a restarted master rejoins with its
- * state. Not thread-safe: the cluster calls it under its own lock.
+ * <p>Ports and folders stay the same across restarts, so a restarted master rejoins with its state.
+ * Not thread-safe: the cluster calls it under its own lock.
  */
 final class ClusterMasters {
   /** Starts one JVM of the cluster: its log name, its own -D settings and JVM options. */
@@ -58,9 +58,14 @@ final class ClusterMasters {
     boolean several = hosts.size() > 1;
     for (int i = 0; i < hosts.size(); i++) {
       String host = hosts.get(i);
-      masters.add(new Master(several ? "master" + i : "master", host, freePort(host),
-          freePort(host), freePort(host),
-          several ? base.resolve("master" + i) : null));
+      masters.add(
+          new Master(
+              several ? "master" + i : "master",
+              host,
+              freePort(host),
+              freePort(host),
+              freePort(host),
+              several ? base.resolve("master" + i) : null));
     }
     this.processes = new Process[hosts.size()];
     this.paused = new boolean[hosts.size()];
@@ -90,8 +95,8 @@ final class ClusterMasters {
   }
 
   /**
-   * What every process of the cluster (and its clients) is told about the masters: the first
-   * one's host and port, and with several masters every gRPC and journal address.
+   * What every process of the cluster (and its clients) is told about the masters: the first one's
+   * host and port, and with several masters every gRPC and journal address.
    */
   Map<String, String> commonProperties() {
     Map<String, String> p = new LinkedHashMap<>();
@@ -99,8 +104,9 @@ final class ClusterMasters {
     p.put("strata.master.rpc.port", Integer.toString(masters.get(0).rpcPort()));
     if (several()) {
       p.put("strata.master.addresses", String.join(",", addresses()));
-      p.put("strata.master.journal.addresses", String.join(",",
-          masters.stream().map(Master::journalAddress).toList()));
+      p.put(
+          "strata.master.journal.addresses",
+          String.join(",", masters.stream().map(Master::journalAddress).toList()));
     }
     return p;
   }
@@ -171,8 +177,10 @@ final class ClusterMasters {
     if (p == null || !p.isAlive()) {
       throw new IllegalStateException(masters.get(i).name() + " is not running");
     }
-    Process kill = new ProcessBuilder("kill", signal, Long.toString(p.pid()))
-        .redirectErrorStream(true).start();
+    Process kill =
+        new ProcessBuilder("kill", signal, Long.toString(p.pid()))
+            .redirectErrorStream(true)
+            .start();
     if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
       kill.destroyForcibly();
       throw new IOException("kill " + signal + " " + p.pid() + " failed");
@@ -180,8 +188,8 @@ final class ClusterMasters {
   }
 
   /**
-   * The index of the master that leads, as it says itself in GetQuorumInfo (each master asked
-   * with a two-second deadline); -1 while none does.
+   * The index of the master that leads, as it says itself in GetQuorumInfo (each master asked with
+   * a two-second deadline); -1 while none does.
    */
   int leaderIndex(StrataConfig clientConf) {
     StrataConfig conf = clientConf.with(Map.of("strata.client.rpc.timeout", "2s"));
@@ -192,8 +200,9 @@ final class ClusterMasters {
         }
         String address = masters.get(i).address();
         try {
-          GetQuorumInfoResponse r = client.callJournalAt(address,
-              s -> s.getQuorumInfo(GetQuorumInfoRequest.getDefaultInstance()));
+          GetQuorumInfoResponse r =
+              client.callJournalAt(
+                  address, s -> s.getQuorumInfo(GetQuorumInfoRequest.getDefaultInstance()));
           String leader = r.getLeaderAddress();
           if (!leader.isEmpty() && leader.equals(r.getAnsweredBy())) {
             return i;
@@ -209,17 +218,21 @@ final class ClusterMasters {
   /** Waits until a master leads; fails when every master died or the time passed. */
   int awaitLeader(StrataConfig clientConf, Duration timeout) {
     int[] leader = {-1};
-    MultiProcessCluster.waitFor("a leading master", timeout, () -> {
-      boolean anyAlive = false;
-      for (int i = 0; i < masters.size(); i++) {
-        anyAlive |= running(i);
-      }
-      if (!anyAlive) {
-        throw new IllegalStateException("every master died while waiting for a leader");
-      }
-      leader[0] = leaderIndex(clientConf);
-      return leader[0] >= 0;
-    }, null);
+    MultiProcessCluster.waitFor(
+        "a leading master",
+        timeout,
+        () -> {
+          boolean anyAlive = false;
+          for (int i = 0; i < masters.size(); i++) {
+            anyAlive |= running(i);
+          }
+          if (!anyAlive) {
+            throw new IllegalStateException("every master died while waiting for a leader");
+          }
+          leader[0] = leaderIndex(clientConf);
+          return leader[0] >= 0;
+        },
+        null);
     return leader[0];
   }
 

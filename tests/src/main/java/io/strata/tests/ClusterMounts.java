@@ -13,16 +13,17 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The FUSE mount processes of a {@link MultiProcessCluster}, started as {@code strata fuse
- * mount} starts them (FuseMain with the mount point and namespace path as arguments, the
- * configuration as -D properties, its own log file) and counted as started only once the kernel
- * lists the mount. Stopping one asks it to unmount (SIGTERM, which FuseMain answers by unmounting)
- * and falls back to {@code fusermount -u -z} when it does not. Not thread-safe: the cluster calls
- * it under its own lock.
+ * The FUSE mount processes of a {@link MultiProcessCluster}, started as {@code strata fuse mount}
+ * starts them (FuseMain with the mount point and namespace path as arguments, the configuration as
+ * -D properties, its own log file) and counted as started only once the kernel lists the mount.
+ * Stopping one asks it to unmount (SIGTERM, which FuseMain answers by unmounting) and falls back to
+ * {@code fusermount -u -z} when it does not. Not thread-safe: the cluster calls it under its own
+ * lock.
  */
 final class ClusterMounts {
   static final Duration MOUNT_TIMEOUT = Duration.ofSeconds(60);
   static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
+
   /** The log configuration of a mount process, from integration/fuse. */
   private static final String LOG_CONFIGURATION = "strata-fuse-logback-file.xml";
 
@@ -37,14 +38,15 @@ final class ClusterMounts {
   }
 
   /**
-   * Mounts the namespace root at {@code mountPoint} from {@code release} and waits until the
-   * kernel lists the mount.
+   * Mounts the namespace root at {@code mountPoint} from {@code release} and waits until the kernel
+   * lists the mount.
    *
    * @param configuration the process's configuration (its release's unknown keys are left out)
    * @param jvmOptions heap and other JVM bounds
    */
-  FuseProcess start(Path mountPoint, Map<String, String> configuration, List<String> jvmOptions,
-      Release release) throws IOException {
+  FuseProcess start(
+      Path mountPoint, Map<String, String> configuration, List<String> jvmOptions, Release release)
+      throws IOException {
     Path point = mountPoint.toAbsolutePath().normalize();
     if (ProcMounts.isFuseMounted(point)) {
       throw new IllegalStateException(point + " is already a FUSE mount");
@@ -57,25 +59,29 @@ final class ClusterMounts {
     // After the configuration, as `strata fuse mount` puts them: these win.
     props.put("logback.configurationFile", LOG_CONFIGURATION);
     props.put("strata.log.file", logsDir.resolve(name + ".log").toString());
-    Process p = launcher.launch(name, release, Release.Role.FUSE, props, jvmOptions,
-        List.of(point.toString(), "/"));
+    Process p =
+        launcher.launch(
+            name, release, Release.Role.FUSE, props, jvmOptions, List.of(point.toString(), "/"));
     FuseProcess fuse = new FuseProcess(name, p, point, release);
     running.add(fuse);
     try {
-      MultiProcessCluster.waitFor("the FUSE mount at " + point, MOUNT_TIMEOUT,
-          () -> ProcMounts.isFuseMounted(point), p);
+      MultiProcessCluster.waitFor(
+          "the FUSE mount at " + point, MOUNT_TIMEOUT, () -> ProcMounts.isFuseMounted(point), p);
     } catch (IllegalStateException e) {
       stopQuietly(fuse);
-      throw new IllegalStateException(e.getMessage() + "; last lines of its log:\n"
-          + MultiProcessCluster.tail(logsDir.resolve(name + ".log"))
-          + MultiProcessCluster.tail(logsDir.resolve(name + ".out")), e);
+      throw new IllegalStateException(
+          e.getMessage()
+              + "; last lines of its log:\n"
+              + MultiProcessCluster.tail(logsDir.resolve(name + ".log"))
+              + MultiProcessCluster.tail(logsDir.resolve(name + ".out")),
+          e);
     }
     return fuse;
   }
 
   /**
-   * Unmounts and ends a mount process: SIGTERM and a bounded wait, then {@code fusermount -u
-   * -z} and a kill when it is still mounted or running.
+   * Unmounts and ends a mount process: SIGTERM and a bounded wait, then {@code fusermount -u -z}
+   * and a kill when it is still mounted or running.
    *
    * @return whether SIGTERM alone unmounted it and ended the process
    * @throws IllegalStateException when the mount point is still mounted at the end
@@ -97,8 +103,8 @@ final class ClusterMounts {
     }
     running.remove(fuse);
     if (ProcMounts.isFuseMounted(point)) {
-      throw new IllegalStateException("Cannot unmount " + point + " of " + fuse
-          + "; try: fusermount -u -z " + point);
+      throw new IllegalStateException(
+          "Cannot unmount " + point + " of " + fuse + "; try: fusermount -u -z " + point);
     }
     return clean;
   }
@@ -125,9 +131,12 @@ final class ClusterMounts {
   /** {@code fusermount -u -z}: detaches the mount even while files in it are open. */
   private static void lazyUnmount(Path point) throws InterruptedException {
     try {
-      Process p = new ProcessBuilder("fusermount", "-u", "-z", point.toString())
-          .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-          .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+      Process p =
+          new ProcessBuilder("fusermount", "-u", "-z", point.toString())
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+              .start();
       if (!p.waitFor(STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
         p.destroyForcibly();
       }

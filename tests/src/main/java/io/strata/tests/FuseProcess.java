@@ -3,9 +3,9 @@ package io.strata.tests;
 import java.nio.file.Path;
 
 /**
- * A FUSE mount process of a {@link MultiProcessCluster}: its pid, where it mounts and the
- * release it runs. Stop it with {@link MultiProcessCluster#stopFuse(FuseProcess)}; the cluster
- * stops those still running when it closes.
+ * A FUSE mount process of a {@link MultiProcessCluster}: its pid, where it mounts and the release
+ * it runs. Stop it with {@link MultiProcessCluster#stopFuse(FuseProcess)}; the cluster stops those
+ * still running when it closes.
  */
 public final class FuseProcess {
   private final String name;

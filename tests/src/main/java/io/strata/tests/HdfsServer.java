@@ -8,8 +8,8 @@ import org.apache.hadoop.hdfs.MiniDFSCluster;
 
 /**
  * A real HDFS for end-to-end tests and benchmarks: Hadoop's MiniDFSCluster in this JVM, one
- * namenode and one datanode on 127.0.0.1 with ports chosen by the system. Strata's processes
- * reach it over loopback like any namenode; {@link #fs()} changes files behind Strata's back.
+ * namenode and one datanode on 127.0.0.1 with ports chosen by the system. Strata's processes reach
+ * it over loopback like any namenode; {@link #fs()} changes files behind Strata's back.
  */
 public final class HdfsServer implements AutoCloseable {
   private final MiniDFSCluster cluster;

@@ -5,7 +5,6 @@ import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.HttpURLConnection;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -22,28 +21,30 @@ import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 
 /**
- * A Strata cluster of real processes on 127.0.0.1: one master JVM (or an odd number replicating
- * one journal, each on a loopback address a test may choose, see {@link ClusterMasters}) and N
- * worker JVMs, each with its own ports, folders and log file under a base folder, started the
- * way `bin/strata` starts them (same main classes, configuration as -D properties). Tests and
- * benchmarks drive it through the public client API and the command line, and can kill -9,
- * pause (SIGSTOP) and restart any process. Every process and client gets the masters'
- * addresses.
+ * A Strata cluster of real processes on 127.0.0.1: one master JVM (or an odd number replicating one
+ * journal, each on a loopback address a test may choose, see {@link ClusterMasters}) and N worker
+ * JVMs, each with its own ports, folders and log file under a base folder, started the way
+ * `bin/strata` starts them (same main classes, configuration as -D properties). Tests and
+ * benchmarks drive it through the public client API and the command line, and can kill -9, pause
+ * (SIGSTOP) and restart any process. Every process and client gets the masters' addresses.
  *
- * <p>The child JVMs use this JVM's classpath (under Surefire, its test classpath), so whatever
- * the build just compiled is what runs, unless a test starts processes from another
- * {@link Release} (such as {@link Release#previous()}) to run two releases side by side: each
- * process then gets only the configuration keys its release knows, and {@link #releaseOf} says
- * what each one runs. A process started again without a release named keeps the one it ran.
+ * <p>The child JVMs use this JVM's classpath (under Surefire, its test classpath), so whatever the
+ * build just compiled is what runs, unless a test starts processes from another {@link Release}
+ * (such as {@link Release#previous()}) to run two releases side by side: each process then gets
+ * only the configuration keys its release knows, and {@link #releaseOf} says what each one runs. A
+ * process started again without a release named keeps the one it ran.
  */
 public final class MultiProcessCluster implements AutoCloseable {
   private final Path base;
   private final Map<String, String> common;
   private final Map<Integer, Map<String, String>> perWorker;
+
   /** The release a process starts from unless a test names another. */
   private final Release release;
+
   /** The release each process last started from, by its name in the logs folder. */
   private final Map<String, Release> releases = new HashMap<>();
+
   private final ClusterLauncher launcher;
   private final ClusterMounts mounts;
   private final String memTierRoot;
@@ -77,14 +78,14 @@ public final class MultiProcessCluster implements AutoCloseable {
 
   /**
    * The classpath for Strata's processes: this JVM's, less the test servers that tests run
-   * in-process (the HDFS mini-cluster and the S3 server). The mini-cluster jar carries its own
-   * copy of Netty's native epoll library, which would silently turn epoll off in a worker.
+   * in-process (the HDFS mini-cluster and the S3 server). The mini-cluster jar carries its own copy
+   * of Netty's native epoll library, which would silently turn epoll off in a worker.
    */
   static String serverClasspath(String classpath) {
     StringBuilder out = new StringBuilder();
     for (String entry : classpath.split(File.pathSeparator)) {
-      String name = Path.of(entry).getFileName() == null ? entry
-          : Path.of(entry).getFileName().toString();
+      String name =
+          Path.of(entry).getFileName() == null ? entry : Path.of(entry).getFileName().toString();
       if (name.startsWith("hadoop-client-minicluster") || name.startsWith("s3proxy")) {
         continue;
       }
@@ -140,8 +141,8 @@ public final class MultiProcessCluster implements AutoCloseable {
     }
 
     /**
-     * One master per host address given (such as 127.0.0.2, 127.0.0.3, 127.0.0.4), each
-     * binding, advertising and replicating on its own address.
+     * One master per host address given (such as 127.0.0.2, 127.0.0.3, 127.0.0.4), each binding,
+     * advertising and replicating on its own address.
      */
     public Builder masterHosts(String... hosts) {
       if (hosts.length < 1 || hosts.length % 2 == 0) {
@@ -224,17 +225,17 @@ public final class MultiProcessCluster implements AutoCloseable {
   }
 
   /**
-   * The folder of master i's journal: {@code <base>/master<i>/journal} with several masters,
-   * {@code <base>/master/journal} (the default under strata.home) with one.
+   * The folder of master i's journal: {@code <base>/master<i>/journal} with several masters, {@code
+   * <base>/master/journal} (the default under strata.home) with one.
    */
   public Path masterJournalDir(int i) {
-    return masters.several() ? masters.master(i).dir().resolve("journal")
+    return masters.several()
+        ? masters.master(i).dir().resolve("journal")
         : base.resolve("master/journal");
   }
 
   /**
-   * The index of the leading master, asking each running one (GetQuorumInfo); -1 while none
-   * leads.
+   * The index of the leading master, asking each running one (GetQuorumInfo); -1 while none leads.
    */
   public synchronized int leaderIndex() {
     return masters.leaderIndex(clientConfig());
@@ -284,19 +285,21 @@ public final class MultiProcessCluster implements AutoCloseable {
   }
 
   /**
-   * The release a process last started from: a master or worker by index, the proxy with
-   * index 0 (FUSE mounts say theirs: {@link FuseProcess#release()}).
+   * The release a process last started from: a master or worker by index, the proxy with index 0
+   * (FUSE mounts say theirs: {@link FuseProcess#release()}).
    *
    * @throws IllegalStateException when that process never started
    */
   public synchronized Release releaseOf(Release.Role role, int index) {
-    String name = switch (role) {
-      case MASTER -> masters.master(index).name();
-      case WORKER -> "worker" + index;
-      case PROXY -> "proxy";
-      default -> throw new IllegalArgumentException("a cluster starts no " + role
-          + " process by index");
-    };
+    String name =
+        switch (role) {
+          case MASTER -> masters.master(index).name();
+          case WORKER -> "worker" + index;
+          case PROXY -> "proxy";
+          default ->
+              throw new IllegalArgumentException(
+                  "a cluster starts no " + role + " process by index");
+        };
     Release r = releases.get(name);
     if (r == null) {
       throw new IllegalStateException(role + " " + index + " never started");
@@ -305,8 +308,8 @@ public final class MultiProcessCluster implements AutoCloseable {
   }
 
   /**
-   * Starts every master that is not running and waits until each serves its web endpoint and,
-   * with several, until one leads. Fails when the (only) master already runs.
+   * Starts every master that is not running and waits until each serves its web endpoint and, with
+   * several, until one leads. Fails when the (only) master already runs.
    */
   public synchronized void startMaster() throws IOException {
     if (!masters.several() && masters.running(0)) {
@@ -328,8 +331,8 @@ public final class MultiProcessCluster implements AutoCloseable {
   }
 
   /**
-   * Starts master i again on its ports and folders (after {@link #killMaster(int)}, or stopping
-   * it with SIGTERM first when it runs) and waits until it serves its web endpoint. It runs the
+   * Starts master i again on its ports and folders (after {@link #killMaster(int)}, or stopping it
+   * with SIGTERM first when it runs) and waits until it serves its web endpoint. It runs the
    * release it ran before.
    */
   public synchronized void restartMaster(int i) throws IOException, InterruptedException {
@@ -358,19 +361,25 @@ public final class MultiProcessCluster implements AutoCloseable {
   private void awaitMasterWeb(int i) {
     ClusterMasters.Master m = masters.master(i);
     try {
-      waitFor(m.name() + " web endpoint", Duration.ofSeconds(60),
-          () -> healthy(m.host(), m.webPort()), masters.process(i));
+      waitFor(
+          m.name() + " web endpoint",
+          Duration.ofSeconds(60),
+          () -> healthy(m.host(), m.webPort()),
+          masters.process(i));
     } catch (IllegalStateException e) {
-      throw new IllegalStateException(e.getMessage() + "; last lines of its log:\n"
-          + tail(logsDir().resolve(m.name() + ".log")) + tail(logsDir().resolve(m.name()
-          + ".out")), e);
+      throw new IllegalStateException(
+          e.getMessage()
+              + "; last lines of its log:\n"
+              + tail(logsDir().resolve(m.name() + ".log"))
+              + tail(logsDir().resolve(m.name() + ".out")),
+          e);
     }
   }
 
   /**
    * Starts worker {@code index} (again, after {@link #killWorker(int)}, on the same ports and
-   * folders) from the release it ran before, else the cluster's, and waits until it serves its
-   * web endpoint.
+   * folders) from the release it ran before, else the cluster's, and waits until it serves its web
+   * endpoint.
    */
   public synchronized void startWorker(int index) throws IOException {
     startWorker(index, releaseFor("worker" + index));
@@ -390,9 +399,12 @@ public final class MultiProcessCluster implements AutoCloseable {
         launchWorker(index, r);
         return;
       } catch (IllegalStateException e) {
-        String log = tail(logsDir().resolve("worker" + index + ".log"))
-            + tail(logsDir().resolve("worker" + index + ".out"));
-        if (freshPorts && attempt < 3 && !workers.get(index).isAlive()
+        String log =
+            tail(logsDir().resolve("worker" + index + ".log"))
+                + tail(logsDir().resolve("worker" + index + ".out"));
+        if (freshPorts
+            && attempt < 3
+            && !workers.get(index).isAlive()
             && log.contains("already in use")) {
           workerPorts.remove(index);
           continue;
@@ -403,9 +415,9 @@ public final class MultiProcessCluster implements AutoCloseable {
   }
 
   /**
-   * Stops worker {@code index} with SIGTERM and waits for it to exit (killing it after 30 s),
-   * then starts it from release {@code r} on the same ports and folders: a rolling upgrade or
-   * downgrade of one worker.
+   * Stops worker {@code index} with SIGTERM and waits for it to exit (killing it after 30 s), then
+   * starts it from release {@code r} on the same ports and folders: a rolling upgrade or downgrade
+   * of one worker.
    */
   public synchronized void restartWorker(int index, Release r)
       throws IOException, InterruptedException {
@@ -426,8 +438,7 @@ public final class MultiProcessCluster implements AutoCloseable {
   static String tail(Path log) {
     try {
       List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
-      return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()))
-          + "\n";
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size())) + "\n";
     } catch (IOException | UncheckedIOException e) {
       return "";
     }
@@ -458,8 +469,9 @@ public final class MultiProcessCluster implements AutoCloseable {
   }
 
   /** Starts a server process of the cluster from release {@code r} and records its release. */
-  private Process launch(String name, Release.Role role, Release r, Map<String, String> props,
-      List<String> jvmOptions) throws IOException {
+  private Process launch(
+      String name, Release.Role role, Release r, Map<String, String> props, List<String> jvmOptions)
+      throws IOException {
     Map<String, String> all = new LinkedHashMap<>();
     all.put("logback.configurationFile", "strata-logback-file.xml");
     all.put("strata.log.file", logsDir().resolve(name + ".log").toString());
@@ -470,9 +482,9 @@ public final class MultiProcessCluster implements AutoCloseable {
   }
 
   /**
-   * Starts an S3 proxy with these extra properties and JVM options (for example a heap bound)
-   * and waits until it serves; its port is {@link #proxyPort()}. The credentials file is
-   * {@code strata.proxy.credentials.file} when given, else {@code conf/proxy-credentials}.
+   * Starts an S3 proxy with these extra properties and JVM options (for example a heap bound) and
+   * waits until it serves; its port is {@link #proxyPort()}. The credentials file is {@code
+   * strata.proxy.credentials.file} when given, else {@code conf/proxy-credentials}.
    */
   public synchronized void startProxy(Map<String, String> extra, List<String> jvmOptions)
       throws IOException {
@@ -480,8 +492,8 @@ public final class MultiProcessCluster implements AutoCloseable {
   }
 
   /** As {@link #startProxy(Map, List)}, from release {@code r}. */
-  public synchronized void startProxy(Map<String, String> extra, List<String> jvmOptions,
-      Release r) throws IOException {
+  public synchronized void startProxy(Map<String, String> extra, List<String> jvmOptions, Release r)
+      throws IOException {
     if (proxy != null && proxy.isAlive()) {
       throw new IllegalStateException("proxy already running");
     }
@@ -501,8 +513,12 @@ public final class MultiProcessCluster implements AutoCloseable {
     try {
       waitFor("proxy web endpoint", Duration.ofSeconds(60), () -> healthy(web), proxy);
     } catch (IllegalStateException e) {
-      throw new IllegalStateException(e.getMessage() + "; last lines of its log:\n"
-          + tail(logsDir().resolve("proxy.log")) + tail(logsDir().resolve("proxy.out")), e);
+      throw new IllegalStateException(
+          e.getMessage()
+              + "; last lines of its log:\n"
+              + tail(logsDir().resolve("proxy.log"))
+              + tail(logsDir().resolve("proxy.out")),
+          e);
     }
   }
 
@@ -525,20 +541,23 @@ public final class MultiProcessCluster implements AutoCloseable {
 
   /**
    * Mounts the namespace root at {@code mountPoint} (an existing folder) with a FUSE process of
-   * release {@code r}, started as {@code strata fuse mount} starts it (FuseMain, the heap
-   * bounds of strata.fuse.heap.size and strata.fuse.direct.memory.size, the cluster's
-   * configuration with {@code extra} over it), and waits until the kernel lists the mount.
-   * Its logs are {@code <logs>/<name>.log} and {@code .out}, named by {@link FuseProcess#name()}.
+   * release {@code r}, started as {@code strata fuse mount} starts it (FuseMain, the heap bounds of
+   * strata.fuse.heap.size and strata.fuse.direct.memory.size, the cluster's configuration with
+   * {@code extra} over it), and waits until the kernel lists the mount. Its logs are {@code
+   * <logs>/<name>.log} and {@code .out}, named by {@link FuseProcess#name()}.
    */
-  public synchronized FuseProcess startFuse(Path mountPoint, Map<String, String> extra,
-      Release r) throws IOException {
-    return mounts.start(mountPoint, configuration(extra),
-        io.strata.shell.fuse.FuseLauncher.jvmOptions(clientConfig(extra)), r);
+  public synchronized FuseProcess startFuse(Path mountPoint, Map<String, String> extra, Release r)
+      throws IOException {
+    return mounts.start(
+        mountPoint,
+        configuration(extra),
+        io.strata.shell.fuse.FuseLauncher.jvmOptions(clientConfig(extra)),
+        r);
   }
 
   /**
-   * Unmounts a FUSE mount and ends its process: SIGTERM, then {@code fusermount -u -z} and a
-   * kill when it does not go within 30 s.
+   * Unmounts a FUSE mount and ends its process: SIGTERM, then {@code fusermount -u -z} and a kill
+   * when it does not go within 30 s.
    *
    * @return whether SIGTERM alone unmounted it and ended the process
    * @throws IllegalStateException when the mount point stays mounted
@@ -598,7 +617,10 @@ public final class MultiProcessCluster implements AutoCloseable {
 
   /** Waits until the (leading) master reports {@code count} live workers. */
   public void waitForLiveWorkers(int count, Duration timeout) {
-    waitFor(count + " live workers", timeout, () -> liveWorkers() == count,
+    waitFor(
+        count + " live workers",
+        timeout,
+        () -> liveWorkers() == count,
         masters.several() ? null : masters.process(0));
   }
 
@@ -645,8 +667,9 @@ public final class MultiProcessCluster implements AutoCloseable {
 
   private static String scrape(String host, int port) {
     try {
-      HttpURLConnection c = (HttpURLConnection) URI.create("http://" + host + ":" + port
-          + "/metrics").toURL().openConnection();
+      HttpURLConnection c =
+          (HttpURLConnection)
+              URI.create("http://" + host + ":" + port + "/metrics").toURL().openConnection();
       c.setConnectTimeout(2000);
       c.setReadTimeout(5000);
       try (var in = c.getInputStream()) {
@@ -663,8 +686,9 @@ public final class MultiProcessCluster implements AutoCloseable {
 
   private static boolean healthy(String host, int port) {
     try {
-      HttpURLConnection c = (HttpURLConnection) URI.create("http://" + host + ":" + port
-          + "/health").toURL().openConnection();
+      HttpURLConnection c =
+          (HttpURLConnection)
+              URI.create("http://" + host + ":" + port + "/health").toURL().openConnection();
       c.setConnectTimeout(500);
       c.setReadTimeout(1000);
       return c.getResponseCode() == 200;
@@ -674,13 +698,13 @@ public final class MultiProcessCluster implements AutoCloseable {
   }
 
   /** Polls a condition until it holds; fails when the deadline passes or the process died. */
-  public static void waitFor(String what, Duration timeout, BooleanSupplier condition,
-      Process process) {
+  public static void waitFor(
+      String what, Duration timeout, BooleanSupplier condition, Process process) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!condition.getAsBoolean()) {
       if (process != null && !process.isAlive()) {
-        throw new IllegalStateException("process died (exit " + process.exitValue()
-            + ") while waiting for " + what);
+        throw new IllegalStateException(
+            "process died (exit " + process.exitValue() + ") while waiting for " + what);
       }
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException("timed out after " + timeout + " waiting for " + what);
@@ -698,8 +722,8 @@ public final class MultiProcessCluster implements AutoCloseable {
   public record ShellResult(int exitCode, String stdout, String stderr) {}
 
   /**
-   * Runs {@code strata ARGS...} in a new JVM as a user would, against this cluster, with
-   * optional extra configuration (as -D properties).
+   * Runs {@code strata ARGS...} in a new JVM as a user would, against this cluster, with optional
+   * extra configuration (as -D properties).
    */
   public ShellResult shell(Map<String, String> conf, String... args) throws IOException {
     Path out = Files.createTempFile(base, "shell", ".out");
@@ -716,8 +740,7 @@ public final class MultiProcessCluster implements AutoCloseable {
     return run(Map.of(), stdout, args);
   }
 
-  private ShellResult run(Map<String, String> conf, Path out, String... args)
-      throws IOException {
+  private ShellResult run(Map<String, String> conf, Path out, String... args) throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-XX:+UseSerialGC");
@@ -728,8 +751,11 @@ public final class MultiProcessCluster implements AutoCloseable {
     cmd.add(Release.Role.SHELL.mainClass());
     cmd.addAll(List.of(args));
     Path err = Files.createTempFile(base, "shell", ".err");
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile())
-        .redirectError(err.toFile()).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+    ProcessBuilder pb =
+        new ProcessBuilder(cmd)
+            .redirectOutput(out.toFile())
+            .redirectError(err.toFile())
+            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
     Process p = pb.start();
     try {
       if (!p.waitFor(180, java.util.concurrent.TimeUnit.SECONDS)) {

@@ -19,17 +19,17 @@ import org.w3c.dom.Element;
 import org.w3c.dom.Node;
 
 /**
- * A build of Strata that processes can be started from: this JVM's own classes
- * ({@link #current()}) or a built copy of the previous release ({@link #previous()}, named in
- * {@code tests/compat/PREVIOUS_RELEASE}), so that end-to-end tests can run both side by side and
- * upgrade one process at a time.
+ * A build of Strata that processes can be started from: this JVM's own classes ({@link #current()})
+ * or a built copy of the previous release ({@link #previous()}, named in {@code
+ * tests/compat/PREVIOUS_RELEASE}), so that end-to-end tests can run both side by side and upgrade
+ * one process at a time.
  *
  * <p>A release gives the classpath of each {@link Role} and says which configuration keys its
  * processes accept. A process refuses an unknown {@code strata.*} key at start-up, so a process of
- * an older release must not be handed keys added since: {@link #knows(String)} tells them apart.
- * A built copy accepts the keys listed in its {@code docs/configuration.md}, which that copy's
- * own unit tests keep equal to its key classes; the current build accepts every key (its
- * processes check them as usual).
+ * an older release must not be handed keys added since: {@link #knows(String)} tells them apart. A
+ * built copy accepts the keys listed in its {@code docs/configuration.md}, which that copy's own
+ * unit tests keep equal to its key classes; the current build accepts every key (its processes
+ * check them as usual).
  *
  * <p>The previous release is built once per machine (see {@link ReleaseCache}): later calls, in
  * this JVM or in later ones, reuse the built copy.
@@ -37,6 +37,7 @@ import org.w3c.dom.Node;
 public final class Release {
   /** The repository file naming the previous release: a tag and a full commit. */
   static final String PREVIOUS_RELEASE_FILE = "tests/compat/PREVIOUS_RELEASE";
+
   private static final Pattern KEY_ROW = Pattern.compile("^\\| `(strata\\.[^`]+)` \\|");
 
   /** The processes a release can start, each from its module's jar and dependencies. */
@@ -70,17 +71,20 @@ public final class Release {
   private static RuntimeException previousFailure;
 
   private final String version;
+
   /** Null for the current build, which may hold changes no commit has. */
   private final String commit;
+
   /** The built copy's folder; null for the current build. */
   private final Path dir;
+
   /** The current build's classpath; null for a built copy. */
   private final String jvmClasspath;
+
   /** The keys a built copy accepts; null for the current build, which accepts all. */
   private final Set<String> keys;
 
-  private Release(String version, String commit, Path dir, String jvmClasspath,
-      Set<String> keys) {
+  private Release(String version, String commit, Path dir, String jvmClasspath, Set<String> keys) {
     this.version = version;
     this.commit = commit;
     this.dir = dir;
@@ -89,15 +93,15 @@ public final class Release {
   }
 
   /**
-   * This JVM's build: every role runs on this JVM's classpath (under Surefire, its test
-   * classpath), less the in-process test servers (see
-   * {@link MultiProcessCluster#serverClasspath}).
+   * This JVM's build: every role runs on this JVM's classpath (under Surefire, its test classpath),
+   * less the in-process test servers (see {@link MultiProcessCluster#serverClasspath}).
    */
   public static synchronized Release current() {
     if (current == null) {
       String testCp = System.getProperty("surefire.test.class.path");
-      String classpath = MultiProcessCluster.serverClasspath(testCp != null && !testCp.isEmpty()
-          ? testCp : System.getProperty("java.class.path"));
+      String classpath =
+          MultiProcessCluster.serverClasspath(
+              testCp != null && !testCp.isEmpty() ? testCp : System.getProperty("java.class.path"));
       current = new Release(currentVersion(), null, null, classpath, null);
     }
     return current;
@@ -113,8 +117,8 @@ public final class Release {
   }
 
   /**
-   * The previous release, built the first time on this machine (a few minutes; see
-   * {@link ReleaseCache}) and reused afterwards.
+   * The previous release, built the first time on this machine (a few minutes; see {@link
+   * ReleaseCache}) and reused afterwards.
    *
    * @throws IllegalStateException when it cannot be built; the message names the build log
    */
@@ -133,8 +137,9 @@ public final class Release {
       previous = builtAt(dir, commit);
       return previous;
     } catch (IOException e) {
-      previousFailure = new IllegalStateException("Cannot build the previous release of "
-          + repository + ": " + e.getMessage(), e);
+      previousFailure =
+          new IllegalStateException(
+              "Cannot build the previous release of " + repository + ": " + e.getMessage(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("Interrupted while building the previous release", e);
@@ -148,8 +153,8 @@ public final class Release {
   record Tagged(String tag, String commit) {}
 
   /**
-   * The release named by a PREVIOUS_RELEASE file: its first line that is neither blank nor a
-   * {@code #} comment holds the tag and the full commit.
+   * The release named by a PREVIOUS_RELEASE file: its first line that is neither blank nor a {@code
+   * #} comment holds the tag and the full commit.
    */
   static Tagged tagged(Path file) throws IOException {
     for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
@@ -159,8 +164,7 @@ public final class Release {
       }
       String[] fields = t.split("\\s+");
       if (fields.length != 2 || !fields[1].matches("[0-9a-f]{40}")) {
-        throw new IllegalStateException(file + ": expected '<tag> <full commit>', not '" + t
-            + "'");
+        throw new IllegalStateException(file + ": expected '<tag> <full commit>', not '" + t + "'");
       }
       return new Tagged(fields[0], fields[1]);
     }
@@ -169,7 +173,11 @@ public final class Release {
 
   /** The built copy of {@code commit} in {@code dir} (its modules packaged). */
   static Release builtAt(Path dir, String commit) throws IOException {
-    return new Release(pomVersion(dir.resolve("pom.xml")), commit, dir, null,
+    return new Release(
+        pomVersion(dir.resolve("pom.xml")),
+        commit,
+        dir,
+        null,
         documentedKeys(dir.resolve("docs/configuration.md")));
   }
 
@@ -191,8 +199,11 @@ public final class Release {
   /** The project version of a Maven pom (its own {@code <version>}, else its parent's). */
   private static String pomVersion(Path pom) {
     try {
-      Element project = DocumentBuilderFactory.newInstance().newDocumentBuilder()
-          .parse(pom.toFile()).getDocumentElement();
+      Element project =
+          DocumentBuilderFactory.newInstance()
+              .newDocumentBuilder()
+              .parse(pom.toFile())
+              .getDocumentElement();
       String own = childText(project, "version");
       if (own != null) {
         return own;
@@ -237,9 +248,9 @@ public final class Release {
   }
 
   /**
-   * The classpath that starts {@code role}: for a built copy
-   * {@code <dir>/<module>/target/strata-<...>.jar:<dir>/<module>/target/lib/*}, as bin/strata
-   * runs it; for the current build, this JVM's classpath for every role.
+   * The classpath that starts {@code role}: for a built copy {@code
+   * <dir>/<module>/target/strata-<...>.jar:<dir>/<module>/target/lib/*}, as bin/strata runs it; for
+   * the current build, this JVM's classpath for every role.
    *
    * @throws IllegalStateException when the copy's module has no jar or no lib folder
    */
@@ -252,18 +263,32 @@ public final class Release {
     Optional<Path> jar = Optional.empty();
     if (Files.isDirectory(target)) {
       try (Stream<Path> files = Files.list(target)) {
-        jar = files.filter(f -> {
-          String n = f.getFileName().toString();
-          return n.startsWith("strata-") && n.endsWith(".jar") && !n.endsWith("-sources.jar")
-              && !n.endsWith("-tests.jar");
-        }).sorted().findFirst();
+        jar =
+            files
+                .filter(
+                    f -> {
+                      String n = f.getFileName().toString();
+                      return n.startsWith("strata-")
+                          && n.endsWith(".jar")
+                          && !n.endsWith("-sources.jar")
+                          && !n.endsWith("-tests.jar");
+                    })
+                .sorted()
+                .findFirst();
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
     }
     if (jar.isEmpty() || !Files.isDirectory(lib)) {
-      throw new IllegalStateException(role.module() + " of " + this + " is not built: "
-          + target + " needs its strata-*.jar and lib/ (mvn package in " + dir + ")");
+      throw new IllegalStateException(
+          role.module()
+              + " of "
+              + this
+              + " is not built: "
+              + target
+              + " needs its strata-*.jar and lib/ (mvn package in "
+              + dir
+              + ")");
     }
     return jar.get() + File.pathSeparator + lib + File.separator + "*";
   }
@@ -275,8 +300,10 @@ public final class Release {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof Release r && Objects.equals(dir, r.dir)
-        && Objects.equals(commit, r.commit) && Objects.equals(jvmClasspath, r.jvmClasspath);
+    return o instanceof Release r
+        && Objects.equals(dir, r.dir)
+        && Objects.equals(commit, r.commit)
+        && Objects.equals(jvmClasspath, r.jvmClasspath);
   }
 
   @Override
@@ -286,7 +313,8 @@ public final class Release {
 
   @Override
   public String toString() {
-    return isCurrent() ? "Strata " + version + " (this build)"
+    return isCurrent()
+        ? "Strata " + version + " (this build)"
         : "Strata " + version + " (" + commit.substring(0, 12) + ", built in " + dir + ")";
   }
 }

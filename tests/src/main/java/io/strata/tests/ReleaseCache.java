@@ -16,11 +16,11 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Built copies of commits of this repository, one folder per commit under
- * {@code ${STRATA_RELEASE_CACHE:-$HOME/.cache/strata/releases}}, shared by every JVM of the
- * machine. A copy is a detached git worktree made from the repository's own history (nothing is
- * downloaded) and built with {@code mvn -o package -DskipTests} in its own folder: it never
- * installs into the local Maven repository, so it cannot change what this build resolves.
+ * Built copies of commits of this repository, one folder per commit under {@code
+ * ${STRATA_RELEASE_CACHE:-$HOME/.cache/strata/releases}}, shared by every JVM of the machine. A
+ * copy is a detached git worktree made from the repository's own history (nothing is downloaded)
+ * and built with {@code mvn -o package -DskipTests} in its own folder: it never installs into the
+ * local Maven repository, so it cannot change what this build resolves.
  *
  * <p>A copy counts as built only once its stamp file exists; a folder without one (a build that
  * failed or was interrupted) is removed and made again. A lock file beside the folder keeps two
@@ -28,10 +28,13 @@ import java.util.concurrent.TimeUnit;
  */
 final class ReleaseCache {
   static final String CACHE_VARIABLE = "STRATA_RELEASE_CACHE";
+
   /** Written into a copy's folder once its build succeeded. */
   static final String STAMP = "strata-release.built";
+
   /** The build's output, in the copy's folder. */
   static final String BUILD_LOG = "strata-release-build.log";
+
   static final Duration BUILD_TIMEOUT = Duration.ofMinutes(20);
   private static final Duration GIT_TIMEOUT = Duration.ofMinutes(5);
 
@@ -57,8 +60,8 @@ final class ReleaseCache {
   }
 
   /**
-   * The repository's top folder: the nearest folder at or above {@code from} that holds both
-   * {@code .git} (a folder, or a file in a worktree) and {@code tests/compat}.
+   * The repository's top folder: the nearest folder at or above {@code from} that holds both {@code
+   * .git} (a folder, or a file in a worktree) and {@code tests/compat}.
    */
   static Path repositoryRoot(Path from) {
     for (Path p = from.toAbsolutePath().normalize(); p != null; p = p.getParent()) {
@@ -66,8 +69,11 @@ final class ReleaseCache {
         return p;
       }
     }
-    throw new IllegalStateException("No Strata repository (a folder with .git and tests/compat)"
-        + " at or above " + from.toAbsolutePath() + ": run from inside a checkout of Strata");
+    throw new IllegalStateException(
+        "No Strata repository (a folder with .git and tests/compat)"
+            + " at or above "
+            + from.toAbsolutePath()
+            + ": run from inside a checkout of Strata");
   }
 
   /** The folder of {@code commit}'s copy, built or not. */
@@ -86,8 +92,11 @@ final class ReleaseCache {
       return dir;
     }
     Files.createDirectories(root);
-    try (FileChannel channel = FileChannel.open(root.resolve(commit + ".lock"),
-        StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+    try (FileChannel channel =
+            FileChannel.open(
+                root.resolve(commit + ".lock"),
+                StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE);
         FileLock lock = channel.lock()) {
       // Another JVM may have built it while this one waited for the lock.
       if (Files.exists(dir.resolve(STAMP))) {
@@ -95,8 +104,8 @@ final class ReleaseCache {
       }
       checkout(commit, dir);
       runBuild(dir);
-      Files.writeString(dir.resolve(STAMP), commit + " built " + Instant.now() + "\n",
-          StandardCharsets.UTF_8);
+      Files.writeString(
+          dir.resolve(STAMP), commit + " built " + Instant.now() + "\n", StandardCharsets.UTF_8);
       return dir;
     }
   }
@@ -117,8 +126,8 @@ final class ReleaseCache {
   private boolean registered(Path dir) throws IOException, InterruptedException {
     Path real = root.toRealPath().resolve(dir.getFileName());
     for (String line : git("worktree", "list", "--porcelain").split("\n")) {
-      if (line.startsWith("worktree ") && (Path.of(line.substring(9)).equals(dir)
-          || Path.of(line.substring(9)).equals(real))) {
+      if (line.startsWith("worktree ")
+          && (Path.of(line.substring(9)).equals(dir) || Path.of(line.substring(9)).equals(real))) {
         return true;
       }
     }
@@ -130,17 +139,20 @@ final class ReleaseCache {
     cmd.addAll(List.of(args));
     Path out = Files.createTempFile(root, "git", ".out");
     try {
-      Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
-          .redirectOutput(out.toFile())
-          .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+      Process p =
+          new ProcessBuilder(cmd)
+              .redirectErrorStream(true)
+              .redirectOutput(out.toFile())
+              .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+              .start();
       if (!p.waitFor(GIT_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
         stop(p);
         throw new IOException(String.join(" ", cmd) + " did not finish within " + GIT_TIMEOUT);
       }
       String text = Files.readString(out, StandardCharsets.UTF_8);
       if (p.exitValue() != 0) {
-        throw new IOException(String.join(" ", cmd) + " failed (exit " + p.exitValue() + "): "
-            + text.trim());
+        throw new IOException(
+            String.join(" ", cmd) + " failed (exit " + p.exitValue() + "): " + text.trim());
       }
       return text;
     } finally {
@@ -152,11 +164,16 @@ final class ReleaseCache {
   private void runBuild(Path dir) throws IOException, InterruptedException {
     Path log = dir.resolve(BUILD_LOG);
     List<String> cmd = buildCommand();
-    Files.writeString(log, "# " + Instant.now() + " in " + dir + ": " + String.join(" ", cmd)
-        + "\n", StandardCharsets.UTF_8);
-    ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile())
-        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+    Files.writeString(
+        log,
+        "# " + Instant.now() + " in " + dir + ": " + String.join(" ", cmd) + "\n",
+        StandardCharsets.UTF_8);
+    ProcessBuilder pb =
+        new ProcessBuilder(cmd)
+            .directory(dir.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
     // Set by the mvn script that started this JVM; they describe that build, not this one.
     Map<String, String> env = pb.environment();
     env.remove("MAVEN_PROJECTBASEDIR");
@@ -171,26 +188,31 @@ final class ReleaseCache {
     }
     if (!done) {
       stop(p);
-      throw new IOException("Building " + dir + " did not finish within "
-          + BUILD_TIMEOUT.toMinutes() + " min; see " + log);
+      throw new IOException(
+          "Building "
+              + dir
+              + " did not finish within "
+              + BUILD_TIMEOUT.toMinutes()
+              + " min; see "
+              + log);
     }
     if (p.exitValue() != 0) {
-      throw new IOException("Building " + dir + " failed (mvn exit " + p.exitValue()
-          + "); see " + log);
+      throw new IOException(
+          "Building " + dir + " failed (mvn exit " + p.exitValue() + "); see " + log);
     }
   }
 
   /**
-   * The build command: the {@code mvn} on PATH, offline, packaging only. The local repository
-   * is named only when this JVM was given one other than Maven's default, so both builds
-   * resolve the same artifacts.
+   * The build command: the {@code mvn} on PATH, offline, packaging only. The local repository is
+   * named only when this JVM was given one other than Maven's default, so both builds resolve the
+   * same artifacts.
    */
   static List<String> buildCommand() {
-    List<String> cmd = new ArrayList<>(List.of("mvn", "-o", "-q", "-B", "package",
-        "-DskipTests"));
+    List<String> cmd = new ArrayList<>(List.of("mvn", "-o", "-q", "-B", "package", "-DskipTests"));
     String local = System.getProperty("maven.repo.local");
     Path standard = Path.of(System.getProperty("user.home"), ".m2", "repository");
-    if (local != null && !local.isBlank()
+    if (local != null
+        && !local.isBlank()
         && !Path.of(local).toAbsolutePath().normalize().equals(standard)) {
       cmd.add("-Dmaven.repo.local=" + Path.of(local).toAbsolutePath().normalize());
     }

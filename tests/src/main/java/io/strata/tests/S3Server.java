@@ -33,11 +33,12 @@ public final class S3Server implements AutoCloseable {
     this.dataDir = dataDir;
     Properties props = new Properties();
     props.setProperty("jclouds.filesystem.basedir", dataDir.toString());
-    proxy = S3Proxy.builder()
-        .blobStore(BlobStores.create("filesystem", props))
-        .endpoint(URI.create("http://127.0.0.1:0"))
-        .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
-        .build();
+    proxy =
+        S3Proxy.builder()
+            .blobStore(BlobStores.create("filesystem", props))
+            .endpoint(URI.create("http://127.0.0.1:0"))
+            .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
+            .build();
     proxy.start();
     for (int i = 0; i < 3_000 && !"STARTED".equals(proxy.getState()); i++) {
       Thread.sleep(10);
@@ -46,11 +47,15 @@ public final class S3Server implements AutoCloseable {
       throw new IllegalStateException("S3Proxy did not start: " + proxy.getState());
     }
     endpoint = URI.create("http://127.0.0.1:" + proxy.getPort());
-    client = S3Client.builder().endpointOverride(endpoint).region(Region.US_EAST_1)
-        .forcePathStyle(true)
-        .credentialsProvider(StaticCredentialsProvider.create(
-            AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
-        .build();
+    client =
+        S3Client.builder()
+            .endpointOverride(endpoint)
+            .region(Region.US_EAST_1)
+            .forcePathStyle(true)
+            .credentialsProvider(
+                StaticCredentialsProvider.create(
+                    AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
+            .build();
   }
 
   public URI endpoint() {
@@ -63,9 +68,8 @@ public final class S3Server implements AutoCloseable {
 
   /**
    * The file that holds object {@code key} of {@code bucket}: the server keeps each object as a
-   * plain file under its folder, and serves files put there as objects. Writing them directly
-   * makes a prefix of many objects in seconds, where as many PUTs through the server take
-   * minutes.
+   * plain file under its folder, and serves files put there as objects. Writing them directly makes
+   * a prefix of many objects in seconds, where as many PUTs through the server take minutes.
    */
   public Path objectFile(String bucket, String key) {
     return dataDir.resolve(bucket).resolve(key);
@@ -92,8 +96,8 @@ public final class S3Server implements AutoCloseable {
   }
 
   /**
-   * Runs the server in a process of its own (for tests that pause it with SIGSTOP): {@code
-   * S3Server DATA_DIR} prints {@code PORT <port>} once it serves, then serves until killed.
+   * Runs the server in a process of its own (for tests that pause it with SIGSTOP): {@code S3Server
+   * DATA_DIR} prints {@code PORT <port>} once it serves, then serves until killed.
    */
   public static void main(String[] args) throws Exception {
     S3Server server = new S3Server(Path.of(args[0]));

@@ -16,9 +16,9 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * {@link S3Server} in a process of its own on 127.0.0.1, so that a test can make it stop
- * answering as a hung server does: {@link #pause} stops the process (SIGSTOP), and connections
- * to it are still accepted by the kernel but never answered, until {@link #resume}.
+ * {@link S3Server} in a process of its own on 127.0.0.1, so that a test can make it stop answering
+ * as a hung server does: {@link #pause} stops the process (SIGSTOP), and connections to it are
+ * still accepted by the kernel but never answered, until {@link #resume}.
  */
 public final class S3ServerProcess implements AutoCloseable {
   private final Process process;
@@ -26,11 +26,19 @@ public final class S3ServerProcess implements AutoCloseable {
 
   public S3ServerProcess(Path dataDir, Path log) throws IOException, InterruptedException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    process = new ProcessBuilder(List.of(java, "-Xmx256m", "-cp",
-        System.getProperty("java.class.path"), S3Server.class.getName(), dataDir.toString()))
-        .redirectError(log.toFile()).start();
-    BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
-        StandardCharsets.UTF_8));
+    process =
+        new ProcessBuilder(
+                List.of(
+                    java,
+                    "-Xmx256m",
+                    "-cp",
+                    System.getProperty("java.class.path"),
+                    S3Server.class.getName(),
+                    dataDir.toString()))
+            .redirectError(log.toFile())
+            .start();
+    BufferedReader out =
+        new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
     String line;
     int port = -1;
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
@@ -57,10 +65,13 @@ public final class S3ServerProcess implements AutoCloseable {
 
   /** A plain SDK client of the server. */
   public S3Client client() {
-    return S3Client.builder().endpointOverride(endpoint).region(Region.US_EAST_1)
+    return S3Client.builder()
+        .endpointOverride(endpoint)
+        .region(Region.US_EAST_1)
         .forcePathStyle(true)
-        .credentialsProvider(StaticCredentialsProvider.create(
-            AwsBasicCredentials.create(S3Server.ACCESS_KEY, S3Server.SECRET_KEY)))
+        .credentialsProvider(
+            StaticCredentialsProvider.create(
+                AwsBasicCredentials.create(S3Server.ACCESS_KEY, S3Server.SECRET_KEY)))
         .build();
   }
 
@@ -85,8 +96,8 @@ public final class S3ServerProcess implements AutoCloseable {
   }
 
   private void signal(String name) throws IOException, InterruptedException {
-    Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid()))
-        .inheritIO().start();
+    Process kill =
+        new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
     if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
       throw new IOException("kill -" + name + " " + process.pid() + " failed");
     }

@@ -22,9 +22,10 @@ import java.util.Random;
 public final class TestTree {
   /** Names that exercise encoding and quoting: spaces, unicode, shell metacharacters. */
   private static final String[] ODD_NAMES = {
-      "with space", "ünïcødé-名前", "hash#mark", "per%cent", "plus+sign", "-leading-dash",
-      "equals=sign", "quote'single", "semi;colon", "brackets[1]", "dot.in.name", "tilde~",
-      "comma,list", "at@sign", "UPPER lower", "emoji-\uD83D\uDE80"};
+    "with space", "ünïcødé-名前", "hash#mark", "per%cent", "plus+sign", "-leading-dash",
+    "equals=sign", "quote'single", "semi;colon", "brackets[1]", "dot.in.name", "tilde~",
+    "comma,list", "at@sign", "UPPER lower", "emoji-\uD83D\uDE80"
+  };
 
   private final Map<String, FileFacts> files = new LinkedHashMap<>();
   private final List<String> directories = new ArrayList<>();
@@ -40,12 +41,22 @@ public final class TestTree {
    * @param blockSize the cluster's block size, so lengths land on block edges
    * @param maxBlocks the largest file has this many blocks plus a partial one
    */
-  public static TestTree generate(Path root, int fileCount, long blockSize, int maxBlocks,
-      long seed) throws IOException {
+  public static TestTree generate(
+      Path root, int fileCount, long blockSize, int maxBlocks, long seed) throws IOException {
     TestTree tree = new TestTree();
     Random random = new Random(seed);
-    long[] edges = {0, 1, 17, 4096, blockSize - 1, blockSize, blockSize + 1, 2 * blockSize,
-        2 * blockSize + 3, maxBlocks * blockSize + blockSize / 3};
+    long[] edges = {
+      0,
+      1,
+      17,
+      4096,
+      blockSize - 1,
+      blockSize,
+      blockSize + 1,
+      2 * blockSize,
+      2 * blockSize + 3,
+      maxBlocks * blockSize + blockSize / 3
+    };
     List<String> dirs = new ArrayList<>();
     dirs.add("");
     for (int d = 0; d < 24; d++) {
@@ -100,7 +111,8 @@ public final class TestTree {
   public String largestFile() {
     return files.entrySet().stream()
         .max(Map.Entry.comparingByValue((a, b) -> Long.compare(a.length(), b.length())))
-        .orElseThrow().getKey();
+        .orElseThrow()
+        .getKey();
   }
 
   public List<String> directories() {

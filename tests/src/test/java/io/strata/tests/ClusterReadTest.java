@@ -23,9 +23,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A master and two workers as separate processes over a generated tree of about 1,000 files:
- * reads through the Java client and through `strata fs cat` match the source, repeated reads
- * come from the cache, positioned reads at random offsets match.
+ * A master and two workers as separate processes over a generated tree of about 1,000 files: reads
+ * through the Java client and through `strata fs cat` match the source, repeated reads come from
+ * the cache, positioned reads at random offsets match.
  */
 class ClusterReadTest {
   static final long BLOCK = 1 << 20;
@@ -36,9 +36,11 @@ class ClusterReadTest {
 
   @BeforeAll
   static void startCluster() throws Exception {
-    cluster = MultiProcessCluster.builder(dir.resolve("cluster")).workers(2)
-        .property("strata.master.file.block.size", Long.toString(BLOCK))
-        .start();
+    cluster =
+        MultiProcessCluster.builder(dir.resolve("cluster"))
+            .workers(2)
+            .property("strata.master.file.block.size", Long.toString(BLOCK))
+            .start();
     tree = TestTree.generate(cluster.underStoreRoot().resolve("tree"), 1000, BLOCK, 3, 42);
     fs = FileSystem.connect(cluster.clientConfig());
   }
@@ -87,7 +89,9 @@ class ClusterReadTest {
       MultiProcessCluster.ShellResult r = cluster.shellToFile(out, args.toArray(new String[0]));
       assertEquals(0, r.exitCode(), r.stderr());
       try (InputStream in = Files.newInputStream(out)) {
-        assertEquals(HexFormat.of().formatHex(expected.digest()), TestTree.sha256(in),
+        assertEquals(
+            HexFormat.of().formatHex(expected.digest()),
+            TestTree.sha256(in),
             "fs cat of the files from " + slice.get(0));
       }
     }
@@ -99,16 +103,22 @@ class ClusterReadTest {
     FileInfo info = fs.getStatus(path);
     readAll(fs, path);
     // The worker copies a missed block into its cache in the background.
-    MultiProcessCluster.waitFor("blocks of " + path + " cached", Duration.ofSeconds(60),
-        () -> cachedBytes(path) == info.getLength(), null);
+    MultiProcessCluster.waitFor(
+        "blocks of " + path + " cached",
+        Duration.ofSeconds(60),
+        () -> cachedBytes(path) == info.getLength(),
+        null);
     double hitsBefore = workerSum("strata_worker_cache_hits_total");
     double ufsBefore = workerSum("strata_worker_read_ufs_bytes_total");
-    try (FileSystem network = FileSystem.connect(cluster.clientConfig(
-        Map.of("strata.client.short.circuit.enabled", "false")))) {
+    try (FileSystem network =
+        FileSystem.connect(
+            cluster.clientConfig(Map.of("strata.client.short.circuit.enabled", "false")))) {
       assertEquals(tree.files().get(largestFile()).sha256(), readAll(network, path));
     }
     assertTrue(workerSum("strata_worker_cache_hits_total") > hitsBefore, "no cache hits counted");
-    assertEquals(ufsBefore, workerSum("strata_worker_read_ufs_bytes_total"),
+    assertEquals(
+        ufsBefore,
+        workerSum("strata_worker_read_ufs_bytes_total"),
         "a cached read went to the under store");
   }
 

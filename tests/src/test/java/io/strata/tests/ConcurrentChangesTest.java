@@ -32,12 +32,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Many clients creating, renaming and deleting files and folders at once in the same folders,
- * on one master and on three (whose leader is killed in the middle of the run): every change a
- * client was told is done is there exactly once, nothing else is; the change stream hands out
- * changes in journal order; and the namespace the masters built while serving equals the one a
- * serial replay of their journal builds (every master killed and started again, replaying the
- * whole log, with no snapshot to start from).
+ * Many clients creating, renaming and deleting files and folders at once in the same folders, on
+ * one master and on three (whose leader is killed in the middle of the run): every change a client
+ * was told is done is there exactly once, nothing else is; the change stream hands out changes in
+ * journal order; and the namespace the masters built while serving equals the one a serial replay
+ * of their journal builds (every master killed and started again, replaying the whole log, with no
+ * snapshot to start from).
  */
 class ConcurrentChangesTest {
   private static final int THREADS = 8;
@@ -58,8 +58,10 @@ class ConcurrentChangesTest {
   /** What one client thread did to one of its names. */
   private static final class Name {
     final boolean directory;
+
     /** Where it is now, null once deleted. */
     String path;
+
     /** An answer was lost (fail-over): where it is, or whether it is, is not known. */
     boolean uncertain;
 
@@ -70,12 +72,14 @@ class ConcurrentChangesTest {
   }
 
   private void run(int masters, boolean killLeader) throws Exception {
-    try (MultiProcessCluster cluster = MultiProcessCluster.builder(dir.resolve("c" + masters))
-        .masters(masters).workers(0)
-        // No snapshot: starting again replays the whole journal.
-        .property("strata.master.journal.checkpoint.entries", "100000000")
-        .property("strata.master.journal.checkpoint.period", "0")
-        .start();
+    try (MultiProcessCluster cluster =
+            MultiProcessCluster.builder(dir.resolve("c" + masters))
+                .masters(masters)
+                .workers(0)
+                // No snapshot: starting again replays the whole journal.
+                .property("strata.master.journal.checkpoint.entries", "100000000")
+                .property("strata.master.journal.checkpoint.period", "0")
+                .start();
         FileSystem fs = FileSystem.connect(cluster.clientConfig());
         MasterClient master = new MasterClient(cluster.clientConfig())) {
       for (int f = 0; f < FOLDERS; f++) {
@@ -83,29 +87,31 @@ class ConcurrentChangesTest {
       }
       List<NamespaceChange> seen = new ArrayList<>();
       AtomicInteger resets = new AtomicInteger();
-      NamespaceWatch watch = fs.watchChanges(new NamespaceWatch.Listener() {
-        @Override
-        public void connected(boolean reset) {
-          if (reset) {
-            synchronized (seen) {
-              resets.incrementAndGet();
-              seen.add(null);
-            }
-          }
-        }
+      NamespaceWatch watch =
+          fs.watchChanges(
+              new NamespaceWatch.Listener() {
+                @Override
+                public void connected(boolean reset) {
+                  if (reset) {
+                    synchronized (seen) {
+                      resets.incrementAndGet();
+                      seen.add(null);
+                    }
+                  }
+                }
 
-        @Override
-        public void changed(List<NamespaceChange> changes) {
-          synchronized (seen) {
-            seen.addAll(changes);
-          }
-        }
+                @Override
+                public void changed(List<NamespaceChange> changes) {
+                  synchronized (seen) {
+                    seen.addAll(changes);
+                  }
+                }
 
-        @Override
-        public void disconnected(String reason) {}
-      });
-      MultiProcessCluster.waitFor("the change stream", Duration.ofSeconds(30), watch::connected,
-          null);
+                @Override
+                public void disconnected(String reason) {}
+              });
+      MultiProcessCluster.waitFor(
+          "the change stream", Duration.ofSeconds(30), watch::connected, null);
 
       Map<String, Name> names = new ConcurrentHashMap<>();
       AtomicInteger done = new AtomicInteger();
@@ -113,20 +119,27 @@ class ConcurrentChangesTest {
       List<Future<?>> work = new ArrayList<>();
       for (int t = 0; t < THREADS; t++) {
         int thread = t;
-        work.add(pool.submit(() -> {
-          clientThread(fs, master, thread, names, done);
-          return null;
-        }));
+        work.add(
+            pool.submit(
+                () -> {
+                  clientThread(fs, master, thread, names, done);
+                  return null;
+                }));
       }
       if (killLeader) {
-        work.add(pool.submit(() -> {
-          MultiProcessCluster.waitFor("half the changes", Duration.ofSeconds(120),
-              () -> done.get() >= THREADS * OPS_PER_THREAD / 2, null);
-          int leader = cluster.leaderIndex();
-          cluster.killMaster(leader);
-          cluster.startMaster();
-          return null;
-        }));
+        work.add(
+            pool.submit(
+                () -> {
+                  MultiProcessCluster.waitFor(
+                      "half the changes",
+                      Duration.ofSeconds(120),
+                      () -> done.get() >= THREADS * OPS_PER_THREAD / 2,
+                      null);
+                  int leader = cluster.leaderIndex();
+                  cluster.killMaster(leader);
+                  cluster.startMaster();
+                  return null;
+                }));
       }
       for (Future<?> f : work) {
         f.get(10, TimeUnit.MINUTES);
@@ -136,8 +149,11 @@ class ConcurrentChangesTest {
       Map<String, String> live = namespace(fs);
       checkAgainstModel(live, names);
       long end = fs.masterInfo().getJournalSequence();
-      MultiProcessCluster.waitFor("the change stream to catch up", Duration.ofSeconds(30),
-          () -> watch.lastSequence() >= end, null);
+      MultiProcessCluster.waitFor(
+          "the change stream to catch up",
+          Duration.ofSeconds(30),
+          () -> watch.lastSequence() >= end,
+          null);
       watch.close();
       checkJournalOrder(seen, killLeader);
 
@@ -145,20 +161,25 @@ class ConcurrentChangesTest {
       // snapshot, so each applies the whole log one entry after another.
       cluster.killMaster();
       cluster.startMaster();
-      MultiProcessCluster.waitFor("a master that serves", Duration.ofSeconds(60), () -> {
-        try {
-          fs.getStatus("/w");
-          return true;
-        } catch (StrataException e) {
-          return false;
-        }
-      }, null);
+      MultiProcessCluster.waitFor(
+          "a master that serves",
+          Duration.ofSeconds(60),
+          () -> {
+            try {
+              fs.getStatus("/w");
+              return true;
+            } catch (StrataException e) {
+              return false;
+            }
+          },
+          null);
       assertEquals(live, namespace(fs), "the journal replayed makes another namespace");
     }
   }
 
-  private static void clientThread(FileSystem fs, MasterClient master, int thread,
-      Map<String, Name> names, AtomicInteger done) throws java.io.IOException {
+  private static void clientThread(
+      FileSystem fs, MasterClient master, int thread, Map<String, Name> names, AtomicInteger done)
+      throws java.io.IOException {
     Random random = new Random(thread);
     List<String> mine = new ArrayList<>();
     for (int i = 0; i < OPS_PER_THREAD; i++, done.incrementAndGet()) {
@@ -175,14 +196,23 @@ class ConcurrentChangesTest {
             if (directory) {
               fs.createDirectory(n.path, false, false);
             } else {
-              FileInfo made = master.call(s -> s.createFile(CreateFileRequest.newBuilder()
-                  .setPath(n.path).build())).getFile();
+              FileInfo made =
+                  master
+                      .call(
+                          s -> s.createFile(CreateFileRequest.newBuilder().setPath(n.path).build()))
+                      .getFile();
               long id = made.getFileId();
               // The (empty) bytes land in the local under store as a worker writes them.
-              java.nio.file.Files.write(Path.of(java.net.URI.create(made.getUfsPath())),
-                  new byte[0]);
-              master.call(s -> s.completeFile(CompleteFileRequest.newBuilder().setPath(n.path)
-                  .setFileId(id).setLength(0).build()));
+              java.nio.file.Files.write(
+                  Path.of(java.net.URI.create(made.getUfsPath())), new byte[0]);
+              master.call(
+                  s ->
+                      s.completeFile(
+                          CompleteFileRequest.newBuilder()
+                              .setPath(n.path)
+                              .setFileId(id)
+                              .setLength(0)
+                              .build()));
             }
           } catch (StrataException e) {
             uncertainOrFail(n, e);
@@ -232,9 +262,18 @@ class ConcurrentChangesTest {
       try (CloseableIterator<FileInfo> it = fs.listStatus(d)) {
         while (it.hasNext()) {
           FileInfo f = it.next();
-          out.put(f.getPath(), f.getInodeNumber() + (f.getDirectory() ? " dir" : " file")
-              + " len " + f.getLength() + " complete " + f.getComplete() + " mode "
-              + Integer.toOctalString(f.getMode()) + " mtime " + f.getModificationTimeNs());
+          out.put(
+              f.getPath(),
+              f.getInodeNumber()
+                  + (f.getDirectory() ? " dir" : " file")
+                  + " len "
+                  + f.getLength()
+                  + " complete "
+                  + f.getComplete()
+                  + " mode "
+                  + Integer.toOctalString(f.getMode())
+                  + " mtime "
+                  + f.getModificationTimeNs());
           if (f.getDirectory()) {
             pending.add(f.getPath());
           }
@@ -270,11 +309,11 @@ class ConcurrentChangesTest {
     }
     Set<String> known = names.keySet();
     for (String name : byName.keySet()) {
-      assertTrue(known.contains(name), "a name nobody made: " + name + " at "
-          + byName.get(name));
+      assertTrue(known.contains(name), "a name nobody made: " + name + " at " + byName.get(name));
     }
     assertTrue(checked > names.size() / 2, "too few names with a known outcome: " + checked);
-    System.out.printf("%d names made, %d with an outcome lost in a fail-over, %d paths%n",
+    System.out.printf(
+        "%d names made, %d with an outcome lost in a fail-over, %d paths%n",
         names.size(), names.size() - checked, live.size());
   }
 
@@ -289,7 +328,8 @@ class ConcurrentChangesTest {
           continue;
         }
         // One entry may name two paths (a rename's both ends): equal sequences, never lower.
-        assertTrue(c.getSequence() >= last,
+        assertTrue(
+            c.getSequence() >= last,
             "change " + c.getPath() + " at sequence " + c.getSequence() + " after " + last);
         last = c.getSequence();
         changes++;

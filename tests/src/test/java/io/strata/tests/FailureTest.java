@@ -3,9 +3,9 @@ package io.strata.tests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.strata.client.CloseableIterator;
 import io.strata.client.FileInStream;
 import io.strata.client.FileSystem;
-import io.strata.client.CloseableIterator;
 import io.strata.proto.FileInfo;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -26,16 +26,19 @@ class FailureTest {
 
   @Test
   void killingAWorkerDuringALargeReadDoesNotFailTheRead() throws Exception {
-    try (MultiProcessCluster cluster = MultiProcessCluster.builder(dir).workers(2)
-        .property("strata.master.file.block.size", Long.toString(BLOCK))
-        .property("strata.master.worker.timeout", "3s")
-        .property("strata.client.data.read.timeout", "5s")
-        .start()) {
+    try (MultiProcessCluster cluster =
+        MultiProcessCluster.builder(dir)
+            .workers(2)
+            .property("strata.master.file.block.size", Long.toString(BLOCK))
+            .property("strata.master.worker.timeout", "3s")
+            .property("strata.client.data.read.timeout", "5s")
+            .start()) {
       Path source = cluster.underStoreRoot().resolve("large.bin");
       TestTree.FileFacts facts = TestTree.writeRandom(source, 40 * BLOCK + 12345, 5);
       // Network reads, so that the dying worker is the one serving bytes.
-      try (FileSystem fs = FileSystem.connect(cluster.clientConfig(
-          Map.of("strata.client.short.circuit.enabled", "false")));
+      try (FileSystem fs =
+              FileSystem.connect(
+                  cluster.clientConfig(Map.of("strata.client.short.circuit.enabled", "false")));
           FileInStream in = fs.openFile("/large.bin")) {
         var sha = TestTree.sha256();
         byte[] buf = new byte[256 * 1024];
@@ -59,15 +62,18 @@ class FailureTest {
 
   @Test
   void masterKilledAndRestartedKeepsTheNamespaceExactly() throws Exception {
-    try (MultiProcessCluster cluster = MultiProcessCluster.builder(dir).workers(1)
-        .property("strata.master.file.block.size", Long.toString(BLOCK)).start()) {
+    try (MultiProcessCluster cluster =
+        MultiProcessCluster.builder(dir)
+            .workers(1)
+            .property("strata.master.file.block.size", Long.toString(BLOCK))
+            .start()) {
       TestTree.generate(cluster.underStoreRoot().resolve("loaded"), 60, BLOCK, 2, 9);
       Map<String, String> before;
       try (FileSystem fs = FileSystem.connect(cluster.clientConfig())) {
         fs.createDirectory("/made/deep/er", true, false);
         for (int i = 0; i < 20; i++) {
-          try (OutputStream out = fs.createFile("/made/file" + i,
-              io.strata.client.CreateOptions.defaults())) {
+          try (OutputStream out =
+              fs.createFile("/made/file" + i, io.strata.client.CreateOptions.defaults())) {
             out.write(("content " + i).getBytes());
           }
         }
@@ -107,8 +113,17 @@ class FailureTest {
       try (CloseableIterator<FileInfo> it = fs.listStatus(dirPath)) {
         while (it.hasNext()) {
           FileInfo f = it.next();
-          out.put(f.getPath(), f.getFileId() + " " + f.getDirectory() + " " + f.getLength()
-              + " " + f.getComplete() + " " + Integer.toOctalString(f.getMode()));
+          out.put(
+              f.getPath(),
+              f.getFileId()
+                  + " "
+                  + f.getDirectory()
+                  + " "
+                  + f.getLength()
+                  + " "
+                  + f.getComplete()
+                  + " "
+                  + Integer.toOctalString(f.getMode()));
           if (f.getDirectory()) {
             pending.add(f.getPath());
           }
@@ -120,15 +135,17 @@ class FailureTest {
 
   @Test
   void aFullTierEvictsAndReadsStayCorrect() throws Exception {
-    try (MultiProcessCluster cluster = MultiProcessCluster.builder(dir).workers(1)
-        .property("strata.master.file.block.size", Long.toString(BLOCK))
-        .workerProperty(0, "strata.worker.tier.mem.capacity", "4MB")
-        .workerProperty(0, "strata.worker.tier.ssd.capacity", "6MB")
-        .start()) {
+    try (MultiProcessCluster cluster =
+        MultiProcessCluster.builder(dir)
+            .workers(1)
+            .property("strata.master.file.block.size", Long.toString(BLOCK))
+            .workerProperty(0, "strata.worker.tier.mem.capacity", "4MB")
+            .workerProperty(0, "strata.worker.tier.ssd.capacity", "6MB")
+            .start()) {
       List<TestTree.FileFacts> facts = new ArrayList<>();
       for (int i = 0; i < 8; i++) {
-        facts.add(TestTree.writeRandom(cluster.underStoreRoot().resolve("f" + i),
-            3 * BLOCK - 100, i));
+        facts.add(
+            TestTree.writeRandom(cluster.underStoreRoot().resolve("f" + i), 3 * BLOCK - 100, i));
       }
       try (FileSystem fs = FileSystem.connect(cluster.clientConfig())) {
         for (int round = 0; round < 3; round++) {
@@ -139,9 +156,14 @@ class FailureTest {
           }
         }
         // 24 MB read through a 10 MB cache: blocks must have been evicted, space never exceeded.
-        MultiProcessCluster.waitFor("evictions", Duration.ofSeconds(30), () ->
-            MultiProcessCluster.metric(cluster.scrapeWorker(0),
-                "strata_worker_blocks_evicted_total") > 0, null);
+        MultiProcessCluster.waitFor(
+            "evictions",
+            Duration.ofSeconds(30),
+            () ->
+                MultiProcessCluster.metric(
+                        cluster.scrapeWorker(0), "strata_worker_blocks_evicted_total")
+                    > 0,
+            null);
         String scrape = cluster.scrapeWorker(0);
         double used = MultiProcessCluster.metric(scrape, "strata_worker_tier_used_bytes");
         assertTrue(used <= 10 * BLOCK, "tiers hold " + used + " bytes, more than their capacity");
@@ -152,19 +174,24 @@ class FailureTest {
 
   @Test
   void aRestartedWorkerKeepsItsCacheAndNeverServesAHalfWrittenBlock() throws Exception {
-    try (MultiProcessCluster cluster = MultiProcessCluster.builder(dir).workers(1)
-        .property("strata.master.file.block.size", Long.toString(BLOCK))
-        .workerProperty(0, "strata.worker.tier.mem.capacity", "0")
-        .start()) {
-      TestTree.FileFacts facts = TestTree.writeRandom(
-          cluster.underStoreRoot().resolve("kept.bin"), 4 * BLOCK + 5, 21);
+    try (MultiProcessCluster cluster =
+        MultiProcessCluster.builder(dir)
+            .workers(1)
+            .property("strata.master.file.block.size", Long.toString(BLOCK))
+            .workerProperty(0, "strata.worker.tier.mem.capacity", "0")
+            .start()) {
+      TestTree.FileFacts facts =
+          TestTree.writeRandom(cluster.underStoreRoot().resolve("kept.bin"), 4 * BLOCK + 5, 21);
       Map<String, String> network = Map.of("strata.client.short.circuit.enabled", "false");
       try (FileSystem fs = FileSystem.connect(cluster.clientConfig(network))) {
         try (InputStream in = fs.openFile("/kept.bin")) {
           assertEquals(facts.sha256(), TestTree.sha256(in));
         }
-        MultiProcessCluster.waitFor("kept.bin cached", Duration.ofSeconds(60),
-            () -> cached(fs, "/kept.bin") == facts.length(), null);
+        MultiProcessCluster.waitFor(
+            "kept.bin cached",
+            Duration.ofSeconds(60),
+            () -> cached(fs, "/kept.bin") == facts.length(),
+            null);
       }
       cluster.killWorker(0);
       // What a crash mid-write leaves behind: a partial block in the tier's tmp folder.
@@ -174,14 +201,19 @@ class FailureTest {
       cluster.startWorker(0);
       cluster.waitForLiveWorkers(1, Duration.ofSeconds(60));
       try (FileSystem fs = FileSystem.connect(cluster.clientConfig(network))) {
-        MultiProcessCluster.waitFor("cache re-reported", Duration.ofSeconds(60),
-            () -> cached(fs, "/kept.bin") == facts.length(), null);
+        MultiProcessCluster.waitFor(
+            "cache re-reported",
+            Duration.ofSeconds(60),
+            () -> cached(fs, "/kept.bin") == facts.length(),
+            null);
         try (InputStream in = fs.openFile("/kept.bin")) {
           assertEquals(facts.sha256(), TestTree.sha256(in));
         }
       }
       String scrape = cluster.scrapeWorker(0);
-      assertEquals(0.0, MultiProcessCluster.metric(scrape, "strata_worker_read_ufs_bytes_total"),
+      assertEquals(
+          0.0,
+          MultiProcessCluster.metric(scrape, "strata_worker_read_ufs_bytes_total"),
           "the restarted worker went to the under store for blocks it had cached");
       assertTrue(MultiProcessCluster.metric(scrape, "strata_worker_cache_hits_total") > 0);
       try (var left = Files.list(tmp)) {

@@ -26,11 +26,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code strata fs load} against real master and worker processes loading from a local
- * folder: blocks land where the clients' hashing looks for them, {@code --verify} reloads
- * what is missing, failures are reported while the rest loads, and the job survives a worker
- * killed with {@code kill -9} and a master killed and restarted in the middle of it. A worker
- * limited to 256 MiB of direct memory loads a dataset four times that size.
+ * {@code strata fs load} against real master and worker processes loading from a local folder:
+ * blocks land where the clients' hashing looks for them, {@code --verify} reloads what is missing,
+ * failures are reported while the rest loads, and the job survives a worker killed with {@code kill
+ * -9} and a master killed and restarted in the middle of it. A worker limited to 256 MiB of direct
+ * memory loads a dataset four times that size.
  */
 class LoadEndToEndTest {
   static final long BLOCK = 1 << 20;
@@ -38,7 +38,8 @@ class LoadEndToEndTest {
   @TempDir Path dir;
 
   static MultiProcessCluster.Builder twoWorkers(Path dir) {
-    return MultiProcessCluster.builder(dir).workers(2)
+    return MultiProcessCluster.builder(dir)
+        .workers(2)
         .property("strata.master.file.block.size", Long.toString(BLOCK))
         .property("strata.master.worker.timeout", "4s")
         .property("strata.worker.tier.mem.capacity", "32MB")
@@ -48,16 +49,27 @@ class LoadEndToEndTest {
   /** Every block of every file under a path is held by the worker the hashing picks. */
   static void assertCachedWhereHashingSays(FileSystem fs, String root, List<String> files)
       throws Exception {
-    List<WorkerInfo> live = fs.getWorkers().stream()
-        .filter(w -> w.getState() == WorkerState.WORKER_LIVE).collect(Collectors.toList());
+    List<WorkerInfo> live =
+        fs.getWorkers().stream()
+            .filter(w -> w.getState() == WorkerState.WORKER_LIVE)
+            .collect(Collectors.toList());
     for (String f : files) {
       for (BlockInfo b : fs.getFileBlocks(root + "/" + f).getBlocksList()) {
-        long expected = WorkerHashing.pick(b.getBlockId(), live, WorkerInfo::getWorkerId)
-            .getWorkerId();
-        List<Long> holders = b.getLocationsList().stream().map(BlockLocation::getWorkerId)
-            .collect(Collectors.toList());
-        assertTrue(holders.contains(expected), f + " block " + b.getBlockId() + " is on "
-            + holders + ", not on the hashed worker " + expected);
+        long expected =
+            WorkerHashing.pick(b.getBlockId(), live, WorkerInfo::getWorkerId).getWorkerId();
+        List<Long> holders =
+            b.getLocationsList().stream()
+                .map(BlockLocation::getWorkerId)
+                .collect(Collectors.toList());
+        assertTrue(
+            holders.contains(expected),
+            f
+                + " block "
+                + b.getBlockId()
+                + " is on "
+                + holders
+                + ", not on the hashed worker "
+                + expected);
       }
     }
   }
@@ -66,13 +78,13 @@ class LoadEndToEndTest {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       LoadJobStatus s = fs.loadStatus(path, 100);
-      if (s.getState() != LoadJobState.LOAD_LISTING && s.getState() != LoadJobState.LOAD_RUNNING
+      if (s.getState() != LoadJobState.LOAD_LISTING
+          && s.getState() != LoadJobState.LOAD_RUNNING
           && s.getState() != LoadJobState.LOAD_VERIFYING) {
         return s;
       }
       if (System.nanoTime() > deadline) {
-        throw new AssertionError("the load of " + path + " did not end in " + timeout + ": "
-            + s);
+        throw new AssertionError("the load of " + path + " did not end in " + timeout + ": " + s);
       }
       Thread.sleep(200);
     }
@@ -92,8 +104,8 @@ class LoadEndToEndTest {
   void loadCachesEveryBlockWhereHashingSaysAndVerifyReloadsWhatWasFreed() throws Exception {
     try (MultiProcessCluster cluster = twoWorkers(dir).start();
         FileSystem fs = FileSystem.connect(cluster.clientConfig())) {
-      TestTree tree = TestTree.generate(cluster.underStoreRoot().resolve("data"), 300, BLOCK, 3,
-          41);
+      TestTree tree =
+          TestTree.generate(cluster.underStoreRoot().resolve("data"), 300, BLOCK, 3, 41);
       MultiProcessCluster.ShellResult r = cluster.shell("fs", "load", "/data");
       assertEquals(0, r.exitCode(), r.stdout() + r.stderr());
       LoadJobStatus s = fs.loadStatus("/data", 10);
@@ -106,29 +118,34 @@ class LoadEndToEndTest {
       assertEquals(bytes, s.getBytesLoaded());
       List<String> files = new ArrayList<>(tree.files().keySet());
       assertCachedWhereHashingSays(fs, "/data", files);
-      assertTrue(workerBlocks(cluster, 0) > 0 && workerBlocks(cluster, 1) > 0,
-          "both workers hold blocks");
+      assertTrue(
+          workerBlocks(cluster, 0) > 0 && workerBlocks(cluster, 1) > 0, "both workers hold blocks");
 
       // Reads are now served from the cache: nothing more comes from the under store.
-      double ufsBefore = MultiProcessCluster.metric(cluster.scrapeWorker(0),
-          "strata_worker_read_ufs_bytes_total") + MultiProcessCluster.metric(
-          cluster.scrapeWorker(1), "strata_worker_read_ufs_bytes_total");
+      double ufsBefore =
+          MultiProcessCluster.metric(cluster.scrapeWorker(0), "strata_worker_read_ufs_bytes_total")
+              + MultiProcessCluster.metric(
+                  cluster.scrapeWorker(1), "strata_worker_read_ufs_bytes_total");
       String largest = tree.largestFile();
       assertEquals(tree.files().get(largest).sha256(), read(fs, "/data/" + largest));
       for (int i = 0; i < files.size(); i += 15) {
         assertEquals(tree.files().get(files.get(i)).sha256(), read(fs, "/data/" + files.get(i)));
       }
-      double ufsAfter = MultiProcessCluster.metric(cluster.scrapeWorker(0),
-          "strata_worker_read_ufs_bytes_total") + MultiProcessCluster.metric(
-          cluster.scrapeWorker(1), "strata_worker_read_ufs_bytes_total");
+      double ufsAfter =
+          MultiProcessCluster.metric(cluster.scrapeWorker(0), "strata_worker_read_ufs_bytes_total")
+              + MultiProcessCluster.metric(
+                  cluster.scrapeWorker(1), "strata_worker_read_ufs_bytes_total");
       assertEquals(ufsBefore, ufsAfter, "reads after the load went to the under store");
 
       // Free the largest file; once the workers dropped its blocks, --verify loads exactly them.
       int freedBlocks = fs.getFileBlocks("/data/" + largest).getBlocksCount();
       double held = workerBlocks(cluster, 0) + workerBlocks(cluster, 1);
       fs.free("/data/" + largest, false);
-      MultiProcessCluster.waitFor("workers dropping the freed blocks", Duration.ofSeconds(30),
-          () -> workerBlocks(cluster, 0) + workerBlocks(cluster, 1) == held - freedBlocks, null);
+      MultiProcessCluster.waitFor(
+          "workers dropping the freed blocks",
+          Duration.ofSeconds(30),
+          () -> workerBlocks(cluster, 0) + workerBlocks(cluster, 1) == held - freedBlocks,
+          null);
       r = cluster.shell("fs", "load", "--verify", "/data");
       assertEquals(0, r.exitCode(), r.stdout() + r.stderr());
       s = fs.loadStatus("/data", 10);
@@ -143,13 +160,12 @@ class LoadEndToEndTest {
   void aFileThatVanishesFromTheUnderStoreIsReportedAndTheRestLoads() throws Exception {
     try (MultiProcessCluster cluster = twoWorkers(dir).start();
         FileSystem fs = FileSystem.connect(cluster.clientConfig())) {
-      TestTree tree = TestTree.generate(cluster.underStoreRoot().resolve("data"), 80, BLOCK, 2,
-          43);
+      TestTree tree = TestTree.generate(cluster.underStoreRoot().resolve("data"), 80, BLOCK, 2, 43);
       // The namespace knows every file; then one disappears from the store behind its back.
       assertEquals(0, cluster.shell("fs", "load", "--metadata-only", "/data").exitCode());
       List<String> files = new ArrayList<>(tree.files().keySet());
-      String gone = files.stream().filter(f -> tree.files().get(f).length() > 0).findFirst()
-          .orElseThrow();
+      String gone =
+          files.stream().filter(f -> tree.files().get(f).length() > 0).findFirst().orElseThrow();
       Files.delete(cluster.underStoreRoot().resolve("data").resolve(gone));
 
       MultiProcessCluster.ShellResult r = cluster.shell("fs", "load", "/data");
@@ -171,21 +187,27 @@ class LoadEndToEndTest {
   void aWorkerKilledDuringALoadLeavesEveryFileCachedOnTheSurvivor() throws Exception {
     try (MultiProcessCluster cluster = twoWorkers(dir).start();
         FileSystem fs = FileSystem.connect(cluster.clientConfig())) {
-      TestTree tree = TestTree.generate(cluster.underStoreRoot().resolve("data"), 120, BLOCK, 6,
-          47);
+      TestTree tree =
+          TestTree.generate(cluster.underStoreRoot().resolve("data"), 120, BLOCK, 6, 47);
       // A bandwidth cap keeps the job running long enough to kill a worker in its middle.
-      MultiProcessCluster.ShellResult r = cluster.shell("fs", "load", "--detach", "--verify",
-          "--bandwidth", "4MB", "/data");
+      MultiProcessCluster.ShellResult r =
+          cluster.shell("fs", "load", "--detach", "--verify", "--bandwidth", "4MB", "/data");
       assertEquals(0, r.exitCode(), r.stdout() + r.stderr());
-      MultiProcessCluster.waitFor("a third of the files loaded", Duration.ofSeconds(60), () -> {
-        try {
-          LoadJobStatus s = fs.loadStatus("/data", 0);
-          return s.getFilesDone() >= tree.files().size() / 3;
-        } catch (Exception e) {
-          return false;
-        }
-      }, null);
-      assertEquals(LoadJobState.LOAD_RUNNING, fs.loadStatus("/data", 0).getState(),
+      MultiProcessCluster.waitFor(
+          "a third of the files loaded",
+          Duration.ofSeconds(60),
+          () -> {
+            try {
+              LoadJobStatus s = fs.loadStatus("/data", 0);
+              return s.getFilesDone() >= tree.files().size() / 3;
+            } catch (Exception e) {
+              return false;
+            }
+          },
+          null);
+      assertEquals(
+          LoadJobState.LOAD_RUNNING,
+          fs.loadStatus("/data", 0).getState(),
           "the job must still be loading when the worker dies");
       cluster.killWorker(1);
       LoadJobStatus s = awaitEnd(fs, "/data", Duration.ofSeconds(120));
@@ -208,25 +230,34 @@ class LoadEndToEndTest {
   void aMasterKilledDuringALoadResumesTheJobAfterItsRestart() throws Exception {
     // A resume delay well above the time both workers need to register again, even on a
     // loaded machine, so that resumed blocks go where the hashing of two live workers says.
-    try (MultiProcessCluster cluster = twoWorkers(dir)
-        .property("strata.master.load.journal.interval", "200ms")
-        .property("strata.master.load.resume.delay", "20s").start();
-        FileSystem fs = FileSystem.connect(cluster.clientConfig(
-            Map.of("strata.client.master.retry.max.duration", "60s")))) {
-      TestTree tree = TestTree.generate(cluster.underStoreRoot().resolve("data"), 200, BLOCK, 4,
-          53);
-      MultiProcessCluster.ShellResult r = cluster.shell("fs", "load", "--detach",
-          "--bandwidth", "3MB", "/data");
+    try (MultiProcessCluster cluster =
+            twoWorkers(dir)
+                .property("strata.master.load.journal.interval", "200ms")
+                .property("strata.master.load.resume.delay", "20s")
+                .start();
+        FileSystem fs =
+            FileSystem.connect(
+                cluster.clientConfig(Map.of("strata.client.master.retry.max.duration", "60s")))) {
+      TestTree tree =
+          TestTree.generate(cluster.underStoreRoot().resolve("data"), 200, BLOCK, 4, 53);
+      MultiProcessCluster.ShellResult r =
+          cluster.shell("fs", "load", "--detach", "--bandwidth", "3MB", "/data");
       assertEquals(0, r.exitCode(), r.stdout() + r.stderr());
       long jobId = fs.loadStatus("/data", 0).getJobId();
-      MultiProcessCluster.waitFor("some files loaded", Duration.ofSeconds(60), () -> {
-        try {
-          return fs.loadStatus("/data", 0).getFilesDone() >= tree.files().size() / 4;
-        } catch (Exception e) {
-          return false;
-        }
-      }, null);
-      assertEquals(LoadJobState.LOAD_RUNNING, fs.loadStatus("/data", 0).getState(),
+      MultiProcessCluster.waitFor(
+          "some files loaded",
+          Duration.ofSeconds(60),
+          () -> {
+            try {
+              return fs.loadStatus("/data", 0).getFilesDone() >= tree.files().size() / 4;
+            } catch (Exception e) {
+              return false;
+            }
+          },
+          null);
+      assertEquals(
+          LoadJobState.LOAD_RUNNING,
+          fs.loadStatus("/data", 0).getState(),
           "the job must still be loading when the master dies");
       cluster.killMaster();
       cluster.startMaster();
@@ -237,19 +268,23 @@ class LoadEndToEndTest {
       assertEquals(tree.files().size(), s.getFilesDone(), "every file counted once");
       assertEquals(tree.files().size(), s.getFilesTotal());
       assertCachedWhereHashingSays(fs, "/data", new ArrayList<>(tree.files().keySet()));
-      assertTrue(Files.readString(cluster.logsDir().resolve("master.log"))
-          .contains("Resuming load job " + jobId), "the master log says it resumed the job");
+      assertTrue(
+          Files.readString(cluster.logsDir().resolve("master.log"))
+              .contains("Resuming load job " + jobId),
+          "the master log says it resumed the job");
     }
   }
 
   @Test
   void aWorkerWithLittleDirectMemoryLoadsADatasetManyTimesLarger() throws Exception {
-    try (MultiProcessCluster cluster = MultiProcessCluster.builder(dir).workers(1)
-        .property("strata.master.file.block.size", Long.toString(64 * MB))
-        .property("strata.worker.tier.mem.capacity", "32MB")
-        .property("strata.worker.tier.ssd.capacity", "2GB")
-        .workerJvmOption("-XX:MaxDirectMemorySize=256m")
-        .start();
+    try (MultiProcessCluster cluster =
+            MultiProcessCluster.builder(dir)
+                .workers(1)
+                .property("strata.master.file.block.size", Long.toString(64 * MB))
+                .property("strata.worker.tier.mem.capacity", "32MB")
+                .property("strata.worker.tier.ssd.capacity", "2GB")
+                .workerJvmOption("-XX:MaxDirectMemorySize=256m")
+                .start();
         FileSystem fs = FileSystem.connect(cluster.clientConfig())) {
       Path data = Files.createDirectories(cluster.underStoreRoot().resolve("big"));
       List<TestTree.FileFacts> facts = new ArrayList<>();
@@ -261,12 +296,13 @@ class LoadEndToEndTest {
       LoadJobStatus s = fs.loadStatus("/big", 10);
       assertEquals(LoadJobState.LOAD_SUCCEEDED, s.getState());
       assertTrue(s.getBytesLoaded() >= 4 * 256 * MB);
-      String log = Files.readString(cluster.logsDir().resolve("worker0.log"))
-          + Files.readString(cluster.logsDir().resolve("worker0.out"));
+      String log =
+          Files.readString(cluster.logsDir().resolve("worker0.log"))
+              + Files.readString(cluster.logsDir().resolve("worker0.out"));
       assertFalse(log.contains("OutOfMemoryError"), "the worker ran out of memory");
       String scrape = cluster.scrapeWorker(0);
-      double peak = MultiProcessCluster.metric(scrape,
-          "strata_worker_buffer_pool_in_use_peak_bytes");
+      double peak =
+          MultiProcessCluster.metric(scrape, "strata_worker_buffer_pool_in_use_peak_bytes");
       // Sixteen load threads of 4 MiB each, by default.
       assertTrue(peak > 0 && peak <= 16 * 4 * MB, "pool peak " + peak);
       assertEquals(facts.get(3).sha256(), read(fs, "/big/part-3"));

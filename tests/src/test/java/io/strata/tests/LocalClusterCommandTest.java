@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.net.URI;
 import java.net.ServerSocket;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -52,7 +52,8 @@ class LocalClusterCommandTest {
       p = p.getParent();
     }
     if (p == null) {
-      throw new IllegalStateException("bin/strata not found above " + System.getProperty("user.dir"));
+      throw new IllegalStateException(
+          "bin/strata not found above " + System.getProperty("user.dir"));
     }
     return p;
   }
@@ -91,11 +92,14 @@ class LocalClusterCommandTest {
 
       // The proxy runs with a key for the local user, kept in a file only that user can read.
       Path credentials = home.resolve("conf/proxy-credentials");
-      assertEquals("rw-------", PosixFilePermissions.toString(
-          Files.getPosixFilePermissions(credentials)));
-      String[] key = Files.readAllLines(credentials).stream()
-          .filter(l -> !l.startsWith("#") && !l.isBlank()).findFirst().orElseThrow()
-          .split("\\s+");
+      assertEquals(
+          "rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(credentials)));
+      String[] key =
+          Files.readAllLines(credentials).stream()
+              .filter(l -> !l.startsWith("#") && !l.isBlank())
+              .findFirst()
+              .orElseThrow()
+              .split("\\s+");
       assertEquals(System.getProperty("user.name"), key[2]);
       assertTrue(up.out().contains("access key " + key[0]), up.out());
       Run shown = strata(props, "proxy", "credentials");
@@ -103,13 +107,17 @@ class LocalClusterCommandTest {
       assertTrue(shown.out().contains(key[0] + " " + key[1] + " " + key[2]), shown.out());
       Files.createDirectories(home.resolve("underfs/data"));
       Files.writeString(home.resolve("underfs/data/hello.txt"), "hello from S3");
-      try (S3Client s3 = S3Client.builder()
-          .endpointOverride(URI.create("http://127.0.0.1:" + proxyPort))
-          .region(Region.US_EAST_1).forcePathStyle(true)
-          .credentialsProvider(StaticCredentialsProvider.create(
-              AwsBasicCredentials.create(key[0], key[1]))).build()) {
-        assertEquals("hello from S3", s3.getObjectAsBytes(b -> b.bucket("data")
-            .key("hello.txt")).asUtf8String());
+      try (S3Client s3 =
+          S3Client.builder()
+              .endpointOverride(URI.create("http://127.0.0.1:" + proxyPort))
+              .region(Region.US_EAST_1)
+              .forcePathStyle(true)
+              .credentialsProvider(
+                  StaticCredentialsProvider.create(AwsBasicCredentials.create(key[0], key[1])))
+              .build()) {
+        assertEquals(
+            "hello from S3",
+            s3.getObjectAsBytes(b -> b.bucket("data").key("hello.txt")).asUtf8String());
         assertTrue(s3.listBuckets().buckets().stream().anyMatch(b -> b.name().equals("data")));
       }
 
@@ -126,8 +134,10 @@ class LocalClusterCommandTest {
       assertEquals(0, down.exit(), down.out());
     }
     Run status = strata(props, "local", "status");
-    assertTrue(status.out().toLowerCase().contains("not running")
-        || status.out().toLowerCase().contains("stopped"), status.out());
+    assertTrue(
+        status.out().toLowerCase().contains("not running")
+            || status.out().toLowerCase().contains("stopped"),
+        status.out());
     assertTrue(Files.exists(home.resolve("logs/master.log")), "master log missing");
   }
 }

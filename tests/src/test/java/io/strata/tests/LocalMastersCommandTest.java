@@ -21,10 +21,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * `bin/strata local up --masters 3` as a user runs it: three masters that elect a leader, the
- * client file that lets later commands find all of them, `local status` and `fsadmin journal
- * quorum info` naming the leader, a backup, and a single master started from that backup.
- * (Several masters started from one backup do not elect a leader yet: the restored snapshot
- * has term 0, which Ratis's vote takes for an empty log.)
+ * client file that lets later commands find all of them, `local status` and `fsadmin journal quorum
+ * info` naming the leader, a backup, and a single master started from that backup. (Several masters
+ * started from one backup do not elect a leader yet: the restored snapshot has term 0, which
+ * Ratis's vote takes for an empty log.)
  */
 class LocalMastersCommandTest {
   @TempDir Path home;
@@ -90,22 +90,27 @@ class LocalMastersCommandTest {
     Path memTier = Path.of("/dev/shm/strata-localmasters-" + ProcessHandle.current().pid());
     List<String> props = props(memTier);
     int rpc = Integer.parseInt(props.get(0).substring(props.get(0).indexOf('=') + 1));
-    List<String> addresses = List.of("127.0.0.1:" + rpc, "127.0.0.1:" + (rpc + 10),
-        "127.0.0.1:" + (rpc + 20));
+    List<String> addresses =
+        List.of("127.0.0.1:" + rpc, "127.0.0.1:" + (rpc + 10), "127.0.0.1:" + (rpc + 20));
     String backup;
     try {
       Run up = strata(home, props, "local", "up", "--masters", "3", "--no-proxy");
       assertEquals(0, up.exit(), up.out());
       for (int i = 1; i <= 3; i++) {
-        assertTrue(up.out().contains("  master-" + i + ":     " + addresses.get(i - 1)
-            + " (gRPC)"), up.out());
+        assertTrue(
+            up.out().contains("  master-" + i + ":     " + addresses.get(i - 1) + " (gRPC)"),
+            up.out());
         assertTrue(Files.isDirectory(home.resolve("master-" + i + "/journal")), "master-" + i);
       }
-      assertEquals(1, Pattern.compile(", leader$", Pattern.MULTILINE).matcher(up.out())
-          .results().count(), up.out());
+      assertEquals(
+          1,
+          Pattern.compile(", leader$", Pattern.MULTILINE).matcher(up.out()).results().count(),
+          up.out());
       Path clientConf = home.resolve("run/client.properties");
-      assertTrue(Files.readString(clientConf).contains("strata.master.addresses="
-          + String.join(",", addresses)), Files.readString(clientConf));
+      assertTrue(
+          Files.readString(clientConf)
+              .contains("strata.master.addresses=" + String.join(",", addresses)),
+          Files.readString(clientConf));
 
       Files.writeString(home.resolve("underfs/hello.txt"), "hello");
       Run cat = strata(home, props, "fs", "cat", "/hello.txt");
@@ -114,20 +119,32 @@ class LocalMastersCommandTest {
 
       Run status = strata(home, props, "local", "status");
       assertEquals(0, status.exit(), status.out());
-      Matcher leaderLine = Pattern.compile("(?m)^master-(\\d): running \\(pid \\d+\\), "
-          + "127\\.0\\.0\\.1:(\\d+), leader$").matcher(status.out());
+      Matcher leaderLine =
+          Pattern.compile(
+                  "(?m)^master-(\\d): running \\(pid \\d+\\), " + "127\\.0\\.0\\.1:(\\d+), leader$")
+              .matcher(status.out());
       assertTrue(leaderLine.find(), status.out());
       String leader = "127.0.0.1:" + leaderLine.group(2);
-      assertEquals(2, Pattern.compile("(?m)^master-\\d: running \\(pid \\d+\\), .*, follower$")
-          .matcher(status.out()).results().count(), status.out());
+      assertEquals(
+          2,
+          Pattern.compile("(?m)^master-\\d: running \\(pid \\d+\\), .*, follower$")
+              .matcher(status.out())
+              .results()
+              .count(),
+          status.out());
 
       Run info = strata(home, props, "fsadmin", "journal", "quorum", "info");
       assertEquals(0, info.exit(), info.out());
       assertTrue(info.out().contains(", leader " + leader + "\n"), info.out());
       for (String a : addresses) {
-        assertTrue(Pattern.compile("(?m)^  " + Pattern.quote(a)
-            + " +127\\.0\\.0\\.1:\\d+ +(leader|follower) +\\d+ +\\d+$").matcher(info.out())
-            .find(), a + " in " + info.out());
+        assertTrue(
+            Pattern.compile(
+                    "(?m)^  "
+                        + Pattern.quote(a)
+                        + " +127\\.0\\.0\\.1:\\d+ +(leader|follower) +\\d+ +\\d+$")
+                .matcher(info.out())
+                .find(),
+            a + " in " + info.out());
       }
 
       // A mount lives only in the namespace, so only a restored backup can bring it back.
@@ -155,8 +172,8 @@ class LocalMastersCommandTest {
       assertEquals(0, up.exit(), up.out());
       Run mounts = strata(restoredHome, props, "fs", "mount");
       assertEquals(0, mounts.exit(), mounts.out());
-      assertTrue(mounts.out().contains("/extra  file://" + home.resolve("extra-store")),
-          mounts.out());
+      assertTrue(
+          mounts.out().contains("/extra  file://" + home.resolve("extra-store")), mounts.out());
     } finally {
       strata(restoredHome, props, "local", "down");
       MultiProcessCluster.deleteTree(memTier);

@@ -28,17 +28,23 @@ class MasterFailoverTest {
   @Test
   @Timeout(value = 150, unit = TimeUnit.SECONDS)
   void fileWrittenBeforeTheLeaderIsKilledReadsBackFromTheNewLeader() throws Exception {
-    try (MultiProcessCluster cluster = MultiProcessCluster.builder(dir)
-        .masterHosts("127.0.0.2", "127.0.0.3", "127.0.0.4").workers(1)
-        .property("strata.client.master.failover.timeout", FAILOVER.toSeconds() + "s")
-        // A paused or dead master's calls must not hold a client for the default minute.
-        .property("strata.client.rpc.timeout", "5s")
-        .start()) {
-      assertEquals(List.of("127.0.0.2:", "127.0.0.3:", "127.0.0.4:"), cluster.masterAddresses()
-          .stream().map(a -> a.substring(0, a.lastIndexOf(':') + 1)).toList());
+    try (MultiProcessCluster cluster =
+        MultiProcessCluster.builder(dir)
+            .masterHosts("127.0.0.2", "127.0.0.3", "127.0.0.4")
+            .workers(1)
+            .property("strata.client.master.failover.timeout", FAILOVER.toSeconds() + "s")
+            // A paused or dead master's calls must not hold a client for the default minute.
+            .property("strata.client.rpc.timeout", "5s")
+            .start()) {
+      assertEquals(
+          List.of("127.0.0.2:", "127.0.0.3:", "127.0.0.4:"),
+          cluster.masterAddresses().stream()
+              .map(a -> a.substring(0, a.lastIndexOf(':') + 1))
+              .toList());
       int leader = cluster.leaderIndex();
       assertTrue(leader >= 0, "a leader is elected once the cluster started");
-      assertTrue(Files.isDirectory(cluster.masterJournalDir(leader)),
+      assertTrue(
+          Files.isDirectory(cluster.masterJournalDir(leader)),
           "each master keeps its own journal: " + cluster.masterJournalDir(leader));
 
       byte[] content = new byte[3 << 20];

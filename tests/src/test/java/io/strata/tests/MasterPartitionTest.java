@@ -27,11 +27,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Three masters on their own loopback addresses (127.0.0.2, .3, .4); the leader is cut off from
- * the other two (and from every client) with nftables rules that the test adds and always
- * removes (see {@link Cut}). The cut-off leader steps down and commits nothing, the other two elect a leader and
- * serve, and once the cut is healed the old leader rejoins as a follower with no entry of its
- * own: every master ends at the same sequence with the same inodes.
+ * Three masters on their own loopback addresses (127.0.0.2, .3, .4); the leader is cut off from the
+ * other two (and from every client) with nftables rules that the test adds and always removes (see
+ * {@link Cut}). The cut-off leader steps down and commits nothing, the other two elect a leader and
+ * serve, and once the cut is healed the old leader rejoins as a follower with no entry of its own:
+ * every master ends at the same sequence with the same inodes.
  */
 class MasterPartitionTest {
   private static final Duration SETTLE = Duration.ofSeconds(90);
@@ -39,11 +39,11 @@ class MasterPartitionTest {
   @TempDir Path dir;
 
   /**
-   * Cuts one master process off the network; undone on close. Loopback connections a process
-   * opens leave from 127.0.0.1 whatever address it listens on, so the master is told apart by
-   * its process: it is moved into a cgroup of its own and nftables drops every packet its
-   * sockets send (and every packet sent to its address); its connections open before the cut
-   * are closed (`ss -K`) so that it must open new ones, which the rules catch.
+   * Cuts one master process off the network; undone on close. Loopback connections a process opens
+   * leave from 127.0.0.1 whatever address it listens on, so the master is told apart by its
+   * process: it is moved into a cgroup of its own and nftables drops every packet its sockets send
+   * (and every packet sent to its address); its connections open before the cut are closed (`ss
+   * -K`) so that it must open new ones, which the rules catch.
    */
   private static final class Cut implements AutoCloseable {
     private final String name = "strata-cut-" + UUID.randomUUID().toString().substring(0, 8);
@@ -59,15 +59,32 @@ class MasterPartitionTest {
       Files.writeString(cgroupRoot.resolve(name).resolve("cgroup.procs"), Long.toString(pid));
       run("nft", "add", "table", "inet", name);
       for (String hook : new String[] {"input", "output"}) {
-        run("nft", "add", "chain", "inet", name, hook, "{ type filter hook " + hook
-            + " priority 0 ; policy accept ; }");
+        run(
+            "nft",
+            "add",
+            "chain",
+            "inet",
+            name,
+            hook,
+            "{ type filter hook " + hook + " priority 0 ; policy accept ; }");
         run("nft", "add", "rule", "inet", name, hook, "ip", "daddr", address, "drop");
       }
       // nft names cgroups relative to /sys/fs/cgroup, where a host with both cgroup versions
       // mounts version 2 in a subfolder.
       Path relative = Path.of("/sys/fs/cgroup").relativize(cgroupRoot.resolve(name));
-      run("nft", "add", "rule", "inet", name, "output", "socket", "cgroupv2", "level", "1",
-          "\"" + relative + "\"", "drop");
+      run(
+          "nft",
+          "add",
+          "rule",
+          "inet",
+          name,
+          "output",
+          "socket",
+          "cgroupv2",
+          "level",
+          "1",
+          "\"" + relative + "\"",
+          "drop");
       for (String socket : run("ss", "-tnpH", "state", "established").split("\n")) {
         if (socket.contains("pid=" + pid + ",")) {
           String[] f = socket.trim().split("\\s+");
@@ -98,16 +115,23 @@ class MasterPartitionTest {
       assertTrue(p.waitFor(30, TimeUnit.SECONDS), String.join(" ", cmd) + " hung");
       // ss -K reports sockets it could not destroy among those it did; only nft must succeed.
       if (cmd[0].equals("nft")) {
-        assertEquals(0, p.exitValue(), String.join(" ", cmd) + ": " + out
-            + " (bin/setup installs nftables; the test needs root)");
+        assertEquals(
+            0,
+            p.exitValue(),
+            String.join(" ", cmd)
+                + ": "
+                + out
+                + " (bin/setup installs nftables; the test needs root)");
       }
       return out;
     }
 
     private void remove() {
       try {
-        new ProcessBuilder("nft", "delete", "table", "inet", name).redirectErrorStream(true)
-            .start().waitFor(30, TimeUnit.SECONDS);
+        new ProcessBuilder("nft", "delete", "table", "inet", name)
+            .redirectErrorStream(true)
+            .start()
+            .waitFor(30, TimeUnit.SECONDS);
         if (ProcessHandle.of(pid).isPresent()) {
           Files.writeString(cgroupRoot.resolve("cgroup.procs"), Long.toString(pid));
         }
@@ -145,9 +169,12 @@ class MasterPartitionTest {
 
   @Test
   void aCutOffLeaderStepsDownAndRejoinsAsAFollowerWithNothingOfItsOwn() throws Exception {
-    try (MultiProcessCluster cluster = MultiProcessCluster.builder(dir.resolve("cluster"))
-        .masterHosts(HOSTS).workers(1)
-        .property("strata.client.master.failover.timeout", "90s").start();
+    try (MultiProcessCluster cluster =
+            MultiProcessCluster.builder(dir.resolve("cluster"))
+                .masterHosts(HOSTS)
+                .workers(1)
+                .property("strata.client.master.failover.timeout", "90s")
+                .start();
         FileSystem fs = FileSystem.connect(cluster.clientConfig())) {
       fs.createDirectory("/before/cut", true, false);
       int old = cluster.awaitLeader(SETTLE);
@@ -174,9 +201,16 @@ class MasterPartitionTest {
       try {
         long deadline = System.nanoTime() + SETTLE.toNanos();
         while (true) {
-          StatusRuntimeException refused = assertThrows(StatusRuntimeException.class,
-              () -> stub(direct).createDirectory(CreateDirectoryRequest.newBuilder()
-                  .setPath("/written/on/the/old/leader").setRecursive(true).build()));
+          StatusRuntimeException refused =
+              assertThrows(
+                  StatusRuntimeException.class,
+                  () ->
+                      stub(direct)
+                          .createDirectory(
+                              CreateDirectoryRequest.newBuilder()
+                                  .setPath("/written/on/the/old/leader")
+                                  .setRecursive(true)
+                                  .build()));
           if (refused.getStatus().getCode() == io.grpc.Status.Code.UNAVAILABLE
               && refused.getStatus().getDescription() != null
               && refused.getStatus().getDescription().contains("not the leader")) {
@@ -204,8 +238,9 @@ class MasterPartitionTest {
         if (sequences.stream().distinct().count() == 1 && inodes.stream().distinct().count() == 1) {
           break;
         }
-        assertTrue(System.nanoTime() < deadline, "masters differ: sequences " + sequences
-            + ", inodes " + inodes);
+        assertTrue(
+            System.nanoTime() < deadline,
+            "masters differ: sequences " + sequences + ", inodes " + inodes);
         Thread.sleep(200);
       }
     }

@@ -20,8 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A cluster of the previous release (tests/compat/PREVIOUS_RELEASE, built into the release cache
- * the first time, which takes a few minutes) driven by this build's client, and one of its
- * workers upgraded in place to this build.
+ * the first time, which takes a few minutes) driven by this build's client, and one of its workers
+ * upgraded in place to this build.
  */
 class PreviousReleaseTest {
   @TempDir Path dir;
@@ -34,13 +34,13 @@ class PreviousReleaseTest {
     assertNotEquals(current.release(), previous.release());
     byte[] content = new byte[(3 << 20) + 17];
     new Random(11).nextBytes(content);
-    try (MultiProcessCluster cluster = MultiProcessCluster.builder(dir.resolve("cluster"))
-        .release(previous).workers(1).start()) {
+    try (MultiProcessCluster cluster =
+        MultiProcessCluster.builder(dir.resolve("cluster")).release(previous).workers(1).start()) {
       assertEquals(previous, cluster.releaseOf(Release.Role.MASTER, 0));
       assertEquals(previous, cluster.releaseOf(Release.Role.WORKER, 0));
       try (FileSystem fs = FileSystem.connect(cluster.clientConfig())) {
-        try (OutputStream out = fs.createFile("/compat/written.bin",
-            CreateOptions.defaults().recursive(true))) {
+        try (OutputStream out =
+            fs.createFile("/compat/written.bin", CreateOptions.defaults().recursive(true))) {
           out.write(content);
         }
         assertEquals(TestTree.sha256(content), read(fs, "/compat/written.bin"));
@@ -55,8 +55,11 @@ class PreviousReleaseTest {
       try (FileSystem fs = FileSystem.connect(cluster.clientConfig())) {
         // The master counts the stopped worker live until it misses heartbeats; the upgraded
         // one replaces it when it registers.
-        MultiProcessCluster.waitFor("the master to list the upgraded worker",
-            Duration.ofSeconds(60), () -> workerRelease(fs).equals(current.release()), null);
+        MultiProcessCluster.waitFor(
+            "the master to list the upgraded worker",
+            Duration.ofSeconds(60),
+            () -> workerRelease(fs).equals(current.release()),
+            null);
         assertEquals(1, fs.getWorkers().size());
         assertEquals(previous.release(), fs.masterInfo().getRelease());
         assertEquals(TestTree.sha256(content), read(fs, "/compat/written.bin"));
@@ -69,8 +72,9 @@ class PreviousReleaseTest {
     Map<String, String> props = new LinkedHashMap<>();
     props.put("strata.worker.rpc.port", "4000");
     props.put("strata.worker.not.in.the.previous.release", "1");
-    ClusterLauncher.Command c = ClusterLauncher.command(Release.previous(),
-        Release.Role.WORKER, props, List.of(), List.of());
+    ClusterLauncher.Command c =
+        ClusterLauncher.command(
+            Release.previous(), Release.Role.WORKER, props, List.of(), List.of());
     assertEquals(List.of("strata.worker.not.in.the.previous.release"), c.dropped());
     assertTrue(c.command().contains("-Dstrata.worker.rpc.port=4000"), c.command().toString());
   }

@@ -20,8 +20,11 @@ class ShellCommandsTest {
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = MultiProcessCluster.builder(dir.resolve("cluster")).workers(2)
-        .property("strata.master.file.block.size", Long.toString(BLOCK)).start();
+    cluster =
+        MultiProcessCluster.builder(dir.resolve("cluster"))
+            .workers(2)
+            .property("strata.master.file.block.size", Long.toString(BLOCK))
+            .start();
   }
 
   @AfterAll
@@ -76,29 +79,38 @@ class ShellCommandsTest {
   @Test
   void locationFreeAndDuFollowTheCache() throws Exception {
     TestTree.writeRandom(cluster.underStoreRoot().resolve("cached.bin"), 5 * BLOCK, 11);
-    MultiProcessCluster.ShellResult cat = cluster.shellToFile(dir.resolve("cached.out"),
-        "fs", "cat", "/cached.bin");
+    MultiProcessCluster.ShellResult cat =
+        cluster.shellToFile(dir.resolve("cached.out"), "fs", "cat", "/cached.bin");
     assertEquals(0, cat.exitCode(), cat.stderr());
     assertEquals(5 * BLOCK, Files.size(dir.resolve("cached.out")));
-    MultiProcessCluster.waitFor("cached.bin fully cached", Duration.ofSeconds(60), () -> {
-      try {
-        return cluster.shell("fs", "du", "/cached.bin").stdout().contains("100%");
-      } catch (Exception e) {
-        return false;
-      }
-    }, null);
+    MultiProcessCluster.waitFor(
+        "cached.bin fully cached",
+        Duration.ofSeconds(60),
+        () -> {
+          try {
+            return cluster.shell("fs", "du", "/cached.bin").stdout().contains("100%");
+          } catch (Exception e) {
+            return false;
+          }
+        },
+        null);
     String location = ok("fs", "location", "/cached.bin").stdout();
     assertTrue(location.contains("127.0.0.1"), location);
     ok("fs", "free", "/cached.bin");
-    MultiProcessCluster.waitFor("cached.bin freed", Duration.ofSeconds(60), () -> {
-      try {
-        String du = cluster.shell("fs", "du", "/cached.bin").stdout();
-        return du.contains(" 0%") || du.contains("\t0%");
-      } catch (Exception e) {
-        return false;
-      }
-    }, null);
-    assertTrue(Files.exists(cluster.underStoreRoot().resolve("cached.bin")),
+    MultiProcessCluster.waitFor(
+        "cached.bin freed",
+        Duration.ofSeconds(60),
+        () -> {
+          try {
+            String du = cluster.shell("fs", "du", "/cached.bin").stdout();
+            return du.contains(" 0%") || du.contains("\t0%");
+          } catch (Exception e) {
+            return false;
+          }
+        },
+        null);
+    assertTrue(
+        Files.exists(cluster.underStoreRoot().resolve("cached.bin")),
         "free must not delete the under-store file");
   }
 
@@ -118,12 +130,17 @@ class ShellCommandsTest {
     Path conf = dir.resolve("client-conf");
     Files.createDirectories(conf);
     Files.writeString(conf.resolve("strata-site.properties"), "strata.client.rpc.timeout=never\n");
-    MultiProcessCluster.ShellResult bad = cluster.shell(
-        Map.of("strata.conf.dir", conf.toString()), "fs", "ls", "/");
-    assertTrue(bad.exitCode() != 0 && bad.stderr().contains("strata.client.rpc.timeout"),
+    MultiProcessCluster.ShellResult bad =
+        cluster.shell(Map.of("strata.conf.dir", conf.toString()), "fs", "ls", "/");
+    assertTrue(
+        bad.exitCode() != 0 && bad.stderr().contains("strata.client.rpc.timeout"),
         "the site file was not read: " + bad.stderr());
-    MultiProcessCluster.ShellResult good = cluster.shell(Map.of("strata.conf.dir",
-        conf.toString(), "strata.client.rpc.timeout", "30s"), "fs", "ls", "/");
+    MultiProcessCluster.ShellResult good =
+        cluster.shell(
+            Map.of("strata.conf.dir", conf.toString(), "strata.client.rpc.timeout", "30s"),
+            "fs",
+            "ls",
+            "/");
     assertEquals(0, good.exitCode(), "-D should override the site file: " + good.stderr());
   }
 }

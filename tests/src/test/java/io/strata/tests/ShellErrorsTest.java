@@ -71,8 +71,12 @@ class ShellErrorsTest {
 
   @Test
   void anUnreachableMasterSaysWhereItLookedAndHowToSetTheAddress() throws Exception {
-    MultiProcessCluster.ShellResult r = cluster.shell(Map.of("strata.master.rpc.port", "1",
-        "strata.client.master.retry.max.duration", "1s"), "fs", "ls", "/");
+    MultiProcessCluster.ShellResult r =
+        cluster.shell(
+            Map.of("strata.master.rpc.port", "1", "strata.client.master.retry.max.duration", "1s"),
+            "fs",
+            "ls",
+            "/");
     assertFailsInOneLine(r, "127.0.0.1:1");
     assertTrue(r.stderr().contains("strata.master.hostname"), r.stderr());
     assertTrue(r.stderr().contains("strata local up"), r.stderr());
@@ -80,24 +84,39 @@ class ShellErrorsTest {
 
   @Test
   void unreachableMastersAmongSeveralAreListedWithWhatWentWrong() throws Exception {
-    MultiProcessCluster.ShellResult r = cluster.shell(Map.of(
-        "strata.master.addresses", "127.0.0.1:1,127.0.0.1:2",
-        "strata.client.master.failover.timeout", "1s",
-        "strata.client.master.retry.max.duration", "1s"), "fs", "stat", "/");
+    MultiProcessCluster.ShellResult r =
+        cluster.shell(
+            Map.of(
+                "strata.master.addresses", "127.0.0.1:1,127.0.0.1:2",
+                "strata.client.master.failover.timeout", "1s",
+                "strata.client.master.retry.max.duration", "1s"),
+            "fs",
+            "stat",
+            "/");
     assertFailsInOneLine(r, "127.0.0.1:1 [connection refused], 127.0.0.1:2 [connection refused]");
   }
 
   @Test
   void anS3MountWithoutCredentialsSaysWhichToSetInOneLine() throws Exception {
-    assumeFalse(System.getenv().keySet().stream().anyMatch(k -> k.startsWith("AWS_ACCESS")
-        || k.startsWith("AWS_PROFILE") || k.startsWith("AWS_WEB_IDENTITY")
-        || k.startsWith("AWS_CONTAINER")), "this machine has AWS credentials");
-    assumeFalse(Files.exists(Path.of(System.getProperty("user.home"), ".aws")),
+    assumeFalse(
+        System.getenv().keySet().stream()
+            .anyMatch(
+                k ->
+                    k.startsWith("AWS_ACCESS")
+                        || k.startsWith("AWS_PROFILE")
+                        || k.startsWith("AWS_WEB_IDENTITY")
+                        || k.startsWith("AWS_CONTAINER")),
+        "this machine has AWS credentials");
+    assumeFalse(
+        Files.exists(Path.of(System.getProperty("user.home"), ".aws")),
         "this machine has AWS profile files");
-    MultiProcessCluster.ShellResult r = cluster.shell("fs", "mount", "/s3", "s3://bucket/p",
-        "--option", "s3.endpoint=http://127.0.0.1:9/");
-    assertFailsInOneLine(r, "strata: No credentials for s3://bucket/p: set the mount options"
-        + " s3.access.key and s3.secret.key, or AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY");
+    MultiProcessCluster.ShellResult r =
+        cluster.shell(
+            "fs", "mount", "/s3", "s3://bucket/p", "--option", "s3.endpoint=http://127.0.0.1:9/");
+    assertFailsInOneLine(
+        r,
+        "strata: No credentials for s3://bucket/p: set the mount options"
+            + " s3.access.key and s3.secret.key, or AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY");
     assertTrue(r.stderr().length() < 200, r.stderr());
   }
 
@@ -107,25 +126,31 @@ class ShellErrorsTest {
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       closed = s.getLocalPort();
     }
-    MultiProcessCluster.ShellResult r = cluster.shell(Map.of(
-        "strata.client.master.retry.max.duration", "1s"), "fs", "mount", "/h",
-        "hdfs://127.0.0.1:" + closed + "/x");
+    MultiProcessCluster.ShellResult r =
+        cluster.shell(
+            Map.of("strata.client.master.retry.max.duration", "1s"),
+            "fs",
+            "mount",
+            "/h",
+            "hdfs://127.0.0.1:" + closed + "/x");
     assertFailsInOneLine(r, "Cannot reach the HDFS namenode at 127.0.0.1:" + closed);
     assertFalse(r.stderr().contains("Strata master"), r.stderr());
   }
 
   @Test
   void aFileOfThisMachineThatCannotBeWrittenIsNamed() throws Exception {
-    assertFailsInOneLine(cluster.shell("fs", "cp", "/plain.txt",
-        "local:" + dir.resolve("no-such-folder/copy")), dir.resolve("no-such-folder/copy")
-        + ": no such file or directory");
+    assertFailsInOneLine(
+        cluster.shell("fs", "cp", "/plain.txt", "local:" + dir.resolve("no-such-folder/copy")),
+        dir.resolve("no-such-folder/copy") + ": no such file or directory");
   }
 
   @Test
   void anUnknownOrBadConfigurationKeyIsNamed() throws Exception {
-    assertFails(cluster.shell(Map.of("strata.client.rpc.timout", "5s"), "fs", "ls", "/"),
+    assertFails(
+        cluster.shell(Map.of("strata.client.rpc.timout", "5s"), "fs", "ls", "/"),
         "strata.client.rpc.timout");
-    assertFails(cluster.shell(Map.of("strata.client.rpc.timeout", "soon"), "fs", "ls", "/"),
+    assertFails(
+        cluster.shell(Map.of("strata.client.rpc.timeout", "soon"), "fs", "ls", "/"),
         "strata.client.rpc.timeout");
   }
 
@@ -133,7 +158,8 @@ class ShellErrorsTest {
   void mutationsThatCannotBeDoneSayWhy() throws Exception {
     assertFails(cluster.shell("fs", "mkdir", "/plain.txt"), "/plain.txt");
     assertFails(cluster.shell("fs", "rm", "/full"), "/full");
-    assertTrue(Files.exists(cluster.underStoreRoot().resolve("full/inner/a.txt")),
+    assertTrue(
+        Files.exists(cluster.underStoreRoot().resolve("full/inner/a.txt")),
         "a refused rm deleted data");
     assertFails(cluster.shell("fs", "mv", "/plain.txt", "/full"), "/full");
     assertFails(cluster.shell("fs", "cat", "/full"), "/full");

@@ -31,11 +31,11 @@ import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.core.sync.RequestBody;
 
 /**
- * A cluster whose root is mounted on HDFS (a MiniDFSCluster) with a second mount on S3 (an
- * S3Proxy server), as separate processes: reads match both sources, changes made directly in
- * the stores are followed after a sync, a prefix of 100,000 objects lists completely, a 1 GiB
- * file round-trips through multipart upload, and broken stores give clear errors while the
- * cluster keeps serving the rest.
+ * A cluster whose root is mounted on HDFS (a MiniDFSCluster) with a second mount on S3 (an S3Proxy
+ * server), as separate processes: reads match both sources, changes made directly in the stores are
+ * followed after a sync, a prefix of 100,000 objects lists completely, a 1 GiB file round-trips
+ * through multipart upload, and broken stores give clear errors while the cluster keeps serving the
+ * rest.
  */
 class UnderStoresEndToEndTest {
   static final long BLOCK = 1 << 20;
@@ -53,10 +53,12 @@ class UnderStoresEndToEndTest {
     s3 = new S3Server(Files.createDirectories(dir.resolve("s3")));
     s3.createBucket(BUCKET);
     putS3("data/", new byte[0]); // the prefix to mount: a directory marker
-    cluster = MultiProcessCluster.builder(dir.resolve("cluster")).workers(2)
-        .property("strata.master.file.block.size", Long.toString(BLOCK))
-        .property("strata.master.root.ufs", hdfs.uri("/strata-root"))
-        .start();
+    cluster =
+        MultiProcessCluster.builder(dir.resolve("cluster"))
+            .workers(2)
+            .property("strata.master.file.block.size", Long.toString(BLOCK))
+            .property("strata.master.root.ufs", hdfs.uri("/strata-root"))
+            .start();
     fs = FileSystem.connect(cluster.clientConfig());
     fs.mount("/s3", "s3://" + BUCKET + "/data", s3.mountOptions(), false);
   }
@@ -136,17 +138,19 @@ class UnderStoresEndToEndTest {
       LoadEndToEndTest.assertCachedWhereHashingSays(fs, root, files);
     }
     // Served from the cache now: the bytes are right and no worker reads the stores for them.
-    double before = MultiProcessCluster.metric(cluster.scrapeWorker(0),
-        "strata_worker_read_ufs_bytes_total") + MultiProcessCluster.metric(
-        cluster.scrapeWorker(1), "strata_worker_read_ufs_bytes_total");
+    double before =
+        MultiProcessCluster.metric(cluster.scrapeWorker(0), "strata_worker_read_ufs_bytes_total")
+            + MultiProcessCluster.metric(
+                cluster.scrapeWorker(1), "strata_worker_read_ufs_bytes_total");
     for (int i = 0; i < files.size(); i += 7) {
       String f = files.get(i);
       assertEquals(tree.files().get(f).sha256(), read(fs, "/loaded/" + f), "hdfs " + f);
       assertEquals(tree.files().get(f).sha256(), read(fs, "/s3/loaded/" + f), "s3 " + f);
     }
-    double after = MultiProcessCluster.metric(cluster.scrapeWorker(0),
-        "strata_worker_read_ufs_bytes_total") + MultiProcessCluster.metric(
-        cluster.scrapeWorker(1), "strata_worker_read_ufs_bytes_total");
+    double after =
+        MultiProcessCluster.metric(cluster.scrapeWorker(0), "strata_worker_read_ufs_bytes_total")
+            + MultiProcessCluster.metric(
+                cluster.scrapeWorker(1), "strata_worker_read_ufs_bytes_total");
     assertEquals(before, after);
   }
 
@@ -217,19 +221,21 @@ class UnderStoresEndToEndTest {
     MessageDigest written = TestTree.sha256();
     byte[] chunk = new byte[4 << 20];
     Random random = new Random(99);
-    try (OutputStream out = fs.createFile("/s3/big/one-gib.bin",
-        CreateOptions.defaults().recursive(true))) {
+    try (OutputStream out =
+        fs.createFile("/s3/big/one-gib.bin", CreateOptions.defaults().recursive(true))) {
       for (long done = 0; done < length; done += chunk.length) {
         random.nextBytes(chunk);
         written.update(chunk);
         out.write(chunk);
       }
     }
-    long stored = s3.client().headObject(b -> b.bucket(BUCKET).key("data/big/one-gib.bin"))
-        .contentLength();
+    long stored =
+        s3.client().headObject(b -> b.bucket(BUCKET).key("data/big/one-gib.bin")).contentLength();
     assertEquals(length, stored);
     assertEquals(HexFormat.of().formatHex(written.digest()), read(fs, "/s3/big/one-gib.bin"));
-    assertEquals(0, s3.client().listMultipartUploads(b -> b.bucket(BUCKET)).uploads().size(),
+    assertEquals(
+        0,
+        s3.client().listMultipartUploads(b -> b.bucket(BUCKET)).uploads().size(),
         "multipart uploads were left open");
   }
 
@@ -238,26 +244,31 @@ class UnderStoresEndToEndTest {
     putHdfs("/strata-root/healthy.txt", "still served".getBytes());
     Map<String, String> badKeys = new LinkedHashMap<>(s3.mountOptions());
     badKeys.put("s3.secret.key", "wrong");
-    StrataException denied = assertThrows(StrataException.class,
-        () -> fs.mount("/denied", "s3://" + BUCKET + "/data", badKeys, false));
+    StrataException denied =
+        assertThrows(
+            StrataException.class,
+            () -> fs.mount("/denied", "s3://" + BUCKET + "/data", badKeys, false));
     assertTrue(denied.getMessage().contains("Access denied"), denied.getMessage());
 
-    StrataException noBucket = assertThrows(StrataException.class,
-        () -> fs.mount("/nobucket", "s3://no-such-bucket/data", s3.mountOptions(), false));
+    StrataException noBucket =
+        assertThrows(
+            StrataException.class,
+            () -> fs.mount("/nobucket", "s3://no-such-bucket/data", s3.mountOptions(), false));
     assertTrue(noBucket.getMessage().contains("does not exist"), noBucket.getMessage());
 
     // A second S3 server that goes away after a file has been listed.
     S3Server doomed = new S3Server(Files.createDirectories(dir.resolve("s3-doomed")));
     doomed.createBucket("gone");
-    doomed.client().putObject(b -> b.bucket("gone").key("d/file.bin"),
-        RequestBody.fromBytes(random(1000, 7)));
+    doomed
+        .client()
+        .putObject(b -> b.bucket("gone").key("d/file.bin"), RequestBody.fromBytes(random(1000, 7)));
     Map<String, String> options = new LinkedHashMap<>(doomed.mountOptions());
     options.put("s3.retry.max.attempts", "1");
     fs.mount("/doomed", "s3://gone/d", options, false);
     assertEquals(1000, fs.getStatus("/doomed/file.bin").getLength());
     doomed.close();
-    StrataException unreachable = assertThrows(StrataException.class,
-        () -> read(fs, "/doomed/file.bin"));
+    StrataException unreachable =
+        assertThrows(StrataException.class, () -> read(fs, "/doomed/file.bin"));
     assertTrue(unreachable.getMessage().contains("Cannot reach S3"), unreachable.getMessage());
 
     try (InputStream in = fs.openFile("/healthy.txt")) {
@@ -268,6 +279,7 @@ class UnderStoresEndToEndTest {
     assertFalse(mounts.stdout().contains(S3Server.SECRET_KEY), "a secret was printed");
     assertTrue(mounts.stdout().contains("/s3"), mounts.stdout());
     List<MountInfo> listed = fs.listMounts();
-    assertTrue(listed.stream().noneMatch(m -> m.getOptionsMap().containsValue(S3Server.SECRET_KEY)));
+    assertTrue(
+        listed.stream().noneMatch(m -> m.getOptionsMap().containsValue(S3Server.SECRET_KEY)));
   }
 }

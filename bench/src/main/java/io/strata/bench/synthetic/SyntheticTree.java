@@ -3,13 +3,13 @@ package io.strata.bench.synthetic;
 import java.util.Locale;
 
 /**
- * The shape of a generated tree, read from the authority of a {@code synthetic://} URI:
- * {@code files-<N>-fanout-<F>[-size-<B>]}. The root holds {@code ceil(N / F)} directories
- * {@code d0 ... d<ceil(N/F)-1>}; directory {@code i} holds files {@code f0 ... } numbered from 0,
- * {@code F} of them (the last directory the rest), each {@code B} bytes (default 0). Numbers are
- * zero-padded to one width per level, so names sort in number order. For example
- * {@code synthetic://files-10000000-fanout-1000/} is 10,000 directories of 1,000 empty files, and
- * {@code synthetic://files-1000000-fanout-1000000/} one directory of a million.
+ * The shape of a generated tree, read from the authority of a {@code synthetic://} URI: {@code
+ * files-<N>-fanout-<F>[-size-<B>]}. The root holds {@code ceil(N / F)} directories {@code d0 ...
+ * d<ceil(N/F)-1>}; directory {@code i} holds files {@code f0 ... } numbered from 0, {@code F} of
+ * them (the last directory the rest), each {@code B} bytes (default 0). Numbers are zero-padded to
+ * one width per level, so names sort in number order. For example {@code
+ * synthetic://files-10000000-fanout-1000/} is 10,000 directories of 1,000 empty files, and {@code
+ * synthetic://files-1000000-fanout-1000000/} one directory of a million.
  *
  * @param files how many files in all
  * @param fanout files per directory
@@ -17,38 +17,61 @@ import java.util.Locale;
  */
 public record SyntheticTree(long files, long fanout, long fileSize) {
   /** The authority's grammar, for error messages. */
-  static final String FORM = "files-<count>-fanout-<per directory>[-size-<bytes>], such as"
-      + " synthetic://files-10000000-fanout-1000/";
+  static final String FORM =
+      "files-<count>-fanout-<per directory>[-size-<bytes>], such as"
+          + " synthetic://files-10000000-fanout-1000/";
 
   public SyntheticTree {
     if (files < 1 || fanout < 1 || fileSize < 0) {
-      throw new IllegalArgumentException("A synthetic tree needs at least one file, a fanout of"
-          + " at least 1 and a size of 0 or more; got files=" + files + " fanout=" + fanout
-          + " size=" + fileSize + " (" + FORM + ")");
+      throw new IllegalArgumentException(
+          "A synthetic tree needs at least one file, a fanout of"
+              + " at least 1 and a size of 0 or more; got files="
+              + files
+              + " fanout="
+              + fanout
+              + " size="
+              + fileSize
+              + " ("
+              + FORM
+              + ")");
     }
   }
 
   /** Parses an authority such as {@code files-1000-fanout-10-size-4096}. */
   public static SyntheticTree parse(String authority) {
     String[] parts = authority.toLowerCase(Locale.ROOT).split("-");
-    if (parts.length != 4 && parts.length != 6 || !parts[0].equals("files")
-        || !parts[2].equals("fanout") || parts.length == 6 && !parts[4].equals("size")) {
-      throw new IllegalArgumentException("Not a synthetic tree: '" + authority + "'; expected "
-          + FORM);
+    if (parts.length != 4 && parts.length != 6
+        || !parts[0].equals("files")
+        || !parts[2].equals("fanout")
+        || parts.length == 6 && !parts[4].equals("size")) {
+      throw new IllegalArgumentException(
+          "Not a synthetic tree: '" + authority + "'; expected " + FORM);
     }
     try {
-      return new SyntheticTree(Long.parseLong(parts[1]), Long.parseLong(parts[3]),
+      return new SyntheticTree(
+          Long.parseLong(parts[1]),
+          Long.parseLong(parts[3]),
           parts.length == 6 ? Long.parseLong(parts[5]) : 0);
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("Not a number in the synthetic tree '" + authority
-          + "': " + e.getMessage() + "; expected " + FORM);
+      throw new IllegalArgumentException(
+          "Not a number in the synthetic tree '"
+              + authority
+              + "': "
+              + e.getMessage()
+              + "; expected "
+              + FORM);
     }
   }
 
   /** The URI of the tree's root, with a trailing slash. */
   public String uri() {
-    return SyntheticUnderFileSystem.SCHEME + "://files-" + files + "-fanout-" + fanout
-        + (fileSize == 0 ? "" : "-size-" + fileSize) + "/";
+    return SyntheticUnderFileSystem.SCHEME
+        + "://files-"
+        + files
+        + "-fanout-"
+        + fanout
+        + (fileSize == 0 ? "" : "-size-" + fileSize)
+        + "/";
   }
 
   /** Directories under the root. */

@@ -5,9 +5,9 @@ import io.strata.underfs.UnderFileSystemProvider;
 import java.util.Map;
 
 /**
- * Provides {@link SyntheticUnderFileSystem} for {@code synthetic://} URIs, found through
- * {@link java.util.ServiceLoader} by any Strata process that has the benchmark jar on its
- * classpath (the masters that the benchmarks start do). It takes no options.
+ * Provides {@link SyntheticUnderFileSystem} for {@code synthetic://} URIs, found through {@link
+ * java.util.ServiceLoader} by any Strata process that has the benchmark jar on its classpath (the
+ * masters that the benchmarks start do). It takes no options.
  */
 public final class SyntheticUnderFileSystemProvider implements UnderFileSystemProvider {
   @Override
@@ -18,13 +18,17 @@ public final class SyntheticUnderFileSystemProvider implements UnderFileSystemPr
   @Override
   public UnderFileSystem open(String uri, Map<String, String> options) {
     if (!options.isEmpty()) {
-      throw new IllegalArgumentException("Synthetic under stores take no options, got "
-          + options.keySet() + " for " + uri);
+      throw new IllegalArgumentException(
+          "Synthetic under stores take no options, got " + options.keySet() + " for " + uri);
     }
     String prefix = SyntheticUnderFileSystem.SCHEME + "://";
     if (!uri.startsWith(prefix)) {
-      throw new IllegalArgumentException("Not a synthetic URI: " + uri + "; expected "
-          + prefix + SyntheticTree.FORM.substring(0, SyntheticTree.FORM.indexOf(',')));
+      throw new IllegalArgumentException(
+          "Not a synthetic URI: "
+              + uri
+              + "; expected "
+              + prefix
+              + SyntheticTree.FORM.substring(0, SyntheticTree.FORM.indexOf(',')));
     }
     String rest = uri.substring(prefix.length());
     int slash = rest.indexOf('/');

@@ -67,8 +67,8 @@ class SyntheticUnderFileSystemTest {
   void everyWriteIsRefusedSayingTheStoreIsReadOnly() throws Exception {
     try (UnderStores stores = new UnderStores()) {
       UnderFileSystem ufs = stores.get(ROOT);
-      AccessDeniedException e = assertThrows(AccessDeniedException.class,
-          () -> ufs.create(ROOT + "d0/new", false, 0644));
+      AccessDeniedException e =
+          assertThrows(AccessDeniedException.class, () -> ufs.create(ROOT + "d0/new", false, 0644));
       assertTrue(e.getMessage().contains("read-only"), e.getMessage());
       assertThrows(AccessDeniedException.class, () -> ufs.mkdirs(ROOT + "d9", true));
       assertThrows(AccessDeniedException.class, () -> ufs.delete(ROOT + "d0", true));
@@ -78,8 +78,10 @@ class SyntheticUnderFileSystemTest {
 
   @Test
   void badAuthoritySaysTheExpectedForm() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> new UnderStores().get("synthetic://files-ten-fanout-3/", Map.of()));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> new UnderStores().get("synthetic://files-ten-fanout-3/", Map.of()));
     assertTrue(e.getMessage().contains("files-<count>-fanout-"), e.getMessage());
   }
 

@@ -35,21 +35,21 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Guarantees: {@link #read} fills exactly the range asked for, or throws; a worker that fails
  * mid-range never causes bytes to be skipped or delivered twice, because the next source is asked
- * only for the part not yet received (or for the whole piece again, when the bytes received
- * cannot be vouched for). Any number of threads may call {@link #read} at once: there
- * is no lock on the path, only concurrent maps and sets for the state they share (workers that
- * failed for this file, open short-circuit files, the block list).
+ * only for the part not yet received (or for the whole piece again, when the bytes received cannot
+ * be vouched for). Any number of threads may call {@link #read} at once: there is no lock on the
+ * path, only concurrent maps and sets for the state they share (workers that failed for this file,
+ * open short-circuit files, the block list).
  *
- * <p>Source order for a block: the live workers ranked by {@link WorkerHashing} (the first is
- * the block's home), except that when the home does not hold the block but another worker does,
- * that worker goes first. A worker on this host is read by short-circuit when it holds the block.
+ * <p>Source order for a block: the live workers ranked by {@link WorkerHashing} (the first is the
+ * block's home), except that when the home does not hold the block but another worker does, that
+ * worker goes first. A worker on this host is read by short-circuit when it holds the block.
  *
- * <p>A file with an under-store fingerprint is read only as the version it was opened on, even
- * when it is rewritten in its under store meanwhile: cached blocks belong to that version (a
- * rewritten file gets new block ids), workers reading the under store and the direct fallback
- * check the fingerprint, and a "changed" answer fails the read instead of being retried
- * elsewhere. A worker that finds the change mid-transfer can only close the channel; before the
- * bytes it sent are kept, the under store is asked whether the file is still that version.
+ * <p>A file with an under-store fingerprint is read only as the version it was opened on, even when
+ * it is rewritten in its under store meanwhile: cached blocks belong to that version (a rewritten
+ * file gets new block ids), workers reading the under store and the direct fallback check the
+ * fingerprint, and a "changed" answer fails the read instead of being retried elsewhere. A worker
+ * that finds the change mid-transfer can only close the channel; before the bytes it sent are kept,
+ * the under store is asked whether the file is still that version.
  */
 final class BlockReader implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(BlockReader.class);
@@ -59,12 +59,16 @@ final class BlockReader implements AutoCloseable {
   private final boolean shortCircuit;
   private final boolean ufsFallback;
   private volatile List<BlockInfo> blocks;
+
   /** Workers that failed a read of this file; not asked again by this stream. */
   private final Set<Long> failedWorkers = ConcurrentHashMap.newKeySet();
+
   /** Block files of a worker on this host, open for the stream's life. */
   private final Map<Long, LocalBlockFile> localFiles = new ConcurrentHashMap<>();
+
   /** Blocks the local worker said it does not hold; asked again once it serves one from cache. */
   private final Set<Long> notLocal = ConcurrentHashMap.newKeySet();
+
   private final AtomicBoolean refreshing = new AtomicBoolean();
   private volatile boolean closed;
 
@@ -79,20 +83,24 @@ final class BlockReader implements AutoCloseable {
   }
 
   /**
-   * The block list indexed by block number. The master lists every block; should a list come
-   * back short, the missing blocks are derived from the file's length and block size (block ids
-   * are a function of file id and index), so a read never depends on the list being whole.
+   * The block list indexed by block number. The master lists every block; should a list come back
+   * short, the missing blocks are derived from the file's length and block size (block ids are a
+   * function of file id and index), so a read never depends on the list being whole.
    */
-  static List<BlockInfo> complete(FileInfo file, List<BlockInfo> given)
-      throws StrataException {
+  static List<BlockInfo> complete(FileInfo file, List<BlockInfo> given) throws StrataException {
     long length = file.getLength();
     long blockSize = file.getBlockSize();
     if (length == 0) {
       return List.of();
     }
     if (blockSize <= 0) {
-      throw new StrataException(ErrorCode.INTERNAL, "The master reported block size "
-          + blockSize + " for " + file.getPath() + "; cannot read it");
+      throw new StrataException(
+          ErrorCode.INTERNAL,
+          "The master reported block size "
+              + blockSize
+              + " for "
+              + file.getPath()
+              + "; cannot read it");
     }
     int count = BlockIds.blockCount(length, blockSize);
     BlockInfo[] byIndex = new BlockInfo[count];
@@ -107,8 +115,12 @@ final class BlockReader implements AutoCloseable {
       BlockInfo b = byIndex[i];
       if (b == null) {
         long offset = i * blockSize;
-        b = BlockInfo.newBuilder().setBlockId(BlockIds.blockId(file.getFileId(), i))
-            .setOffset(offset).setLength(Math.min(blockSize, length - offset)).build();
+        b =
+            BlockInfo.newBuilder()
+                .setBlockId(BlockIds.blockId(file.getFileId(), i))
+                .setOffset(offset)
+                .setLength(Math.min(blockSize, length - offset))
+                .build();
       }
       out.add(b);
     }
@@ -145,8 +157,8 @@ final class BlockReader implements AutoCloseable {
   }
 
   /**
-   * Opens a block's file in the tier folders of a worker on this machine, with no call to it,
-   * and keeps it open for the stream; null when no visible tier holds the block.
+   * Opens a block's file in the tier folders of a worker on this machine, with no call to it, and
+   * keeps it open for the stream; null when no visible tier holds the block.
    */
   private LocalBlockFile openDirect(BlockInfo block) throws StrataException {
     long id = block.getBlockId();
@@ -169,8 +181,8 @@ final class BlockReader implements AutoCloseable {
   }
 
   /**
-   * Keeps a block file open for the stream's life; returns the one kept (another thread's,
-   * when it opened the block first), or null when the stream was closed meanwhile.
+   * Keeps a block file open for the stream's life; returns the one kept (another thread's, when it
+   * opened the block first), or null when the stream was closed meanwhile.
    */
   private LocalBlockFile keep(long id, LocalBlockFile opened) {
     LocalBlockFile prior = localFiles.putIfAbsent(id, opened);
@@ -187,8 +199,8 @@ final class BlockReader implements AutoCloseable {
 
   /**
    * Reads {@code dst.remaining()} bytes at {@code position} from block files of a worker on this
-   * machine, when every block the range touches is one ({@link #readsLocally}); false, with
-   * nothing read, when one is not. With a direct {@code dst}, each byte is copied once.
+   * machine, when every block the range touches is one ({@link #readsLocally}); false, with nothing
+   * read, when one is not. With a direct {@code dst}, each byte is copied once.
    */
   boolean readLocally(long position, ByteBuffer dst) throws IOException {
     int len = dst.remaining();
@@ -225,10 +237,10 @@ final class BlockReader implements AutoCloseable {
   }
 
   /**
-   * The block file of a worker on this machine that holds the byte at {@code position}, with
-   * the range of it that belongs to the file from there, up to {@code maxLength} bytes; null
-   * when that block is not read by short-circuit ({@link #readsLocally}). The bytes are counted
-   * as read from the worker's cache.
+   * The block file of a worker on this machine that holds the byte at {@code position}, with the
+   * range of it that belongs to the file from there, up to {@code maxLength} bytes; null when that
+   * block is not read by short-circuit ({@link #readsLocally}). The bytes are counted as read from
+   * the worker's cache.
    */
   LocalSegment localSegment(long position, long maxLength) {
     if (!readsLocally(position)) {
@@ -286,8 +298,12 @@ final class BlockReader implements AutoCloseable {
         failedWorkers.add(source.workerId);
         ctx.metrics.addRetry();
         lastFailure = e.getMessage();
-        LOG.warn("Reading block {} of {} from worker {} failed; trying the next source: {}",
-            block.getBlockId(), file.getPath(), source.workerId, e.getMessage());
+        LOG.warn(
+            "Reading block {} of {} from worker {} failed; trying the next source: {}",
+            block.getBlockId(),
+            file.getPath(),
+            source.workerId,
+            e.getMessage());
         ctx.workers.invalidate();
         if (source.holds) {
           refreshBlocks();
@@ -303,20 +319,25 @@ final class BlockReader implements AutoCloseable {
     if (sources.isEmpty()) {
       throw FileSystem.noLiveWorkers();
     }
-    throw new StrataException(ErrorCode.UNAVAILABLE, "Cannot read block " + block.getBlockId()
-        + " of " + file.getPath() + ": every worker that could serve it failed ("
-        + (lastFailure != null ? "last: " + lastFailure : "in earlier reads of this stream")
-        + "). Set strata.client.read.ufs.fallback.enabled=true to read the under store"
-        + " directly.");
+    throw new StrataException(
+        ErrorCode.UNAVAILABLE,
+        "Cannot read block "
+            + block.getBlockId()
+            + " of "
+            + file.getPath()
+            + ": every worker that could serve it failed ("
+            + (lastFailure != null ? "last: " + lastFailure : "in earlier reads of this stream")
+            + "). Set strata.client.read.ufs.fallback.enabled=true to read the under store"
+            + " directly.");
   }
 
   /**
    * How many of the {@code got} bytes a worker delivered before it failed may be kept. A worker
-   * that found the file changed in its under store mid-transfer closes the channel like a
-   * crashing one, and the bytes it sent may be of the new version: completing them from a worker
-   * that holds the old block would mix versions. So the under store is asked first: changed,
-   * the read fails; unknown (the store cannot be asked), the bytes are dropped and the whole
-   * piece is asked again of sources that either serve the old version whole or refuse it.
+   * that found the file changed in its under store mid-transfer closes the channel like a crashing
+   * one, and the bytes it sent may be of the new version: completing them from a worker that holds
+   * the old block would mix versions. So the under store is asked first: changed, the read fails;
+   * unknown (the store cannot be asked), the bytes are dropped and the whole piece is asked again
+   * of sources that either serve the old version whole or refuse it.
    */
   private int keptAfterFailure(BlockInfo block, int got) throws StrataException {
     String expected = file.getUfsFingerprint();
@@ -327,8 +348,11 @@ final class BlockReader implements AutoCloseable {
     try {
       now = ctx.underStore.fingerprint(file);
     } catch (StrataException e) {
-      LOG.debug("Cannot tell whether {} changed ({}); reading block {} again from its start",
-          file.getPath(), e.getMessage(), block.getBlockId());
+      LOG.debug(
+          "Cannot tell whether {} changed ({}); reading block {} again from its start",
+          file.getPath(),
+          e.getMessage(),
+          block.getBlockId());
       return 0;
     }
     if (!expected.equals(now)) {
@@ -370,9 +394,10 @@ final class BlockReader implements AutoCloseable {
     return false;
   }
 
-  private void readFrom(Source source, BlockInfo block, long offset, byte[] buf, int off,
-      int len) throws IOException {
-    if (shortCircuit && LocalHost.isLocal(source.address.getHost())
+  private void readFrom(Source source, BlockInfo block, long offset, byte[] buf, int off, int len)
+      throws IOException {
+    if (shortCircuit
+        && LocalHost.isLocal(source.address.getHost())
         && readLocal(source, block, offset, buf, off, len)) {
       return;
     }
@@ -388,12 +413,12 @@ final class BlockReader implements AutoCloseable {
   }
 
   /**
-   * Reads by short-circuit; false when the block is not in a local block file. The file is
-   * opened in the worker's tier folders when this process sees them, else the worker is asked
-   * where it is.
+   * Reads by short-circuit; false when the block is not in a local block file. The file is opened
+   * in the worker's tier folders when this process sees them, else the worker is asked where it is.
    */
-  private boolean readLocal(Source source, BlockInfo block, long offset, byte[] buf, int off,
-      int len) throws IOException {
+  private boolean readLocal(
+      Source source, BlockInfo block, long offset, byte[] buf, int off, int len)
+      throws IOException {
     long id = block.getBlockId();
     LocalBlockFile local = localFiles.get(id);
     if (local == null) {
@@ -418,8 +443,8 @@ final class BlockReader implements AutoCloseable {
   }
 
   /** Reads from an open block file; false (and the file dropped) when that fails. */
-  private boolean readOpenLocal(long id, LocalBlockFile local, long offset, byte[] buf, int off,
-      int len) throws IOException {
+  private boolean readOpenLocal(
+      long id, LocalBlockFile local, long offset, byte[] buf, int off, int len) throws IOException {
     try {
       if (!local.read(offset, buf, off, len)) {
         checkOpen();
@@ -427,8 +452,8 @@ final class BlockReader implements AutoCloseable {
       }
     } catch (IOException e) {
       checkOpen();
-      LOG.debug("Short-circuit read of block {} failed ({}); reading over the network", id,
-          e.toString());
+      LOG.debug(
+          "Short-circuit read of block {} failed ({}); reading over the network", id, e.toString());
       if (localFiles.remove(id, local)) {
         local.close();
       }
@@ -443,8 +468,7 @@ final class BlockReader implements AutoCloseable {
   private LocalBlockFile openLocal(Source source, BlockInfo block, long offset, int len)
       throws IOException {
     long id = block.getBlockId();
-    ReadBlockResponse r =
-        ctx.data.read(source.address, request(block, offset, len, true), null, 0);
+    ReadBlockResponse r = ctx.data.read(source.address, request(block, offset, len, true), null, 0);
     if (r.getStatus() == ReadStatus.READ_NOT_CACHED) {
       notLocal.add(id);
       return null;
@@ -457,8 +481,11 @@ final class BlockReader implements AutoCloseable {
       ch = LocalBlockFile.open(Path.of(r.getLocalPath()), block.getLength());
     } catch (IOException e) {
       // Moved to another tier or evicted between the reply and the open.
-      LOG.debug("Cannot open block file {} of block {} ({}); reading over the network",
-          r.getLocalPath(), id, e.toString());
+      LOG.debug(
+          "Cannot open block file {} of block {} ({}); reading over the network",
+          r.getLocalPath(),
+          id,
+          e.toString());
       notLocal.add(id);
       refreshBlocks();
       return null;
@@ -471,34 +498,77 @@ final class BlockReader implements AutoCloseable {
   }
 
   private ReadBlockRequest request(BlockInfo block, long offset, long len, boolean local) {
-    UfsBlockSource source = UfsBlockSource.newBuilder().setUfsPath(file.getUfsPath())
-        .setMountId(file.getMountId()).setBlockStart(block.getOffset())
-        .setBlockLength(block.getLength()).setUfsFingerprint(file.getUfsFingerprint()).build();
-    return ReadBlockRequest.newBuilder().setBlockId(block.getBlockId()).setOffset(offset)
-        .setLength(len).setSource(source).setShortCircuit(local).build();
+    UfsBlockSource source =
+        UfsBlockSource.newBuilder()
+            .setUfsPath(file.getUfsPath())
+            .setMountId(file.getMountId())
+            .setBlockStart(block.getOffset())
+            .setBlockLength(block.getLength())
+            .setUfsFingerprint(file.getUfsFingerprint())
+            .build();
+    return ReadBlockRequest.newBuilder()
+        .setBlockId(block.getBlockId())
+        .setOffset(offset)
+        .setLength(len)
+        .setSource(source)
+        .setShortCircuit(local)
+        .build();
   }
 
   /** The error for a reply that is not READ_OK; worker-side failures lead to failover. */
-  private IOException failure(Source source, BlockInfo block, long offset, long len,
-      ReadBlockResponse r) {
+  private IOException failure(
+      Source source, BlockInfo block, long offset, long len, ReadBlockResponse r) {
     String worker = source.address.getHost() + ":" + source.address.getDataPort();
     switch (r.getStatus()) {
       case READ_NOT_FOUND:
-        return new StrataException(ErrorCode.NOT_FOUND, "Path does not exist in the under store: "
-            + file.getPath() + " (" + file.getUfsPath() + "): " + r.getMessage());
+        return new StrataException(
+            ErrorCode.NOT_FOUND,
+            "Path does not exist in the under store: "
+                + file.getPath()
+                + " ("
+                + file.getUfsPath()
+                + "): "
+                + r.getMessage());
       case READ_INVALID:
-        return new StrataException(ErrorCode.INVALID_ARGUMENT, "Worker " + worker
-            + " refused bytes " + offset + ".." + (offset + len) + " of block " + block.getBlockId()
-            + " of " + file.getPath() + ": " + r.getMessage()
-            + " (the file may have changed in its under store)");
+        return new StrataException(
+            ErrorCode.INVALID_ARGUMENT,
+            "Worker "
+                + worker
+                + " refused bytes "
+                + offset
+                + ".."
+                + (offset + len)
+                + " of block "
+                + block.getBlockId()
+                + " of "
+                + file.getPath()
+                + ": "
+                + r.getMessage()
+                + " (the file may have changed in its under store)");
       case READ_CHANGED:
         return UnderStoreReader.changed(file, r.getUfsFingerprint());
       case READ_ERROR:
-        return new DataTransferException("Worker " + worker + " could not read block "
-            + block.getBlockId() + " of " + file.getPath() + ": " + r.getMessage(), null, 0);
+        return new DataTransferException(
+            "Worker "
+                + worker
+                + " could not read block "
+                + block.getBlockId()
+                + " of "
+                + file.getPath()
+                + ": "
+                + r.getMessage(),
+            null,
+            0);
       default:
-        return new DataTransferException("Worker " + worker + " replied " + r.getStatus()
-            + " to a read of block " + block.getBlockId(), null, 0);
+        return new DataTransferException(
+            "Worker "
+                + worker
+                + " replied "
+                + r.getStatus()
+                + " to a read of block "
+                + block.getBlockId(),
+            null,
+            0);
     }
   }
 
@@ -508,8 +578,11 @@ final class BlockReader implements AutoCloseable {
       return;
     }
     try {
-      GetFileBlocksResponse r = ctx.master.call(s -> s.getFileBlocks(
-          GetFileBlocksRequest.newBuilder().setPath(file.getPath()).build()));
+      GetFileBlocksResponse r =
+          ctx.master.call(
+              s ->
+                  s.getFileBlocks(
+                      GetFileBlocksRequest.newBuilder().setPath(file.getPath()).build()));
       if (r.getFile().getFileId() == file.getFileId()
           && r.getFile().getLength() == file.getLength()) {
         blocks = complete(file, r.getBlocksList());
@@ -523,8 +596,8 @@ final class BlockReader implements AutoCloseable {
 
   private void checkOpen() throws StrataException {
     if (closed) {
-      throw new StrataException(ErrorCode.FAILED_PRECONDITION,
-          "The stream of " + file.getPath() + " is closed");
+      throw new StrataException(
+          ErrorCode.FAILED_PRECONDITION, "The stream of " + file.getPath() + " is closed");
     }
   }
 

@@ -16,10 +16,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What the streams of one {@link FileSystem} share: configuration, the master connection, the
- * data channel pools, the live-worker list and their tier folders on this machine, the
- * under-store reader, gRPC channels to workers
- * (for writes) and the metrics. Closed with its file system.
+ * What the streams of one {@link FileSystem} share: configuration, the master connection, the data
+ * channel pools, the live-worker list and their tier folders on this machine, the under-store
+ * reader, gRPC channels to workers (for writes) and the metrics. Closed with its file system.
  */
 final class ClientContext implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ClientContext.class);
@@ -33,26 +32,32 @@ final class ClientContext implements AutoCloseable {
   final UnderStoreReader underStore;
   final ClientMetrics metrics = new ClientMetrics();
   final MountResolver mountResolver;
+
   /** What a close of a written file waits for ({@code strata.user.file.write.type}). */
   final WriteType writeType;
+
   final FolderWriteTypes folderWriteTypes;
   final WrittenFileCacher writtenFiles;
+
   /**
-   * Until when (System.nanoTime) new files are created in two master calls, because the
-   * master answered that it does not know CommitNewFile (a release before it, during a rolling
-   * upgrade); asked again after that.
+   * Until when (System.nanoTime) new files are created in two master calls, because the master
+   * answered that it does not know CommitNewFile (a release before it, during a rolling upgrade);
+   * asked again after that.
    */
   private volatile long twoCallCreatesUntil = System.nanoTime();
+
   /** Until when (System.nanoTime) cache-only files are written through instead. */
   private volatile long writeThroughUntil = System.nanoTime();
+
   /**
    * Workers (host:rpcPort) that answered that they do not know WriteSmallFile (a release before
    * it), with until when (System.nanoTime) small files go to them as streams instead.
    */
   private final Map<String, Long> streamOnlyWorkers = new ConcurrentHashMap<>();
+
   private final Map<String, ManagedChannel> workerChannels = new ConcurrentHashMap<>();
-  private final ChannelEventLoops workerLoops = new ChannelEventLoops("strata-client-worker",
-      Runtime.getRuntime().availableProcessors());
+  private final ChannelEventLoops workerLoops =
+      new ChannelEventLoops("strata-client-worker", Runtime.getRuntime().availableProcessors());
 
   ClientContext(StrataConfig conf) {
     this.conf = conf;
@@ -74,8 +79,8 @@ final class ClientContext implements AutoCloseable {
   }
 
   /**
-   * The master refused a cache-only file (a cluster not finalized at the layout that keeps
-   * them, or a master that does not keep them): such files are written through for a minute.
+   * The master refused a cache-only file (a cluster not finalized at the layout that keeps them, or
+   * a master that does not keep them): such files are written through for a minute.
    */
   void cacheOnlyRefused() {
     writeThroughUntil = System.nanoTime() + 60_000_000_000L;
@@ -93,8 +98,8 @@ final class ClientContext implements AutoCloseable {
 
   /** The worker does not know WriteSmallFile: small files go to it as streams for a minute. */
   void writeSmallFileUnsupported(WorkerAddress address) {
-    streamOnlyWorkers.put(address.getHost() + ":" + address.getRpcPort(),
-        System.nanoTime() + 60_000_000_000L);
+    streamOnlyWorkers.put(
+        address.getHost() + ":" + address.getRpcPort(), System.nanoTime() + 60_000_000_000L);
   }
 
   /** Whether a small file may go to the worker in one WriteSmallFile call. */
@@ -109,9 +114,14 @@ final class ClientContext implements AutoCloseable {
   /** The gRPC channel to a worker's WorkerService, opened on first use and then shared. */
   ManagedChannel workerChannel(WorkerAddress address) {
     String target = address.getHost() + ":" + address.getRpcPort();
-    return workerChannels.computeIfAbsent(target, t -> workerLoops
-        .forAddress(address.getHost(), address.getRpcPort()).usePlaintext()
-        .intercept(VersionHeaders.clientInterceptor()).build());
+    return workerChannels.computeIfAbsent(
+        target,
+        t ->
+            workerLoops
+                .forAddress(address.getHost(), address.getRpcPort())
+                .usePlaintext()
+                .intercept(VersionHeaders.clientInterceptor())
+                .build());
   }
 
   @Override

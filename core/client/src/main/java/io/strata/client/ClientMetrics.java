@@ -6,11 +6,11 @@ import io.strata.common.metrics.MetricNames;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Counters of one {@link FileSystem}: bytes read by short-circuit, from workers over the
- * network and straight from under stores, bytes written, and read retries (a worker that failed
- * mid-read and was replaced by another source). Counts only grow; they are cheap to update from
- * many threads. {@link #bindTo} publishes them to a Micrometer registry under the
- * {@code strata.client.*} names of {@link MetricNames}.
+ * Counters of one {@link FileSystem}: bytes read by short-circuit, from workers over the network
+ * and straight from under stores, bytes written, and read retries (a worker that failed mid-read
+ * and was replaced by another source). Counts only grow; they are cheap to update from many
+ * threads. {@link #bindTo} publishes them to a Micrometer registry under the {@code
+ * strata.client.*} names of {@link MetricNames}.
  */
 public final class ClientMetrics {
   private final LongAdder shortCircuitBytes = new LongAdder();
@@ -86,18 +86,33 @@ public final class ClientMetrics {
 
   /** Publishes the counters to a registry (a process that exposes /metrics calls this once). */
   public void bindTo(MeterRegistry registry) {
-    bytes(registry, MetricNames.CLIENT_READ_SHORT_CIRCUIT_BYTES, shortCircuitBytes,
+    bytes(
+        registry,
+        MetricNames.CLIENT_READ_SHORT_CIRCUIT_BYTES,
+        shortCircuitBytes,
         "Bytes read by short-circuit from block files on this host");
-    bytes(registry, MetricNames.CLIENT_READ_REMOTE_BYTES, remoteBytes,
+    bytes(
+        registry,
+        MetricNames.CLIENT_READ_REMOTE_BYTES,
+        remoteBytes,
         "Bytes read from workers over the data channel");
-    bytes(registry, MetricNames.CLIENT_READ_UFS_BYTES, ufsBytes,
+    bytes(
+        registry,
+        MetricNames.CLIENT_READ_UFS_BYTES,
+        ufsBytes,
         "Bytes read directly from under stores");
-    bytes(registry, MetricNames.CLIENT_WRITE_BYTES, writtenBytes,
+    bytes(
+        registry,
+        MetricNames.CLIENT_WRITE_BYTES,
+        writtenBytes,
         "Bytes written to files through workers");
-    bytes(registry, MetricNames.CLIENT_WRITE_CACHED_BYTES, cachedOnWriteBytes,
+    bytes(
+        registry,
+        MetricNames.CLIENT_WRITE_CACHED_BYTES,
+        cachedOnWriteBytes,
         "Bytes of written files cached on workers before their close returned");
-    FunctionCounter.builder(MetricNames.CLIENT_WRITE_CACHE_FAILURES, cacheOnWriteFailures,
-        LongAdder::doubleValue)
+    FunctionCounter.builder(
+            MetricNames.CLIENT_WRITE_CACHE_FAILURES, cacheOnWriteFailures, LongAdder::doubleValue)
         .description("Blocks of written files a worker could not cache at close")
         .register(registry);
     FunctionCounter.builder(MetricNames.CLIENT_READ_RETRIES, retries, LongAdder::doubleValue)
@@ -105,9 +120,11 @@ public final class ClientMetrics {
         .register(registry);
   }
 
-  private static void bytes(MeterRegistry registry, String name, LongAdder counter,
-      String description) {
-    FunctionCounter.builder(name, counter, LongAdder::doubleValue).baseUnit("bytes")
-        .description(description).register(registry);
+  private static void bytes(
+      MeterRegistry registry, String name, LongAdder counter, String description) {
+    FunctionCounter.builder(name, counter, LongAdder::doubleValue)
+        .baseUnit("bytes")
+        .description(description)
+        .register(registry);
   }
 }

@@ -2,8 +2,8 @@ package io.strata.client;
 
 /**
  * How {@link FileSystem#createFile} creates a file. Immutable: each setter returns a copy.
- * Defaults: no overwrite, parents must exist, the master's block size, the master's default
- * mode (0644), owner and group (the master's user and group).
+ * Defaults: no overwrite, parents must exist, the master's block size, the master's default mode
+ * (0644), owner and group (the master's user and group).
  */
 public final class CreateOptions {
   private static final CreateOptions DEFAULTS =
@@ -17,8 +17,14 @@ public final class CreateOptions {
   private final String group;
   private final boolean newVersion;
 
-  private CreateOptions(boolean overwrite, boolean recursive, long blockSize, int mode,
-      String owner, String group, boolean newVersion) {
+  private CreateOptions(
+      boolean overwrite,
+      boolean recursive,
+      long blockSize,
+      int mode,
+      String owner,
+      String group,
+      boolean newVersion) {
     this.overwrite = overwrite;
     this.recursive = recursive;
     this.blockSize = blockSize;
@@ -56,21 +62,21 @@ public final class CreateOptions {
   }
 
   /**
-   * Owner of the file and of the parents {@link #recursive} creates; "" means the master's
-   * default (its user).
+   * Owner of the file and of the parents {@link #recursive} creates; "" means the master's default
+   * (its user).
    */
   public CreateOptions owner(String value) {
-    return new CreateOptions(overwrite, recursive, blockSize, mode, nonNull(value, "owner"),
-        group, newVersion);
+    return new CreateOptions(
+        overwrite, recursive, blockSize, mode, nonNull(value, "owner"), group, newVersion);
   }
 
   /**
-   * Group of the file and of the parents {@link #recursive} creates; "" means the master's
-   * default (its group).
+   * Group of the file and of the parents {@link #recursive} creates; "" means the master's default
+   * (its group).
    */
   public CreateOptions group(String value) {
-    return new CreateOptions(overwrite, recursive, blockSize, mode, owner,
-        nonNull(value, "group"), newVersion);
+    return new CreateOptions(
+        overwrite, recursive, blockSize, mode, owner, nonNull(value, "group"), newVersion);
   }
 
   private static String nonNull(String value, String what) {
@@ -81,10 +87,10 @@ public final class CreateOptions {
   }
 
   /**
-   * Write a new version of the existing complete file instead of a new file: the file keeps
-   * its inode number, names (hard links) and attributes, and readers see its current content
-   * until the stream is closed; a failed write leaves it as it was. The other options do not
-   * apply. Needs a cluster at metadata layout 2.
+   * Write a new version of the existing complete file instead of a new file: the file keeps its
+   * inode number, names (hard links) and attributes, and readers see its current content until the
+   * stream is closed; a failed write leaves it as it was. The other options do not apply. Needs a
+   * cluster at metadata layout 2.
    */
   public CreateOptions newVersion(boolean value) {
     return new CreateOptions(overwrite, recursive, blockSize, mode, owner, group, value);

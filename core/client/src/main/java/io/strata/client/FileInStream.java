@@ -14,18 +14,20 @@ import java.util.concurrent.locks.ReentrantLock;
  * Reads one complete Strata file.
  *
  * <p>Two ways to read, with different concurrency guarantees:
+ *
  * <ul>
- *   <li>Positioned reads ({@link #read(long, byte[], int, int)}, {@link #readFully}) fetch
- *       exactly the range asked for, never a whole block, and are safe to call from any number
- *       of threads at once on one stream with no lock between them: this is how a FUSE mount
- *       shares one stream per file among its threads.
- *   <li>Sequential reads ({@link #read()}, {@link #read(byte[], int, int)}, {@link #seek},
- *       {@link #skip}) keep a position. Their state sits behind its own lock, apart from the
- *       positioned path. When successive reads are contiguous the stream reads ahead in chunks
- *       that double from 64 KiB up to {@code strata.client.read.ahead.max}; a read that does not
- *       start where the previous one ended (random access) fetches only what it asked for and
- *       resets the read-ahead.
+ *   <li>Positioned reads ({@link #read(long, byte[], int, int)}, {@link #readFully}) fetch exactly
+ *       the range asked for, never a whole block, and are safe to call from any number of threads
+ *       at once on one stream with no lock between them: this is how a FUSE mount shares one stream
+ *       per file among its threads.
+ *   <li>Sequential reads ({@link #read()}, {@link #read(byte[], int, int)}, {@link #seek}, {@link
+ *       #skip}) keep a position. Their state sits behind its own lock, apart from the positioned
+ *       path. When successive reads are contiguous the stream reads ahead in chunks that double
+ *       from 64 KiB up to {@code strata.client.read.ahead.max}; a read that does not start where
+ *       the previous one ended (random access) fetches only what it asked for and resets the
+ *       read-ahead.
  * </ul>
+ *
  * A worker that fails mid-read is replaced by the next one for the block, or by the under store;
  * the caller sees no error and no byte twice. Reads after {@link #close()} fail.
  */
@@ -54,8 +56,8 @@ public final class FileInStream extends InputStream {
     this.path = file.getPath();
     this.fileId = file.getFileId();
     this.length = file.getLength();
-    this.readAheadMax = (int) Math.min(Integer.MAX_VALUE - 8,
-        ctx.conf.getBytes(ClientKeys.READ_AHEAD_MAX));
+    this.readAheadMax =
+        (int) Math.min(Integer.MAX_VALUE - 8, ctx.conf.getBytes(ClientKeys.READ_AHEAD_MAX));
     this.nextAhead = Math.min(MIN_READ_AHEAD, readAheadMax);
   }
 
@@ -70,16 +72,15 @@ public final class FileInStream extends InputStream {
   }
 
   /**
-   * Reads up to {@code len} bytes at {@code position} without moving the stream's position.
-   * Returns the number read, which is less than {@code len} only at the end of the file, or -1
-   * when {@code position} is at or past the end. Safe to call concurrently.
+   * Reads up to {@code len} bytes at {@code position} without moving the stream's position. Returns
+   * the number read, which is less than {@code len} only at the end of the file, or -1 when {@code
+   * position} is at or past the end. Safe to call concurrently.
    */
   public int read(long position, byte[] buf, int off, int len) throws IOException {
     checkOpen();
     Objects.checkFromIndexSize(off, len, buf.length);
     if (position < 0) {
-      throw StrataException.invalidArgument("Negative read position " + position + " in "
-          + path);
+      throw StrataException.invalidArgument("Negative read position " + position + " in " + path);
     }
     if (len == 0) {
       return 0;
@@ -93,37 +94,46 @@ public final class FileInStream extends InputStream {
   }
 
   /**
-   * Whether a read at {@code position} is served by short-circuit from a block file of a worker
-   * on this machine, which this stream has mapped since an earlier read of that block: such a
-   * read is a memory copy, so a cache in front of it only adds copies. False at or past the end.
+   * Whether a read at {@code position} is served by short-circuit from a block file of a worker on
+   * this machine, which this stream has mapped since an earlier read of that block: such a read is
+   * a memory copy, so a cache in front of it only adds copies. False at or past the end.
    */
   public boolean readsLocally(long position) {
     return position >= 0 && position < length && !closed && reader.readsLocally(position);
   }
 
   /**
-   * Reads {@code dst.remaining()} bytes at {@code position} when the whole range is in block
-   * files of a worker on this machine ({@link #readsLocally}); returns the number read, or -1
-   * (nothing read) when some of it is not local. Into a direct buffer, each byte is copied once
-   * (from the mapped block file, or by the kernel from the file). The range must lie in the file.
-   * Safe to call concurrently.
+   * Reads {@code dst.remaining()} bytes at {@code position} when the whole range is in block files
+   * of a worker on this machine ({@link #readsLocally}); returns the number read, or -1 (nothing
+   * read) when some of it is not local. Into a direct buffer, each byte is copied once (from the
+   * mapped block file, or by the kernel from the file). The range must lie in the file. Safe to
+   * call concurrently.
    */
   public int readLocally(long position, ByteBuffer dst) throws IOException {
     checkOpen();
     int len = dst.remaining();
     if (position < 0 || position + len > length) {
-      throw new StrataException(ErrorCode.INVALID_ARGUMENT, "Cannot read " + len
-          + " bytes at " + position + " of " + path + ": the file has " + length + " bytes");
+      throw new StrataException(
+          ErrorCode.INVALID_ARGUMENT,
+          "Cannot read "
+              + len
+              + " bytes at "
+              + position
+              + " of "
+              + path
+              + ": the file has "
+              + length
+              + " bytes");
     }
     return reader.readLocally(position, dst) ? len : -1;
   }
 
   /**
-   * Where the bytes from {@code position} lie in a block file of a worker on this machine, up
-   * to {@code maxLength} of them and to the end of that block, so that a server can send them
-   * straight from that file (sendfile); null when they are not read by short-circuit. The file
-   * is immutable and may be evicted at any time: open it, and read the range another way when
-   * the open fails. Safe to call concurrently.
+   * Where the bytes from {@code position} lie in a block file of a worker on this machine, up to
+   * {@code maxLength} of them and to the end of that block, so that a server can send them straight
+   * from that file (sendfile); null when they are not read by short-circuit. The file is immutable
+   * and may be evicted at any time: open it, and read the range another way when the open fails.
+   * Safe to call concurrently.
    */
   public LocalSegment localSegment(long position, long maxLength) throws IOException {
     checkOpen();
@@ -138,8 +148,17 @@ public final class FileInStream extends InputStream {
     checkOpen();
     Objects.checkFromIndexSize(off, len, buf.length);
     if (position < 0 || position + len > length) {
-      throw new StrataException(ErrorCode.INVALID_ARGUMENT, "Cannot read " + len
-          + " bytes at " + position + " of " + path + ": the file has " + length + " bytes");
+      throw new StrataException(
+          ErrorCode.INVALID_ARGUMENT,
+          "Cannot read "
+              + len
+              + " bytes at "
+              + position
+              + " of "
+              + path
+              + ": the file has "
+              + length
+              + " bytes");
     }
     if (len > 0) {
       reader.read(position, buf, off, len);
@@ -214,8 +233,9 @@ public final class FileInStream extends InputStream {
   public void seek(long position) throws IOException {
     checkOpen();
     if (position < 0 || position > length) {
-      throw new StrataException(ErrorCode.INVALID_ARGUMENT, "Cannot seek to " + position
-          + " in " + path + ": the file has " + length + " bytes");
+      throw new StrataException(
+          ErrorCode.INVALID_ARGUMENT,
+          "Cannot seek to " + position + " in " + path + ": the file has " + length + " bytes");
     }
     seqLock.lock();
     try {
@@ -267,8 +287,8 @@ public final class FileInStream extends InputStream {
 
   private void checkOpen() throws StrataException {
     if (closed) {
-      throw new StrataException(ErrorCode.FAILED_PRECONDITION,
-          "The stream of " + path + " is closed");
+      throw new StrataException(
+          ErrorCode.FAILED_PRECONDITION, "The stream of " + path + " is closed");
     }
   }
 }

@@ -12,15 +12,15 @@ import io.strata.proto.CreateDirectoryRequest;
 import io.strata.proto.CreateFileRequest;
 import io.strata.proto.CreateHardLinkRequest;
 import io.strata.proto.CreateSpecialFileRequest;
-import io.strata.proto.FileType;
 import io.strata.proto.DeleteRequest;
 import io.strata.proto.FileInfo;
+import io.strata.proto.FileType;
 import io.strata.proto.FreeRequest;
 import io.strata.proto.FreeResponse;
 import io.strata.proto.GetFileBlocksRequest;
 import io.strata.proto.GetFileBlocksResponse;
-import io.strata.proto.GetMasterInfoRequest;
 import io.strata.proto.GetLoadStatusRequest;
+import io.strata.proto.GetMasterInfoRequest;
 import io.strata.proto.GetMasterInfoResponse;
 import io.strata.proto.GetPersistStatusRequest;
 import io.strata.proto.GetPersistStatusResponse;
@@ -50,12 +50,12 @@ import org.slf4j.LoggerFactory;
  * The Java API of a Strata cluster: namespace operations on the master, reads from workers
  * (short-circuit, network, or the under store as a last resort) and writes through workers.
  *
- * <p>Thread-safe; one instance per process is typical, since it holds the master connection,
- * the pools of data connections and the cached list of live workers. Every path is normalized
- * with {@link PathNames#normalize} first. Every method reports failure as a
- * {@link StrataException} whose message names the path; while the master is unreachable, calls
- * are retried with back-off for {@code strata.client.master.retry.max.duration} and then fail
- * with {@link ErrorCode#UNAVAILABLE}.
+ * <p>Thread-safe; one instance per process is typical, since it holds the master connection, the
+ * pools of data connections and the cached list of live workers. Every path is normalized with
+ * {@link PathNames#normalize} first. Every method reports failure as a {@link StrataException}
+ * whose message names the path; while the master is unreachable, calls are retried with back-off
+ * for {@code strata.client.master.retry.max.duration} and then fail with {@link
+ * ErrorCode#UNAVAILABLE}.
  */
 public final class FileSystem implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(FileSystem.class);
@@ -76,24 +76,24 @@ public final class FileSystem implements Closeable {
   }
 
   /**
-   * The status of a file or directory, as fresh as {@code sync} asks: with
-   * {@link SyncOption#ALWAYS} the master checks the under store first, so a file changed,
-   * added or deleted there is seen as it is now. NOT_FOUND when it does not exist.
+   * The status of a file or directory, as fresh as {@code sync} asks: with {@link
+   * SyncOption#ALWAYS} the master checks the under store first, so a file changed, added or deleted
+   * there is seen as it is now. NOT_FOUND when it does not exist.
    */
   public FileInfo getStatus(String path, SyncOption sync) throws StrataException {
     return getStatus(path, sync, false);
   }
 
   /**
-   * {@link #getStatus(String, SyncOption)}; with {@code withBlocks}, a complete file comes with
-   * its blocks and the live workers holding each ({@link FileInfo#getBlocksList()}), so that
-   * {@link #openFile(FileInfo)} can read it without another call.
+   * {@link #getStatus(String, SyncOption)}; with {@code withBlocks}, a complete file comes with its
+   * blocks and the live workers holding each ({@link FileInfo#getBlocksList()}), so that {@link
+   * #openFile(FileInfo)} can read it without another call.
    */
   public FileInfo getStatus(String path, SyncOption sync, boolean withBlocks)
       throws StrataException {
     String p = PathNames.normalize(path);
-    GetStatusRequest.Builder request = GetStatusRequest.newBuilder().setPath(p)
-        .setIncludeBlocks(withBlocks);
+    GetStatusRequest.Builder request =
+        GetStatusRequest.newBuilder().setPath(p).setIncludeBlocks(withBlocks);
     if (sync.given()) {
       request.setSyncIntervalMs(sync.intervalMs());
     }
@@ -122,9 +122,9 @@ public final class FileSystem implements Closeable {
   }
 
   /**
-   * {@link #listStatus(String)} as fresh as {@code sync} asks: with {@link SyncOption#ALWAYS}
-   * the master lists the under-store directory first and takes in what was added, changed or
-   * deleted there.
+   * {@link #listStatus(String)} as fresh as {@code sync} asks: with {@link SyncOption#ALWAYS} the
+   * master lists the under-store directory first and takes in what was added, changed or deleted
+   * there.
    */
   public CloseableIterator<FileInfo> listStatus(String path, SyncOption sync)
       throws StrataException {
@@ -132,43 +132,48 @@ public final class FileSystem implements Closeable {
   }
 
   /**
-   * {@link #listStatus(String, SyncOption)}; with {@code withBlocks}, each complete file comes
-   * with its blocks and the live workers holding each, so that every listed file can be opened
-   * with {@link #openFile(FileInfo)} and read without another master call.
+   * {@link #listStatus(String, SyncOption)}; with {@code withBlocks}, each complete file comes with
+   * its blocks and the live workers holding each, so that every listed file can be opened with
+   * {@link #openFile(FileInfo)} and read without another master call.
    */
-  public CloseableIterator<FileInfo> listStatus(String path, SyncOption sync,
-      boolean withBlocks) throws StrataException {
+  public CloseableIterator<FileInfo> listStatus(String path, SyncOption sync, boolean withBlocks)
+      throws StrataException {
     return new StatusListing(ctx.master, PathNames.normalize(path), sync, withBlocks, false);
   }
 
   /**
-   * The children of a directory whose names follow {@code startAfter} in name order (UTF-8
-   * bytes), streamed as {@link #listStatus(String)} streams them; with {@code includeHidden},
-   * hidden entries too ({@link PathNames#UPLOADS_FOLDER}). For callers that resume a listing
-   * where an earlier one stopped, such as the S3 proxy's paged listings.
+   * The children of a directory whose names follow {@code startAfter} in name order (UTF-8 bytes),
+   * streamed as {@link #listStatus(String)} streams them; with {@code includeHidden}, hidden
+   * entries too ({@link PathNames#UPLOADS_FOLDER}). For callers that resume a listing where an
+   * earlier one stopped, such as the S3 proxy's paged listings.
    */
-  public CloseableIterator<FileInfo> listStatusAfter(String path, String startAfter,
-      boolean includeHidden) throws StrataException {
-    return new StatusListing(ctx.master, PathNames.normalize(path), SyncOption.DEFAULT, false,
-        false, includeHidden, startAfter);
+  public CloseableIterator<FileInfo> listStatusAfter(
+      String path, String startAfter, boolean includeHidden) throws StrataException {
+    return new StatusListing(
+        ctx.master,
+        PathNames.normalize(path),
+        SyncOption.DEFAULT,
+        false,
+        false,
+        includeHidden,
+        startAfter);
   }
 
   /**
-   * {@link #listStatus(String, SyncOption, boolean)} (with blocks, the default sync) of a
-   * directory the master has listed before; one whose children were never loaded from its
-   * under store fails with FAILED_PRECONDITION rather than being loaded. A cache that lists a
-   * folder to answer lookups of single names uses this, so that it never makes the master load
-   * (and from then on trust) a whole folder that only single paths were asked of.
+   * {@link #listStatus(String, SyncOption, boolean)} (with blocks, the default sync) of a directory
+   * the master has listed before; one whose children were never loaded from its under store fails
+   * with FAILED_PRECONDITION rather than being loaded. A cache that lists a folder to answer
+   * lookups of single names uses this, so that it never makes the master load (and from then on
+   * trust) a whole folder that only single paths were asked of.
    */
   public CloseableIterator<FileInfo> listLoadedStatus(String path) throws StrataException {
-    return new StatusListing(ctx.master, PathNames.normalize(path), SyncOption.DEFAULT, true,
-        true);
+    return new StatusListing(ctx.master, PathNames.normalize(path), SyncOption.DEFAULT, true, true);
   }
 
   /**
-   * Streams the namespace's changes to {@code listener} (see {@link NamespaceWatch}), reopening
-   * the stream whenever it breaks, until the returned watch is closed. For caches of statuses
-   * that keep them until they change.
+   * Streams the namespace's changes to {@code listener} (see {@link NamespaceWatch}), reopening the
+   * stream whenever it breaks, until the returned watch is closed. For caches of statuses that keep
+   * them until they change.
    */
   public NamespaceWatch watchChanges(NamespaceWatch.Listener listener) {
     NamespaceWatch watch = new NamespaceWatch(ctx.master, listener);
@@ -177,19 +182,18 @@ public final class FileSystem implements Closeable {
   }
 
   /**
-   * Loads the metadata of every file and directory below a path into the master (and syncs
-   * what it knows, as {@code sync} asks), walking the tree on the master. Returns the progress:
-   * a message about once a second with the totals so far, and a last one with {@code done}
-   * set, which names the paths that could not be loaded. Closing the iterator early cancels the
-   * walk.
+   * Loads the metadata of every file and directory below a path into the master (and syncs what it
+   * knows, as {@code sync} asks), walking the tree on the master. Returns the progress: a message
+   * about once a second with the totals so far, and a last one with {@code done} set, which names
+   * the paths that could not be loaded. Closing the iterator early cancels the walk.
    *
-   * @throws StrataException NOT_FOUND when the path does not exist, or when the master cannot
-   *     be reached
+   * @throws StrataException NOT_FOUND when the path does not exist, or when the master cannot be
+   *     reached
    */
   public CloseableIterator<LoadMetadataProgress> loadMetadata(String path, SyncOption sync)
       throws StrataException {
-    LoadMetadataRequest.Builder request = LoadMetadataRequest.newBuilder()
-        .setPath(PathNames.normalize(path));
+    LoadMetadataRequest.Builder request =
+        LoadMetadataRequest.newBuilder().setPath(PathNames.normalize(path));
     if (sync.given()) {
       request.setSyncIntervalMs(sync.intervalMs());
     }
@@ -197,69 +201,77 @@ public final class FileSystem implements Closeable {
   }
 
   /**
-   * Submits a job that loads the blocks of every file below a path into the workers. Returns
-   * at once with the job's first status; the master runs the job on its own (it survives this
-   * client and a master restart). There is one active job per path: when one is running
-   * already, nothing new is submitted, the answer has {@code already_running} set and carries
-   * that job's status (its options stay as they were).
+   * Submits a job that loads the blocks of every file below a path into the workers. Returns at
+   * once with the job's first status; the master runs the job on its own (it survives this client
+   * and a master restart). There is one active job per path: when one is running already, nothing
+   * new is submitted, the answer has {@code already_running} set and carries that job's status (its
+   * options stay as they were).
    *
    * @throws StrataException NOT_FOUND when the path does not exist
    */
   /**
-   * Writes a file that is in a worker's cache only (ASYNC_THROUGH not yet persisted, or
-   * MUST_CACHE) to its under store now, and returns its status once it is there; a file in its
-   * store already is returned as it is.
+   * Writes a file that is in a worker's cache only (ASYNC_THROUGH not yet persisted, or MUST_CACHE)
+   * to its under store now, and returns its status once it is there; a file in its store already is
+   * returned as it is.
    *
    * @throws StrataException UNAVAILABLE when no live worker holds the file's blocks;
-   *     DEADLINE_EXCEEDED when it takes longer than the client's RPC timeout (the persist goes
-   *     on: ask again)
+   *     DEADLINE_EXCEEDED when it takes longer than the client's RPC timeout (the persist goes on:
+   *     ask again)
    */
   public FileInfo persist(String path) throws StrataException {
     String p = PathNames.normalize(path);
-    return ctx.master.callPersist(s -> s.persistFile(PersistFileRequest.newBuilder().setPath(p)
-        .build())).getFile();
+    return ctx.master
+        .callPersist(s -> s.persistFile(PersistFileRequest.newBuilder().setPath(p).build()))
+        .getFile();
   }
 
   /** The leading master's persist backlog and what its scheduler did since it took the lead. */
   public GetPersistStatusResponse persistStatus() throws StrataException {
-    return ctx.master.callPersist(s -> s.getPersistStatus(
-        GetPersistStatusRequest.getDefaultInstance()));
+    return ctx.master.callPersist(
+        s -> s.getPersistStatus(GetPersistStatusRequest.getDefaultInstance()));
   }
 
-  public SubmitLoadResponse submitLoad(String path, LoadJobOptions options)
-      throws StrataException {
+  public SubmitLoadResponse submitLoad(String path, LoadJobOptions options) throws StrataException {
     String p = PathNames.normalize(path);
-    return ctx.master.callLoad(s -> s.submitLoad(SubmitLoadRequest.newBuilder().setPath(p)
-        .setOptions(options).build()));
+    return ctx.master.callLoad(
+        s -> s.submitLoad(SubmitLoadRequest.newBuilder().setPath(p).setOptions(options).build()));
   }
 
   /**
-   * Where the load job of a path stands: the running one, else the last one that ended. The
-   * status carries the first {@code maxFailures} failures (path and reason); 0 asks for none.
+   * Where the load job of a path stands: the running one, else the last one that ended. The status
+   * carries the first {@code maxFailures} failures (path and reason); 0 asks for none.
    *
    * @throws StrataException NOT_FOUND when no load of the path was ever submitted
    */
   public LoadJobStatus loadStatus(String path, int maxFailures) throws StrataException {
     String p = PathNames.normalize(path);
-    return ctx.master.callLoad(s -> s.getLoadStatus(GetLoadStatusRequest.newBuilder().setPath(p)
-        .setMaxFailures(Math.max(0, maxFailures)).build())).getJob();
+    return ctx.master
+        .callLoad(
+            s ->
+                s.getLoadStatus(
+                    GetLoadStatusRequest.newBuilder()
+                        .setPath(p)
+                        .setMaxFailures(Math.max(0, maxFailures))
+                        .build()))
+        .getJob();
   }
 
   /**
-   * Stops the running load job of a path and returns its status as the master has it after
-   * the stop; blocks it cached stay cached.
+   * Stops the running load job of a path and returns its status as the master has it after the
+   * stop; blocks it cached stay cached.
    *
    * @throws StrataException NOT_FOUND when no load of the path was ever submitted
    */
   public LoadJobStatus stopLoad(String path) throws StrataException {
     String p = PathNames.normalize(path);
-    return ctx.master.callLoad(s -> s.stopLoad(StopLoadRequest.newBuilder().setPath(p).build()))
+    return ctx.master
+        .callLoad(s -> s.stopLoad(StopLoadRequest.newBuilder().setPath(p).build()))
         .getJob();
   }
 
   /**
-   * Creates a directory with the master's default mode, owner and group; {@code recursive}
-   * creates missing parents too.
+   * Creates a directory with the master's default mode, owner and group; {@code recursive} creates
+   * missing parents too.
    */
   public FileInfo createDirectory(String path, boolean recursive, boolean allowExists)
       throws StrataException {
@@ -267,38 +279,48 @@ public final class FileSystem implements Closeable {
   }
 
   /**
-   * Creates a directory; {@code recursive} creates missing parents too, with the same owner
-   * and group (and the default mode). An existing directory is returned as it is when
-   * {@code allowExists}.
+   * Creates a directory; {@code recursive} creates missing parents too, with the same owner and
+   * group (and the default mode). An existing directory is returned as it is when {@code
+   * allowExists}.
    *
    * @param mode permission bits; 0 for the default (0755)
    * @param owner owner of the new directories; "" for the master's default (its user)
    * @param group their group; "" for the master's default
    */
-  public FileInfo createDirectory(String path, boolean recursive, boolean allowExists,
-      int mode, String owner, String group) throws StrataException {
+  public FileInfo createDirectory(
+      String path, boolean recursive, boolean allowExists, int mode, String owner, String group)
+      throws StrataException {
     String p = PathNames.normalize(path);
-    return ctx.master.call(s -> s.createDirectory(CreateDirectoryRequest.newBuilder().setPath(p)
-        .setRecursive(recursive).setAllowExists(allowExists).setMode(mode).setOwner(owner)
-        .setGroup(group).build())).getDirectory();
+    return ctx.master
+        .call(
+            s ->
+                s.createDirectory(
+                    CreateDirectoryRequest.newBuilder()
+                        .setPath(p)
+                        .setRecursive(recursive)
+                        .setAllowExists(allowExists)
+                        .setMode(mode)
+                        .setOwner(owner)
+                        .setGroup(group)
+                        .build()))
+        .getDirectory();
   }
 
   /**
-   * Changes the mode, owner, group, modification time, extended attributes and/or time to live
-   * of a file or directory, as {@code options} gives them, and returns its status after the
-   * change. These attributes live in Strata's namespace only: they are journaled by the master
-   * and never written to the under store, and a file replaced because its content changed in
-   * the under store takes the store's attributes again. The file's id, blocks, length and
-   * content stay as they were.
+   * Changes the mode, owner, group, modification time, extended attributes and/or time to live of a
+   * file or directory, as {@code options} gives them, and returns its status after the change.
+   * These attributes live in Strata's namespace only: they are journaled by the master and never
+   * written to the under store, and a file replaced because its content changed in the under store
+   * takes the store's attributes again. The file's id, blocks, length and content stay as they
+   * were.
    *
-   * @throws StrataException NOT_FOUND when the path does not exist; INVALID_ARGUMENT when
-   *     {@code options} gives nothing; PERMISSION_DENIED on a read-only mount (except for a
-   *     time to live that frees); FAILED_PRECONDITION for a time to live before the cluster is
-   *     finalized at metadata layout 2, or one that would delete a mount point; UNIMPLEMENTED
-   *     when the master is of a release older than this client
+   * @throws StrataException NOT_FOUND when the path does not exist; INVALID_ARGUMENT when {@code
+   *     options} gives nothing; PERMISSION_DENIED on a read-only mount (except for a time to live
+   *     that frees); FAILED_PRECONDITION for a time to live before the cluster is finalized at
+   *     metadata layout 2, or one that would delete a mount point; UNIMPLEMENTED when the master is
+   *     of a release older than this client
    */
-  public FileInfo setAttribute(String path, SetAttributeOptions options)
-      throws StrataException {
+  public FileInfo setAttribute(String path, SetAttributeOptions options) throws StrataException {
     String p = PathNames.normalize(path);
     SetAttributeRequest.Builder request = SetAttributeRequest.newBuilder().setPath(p);
     options.mode().ifPresent(request::setMode);
@@ -313,27 +335,44 @@ public final class FileSystem implements Closeable {
       return ctx.master.call(s -> s.setAttribute(request.build())).getFile();
     } catch (StrataException e) {
       if (e.code() == ErrorCode.UNIMPLEMENTED) {
-        throw new StrataException(ErrorCode.UNIMPLEMENTED, "The Strata master at "
-            + ctx.master.target() + " is older than this client and cannot set attributes of "
-            + p + ": upgrade the master for chmod, chown and utimens", e);
+        throw new StrataException(
+            ErrorCode.UNIMPLEMENTED,
+            "The Strata master at "
+                + ctx.master.target()
+                + " is older than this client and cannot set attributes of "
+                + p
+                + ": upgrade the master for chmod, chown and utimens",
+            e);
       }
       throw e;
     }
   }
 
   /**
-   * Creates a file and returns the stream that writes it. The file becomes readable when the
-   * stream is closed; until then it is listed as incomplete.
+   * Creates a file and returns the stream that writes it. The file becomes readable when the stream
+   * is closed; until then it is listed as incomplete.
    *
    * @throws StrataException UNAVAILABLE when no worker is live (nothing is created then)
    */
   public FileOutStream createFile(String path, CreateOptions options) throws StrataException {
     String p = PathNames.normalize(path);
     List<WorkerInfo> live = liveWorkersForWrite(ctx);
-    FileInfo file = ctx.master.call(s -> s.createFile(CreateFileRequest.newBuilder().setPath(p)
-        .setOverwrite(options.overwrite()).setRecursive(options.recursive())
-        .setBlockSize(options.blockSize()).setMode(options.mode()).setOwner(options.owner())
-        .setGroup(options.group()).setNewVersion(options.newVersion()).build())).getFile();
+    FileInfo file =
+        ctx.master
+            .call(
+                s ->
+                    s.createFile(
+                        CreateFileRequest.newBuilder()
+                            .setPath(p)
+                            .setOverwrite(options.overwrite())
+                            .setRecursive(options.recursive())
+                            .setBlockSize(options.blockSize())
+                            .setMode(options.mode())
+                            .setOwner(options.owner())
+                            .setGroup(options.group())
+                            .setNewVersion(options.newVersion())
+                            .build()))
+            .getFile();
     WorkerInfo worker = WorkerHashing.pick(file.getFileId(), live, WorkerInfo::getWorkerId);
     if (options.newVersion()) {
       return new FileOutStream(ctx, file, true, worker.getAddress(), true, false);
@@ -351,26 +390,35 @@ public final class FileSystem implements Closeable {
   }
 
   /**
-   * Creates a file's entry in the namespace, incomplete and empty, without writing it: it is
-   * listed at once and completes when a stream of {@link #writeEntry} closes. For writers that
-   * make the file at one time and write it later (the FUSE mount writes a file through when it
-   * is closed).
+   * Creates a file's entry in the namespace, incomplete and empty, without writing it: it is listed
+   * at once and completes when a stream of {@link #writeEntry} closes. For writers that make the
+   * file at one time and write it later (the FUSE mount writes a file through when it is closed).
    *
    * @throws StrataException UNAVAILABLE when no worker is live (nothing is created then)
    */
   public FileInfo createEntry(String path, CreateOptions options) throws StrataException {
     String p = PathNames.normalize(path);
     liveWorkersForWrite(ctx);
-    return ctx.master.call(s -> s.createFile(CreateFileRequest.newBuilder().setPath(p)
-        .setOverwrite(options.overwrite()).setRecursive(options.recursive())
-        .setBlockSize(options.blockSize()).setMode(options.mode()).setOwner(options.owner())
-        .setGroup(options.group()).build())).getFile();
+    return ctx.master
+        .call(
+            s ->
+                s.createFile(
+                    CreateFileRequest.newBuilder()
+                        .setPath(p)
+                        .setOverwrite(options.overwrite())
+                        .setRecursive(options.recursive())
+                        .setBlockSize(options.blockSize())
+                        .setMode(options.mode())
+                        .setOwner(options.owner())
+                        .setGroup(options.group())
+                        .build()))
+        .getFile();
   }
 
   /**
-   * A stream that writes the content of a file whose entry {@link #createEntry} made, and
-   * completes it on close. A failed stream leaves the entry as it was (incomplete), so another
-   * stream may try again; delete the entry to give up.
+   * A stream that writes the content of a file whose entry {@link #createEntry} made, and completes
+   * it on close. A failed stream leaves the entry as it was (incomplete), so another stream may try
+   * again; delete the entry to give up.
    *
    * @throws StrataException UNAVAILABLE when no worker is live
    */
@@ -381,20 +429,19 @@ public final class FileSystem implements Closeable {
   }
 
   /**
-   * A stream that writes a new file which appears in the namespace, complete, only when the
-   * stream closes, in one master call: for writers that create, write and close a file at one
-   * time and make no other use of its name meanwhile (the FUSE mount, the S3 proxy). The
-   * parent folder must exist. Another file at the path when the stream closes (made by another
-   * writer meanwhile) fails the close with ALREADY_EXISTS, and nothing of this write is kept;
-   * a failed or cancelled stream leaves nothing either. A master of an earlier release gets the
-   * create and the completion at close instead.
+   * A stream that writes a new file which appears in the namespace, complete, only when the stream
+   * closes, in one master call: for writers that create, write and close a file at one time and
+   * make no other use of its name meanwhile (the FUSE mount, the S3 proxy). The parent folder must
+   * exist. Another file at the path when the stream closes (made by another writer meanwhile) fails
+   * the close with ALREADY_EXISTS, and nothing of this write is kept; a failed or cancelled stream
+   * leaves nothing either. A master of an earlier release gets the create and the completion at
+   * close instead.
    *
    * @param options mode, owner, group and block size; overwrite and recursive are not taken
-   * @throws StrataException UNAVAILABLE when no worker is live; FAILED_PRECONDITION in a
-   *     read-only mount
+   * @throws StrataException UNAVAILABLE when no worker is live; FAILED_PRECONDITION in a read-only
+   *     mount
    */
-  public FileOutStream writeNewFile(String path, CreateOptions options)
-      throws StrataException {
+  public FileOutStream writeNewFile(String path, CreateOptions options) throws StrataException {
     String p = PathNames.normalize(path);
     if (p.equals(PathNames.ROOT)) {
       throw StrataException.invalidArgument("Cannot create a file at /: give a file path");
@@ -416,43 +463,59 @@ public final class FileSystem implements Closeable {
   }
 
   /**
-   * Creates a new file whose content goes to one worker's cache only (write types
-   * ASYNC_THROUGH and MUST_CACHE): the worker that reads of its first block go to, so that
-   * reads find it there. Null when the master is of a release that does not keep such files
-   * (it answered a file in its store): the entry is deleted then, and the caller writes the
-   * file through instead.
+   * Creates a new file whose content goes to one worker's cache only (write types ASYNC_THROUGH and
+   * MUST_CACHE): the worker that reads of its first block go to, so that reads find it there. Null
+   * when the master is of a release that does not keep such files (it answered a file in its
+   * store): the entry is deleted then, and the caller writes the file through instead.
    */
   private FileOutStream createCacheOnly(String p, CreateOptions options, WriteType type)
       throws StrataException {
     List<WorkerInfo> live = liveWorkersForWrite(ctx);
     FileInfo file;
     try {
-      file = ctx.master.call(s -> s.createFile(CreateFileRequest.newBuilder().setPath(p)
-          .setBlockSize(options.blockSize()).setMode(options.mode()).setOwner(options.owner())
-          .setGroup(options.group()).setPersistenceState(type.persistence()).build()))
-          .getFile();
+      file =
+          ctx.master
+              .call(
+                  s ->
+                      s.createFile(
+                          CreateFileRequest.newBuilder()
+                              .setPath(p)
+                              .setBlockSize(options.blockSize())
+                              .setMode(options.mode())
+                              .setOwner(options.owner())
+                              .setGroup(options.group())
+                              .setPersistenceState(type.persistence())
+                              .build()))
+              .getFile();
     } catch (StrataException e) {
       if (e.code() != ErrorCode.FAILED_PRECONDITION || e.posix() != null) {
         throw e;
       }
       // A cluster not finalized at the layout that keeps such files (or a read-only mount,
       // which the write through reports again): written through instead, for a minute.
-      LOG.warn("Writing {} and the next minute's new files through instead of with write type"
-          + " {}: {}", p, type, e.getMessage());
+      LOG.warn(
+          "Writing {} and the next minute's new files through instead of with write type"
+              + " {}: {}",
+          p,
+          type,
+          e.getMessage());
       ctx.cacheOnlyRefused();
       return null;
     }
     if (file.getPersistenceState() != type.persistence()) {
-      ctx.master.call(s -> s.delete(DeleteRequest.newBuilder().setPath(p)
-          .setFileId(file.getFileId()).build()));
-      LOG.warn("The master at {} does not keep files out of their under store (write type {})"
-          + ": {} and the next minute's new files are written through; upgrade the masters",
-          ctx.master.target(), type, p);
+      ctx.master.call(
+          s -> s.delete(DeleteRequest.newBuilder().setPath(p).setFileId(file.getFileId()).build()));
+      LOG.warn(
+          "The master at {} does not keep files out of their under store (write type {})"
+              + ": {} and the next minute's new files are written through; upgrade the masters",
+          ctx.master.target(),
+          type,
+          p);
       ctx.cacheOnlyRefused();
       return null;
     }
-    WorkerInfo worker = WorkerHashing.pick(BlockIds.blockId(file.getFileId(), 0), live,
-        WorkerInfo::getWorkerId);
+    WorkerInfo worker =
+        WorkerHashing.pick(BlockIds.blockId(file.getFileId(), 0), live, WorkerInfo::getWorkerId);
     return FileOutStream.cacheOnly(ctx, file, worker.getAddress());
   }
 
@@ -476,30 +539,31 @@ public final class FileSystem implements Closeable {
   }
 
   /**
-   * Creates a file as the concatenation of {@code sources}, in order: complete files of the
-   * mount that {@code path} is in, joined by a worker in their under store, so that no byte
-   * passes through this client (HDFS moves the blocks, S3 copies parts on its side, a local
-   * folder is copied by the kernel). The file becomes readable complete, with {@code xattrs}
-   * as its extended attributes, in one master call; a failure leaves no file at the path (an
-   * overwritten file is gone, as with {@link #createFile}).
+   * Creates a file as the concatenation of {@code sources}, in order: complete files of the mount
+   * that {@code path} is in, joined by a worker in their under store, so that no byte passes
+   * through this client (HDFS moves the blocks, S3 copies parts on its side, a local folder is
+   * copied by the kernel). The file becomes readable complete, with {@code xattrs} as its extended
+   * attributes, in one master call; a failure leaves no file at the path (an overwritten file is
+   * gone, as with {@link #createFile}).
    *
-   * <p><b>The sources may be consumed</b> (HDFS concat moves their blocks out of them): once
-   * this is called, whatever its outcome, read them no more and delete them.
+   * <p><b>The sources may be consumed</b> (HDFS concat moves their blocks out of them): once this
+   * is called, whatever its outcome, read them no more and delete them.
    *
-   * @param sources statuses of the files to join, as {@link #getStatus} or a listing gave
-   *     them; a source whose length in the under store differs fails the call (STALE)
-   * @throws StrataException INVALID_ARGUMENT when a source is in another mount than
-   *     {@code path} (nothing is created then, so the caller can copy the bytes instead), a
-   *     directory or a file being written; UNAVAILABLE when no worker is live
+   * @param sources statuses of the files to join, as {@link #getStatus} or a listing gave them; a
+   *     source whose length in the under store differs fails the call (STALE)
+   * @throws StrataException INVALID_ARGUMENT when a source is in another mount than {@code path}
+   *     (nothing is created then, so the caller can copy the bytes instead), a directory or a file
+   *     being written; UNAVAILABLE when no worker is live
    */
-  public FileInfo concat(String path, List<FileInfo> sources, CreateOptions options,
-      Map<String, ByteString> xattrs) throws StrataException {
+  public FileInfo concat(
+      String path, List<FileInfo> sources, CreateOptions options, Map<String, ByteString> xattrs)
+      throws StrataException {
     return FileConcat.concat(this, ctx, PathNames.normalize(path), sources, options, xattrs);
   }
 
   /**
-   * The mount that holds {@code path}, or would hold it once created: the mount with the
-   * longest mount point at or above it. Its id is the {@code mount_id} of the files there.
+   * The mount that holds {@code path}, or would hold it once created: the mount with the longest
+   * mount point at or above it. Its id is the {@code mount_id} of the files there.
    */
   public MountInfo mountOf(String path) throws StrataException {
     String p = PathNames.normalize(path);
@@ -511,8 +575,8 @@ public final class FileSystem implements Closeable {
       }
     }
     if (best == null) {
-      throw new StrataException(ErrorCode.INTERNAL, "No mount holds " + p
-          + ": the master listed no mount at /");
+      throw new StrataException(
+          ErrorCode.INTERNAL, "No mount holds " + p + ": the master listed no mount at /");
     }
     return best;
   }
@@ -520,8 +584,8 @@ public final class FileSystem implements Closeable {
   /**
    * Opens a complete file for reading.
    *
-   * @throws StrataException INVALID_ARGUMENT for a directory, FAILED_PRECONDITION for a file
-   *     that is still being written, NOT_FOUND when it does not exist
+   * @throws StrataException INVALID_ARGUMENT for a directory, FAILED_PRECONDITION for a file that
+   *     is still being written, NOT_FOUND when it does not exist
    */
   public FileInStream openFile(String path) throws StrataException {
     String p = PathNames.normalize(path);
@@ -548,13 +612,13 @@ public final class FileSystem implements Closeable {
   /**
    * Opens a file whose status the caller already has, without asking the master: the status's
    * blocks ({@link #getStatus(String, SyncOption, boolean)} or a listing with blocks) say where
-   * they are cached, and blocks it does not list are read from the workers that hashing picks.
-   * The stream reads the version {@code file} describes: a file replaced since is read as that
-   * version from the workers' cache, or fails with STALE where an under store must be read
-   * (its fingerprint no longer matches), never as a mix of the two.
+   * they are cached, and blocks it does not list are read from the workers that hashing picks. The
+   * stream reads the version {@code file} describes: a file replaced since is read as that version
+   * from the workers' cache, or fails with STALE where an under store must be read (its fingerprint
+   * no longer matches), never as a mix of the two.
    *
-   * @throws StrataException INVALID_ARGUMENT for a directory, FAILED_PRECONDITION for a file
-   *     that was still being written when {@code file} was taken
+   * @throws StrataException INVALID_ARGUMENT for a directory, FAILED_PRECONDITION for a file that
+   *     was still being written when {@code file} was taken
    */
   public FileInStream openFile(FileInfo file) throws StrataException {
     if (file.getDirectory()) {
@@ -569,20 +633,26 @@ public final class FileSystem implements Closeable {
   /** Deletes a file, or a directory (with everything below it when {@code recursive}). */
   public void delete(String path, boolean recursive) throws StrataException {
     String p = PathNames.normalize(path);
-    ctx.master.call(s -> s.delete(DeleteRequest.newBuilder().setPath(p).setRecursive(recursive)
-        .build()));
+    ctx.master.call(
+        s -> s.delete(DeleteRequest.newBuilder().setPath(p).setRecursive(recursive).build()));
   }
 
   /**
-   * Deletes a directory, with its hidden entries, only when it has no other child: checked and
-   * done by the master in one step, so an entry added meanwhile is never deleted with it.
+   * Deletes a directory, with its hidden entries, only when it has no other child: checked and done
+   * by the master in one step, so an entry added meanwhile is never deleted with it.
    *
    * @throws StrataException FAILED_PRECONDITION when the directory has a visible child
    */
   public void deleteUnlessVisibleChildren(String path) throws StrataException {
     String p = PathNames.normalize(path);
-    ctx.master.call(s -> s.delete(DeleteRequest.newBuilder().setPath(p).setRecursive(true)
-        .setUnlessVisibleChildren(true).build()));
+    ctx.master.call(
+        s ->
+            s.delete(
+                DeleteRequest.newBuilder()
+                    .setPath(p)
+                    .setRecursive(true)
+                    .setUnlessVisibleChildren(true)
+                    .build()));
   }
 
   /** Renames a file or directory; {@code dst} must not exist. */
@@ -591,23 +661,29 @@ public final class FileSystem implements Closeable {
   }
 
   /**
-   * Renames a file or directory. With {@code replace}, an existing {@code dst} is replaced in
-   * the same step, as rename(2) does: a non-directory by a non-directory, an empty directory
-   * by a directory; otherwise it fails with FAILED_PRECONDITION and the POSIX error
-   * ({@link StrataException#posix()}: ENOTDIR, EISDIR, ENOTEMPTY). Without it an existing
-   * {@code dst} fails the call with ALREADY_EXISTS.
+   * Renames a file or directory. With {@code replace}, an existing {@code dst} is replaced in the
+   * same step, as rename(2) does: a non-directory by a non-directory, an empty directory by a
+   * directory; otherwise it fails with FAILED_PRECONDITION and the POSIX error ({@link
+   * StrataException#posix()}: ENOTDIR, EISDIR, ENOTEMPTY). Without it an existing {@code dst} fails
+   * the call with ALREADY_EXISTS.
    */
   public void rename(String src, String dst, boolean replace) throws StrataException {
     String s1 = PathNames.normalize(src);
     String d1 = PathNames.normalize(dst);
-    ctx.master.call(s -> s.rename(RenameRequest.newBuilder().setSrcPath(s1).setDstPath(d1)
-        .setReplace(replace).build()));
+    ctx.master.call(
+        s ->
+            s.rename(
+                RenameRequest.newBuilder()
+                    .setSrcPath(s1)
+                    .setDstPath(d1)
+                    .setReplace(replace)
+                    .build()));
   }
 
   /**
-   * Creates a symbolic link, FIFO, socket or device node at a new path (metadata layout 2),
-   * in the under store too where the store can hold it ({@link FileInfo#getNamespaceOnly}
-   * says when it cannot).
+   * Creates a symbolic link, FIFO, socket or device node at a new path (metadata layout 2), in the
+   * under store too where the store can hold it ({@link FileInfo#getNamespaceOnly} says when it
+   * cannot).
    *
    * @param type SYMLINK, FIFO, SOCKET, CHAR_DEVICE or BLOCK_DEVICE
    * @param mode permission bits (a symbolic link's are always 0777); 0 for 0644
@@ -615,48 +691,70 @@ public final class FileSystem implements Closeable {
    * @param rdev a device's number as stat(2) reports st_rdev (0 for other types)
    * @param owner "" for the master's default
    * @param group "" for the master's default
-   * @throws StrataException ALREADY_EXISTS when the path exists; NOT_FOUND when its parent
-   *     does not
+   * @throws StrataException ALREADY_EXISTS when the path exists; NOT_FOUND when its parent does not
    */
-  public FileInfo createSpecialFile(String path, FileType type, int mode, String target,
-      long rdev, String owner, String group) throws StrataException {
+  public FileInfo createSpecialFile(
+      String path, FileType type, int mode, String target, long rdev, String owner, String group)
+      throws StrataException {
     String p = PathNames.normalize(path);
-    return ctx.master.call(s -> s.createSpecialFile(CreateSpecialFileRequest.newBuilder()
-        .setPath(p).setFileType(type).setMode(mode).setSymlinkTarget(target).setRdev(rdev)
-        .setOwner(owner).setGroup(group).build())).getFile();
+    return ctx.master
+        .call(
+            s ->
+                s.createSpecialFile(
+                    CreateSpecialFileRequest.newBuilder()
+                        .setPath(p)
+                        .setFileType(type)
+                        .setMode(mode)
+                        .setSymlinkTarget(target)
+                        .setRdev(rdev)
+                        .setOwner(owner)
+                        .setGroup(group)
+                        .build()))
+        .getFile();
   }
 
   /**
-   * Gives the file at {@code existing} one more name, {@code path} (a hard link, metadata
-   * layout 2), in the namespace and in the under store, and returns its status at the new
-   * name.
+   * Gives the file at {@code existing} one more name, {@code path} (a hard link, metadata layout
+   * 2), in the namespace and in the under store, and returns its status at the new name.
    *
    * @throws StrataException PERMISSION_DENIED (EPERM) for a directory or where the under store
-   *     cannot hold hard links; INVALID_ARGUMENT (EXDEV) across mounts; ALREADY_EXISTS when
-   *     {@code path} exists
+   *     cannot hold hard links; INVALID_ARGUMENT (EXDEV) across mounts; ALREADY_EXISTS when {@code
+   *     path} exists
    */
   public FileInfo createHardLink(String existing, String path) throws StrataException {
     String e1 = PathNames.normalize(existing);
     String p = PathNames.normalize(path);
-    return ctx.master.call(s -> s.createHardLink(CreateHardLinkRequest.newBuilder()
-        .setExistingPath(e1).setPath(p).build())).getFile();
+    return ctx.master
+        .call(
+            s ->
+                s.createHardLink(
+                    CreateHardLinkRequest.newBuilder().setExistingPath(e1).setPath(p).build()))
+        .getFile();
   }
 
   /**
-   * The id this client names its calls to the master with; the change stream names the client
-   * of each change by it ({@code NamespaceChange.client_id}), so a client can tell its own
-   * changes.
+   * The id this client names its calls to the master with; the change stream names the client of
+   * each change by it ({@code NamespaceChange.client_id}), so a client can tell its own changes.
    */
   public String clientId() {
     return ctx.master.clientId();
   }
 
   /** Mounts an under-store directory at a new namespace path. */
-  public MountInfo mount(String path, String ufsUri, Map<String, String> options,
-      boolean readOnly) throws StrataException {
+  public MountInfo mount(String path, String ufsUri, Map<String, String> options, boolean readOnly)
+      throws StrataException {
     String p = PathNames.normalize(path);
-    return ctx.master.call(s -> s.mount(MountRequest.newBuilder().setPath(p).setUfsUri(ufsUri)
-        .putAllOptions(options).setReadOnly(readOnly).build())).getMount();
+    return ctx.master
+        .call(
+            s ->
+                s.mount(
+                    MountRequest.newBuilder()
+                        .setPath(p)
+                        .setUfsUri(ufsUri)
+                        .putAllOptions(options)
+                        .setReadOnly(readOnly)
+                        .build()))
+        .getMount();
   }
 
   /** Removes a mount from the namespace (the under store is left as it is). */
@@ -667,7 +765,8 @@ public final class FileSystem implements Closeable {
 
   /** Every mount of the namespace; values of secret options read {@code ******}. */
   public List<MountInfo> listMounts() throws StrataException {
-    return ctx.master.call(s -> s.listMounts(ListMountsRequest.getDefaultInstance()))
+    return ctx.master
+        .call(s -> s.listMounts(ListMountsRequest.getDefaultInstance()))
         .getMountsList();
   }
 
@@ -676,22 +775,23 @@ public final class FileSystem implements Closeable {
    * timeouts), the root first; empty from a master of release 0.1.0.
    */
   public List<io.strata.proto.MountHealth> mountHealth() throws StrataException {
-    return ctx.master.call(s -> s.listMounts(ListMountsRequest.getDefaultInstance()))
+    return ctx.master
+        .call(s -> s.listMounts(ListMountsRequest.getDefaultInstance()))
         .getHealthList();
   }
 
   /** A file's status and its blocks, each with the live workers that hold it. */
   public GetFileBlocksResponse getFileBlocks(String path) throws StrataException {
     String p = PathNames.normalize(path);
-    return ctx.master.call(s -> s.getFileBlocks(
-        GetFileBlocksRequest.newBuilder().setPath(p).build()));
+    return ctx.master.call(
+        s -> s.getFileBlocks(GetFileBlocksRequest.newBuilder().setPath(p).build()));
   }
 
   /** Drops the cached blocks of a file (or of every file below a directory, recursively). */
   public FreeResponse free(String path, boolean recursive) throws StrataException {
     String p = PathNames.normalize(path);
-    return ctx.master.call(s -> s.free(FreeRequest.newBuilder().setPath(p)
-        .setRecursive(recursive).build()));
+    return ctx.master.call(
+        s -> s.free(FreeRequest.newBuilder().setPath(p).setRecursive(recursive).build()));
   }
 
   /** Every worker the master knows, live or lost. */
@@ -701,8 +801,7 @@ public final class FileSystem implements Closeable {
 
   /** Makes the master take a checkpoint now; returns its journal sequence. */
   public long checkpoint() throws StrataException {
-    return ctx.master.call(s -> s.checkpoint(CheckpointRequest.getDefaultInstance()))
-        .getSequence();
+    return ctx.master.call(s -> s.checkpoint(CheckpointRequest.getDefaultInstance())).getSequence();
   }
 
   /** The master's release, journal state and inode count. */
@@ -727,8 +826,8 @@ public final class FileSystem implements Closeable {
   }
 
   static StrataException noLiveWorkers() {
-    return new StrataException(ErrorCode.UNAVAILABLE,
-        "No live workers: start one with `strata worker start`");
+    return new StrataException(
+        ErrorCode.UNAVAILABLE, "No live workers: start one with `strata worker start`");
   }
 
   private static StrataException isDirectory(String path) {

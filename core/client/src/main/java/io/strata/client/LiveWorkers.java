@@ -12,9 +12,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The workers the master reports live, fetched at most once per
- * {@code strata.client.worker.list.ttl} however many reads ask, so that choosing a worker for a
- * block costs no RPC on the read path. Thread-safe; readers never wait unless the list is stale.
+ * The workers the master reports live, fetched at most once per {@code
+ * strata.client.worker.list.ttl} however many reads ask, so that choosing a worker for a block
+ * costs no RPC on the read path. Thread-safe; readers never wait unless the list is stale.
  */
 final class LiveWorkers {
   private static final Logger LOG = LoggerFactory.getLogger(LiveWorkers.class);
@@ -32,16 +32,16 @@ final class LiveWorkers {
 
   /** Every worker of the cluster, live or lost, straight from the master. */
   List<WorkerInfo> all() throws StrataException {
-    List<WorkerInfo> workers = master.call(
-        s -> s.getWorkers(GetWorkersRequest.getDefaultInstance())).getWorkersList();
+    List<WorkerInfo> workers =
+        master.call(s -> s.getWorkers(GetWorkersRequest.getDefaultInstance())).getWorkersList();
     snapshot = new Snapshot(live(workers), System.nanoTime());
     return workers;
   }
 
   /**
-   * The live workers, from the cache while it is fresh. When the list is stale, one caller asks
-   * the master while the others go on with the stale list; when the master cannot be reached,
-   * the stale list is kept for another period, so reads of cached data go on without it.
+   * The live workers, from the cache while it is fresh. When the list is stale, one caller asks the
+   * master while the others go on with the stale list; when the master cannot be reached, the stale
+   * list is kept for another period, so reads of cached data go on without it.
    */
   List<WorkerInfo> live() throws StrataException {
     Snapshot s = snapshot;

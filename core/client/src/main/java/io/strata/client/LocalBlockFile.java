@@ -14,44 +14,49 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A block file of a worker on this host, read directly (short-circuit). Blocks of at least
- * {@link #MAP_MIN} that fit in one mapping are memory-mapped as well as open: a small read is
- * then a single copy from the page cache into the caller's memory, with no system call, which
- * is what lets short-circuit random reads keep up with reading the local disk; a large read
- * into a direct buffer (at least {@link #CHANNEL_READ_MIN}) goes through the file, one kernel
- * copy without page faults. Smaller and larger blocks are read with positioned channel reads.
+ * A block file of a worker on this host, read directly (short-circuit). Blocks of at least {@link
+ * #MAP_MIN} that fit in one mapping are memory-mapped as well as open: a small read is then a
+ * single copy from the page cache into the caller's memory, with no system call, which is what lets
+ * short-circuit random reads keep up with reading the local disk; a large read into a direct buffer
+ * (at least {@link #CHANNEL_READ_MIN}) goes through the file, one kernel copy without page faults.
+ * Smaller and larger blocks are read with positioned channel reads.
  *
- * <p>Thread safety: {@link #read} may be called from many threads at once. The mapping is
- * released deterministically on {@link #close}, but only once the last read in progress has
- * finished (a reference count), because touching an unmapped region would crash the JVM.
- * Block files are immutable and only ever unlinked by the worker, so a mapping stays valid even
- * if the worker evicts the block meanwhile.
+ * <p>Thread safety: {@link #read} may be called from many threads at once. The mapping is released
+ * deterministically on {@link #close}, but only once the last read in progress has finished (a
+ * reference count), because touching an unmapped region would crash the JVM. Block files are
+ * immutable and only ever unlinked by the worker, so a mapping stays valid even if the worker
+ * evicts the block meanwhile.
  */
 final class LocalBlockFile {
   private static final Unmapper UNMAPPER = Unmapper.find();
+
   /**
    * Smallest block that is mapped. A small block (a small file) is mostly read once, whole: one
-   * positioned read costs one system call, where a mapping costs the map, a page fault per
-   * page and an unmap that interrupts every core running this process's threads.
+   * positioned read costs one system call, where a mapping costs the map, a page fault per page and
+   * an unmap that interrupts every core running this process's threads.
    */
   static final long MAP_MIN = 1 << 20;
+
   /**
-   * Smallest read into a direct buffer that goes through the file rather than the mapping:
-   * the kernel copies it from its page cache in one call, where a copy from the mapping first
-   * faults each page of it into this process (a fault per 16 pages, measured as a tenth of a
-   * streaming read's time) and leaves them mapped.
+   * Smallest read into a direct buffer that goes through the file rather than the mapping: the
+   * kernel copies it from its page cache in one call, where a copy from the mapping first faults
+   * each page of it into this process (a fault per 16 pages, measured as a tenth of a streaming
+   * read's time) and leaves them mapped.
    */
   static final int CHANNEL_READ_MIN = 64 << 10;
 
   private final Path path;
   private final MappedByteBuffer map;
   private final FileChannel channel;
+
   /** Readers in progress plus one for the owner until {@link #close}. */
   private final AtomicInteger references = new AtomicInteger(1);
+
   private final AtomicBoolean closed = new AtomicBoolean();
 
   /** The worker whose tier folder the file was opened in by name, or null (it was asked). */
   private WorkerAddress worker;
+
   private long workerId;
 
   private LocalBlockFile(Path path, MappedByteBuffer map, FileChannel channel) {
@@ -86,8 +91,8 @@ final class LocalBlockFile {
     FileChannel ch = FileChannel.open(path, StandardOpenOption.READ);
     try {
       if (ch.size() < length) {
-        throw new EOFException("block file " + path + " holds " + ch.size() + " of " + length
-            + " bytes");
+        throw new EOFException(
+            "block file " + path + " holds " + ch.size() + " of " + length + " bytes");
       }
       if (length >= MAP_MIN && length <= Integer.MAX_VALUE) {
         // The channel stays open beside the mapping: large reads into direct buffers use it.
@@ -129,9 +134,9 @@ final class LocalBlockFile {
   }
 
   /**
-   * Copies {@code dst.remaining()} bytes at {@code offset} of the block into {@code dst} (one
-   * copy when {@code dst} is direct: straight from the mapping, or by the kernel from the file);
-   * returns false when the file was closed meanwhile.
+   * Copies {@code dst.remaining()} bytes at {@code offset} of the block into {@code dst} (one copy
+   * when {@code dst} is direct: straight from the mapping, or by the kernel from the file); returns
+   * false when the file was closed meanwhile.
    */
   boolean read(long offset, ByteBuffer dst) throws IOException {
     if (!acquire()) {
@@ -189,11 +194,11 @@ final class LocalBlockFile {
   }
 
   /**
-   * Unmaps a mapping at once. The JDK offers no public call for it before the foreign-memory
-   * API (Java 22), and leaving it to the garbage collector would keep address space (and the
-   * pages of evicted block files) until some later GC; {@code sun.misc.Unsafe.invokeCleaner}
-   * from the jdk.unsupported module is the supported-in-practice way. If it is missing, the
-   * mapping is left to the collector.
+   * Unmaps a mapping at once. The JDK offers no public call for it before the foreign-memory API
+   * (Java 22), and leaving it to the garbage collector would keep address space (and the pages of
+   * evicted block files) until some later GC; {@code sun.misc.Unsafe.invokeCleaner} from the
+   * jdk.unsupported module is the supported-in-practice way. If it is missing, the mapping is left
+   * to the collector.
    */
   private static final class Unmapper {
     private final Object unsafe;

@@ -16,13 +16,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Tells each worker on this machine, once a second, which of its blocks this client read from
- * their files directly (short-circuit without a call, see {@link LocalTiers}) and how many bytes:
- * the worker then keeps those blocks recently used, so that eviction does not take the blocks
- * local readers use most, and counts the reads as cache hits. A report is sent without waiting
- * for its answer and a failed one is dropped: it only informs eviction and metrics. At most
- * {@link #MAX_BLOCKS} blocks per worker per report; more are not named (their bytes still
- * count).
+ * Tells each worker on this machine, once a second, which of its blocks this client read from their
+ * files directly (short-circuit without a call, see {@link LocalTiers}) and how many bytes: the
+ * worker then keeps those blocks recently used, so that eviction does not take the blocks local
+ * readers use most, and counts the reads as cache hits. A report is sent without waiting for its
+ * answer and a failed one is dropped: it only informs eviction and metrics. At most {@link
+ * #MAX_BLOCKS} blocks per worker per report; more are not named (their bytes still count).
  */
 final class LocalReadReports implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LocalReadReports.class);
@@ -42,11 +41,15 @@ final class LocalReadReports implements AutoCloseable {
 
   private final Function<WorkerAddress, ManagedChannel> channels;
   private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
+
   /** Started by the first short-circuit read: a client that never reads locally has no thread. */
   private volatile ScheduledExecutorService timer;
+
   private boolean closed;
 
-  /** @param channels the gRPC channel of a worker's address */
+  /**
+   * @param channels the gRPC channel of a worker's address
+   */
   LocalReadReports(Function<WorkerAddress, ManagedChannel> channels) {
     this.channels = channels;
   }
@@ -59,11 +62,13 @@ final class LocalReadReports implements AutoCloseable {
       if (timer != null || closed) {
         return;
       }
-      ScheduledExecutorService t = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread thread = new Thread(r, "strata-local-read-reports");
-        thread.setDaemon(true);
-        return thread;
-      });
+      ScheduledExecutorService t =
+          Executors.newSingleThreadScheduledExecutor(
+              r -> {
+                Thread thread = new Thread(r, "strata-local-read-reports");
+                thread.setDaemon(true);
+                return thread;
+              });
       t.scheduleWithFixedDelay(this::send, PERIOD_MS, PERIOD_MS, TimeUnit.MILLISECONDS);
       timer = t;
     }
@@ -102,7 +107,8 @@ final class LocalReadReports implements AutoCloseable {
       }
       try {
         WorkerServiceGrpc.newFutureStub(channels.apply(p.address))
-            .withDeadlineAfter(5, TimeUnit.SECONDS).reportLocalReads(report.build());
+            .withDeadlineAfter(5, TimeUnit.SECONDS)
+            .reportLocalReads(report.build());
       } catch (RuntimeException e) {
         LOG.debug("Cannot report local reads to {}: {}", p.address.getHost(), e.toString());
       }

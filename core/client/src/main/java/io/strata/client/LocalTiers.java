@@ -14,18 +14,19 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The tier folders of the live workers on this machine, so that a cached block is read by
- * opening its file ({@link BlockFiles}) with no call to the worker: short-circuit without a
- * round trip. A worker's folders count only when this process sees them as folders (a worker in
- * another container reports folders that are not there, or that another user owns); when no
- * local worker's folders are visible, {@link #visible()} is false and the caller asks the worker
- * for the block's path instead, as before.
+ * The tier folders of the live workers on this machine, so that a cached block is read by opening
+ * its file ({@link BlockFiles}) with no call to the worker: short-circuit without a round trip. A
+ * worker's folders count only when this process sees them as folders (a worker in another container
+ * reports folders that are not there, or that another user owns); when no local worker's folders
+ * are visible, {@link #visible()} is false and the caller asks the worker for the block's path
+ * instead, as before.
  *
- * <p>Thread-safe and lock-free on the read path: the folders of a worker are checked once per
- * tier list the master reports for it, then kept.
+ * <p>Thread-safe and lock-free on the read path: the folders of a worker are checked once per tier
+ * list the master reports for it, then kept.
  */
 final class LocalTiers {
   private final LiveWorkers workers;
+
   /** Per worker id: the tier folders last reported and those of them visible here. */
   private final Map<Long, Folders> byWorker = new ConcurrentHashMap<>();
 
@@ -36,8 +37,8 @@ final class LocalTiers {
   }
 
   /**
-   * Opens the committed file of a block held by a live worker on this machine, or returns null
-   * when no visible tier folder has it (not cached here, or evicted).
+   * Opens the committed file of a block held by a live worker on this machine, or returns null when
+   * no visible tier folder has it (not cached here, or evicted).
    *
    * @param length the block's length; a shorter file is not taken
    */
@@ -83,7 +84,9 @@ final class LocalTiers {
     List<Path> tiers = new ArrayList<>();
     for (String d : reported) {
       Path dir = d.isEmpty() ? null : Path.of(d);
-      if (dir != null && dir.isAbsolute() && Files.isDirectory(BlockFiles.committedDir(dir))
+      if (dir != null
+          && dir.isAbsolute()
+          && Files.isDirectory(BlockFiles.committedDir(dir))
           && Files.isReadable(BlockFiles.committedDir(dir))) {
         tiers.add(dir);
       }

@@ -15,12 +15,11 @@ import java.util.NoSuchElementException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The progress of one metadata load, streamed from the master: a message about once a second
- * and a last one with {@code done} set. Opening waits for the first message, so a path that
- * does not exist fails at once; while no message has arrived, an unreachable master is retried
- * as other calls are. Once the walk is under way a broken stream fails the iteration (the
- * master's work so far is kept; loading again finds it done). {@link #close()} cancels the walk.
- * Not thread-safe.
+ * The progress of one metadata load, streamed from the master: a message about once a second and a
+ * last one with {@code done} set. Opening waits for the first message, so a path that does not
+ * exist fails at once; while no message has arrived, an unreachable master is retried as other
+ * calls are. Once the walk is under way a broken stream fails the iteration (the master's work so
+ * far is kept; loading again finds it done). {@link #close()} cancels the walk. Not thread-safe.
  */
 final class MetadataLoadStream implements CloseableIterator<LoadMetadataProgress> {
   private final Context.CancellableContext call;
@@ -35,9 +34,11 @@ final class MetadataLoadStream implements CloseableIterator<LoadMetadataProgress
       try {
         Context previous = call.attach();
         try {
-          messages = master.stub()
-              .withDeadlineAfter(master.listTimeout().toMillis(), TimeUnit.MILLISECONDS)
-              .loadMetadata(request);
+          messages =
+              master
+                  .stub()
+                  .withDeadlineAfter(master.listTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                  .loadMetadata(request);
         } finally {
           call.detach(previous);
         }

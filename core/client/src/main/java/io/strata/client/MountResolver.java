@@ -10,14 +10,14 @@ import io.strata.underfs.UnderStores;
 import java.util.List;
 
 /**
- * Where a new file's content goes in its under store, as the master would place it: the mount
- * with the longest mount point at or above the path, and the path below that mount's store
- * folder. A writer that commits a new file in one master call ({@link FileOutStream}) has a
- * worker write there first; the master checks the same resolution when it commits, so a mount
- * table cached here for a while costs at worst one refused commit after a mount or unmount.
+ * Where a new file's content goes in its under store, as the master would place it: the mount with
+ * the longest mount point at or above the path, and the path below that mount's store folder. A
+ * writer that commits a new file in one master call ({@link FileOutStream}) has a worker write
+ * there first; the master checks the same resolution when it commits, so a mount table cached here
+ * for a while costs at worst one refused commit after a mount or unmount.
  *
- * <p>The table is asked of the master at first use and again after {@link #REFRESH_NANOS}, or
- * at once after {@link #forget()} (a commit refused because the mounts changed).
+ * <p>The table is asked of the master at first use and again after {@link #REFRESH_NANOS}, or at
+ * once after {@link #forget()} (a commit refused because the mounts changed).
  */
 final class MountResolver {
   /** How long a listed mount table is used before it is asked for again. */
@@ -35,14 +35,14 @@ final class MountResolver {
   }
 
   /**
-   * Where {@code path} (normalized) goes; FAILED_PRECONDITION in a read-only mount, as the
-   * master would refuse it.
+   * Where {@code path} (normalized) goes; FAILED_PRECONDITION in a read-only mount, as the master
+   * would refuse it.
    */
   Placement place(String path) throws StrataException {
     List<MountInfo> table = mounts;
     if (table == null || System.nanoTime() - listedAt > REFRESH_NANOS) {
-      table = master.call(s -> s.listMounts(ListMountsRequest.getDefaultInstance()))
-          .getMountsList();
+      table =
+          master.call(s -> s.listMounts(ListMountsRequest.getDefaultInstance())).getMountsList();
       mounts = table;
       listedAt = System.nanoTime();
     }
@@ -54,16 +54,18 @@ final class MountResolver {
       }
     }
     if (best == null) {
-      throw new StrataException(ErrorCode.INTERNAL, "No mount holds " + path
-          + ": the master listed no mount at /");
+      throw new StrataException(
+          ErrorCode.INTERNAL, "No mount holds " + path + ": the master listed no mount at /");
     }
     if (best.getReadOnly()) {
-      throw StrataException.failedPrecondition("Cannot write " + path + ": the mount at "
-          + best.getPath() + " is read-only");
+      throw StrataException.failedPrecondition(
+          "Cannot write " + path + ": the mount at " + best.getPath() + " is read-only");
     }
     String point = best.getPath();
-    String relative = path.equals(point) ? ""
-        : path.substring(point.equals(PathNames.ROOT) ? 1 : point.length() + 1);
+    String relative =
+        path.equals(point)
+            ? ""
+            : path.substring(point.equals(PathNames.ROOT) ? 1 : point.length() + 1);
     return new Placement(best, UnderStores.join(best.getUfsUri(), relative));
   }
 

@@ -15,22 +15,24 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The master's stream of namespace changes (WatchChanges), kept open: when it breaks -- the
- * master restarted, the network failed, or no message came for {@link #SILENCE_NANOS} although
- * the master sends a heartbeat every second -- it is opened again after a back-off, from the
- * last change seen, so that the master sends what was missed or says it cannot (a reset).
+ * The master's stream of namespace changes (WatchChanges), kept open: when it breaks -- the master
+ * restarted, the network failed, or no message came for {@link #SILENCE_NANOS} although the master
+ * sends a heartbeat every second -- it is opened again after a back-off, from the last change seen,
+ * so that the master sends what was missed or says it cannot (a reset).
  *
- * <p>What the listener is told, in order and from one thread at a time: {@code connected} once
- * the stream is in step with the master (with {@code reset} when changes were missed and every
- * cached status must be forgotten), then every change as it comes; {@code disconnected} when the
- * stream breaks, after which changes may be missed until {@code connected} again. A master that
- * does not know the call (an older release) is not asked again: the listener stays
- * disconnected and callers keep to their time-to-live.
+ * <p>What the listener is told, in order and from one thread at a time: {@code connected} once the
+ * stream is in step with the master (with {@code reset} when changes were missed and every cached
+ * status must be forgotten), then every change as it comes; {@code disconnected} when the stream
+ * breaks, after which changes may be missed until {@code connected} again. A master that does not
+ * know the call (an older release) is not asked again: the listener stays disconnected and callers
+ * keep to their time-to-live.
  */
 public final class NamespaceWatch implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(NamespaceWatch.class);
+
   /** A stream that says nothing this long is taken for broken; the master beats every 1 s. */
   static final long SILENCE_NANOS = TimeUnit.SECONDS.toNanos(5);
+
   private static final long MIN_RETRY_MS = 100;
   private static final long MAX_RETRY_MS = 5_000;
 
@@ -58,11 +60,13 @@ public final class NamespaceWatch implements AutoCloseable {
   NamespaceWatch(MasterClient master, Listener listener) {
     this.master = master;
     this.listener = listener;
-    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "strata-namespace-watch");
-      t.setDaemon(true);
-      return t;
-    });
+    this.timer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "strata-namespace-watch");
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   /** Opens the first stream and starts watching it for silence. */
@@ -77,16 +81,19 @@ public final class NamespaceWatch implements AutoCloseable {
       return;
     }
     current = new Stream();
-    master.asyncStub().watchChanges(
-        WatchChangesRequest.newBuilder().setAfterSequence(lastSequence).build(), current);
+    master
+        .asyncStub()
+        .watchChanges(
+            WatchChangesRequest.newBuilder().setAfterSequence(lastSequence).build(), current);
   }
 
   private synchronized void checkSilence() {
     Stream s = current;
     if (s != null && s.call != null && System.nanoTime() - s.lastMessageNanos > SILENCE_NANOS) {
       s.silent = true;
-      s.call.cancel("no message from the master for "
-          + TimeUnit.NANOSECONDS.toSeconds(SILENCE_NANOS) + " s", null);
+      s.call.cancel(
+          "no message from the master for " + TimeUnit.NANOSECONDS.toSeconds(SILENCE_NANOS) + " s",
+          null);
     }
   }
 
@@ -150,7 +157,9 @@ public final class NamespaceWatch implements AutoCloseable {
       ended(Status.UNAVAILABLE.withDescription("the master ended the stream"), null);
     }
 
-    /** @param failure what the stream failed with; null when the master ended it */
+    /**
+     * @param failure what the stream failed with; null when the master ended it
+     */
     private void ended(Status status, Throwable failure) {
       long delay;
       synchronized (NamespaceWatch.this) {
@@ -164,27 +173,40 @@ public final class NamespaceWatch implements AutoCloseable {
         delay = retryMs;
         retryMs = Math.min(MAX_RETRY_MS, retryMs * 2);
       }
-      String reason = status.getCode() + (status.getDescription() == null ? ""
-          : ": " + status.getDescription());
+      String reason =
+          status.getCode()
+              + (status.getDescription() == null ? "" : ": " + status.getDescription());
       listener.disconnected(reason);
       if (status.getCode() == Status.Code.UNIMPLEMENTED) {
-        LOG.warn("The Strata master at {} does not stream namespace changes (an older"
-            + " release); cached statuses expire by their time-to-live only", master.target());
+        LOG.warn(
+            "The Strata master at {} does not stream namespace changes (an older"
+                + " release); cached statuses expire by their time-to-live only",
+            master.target());
         return;
       }
-      LOG.info("Namespace change stream from {} broke ({}); reopening in {} ms",
-          master.target(), reason, delay);
+      LOG.info(
+          "Namespace change stream from {} broke ({}); reopening in {} ms",
+          master.target(),
+          reason,
+          delay);
       if (failure != null) {
         // With several masters the stream opens again on the leader a follower named, or on
         // the next master; a silent master is passed over as a paused one would be.
-        master.moveOn(silent ? Status.DEADLINE_EXCEEDED.withDescription(status.getDescription())
-            .asRuntimeException(Status.trailersFromThrowable(failure)) : failure);
+        master.moveOn(
+            silent
+                ? Status.DEADLINE_EXCEEDED
+                    .withDescription(status.getDescription())
+                    .asRuntimeException(Status.trailersFromThrowable(failure))
+                : failure);
       }
       try {
-        timer.schedule(() -> {
-          master.resetConnectBackoff();
-          open();
-        }, delay, TimeUnit.MILLISECONDS);
+        timer.schedule(
+            () -> {
+              master.resetConnectBackoff();
+              open();
+            },
+            delay,
+            TimeUnit.MILLISECONDS);
       } catch (java.util.concurrent.RejectedExecutionException e) {
         // Closed meanwhile.
       }

@@ -12,23 +12,39 @@ import java.util.OptionalInt;
 import java.util.OptionalLong;
 
 /**
- * What {@link FileSystem#setAttribute} changes: any of mode, owner, group, modification and
- * access times, extended attributes and time to live; what is not given stays as it is, and at least one
- * must be given. Immutable: each setter returns a copy. The setters refuse what the master
- * would refuse (a mode outside 07777, an empty or null name, a time to live that is not
- * positive), so a mistake fails where it is made.
+ * What {@link FileSystem#setAttribute} changes: any of mode, owner, group, modification and access
+ * times, extended attributes and time to live; what is not given stays as it is, and at least one
+ * must be given. Immutable: each setter returns a copy. The setters refuse what the master would
+ * refuse (a mode outside 07777, an empty or null name, a time to live that is not positive), so a
+ * mistake fails where it is made.
  */
 public final class SetAttributeOptions {
   /** Every value, so that each setter changes one and copies the rest. */
-  private record Values(OptionalInt mode, Optional<String> owner, Optional<String> group,
-      OptionalLong modificationTimeMs, OptionalLong modificationTimeNs,
-      OptionalLong accessTimeNs, Map<String, ByteString> setXattrs, List<String> removeXattrs,
-      OptionalLong ttlMs, TtlAction ttlAction) {}
+  private record Values(
+      OptionalInt mode,
+      Optional<String> owner,
+      Optional<String> group,
+      OptionalLong modificationTimeMs,
+      OptionalLong modificationTimeNs,
+      OptionalLong accessTimeNs,
+      Map<String, ByteString> setXattrs,
+      List<String> removeXattrs,
+      OptionalLong ttlMs,
+      TtlAction ttlAction) {}
 
-  private static final SetAttributeOptions DEFAULTS = new SetAttributeOptions(new Values(
-      OptionalInt.empty(), Optional.empty(), Optional.empty(), OptionalLong.empty(),
-      OptionalLong.empty(), OptionalLong.empty(), Map.of(), List.of(), OptionalLong.empty(),
-      TtlAction.TTL_ACTION_FREE));
+  private static final SetAttributeOptions DEFAULTS =
+      new SetAttributeOptions(
+          new Values(
+              OptionalInt.empty(),
+              Optional.empty(),
+              Optional.empty(),
+              OptionalLong.empty(),
+              OptionalLong.empty(),
+              OptionalLong.empty(),
+              Map.of(),
+              List.of(),
+              OptionalLong.empty(),
+              TtlAction.TTL_ACTION_FREE));
 
   private final Values v;
 
@@ -44,33 +60,69 @@ public final class SetAttributeOptions {
   /** New POSIX permission bits, 0 to 07777 (setuid, setgid and sticky included). */
   public SetAttributeOptions mode(int value) {
     if (value < 0 || value > 07777) {
-      throw new IllegalArgumentException("mode must be between 0 and 07777: "
-          + String.format("0%o", value));
+      throw new IllegalArgumentException(
+          "mode must be between 0 and 07777: " + String.format("0%o", value));
     }
-    return new SetAttributeOptions(new Values(OptionalInt.of(value), v.owner, v.group,
-        v.modificationTimeMs, v.modificationTimeNs, v.accessTimeNs, v.setXattrs,
-        v.removeXattrs, v.ttlMs, v.ttlAction));
+    return new SetAttributeOptions(
+        new Values(
+            OptionalInt.of(value),
+            v.owner,
+            v.group,
+            v.modificationTimeMs,
+            v.modificationTimeNs,
+            v.accessTimeNs,
+            v.setXattrs,
+            v.removeXattrs,
+            v.ttlMs,
+            v.ttlAction));
   }
 
   /** A new owner (a user name). */
   public SetAttributeOptions owner(String value) {
-    return new SetAttributeOptions(new Values(v.mode, Optional.of(name(value, "owner")),
-        v.group, v.modificationTimeMs, v.modificationTimeNs, v.accessTimeNs, v.setXattrs,
-        v.removeXattrs, v.ttlMs, v.ttlAction));
+    return new SetAttributeOptions(
+        new Values(
+            v.mode,
+            Optional.of(name(value, "owner")),
+            v.group,
+            v.modificationTimeMs,
+            v.modificationTimeNs,
+            v.accessTimeNs,
+            v.setXattrs,
+            v.removeXattrs,
+            v.ttlMs,
+            v.ttlAction));
   }
 
   /** A new group (a group name). */
   public SetAttributeOptions group(String value) {
-    return new SetAttributeOptions(new Values(v.mode, v.owner,
-        Optional.of(name(value, "group")), v.modificationTimeMs, v.modificationTimeNs,
-        v.accessTimeNs, v.setXattrs, v.removeXattrs, v.ttlMs, v.ttlAction));
+    return new SetAttributeOptions(
+        new Values(
+            v.mode,
+            v.owner,
+            Optional.of(name(value, "group")),
+            v.modificationTimeMs,
+            v.modificationTimeNs,
+            v.accessTimeNs,
+            v.setXattrs,
+            v.removeXattrs,
+            v.ttlMs,
+            v.ttlAction));
   }
 
   /** A new modification time, in milliseconds since the epoch. */
   public SetAttributeOptions modificationTimeMs(long value) {
-    return new SetAttributeOptions(new Values(v.mode, v.owner, v.group, OptionalLong.of(value),
-        v.modificationTimeNs, v.accessTimeNs, v.setXattrs, v.removeXattrs, v.ttlMs,
-        v.ttlAction));
+    return new SetAttributeOptions(
+        new Values(
+            v.mode,
+            v.owner,
+            v.group,
+            OptionalLong.of(value),
+            v.modificationTimeNs,
+            v.accessTimeNs,
+            v.setXattrs,
+            v.removeXattrs,
+            v.ttlMs,
+            v.ttlAction));
   }
 
   /**
@@ -78,42 +130,78 @@ public final class SetAttributeOptions {
    * milliseconds only: give {@link #modificationTimeMs} too for it).
    */
   public SetAttributeOptions modificationTimeNs(long value) {
-    return new SetAttributeOptions(new Values(v.mode, v.owner, v.group, v.modificationTimeMs,
-        OptionalLong.of(value), v.accessTimeNs, v.setXattrs, v.removeXattrs, v.ttlMs,
-        v.ttlAction));
+    return new SetAttributeOptions(
+        new Values(
+            v.mode,
+            v.owner,
+            v.group,
+            v.modificationTimeMs,
+            OptionalLong.of(value),
+            v.accessTimeNs,
+            v.setXattrs,
+            v.removeXattrs,
+            v.ttlMs,
+            v.ttlAction));
   }
 
   /** A new access time, in nanoseconds since the epoch. */
   public SetAttributeOptions accessTimeNs(long value) {
-    return new SetAttributeOptions(new Values(v.mode, v.owner, v.group, v.modificationTimeMs,
-        v.modificationTimeNs, OptionalLong.of(value), v.setXattrs, v.removeXattrs, v.ttlMs,
-        v.ttlAction));
+    return new SetAttributeOptions(
+        new Values(
+            v.mode,
+            v.owner,
+            v.group,
+            v.modificationTimeMs,
+            v.modificationTimeNs,
+            OptionalLong.of(value),
+            v.setXattrs,
+            v.removeXattrs,
+            v.ttlMs,
+            v.ttlAction));
   }
 
   /** These options, also setting an extended attribute (added, or replacing its value). */
   public SetAttributeOptions xattr(String name, ByteString value) {
     Map<String, ByteString> set = new LinkedHashMap<>(v.setXattrs);
     set.put(name(name, "extended attribute"), value);
-    return new SetAttributeOptions(new Values(v.mode, v.owner, v.group, v.modificationTimeMs,
-        v.modificationTimeNs, v.accessTimeNs, Map.copyOf(set), v.removeXattrs, v.ttlMs,
-        v.ttlAction));
+    return new SetAttributeOptions(
+        new Values(
+            v.mode,
+            v.owner,
+            v.group,
+            v.modificationTimeMs,
+            v.modificationTimeNs,
+            v.accessTimeNs,
+            Map.copyOf(set),
+            v.removeXattrs,
+            v.ttlMs,
+            v.ttlAction));
   }
 
   /** These options, also removing an extended attribute (nothing when it is not there). */
   public SetAttributeOptions removeXattr(String name) {
     LinkedHashSet<String> remove = new LinkedHashSet<>(v.removeXattrs);
     remove.add(name(name, "extended attribute"));
-    return new SetAttributeOptions(new Values(v.mode, v.owner, v.group, v.modificationTimeMs,
-        v.modificationTimeNs, v.accessTimeNs, v.setXattrs, List.copyOf(remove), v.ttlMs,
-        v.ttlAction));
+    return new SetAttributeOptions(
+        new Values(
+            v.mode,
+            v.owner,
+            v.group,
+            v.modificationTimeMs,
+            v.modificationTimeNs,
+            v.accessTimeNs,
+            v.setXattrs,
+            List.copyOf(remove),
+            v.ttlMs,
+            v.ttlAction));
   }
 
   /**
-   * A time to live: once {@code ttl} has passed since the path's modification time, the
-   * master frees its cached blocks ({@code TTL_ACTION_FREE}, then the time to live is removed)
-   * or deletes it, with everything below a directory, from Strata and the under store
-   * ({@code TTL_ACTION_DELETE}). Needs a cluster at metadata layout 2 (the master refuses it
-   * with FAILED_PRECONDITION before {@code strata fsadmin upgrade finalize}).
+   * A time to live: once {@code ttl} has passed since the path's modification time, the master
+   * frees its cached blocks ({@code TTL_ACTION_FREE}, then the time to live is removed) or deletes
+   * it, with everything below a directory, from Strata and the under store ({@code
+   * TTL_ACTION_DELETE}). Needs a cluster at metadata layout 2 (the master refuses it with
+   * FAILED_PRECONDITION before {@code strata fsadmin upgrade finalize}).
    */
   public SetAttributeOptions ttl(Duration ttl, TtlAction action) {
     if (ttl.isNegative() || ttl.isZero()) {
@@ -122,16 +210,34 @@ public final class SetAttributeOptions {
     if (action == null || action == TtlAction.UNRECOGNIZED) {
       throw new IllegalArgumentException("a time to live needs an action: free or delete");
     }
-    return new SetAttributeOptions(new Values(v.mode, v.owner, v.group, v.modificationTimeMs,
-        v.modificationTimeNs, v.accessTimeNs, v.setXattrs, v.removeXattrs,
-        OptionalLong.of(ttl.toMillis()), action));
+    return new SetAttributeOptions(
+        new Values(
+            v.mode,
+            v.owner,
+            v.group,
+            v.modificationTimeMs,
+            v.modificationTimeNs,
+            v.accessTimeNs,
+            v.setXattrs,
+            v.removeXattrs,
+            OptionalLong.of(ttl.toMillis()),
+            action));
   }
 
   /** Removes the time to live (nothing when there is none). */
   public SetAttributeOptions noTtl() {
-    return new SetAttributeOptions(new Values(v.mode, v.owner, v.group, v.modificationTimeMs,
-        v.modificationTimeNs, v.accessTimeNs, v.setXattrs, v.removeXattrs, OptionalLong.of(0),
-        TtlAction.TTL_ACTION_FREE));
+    return new SetAttributeOptions(
+        new Values(
+            v.mode,
+            v.owner,
+            v.group,
+            v.modificationTimeMs,
+            v.modificationTimeNs,
+            v.accessTimeNs,
+            v.setXattrs,
+            v.removeXattrs,
+            OptionalLong.of(0),
+            TtlAction.TTL_ACTION_FREE));
   }
 
   private static String name(String value, String what) {
@@ -187,21 +293,38 @@ public final class SetAttributeOptions {
 
   /** Whether nothing is given (the master refuses such a change). */
   public boolean isEmpty() {
-    return v.mode.isEmpty() && v.owner.isEmpty() && v.group.isEmpty()
-        && v.modificationTimeMs.isEmpty() && v.modificationTimeNs.isEmpty()
-        && v.accessTimeNs.isEmpty() && v.setXattrs.isEmpty() && v.removeXattrs.isEmpty()
+    return v.mode.isEmpty()
+        && v.owner.isEmpty()
+        && v.group.isEmpty()
+        && v.modificationTimeMs.isEmpty()
+        && v.modificationTimeNs.isEmpty()
+        && v.accessTimeNs.isEmpty()
+        && v.setXattrs.isEmpty()
+        && v.removeXattrs.isEmpty()
         && v.ttlMs.isEmpty();
   }
 
   @Override
   public String toString() {
-    return "SetAttributeOptions{mode=" + (v.mode.isPresent() ? String.format("0%o",
-        v.mode.getAsInt()) : "-") + ", owner=" + v.owner.orElse("-") + ", group="
-        + v.group.orElse("-") + ", modificationTimeMs=" + text(v.modificationTimeMs)
-        + ", modificationTimeNs=" + text(v.modificationTimeNs) + ", accessTimeNs="
-        + text(v.accessTimeNs) + ", setXattrs=" + v.setXattrs.keySet() + ", removeXattrs="
-        + v.removeXattrs + ", ttlMs="
-        + (v.ttlMs.isPresent() ? v.ttlMs.getAsLong() + " (" + v.ttlAction + ")" : "-") + "}";
+    return "SetAttributeOptions{mode="
+        + (v.mode.isPresent() ? String.format("0%o", v.mode.getAsInt()) : "-")
+        + ", owner="
+        + v.owner.orElse("-")
+        + ", group="
+        + v.group.orElse("-")
+        + ", modificationTimeMs="
+        + text(v.modificationTimeMs)
+        + ", modificationTimeNs="
+        + text(v.modificationTimeNs)
+        + ", accessTimeNs="
+        + text(v.accessTimeNs)
+        + ", setXattrs="
+        + v.setXattrs.keySet()
+        + ", removeXattrs="
+        + v.removeXattrs
+        + ", ttlMs="
+        + (v.ttlMs.isPresent() ? v.ttlMs.getAsLong() + " (" + v.ttlAction + ")" : "-")
+        + "}";
   }
 
   private static String text(OptionalLong value) {

@@ -17,13 +17,12 @@ import java.util.NoSuchElementException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The children of a directory, streamed from the master a page at a time. gRPC asks the server
- * for the next page only as the caller consumes entries, so a directory of any size costs about
- * one page of memory here. If the stream breaks (master unreachable, or the stream's deadline
- * passes while the caller is slow), the listing resumes after the last name returned, so no
- * entry is lost or repeated. The sync option goes with the first request only: a resumed
- * listing continues the state the first one synced. {@link #close()} cancels the stream. Not
- * thread-safe.
+ * The children of a directory, streamed from the master a page at a time. gRPC asks the server for
+ * the next page only as the caller consumes entries, so a directory of any size costs about one
+ * page of memory here. If the stream breaks (master unreachable, or the stream's deadline passes
+ * while the caller is slow), the listing resumes after the last name returned, so no entry is lost
+ * or repeated. The sync option goes with the first request only: a resumed listing continues the
+ * state the first one synced. {@link #close()} cancels the stream. Not thread-safe.
  */
 final class StatusListing implements CloseableIterator<FileInfo> {
   private final MasterClient master;
@@ -46,8 +45,9 @@ final class StatusListing implements CloseableIterator<FileInfo> {
    * @param withBlocks ask for each complete file's blocks and their holders too
    * @param loadedOnly fail (FAILED_PRECONDITION) rather than load a directory never listed
    */
-  StatusListing(MasterClient master, String path, SyncOption sync, boolean withBlocks,
-      boolean loadedOnly) throws StrataException {
+  StatusListing(
+      MasterClient master, String path, SyncOption sync, boolean withBlocks, boolean loadedOnly)
+      throws StrataException {
     this(master, path, sync, withBlocks, loadedOnly, false, "");
   }
 
@@ -55,8 +55,15 @@ final class StatusListing implements CloseableIterator<FileInfo> {
    * @param includeHidden list hidden entries too (the S3 proxy's staged uploads)
    * @param startAfter list the children whose names follow this one ("" for all)
    */
-  StatusListing(MasterClient master, String path, SyncOption sync, boolean withBlocks,
-      boolean loadedOnly, boolean includeHidden, String startAfter) throws StrataException {
+  StatusListing(
+      MasterClient master,
+      String path,
+      SyncOption sync,
+      boolean withBlocks,
+      boolean loadedOnly,
+      boolean includeHidden,
+      String startAfter)
+      throws StrataException {
     this.master = master;
     this.path = path;
     this.sync = sync;
@@ -137,8 +144,11 @@ final class StatusListing implements CloseableIterator<FileInfo> {
   private void open() {
     call = Context.current().withCancellation();
     ListStatusRequest.Builder request =
-        ListStatusRequest.newBuilder().setPath(path).setStartAfter(lastName)
-            .setIncludeBlocks(withBlocks).setLoadedOnly(loadedOnly)
+        ListStatusRequest.newBuilder()
+            .setPath(path)
+            .setStartAfter(lastName)
+            .setIncludeBlocks(withBlocks)
+            .setLoadedOnly(loadedOnly)
             .setIncludeHidden(includeHidden);
     if (resumed) {
       resumed = false;
@@ -152,9 +162,11 @@ final class StatusListing implements CloseableIterator<FileInfo> {
     }
     Context previous = call.attach();
     try {
-      pages = master.stub()
-          .withDeadlineAfter(master.listTimeout().toMillis(), TimeUnit.MILLISECONDS)
-          .listStatus(request.build());
+      pages =
+          master
+              .stub()
+              .withDeadlineAfter(master.listTimeout().toMillis(), TimeUnit.MILLISECONDS)
+              .listStatus(request.build());
     } finally {
       call.detach(previous);
     }

@@ -4,12 +4,12 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * How fresh the master's view of a path must be for one call: whether the master checks the
- * under store before it answers. {@link #DEFAULT} leaves it to the path's mount (its
- * {@code sync.interval} option) or the master ({@code strata.master.ufs.sync.interval});
- * {@link #ALWAYS} checks the store on this call; {@link #NEVER} answers from what the master
- * already knows (loading only what it never saw); {@link #every} checks when the last check is
- * older than the interval. Immutable.
+ * How fresh the master's view of a path must be for one call: whether the master checks the under
+ * store before it answers. {@link #DEFAULT} leaves it to the path's mount (its {@code
+ * sync.interval} option) or the master ({@code strata.master.ufs.sync.interval}); {@link #ALWAYS}
+ * checks the store on this call; {@link #NEVER} answers from what the master already knows (loading
+ * only what it never saw); {@link #every} checks when the last check is older than the interval.
+ * Immutable.
  */
 public final class SyncOption {
   public static final SyncOption DEFAULT = new SyncOption(false, 0);
@@ -32,8 +32,10 @@ public final class SyncOption {
   public static SyncOption every(Duration interval) {
     Objects.requireNonNull(interval);
     if (interval.toMillis() < 1) {
-      throw new IllegalArgumentException("A sync interval must be at least 1ms, got "
-          + interval + " (use SyncOption.ALWAYS to check on every call)");
+      throw new IllegalArgumentException(
+          "A sync interval must be at least 1ms, got "
+              + interval
+              + " (use SyncOption.ALWAYS to check on every call)");
     }
     return new SyncOption(true, interval.toMillis());
   }
@@ -50,8 +52,7 @@ public final class SyncOption {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof SyncOption other && other.given == given
-        && other.intervalMs == intervalMs;
+    return o instanceof SyncOption other && other.given == given && other.intervalMs == intervalMs;
   }
 
   @Override
@@ -61,7 +62,8 @@ public final class SyncOption {
 
   @Override
   public String toString() {
-    return !given ? "default" : intervalMs < 0 ? "never" : intervalMs == 0 ? "always"
-        : "every " + intervalMs + "ms";
+    return !given
+        ? "default"
+        : intervalMs < 0 ? "never" : intervalMs == 0 ? "always" : "every " + intervalMs + "ms";
   }
 }

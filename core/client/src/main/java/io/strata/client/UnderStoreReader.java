@@ -15,14 +15,14 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Reads file ranges straight from the under store, the last resort when no worker can serve a
- * block. Stores are opened with the options of the file's mount (from the master's mount
- * table with secret values and without Strata's own options, remembered per mount id) and
- * shared by every stream of the client. Thread-safe.
+ * block. Stores are opened with the options of the file's mount (from the master's mount table with
+ * secret values and without Strata's own options, remembered per mount id) and shared by every
+ * stream of the client. Thread-safe.
  *
- * <p>A file that carries an under-store fingerprint is read only as the version it was opened
- * on: the store's fingerprint is compared with it before and after each read (a rewrite can
- * land during the read), and a mismatch fails the read with an error that says to open the
- * file again. Files without a fingerprint are not checked.
+ * <p>A file that carries an under-store fingerprint is read only as the version it was opened on:
+ * the store's fingerprint is compared with it before and after each read (a rewrite can land during
+ * the read), and a mismatch fails the read with an error that says to open the file again. Files
+ * without a fingerprint are not checked.
  */
 final class UnderStoreReader implements AutoCloseable {
   private final MasterClient master;
@@ -34,8 +34,8 @@ final class UnderStoreReader implements AutoCloseable {
   }
 
   /**
-   * Reads exactly {@code len} bytes of {@code file} at {@code position}, of the version the
-   * file's fingerprint names.
+   * Reads exactly {@code len} bytes of {@code file} at {@code position}, of the version the file's
+   * fingerprint names.
    *
    * @throws StrataException naming the path when the store fails, the file is shorter, or it
    *     changed in the under store (FAILED_PRECONDITION, see {@link #changed})
@@ -51,21 +51,36 @@ final class UnderStoreReader implements AutoCloseable {
         int n = ufs.read(ufsPath, position + done, buf, off + done, len - done);
         if (n < 0) {
           checkUnchanged(ufs, file);
-          throw new StrataException(ErrorCode.FAILED_PRECONDITION, "The under-store file "
-              + ufsPath + " of " + file.getPath() + " ends before byte " + (position + len)
-              + "; it changed behind Strata's back. Reload its metadata or rewrite the file.");
+          throw new StrataException(
+              ErrorCode.FAILED_PRECONDITION,
+              "The under-store file "
+                  + ufsPath
+                  + " of "
+                  + file.getPath()
+                  + " ends before byte "
+                  + (position + len)
+                  + "; it changed behind Strata's back. Reload its metadata or rewrite the file.");
         }
         done += n;
       }
       checkUnchanged(ufs, file);
     } catch (NoSuchFileException e) {
-      throw new StrataException(ErrorCode.NOT_FOUND, "Path does not exist in the under store: "
-          + file.getPath() + " (" + ufsPath + ")", e);
+      throw new StrataException(
+          ErrorCode.NOT_FOUND,
+          "Path does not exist in the under store: " + file.getPath() + " (" + ufsPath + ")",
+          e);
     } catch (StrataException e) {
       throw e;
     } catch (IOException | IllegalArgumentException e) {
-      throw new StrataException(ErrorCode.UNAVAILABLE, "Cannot read " + file.getPath()
-          + " from its under store " + ufsPath + ": " + e.getMessage(), e);
+      throw new StrataException(
+          ErrorCode.UNAVAILABLE,
+          "Cannot read "
+              + file.getPath()
+              + " from its under store "
+              + ufsPath
+              + ": "
+              + e.getMessage(),
+          e);
     }
   }
 
@@ -79,11 +94,20 @@ final class UnderStoreReader implements AutoCloseable {
     try {
       return stores().get(ufsPath, options(file.getMountId())).fingerprint(ufsPath);
     } catch (NoSuchFileException e) {
-      throw new StrataException(ErrorCode.NOT_FOUND, "Path does not exist in the under store: "
-          + file.getPath() + " (" + ufsPath + ")", e);
+      throw new StrataException(
+          ErrorCode.NOT_FOUND,
+          "Path does not exist in the under store: " + file.getPath() + " (" + ufsPath + ")",
+          e);
     } catch (IOException | IllegalArgumentException e) {
-      throw new StrataException(ErrorCode.UNAVAILABLE, "Cannot ask the under store "
-          + ufsPath + " about " + file.getPath() + ": " + e.getMessage(), e);
+      throw new StrataException(
+          ErrorCode.UNAVAILABLE,
+          "Cannot ask the under store "
+              + ufsPath
+              + " about "
+              + file.getPath()
+              + ": "
+              + e.getMessage(),
+          e);
     }
   }
 
@@ -100,20 +124,25 @@ final class UnderStoreReader implements AutoCloseable {
   }
 
   /**
-   * The error of a read of {@code file} whose under-store file no longer has the fingerprint
-   * the file was opened with.
+   * The error of a read of {@code file} whose under-store file no longer has the fingerprint the
+   * file was opened with.
    */
   static StrataException changed(FileInfo file, String now) {
-    return new StrataException(ErrorCode.STALE, file.getPath()
-        + " changed in its under store since it was opened (fingerprint "
-        + file.getUfsFingerprint() + ", now " + now + "); open it again to read the new version");
+    return new StrataException(
+        ErrorCode.STALE,
+        file.getPath()
+            + " changed in its under store since it was opened (fingerprint "
+            + file.getUfsFingerprint()
+            + ", now "
+            + now
+            + "); open it again to read the new version");
   }
 
   private Map<String, String> options(long mountId) throws StrataException {
     MountInfo mount = mounts.get(mountId);
     if (mount == null) {
-      ListMountsRequest request = ListMountsRequest.newBuilder().setIncludeSecrets(true)
-          .setStoreOptionsOnly(true).build();
+      ListMountsRequest request =
+          ListMountsRequest.newBuilder().setIncludeSecrets(true).setStoreOptionsOnly(true).build();
       for (MountInfo m : master.call(s -> s.listMounts(request)).getMountsList()) {
         mounts.put(m.getMountId(), m);
       }

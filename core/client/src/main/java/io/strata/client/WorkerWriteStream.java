@@ -25,10 +25,10 @@ import java.util.function.Function;
 
 /**
  * One client-streamed write call to a worker (WriteFile, through to the under store, or
- * WriteBlocks, into its cache only), with gRPC flow control: a chunk is handed to
- * the stream only when the transport is ready for it, so a fast writer never piles up more than
- * gRPC's small send buffer in memory. A failure reported by the worker surfaces from the next
- * {@link #send} or from {@link #finish}. Used by one writer thread at a time.
+ * WriteBlocks, into its cache only), with gRPC flow control: a chunk is handed to the stream only
+ * when the transport is ready for it, so a fast writer never piles up more than gRPC's small send
+ * buffer in memory. A failure reported by the worker surfaces from the next {@link #send} or from
+ * {@link #finish}. Used by one writer thread at a time.
  */
 final class WorkerWriteStream<Q> {
   private final String worker;
@@ -42,33 +42,38 @@ final class WorkerWriteStream<Q> {
   private Throwable failure;
   private boolean done;
 
-  private WorkerWriteStream(String worker, Duration stallTimeout,
-      Function<ByteString, Q> chunkMessage) {
+  private WorkerWriteStream(
+      String worker, Duration stallTimeout, Function<ByteString, Q> chunkMessage) {
     this.worker = worker;
     this.stallNanos = stallTimeout.toNanos();
     this.chunkMessage = chunkMessage;
   }
 
   /** A WriteFile call: the file through to the under store at the header's path. */
-  static WorkerWriteStream<WriteFileRequest> writeFile(ManagedChannel channel, String worker,
-      WriteFileHeader header, Duration stallTimeout) {
-    WorkerWriteStream<WriteFileRequest> s = new WorkerWriteStream<>(worker, stallTimeout,
-        chunk -> WriteFileRequest.newBuilder().setChunk(chunk).build());
+  static WorkerWriteStream<WriteFileRequest> writeFile(
+      ManagedChannel channel, String worker, WriteFileHeader header, Duration stallTimeout) {
+    WorkerWriteStream<WriteFileRequest> s =
+        new WorkerWriteStream<>(
+            worker, stallTimeout, chunk -> WriteFileRequest.newBuilder().setChunk(chunk).build());
     WorkerServiceGrpc.newStub(channel).writeFile(s.new Responses<WriteFileResponse>(r -> r));
     s.requests.onNext(WriteFileRequest.newBuilder().setHeader(header).build());
     return s;
   }
 
   /**
-   * A WriteBlocks call: the content into the worker's cache only, as blocks of the header's
-   * data id; its answer is given as a WriteFileResponse without a fingerprint.
+   * A WriteBlocks call: the content into the worker's cache only, as blocks of the header's data
+   * id; its answer is given as a WriteFileResponse without a fingerprint.
    */
-  static WorkerWriteStream<WriteBlocksRequest> writeBlocks(ManagedChannel channel,
-      String worker, WriteBlocksHeader header, Duration stallTimeout) {
-    WorkerWriteStream<WriteBlocksRequest> s = new WorkerWriteStream<>(worker, stallTimeout,
-        chunk -> WriteBlocksRequest.newBuilder().setChunk(chunk).build());
-    WorkerServiceGrpc.newStub(channel).writeBlocks(s.new Responses<WriteBlocksResponse>(
-        r -> WriteFileResponse.newBuilder().setLength(r.getLength()).build()));
+  static WorkerWriteStream<WriteBlocksRequest> writeBlocks(
+      ManagedChannel channel, String worker, WriteBlocksHeader header, Duration stallTimeout) {
+    WorkerWriteStream<WriteBlocksRequest> s =
+        new WorkerWriteStream<>(
+            worker, stallTimeout, chunk -> WriteBlocksRequest.newBuilder().setChunk(chunk).build());
+    WorkerServiceGrpc.newStub(channel)
+        .writeBlocks(
+            s
+            .new Responses<WriteBlocksResponse>(
+                r -> WriteFileResponse.newBuilder().setLength(r.getLength()).build()));
     s.requests.onNext(WriteBlocksRequest.newBuilder().setHeader(header).build());
     return s;
   }
@@ -126,15 +131,20 @@ final class WorkerWriteStream<Q> {
       while (!requests.isReady() && failure == null && !done) {
         long left = deadline - System.nanoTime();
         if (left <= 0) {
-          throw new StrataException(ErrorCode.DEADLINE_EXCEEDED, "Worker " + worker
-              + " accepted no data for " + TimeUnit.NANOSECONDS.toSeconds(stallNanos) + "s");
+          throw new StrataException(
+              ErrorCode.DEADLINE_EXCEEDED,
+              "Worker "
+                  + worker
+                  + " accepted no data for "
+                  + TimeUnit.NANOSECONDS.toSeconds(stallNanos)
+                  + "s");
         }
         changed.awaitNanos(left);
       }
       throwIfFailed();
       if (done) {
-        throw new StrataException(ErrorCode.INTERNAL,
-            "Worker " + worker + " ended the write before the data was sent");
+        throw new StrataException(
+            ErrorCode.INTERNAL, "Worker " + worker + " ended the write before the data was sent");
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -154,15 +164,20 @@ final class WorkerWriteStream<Q> {
       while (!done) {
         long left = deadline - System.nanoTime();
         if (left <= 0) {
-          throw new StrataException(ErrorCode.DEADLINE_EXCEEDED, "Worker " + worker
-              + " did not confirm the write within " + timeout.toSeconds() + "s");
+          throw new StrataException(
+              ErrorCode.DEADLINE_EXCEEDED,
+              "Worker "
+                  + worker
+                  + " did not confirm the write within "
+                  + timeout.toSeconds()
+                  + "s");
         }
         changed.awaitNanos(left);
       }
       throwIfFailed();
       if (response == null) {
-        throw new StrataException(ErrorCode.INTERNAL,
-            "Worker " + worker + " completed the write without a reply");
+        throw new StrataException(
+            ErrorCode.INTERNAL, "Worker " + worker + " completed the write without a reply");
       }
       return response;
     } catch (InterruptedException e) {
@@ -185,12 +200,16 @@ final class WorkerWriteStream<Q> {
     if (failure instanceof StatusRuntimeException) {
       StrataException e = GrpcErrors.fromStatus((StatusRuntimeException) failure);
       if (e.code() == ErrorCode.UNAVAILABLE) {
-        throw new StrataException(ErrorCode.UNAVAILABLE, "Lost worker " + worker
-            + " while writing: " + e.getMessage(), failure);
+        throw new StrataException(
+            ErrorCode.UNAVAILABLE,
+            "Lost worker " + worker + " while writing: " + e.getMessage(),
+            failure);
       }
       throw e;
     }
-    throw new StrataException(ErrorCode.INTERNAL, "Write to worker " + worker + " failed: "
-        + Status.fromThrowable(failure).getDescription(), failure);
+    throw new StrataException(
+        ErrorCode.INTERNAL,
+        "Write to worker " + worker + " failed: " + Status.fromThrowable(failure).getDescription(),
+        failure);
   }
 }

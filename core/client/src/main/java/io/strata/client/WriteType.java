@@ -8,9 +8,9 @@ import io.strata.proto.PersistenceState;
 import java.util.Locale;
 
 /**
- * What a close of a written file waits for ({@code strata.user.file.write.type}, or the write
- * type of the folder the file is made in), under the names Alluxio users know. The names are
- * those of {@link WriteTypeAttribute#KNOWN}.
+ * What a close of a written file waits for ({@code strata.user.file.write.type}, or the write type
+ * of the folder the file is made in), under the names Alluxio users know. The names are those of
+ * {@link WriteTypeAttribute#KNOWN}.
  */
 public enum WriteType {
   /** The bytes in the under store, and cached on the workers that reads of the file go to. */
@@ -18,9 +18,9 @@ public enum WriteType {
   /** The bytes in the under store only; they are cached at their first read. */
   THROUGH,
   /**
-   * The bytes held in one worker's cache (its most durable tier) when close returns; the
-   * master's persist scheduler writes them to the under store later. A file's first content
-   * only: a new version of an existing file is written through (CACHE_THROUGH).
+   * The bytes held in one worker's cache (its most durable tier) when close returns; the master's
+   * persist scheduler writes them to the under store later. A file's first content only: a new
+   * version of an existing file is written through (CACHE_THROUGH).
    */
   ASYNC_THROUGH,
   /** The bytes held in one worker's cache only, never written to the under store. */
@@ -41,8 +41,8 @@ public enum WriteType {
   }
 
   /**
-   * The write type a folder's attributes set for what is made in it, or null when they set
-   * none (or one of a later release).
+   * The write type a folder's attributes set for what is made in it, or null when they set none (or
+   * one of a later release).
    */
   static WriteType setBy(FileInfo folder) {
     String set = WriteTypeAttribute.of(folder.getXattrsMap());
@@ -50,9 +50,9 @@ public enum WriteType {
   }
 
   /**
-   * The write type of a file just written: the one its folder set when the file was made
-   * ({@link WriteTypeAttribute}, copied onto the file), else the client's. The master refuses
-   * other values; one from a later release falls back to the client's.
+   * The write type of a file just written: the one its folder set when the file was made ({@link
+   * WriteTypeAttribute}, copied onto the file), else the client's. The master refuses other values;
+   * one from a later release falls back to the client's.
    */
   static WriteType of(FileInfo file, WriteType client) {
     String set = WriteTypeAttribute.of(file.getXattrsMap());

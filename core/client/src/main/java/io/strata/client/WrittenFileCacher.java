@@ -27,13 +27,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Caches a file that was just written and completed (write type CACHE_THROUGH): each block goes
- * to the worker that reads of it go to first (the block's first worker by
- * {@link WorkerHashing}, as readers and load jobs choose), which copies it from the under store
- * into its block store with the load path it uses for {@code strata fs load}; one call per
- * worker, all at once. The caller waits for the answers. A block that could not be cached is
- * counted and logged, not thrown: the file is whole in the under store, and its first read
- * caches it.
+ * Caches a file that was just written and completed (write type CACHE_THROUGH): each block goes to
+ * the worker that reads of it go to first (the block's first worker by {@link WorkerHashing}, as
+ * readers and load jobs choose), which copies it from the under store into its block store with the
+ * load path it uses for {@code strata fs load}; one call per worker, all at once. The caller waits
+ * for the answers. A block that could not be cached is counted and logged, not thrown: the file is
+ * whole in the under store, and its first read caches it.
  */
 final class WrittenFileCacher {
   private static final Logger LOG = LoggerFactory.getLogger(WrittenFileCacher.class);
@@ -62,11 +61,17 @@ final class WrittenFileCacher {
           return failed(file, blocks, "no live worker");
         }
         long start = i * blockSize;
-        byWorker.computeIfAbsent(ranked.get(0), w -> new ArrayList<>()).add(LoadBlockTask
-            .newBuilder().setBlockId(blockId).setUfsPath(file.getUfsPath())
-            .setMountId(file.getMountId()).setBlockStart(start)
-            .setBlockLength(Math.min(blockSize, length - start)).setWorkerTellsMaster(true)
-            .build());
+        byWorker
+            .computeIfAbsent(ranked.get(0), w -> new ArrayList<>())
+            .add(
+                LoadBlockTask.newBuilder()
+                    .setBlockId(blockId)
+                    .setUfsPath(file.getUfsPath())
+                    .setMountId(file.getMountId())
+                    .setBlockStart(start)
+                    .setBlockLength(Math.min(blockSize, length - start))
+                    .setWorkerTellsMaster(true)
+                    .build());
       }
     } catch (StrataException e) {
       return failed(file, blocks, e.getMessage());
@@ -74,27 +79,29 @@ final class WrittenFileCacher {
     Duration timeout = ctx.conf.getDuration(ClientKeys.RPC_TIMEOUT);
     // Every worker copies its blocks at the same time; close waits for the slowest.
     Map<WorkerInfo, CompletableFuture<LoadBlocksResponse>> calls = new LinkedHashMap<>();
-    byWorker.forEach((worker, tasks) -> {
-      CompletableFuture<LoadBlocksResponse> answer = new CompletableFuture<>();
-      calls.put(worker, answer);
-      WorkerServiceGrpc.newStub(ctx.workerChannel(worker.getAddress()))
-          .withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS)
-          .loadBlocks(LoadBlocksRequest.newBuilder().addAllTasks(tasks).build(),
-              new StreamObserver<>() {
-                @Override
-                public void onNext(LoadBlocksResponse value) {
-                  answer.complete(value);
-                }
+    byWorker.forEach(
+        (worker, tasks) -> {
+          CompletableFuture<LoadBlocksResponse> answer = new CompletableFuture<>();
+          calls.put(worker, answer);
+          WorkerServiceGrpc.newStub(ctx.workerChannel(worker.getAddress()))
+              .withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS)
+              .loadBlocks(
+                  LoadBlocksRequest.newBuilder().addAllTasks(tasks).build(),
+                  new StreamObserver<>() {
+                    @Override
+                    public void onNext(LoadBlocksResponse value) {
+                      answer.complete(value);
+                    }
 
-                @Override
-                public void onError(Throwable t) {
-                  answer.completeExceptionally(t);
-                }
+                    @Override
+                    public void onError(Throwable t) {
+                      answer.completeExceptionally(t);
+                    }
 
-                @Override
-                public void onCompleted() {}
-              });
-    });
+                    @Override
+                    public void onCompleted() {}
+                  });
+        });
     int cached = 0;
     for (Map.Entry<WorkerInfo, List<LoadBlockTask>> e : byWorker.entrySet()) {
       WorkerInfo worker = e.getKey();
@@ -102,10 +109,17 @@ final class WrittenFileCacher {
       try {
         response = calls.get(worker).join();
       } catch (CompletionException x) {
-        failed(file, e.getValue().size(), "worker " + worker.getAddress().getHost() + ":"
-            + worker.getAddress().getRpcPort() + ": "
-            + (x.getCause() instanceof StatusRuntimeException sre
-                ? GrpcErrors.fromStatus(sre).getMessage() : String.valueOf(x.getCause())));
+        failed(
+            file,
+            e.getValue().size(),
+            "worker "
+                + worker.getAddress().getHost()
+                + ":"
+                + worker.getAddress().getRpcPort()
+                + ": "
+                + (x.getCause() instanceof StatusRuntimeException sre
+                    ? GrpcErrors.fromStatus(sre).getMessage()
+                    : String.valueOf(x.getCause())));
         continue;
       }
       // The worker answers in the order of the tasks.
@@ -117,8 +131,10 @@ final class WrittenFileCacher {
           cached++;
           ctx.metrics.addCachedOnWrite(e.getValue().get(i).getBlockLength());
         } else {
-          failed(file, 1, r.getOutcome() + (r.getMessage().isEmpty() ? ""
-              : " (" + r.getMessage() + ")"));
+          failed(
+              file,
+              1,
+              r.getOutcome() + (r.getMessage().isEmpty() ? "" : " (" + r.getMessage() + ")"));
         }
       }
     }
@@ -127,8 +143,11 @@ final class WrittenFileCacher {
 
   private int failed(FileInfo file, int blocks, String why) {
     ctx.metrics.addCacheOnWriteFailures(blocks);
-    LOG.debug("{} block(s) of {} were not cached at close ({}); its first read caches them",
-        blocks, file.getPath(), why);
+    LOG.debug(
+        "{} block(s) of {} were not cached at close ({}); its first read caches them",
+        blocks,
+        file.getPath(),
+        why);
     return 0;
   }
 }

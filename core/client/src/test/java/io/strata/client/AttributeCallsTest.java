@@ -54,11 +54,17 @@ class AttributeCallsTest {
     assertTrue(sent.hasMode());
     assertFalse(sent.hasOwner() || sent.hasGroup() || sent.hasModificationTimeMs());
 
-    FileInfo all = fs.setAttribute("/d/f", SetAttributeOptions.defaults().mode(0)
-        .owner("bob").group("ml").modificationTimeMs(1_600_000_000_000L));
+    FileInfo all =
+        fs.setAttribute(
+            "/d/f",
+            SetAttributeOptions.defaults()
+                .mode(0)
+                .owner("bob")
+                .group("ml")
+                .modificationTimeMs(1_600_000_000_000L));
     sent = cluster.master.attributeRequests.get(1);
-    assertTrue(sent.hasMode() && sent.hasOwner() && sent.hasGroup()
-        && sent.hasModificationTimeMs());
+    assertTrue(
+        sent.hasMode() && sent.hasOwner() && sent.hasGroup() && sent.hasModificationTimeMs());
     assertEquals(0, sent.getMode(), "mode 0 is sent as set, not as absent");
     assertEquals(0, all.getMode());
     assertEquals("bob", all.getOwner());
@@ -66,8 +72,10 @@ class AttributeCallsTest {
     assertEquals(1_600_000_000_000L, all.getModificationTimeMs());
     assertEquals(all, fs.getStatus("/d/f"));
 
-    StrataException missing = assertThrows(StrataException.class,
-        () -> fs.setAttribute("/nope", SetAttributeOptions.defaults().owner("bob")));
+    StrataException missing =
+        assertThrows(
+            StrataException.class,
+            () -> fs.setAttribute("/nope", SetAttributeOptions.defaults().owner("bob")));
     assertEquals(ErrorCode.NOT_FOUND, missing.code());
     assertTrue(missing.getMessage().contains("/nope"), missing.getMessage());
   }
@@ -90,8 +98,11 @@ class AttributeCallsTest {
   @Test
   void ttlIsSentWithItsActionAndRemovedWithZero() throws Exception {
     cluster.addFile("/t", new byte[1], 1 << 20);
-    FileInfo set = fs.setAttribute("/t", SetAttributeOptions.defaults()
-        .ttl(Duration.ofMinutes(90), TtlAction.TTL_ACTION_DELETE));
+    FileInfo set =
+        fs.setAttribute(
+            "/t",
+            SetAttributeOptions.defaults()
+                .ttl(Duration.ofMinutes(90), TtlAction.TTL_ACTION_DELETE));
     SetAttributeRequest sent = cluster.master.attributeRequests.get(0);
     assertTrue(sent.hasTtlMs());
     assertEquals(5_400_000, sent.getTtlMs());
@@ -108,10 +119,9 @@ class AttributeCallsTest {
     fs.setAttribute("/t", SetAttributeOptions.defaults().mode(0600));
     assertFalse(cluster.master.attributeRequests.get(2).hasTtlMs(), "left as it is");
     SetAttributeOptions none = SetAttributeOptions.defaults();
-    assertThrows(IllegalArgumentException.class,
-        () -> none.ttl(Duration.ZERO, TtlAction.TTL_ACTION_FREE));
-    assertThrows(IllegalArgumentException.class,
-        () -> none.ttl(Duration.ofSeconds(1), null));
+    assertThrows(
+        IllegalArgumentException.class, () -> none.ttl(Duration.ZERO, TtlAction.TTL_ACTION_FREE));
+    assertThrows(IllegalArgumentException.class, () -> none.ttl(Duration.ofSeconds(1), null));
     assertFalse(none.noTtl().isEmpty());
   }
 
@@ -129,8 +139,8 @@ class AttributeCallsTest {
     assertEquals("ml", mine.getGroup());
     assertTrue(mine.getRecursive());
 
-    try (FileOutStream out = fs.createFile("/mine/f",
-        CreateOptions.defaults().owner("carol").group("ops"))) {
+    try (FileOutStream out =
+        fs.createFile("/mine/f", CreateOptions.defaults().owner("carol").group("ops"))) {
       out.write(new byte[3]);
     }
     try (FileOutStream out = fs.createFile("/mine/g")) {
@@ -156,17 +166,24 @@ class AttributeCallsTest {
         older.addMethod(m);
       }
     }
-    Server server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-        .addService(older.build()).build().start();
+    Server server =
+        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+            .addService(older.build())
+            .build()
+            .start();
     Map<String, String> c = cluster.conf();
     c.put("strata.master.rpc.port", Integer.toString(server.getPort()));
     try (FileSystem old = FileSystem.connect(StrataConfig.load(c))) {
       assertTrue(old.getStatus("/").getDirectory(), "the older master answers other calls");
-      StrataException e = assertThrows(StrataException.class,
-          () -> old.setAttribute("/", SetAttributeOptions.defaults().mode(0755)));
+      StrataException e =
+          assertThrows(
+              StrataException.class,
+              () -> old.setAttribute("/", SetAttributeOptions.defaults().mode(0755)));
       assertEquals(ErrorCode.UNIMPLEMENTED, e.code());
-      assertTrue(e.getMessage().contains("older than this client")
-          && e.getMessage().contains("upgrade the master"), e.getMessage());
+      assertTrue(
+          e.getMessage().contains("older than this client")
+              && e.getMessage().contains("upgrade the master"),
+          e.getMessage());
     } finally {
       server.shutdownNow().awaitTermination();
     }

@@ -19,9 +19,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A stream opened on a file that is then rewritten in its under store: ranges not cached fail
- * with an error naming the path, from every source, and are never completed with the bytes of
- * another version.
+ * A stream opened on a file that is then rewritten in its under store: ranges not cached fail with
+ * an error naming the path, from every source, and are never completed with the bytes of another
+ * version.
  */
 class ChangedFileReadTest {
   private static final int BLOCK = 256 << 10;
@@ -42,8 +42,12 @@ class ChangedFileReadTest {
   }
 
   private static String changedMessage(FileInfo f, String now) {
-    return f.getPath() + " changed in its under store since it was opened (fingerprint "
-        + f.getUfsFingerprint() + ", now " + now + "); open it again to read the new version";
+    return f.getPath()
+        + " changed in its under store since it was opened (fingerprint "
+        + f.getUfsFingerprint()
+        + ", now "
+        + now
+        + "); open it again to read the new version";
   }
 
   @Test
@@ -58,8 +62,8 @@ class ChangedFileReadTest {
       assertArrayEquals(Arrays.copyOfRange(content, 10, 1010), buf);
 
       String now = rewrite(f);
-      StrataException e = assertThrows(StrataException.class,
-          () -> in.readFully(BLOCK + 5, buf, 0, buf.length));
+      StrataException e =
+          assertThrows(StrataException.class, () -> in.readFully(BLOCK + 5, buf, 0, buf.length));
       assertEquals(ErrorCode.STALE, e.code());
       assertEquals(changedMessage(f, now), e.getMessage());
     }
@@ -75,8 +79,8 @@ class ChangedFileReadTest {
     order.get(0).changedTo = now;
     FileSystem fs = cluster.client();
     try (FileInStream in = fs.openFile("/f")) {
-      StrataException e = assertThrows(StrataException.class,
-          () -> in.readFully(0, new byte[100], 0, 100));
+      StrataException e =
+          assertThrows(StrataException.class, () -> in.readFully(0, new byte[100], 0, 100));
       assertEquals(ErrorCode.STALE, e.code());
       assertEquals(changedMessage(f, now), e.getMessage());
     }
@@ -85,8 +89,7 @@ class ChangedFileReadTest {
   }
 
   @Test
-  void workerClosingMidTransferAfterARewriteFailsTheReadInsteadOfCompletingIt()
-      throws Exception {
+  void workerClosingMidTransferAfterARewriteFailsTheReadInsteadOfCompletingIt() throws Exception {
     cluster = new TestCluster(dir, 2);
     FileInfo f = cluster.addFile("/f", TestCluster.randomBytes(BLOCK, 3), BLOCK);
     List<TestWorker> order =
@@ -97,8 +100,8 @@ class ChangedFileReadTest {
     String now = rewrite(f);
     FileSystem fs = cluster.client();
     try (FileInStream in = fs.openFile("/f")) {
-      StrataException e = assertThrows(StrataException.class,
-          () -> in.readFully(0, new byte[BLOCK], 0, BLOCK));
+      StrataException e =
+          assertThrows(StrataException.class, () -> in.readFully(0, new byte[BLOCK], 0, BLOCK));
       assertEquals(ErrorCode.STALE, e.code());
       assertEquals(changedMessage(f, now), e.getMessage());
     }

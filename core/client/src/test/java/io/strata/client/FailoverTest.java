@@ -143,11 +143,11 @@ class FailoverTest {
     }
     FileSystem fs = cluster.client("strata.client.read.ufs.fallback.enabled", "false");
     try (FileInStream in = fs.openFile("/nofallback")) {
-      StrataException e = assertThrows(StrataException.class,
-          () -> in.read(0, new byte[10], 0, 10));
+      StrataException e =
+          assertThrows(StrataException.class, () -> in.read(0, new byte[10], 0, 10));
       assertEquals(ErrorCode.UNAVAILABLE, e.code());
-      assertTrue(e.getMessage().contains("every worker that could serve it failed"),
-          e.getMessage());
+      assertTrue(
+          e.getMessage().contains("every worker that could serve it failed"), e.getMessage());
     }
   }
 
@@ -157,8 +157,14 @@ class FailoverTest {
     FileInfo f = cluster.addFile("/held", content, BLOCK);
     long blockId = BlockIds.blockId(f.getFileId(), 0);
     TestWorker holder = ranking(blockId).get(1);
-    cluster.master.setLocations(blockId, List.of(BlockLocation.newBuilder()
-        .setWorkerId(holder.id).setAddress(holder.address()).setTier("MEM").build()));
+    cluster.master.setLocations(
+        blockId,
+        List.of(
+            BlockLocation.newBuilder()
+                .setWorkerId(holder.id)
+                .setAddress(holder.address())
+                .setTier("MEM")
+                .build()));
     FileSystem fs = cluster.client();
     byte[] buf = new byte[1000];
     try (FileInStream in = fs.openFile("/held")) {
@@ -175,8 +181,8 @@ class FailoverTest {
     cluster.master.workers = List.of();
     FileSystem fs = cluster.client("strata.client.read.ufs.fallback.enabled", "false");
     try (FileInStream in = fs.openFile("/lonely")) {
-      StrataException e = assertThrows(StrataException.class,
-          () -> in.read(0, new byte[10], 0, 10));
+      StrataException e =
+          assertThrows(StrataException.class, () -> in.read(0, new byte[10], 0, 10));
       assertEquals("No live workers: start one with `strata worker start`", e.getMessage());
     }
   }

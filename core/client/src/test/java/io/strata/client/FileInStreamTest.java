@@ -57,32 +57,34 @@ class FileInStreamTest {
     FileSystem fs = cluster.client();
     try (FileInStream in = fs.openFile("/f")) {
       assertEquals(content.length, in.length());
-      long[][] ranges = {{0, 10}, {BLOCK - 5, 10}, {BLOCK - 100, 2 * BLOCK + 200},
-          {3 * BLOCK, 1000}};
+      long[][] ranges = {
+        {0, 10}, {BLOCK - 5, 10}, {BLOCK - 100, 2 * BLOCK + 200}, {3 * BLOCK, 1000}
+      };
       long asked = 0;
       for (long[] r : ranges) {
         byte[] buf = new byte[(int) r[1] + 3];
         assertEquals(r[1], in.read(r[0], buf, 3, (int) r[1]));
-        assertArrayEquals(Arrays.copyOfRange(content, (int) r[0], (int) (r[0] + r[1])),
+        assertArrayEquals(
+            Arrays.copyOfRange(content, (int) r[0], (int) (r[0] + r[1])),
             Arrays.copyOfRange(buf, 3, buf.length));
         asked += r[1];
       }
       byte[] tail = new byte[100];
       assertEquals(10, in.read(content.length - 10, tail, 0, 100));
-      assertArrayEquals(Arrays.copyOfRange(content, content.length - 10, content.length),
+      assertArrayEquals(
+          Arrays.copyOfRange(content, content.length - 10, content.length),
           Arrays.copyOf(tail, 10));
       asked += 10;
       assertEquals(-1, in.read(content.length, tail, 0, 100));
-      StrataException past = assertThrows(StrataException.class,
-          () -> in.readFully(content.length - 5, tail, 0, 10));
+      StrataException past =
+          assertThrows(StrataException.class, () -> in.readFully(content.length - 5, tail, 0, 10));
       assertEquals(ErrorCode.INVALID_ARGUMENT, past.code());
 
       // Exactly the bytes asked for were fetched, each request inside one block.
       assertEquals(asked, requestedBytes());
       for (ReadBlockRequest r : allRequests()) {
         assertTrue(r.getOffset() + r.getLength() <= r.getSource().getBlockLength());
-        assertEquals(BlockIds.index(r.getBlockId()) * (long) BLOCK,
-            r.getSource().getBlockStart());
+        assertEquals(BlockIds.index(r.getBlockId()) * (long) BLOCK, r.getSource().getBlockStart());
       }
       assertEquals(asked, fs.metrics().remoteBytes());
     }
@@ -98,21 +100,24 @@ class FileInStreamTest {
       List<Future<Integer>> results = new ArrayList<>();
       for (int t = 0; t < 8; t++) {
         long seed = t;
-        results.add(pool.submit(() -> {
-          Random random = new Random(seed);
-          int checked = 0;
-          for (int i = 0; i < 100; i++) {
-            int pos = random.nextInt(content.length);
-            int len = 1 + random.nextInt(3 * BLOCK);
-            byte[] buf = new byte[len];
-            int n = in.read(pos, buf, 0, len);
-            int expected = Math.min(len, content.length - pos);
-            assertEquals(expected, n);
-            assertArrayEquals(Arrays.copyOfRange(content, pos, pos + n), Arrays.copyOf(buf, n));
-            checked++;
-          }
-          return checked;
-        }));
+        results.add(
+            pool.submit(
+                () -> {
+                  Random random = new Random(seed);
+                  int checked = 0;
+                  for (int i = 0; i < 100; i++) {
+                    int pos = random.nextInt(content.length);
+                    int len = 1 + random.nextInt(3 * BLOCK);
+                    byte[] buf = new byte[len];
+                    int n = in.read(pos, buf, 0, len);
+                    int expected = Math.min(len, content.length - pos);
+                    assertEquals(expected, n);
+                    assertArrayEquals(
+                        Arrays.copyOfRange(content, pos, pos + n), Arrays.copyOf(buf, n));
+                    checked++;
+                  }
+                  return checked;
+                }));
       }
       for (Future<Integer> f : results) {
         assertEquals(100, f.get());
@@ -180,8 +185,14 @@ class FileInStreamTest {
     assertEquals(ErrorCode.INVALID_ARGUMENT, dirError.code());
     assertEquals("Path is a directory: /d", dirError.getMessage());
 
-    cluster.master.put(FileInfo.newBuilder().setFileId(99).setPath("/w").setName("w")
-        .setBlockSize(BLOCK).setComplete(false).build());
+    cluster.master.put(
+        FileInfo.newBuilder()
+            .setFileId(99)
+            .setPath("/w")
+            .setName("w")
+            .setBlockSize(BLOCK)
+            .setComplete(false)
+            .build());
     StrataException writing = assertThrows(StrataException.class, () -> fs.openFile("/w"));
     assertEquals(ErrorCode.FAILED_PRECONDITION, writing.code());
     assertEquals("File is still being written: /w", writing.getMessage());
@@ -196,8 +207,8 @@ class FileInStreamTest {
     cluster.contents.remove(f.getUfsPath());
     FileSystem fs = cluster.client();
     try (FileInStream in = fs.openFile("/vanished")) {
-      StrataException e = assertThrows(StrataException.class,
-          () -> in.read(0, new byte[10], 0, 10));
+      StrataException e =
+          assertThrows(StrataException.class, () -> in.read(0, new byte[10], 0, 10));
       assertEquals(ErrorCode.NOT_FOUND, e.code());
       assertTrue(e.getMessage().contains("/vanished"), e.getMessage());
     }
@@ -211,8 +222,8 @@ class FileInStreamTest {
     for (int i = 0; i < 3; i++) {
       long id = BlockIds.blockId(f.getFileId(), i);
       Path p = blocks.resolve(Long.toString(id));
-      Files.write(p, Arrays.copyOfRange(content, i * BLOCK, Math.min(content.length,
-          (i + 1) * BLOCK)));
+      Files.write(
+          p, Arrays.copyOfRange(content, i * BLOCK, Math.min(content.length, (i + 1) * BLOCK)));
       for (TestWorker w : cluster.workers) {
         w.localBlocks.put(id, p);
       }
@@ -227,8 +238,7 @@ class FileInStreamTest {
       assertTrue(in.readsLocally(2 * BLOCK + 9));
       assertFalse(in.readsLocally(content.length), "past the end");
       in.readFully(BLOCK - 3, all, 0, 6);
-      assertArrayEquals(Arrays.copyOfRange(content, BLOCK - 3, BLOCK + 3),
-          Arrays.copyOf(all, 6));
+      assertArrayEquals(Arrays.copyOfRange(content, BLOCK - 3, BLOCK + 3), Arrays.copyOf(all, 6));
     }
     assertEquals(content.length + 6, fs.metrics().shortCircuitBytes());
     assertEquals(0, fs.metrics().remoteBytes());

@@ -2,8 +2,8 @@ package io.strata.client;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -37,8 +37,8 @@ class FileOutStreamTest {
   void writeStreamsChunksAndCompletesTheFile() throws Exception {
     FileSystem fs = cluster.client("strata.client.write.chunk.size", "64KB");
     byte[] content = TestCluster.randomBytes(3 * 65536 + 8199, 21);
-    try (FileOutStream out = fs.createFile("/out/a.bin",
-        CreateOptions.defaults().recursive(true).mode(0600))) {
+    try (FileOutStream out =
+        fs.createFile("/out/a.bin", CreateOptions.defaults().recursive(true).mode(0600))) {
       int pos = 0;
       int step = 1;
       while (pos < content.length) {
@@ -73,10 +73,9 @@ class FileOutStreamTest {
   }
 
   /**
-   * A master that does not keep files in the cache only (a release before ASYNC_THROUGH: it
-   * answers the create without the persistence state) gets them written through: the entry
-   * it made is deleted, the bytes land in the under store, and the next new files skip the
-   * attempt.
+   * A master that does not keep files in the cache only (a release before ASYNC_THROUGH: it answers
+   * the create without the persistence state) gets them written through: the entry it made is
+   * deleted, the bytes land in the under store, and the next new files skip the attempt.
    */
   @Test
   void cacheOnlyFilesAreWrittenThroughWhenTheMasterDoesNotKeepThem() throws Exception {
@@ -89,7 +88,9 @@ class FileOutStreamTest {
       }
       assertArrayEquals(content, Files.readAllBytes(dir.resolve("ufs/async/" + name)));
     }
-    assertEquals(List.of("/async/a.bin"), cluster.master.deleted,
+    assertEquals(
+        List.of("/async/a.bin"),
+        cluster.master.deleted,
         "only the first file's cache-only entry was made, and then deleted");
   }
 
@@ -98,13 +99,16 @@ class FileOutStreamTest {
     cluster.workers.get(0).failAfterChunks = 2;
     FileSystem fs = cluster.client("strata.client.write.chunk.size", "64KB");
     byte[] block = new byte[65536];
-    StrataException e = assertThrows(StrataException.class, () -> {
-      try (FileOutStream out = fs.createFile("/fail.bin")) {
-        for (int i = 0; i < 64; i++) {
-          out.write(block);
-        }
-      }
-    });
+    StrataException e =
+        assertThrows(
+            StrataException.class,
+            () -> {
+              try (FileOutStream out = fs.createFile("/fail.bin")) {
+                for (int i = 0; i < 64; i++) {
+                  out.write(block);
+                }
+              }
+            });
     assertTrue(e.getMessage().contains("/fail.bin"), e.getMessage());
     assertTrue(e.getMessage().contains("disk full"), e.getMessage());
     assertEquals(List.of("/fail.bin"), cluster.master.deleted);

@@ -47,8 +47,8 @@ class FileSystemTest {
     assertTrue(fs.exists("/a"));
     assertEquals("/a/b", fs.getStatus("/a/b").getPath());
     fs.createDirectory("/a/b", false, true);
-    StrataException exists = assertThrows(StrataException.class,
-        () -> fs.createDirectory("/a/b", false, false));
+    StrataException exists =
+        assertThrows(StrataException.class, () -> fs.createDirectory("/a/b", false, false));
     assertEquals(ErrorCode.ALREADY_EXISTS, exists.code());
 
     fs.rename("/a/b", "/a/c");
@@ -59,8 +59,7 @@ class FileSystemTest {
 
     MountInfo m = fs.mount("/data", "file:///tmp/x", Map.of("k", "v"), true);
     assertEquals("file:///tmp/x", m.getUfsUri());
-    assertEquals(List.of("/", "/data"), fs.listMounts().stream().map(MountInfo::getPath)
-        .toList());
+    assertEquals(List.of("/", "/data"), fs.listMounts().stream().map(MountInfo::getPath).toList());
     fs.unmount("/data");
     assertEquals(1, fs.listMounts().size());
 
@@ -133,10 +132,14 @@ class FileSystemTest {
     try (FileSystem lost = FileSystem.connect(StrataConfig.load(conf))) {
       StrataException e = assertThrows(StrataException.class, () -> lost.getStatus("/"));
       assertEquals(ErrorCode.UNAVAILABLE, e.code());
-      assertEquals("Cannot reach the Strata master at 127.0.0.1:" + port + " (tried for 1s)."
-          + " Start it with `strata master start` or `strata local up`, or set"
-          + " strata.master.hostname / strata.master.rpc.port (conf/strata-site.properties,"
-          + " STRATA_MASTER_HOSTNAME, or -Dstrata.master.hostname)", e.getMessage());
+      assertEquals(
+          "Cannot reach the Strata master at 127.0.0.1:"
+              + port
+              + " (tried for 1s)."
+              + " Start it with `strata master start` or `strata local up`, or set"
+              + " strata.master.hostname / strata.master.rpc.port (conf/strata-site.properties,"
+              + " STRATA_MASTER_HOSTNAME, or -Dstrata.master.hostname)",
+          e.getMessage());
     }
   }
 
@@ -147,15 +150,20 @@ class FileSystemTest {
     conf.put("strata.master.rpc.port", Integer.toString(port));
     conf.put("strata.client.master.retry.max.duration", "60s");
     AtomicReference<Server> late = new AtomicReference<>();
-    Thread starter = new Thread(() -> {
-      try {
-        Thread.sleep(500);
-        late.set(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port))
-            .addService(new TestMaster("file:///late")).build().start());
-      } catch (Exception e) {
-        throw new RuntimeException(e);
-      }
-    });
+    Thread starter =
+        new Thread(
+            () -> {
+              try {
+                Thread.sleep(500);
+                late.set(
+                    NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port))
+                        .addService(new TestMaster("file:///late"))
+                        .build()
+                        .start());
+              } catch (Exception e) {
+                throw new RuntimeException(e);
+              }
+            });
     try (FileSystem waiting = FileSystem.connect(StrataConfig.load(conf))) {
       starter.start();
       assertEquals("/", waiting.getStatus("/").getPath());

@@ -31,10 +31,12 @@ class LoadCallsTest {
   private FileSystem fs;
   private final TestLoadMaster loads = new TestLoadMaster();
 
-  private FileSystem start(io.grpc.BindableService service, String retryBudget)
-      throws Exception {
-    server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-        .addService(service).build().start();
+  private FileSystem start(io.grpc.BindableService service, String retryBudget) throws Exception {
+    server =
+        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+            .addService(service)
+            .build()
+            .start();
     Map<String, String> c = new HashMap<>();
     c.put("strata.conf.dir", dir.resolve("conf").toString());
     c.put("strata.master.hostname", "127.0.0.1");
@@ -58,8 +60,12 @@ class LoadCallsTest {
   void submitSendsTheNormalizedPathAndTheOptions() throws Exception {
     loads.script(TestLoadMaster.status("/data/x", LoadJobState.LOAD_LISTING, 0, 0, 0, 0, 0));
     start(loads, "2s");
-    LoadJobOptions options = LoadJobOptions.newBuilder().setVerify(true)
-        .setBandwidthBytesPerSec(200L << 20).setPartialListing(true).build();
+    LoadJobOptions options =
+        LoadJobOptions.newBuilder()
+            .setVerify(true)
+            .setBandwidthBytesPerSec(200L << 20)
+            .setPartialListing(true)
+            .build();
     SubmitLoadResponse r = fs.submitLoad("/data//x/", options);
     assertEquals(7, r.getJob().getJobId());
     assertFalse(r.getAlreadyRunning());
@@ -72,19 +78,24 @@ class LoadCallsTest {
 
   @Test
   void statusCarriesTheFailuresAskedFor() throws Exception {
-    loads.script(TestLoadMaster.status("/d", LoadJobState.LOAD_RUNNING, 1, 5, 10, 50, 1000),
-        TestLoadMaster.status("/d", LoadJobState.LOAD_FAILED, 2, 5, 20, 50, 2000)
-            .toBuilder().setFilesFailed(3).build());
-    loads.failures(List.of(TestLoadMaster.failure("/d/a", "gone"),
-        TestLoadMaster.failure("/d/b", "gone"), TestLoadMaster.failure("/d/c", "gone")));
+    loads.script(
+        TestLoadMaster.status("/d", LoadJobState.LOAD_RUNNING, 1, 5, 10, 50, 1000),
+        TestLoadMaster.status("/d", LoadJobState.LOAD_FAILED, 2, 5, 20, 50, 2000).toBuilder()
+            .setFilesFailed(3)
+            .build());
+    loads.failures(
+        List.of(
+            TestLoadMaster.failure("/d/a", "gone"),
+            TestLoadMaster.failure("/d/b", "gone"),
+            TestLoadMaster.failure("/d/c", "gone")));
     start(loads, "2s");
     fs.submitLoad("/d", LoadJobOptions.getDefaultInstance());
     LoadJobStatus none = fs.loadStatus("/d", 0);
     assertEquals(0, none.getFailuresCount());
     LoadJobStatus two = fs.loadStatus("/d/", 2);
     assertEquals(LoadJobState.LOAD_FAILED, two.getState());
-    assertEquals(List.of("/d/a", "/d/b"), two.getFailuresList().stream()
-        .map(f -> f.getPath()).toList());
+    assertEquals(
+        List.of("/d/a", "/d/b"), two.getFailuresList().stream().map(f -> f.getPath()).toList());
     assertEquals(2, loads.statusRequests.get(1).getMaxFailures());
     assertEquals("/d", loads.statusRequests.get(1).getPath());
   }
@@ -93,8 +104,7 @@ class LoadCallsTest {
   void aPathWithoutAJobIsNotFound() throws Exception {
     loads.script(TestLoadMaster.status("/d", LoadJobState.LOAD_RUNNING, 0, 1, 0, 1, 0));
     start(loads, "2s");
-    StrataException status = assertThrows(StrataException.class,
-        () -> fs.loadStatus("/other", 0));
+    StrataException status = assertThrows(StrataException.class, () -> fs.loadStatus("/other", 0));
     assertEquals(ErrorCode.NOT_FOUND, status.code());
     assertTrue(status.getMessage().startsWith("No load job of /other"), status.getMessage());
     StrataException stop = assertThrows(StrataException.class, () -> fs.stopLoad("/other"));
@@ -123,10 +133,14 @@ class LoadCallsTest {
   @Test
   void aMasterWithoutLoadJobsSaysSo() throws Exception {
     start(new TestMaster("file:///x"), "2s");
-    StrataException e = assertThrows(StrataException.class,
-        () -> fs.submitLoad("/d", LoadJobOptions.getDefaultInstance()));
+    StrataException e =
+        assertThrows(
+            StrataException.class, () -> fs.submitLoad("/d", LoadJobOptions.getDefaultInstance()));
     assertEquals(ErrorCode.UNIMPLEMENTED, e.code());
-    assertTrue(e.getMessage().startsWith("The Strata master at 127.0.0.1:" + server.getPort()
-        + " does not run load jobs"), e.getMessage());
+    assertTrue(
+        e.getMessage()
+            .startsWith(
+                "The Strata master at 127.0.0.1:" + server.getPort() + " does not run load jobs"),
+        e.getMessage());
   }
 }

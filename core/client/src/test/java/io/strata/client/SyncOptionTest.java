@@ -78,8 +78,7 @@ class SyncOptionTest {
     cluster.master.addFile("/t/a/x", 100, 1024, "file:///x/x");
     cluster.master.addFile("/t/y", 20, 1024, "file:///x/y");
     List<LoadMetadataProgress> all = new ArrayList<>();
-    try (CloseableIterator<LoadMetadataProgress> it = fs.loadMetadata("//t/",
-        SyncOption.ALWAYS)) {
+    try (CloseableIterator<LoadMetadataProgress> it = fs.loadMetadata("//t/", SyncOption.ALWAYS)) {
       it.forEachRemaining(all::add);
     }
     assertEquals(2, all.size());
@@ -92,8 +91,8 @@ class SyncOptionTest {
     assertEquals("/t", cluster.master.loadRequests.get(0).getPath());
     assertEquals(0, cluster.master.loadRequests.get(0).getSyncIntervalMs());
 
-    StrataException e = assertThrows(StrataException.class,
-        () -> fs.loadMetadata("/none", SyncOption.DEFAULT));
+    StrataException e =
+        assertThrows(StrataException.class, () -> fs.loadMetadata("/none", SyncOption.DEFAULT));
     assertEquals(ErrorCode.NOT_FOUND, e.code());
     assertFalse(cluster.master.loadRequests.get(1).hasSyncIntervalMs());
   }

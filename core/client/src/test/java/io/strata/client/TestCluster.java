@@ -18,16 +18,18 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A master double and some worker doubles on 127.0.0.1 with ephemeral ports, an under-store
- * folder in a temporary directory, and clients configured to use them.
+ * A master double and some worker doubles on 127.0.0.1 with ephemeral ports, an under-store folder
+ * in a temporary directory, and clients configured to use them.
  */
 final class TestCluster implements AutoCloseable {
   final Path dir;
   final TestMaster master;
   final List<TestWorker> workers = new ArrayList<>();
   final Map<String, byte[]> contents = new ConcurrentHashMap<>();
+
   /** Every data request any worker received, in arrival order. */
   final List<ReadBlockRequest> requests = new CopyOnWriteArrayList<>();
+
   private final Server masterServer;
   private final List<FileSystem> clients = new ArrayList<>();
 
@@ -35,8 +37,11 @@ final class TestCluster implements AutoCloseable {
     this.dir = dir;
     Files.createDirectories(dir.resolve("ufs"));
     master = new TestMaster("file://" + dir.resolve("ufs"));
-    masterServer = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-        .addService(master).build().start();
+    masterServer =
+        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+            .addService(master)
+            .build()
+            .start();
     List<WorkerInfo> infos = new ArrayList<>();
     for (int i = 1; i <= workerCount; i++) {
       TestWorker w = new TestWorker(i, contents, requests);

@@ -18,11 +18,11 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A load-job service double that plays a scripted job: SubmitLoad answers the first status of
- * the script, each GetLoadStatus the next one (the last one again once the script is spent),
- * StopLoad turns the current status into a stopped one. GetLoadStatus and StopLoad of a path
- * other than the script's answer NOT_FOUND, as the master does for a path that never had a job.
- * It can also play a master that does not answer for a while. Every request is recorded.
+ * A load-job service double that plays a scripted job: SubmitLoad answers the first status of the
+ * script, each GetLoadStatus the next one (the last one again once the script is spent), StopLoad
+ * turns the current status into a stopped one. GetLoadStatus and StopLoad of a path other than the
+ * script's answer NOT_FOUND, as the master does for a path that never had a job. It can also play a
+ * master that does not answer for a while. Every request is recorded.
  */
 public final class TestLoadMaster extends LoadMasterGrpc.LoadMasterImplBase {
   public final List<SubmitLoadRequest> submits = new CopyOnWriteArrayList<>();
@@ -77,12 +77,26 @@ public final class TestLoadMaster extends LoadMasterGrpc.LoadMasterImplBase {
   }
 
   /** A status with the counts a progress display shows. */
-  public static LoadJobStatus status(String path, LoadJobState state, long filesDone,
-      long filesTotal, long bytesDone, long bytesTotal, long elapsedMs) {
-    return LoadJobStatus.newBuilder().setJobId(7).setPath(path).setState(state)
-        .setFilesDone(filesDone).setFilesTotal(filesTotal).setBytesDone(bytesDone)
-        .setBytesTotal(bytesTotal).setListingDone(state != LoadJobState.LOAD_LISTING)
-        .setElapsedMs(elapsedMs).setSubmitTimeMs(1_700_000_000_000L).build();
+  public static LoadJobStatus status(
+      String path,
+      LoadJobState state,
+      long filesDone,
+      long filesTotal,
+      long bytesDone,
+      long bytesTotal,
+      long elapsedMs) {
+    return LoadJobStatus.newBuilder()
+        .setJobId(7)
+        .setPath(path)
+        .setState(state)
+        .setFilesDone(filesDone)
+        .setFilesTotal(filesTotal)
+        .setBytesDone(bytesDone)
+        .setBytesTotal(bytesTotal)
+        .setListingDone(state != LoadJobState.LOAD_LISTING)
+        .setElapsedMs(elapsedMs)
+        .setSubmitTimeMs(1_700_000_000_000L)
+        .build();
   }
 
   @Override
@@ -91,13 +105,18 @@ public final class TestLoadMaster extends LoadMasterGrpc.LoadMasterImplBase {
     SubmitLoadResponse answer;
     synchronized (this) {
       if (script.isEmpty()) {
-        out.onError(Status.NOT_FOUND.withDescription("Path does not exist: " + r.getPath())
-            .asRuntimeException());
+        out.onError(
+            Status.NOT_FOUND
+                .withDescription("Path does not exist: " + r.getPath())
+                .asRuntimeException());
         return;
       }
       next = 1;
-      answer = SubmitLoadResponse.newBuilder().setJob(script.get(0))
-          .setAlreadyRunning(alreadyRunning).build();
+      answer =
+          SubmitLoadResponse.newBuilder()
+              .setJob(script.get(0))
+              .setAlreadyRunning(alreadyRunning)
+              .build();
     }
     out.onNext(answer);
     out.onCompleted();
@@ -113,8 +132,7 @@ public final class TestLoadMaster extends LoadMasterGrpc.LoadMasterImplBase {
         return;
       }
       if (down()) {
-        out.onError(Status.UNAVAILABLE.withDescription("master is starting")
-            .asRuntimeException());
+        out.onError(Status.UNAVAILABLE.withDescription("master is starting").asRuntimeException());
         return;
       }
       answered++;
@@ -137,8 +155,11 @@ public final class TestLoadMaster extends LoadMasterGrpc.LoadMasterImplBase {
         return;
       }
       LoadJobStatus current = script.get(Math.min(next, script.size() - 1));
-      job = current.toBuilder().setState(LoadJobState.LOAD_STOPPED)
-          .setEndTimeMs(current.getSubmitTimeMs() + current.getElapsedMs()).build();
+      job =
+          current.toBuilder()
+              .setState(LoadJobState.LOAD_STOPPED)
+              .setEndTimeMs(current.getSubmitTimeMs() + current.getElapsedMs())
+              .build();
       script.clear();
       script.add(job);
       next = 0;
@@ -167,8 +188,13 @@ public final class TestLoadMaster extends LoadMasterGrpc.LoadMasterImplBase {
   }
 
   private static RuntimeException noJob(String path) {
-    return Status.NOT_FOUND.withDescription("No load job of " + path
-        + " was ever submitted: start one with `strata fs load " + path + "`")
+    return Status.NOT_FOUND
+        .withDescription(
+            "No load job of "
+                + path
+                + " was ever submitted: start one with `strata fs load "
+                + path
+                + "`")
         .asRuntimeException();
   }
 }

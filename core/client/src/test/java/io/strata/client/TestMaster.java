@@ -57,9 +57,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * An in-memory stand-in for the master's FileSystemMaster service: a namespace of FileInfo
- * records, block locations set by the test, a worker list, and a record of the calls that tests
- * assert on (CompleteFile, Delete, pages streamed).
+ * An in-memory stand-in for the master's FileSystemMaster service: a namespace of FileInfo records,
+ * block locations set by the test, a worker list, and a record of the calls that tests assert on
+ * (CompleteFile, Delete, pages streamed).
  */
 public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplBase {
   private final TreeMap<String, FileInfo> inodes = new TreeMap<>();
@@ -84,26 +84,46 @@ public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplB
 
   public TestMaster(String ufsRoot) {
     this.ufsRoot = ufsRoot;
-    inodes.put("/", FileInfo.newBuilder().setFileId(1).setPath("/").setName("")
-        .setDirectory(true).setMode(0755).setComplete(true).setUfsPath(ufsRoot)
-        .setMountId(1).build());
+    inodes.put(
+        "/",
+        FileInfo.newBuilder()
+            .setFileId(1)
+            .setPath("/")
+            .setName("")
+            .setDirectory(true)
+            .setMode(0755)
+            .setComplete(true)
+            .setUfsPath(ufsRoot)
+            .setMountId(1)
+            .build());
     mounts.add(MountInfo.newBuilder().setMountId(1).setPath("/").setUfsUri(ufsRoot).build());
   }
 
   public synchronized FileInfo addFile(String path, long length, long blockSize, String ufsPath) {
-    FileInfo f = FileInfo.newBuilder().setFileId(nextId.getAndIncrement()).setPath(path)
-        .setName(PathNames.name(path)).setLength(length).setBlockSize(blockSize).setMode(0644)
-        .setOwner("alice").setGroup("staff").setComplete(true).setUfsPath(ufsPath)
-        .setMountId(1).setUfsFingerprint(fingerprintOf(ufsPath, length))
-        .setBlockCount(BlockIds.blockCount(length, blockSize))
-        .setModificationTimeMs(1_700_000_000_000L).build();
+    FileInfo f =
+        FileInfo.newBuilder()
+            .setFileId(nextId.getAndIncrement())
+            .setPath(path)
+            .setName(PathNames.name(path))
+            .setLength(length)
+            .setBlockSize(blockSize)
+            .setMode(0644)
+            .setOwner("alice")
+            .setGroup("staff")
+            .setComplete(true)
+            .setUfsPath(ufsPath)
+            .setMountId(1)
+            .setUfsFingerprint(fingerprintOf(ufsPath, length))
+            .setBlockCount(BlockIds.blockCount(length, blockSize))
+            .setModificationTimeMs(1_700_000_000_000L)
+            .build();
     inodes.put(path, f);
     return f;
   }
 
   /**
-   * The fingerprint the under store gives a file that exists in a local folder, as a metadata
-   * load records it (reads check it); a made-up one for a file that exists nowhere.
+   * The fingerprint the under store gives a file that exists in a local folder, as a metadata load
+   * records it (reads check it); a made-up one for a file that exists nowhere.
    */
   private static String fingerprintOf(String ufsPath, long length) {
     try {
@@ -123,8 +143,15 @@ public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplB
 
   /** A directory whose children are generated page by page, never stored. */
   public synchronized void addSyntheticDirectory(String path, int count) {
-    inodes.put(path, FileInfo.newBuilder().setFileId(nextId.getAndIncrement()).setPath(path)
-        .setName(PathNames.name(path)).setDirectory(true).setComplete(true).build());
+    inodes.put(
+        path,
+        FileInfo.newBuilder()
+            .setFileId(nextId.getAndIncrement())
+            .setPath(path)
+            .setName(PathNames.name(path))
+            .setDirectory(true)
+            .setComplete(true)
+            .build());
     syntheticDir = path;
     syntheticCount = count;
   }
@@ -140,8 +167,7 @@ public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplB
   private synchronized FileInfo lookup(String path) {
     FileInfo f = inodes.get(path);
     if (f == null) {
-      throw Status.NOT_FOUND.withDescription("Path does not exist: " + path)
-          .asRuntimeException();
+      throw Status.NOT_FOUND.withDescription("Path does not exist: " + path).asRuntimeException();
     }
     return f;
   }
@@ -152,8 +178,14 @@ public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplB
       int start = startAfter.isEmpty() ? 0 : Integer.parseInt(startAfter.substring(6, 13)) + 1;
       for (int i = start; i < syntheticCount && out.size() < max; i++) {
         String name = syntheticName(i);
-        out.add(FileInfo.newBuilder().setFileId(1_000_000 + i).setName(name)
-            .setPath(PathNames.join(dir, name)).setLength(i).setComplete(true).build());
+        out.add(
+            FileInfo.newBuilder()
+                .setFileId(1_000_000 + i)
+                .setName(name)
+                .setPath(PathNames.join(dir, name))
+                .setLength(i)
+                .setComplete(true)
+                .build());
       }
       return out;
     }
@@ -197,27 +229,28 @@ public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplB
       String[] after = {r.getStartAfter()};
       boolean[] done = {false};
       call.setOnCancelHandler(() -> listingCancelled.set(true));
-      call.setOnReadyHandler(() -> {
-        while (!done[0] && call.isReady() && !call.isCancelled()) {
-          List<FileInfo> page = children(r.getPath(), after[0], pageSize);
-          if (page.isEmpty()) {
-            done[0] = true;
-            call.onCompleted();
-            return;
-          }
-          after[0] = page.get(page.size() - 1).getName();
-          call.onNext(ListStatusResponse.newBuilder().addAllFiles(page).build());
-          pagesSent.incrementAndGet();
-        }
-      });
+      call.setOnReadyHandler(
+          () -> {
+            while (!done[0] && call.isReady() && !call.isCancelled()) {
+              List<FileInfo> page = children(r.getPath(), after[0], pageSize);
+              if (page.isEmpty()) {
+                done[0] = true;
+                call.onCompleted();
+                return;
+              }
+              after[0] = page.get(page.size() - 1).getName();
+              call.onNext(ListStatusResponse.newBuilder().addAllFiles(page).build());
+              pagesSent.incrementAndGet();
+            }
+          });
     } catch (io.grpc.StatusRuntimeException e) {
       out.onError(e);
     }
   }
 
   @Override
-  public void createDirectory(CreateDirectoryRequest r,
-      StreamObserver<CreateDirectoryResponse> out) {
+  public void createDirectory(
+      CreateDirectoryRequest r, StreamObserver<CreateDirectoryResponse> out) {
     mkdirRequests.add(r);
     try {
       FileInfo d = mkdir(r.getPath(), r.getRecursive(), r.getAllowExists());
@@ -234,20 +267,31 @@ public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplB
       if (existing.getDirectory() && allowExists) {
         return existing;
       }
-      throw Status.ALREADY_EXISTS.withDescription("Path already exists: " + path)
+      throw Status.ALREADY_EXISTS
+          .withDescription("Path already exists: " + path)
           .asRuntimeException();
     }
     String parent = PathNames.parent(path);
     if (!inodes.containsKey(parent)) {
       if (!recursive) {
-        throw Status.NOT_FOUND.withDescription("Path does not exist: " + parent)
+        throw Status.NOT_FOUND
+            .withDescription("Path does not exist: " + parent)
             .asRuntimeException();
       }
       mkdir(parent, true, true);
     }
-    FileInfo d = FileInfo.newBuilder().setFileId(nextId.getAndIncrement()).setPath(path)
-        .setName(PathNames.name(path)).setDirectory(true).setMode(0755).setOwner("alice")
-        .setGroup("staff").setComplete(true).setModificationTimeMs(1_700_000_000_000L).build();
+    FileInfo d =
+        FileInfo.newBuilder()
+            .setFileId(nextId.getAndIncrement())
+            .setPath(path)
+            .setName(PathNames.name(path))
+            .setDirectory(true)
+            .setMode(0755)
+            .setOwner("alice")
+            .setGroup("staff")
+            .setComplete(true)
+            .setModificationTimeMs(1_700_000_000_000L)
+            .build();
     inodes.put(path, d);
     return d;
   }
@@ -259,14 +303,21 @@ public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplB
       FileInfo f;
       synchronized (this) {
         if (inodes.containsKey(r.getPath()) && !r.getOverwrite()) {
-          throw Status.ALREADY_EXISTS.withDescription("Path already exists: " + r.getPath())
+          throw Status.ALREADY_EXISTS
+              .withDescription("Path already exists: " + r.getPath())
               .asRuntimeException();
         }
-        f = FileInfo.newBuilder().setFileId(nextId.getAndIncrement()).setPath(r.getPath())
-            .setName(PathNames.name(r.getPath())).setComplete(false)
-            .setBlockSize(r.getBlockSize() > 0 ? r.getBlockSize() : 1 << 20)
-            .setMode(r.getMode() > 0 ? r.getMode() : 0644)
-            .setUfsPath(ufsRoot + r.getPath()).setMountId(1).build();
+        f =
+            FileInfo.newBuilder()
+                .setFileId(nextId.getAndIncrement())
+                .setPath(r.getPath())
+                .setName(PathNames.name(r.getPath()))
+                .setComplete(false)
+                .setBlockSize(r.getBlockSize() > 0 ? r.getBlockSize() : 1 << 20)
+                .setMode(r.getMode() > 0 ? r.getMode() : 0644)
+                .setUfsPath(ufsRoot + r.getPath())
+                .setMountId(1)
+                .build();
         inodes.put(r.getPath(), f);
       }
       out.onNext(CreateFileResponse.newBuilder().setFile(f).build());
@@ -314,8 +365,12 @@ public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplB
     try {
       FileInfo f;
       synchronized (this) {
-        f = lookup(r.getPath()).toBuilder().setComplete(true).setLength(r.getLength())
-            .setUfsFingerprint(r.getUfsFingerprint()).build();
+        f =
+            lookup(r.getPath()).toBuilder()
+                .setComplete(true)
+                .setLength(r.getLength())
+                .setUfsFingerprint(r.getUfsFingerprint())
+                .build();
         inodes.put(r.getPath(), f);
       }
       completed.add(r);
@@ -332,8 +387,12 @@ public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplB
       synchronized (this) {
         lookup(r.getPath());
         if (!children(r.getPath(), "", 1).isEmpty() && !r.getRecursive()) {
-          throw Status.FAILED_PRECONDITION.withDescription("Directory is not empty: "
-              + r.getPath() + " (delete it with everything below it: `strata fs rm -R`)").asRuntimeException();
+          throw Status.FAILED_PRECONDITION
+              .withDescription(
+                  "Directory is not empty: "
+                      + r.getPath()
+                      + " (delete it with everything below it: `strata fs rm -R`)")
+              .asRuntimeException();
         }
         inodes.keySet().removeIf(p -> PathNames.isUnder(p, r.getPath()));
       }
@@ -351,7 +410,8 @@ public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplB
       synchronized (this) {
         FileInfo src = lookup(r.getSrcPath());
         if (inodes.containsKey(r.getDstPath())) {
-          throw Status.ALREADY_EXISTS.withDescription("Path already exists: " + r.getDstPath())
+          throw Status.ALREADY_EXISTS
+              .withDescription("Path already exists: " + r.getDstPath())
               .asRuntimeException();
         }
         for (String p : new ArrayList<>(inodes.keySet())) {
@@ -374,13 +434,24 @@ public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplB
     try {
       MountInfo m;
       synchronized (this) {
-        m = MountInfo.newBuilder().setMountId(nextId.getAndIncrement()).setPath(r.getPath())
-            .setUfsUri(r.getUfsUri()).putAllOptions(r.getOptionsMap())
-            .setReadOnly(r.getReadOnly()).build();
+        m =
+            MountInfo.newBuilder()
+                .setMountId(nextId.getAndIncrement())
+                .setPath(r.getPath())
+                .setUfsUri(r.getUfsUri())
+                .putAllOptions(r.getOptionsMap())
+                .setReadOnly(r.getReadOnly())
+                .build();
         mounts.add(m);
-        inodes.put(r.getPath(), FileInfo.newBuilder().setFileId(nextId.getAndIncrement())
-            .setPath(r.getPath()).setName(PathNames.name(r.getPath())).setDirectory(true)
-            .setComplete(true).build());
+        inodes.put(
+            r.getPath(),
+            FileInfo.newBuilder()
+                .setFileId(nextId.getAndIncrement())
+                .setPath(r.getPath())
+                .setName(PathNames.name(r.getPath()))
+                .setDirectory(true)
+                .setComplete(true)
+                .build());
       }
       out.onNext(MountResponse.newBuilder().setMount(m).build());
       out.onCompleted();
@@ -394,7 +465,8 @@ public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplB
     try {
       synchronized (this) {
         if (!mounts.removeIf(m -> m.getPath().equals(r.getPath()))) {
-          throw Status.NOT_FOUND.withDescription("Not a mount point: " + r.getPath())
+          throw Status.NOT_FOUND
+              .withDescription("Not a mount point: " + r.getPath())
               .asRuntimeException();
         }
         inodes.keySet().removeIf(p -> PathNames.isUnder(p, r.getPath()));
@@ -428,9 +500,12 @@ public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplB
           for (int i = 0; i < BlockIds.blockCount(f.getLength(), f.getBlockSize()); i++) {
             long id = BlockIds.blockId(f.getFileId(), i);
             long offset = i * f.getBlockSize();
-            b.addBlocks(BlockInfo.newBuilder().setBlockId(id).setOffset(offset)
-                .setLength(Math.min(f.getBlockSize(), f.getLength() - offset))
-                .addAllLocations(locations.getOrDefault(id, List.of())));
+            b.addBlocks(
+                BlockInfo.newBuilder()
+                    .setBlockId(id)
+                    .setOffset(offset)
+                    .setLength(Math.min(f.getBlockSize(), f.getLength() - offset))
+                    .addAllLocations(locations.getOrDefault(id, List.of())));
           }
         }
       }
@@ -475,8 +550,11 @@ public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplB
   @Override
   public void getMasterInfo(GetMasterInfoRequest r, StreamObserver<GetMasterInfoResponse> out) {
     try {
-      out.onNext(GetMasterInfoResponse.newBuilder().setRelease("test").setInodeCount(
-          inodes.size()).build());
+      out.onNext(
+          GetMasterInfoResponse.newBuilder()
+              .setRelease("test")
+              .setInodeCount(inodes.size())
+              .build());
       out.onCompleted();
     } catch (io.grpc.StatusRuntimeException e) {
       out.onError(e);
@@ -495,8 +573,10 @@ public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplB
     long bytes = 0;
     synchronized (this) {
       if (!inodes.containsKey(r.getPath())) {
-        out.onError(Status.NOT_FOUND.withDescription("Path does not exist: " + r.getPath())
-            .asRuntimeException());
+        out.onError(
+            Status.NOT_FOUND
+                .withDescription("Path does not exist: " + r.getPath())
+                .asRuntimeException());
         return;
       }
       for (Map.Entry<String, FileInfo> e : inodes.entrySet()) {
@@ -510,10 +590,15 @@ public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplB
         }
       }
     }
-    out.onNext(LoadMetadataProgress.newBuilder().setDirectories(dirs).setElapsedMs(1000)
-        .build());
-    out.onNext(LoadMetadataProgress.newBuilder().setFiles(files).setDirectories(dirs)
-        .setBytes(bytes).setElapsedMs(2000).setDone(true).build());
+    out.onNext(LoadMetadataProgress.newBuilder().setDirectories(dirs).setElapsedMs(1000).build());
+    out.onNext(
+        LoadMetadataProgress.newBuilder()
+            .setFiles(files)
+            .setDirectories(dirs)
+            .setBytes(bytes)
+            .setElapsedMs(2000)
+            .setDone(true)
+            .build());
     out.onCompleted();
   }
 }

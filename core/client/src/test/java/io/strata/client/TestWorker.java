@@ -56,8 +56,8 @@ import java.util.concurrent.atomic.AtomicLong;
 final class TestWorker implements AutoCloseable {
   final long id;
   private final Map<String, byte[]> contents;
-  private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1,
-      NioIoHandler.newFactory());
+  private final EventLoopGroup group =
+      new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
   private final Channel dataChannel;
   private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
   private final Server rpc;
@@ -65,57 +65,85 @@ final class TestWorker implements AutoCloseable {
   private boolean closed;
 
   final List<ReadBlockRequest> requests = new CopyOnWriteArrayList<>();
+
   /** Block files to hand out to short-circuit requests. */
   final Map<Long, Path> localBlocks = new ConcurrentHashMap<>();
+
   /** When set, the next data read sends this many bytes of its range and closes. */
   final AtomicLong closeAfterBytes = new AtomicLong(-1);
+
   /** When set, the next data read sends this many bytes of its range and then goes silent. */
   final AtomicLong stallAfterBytes = new AtomicLong(-1);
+
   volatile boolean replyError;
+
   /** When set, data reads are answered READ_CHANGED with this as the fingerprint now. */
   volatile String changedTo;
 
   final List<Integer> chunkSizes = new CopyOnWriteArrayList<>();
   volatile WriteFileHeader lastHeader;
+
   /** When positive, a write fails once it has received this many chunks. */
   volatile int failAfterChunks = -1;
+
   final CountDownLatch writeCancelled = new CountDownLatch(1);
   final List<ConcatFilesRequest> concatRequests = new CopyOnWriteArrayList<>();
+
   /** When set, ConcatFiles fails as a store that cannot be reached would. */
   volatile boolean failConcat;
 
-  TestWorker(long id, Map<String, byte[]> contents, List<ReadBlockRequest> log)
-      throws Exception {
+  TestWorker(long id, Map<String, byte[]> contents, List<ReadBlockRequest> log) throws Exception {
     this.id = id;
     this.contents = contents;
     this.log = log;
-    dataChannel = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
-        .childHandler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            connections.add(ch);
-            ch.pipeline().addLast(new ProtobufVarint32FrameDecoder(),
-                new ProtobufDecoder(ReadBlockRequest.getDefaultInstance()), new DataHandler());
-          }
-        }).bind("127.0.0.1", 0).sync().channel();
-    rpc = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-        .addService(new WriteService()).build().start();
+    dataChannel =
+        new ServerBootstrap()
+            .group(group)
+            .channel(NioServerSocketChannel.class)
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    connections.add(ch);
+                    ch.pipeline()
+                        .addLast(
+                            new ProtobufVarint32FrameDecoder(),
+                            new ProtobufDecoder(ReadBlockRequest.getDefaultInstance()),
+                            new DataHandler());
+                  }
+                })
+            .bind("127.0.0.1", 0)
+            .sync()
+            .channel();
+    rpc =
+        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+            .addService(new WriteService())
+            .build()
+            .start();
   }
 
   WorkerInfo info() {
-    return WorkerInfo.newBuilder().setWorkerId(id).setState(WorkerState.WORKER_LIVE)
-        .setAddress(address()).build();
+    return WorkerInfo.newBuilder()
+        .setWorkerId(id)
+        .setState(WorkerState.WORKER_LIVE)
+        .setAddress(address())
+        .build();
   }
 
   WorkerAddress address() {
-    return WorkerAddress.newBuilder().setHost("127.0.0.1").setRpcPort(rpc.getPort())
-        .setDataPort(((InetSocketAddress) dataChannel.localAddress()).getPort()).build();
+    return WorkerAddress.newBuilder()
+        .setHost("127.0.0.1")
+        .setRpcPort(rpc.getPort())
+        .setDataPort(((InetSocketAddress) dataChannel.localAddress()).getPort())
+        .build();
   }
 
   /** Bytes asked for by network (not short-circuit) reads. */
   long requestedBytes() {
-    return requests.stream().filter(r -> !r.getShortCircuit())
-        .mapToLong(ReadBlockRequest::getLength).sum();
+    return requests.stream()
+        .filter(r -> !r.getShortCircuit())
+        .mapToLong(ReadBlockRequest::getLength)
+        .sum();
   }
 
   private final class DataHandler extends SimpleChannelInboundHandler<ReadBlockRequest> {
@@ -128,33 +156,55 @@ final class TestWorker implements AutoCloseable {
         if (local == null) {
           send(ctx, reply(ReadStatus.READ_NOT_CACHED, 0).build(), null, false);
         } else {
-          send(ctx, reply(ReadStatus.READ_OK, 0).setLocalPath(local.toString())
-              .setBlockLength(req.getSource().getBlockLength()).setFromCache(true).build(),
-              null, false);
+          send(
+              ctx,
+              reply(ReadStatus.READ_OK, 0)
+                  .setLocalPath(local.toString())
+                  .setBlockLength(req.getSource().getBlockLength())
+                  .setFromCache(true)
+                  .build(),
+              null,
+              false);
         }
         return;
       }
       String now = changedTo;
       if (now != null) {
-        send(ctx, reply(ReadStatus.READ_CHANGED, 0).setUfsFingerprint(now)
-            .setMessage(req.getSource().getUfsPath() + " changed").build(), null, false);
+        send(
+            ctx,
+            reply(ReadStatus.READ_CHANGED, 0)
+                .setUfsFingerprint(now)
+                .setMessage(req.getSource().getUfsPath() + " changed")
+                .build(),
+            null,
+            false);
         return;
       }
       if (replyError) {
-        send(ctx, reply(ReadStatus.READ_ERROR, 0).setMessage("disk failed").build(), null,
-            false);
+        send(ctx, reply(ReadStatus.READ_ERROR, 0).setMessage("disk failed").build(), null, false);
         return;
       }
       byte[] content = contents.get(req.getSource().getUfsPath());
       if (content == null) {
-        send(ctx, reply(ReadStatus.READ_NOT_FOUND, 0).setMessage("no such file "
-            + req.getSource().getUfsPath()).build(), null, false);
+        send(
+            ctx,
+            reply(ReadStatus.READ_NOT_FOUND, 0)
+                .setMessage("no such file " + req.getSource().getUfsPath())
+                .build(),
+            null,
+            false);
         return;
       }
-      if (req.getOffset() < 0 || req.getLength() < 0
+      if (req.getOffset() < 0
+          || req.getLength() < 0
           || req.getOffset() + req.getLength() > req.getSource().getBlockLength()) {
-        send(ctx, reply(ReadStatus.READ_INVALID, 0).setMessage("range out of block " +
-            req.getBlockId()).build(), null, false);
+        send(
+            ctx,
+            reply(ReadStatus.READ_INVALID, 0)
+                .setMessage("range out of block " + req.getBlockId())
+                .build(),
+            null,
+            false);
         return;
       }
       int from = (int) (req.getSource().getBlockStart() + req.getOffset());
@@ -162,11 +212,17 @@ final class TestWorker implements AutoCloseable {
       long cut = closeAfterBytes.getAndSet(-1);
       long stall = stallAfterBytes.getAndSet(-1);
       if (stall >= 0) {
-        send(ctx, reply(ReadStatus.READ_OK, data.length).build(),
-            Arrays.copyOf(data, (int) Math.min(stall, data.length)), false);
+        send(
+            ctx,
+            reply(ReadStatus.READ_OK, data.length).build(),
+            Arrays.copyOf(data, (int) Math.min(stall, data.length)),
+            false);
       } else if (cut >= 0) {
-        send(ctx, reply(ReadStatus.READ_OK, data.length).build(),
-            Arrays.copyOf(data, (int) Math.min(cut, data.length)), true);
+        send(
+            ctx,
+            reply(ReadStatus.READ_OK, data.length).build(),
+            Arrays.copyOf(data, (int) Math.min(cut, data.length)),
+            true);
       } else {
         send(ctx, reply(ReadStatus.READ_OK, data.length).build(), data, false);
       }
@@ -176,8 +232,8 @@ final class TestWorker implements AutoCloseable {
       return ReadBlockResponse.newBuilder().setStatus(status).setLength(length);
     }
 
-    private void send(ChannelHandlerContext ctx, ReadBlockResponse header, byte[] data,
-        boolean thenClose) {
+    private void send(
+        ChannelHandlerContext ctx, ReadBlockResponse header, byte[] data, boolean thenClose) {
       byte[] h = header.toByteArray();
       ByteBuf out = ctx.alloc().buffer(5 + h.length + (data == null ? 0 : data.length));
       int v = h.length;
@@ -226,8 +282,11 @@ final class TestWorker implements AutoCloseable {
         return;
       }
       contents.put(r.getUfsPath(), bytes);
-      out.onNext(ConcatFilesResponse.newBuilder().setLength(bytes.length)
-          .setUfsFingerprint(bytes.length + ":joined").build());
+      out.onNext(
+          ConcatFilesResponse.newBuilder()
+              .setLength(bytes.length)
+              .setUfsFingerprint(bytes.length + ":joined")
+              .build());
       out.onCompleted();
     }
 
@@ -255,8 +314,8 @@ final class TestWorker implements AutoCloseable {
           chunks++;
           if (failAfterChunks > 0 && chunks >= failAfterChunks) {
             failed = true;
-            out.onError(Status.RESOURCE_EXHAUSTED.withDescription("disk full")
-                .asRuntimeException());
+            out.onError(
+                Status.RESOURCE_EXHAUSTED.withDescription("disk full").asRuntimeException());
           }
         }
 
@@ -280,8 +339,11 @@ final class TestWorker implements AutoCloseable {
             return;
           }
           contents.put(header.getUfsPath(), bytes);
-          out.onNext(WriteFileResponse.newBuilder().setLength(bytes.length)
-              .setUfsFingerprint(bytes.length + ":written").build());
+          out.onNext(
+              WriteFileResponse.newBuilder()
+                  .setLength(bytes.length)
+                  .setUfsFingerprint(bytes.length + ":written")
+                  .build());
           out.onCompleted();
         }
       };

@@ -3,12 +3,12 @@ package io.strata.common;
 import java.nio.file.Path;
 
 /**
- * Where a worker keeps block files inside a tier folder: committed blocks are
- * {@code <tier>/blocks/<blockId>}, blocks being written live in {@code <tier>/tmp/} until they
- * are complete and renamed into place. A client on the worker's machine that knows the tier
- * folders (each worker reports them) reads a committed block by opening that name, without
- * asking the worker: a file under that name is always a whole block, and a block id is never
- * reused for other content.
+ * Where a worker keeps block files inside a tier folder: committed blocks are {@code
+ * <tier>/blocks/<blockId>}, blocks being written live in {@code <tier>/tmp/} until they are
+ * complete and renamed into place. A client on the worker's machine that knows the tier folders
+ * (each worker reports them) reads a committed block by opening that name, without asking the
+ * worker: a file under that name is always a whole block, and a block id is never reused for other
+ * content.
  */
 public final class BlockFiles {
   private static final String COMMITTED = "blocks";

@@ -1,10 +1,9 @@
 package io.strata.common;
 
 /**
- * Block ids are derived from the file id and the block's index in the file, so the master
- * needs no table to name the blocks of a file, and a block id tells its file.
- * Layout: {@code fileId << 20 | index}: up to 2^20 blocks a file (64 TiB at 64 MiB blocks)
- * and 2^43 file ids.
+ * Block ids are derived from the file id and the block's index in the file, so the master needs no
+ * table to name the blocks of a file, and a block id tells its file. Layout: {@code fileId << 20 |
+ * index}: up to 2^20 blocks a file (64 TiB at 64 MiB blocks) and 2^43 file ids.
  */
 public final class BlockIds {
   public static final int INDEX_BITS = 20;

@@ -6,15 +6,16 @@ import java.util.List;
 
 /**
  * Namespace paths: absolute, '/'-separated, no empty, "." or ".." components, no trailing '/'
- * except the root. Every path that enters the master or a client goes through
- * {@link #normalize} first.
+ * except the root. Every path that enters the master or a client goes through {@link #normalize}
+ * first.
  */
 public final class PathNames {
   public static final String ROOT = "/";
+
   /**
-   * The name of the hidden folder in which the S3 proxy stages multipart uploads, in the
-   * bucket's own folder so that parts land in the under store the object will. Listings leave
-   * out entries of this name unless they ask for hidden entries; so do load jobs.
+   * The name of the hidden folder in which the S3 proxy stages multipart uploads, in the bucket's
+   * own folder so that parts land in the under store the object will. Listings leave out entries of
+   * this name unless they ask for hidden entries; so do load jobs.
    */
   public static final String UPLOADS_FOLDER = ".strata-uploads";
 
@@ -73,7 +74,6 @@ public final class PathNames {
 
   /** True when {@code path} is {@code ancestor} or lies below it. */
   public static boolean isUnder(String path, String ancestor) {
-    return path.equals(ancestor) || ancestor.equals(ROOT)
-        || path.startsWith(ancestor + "/");
+    return path.equals(ancestor) || ancestor.equals(ROOT) || path.startsWith(ancestor + "/");
   }
 }

@@ -7,9 +7,9 @@ import java.util.List;
 
 /**
  * The kernel's list of mounts, {@code /proc/mounts}, as far as FUSE mounts go. A mount whose
- * process died stays listed (its folder then answers "Transport endpoint is not connected")
- * until someone unmounts it, so being listed says nothing about the process. Shared by the FUSE
- * mount and the command line that manages mounts.
+ * process died stays listed (its folder then answers "Transport endpoint is not connected") until
+ * someone unmounts it, so being listed says nothing about the process. Shared by the FUSE mount and
+ * the command line that manages mounts.
  */
 public final class ProcMounts {
   private static final Path PROC_MOUNTS = Path.of("/proc/mounts");
@@ -27,7 +27,8 @@ public final class ProcMounts {
     String target = point.toString();
     for (String line : lines) {
       String[] fields = line.split(" ");
-      if (fields.length >= 3 && fields[2].startsWith("fuse")
+      if (fields.length >= 3
+          && fields[2].startsWith("fuse")
           && unescape(fields[1]).equals(target)) {
         return true;
       }

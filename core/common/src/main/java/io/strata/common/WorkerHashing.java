@@ -28,8 +28,8 @@ public final class WorkerHashing {
   /** The workers in order of preference for a block: the first is the block's home. */
   public static <W> List<W> rank(long blockId, List<W> workers, ToLongFunction<W> workerId) {
     List<W> ranked = new ArrayList<>(workers);
-    ranked.sort(Comparator.comparingLong((W w) -> score(blockId, workerId.applyAsLong(w)))
-        .reversed());
+    ranked.sort(
+        Comparator.comparingLong((W w) -> score(blockId, workerId.applyAsLong(w))).reversed());
     return ranked;
   }
 

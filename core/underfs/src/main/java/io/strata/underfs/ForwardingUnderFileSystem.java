@@ -5,9 +5,9 @@ import java.nio.ByteBuffer;
 import java.util.List;
 
 /**
- * An under store that forwards every call to another, after mapping its URIs with
- * {@link #delegatePath}. Subclasses override the calls they change: a store that counts calls,
- * injects faults, or serves one store's files under another scheme.
+ * An under store that forwards every call to another, after mapping its URIs with {@link
+ * #delegatePath}. Subclasses override the calls they change: a store that counts calls, injects
+ * faults, or serves one store's files under another scheme.
  */
 public abstract class ForwardingUnderFileSystem implements UnderFileSystem {
   private final UnderFileSystem delegate;
@@ -70,8 +70,8 @@ public abstract class ForwardingUnderFileSystem implements UnderFileSystem {
   @Override
   public UfsStatus concat(List<String> sources, String target, boolean overwrite, int mode)
       throws IOException {
-    return delegate.concat(sources.stream().map(this::delegatePath).toList(),
-        delegatePath(target), overwrite, mode);
+    return delegate.concat(
+        sources.stream().map(this::delegatePath).toList(), delegatePath(target), overwrite, mode);
   }
 
   @Override

@@ -4,11 +4,11 @@ import java.io.IOException;
 import java.util.List;
 
 /**
- * A concatenation written by streaming the sources through this process: each source is read
- * with positioned reads of {@link #CHUNK} bytes into {@link UnderFileSystem#create}'s stream,
- * so the target appears only when whole and a failure aborts it. Works on any store, at the
- * cost of moving every byte twice; stores that can join files where they are use it only when
- * they cannot. Never consumes the sources.
+ * A concatenation written by streaming the sources through this process: each source is read with
+ * positioned reads of {@link #CHUNK} bytes into {@link UnderFileSystem#create}'s stream, so the
+ * target appears only when whole and a failure aborts it. Works on any store, at the cost of moving
+ * every byte twice; stores that can join files where they are use it only when they cannot. Never
+ * consumes the sources.
  */
 public final class StreamedConcat {
   /** Bytes per read: one request on a remote store, and all the heap one concatenation holds. */
@@ -17,8 +17,9 @@ public final class StreamedConcat {
   private StreamedConcat() {}
 
   /** Writes {@code target} as {@link UnderFileSystem#concat} documents it. */
-  public static UfsStatus write(UnderFileSystem ufs, List<String> sources, String target,
-      boolean overwrite, int mode) throws IOException {
+  public static UfsStatus write(
+      UnderFileSystem ufs, List<String> sources, String target, boolean overwrite, int mode)
+      throws IOException {
     checkSources(sources, target);
     UfsOutputStream out = ufs.create(target, overwrite, mode);
     try {
@@ -52,8 +53,8 @@ public final class StreamedConcat {
   /** Refuses an empty list of sources, or a target among them. */
   public static void checkSources(List<String> sources, String target) {
     if (sources.isEmpty()) {
-      throw new IllegalArgumentException("Nothing to concatenate into " + target
-          + ": give at least one source file");
+      throw new IllegalArgumentException(
+          "Nothing to concatenate into " + target + ": give at least one source file");
     }
     if (sources.contains(target)) {
       throw new IllegalArgumentException("Cannot concatenate " + target + " into itself");

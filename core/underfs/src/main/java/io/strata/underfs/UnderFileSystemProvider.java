@@ -4,8 +4,8 @@ import java.io.IOException;
 import java.util.Map;
 
 /**
- * Makes under stores of one URI scheme. Implementations are found with
- * {@link java.util.ServiceLoader}, so a store is selected by the scheme of its URI alone.
+ * Makes under stores of one URI scheme. Implementations are found with {@link
+ * java.util.ServiceLoader}, so a store is selected by the scheme of its URI alone.
  */
 public interface UnderFileSystemProvider {
   /** The scheme served, such as "file". */

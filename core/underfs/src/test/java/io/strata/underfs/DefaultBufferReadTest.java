@@ -82,8 +82,8 @@ class DefaultBufferReadTest {
     Files.write(dir.resolve("f"), data);
     String uri = "file://" + dir.resolve("f");
     ArrayOnlyStore store = new ArrayOnlyStore();
-    for (ByteBuffer dst : new ByteBuffer[] {ByteBuffer.allocateDirect(65_536),
-        ByteBuffer.allocate(65_536)}) {
+    for (ByteBuffer dst :
+        new ByteBuffer[] {ByteBuffer.allocateDirect(65_536), ByteBuffer.allocate(65_536)}) {
       String kind = dst.isDirect() ? "direct" : "heap";
       store.arrayReads = 0;
       dst.position(36);
@@ -99,7 +99,8 @@ class DefaultBufferReadTest {
       assertEquals(-1, store.read(uri, 100_000, dst), kind + ": at the end");
       assertEquals(0, dst.position(), kind);
     }
-    assertThrows(NoSuchFileException.class,
+    assertThrows(
+        NoSuchFileException.class,
         () -> store.read("file://" + dir.resolve("missing"), 0, ByteBuffer.allocate(1)));
   }
 

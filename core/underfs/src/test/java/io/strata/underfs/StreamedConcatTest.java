@@ -26,8 +26,9 @@ class StreamedConcatTest {
 
   @Test
   void copiesEverySourceInOrderThroughCreateAcrossReadChunks() throws Exception {
-    byte[][] parts = {random(StreamedConcat.CHUNK + 5, 4), random(StreamedConcat.CHUNK, 5),
-        random(10, 6)};
+    byte[][] parts = {
+      random(StreamedConcat.CHUNK + 5, 4), random(StreamedConcat.CHUNK, 5), random(10, 6)
+    };
     List<String> sources = new ArrayList<>();
     ByteArrayOutputStream all = new ByteArrayOutputStream();
     for (int i = 0; i < parts.length; i++) {
@@ -48,17 +49,23 @@ class StreamedConcatTest {
   void aMissingSourceAbortsTheTargetAndAnExistingTargetIsKept() throws Exception {
     Files.writeString(dir.resolve("a"), "a");
     Files.writeString(dir.resolve("t"), "old");
-    NoSuchFileException e = assertThrows(NoSuchFileException.class, () ->
-        StreamedConcat.write(ufs, List.of(uri("a"), uri("gone")), uri("t"), true, 0));
+    NoSuchFileException e =
+        assertThrows(
+            NoSuchFileException.class,
+            () -> StreamedConcat.write(ufs, List.of(uri("a"), uri("gone")), uri("t"), true, 0));
     assertEquals(uri("gone"), e.getFile());
-    assertThrows(java.nio.file.FileAlreadyExistsException.class, () ->
-        StreamedConcat.write(ufs, List.of(uri("a")), uri("t"), false, 0));
+    assertThrows(
+        java.nio.file.FileAlreadyExistsException.class,
+        () -> StreamedConcat.write(ufs, List.of(uri("a")), uri("t"), false, 0));
     assertEquals("old", Files.readString(dir.resolve("t")));
     try (var s = Files.list(dir)) {
-      assertEquals(List.of("a", "t"), s.map(p -> p.getFileName().toString()).sorted().toList(),
+      assertEquals(
+          List.of("a", "t"),
+          s.map(p -> p.getFileName().toString()).sorted().toList(),
           "the aborted copy left a temporary file");
     }
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
         () -> StreamedConcat.write(ufs, List.of(uri("a"), uri("t")), uri("t"), true, 0));
   }
 

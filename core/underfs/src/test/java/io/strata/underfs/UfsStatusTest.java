@@ -23,20 +23,25 @@ class UfsStatusTest {
 
   @Test
   void aStatusThatContradictsItselfIsRefused() {
-    assertThrows(IllegalArgumentException.class, () -> new UfsStatus("d", true, 0, 1, 0755, "",
-        "", "", UfsFileType.REGULAR, "", 0));
-    assertThrows(IllegalArgumentException.class, () -> new UfsStatus("l", false, 1, 1, 0777, "",
-        "", "", UfsFileType.DIRECTORY, "", 0));
-    assertThrows(IllegalArgumentException.class, () -> new UfsStatus("f", false, 1, 1, 0644, "",
-        "", "", UfsFileType.REGULAR, "target", 0));
-    assertThrows(IllegalArgumentException.class, () -> new UfsStatus("p", false, 0, 1, 0644, "",
-        "", "", UfsFileType.FIFO, "", 0x103));
-    assertThrows(NullPointerException.class, () -> new UfsStatus("f", false, 0, 1, 0644, null,
-        "", ""));
-    assertThrows(NullPointerException.class, () -> new UfsStatus("f", false, 0, 1, 0644, "",
-        "", "", null, "", 0));
-    UfsStatus device = new UfsStatus("null", false, 0, 1, 0666, "", "", "",
-        UfsFileType.CHAR_DEVICE, "", 0x103);
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> new UfsStatus("d", true, 0, 1, 0755, "", "", "", UfsFileType.REGULAR, "", 0));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> new UfsStatus("l", false, 1, 1, 0777, "", "", "", UfsFileType.DIRECTORY, "", 0));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> new UfsStatus("f", false, 1, 1, 0644, "", "", "", UfsFileType.REGULAR, "target", 0));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> new UfsStatus("p", false, 0, 1, 0644, "", "", "", UfsFileType.FIFO, "", 0x103));
+    assertThrows(
+        NullPointerException.class, () -> new UfsStatus("f", false, 0, 1, 0644, null, "", ""));
+    assertThrows(
+        NullPointerException.class,
+        () -> new UfsStatus("f", false, 0, 1, 0644, "", "", "", null, "", 0));
+    UfsStatus device =
+        new UfsStatus("null", false, 0, 1, 0666, "", "", "", UfsFileType.CHAR_DEVICE, "", 0x103);
     assertEquals(0x103, device.rdev());
     assertFalse(device.regularFile());
   }

@@ -20,12 +20,12 @@ class UnderStoresTest {
   @Test
   void aUriWithoutSchemeOrWithAnUnknownOneIsRefusedWithTheFix() throws Exception {
     try (UnderStores stores = new UnderStores()) {
-      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-          () -> stores.get("/data/x"));
+      IllegalArgumentException e =
+          assertThrows(IllegalArgumentException.class, () -> stores.get("/data/x"));
       assertTrue(e.getMessage().contains("file:///data"), e.getMessage());
       e = assertThrows(IllegalArgumentException.class, () -> stores.get("nosuch://x/y"));
-      assertTrue(e.getMessage().contains("nosuch") && e.getMessage().contains("file"),
-          e.getMessage());
+      assertTrue(
+          e.getMessage().contains("nosuch") && e.getMessage().contains("file"), e.getMessage());
     }
   }
 
@@ -33,8 +33,8 @@ class UnderStoresTest {
   void oneStoreIsSharedPerSchemeAuthorityAndOptions() throws Exception {
     try (UnderStores stores = new UnderStores()) {
       assertSame(stores.get("file:///a"), stores.get("file:///b/c d"));
-      assertThrows(IllegalArgumentException.class,
-          () -> stores.get("file:///a", Map.of("unknown", "1")));
+      assertThrows(
+          IllegalArgumentException.class, () -> stores.get("file:///a", Map.of("unknown", "1")));
     }
   }
 

@@ -7,12 +7,12 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The names this mount has seen of each file that has several (hard links), by inode number.
- * The kernel holds each name of such a file as a node of its own, with its own attributes and
- * pages; when the mount changes the file through one name, the others must be dropped from the
- * kernel's and the mount's caches at once, before the call returns, or a {@code stat} of
- * another name right after would show the old attributes. Bounded; a file evicted or never
- * seen by name is left to the master's change notices, which name every name of a file.
+ * The names this mount has seen of each file that has several (hard links), by inode number. The
+ * kernel holds each name of such a file as a node of its own, with its own attributes and pages;
+ * when the mount changes the file through one name, the others must be dropped from the kernel's
+ * and the mount's caches at once, before the call returns, or a {@code stat} of another name right
+ * after would show the old attributes. Bounded; a file evicted or never seen by name is left to the
+ * master's change notices, which name every name of a file.
  */
 final class Aliases {
   private final Cache<Long, Set<String>> names;

@@ -6,10 +6,10 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * A set of byte ranges of a file, kept as disjoint, non-adjacent half-open intervals: the bytes
- * a staged copy holds itself, as opposed to those still read from the version it started from.
- * Adding a range merges it with those it touches, so random writes of one file cost one entry
- * per run of written bytes, never one per write. Not thread-safe: its {@link StagedFile} guards it.
+ * A set of byte ranges of a file, kept as disjoint, non-adjacent half-open intervals: the bytes a
+ * staged copy holds itself, as opposed to those still read from the version it started from. Adding
+ * a range merges it with those it touches, so random writes of one file cost one entry per run of
+ * written bytes, never one per write. Not thread-safe: its {@link StagedFile} guards it.
  */
 final class ByteRanges {
   /** A run of bytes {@code [start, end)}. */
@@ -21,6 +21,7 @@ final class ByteRanges {
 
   /** Start of each range to its end. */
   private final TreeMap<Long, Long> ranges = new TreeMap<>();
+
   private long bytes;
 
   /** Adds {@code [start, end)}. */

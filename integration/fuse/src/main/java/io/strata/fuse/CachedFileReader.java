@@ -19,37 +19,43 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The reader of one open file, shared by all of its handles: positioned reads served from the
- * mount's {@link PageCache} where it holds the bytes, fetched from the file's
- * {@link PositionedSource} where it does not, with read-ahead for handles reading sequentially.
+ * mount's {@link PageCache} where it holds the bytes, fetched from the file's {@link
+ * PositionedSource} where it does not, with read-ahead for handles reading sequentially.
  *
  * <p>Guarantees:
+ *
  * <ul>
  *   <li>No lock serialises readers of the file: a read takes no lock of this reader; pages are
- *       claimed per page in a concurrent map, so concurrent misses of one page fetch it once
- *       (the others wait for that fetch, not for each other).
+ *       claimed per page in a concurrent map, so concurrent misses of one page fetch it once (the
+ *       others wait for that fetch, not for each other).
  *   <li>A random read (see {@link ReadPattern}) fetches exactly the bytes it asks that the cache
- *       does not hold, never whole pages around them; it stores what it fetched only as whole
- *       pages that it covers entirely. 4 KiB random reads cost 4 KiB from the source.
- *   <li>A sequential read fetches the whole pages it touches, and asks the mount's
- *       {@link ReadAheadPool} to fetch the handle's read-ahead window in the background; when
- *       the pool's queue is full the read-ahead is skipped, never waited for.
+ *       does not hold, never whole pages around them; it stores what it fetched only as whole pages
+ *       that it covers entirely. 4 KiB random reads cost 4 KiB from the source.
+ *   <li>A sequential read fetches the whole pages it touches, and asks the mount's {@link
+ *       ReadAheadPool} to fetch the handle's read-ahead window in the background; when the pool's
+ *       queue is full the read-ahead is skipped, never waited for.
  *   <li>Nothing past {@link #length()} is ever asked of the source.
- *   <li>A failed read-ahead is dropped (logged at debug); a read that wanted its pages fetches
- *       them itself, and a foreground fetch's error reaches its caller.
- *   <li>With the cache off every read goes straight to the source, exactly as asked; so does
- *       a read that the source serves from a local worker's mapped block file
- *       ({@link PositionedSource#readsLocally}): that is memory already, and a page copy of it
- *       would only cost a copy and garbage. Such reads neither fill the cache nor read ahead.
+ *   <li>A failed read-ahead is dropped (logged at debug); a read that wanted its pages fetches them
+ *       itself, and a foreground fetch's error reaches its caller.
+ *   <li>With the cache off every read goes straight to the source, exactly as asked; so does a read
+ *       that the source serves from a local worker's mapped block file ({@link
+ *       PositionedSource#readsLocally}): that is memory already, and a page copy of it would only
+ *       cost a copy and garbage. Such reads neither fill the cache nor read ahead.
  * </ul>
+ *
  * Pages fetched by a read still running when {@link PageCache#invalidate} is called for the file
- * may be stored after it; a file whose content changes gets a new file id, so they are never
- * served as its new content.
+ * may be stored after it; a file whose content changes gets a new file id, so they are never served
+ * as its new content.
  */
 public final class CachedFileReader implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(CachedFileReader.class);
-  /** Most bytes one fetch claims, page after page: large enough to amortise a claim, small
-   * enough that several read-ahead threads share a window. */
+
+  /**
+   * Most bytes one fetch claims, page after page: large enough to amortise a claim, small enough
+   * that several read-ahead threads share a window.
+   */
   static final int MAX_FETCH_BYTES = 1 << 20;
+
   /** Attempts of a read to claim a page that others keep claiming before it fetches alone. */
   private static final int CLAIM_ATTEMPTS = 3;
 
@@ -61,19 +67,17 @@ public final class CachedFileReader implements Closeable {
   private final int pageSize;
   private final int pagesPerFetch;
   // Pages being fetched now, by index; the future completes with the page or the fetch's error.
-  private final ConcurrentMap<Long, CompletableFuture<byte[]>> inFlight =
-      new ConcurrentHashMap<>();
+  private final ConcurrentMap<Long, CompletableFuture<byte[]>> inFlight = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
   /**
-   * @param fileId the file's id: the page cache's key, so that a file opened again finds its
-   *     pages
+   * @param fileId the file's id: the page cache's key, so that a file opened again finds its pages
    * @param source where the file's bytes come from; closed by {@link #close()}
    * @param cache the mount's page cache
    * @param readAhead the mount's read-ahead threads
    */
-  public CachedFileReader(long fileId, PositionedSource source, PageCache cache,
-      ReadAheadPool readAhead) {
+  public CachedFileReader(
+      long fileId, PositionedSource source, PageCache cache, ReadAheadPool readAhead) {
     this.fileId = fileId;
     this.source = source;
     this.cache = cache;
@@ -94,17 +98,17 @@ public final class CachedFileReader implements Closeable {
   }
 
   /**
-   * Reads up to {@code size} bytes at {@code offset} into {@code dst} from {@code dstOff}, for
-   * the handle whose access pattern is {@code handle}. Returns the number read, fewer than
-   * {@code size} only at the end of the file, or -1 when {@code offset} is at or past the end.
-   * Safe to call concurrently, from any handle.
+   * Reads up to {@code size} bytes at {@code offset} into {@code dst} from {@code dstOff}, for the
+   * handle whose access pattern is {@code handle}. Returns the number read, fewer than {@code size}
+   * only at the end of the file, or -1 when {@code offset} is at or past the end. Safe to call
+   * concurrently, from any handle.
    */
   public int read(long offset, byte[] dst, int dstOff, int size, ReadPattern handle)
       throws IOException {
     Objects.checkFromIndexSize(dstOff, size, dst.length);
     if (offset < 0) {
-      throw StrataException.invalidArgument("Negative read offset " + offset + " in file "
-          + fileId);
+      throw StrataException.invalidArgument(
+          "Negative read offset " + offset + " in file " + fileId);
     }
     if (size == 0) {
       return 0;
@@ -137,15 +141,19 @@ public final class CachedFileReader implements Closeable {
   }
 
   /**
-   * Reads {@code dst.remaining()} bytes at {@code offset} straight into {@code dst} when the
-   * source serves the whole range from memory on this machine (a local worker's block file) and
-   * the cache is on: one copy, no page. Returns the number read, or -1 with nothing read when
-   * the range is not local or ends past the file (the caller then uses {@link #read}).
+   * Reads {@code dst.remaining()} bytes at {@code offset} straight into {@code dst} when the source
+   * serves the whole range from memory on this machine (a local worker's block file) and the cache
+   * is on: one copy, no page. Returns the number read, or -1 with nothing read when the range is
+   * not local or ends past the file (the caller then uses {@link #read}).
    */
   public int readLocally(long offset, ByteBuffer dst) throws IOException {
     int n = dst.remaining();
-    if (n == 0 || offset < 0 || offset + n > length || !cache.enabled()
-        || !source.readsLocally(offset) || !source.readsLocally(offset + n - 1)) {
+    if (n == 0
+        || offset < 0
+        || offset + n > length
+        || !cache.enabled()
+        || !source.readsLocally(offset)
+        || !source.readsLocally(offset + n - 1)) {
       return -1;
     }
     int got = source.readLocally(offset, dst);
@@ -185,8 +193,8 @@ public final class CachedFileReader implements Closeable {
           fetchAndKeep(missStart, pos, dst, dstOff + (int) (missStart - offset));
           missStart = -1;
         }
-        System.arraycopy(page, (int) (pos - pageStart), dst, dstOff + (int) (pos - offset),
-            (int) (stop - pos));
+        System.arraycopy(
+            page, (int) (pos - pageStart), dst, dstOff + (int) (pos - offset), (int) (stop - pos));
       } else if (missStart < 0) {
         missStart = pos;
       }
@@ -225,8 +233,8 @@ public final class CachedFileReader implements Closeable {
       if (page == null) {
         page = obtain(index, lastPage + 1);
       }
-      System.arraycopy(page, (int) (pos - pageStart), dst, dstOff + (int) (pos - offset),
-          (int) (stop - pos));
+      System.arraycopy(
+          page, (int) (pos - pageStart), dst, dstOff + (int) (pos - offset), (int) (stop - pos));
       pos = stop;
     }
   }
@@ -262,8 +270,9 @@ public final class CachedFileReader implements Closeable {
       return null;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new StrataException(ErrorCode.UNAVAILABLE, "Interrupted while waiting for page "
-          + index + " of file " + fileId + "; read again");
+      throw new StrataException(
+          ErrorCode.UNAVAILABLE,
+          "Interrupted while waiting for page " + index + " of file " + fileId + "; read again");
     }
   }
 
@@ -277,11 +286,11 @@ public final class CachedFileReader implements Closeable {
   }
 
   /**
-   * Claims the pages from {@code first} on that are neither held nor being fetched, stopping at
-   * the first that is, at {@code limit} or after {@link #MAX_FETCH_BYTES}; fetches and keeps them
-   * one page at a time, each released to its waiters as soon as it is kept. Returns the pages
-   * fetched, none when {@code first} could not be claimed. Anyone who wants a claimed page waits on its future; every claim is released,
-   * whatever happens.
+   * Claims the pages from {@code first} on that are neither held nor being fetched, stopping at the
+   * first that is, at {@code limit} or after {@link #MAX_FETCH_BYTES}; fetches and keeps them one
+   * page at a time, each released to its waiters as soon as it is kept. Returns the pages fetched,
+   * none when {@code first} could not be claimed. Anyone who wants a claimed page waits on its
+   * future; every claim is released, whatever happens.
    */
   private byte[][] fetchRun(long first, long limit) throws IOException {
     long lastIndex = cache.pageOf(length - 1);
@@ -335,8 +344,10 @@ public final class CachedFileReader implements Closeable {
       for (int i = done; i < claimed; i++) {
         CompletableFuture<byte[]> claim = claims.get(i);
         inFlight.remove(first + i, claim);
-        claim.completeExceptionally(failure != null ? failure
-            : new IllegalStateException("fetch of page " + (first + i) + " abandoned"));
+        claim.completeExceptionally(
+            failure != null
+                ? failure
+                : new IllegalStateException("fetch of page " + (first + i) + " abandoned"));
       }
     }
   }
@@ -376,7 +387,10 @@ public final class CachedFileReader implements Closeable {
         index += Math.max(1, pages.length);
       }
     } catch (Exception e) {
-      LOG.debug("Read-ahead of file {} at page {} failed; reads will fetch it: {}", fileId, index,
+      LOG.debug(
+          "Read-ahead of file {} at page {} failed; reads will fetch it: {}",
+          fileId,
+          index,
           e.toString());
     }
   }
@@ -389,9 +403,15 @@ public final class CachedFileReader implements Closeable {
     while (done < len) {
       int r = source.read(position + done, b, off + done, len - done);
       if (r <= 0) {
-        throw new StrataException(ErrorCode.FAILED_PRECONDITION, "File " + fileId + " ended at "
-            + (position + done) + " bytes, before its length " + length
-            + "; it changed while open: open it again");
+        throw new StrataException(
+            ErrorCode.FAILED_PRECONDITION,
+            "File "
+                + fileId
+                + " ended at "
+                + (position + done)
+                + " bytes, before its length "
+                + length
+                + "; it changed while open: open it again");
       }
       done += r;
     }

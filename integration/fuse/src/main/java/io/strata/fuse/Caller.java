@@ -5,9 +5,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * The process a FUSE request comes from, as the kernel reports it: files and directories it
- * creates are owned by this user and group, and the rules that depend on who asks (a chmod or a
- * write by someone outside a file's group drops its set-group-ID bit) use it.
+ * The process a FUSE request comes from, as the kernel reports it: files and directories it creates
+ * are owned by this user and group, and the rules that depend on who asks (a chmod or a write by
+ * someone outside a file's group drops its set-group-ID bit) use it.
  *
  * @param pid the process, whose supplementary groups {@link #inGroup} reads from /proc
  */
@@ -25,9 +25,9 @@ record Caller(long uid, long gid, long pid) {
   }
 
   /**
-   * Whether the caller belongs to group {@code id}: its primary group, or one of the
-   * supplementary groups /proc lists for its process (the FUSE request carries only the
-   * primary one). A process gone meanwhile counts by its primary group only.
+   * Whether the caller belongs to group {@code id}: its primary group, or one of the supplementary
+   * groups /proc lists for its process (the FUSE request carries only the primary one). A process
+   * gone meanwhile counts by its primary group only.
    */
   boolean inGroup(long id) {
     if (id == gid) {
@@ -54,18 +54,18 @@ record Caller(long uid, long gid, long pid) {
   }
 
   /**
-   * The mode a chmod by this caller sets when it asks for {@code mode} on a file of group
-   * {@code fileGid}: as Linux does, the set-group-ID bit is dropped, silently, unless the
-   * caller is root or in that group.
+   * The mode a chmod by this caller sets when it asks for {@code mode} on a file of group {@code
+   * fileGid}: as Linux does, the set-group-ID bit is dropped, silently, unless the caller is root
+   * or in that group.
    */
   int chmodMode(int mode, long fileGid) {
     return (mode & S_ISGID) != 0 && !root() && !inGroup(fileGid) ? mode & ~S_ISGID : mode;
   }
 
   /**
-   * The mode a file keeps once this caller wrote or truncated it, as Linux kills privileges:
-   * anyone but root drops set-user-ID; set-group-ID goes with it when the group may execute,
-   * or when the caller is not in the file's group. The same mode when nothing changes.
+   * The mode a file keeps once this caller wrote or truncated it, as Linux kills privileges: anyone
+   * but root drops set-user-ID; set-group-ID goes with it when the group may execute, or when the
+   * caller is not in the file's group. The same mode when nothing changes.
    */
   int modeAfterWrite(int mode, long fileGid) {
     if ((mode & (S_ISUID | S_ISGID)) == 0 || root()) {

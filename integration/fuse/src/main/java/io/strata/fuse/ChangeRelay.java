@@ -9,11 +9,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Passes the master's change stream on to a mount: a change notice drops the path from the
- * {@link MetadataCache} and, for paths inside the mount, from the kernel's caches
- * ({@link KernelEntries}), unless the mount made the change itself and holds it already; a
- * reset drops everything; while the stream is broken the metadata cache holds every entry to its
- * TTL, and the kernel's answers are dropped as often.
+ * Passes the master's change stream on to a mount: a change notice drops the path from the {@link
+ * MetadataCache} and, for paths inside the mount, from the kernel's caches ({@link KernelEntries}),
+ * unless the mount made the change itself and holds it already; a reset drops everything; while the
+ * stream is broken the metadata cache holds every entry to its TTL, and the kernel's answers are
+ * dropped as often.
  */
 final class ChangeRelay implements NamespaceWatch.Listener {
   private static final Logger LOG = LoggerFactory.getLogger(ChangeRelay.class);
@@ -28,12 +28,12 @@ final class ChangeRelay implements NamespaceWatch.Listener {
   /**
    * @param root the namespace folder shown at the mount's root
    * @param ttl how long answers live while the stream is down (the metadata cache's TTL)
-   * @param ownClientId the id this mount's client names its calls with: notices of changes it
-   *     made itself leave its metadata cache alone, since it kept the cache true to them as it
-   *     made them; "" to treat every notice alike
+   * @param ownClientId the id this mount's client names its calls with: notices of changes it made
+   *     itself leave its metadata cache alone, since it kept the cache true to them as it made
+   *     them; "" to treat every notice alike
    */
-  ChangeRelay(String root, MetadataCache metadata, KernelEntries kernel, Duration ttl,
-      String ownClientId) {
+  ChangeRelay(
+      String root, MetadataCache metadata, KernelEntries kernel, Duration ttl, String ownClientId) {
     this.ownClientId = ownClientId;
     this.root = root;
     this.paths = new MountPaths(root);
@@ -45,8 +45,9 @@ final class ChangeRelay implements NamespaceWatch.Listener {
   @Override
   public void connected(boolean reset) {
     if (reset) {
-      LOG.info("The master could not send every change this mount missed; dropping its cached"
-          + " statuses");
+      LOG.info(
+          "The master could not send every change this mount missed; dropping its cached"
+              + " statuses");
       metadata.reset();
       kernel.invalidateAll();
     }

@@ -5,12 +5,12 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import io.strata.proto.FileInfo;
 
 /**
- * What each file looked like (file id, length, modification time) when it was last opened on
- * this mount, to decide whether the kernel may keep the pages it cached of it.
+ * What each file looked like (file id, length, modification time) when it was last opened on this
+ * mount, to decide whether the kernel may keep the pages it cached of it.
  *
- * <p>Guarantees: {@link #openedUnchanged} answers true only when the path was opened before and
- * all three values are the same now; a path it no longer remembers (bounded by
- * {@code maxEntries}) counts as changed, which only costs a re-read. Safe for concurrent use.
+ * <p>Guarantees: {@link #openedUnchanged} answers true only when the path was opened before and all
+ * three values are the same now; a path it no longer remembers (bounded by {@code maxEntries})
+ * counts as changed, which only costs a re-read. Safe for concurrent use.
  */
 final class FileVersions {
   private record Version(long fileId, long length, long modificationTimeMs) {

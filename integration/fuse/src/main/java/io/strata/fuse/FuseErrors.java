@@ -11,8 +11,8 @@ import ru.serce.jnrfuse.ErrorCodes;
 /**
  * Turns a failure of a Strata call into the negative errno a FUSE operation returns. Expected
  * answers (a missing path, a denied permission) map silently; failures of the cluster (it is
- * unreachable, or something broke) map to EIO and log one line naming the operation and path,
- * since the application only ever sees "Input/output error".
+ * unreachable, or something broke) map to EIO and log one line naming the operation and path, since
+ * the application only ever sees "Input/output error".
  */
 final class FuseErrors {
   private static final Logger LOG = LoggerFactory.getLogger(FuseErrors.class);
@@ -20,8 +20,8 @@ final class FuseErrors {
   private FuseErrors() {}
 
   /**
-   * Logs, once a line, an operation the mount refuses because Strata does not support it, so
-   * that an application's EOPNOTSUPP/EPERM can be traced to its cause.
+   * Logs, once a line, an operation the mount refuses because Strata does not support it, so that
+   * an application's EOPNOTSUPP/EPERM can be traced to its cause.
    */
   static void logUnsupported(String operation, String path) {
     LOG.info("Refused {} of {}: not supported by a Strata mount", operation, path);

@@ -18,15 +18,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Mounts a Strata namespace directory in the foreground:
- * {@code FuseMain MOUNTPOINT NAMESPACE_PATH [-o opt[,opt...]]...}.
+ * Mounts a Strata namespace directory in the foreground: {@code FuseMain MOUNTPOINT NAMESPACE_PATH
+ * [-o opt[,opt...]]...}.
  *
- * <p>The client configuration is read with {@link StrataConfig#load()}, as the command line
- * does. Each {@code -o} value goes to libfuse as it is (e.g. {@code -o attr_timeout=1}), and
- * {@code attr_timeout}, {@code entry_timeout} and {@code max_read} come from the
- * {@code strata.fuse.*} keys when no {@code -o} gives them (see {@link MountOptions}). The
- * process returns when the mount goes away; SIGTERM or Ctrl-C unmounts first. Exit codes: 0
- * after a clean unmount, 1 when mounting failed, 2 for bad arguments or configuration.
+ * <p>The client configuration is read with {@link StrataConfig#load()}, as the command line does.
+ * Each {@code -o} value goes to libfuse as it is (e.g. {@code -o attr_timeout=1}), and {@code
+ * attr_timeout}, {@code entry_timeout} and {@code max_read} come from the {@code strata.fuse.*}
+ * keys when no {@code -o} gives them (see {@link MountOptions}). The process returns when the mount
+ * goes away; SIGTERM or Ctrl-C unmounts first. Exit codes: 0 after a clean unmount, 1 when mounting
+ * failed, 2 for bad arguments or configuration.
  */
 public final class FuseMain {
   private static final Logger LOG = LoggerFactory.getLogger(FuseMain.class);
@@ -58,8 +58,10 @@ public final class FuseMain {
       System.err.println("strata-fuse: " + e.getMessage());
       return 2;
     }
-    LOG.info("Strata FUSE mount starting (pid {}); native memory allocator: {}",
-        ProcessHandle.current().pid(), allocator());
+    LOG.info(
+        "Strata FUSE mount starting (pid {}); native memory allocator: {}",
+        ProcessHandle.current().pid(),
+        allocator());
     PrometheusMeterRegistry registry = ProcessMetricsRegistry.create();
     FileSystem fs = FileSystem.connect(conf);
     StrataFuseFileSystem fileSystem;
@@ -67,11 +69,17 @@ public final class FuseMain {
     // Started before the mount, so that its start-up does not compete with the first requests.
     WebServer web = startWebServer(conf, registry);
     try {
-      fileSystem = StrataFuseFileSystem.create(fs, root, conf, registry,
-          mountPoint.toAbsolutePath().normalize().toString());
+      fileSystem =
+          StrataFuseFileSystem.create(
+              fs, root, conf, registry, mountPoint.toAbsolutePath().normalize().toString());
       fileSystem.warmUp();
-      mount = FuseMount.mount(fileSystem, mountPoint, MountOptions.withDefaults(options, conf),
-          conf.getInt(FuseKeys.UPCALL_THREADS), MOUNT_TIMEOUT);
+      mount =
+          FuseMount.mount(
+              fileSystem,
+              mountPoint,
+              MountOptions.withDefaults(options, conf),
+              conf.getInt(FuseKeys.UPCALL_THREADS),
+              MOUNT_TIMEOUT);
     } catch (StrataException e) {
       fs.close();
       if (web != null) {
@@ -80,14 +88,17 @@ public final class FuseMain {
       System.err.println("strata-fuse: " + e.getMessage());
       return 1;
     }
-    Thread hook = new Thread(() -> {
-      mount.close();
-      fileSystem.shutdown();
-      fs.close();
-      if (web != null) {
-        web.close();
-      }
-    }, "strata-fuse-shutdown");
+    Thread hook =
+        new Thread(
+            () -> {
+              mount.close();
+              fileSystem.shutdown();
+              fs.close();
+              if (web != null) {
+                web.close();
+              }
+            },
+            "strata-fuse-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     LOG.info("Serving {} of {} at {}", root, fs.masterAddress(), mount.mountPoint());
     try {
@@ -111,8 +122,11 @@ public final class FuseMain {
       return web;
     } catch (IOException e) {
       // The mount is what matters to the jobs reading through it; serve on without metrics.
-      LOG.warn("Cannot serve metrics on {}:{} ({}); set strata.fuse.web.port to a free port,"
-          + " or -1", host, port, e.toString());
+      LOG.warn(
+          "Cannot serve metrics on {}:{} ({}); set strata.fuse.web.port to a free port," + " or -1",
+          host,
+          port,
+          e.toString());
       return null;
     }
   }
@@ -120,7 +134,8 @@ public final class FuseMain {
   /** Which malloc serves native memory (libfuse, Netty): tcmalloc when the launcher preloads it. */
   static String allocator() {
     String preload = System.getenv("LD_PRELOAD");
-    return preload != null && preload.contains("tcmalloc") ? "tcmalloc (" + preload + ")"
+    return preload != null && preload.contains("tcmalloc")
+        ? "tcmalloc (" + preload + ")"
         : "the JVM's default (glibc malloc; tcmalloc not preloaded)";
   }
 

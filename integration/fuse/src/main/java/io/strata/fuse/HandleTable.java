@@ -5,9 +5,9 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The handles the mount gave the kernel: each {@code open} or {@code create} gets a number of
- * its own ({@code fh}), so per-handle state (a writer, or the access pattern a reader detects)
- * is never shared between two opens of one file. Lookups are lock-free map reads.
+ * The handles the mount gave the kernel: each {@code open} or {@code create} gets a number of its
+ * own ({@code fh}), so per-handle state (a writer, or the access pattern a reader detects) is never
+ * shared between two opens of one file. Lookups are lock-free map reads.
  *
  * @param <H> what a handle holds
  */

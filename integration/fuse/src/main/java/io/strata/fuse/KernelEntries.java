@@ -3,8 +3,8 @@ package io.strata.fuse;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.strata.common.PathNames;
-import java.util.ArrayList;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -18,27 +18,26 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What the kernel caches of the mount (names for {@code entry_timeout}, attributes and pages for
- * {@code attr_timeout}), and the means to drop it when a path changes elsewhere, so that a
- * change made through another client is seen through this mount at once rather than after the
- * kernel's timeouts.
+ * {@code attr_timeout}), and the means to drop it when a path changes elsewhere, so that a change
+ * made through another client is seen through this mount at once rather than after the kernel's
+ * timeouts.
  *
  * <p>libfuse 2's high-level API names files by path and keeps the kernel's node ids to itself,
  * while the kernel drops a name only by (parent node id, name) and a node's attributes and pages
- * only by node id. So the node ids are learnt from the requests themselves: an upcall thread
- * reads the request header before libfuse dispatches it ({@link UpcallThreads}), and the path
- * handler records which node the header names -- the parent for a lookup or a create, the node
- * itself for getattr, open and readdir, and the file linked for a link. Entries the mount never
- * learnt (too many to remember, or served by libfuse's own loop) expire by the kernel's timeouts
- * as before.
+ * only by node id. So the node ids are learnt from the requests themselves: an upcall thread reads
+ * the request header before libfuse dispatches it ({@link UpcallThreads}), and the path handler
+ * records which node the header names -- the parent for a lookup or a create, the node itself for
+ * getattr, open and readdir, and the file linked for a link. Entries the mount never learnt (too
+ * many to remember, or served by libfuse's own loop) expire by the kernel's timeouts as before.
  *
  * <p>While no change notice can arrive (the change stream is down), {@link #holdTo} makes the
- * kernel's answers expire as the mount's own do: every path the kernel was told of is dropped
- * again each TTL, so raising the kernel's timeouts costs no staleness then either.
+ * kernel's answers expire as the mount's own do: every path the kernel was told of is dropped again
+ * each TTL, so raising the kernel's timeouts costs no staleness then either.
  *
- * <p>Invalidations run on a thread of their own, in order, so that the caller (the change
- * stream) never waits for the kernel, which may hold a folder's lock while an upcall in it is
- * answered. A backlog past the queue's bound is replaced by dropping everything known. Once
- * the mount goes away ({@link #detach}), nothing more is sent.
+ * <p>Invalidations run on a thread of their own, in order, so that the caller (the change stream)
+ * never waits for the kernel, which may hold a folder's lock while an upcall in it is answered. A
+ * backlog past the queue's bound is replaced by dropping everything known. Once the mount goes away
+ * ({@link #detach}), nothing more is sent.
  */
 final class KernelEntries implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(KernelEntries.class);
@@ -74,8 +73,10 @@ final class KernelEntries implements AutoCloseable {
   }
 
   private final Cache<String, Long> nodes;
+
   /** Paths the kernel was told of since the last tick, while answers are held to a TTL. */
   private final Set<String> sinceTick = ConcurrentHashMap.newKeySet();
+
   private volatile long tickNanos;
   private final BlockingQueue<Pending> queue;
   private final AtomicBoolean overflow = new AtomicBoolean();
@@ -83,10 +84,12 @@ final class KernelEntries implements AutoCloseable {
   private final Thread sender;
   private volatile Notifier notifier;
 
-  /** @param maxPaths most paths whose node id is remembered */
+  /**
+   * @param maxPaths most paths whose node id is remembered
+   */
   KernelEntries(long maxPaths, int queueSize) {
-    this.nodes = Caffeine.newBuilder().maximumSize(Math.max(1, maxPaths))
-        .executor(Runnable::run).build();
+    this.nodes =
+        Caffeine.newBuilder().maximumSize(Math.max(1, maxPaths)).executor(Runnable::run).build();
     this.queue = new ArrayBlockingQueue<>(Math.max(1, queueSize));
     this.sender = new Thread(this::sendLoop, "strata-fuse-kernel-invalidation");
     sender.setDaemon(true);
@@ -106,8 +109,8 @@ final class KernelEntries implements AutoCloseable {
   }
 
   /**
-   * Records the node the kernel named in the request being handled for {@code path} (a path of
-   * the mount, "/" its root); {@code opcode} and {@code node} are that request's header.
+   * Records the node the kernel named in the request being handled for {@code path} (a path of the
+   * mount, "/" its root); {@code opcode} and {@code node} are that request's header.
    */
   void seen(String path, int opcode, long node) {
     String named;
@@ -135,9 +138,9 @@ final class KernelEntries implements AutoCloseable {
   }
 
   /**
-   * While {@code ttl} is positive, drops every path the kernel was told of at least every
-   * {@code ttl}, so that the kernel holds no answer longer than the mount's own cache does when
-   * no change notice can reach it (the change stream is down); zero stops that.
+   * While {@code ttl} is positive, drops every path the kernel was told of at least every {@code
+   * ttl}, so that the kernel holds no answer longer than the mount's own cache does when no change
+   * notice can reach it (the change stream is down); zero stops that.
    */
   void holdTo(Duration ttl) {
     tickNanos = ttl.toNanos();
@@ -154,13 +157,13 @@ final class KernelEntries implements AutoCloseable {
   }
 
   /**
-   * Drops the kernel's attributes and pages of the node of {@code path} now, on the calling
-   * thread: another name of a file this mount just changed (a hard link), which the kernel
-   * holds as a node of its own. Only a node, never a name: dropping a name takes its folder's
-   * lock, which the request being answered may hold; a node's attributes take no such lock.
-   * Leaving the name in place also keeps the node, so the node learnt for the path stays the
-   * kernel's: a name dropped and looked up again may get a new node, which the mount learns
-   * only at the next request naming it.
+   * Drops the kernel's attributes and pages of the node of {@code path} now, on the calling thread:
+   * another name of a file this mount just changed (a hard link), which the kernel holds as a node
+   * of its own. Only a node, never a name: dropping a name takes its folder's lock, which the
+   * request being answered may hold; a node's attributes take no such lock. Leaving the name in
+   * place also keeps the node, so the node learnt for the path stays the kernel's: a name dropped
+   * and looked up again may get a new node, which the mount learns only at the next request naming
+   * it.
    *
    * @return whether the mount knew the node, so that the kernel was told
    */
@@ -176,15 +179,17 @@ final class KernelEntries implements AutoCloseable {
   }
 
   /**
-   * Drops the kernel's name {@code path} in its folder now, on the calling thread, so that the
-   * next access of that name asks the mount. This takes the folder's lock in the kernel: never
-   * call it for a folder the request being answered holds (see {@link #invalidateNodeNow}).
+   * Drops the kernel's name {@code path} in its folder now, on the calling thread, so that the next
+   * access of that name asks the mount. This takes the folder's lock in the kernel: never call it
+   * for a folder the request being answered holds (see {@link #invalidateNodeNow}).
    */
   void invalidateEntryNow(String path) {
     Notifier to = notifier;
     String parent = PathNames.parent(path);
-    Long parentNode = parent == null ? null
-        : parent.equals(PathNames.ROOT) ? Long.valueOf(ROOT_NODE) : nodes.getIfPresent(parent);
+    Long parentNode =
+        parent == null
+            ? null
+            : parent.equals(PathNames.ROOT) ? Long.valueOf(ROOT_NODE) : nodes.getIfPresent(parent);
     if (to != null && parentNode != null) {
       to.invalidateEntry(parentNode, PathNames.name(path));
       sent.increment();
@@ -225,8 +230,10 @@ final class KernelEntries implements AutoCloseable {
       Pending p;
       try {
         long tick = tickNanos;
-        p = queue.poll(tick > 0 ? Math.max(1, tick / 4) : TimeUnit.SECONDS.toNanos(1),
-            TimeUnit.NANOSECONDS);
+        p =
+            queue.poll(
+                tick > 0 ? Math.max(1, tick / 4) : TimeUnit.SECONDS.toNanos(1),
+                TimeUnit.NANOSECONDS);
       } catch (InterruptedException e) {
         return;
       }
@@ -274,8 +281,10 @@ final class KernelEntries implements AutoCloseable {
       return;
     }
     String parent = PathNames.parent(path);
-    Long parentNode = parent == null ? null
-        : parent.equals(PathNames.ROOT) ? Long.valueOf(ROOT_NODE) : nodes.getIfPresent(parent);
+    Long parentNode =
+        parent == null
+            ? null
+            : parent.equals(PathNames.ROOT) ? Long.valueOf(ROOT_NODE) : nodes.getIfPresent(parent);
     if (parentNode != null) {
       to.invalidateEntry(parentNode, PathNames.name(path));
       sent.increment();

@@ -7,14 +7,13 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 
 /**
- * The source of one open file whose client stream is made only when a read reaches it, from
- * the status (with its blocks) the open found in the metadata cache. An open the kernel serves
- * from its page cache (keep_cache), or one that reads nothing, then costs nothing beyond the
- * handle.
+ * The source of one open file whose client stream is made only when a read reaches it, from the
+ * status (with its blocks) the open found in the metadata cache. An open the kernel serves from its
+ * page cache (keep_cache), or one that reads nothing, then costs nothing beyond the handle.
  *
- * <p>Guarantees: the stream is opened at most once, by the first read; it must be the version
- * the open saw (same file id), otherwise reads fail with STALE (ESTALE) rather than serve
- * another version; reads after {@link #close} fail. Reads of an opened stream take no lock.
+ * <p>Guarantees: the stream is opened at most once, by the first read; it must be the version the
+ * open saw (same file id), otherwise reads fail with STALE (ESTALE) rather than serve another
+ * version; reads after {@link #close} fail. Reads of an opened stream take no lock.
  */
 final class LazyFileSource implements PositionedSource {
   /** Opens the file's stream (a master call). */
@@ -36,6 +35,7 @@ final class LazyFileSource implements PositionedSource {
   private volatile Opener opener;
   private volatile PositionedSource in;
   private volatile boolean closed;
+
   /** Streams of the file's old names ({@link #moved}), closed with this source. Guarded by this. */
   private final java.util.List<PositionedSource> retired = new java.util.ArrayList<>();
 
@@ -69,8 +69,15 @@ final class LazyFileSource implements PositionedSource {
         Opened opened = opener.open();
         if (opened.fileId() != fileId) {
           opened.source().close();
-          throw new StrataException(ErrorCode.STALE, path + " was replaced since it was opened"
-              + " (file id " + fileId + ", now " + opened.fileId() + "); open it again");
+          throw new StrataException(
+              ErrorCode.STALE,
+              path
+                  + " was replaced since it was opened"
+                  + " (file id "
+                  + fileId
+                  + ", now "
+                  + opened.fileId()
+                  + "); open it again");
         }
         in = opened.source();
       }
@@ -79,9 +86,9 @@ final class LazyFileSource implements PositionedSource {
   }
 
   /**
-   * As the stream says, opening it first: the opener no longer asks the master (the status the
-   * open used carries what the stream needs), so a first read can already go straight to a local
-   * block file. False once closed, or when the stream cannot be opened (the read reports why).
+   * As the stream says, opening it first: the opener no longer asks the master (the status the open
+   * used carries what the stream needs), so a first read can already go straight to a local block
+   * file. False once closed, or when the stream cannot be opened (the read reports why).
    */
   @Override
   public boolean readsLocally(long position) {
@@ -112,8 +119,8 @@ final class LazyFileSource implements PositionedSource {
 
   /**
    * The file was renamed (by this mount): later reads open a stream by its new name, whose
-   * under-store path is the one the file now has; a stream already open stays usable for reads
-   * in flight and is closed with this source.
+   * under-store path is the one the file now has; a stream already open stays usable for reads in
+   * flight and is closed with this source.
    */
   synchronized void moved(String newPath, Opener newOpener) {
     path = newPath;

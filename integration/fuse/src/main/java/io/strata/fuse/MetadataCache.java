@@ -22,40 +22,41 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The mount's cache of path statuses, found and missing, each file's with its blocks, so that
- * the upcalls of reading a file (lookup, getattr, open, read) cost no master call once its
- * folder has been listed.
+ * The mount's cache of path statuses, found and missing, each file's with its blocks, so that the
+ * upcalls of reading a file (lookup, getattr, open, read) cost no master call once its folder has
+ * been listed.
  *
  * <p>Freshness. An answer is used
+ *
  * <ul>
  *   <li>within {@code ttl} of being loaded, always (the bound that holds whatever else fails);
- *   <li>after that, while the master's change stream is in step ({@link #watchLive}), for as
- *       long as the master itself trusts the path without checking its under store -- the
- *       path's sync interval ({@link FileInfo#getSyncIntervalMs()}): for ever under
- *       {@code never}, the default. A change made through Strata arrives as a notice
- *       ({@link #changed}) and drops the entry, so an unchanged entry stays as long as memory
- *       allows, and a changed one goes within the stream's delay;
- *   <li>never past {@code ttl} for a missing path: a file can appear in an under store, which
- *       no notice reports.
+ *   <li>after that, while the master's change stream is in step ({@link #watchLive}), for as long
+ *       as the master itself trusts the path without checking its under store -- the path's sync
+ *       interval ({@link FileInfo#getSyncIntervalMs()}): for ever under {@code never}, the default.
+ *       A change made through Strata arrives as a notice ({@link #changed}) and drops the entry, so
+ *       an unchanged entry stays as long as memory allows, and a changed one goes within the
+ *       stream's delay;
+ *   <li>never past {@code ttl} for a missing path: a file can appear in an under store, which no
+ *       notice reports.
  * </ul>
  *
- * <p>Listings. A folder listed through the mount (readdir), or by the first lookup of a name in
- * a folder not listed yet, puts every child's status and marks the folder listed, so that a
- * lookup of a name it does not hold answers NOT_FOUND without a call. The first lookup in an
- * unlisted folder starts one listing of the folder on a background thread and waits only until
- * the listing has passed its name; every lookup in that folder meanwhile waits for the same
- * listing, so a loader that reads names from an index costs one listing per folder, not a call
- * per file. Such a listing only lists what the master has loaded already (a folder it never
- * listed is left to per-path lookups, which find files added to the under store since), and it
- * stops after {@code maxEntries / 2} children (the folder is then not marked listed, and not
- * listed again for a while), so one huge folder cannot flush the cache.
+ * <p>Listings. A folder listed through the mount (readdir), or by the first lookup of a name in a
+ * folder not listed yet, puts every child's status and marks the folder listed, so that a lookup of
+ * a name it does not hold answers NOT_FOUND without a call. The first lookup in an unlisted folder
+ * starts one listing of the folder on a background thread and waits only until the listing has
+ * passed its name; every lookup in that folder meanwhile waits for the same listing, so a loader
+ * that reads names from an index costs one listing per folder, not a call per file. Such a listing
+ * only lists what the master has loaded already (a folder it never listed is left to per-path
+ * lookups, which find files added to the under store since), and it stops after {@code maxEntries /
+ * 2} children (the folder is then not marked listed, and not listed again for a while), so one huge
+ * folder cannot flush the cache.
  *
- * <p>Races: an answer loaded while a notice of its path arrived, or while the mount itself
- * changed it, is dropped right after it was put (see {@link RecentChanges}), and a folder is
- * marked listed only if no child changed and no entry was evicted while it was listed. Errors
- * other than NOT_FOUND are never cached. At most {@code maxEntries} paths are held; a folder
- * loses its mark when one of its children is evicted. With a TTL of zero the cache is off and
- * every call goes to the loader. Thread-safe.
+ * <p>Races: an answer loaded while a notice of its path arrived, or while the mount itself changed
+ * it, is dropped right after it was put (see {@link RecentChanges}), and a folder is marked listed
+ * only if no child changed and no entry was evicted while it was listed. Errors other than
+ * NOT_FOUND are never cached. At most {@code maxEntries} paths are held; a folder loses its mark
+ * when one of its children is evicted. With a TTL of zero the cache is off and every call goes to
+ * the loader. Thread-safe.
  */
 public final class MetadataCache {
   /** Loads the status of a namespace path (with a file's blocks); NOT_FOUND when missing. */
@@ -83,28 +84,34 @@ public final class MetadataCache {
   private final long maxEntries;
   private final Ticker ticker;
   private final Cache<String, Entry> entries;
+
   /**
-   * Folders whose every child is in {@link #entries}, each with the names its listing held,
-   * sorted (a reference per name: the strings are the children's own). A name a listing held is
-   * never answered missing on the word of that listing, only by the master: the listing proves
-   * the name was there, while the absence of its entry may have other causes (an entry dropped
-   * while the mark stayed), and a wrong "missing" is worse than a call.
+   * Folders whose every child is in {@link #entries}, each with the names its listing held, sorted
+   * (a reference per name: the strings are the children's own). A name a listing held is never
+   * answered missing on the word of that listing, only by the master: the listing proves the name
+   * was there, while the absence of its entry may have other causes (an entry dropped while the
+   * mark stayed), and a wrong "missing" is worse than a call.
    */
   private final ConcurrentNavigableMap<String, String[]> listed = new ConcurrentSkipListMap<>();
+
   /**
-   * Every path {@link #entries} holds, in order, so that a removed or renamed folder's subtree
-   * is found in proportion to its size rather than by a scan of the whole cache (an rm -rf of a
-   * large tree dropped each of its folders' subtrees in turn). Added and removed only inside
-   * the map's own atomic step for that path (see {@link #store}, {@link #unstore} and the
-   * eviction listener), so that it never lacks a path the cache holds.
+   * Every path {@link #entries} holds, in order, so that a removed or renamed folder's subtree is
+   * found in proportion to its size rather than by a scan of the whole cache (an rm -rf of a large
+   * tree dropped each of its folders' subtrees in turn). Added and removed only inside the map's
+   * own atomic step for that path (see {@link #store}, {@link #unstore} and the eviction listener),
+   * so that it never lacks a path the cache holds.
    */
   private final ConcurrentSkipListSet<String> keys = new ConcurrentSkipListSet<>();
+
   /** Files this mount created that the master does not know yet; never evicted or reset. */
   private final PendingCreates pendingCreates = new PendingCreates();
+
   /** Folders a lookup's listing stopped in (too many children), not listed again for a while. */
   private final Cache<String, Boolean> tooLarge;
+
   /** Folders the master has not loaded (lookups must not make it), not tried again for a while. */
   private final Cache<String, Boolean> notLoaded;
+
   private final ConcurrentHashMap<String, DirectoryFill> fills = new ConcurrentHashMap<>();
   private final RecentChanges recent = new RecentChanges(RECENT_NOTICES);
   private final LongAdder evictions = new LongAdder();
@@ -127,42 +134,65 @@ public final class MetadataCache {
    *     zero turns the cache off
    * @param maxEntries most paths held
    */
-  public MetadataCache(StatusLoader loader, ListingLoader lister, Executor listingExecutor,
-      Duration ttl, long maxEntries) {
+  public MetadataCache(
+      StatusLoader loader,
+      ListingLoader lister,
+      Executor listingExecutor,
+      Duration ttl,
+      long maxEntries) {
     this(loader, lister, listingExecutor, ttl, maxEntries, Ticker.systemTicker());
   }
 
-  MetadataCache(StatusLoader loader, ListingLoader lister, Executor listingExecutor,
-      Duration ttl, long maxEntries, Ticker ticker) {
+  MetadataCache(
+      StatusLoader loader,
+      ListingLoader lister,
+      Executor listingExecutor,
+      Duration ttl,
+      long maxEntries,
+      Ticker ticker) {
     this.loader = loader;
     this.lister = lister;
     this.listingExecutor = listingExecutor;
     this.ttlNanos = ttl.toNanos();
     this.maxEntries = maxEntries;
     this.ticker = ticker;
-    this.entries = ttl.isZero() || ttl.isNegative() || maxEntries <= 0 ? null
-        : Caffeine.newBuilder().maximumSize(maxEntries)
-            // Called within the eviction, before the entry is gone: the folder stops answering
-            // for its children before one of them is missing from the cache.
-            .evictionListener((String path, Entry e, RemovalCause cause) -> {
-              evictions.increment();
-              keys.remove(path);
-              String parent = path == null ? null : PathNames.parent(path);
-              if (parent != null) {
-                listed.remove(parent);
-              }
-            })
-            // Evictions run on the calling thread: they are small, and no pool thread is needed.
-            .executor(Runnable::run).build();
-    this.tooLarge = Caffeine.newBuilder().maximumSize(1024)
-        .expireAfterWrite(Duration.ofMinutes(10)).ticker(ticker).build();
-    this.notLoaded = Caffeine.newBuilder().maximumSize(4096)
-        .expireAfterWrite(Duration.ofSeconds(30)).ticker(ticker).build();
+    this.entries =
+        ttl.isZero() || ttl.isNegative() || maxEntries <= 0
+            ? null
+            : Caffeine.newBuilder()
+                .maximumSize(maxEntries)
+                // Called within the eviction, before the entry is gone: the folder stops answering
+                // for its children before one of them is missing from the cache.
+                .evictionListener(
+                    (String path, Entry e, RemovalCause cause) -> {
+                      evictions.increment();
+                      keys.remove(path);
+                      String parent = path == null ? null : PathNames.parent(path);
+                      if (parent != null) {
+                        listed.remove(parent);
+                      }
+                    })
+                // Evictions run on the calling thread: they are small, and no pool thread is
+                // needed.
+                .executor(Runnable::run)
+                .build();
+    this.tooLarge =
+        Caffeine.newBuilder()
+            .maximumSize(1024)
+            .expireAfterWrite(Duration.ofMinutes(10))
+            .ticker(ticker)
+            .build();
+    this.notLoaded =
+        Caffeine.newBuilder()
+            .maximumSize(4096)
+            .expireAfterWrite(Duration.ofSeconds(30))
+            .ticker(ticker)
+            .build();
   }
 
   /**
-   * The status of {@code path}: a file this mount created and has not committed yet, else
-   * from the cache while fresh.
+   * The status of {@code path}: a file this mount created and has not committed yet, else from the
+   * cache while fresh.
    */
   public FileInfo get(String path) throws StrataException {
     FileInfo pending = pendingCreates.get(path);
@@ -190,7 +220,8 @@ public final class MetadataCache {
           return answer(missing);
         }
       }
-      if (lister != null && tooLarge.getIfPresent(parent) == null
+      if (lister != null
+          && tooLarge.getIfPresent(parent) == null
           && notLoaded.getIfPresent(parent) == null) {
         FileInfo found = fromListing(parent, path);
         if (found != null) {
@@ -232,14 +263,14 @@ public final class MetadataCache {
   }
 
   /**
-   * Records {@code path} as missing on the word of its folder's listing, and returns what the
-   * cache holds for it then; null when the folder stopped answering for its children meanwhile
-   * (a change of one of them came), so that the caller asks the master. Never overwrites a
-   * status put meanwhile. Races with {@link #drop}, which removes the folder's mark before the
-   * entry: either this sees the mark gone and takes its entry back, or the drop comes after
-   * and removes the entry itself. A reset since {@code mark} (taken before the caller read the
-   * entry) takes it back too: the folder may have been listed again since, by a listing that
-   * put the name after the caller found it absent and the reset took it away.
+   * Records {@code path} as missing on the word of its folder's listing, and returns what the cache
+   * holds for it then; null when the folder stopped answering for its children meanwhile (a change
+   * of one of them came), so that the caller asks the master. Never overwrites a status put
+   * meanwhile. Races with {@link #drop}, which removes the folder's mark before the entry: either
+   * this sees the mark gone and takes its entry back, or the drop comes after and removes the entry
+   * itself. A reset since {@code mark} (taken before the caller read the entry) takes it back too:
+   * the folder may have been listed again since, by a listing that put the name after the caller
+   * found it absent and the reset took it away.
    */
   private Entry putMissing(String path, String dir, long now, long mark) {
     Entry missing = new Entry(null, "Path does not exist: " + path, now);
@@ -248,7 +279,8 @@ public final class MetadataCache {
       return present;
     }
     String[] names = listed.get(dir);
-    if (names == null || Arrays.binarySearch(names, PathNames.name(path)) >= 0
+    if (names == null
+        || Arrays.binarySearch(names, PathNames.name(path)) >= 0
         || recent.changedSince(path, mark, false)) {
       unstore(path, missing);
       return null;
@@ -321,8 +353,8 @@ public final class MetadataCache {
   }
 
   /**
-   * Records a status learnt elsewhere (a listing, the answer to a change) as fresh; it is not
-   * kept when a notice of the path arrived since {@code mark} was taken.
+   * Records a status learnt elsewhere (a listing, the answer to a change) as fresh; it is not kept
+   * when a notice of the path arrived since {@code mark} was taken.
    */
   public void put(String path, FileInfo info, long mark) {
     if (entries != null) {
@@ -335,10 +367,10 @@ public final class MetadataCache {
   }
 
   /**
-   * Records the status {@code path} has after a change this mount made to it (asked of the
-   * master from {@code mark} on). The change is recorded like a notice, so that a listing or
-   * load that began before it and ends after it cannot put the old status back; the master's
-   * own notice may come later than that answer, or, for this mount's changes, be skipped.
+   * Records the status {@code path} has after a change this mount made to it (asked of the master
+   * from {@code mark} on). The change is recorded like a notice, so that a listing or load that
+   * began before it and ends after it cannot put the old status back; the master's own notice may
+   * come later than that answer, or, for this mount's changes, be skipped.
    */
   public void putOwn(String path, FileInfo info, long mark) {
     recordOwn(path, info, mark);
@@ -361,8 +393,8 @@ public final class MetadataCache {
   }
 
   /**
-   * Records a folder this mount just made: its status, and that it is listed (it has no child),
-   * so lookups of names in it answer from the cache.
+   * Records a folder this mount just made: its status, and that it is listed (it has no child), so
+   * lookups of names in it answer from the cache.
    */
   public void putNewFolder(String path, FileInfo info, long mark) {
     long recorded = recordOwn(path, info, mark);
@@ -390,9 +422,9 @@ public final class MetadataCache {
   }
 
   /**
-   * Records that this mount just removed the folder {@code path} (or moved it away): nothing
-   * below it answers from the cache any more, and the name is missing; a listing of its parent
-   * stays complete.
+   * Records that this mount just removed the folder {@code path} (or moved it away): nothing below
+   * it answers from the cache any more, and the name is missing; a listing of its parent stays
+   * complete.
    */
   public void removedTree(String path) {
     if (entries == null) {
@@ -405,33 +437,40 @@ public final class MetadataCache {
   }
 
   /**
-   * A name in folder {@code path} was added, removed or renamed by this mount at {@code nowNs}:
-   * the folder's cached status takes the new modification and change times, in place, so its
-   * listing stays usable (the master set the same change a few microseconds apart).
+   * A name in folder {@code path} was added, removed or renamed by this mount at {@code nowNs}: the
+   * folder's cached status takes the new modification and change times, in place, so its listing
+   * stays usable (the master set the same change a few microseconds apart).
    */
   public void folderChanged(String path, long nowNs) {
     folderChanged(path, nowNs, 0);
   }
 
   /**
-   * As {@link #folderChanged(String, long)}, the folder also gaining ({@code subfolders} > 0)
-   * or losing subfolders, which its link count counts.
+   * As {@link #folderChanged(String, long)}, the folder also gaining ({@code subfolders} > 0) or
+   * losing subfolders, which its link count counts.
    */
   public void folderChanged(String path, long nowNs, int subfolders) {
     if (entries == null) {
       return;
     }
-    entries.asMap().computeIfPresent(path, (k, e) -> {
-      if (e.info == null) {
-        return e;
-      }
-      FileInfo.Builder b = e.info.toBuilder().setModificationTimeMs(nowNs / 1_000_000L)
-          .setModificationTimeNs(nowNs).setChangeTimeNs(nowNs);
-      if (subfolders != 0 && b.getLinkCount() > 0) {
-        b.setLinkCount(Math.max(2, b.getLinkCount() + subfolders));
-      }
-      return new Entry(b.build(), null, e.loadedNanos);
-    });
+    entries
+        .asMap()
+        .computeIfPresent(
+            path,
+            (k, e) -> {
+              if (e.info == null) {
+                return e;
+              }
+              FileInfo.Builder b =
+                  e.info.toBuilder()
+                      .setModificationTimeMs(nowNs / 1_000_000L)
+                      .setModificationTimeNs(nowNs)
+                      .setChangeTimeNs(nowNs);
+              if (subfolders != 0 && b.getLinkCount() > 0) {
+                b.setLinkCount(Math.max(2, b.getLinkCount() + subfolders));
+              }
+              return new Entry(b.build(), null, e.loadedNanos);
+            });
   }
 
   /** Starts a listing of {@code dir} whose children are put as they come (readdir). */
@@ -444,6 +483,7 @@ public final class MetadataCache {
     private final String dir;
     private final long mark = recent.mark();
     private final long evictionsAtStart = evictions.sum();
+
     /** The names put; only the thread listing adds them, and it finishes the listing. */
     private final List<String> names = new ArrayList<>();
 
@@ -493,8 +533,10 @@ public final class MetadataCache {
   /** One listing of a folder started by a lookup, which lookups of its names wait for. */
   private final class DirectoryFill implements Runnable {
     private final String dir;
+
     /** The last name put, or null before the first. Guarded by this. */
     private String passed;
+
     private boolean done;
 
     DirectoryFill(String dir) {
@@ -574,10 +616,10 @@ public final class MetadataCache {
   private static final long LISTING_WAIT_NANOS = Duration.ofSeconds(30).toNanos();
 
   /**
-   * Forgets what is known of {@code path}, and that its folder is listed: the mount changed it.
-   * The change is recorded like a notice, because the master's own notice may come later than
-   * a listing or load that started before the change and ends after it; without the record,
-   * that answer (say, "missing" for a folder just made) would be put back and kept.
+   * Forgets what is known of {@code path}, and that its folder is listed: the mount changed it. The
+   * change is recorded like a notice, because the master's own notice may come later than a listing
+   * or load that started before the change and ends after it; without the record, that answer (say,
+   * "missing" for a folder just made) would be put back and kept.
    */
   public void invalidate(String path) {
     recent.add(path, false);
@@ -600,8 +642,8 @@ public final class MetadataCache {
   }
 
   /**
-   * Forgets {@code path} and everything below it: after a rename or removal of a directory,
-   * the old paths of its descendants must not answer from the cache.
+   * Forgets {@code path} and everything below it: after a rename or removal of a directory, the old
+   * paths of its descendants must not answer from the cache.
    */
   public void invalidateTree(String path) {
     recent.add(path, true);
@@ -628,61 +670,79 @@ public final class MetadataCache {
 
   /** Puts {@code e} for {@code path}, indexed in {@link #keys} in the same atomic step. */
   private void store(String path, Entry e) {
-    entries.asMap().compute(path, (k, old) -> {
-      keys.add(k);
-      return e;
-    });
+    entries
+        .asMap()
+        .compute(
+            path,
+            (k, old) -> {
+              keys.add(k);
+              return e;
+            });
   }
 
   /** Puts {@code e} unless the path holds an entry, which is returned then (else null). */
   private Entry storeIfAbsent(String path, Entry e) {
     Entry[] present = new Entry[1];
-    entries.asMap().compute(path, (k, old) -> {
-      if (old != null) {
-        present[0] = old;
-        return old;
-      }
-      keys.add(k);
-      return e;
-    });
+    entries
+        .asMap()
+        .compute(
+            path,
+            (k, old) -> {
+              if (old != null) {
+                present[0] = old;
+                return old;
+              }
+              keys.add(k);
+              return e;
+            });
     return present[0];
   }
 
   /** Removes what the cache holds for {@code path}, and its index key. */
   private void unstore(String path) {
-    entries.asMap().computeIfPresent(path, (k, old) -> {
-      keys.remove(k);
-      return null;
-    });
+    entries
+        .asMap()
+        .computeIfPresent(
+            path,
+            (k, old) -> {
+              keys.remove(k);
+              return null;
+            });
   }
 
   /** Removes {@code e} for {@code path} if it is still what the cache holds there. */
   private void unstore(String path, Entry e) {
-    entries.asMap().computeIfPresent(path, (k, old) -> {
-      if (old != e) {
-        return old;
-      }
-      keys.remove(k);
-      return null;
-    });
+    entries
+        .asMap()
+        .computeIfPresent(
+            path,
+            (k, old) -> {
+              if (old != e) {
+                return old;
+              }
+              keys.remove(k);
+              return null;
+            });
   }
 
   /**
-   * Whether a change this mount made to {@code path} is in the cache already, so that the
-   * master's notice of it can be passed over: the cache holds the path (as present or missing),
-   * and not as a file with several names, whose other names the change reaches too and which
-   * this mount may not all know.
+   * Whether a change this mount made to {@code path} is in the cache already, so that the master's
+   * notice of it can be passed over: the cache holds the path (as present or missing), and not as a
+   * file with several names, whose other names the change reaches too and which this mount may not
+   * all know.
    */
   public boolean holdsOwnChange(String path) {
     if (entries == null) {
       return false;
     }
     Entry e = entries.getIfPresent(path);
-    return e != null
-        && (e.info == null || e.info.getDirectory() || e.info.getLinkCount() <= 1);
+    return e != null && (e.info == null || e.info.getDirectory() || e.info.getLinkCount() <= 1);
   }
 
-  /** A notice from the master's change stream: {@code path} (and with {@code subtree}, all below) changed. */
+  /**
+   * A notice from the master's change stream: {@code path} (and with {@code subtree}, all below)
+   * changed.
+   */
   public void changed(String path, boolean subtree) {
     notices.increment();
     recent.add(path, subtree);
@@ -716,8 +776,8 @@ public final class MetadataCache {
   }
 
   /**
-   * Whether the change stream is in step: while it is, unchanged entries outlive the TTL;
-   * while it is not, every entry is held to the TTL.
+   * Whether the change stream is in step: while it is, unchanged entries outlive the TTL; while it
+   * is not, every entry is held to the TTL.
    */
   public void watchLive(boolean inStep) {
     this.live = inStep;

@@ -13,15 +13,14 @@ import java.util.Set;
 /**
  * The libfuse arguments of a mount: the user's {@code -o} options as they are, plus the kernel
  * cache options ({@code attr_timeout}, {@code entry_timeout}, {@code max_read}) from the
- * configuration for each one the user did not give, plus the options the mount's semantics rely
- * on: {@code default_permissions} (the kernel checks every access against the owner, group and
- * mode the mount reports, with the calling process's uid and gid), {@code big_writes} (writes
- * arrive in pieces of up to 128 KiB rather than 4 KiB), {@code use_ino} (stat shows the
- * namespace's stable inode numbers, shared by a file's hard links), {@code atomic_o_trunc}
- * (an open with O_TRUNC arrives as one open, not a truncate and an open, so the file is not
- * written through empty first) and, when
- * {@code strata.fuse.allow.other} is on and this process may, {@code allow_other} (other users
- * reach the mount at all, subject to those checks). Stateless.
+ * configuration for each one the user did not give, plus the options the mount's semantics rely on:
+ * {@code default_permissions} (the kernel checks every access against the owner, group and mode the
+ * mount reports, with the calling process's uid and gid), {@code big_writes} (writes arrive in
+ * pieces of up to 128 KiB rather than 4 KiB), {@code use_ino} (stat shows the namespace's stable
+ * inode numbers, shared by a file's hard links), {@code atomic_o_trunc} (an open with O_TRUNC
+ * arrives as one open, not a truncate and an open, so the file is not written through empty first)
+ * and, when {@code strata.fuse.allow.other} is on and this process may, {@code allow_other} (other
+ * users reach the mount at all, subject to those checks). Stateless.
  */
 final class MountOptions {
   private MountOptions() {}
@@ -41,15 +40,16 @@ final class MountOptions {
       }
     }
     List<String> added = new ArrayList<>();
-    for (String always : List.of("default_permissions", "big_writes", "use_ino",
-        "atomic_o_trunc")) {
+    for (String always :
+        List.of("default_permissions", "big_writes", "use_ino", "atomic_o_trunc")) {
       if (!given.contains(always)) {
         added.add(always);
       }
     }
-    if (!given.contains("allow_other") && conf.getBoolean(FuseKeys.ALLOW_OTHER)
-        && allowOtherPermitted(Path.of("/etc/fuse.conf"),
-            new com.sun.security.auth.module.UnixSystem().getUid())) {
+    if (!given.contains("allow_other")
+        && conf.getBoolean(FuseKeys.ALLOW_OTHER)
+        && allowOtherPermitted(
+            Path.of("/etc/fuse.conf"), new com.sun.security.auth.module.UnixSystem().getUid())) {
       added.add("allow_other");
     }
     if (!given.contains("attr_timeout")) {
@@ -79,7 +79,8 @@ final class MountOptions {
       return true;
     }
     try {
-      return Files.readAllLines(fuseConf).stream().map(String::trim)
+      return Files.readAllLines(fuseConf).stream()
+          .map(String::trim)
           .anyMatch(l -> l.equals("user_allow_other"));
     } catch (IOException e) {
       return false;

@@ -3,8 +3,8 @@ package io.strata.fuse;
 import io.strata.common.PathNames;
 
 /**
- * How the paths of a mount map to namespace paths: the mount shows the namespace folder
- * {@code root} at its own root. Immutable.
+ * How the paths of a mount map to namespace paths: the mount shows the namespace folder {@code
+ * root} at its own root. Immutable.
  */
 record MountPaths(String root) {
   /** The namespace path behind a path of the mount ({@code "/"} or empty is the root). */

@@ -18,21 +18,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The calls of a mount that change files and the namespace: writes anywhere in a file, through
- * a local staging copy ({@link StagedFile}) written through to the cluster on close and fsync;
- * files, folders, symbolic links, special files and hard links made; removal; rename over
- * existing entries; mode, ownership, times and extended attributes. Each answers 0 or throws a
- * {@link StrataException} whose code or POSIX error gives the errno, and keeps the mount's
- * metadata cache true to what it changed, so the mount's own changes are visible to it at once.
+ * The calls of a mount that change files and the namespace: writes anywhere in a file, through a
+ * local staging copy ({@link StagedFile}) written through to the cluster on close and fsync; files,
+ * folders, symbolic links, special files and hard links made; removal; rename over existing
+ * entries; mode, ownership, times and extended attributes. Each answers 0 or throws a {@link
+ * StrataException} whose code or POSIX error gives the errno, and keeps the mount's metadata cache
+ * true to what it changed, so the mount's own changes are visible to it at once.
  *
- * <p>Writes: every handle of a file shares one staged copy (by inode number), so all see what
- * any wrote; readers of the file in the cluster (other mounts, the S3 proxy) see its previous
- * version until a close or fsync writes the copy through as the file's new version, never a
- * mix. A failed write-through is reported to that close or fsync and the copy stays for
- * another try; a copy still not written through when its last handle goes is kept on local
- * disk and named in the log, never dropped. Attribute changes of a file whose copy is not
- * written through yet are kept with it and set in the same master call that completes it
- * (tar gives a file its mode, owner and times right after writing it).
+ * <p>Writes: every handle of a file shares one staged copy (by inode number), so all see what any
+ * wrote; readers of the file in the cluster (other mounts, the S3 proxy) see its previous version
+ * until a close or fsync writes the copy through as the file's new version, never a mix. A failed
+ * write-through is reported to that close or fsync and the copy stays for another try; a copy still
+ * not written through when its last handle goes is kept on local disk and named in the log, never
+ * dropped. Attribute changes of a file whose copy is not written through yet are kept with it and
+ * set in the same master call that completes it (tar gives a file its mode, owner and times right
+ * after writing it).
  *
  * <p>Permission checks are the kernel's (the mount runs with {@code default_permissions}); this
  * class records the caller as the owner of what it creates.
@@ -58,23 +58,34 @@ final class MountWrites {
   private final KernelEntries kernel;
   private final MountPaths paths;
   private final io.micrometer.core.instrument.Counter writtenThrough;
+
   /** Names libfuse gave files unlinked while open: {@code .fuse_hidden} and a number. */
   static final String HIDDEN_PREFIX = ".fuse_hidden";
+
   /** Hidden names per inode (see {@link #hiddenNames}). */
   private final java.util.concurrent.ConcurrentMap<Long, java.util.concurrent.atomic.AtomicInteger>
       hidden = new java.util.concurrent.ConcurrentHashMap<>();
+
   private final io.micrometer.core.instrument.Counter writeThroughFailures;
+
   /**
-   * Inode numbers of files created here and not committed yet: far above any the master gives
-   * (it counts up from 1), so that no two files of the mount ever show the same number.
+   * Inode numbers of files created here and not committed yet: far above any the master gives (it
+   * counts up from 1), so that no two files of the mount ever show the same number.
    */
   static final long PROVISIONAL_INODES = 1L << 62;
+
   private final java.util.concurrent.atomic.AtomicLong provisionalInodes =
       new java.util.concurrent.atomic.AtomicLong();
   private final ShownInodes shownInodes = new ShownInodes();
 
-  MountWrites(FileSystem fs, MetadataCache metadata, UserNames names, StagingArea staging,
-      Aliases aliases, KernelEntries kernel, MountPaths paths,
+  MountWrites(
+      FileSystem fs,
+      MetadataCache metadata,
+      UserNames names,
+      StagingArea staging,
+      Aliases aliases,
+      KernelEntries kernel,
+      MountPaths paths,
       io.micrometer.core.instrument.MeterRegistry registry) {
     this.fs = fs;
     this.metadata = metadata;
@@ -92,8 +103,9 @@ final class MountWrites {
     return io.micrometer.core.instrument.Counter.builder(
             io.strata.common.metrics.MetricNames.FUSE_WRITE_THROUGHS)
         .tag("outcome", outcome)
-        .description("Staged copies written through to the cluster on close or fsync, by"
-            + " outcome (written, or failed and kept for another try)")
+        .description(
+            "Staged copies written through to the cluster on close or fsync, by"
+                + " outcome (written, or failed and kept for another try)")
         .register(registry);
   }
 
@@ -124,13 +136,13 @@ final class MountWrites {
   // ---- files written through a staged copy ----
 
   /**
-   * Creates {@code path} and opens it for writing. The master learns of the file when it is
-   * first closed or synced, in one call that commits it with its content and attributes
-   * ({@link #writeThrough}); until then it exists in this mount only, where every process sees
-   * it at once ({@link PendingCreates}), with a provisional inode number that becomes the
-   * master's at that commit. With {@code O_EXCL} an existing path is EEXIST now, and a name
-   * another client takes before the commit is EEXIST at that close; otherwise an existing file
-   * is opened as open(2) would.
+   * Creates {@code path} and opens it for writing. The master learns of the file when it is first
+   * closed or synced, in one call that commits it with its content and attributes ({@link
+   * #writeThrough}); until then it exists in this mount only, where every process sees it at once
+   * ({@link PendingCreates}), with a provisional inode number that becomes the master's at that
+   * commit. With {@code O_EXCL} an existing path is EEXIST now, and a name another client takes
+   * before the commit is EEXIST at that close; otherwise an existing file is opened as open(2)
+   * would.
    */
   WriteHandle create(String path, long mode, int flags, Caller caller) throws IOException {
     FileInfo existing = existingOrNull(path);
@@ -143,8 +155,8 @@ final class MountWrites {
     String parent = PathNames.parent(path);
     FileInfo folder = parent == null ? null : metadata.get(parent);
     if (folder == null || !folder.getDirectory()) {
-      throw new StrataException(ErrorCode.FAILED_PRECONDITION, PosixError.ENOTDIR,
-          "Not a directory: " + parent);
+      throw new StrataException(
+          ErrorCode.FAILED_PRECONDITION, PosixError.ENOTDIR, "Not a directory: " + parent);
     }
     String group = names.groupName(caller.gid());
     if ((folder.getMode() & 02000) != 0) {
@@ -153,13 +165,24 @@ final class MountWrites {
     }
     long inode = PROVISIONAL_INODES | provisionalInodes.incrementAndGet();
     long nowNs = StagingArea.nowNs();
-    FileInfo entry = FileInfo.newBuilder().setPath(path).setName(PathNames.name(path))
-        .setFileId(inode).setInodeNumber(inode).setMode((int) (mode & 07777))
-        .setOwner(names.userName(caller.uid())).setGroup(group).setLinkCount(1)
-        .setModificationTimeMs(nowNs / 1_000_000L).setModificationTimeNs(nowNs)
-        .setChangeTimeNs(nowNs).setAccessTimeNs(nowNs).build();
-    StagedFile file = staging.acquire(inode, data -> new StagedFile(inode, path, null, entry,
-        data, staging, this::openBase));
+    FileInfo entry =
+        FileInfo.newBuilder()
+            .setPath(path)
+            .setName(PathNames.name(path))
+            .setFileId(inode)
+            .setInodeNumber(inode)
+            .setMode((int) (mode & 07777))
+            .setOwner(names.userName(caller.uid()))
+            .setGroup(group)
+            .setLinkCount(1)
+            .setModificationTimeMs(nowNs / 1_000_000L)
+            .setModificationTimeNs(nowNs)
+            .setChangeTimeNs(nowNs)
+            .setAccessTimeNs(nowNs)
+            .build();
+    StagedFile file =
+        staging.acquire(
+            inode, data -> new StagedFile(inode, path, null, entry, data, staging, this::openBase));
     if ((flags & O_EXCL) != 0) {
       file.createdExclusive();
     }
@@ -185,29 +208,32 @@ final class MountWrites {
   }
 
   /**
-   * Whether a status is a provisional one this mount gave a file it created and has not
-   * committed yet.
+   * Whether a status is a provisional one this mount gave a file it created and has not committed
+   * yet.
    */
   static boolean provisional(FileInfo f) {
     return !f.getDirectory() && (inodeOf(f) & PROVISIONAL_INODES) != 0;
   }
 
   /**
-   * Opens an existing file for writing: its staged copy (made now, from the version
-   * {@code info} describes, unless one is open already); {@code O_TRUNC} empties it.
+   * Opens an existing file for writing: its staged copy (made now, from the version {@code info}
+   * describes, unless one is open already); {@code O_TRUNC} empties it.
    */
   WriteHandle openForWrite(String path, FileInfo info, int flags) throws IOException {
     if (info.getDirectory()) {
-      throw new StrataException(ErrorCode.FAILED_PRECONDITION, PosixError.EISDIR,
-          "Is a directory: " + path);
+      throw new StrataException(
+          ErrorCode.FAILED_PRECONDITION, PosixError.EISDIR, "Is a directory: " + path);
     }
     long inode = inodeOf(info);
     if (staging.get(inode) == null && !info.getComplete()) {
-      throw StrataException.failedPrecondition("File is being written by another client: "
-          + path + " (open it once that writer closed it)");
+      throw StrataException.failedPrecondition(
+          "File is being written by another client: "
+              + path
+              + " (open it once that writer closed it)");
     }
-    StagedFile file = staging.acquire(inode, data -> new StagedFile(inode, path, info, null,
-        data, staging, this::openBase));
+    StagedFile file =
+        staging.acquire(
+            inode, data -> new StagedFile(inode, path, info, null, data, staging, this::openBase));
     boolean truncate = (flags & O_TRUNC) != 0;
     if (truncate) {
       try {
@@ -222,15 +248,17 @@ final class MountWrites {
 
   /** A reader of a version of a file, opened at its first read. */
   private PositionedSource openBase(FileInfo version) {
-    return new LazyFileSource(version.getPath(), version.getFileId(), version.getLength(),
+    return new LazyFileSource(
+        version.getPath(),
+        version.getFileId(),
+        version.getLength(),
         () -> LazyFileSource.Opened.of(fs.openFile(version)));
   }
 
   /**
-   * Writes a staged copy through to the cluster when it has changes: the first content of a
-   * new file (which commits the file to the master), or a new version of an existing one. The
-   * new status goes into the metadata cache, and the file's other names are dropped from the
-   * caches.
+   * Writes a staged copy through to the cluster when it has changes: the first content of a new
+   * file (which commits the file to the master), or a new version of an existing one. The new
+   * status goes into the metadata cache, and the file's other names are dropped from the caches.
    */
   void writeThrough(StagedFile file) throws IOException {
     long mark = metadata.mark();
@@ -257,9 +285,9 @@ final class MountWrites {
   }
 
   /**
-   * One write-through; a new file whose name another client took meanwhile is written as a
-   * new version of that file unless it was created with O_EXCL (then EEXIST, and this mount
-   * sees the other file at the name from now on).
+   * One write-through; a new file whose name another client took meanwhile is written as a new
+   * version of that file unless it was created with O_EXCL (then EEXIST, and this mount sees the
+   * other file at the name from now on).
    */
   private FileInfo writeThroughOnce(StagedFile file, boolean wasNew) throws IOException {
     try {
@@ -273,43 +301,66 @@ final class MountWrites {
       metadata.invalidate(path);
       FileInfo taken = existingOrNull(path);
       if (file.exclusive() || taken == null || taken.getDirectory()) {
-        throw new StrataException(ErrorCode.ALREADY_EXISTS, path + " was created here, but"
-            + " another client made " + (taken != null && taken.getDirectory() ? "a folder"
-                : "a file") + " of that name before it was first closed" + (file.exclusive()
-                    ? " (it was created exclusively, O_EXCL)" : "") + ": " + e.getMessage(), e);
+        throw new StrataException(
+            ErrorCode.ALREADY_EXISTS,
+            path
+                + " was created here, but"
+                + " another client made "
+                + (taken != null && taken.getDirectory() ? "a folder" : "a file")
+                + " of that name before it was first closed"
+                + (file.exclusive() ? " (it was created exclusively, O_EXCL)" : "")
+                + ": "
+                + e.getMessage(),
+            e);
       }
-      LOG.info("{} was made by another client before this mount's new file of that name was"
-          + " first closed; this content becomes its new version", path);
+      LOG.info(
+          "{} was made by another client before this mount's new file of that name was"
+              + " first closed; this content becomes its new version",
+          path);
       file.becomeVersionOf(taken);
       return file.writeThrough(this::openStream);
     }
   }
 
   /**
-   * The stream that writes a staged copy: a new file's entry, or a new version of an existing
-   * file. A cluster not yet finalized for new versions (or a master of an older release) gets
-   * the file written anew instead, with its mode and owner (a new inode number then).
+   * The stream that writes a staged copy: a new file's entry, or a new version of an existing file.
+   * A cluster not yet finalized for new versions (or a master of an older release) gets the file
+   * written anew instead, with its mode and owner (a new inode number then).
    */
   private FileOutStream openStream(StagedFile file) throws IOException {
     FileInfo created = file.created();
     if (created != null) {
-      return fs.writeNewFile(file.path(), CreateOptions.defaults().mode(created.getMode())
-          .owner(created.getOwner()).group(created.getGroup()));
+      return fs.writeNewFile(
+          file.path(),
+          CreateOptions.defaults()
+              .mode(created.getMode())
+              .owner(created.getOwner())
+              .group(created.getGroup()));
     }
     try {
       return fs.createFile(file.path(), CreateOptions.defaults().newVersion(true));
     } catch (StrataException e) {
-      boolean older = e.code() == ErrorCode.UNIMPLEMENTED
-          || e.code() == ErrorCode.FAILED_PRECONDITION && e.getMessage() != null
-              && e.getMessage().contains("upgrade finalize");
+      boolean older =
+          e.code() == ErrorCode.UNIMPLEMENTED
+              || e.code() == ErrorCode.FAILED_PRECONDITION
+                  && e.getMessage() != null
+                  && e.getMessage().contains("upgrade finalize");
       if (!older) {
         throw e;
       }
-      LOG.info("Writing {} anew rather than as a new version (the cluster is not finalized"
-          + " for new versions yet): {}", file.path(), e.getMessage());
+      LOG.info(
+          "Writing {} anew rather than as a new version (the cluster is not finalized"
+              + " for new versions yet): {}",
+          file.path(),
+          e.getMessage());
       FileInfo base = file.base();
-      return fs.createFile(file.path(), CreateOptions.defaults().overwrite(true)
-          .mode(base.getMode()).owner(base.getOwner()).group(base.getGroup()));
+      return fs.createFile(
+          file.path(),
+          CreateOptions.defaults()
+              .overwrite(true)
+              .mode(base.getMode())
+              .owner(base.getOwner())
+              .group(base.getGroup()));
     }
   }
 
@@ -329,8 +380,8 @@ final class MountWrites {
 
   /**
    * The kernel is done with a handle. Changes it made that no close wrote through (a failed
-   * write-through) get one more try; the file's copy goes with its last handle, and a copy
-   * that still holds changes is kept on disk and named in the log.
+   * write-through) get one more try; the file's copy goes with its last handle, and a copy that
+   * still holds changes is kept on disk and named in the log.
    */
   void release(WriteHandle handle) {
     if (!handle.release()) {
@@ -341,8 +392,8 @@ final class MountWrites {
       try {
         writeThrough(file);
       } catch (IOException | RuntimeException e) {
-        LOG.warn("Writing {} through failed again after its last close: {}", file.path(),
-            e.toString());
+        LOG.warn(
+            "Writing {} through failed again after its last close: {}", file.path(), e.toString());
       }
     }
     boolean wasNew = file.isNew();
@@ -356,9 +407,12 @@ final class MountWrites {
         folderChanged(file.path());
       }
       if (kept != null) {
-        LOG.error("{} was closed with changes that could not be written through to the"
-            + " cluster; they are kept in {} (the bytes written, at their offsets; see {} for"
-            + " the file) and the file in Strata keeps its previous content", file.path(), kept,
+        LOG.error(
+            "{} was closed with changes that could not be written through to the"
+                + " cluster; they are kept in {} (the bytes written, at their offsets; see {} for"
+                + " the file) and the file in Strata keeps its previous content",
+            file.path(),
+            kept,
             kept.resolveSibling(kept.getFileName().toString().replace(".data", ".info")));
       }
     } catch (IOException e) {
@@ -367,9 +421,9 @@ final class MountWrites {
   }
 
   /**
-   * After {@code caller} wrote or truncated through {@code handle}: privileges the write kills
-   * go (set-user-ID and set-group-ID bits, as Linux drops them), and the file's other names
-   * show its new size.
+   * After {@code caller} wrote or truncated through {@code handle}: privileges the write kills go
+   * (set-user-ID and set-group-ID bits, as Linux drops them), and the file's other names show its
+   * new size.
    */
   void written(WriteHandle handle, Caller caller) {
     StagedFile file = handle.file();
@@ -387,14 +441,14 @@ final class MountWrites {
   }
 
   /**
-   * truncate(2) by path: through the file's staged copy (this mount's open one, or one made
-   * for the call), written through at once.
+   * truncate(2) by path: through the file's staged copy (this mount's open one, or one made for the
+   * call), written through at once.
    */
   int truncate(String path, long size, Caller caller) throws IOException {
     FileInfo info = metadata.get(path);
     if (info.getDirectory()) {
-      throw new StrataException(ErrorCode.FAILED_PRECONDITION, PosixError.EISDIR,
-          "Is a directory: " + path);
+      throw new StrataException(
+          ErrorCode.FAILED_PRECONDITION, PosixError.EISDIR, "Is a directory: " + path);
     }
     WriteHandle handle = openForWrite(path, info, 0);
     try {
@@ -413,8 +467,14 @@ final class MountWrites {
     long mark = metadata.mark();
     FileInfo made;
     try {
-      made = fs.createDirectory(path, false, false, (int) (mode & 07777),
-          names.userName(caller.uid()), names.groupName(caller.gid()));
+      made =
+          fs.createDirectory(
+              path,
+              false,
+              false,
+              (int) (mode & 07777),
+              names.userName(caller.uid()),
+              names.groupName(caller.gid()));
     } catch (StrataException e) {
       metadata.invalidate(path);
       throw e;
@@ -427,8 +487,8 @@ final class MountWrites {
   }
 
   /**
-   * The master takes a mode of 0 for its default (0755, 0644): a folder or special file made
-   * with mode 0 gets it set after.
+   * The master takes a mode of 0 for its default (0755, 0644): a folder or special file made with
+   * mode 0 gets it set after.
    */
   private void modeZero(String path, long mode) throws StrataException {
     if ((mode & 07777) == 0) {
@@ -440,8 +500,17 @@ final class MountWrites {
   int symlink(String target, String path, Caller caller) throws StrataException {
     long mark = metadata.mark();
     try {
-      metadata.putOwn(path, fs.createSpecialFile(path, FileType.FILE_TYPE_SYMLINK, 0777, target,
-          0, names.userName(caller.uid()), names.groupName(caller.gid())), mark);
+      metadata.putOwn(
+          path,
+          fs.createSpecialFile(
+              path,
+              FileType.FILE_TYPE_SYMLINK,
+              0777,
+              target,
+              0,
+              names.userName(caller.uid()),
+              names.groupName(caller.gid())),
+          mark);
     } catch (StrataException e) {
       metadata.invalidate(path);
       throw e;
@@ -462,19 +531,31 @@ final class MountWrites {
       }
       return 0;
     }
-    FileType kind = switch (type) {
-      case S_IFIFO -> FileType.FILE_TYPE_FIFO;
-      case S_IFSOCK -> FileType.FILE_TYPE_SOCKET;
-      case S_IFCHR -> FileType.FILE_TYPE_CHAR_DEVICE;
-      case S_IFBLK -> FileType.FILE_TYPE_BLOCK_DEVICE;
-      default -> throw new StrataException(ErrorCode.INVALID_ARGUMENT, PosixError.EINVAL,
-          "Unknown file type " + Integer.toOctalString(type) + " for " + path);
-    };
+    FileType kind =
+        switch (type) {
+          case S_IFIFO -> FileType.FILE_TYPE_FIFO;
+          case S_IFSOCK -> FileType.FILE_TYPE_SOCKET;
+          case S_IFCHR -> FileType.FILE_TYPE_CHAR_DEVICE;
+          case S_IFBLK -> FileType.FILE_TYPE_BLOCK_DEVICE;
+          default ->
+              throw new StrataException(
+                  ErrorCode.INVALID_ARGUMENT,
+                  PosixError.EINVAL,
+                  "Unknown file type " + Integer.toOctalString(type) + " for " + path);
+        };
     long mark = metadata.mark();
     try {
-      metadata.putOwn(path, fs.createSpecialFile(path, kind, (int) (mode & 07777), "",
-          kind == FileType.FILE_TYPE_FIFO || kind == FileType.FILE_TYPE_SOCKET ? 0 : rdev,
-          names.userName(caller.uid()), names.groupName(caller.gid())), mark);
+      metadata.putOwn(
+          path,
+          fs.createSpecialFile(
+              path,
+              kind,
+              (int) (mode & 07777),
+              "",
+              kind == FileType.FILE_TYPE_FIFO || kind == FileType.FILE_TYPE_SOCKET ? 0 : rdev,
+              names.userName(caller.uid()),
+              names.groupName(caller.gid())),
+          mark);
     } catch (StrataException e) {
       metadata.invalidate(path);
       throw e;
@@ -504,8 +585,10 @@ final class MountWrites {
     aliases.seen(inodeOf(info), existing);
     aliases.seen(inodeOf(info), path);
     metadata.putOwn(path, linked, mark);
-    metadata.putOwn(existing, linked.toBuilder().setPath(existing)
-        .setName(PathNames.name(existing)).build(), mark);
+    metadata.putOwn(
+        existing,
+        linked.toBuilder().setPath(existing).setName(PathNames.name(existing)).build(),
+        mark);
     // libfuse gives the new name a kernel node of its own: the old one's link count is stale.
     String existingInMount = paths.toMount(existing);
     if (existingInMount != null) {
@@ -519,8 +602,8 @@ final class MountWrites {
   int unlink(String path) throws StrataException {
     FileInfo info = metadata.get(path);
     if (info.getDirectory()) {
-      throw new StrataException(ErrorCode.FAILED_PRECONDITION, PosixError.EISDIR,
-          "Is a directory: " + path);
+      throw new StrataException(
+          ErrorCode.FAILED_PRECONDITION, PosixError.EISDIR, "Is a directory: " + path);
     }
     long inode = inodeOf(info);
     if (provisional(info)) {
@@ -562,14 +645,16 @@ final class MountWrites {
   int rmdir(String path) throws StrataException {
     FileInfo info = metadata.get(path);
     if (!info.getDirectory()) {
-      throw new StrataException(ErrorCode.FAILED_PRECONDITION, PosixError.ENOTDIR,
-          "Not a directory: " + path);
+      throw new StrataException(
+          ErrorCode.FAILED_PRECONDITION, PosixError.ENOTDIR, "Not a directory: " + path);
     }
     if (path.equals(PathNames.ROOT)) {
       throw new StrataException(ErrorCode.FAILED_PRECONDITION, "Cannot remove the root " + path);
     }
     if (metadata.pendingCreates().anyBelow(path)) {
-      throw new StrataException(ErrorCode.FAILED_PRECONDITION, PosixError.ENOTEMPTY,
+      throw new StrataException(
+          ErrorCode.FAILED_PRECONDITION,
+          PosixError.ENOTEMPTY,
           "Directory not empty: " + path + " holds a file created here and not closed yet");
     }
     try {
@@ -584,9 +669,9 @@ final class MountWrites {
   }
 
   /**
-   * rename(2): an existing target is replaced in one step at the master (a file by a file, an
-   * empty folder by a folder); a staged copy of the file is written through first (the master
-   * renames complete files), and follows the new path.
+   * rename(2): an existing target is replaced in one step at the master (a file by a file, an empty
+   * folder by a folder); a staged copy of the file is written through first (the master renames
+   * complete files), and follows the new path.
    */
   int rename(String from, String to) throws IOException {
     FileInfo source = metadata.get(from);
@@ -598,7 +683,9 @@ final class MountWrites {
         throw e;
       }
     }
-    if (target != null && !source.getDirectory() && !target.getDirectory()
+    if (target != null
+        && !source.getDirectory()
+        && !target.getDirectory()
         && inodeOf(target) == inodeOf(source)) {
       // Two names of one file: rename(2) leaves both (the master agrees).
       return 0;
@@ -654,7 +741,8 @@ final class MountWrites {
       folderChanged(from);
       folderChanged(to);
       if (hiddenName(to) && !hiddenName(from)) {
-        hidden.computeIfAbsent(inodeOf(source), k -> new java.util.concurrent.atomic.AtomicInteger())
+        hidden
+            .computeIfAbsent(inodeOf(source), k -> new java.util.concurrent.atomic.AtomicInteger())
             .incrementAndGet();
       }
     }
@@ -682,8 +770,8 @@ final class MountWrites {
   }
 
   /**
-   * A path's status with its blocks, asked of the master (no cache: it just changed), or null
-   * when it cannot be had now (a later read asks again).
+   * A path's status with its blocks, asked of the master (no cache: it just changed), or null when
+   * it cannot be had now (a later read asks again).
    */
   FileInfo statusOrNull(String path) {
     try {
@@ -699,8 +787,10 @@ final class MountWrites {
   int chmod(String path, long mode, Caller caller) throws StrataException {
     FileInfo info = metadata.get(path);
     StagedFile staged = staged(info);
-    String group = staged != null && staged.pendingAttributes().group() != null
-        ? staged.pendingAttributes().group() : info.getGroup();
+    String group =
+        staged != null && staged.pendingAttributes().group() != null
+            ? staged.pendingAttributes().group()
+            : info.getGroup();
     int bits = caller.chmodMode((int) (mode & 07777), names.gid(group));
     StagedFile file = pendingCopy(path);
     if (file != null) {
@@ -738,8 +828,8 @@ final class MountWrites {
   }
 
   /**
-   * utimensat(2): sets the access and/or modification time, each in ns since the epoch; null
-   * leaves one as it is (UTIME_OMIT).
+   * utimensat(2): sets the access and/or modification time, each in ns since the epoch; null leaves
+   * one as it is (UTIME_OMIT).
    */
   int setTimes(String path, Long accessNs, Long modificationNs) throws StrataException {
     if (accessNs == null && modificationNs == null) {
@@ -755,8 +845,10 @@ final class MountWrites {
       options = options.accessTimeNs(accessNs);
     }
     if (modificationNs != null) {
-      options = options.modificationTimeNs(modificationNs)
-          .modificationTimeMs(Math.floorDiv(modificationNs, 1_000_000L));
+      options =
+          options
+              .modificationTimeNs(modificationNs)
+              .modificationTimeMs(Math.floorDiv(modificationNs, 1_000_000L));
     }
     return setAttribute(path, options);
   }
@@ -768,9 +860,10 @@ final class MountWrites {
       // Extended attributes are the master's: a file it does not know yet is committed first.
       writeThrough(file);
     }
-    SetAttributeOptions options = value == null
-        ? SetAttributeOptions.defaults().removeXattr(name)
-        : SetAttributeOptions.defaults().xattr(name, value);
+    SetAttributeOptions options =
+        value == null
+            ? SetAttributeOptions.defaults().removeXattr(name)
+            : SetAttributeOptions.defaults().xattr(name, value);
     return setAttribute(path, options);
   }
 
@@ -805,8 +898,8 @@ final class MountWrites {
   // ---- what the caches must forget ----
 
   /**
-   * The folder of {@code path} changed (a name added, removed or renamed): its times moved, in
-   * the metadata cache too (its listing stays); the kernel dropped its own copy already.
+   * The folder of {@code path} changed (a name added, removed or renamed): its times moved, in the
+   * metadata cache too (its listing stays); the kernel dropped its own copy already.
    */
   private void folderChanged(String path) {
     folderChanged(path, 0);
@@ -821,8 +914,8 @@ final class MountWrites {
   }
 
   /**
-   * How many of a file's names are libfuse's hidden names of it (unlinked while open): they
-   * count in the master's link count but not in what stat shows, as on a local disk.
+   * How many of a file's names are libfuse's hidden names of it (unlinked while open): they count
+   * in the master's link count but not in what stat shows, as on a local disk.
    */
   int hiddenNames(long inode) {
     java.util.concurrent.atomic.AtomicInteger n = hidden.get(inode);
@@ -835,13 +928,12 @@ final class MountWrites {
   }
 
   /**
-   * File {@code inode} changed through {@code path}: its other names this mount knows (hard
-   * links) are dropped from the metadata cache, and from the kernel's caches before the call
-   * returns where that is safe. The kernel holds each name as a node of its own, with the
-   * attributes it was last told; a name must be dropped from its folder to be asked again,
-   * which takes the folder's lock: a folder the request being answered holds
-   * ({@code lockedFolders}: the folder of a name made, removed or renamed) is left to the
-   * queue, which drops it right after.
+   * File {@code inode} changed through {@code path}: its other names this mount knows (hard links)
+   * are dropped from the metadata cache, and from the kernel's caches before the call returns where
+   * that is safe. The kernel holds each name as a node of its own, with the attributes it was last
+   * told; a name must be dropped from its folder to be asked again, which takes the folder's lock:
+   * a folder the request being answered holds ({@code lockedFolders}: the folder of a name made,
+   * removed or renamed) is left to the queue, which drops it right after.
    */
   private void otherNamesChanged(long inode, String path, String... lockedFolders) {
     for (String other : aliases.othersOf(inode, path)) {

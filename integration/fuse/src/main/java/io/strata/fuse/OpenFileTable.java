@@ -6,14 +6,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
 /**
- * The open files of a mount: one shared reader per file id, with a count of the handles that
- * use it. Every handle of a file, from any process or thread, reads through the same reader, so
- * they share its connections and whatever it caches.
+ * The open files of a mount: one shared reader per file id, with a count of the handles that use
+ * it. Every handle of a file, from any process or thread, reads through the same reader, so they
+ * share its connections and whatever it caches.
  *
- * <p>Guarantees: {@link #reader} is a lock-free map lookup, so readers of one file never wait
- * for each other here; {@link #acquire} and {@link #release} change a file's count atomically,
- * and the reader is closed exactly once, when the last handle is released. A file opened while
- * its last handle is being released gets a fresh reader.
+ * <p>Guarantees: {@link #reader} is a lock-free map lookup, so readers of one file never wait for
+ * each other here; {@link #acquire} and {@link #release} change a file's count atomically, and the
+ * reader is closed exactly once, when the last handle is released. A file opened while its last
+ * handle is being released gets a fresh reader.
  *
  * @param <R> the reader type
  */
@@ -38,22 +38,29 @@ final class OpenFileTable<R extends Closeable> {
 
   /**
    * Takes a reference to the reader of {@code fileId}, opening one with {@code opener} when the
-   * file has none. The opener runs outside any lock; when two handles race to open the same
-   * file, one reader wins and the other is closed.
+   * file has none. The opener runs outside any lock; when two handles race to open the same file,
+   * one reader wins and the other is closed.
    */
   R acquire(long fileId, Opener<R> opener) throws IOException {
-    Entry<R> existing = entries.computeIfPresent(fileId, (id, e) -> {
-      e.references++;
-      return e;
-    });
+    Entry<R> existing =
+        entries.computeIfPresent(
+            fileId,
+            (id, e) -> {
+              e.references++;
+              return e;
+            });
     if (existing != null) {
       return existing.reader;
     }
     Entry<R> mine = new Entry<>(opener.open());
-    Entry<R> winner = entries.merge(fileId, mine, (old, ignored) -> {
-      old.references++;
-      return old;
-    });
+    Entry<R> winner =
+        entries.merge(
+            fileId,
+            mine,
+            (old, ignored) -> {
+              old.references++;
+              return old;
+            });
     if (winner != mine) {
       mine.reader.close();
     }
@@ -69,13 +76,15 @@ final class OpenFileTable<R extends Closeable> {
   /** Drops one reference; the last one closes the reader. Unknown ids are ignored. */
   void release(long fileId) throws IOException {
     Object[] closed = new Object[1];
-    entries.computeIfPresent(fileId, (id, e) -> {
-      if (--e.references > 0) {
-        return e;
-      }
-      closed[0] = e.reader;
-      return null;
-    });
+    entries.computeIfPresent(
+        fileId,
+        (id, e) -> {
+          if (--e.references > 0) {
+            return e;
+          }
+          closed[0] = e.reader;
+          return null;
+        });
     if (closed[0] != null) {
       ((Closeable) closed[0]).close();
     }
@@ -84,10 +93,12 @@ final class OpenFileTable<R extends Closeable> {
   /** How many handles use the reader of {@code fileId} (0 when the file is not open). */
   int references(long fileId) {
     int[] n = new int[1];
-    entries.computeIfPresent(fileId, (id, e) -> {
-      n[0] = e.references;
-      return e;
-    });
+    entries.computeIfPresent(
+        fileId,
+        (id, e) -> {
+          n[0] = e.references;
+          return e;
+        });
     return n[0];
   }
 

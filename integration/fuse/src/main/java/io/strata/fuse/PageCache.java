@@ -11,15 +11,15 @@ import io.strata.common.error.StrataException;
 import io.strata.common.metrics.MetricNames;
 
 /**
- * The mount's user-space page cache: pages of file data keyed by file id and page index, shared
- * by every open file of one mount, and the meters of the mount's read path.
+ * The mount's user-space page cache: pages of file data keyed by file id and page index, shared by
+ * every open file of one mount, and the meters of the mount's read path.
  *
  * <p>Guarantees: the bytes held never exceed {@code capacityBytes} once Caffeine's pending
- * maintenance has run (pages are weighed by their length, and the last page of a file is held
- * cut at the file's end, so a 20 KiB file costs 20 KiB); frequently and recently used pages are
- * kept first (W-TinyLFU). A capacity of 0 turns the cache off: nothing is held and every read
- * goes to the source. Page sizes are powers of two of at least 4 KiB. Safe for concurrent use;
- * lookups take no lock.
+ * maintenance has run (pages are weighed by their length, and the last page of a file is held cut
+ * at the file's end, so a 20 KiB file costs 20 KiB); frequently and recently used pages are kept
+ * first (W-TinyLFU). A capacity of 0 turns the cache off: nothing is held and every read goes to
+ * the source. Page sizes are powers of two of at least 4 KiB. Safe for concurrent use; lookups take
+ * no lock.
  *
  * <p>Meters (see docs/metrics.md): page hits and misses of reads, bytes held, bytes returned to
  * reads, bytes fetched from the source, bytes fetched by read-ahead and skipped read-aheads.
@@ -27,6 +27,7 @@ import io.strata.common.metrics.MetricNames;
 public final class PageCache {
   /** Smallest page: the kernel's own page. */
   public static final int MIN_PAGE_SIZE = 4096;
+
   /** Largest page: a page is one array, and fetches of one page should stay short. */
   public static final int MAX_PAGE_SIZE = 64 << 20;
 
@@ -52,46 +53,74 @@ public final class PageCache {
   public PageCache(long capacityBytes, long pageSize, MeterRegistry registry)
       throws StrataException {
     if (pageSize < MIN_PAGE_SIZE || pageSize > MAX_PAGE_SIZE || Long.bitCount(pageSize) != 1) {
-      throw StrataException.invalidArgument("FUSE page size must be a power of two from 4KB to"
-          + " 64MB (e.g. 256KB), got " + pageSize + " bytes; set "
-          + FuseKeys.PAGE_CACHE_PAGE_SIZE.name());
+      throw StrataException.invalidArgument(
+          "FUSE page size must be a power of two from 4KB to"
+              + " 64MB (e.g. 256KB), got "
+              + pageSize
+              + " bytes; set "
+              + FuseKeys.PAGE_CACHE_PAGE_SIZE.name());
     }
     if (capacityBytes < 0) {
-      throw StrataException.invalidArgument("FUSE page cache size must be >= 0 bytes (0 turns"
-          + " it off), got " + capacityBytes + "; set " + FuseKeys.PAGE_CACHE_SIZE.name());
+      throw StrataException.invalidArgument(
+          "FUSE page cache size must be >= 0 bytes (0 turns"
+              + " it off), got "
+              + capacityBytes
+              + "; set "
+              + FuseKeys.PAGE_CACHE_SIZE.name());
     }
     this.pageSize = (int) pageSize;
     this.pageShift = Long.numberOfTrailingZeros(pageSize);
-    this.pages = capacityBytes == 0 ? null
-        : Caffeine.newBuilder().maximumWeight(capacityBytes)
-            .weigher((PageKey k, byte[] page) -> page.length)
-            // Maintenance runs on the calling thread: it is short, and needs no pool thread.
-            .executor(Runnable::run).build();
-    this.hits = Counter.builder(MetricNames.FUSE_PAGE_CACHE_HITS)
-        .description("Page lookups of FUSE reads served by the page cache").register(registry);
-    this.misses = Counter.builder(MetricNames.FUSE_PAGE_CACHE_MISSES)
-        .description("Page lookups of FUSE reads the page cache could not serve")
-        .register(registry);
+    this.pages =
+        capacityBytes == 0
+            ? null
+            : Caffeine.newBuilder()
+                .maximumWeight(capacityBytes)
+                .weigher((PageKey k, byte[] page) -> page.length)
+                // Maintenance runs on the calling thread: it is short, and needs no pool thread.
+                .executor(Runnable::run)
+                .build();
+    this.hits =
+        Counter.builder(MetricNames.FUSE_PAGE_CACHE_HITS)
+            .description("Page lookups of FUSE reads served by the page cache")
+            .register(registry);
+    this.misses =
+        Counter.builder(MetricNames.FUSE_PAGE_CACHE_MISSES)
+            .description("Page lookups of FUSE reads the page cache could not serve")
+            .register(registry);
     Gauge.builder(MetricNames.FUSE_PAGE_CACHE_USED, this, PageCache::cachedBytes)
-        .baseUnit("bytes").description("Bytes held by the FUSE page cache").register(registry);
-    this.returnedBytes = bytes(registry, MetricNames.FUSE_READ_BYTES,
-        "Bytes returned to FUSE read calls");
-    this.sourceBytes = bytes(registry, MetricNames.FUSE_READ_SOURCE_BYTES,
-        "Bytes the FUSE mount fetched from workers or under stores, read-ahead included");
-    this.readAheadBytes = bytes(registry, MetricNames.FUSE_READ_AHEAD_BYTES,
-        "Bytes the FUSE mount fetched by read-ahead");
-    this.readAheadSkipped = Counter.builder(MetricNames.FUSE_READ_AHEAD_SKIPPED)
-        .description("Read-ahead fetches skipped because the read-ahead queue was full")
+        .baseUnit("bytes")
+        .description("Bytes held by the FUSE page cache")
         .register(registry);
-    this.localBytes = bytes(registry, MetricNames.FUSE_READ_LOCAL_BYTES,
-        "Bytes read straight from local workers' mapped block files, past the page cache");
+    this.returnedBytes =
+        bytes(registry, MetricNames.FUSE_READ_BYTES, "Bytes returned to FUSE read calls");
+    this.sourceBytes =
+        bytes(
+            registry,
+            MetricNames.FUSE_READ_SOURCE_BYTES,
+            "Bytes the FUSE mount fetched from workers or under stores, read-ahead included");
+    this.readAheadBytes =
+        bytes(
+            registry,
+            MetricNames.FUSE_READ_AHEAD_BYTES,
+            "Bytes the FUSE mount fetched by read-ahead");
+    this.readAheadSkipped =
+        Counter.builder(MetricNames.FUSE_READ_AHEAD_SKIPPED)
+            .description("Read-ahead fetches skipped because the read-ahead queue was full")
+            .register(registry);
+    this.localBytes =
+        bytes(
+            registry,
+            MetricNames.FUSE_READ_LOCAL_BYTES,
+            "Bytes read straight from local workers' mapped block files, past the page cache");
   }
 
   /** The mount's cache from {@code strata.fuse.page.cache.size} and {@code .page.size}. */
   public static PageCache fromConfig(StrataConfig conf, MeterRegistry registry)
       throws StrataException {
-    return new PageCache(conf.getBytes(FuseKeys.PAGE_CACHE_SIZE),
-        conf.getBytes(FuseKeys.PAGE_CACHE_PAGE_SIZE), registry);
+    return new PageCache(
+        conf.getBytes(FuseKeys.PAGE_CACHE_SIZE),
+        conf.getBytes(FuseKeys.PAGE_CACHE_PAGE_SIZE),
+        registry);
   }
 
   private static Counter bytes(MeterRegistry registry, String name, String description) {

@@ -8,11 +8,11 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Files this mount created that the master does not know yet: a new file is committed to the
- * master in one call when it is first closed or synced (see {@link MountWrites#create}), and
- * until then it exists only here. Lookups ({@link MetadataCache#get}) and listings of the mount
- * see it first, so every process of the mount sees a created file at once, as on a local disk.
- * Entries go when the file is committed, unlinked, or its copy released.
+ * Files this mount created that the master does not know yet: a new file is committed to the master
+ * in one call when it is first closed or synced (see {@link MountWrites#create}), and until then it
+ * exists only here. Lookups ({@link MetadataCache#get}) and listings of the mount see it first, so
+ * every process of the mount sees a created file at once, as on a local disk. Entries go when the
+ * file is committed, unlinked, or its copy released.
  */
 final class PendingCreates {
   private final Map<String, FileInfo> byPath = new ConcurrentHashMap<>();

@@ -10,8 +10,8 @@ import java.nio.ByteBuffer;
  * fixed length. The page cache and read-ahead depend only on this, so they are tested without a
  * cluster.
  *
- * <p>Contract: {@link #read} is safe to call from many threads at once and keeps no position;
- * it returns the number of bytes read, fewer than asked only at the end of the file, and -1 when
+ * <p>Contract: {@link #read} is safe to call from many threads at once and keeps no position; it
+ * returns the number of bytes read, fewer than asked only at the end of the file, and -1 when
  * {@code position} is at or past the end.
  */
 public interface PositionedSource extends Closeable {
@@ -19,18 +19,18 @@ public interface PositionedSource extends Closeable {
   int read(long position, byte[] b, int off, int len) throws IOException;
 
   /**
-   * Whether a read at {@code position} is served from memory on this machine already (a
-   * worker's block file mapped for short-circuit reads), so that caching it again would only
-   * add copies. The default says no.
+   * Whether a read at {@code position} is served from memory on this machine already (a worker's
+   * block file mapped for short-circuit reads), so that caching it again would only add copies. The
+   * default says no.
    */
   default boolean readsLocally(long position) {
     return false;
   }
 
   /**
-   * Reads {@code dst.remaining()} bytes at {@code position} when the source serves all of them
-   * from memory on this machine ({@link #readsLocally}), straight into {@code dst}; returns the
-   * number read, or -1 with nothing read when it cannot. The default cannot.
+   * Reads {@code dst.remaining()} bytes at {@code position} when the source serves all of them from
+   * memory on this machine ({@link #readsLocally}), straight into {@code dst}; returns the number
+   * read, or -1 with nothing read when it cannot. The default cannot.
    */
   default int readLocally(long position, ByteBuffer dst) throws IOException {
     return -1;

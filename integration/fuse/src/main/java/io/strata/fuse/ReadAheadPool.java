@@ -12,9 +12,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The mount's read-ahead threads, shared by every open file.
  *
  * <p>Guarantees: at most {@code threads} fetches run at once and at most {@code queueCapacity}
- * wait; {@link #trySubmit} never blocks, it declines a task when the queue is full or the pool
- * is closed, so a busy mount skips read-ahead instead of stalling a read. Threads are daemons
- * and end when the pool is closed. With 0 threads every task is declined (read-ahead off).
+ * wait; {@link #trySubmit} never blocks, it declines a task when the queue is full or the pool is
+ * closed, so a busy mount skips read-ahead instead of stalling a read. Threads are daemons and end
+ * when the pool is closed. With 0 threads every task is declined (read-ahead off).
  */
 public final class ReadAheadPool implements AutoCloseable {
   /** Tasks that may wait for a thread; each is a fetch of at most a few pages. */
@@ -28,21 +28,32 @@ public final class ReadAheadPool implements AutoCloseable {
    */
   public ReadAheadPool(int threads, int queueCapacity) {
     if (threads < 0 || queueCapacity < 1) {
-      throw new IllegalArgumentException("read-ahead threads must be >= 0 (set "
-          + FuseKeys.READ_AHEAD_THREADS.name() + "), got " + threads
-          + ", and the queue capacity >= 1, got " + queueCapacity);
+      throw new IllegalArgumentException(
+          "read-ahead threads must be >= 0 (set "
+              + FuseKeys.READ_AHEAD_THREADS.name()
+              + "), got "
+              + threads
+              + ", and the queue capacity >= 1, got "
+              + queueCapacity);
     }
     if (threads == 0) {
       executor = null;
       return;
     }
     AtomicInteger n = new AtomicInteger();
-    executor = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
-        new ArrayBlockingQueue<>(queueCapacity), r -> {
-          Thread t = new Thread(r, "strata-fuse-readahead-" + n.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        }, new ThreadPoolExecutor.AbortPolicy());
+    executor =
+        new ThreadPoolExecutor(
+            threads,
+            threads,
+            30,
+            TimeUnit.SECONDS,
+            new ArrayBlockingQueue<>(queueCapacity),
+            r -> {
+              Thread t = new Thread(r, "strata-fuse-readahead-" + n.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            },
+            new ThreadPoolExecutor.AbortPolicy());
     // Idle mounts should hold no threads.
     executor.allowCoreThreadTimeOut(true);
   }

@@ -3,18 +3,17 @@ package io.strata.fuse;
 /**
  * The access pattern of one open handle, which decides whether its reads get read-ahead.
  *
- * <p>A read is sequential when it starts within {@code tolerance} bytes of the furthest end of
- * the handle's previous reads (the kernel splits large reads and may deliver the pieces a little
- * out of order); the first read of a handle is sequential when it starts near offset 0. While reads
- * stay sequential the read-ahead window starts at one page and doubles with each read up to
- * {@code maxWindow}; a read anywhere else is random and resets the window to none.
+ * <p>A read is sequential when it starts within {@code tolerance} bytes of the furthest end of the
+ * handle's previous reads (the kernel splits large reads and may deliver the pieces a little out of
+ * order); the first read of a handle is sequential when it starts near offset 0. While reads stay
+ * sequential the read-ahead window starts at one page and doubles with each read up to {@code
+ * maxWindow}; a read anywhere else is random and resets the window to none.
  *
- * <p>Guarantees: each {@link #onRead} returns a read-ahead range, page aligned, that never
- * reaches past the file's length and never repeats a range this handle was given before, until
- * a random read or {@link #readAheadSkipped} resets it. One handle may be read by several kernel
- * threads at once, so the methods are synchronized; the lock is this handle's alone and is held
- * only for the bookkeeping, never during I/O, so it never makes readers of a file wait for each
- * other's fetches.
+ * <p>Guarantees: each {@link #onRead} returns a read-ahead range, page aligned, that never reaches
+ * past the file's length and never repeats a range this handle was given before, until a random
+ * read or {@link #readAheadSkipped} resets it. One handle may be read by several kernel threads at
+ * once, so the methods are synchronized; the lock is this handle's alone and is held only for the
+ * bookkeeping, never during I/O, so it never makes readers of a file wait for each other's fetches.
  */
 public final class ReadPattern {
   /** How far from the expected offset a read may start and still count as sequential. */
@@ -55,8 +54,14 @@ public final class ReadPattern {
   /** As {@link #ReadPattern(int, long)}, with the tolerance of a sequential read's start. */
   public ReadPattern(int pageSize, long maxWindow, long tolerance) {
     if (pageSize <= 0 || maxWindow < 0 || tolerance < 0) {
-      throw new IllegalArgumentException("page size " + pageSize + ", read-ahead max "
-          + maxWindow + " and tolerance " + tolerance + " must not be negative");
+      throw new IllegalArgumentException(
+          "page size "
+              + pageSize
+              + ", read-ahead max "
+              + maxWindow
+              + " and tolerance "
+              + tolerance
+              + " must not be negative");
     }
     this.pageSize = pageSize;
     this.maxWindow = maxWindow;

@@ -22,7 +22,9 @@ final class ReadSettings implements AutoCloseable {
 
   /** From {@code strata.fuse.page.cache.*} and {@code strata.fuse.readahead.*}. */
   static ReadSettings from(StrataConfig conf, MeterRegistry registry) throws StrataException {
-    return new ReadSettings(PageCache.fromConfig(conf, registry), ReadAheadPool.fromConfig(conf),
+    return new ReadSettings(
+        PageCache.fromConfig(conf, registry),
+        ReadAheadPool.fromConfig(conf),
         conf.getBytes(FuseKeys.READ_AHEAD_MAX));
   }
 

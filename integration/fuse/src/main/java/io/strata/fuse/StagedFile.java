@@ -1,11 +1,11 @@
 package io.strata.fuse;
 
 import io.strata.client.FileCompletion;
+import io.strata.client.FileOutStream;
 import io.strata.common.BlockIds;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.PosixError;
 import io.strata.common.error.StrataException;
-import io.strata.client.FileOutStream;
 import io.strata.proto.FileInfo;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -17,31 +17,30 @@ import java.util.Arrays;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
- * The local copy of one file open for writing through the mount (a write-back staging copy,
- * as rclone's and s3fs's write caches keep): writes at any offset, truncation to any size and
- * reads of the result, all on this machine, until {@link #writeThrough} streams the whole
- * content to the cluster as a new version of the file (or the first content of a new file).
+ * The local copy of one file open for writing through the mount (a write-back staging copy, as
+ * rclone's and s3fs's write caches keep): writes at any offset, truncation to any size and reads of
+ * the result, all on this machine, until {@link #writeThrough} streams the whole content to the
+ * cluster as a new version of the file (or the first content of a new file).
  *
- * <p>The copy starts from a version of the file in the cluster (its <em>base</em>) without
- * copying it: the bytes written here are kept in a sparse local file and remembered as
- * {@link ByteRanges}; every other byte below {@code baseValid} is read from the base version,
- * and every byte past it is a zero (the file grew, or was cut and grown again). So opening a
- * large file and changing a few bytes costs those bytes on local disk, and writing it through
- * costs one pass over the file.
+ * <p>The copy starts from a version of the file in the cluster (its <em>base</em>) without copying
+ * it: the bytes written here are kept in a sparse local file and remembered as {@link ByteRanges};
+ * every other byte below {@code baseValid} is read from the base version, and every byte past it is
+ * a zero (the file grew, or was cut and grown again). So opening a large file and changing a few
+ * bytes costs those bytes on local disk, and writing it through costs one pass over the file.
  *
- * <p>Guarantees: reads see every write and truncation made before them, whatever handle made
- * it; a write-through sends exactly the content as it is when it starts (writes wait for it),
- * and only a successful one makes the copy clean and rebases it on the version written, so a
- * failed one loses nothing and can be repeated. Readers of the cluster (other mounts) see the
- * base version until then, never a mix. Thread-safe: reads share a lock, changes take it alone.
+ * <p>Guarantees: reads see every write and truncation made before them, whatever handle made it; a
+ * write-through sends exactly the content as it is when it starts (writes wait for it), and only a
+ * successful one makes the copy clean and rebases it on the version written, so a failed one loses
+ * nothing and can be repeated. Readers of the cluster (other mounts) see the base version until
+ * then, never a mix. Thread-safe: reads share a lock, changes take it alone.
  */
 final class StagedFile {
   /** How a write-through reaches the cluster: the stream of the content to write. */
   @FunctionalInterface
   interface VersionWriter {
     /**
-     * Opens the stream that writes the content of {@code file}: the first content of a new
-     * file ({@link StagedFile#created}), or a new version of an existing one.
+     * Opens the stream that writes the content of {@code file}: the first content of a new file
+     * ({@link StagedFile#created}), or a new version of an existing one.
      */
     FileOutStream open(StagedFile file) throws IOException;
   }
@@ -53,21 +52,27 @@ final class StagedFile {
   }
 
   private static final int COPY_CHUNK = 1 << 20;
+
   /** Block size assumed for the largest length of a file whose status gives none. */
   private static final long DEFAULT_BLOCK = 64L << 20;
 
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+
   /** The file's inode number: a provisional one until a new file is committed. */
   private volatile long inode;
+
   /** Whether a new file was created with O_EXCL: a name taken meanwhile fails its commit. */
   private volatile boolean exclusive;
+
   private final Path data;
   private final StagingArea area;
   private final BaseOpener opener;
   private final FileChannel channel;
   private final ByteRanges written = new ByteRanges();
+
   /** The largest length the file may have: as many blocks as a file may have. */
   private final long maxLength;
+
   // Guarded by lock.
   private volatile String path;
   private FileInfo base;
@@ -86,21 +91,30 @@ final class StagedFile {
    * @param inode the file's inode number (all its names share the copy)
    * @param path the namespace path it is written through
    * @param base the version it starts from; null for a new, empty file
-   * @param created for a new file, its entry as the create made it (incomplete), which the
-   *     first write-through completes; null otherwise
+   * @param created for a new file, its entry as the create made it (incomplete), which the first
+   *     write-through completes; null otherwise
    */
-  StagedFile(long inode, String path, FileInfo base, FileInfo created, Path data,
-      StagingArea area, BaseOpener opener) throws IOException {
+  StagedFile(
+      long inode,
+      String path,
+      FileInfo base,
+      FileInfo created,
+      Path data,
+      StagingArea area,
+      BaseOpener opener)
+      throws IOException {
     this.inode = inode;
     this.path = path;
     this.base = base;
     this.created = created;
     this.dirty = created != null;
     FileInfo status = base != null ? base : created;
-    long block = status != null && status.getBlockSize() > 0 ? status.getBlockSize()
-        : DEFAULT_BLOCK;
-    this.maxLength = block > Long.MAX_VALUE / BlockIds.MAX_BLOCKS_PER_FILE ? Long.MAX_VALUE
-        : block * BlockIds.MAX_BLOCKS_PER_FILE;
+    long block =
+        status != null && status.getBlockSize() > 0 ? status.getBlockSize() : DEFAULT_BLOCK;
+    this.maxLength =
+        block > Long.MAX_VALUE / BlockIds.MAX_BLOCKS_PER_FILE
+            ? Long.MAX_VALUE
+            : block * BlockIds.MAX_BLOCKS_PER_FILE;
     this.data = data;
     this.area = area;
     this.opener = opener;
@@ -109,12 +123,14 @@ final class StagedFile {
     long now = StagingArea.nowNs();
     this.modificationNs = base == null ? now : modificationNs(base);
     this.changeNs = base == null ? now : changeNs(base);
-    this.channel = FileChannel.open(data, StandardOpenOption.CREATE_NEW,
-        StandardOpenOption.READ, StandardOpenOption.WRITE);
+    this.channel =
+        FileChannel.open(
+            data, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
   }
 
   static long modificationNs(FileInfo f) {
-    return f.hasModificationTimeNs() ? f.getModificationTimeNs()
+    return f.hasModificationTimeNs()
+        ? f.getModificationTimeNs()
         : f.getModificationTimeMs() * 1_000_000L;
   }
 
@@ -132,8 +148,8 @@ final class StagedFile {
   }
 
   /**
-   * Whether this is a file this mount created and has not committed to the master yet: it has
-   * a provisional status ({@link #created}) that only this mount knows.
+   * Whether this is a file this mount created and has not committed to the master yet: it has a
+   * provisional status ({@link #created}) that only this mount knows.
    */
   boolean isNew() {
     FileInfo c = created;
@@ -150,9 +166,9 @@ final class StagedFile {
   }
 
   /**
-   * The new file's name was taken by another client before this one was committed, and it was
-   * not created exclusively: the content written here becomes a new version of that file (the
-   * last writer wins, as when two clients write one object), with nothing of its old content.
+   * The new file's name was taken by another client before this one was committed, and it was not
+   * created exclusively: the content written here becomes a new version of that file (the last
+   * writer wins, as when two clients write one object), with nothing of its old content.
    */
   void becomeVersionOf(FileInfo existing) {
     lock.writeLock().lock();
@@ -177,8 +193,8 @@ final class StagedFile {
   }
 
   /**
-   * The file was renamed: its path, and the version it reads unwritten bytes from, as the
-   * master now has them (the same version, by its new name and so its new under-store path).
+   * The file was renamed: its path, and the version it reads unwritten bytes from, as the master
+   * now has them (the same version, by its new name and so its new under-store path).
    */
   void moved(String newPath, FileInfo nowBase) {
     lock.writeLock().lock();
@@ -260,17 +276,19 @@ final class StagedFile {
   }
 
   /**
-   * Records attribute changes to apply with the next write-through (a null leaves one as it
-   * was); the change time moves now.
+   * Records attribute changes to apply with the next write-through (a null leaves one as it was);
+   * the change time moves now.
    */
   void setPending(Integer mode, String owner, String group, Long accessNs, Long modifiedNs) {
     lock.writeLock().lock();
     try {
-      pending = new FileCompletion(null,
-          mode != null ? mode : pending.mode(),
-          owner != null ? owner : pending.owner(),
-          group != null ? group : pending.group(),
-          accessNs != null ? accessNs : pending.accessTimeNs());
+      pending =
+          new FileCompletion(
+              null,
+              mode != null ? mode : pending.mode(),
+              owner != null ? owner : pending.owner(),
+              group != null ? group : pending.group(),
+              accessNs != null ? accessNs : pending.accessTimeNs());
       if (modifiedNs != null) {
         modificationNs = modifiedNs;
       }
@@ -281,8 +299,8 @@ final class StagedFile {
   }
 
   /**
-   * Reads up to {@code len} bytes at {@code position}: written bytes from the local copy, the
-   * rest from the base version, zeros past it; -1 at or past the end.
+   * Reads up to {@code len} bytes at {@code position}: written bytes from the local copy, the rest
+   * from the base version, zeros past it; -1 at or past the end.
    */
   int read(long position, byte[] b, int off, int len) throws IOException {
     lock.readLock().lock();
@@ -348,8 +366,8 @@ final class StagedFile {
   /**
    * Writes {@code src}'s remaining bytes at {@code position}.
    *
-   * @throws io.strata.common.error.StrataException ENOSPC when the mount's staging space would
-   *     be exceeded (nothing is written then)
+   * @throws io.strata.common.error.StrataException ENOSPC when the mount's staging space would be
+   *     exceeded (nothing is written then)
    */
   void write(long position, ByteBuffer src) throws IOException {
     lock.writeLock().lock();
@@ -415,9 +433,18 @@ final class StagedFile {
   /** Fails with EFBIG when the file cannot be {@code length} bytes long. */
   private void checkLength(long length) throws StrataException {
     if (length > maxLength || length < 0) {
-      throw new StrataException(ErrorCode.INVALID_ARGUMENT, PosixError.EFBIG, path + " cannot"
-          + " be " + length + " bytes long: a file holds at most " + maxLength + " bytes ("
-          + BlockIds.MAX_BLOCKS_PER_FILE + " blocks of its block size)");
+      throw new StrataException(
+          ErrorCode.INVALID_ARGUMENT,
+          PosixError.EFBIG,
+          path
+              + " cannot"
+              + " be "
+              + length
+              + " bytes long: a file holds at most "
+              + maxLength
+              + " bytes ("
+              + BlockIds.MAX_BLOCKS_PER_FILE
+              + " blocks of its block size)");
     }
   }
 
@@ -430,9 +457,9 @@ final class StagedFile {
 
   /**
    * Streams the whole content to the cluster as the file's new version (or a new file's first
-   * content), with the attributes changed meanwhile, and rebases the copy on it: the local
-   * bytes are dropped, reads go to the version written. Does nothing when the copy is clean or
-   * the file was unlinked. On failure the copy stays as it was, dirty.
+   * content), with the attributes changed meanwhile, and rebases the copy on it: the local bytes
+   * are dropped, reads go to the version written. Does nothing when the copy is clean or the file
+   * was unlinked. On failure the copy stays as it was, dirty.
    *
    * @return the file's status as the master completed it; null when nothing was written
    */
@@ -451,8 +478,13 @@ final class StagedFile {
           out.write(buf, 0, n);
           at += n;
         }
-        out.setCompletion(new FileCompletion(modificationNs, pending.mode(), pending.owner(),
-            pending.group(), pending.accessTimeNs()));
+        out.setCompletion(
+            new FileCompletion(
+                modificationNs,
+                pending.mode(),
+                pending.owner(),
+                pending.group(),
+                pending.accessTimeNs()));
         out.close();
       } catch (IOException | RuntimeException e) {
         out.cancel();
@@ -508,8 +540,8 @@ final class StagedFile {
   }
 
   /**
-   * Closes the copy. A clean (or unlinked) copy's local file is deleted; a dirty one is kept
-   * for the user to recover, and its location returned.
+   * Closes the copy. A clean (or unlinked) copy's local file is deleted; a dirty one is kept for
+   * the user to recover, and its location returned.
    *
    * @return the local file kept, or null when nothing was kept
    */

@@ -19,16 +19,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The local folder where a mount keeps the copies of files open for writing
- * ({@link StagedFile}), and the table of those copies: one per file (by inode number), shared by
- * every handle of it, counted by reference.
+ * The local folder where a mount keeps the copies of files open for writing ({@link StagedFile}),
+ * and the table of those copies: one per file (by inode number), shared by every handle of it,
+ * counted by reference.
  *
- * <p>Bounded: the bytes the copies hold (what was written and not yet written through) never
- * pass {@code maxBytes}; a write that would pass it fails with ENOSPC and changes nothing.
- * Each copy has a note beside it ({@code .info}: the namespace path, inode and start time), so
- * that copies a mount left behind when it was killed before writing them through can be found:
- * {@link #reportLeftovers} names each in the log when a mount starts, and leaves it in place
- * for the user.
+ * <p>Bounded: the bytes the copies hold (what was written and not yet written through) never pass
+ * {@code maxBytes}; a write that would pass it fails with ENOSPC and changes nothing. Each copy has
+ * a note beside it ({@code .info}: the namespace path, inode and start time), so that copies a
+ * mount left behind when it was killed before writing them through can be found: {@link
+ * #reportLeftovers} names each in the log when a mount starts, and leaves it in place for the user.
  */
 final class StagingArea {
   private static final Logger LOG = LoggerFactory.getLogger(StagingArea.class);
@@ -81,8 +80,8 @@ final class StagingArea {
   }
 
   /**
-   * Logs, once each, the copies a previous run of a mount left here (it stopped before writing
-   * them through); they stay where they are.
+   * Logs, once each, the copies a previous run of a mount left here (it stopped before writing them
+   * through); they stay where they are.
    *
    * @return how many there were
    */
@@ -92,12 +91,14 @@ final class StagingArea {
       for (Path note : notes) {
         String name = note.getFileName().toString();
         Path data = dir.resolve(name.substring(0, name.length() - INFO.length()) + DATA);
-        String about = Files.readString(note, StandardCharsets.UTF_8).strip()
-            .replace('\n', ' ');
-        LOG.warn("A staged copy was not written through (the mount stopped before the file"
-            + " was closed or synced): {}; its bytes are in {} (written ranges only; the rest"
-            + " is the file's content in Strata). Recover what you need, then delete both"
-            + " files.", about, data);
+        String about = Files.readString(note, StandardCharsets.UTF_8).strip().replace('\n', ' ');
+        LOG.warn(
+            "A staged copy was not written through (the mount stopped before the file"
+                + " was closed or synced): {}; its bytes are in {} (written ranges only; the rest"
+                + " is the file's content in Strata). Recover what you need, then delete both"
+                + " files.",
+            about,
+            data);
         n++;
       }
     } catch (IOException e) {
@@ -107,25 +108,28 @@ final class StagingArea {
   }
 
   /**
-   * The copy of the file {@code inode}, taking one reference to it: the existing one, or a
-   * new one that {@code starter} makes.
+   * The copy of the file {@code inode}, taking one reference to it: the existing one, or a new one
+   * that {@code starter} makes.
    */
   StagedFile acquire(long inode, Starter starter) throws IOException {
     Entry[] made = new Entry[1];
     IOException[] failed = new IOException[1];
-    Entry e = files.compute(inode, (k, existing) -> {
-      if (existing != null) {
-        existing.references++;
-        return existing;
-      }
-      try {
-        made[0] = new Entry(starter.start(newData()));
-        return made[0];
-      } catch (IOException ex) {
-        failed[0] = ex;
-        return null;
-      }
-    });
+    Entry e =
+        files.compute(
+            inode,
+            (k, existing) -> {
+              if (existing != null) {
+                existing.references++;
+                return existing;
+              }
+              try {
+                made[0] = new Entry(starter.start(newData()));
+                return made[0];
+              } catch (IOException ex) {
+                failed[0] = ex;
+                return null;
+              }
+            });
     if (failed[0] != null) {
       throw failed[0];
     }
@@ -157,23 +161,25 @@ final class StagingArea {
   }
 
   /**
-   * Drops one reference; the last closes the copy (see {@link StagedFile#close}) and removes
-   * its note unless the copy is kept.
+   * Drops one reference; the last closes the copy (see {@link StagedFile#close}) and removes its
+   * note unless the copy is kept.
    *
    * @return the local file kept because it holds changes not written through, or null
    */
   Path release(StagedFile file) throws IOException {
     boolean[] last = {false};
-    files.computeIfPresent(file.inode(), (k, e) -> {
-      if (e.file != file) {
-        return e;
-      }
-      if (--e.references == 0) {
-        last[0] = true;
-        return null;
-      }
-      return e;
-    });
+    files.computeIfPresent(
+        file.inode(),
+        (k, e) -> {
+          if (e.file != file) {
+            return e;
+          }
+          if (--e.references == 0) {
+            last[0] = true;
+            return null;
+          }
+          return e;
+        });
     if (!last[0]) {
       return null;
     }
@@ -195,13 +201,25 @@ final class StagingArea {
 
   private void writeNote(StagedFile f) {
     FileInfo base = f.base();
-    String note = "path " + f.path() + "\ninode " + f.inode() + "\nstarted "
-        + Instant.now() + "\nbase " + (base == null ? "none (a new file)"
-            : "version " + base.getFileId() + ", " + base.getLength() + " bytes") + "\n";
+    String note =
+        "path "
+            + f.path()
+            + "\ninode "
+            + f.inode()
+            + "\nstarted "
+            + Instant.now()
+            + "\nbase "
+            + (base == null
+                ? "none (a new file)"
+                : "version " + base.getFileId() + ", " + base.getLength() + " bytes")
+            + "\n";
     try {
       Files.writeString(noteOf(f.data()), note, StandardCharsets.UTF_8);
     } catch (IOException e) {
-      LOG.warn("Cannot write the note of the staged copy {} of {}: {}", f.data(), f.path(),
+      LOG.warn(
+          "Cannot write the note of the staged copy {} of {}: {}",
+          f.data(),
+          f.path(),
           e.toString());
     }
   }
@@ -230,17 +248,23 @@ final class StagingArea {
   }
 
   /**
-   * Reserves room for {@code bytes} more (the most a write can add), or fails with ENOSPC
-   * naming the bound; {@link #settle} then gives back what the write did not add.
+   * Reserves room for {@code bytes} more (the most a write can add), or fails with ENOSPC naming
+   * the bound; {@link #settle} then gives back what the write did not add.
    */
   void reserve(long bytes) throws StrataException {
     long now = held.addAndGet(bytes);
     if (now > maxBytes) {
       held.addAndGet(-bytes);
-      throw new StrataException(ErrorCode.FAILED_PRECONDITION, PosixError.ENOSPC,
-          "The mount's staged copies would hold " + now + " bytes, over"
-          + " strata.fuse.write.staging.max.size (" + maxBytes + "): close or sync open files"
-          + " so they are written through, or raise the bound");
+      throw new StrataException(
+          ErrorCode.FAILED_PRECONDITION,
+          PosixError.ENOSPC,
+          "The mount's staged copies would hold "
+              + now
+              + " bytes, over"
+              + " strata.fuse.write.staging.max.size ("
+              + maxBytes
+              + "): close or sync open files"
+              + " so they are written through, or raise the bound");
     }
   }
 

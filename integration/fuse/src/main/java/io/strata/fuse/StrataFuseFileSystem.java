@@ -1,14 +1,14 @@
 package io.strata.fuse;
 
 import com.google.protobuf.ByteString;
-import io.strata.client.CloseableIterator;
-import io.strata.client.FileCompletion;
 import com.kenai.jffi.MemoryIO;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.strata.client.CloseableIterator;
+import io.strata.client.FileCompletion;
 import io.strata.client.FileSystem;
 import io.strata.client.NamespaceWatch;
 import io.strata.client.SyncOption;
@@ -51,52 +51,61 @@ import ru.serce.jnrfuse.struct.Timespec;
 
 /**
  * A FUSE file system over a Strata namespace directory: the mount's root is the namespace path
- * given at construction; files read through the Strata client and new files are written through
- * it to the under store.
+ * given at construction; files read through the Strata client and new files are written through it
+ * to the under store.
  *
  * <p>Guarantees:
+ *
  * <ul>
- *   <li>All open handles of one file share one {@link CachedFileReader} (see
- *       {@link OpenFileTable}) and its pages; a read takes no lock that would make readers of
- *       one file wait for each other. Each handle keeps its own access pattern, so a handle
- *       reading sequentially gets read-ahead while one reading at random offsets fetches
- *       exactly what it asks.
- *   <li>Directory listings stream from the master page by page straight into the kernel's
- *       buffer; the listing is closed however the call ends.
- *   <li>Changes (create and sequential write, mkdir, unlink, rmdir, rename, chmod, chown,
- *       utimens, truncate to 0) go to the master at once, see {@link MountWrites}; what Strata
- *       cannot do answers EOPNOTSUPP or EPERM.
+ *   <li>All open handles of one file share one {@link CachedFileReader} (see {@link OpenFileTable})
+ *       and its pages; a read takes no lock that would make readers of one file wait for each
+ *       other. Each handle keeps its own access pattern, so a handle reading sequentially gets
+ *       read-ahead while one reading at random offsets fetches exactly what it asks.
+ *   <li>Directory listings stream from the master page by page straight into the kernel's buffer;
+ *       the listing is closed however the call ends.
+ *   <li>Changes (create and sequential write, mkdir, unlink, rmdir, rename, chmod, chown, utimens,
+ *       truncate to 0) go to the master at once, see {@link MountWrites}; what Strata cannot do
+ *       answers EOPNOTSUPP or EPERM.
  *   <li>A missing path answers ENOENT; an unreachable cluster answers EIO and logs a line.
- *   <li>getattr, access and open answer from the {@link MetadataCache}: a status stays until
- *       the master's change stream says it changed (a path's absence, and every status while
- *       the stream is down, for the cache's TTL at most); this mount's own changes are seen at
- *       once. Directory listings bring each file's blocks, so opening and reading a listed file
- *       makes no master call, and a lookup in a folder not listed yet lists it once.
+ *   <li>getattr, access and open answer from the {@link MetadataCache}: a status stays until the
+ *       master's change stream says it changed (a path's absence, and every status while the stream
+ *       is down, for the cache's TTL at most); this mount's own changes are seen at once. Directory
+ *       listings bring each file's blocks, so opening and reading a listed file makes no master
+ *       call, and a lookup in a folder not listed yet lists it once.
  *   <li>A changed path is also dropped from the kernel's caches ({@link KernelEntries}), so a
  *       change made through another client shows through this mount within the stream's delay,
  *       whatever the kernel's attribute and entry timeouts.
- *   <li>A read of a range in a local worker's block file goes straight into libfuse's reply
- *       buffer, with no call to the worker and one copy.
- *   <li>An open sets {@code keep_cache}, so the kernel keeps the pages it cached of the file,
- *       only when the file has the same id, length and modification time as at its previous
- *       open on this mount; otherwise the kernel drops them and reads again.
- *   <li>Owner, group and mode come from the namespace, translated to this machine's ids by
- *       {@link UserNames}; the kernel checks permissions against them
- *       ({@code default_permissions}, see {@link MountOptions}).
+ *   <li>A read of a range in a local worker's block file goes straight into libfuse's reply buffer,
+ *       with no call to the worker and one copy.
+ *   <li>An open sets {@code keep_cache}, so the kernel keeps the pages it cached of the file, only
+ *       when the file has the same id, length and modification time as at its previous open on this
+ *       mount; otherwise the kernel drops them and reads again.
+ *   <li>Owner, group and mode come from the namespace, translated to this machine's ids by {@link
+ *       UserNames}; the kernel checks permissions against them ({@code default_permissions}, see
+ *       {@link MountOptions}).
  * </ul>
  */
 public final class StrataFuseFileSystem extends FuseStubFS {
   private static final Logger LOG = LoggerFactory.getLogger(StrataFuseFileSystem.class);
   private static final long STATFS_BLOCK = 4096;
+
   /** Native memory access, to hand libfuse's reply buffers to Java as direct buffers. */
   private static final MemoryIO MEMORY = MemoryIO.getInstance();
+
   /** Largest read buffer an upcall thread keeps: libfuse 2 asks at most 128 KiB a read. */
   private static final int KEPT_READ_BUFFER = 128 << 10;
+
   private static final int S_IFMT = 0170000;
+
   /** The extended attributes the mount shows: the namespace's "user." ones. */
   private static final String USER_XATTRS = "user.";
-  /** Kernel invalidations that may wait to be sent before the backlog is replaced by one of everything. */
+
+  /**
+   * Kernel invalidations that may wait to be sent before the backlog is replaced by one of
+   * everything.
+   */
   private static final int KERNEL_QUEUE = 65_536;
+
   private static final int S_IFREG = 0100000;
   // libfuse 2's struct fuse_file_info on 64-bit Linux keeps its flag bits (direct_io bit 0,
   // keep_cache bit 1, ...) in the 32-bit word at byte 20; jnr-fuse maps them as separate bytes
@@ -113,25 +122,30 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   // libfuse 2's fuse_operations flag bits (the unsigned int after bmap).
   private static final int FLAG_NULLPATH_OK = 1;
   private static final int FLAG_UTIME_OMIT_OK = 1 << 2;
+
   /** The longest name Linux file systems take (NAME_MAX); the kernel lets FUSE names reach 1024. */
   private static final int NAME_MAX = 255;
+
   /** Names libfuse gives files unlinked while open (kept until their last handle goes). */
   private static final String HIDDEN_PREFIX = MountWrites.HIDDEN_PREFIX;
+
   private static final int FALLOC_FL_KEEP_SIZE = 1;
   private static final int O_TRUNC = 01000;
   private static final int XATTR_CREATE = 1;
   private static final int XATTR_REPLACE = 2;
+
   /** Largest extended attribute value Linux takes (XATTR_SIZE_MAX). */
   private static final int XATTR_SIZE_MAX = 65536;
+
   private static final java.util.List<String> XATTR_NAMESPACES =
       java.util.List.of("user.", "trusted.", "security.", "system.");
 
   /**
-   * A handle opened for reading: the shared reader of the version it opened, and the file's
-   * inode number, by which reads find a staged copy this mount began writing since.
+   * A handle opened for reading: the shared reader of the version it opened, and the file's inode
+   * number, by which reads find a staged copy this mount began writing since.
    */
-  private record ReadHandle(long fileId, long inode, CachedFileReader reader,
-      ReadPattern pattern) {}
+  private record ReadHandle(
+      long fileId, long inode, CachedFileReader reader, ReadPattern pattern) {}
 
   private final FileSystem fs;
   private final String root;
@@ -154,6 +168,7 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   private final Timer getattrTime;
   private final Timer openTime;
   private final MeterRegistry registry;
+
   /** Timers of the other upcalls, by operation, made at their first call. */
   private final java.util.concurrent.ConcurrentMap<String, Timer> otherTimes =
       new java.util.concurrent.ConcurrentHashMap<>();
@@ -167,15 +182,39 @@ public final class StrataFuseFileSystem extends FuseStubFS {
    * @param reads the page cache and read-ahead every file's reader uses
    * @param registry where the upcall timers go
    */
-  StrataFuseFileSystem(FileSystem fs, String root, MetadataCache metadata, long maxFiles,
-      UserNames names, ReadSettings reads, StagingArea staging, MeterRegistry registry) {
-    this(fs, root, metadata, new KernelEntries(2 * Math.max(1, maxFiles), KERNEL_QUEUE),
-        MountResources.NONE, maxFiles, names, reads, staging, registry);
+  StrataFuseFileSystem(
+      FileSystem fs,
+      String root,
+      MetadataCache metadata,
+      long maxFiles,
+      UserNames names,
+      ReadSettings reads,
+      StagingArea staging,
+      MeterRegistry registry) {
+    this(
+        fs,
+        root,
+        metadata,
+        new KernelEntries(2 * Math.max(1, maxFiles), KERNEL_QUEUE),
+        MountResources.NONE,
+        maxFiles,
+        names,
+        reads,
+        staging,
+        registry);
   }
 
-  private StrataFuseFileSystem(FileSystem fs, String root, MetadataCache metadata,
-      KernelEntries kernel, MountResources resources, long maxFiles, UserNames names,
-      ReadSettings reads, StagingArea staging, MeterRegistry registry) {
+  private StrataFuseFileSystem(
+      FileSystem fs,
+      String root,
+      MetadataCache metadata,
+      KernelEntries kernel,
+      MountResources resources,
+      long maxFiles,
+      UserNames names,
+      ReadSettings reads,
+      StagingArea staging,
+      MeterRegistry registry) {
     this.fs = fs;
     this.root = root;
     this.paths = new MountPaths(root);
@@ -186,8 +225,7 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     this.names = names;
     this.reads = reads;
     this.aliases = new Aliases(maxFiles);
-    this.writes = new MountWrites(fs, metadata, names, staging, aliases, kernel, paths,
-        registry);
+    this.writes = new MountWrites(fs, metadata, names, staging, aliases, kernel, paths, registry);
     this.registry = registry;
     setOperationFlags();
     this.readTime = upcallTimer(registry, "read");
@@ -199,17 +237,19 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   }
 
   /**
-   * Sets libfuse's flag bits in the operations table (jnr-fuse maps them as padding): the
-   * handle operations of a file whose path is gone may be called without one
-   * ({@code flag_nullpath_ok}), and utimens gets UTIME_OMIT for a time left as it is rather
-   * than libfuse dropping a change of only one of the two times ({@code flag_utime_omit_ok}).
-   * libfuse copies the table, flags included, when the mount is set up.
+   * Sets libfuse's flag bits in the operations table (jnr-fuse maps them as padding): the handle
+   * operations of a file whose path is gone may be called without one ({@code flag_nullpath_ok}),
+   * and utimens gets UTIME_OMIT for a time left as it is rather than libfuse dropping a change of
+   * only one of the two times ({@code flag_utime_omit_ok}). libfuse copies the table, flags
+   * included, when the mount is set up.
    */
   private void setOperationFlags() {
     if (jnr.ffi.Struct.size(fuseOperations) != OPERATIONS_SIZE) {
-      LOG.warn("The FUSE operations table is {} bytes, not the {} of libfuse 2.9 on 64-bit"
-          + " Linux: its flags are left unset (utimens of one time only is then dropped)",
-          jnr.ffi.Struct.size(fuseOperations), OPERATIONS_SIZE);
+      LOG.warn(
+          "The FUSE operations table is {} bytes, not the {} of libfuse 2.9 on 64-bit"
+              + " Linux: its flags are left unset (utimens of one time only is then dropped)",
+          jnr.ffi.Struct.size(fuseOperations),
+          OPERATIONS_SIZE);
       return;
     }
     Pointer table = jnr.ffi.Struct.getMemory(fuseOperations);
@@ -218,8 +258,10 @@ public final class StrataFuseFileSystem extends FuseStubFS {
 
   private static void registerStagingMeters(MeterRegistry registry, StagingArea staging) {
     Gauge.builder(MetricNames.FUSE_STAGING_BYTES, staging, StagingArea::heldBytes)
-        .description("Bytes the mount's staged copies of files open for writing hold on"
-            + " local disk (written, not yet written through)").register(registry);
+        .description(
+            "Bytes the mount's staged copies of files open for writing hold on"
+                + " local disk (written, not yet written through)")
+        .register(registry);
     Gauge.builder(MetricNames.FUSE_STAGING_FILES, staging, StagingArea::fileCount)
         .description("Files open for writing through the mount, each with a staged copy")
         .register(registry);
@@ -230,86 +272,112 @@ public final class StrataFuseFileSystem extends FuseStubFS {
         .description("Lookups, getattr and opens answered from the mount's metadata cache")
         .register(registry);
     FunctionCounter.builder(MetricNames.FUSE_METADATA_LOADS, metadata, MetadataCache::loads)
-        .description("Statuses asked of the master one path at a time").register(registry);
-    FunctionCounter.builder(MetricNames.FUSE_METADATA_LISTINGS, metadata,
-        MetadataCache::listings)
+        .description("Statuses asked of the master one path at a time")
+        .register(registry);
+    FunctionCounter.builder(MetricNames.FUSE_METADATA_LISTINGS, metadata, MetadataCache::listings)
         .description("Folder listings put into the metadata cache (readdir and lookups)")
         .register(registry);
     FunctionCounter.builder(MetricNames.FUSE_METADATA_CHANGES, metadata, MetadataCache::notices)
         .description("Change notices received from the master's change stream")
         .register(registry);
     Gauge.builder(MetricNames.FUSE_METADATA_WATCH, metadata, m -> m.watchLive() ? 1 : 0)
-        .description("1 while the master's change stream is in step, 0 while entries are held"
-            + " to the metadata TTL").register(registry);
+        .description(
+            "1 while the master's change stream is in step, 0 while entries are held"
+                + " to the metadata TTL")
+        .register(registry);
     FunctionCounter.builder(MetricNames.FUSE_KERNEL_INVALIDATIONS, kernel, KernelEntries::sent)
         .description("Names and nodes dropped from the kernel's caches on change notices")
         .register(registry);
   }
 
   private static Timer upcallTimer(MeterRegistry registry, String operation) {
-    return Timer.builder(MetricNames.FUSE_UPCALL).tag(MetricNames.TAG_OPERATION, operation)
+    return Timer.builder(MetricNames.FUSE_UPCALL)
+        .tag(MetricNames.TAG_OPERATION, operation)
         .description("Time the mount's code spends answering one FUSE upcall")
         .register(registry);
   }
 
   /**
    * The file system a mount process serves: metadata cache, page cache and read-ahead as the
-   * configuration describes ({@code strata.fuse.*}), meters registered in {@code registry}.
-   * Names the namespace does not know map to the user running this process.
+   * configuration describes ({@code strata.fuse.*}), meters registered in {@code registry}. Names
+   * the namespace does not know map to the user running this process.
    */
-  public static StrataFuseFileSystem create(FileSystem fs, String root, StrataConfig conf,
-      MeterRegistry registry) throws StrataException {
+  public static StrataFuseFileSystem create(
+      FileSystem fs, String root, StrataConfig conf, MeterRegistry registry)
+      throws StrataException {
     return create(fs, root, conf, registry, (String) null);
   }
 
   /**
-   * As {@link #create(FileSystem, String, StrataConfig, MeterRegistry)}, for a mount at
-   * {@code mountPoint}: its staged copies live in a folder of the staging folder named after
-   * the mount point, where a restarted mount finds (and reports) what an earlier run left.
-   * A null mount point gets a folder of its own for this process.
+   * As {@link #create(FileSystem, String, StrataConfig, MeterRegistry)}, for a mount at {@code
+   * mountPoint}: its staged copies live in a folder of the staging folder named after the mount
+   * point, where a restarted mount finds (and reports) what an earlier run left. A null mount point
+   * gets a folder of its own for this process.
    */
-  public static StrataFuseFileSystem create(FileSystem fs, String root, StrataConfig conf,
-      MeterRegistry registry, String mountPoint) throws StrataException {
+  public static StrataFuseFileSystem create(
+      FileSystem fs, String root, StrataConfig conf, MeterRegistry registry, String mountPoint)
+      throws StrataException {
     int size = conf.getInt(FuseKeys.METADATA_CACHE_SIZE);
     int listThreads = conf.getInt(FuseKeys.METADATA_LIST_THREADS);
-    ExecutorService listings = listThreads <= 0 ? null
-        : Executors.newFixedThreadPool(listThreads, daemonThreads("strata-fuse-listing"));
-    MetadataCache metadata = new MetadataCache(
-        path -> fs.getStatus(path, SyncOption.DEFAULT, true),
-        listings == null ? null : fs::listLoadedStatus,
-        listings == null ? Runnable::run : listings,
-        conf.getDuration(FuseKeys.METADATA_CACHE_TTL), size);
+    ExecutorService listings =
+        listThreads <= 0
+            ? null
+            : Executors.newFixedThreadPool(listThreads, daemonThreads("strata-fuse-listing"));
+    MetadataCache metadata =
+        new MetadataCache(
+            path -> fs.getStatus(path, SyncOption.DEFAULT, true),
+            listings == null ? null : fs::listLoadedStatus,
+            listings == null ? Runnable::run : listings,
+            conf.getDuration(FuseKeys.METADATA_CACHE_TTL),
+            size);
     return create(fs, root, conf, registry, metadata, listings, mountPoint);
   }
 
-  /** As {@link #create(FileSystem, String, StrataConfig, MeterRegistry)}, with this metadata cache. */
-  public static StrataFuseFileSystem create(FileSystem fs, String root, StrataConfig conf,
-      MeterRegistry registry, MetadataCache metadata) throws StrataException {
+  /**
+   * As {@link #create(FileSystem, String, StrataConfig, MeterRegistry)}, with this metadata cache.
+   */
+  public static StrataFuseFileSystem create(
+      FileSystem fs, String root, StrataConfig conf, MeterRegistry registry, MetadataCache metadata)
+      throws StrataException {
     return create(fs, root, conf, registry, metadata, null, null);
   }
 
   /** The staged copies' folder of a mount: one per mount point, or per process without one. */
   static Path stagingDir(StrataConfig conf, String mountPoint) {
     Path base = Path.of(conf.getString(FuseKeys.WRITE_STAGING_DIR));
-    String name = mountPoint != null ? mountPoint.replaceAll("[^A-Za-z0-9._-]", "_")
-        : "process-" + ProcessHandle.current().pid() + "-" + STAGING_FOLDERS.incrementAndGet();
+    String name =
+        mountPoint != null
+            ? mountPoint.replaceAll("[^A-Za-z0-9._-]", "_")
+            : "process-" + ProcessHandle.current().pid() + "-" + STAGING_FOLDERS.incrementAndGet();
     return base.resolve(name);
   }
 
   private static final java.util.concurrent.atomic.AtomicInteger STAGING_FOLDERS =
       new java.util.concurrent.atomic.AtomicInteger();
 
-  private static StrataFuseFileSystem create(FileSystem fs, String root, StrataConfig conf,
-      MeterRegistry registry, MetadataCache metadata, ExecutorService listings,
-      String mountPoint) throws StrataException {
+  private static StrataFuseFileSystem create(
+      FileSystem fs,
+      String root,
+      StrataConfig conf,
+      MeterRegistry registry,
+      MetadataCache metadata,
+      ExecutorService listings,
+      String mountPoint)
+      throws StrataException {
     StagingArea staging;
     Path stagingDir = stagingDir(conf, mountPoint);
     try {
       staging = new StagingArea(stagingDir, conf.getBytes(FuseKeys.WRITE_STAGING_MAX_SIZE));
     } catch (IOException e) {
-      throw new StrataException(ErrorCode.INVALID_ARGUMENT, "Cannot use " + stagingDir
-          + " for the mount's staged writes (" + e.getMessage() + "): set"
-          + " strata.fuse.write.staging.dir to a writable local folder", e);
+      throw new StrataException(
+          ErrorCode.INVALID_ARGUMENT,
+          "Cannot use "
+              + stagingDir
+              + " for the mount's staged writes ("
+              + e.getMessage()
+              + "): set"
+              + " strata.fuse.write.staging.dir to a writable local folder",
+          e);
     }
     staging.reportLeftovers();
     com.sun.security.auth.module.UnixSystem user = new com.sun.security.auth.module.UnixSystem();
@@ -318,13 +386,27 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     // Until the change stream is in step (and for good without it), the kernel's answers are
     // dropped as often as the mount's own expire.
     kernel.holdTo(conf.getDuration(FuseKeys.METADATA_CACHE_TTL));
-    NamespaceWatch watch = conf.getBoolean(FuseKeys.METADATA_WATCH) && metadata.enabled()
-        ? fs.watchChanges(new ChangeRelay(root, metadata, kernel,
-            conf.getDuration(FuseKeys.METADATA_CACHE_TTL), fs.clientId())) : null;
-    return new StrataFuseFileSystem(fs, root, metadata, kernel,
-        new MountResources(watch, listings), size,
+    NamespaceWatch watch =
+        conf.getBoolean(FuseKeys.METADATA_WATCH) && metadata.enabled()
+            ? fs.watchChanges(
+                new ChangeRelay(
+                    root,
+                    metadata,
+                    kernel,
+                    conf.getDuration(FuseKeys.METADATA_CACHE_TTL),
+                    fs.clientId()))
+            : null;
+    return new StrataFuseFileSystem(
+        fs,
+        root,
+        metadata,
+        kernel,
+        new MountResources(watch, listings),
+        size,
         UserNames.ofThisMachine(user.getUid(), user.getGid()),
-        ReadSettings.from(conf, registry), staging, registry);
+        ReadSettings.from(conf, registry),
+        staging,
+        registry);
   }
 
   private static java.util.concurrent.ThreadFactory daemonThreads(String name) {
@@ -351,20 +433,20 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   }
 
   /**
-   * Makes the calls every first access needs before the mount serves any: the root's status
-   * (into the metadata cache) and the live workers (the list reads choose from). A fresh
-   * process pays for its first master calls (the connection, and loading and compiling the
-   * classes on that path) once, about 100 ms on a 2-core machine; paid here, before the kernel
-   * lists the mount, it is not added to the first file a job opens. A failure is only logged:
-   * the first access asks again and reports it.
+   * Makes the calls every first access needs before the mount serves any: the root's status (into
+   * the metadata cache) and the live workers (the list reads choose from). A fresh process pays for
+   * its first master calls (the connection, and loading and compiling the classes on that path)
+   * once, about 100 ms on a 2-core machine; paid here, before the kernel lists the mount, it is not
+   * added to the first file a job opens. A failure is only logged: the first access asks again and
+   * reports it.
    */
   void warmUp() {
     try {
       metadata.get(root);
       fs.getWorkers();
     } catch (Exception e) {
-      LOG.debug("Warming up the mount of {} failed; its first access asks again: {}", root,
-          e.toString());
+      LOG.debug(
+          "Warming up the mount of {} failed; its first access asks again: {}", root, e.toString());
     }
   }
 
@@ -379,8 +461,7 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   }
 
   /** A file system on the default configuration, with its meters in a registry of its own. */
-  public static StrataFuseFileSystem create(FileSystem fs, String root)
-      throws StrataException {
+  public static StrataFuseFileSystem create(FileSystem fs, String root) throws StrataException {
     return create(fs, root, StrataConfig.load(Map.of()), new SimpleMeterRegistry());
   }
 
@@ -489,16 +570,16 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   private void noteKernelNode(String mountPath) {
     UpcallThreads.Request r = UpcallThreads.current();
     if (r != null) {
-      kernel.seen(mountPath == null || mountPath.isEmpty() ? PathNames.ROOT : mountPath,
-          r.opcode, r.node);
+      kernel.seen(
+          mountPath == null || mountPath.isEmpty() ? PathNames.ROOT : mountPath, r.opcode, r.node);
     }
   }
 
   /**
-   * The attributes of a file as stat(2) shows them: the namespace's status, with what this
-   * mount's staged copy of it holds (its length, times and attributes set while it is not
-   * written through yet). The names libfuse gave a file unlinked while open do not count in its
-   * link count, as on a local disk.
+   * The attributes of a file as stat(2) shows them: the namespace's status, with what this mount's
+   * staged copy of it holds (its length, times and attributes set while it is not written through
+   * yet). The names libfuse gave a file unlinked while open do not count in its link count, as on a
+   * local disk.
    */
   private void fillStat(FileInfo info, FileStat stat, StagedFile staged) {
     FileCompletion pending = staged == null ? FileCompletion.NONE : staged.pendingAttributes();
@@ -523,10 +604,14 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     stat.st_uid.set(names.uid(pending.owner() != null ? pending.owner() : info.getOwner()));
     stat.st_gid.set(names.gid(pending.group() != null ? pending.group() : info.getGroup()));
     long mtime = staged != null ? staged.modificationNs() : StagedFile.modificationNs(info);
-    long ctime = staged != null ? Math.max(staged.changeNs(), StagedFile.changeNs(info))
-        : StagedFile.changeNs(info);
-    long atime = pending.accessTimeNs() != null ? pending.accessTimeNs()
-        : info.hasAccessTimeNs() ? info.getAccessTimeNs() : mtime;
+    long ctime =
+        staged != null
+            ? Math.max(staged.changeNs(), StagedFile.changeNs(info))
+            : StagedFile.changeNs(info);
+    long atime =
+        pending.accessTimeNs() != null
+            ? pending.accessTimeNs()
+            : info.hasAccessTimeNs() ? info.getAccessTimeNs() : mtime;
     setTime(stat.st_mtim, mtime);
     setTime(stat.st_ctim, ctime);
     setTime(stat.st_atim, atime);
@@ -582,8 +667,8 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   }
 
   @Override
-  public int readdir(String path, Pointer buf, FuseFillDir filler, @off_t long offset,
-      FuseFileInfo fi) {
+  public int readdir(
+      String path, Pointer buf, FuseFillDir filler, @off_t long offset, FuseFileInfo fi) {
     String p = namespacePath(path);
     // Offset 0 for every entry: libfuse keeps the entries in its own buffer and serves the
     // kernel's successive calls from it, so the listing is walked once, as it streams in.
@@ -613,8 +698,7 @@ public final class StrataFuseFileSystem extends FuseStubFS {
         }
         // The inode number and type, so that find and tar need no stat to tell the kind.
         entry.st_ino.set(writes.shownInode(child));
-        entry.st_mode.set(child.getDirectory() ? FileStat.S_IFDIR
-            : typeBits(child.getFileType()));
+        entry.st_mode.set(child.getDirectory() ? FileStat.S_IFDIR : typeBits(child.getFileType()));
         if (filler.apply(buf, child.getName(), entry, 0) != 0) {
           return -ErrorCodes.ENOMEM();
         }
@@ -675,11 +759,20 @@ public final class StrataFuseFileSystem extends FuseStubFS {
       // The stream is made at the first read that reaches the mount, from the status the
       // cache holds (with the file's blocks when a listing or lookup brought them): no master
       // call. A status that turns out stale shows as ESTALE at a read (see readTimed).
-      CachedFileReader reader = openFiles.acquire(fileId, () -> reads.open(fileId,
-          new LazyFileSource(p, fileId, info.getLength(),
-              () -> LazyFileSource.Opened.of(fs.openFile(info)))));
-      fi.fh.set(handles.add(new ReadHandle(fileId, MountWrites.inodeOf(info), reader,
-          reads.newPattern())));
+      CachedFileReader reader =
+          openFiles.acquire(
+              fileId,
+              () ->
+                  reads.open(
+                      fileId,
+                      new LazyFileSource(
+                          p,
+                          fileId,
+                          info.getLength(),
+                          () -> LazyFileSource.Opened.of(fs.openFile(info)))));
+      fi.fh.set(
+          handles.add(
+              new ReadHandle(fileId, MountWrites.inodeOf(info), reader, reads.newPattern())));
       if (versions.openedUnchanged(p, info)) {
         setKeepCache(fi);
       }
@@ -695,8 +788,8 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   }
 
   @Override
-  public int read(String path, Pointer buf, @size_t long size, @off_t long offset,
-      FuseFileInfo fi) {
+  public int read(
+      String path, Pointer buf, @size_t long size, @off_t long offset, FuseFileInfo fi) {
     readCalls.increment();
     long start = System.nanoTime();
     try {
@@ -769,11 +862,11 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   }
 
   /**
-   * A buffer of at least {@code size} bytes for one read upcall, kept by the calling thread.
-   * The upcall threads live as long as the mount (see {@link UpcallThreads}), so after the first
-   * read each answers every read from its own buffer instead of allocating one per read, which
-   * at a GB/s of reads was a GB/s of garbage. Reads larger than {@link #KEPT_READ_BUFFER} get
-   * a buffer of their own.
+   * A buffer of at least {@code size} bytes for one read upcall, kept by the calling thread. The
+   * upcall threads live as long as the mount (see {@link UpcallThreads}), so after the first read
+   * each answers every read from its own buffer instead of allocating one per read, which at a GB/s
+   * of reads was a GB/s of garbage. Reads larger than {@link #KEPT_READ_BUFFER} get a buffer of
+   * their own.
    */
   private byte[] readBuffer(int size) {
     if (size > KEPT_READ_BUFFER) {
@@ -819,8 +912,8 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   }
 
   @Override
-  public int write(String path, Pointer buf, @size_t long size, @off_t long offset,
-      FuseFileInfo fi) {
+  public int write(
+      String path, Pointer buf, @size_t long size, @off_t long offset, FuseFileInfo fi) {
     if (!(handles.get(fi.fh.get()) instanceof WriteHandle w)) {
       return -ErrorCodes.EBADF();
     }
@@ -846,8 +939,11 @@ public final class StrataFuseFileSystem extends FuseStubFS {
       try {
         writes.flush(w);
       } catch (Exception e) {
-        LOG.warn("Writing {} through at close failed; its staged copy is kept for another"
-            + " try (fsync, close, or the last handle's release): {}", w.path(), e.toString());
+        LOG.warn(
+            "Writing {} through at close failed; its staged copy is kept for another"
+                + " try (fsync, close, or the last handle's release): {}",
+            w.path(),
+            e.toString());
         return FuseErrors.toErrno("close", w.path(), e);
       } finally {
         timed("flush", start);
@@ -936,7 +1032,8 @@ public final class StrataFuseFileSystem extends FuseStubFS {
 
   /** Records the time of one upcall of {@code operation} that began at {@code start}. */
   private void timed(String operation, long start) {
-    otherTimes.computeIfAbsent(operation, op -> upcallTimer(registry, op))
+    otherTimes
+        .computeIfAbsent(operation, op -> upcallTimer(registry, op))
         .record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
   }
 
@@ -966,32 +1063,38 @@ public final class StrataFuseFileSystem extends FuseStubFS {
       return -ErrorCodes.ENAMETOOLONG();
     }
     String to = namespacePath(newpath);
-    return change("rename", oldpath, p -> {
-      writes.rename(p, to);
-      readersMoved(p, to);
-      return 0;
-    });
+    return change(
+        "rename",
+        oldpath,
+        p -> {
+          writes.rename(p, to);
+          readersMoved(p, to);
+          return 0;
+        });
   }
 
   /**
-   * Files this mount has open for reading at or below {@code from} now have names below
-   * {@code to}: their readers fetch what is not cached by the new names (libfuse renames a
-   * file unlinked while open to a hidden name, and its readers must go on reading it).
+   * Files this mount has open for reading at or below {@code from} now have names below {@code to}:
+   * their readers fetch what is not cached by the new names (libfuse renames a file unlinked while
+   * open to a hidden name, and its readers must go on reading it).
    */
   private void readersMoved(String from, String to) {
     String prefix = from + "/";
-    openFiles.forEachReader(reader -> {
-      if (reader.source() instanceof LazyFileSource lazy) {
-        String p = lazy.path();
-        if (p.equals(from) || p.startsWith(prefix)) {
-          String now = to + p.substring(from.length());
-          lazy.moved(now, () -> {
-            FileInfo status = fs.getStatus(now, SyncOption.DEFAULT, true);
-            return LazyFileSource.Opened.of(fs.openFile(status));
-          });
-        }
-      }
-    });
+    openFiles.forEachReader(
+        reader -> {
+          if (reader.source() instanceof LazyFileSource lazy) {
+            String p = lazy.path();
+            if (p.equals(from) || p.startsWith(prefix)) {
+              String now = to + p.substring(from.length());
+              lazy.moved(
+                  now,
+                  () -> {
+                    FileInfo status = fs.getStatus(now, SyncOption.DEFAULT, true);
+                    return LazyFileSource.Opened.of(fs.openFile(status));
+                  });
+            }
+          }
+        });
   }
 
   @Override
@@ -1040,13 +1143,13 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   }
 
   @Override
-  public int fallocate(String path, int mode, @off_t long off, @off_t long length,
-      FuseFileInfo fi) {
+  public int fallocate(
+      String path, int mode, @off_t long off, @off_t long length, FuseFileInfo fi) {
     // Mode 0 (allocate, extending the file) and FALLOC_FL_KEEP_SIZE (1) are what posix_fallocate
     // and most writers ask; the copy is sparse, so allocating is extending at most.
     if (mode != 0 && mode != FALLOC_FL_KEEP_SIZE) {
-      return unsupported("fallocate with mode " + mode, namespacePath(path),
-          -ErrorCodes.EOPNOTSUPP());
+      return unsupported(
+          "fallocate with mode " + mode, namespacePath(path), -ErrorCodes.EOPNOTSUPP());
     }
     if (!(handles.get(fi.fh.get()) instanceof WriteHandle w)) {
       return -ErrorCodes.EBADF();
@@ -1105,10 +1208,10 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   }
 
   /**
-   * The {@code user.} extended attributes the namespace keeps with the inode (the S3 proxy's
-   * {@code x-amz-meta-*} metadata among them): from the metadata cache, which the change stream
-   * keeps current. Other namespaces have none here ({@code security.capability}, which the
-   * kernel asks before writes, among them).
+   * The {@code user.} extended attributes the namespace keeps with the inode (the S3 proxy's {@code
+   * x-amz-meta-*} metadata among them): from the metadata cache, which the change stream keeps
+   * current. Other namespaces have none here ({@code security.capability}, which the kernel asks
+   * before writes, among them).
    */
   @Override
   public int getxattr(String path, String name, Pointer value, @size_t long size) {
@@ -1118,8 +1221,7 @@ public final class StrataFuseFileSystem extends FuseStubFS {
       if (!knownNamespace(name)) {
         return -ErrorCodes.EOPNOTSUPP();
       }
-      ByteString v = name.startsWith(USER_XATTRS)
-          ? metadata.get(p).getXattrsMap().get(name) : null;
+      ByteString v = name.startsWith(USER_XATTRS) ? metadata.get(p).getXattrsMap().get(name) : null;
       if (v == null) {
         return -ErrorCodes.ENODATA();
       }
@@ -1174,9 +1276,9 @@ public final class StrataFuseFileSystem extends FuseStubFS {
 
   /**
    * Sets a {@code user.} extended attribute in the namespace (the store the S3 proxy's object
-   * metadata lives in); {@code XATTR_CREATE} fails on an existing one (EEXIST) and
-   * {@code XATTR_REPLACE} on a missing one (ENODATA). Other namespaces are EOPNOTSUPP: the mount
-   * keeps no security labels, trusted attributes or ACLs.
+   * metadata lives in); {@code XATTR_CREATE} fails on an existing one (EEXIST) and {@code
+   * XATTR_REPLACE} on a missing one (ENODATA). Other namespaces are EOPNOTSUPP: the mount keeps no
+   * security labels, trusted attributes or ACLs.
    */
   @Override
   public int setxattr(String path, String name, Pointer value, @size_t long size, int flags) {
@@ -1185,8 +1287,8 @@ public final class StrataFuseFileSystem extends FuseStubFS {
       return -ErrorCodes.EINVAL();
     }
     if (!name.startsWith(USER_XATTRS)) {
-      return unsupported("setxattr of " + name + " (only user. attributes are kept)", p,
-          -ErrorCodes.EOPNOTSUPP());
+      return unsupported(
+          "setxattr of " + name + " (only user. attributes are kept)", p, -ErrorCodes.EOPNOTSUPP());
     }
     try {
       if (name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > NAME_MAX) {
@@ -1219,7 +1321,9 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   public int removexattr(String path, String name) {
     String p = namespacePath(path);
     if (!name.startsWith(USER_XATTRS)) {
-      return unsupported("removexattr of " + name + " (only user. attributes are kept)", p,
+      return unsupported(
+          "removexattr of " + name + " (only user. attributes are kept)",
+          p,
           -ErrorCodes.EOPNOTSUPP());
     }
     try {

@@ -22,33 +22,38 @@ import ru.serce.jnrfuse.struct.FuseOperations;
  * kernel and answers them itself for as long as the mount lives.
  *
  * <p>Why not libfuse's own multithreaded loop (what jnr-fuse's {@code mount} runs): that loop
- * starts native threads as requests pile up and ends them when more than ten are idle, and
- * jnr-ffi attaches every native thread that calls into Java as a new Java thread, then detaches
- * it. Under concurrent reads the mount started and ended more than one Java thread for every
- * two reads, and a read waited for that far longer than for the mount's own code. Threads that
- * the JVM started are attached for good, so an upcall on them costs only the call itself.
+ * starts native threads as requests pile up and ends them when more than ten are idle, and jnr-ffi
+ * attaches every native thread that calls into Java as a new Java thread, then detaches it. Under
+ * concurrent reads the mount started and ended more than one Java thread for every two reads, and a
+ * read waited for that far longer than for the mount's own code. Threads that the JVM started are
+ * attached for good, so an upcall on them costs only the call itself.
  *
- * <p>This is libfuse 2's {@code fuse_session_loop} run by each thread, on the mount that
- * {@code fuse_main} sets up ({@code fuse_setup} with the same arguments and operations table):
- * reads from {@code /dev/fuse} by several threads are safe, each request goes
- * to exactly one reader, and libfuse's high-level layer locks its own state. Every thread has
- * its own request buffer. When the mount goes away the kernel answers every pending read with
- * ENODEV, libfuse marks the session exited, and the threads end; then {@code fuse_teardown}
- * releases the channel and session, as {@code fuse_main} does.
+ * <p>This is libfuse 2's {@code fuse_session_loop} run by each thread, on the mount that {@code
+ * fuse_main} sets up ({@code fuse_setup} with the same arguments and operations table): reads from
+ * {@code /dev/fuse} by several threads are safe, each request goes to exactly one reader, and
+ * libfuse's high-level layer locks its own state. Every thread has its own request buffer. When the
+ * mount goes away the kernel answers every pending read with ENODEV, libfuse marks the session
+ * exited, and the threads end; then {@code fuse_teardown} releases the channel and session, as
+ * {@code fuse_main} does.
  */
 final class UpcallThreads {
   private static final Logger LOG = LoggerFactory.getLogger(UpcallThreads.class);
   private static final int EINTR = 4;
 
   /**
-   * The libfuse 2 calls a session loop needs; jnr-fuse's own interface has only fuse_main.
-   * {@code fuse_setup} and {@code fuse_teardown} rather than {@code fuse_mount} and
-   * {@code fuse_new}, because an unversioned {@code fuse_new} in libfuse.so.2 is the libfuse 1
-   * call, and that is the one a plain symbol lookup finds.
+   * The libfuse 2 calls a session loop needs; jnr-fuse's own interface has only fuse_main. {@code
+   * fuse_setup} and {@code fuse_teardown} rather than {@code fuse_mount} and {@code fuse_new},
+   * because an unversioned {@code fuse_new} in libfuse.so.2 is the libfuse 1 call, and that is the
+   * one a plain symbol lookup finds.
    */
   public interface LibFuseSession {
-    Pointer fuse_setup(int argc, String[] argv, FuseOperations operations,
-        @size_t long operationsSize, PointerByReference mountPoint, IntByReference multithreaded,
+    Pointer fuse_setup(
+        int argc,
+        String[] argv,
+        FuseOperations operations,
+        @size_t long operationsSize,
+        PointerByReference mountPoint,
+        IntByReference multithreaded,
         Pointer userData);
 
     void fuse_teardown(Pointer fuse, Pointer mountPoint);
@@ -64,26 +69,31 @@ final class UpcallThreads {
     /** {@code channelSlot} holds a {@code struct fuse_chan *}; libfuse may replace it. */
     int fuse_chan_recv(Pointer channelSlot, Pointer buffer, @size_t long size);
 
-    void fuse_session_process(Pointer session, Pointer buffer, @size_t long length,
-        Pointer channel);
+    void fuse_session_process(
+        Pointer session, Pointer buffer, @size_t long length, Pointer channel);
 
-    @size_t long fuse_chan_bufsize(Pointer channel);
+    @size_t
+    long fuse_chan_bufsize(Pointer channel);
 
-    /** Drops the kernel's attributes of a node, and its pages from {@code offset} ({@code length} 0: to the end). */
+    /**
+     * Drops the kernel's attributes of a node, and its pages from {@code offset} ({@code length} 0:
+     * to the end).
+     */
     int fuse_lowlevel_notify_inval_inode(Pointer channel, long node, long offset, long length);
 
     /** Drops the kernel's name in a folder; {@code name} must end with a NUL byte. */
-    int fuse_lowlevel_notify_inval_entry(Pointer channel, long parent, @In byte[] name,
-        @size_t long nameLength);
+    int fuse_lowlevel_notify_inval_entry(
+        Pointer channel, long parent, @In byte[] name, @size_t long nameLength);
   }
 
   /**
-   * The header of the request an upcall thread is handling: its opcode and the node id the
-   * kernel named, for handlers that need what libfuse's path-based API hides.
+   * The header of the request an upcall thread is handling: its opcode and the node id the kernel
+   * named, for handlers that need what libfuse's path-based API hides.
    */
   static final class Request {
     int opcode;
     long node;
+
     /** For a link, the node id of the file linked (struct fuse_link_in); 0 otherwise. */
     long linkedNode;
   }
@@ -100,8 +110,8 @@ final class UpcallThreads {
 
   /** Loads libfuse at first use, once (the holder class idiom: the JVM does the locking). */
   private static final class Library {
-    static final LibFuseSession LIB = LibraryLoader.create(LibFuseSession.class)
-        .failImmediately().load("libfuse.so.2");
+    static final LibFuseSession LIB =
+        LibraryLoader.create(LibFuseSession.class).failImmediately().load("libfuse.so.2");
   }
 
   private final String mountPoint;
@@ -115,8 +125,12 @@ final class UpcallThreads {
   private final List<Thread> threads = new ArrayList<>();
   private final KernelEntries kernel;
 
-  private UpcallThreads(String mountPoint, Pointer fuse, Pointer mountPointCopy,
-      FuseOperations operations, KernelEntries kernel) {
+  private UpcallThreads(
+      String mountPoint,
+      Pointer fuse,
+      Pointer mountPointCopy,
+      FuseOperations operations,
+      KernelEntries kernel) {
     this.kernel = kernel;
     LibFuseSession lib = library();
     this.mountPoint = mountPoint;
@@ -133,31 +147,48 @@ final class UpcallThreads {
   }
 
   /**
-   * Mounts {@code operations} at {@code mountPoint} with libfuse arguments {@code args} (pairs
-   * of {@code "-o", "a,b=1"}, as {@code fuse_main} takes them after the mount point) and serves
-   * it on {@code threadCount} threads named after the mount. Returns once the mount exists; the
-   * threads serve until it is unmounted.
+   * Mounts {@code operations} at {@code mountPoint} with libfuse arguments {@code args} (pairs of
+   * {@code "-o", "a,b=1"}, as {@code fuse_main} takes them after the mount point) and serves it on
+   * {@code threadCount} threads named after the mount. Returns once the mount exists; the threads
+   * serve until it is unmounted.
    *
-   * @param name the file system's name; as with {@code fuse_main}, the mount's type is
-   *     {@code fuse.NAME} unless the arguments give a subtype or fsname
-   * @throws IllegalStateException when libfuse refuses the arguments or the mount (it has
-   *     printed why on standard error)
+   * @param name the file system's name; as with {@code fuse_main}, the mount's type is {@code
+   *     fuse.NAME} unless the arguments give a subtype or fsname
+   * @throws IllegalStateException when libfuse refuses the arguments or the mount (it has printed
+   *     why on standard error)
    */
-  static UpcallThreads mount(Path mountPoint, String name, List<String> args,
-      FuseOperations operations, int threadCount, KernelEntries kernel) {
+  static UpcallThreads mount(
+      Path mountPoint,
+      String name,
+      List<String> args,
+      FuseOperations operations,
+      int threadCount,
+      KernelEntries kernel) {
     LibFuseSession lib = library();
     List<String> argv = new ArrayList<>(List.of(name, "-f", mountPoint.toString()));
     argv.addAll(args);
     PointerByReference mountPointCopy = new PointerByReference();
     IntByReference multithreaded = new IntByReference();
-    Pointer fuse = lib.fuse_setup(argv.size(), argv.toArray(new String[0]), operations,
-        Struct.size(operations), mountPointCopy, multithreaded, null);
+    Pointer fuse =
+        lib.fuse_setup(
+            argv.size(),
+            argv.toArray(new String[0]),
+            operations,
+            Struct.size(operations),
+            mountPointCopy,
+            multithreaded,
+            null);
     if (fuse == null) {
-      throw new IllegalStateException("libfuse refused to mount at " + mountPoint
-          + " with options " + args + " (it printed why on standard error)");
+      throw new IllegalStateException(
+          "libfuse refused to mount at "
+              + mountPoint
+              + " with options "
+              + args
+              + " (it printed why on standard error)");
     }
-    UpcallThreads served = new UpcallThreads(mountPoint.toString(), fuse,
-        mountPointCopy.getValue(), operations, kernel);
+    UpcallThreads served =
+        new UpcallThreads(
+            mountPoint.toString(), fuse, mountPointCopy.getValue(), operations, kernel);
     if (kernel != null) {
       kernel.attach(served.notifier());
     }
@@ -172,8 +203,11 @@ final class UpcallThreads {
       threads.add(t);
     }
     threads.forEach(Thread::start);
-    LOG.info("Serving FUSE requests of {} on {} threads, {} KiB request buffer each", mountPoint,
-        threadCount, bufferSize / 1024);
+    LOG.info(
+        "Serving FUSE requests of {} on {} threads, {} KiB request buffer each",
+        mountPoint,
+        threadCount,
+        bufferSize / 1024);
   }
 
   /** One thread's loop: what libfuse 2's fuse_session_loop does, on a buffer of its own. */
@@ -195,8 +229,10 @@ final class UpcallThreads {
           if (length < 0) {
             // An error other than the mount going away (that one reads as 0): stop serving,
             // as fuse_session_loop does, rather than spin on it.
-            LOG.warn("Reading FUSE requests of {} failed with errno {}; the mount stops"
-                + " serving", mountPoint, -length);
+            LOG.warn(
+                "Reading FUSE requests of {} failed with errno {}; the mount stops" + " serving",
+                mountPoint,
+                -length);
             lib.fuse_session_exit(session);
           }
           break;
@@ -204,8 +240,10 @@ final class UpcallThreads {
         // struct fuse_in_header: len, opcode (offset 4), unique, nodeid (offset 16), ...
         request.opcode = buffer.getInt(4);
         request.node = buffer.getLong(16);
-        request.linkedNode = request.opcode == FUSE_LINK && length >= IN_HEADER_SIZE + 8
-            ? buffer.getLong(IN_HEADER_SIZE) : 0;
+        request.linkedNode =
+            request.opcode == FUSE_LINK && length >= IN_HEADER_SIZE + 8
+                ? buffer.getLong(IN_HEADER_SIZE)
+                : 0;
         lib.fuse_session_process(session, buffer, length, from.getPointer(0));
       }
     } catch (RuntimeException | Error e) {
@@ -215,8 +253,8 @@ final class UpcallThreads {
   }
 
   /**
-   * Waits until every thread has ended (the mount went away), then releases libfuse's channel
-   * and session as {@code fuse_main} does when its loop returns.
+   * Waits until every thread has ended (the mount went away), then releases libfuse's channel and
+   * session as {@code fuse_main} does when its loop returns.
    */
   void awaitEnd() throws InterruptedException {
     for (Thread t : threads) {

@@ -9,15 +9,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Translates between the user and group names the namespace stores and the numeric ids the
- * kernel speaks, from this machine's {@code /etc/passwd} and {@code /etc/group}.
+ * Translates between the user and group names the namespace stores and the numeric ids the kernel
+ * speaks, from this machine's {@code /etc/passwd} and {@code /etc/group}.
  *
  * <p>Why files and not NSS: the JDK has no getpwnam, and the mount must answer getattr without a
  * native call per file. Users known only to a directory service (LDAP, SSSD) are therefore not
- * resolved: a name that is not in the files, and is not itself a number, is shown as owned by
- * the fallback id (the mounting user), and an id that is not in the files is stored as its
- * decimal string. The files are read at construction and again when a lookup misses, at most
- * once per {@link #RELOAD_INTERVAL_MS}, so users added later are picked up. Thread-safe.
+ * resolved: a name that is not in the files, and is not itself a number, is shown as owned by the
+ * fallback id (the mounting user), and an id that is not in the files is stored as its decimal
+ * string. The files are read at construction and again when a lookup misses, at most once per
+ * {@link #RELOAD_INTERVAL_MS}, so users added later are picked up. Thread-safe.
  */
 final class UserNames {
   private static final Logger LOG = LoggerFactory.getLogger(UserNames.class);

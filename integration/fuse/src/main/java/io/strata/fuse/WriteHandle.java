@@ -4,10 +4,10 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 
 /**
- * One handle of a file opened for writing (or reading and writing) through the mount. Every
- * handle of a file shares its {@link StagedFile}, so each sees what any other wrote; the handle
- * itself only remembers whether it wrote since the file was last written through, so that its
- * close ({@code flush}) writes the file through exactly when this handle changed it.
+ * One handle of a file opened for writing (or reading and writing) through the mount. Every handle
+ * of a file shares its {@link StagedFile}, so each sees what any other wrote; the handle itself
+ * only remembers whether it wrote since the file was last written through, so that its close
+ * ({@code flush}) writes the file through exactly when this handle changed it.
  */
 final class WriteHandle {
   private final StagedFile file;
@@ -16,8 +16,8 @@ final class WriteHandle {
   private volatile boolean released;
 
   /**
-   * @param changedAlready whether the file already differs from the cluster on account of this
-   *     open (a new file, or one opened with O_TRUNC), so that closing it writes it through
+   * @param changedAlready whether the file already differs from the cluster on account of this open
+   *     (a new file, or one opened with O_TRUNC), so that closing it writes it through
    */
   WriteHandle(StagedFile file, int flags, boolean changedAlready) {
     this.file = file;

@@ -32,8 +32,12 @@ class ByteRangesTest {
     r.add(40, 50);
     r.truncate(25);
     assertEquals(15, r.bytes());
-    assertEquals(List.of(new ByteRanges.Piece(0, 10, true), new ByteRanges.Piece(10, 20, false),
-        new ByteRanges.Piece(20, 25, true), new ByteRanges.Piece(25, 60, false)),
+    assertEquals(
+        List.of(
+            new ByteRanges.Piece(0, 10, true),
+            new ByteRanges.Piece(10, 20, false),
+            new ByteRanges.Piece(20, 25, true),
+            new ByteRanges.Piece(25, 60, false)),
         r.split(0, 60));
     r.truncate(0);
     assertEquals(0, r.bytes());
@@ -44,8 +48,9 @@ class ByteRangesTest {
   void splitCoversTheRangeExactly() {
     ByteRanges r = new ByteRanges();
     r.add(100, 200);
-    assertEquals(List.of(new ByteRanges.Piece(150, 200, true),
-        new ByteRanges.Piece(200, 250, false)), r.split(150, 250));
+    assertEquals(
+        List.of(new ByteRanges.Piece(150, 200, true), new ByteRanges.Piece(200, 250, false)),
+        r.split(150, 250));
     assertEquals(List.of(new ByteRanges.Piece(0, 50, false)), r.split(0, 50));
     assertEquals(List.of(new ByteRanges.Piece(120, 130, true)), r.split(120, 130));
   }

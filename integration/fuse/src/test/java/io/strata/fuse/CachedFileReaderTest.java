@@ -53,19 +53,18 @@ class CachedFileReaderTest {
     fail("never happened: " + what);
   }
 
-  private static void assertReads(CachedFileReader reader, ReadPattern handle, long offset,
-      int size) throws Exception {
+  private static void assertReads(
+      CachedFileReader reader, ReadPattern handle, long offset, int size) throws Exception {
     byte[] buf = new byte[size];
     int n = reader.read(offset, buf, 0, size, handle);
     int want = (int) Math.min(size, reader.length() - offset);
     assertEquals(want, n, "bytes read at " + offset);
-    assertArrayEquals(MemorySource.expected(offset, want), Arrays.copyOf(buf, n),
-        "bytes at " + offset);
+    assertArrayEquals(
+        MemorySource.expected(offset, want), Arrays.copyOf(buf, n), "bytes at " + offset);
   }
 
   @Test
-  void readsOfLocallyMappedBytesGoStraightToTheSourceAndLeaveTheCacheToTheRest()
-      throws Exception {
+  void readsOfLocallyMappedBytesGoStraightToTheSourceAndLeaveTheCacheToTheRest() throws Exception {
     long length = 4L << 20;
     MemorySource source = new MemorySource(length);
     source.localFrom = 2L << 20;
@@ -215,20 +214,21 @@ class CachedFileReaderTest {
       List<Future<Integer>> results = new ArrayList<>();
       for (int t = 0; t < 8; t++) {
         long seed = t;
-        Callable<Integer> work = () -> {
-          Random random = new Random(seed);
-          ReadPattern handle = new ReadPattern(PAGE, 2 << 20);
-          long next = (random.nextLong() & Long.MAX_VALUE) % length;
-          for (int i = 0; i < 120; i++) {
-            // Runs of sequential reads broken by jumps, of sizes from 1 byte to 200 KB.
-            long off = random.nextInt(4) == 0 ? (random.nextLong() & Long.MAX_VALUE) % length
-                : next;
-            int size = 1 + random.nextInt(200_000);
-            assertReads(reader, handle, off, size);
-            next = Math.min(length - 1, off + size);
-          }
-          return 120;
-        };
+        Callable<Integer> work =
+            () -> {
+              Random random = new Random(seed);
+              ReadPattern handle = new ReadPattern(PAGE, 2 << 20);
+              long next = (random.nextLong() & Long.MAX_VALUE) % length;
+              for (int i = 0; i < 120; i++) {
+                // Runs of sequential reads broken by jumps, of sizes from 1 byte to 200 KB.
+                long off =
+                    random.nextInt(4) == 0 ? (random.nextLong() & Long.MAX_VALUE) % length : next;
+                int size = 1 + random.nextInt(200_000);
+                assertReads(reader, handle, off, size);
+                next = Math.min(length - 1, off + size);
+              }
+              return 120;
+            };
         results.add(threads.submit(work));
       }
       for (Future<Integer> r : results) {
@@ -239,8 +239,8 @@ class CachedFileReaderTest {
     }
     // Read-aheads queued by the last reads may still be adding pages; once they are done and
     // the cache's maintenance has run, it holds no more than its capacity.
-    awaitCondition("the page cache back within its capacity",
-        () -> cache.cachedBytes() <= 4L << 20);
+    awaitCondition(
+        "the page cache back within its capacity", () -> cache.cachedBytes() <= 4L << 20);
     assertFalse(source.askedPastEnd.get());
   }
 
@@ -256,19 +256,22 @@ class CachedFileReaderTest {
     List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
     for (int t = 0; t < 4; t++) {
       int at = t * 1000;
-      Thread th = new Thread(() -> {
-        try {
-          assertReads(reader, new ReadPattern(PAGE, 0), at, 1000);
-        } catch (Throwable e) {
-          errors.add(e);
-        }
-      });
+      Thread th =
+          new Thread(
+              () -> {
+                try {
+                  assertReads(reader, new ReadPattern(PAGE, 0), at, 1000);
+                } catch (Throwable e) {
+                  errors.add(e);
+                }
+              });
       readers.add(th);
       th.start();
     }
     // One reader fetches (held at the gate), the other three wait for its page.
-    awaitCondition("every reader waiting", () -> readers.stream()
-        .allMatch(th -> th.getState() == Thread.State.WAITING));
+    awaitCondition(
+        "every reader waiting",
+        () -> readers.stream().allMatch(th -> th.getState() == Thread.State.WAITING));
     gate.countDown();
     for (Thread th : readers) {
       th.join();
@@ -322,14 +325,15 @@ class CachedFileReaderTest {
     // Occupy the only thread and the only queue slot.
     CountDownLatch release = new CountDownLatch(1);
     CountDownLatch running = new CountDownLatch(1);
-    Runnable hold = () -> {
-      running.countDown();
-      try {
-        release.await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    };
+    Runnable hold =
+        () -> {
+          running.countDown();
+          try {
+            release.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        };
     assertTrue(pool.trySubmit(hold));
     running.await();
     assertTrue(pool.trySubmit(hold));
@@ -348,22 +352,23 @@ class CachedFileReaderTest {
   @Test
   void closingTheReaderClosesItsSource() throws Exception {
     boolean[] closed = new boolean[1];
-    PositionedSource source = new PositionedSource() {
-      @Override
-      public int read(long position, byte[] b, int off, int len) {
-        return len;
-      }
+    PositionedSource source =
+        new PositionedSource() {
+          @Override
+          public int read(long position, byte[] b, int off, int len) {
+            return len;
+          }
 
-      @Override
-      public long length() {
-        return 10;
-      }
+          @Override
+          public long length() {
+            return 10;
+          }
 
-      @Override
-      public void close() {
-        closed[0] = true;
-      }
-    };
+          @Override
+          public void close() {
+            closed[0] = true;
+          }
+        };
     new CachedFileReader(11, source, new PageCache(0, PAGE, registry), pool(0, 1)).close();
     assertTrue(closed[0]);
   }

@@ -25,36 +25,45 @@ class ChangeRelayTest {
 
   private final Map<String, FileInfo> namespace = new HashMap<>();
   private final Map<String, Integer> loads = new HashMap<>();
-  private final MetadataCache metadata = new MetadataCache(path -> {
-    loads.merge(path, 1, Integer::sum);
-    FileInfo info = namespace.get(path);
-    if (info == null) {
-      throw new StrataException(ErrorCode.NOT_FOUND, "Path does not exist: " + path);
-    }
-    return info;
-  }, null, Runnable::run, Duration.ofHours(1), 100, Ticker.systemTicker());
+  private final MetadataCache metadata =
+      new MetadataCache(
+          path -> {
+            loads.merge(path, 1, Integer::sum);
+            FileInfo info = namespace.get(path);
+            if (info == null) {
+              throw new StrataException(ErrorCode.NOT_FOUND, "Path does not exist: " + path);
+            }
+            return info;
+          },
+          null,
+          Runnable::run,
+          Duration.ofHours(1),
+          100,
+          Ticker.systemTicker());
   private final KernelEntries kernel = new KernelEntries(100, 100);
   private final ChangeRelay relay =
       new ChangeRelay("/", metadata, kernel, Duration.ofSeconds(1), OWN);
 
   /** Node ids the kernel was told to drop, as the mount's channel would pass them on. */
   private final BlockingQueue<Long> droppedNodes = new LinkedBlockingQueue<>();
+
   /** Names the kernel was told to drop, as "parent node/name". */
   private final BlockingQueue<String> droppedNames = new LinkedBlockingQueue<>();
 
   @BeforeEach
   void attachKernel() {
-    kernel.attach(new KernelEntries.Notifier() {
-      @Override
-      public void invalidateEntry(long parent, String name) {
-        droppedNames.add(parent + "/" + name);
-      }
+    kernel.attach(
+        new KernelEntries.Notifier() {
+          @Override
+          public void invalidateEntry(long parent, String name) {
+            droppedNames.add(parent + "/" + name);
+          }
 
-      @Override
-      public void invalidateNode(long node) {
-        droppedNodes.add(node);
-      }
-    });
+          @Override
+          public void invalidateNode(long node) {
+            droppedNodes.add(node);
+          }
+        });
     kernel.seen("/a", GETATTR, 42);
     kernel.seen("/u", GETATTR, 43);
   }
@@ -119,13 +128,18 @@ class ChangeRelayTest {
     // /u's node is known (the kernel asked for its attributes); /v's never was.
     relay.changed(List.of(change("/u", OWN), change("/v", OWN)));
     assertEquals(43L, droppedNodes.poll(10, TimeUnit.SECONDS), "/u's attributes go");
-    assertEquals("1/v", droppedNames.poll(10, TimeUnit.SECONDS),
+    assertEquals(
+        "1/v",
+        droppedNames.poll(10, TimeUnit.SECONDS),
         "a name whose node the mount does not know is dropped whole");
-    assertNull(droppedNames.poll(200, TimeUnit.MILLISECONDS),
+    assertNull(
+        droppedNames.poll(200, TimeUnit.MILLISECONDS),
         "/u keeps its name, and with it the node the mount knows");
 
     relay.changed(List.of(change("/u", "another-mount")));
-    assertEquals("1/u", droppedNames.poll(10, TimeUnit.SECONDS),
+    assertEquals(
+        "1/u",
+        droppedNames.poll(10, TimeUnit.SECONDS),
         "another client's change drops the name too: it may have replaced the file");
   }
 }

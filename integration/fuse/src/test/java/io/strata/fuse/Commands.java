@@ -21,13 +21,15 @@ final class Commands {
   static Run run(Path dir, Duration limit, String... cmd) throws Exception {
     Path out = Files.createTempFile(dir, "cmd", ".out");
     Path err = Files.createTempFile(dir, "cmd", ".err");
-    Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile())
-        .start();
+    Process p =
+        new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
     if (!p.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
       p.destroyForcibly();
       throw new AssertionError(String.join(" ", cmd) + " hung for " + limit.toSeconds() + " s");
     }
-    return new Run(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+    return new Run(
+        p.exitValue(),
+        Files.readString(out, StandardCharsets.UTF_8),
         Files.readString(err, StandardCharsets.UTF_8));
   }
 }

@@ -30,8 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code strata fuse mount | status | unmount} run in this JVM against a cluster of master and
- * worker processes; the mounts themselves are FuseMain processes started by the shell, read
- * through /dev/fuse with java.nio. A machine that cannot mount fails this test.
+ * worker processes; the mounts themselves are FuseMain processes started by the shell, read through
+ * /dev/fuse with java.nio. A machine that cannot mount fails this test.
  */
 class FuseCommandTest {
   private static final Pattern PID = Pattern.compile("pid: (\\d+)");
@@ -54,8 +54,9 @@ class FuseCommandTest {
     }
     props.put("strata.home", dir.resolve("home").toString());
     String testCp = System.getProperty("surefire.test.class.path");
-    env.put("STRATA_FUSE_CLASSPATH", testCp != null && !testCp.isEmpty() ? testCp
-        : System.getProperty("java.class.path"));
+    env.put(
+        "STRATA_FUSE_CLASSPATH",
+        testCp != null && !testCp.isEmpty() ? testCp : System.getProperty("java.class.path"));
     env.put("JAVA_HOME", System.getProperty("java.home"));
   }
 
@@ -72,13 +73,17 @@ class FuseCommandTest {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int code;
-    try (ShellContext ctx = new ShellContext(() -> StrataConfig.load(props),
-        new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8), env, props)) {
+    try (ShellContext ctx =
+        new ShellContext(
+            () -> StrataConfig.load(props),
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            env,
+            props)) {
       code = StrataShell.run(ctx, args);
     }
-    return new Result(code, out.toString(StandardCharsets.UTF_8),
-        err.toString(StandardCharsets.UTF_8));
+    return new Result(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   private static String sanitized(Path point) {
@@ -94,20 +99,23 @@ class FuseCommandTest {
   @Test
   void mountSurvivesKillOfItsProcessByMountingAgainAndUnmountEndsIt() throws Exception {
     Path point = Files.createDirectories(dir.resolve("mnt"));
-    Path pidFile = dir.resolve("home/fuse").resolve(
-        point.toString().replaceAll("[^A-Za-z0-9._-]", "_").replaceAll("^_+", "") + ".pid");
+    Path pidFile =
+        dir.resolve("home/fuse")
+            .resolve(
+                point.toString().replaceAll("[^A-Za-z0-9._-]", "_").replaceAll("^_+", "") + ".pid");
     Optional<ProcessHandle> second = Optional.empty();
     try {
-      Result mount = shell("fuse", "mount", point.toString(), "--path", "/data", "-o",
-          "attr_timeout=1");
+      Result mount =
+          shell("fuse", "mount", point.toString(), "--path", "/data", "-o", "attr_timeout=1");
       assertEquals(0, mount.code(), mount.out() + mount.err());
       long pid = pidOf(mount);
       assertTrue(FuseMount.isMounted(point));
       assertArrayEquals(content, Files.readAllBytes(point.resolve("part-0.bin")));
-      assertTrue(shell("fuse", "status").out().contains(point + "  /data  pid " + pid
-          + "  mounted"));
-      Path log = dir.resolve("home/logs").resolve(
-          "fuse-" + pidFile.getFileName().toString().replace(".pid", ".log"));
+      assertTrue(
+          shell("fuse", "status").out().contains(point + "  /data  pid " + pid + "  mounted"));
+      Path log =
+          dir.resolve("home/logs")
+              .resolve("fuse-" + pidFile.getFileName().toString().replace(".pid", ".log"));
       assertTrue(Files.readString(log).contains("native memory allocator"), Files.readString(log));
 
       ProcessHandle first = ProcessHandle.of(pid).orElseThrow();
@@ -157,15 +165,17 @@ class FuseCommandTest {
       // The start line is in the log and not in the .out file: logback in the mount process
       // wrote it through the rotating configuration, not the launcher's redirect of stderr.
       String logText = Files.readString(log);
-      assertTrue(logText.contains("INFO  [main] io.strata.fuse.FuseMain - Strata FUSE mount"
-          + " starting") && logText.contains("native memory allocator"), logText);
+      assertTrue(
+          logText.contains("INFO  [main] io.strata.fuse.FuseMain - Strata FUSE mount" + " starting")
+              && logText.contains("native memory allocator"),
+          logText);
       String outText = Files.readString(out);
       assertFalse(outText.contains("left by an earlier run"), outText);
       assertFalse(outText.contains("native memory allocator"), outText);
       long pid = pidOf(mount);
       String cmdline = Files.readString(Path.of("/proc", Long.toString(pid), "cmdline"));
-      assertTrue(cmdline.contains("-Dlogback.configurationFile=strata-fuse-logback-file.xml"),
-          cmdline);
+      assertTrue(
+          cmdline.contains("-Dlogback.configurationFile=strata-fuse-logback-file.xml"), cmdline);
       assertTrue(cmdline.contains("-Dstrata.fuse.log.max.size=67108864"), cmdline);
       assertTrue(cmdline.contains("-Dstrata.fuse.log.max.files=5"), cmdline);
 
@@ -182,16 +192,26 @@ class FuseCommandTest {
   @Test
   void foregroundMountServesUntilUnmountedThenExitsWithZero() throws Exception {
     Path point = Files.createDirectories(dir.resolve("mnt-fg"));
-    List<String> cmd = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
     for (Map.Entry<String, String> e : props.entrySet()) {
       cmd.add("-D" + e.getKey() + "=" + e.getValue());
     }
-    cmd.addAll(List.of("-cp", env.get("STRATA_FUSE_CLASSPATH"), StrataShell.class.getName(),
-        "fuse", "mount", point.toString(), "--path", "/data", "-f"));
+    cmd.addAll(
+        List.of(
+            "-cp",
+            env.get("STRATA_FUSE_CLASSPATH"),
+            StrataShell.class.getName(),
+            "fuse",
+            "mount",
+            point.toString(),
+            "--path",
+            "/data",
+            "-f"));
     Path output = dir.resolve("foreground-mount.txt");
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
-        .redirectOutput(output.toFile());
+    ProcessBuilder pb =
+        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(output.toFile());
     pb.environment().clear();
     pb.environment().putAll(env);
     Process foreground = pb.start();
@@ -200,8 +220,8 @@ class FuseCommandTest {
       for (int i = 0; i < 1200 && !FuseMount.isMounted(point) && foreground.isAlive(); i++) {
         Thread.sleep(100);
       }
-      assertTrue(FuseMount.isMounted(point), "not mounted; its output:\n"
-          + Files.readString(output));
+      assertTrue(
+          FuseMount.isMounted(point), "not mounted; its output:\n" + Files.readString(output));
       assertArrayEquals(content, Files.readAllBytes(point.resolve("part-0.bin")));
       String status = shell("fuse", "status").out();
       assertTrue(status.contains(point + "  /data  pid ") && status.contains("  mounted"), status);
@@ -211,7 +231,8 @@ class FuseCommandTest {
       assertTrue(foreground.waitFor(60, TimeUnit.SECONDS), "the foreground mount did not exit");
       assertEquals(0, foreground.exitValue(), Files.readString(output));
       assertFalse(FuseMount.isMounted(point));
-      assertTrue(Files.readString(output).contains("native memory allocator"),
+      assertTrue(
+          Files.readString(output).contains("native memory allocator"),
           "the foreground mount logs to the terminal: " + Files.readString(output));
       assertTrue(shell("fuse", "status").out().contains("No Strata FUSE mounts"));
     } finally {
@@ -224,13 +245,12 @@ class FuseCommandTest {
   }
 
   /**
-   * A mount killed (kill -9) while a file it was writing is still open leaves the file in the
-   * under store and the namespace at its previous version, never a mix; the bytes written are
-   * in its staged copy, which the next mount at that point names in its log.
+   * A mount killed (kill -9) while a file it was writing is still open leaves the file in the under
+   * store and the namespace at its previous version, never a mix; the bytes written are in its
+   * staged copy, which the next mount at that point names in its log.
    */
   @Test
-  void aMountKilledBeforeCloseLeavesThePreviousVersionAndReportsItsStagedCopy()
-      throws Exception {
+  void aMountKilledBeforeCloseLeavesThePreviousVersionAndReportsItsStagedCopy() throws Exception {
     Path point = Files.createDirectories(dir.resolve("mnt-kill"));
     Path ufsFile = cluster.underStoreRoot().resolve("data/part-0.bin");
     Optional<ProcessHandle> second = Optional.empty();
@@ -240,14 +260,21 @@ class FuseCommandTest {
       assertEquals(0, mount.code(), mount.out() + mount.err());
       long pid = pidOf(mount);
       // Writes into the middle of the file and keeps it open, as a job killed with its mount.
-      writer = new ProcessBuilder("python3", "-c", "import os,sys,time\n"
-          + "fd = os.open(sys.argv[1], os.O_RDWR)\n"
-          + "os.pwrite(fd, b'CHANGED' * 1000, 100)\n"
-          + "print('written', flush=True)\n"
-          + "time.sleep(120)\n", point.resolve("part-0.bin").toString())
-          .redirectErrorStream(true).start();
-      java.io.BufferedReader out = new java.io.BufferedReader(new java.io.InputStreamReader(
-          writer.getInputStream(), StandardCharsets.UTF_8));
+      writer =
+          new ProcessBuilder(
+                  "python3",
+                  "-c",
+                  "import os,sys,time\n"
+                      + "fd = os.open(sys.argv[1], os.O_RDWR)\n"
+                      + "os.pwrite(fd, b'CHANGED' * 1000, 100)\n"
+                      + "print('written', flush=True)\n"
+                      + "time.sleep(120)\n",
+                  point.resolve("part-0.bin").toString())
+              .redirectErrorStream(true)
+              .start();
+      java.io.BufferedReader out =
+          new java.io.BufferedReader(
+              new java.io.InputStreamReader(writer.getInputStream(), StandardCharsets.UTF_8));
       assertEquals("written", out.readLine());
       ProcessHandle.of(pid).orElseThrow().destroyForcibly();
       ProcessHandle.of(pid).orElseThrow().onExit().get(30, TimeUnit.SECONDS);
@@ -261,18 +288,23 @@ class FuseCommandTest {
         notes = files.filter(p -> p.toString().endsWith(".info")).toList();
       }
       assertEquals(1, notes.size(), "one staged copy left: " + notes);
-      assertTrue(Files.readString(notes.get(0)).contains("path /data/part-0.bin"),
+      assertTrue(
+          Files.readString(notes.get(0)).contains("path /data/part-0.bin"),
           Files.readString(notes.get(0)));
 
       Result again = shell("fuse", "mount", point.toString(), "--path", "/data");
       assertEquals(0, again.code(), again.out() + again.err());
       second = ProcessHandle.of(pidOf(again));
-      assertArrayEquals(content, Files.readAllBytes(point.resolve("part-0.bin")),
+      assertArrayEquals(
+          content,
+          Files.readAllBytes(point.resolve("part-0.bin")),
           "readers see the previous version");
       Path log = dir.resolve("home/logs").resolve("fuse-" + sanitized(point) + ".log");
       String logText = Files.readString(log);
-      assertTrue(logText.contains("A staged copy was not written through")
-          && logText.contains("path /data/part-0.bin"), logText);
+      assertTrue(
+          logText.contains("A staged copy was not written through")
+              && logText.contains("path /data/part-0.bin"),
+          logText);
       Result unmount = shell("fuse", "unmount", point.toString());
       assertEquals(0, unmount.code(), unmount.out() + unmount.err());
     } finally {
@@ -294,8 +326,12 @@ class FuseCommandTest {
     assertTrue(r.err().contains("Cannot mount at " + point), r.err());
     assertTrue(r.err().contains("Last lines of"), r.err());
     // libfuse's complaint goes to stderr, which is the .out file, and is shown as well.
-    assertTrue(r.err().contains("Last lines of " + dir.resolve("home/logs/fuse-"
-        + sanitized(point) + ".out")) && r.err().contains("no_such_libfuse_option"), r.err());
+    assertTrue(
+        r.err()
+                .contains(
+                    "Last lines of " + dir.resolve("home/logs/fuse-" + sanitized(point) + ".out"))
+            && r.err().contains("no_such_libfuse_option"),
+        r.err());
     assertFalse(FuseMount.isMounted(point));
     assertTrue(List.of(shell("fuse", "status").out()).get(0).contains("No Strata FUSE mounts"));
   }

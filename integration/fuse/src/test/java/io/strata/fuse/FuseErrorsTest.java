@@ -24,7 +24,11 @@ class FuseErrorsTest {
 
   @Test
   void listingFailuresWrappedInUncheckedIoAreUnwrapped() {
-    assertEquals(-ErrorCodes.ENOENT(), FuseErrors.toErrno("readdir", "/p",
-        new UncheckedIOException(new StrataException(ErrorCode.NOT_FOUND, "gone"))));
+    assertEquals(
+        -ErrorCodes.ENOENT(),
+        FuseErrors.toErrno(
+            "readdir",
+            "/p",
+            new UncheckedIOException(new StrataException(ErrorCode.NOT_FOUND, "gone"))));
   }
 }

@@ -10,17 +10,22 @@ import org.junit.jupiter.api.Test;
 class FuseMainTest {
   @Test
   void optionsPassToLibfuseAsGiven() {
-    assertEquals(List.of("-o", "attr_timeout=1,entry_timeout=2", "-o", "direct_io"),
-        FuseMain.fuseOptions(new String[] {"/mnt/s", "/data", "-o", "attr_timeout=1,entry_timeout=2",
-            "-odirect_io"}));
+    assertEquals(
+        List.of("-o", "attr_timeout=1,entry_timeout=2", "-o", "direct_io"),
+        FuseMain.fuseOptions(
+            new String[] {
+              "/mnt/s", "/data", "-o", "attr_timeout=1,entry_timeout=2", "-odirect_io"
+            }));
     assertEquals(List.of(), FuseMain.fuseOptions(new String[] {"/mnt/s", "/"}));
   }
 
   @Test
   void badArgumentsAreRejectedWithExitCodeTwo() {
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
         () -> FuseMain.fuseOptions(new String[] {"/mnt/s", "/", "-o"}));
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
         () -> FuseMain.fuseOptions(new String[] {"/mnt/s", "/", "--bogus"}));
     assertEquals(2, FuseMain.run(new String[] {"/mnt/s"}));
   }

@@ -41,12 +41,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Three master processes replicating one journal, two workers, a FUSE mount read with ordinary
- * file I/O and a client reading and changing the namespace, all the while masters are killed
- * (leader, follower, the leader again once the first is back), the leader is paused and
- * resumed, and a follower loses its journal folder. Every time: no read fails or returns other
- * bytes, every acknowledged change is there exactly once, a load job started before a fail-over
- * finishes, and the masters end on the same journal sequence.
+ * Three master processes replicating one journal, two workers, a FUSE mount read with ordinary file
+ * I/O and a client reading and changing the namespace, all the while masters are killed (leader,
+ * follower, the leader again once the first is back), the leader is paused and resumed, and a
+ * follower loses its journal folder. Every time: no read fails or returns other bytes, every
+ * acknowledged change is there exactly once, a load job started before a fail-over finishes, and
+ * the masters end on the same journal sequence.
  */
 class HaMastersTest {
   private static final int FILES = 24;
@@ -61,6 +61,7 @@ class HaMastersTest {
 
   /** Reads, changes and their failures, from background threads while masters fail. */
   static final AtomicBoolean stop = new AtomicBoolean();
+
   static final AtomicLong reads = new AtomicLong();
   static final List<String> failures = new CopyOnWriteArrayList<>();
   static final Set<String> acknowledged = new ConcurrentSkipListSet<>();
@@ -68,19 +69,21 @@ class HaMastersTest {
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = MultiProcessCluster.builder(dir.resolve("cluster")).masters(3).workers(2)
-        // Small enough that the log is purged behind snapshots during the test, so the
-        // follower that loses its folder must be sent a snapshot.
-        .property("strata.master.journal.checkpoint.entries", "100")
-        .property("strata.client.master.failover.timeout", "60s")
-        .start();
+    cluster =
+        MultiProcessCluster.builder(dir.resolve("cluster"))
+            .masters(3)
+            .workers(2)
+            // Small enough that the log is purged behind snapshots during the test, so the
+            // follower that loses its folder must be sent a snapshot.
+            .property("strata.master.journal.checkpoint.entries", "100")
+            .property("strata.client.master.failover.timeout", "60s")
+            .start();
     Path ufs = cluster.underStoreRoot();
     Files.createDirectories(ufs.resolve("data"));
     Files.createDirectories(ufs.resolve("loadme"));
     for (int i = 0; i < FILES; i++) {
       String name = String.format("f%02d.bin", i);
-      sha.put(name, TestTree.writeRandom(ufs.resolve("data").resolve(name), FILE_SIZE, i)
-          .sha256());
+      sha.put(name, TestTree.writeRandom(ufs.resolve("data").resolve(name), FILE_SIZE, i).sha256());
       TestTree.writeRandom(ufs.resolve("loadme").resolve(name), FILE_SIZE, 1000 + i);
     }
     fs = FileSystem.connect(cluster.clientConfig());
@@ -90,14 +93,21 @@ class HaMastersTest {
       readThroughClient(String.format("f%02d.bin", i));
     }
     point = Files.createDirectories(dir.resolve("mnt"));
-    mount = FuseMount.mount(StrataFuseFileSystem.create(fs, "/"), point,
-        List.of("-o", "attr_timeout=1,entry_timeout=1"), Duration.ofSeconds(30));
+    mount =
+        FuseMount.mount(
+            StrataFuseFileSystem.create(fs, "/"),
+            point,
+            List.of("-o", "attr_timeout=1,entry_timeout=1"),
+            Duration.ofSeconds(30));
     threads.add(loop("fuse-reader", HaMastersTest::readThroughMount));
-    threads.add(loop("client-reader", () -> {
-      for (String name : sha.keySet()) {
-        readThroughClient(name);
-      }
-    }));
+    threads.add(
+        loop(
+            "client-reader",
+            () -> {
+              for (String name : sha.keySet()) {
+                readThroughClient(name);
+              }
+            }));
     threads.add(loop("writer", HaMastersTest::changeNamespace));
     for (Thread t : threads) {
       t.start();
@@ -130,16 +140,19 @@ class HaMastersTest {
 
   /** A daemon thread repeating {@code step} until the test ends; a failure is recorded. */
   private static Thread loop(String name, Step step) {
-    Thread t = new Thread(() -> {
-      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(15);
-      while (!stop.get() && System.nanoTime() < deadline) {
-        try {
-          step.run();
-        } catch (Exception | AssertionError e) {
-          failures.add(name + " at " + java.time.Instant.now() + ": " + e);
-        }
-      }
-    }, name);
+    Thread t =
+        new Thread(
+            () -> {
+              long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(15);
+              while (!stop.get() && System.nanoTime() < deadline) {
+                try {
+                  step.run();
+                } catch (Exception | AssertionError e) {
+                  failures.add(name + " at " + java.time.Instant.now() + ": " + e);
+                }
+              }
+            },
+            name);
     t.setDaemon(true);
     return t;
   }
@@ -182,10 +195,22 @@ class HaMastersTest {
     int changesBefore = acknowledged.size();
     long deadline = System.nanoTime() + SETTLE.toNanos();
     while (reads.get() < readsBefore + FILES || acknowledged.size() < changesBefore + 20) {
-      assertTrue(System.nanoTime() < deadline, "no progress within " + SETTLE.toSeconds()
-          + " s after " + after + ": reads " + readsBefore + " -> " + reads.get()
-          + ", changes " + changesBefore + " -> " + acknowledged.size() + "; failures "
-          + failures);
+      assertTrue(
+          System.nanoTime() < deadline,
+          "no progress within "
+              + SETTLE.toSeconds()
+              + " s after "
+              + after
+              + ": reads "
+              + readsBefore
+              + " -> "
+              + reads.get()
+              + ", changes "
+              + changesBefore
+              + " -> "
+              + acknowledged.size()
+              + "; failures "
+              + failures);
       Thread.sleep(100);
     }
     assertEquals(List.of(), failures, "after " + after);
@@ -199,7 +224,8 @@ class HaMastersTest {
     String address = cluster.masterAddresses().get(master);
     ManagedChannel c = NettyChannelBuilder.forTarget(address).usePlaintext().build();
     try {
-      return FileSystemMasterGrpc.newBlockingStub(c).withDeadlineAfter(10, TimeUnit.SECONDS)
+      return FileSystemMasterGrpc.newBlockingStub(c)
+          .withDeadlineAfter(10, TimeUnit.SECONDS)
           .getMasterInfo(GetMasterInfoRequest.getDefaultInstance());
     } finally {
       c.shutdownNow();
@@ -222,8 +248,9 @@ class HaMastersTest {
       } catch (RuntimeException e) {
         sequences.add(-1L);
       }
-      assertTrue(System.nanoTime() < deadline, "masters did not catch up after " + after
-          + ": " + sequences);
+      assertTrue(
+          System.nanoTime() < deadline,
+          "masters did not catch up after " + after + ": " + sequences);
       Thread.sleep(200);
     }
   }

@@ -17,10 +17,15 @@ class LazyFileSourceTest {
   void theStreamIsOpenedByTheFirstReadOnlyAndOnce() throws Exception {
     MemorySource file = new MemorySource(10_000);
     AtomicInteger opens = new AtomicInteger();
-    LazyFileSource lazy = new LazyFileSource("/f", 7, 10_000, () -> {
-      opens.incrementAndGet();
-      return new LazyFileSource.Opened(7, file);
-    });
+    LazyFileSource lazy =
+        new LazyFileSource(
+            "/f",
+            7,
+            10_000,
+            () -> {
+              opens.incrementAndGet();
+              return new LazyFileSource.Opened(7, file);
+            });
     assertEquals(10_000, lazy.length());
     assertFalse(lazy.opened());
     assertEquals(0, opens.get(), "opening costs nothing until a read");
@@ -36,10 +41,10 @@ class LazyFileSourceTest {
   @Test
   void anotherVersionAtTheFirstReadIsStale() throws Exception {
     MemorySource replaced = new MemorySource(10_000);
-    LazyFileSource lazy = new LazyFileSource("/f", 7, 10_000,
-        () -> new LazyFileSource.Opened(8, replaced));
-    StrataException e = assertThrows(StrataException.class,
-        () -> lazy.read(0, new byte[10], 0, 10));
+    LazyFileSource lazy =
+        new LazyFileSource("/f", 7, 10_000, () -> new LazyFileSource.Opened(8, replaced));
+    StrataException e =
+        assertThrows(StrataException.class, () -> lazy.read(0, new byte[10], 0, 10));
     assertEquals(ErrorCode.STALE, e.code());
     assertTrue(e.getMessage().contains("/f was replaced"), e.getMessage());
     assertFalse(lazy.opened());
@@ -48,10 +53,15 @@ class LazyFileSourceTest {
   @Test
   void closingAnUnreadSourceOpensNothing() throws Exception {
     AtomicInteger opens = new AtomicInteger();
-    LazyFileSource lazy = new LazyFileSource("/f", 7, 1, () -> {
-      opens.incrementAndGet();
-      return new LazyFileSource.Opened(7, new MemorySource(1));
-    });
+    LazyFileSource lazy =
+        new LazyFileSource(
+            "/f",
+            7,
+            1,
+            () -> {
+              opens.incrementAndGet();
+              return new LazyFileSource.Opened(7, new MemorySource(1));
+            });
     lazy.close();
     assertEquals(0, opens.get());
     assertThrows(IOException.class, () -> lazy.read(0, new byte[1], 0, 1));

@@ -13,12 +13,16 @@ final class MemorySource implements PositionedSource {
   final AtomicLong bytesFetched = new AtomicLong();
   final AtomicLong calls = new AtomicLong();
   final AtomicBoolean askedPastEnd = new AtomicBoolean();
+
   /** When set, reads from read-ahead threads fail. */
   volatile boolean failReadAhead;
+
   /** When set, every read waits for it first. */
   volatile CountDownLatch gate;
+
   /** Positions from this one on read as local (a mapped block file of a worker here). */
   volatile long localFrom = Long.MAX_VALUE;
+
   private final long length;
 
   MemorySource(long length) {

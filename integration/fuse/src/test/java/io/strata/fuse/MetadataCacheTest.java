@@ -24,14 +24,15 @@ class MetadataCacheTest {
   final Ticker ticker = nanos::get;
   final Map<String, FileInfo> namespace = new HashMap<>();
   final Map<String, Integer> loads = new HashMap<>();
-  final MetadataCache.StatusLoader loader = path -> {
-    loads.merge(path, 1, Integer::sum);
-    FileInfo info = namespace.get(path);
-    if (info == null) {
-      throw new StrataException(ErrorCode.NOT_FOUND, "Path does not exist: " + path);
-    }
-    return info;
-  };
+  final MetadataCache.StatusLoader loader =
+      path -> {
+        loads.merge(path, 1, Integer::sum);
+        FileInfo info = namespace.get(path);
+        if (info == null) {
+          throw new StrataException(ErrorCode.NOT_FOUND, "Path does not exist: " + path);
+        }
+        return info;
+      };
 
   static FileInfo file(long id, long length) {
     return FileInfo.newBuilder().setFileId(id).setLength(length).setName("f").build();
@@ -85,10 +86,17 @@ class MetadataCacheTest {
   @Test
   void otherErrorsAreNotCached() {
     int[] calls = new int[1];
-    MetadataCache cache = new MetadataCache(path -> {
-      calls[0]++;
-      throw new StrataException(ErrorCode.UNAVAILABLE, "master down");
-    }, null, Runnable::run, Duration.ofMinutes(1), 100, ticker);
+    MetadataCache cache =
+        new MetadataCache(
+            path -> {
+              calls[0]++;
+              throw new StrataException(ErrorCode.UNAVAILABLE, "master down");
+            },
+            null,
+            Runnable::run,
+            Duration.ofMinutes(1),
+            100,
+            ticker);
     assertThrows(StrataException.class, () -> cache.get("/a"));
     assertThrows(StrataException.class, () -> cache.get("/a"));
     assertEquals(2, calls[0]);
@@ -128,12 +136,15 @@ class MetadataCacheTest {
     assertFalse(versions.openedUnchanged("/a", v1), "first open");
     assertTrue(versions.openedUnchanged("/a", v1));
     assertFalse(versions.openedUnchanged("/a", v1.toBuilder().setLength(11).build()));
-    assertFalse(versions.openedUnchanged("/a", v1.toBuilder().setLength(11)
-        .setModificationTimeMs(2000).build()));
-    assertFalse(versions.openedUnchanged("/a", v1.toBuilder().setLength(11)
-        .setModificationTimeMs(2000).setFileId(2).build()));
-    assertTrue(versions.openedUnchanged("/a", v1.toBuilder().setLength(11)
-        .setModificationTimeMs(2000).setFileId(2).build()));
+    assertFalse(
+        versions.openedUnchanged(
+            "/a", v1.toBuilder().setLength(11).setModificationTimeMs(2000).build()));
+    assertFalse(
+        versions.openedUnchanged(
+            "/a", v1.toBuilder().setLength(11).setModificationTimeMs(2000).setFileId(2).build()));
+    assertTrue(
+        versions.openedUnchanged(
+            "/a", v1.toBuilder().setLength(11).setModificationTimeMs(2000).setFileId(2).build()));
     assertFalse(versions.openedUnchanged("/b", v1), "another path");
   }
 
@@ -144,8 +155,7 @@ class MetadataCacheTest {
   }
 
   @Test
-  void whileTheStreamIsInStepAnUnchangedEntryOutlivesTheTtlUntilANoticeDropsIt()
-      throws Exception {
+  void whileTheStreamIsInStepAnUnchangedEntryOutlivesTheTtlUntilANoticeDropsIt() throws Exception {
     MetadataCache cache = cache(Duration.ofSeconds(1), 100);
     cache.watchLive(true);
     namespace.put("/a", file(1, 10, -1));
@@ -226,13 +236,20 @@ class MetadataCacheTest {
   void aStatusLoadedWhileANoticeOfItArrivedIsNotKept() throws Exception {
     namespace.put("/a", file(1, 10, -1));
     MetadataCache[] holder = new MetadataCache[1];
-    MetadataCache cache = new MetadataCache(path -> {
-      FileInfo before = loader.load(path);
-      // The change lands, and its notice arrives, while this answer is on its way.
-      namespace.put(path, file(1, 20, -1));
-      holder[0].changed(path, false);
-      return before;
-    }, null, Runnable::run, Duration.ofSeconds(1), 100, ticker);
+    MetadataCache cache =
+        new MetadataCache(
+            path -> {
+              FileInfo before = loader.load(path);
+              // The change lands, and its notice arrives, while this answer is on its way.
+              namespace.put(path, file(1, 20, -1));
+              holder[0].changed(path, false);
+              return before;
+            },
+            null,
+            Runnable::run,
+            Duration.ofSeconds(1),
+            100,
+            ticker);
     holder[0] = cache;
     cache.watchLive(true);
     assertEquals(10, cache.get("/a").getLength(), "this call sees what it loaded");
@@ -244,30 +261,40 @@ class MetadataCacheTest {
 
   /** A lister over {@link #namespace}: the children of a folder in name order. */
   final Map<String, Integer> listings = new HashMap<>();
-  final MetadataCache.ListingLoader lister = dir -> {
-    listings.merge(dir, 1, Integer::sum);
-    String prefix = dir.equals("/") ? "/" : dir + "/";
-    java.util.Iterator<FileInfo> it = new java.util.TreeMap<>(namespace).entrySet().stream()
-        .filter(e -> e.getKey().startsWith(prefix)
-            && e.getKey().indexOf('/', prefix.length()) < 0)
-        .map(e -> e.getValue().toBuilder().setName(e.getKey().substring(prefix.length()))
-            .setPath(e.getKey()).build())
-        .iterator();
-    return new io.strata.client.CloseableIterator<>() {
-      @Override
-      public boolean hasNext() {
-        return it.hasNext();
-      }
 
-      @Override
-      public FileInfo next() {
-        return it.next();
-      }
+  final MetadataCache.ListingLoader lister =
+      dir -> {
+        listings.merge(dir, 1, Integer::sum);
+        String prefix = dir.equals("/") ? "/" : dir + "/";
+        java.util.Iterator<FileInfo> it =
+            new java.util.TreeMap<>(namespace)
+                .entrySet().stream()
+                    .filter(
+                        e ->
+                            e.getKey().startsWith(prefix)
+                                && e.getKey().indexOf('/', prefix.length()) < 0)
+                    .map(
+                        e ->
+                            e.getValue().toBuilder()
+                                .setName(e.getKey().substring(prefix.length()))
+                                .setPath(e.getKey())
+                                .build())
+                    .iterator();
+        return new io.strata.client.CloseableIterator<>() {
+          @Override
+          public boolean hasNext() {
+            return it.hasNext();
+          }
 
-      @Override
-      public void close() {}
-    };
-  };
+          @Override
+          public FileInfo next() {
+            return it.next();
+          }
+
+          @Override
+          public void close() {}
+        };
+      };
 
   @Test
   void lookupsInAFolderNotListedYetCostOneListingForTheWholeFolder() throws Exception {
@@ -275,8 +302,8 @@ class MetadataCacheTest {
     for (int i = 0; i < 50; i++) {
       namespace.put("/d/f" + i, file(i, i, -1));
     }
-    MetadataCache cache = new MetadataCache(loader, lister, Runnable::run,
-        Duration.ofSeconds(1), 1000, ticker);
+    MetadataCache cache =
+        new MetadataCache(loader, lister, Runnable::run, Duration.ofSeconds(1), 1000, ticker);
     cache.watchLive(true);
     cache.get("/d");
     for (int i = 49; i >= 0; i--) {
@@ -290,35 +317,40 @@ class MetadataCacheTest {
 
     namespace.put("/d/new", file(99, 99, -1));
     cache.changed("/d/new", false);
-    assertEquals(99, cache.get("/d/new").getLength(),
+    assertEquals(
+        99,
+        cache.get("/d/new").getLength(),
         "a notice of a new child ends the folder's listing's say");
   }
 
   /**
    * The mount's own changes keep a listed folder answering from the cache: a folder it made is
-   * listed (empty) at once, a name it removed is missing without a listing, and the folder's
-   * times and link count move in place.
+   * listed (empty) at once, a name it removed is missing without a listing, and the folder's times
+   * and link count move in place.
    */
   @Test
   void theMountsOwnChangesKeepAFoldersListingInStep() throws Exception {
-    namespace.put("/d", FileInfo.newBuilder().setDirectory(true).setSyncIntervalMs(-1)
-        .setLinkCount(2).build());
+    namespace.put(
+        "/d",
+        FileInfo.newBuilder().setDirectory(true).setSyncIntervalMs(-1).setLinkCount(2).build());
     namespace.put("/d/f", file(1, 1, -1));
-    MetadataCache cache = new MetadataCache(loader, lister, Runnable::run,
-        Duration.ofSeconds(1), 1000, ticker);
+    MetadataCache cache =
+        new MetadataCache(loader, lister, Runnable::run, Duration.ofSeconds(1), 1000, ticker);
     cache.watchLive(true);
     cache.get("/d");
     cache.get("/d/f");
     assertEquals(1, listings.get("/d"));
 
-    FileInfo made = FileInfo.newBuilder().setDirectory(true).setSyncIntervalMs(-1)
-        .setLinkCount(2).build();
+    FileInfo made =
+        FileInfo.newBuilder().setDirectory(true).setSyncIntervalMs(-1).setLinkCount(2).build();
     long mark = cache.mark();
     namespace.put("/d/new", made);
     cache.putNewFolder("/d/new", made, mark);
     cache.folderChanged("/d", 5_000_000_123L, 1);
-    assertEquals(ErrorCode.NOT_FOUND, assertThrows(StrataException.class,
-        () -> cache.get("/d/new/x")).code(), "a new folder answers for its (missing) names");
+    assertEquals(
+        ErrorCode.NOT_FOUND,
+        assertThrows(StrataException.class, () -> cache.get("/d/new/x")).code(),
+        "a new folder answers for its (missing) names");
     assertEquals(null, listings.get("/d/new"), "without a listing");
     FileInfo d = cache.get("/d");
     assertEquals(3, d.getLinkCount());
@@ -327,20 +359,20 @@ class MetadataCacheTest {
 
     namespace.remove("/d/f");
     cache.removed("/d/f");
-    assertEquals(ErrorCode.NOT_FOUND, assertThrows(StrataException.class,
-        () -> cache.get("/d/f")).code());
+    assertEquals(
+        ErrorCode.NOT_FOUND, assertThrows(StrataException.class, () -> cache.get("/d/f")).code());
     cache.removedTree("/d/new");
     cache.folderChanged("/d", 6_000_000_000L, -1);
-    assertEquals(ErrorCode.NOT_FOUND, assertThrows(StrataException.class,
-        () -> cache.get("/d/new")).code());
+    assertEquals(
+        ErrorCode.NOT_FOUND, assertThrows(StrataException.class, () -> cache.get("/d/new")).code());
     assertEquals(2, cache.get("/d").getLinkCount());
     assertEquals(1, listings.get("/d"), "the folder was never listed again");
     assertTrue(loads.isEmpty(), "nothing was loaded on its own: " + loads);
   }
 
   /**
-   * A removed or renamed folder takes its whole subtree with it, and nothing else: not a
-   * sibling whose name starts with the folder's ("/t/a" and "/t/ab"), not the folder's parent.
+   * A removed or renamed folder takes its whole subtree with it, and nothing else: not a sibling
+   * whose name starts with the folder's ("/t/a" and "/t/ab"), not the folder's parent.
    */
   @Test
   void aDroppedTreeTakesItsSubtreeAndNothingElse() throws Exception {
@@ -374,11 +406,11 @@ class MetadataCacheTest {
     namespace.remove("/t/a");
     cache.removedTree("/t/a");
     for (String p : below) {
-      assertEquals(ErrorCode.NOT_FOUND, assertThrows(StrataException.class,
-          () -> cache.get(p)).code(), p);
+      assertEquals(
+          ErrorCode.NOT_FOUND, assertThrows(StrataException.class, () -> cache.get(p)).code(), p);
     }
-    assertEquals(ErrorCode.NOT_FOUND, assertThrows(StrataException.class,
-        () -> cache.get("/t/a")).code());
+    assertEquals(
+        ErrorCode.NOT_FOUND, assertThrows(StrataException.class, () -> cache.get("/t/a")).code());
     for (String p : kept) {
       assertEquals(2, cache.get(p).getLength(), p);
     }
@@ -466,16 +498,23 @@ class MetadataCacheTest {
 
     // A load that read "missing" before the mount made the path is not kept either.
     MetadataCache[] holder = new MetadataCache[1];
-    MetadataCache racing = new MetadataCache(path -> {
-      FileInfo now = namespace.get(path);
-      if (now != null) {
-        return now;
-      }
-      // The answer "missing" is on its way when the mount makes the path.
-      namespace.put(path, file(3, 3, -1));
-      holder[0].invalidate(path);
-      throw new StrataException(ErrorCode.NOT_FOUND, "Path does not exist: " + path);
-    }, null, Runnable::run, Duration.ofSeconds(1), 100, ticker);
+    MetadataCache racing =
+        new MetadataCache(
+            path -> {
+              FileInfo now = namespace.get(path);
+              if (now != null) {
+                return now;
+              }
+              // The answer "missing" is on its way when the mount makes the path.
+              namespace.put(path, file(3, 3, -1));
+              holder[0].invalidate(path);
+              throw new StrataException(ErrorCode.NOT_FOUND, "Path does not exist: " + path);
+            },
+            null,
+            Runnable::run,
+            Duration.ofSeconds(1),
+            100,
+            ticker);
     holder[0] = racing;
     assertThrows(StrataException.class, () -> racing.get("/d/late"), "this call sees its answer");
     assertEquals(3, racing.get("/d/late").getLength(), "but the missing answer was not kept");
@@ -488,26 +527,35 @@ class MetadataCacheTest {
       namespace.put("/d/f" + i, file(i, i, -1));
     }
     Map<String, FileInfo> snapshot = Map.copyOf(namespace);
-    MetadataCache cache = new MetadataCache(path -> {
-      FileInfo info = snapshot.get(path);
-      if (info == null) {
-        throw new StrataException(ErrorCode.NOT_FOUND, "Path does not exist: " + path);
-      }
-      return info;
-    }, null, Runnable::run, Duration.ofHours(1), 10_000, Ticker.systemTicker());
+    MetadataCache cache =
+        new MetadataCache(
+            path -> {
+              FileInfo info = snapshot.get(path);
+              if (info == null) {
+                throw new StrataException(ErrorCode.NOT_FOUND, "Path does not exist: " + path);
+              }
+              return info;
+            },
+            null,
+            Runnable::run,
+            Duration.ofHours(1),
+            10_000,
+            Ticker.systemTicker());
     cache.watchLive(true);
     AtomicReference<String> wrong = new AtomicReference<>();
     AtomicBoolean stop = new AtomicBoolean();
-    Thread reader = new Thread(() -> {
-      for (int n = 0; !stop.get() && wrong.get() == null; n++) {
-        try {
-          cache.get("/d");
-          cache.get("/d/f" + (n % 500));
-        } catch (StrataException e) {
-          wrong.set("/d/f" + (n % 500) + ": " + e.getMessage());
-        }
-      }
-    });
+    Thread reader =
+        new Thread(
+            () -> {
+              for (int n = 0; !stop.get() && wrong.get() == null; n++) {
+                try {
+                  cache.get("/d");
+                  cache.get("/d/f" + (n % 500));
+                } catch (StrataException e) {
+                  wrong.set("/d/f" + (n % 500) + ": " + e.getMessage());
+                }
+              }
+            });
     reader.start();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
     while (System.nanoTime() < deadline && wrong.get() == null) {

@@ -15,15 +15,14 @@ import io.strata.proto.LoadJobOptions;
 import io.strata.proto.LoadJobState;
 import io.strata.tests.MultiProcessCluster;
 import io.strata.tests.TestTree;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
@@ -36,28 +35,34 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * What the mount's metadata cache and the master's change stream promise, through real mounts
  * (/dev/fuse) of a master and a worker process: a listed folder's files open and read with no
- * master call; a change made through another client, another mount or {@code strata fs} reaches
- * a mount whose own and kernel caches would otherwise hold the old answer for ten minutes; the
- * stream comes back after a master restart; a block freed under a mount that opened its file
- * directly still reads right; a first read of an uncached small file reads the under store once;
- * {@code rm -rf} of a large tree leaves the rest of a full cache cached.
+ * master call; a change made through another client, another mount or {@code strata fs} reaches a
+ * mount whose own and kernel caches would otherwise hold the old answer for ten minutes; the stream
+ * comes back after a master restart; a block freed under a mount that opened its file directly
+ * still reads right; a first read of an uncached small file reads the under store once; {@code rm
+ * -rf} of a large tree leaves the rest of a full cache cached.
  */
 class MountMetadataTest {
   static final long BLOCK = 1 << 20;
   static final int LISTED = 1000;
+
   /** How long a change may take to show: far below the long mount's 10-minute caches. */
   static final Duration SEEN_WITHIN = Duration.ofSeconds(10);
+
   /** Caches that only invalidation can make a mount see past: user-space TTL and kernel's. */
-  static final Map<String, String> LONG_CACHES = Map.of(
-      "strata.fuse.metadata.cache.ttl", "10min",
-      "strata.fuse.attr.timeout", "10min",
-      "strata.fuse.entry.timeout", "10min");
+  static final Map<String, String> LONG_CACHES =
+      Map.of(
+          "strata.fuse.metadata.cache.ttl", "10min",
+          "strata.fuse.attr.timeout", "10min",
+          "strata.fuse.entry.timeout", "10min");
+
   @TempDir static Path dir;
   static MultiProcessCluster cluster;
   static FileSystem client;
   static final List<Mounted> mounts = new ArrayList<>();
+
   /** At the defaults a mount process gets. */
   static Mounted plain;
+
   /** With {@link #LONG_CACHES}. */
   static Mounted longCaches;
 
@@ -71,10 +76,14 @@ class MountMetadataTest {
   static Mounted mount(String name, Map<String, String> settings) throws Exception {
     StrataConfig conf = cluster.clientConfig(settings);
     FileSystem fs = FileSystem.connect(conf);
-    StrataFuseFileSystem fileSystem = StrataFuseFileSystem.create(fs, "/", conf,
-        new SimpleMeterRegistry());
-    FuseMount mount = FuseMount.mount(fileSystem, Files.createDirectories(dir.resolve(name)),
-        MountOptions.withDefaults(List.of(), conf), Duration.ofSeconds(30));
+    StrataFuseFileSystem fileSystem =
+        StrataFuseFileSystem.create(fs, "/", conf, new SimpleMeterRegistry());
+    FuseMount mount =
+        FuseMount.mount(
+            fileSystem,
+            Files.createDirectories(dir.resolve(name)),
+            MountOptions.withDefaults(List.of(), conf),
+            Duration.ofSeconds(30));
     Mounted m = new Mounted(fs, fileSystem, mount);
     mounts.add(m);
     if (!"false".equals(settings.get("strata.fuse.metadata.watch.enabled"))) {
@@ -85,9 +94,11 @@ class MountMetadataTest {
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = MultiProcessCluster.builder(dir.resolve("cluster")).workers(1)
-        .property("strata.master.file.block.size", Long.toString(BLOCK))
-        .start();
+    cluster =
+        MultiProcessCluster.builder(dir.resolve("cluster"))
+            .workers(1)
+            .property("strata.master.file.block.size", Long.toString(BLOCK))
+            .start();
     Path ufs = cluster.underStoreRoot();
     for (String folder : new String[] {"listed", "blocks", "changes/dir", "resync", "xattr"}) {
       Files.createDirectories(ufs.resolve(folder));
@@ -102,13 +113,15 @@ class MountMetadataTest {
     TestTree.writeRandom(ufs.resolve("xattr/f"), 100, 4);
     client = FileSystem.connect(cluster.clientConfig());
     client.submitLoad("/", LoadJobOptions.getDefaultInstance());
-    waitFor("the preload", () -> {
-      try {
-        return client.loadStatus("/", 0).getState() == LoadJobState.LOAD_SUCCEEDED;
-      } catch (Exception e) {
-        return false;
-      }
-    });
+    waitFor(
+        "the preload",
+        () -> {
+          try {
+            return client.loadStatus("/", 0).getState() == LoadJobState.LOAD_SUCCEEDED;
+          } catch (Exception e) {
+            return false;
+          }
+        });
     plain = mount("mnt-plain", Map.of());
     longCaches = mount("mnt-long", LONG_CACHES);
   }
@@ -169,21 +182,25 @@ class MountMetadataTest {
     }
     double before = masterPathCalls();
     long loadsBefore = fresh.fileSystem().metadata().loads();
-    double hitsBefore = MultiProcessCluster.metric(cluster.scrapeWorker(0),
-        "strata_worker_cache_hits_total");
+    double hitsBefore =
+        MultiProcessCluster.metric(cluster.scrapeWorker(0), "strata_worker_cache_hits_total");
     for (int i = 0; i < LISTED; i++) {
       String rel = String.format("listed/f%04d", i);
-      assertArrayEquals(Files.readAllBytes(cluster.underStoreRoot().resolve(rel)),
-          Files.readAllBytes(fresh.path(rel)), rel);
+      assertArrayEquals(
+          Files.readAllBytes(cluster.underStoreRoot().resolve(rel)),
+          Files.readAllBytes(fresh.path(rel)),
+          rel);
     }
-    assertEquals(before, masterPathCalls(),
-        "master calls to open and read " + LISTED + " listed files");
-    assertEquals(loadsBefore, fresh.fileSystem().metadata().loads(),
-        "statuses loaded one by one");
+    assertEquals(
+        before, masterPathCalls(), "master calls to open and read " + LISTED + " listed files");
+    assertEquals(loadsBefore, fresh.fileSystem().metadata().loads(), "statuses loaded one by one");
     // The blocks were read from the worker's files without asking it; the mount reports them,
     // so that the worker keeps them recently used and counts them.
-    waitFor("the worker to hear of the local reads", () -> MultiProcessCluster.metric(
-        cluster.scrapeWorker(0), "strata_worker_cache_hits_total") >= hitsBefore + LISTED);
+    waitFor(
+        "the worker to hear of the local reads",
+        () ->
+            MultiProcessCluster.metric(cluster.scrapeWorker(0), "strata_worker_cache_hits_total")
+                >= hitsBefore + LISTED);
   }
 
   @Test
@@ -200,39 +217,43 @@ class MountMetadataTest {
 
     long newTime = mtime - 3_600_000;
     client.setAttribute("/changes/a", SetAttributeOptions.defaults().modificationTimeMs(newTime));
-    seen("a modification time set through the Java client",
-        () -> mtimeOf(a) == newTime);
+    seen("a modification time set through the Java client", () -> mtimeOf(a) == newTime);
 
     Files.write(other.path("changes/b"), new byte[] {1, 2, 3});
-    seen("a file written through another mount",
-        () -> Files.exists(longCaches.path("changes/b")) && sizeOf(longCaches.path("changes/b"))
-            == 3);
+    seen(
+        "a file written through another mount",
+        () ->
+            Files.exists(longCaches.path("changes/b"))
+                && sizeOf(longCaches.path("changes/b")) == 3);
     try (Stream<Path> list = Files.list(longCaches.path("changes"))) {
       assertEquals(3, list.count(), "the new file is listed too");
     }
 
     MultiProcessCluster.ShellResult rm = cluster.shell("fs", "rm", "/changes/a");
     assertEquals(0, rm.exitCode(), rm.stderr());
-    seen("a file removed with strata fs rm",
-        () -> !Files.exists(a, LinkOption.NOFOLLOW_LINKS));
+    seen("a file removed with strata fs rm", () -> !Files.exists(a, LinkOption.NOFOLLOW_LINKS));
 
     client.rename("/changes/dir", "/changes/moved");
-    seen("a folder renamed through the Java client",
-        () -> !Files.exists(longCaches.path("changes/dir/inner"))
-            && Files.exists(longCaches.path("changes/moved/inner")));
+    seen(
+        "a folder renamed through the Java client",
+        () ->
+            !Files.exists(longCaches.path("changes/dir/inner"))
+                && Files.exists(longCaches.path("changes/moved/inner")));
   }
 
   @Test
-  void userExtendedAttributesOfTheNamespaceReadThroughTheMountAndFollowChanges()
-      throws Exception {
+  void userExtendedAttributesOfTheNamespaceReadThroughTheMountAndFollowChanges() throws Exception {
     Path f = longCaches.path("xattr/f");
-    java.nio.file.attribute.UserDefinedFileAttributeView view = Files.getFileAttributeView(f,
-        java.nio.file.attribute.UserDefinedFileAttributeView.class);
+    java.nio.file.attribute.UserDefinedFileAttributeView view =
+        Files.getFileAttributeView(f, java.nio.file.attribute.UserDefinedFileAttributeView.class);
     assertEquals(List.of(), view.list());
-    client.setAttribute("/xattr/f", SetAttributeOptions.defaults()
-        .xattr("user.colour", com.google.protobuf.ByteString.copyFromUtf8("blue"))
-        .xattr("strata.s3.etag", com.google.protobuf.ByteString.copyFromUtf8("not shown")));
-    seen("an extended attribute set through the Java client",
+    client.setAttribute(
+        "/xattr/f",
+        SetAttributeOptions.defaults()
+            .xattr("user.colour", com.google.protobuf.ByteString.copyFromUtf8("blue"))
+            .xattr("strata.s3.etag", com.google.protobuf.ByteString.copyFromUtf8("not shown")));
+    seen(
+        "an extended attribute set through the Java client",
         () -> {
           try {
             return view.list().equals(List.of("colour"));
@@ -245,13 +266,15 @@ class MountMetadataTest {
     assertEquals("blue", new String(value.array(), java.nio.charset.StandardCharsets.UTF_8));
     assertThrows(IOException.class, () -> view.size("absent"));
     client.setAttribute("/xattr/f", SetAttributeOptions.defaults().removeXattr("user.colour"));
-    seen("an extended attribute removed", () -> {
-      try {
-        return view.list().isEmpty();
-      } catch (IOException e) {
-        return false;
-      }
-    });
+    seen(
+        "an extended attribute removed",
+        () -> {
+          try {
+            return view.list().isEmpty();
+          } catch (IOException e) {
+            return false;
+          }
+        });
   }
 
   @Test
@@ -262,17 +285,21 @@ class MountMetadataTest {
     assertEquals(mtime, mtimeOf(ttlOnly.path("resync/f")));
 
     cluster.killMaster();
-    waitFor("the long mount to notice the stream is gone",
+    waitFor(
+        "the long mount to notice the stream is gone",
         () -> !longCaches.fileSystem().metadata().watchLive());
     cluster.startMaster();
-    waitFor("the long mount's stream to come back",
+    waitFor(
+        "the long mount's stream to come back",
         () -> longCaches.fileSystem().metadata().watchLive());
 
     long newTime = mtime - 7_200_000;
     client.setAttribute("/resync/f", SetAttributeOptions.defaults().modificationTimeMs(newTime));
-    seen("a change after the master restarted, through a mount with 10-minute caches",
+    seen(
+        "a change after the master restarted, through a mount with 10-minute caches",
         () -> mtimeOf(f) == newTime);
-    seen("the same change through a mount without the stream, by its 1 s time-to-live",
+    seen(
+        "the same change through a mount without the stream, by its 1 s time-to-live",
         () -> mtimeOf(ttlOnly.path("resync/f")) == newTime);
   }
 
@@ -286,17 +313,21 @@ class MountMetadataTest {
       assertArrayEquals(java.util.Arrays.copyOfRange(source, 0, (int) BLOCK), first.array());
 
       client.free("/blocks/three.bin", false);
-      waitFor("the worker to drop the blocks", () -> {
-        try {
-          return client.getStatus("/blocks/three.bin").getCachedBytes() == 0;
-        } catch (Exception e) {
-          return false;
-        }
-      });
+      waitFor(
+          "the worker to drop the blocks",
+          () -> {
+            try {
+              return client.getStatus("/blocks/three.bin").getCachedBytes() == 0;
+            } catch (Exception e) {
+              return false;
+            }
+          });
       ByteBuffer rest = ByteBuffer.allocate((int) (2 * BLOCK));
       assertEquals(2 * BLOCK, readFully(ch, rest, BLOCK));
-      assertArrayEquals(java.util.Arrays.copyOfRange(source, (int) BLOCK, source.length),
-          rest.array(), "blocks read after they were freed");
+      assertArrayEquals(
+          java.util.Arrays.copyOfRange(source, (int) BLOCK, source.length),
+          rest.array(),
+          "blocks read after they were freed");
     }
     assertArrayEquals(source, Files.readAllBytes(file), "a new open after the free");
   }
@@ -309,19 +340,21 @@ class MountMetadataTest {
     // The root was listed by the preload: a file added to the under store since is found by a
     // sync, as `strata fs ls --sync` makes one.
     client.getStatus("/cold/small.bin", SyncOption.ALWAYS);
-    double before = MultiProcessCluster.metric(cluster.scrapeWorker(0),
-        "strata_worker_read_ufs_calls_total");
+    double before =
+        MultiProcessCluster.metric(cluster.scrapeWorker(0), "strata_worker_read_ufs_calls_total");
     assertArrayEquals(Files.readAllBytes(source), Files.readAllBytes(plain.path("cold/small.bin")));
-    double after = MultiProcessCluster.metric(cluster.scrapeWorker(0),
-        "strata_worker_read_ufs_calls_total");
+    double after =
+        MultiProcessCluster.metric(cluster.scrapeWorker(0), "strata_worker_read_ufs_calls_total");
     assertEquals(1.0, after - before, "under-store reads for the first read of a 20 KiB file");
-    waitFor("the file to be cached", () -> {
-      try {
-        return client.getStatus("/cold/small.bin").getCachedBytes() == 20 << 10;
-      } catch (Exception e) {
-        return false;
-      }
-    });
+    waitFor(
+        "the file to be cached",
+        () -> {
+          try {
+            return client.getStatus("/cold/small.bin").getCachedBytes() == 20 << 10;
+          } catch (Exception e) {
+            return false;
+          }
+        });
   }
 
   @Test
@@ -344,22 +377,30 @@ class MountMetadataTest {
       }
     }
     client.getStatus("/bulk", SyncOption.ALWAYS);
-    Mounted m = mount("mnt-rmrf", Map.of("strata.fuse.metadata.cache.size", "150000",
-        "strata.fuse.metadata.cache.ttl", "10min"));
+    Mounted m =
+        mount(
+            "mnt-rmrf",
+            Map.of(
+                "strata.fuse.metadata.cache.size",
+                "150000",
+                "strata.fuse.metadata.cache.ttl",
+                "10min"));
     long walked;
     try (Stream<Path> all = Files.walk(m.path("bulk"))) {
       walked = all.count();
     }
     assertEquals(1 + 2 + keepFolders * 1001 + removeFolders * 200, walked, "entries walked");
-    assertTrue(m.fileSystem().metadata().size() >= 100_000,
+    assertTrue(
+        m.fileSystem().metadata().size() >= 100_000,
         "the cache holds " + m.fileSystem().metadata().size() + " entries after the walk");
 
-    Commands.Run rm = Commands.run(dir, Duration.ofMinutes(10), "rm", "-rf",
-        m.path("bulk/gone").toString());
+    Commands.Run rm =
+        Commands.run(dir, Duration.ofMinutes(10), "rm", "-rf", m.path("bulk/gone").toString());
     assertEquals(0, rm.exit(), rm.err());
     assertFalse(Files.exists(m.path("bulk/gone"), LinkOption.NOFOLLOW_LINKS));
     assertFalse(Files.exists(ufs.resolve("gone"), LinkOption.NOFOLLOW_LINKS));
-    assertTrue(m.fileSystem().metadata().size() >= keepFolders * 1001,
+    assertTrue(
+        m.fileSystem().metadata().size() >= keepFolders * 1001,
         "the cache holds " + m.fileSystem().metadata().size() + " entries after rm -rf");
 
     // What was kept is still answered from the cache: statting every kept file asks the

@@ -19,7 +19,6 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -35,10 +34,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
@@ -51,8 +50,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Real FUSE mounts (through /dev/fuse) of a cluster of a master and a worker process: one of the
  * namespace root with kernel caching, one of {@code /data} with {@code direct_io} so that every
  * read reaches the shared reader, and one of the root without kernel caching whose metadata cache
- * has a long TTL and counts its master calls. Checked with java.nio and with shell tools. A machine that
- * cannot mount fails these tests; it does not skip them.
+ * has a long TTL and counts its master calls. Checked with java.nio and with shell tools. A machine
+ * that cannot mount fails these tests; it does not skip them.
  */
 class MountReadsTest {
   static final long BLOCK = 1 << 20;
@@ -74,9 +73,11 @@ class MountReadsTest {
 
   @BeforeAll
   static void mount() throws Exception {
-    cluster = MultiProcessCluster.builder(dir.resolve("cluster")).workers(1)
-        .property("strata.master.file.block.size", Long.toString(BLOCK))
-        .start();
+    cluster =
+        MultiProcessCluster.builder(dir.resolve("cluster"))
+            .workers(1)
+            .property("strata.master.file.block.size", Long.toString(BLOCK))
+            .start();
     Path ufs = cluster.underStoreRoot();
     tree = TestTree.generate(ufs.resolve("tree"), 300, BLOCK, 3, 42);
     Files.createDirectories(ufs.resolve("wide"));
@@ -92,22 +93,34 @@ class MountReadsTest {
     Path rootPoint = Files.createDirectories(dir.resolve("mnt-root"));
     Path dataPoint = Files.createDirectories(dir.resolve("mnt-data"));
     rootFs = StrataFuseFileSystem.create(fs, "/");
-    rootMount = FuseMount.mount(rootFs, rootPoint,
-        List.of("-o", "attr_timeout=1,entry_timeout=1"), Duration.ofSeconds(30));
+    rootMount =
+        FuseMount.mount(
+            rootFs,
+            rootPoint,
+            List.of("-o", "attr_timeout=1,entry_timeout=1"),
+            Duration.ofSeconds(30));
     dataFs = StrataFuseFileSystem.create(fs, "/data");
-    dataMount = FuseMount.mount(dataFs, dataPoint, List.of("-o", "direct_io"),
-        Duration.ofSeconds(30));
-    MetadataCache counted = new MetadataCache(path -> {
-      statusLoads.computeIfAbsent(path, p -> new AtomicInteger()).incrementAndGet();
-      return fs.getStatus(path);
-    }, Duration.ofMinutes(10), 10_000);
-    countedFs = StrataFuseFileSystem.create(fs, "/",
-        StrataConfig.load(Map.of()), new SimpleMeterRegistry(), counted);
+    dataMount =
+        FuseMount.mount(dataFs, dataPoint, List.of("-o", "direct_io"), Duration.ofSeconds(30));
+    MetadataCache counted =
+        new MetadataCache(
+            path -> {
+              statusLoads.computeIfAbsent(path, p -> new AtomicInteger()).incrementAndGet();
+              return fs.getStatus(path);
+            },
+            Duration.ofMinutes(10),
+            10_000);
+    countedFs =
+        StrataFuseFileSystem.create(
+            fs, "/", StrataConfig.load(Map.of()), new SimpleMeterRegistry(), counted);
     // Served by libfuse's own loop (strata.fuse.upcall.threads=0), so that path stays tested.
-    countedMount = FuseMount.mount(countedFs,
-        Files.createDirectories(dir.resolve("mnt-counted")),
-        List.of("-o", "attr_timeout=0,entry_timeout=0,negative_timeout=0"), 0,
-        Duration.ofSeconds(30));
+    countedMount =
+        FuseMount.mount(
+            countedFs,
+            Files.createDirectories(dir.resolve("mnt-counted")),
+            List.of("-o", "attr_timeout=0,entry_timeout=0,negative_timeout=0"),
+            0,
+            Duration.ofSeconds(30));
   }
 
   @AfterAll
@@ -136,7 +149,6 @@ class MountReadsTest {
     return Commands.run(dir, cmd);
   }
 
-
   @Test
   void everyFileOfTheTreeReadsBackAsItsSource() throws Exception {
     for (Map.Entry<String, FileFacts> e : tree.files().entrySet()) {
@@ -163,7 +175,8 @@ class MountReadsTest {
     Commands.Run dirs = run("find", mnt("tree").toString(), "-mindepth", "1", "-type", "d");
     assertEquals(tree.directories().size(), dirs.out().split("\n").length, dirs.out());
 
-    Commands.Run md5 = run("find", mnt("tree").toString(), "-type", "f", "-exec", "md5sum", "{}", "+");
+    Commands.Run md5 =
+        run("find", mnt("tree").toString(), "-type", "f", "-exec", "md5sum", "{}", "+");
     assertEquals(0, md5.exit(), md5.err());
     Map<String, String> sums = new HashMap<>();
     for (String line : md5.out().split("\n")) {
@@ -194,8 +207,8 @@ class MountReadsTest {
     List<String> names = new ArrayList<>(wideSha.keySet()).subList(0, 1000);
     long start = System.nanoTime();
     for (String name : names) {
-      assertEquals(wideSha.get(name), TestTree.sha256(Files.readAllBytes(mnt("wide/" + name))),
-          name);
+      assertEquals(
+          wideSha.get(name), TestTree.sha256(Files.readAllBytes(mnt("wide/" + name))), name);
     }
     long cold = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
     start = System.nanoTime();
@@ -203,8 +216,10 @@ class MountReadsTest {
       assertEquals(1024, Files.readAllBytes(mnt("wide/" + name)).length, name);
     }
     long warm = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-    System.out.printf("1,000 files of 1 KiB read whole through the mount (open, read, close):"
-        + " first pass %d ms, second pass %d ms%n", cold, warm);
+    System.out.printf(
+        "1,000 files of 1 KiB read whole through the mount (open, read, close):"
+            + " first pass %d ms, second pass %d ms%n",
+        cold, warm);
   }
 
   @Test
@@ -233,9 +248,10 @@ class MountReadsTest {
       }
     }
     long viaClient = System.nanoTime() - start;
-    System.out.printf("1,000 reads of 4 KiB at random offsets (direct_io): through the mount"
-        + " %d us/read, through the Java client alone %d us/read%n", viaMount / count / 1000,
-        viaClient / count / 1000);
+    System.out.printf(
+        "1,000 reads of 4 KiB at random offsets (direct_io): through the mount"
+            + " %d us/read, through the Java client alone %d us/read%n",
+        viaMount / count / 1000, viaClient / count / 1000);
   }
 
   @Test
@@ -246,15 +262,23 @@ class MountReadsTest {
     cmd.add("-XX:+UseSerialGC");
     cmd.addAll(cluster.configArgs(Map.of()));
     String testCp = System.getProperty("surefire.test.class.path");
-    String cp = testCp != null && !testCp.isEmpty() ? testCp : System.getProperty("java.class.path");
-    cmd.addAll(List.of("-cp", cp, FuseMain.class.getName(),
-        point.toString(), "/tree", "-o", "attr_timeout=1"));
+    String cp =
+        testCp != null && !testCp.isEmpty() ? testCp : System.getProperty("java.class.path");
+    cmd.addAll(
+        List.of(
+            "-cp",
+            cp,
+            FuseMain.class.getName(),
+            point.toString(),
+            "/tree",
+            "-o",
+            "attr_timeout=1"));
     Path log = dir.resolve("fuse-main.log");
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile())
-        .start();
+    Process p =
+        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     try {
-      MultiProcessCluster.waitFor("FuseMain to mount", Duration.ofSeconds(60),
-          () -> FuseMount.isMounted(point), p);
+      MultiProcessCluster.waitFor(
+          "FuseMain to mount", Duration.ofSeconds(60), () -> FuseMount.isMounted(point), p);
       String rel = tree.largestFile();
       try (InputStream in = Files.newInputStream(point.resolve(rel))) {
         assertEquals(tree.files().get(rel).sha256(), TestTree.sha256(in));
@@ -304,8 +328,11 @@ class MountReadsTest {
       }
     }
     // The kernel sends releases after close returns.
-    MultiProcessCluster.waitFor("the shared reader to be closed", Duration.ofSeconds(30),
-        () -> dataFs.handleCount(fileId) == 0, null);
+    MultiProcessCluster.waitFor(
+        "the shared reader to be closed",
+        Duration.ofSeconds(30),
+        () -> dataFs.handleCount(fileId) == 0,
+        null);
     assertEquals(0, dataFs.openFileCount());
   }
 
@@ -322,18 +349,22 @@ class MountReadsTest {
       List<Future<Integer>> done = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         Random random = new Random(100 + t);
-        done.add(pool.submit(() -> {
-          ByteBuffer buf = ByteBuffer.allocate(4096);
-          for (int i = 0; i < readsEach; i++) {
-            int pos = random.nextInt(BIG / 4096) * 4096;
-            buf.clear();
-            ch.read(buf, pos);
-            if (buf.position() != 4096 || buf.get(0) != big[pos] || buf.get(4095) != big[pos + 4095]) {
-              throw new AssertionError("wrong bytes at " + pos);
-            }
-          }
-          return readsEach;
-        }));
+        done.add(
+            pool.submit(
+                () -> {
+                  ByteBuffer buf = ByteBuffer.allocate(4096);
+                  for (int i = 0; i < readsEach; i++) {
+                    int pos = random.nextInt(BIG / 4096) * 4096;
+                    buf.clear();
+                    ch.read(buf, pos);
+                    if (buf.position() != 4096
+                        || buf.get(0) != big[pos]
+                        || buf.get(4095) != big[pos + 4095]) {
+                      throw new AssertionError("wrong bytes at " + pos);
+                    }
+                  }
+                  return readsEach;
+                }));
       }
       for (Future<Integer> f : done) {
         assertEquals(readsEach, f.get(300, TimeUnit.SECONDS));
@@ -342,13 +373,15 @@ class MountReadsTest {
       // libfuse's own loop attaches a new Java thread for a large share of such reads (hundreds
       // here); the mount's fixed upcall threads start none, and the test process's other pools
       // only a few.
-      assertTrue(started < 50, started + " Java threads started during " + threads * readsEach
-          + " reads");
+      assertTrue(
+          started < 50, started + " Java threads started during " + threads * readsEach + " reads");
     } finally {
       pool.shutdownNow();
     }
-    assertTrue(Thread.getAllStackTraces().keySet().stream()
-        .anyMatch(t -> t.getName().startsWith("strata-fuse-upcall-")), "no upcall thread alive");
+    assertTrue(
+        Thread.getAllStackTraces().keySet().stream()
+            .anyMatch(t -> t.getName().startsWith("strata-fuse-upcall-")),
+        "no upcall thread alive");
   }
 
   static int readRandomly(FileChannel ch, Random random, int count) throws IOException {
@@ -448,8 +481,8 @@ class MountReadsTest {
 
   @Test
   void aFileChangedInTheUnderStoreShowsItsNewSizeAfterTheTtl() throws Exception {
-    Path source = Files.createDirectories(cluster.underStoreRoot().resolve("changing"))
-        .resolve("grows.bin");
+    Path source =
+        Files.createDirectories(cluster.underStoreRoot().resolve("changing")).resolve("grows.bin");
     TestTree.writeRandom(source, 1000, 1);
     Path p = mnt("changing/grows.bin");
     assertEquals(1000, Files.size(p));
@@ -457,16 +490,21 @@ class MountReadsTest {
     TestTree.writeRandom(source, 3000, 2);
     assertEquals(3000, fs.getStatus("/changing/grows.bin", SyncOption.ALWAYS).getLength());
     // The mount's cache and the kernel's (1 s each here) expire; then the new size shows.
-    MultiProcessCluster.waitFor("the mount to show the new size", Duration.ofSeconds(60),
-        () -> sizeOrMinusOne(p) == 3000, null);
-    assertEquals(TestTree.sha256(Files.readAllBytes(source)),
-        TestTree.sha256(Files.readAllBytes(p)), "the new bytes, not the kernel's old pages");
+    MultiProcessCluster.waitFor(
+        "the mount to show the new size",
+        Duration.ofSeconds(60),
+        () -> sizeOrMinusOne(p) == 3000,
+        null);
+    assertEquals(
+        TestTree.sha256(Files.readAllBytes(source)),
+        TestTree.sha256(Files.readAllBytes(p)),
+        "the new bytes, not the kernel's old pages");
   }
 
   @Test
   void anUnchangedFileReadAgainIsServedFromTheKernelsPageCache() throws Exception {
-    Path source = Files.createDirectories(cluster.underStoreRoot().resolve("kept"))
-        .resolve("same.bin");
+    Path source =
+        Files.createDirectories(cluster.underStoreRoot().resolve("kept")).resolve("same.bin");
     TestTree.writeRandom(source, 64 << 10, 3);
     byte[] expected = Files.readAllBytes(source);
     Path p = mnt("kept/same.bin");
@@ -495,9 +533,10 @@ class MountReadsTest {
       assertEquals(chunk, c.read(first, 0));
       assertTrue(allBytesAre(first, 'A'), "first megabyte before the rewrite");
       Files.write(source, newBytes);
-      Files.setLastModifiedTime(source, java.nio.file.attribute.FileTime.fromMillis(
-          System.currentTimeMillis() + 10_000));
-      assertNotEquals(fs.getStatus("/data/versions.bin", SyncOption.NEVER).getFileId(),
+      Files.setLastModifiedTime(
+          source, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() + 10_000));
+      assertNotEquals(
+          fs.getStatus("/data/versions.bin", SyncOption.NEVER).getFileId(),
           fs.getStatus("/data/versions.bin", SyncOption.ALWAYS).getFileId(),
           "the sync replaces the inode of a changed file");
       for (long off = chunk; off < length; off += chunk) {
@@ -511,11 +550,16 @@ class MountReadsTest {
           failed++;
           continue;
         }
-        assertTrue(allBytesAre(b, 'A'), "bytes at " + off + " of the handle opened before the"
-            + " rewrite come from the old version only");
+        assertTrue(
+            allBytesAre(b, 'A'),
+            "bytes at "
+                + off
+                + " of the handle opened before the"
+                + " rewrite come from the old version only");
       }
     }
-    System.out.printf("rewritten file: %d of %d later chunks refused, the rest old bytes%n",
+    System.out.printf(
+        "rewritten file: %d of %d later chunks refused, the rest old bytes%n",
         failed, length / chunk - 1);
     byte[] now = null;
     // Until the mount's 1 s status cache expires, an open may still see the old version's

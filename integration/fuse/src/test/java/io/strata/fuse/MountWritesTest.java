@@ -12,10 +12,8 @@ import io.strata.common.conf.StrataConfig;
 import io.strata.proto.FileInfo;
 import io.strata.tests.MultiProcessCluster;
 import io.strata.tests.TestTree;
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -32,10 +30,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Changes through a real FUSE mount (through /dev/fuse) of a cluster of a master and a worker
  * process, mounted as a mount process would be ({@link MountOptions#withDefaults}: kernel
- * permission checks, other users allowed): new files are written through to the under store,
- * the namespace operations reach the master, unsupported operations answer their precise errno,
- * and another user is denied what the modes deny. Checked with java.nio, shell tools, dd and
- * Python.
+ * permission checks, other users allowed): new files are written through to the under store, the
+ * namespace operations reach the master, unsupported operations answer their precise errno, and
+ * another user is denied what the modes deny. Checked with java.nio, shell tools, dd and Python.
  */
 class MountWritesTest {
   static final long BLOCK = 1 << 20;
@@ -48,9 +45,11 @@ class MountWritesTest {
 
   @BeforeAll
   static void mount() throws Exception {
-    cluster = MultiProcessCluster.builder(dir.resolve("cluster")).workers(1)
-        .property("strata.master.file.block.size", Long.toString(BLOCK))
-        .start();
+    cluster =
+        MultiProcessCluster.builder(dir.resolve("cluster"))
+            .workers(1)
+            .property("strata.master.file.block.size", Long.toString(BLOCK))
+            .start();
     ufs = cluster.underStoreRoot();
     TestTree.writeRandom(ufs.resolve("existing.bin"), 3 * BLOCK + 5, 3);
     fs = FileSystem.connect(cluster.clientConfig());
@@ -58,9 +57,13 @@ class MountWritesTest {
     Path point = Files.createDirectories(dir.resolve("mnt"));
     // The mount point must be reachable by the other user of the permission tests.
     Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
-    mount = FuseMount.mount(StrataFuseFileSystem.create(fs, "/", conf,
-        new io.micrometer.core.instrument.simple.SimpleMeterRegistry()), point,
-        MountOptions.withDefaults(List.of(), conf), Duration.ofSeconds(30));
+    mount =
+        FuseMount.mount(
+            StrataFuseFileSystem.create(
+                fs, "/", conf, new io.micrometer.core.instrument.simple.SimpleMeterRegistry()),
+            point,
+            MountOptions.withDefaults(List.of(), conf),
+            Duration.ofSeconds(30));
   }
 
   @AfterAll
@@ -112,7 +115,9 @@ class MountWritesTest {
     for (Map.Entry<String, TestTree.FileFacts> f : source.files().entrySet()) {
       byte[] expected = Files.readAllBytes(root.resolve(f.getKey()));
       assertArrayEquals(expected, Files.readAllBytes(mnt("copied/" + f.getKey())), f.getKey());
-      assertArrayEquals(expected, Files.readAllBytes(ufs.resolve("copied/" + f.getKey())),
+      assertArrayEquals(
+          expected,
+          Files.readAllBytes(ufs.resolve("copied/" + f.getKey())),
           "under store copy of " + f.getKey());
       FileInfo info = fs.getStatus("/copied/" + f.getKey());
       assertTrue(info.getComplete(), f.getKey());
@@ -131,12 +136,13 @@ class MountWritesTest {
     String[] lines = md5.out().split("\n");
     assertEquals(lines[0].split(" ")[0], lines[1].split(" ")[0], md5.out());
 
-    String py = "import hashlib,sys\n"
-        + "p=sys.argv[1]\n"
-        + "data=bytes(range(256))*4099\n"
-        + "open(p,'wb').write(data)\n"
-        + "back=open(p,'rb').read()\n"
-        + "print(len(back), hashlib.sha256(back).hexdigest()==hashlib.sha256(data).hexdigest())\n";
+    String py =
+        "import hashlib,sys\n"
+            + "p=sys.argv[1]\n"
+            + "data=bytes(range(256))*4099\n"
+            + "open(p,'wb').write(data)\n"
+            + "back=open(p,'rb').read()\n"
+            + "print(len(back), hashlib.sha256(back).hexdigest()==hashlib.sha256(data).hexdigest())\n";
     Commands.Run python = run("python3", "-c", py, mnt("py.bin").toString());
     assertEquals(0, python.exit(), python.err());
     assertEquals((256 * 4099) + " True", python.out().trim());
@@ -167,13 +173,14 @@ class MountWritesTest {
     Files.delete(mnt("ops/renamed/b"));
     Files.delete(mnt("ops/renamed"));
     assertFalse(Files.exists(mnt("ops/renamed")));
-    assertThrows(io.strata.common.error.StrataException.class,
-        () -> fs.getStatus("/ops/renamed"));
+    assertThrows(io.strata.common.error.StrataException.class, () -> fs.getStatus("/ops/renamed"));
 
     Files.writeString(mnt("ops/mode.txt"), "x");
-    Files.setPosixFilePermissions(mnt("ops/mode.txt"), PosixFilePermissions.fromString("rw-r-----"));
+    Files.setPosixFilePermissions(
+        mnt("ops/mode.txt"), PosixFilePermissions.fromString("rw-r-----"));
     assertEquals(0640, fs.getStatus("/ops/mode.txt").getMode() & 07777);
-    assertEquals("rw-r-----",
+    assertEquals(
+        "rw-r-----",
         PosixFilePermissions.toString(Files.getPosixFilePermissions(mnt("ops/mode.txt"))));
     Commands.Run chown = run("chown", "65534:65534", mnt("ops/mode.txt").toString());
     assertEquals(0, chown.exit(), chown.err());
@@ -198,9 +205,9 @@ class MountWritesTest {
   }
 
   /**
-   * Writes anywhere in existing files (an append, a write in the middle, a seek back while
-   * writing a new file, a truncation that grows the file) reach the under store when the file
-   * is closed, as a new version of the same inode; what a mount cannot do answers its errno.
+   * Writes anywhere in existing files (an append, a write in the middle, a seek back while writing
+   * a new file, a truncation that grows the file) reach the under store when the file is closed, as
+   * a new version of the same inode; what a mount cannot do answers its errno.
    */
   @Test
   void writesIntoExistingFilesReachTheUnderStoreAndTheRestAnswersItsErrno() throws Exception {
@@ -219,11 +226,14 @@ class MountWritesTest {
     expected[11] = 9;
     assertArrayEquals(expected, Files.readAllBytes(existing));
     assertArrayEquals(expected, Files.readAllBytes(ufs.resolve("existing.bin")));
-    assertEquals(inode, (long) Files.getAttribute(existing, "unix:ino"),
+    assertEquals(
+        inode,
+        (long) Files.getAttribute(existing, "unix:ino"),
         "a new version keeps the inode number");
 
-    try (FileChannel c = FileChannel.open(mnt("seek.bin"), StandardOpenOption.CREATE_NEW,
-        StandardOpenOption.WRITE)) {
+    try (FileChannel c =
+        FileChannel.open(
+            mnt("seek.bin"), StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
       c.write(ByteBuffer.wrap(new byte[8192]));
       c.write(ByteBuffer.wrap(new byte[] {7}), 0);
     }
@@ -234,18 +244,30 @@ class MountWritesTest {
     assertEquals(0, grow.exit(), grow.err());
     assertEquals(7, Files.size(ufs.resolve("seek.bin")));
 
-    assertFails(run("fallocate", "--punch-hole", "-o", "0", "-l", "4096",
-        mnt("seek.bin").toString()), "unsupported", "fallocate --punch-hole (EOPNOTSUPP)");
-    Commands.Run xattr = run("python3", "-c",
-        "import os,sys\ntry:\n  os.setxattr(sys.argv[1], 'trusted.k', b'v')\nexcept OSError"
-            + " as e:\n  print(e.errno)\n", existing.toString());
+    assertFails(
+        run("fallocate", "--punch-hole", "-o", "0", "-l", "4096", mnt("seek.bin").toString()),
+        "unsupported",
+        "fallocate --punch-hole (EOPNOTSUPP)");
+    Commands.Run xattr =
+        run(
+            "python3",
+            "-c",
+            "import os,sys\ntry:\n  os.setxattr(sys.argv[1], 'trusted.k', b'v')\nexcept OSError"
+                + " as e:\n  print(e.errno)\n",
+            existing.toString());
     assertEquals("95", xattr.out().trim(), xattr.err());
-    Commands.Run userXattr = run("python3", "-c",
-        "import os,sys\nos.setxattr(sys.argv[1], 'user.k', b'v')\n"
-            + "print(os.getxattr(sys.argv[1], 'user.k'))\n", existing.toString());
+    Commands.Run userXattr =
+        run(
+            "python3",
+            "-c",
+            "import os,sys\nos.setxattr(sys.argv[1], 'user.k', b'v')\n"
+                + "print(os.getxattr(sys.argv[1], 'user.k'))\n",
+            existing.toString());
     assertEquals("b'v'", userXattr.out().trim(), userXattr.err());
-    assertEquals("v", fs.getStatus("/existing.bin").getXattrsMap().get("user.k")
-        .toStringUtf8(), "kept in the namespace, where the S3 proxy keeps object metadata");
+    assertEquals(
+        "v",
+        fs.getStatus("/existing.bin").getXattrsMap().get("user.k").toStringUtf8(),
+        "kept in the namespace, where the S3 proxy keeps object metadata");
   }
 
   /**
@@ -259,11 +281,11 @@ class MountWritesTest {
       Files.createDirectories(round.resolve("a"));
       Files.writeString(round.resolve("x.txt"), "x");
       Files.createDirectories(round.resolve("shared"));
-      Files.setPosixFilePermissions(round.resolve("shared"),
-          PosixFilePermissions.fromString("rwxrwxrwx"));
+      Files.setPosixFilePermissions(
+          round.resolve("shared"), PosixFilePermissions.fromString("rwxrwxrwx"));
       Files.writeString(round.resolve("mode.txt"), "x");
-      Files.setPosixFilePermissions(round.resolve("mode.txt"),
-          PosixFilePermissions.fromString("rw-r-----"));
+      Files.setPosixFilePermissions(
+          round.resolve("mode.txt"), PosixFilePermissions.fromString("rw-r-----"));
       assertEquals(0640, fs.getStatus("/fresh/r" + i + "/mode.txt").getMode() & 07777);
     }
   }
@@ -272,7 +294,8 @@ class MountWritesTest {
   void anotherUserIsDeniedWhatTheModesDeny() throws Exception {
     Files.createDirectories(mnt("perm/private"));
     Files.writeString(mnt("perm/private/secret.txt"), "secret");
-    Files.setPosixFilePermissions(mnt("perm/private"), PosixFilePermissions.fromString("rwx------"));
+    Files.setPosixFilePermissions(
+        mnt("perm/private"), PosixFilePermissions.fromString("rwx------"));
     Files.writeString(mnt("perm/public.txt"), "public");
     Files.createDirectories(mnt("perm/shared"));
     Files.setPosixFilePermissions(mnt("perm/shared"), PosixFilePermissions.fromString("rwxrwxrwx"));
@@ -280,21 +303,29 @@ class MountWritesTest {
     Commands.Run ok = runAsNobody("cat", mnt("perm/public.txt").toString());
     assertEquals(0, ok.exit(), ok.err());
     assertEquals("public", ok.out());
-    assertFails(runAsNobody("cat", mnt("perm/private/secret.txt").toString()),
-        "Permission denied", "cat private/secret.txt as nobody");
-    assertFails(runAsNobody("ls", mnt("perm/private").toString()), "Permission denied",
+    assertFails(
+        runAsNobody("cat", mnt("perm/private/secret.txt").toString()),
+        "Permission denied",
+        "cat private/secret.txt as nobody");
+    assertFails(
+        runAsNobody("ls", mnt("perm/private").toString()),
+        "Permission denied",
         "ls private as nobody");
-    assertFails(runAsNobody("touch", mnt("perm/new.txt").toString()), "Permission denied",
+    assertFails(
+        runAsNobody("touch", mnt("perm/new.txt").toString()),
+        "Permission denied",
         "touch in a 0755 directory of root as nobody");
-    assertFails(runAsNobody("rm", "-f", mnt("perm/public.txt").toString()), "Permission denied",
+    assertFails(
+        runAsNobody("rm", "-f", mnt("perm/public.txt").toString()),
+        "Permission denied",
         "rm as nobody");
     assertTrue(Files.exists(mnt("perm/public.txt")));
 
     Commands.Run mine = runAsNobody("sh", "-c", "echo mine > " + mnt("perm/shared/mine.txt"));
     assertEquals(0, mine.exit(), mine.err());
     assertEquals("nobody", fs.getStatus("/perm/shared/mine.txt").getOwner());
-    assertEquals(NOBODY, run("stat", "-c", "%u", mnt("perm/shared/mine.txt").toString())
-        .out().trim());
+    assertEquals(
+        NOBODY, run("stat", "-c", "%u", mnt("perm/shared/mine.txt").toString()).out().trim());
     assertEquals("mine\n", Files.readString(ufs.resolve("perm/shared/mine.txt")));
   }
 }

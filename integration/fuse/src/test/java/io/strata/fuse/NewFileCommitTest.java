@@ -42,12 +42,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A file created through a mount reaches the master in one call, at its first close: until
- * then it is the mount's alone (its processes see it, its name, size, mode, times and inode
- * number; other clients do not), and what was done to it meanwhile (chmod, utimens, rename,
- * unlink) is what the cluster gets; what close waits for follows the write type (CACHE_THROUGH:
- * the bytes cached as well as in the store; THROUGH: in the store only). Two real mounts of one
- * cluster of a master and a worker process, through /dev/fuse.
+ * A file created through a mount reaches the master in one call, at its first close: until then it
+ * is the mount's alone (its processes see it, its name, size, mode, times and inode number; other
+ * clients do not), and what was done to it meanwhile (chmod, utimens, rename, unlink) is what the
+ * cluster gets; what close waits for follows the write type (CACHE_THROUGH: the bytes cached as
+ * well as in the store; THROUGH: in the store only). Two real mounts of one cluster of a master and
+ * a worker process, through /dev/fuse.
  */
 class NewFileCommitTest {
   @TempDir static Path dir;
@@ -61,8 +61,11 @@ class NewFileCommitTest {
   @BeforeAll
   static void mount() throws Exception {
     // Persist rounds 5 s apart: a test can act on a file written ASYNC_THROUGH before its turn.
-    cluster = MultiProcessCluster.builder(dir.resolve("cluster")).workers(1)
-        .property("strata.master.persist.interval", "5s").start();
+    cluster =
+        MultiProcessCluster.builder(dir.resolve("cluster"))
+            .workers(1)
+            .property("strata.master.persist.interval", "5s")
+            .start();
     ufs = cluster.underStoreRoot();
     fs = FileSystem.connect(cluster.clientConfig());
     otherFs = FileSystem.connect(cluster.clientConfig());
@@ -71,11 +74,18 @@ class NewFileCommitTest {
   }
 
   private static FuseMount mountAt(FileSystem client, String name) throws Exception {
-    StrataConfig conf = StrataConfig.load(Map.of("strata.fuse.metadata.cache.ttl", "10s",
-        "strata.fuse.write.staging.dir", dir.resolve("staging-" + name).toString()));
+    StrataConfig conf =
+        StrataConfig.load(
+            Map.of(
+                "strata.fuse.metadata.cache.ttl",
+                "10s",
+                "strata.fuse.write.staging.dir",
+                dir.resolve("staging-" + name).toString()));
     Path point = Files.createDirectories(dir.resolve(name));
-    return FuseMount.mount(StrataFuseFileSystem.create(client, "/", conf,
-        new SimpleMeterRegistry()), point, MountOptions.withDefaults(List.of(), conf),
+    return FuseMount.mount(
+        StrataFuseFileSystem.create(client, "/", conf, new SimpleMeterRegistry()),
+        point,
+        MountOptions.withDefaults(List.of(), conf),
         Duration.ofSeconds(30));
   }
 
@@ -126,14 +136,13 @@ class NewFileCommitTest {
   }
 
   @Test
-  void aNewFileIsTheMountsUntilItsFirstCloseCommitsItWithWhatWasDoneMeanwhile()
-      throws Exception {
+  void aNewFileIsTheMountsUntilItsFirstCloseCommitsItWithWhatWasDoneMeanwhile() throws Exception {
     Files.createDirectories(mnt("pending"));
     byte[] body = "first close commits me".getBytes(StandardCharsets.UTF_8);
     Path a = mnt("pending/a");
     long inode;
-    try (FileChannel c = FileChannel.open(a, StandardOpenOption.CREATE_NEW,
-        StandardOpenOption.WRITE)) {
+    try (FileChannel c =
+        FileChannel.open(a, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
       c.write(ByteBuffer.wrap(body));
       // The mount's processes see it at once; the master and other mounts do not yet.
       assertTrue(Files.exists(a));
@@ -159,8 +168,8 @@ class NewFileCommitTest {
 
     // Renamed while open: committed at its new name with everything written.
     Path b = mnt("pending/b");
-    try (FileChannel c = FileChannel.open(b, StandardOpenOption.CREATE_NEW,
-        StandardOpenOption.WRITE)) {
+    try (FileChannel c =
+        FileChannel.open(b, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
       c.write(ByteBuffer.wrap(body));
       Files.move(b, mnt("pending/c"));
       c.write(ByteBuffer.wrap(body));
@@ -172,8 +181,8 @@ class NewFileCommitTest {
 
     // Unlinked before its first close: nothing of it reaches the cluster.
     Path d = mnt("pending/d");
-    try (FileChannel c = FileChannel.open(d, StandardOpenOption.CREATE_NEW,
-        StandardOpenOption.WRITE)) {
+    try (FileChannel c =
+        FileChannel.open(d, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
       c.write(ByteBuffer.wrap(body));
       Files.delete(d);
       assertFalse(Files.exists(d));
@@ -211,31 +220,38 @@ class NewFileCommitTest {
     Files.write(mnt("types/mount.bin"), viaMount);
     assertEquals(loadsBefore + 1, workerLoadCalls(), "LoadBlocks calls at a mount's close");
     assertArrayEquals(viaMount, Files.readAllBytes(ufs.resolve("types/mount.bin")));
-    MultiProcessCluster.waitFor("the master to hear of the cached block", Duration.ofSeconds(30),
-        () -> cachedBytes("/types/mount.bin") == viaMount.length, null);
+    MultiProcessCluster.waitFor(
+        "the master to hear of the cached block",
+        Duration.ofSeconds(30),
+        () -> cachedBytes("/types/mount.bin") == viaMount.length,
+        null);
 
     // A client at CACHE_THROUGH, a file of several blocks (each cached), and a new version.
     byte[] big = bytes(3 * 1024 * 1024 + 5, 2);
-    try (var out = fs.createFile("/types/blocks.bin", io.strata.client.CreateOptions.defaults()
-        .blockSize(1 << 20))) {
+    try (var out =
+        fs.createFile(
+            "/types/blocks.bin", io.strata.client.CreateOptions.defaults().blockSize(1 << 20))) {
       out.write(big);
     }
-    MultiProcessCluster.waitFor("the master to hear of the cached blocks",
-        Duration.ofSeconds(30), () -> cachedBytes("/types/blocks.bin") == big.length, null);
+    MultiProcessCluster.waitFor(
+        "the master to hear of the cached blocks",
+        Duration.ofSeconds(30),
+        () -> cachedBytes("/types/blocks.bin") == big.length,
+        null);
     long cachedBefore = fs.metrics().cachedOnWriteBytes();
-    try (var out = fs.writeNewFile("/types/small.bin", io.strata.client.CreateOptions
-        .defaults())) {
+    try (var out = fs.writeNewFile("/types/small.bin", io.strata.client.CreateOptions.defaults())) {
       out.write(viaMount, 0, 1000);
     }
     assertEquals(cachedBefore + 1000, fs.metrics().cachedOnWriteBytes());
 
     // THROUGH: close returns when the store has the bytes; nothing asks the worker to cache.
-    try (FileSystem through = FileSystem.connect(cluster.clientConfig(
-        Map.of("strata.user.file.write.type", "through")))) {
+    try (FileSystem through =
+        FileSystem.connect(
+            cluster.clientConfig(Map.of("strata.user.file.write.type", "through")))) {
       double before = workerLoadCalls();
       byte[] body = bytes(200_000, 3);
-      try (var out = through.writeNewFile("/types/through.bin",
-          io.strata.client.CreateOptions.defaults())) {
+      try (var out =
+          through.writeNewFile("/types/through.bin", io.strata.client.CreateOptions.defaults())) {
         out.write(body);
       }
       assertArrayEquals(body, Files.readAllBytes(ufs.resolve("types/through.bin")));
@@ -245,37 +261,56 @@ class NewFileCommitTest {
 
     // A folder's write type wins over the client's, for what is made in it afterwards.
     Files.createDirectories(mnt("types/scratch"));
-    fs.setAttribute("/types/scratch", io.strata.client.SetAttributeOptions.defaults()
-        .xattr(WriteTypeAttribute.NAME, com.google.protobuf.ByteString.copyFromUtf8("THROUGH")));
+    fs.setAttribute(
+        "/types/scratch",
+        io.strata.client.SetAttributeOptions.defaults()
+            .xattr(
+                WriteTypeAttribute.NAME, com.google.protobuf.ByteString.copyFromUtf8("THROUGH")));
     Files.createDirectories(mnt("types/scratch/sub"));
     double beforeScratch = workerLoadCalls();
     Files.write(mnt("types/scratch/sub/a.bin"), viaMount);
     assertEquals(beforeScratch, workerLoadCalls(), "LoadBlocks calls in a THROUGH folder");
     assertArrayEquals(viaMount, Files.readAllBytes(ufs.resolve("types/scratch/sub/a.bin")));
     // The master takes only the write types it knows.
-    StrataException badType = assertThrows(StrataException.class, () -> fs.setAttribute(
-        "/types/scratch", io.strata.client.SetAttributeOptions.defaults().xattr(
-            WriteTypeAttribute.NAME, com.google.protobuf.ByteString.copyFromUtf8("CACHE"))));
+    StrataException badType =
+        assertThrows(
+            StrataException.class,
+            () ->
+                fs.setAttribute(
+                    "/types/scratch",
+                    io.strata.client.SetAttributeOptions.defaults()
+                        .xattr(
+                            WriteTypeAttribute.NAME,
+                            com.google.protobuf.ByteString.copyFromUtf8("CACHE"))));
     assertEquals(ErrorCode.INVALID_ARGUMENT, badType.code());
-    assertTrue(badType.getMessage().contains("give CACHE_THROUGH, THROUGH, ASYNC_THROUGH or"
-        + " MUST_CACHE"), badType.getMessage());
+    assertTrue(
+        badType
+            .getMessage()
+            .contains("give CACHE_THROUGH, THROUGH, ASYNC_THROUGH or" + " MUST_CACHE"),
+        badType.getMessage());
 
     // Unknown write types are refused by name when a client starts.
     for (String refused : new String[] {"CACHE", "cache-through"}) {
-      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-          () -> FileSystem.connect(cluster.clientConfig(
-              Map.of("strata.user.file.write.type", refused))).close());
-      assertTrue(e.getMessage().contains("strata.user.file.write.type")
-          && e.getMessage().contains("CACHE_THROUGH"), e.getMessage());
+      IllegalArgumentException e =
+          assertThrows(
+              IllegalArgumentException.class,
+              () ->
+                  FileSystem.connect(
+                          cluster.clientConfig(Map.of("strata.user.file.write.type", refused)))
+                      .close());
+      assertTrue(
+          e.getMessage().contains("strata.user.file.write.type")
+              && e.getMessage().contains("CACHE_THROUGH"),
+          e.getMessage());
     }
   }
 
   /**
-   * ASYNC_THROUGH: close returns with the bytes in the worker's cache only, readable at once;
-   * the master's persist scheduler writes them to the store later, also after a kill -9 of the
-   * master and of the worker in between; a file deleted before its turn never reaches the
-   * store. MUST_CACHE (set on a folder): never in the store, kept by `fs free`, until `fs
-   * persist` writes it.
+   * ASYNC_THROUGH: close returns with the bytes in the worker's cache only, readable at once; the
+   * master's persist scheduler writes them to the store later, also after a kill -9 of the master
+   * and of the worker in between; a file deleted before its turn never reaches the store.
+   * MUST_CACHE (set on a folder): never in the store, kept by `fs free`, until `fs persist` writes
+   * it.
    */
   @Test
   void cacheOnlyWriteTypesKeepBytesOutOfTheStoreUntilPersisted() throws Exception {
@@ -283,15 +318,17 @@ class NewFileCommitTest {
     byte[] body = bytes(2_500_000, 7);
     byte[] gone = bytes(70_000, 8);
     FileInfo written;
-    try (FileSystem async = FileSystem.connect(cluster.clientConfig(
-        Map.of("strata.user.file.write.type", "ASYNC_THROUGH")))) {
-      var out = async.writeNewFile("/async/a.bin", io.strata.client.CreateOptions.defaults()
-          .blockSize(1 << 20));
+    try (FileSystem async =
+        FileSystem.connect(
+            cluster.clientConfig(Map.of("strata.user.file.write.type", "ASYNC_THROUGH")))) {
+      var out =
+          async.writeNewFile(
+              "/async/a.bin", io.strata.client.CreateOptions.defaults().blockSize(1 << 20));
       out.write(body);
       out.close();
       written = out.completedStatus();
-      try (var doomed = async.writeNewFile("/async/gone.bin",
-          io.strata.client.CreateOptions.defaults())) {
+      try (var doomed =
+          async.writeNewFile("/async/gone.bin", io.strata.client.CreateOptions.defaults())) {
         doomed.write(gone);
       }
       async.delete("/async/gone.bin", false);
@@ -303,18 +340,26 @@ class NewFileCommitTest {
     cluster.killWorker(0);
     cluster.startWorker(0);
     cluster.restartMaster(0);
-    MultiProcessCluster.waitFor("the scheduler to persist /async/a.bin", Duration.ofSeconds(90),
-        () -> persistence("/async/a.bin") == PersistenceState.PERSISTENCE_PERSISTED, null);
+    MultiProcessCluster.waitFor(
+        "the scheduler to persist /async/a.bin",
+        Duration.ofSeconds(90),
+        () -> persistence("/async/a.bin") == PersistenceState.PERSISTENCE_PERSISTED,
+        null);
     assertArrayEquals(body, Files.readAllBytes(ufs.resolve("async/a.bin")));
     assertArrayEquals(body, Files.readAllBytes(mnt("async/a.bin")));
-    assertTrue(names(ufs.resolve("async")).stream().noneMatch(n -> n.contains("gone.bin")),
+    assertTrue(
+        names(ufs.resolve("async")).stream().noneMatch(n -> n.contains("gone.bin")),
         "a file deleted before its turn is never written, not even as a temporary file: "
             + names(ufs.resolve("async")));
 
     // MUST_CACHE set on a folder: in the cache only, kept by a free, persisted on demand.
     Files.createDirectories(mnt("scratch"));
-    fs.setAttribute("/scratch", io.strata.client.SetAttributeOptions.defaults().xattr(
-        WriteTypeAttribute.NAME, com.google.protobuf.ByteString.copyFromUtf8("MUST_CACHE")));
+    fs.setAttribute(
+        "/scratch",
+        io.strata.client.SetAttributeOptions.defaults()
+            .xattr(
+                WriteTypeAttribute.NAME,
+                com.google.protobuf.ByteString.copyFromUtf8("MUST_CACHE")));
     byte[] scratch = bytes(100_000, 9);
     Files.write(mnt("scratch/s.bin"), scratch);
     assertEquals(PersistenceState.PERSISTENCE_NOT_PERSISTED, persistence("/scratch/s.bin"));
@@ -346,8 +391,8 @@ class NewFileCommitTest {
   void aFolderHoldingAFileNotClosedYetIsNotEmpty() throws Exception {
     Files.createDirectories(mnt("holder"));
     Path f = mnt("holder/open");
-    try (FileChannel c = FileChannel.open(f, StandardOpenOption.CREATE_NEW,
-        StandardOpenOption.WRITE)) {
+    try (FileChannel c =
+        FileChannel.open(f, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
       c.write(ByteBuffer.wrap(new byte[] {1}));
       assertThrows(DirectoryNotEmptyException.class, () -> Files.delete(mnt("holder")));
     }

@@ -29,14 +29,20 @@ class OpenFileTableTest {
   void handlesOfOneFileShareOneReaderClosedByTheLastRelease() throws Exception {
     OpenFileTable<Reader> table = new OpenFileTable<>();
     AtomicInteger opened = new AtomicInteger();
-    Reader a = table.acquire(7, () -> {
-      opened.incrementAndGet();
-      return new Reader();
-    });
-    Reader b = table.acquire(7, () -> {
-      opened.incrementAndGet();
-      return new Reader();
-    });
+    Reader a =
+        table.acquire(
+            7,
+            () -> {
+              opened.incrementAndGet();
+              return new Reader();
+            });
+    Reader b =
+        table.acquire(
+            7,
+            () -> {
+              opened.incrementAndGet();
+              return new Reader();
+            });
     assertSame(a, b);
     assertEquals(1, opened.get());
     assertEquals(2, table.references(7));
@@ -61,16 +67,20 @@ class OpenFileTableTest {
     try {
       List<Future<Reader>> got = new ArrayList<>();
       for (int i = 0; i < threads; i++) {
-        got.add(pool.submit(() -> {
-          start.await();
-          return table.acquire(1, () -> {
-            Reader r = new Reader();
-            synchronized (created) {
-              created.add(r);
-            }
-            return r;
-          });
-        }));
+        got.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  return table.acquire(
+                      1,
+                      () -> {
+                        Reader r = new Reader();
+                        synchronized (created) {
+                          created.add(r);
+                        }
+                        return r;
+                      });
+                }));
       }
       start.countDown();
       Reader shared = got.get(0).get(60, TimeUnit.SECONDS);

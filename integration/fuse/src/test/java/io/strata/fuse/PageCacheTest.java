@@ -25,8 +25,11 @@ class PageCacheTest {
   @Test
   void pageSizeMustBeAPowerOfTwoOfAtLeast4k() throws Exception {
     for (long bad : new long[] {0, 512, 4095, 5000, 3 << 20, 128L << 20}) {
-      StrataException e = assertThrows(StrataException.class,
-          () -> new PageCache(1 << 20, bad, new SimpleMeterRegistry()), "page size " + bad);
+      StrataException e =
+          assertThrows(
+              StrataException.class,
+              () -> new PageCache(1 << 20, bad, new SimpleMeterRegistry()),
+              "page size " + bad);
       assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
       assertTrue(e.getMessage().contains(FuseKeys.PAGE_CACHE_PAGE_SIZE.name()), e.getMessage());
     }
@@ -36,8 +39,8 @@ class PageCacheTest {
   @Test
   void aBadPageSizeInTheConfigurationNamesTheKey() {
     StrataConfig conf = StrataConfig.load(Map.of(FuseKeys.PAGE_CACHE_PAGE_SIZE.name(), "3000"));
-    StrataException e = assertThrows(StrataException.class,
-        () -> PageCache.fromConfig(conf, registry));
+    StrataException e =
+        assertThrows(StrataException.class, () -> PageCache.fromConfig(conf, registry));
     assertTrue(e.getMessage().contains("strata.fuse.page.cache.page.size"), e.getMessage());
   }
 
@@ -58,8 +61,8 @@ class PageCacheTest {
     cache.put(2, 0, new byte[100]);
     assertTrue(cache.cachedBytes() <= 64 * 1024, "held " + cache.cachedBytes());
     assertTrue(cache.cachedBytes() > 0);
-    assertEquals(cache.cachedBytes(),
-        registry.get(MetricNames.FUSE_PAGE_CACHE_USED).gauge().value(), 0.0);
+    assertEquals(
+        cache.cachedBytes(), registry.get(MetricNames.FUSE_PAGE_CACHE_USED).gauge().value(), 0.0);
   }
 
   @Test
@@ -109,10 +112,16 @@ class PageCacheTest {
     PageCache cache = new PageCache(1 << 20, 4096, prometheus);
     cache.recordSource(4096);
     String scrape = prometheus.scrape();
-    for (String name : new String[] {"strata_fuse_page_cache_hits_total",
-        "strata_fuse_page_cache_misses_total", "strata_fuse_page_cache_used_bytes",
-        "strata_fuse_read_bytes_total", "strata_fuse_read_source_bytes_total 4096.0",
-        "strata_fuse_readahead_bytes_total", "strata_fuse_readahead_skipped_total"}) {
+    for (String name :
+        new String[] {
+          "strata_fuse_page_cache_hits_total",
+          "strata_fuse_page_cache_misses_total",
+          "strata_fuse_page_cache_used_bytes",
+          "strata_fuse_read_bytes_total",
+          "strata_fuse_read_source_bytes_total 4096.0",
+          "strata_fuse_readahead_bytes_total",
+          "strata_fuse_readahead_skipped_total"
+        }) {
       assertTrue(scrape.contains("\n" + name), name + " missing from " + scrape);
     }
   }

@@ -18,8 +18,7 @@ class ReadPatternTest {
       assertTrue(p.onRead(i * 8192L, 8192, FILE).sequential());
       windows[i] = p.window();
     }
-    assertEquals("[4096, 8192, 16384, 32768, 32768, 32768]",
-        java.util.Arrays.toString(windows));
+    assertEquals("[4096, 8192, 16384, 32768, 32768, 32768]", java.util.Arrays.toString(windows));
   }
 
   @Test

@@ -37,18 +37,20 @@ import software.amazon.awssdk.services.s3.S3Client;
  * previous release (tests/compat/PREVIOUS_RELEASE, built from this repository's history), with a
  * FUSE mount and an S3 proxy, is upgraded one process at a time by the commands of
  * docs/rolling-upgrade.md while readers read cached and uncached files through the mount and
- * through the client, and writers create, rename and delete files through the client and the
- * mount; or partly upgraded, refused a finalize, and rolled back. Either way no read fails or
- * returns wrong bytes, every write that was acknowledged is there exactly once with its bytes
- * (and every acknowledged delete is gone), the namespace read and the load job are as before,
- * and `upgrade status` shows one release at the end.
+ * through the client, and writers create, rename and delete files through the client and the mount;
+ * or partly upgraded, refused a finalize, and rolled back. Either way no read fails or returns
+ * wrong bytes, every write that was acknowledged is there exactly once with its bytes (and every
+ * acknowledged delete is gone), the namespace read and the load job are as before, and `upgrade
+ * status` shows one release at the end.
  */
 class RollingUpgradeTest {
   static final long BLOCK = 1 << 20;
   static final String MOUNT_READER = "fuse";
   static final String MOUNT_WRITER = "fuse-writer";
+
   /** Where the writers write, outside what the readers read and the dump compares. */
   static final String WORK = "/work";
+
   static final String ACCESS_KEY = "upgradeaccesskey";
   static final String SECRET_KEY = "upgrade-secret-key-0123456789";
   @TempDir Path dir;
@@ -70,9 +72,13 @@ class RollingUpgradeTest {
     LoadJobStatus jobBefore;
 
     Scenario(boolean proxy) throws Exception {
-      cluster = MultiProcessCluster.builder(dir.resolve("cluster")).masters(3).workers(2)
-          .release(previous).property("strata.master.file.block.size", Long.toString(BLOCK))
-          .start();
+      cluster =
+          MultiProcessCluster.builder(dir.resolve("cluster"))
+              .masters(3)
+              .workers(2)
+              .release(previous)
+              .property("strata.master.file.block.size", Long.toString(BLOCK))
+              .start();
       fs = FileSystem.connect(cluster.clientConfig());
       upgrade = new RollingUpgrade(cluster);
       try {
@@ -98,57 +104,70 @@ class RollingUpgradeTest {
       fuse = cluster.startFuse(point, Map.of("strata.fuse.web.port", "-1"), previous);
       if (proxy) {
         Path credentials = cluster.base().resolve("conf/proxy-credentials");
-        Files.writeString(credentials, "# test keys\n" + ACCESS_KEY + " " + SECRET_KEY + " "
-            + System.getProperty("user.name") + "\n");
-        Files.setPosixFilePermissions(credentials,
-            java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        Files.writeString(
+            credentials,
+            "# test keys\n"
+                + ACCESS_KEY
+                + " "
+                + SECRET_KEY
+                + " "
+                + System.getProperty("user.name")
+                + "\n");
+        Files.setPosixFilePermissions(
+            credentials, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
         cluster.startProxy(Map.of(), List.of(), previous);
         assertProxyReads();
       }
-      readers = new ReaderLoop(files)
-          .reader("client-1", this::readWithClient)
-          .reader("client-2", this::readWithClient)
-          .reader(MOUNT_READER, p -> Files.readAllBytes(point.resolve(p.substring(1))));
+      readers =
+          new ReaderLoop(files)
+              .reader("client-1", this::readWithClient)
+              .reader("client-2", this::readWithClient)
+              .reader(MOUNT_READER, p -> Files.readAllBytes(point.resolve(p.substring(1))));
       readers.start("before", Duration.ofMinutes(12));
       for (String folder : WriterLoop.folders()) {
         fs.createDirectory(WORK + "/" + folder, true, true);
       }
-      writers = new WriterLoop(3000, 150)
-          .writer("client", new WriterLoop.Target() {
-            @Override
-            public void create(String path, byte[] bytes) throws java.io.IOException {
-              try (var out = fs.createFile(WORK + "/" + path)) {
-                out.write(bytes);
-              }
-            }
+      writers =
+          new WriterLoop(3000, 150)
+              .writer(
+                  "client",
+                  new WriterLoop.Target() {
+                    @Override
+                    public void create(String path, byte[] bytes) throws java.io.IOException {
+                      try (var out = fs.createFile(WORK + "/" + path)) {
+                        out.write(bytes);
+                      }
+                    }
 
-            @Override
-            public void rename(String from, String to) throws java.io.IOException {
-              fs.rename(WORK + "/" + from, WORK + "/" + to);
-            }
+                    @Override
+                    public void rename(String from, String to) throws java.io.IOException {
+                      fs.rename(WORK + "/" + from, WORK + "/" + to);
+                    }
 
-            @Override
-            public void delete(String path) throws java.io.IOException {
-              fs.delete(WORK + "/" + path, false);
-            }
-          })
-          .writer(MOUNT_WRITER, new WriterLoop.Target() {
-            @Override
-            public void create(String path, byte[] bytes) throws java.io.IOException {
-              Files.write(point.resolve(WORK.substring(1)).resolve(path), bytes);
-            }
+                    @Override
+                    public void delete(String path) throws java.io.IOException {
+                      fs.delete(WORK + "/" + path, false);
+                    }
+                  })
+              .writer(
+                  MOUNT_WRITER,
+                  new WriterLoop.Target() {
+                    @Override
+                    public void create(String path, byte[] bytes) throws java.io.IOException {
+                      Files.write(point.resolve(WORK.substring(1)).resolve(path), bytes);
+                    }
 
-            @Override
-            public void rename(String from, String to) throws java.io.IOException {
-              Path work = point.resolve(WORK.substring(1));
-              Files.move(work.resolve(from), work.resolve(to));
-            }
+                    @Override
+                    public void rename(String from, String to) throws java.io.IOException {
+                      Path work = point.resolve(WORK.substring(1));
+                      Files.move(work.resolve(from), work.resolve(to));
+                    }
 
-            @Override
-            public void delete(String path) throws java.io.IOException {
-              Files.delete(point.resolve(WORK.substring(1)).resolve(path));
-            }
-          });
+                    @Override
+                    public void delete(String path) throws java.io.IOException {
+                      Files.delete(point.resolve(WORK.substring(1)).resolve(path));
+                    }
+                  });
       writers.start(Duration.ofMinutes(12));
       Thread.sleep(2000);
     }
@@ -169,13 +188,18 @@ class RollingUpgradeTest {
     }
 
     void assertProxyReads() throws Exception {
-      try (S3Client s3 = S3Client.builder()
-          .endpointOverride(URI.create("http://127.0.0.1:" + cluster.proxyPort()))
-          .region(Region.US_EAST_1).forcePathStyle(true)
-          .credentialsProvider(StaticCredentialsProvider.create(
-              AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY))).build()) {
-        assertArrayEquals(contents.get("/data/cold/part-1.bin"), s3.getObjectAsBytes(b -> b
-            .bucket("data").key("cold/part-1.bin")).asByteArray());
+      try (S3Client s3 =
+          S3Client.builder()
+              .endpointOverride(URI.create("http://127.0.0.1:" + cluster.proxyPort()))
+              .region(Region.US_EAST_1)
+              .forcePathStyle(true)
+              .credentialsProvider(
+                  StaticCredentialsProvider.create(
+                      AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
+              .build()) {
+        assertArrayEquals(
+            contents.get("/data/cold/part-1.bin"),
+            s3.getObjectAsBytes(b -> b.bucket("data").key("cold/part-1.bin")).asByteArray());
       }
     }
 
@@ -194,8 +218,11 @@ class RollingUpgradeTest {
       Thread.sleep(2000);
       readers.stop();
       assertEquals(0, readers.totalFailures(), String.join("\n", readers.failures()));
-      readers.phases().forEach((phase, s) -> assertTrue(s.reads() > 0 || s.seconds() < 1,
-          "no read in phase " + phase));
+      readers
+          .phases()
+          .forEach(
+              (phase, s) ->
+                  assertTrue(s.reads() > 0 || s.seconds() < 1, "no read in phase " + phase));
       assertTrue(readers.phases().get("before").reads() > 0);
       assertEquals(namespaceBefore, dump(fs));
       LoadJobStatus job = fs.loadStatus("/data/cached", 0);
@@ -218,18 +245,26 @@ class RollingUpgradeTest {
       }
       List<String> problems = writers.check(found, p -> readWithClient(WORK + "/" + p));
       assertTrue(problems.isEmpty(), String.join("\n", problems));
-      writers.counts().forEach((writer, c) -> {
-        System.out.printf("writer %s: %d changes acknowledged, %d failed %s%n", writer,
-            c.acknowledged(), c.failed(), c.firstFailures());
-        assertTrue(c.acknowledged() > 0, "writer " + writer + " made no change: "
-            + c.firstFailures());
-      });
+      writers
+          .counts()
+          .forEach(
+              (writer, c) -> {
+                System.out.printf(
+                    "writer %s: %d changes acknowledged, %d failed %s%n",
+                    writer, c.acknowledged(), c.failed(), c.firstFailures());
+                assertTrue(
+                    c.acknowledged() > 0,
+                    "writer " + writer + " made no change: " + c.firstFailures());
+              });
     }
 
     /** The line of `upgrade status` that lists the releases running. */
     String releasesRunning() throws Exception {
       String status = upgrade.strata("fsadmin", "upgrade", "status");
-      return status.lines().filter(l -> l.startsWith("Releases running:")).findFirst()
+      return status
+          .lines()
+          .filter(l -> l.startsWith("Releases running:"))
+          .findFirst()
           .orElseThrow(() -> new AssertionError(status));
     }
 
@@ -253,7 +288,9 @@ class RollingUpgradeTest {
       Files.createDirectories(to);
       try (var logs = Files.list(cluster.logsDir())) {
         for (Path log : (Iterable<Path>) logs::iterator) {
-          Files.copy(log, to.resolve(log.getFileName()),
+          Files.copy(
+              log,
+              to.resolve(log.getFileName()),
               java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         }
       }
@@ -277,8 +314,17 @@ class RollingUpgradeTest {
       if (f.getPath().equals(WORK)) {
         continue;
       }
-      out.add(f.getPath() + (f.getDirectory() ? "/" : "") + " " + f.getLength() + " "
-          + Integer.toOctalString(f.getMode()) + " " + f.getOwner() + ":" + f.getGroup());
+      out.add(
+          f.getPath()
+              + (f.getDirectory() ? "/" : "")
+              + " "
+              + f.getLength()
+              + " "
+              + Integer.toOctalString(f.getMode())
+              + " "
+              + f.getOwner()
+              + ":"
+              + f.getGroup());
       if (f.getDirectory()) {
         dump(fs, f.getPath(), out);
       }
@@ -311,14 +357,16 @@ class RollingUpgradeTest {
       assertTrue(finalized.contains("metadata layout 1 -> 2"), finalized);
       // What the new layout enables works now.
       s.upgrade.strata("fs", "setTtl", "/data/cold/part-0.bin", "1h");
-      assertTrue(s.upgrade.strata("fs", "stat", "/data/cold/part-0.bin").lines()
-          .anyMatch(l -> l.startsWith("TTL:") && l.contains("1h")));
+      assertTrue(
+          s.upgrade
+              .strata("fs", "stat", "/data/cold/part-0.bin")
+              .lines()
+              .anyMatch(l -> l.startsWith("TTL:") && l.contains("1h")));
       s.upgrade.strata("fs", "unsetTtl", "/data/cold/part-0.bin");
       s.readers.phase("after");
       s.assertNothingLost();
       assertEquals("Releases running: " + s.current.release(), s.releasesRunning());
-      assertTrue(s.upgrade.strata("fsadmin", "upgrade", "status")
-          .contains("Finalized: layout 2"));
+      assertTrue(s.upgrade.strata("fsadmin", "upgrade", "status").contains("Finalized: layout 2"));
     }
   }
 
@@ -343,10 +391,15 @@ class RollingUpgradeTest {
 
       ShellResult refused = s.upgrade.strataFailing("fsadmin", "upgrade", "finalize");
       String laggard = s.cluster.masterAddresses().get(oldLeader);
-      assertTrue(refused.stderr().contains("the master at " + laggard + " runs release "
-          + s.previous.release()), refused.stderr());
-      assertTrue(s.upgrade.strata("fsadmin", "upgrade", "status")
-          .contains("Finalize: not yet; upgrade first: " + laggard));
+      assertTrue(
+          refused
+              .stderr()
+              .contains("the master at " + laggard + " runs release " + s.previous.release()),
+          refused.stderr());
+      assertTrue(
+          s.upgrade
+              .strata("fsadmin", "upgrade", "status")
+              .contains("Finalize: not yet; upgrade first: " + laggard));
       // The leader runs the new release, but the cluster's layout is still the old one.
       ShellResult ttl = s.upgrade.strataFailing("fs", "setTtl", "/data/cold/part-0.bin", "1h");
       assertTrue(ttl.stderr().contains("strata fsadmin upgrade finalize"), ttl.stderr());

@@ -21,16 +21,23 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The staged copy of a file on its own, over a computed base version: reads see the base, every
- * write and truncation, and zeros where the file grew; only written bytes take local space, and
- * the mount's bound refuses a write past it with ENOSPC.
+ * write and truncation, and zeros where the file grew; only written bytes take local space, and the
+ * mount's bound refuses a write past it with ENOSPC.
  */
 class StagedFileTest {
   @TempDir Path dir;
 
   private StagedFile staged(StagingArea area, long baseLength, MemorySource source)
       throws Exception {
-    FileInfo base = FileInfo.newBuilder().setFileId(7).setInodeNumber(3).setPath("/f")
-        .setLength(baseLength).setModificationTimeMs(1000).setComplete(true).build();
+    FileInfo base =
+        FileInfo.newBuilder()
+            .setFileId(7)
+            .setInodeNumber(3)
+            .setPath("/f")
+            .setLength(baseLength)
+            .setModificationTimeMs(1000)
+            .setComplete(true)
+            .build();
     return area.acquire(3, data -> new StagedFile(3, "/f", base, null, data, area, v -> source));
   }
 
@@ -109,8 +116,8 @@ class StagedFileTest {
     StagingArea area = new StagingArea(dir.resolve("s"), 1000);
     StagedFile f = staged(area, 0, new MemorySource(0));
     f.write(0, ByteBuffer.wrap(new byte[800]));
-    StrataException e = assertThrows(StrataException.class,
-        () -> f.write(800, ByteBuffer.wrap(new byte[300])));
+    StrataException e =
+        assertThrows(StrataException.class, () -> f.write(800, ByteBuffer.wrap(new byte[300])));
     assertEquals(PosixError.ENOSPC, e.posix());
     assertTrue(e.getMessage().contains("strata.fuse.write.staging.max.size"), e.getMessage());
     assertEquals(800, f.length());
@@ -129,10 +136,17 @@ class StagedFileTest {
     assertNotNull(kept);
     assertTrue(Files.exists(kept));
     assertEquals(1, area.reportLeftovers());
-    FileInfo other = FileInfo.newBuilder().setFileId(8).setInodeNumber(4).setPath("/g")
-        .setLength(10).setComplete(true).build();
-    StagedFile clean = area.acquire(4, data -> new StagedFile(4, "/g", other, null, data, area,
-        v -> new MemorySource(10)));
+    FileInfo other =
+        FileInfo.newBuilder()
+            .setFileId(8)
+            .setInodeNumber(4)
+            .setPath("/g")
+            .setLength(10)
+            .setComplete(true)
+            .build();
+    StagedFile clean =
+        area.acquire(
+            4, data -> new StagedFile(4, "/g", other, null, data, area, v -> new MemorySource(10)));
     Path data = clean.data();
     assertNull(area.release(clean));
     assertFalse(Files.exists(data));

@@ -6,7 +6,9 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 
 /** {@code strata fsadmin checkpoint}: makes the master checkpoint its journal now. */
-@Command(name = "checkpoint", mixinStandardHelpOptions = true,
+@Command(
+    name = "checkpoint",
+    mixinStandardHelpOptions = true,
     description = "Make the master take a checkpoint of its metadata now.")
 final class CheckpointCommand implements Callable<Integer> {
   private final ShellContext ctx;

@@ -8,13 +8,16 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /** {@code strata fsadmin}: cluster administration. */
-@Command(name = "fsadmin", mixinStandardHelpOptions = true,
-    description = "Cluster administration.")
+@Command(name = "fsadmin", mixinStandardHelpOptions = true, description = "Cluster administration.")
 public final class FsAdminCommand implements Callable<Integer>, CommandGroup {
   @Override
   public List<Class<?>> subcommands() {
-    return List.of(ReportCommand.class, CheckpointCommand.class, JournalCommand.class,
-        BackupCommand.class, UpgradeCommand.class);
+    return List.of(
+        ReportCommand.class,
+        CheckpointCommand.class,
+        JournalCommand.class,
+        BackupCommand.class,
+        UpgradeCommand.class);
   }
 
   @Spec CommandSpec spec;

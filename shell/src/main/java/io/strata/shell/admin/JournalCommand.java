@@ -8,7 +8,9 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /** {@code strata fsadmin journal}: the replicated journal of the masters. */
-@Command(name = "journal", mixinStandardHelpOptions = true,
+@Command(
+    name = "journal",
+    mixinStandardHelpOptions = true,
     description = "The masters' replicated journal: its group of masters and checkpoints.")
 final class JournalCommand implements Callable<Integer>, CommandGroup {
   @Override

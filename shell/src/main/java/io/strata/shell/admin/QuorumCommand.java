@@ -8,12 +8,17 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /** {@code strata fsadmin journal quorum}: the masters that replicate the journal. */
-@Command(name = "quorum", mixinStandardHelpOptions = true,
+@Command(
+    name = "quorum",
+    mixinStandardHelpOptions = true,
     description = "Show or change the group of masters that replicate the journal.")
 final class QuorumCommand implements Callable<Integer>, CommandGroup {
   @Override
   public List<Class<?>> subcommands() {
-    return List.of(QuorumInfoCommand.class, QuorumElectCommand.class, QuorumAddCommand.class,
+    return List.of(
+        QuorumInfoCommand.class,
+        QuorumElectCommand.class,
+        QuorumAddCommand.class,
         QuorumRemoveCommand.class);
   }
 

@@ -26,16 +26,20 @@ import java.util.concurrent.TimeoutException;
 import picocli.CommandLine.Command;
 
 /**
- * {@code strata fsadmin journal quorum info}: asks every master directly, in parallel and with
- * a short deadline, for its view of the journal's group, and prints one row per master (see
- * {@link QuorumSurvey}). A master that does not answer is a row, not a failure; the command
- * fails only when no master answers or none leads.
+ * {@code strata fsadmin journal quorum info}: asks every master directly, in parallel and with a
+ * short deadline, for its view of the journal's group, and prints one row per master (see {@link
+ * QuorumSurvey}). A master that does not answer is a row, not a failure; the command fails only
+ * when no master answers or none leads.
  */
-@Command(name = "info", mixinStandardHelpOptions = true, description = {
-    "Show the masters of the journal's group: each one's address, journal address, role,"
-        + " applied index and lag behind the leader, with the term, commit index and leader.",
-    "Every master of strata.master.addresses (and every member the masters name) is asked"
-        + " directly, so one that is down or behind shows as such."})
+@Command(
+    name = "info",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Show the masters of the journal's group: each one's address, journal address, role,"
+          + " applied index and lag behind the leader, with the term, commit index and leader.",
+      "Every master of strata.master.addresses (and every member the masters name) is asked"
+          + " directly, so one that is down or behind shows as such."
+    })
 final class QuorumInfoCommand implements Callable<Integer> {
   /** The longest a master may take to answer; a paused one would otherwise hold the table. */
   static final Duration PROBE_TIMEOUT = Duration.ofSeconds(5);
@@ -51,8 +55,8 @@ final class QuorumInfoCommand implements Callable<Integer> {
     StrataConfig conf = ctx.conf();
     Duration rpc = conf.getDuration(ClientKeys.RPC_TIMEOUT);
     Duration probe = rpc.compareTo(PROBE_TIMEOUT) < 0 ? rpc : PROBE_TIMEOUT;
-    StrataConfig probing = conf.with(Map.of(ClientKeys.RPC_TIMEOUT.name(),
-        probe.toMillis() + "ms"));
+    StrataConfig probing =
+        conf.with(Map.of(ClientKeys.RPC_TIMEOUT.name(), probe.toMillis() + "ms"));
     QuorumSurvey survey;
     List<String> configured;
     try (MasterClient client = new MasterClient(probing)) {
@@ -81,34 +85,50 @@ final class QuorumInfoCommand implements Callable<Integer> {
     PrintStream out = ctx.out();
     GetQuorumInfoResponse ref = survey.reference();
     if (ref == null) {
-      throw new StrataException(ErrorCode.UNAVAILABLE, "No Strata master answered ("
-          + String.join("; ", survey.notes()) + "). Start the masters with `strata master"
-          + " start`, or set strata.master.addresses to every master's host:port");
+      throw new StrataException(
+          ErrorCode.UNAVAILABLE,
+          "No Strata master answered ("
+              + String.join("; ", survey.notes())
+              + "). Start the masters with `strata master"
+              + " start`, or set strata.master.addresses to every master's host:port");
     }
     GetQuorumInfoResponse leader = survey.leaderView();
-    out.printf("Journal group %s: term %d, commit index %d, leader %s%n", ref.getGroupId(),
-        ref.getTerm(), ref.getCommitIndex(), leader == null ? "none" : leader.getLeaderAddress());
+    out.printf(
+        "Journal group %s: term %d, commit index %d, leader %s%n",
+        ref.getGroupId(),
+        ref.getTerm(),
+        ref.getCommitIndex(),
+        leader == null ? "none" : leader.getLeaderAddress());
     QuorumTable.print(out, survey.rows());
     for (String note : survey.notes()) {
       out.println("Note: " + note);
     }
     if (leader == null) {
-      throw new StrataException(ErrorCode.UNAVAILABLE, "No master leads the journal's group:"
-          + " an election is under way, or fewer than a majority of its "
-          + ref.getPeersCount() + " masters run. Start the stopped ones (a group of "
-          + ref.getPeersCount() + " needs " + (ref.getPeersCount() / 2 + 1) + ")");
+      throw new StrataException(
+          ErrorCode.UNAVAILABLE,
+          "No master leads the journal's group:"
+              + " an election is under way, or fewer than a majority of its "
+              + ref.getPeersCount()
+              + " masters run. Start the stopped ones (a group of "
+              + ref.getPeersCount()
+              + " needs "
+              + (ref.getPeersCount() / 2 + 1)
+              + ")");
     }
     return 0;
   }
 
   /** Asks each address at once; every answer or failure comes back within the deadline. */
-  private static List<QuorumSurvey.Answer> ask(MasterClient client, List<String> addresses,
-      Duration probe) throws StrataException {
-    ExecutorService pool = Executors.newFixedThreadPool(addresses.size(), r -> {
-      Thread t = new Thread(r, "quorum-info");
-      t.setDaemon(true);
-      return t;
-    });
+  private static List<QuorumSurvey.Answer> ask(
+      MasterClient client, List<String> addresses, Duration probe) throws StrataException {
+    ExecutorService pool =
+        Executors.newFixedThreadPool(
+            addresses.size(),
+            r -> {
+              Thread t = new Thread(r, "quorum-info");
+              t.setDaemon(true);
+              return t;
+            });
     try {
       List<CompletableFuture<QuorumSurvey.Answer>> futures = new ArrayList<>();
       for (String address : addresses) {
@@ -121,12 +141,13 @@ final class QuorumInfoCommand implements Callable<Integer> {
         try {
           answers.add(futures.get(i).get(left, TimeUnit.NANOSECONDS));
         } catch (TimeoutException | ExecutionException e) {
-          answers.add(new QuorumSurvey.Answer(addresses.get(i), null,
-              "no answer within " + probe.toSeconds() + "s"));
+          answers.add(
+              new QuorumSurvey.Answer(
+                  addresses.get(i), null, "no answer within " + probe.toSeconds() + "s"));
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
-          throw new StrataException(ErrorCode.UNAVAILABLE, "Interrupted while asking the"
-              + " masters", e);
+          throw new StrataException(
+              ErrorCode.UNAVAILABLE, "Interrupted while asking the" + " masters", e);
         }
       }
       return answers;
@@ -137,17 +158,20 @@ final class QuorumInfoCommand implements Callable<Integer> {
 
   private static QuorumSurvey.Answer askOne(MasterClient client, String address) {
     try {
-      return new QuorumSurvey.Answer(address, client.callJournalAt(address,
-          s -> s.getQuorumInfo(GetQuorumInfoRequest.getDefaultInstance())), null);
+      return new QuorumSurvey.Answer(
+          address,
+          client.callJournalAt(
+              address, s -> s.getQuorumInfo(GetQuorumInfoRequest.getDefaultInstance())),
+          null);
     } catch (StrataException e) {
       if (e.code() == ErrorCode.DEADLINE_EXCEEDED) {
-        return new QuorumSurvey.Answer(address, null, "no answer within the deadline (is it"
-            + " paused or overloaded?)");
+        return new QuorumSurvey.Answer(
+            address, null, "no answer within the deadline (is it" + " paused or overloaded?)");
       }
       String prefix = "The Strata master at " + address + " did not serve the call: ";
       String message = e.getMessage() == null ? e.code().name() : e.getMessage();
-      return new QuorumSurvey.Answer(address, null, message.startsWith(prefix)
-          ? message.substring(prefix.length()) : message);
+      return new QuorumSurvey.Answer(
+          address, null, message.startsWith(prefix) ? message.substring(prefix.length()) : message);
     }
   }
 }

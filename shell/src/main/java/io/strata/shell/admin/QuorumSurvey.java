@@ -14,13 +14,13 @@ import java.util.Set;
 /**
  * What each master answered about the journal's group, merged into one row per master.
  *
- * <p>The group's members and commit index come from the leader's own answer (the master that
- * names itself as leader, the highest term winning), else from the answer of the highest term;
- * rows follow the order of {@code strata.master.addresses}. Each row's role and applied index
- * come from that master's own answer, so a master that lags or cannot be reached shows as such
- * even while the leader still counts it; its lag is the leader's commit index less what it
- * applied. Configured masters that are not members get a row too, and notes say what is amiss
- * (an unreachable master and why, a member missing from {@code strata.master.addresses}).
+ * <p>The group's members and commit index come from the leader's own answer (the master that names
+ * itself as leader, the highest term winning), else from the answer of the highest term; rows
+ * follow the order of {@code strata.master.addresses}. Each row's role and applied index come from
+ * that master's own answer, so a master that lags or cannot be reached shows as such even while the
+ * leader still counts it; its lag is the leader's commit index less what it applied. Configured
+ * masters that are not members get a row too, and notes say what is amiss (an unreachable master
+ * and why, a member missing from {@code strata.master.addresses}).
  */
 final class QuorumSurvey {
   /** One master's answer: its view of the group, or why it did not give one. */
@@ -28,7 +28,8 @@ final class QuorumSurvey {
     /** The address the master calls itself by, else the one it was asked at. */
     String identity() {
       return response != null && !response.getAnsweredBy().isEmpty()
-          ? response.getAnsweredBy() : asked;
+          ? response.getAnsweredBy()
+          : asked;
     }
   }
 
@@ -46,14 +47,26 @@ final class QuorumSurvey {
    * @param listed whether the configuration lists the masters (else it names one master)
    */
   QuorumSurvey(List<Answer> answers, List<String> configured, boolean listed) {
-    this.leaderView = answers.stream().map(Answer::response)
-        .filter(r -> r != null && !r.getLeaderAddress().isEmpty()
-            && r.getLeaderAddress().equals(r.getAnsweredBy()))
-        .max(Comparator.comparingLong(GetQuorumInfoResponse::getTerm)).orElse(null);
-    this.reference = leaderView != null ? leaderView : answers.stream().map(Answer::response)
-        .filter(r -> r != null)
-        .max(Comparator.comparingLong(GetQuorumInfoResponse::getTerm)
-            .thenComparingLong(GetQuorumInfoResponse::getCommitIndex)).orElse(null);
+    this.leaderView =
+        answers.stream()
+            .map(Answer::response)
+            .filter(
+                r ->
+                    r != null
+                        && !r.getLeaderAddress().isEmpty()
+                        && r.getLeaderAddress().equals(r.getAnsweredBy()))
+            .max(Comparator.comparingLong(GetQuorumInfoResponse::getTerm))
+            .orElse(null);
+    this.reference =
+        leaderView != null
+            ? leaderView
+            : answers.stream()
+                .map(Answer::response)
+                .filter(r -> r != null)
+                .max(
+                    Comparator.comparingLong(GetQuorumInfoResponse::getTerm)
+                        .thenComparingLong(GetQuorumInfoResponse::getCommitIndex))
+                .orElse(null);
     Map<String, Answer> byIdentity = new HashMap<>();
     Map<String, Answer> byAsked = new HashMap<>();
     for (Answer a : answers) {
@@ -72,8 +85,10 @@ final class QuorumSurvey {
           covered.add(a.asked());
         }
         if (listed && !configured.contains(p.getAddress())) {
-          notes.add(p.getAddress() + " is a member but not in strata.master.addresses: add it"
-              + " there for clients, workers and masters");
+          notes.add(
+              p.getAddress()
+                  + " is a member but not in strata.master.addresses: add it"
+                  + " there for clients, workers and masters");
         }
       }
     }
@@ -83,9 +98,12 @@ final class QuorumSurvey {
       }
       rows.add(row(a.identity(), "-", a, null));
       if (reference != null && a.response() != null) {
-        notes.add(a.identity() + " is not a member of the group " + reference.getGroupId()
-            + ": add it with `strata fsadmin journal quorum add`, or remove it from"
-            + " strata.master.addresses");
+        notes.add(
+            a.identity()
+                + " is not a member of the group "
+                + reference.getGroupId()
+                + ": add it with `strata fsadmin journal quorum add`, or remove it from"
+                + " strata.master.addresses");
       }
     }
     for (Answer a : answers) {
@@ -98,8 +116,13 @@ final class QuorumSurvey {
   private Row row(String address, String journalAddress, Answer a, QuorumPeer member) {
     if (a == null) {
       // Not asked: the leader's knowledge is all there is.
-      return member == null ? new Row(address, journalAddress, "unknown", -1, -1)
-          : new Row(address, journalAddress, role(member.getRole()), member.getAppliedIndex(),
+      return member == null
+          ? new Row(address, journalAddress, "unknown", -1, -1)
+          : new Row(
+              address,
+              journalAddress,
+              role(member.getRole()),
+              member.getAppliedIndex(),
               member.getLag());
     }
     if (a.response() == null) {
@@ -110,13 +133,14 @@ final class QuorumSurvey {
       return new Row(address, journalAddress, "unknown", -1, -1);
     }
     String role = role(self.getRole());
-    if (leaderView != null && "leader".equals(role)
+    if (leaderView != null
+        && "leader".equals(role)
         && !address.equals(leaderView.getLeaderAddress())) {
       role = "stale leader";
     }
     long applied = self.getAppliedIndex();
-    long lag = leaderView == null || applied < 0 ? -1
-        : Math.max(0, leaderView.getCommitIndex() - applied);
+    long lag =
+        leaderView == null || applied < 0 ? -1 : Math.max(0, leaderView.getCommitIndex() - applied);
     return new Row(address, journalAddress, role, applied, lag);
   }
 
@@ -155,20 +179,29 @@ final class QuorumSurvey {
   /** The peers in the order of the configured addresses, those it does not name last. */
   private static List<QuorumPeer> inOrder(List<QuorumPeer> peers, List<String> configured) {
     List<QuorumPeer> sorted = new ArrayList<>(peers);
-    sorted.sort(Comparator.comparingInt(p -> configured.contains(p.getAddress())
-        ? configured.indexOf(p.getAddress()) : configured.size()));
+    sorted.sort(
+        Comparator.comparingInt(
+            p ->
+                configured.contains(p.getAddress())
+                    ? configured.indexOf(p.getAddress())
+                    : configured.size()));
     return sorted;
   }
 
   /**
-   * Rows for the members a leader returned after changing the group, in the order of
-   * {@code configured}.
+   * Rows for the members a leader returned after changing the group, in the order of {@code
+   * configured}.
    */
   static List<Row> rows(List<QuorumPeer> peers, List<String> configured) {
     List<Row> out = new ArrayList<>();
     for (QuorumPeer p : inOrder(peers, configured)) {
-      out.add(new Row(p.getAddress(), p.getJournalAddress(), role(p.getRole()),
-          p.getAppliedIndex(), p.getLag()));
+      out.add(
+          new Row(
+              p.getAddress(),
+              p.getJournalAddress(),
+              role(p.getRole()),
+              p.getAppliedIndex(),
+              p.getLag()));
     }
     return out;
   }

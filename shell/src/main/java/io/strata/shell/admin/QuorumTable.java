@@ -9,8 +9,8 @@ final class QuorumTable {
   private QuorumTable() {}
 
   /**
-   * Prints address, journal address, role, applied index and lag, one master a row, columns as
-   * wide as their widest value; an unknown number prints as "-".
+   * Prints address, journal address, role, applied index and lag, one master a row, columns as wide
+   * as their widest value; an unknown number prints as "-".
    */
   static void print(PrintStream out, List<QuorumSurvey.Row> rows) {
     int address = "ADDRESS".length();
@@ -23,12 +23,12 @@ final class QuorumTable {
       role = Math.max(role, r.role().length());
       applied = Math.max(applied, number(r.applied()).length());
     }
-    String line = "  %-" + address + "s  %-" + journal + "s  %-" + role + "s  %" + applied
-        + "s  %5s%n";
+    String line =
+        "  %-" + address + "s  %-" + journal + "s  %-" + role + "s  %" + applied + "s  %5s%n";
     out.printf(line, "ADDRESS", "JOURNAL ADDRESS", "ROLE", "APPLIED", "LAG");
     for (QuorumSurvey.Row r : rows) {
-      out.printf(line, r.address(), r.journalAddress(), r.role(), number(r.applied()),
-          number(r.lag()));
+      out.printf(
+          line, r.address(), r.journalAddress(), r.role(), number(r.applied()), number(r.lag()));
     }
   }
 
@@ -37,8 +37,8 @@ final class QuorumTable {
   }
 
   /**
-   * {@code value} when it is host:port with a port from 1 to 65535; otherwise a usage error
-   * naming {@code what} (exit code 2).
+   * {@code value} when it is host:port with a port from 1 to 65535; otherwise a usage error naming
+   * {@code what} (exit code 2).
    */
   static String hostPort(String value, String what) {
     String v = value.trim();

@@ -23,10 +23,12 @@ import picocli.CommandLine.Command;
 /**
  * {@code strata fsadmin report}: the master, each worker, capacity and use per tier over live
  * workers, and cache hits, misses, hit ratio and bytes served from cache and from under stores
- * (cumulative counters the workers report since they started), and whether each mount's under
- * store answers the master or has its calls failing at once after timeouts.
+ * (cumulative counters the workers report since they started), and whether each mount's under store
+ * answers the master or has its calls failing at once after timeouts.
  */
-@Command(name = "report", mixinStandardHelpOptions = true,
+@Command(
+    name = "report",
+    mixinStandardHelpOptions = true,
     description = "Report on the master, the workers, capacity and the cache.")
 final class ReportCommand implements Callable<Integer> {
   private static final List<String> TIER_ORDER = List.of("MEM", "SSD", "HDD");
@@ -43,23 +45,30 @@ final class ReportCommand implements Callable<Integer> {
     PrintStream out = ctx.out();
     GetMasterInfoResponse m = fs.masterInfo();
     List<WorkerInfo> workers = fs.getWorkers();
-    out.printf("Master %s: release %s, started %s, %d inodes, journal sequence %d"
-        + " (last checkpoint %d)%n", fs.masterAddress(), m.getRelease(),
-        m.getStartTimeMs() > 0 ? Format.time(m.getStartTimeMs()) : "-", m.getInodeCount(),
-        m.getJournalSequence(), m.getLastCheckpointSequence());
+    out.printf(
+        "Master %s: release %s, started %s, %d inodes, journal sequence %d"
+            + " (last checkpoint %d)%n",
+        fs.masterAddress(),
+        m.getRelease(),
+        m.getStartTimeMs() > 0 ? Format.time(m.getStartTimeMs()) : "-",
+        m.getInodeCount(),
+        m.getJournalSequence(),
+        m.getLastCheckpointSequence());
     long live = workers.stream().filter(w -> w.getState() == WorkerState.WORKER_LIVE).count();
     out.printf("%nWorkers: %d live, %d lost%n", live, workers.size() - live);
     if (!workers.isEmpty()) {
-      int idWidth = workers.stream().mapToInt(w -> Long.toString(w.getWorkerId()).length())
-          .max().orElse(2);
+      int idWidth =
+          workers.stream().mapToInt(w -> Long.toString(w.getWorkerId()).length()).max().orElse(2);
       String row = "  %" + Math.max(2, idWidth) + "s  %-22s  %-5s  %8s  %-19s  %s%n";
-      out.printf(row, "ID", "ADDRESS (DATA PORT)", "STATE", "BLOCKS", "LAST HEARTBEAT",
-          "RELEASE");
-      for (WorkerInfo w : workers.stream()
-          .sorted(Comparator.comparingLong(WorkerInfo::getWorkerId)).toList()) {
-        out.printf(row, w.getWorkerId(),
+      out.printf(row, "ID", "ADDRESS (DATA PORT)", "STATE", "BLOCKS", "LAST HEARTBEAT", "RELEASE");
+      for (WorkerInfo w :
+          workers.stream().sorted(Comparator.comparingLong(WorkerInfo::getWorkerId)).toList()) {
+        out.printf(
+            row,
+            w.getWorkerId(),
             w.getAddress().getHost() + ":" + w.getAddress().getDataPort(),
-            w.getState() == WorkerState.WORKER_LIVE ? "live"
+            w.getState() == WorkerState.WORKER_LIVE
+                ? "live"
                 : w.getState() == WorkerState.WORKER_DRAINING ? "draining" : "lost",
             w.getBlockCount(),
             w.getLastHeartbeatMs() > 0 ? Format.time(w.getLastHeartbeatMs()) : "-",
@@ -79,26 +88,38 @@ final class ReportCommand implements Callable<Integer> {
       return;
     }
     out.printf("%nUnder stores (as the master's calls find them):%n");
-    int pathWidth = Math.max(5, mounts.stream().mapToInt(m -> m.getPath().length()).max()
-        .orElse(5));
+    int pathWidth =
+        Math.max(5, mounts.stream().mapToInt(m -> m.getPath().length()).max().orElse(5));
     String row = "  %-" + pathWidth + "s  %s  %s%n";
     out.printf(row, "MOUNT", "STATE", "STORE");
     for (MountHealth m : mounts) {
-      String state = m.getAnswering() ? "answering" : "NOT ANSWERING: calls fail at once until "
-          + Format.time(m.getUnavailableUntilMs()) + " (" + m.getTimeoutsInARow()
-          + " timeouts in a row)";
+      String state =
+          m.getAnswering()
+              ? "answering"
+              : "NOT ANSWERING: calls fail at once until "
+                  + Format.time(m.getUnavailableUntilMs())
+                  + " ("
+                  + m.getTimeoutsInARow()
+                  + " timeouts in a row)";
       if (m.getTimeouts() > 0 || m.getRefused() > 0) {
-        state += "; " + m.getTimeouts() + " timed out, " + m.getRefused() + " refused since"
-            + " the master started";
+        state +=
+            "; "
+                + m.getTimeouts()
+                + " timed out, "
+                + m.getRefused()
+                + " refused since"
+                + " the master started";
       }
       out.printf(row, m.getPath(), state, m.getUfsUri());
     }
   }
 
   private static void printTiers(PrintStream out, List<WorkerInfo> workers) {
-    Map<String, long[]> tiers = new TreeMap<>(Comparator
-        .comparingInt((String t) -> TIER_ORDER.contains(t) ? TIER_ORDER.indexOf(t) : 99)
-        .thenComparing(t -> t));
+    Map<String, long[]> tiers =
+        new TreeMap<>(
+            Comparator.comparingInt(
+                    (String t) -> TIER_ORDER.contains(t) ? TIER_ORDER.indexOf(t) : 99)
+                .thenComparing(t -> t));
     for (WorkerInfo w : workers) {
       if (w.getState() != WorkerState.WORKER_LIVE) {
         continue;
@@ -121,16 +142,18 @@ final class ReportCommand implements Callable<Integer> {
       long[] s = e.getValue();
       capacity += s[0];
       used += s[1];
-      out.printf("  %-5s  %12s  %12s  %5s%n", e.getKey(), Format.human(s[0]),
-          Format.human(s[1]), Format.percent(s[1], s[0]));
+      out.printf(
+          "  %-5s  %12s  %12s  %5s%n",
+          e.getKey(), Format.human(s[0]), Format.human(s[1]), Format.percent(s[1], s[0]));
     }
-    out.printf("  %-5s  %12s  %12s  %5s%n", "total", Format.human(capacity),
-        Format.human(used), Format.percent(used, capacity));
+    out.printf(
+        "  %-5s  %12s  %12s  %5s%n",
+        "total", Format.human(capacity), Format.human(used), Format.percent(used, capacity));
   }
 
   /**
-   * The files written with ASYNC_THROUGH that wait for the leader's persist scheduler. A
-   * master of an earlier release has none, and the section says so.
+   * The files written with ASYNC_THROUGH that wait for the leader's persist scheduler. A master of
+   * an earlier release has none, and the section says so.
    */
   private static void printPersists(PrintStream out, FileSystem fs) throws StrataException {
     out.printf("%nPersist backlog (ASYNC_THROUGH files not yet in their under store):%n");
@@ -144,11 +167,16 @@ final class ReportCommand implements Callable<Integer> {
       out.printf("  none: the master is of a release without ASYNC_THROUGH%n");
       return;
     }
-    out.printf("  %d files (%s), the oldest waiting %s; %d persisting now%n",
-        p.getBacklogFiles(), Format.human(p.getBacklogBytes()),
-        Format.duration(p.getOldestAgeMs()), p.getRunning());
-    out.printf("  since this leader took over: %d persisted, %d failed attempts%s%n",
-        p.getPersistedFiles(), p.getFailedAttempts(),
+    out.printf(
+        "  %d files (%s), the oldest waiting %s; %d persisting now%n",
+        p.getBacklogFiles(),
+        Format.human(p.getBacklogBytes()),
+        Format.duration(p.getOldestAgeMs()),
+        p.getRunning());
+    out.printf(
+        "  since this leader took over: %d persisted, %d failed attempts%s%n",
+        p.getPersistedFiles(),
+        p.getFailedAttempts(),
         p.getLastFailure().isEmpty() ? "" : " (last: " + p.getLastFailure() + ")");
   }
 
@@ -167,9 +195,10 @@ final class ReportCommand implements Callable<Integer> {
       evicted += s.getBlocksEvicted();
     }
     out.printf("%nCache (all workers, since each started):%n");
-    out.printf("  hits %d, misses %d, hit ratio %s%n", hits, misses,
-        Format.ratio(hits, hits + misses));
-    out.printf("  bytes from cache %s, from under stores %s, blocks evicted %d%n",
+    out.printf(
+        "  hits %d, misses %d, hit ratio %s%n", hits, misses, Format.ratio(hits, hits + misses));
+    out.printf(
+        "  bytes from cache %s, from under stores %s, blocks evicted %d%n",
         Format.human(fromCache), Format.human(fromUfs), evicted);
   }
 }

@@ -8,14 +8,17 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /** {@code strata fsadmin upgrade}: rolling upgrades (docs/rolling-upgrade.md). */
-@Command(name = "upgrade", mixinStandardHelpOptions = true,
-    description = "Rolling upgrades: where the cluster stands, the pre-upgrade backup, and the"
-        + " switch to the new metadata layout.")
+@Command(
+    name = "upgrade",
+    mixinStandardHelpOptions = true,
+    description =
+        "Rolling upgrades: where the cluster stands, the pre-upgrade backup, and the"
+            + " switch to the new metadata layout.")
 final class UpgradeCommand implements Callable<Integer>, CommandGroup {
   @Override
   public List<Class<?>> subcommands() {
-    return List.of(UpgradeStatusCommand.class, UpgradePrepareCommand.class,
-        UpgradeFinalizeCommand.class);
+    return List.of(
+        UpgradeStatusCommand.class, UpgradePrepareCommand.class, UpgradeFinalizeCommand.class);
   }
 
   /** The root's extended attribute that records the pre-upgrade point. */

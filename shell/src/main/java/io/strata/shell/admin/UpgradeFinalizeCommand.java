@@ -9,15 +9,19 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 
 /**
- * {@code strata fsadmin upgrade finalize}: switches the cluster to the newest metadata layout
- * its masters read. The leader refuses, naming the masters to upgrade, unless every master
- * runs the new release; once done, rolling back means restoring the prepare backup.
+ * {@code strata fsadmin upgrade finalize}: switches the cluster to the newest metadata layout its
+ * masters read. The leader refuses, naming the masters to upgrade, unless every master runs the new
+ * release; once done, rolling back means restoring the prepare backup.
  */
-@Command(name = "finalize", mixinStandardHelpOptions = true, description = {
-    "Switch the cluster to the new metadata layout once every master runs the new release;"
-        + " enables the features that need it.",
-    "Afterwards the previous release can no longer read the journal: rolling back means"
-        + " restoring the backup of `upgrade prepare`."})
+@Command(
+    name = "finalize",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Switch the cluster to the new metadata layout once every master runs the new release;"
+          + " enables the features that need it.",
+      "Afterwards the previous release can no longer read the journal: rolling back means"
+          + " restoring the backup of `upgrade prepare`."
+    })
 final class UpgradeFinalizeCommand implements Callable<Integer> {
   private final ShellContext ctx;
 
@@ -27,21 +31,27 @@ final class UpgradeFinalizeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws StrataException {
-    FinalizeUpgradeResponse r = ctx.master().callUpgrade(s -> s.finalizeUpgrade(
-        FinalizeUpgradeRequest.getDefaultInstance()));
+    FinalizeUpgradeResponse r =
+        ctx.master()
+            .callUpgrade(s -> s.finalizeUpgrade(FinalizeUpgradeRequest.getDefaultInstance()));
     PrintStream out = ctx.out();
     if (r.getPreviousLayoutVersion() >= r.getLayoutVersion()) {
-      out.println("Already finalized: the cluster's metadata layout is " + r.getLayoutVersion()
-          + ".");
+      out.println(
+          "Already finalized: the cluster's metadata layout is " + r.getLayoutVersion() + ".");
       return 0;
     }
-    out.println("Finalized: metadata layout " + r.getPreviousLayoutVersion() + " -> "
-        + r.getLayoutVersion() + ".");
+    out.println(
+        "Finalized: metadata layout "
+            + r.getPreviousLayoutVersion()
+            + " -> "
+            + r.getLayoutVersion()
+            + ".");
     for (String feature : r.getEnabledFeaturesList()) {
       out.println("  enabled: " + feature);
     }
-    out.println("Rolling back now means restoring the backup of `strata fsadmin upgrade"
-        + " prepare` on every master.");
+    out.println(
+        "Rolling back now means restoring the backup of `strata fsadmin upgrade"
+            + " prepare` on every master.");
     return 0;
   }
 }

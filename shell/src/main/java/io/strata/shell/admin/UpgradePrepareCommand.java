@@ -19,18 +19,26 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code strata fsadmin upgrade prepare}: the first step of an upgrade. Has the leading master
- * write a backup, then records the pre-upgrade point (the backup, its journal index, the
- * release and layout) in the namespace, where {@code upgrade status} finds it. It uses only
- * calls that the previous release serves, because it runs before any master is upgraded.
+ * write a backup, then records the pre-upgrade point (the backup, its journal index, the release
+ * and layout) in the namespace, where {@code upgrade status} finds it. It uses only calls that the
+ * previous release serves, because it runs before any master is upgraded.
  */
-@Command(name = "prepare", mixinStandardHelpOptions = true, description = {
-    "Take the pre-upgrade backup and record it: run before upgrading any master.",
-    "After `upgrade finalize`, going back to the previous release means restoring this backup."})
+@Command(
+    name = "prepare",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Take the pre-upgrade backup and record it: run before upgrading any master.",
+      "After `upgrade finalize`, going back to the previous release means restoring this backup."
+    })
 final class UpgradePrepareCommand implements Callable<Integer> {
   private final ShellContext ctx;
 
-  @Option(names = "--to", paramLabel = "DIR", description = "Absolute folder on the leading"
-      + " master's host to write the backup into (default: its strata.master.backup.dir).")
+  @Option(
+      names = "--to",
+      paramLabel = "DIR",
+      description =
+          "Absolute folder on the leading"
+              + " master's host to write the backup into (default: its strata.master.backup.dir).")
   String to;
 
   UpgradePrepareCommand(ShellContext ctx) {
@@ -39,22 +47,48 @@ final class UpgradePrepareCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws StrataException {
-    GetMasterInfoResponse leader = ctx.master().call(s -> s.getMasterInfo(
-        GetMasterInfoRequest.getDefaultInstance()));
+    GetMasterInfoResponse leader =
+        ctx.master().call(s -> s.getMasterInfo(GetMasterInfoRequest.getDefaultInstance()));
     BackupResponse b = BackupCommand.backup(ctx, to);
     int layout = UpgradeSurvey.layoutOf(leader);
-    String record = "backup=" + b.getPath() + " index=" + b.getIndex() + " release="
-        + leader.getRelease() + " layout=" + layout + " time=" + Instant.now();
-    ctx.fs().setAttribute(PathNames.ROOT, SetAttributeOptions.defaults().xattr(
-        UpgradeCommand.PREPARED_XATTR, ByteString.copyFrom(record, StandardCharsets.UTF_8)));
+    String record =
+        "backup="
+            + b.getPath()
+            + " index="
+            + b.getIndex()
+            + " release="
+            + leader.getRelease()
+            + " layout="
+            + layout
+            + " time="
+            + Instant.now();
+    ctx.fs()
+        .setAttribute(
+            PathNames.ROOT,
+            SetAttributeOptions.defaults()
+                .xattr(
+                    UpgradeCommand.PREPARED_XATTR,
+                    ByteString.copyFrom(record, StandardCharsets.UTF_8)));
     PrintStream out = ctx.out();
-    out.println("Prepared the upgrade from release " + leader.getRelease() + " (metadata layout "
-        + layout + ").");
-    out.println("Backup written to " + b.getPath() + " on the host of master "
-        + b.getWrittenBy() + " (journal index " + b.getIndex() + ", " + b.getInodeCount()
-        + " inodes).");
-    out.println("Next: upgrade the followers one at a time, then the leader, then workers,"
-        + " mounts and proxies; `strata fsadmin upgrade status` shows progress.");
+    out.println(
+        "Prepared the upgrade from release "
+            + leader.getRelease()
+            + " (metadata layout "
+            + layout
+            + ").");
+    out.println(
+        "Backup written to "
+            + b.getPath()
+            + " on the host of master "
+            + b.getWrittenBy()
+            + " (journal index "
+            + b.getIndex()
+            + ", "
+            + b.getInodeCount()
+            + " inodes).");
+    out.println(
+        "Next: upgrade the followers one at a time, then the leader, then workers,"
+            + " mounts and proxies; `strata fsadmin upgrade status` shows progress.");
     return 0;
   }
 

@@ -17,14 +17,18 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 
 /**
- * {@code strata fsadmin upgrade status}: each master's, worker's and connected process's
- * release and versions, the cluster's finalized metadata layout, what finalize would enable,
- * the recorded pre-upgrade point, and how to roll back from here.
+ * {@code strata fsadmin upgrade status}: each master's, worker's and connected process's release
+ * and versions, the cluster's finalized metadata layout, what finalize would enable, the recorded
+ * pre-upgrade point, and how to roll back from here.
  */
-@Command(name = "status", mixinStandardHelpOptions = true, description = {
-    "Show each master's, worker's and connected client's (FUSE mount, proxy) release, RPC"
-        + " protocol and metadata layout, the cluster's finalized layout, what `upgrade"
-        + " finalize` would enable, and how to roll back."})
+@Command(
+    name = "status",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Show each master's, worker's and connected client's (FUSE mount, proxy) release, RPC"
+          + " protocol and metadata layout, the cluster's finalized layout, what `upgrade"
+          + " finalize` would enable, and how to roll back."
+    })
 final class UpgradeStatusCommand implements Callable<Integer> {
   private final ShellContext ctx;
 
@@ -36,33 +40,49 @@ final class UpgradeStatusCommand implements Callable<Integer> {
   public Integer call() throws StrataException {
     StrataConfig conf = ctx.conf();
     Duration rpc = conf.getDuration(ClientKeys.RPC_TIMEOUT);
-    Duration probe = rpc.compareTo(QuorumInfoCommand.PROBE_TIMEOUT) < 0 ? rpc
-        : QuorumInfoCommand.PROBE_TIMEOUT;
+    Duration probe =
+        rpc.compareTo(QuorumInfoCommand.PROBE_TIMEOUT) < 0 ? rpc : QuorumInfoCommand.PROBE_TIMEOUT;
     UpgradeSurvey s;
-    try (MasterClient probing = new MasterClient(conf.with(Map.of(ClientKeys.RPC_TIMEOUT.name(),
-        probe.toMillis() + "ms")))) {
+    try (MasterClient probing =
+        new MasterClient(
+            conf.with(Map.of(ClientKeys.RPC_TIMEOUT.name(), probe.toMillis() + "ms")))) {
       s = UpgradeSurvey.take(probing, ctx.fs());
     }
     PrintStream out = ctx.out();
     int layout = s.clusterLayout();
     out.println("Releases running: " + String.join(", ", s.releases()));
-    out.println("Cluster metadata layout: " + (layout == 0 ? "unknown (no master leads)"
-        : Integer.toString(layout)) + "; this shell's release (" + Version.RELEASE
-        + ") reads layouts up to " + Version.LAYOUT_VERSION);
+    out.println(
+        "Cluster metadata layout: "
+            + (layout == 0 ? "unknown (no master leads)" : Integer.toString(layout))
+            + "; this shell's release ("
+            + Version.RELEASE
+            + ") reads layouts up to "
+            + Version.LAYOUT_VERSION);
 
     out.println("Masters:");
     List<String[]> rows = new ArrayList<>();
     rows.add(new String[] {"ADDRESS", "ROLE", "RELEASE", "PROTOCOL", "LAYOUTS"});
     for (UpgradeSurvey.MasterRow m : s.masters) {
-      rows.add(m.error() != null ? new String[] {m.address(), m.role(), "-", "-", "-"}
-          : new String[] {m.address(), m.role(), m.release(), Integer.toString(m.protocol()),
-              "1-" + m.maxLayout()});
+      rows.add(
+          m.error() != null
+              ? new String[] {m.address(), m.role(), "-", "-", "-"}
+              : new String[] {
+                m.address(),
+                m.role(),
+                m.release(),
+                Integer.toString(m.protocol()),
+                "1-" + m.maxLayout()
+              });
     }
     table(out, rows);
     for (UpgradeSurvey.MasterRow m : s.masters) {
       if (m.error() != null) {
-        out.println("Note: " + m.address() + " is unreachable: " + m.error()
-            + " (finalize waits for every master: start it, or remove it from the group)");
+        out.println(
+            "Note: "
+                + m.address()
+                + " is unreachable: "
+                + m.error()
+                + " (finalize waits for every master: start it, or remove it from the group)");
       }
     }
     out.println("Workers:");
@@ -76,16 +96,26 @@ final class UpgradeStatusCommand implements Callable<Integer> {
     rows = new ArrayList<>();
     rows.add(new String[] {"KIND", "FROM", "RELEASE", "PROTOCOL"});
     for (ConnectedClient c : s.clients) {
-      rows.add(new String[] {c.getKind(), c.getHost(), c.getRelease(),
-          Integer.toString(c.getProtocolVersion())});
+      rows.add(
+          new String[] {
+            c.getKind(), c.getHost(), c.getRelease(), Integer.toString(c.getProtocolVersion())
+          });
     }
     table(out, rows);
 
     if (s.prepared != null) {
       Map<String, String> p = UpgradePrepareCommand.parse(s.prepared);
-      out.println("Prepared: backup " + p.getOrDefault("backup", "?") + " at journal index "
-          + p.getOrDefault("index", "?") + ", release " + p.getOrDefault("release", "?")
-          + ", layout " + p.getOrDefault("layout", "?") + ", " + p.getOrDefault("time", "?"));
+      out.println(
+          "Prepared: backup "
+              + p.getOrDefault("backup", "?")
+              + " at journal index "
+              + p.getOrDefault("index", "?")
+              + ", release "
+              + p.getOrDefault("release", "?")
+              + ", layout "
+              + p.getOrDefault("layout", "?")
+              + ", "
+              + p.getOrDefault("time", "?"));
     } else {
       out.println("Prepared: no (run `strata fsadmin upgrade prepare` before upgrading)");
     }
@@ -94,22 +124,33 @@ final class UpgradeStatusCommand implements Callable<Integer> {
       out.println("Finalized: layout " + layout + "; nothing to finalize.");
     } else if (layout != 0) {
       List<String> laggards = s.laggards(Version.LAYOUT_VERSION);
-      out.println("Finalize would enable (layout " + Version.LAYOUT_VERSION + "): "
-          + (enable.isEmpty() ? "nothing"
-              : String.join("; ", enable.stream().map(LayoutFeature::description).toList())));
-      out.println(laggards.isEmpty() ? "Finalize: ready (`strata fsadmin upgrade finalize`)"
-          : "Finalize: not yet; upgrade first: " + String.join(", ", laggards));
+      out.println(
+          "Finalize would enable (layout "
+              + Version.LAYOUT_VERSION
+              + "): "
+              + (enable.isEmpty()
+                  ? "nothing"
+                  : String.join("; ", enable.stream().map(LayoutFeature::description).toList())));
+      out.println(
+          laggards.isEmpty()
+              ? "Finalize: ready (`strata fsadmin upgrade finalize`)"
+              : "Finalize: not yet; upgrade first: " + String.join(", ", laggards));
     }
     if (layout != 0 && layout < Version.LAYOUT_VERSION) {
-      out.println("Rollback: not finalized, so every process can go back to the previous"
-          + " release's binaries on the same folders (docs/rolling-upgrade.md).");
+      out.println(
+          "Rollback: not finalized, so every process can go back to the previous"
+              + " release's binaries on the same folders (docs/rolling-upgrade.md).");
     } else if (layout != 0) {
-      out.println("Rollback: the cluster is finalized at layout " + layout + ": going back to"
-          + " an older release means restoring "
-          + (s.prepared == null ? "a backup taken before the upgrade"
-              : "the prepare backup " + UpgradePrepareCommand.parse(s.prepared)
-                  .getOrDefault("backup", "?"))
-          + " with `strata master start --restore DIR` on every master.");
+      out.println(
+          "Rollback: the cluster is finalized at layout "
+              + layout
+              + ": going back to"
+              + " an older release means restoring "
+              + (s.prepared == null
+                  ? "a backup taken before the upgrade"
+                  : "the prepare backup "
+                      + UpgradePrepareCommand.parse(s.prepared).getOrDefault("backup", "?"))
+              + " with `strata master start --restore DIR` on every master.");
     }
     return 0;
   }

@@ -23,17 +23,16 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Where a rolling upgrade stands, from the masters' own answers: each master's release,
- * protocol and the newest metadata layout it reads (asked directly, so a follower counts too),
- * the cluster's finalized layout, the workers' and clients' releases, and the recorded
- * pre-upgrade point. Works against masters of the previous release, which answer the same
- * calls with fewer fields: a field they leave at 0 is read as their protocol's and layout's
- * first version.
+ * Where a rolling upgrade stands, from the masters' own answers: each master's release, protocol
+ * and the newest metadata layout it reads (asked directly, so a follower counts too), the cluster's
+ * finalized layout, the workers' and clients' releases, and the recorded pre-upgrade point. Works
+ * against masters of the previous release, which answer the same calls with fewer fields: a field
+ * they leave at 0 is read as their protocol's and layout's first version.
  */
 final class UpgradeSurvey {
   /** One master; {@code error} says why it gave no answer. */
-  record MasterRow(String address, String role, String release, int protocol, int maxLayout,
-      String error) {}
+  record MasterRow(
+      String address, String role, String release, int protocol, int maxLayout, String error) {}
 
   /** One worker. */
   record WorkerRow(String host, String state, String release, int protocol) {}
@@ -41,15 +40,17 @@ final class UpgradeSurvey {
   final List<MasterRow> masters = new ArrayList<>();
   final List<WorkerRow> workers = new ArrayList<>();
   final List<ConnectedClient> clients = new ArrayList<>();
+
   /** The leader's answer, or null when none leads. */
   GetMasterInfoResponse leader;
+
   /** The recorded pre-upgrade point, or null. */
   String prepared;
 
   static UpgradeSurvey take(MasterClient master, FileSystem fs) throws StrataException {
     UpgradeSurvey s = new UpgradeSurvey();
-    GetQuorumInfoResponse quorum = master.callJournal(q -> q.getQuorumInfo(
-        GetQuorumInfoRequest.getDefaultInstance()));
+    GetQuorumInfoResponse quorum =
+        master.callJournal(q -> q.getQuorumInfo(GetQuorumInfoRequest.getDefaultInstance()));
     Set<String> addresses = new LinkedHashSet<>(master.addresses().all());
     for (QuorumPeer p : quorum.getPeersList()) {
       if (!p.getAddress().isEmpty()) {
@@ -65,27 +66,38 @@ final class UpgradeSurvey {
     }
     for (String address : addresses) {
       try {
-        GetMasterInfoResponse info = master.callFileSystemAt(address,
-            m -> m.getMasterInfo(GetMasterInfoRequest.getDefaultInstance()));
-        boolean leads = address.equals(quorum.getLeaderAddress())
-            || (quorum.getPeersCount() == 1 && addresses.size() == 1);
+        GetMasterInfoResponse info =
+            master.callFileSystemAt(
+                address, m -> m.getMasterInfo(GetMasterInfoRequest.getDefaultInstance()));
+        boolean leads =
+            address.equals(quorum.getLeaderAddress())
+                || (quorum.getPeersCount() == 1 && addresses.size() == 1);
         if (leads) {
           s.leader = info;
         }
-        s.masters.add(new MasterRow(address, leads ? "leader" : "follower", info.getRelease(),
-            protocolOf(info), Math.max(Version.FIRST_LAYOUT_VERSION,
-                info.getJournalFormatVersion()), null));
+        s.masters.add(
+            new MasterRow(
+                address,
+                leads ? "leader" : "follower",
+                info.getRelease(),
+                protocolOf(info),
+                Math.max(Version.FIRST_LAYOUT_VERSION, info.getJournalFormatVersion()),
+                null));
       } catch (StrataException e) {
         s.masters.add(new MasterRow(address, "unreachable", "-", 0, 0, e.getMessage()));
       }
     }
     for (WorkerInfo w : fs.getWorkers()) {
-      s.workers.add(new WorkerRow(w.getAddress().getHost() + ":" + w.getAddress().getRpcPort(),
-          w.getState() == WorkerState.WORKER_DRAINING ? "draining"
-              : w.getState() == WorkerState.WORKER_LIVE ? "live" : "lost",
-          w.getRelease().isEmpty() ? "-" : w.getRelease(),
-          w.getProtocolVersion() == 0 ? VersionHeaders.UNVERSIONED_PROTOCOL
-              : w.getProtocolVersion()));
+      s.workers.add(
+          new WorkerRow(
+              w.getAddress().getHost() + ":" + w.getAddress().getRpcPort(),
+              w.getState() == WorkerState.WORKER_DRAINING
+                  ? "draining"
+                  : w.getState() == WorkerState.WORKER_LIVE ? "live" : "lost",
+              w.getRelease().isEmpty() ? "-" : w.getRelease(),
+              w.getProtocolVersion() == 0
+                  ? VersionHeaders.UNVERSIONED_PROTOCOL
+                  : w.getProtocolVersion()));
     }
     if (s.leader != null) {
       for (ConnectedClient c : s.leader.getClientsList()) {
@@ -97,8 +109,8 @@ final class UpgradeSurvey {
     }
     FileInfo root = fs.getStatus("/");
     if (root.containsXattrs(UpgradeCommand.PREPARED_XATTR)) {
-      s.prepared = root.getXattrsOrThrow(UpgradeCommand.PREPARED_XATTR)
-          .toString(StandardCharsets.UTF_8);
+      s.prepared =
+          root.getXattrsOrThrow(UpgradeCommand.PREPARED_XATTR).toString(StandardCharsets.UTF_8);
     }
     return s;
   }
@@ -109,7 +121,8 @@ final class UpgradeSurvey {
   }
 
   private static int protocolOf(GetMasterInfoResponse info) {
-    return info.getProtocolVersion() == 0 ? VersionHeaders.UNVERSIONED_PROTOCOL
+    return info.getProtocolVersion() == 0
+        ? VersionHeaders.UNVERSIONED_PROTOCOL
         : info.getProtocolVersion();
   }
 
@@ -125,8 +138,13 @@ final class UpgradeSurvey {
       if (m.error() != null) {
         out.add(m.address() + " (unreachable)");
       } else if (m.maxLayout() < layout) {
-        out.add(m.address() + " (release " + m.release() + ", reads layouts up to "
-            + m.maxLayout() + ")");
+        out.add(
+            m.address()
+                + " (release "
+                + m.release()
+                + ", reads layouts up to "
+                + m.maxLayout()
+                + ")");
       }
     }
     return out;

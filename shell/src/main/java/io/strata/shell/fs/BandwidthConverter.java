@@ -5,9 +5,9 @@ import java.util.Locale;
 import picocli.CommandLine;
 
 /**
- * Reads a rate in bytes per second such as {@code 200MB}, {@code 1.5GiB} or {@code 200MB/s}
- * (units as in the configuration: KB and KiB are both 1024 bytes). Only positive rates are
- * taken: no cap is written by leaving the option out.
+ * Reads a rate in bytes per second such as {@code 200MB}, {@code 1.5GiB} or {@code 200MB/s} (units
+ * as in the configuration: KB and KiB are both 1024 bytes). Only positive rates are taken: no cap
+ * is written by leaving the option out.
  */
 final class BandwidthConverter implements CommandLine.ITypeConverter<Long> {
   @Override
@@ -23,8 +23,11 @@ final class BandwidthConverter implements CommandLine.ITypeConverter<Long> {
       n = -1;
     }
     if (n <= 0) {
-      throw new CommandLine.TypeConversionException("'" + value + "' is not a rate in bytes"
-          + " per second (such as 200MB or 1GiB; leave the option out for no cap)");
+      throw new CommandLine.TypeConversionException(
+          "'"
+              + value
+              + "' is not a rate in bytes"
+              + " per second (such as 200MB or 1GiB; leave the option out for no cap)");
     }
     return n;
   }

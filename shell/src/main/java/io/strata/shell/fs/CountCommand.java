@@ -21,7 +21,9 @@ final class CountCommand extends FsAction {
     FileInfo root = fs().getStatus(path);
     TreeTotals t = TreeTotals.of(fs(), root);
     out().println(String.format("%12s %12s %16s  %s", "DIRS", "FILES", "BYTES", "PATH"));
-    out().println(String.format("%12d %12d %16d  %s", t.directories(), t.files(), t.bytes(),
-        root.getPath()));
+    out()
+        .println(
+            String.format(
+                "%12d %12d %16d  %s", t.directories(), t.files(), t.bytes(), root.getPath()));
   }
 }

@@ -15,11 +15,15 @@ import picocli.CommandLine.Parameters;
  * direction, or within one side. A DST that is an existing directory receives SRC under its own
  * name. A file whose copy fails is removed, never left half-written.
  */
-@Command(name = "cp", description = {"Copy files and directories.",
-    "A path written local:/abs/path or file:///abs/path is on this machine; any other path is a"
-        + " Strata path. Examples:",
-    "  strata fs cp local:/data/train.tar /datasets/",
-    "  strata fs cp -R /datasets/imagenet file:///scratch/imagenet"})
+@Command(
+    name = "cp",
+    description = {
+      "Copy files and directories.",
+      "A path written local:/abs/path or file:///abs/path is on this machine; any other path is a"
+          + " Strata path. Examples:",
+      "  strata fs cp local:/data/train.tar /datasets/",
+      "  strata fs cp -R /datasets/imagenet file:///scratch/imagenet"
+    })
 final class CpCommand extends FsAction {
   @Option(names = "-R", description = "Copy directories recursively.")
   boolean recursive;
@@ -52,8 +56,8 @@ final class CpCommand extends FsAction {
         throw new UsageException(from.display() + " is a directory (use cp -R)");
       }
       if (to.isInside(from)) {
-        throw new UsageException("Cannot copy " + from.display() + " into itself ("
-            + to.display() + ")");
+        throw new UsageException(
+            "Cannot copy " + from.display() + " into itself (" + to.display() + ")");
       }
       copyTree(from, to);
     } else {

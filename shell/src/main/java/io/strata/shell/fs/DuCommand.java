@@ -13,8 +13,12 @@ import picocli.CommandLine.Parameters;
  * {@code strata fs du [-s] [-h] PATH}: size and size cached of each entry of a directory (each
  * subdirectory totalled), or of PATH alone with -s.
  */
-@Command(name = "du", description = {"Show the size and the cached size of each entry of a"
-    + " directory (-s: of PATH alone).", "Columns: size, cached, cached %%, path."})
+@Command(
+    name = "du",
+    description = {
+      "Show the size and the cached size of each entry of a" + " directory (-s: of PATH alone).",
+      "Columns: size, cached, cached %%, path."
+    })
 final class DuCommand extends FsAction {
   @Option(names = "-s", description = "One total for PATH.")
   boolean summary;
@@ -45,8 +49,13 @@ final class DuCommand extends FsAction {
   }
 
   private void print(FileInfo f, TreeTotals t) {
-    out().println(String.format("%12s  %12s  %4s  %s", Format.size(t.bytes(), human),
-        Format.size(t.cachedBytes(), human), Format.percent(t.cachedBytes(), t.bytes()),
-        f.getPath()));
+    out()
+        .println(
+            String.format(
+                "%12s  %12s  %4s  %s",
+                Format.size(t.bytes(), human),
+                Format.size(t.cachedBytes(), human),
+                Format.percent(t.cachedBytes(), t.bytes()),
+                f.getPath()));
   }
 }

@@ -9,8 +9,11 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code strata fs free [-R] PATH}: drops cached blocks; the files stay. */
-@Command(name = "free", description = "Drop the cached blocks of a file (or, with -R, of a"
-    + " directory); the files themselves stay.")
+@Command(
+    name = "free",
+    description =
+        "Drop the cached blocks of a file (or, with -R, of a"
+            + " directory); the files themselves stay.")
 final class FreeCommand extends FsAction {
   @Option(names = "-R", description = "Free every file below a directory.")
   boolean recursive;
@@ -25,7 +28,13 @@ final class FreeCommand extends FsAction {
   @Override
   void run() throws StrataException {
     FreeResponse r = fs().free(path, recursive);
-    out().println("Freed " + r.getBlocksFreed() + (r.getBlocksFreed() == 1 ? " block (" : " blocks (") + Format.human(r.getBytesFreed())
-        + ") of " + path);
+    out()
+        .println(
+            "Freed "
+                + r.getBlocksFreed()
+                + (r.getBlocksFreed() == 1 ? " block (" : " blocks (")
+                + Format.human(r.getBytesFreed())
+                + ") of "
+                + path);
   }
 }

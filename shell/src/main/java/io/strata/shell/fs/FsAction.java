@@ -7,9 +7,9 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Option;
 
 /**
- * A subcommand of {@code strata fs}: runs against the shell's file system client and prints to
- * its output. Failures propagate as exceptions and become one line on stderr. {@code -h} is
- * left free for human-readable sizes, so help is {@code --help} only.
+ * A subcommand of {@code strata fs}: runs against the shell's file system client and prints to its
+ * output. Failures propagate as exceptions and become one line on stderr. {@code -h} is left free
+ * for human-readable sizes, so help is {@code --help} only.
  */
 abstract class FsAction implements Callable<Integer> {
   @Option(names = "--help", usageHelp = true, description = "Show this help and exit.")

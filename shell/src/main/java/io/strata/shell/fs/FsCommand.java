@@ -8,18 +8,38 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /** {@code strata fs}: file system commands on Strata paths. */
-@Command(name = "fs", mixinStandardHelpOptions = true,
-    description = {"File system commands.",
-        "Paths are Strata paths (/data/x) unless written local:/abs/path or file:///abs/path,"
-            + " which name files of this machine (cp only)."})
+@Command(
+    name = "fs",
+    mixinStandardHelpOptions = true,
+    description = {
+      "File system commands.",
+      "Paths are Strata paths (/data/x) unless written local:/abs/path or file:///abs/path,"
+          + " which name files of this machine (cp only)."
+    })
 public final class FsCommand implements Callable<Integer>, CommandGroup {
   @Override
   public List<Class<?>> subcommands() {
-    return List.of(LsCommand.class, StatCommand.class, CatCommand.class, HeadCommand.class,
-        TailCommand.class, CpCommand.class, MkdirCommand.class, RmCommand.class, MvCommand.class,
-        MountCommand.class, UnmountCommand.class, LocationCommand.class, FreeCommand.class,
-        DuCommand.class, CountCommand.class, LoadCommand.class, SetTtlCommand.class,
-        UnsetTtlCommand.class, SetWriteTypeCommand.class, UnsetWriteTypeCommand.class,
+    return List.of(
+        LsCommand.class,
+        StatCommand.class,
+        CatCommand.class,
+        HeadCommand.class,
+        TailCommand.class,
+        CpCommand.class,
+        MkdirCommand.class,
+        RmCommand.class,
+        MvCommand.class,
+        MountCommand.class,
+        UnmountCommand.class,
+        LocationCommand.class,
+        FreeCommand.class,
+        DuCommand.class,
+        CountCommand.class,
+        LoadCommand.class,
+        SetTtlCommand.class,
+        UnsetTtlCommand.class,
+        SetWriteTypeCommand.class,
+        UnsetWriteTypeCommand.class,
         PersistCommand.class);
   }
 

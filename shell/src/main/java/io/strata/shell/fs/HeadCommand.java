@@ -11,7 +11,10 @@ import picocli.CommandLine.Parameters;
 /** {@code strata fs head [-c BYTES] PATH}: the first bytes of a file (1 KiB by default). */
 @Command(name = "head", description = "Print the first bytes of a file.")
 final class HeadCommand extends FsAction {
-  @Option(names = "-c", paramLabel = "BYTES", defaultValue = "1KB",
+  @Option(
+      names = "-c",
+      paramLabel = "BYTES",
+      defaultValue = "1KB",
       converter = ByteSizeConverter.class,
       description = "How many bytes (such as 100, 4KB, 1MiB); default: ${DEFAULT-VALUE}.")
   long bytes;

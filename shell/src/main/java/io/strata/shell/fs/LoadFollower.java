@@ -8,11 +8,11 @@ import io.strata.proto.LoadJobStatus;
 import java.time.Duration;
 
 /**
- * Follows a load job until it ends: polls its status at a fixed interval and shows each one on
- * a {@link StatusLine}. The job runs on the master whatever happens here, so a master that does
- * not answer (a restart, a fail-over) is waited for, with a note, for up to an outage limit;
- * only then does following fail, with a message that names the master and says the job goes
- * on. Any other error of a poll ends following at once.
+ * Follows a load job until it ends: polls its status at a fixed interval and shows each one on a
+ * {@link StatusLine}. The job runs on the master whatever happens here, so a master that does not
+ * answer (a restart, a fail-over) is waited for, with a note, for up to an outage limit; only then
+ * does following fail, with a message that names the master and says the job goes on. Any other
+ * error of a poll ends following at once.
  */
 final class LoadFollower {
   static final Duration POLL_INTERVAL = Duration.ofSeconds(1);
@@ -32,16 +32,17 @@ final class LoadFollower {
 
   /** Whether a job in this state is over. */
   static boolean ended(LoadJobState state) {
-    return state == LoadJobState.LOAD_SUCCEEDED || state == LoadJobState.LOAD_FAILED
+    return state == LoadJobState.LOAD_SUCCEEDED
+        || state == LoadJobState.LOAD_FAILED
         || state == LoadJobState.LOAD_STOPPED;
   }
 
   /**
-   * Follows the job of {@code path}, starting from a status already known, and returns its
-   * last status: the one in which it ended.
+   * Follows the job of {@code path}, starting from a status already known, and returns its last
+   * status: the one in which it ended.
    *
-   * @throws StrataException when the master stays silent past the outage limit, or a poll
-   *     fails otherwise (the job is not affected either way)
+   * @throws StrataException when the master stays silent past the outage limit, or a poll fails
+   *     otherwise (the job is not affected either way)
    * @throws InterruptedException when this thread is interrupted between polls
    */
   LoadJobStatus follow(String path, LoadJobStatus first)
@@ -62,15 +63,29 @@ final class LoadFollower {
         }
         if (outageStart < 0) {
           outageStart = callStart;
-          line.note("The master at " + fs.masterAddress() + " does not answer; waiting for it"
-              + " up to " + LoadProgressLine.duration(outageLimit.toMillis())
-              + " (the load keeps running on the master)");
+          line.note(
+              "The master at "
+                  + fs.masterAddress()
+                  + " does not answer; waiting for it"
+                  + " up to "
+                  + LoadProgressLine.duration(outageLimit.toMillis())
+                  + " (the load keeps running on the master)");
         } else if (System.nanoTime() - outageStart >= outageLimit.toNanos()) {
-          throw new StrataException(ErrorCode.UNAVAILABLE, "The master at "
-              + fs.masterAddress() + " has not answered for "
-              + LoadProgressLine.duration(outageLimit.toMillis()) + "; the load of " + path
-              + " (job " + status.getJobId() + ") keeps running on the master: follow it again"
-              + " with `strata fs load --progress " + path + "` once the master is back", e);
+          throw new StrataException(
+              ErrorCode.UNAVAILABLE,
+              "The master at "
+                  + fs.masterAddress()
+                  + " has not answered for "
+                  + LoadProgressLine.duration(outageLimit.toMillis())
+                  + "; the load of "
+                  + path
+                  + " (job "
+                  + status.getJobId()
+                  + ") keeps running on the master: follow it again"
+                  + " with `strata fs load --progress "
+                  + path
+                  + "` once the master is back",
+              e);
         }
         continue;
       }
@@ -79,8 +94,14 @@ final class LoadFollower {
         outageStart = -1;
       }
       if (next.getJobId() != status.getJobId()) {
-        line.note("Load job " + status.getJobId() + " of " + path + " was followed by job "
-            + next.getJobId() + " (submitted by someone else); following that one");
+        line.note(
+            "Load job "
+                + status.getJobId()
+                + " of "
+                + path
+                + " was followed by job "
+                + next.getJobId()
+                + " (submitted by someone else); following that one");
       }
       status = next;
       line.show(progress.render(status));

@@ -8,15 +8,15 @@ import java.util.Locale;
 import java.util.OptionalDouble;
 
 /**
- * The one-line progress of a load job: state, files and bytes done of the totals, the average
- * and the recent rate, the ETA, the failures so far and what the job waits for. Totals that
- * are still growing (the tree is being listed) end in {@code +} and the ETA is {@code ?} until
- * they are final.
+ * The one-line progress of a load job: state, files and bytes done of the totals, the average and
+ * the recent rate, the ETA, the failures so far and what the job waits for. Totals that are still
+ * growing (the tree is being listed) end in {@code +} and the ETA is {@code ?} until they are
+ * final.
  *
- * <p>Rates are measured on the job's own clock ({@code elapsed_ms} as the master reports it),
- * so a master's downtime or a slow poll does not distort them. The recent rate spans the last
- * {@value #RECENT_WINDOW_MS} ms of that clock, from the statuses given to {@link #render}; a
- * status of another job starts the measurement afresh. Not thread-safe.
+ * <p>Rates are measured on the job's own clock ({@code elapsed_ms} as the master reports it), so a
+ * master's downtime or a slow poll does not distort them. The recent rate spans the last {@value
+ * #RECENT_WINDOW_MS} ms of that clock, from the statuses given to {@link #render}; a status of
+ * another job starts the measurement afresh. Not thread-safe.
  */
 final class LoadProgressLine {
   static final long RECENT_WINDOW_MS = 10_000;
@@ -31,15 +31,29 @@ final class LoadProgressLine {
   String render(LoadJobStatus s) {
     record(s);
     String more = s.getListingDone() ? "" : "+";
-    StringBuilder b = new StringBuilder(160).append("Loading ").append(s.getPath()).append(": ")
-        .append(stateName(s.getState()))
-        .append(", ").append(s.getFilesDone()).append('/').append(s.getFilesTotal()).append(more)
-        .append(" files, ").append(Format.human(s.getBytesDone())).append('/')
-        .append(Format.human(s.getBytesTotal())).append(more);
+    StringBuilder b =
+        new StringBuilder(160)
+            .append("Loading ")
+            .append(s.getPath())
+            .append(": ")
+            .append(stateName(s.getState()))
+            .append(", ")
+            .append(s.getFilesDone())
+            .append('/')
+            .append(s.getFilesTotal())
+            .append(more)
+            .append(" files, ")
+            .append(Format.human(s.getBytesDone()))
+            .append('/')
+            .append(Format.human(s.getBytesTotal()))
+            .append(more);
     if (s.getListingDone()) {
-      b.append(" (").append(s.getBytesTotal() > 0
-          ? Format.percent(s.getBytesDone(), s.getBytesTotal())
-          : Format.percent(s.getFilesDone(), s.getFilesTotal())).append(')');
+      b.append(" (")
+          .append(
+              s.getBytesTotal() > 0
+                  ? Format.percent(s.getBytesDone(), s.getBytesTotal())
+                  : Format.percent(s.getFilesDone(), s.getFilesTotal()))
+          .append(')');
     }
     b.append(", ").append(rate(averageRate(s)));
     OptionalDouble recent = recentRate();
@@ -64,9 +78,9 @@ final class LoadProgressLine {
   }
 
   /**
-   * The time left, from what remains of the totals and the recent rate (the average one when
-   * there is no recent one yet): "?" while the totals are not final, outside loading, or
-   * before anything moved.
+   * The time left, from what remains of the totals and the recent rate (the average one when there
+   * is no recent one yet): "?" while the totals are not final, outside loading, or before anything
+   * moved.
    */
   String eta(LoadJobStatus s) {
     if (!s.getListingDone() || s.getState() != LoadJobState.LOAD_RUNNING) {
@@ -74,15 +88,20 @@ final class LoadProgressLine {
     }
     // A tree of empty files has no bytes to count: its progress is in files.
     boolean byBytes = s.getBytesTotal() > 0;
-    double left = byBytes ? s.getBytesTotal() - s.getBytesDone()
-        : s.getFilesTotal() - s.getFilesDone() - s.getFilesFailed();
+    double left =
+        byBytes
+            ? s.getBytesTotal() - s.getBytesDone()
+            : s.getFilesTotal() - s.getFilesDone() - s.getFilesFailed();
     if (left <= 0) {
       return duration(0);
     }
     OptionalDouble recent = recent(byBytes);
-    double rate = recent.isPresent() && recent.getAsDouble() > 0 ? recent.getAsDouble()
-        : s.getElapsedMs() <= 0 ? -1
-        : (byBytes ? s.getBytesDone() : s.getFilesDone()) * 1000.0 / s.getElapsedMs();
+    double rate =
+        recent.isPresent() && recent.getAsDouble() > 0
+            ? recent.getAsDouble()
+            : s.getElapsedMs() <= 0
+                ? -1
+                : (byBytes ? s.getBytesDone() : s.getFilesDone()) * 1000.0 / s.getElapsedMs();
     if (rate <= 0) {
       return "?";
     }
@@ -115,13 +134,20 @@ final class LoadProgressLine {
   /** The state as a word of the line. */
   static String stateName(LoadJobState state) {
     switch (state) {
-      case LOAD_LISTING: return "listing";
-      case LOAD_RUNNING: return "running";
-      case LOAD_VERIFYING: return "verifying";
-      case LOAD_SUCCEEDED: return "succeeded";
-      case LOAD_FAILED: return "failed";
-      case LOAD_STOPPED: return "stopped";
-      default: return "starting";
+      case LOAD_LISTING:
+        return "listing";
+      case LOAD_RUNNING:
+        return "running";
+      case LOAD_VERIFYING:
+        return "verifying";
+      case LOAD_SUCCEEDED:
+        return "succeeded";
+      case LOAD_FAILED:
+        return "failed";
+      case LOAD_STOPPED:
+        return "stopped";
+      default:
+        return "starting";
     }
   }
 

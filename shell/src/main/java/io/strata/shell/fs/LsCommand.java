@@ -10,12 +10,15 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code strata fs ls [-R] [-h] [--sync] PATH}: streams a listing, never holding a whole
- * directory; with {@code --sync} the master checks the under store first (every directory
- * listed, with -R).
+ * {@code strata fs ls [-R] [-h] [--sync] PATH}: streams a listing, never holding a whole directory;
+ * with {@code --sync} the master checks the under store first (every directory listed, with -R).
  */
-@Command(name = "ls", description = {"List a directory, or show one file.",
-    "Columns: mode, owner, group, size, modified, cached %%, path (directories end in /)."})
+@Command(
+    name = "ls",
+    description = {
+      "List a directory, or show one file.",
+      "Columns: mode, owner, group, size, modified, cached %%, path (directories end in /)."
+    })
 final class LsCommand extends FsAction {
   @Option(names = "-R", description = "List subdirectories recursively.")
   boolean recursive;
@@ -23,8 +26,11 @@ final class LsCommand extends FsAction {
   @Option(names = "-h", description = "Print sizes in KiB, MiB, GiB.")
   boolean human;
 
-  @Option(names = "--sync", description = "Check the under store first and take in what "
-      + "changed there (files added, deleted or rewritten outside Strata).")
+  @Option(
+      names = "--sync",
+      description =
+          "Check the under store first and take in what "
+              + "changed there (files added, deleted or rewritten outside Strata).")
   boolean sync;
 
   @Parameters(paramLabel = "PATH", defaultValue = "/", description = "Default: /.")

@@ -6,11 +6,15 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code strata fs mv SRC DST}: renames within the namespace and the under store. DST is the
- * new path itself and must not exist (an existing directory is not moved into).
+ * {@code strata fs mv SRC DST}: renames within the namespace and the under store. DST is the new
+ * path itself and must not exist (an existing directory is not moved into).
  */
-@Command(name = "mv", description = {"Rename or move a file or directory.",
-    "DST is the new path and must not exist yet."})
+@Command(
+    name = "mv",
+    description = {
+      "Rename or move a file or directory.",
+      "DST is the new path and must not exist yet."
+    })
 final class MvCommand extends FsAction {
   @Parameters(index = "0", paramLabel = "SRC")
   String src;

@@ -21,8 +21,8 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * A file or directory that {@code strata fs cp} copies from or to: either a Strata path or,
- * when written {@code local:/abs/path} or {@code file:///abs/path}, a path of this machine.
+ * A file or directory that {@code strata fs cp} copies from or to: either a Strata path or, when
+ * written {@code local:/abs/path} or {@code file:///abs/path}, a path of this machine.
  */
 abstract class Place {
   static final String LOCAL_PREFIX = "local:";
@@ -125,12 +125,15 @@ abstract class Place {
     Sink create(boolean overwrite) throws IOException {
       OutputStream out;
       try {
-        out = overwrite ? Files.newOutputStream(path)
-            : Files.newOutputStream(path, StandardOpenOption.CREATE_NEW,
-                StandardOpenOption.WRITE);
+        out =
+            overwrite
+                ? Files.newOutputStream(path)
+                : Files.newOutputStream(
+                    path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
       } catch (FileAlreadyExistsException e) {
-        throw new StrataException(ErrorCode.ALREADY_EXISTS, "Path already exists: " + display()
-            + " (use cp -f to overwrite)");
+        throw new StrataException(
+            ErrorCode.ALREADY_EXISTS,
+            "Path already exists: " + display() + " (use cp -f to overwrite)");
       }
       return new Sink() {
         @Override

@@ -8,8 +8,7 @@ import java.io.OutputStream;
 final class Ranges {
   private Ranges() {}
 
-  static void copy(FileInStream in, long start, long length, OutputStream out)
-      throws IOException {
+  static void copy(FileInStream in, long start, long length, OutputStream out) throws IOException {
     byte[] buf = new byte[(int) Math.min(1 << 20, Math.max(1, length))];
     long pos = start;
     long end = start + length;

@@ -7,8 +7,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code strata fs rm [-R] PATH}: deletes in Strata and in the under store. */
-@Command(name = "rm", description = "Delete a file, or a directory with -R (also from the"
-    + " under store).")
+@Command(
+    name = "rm",
+    description = "Delete a file, or a directory with -R (also from the" + " under store).")
 final class RmCommand extends FsAction {
   @Option(names = "-R", description = "Delete a directory and everything below it.")
   boolean recursive;

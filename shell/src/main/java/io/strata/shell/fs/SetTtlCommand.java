@@ -15,17 +15,23 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code strata fs setTtl [--action free|delete] PATH DURATION}: gives a path a time to live
- * and prints when it ends.
+ * {@code strata fs setTtl [--action free|delete] PATH DURATION}: gives a path a time to live and
+ * prints when it ends.
  */
-@Command(name = "setTtl", description = {
-    "Give a file or directory a time to live: once DURATION has passed since its modification"
-        + " time, the master frees its cached blocks and removes the time to live (free, the"
-        + " default), or deletes it, with everything below a directory, from Strata and the"
-        + " under store (delete).",
-    "DURATION is a number with a unit (ms, s, m, h, d), or plain milliseconds."})
+@Command(
+    name = "setTtl",
+    description = {
+      "Give a file or directory a time to live: once DURATION has passed since its modification"
+          + " time, the master frees its cached blocks and removes the time to live (free, the"
+          + " default), or deletes it, with everything below a directory, from Strata and the"
+          + " under store (delete).",
+      "DURATION is a number with a unit (ms, s, m, h, d), or plain milliseconds."
+    })
 final class SetTtlCommand extends FsAction {
-  @Option(names = "--action", paramLabel = "free|delete", defaultValue = "free",
+  @Option(
+      names = "--action",
+      paramLabel = "free|delete",
+      defaultValue = "free",
       converter = ActionConverter.class,
       description = "What happens once the time has passed (default: free).")
   TtlAction action;
@@ -47,8 +53,8 @@ final class SetTtlCommand extends FsAction {
   }
 
   /**
-   * A path's time to live as {@code fs stat} and {@code fs setTtl} print it:
-   * {@code 1h30m, then free (at 2026-11-22 03:54:51)}, or {@code none}.
+   * A path's time to live as {@code fs stat} and {@code fs setTtl} print it: {@code 1h30m, then
+   * free (at 2026-11-22 03:54:51)}, or {@code none}.
    */
   static String describe(FileInfo f) {
     if (f.getTtlMs() <= 0) {
@@ -74,8 +80,8 @@ final class SetTtlCommand extends FsAction {
         case "delete":
           return TtlAction.TTL_ACTION_DELETE;
         default:
-          throw new CommandLine.TypeConversionException("'" + value
-              + "' is not a time-to-live action (give free or delete)");
+          throw new CommandLine.TypeConversionException(
+              "'" + value + "' is not a time-to-live action (give free or delete)");
       }
     }
   }
@@ -92,8 +98,11 @@ final class SetTtlCommand extends FsAction {
         millis = 0;
       }
       if (millis <= 0) {
-        throw new CommandLine.TypeConversionException("'" + value + "' is not a time to live"
-            + " (give a positive duration such as 90s, 30m, 1h, 7d, or milliseconds)");
+        throw new CommandLine.TypeConversionException(
+            "'"
+                + value
+                + "' is not a time to live"
+                + " (give a positive duration such as 90s, 30m, 1h, 7d, or milliseconds)");
       }
       return Duration.ofMillis(millis);
     }

@@ -14,13 +14,14 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code strata fs stat [--sync] PATH}: every attribute of one path, one per line; with
- * {@code --sync} as the under store has it now.
+ * {@code strata fs stat [--sync] PATH}: every attribute of one path, one per line; with {@code
+ * --sync} as the under store has it now.
  */
 @Command(name = "stat", description = "Show the status of a file or directory.")
 final class StatCommand extends FsAction {
-  @Option(names = "--sync", description = "Check the under store first and take in what "
-      + "changed there.")
+  @Option(
+      names = "--sync",
+      description = "Check the under store first and take in what " + "changed there.")
   boolean sync;
 
   @Parameters(paramLabel = "PATH")
@@ -60,8 +61,9 @@ final class StatCommand extends FsAction {
     if (!f.getDirectory() && f.getFileType() == FileType.FILE_TYPE_PLAIN) {
       o.printf("Size:        %d (%s)%n", f.getLength(), Format.human(f.getLength()));
       o.printf("Blocks:      %d of %s%n", f.getBlockCount(), Format.human(f.getBlockSize()));
-      o.printf("Cached:      %d (%s)%n", f.getCachedBytes(),
-          Format.percent(f.getCachedBytes(), f.getLength()));
+      o.printf(
+          "Cached:      %d (%s)%n",
+          f.getCachedBytes(), Format.percent(f.getCachedBytes(), f.getLength()));
       o.printf("Complete:    %s%n", f.getComplete() ? "yes" : "no (being written)");
       o.printf("Persisted:   %s%n", Listing.persistence(f));
     }
@@ -88,12 +90,16 @@ final class StatCommand extends FsAction {
       o.printf("Inode:       %d%n", f.getInodeNumber());
     }
     o.printf("File id:     %d%n", f.getFileId());
-    o.printf("Under store: %s (mount %d)%s%n", f.getUfsPath(), f.getMountId(),
-        !f.getNamespaceOnly() ? ""
+    o.printf(
+        "Under store: %s (mount %d)%s%n",
+        f.getUfsPath(),
+        f.getMountId(),
+        !f.getNamespaceOnly()
+            ? ""
             : f.getPersistenceState() != PersistenceState.PERSISTENCE_PERSISTED
-            ? ", not held there yet: its content is in Strata's cache only"
-            : ", not held there: the store cannot hold this kind of file, so it lives in"
-                + " Strata's namespace only");
+                ? ", not held there yet: its content is in Strata's cache only"
+                : ", not held there: the store cannot hold this kind of file, so it lives in"
+                    + " Strata's namespace only");
     if (!f.getUfsFingerprint().isEmpty()) {
       o.printf("Fingerprint: %s%n", f.getUfsFingerprint());
     }

@@ -6,11 +6,11 @@ import java.lang.reflect.Method;
 import java.util.function.LongSupplier;
 
 /**
- * A status line on stderr that changes over time. On a terminal it is one line redrawn in
- * place with {@code \r} (cut to the terminal's width when that is known, so that it never
- * wraps); elsewhere (a log file, a pipe) it is a plain line printed at most once per
- * {@link #PLAIN_INTERVAL_NANOS}, so that logs stay short. Notes printed between updates go on
- * lines of their own and the status line is drawn again below them. Not thread-safe.
+ * A status line on stderr that changes over time. On a terminal it is one line redrawn in place
+ * with {@code \r} (cut to the terminal's width when that is known, so that it never wraps);
+ * elsewhere (a log file, a pipe) it is a plain line printed at most once per {@link
+ * #PLAIN_INTERVAL_NANOS}, so that logs stay short. Notes printed between updates go on lines of
+ * their own and the status line is drawn again below them. Not thread-safe.
  */
 final class StatusLine {
   static final long PLAIN_INTERVAL_NANOS = 2_000_000_000L;

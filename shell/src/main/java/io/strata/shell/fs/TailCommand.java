@@ -11,7 +11,10 @@ import picocli.CommandLine.Parameters;
 /** {@code strata fs tail [-c BYTES] PATH}: the last bytes of a file (1 KiB by default). */
 @Command(name = "tail", description = "Print the last bytes of a file.")
 final class TailCommand extends FsAction {
-  @Option(names = "-c", paramLabel = "BYTES", defaultValue = "1KB",
+  @Option(
+      names = "-c",
+      paramLabel = "BYTES",
+      defaultValue = "1KB",
       converter = ByteSizeConverter.class,
       description = "How many bytes (such as 100, 4KB, 1MiB); default: ${DEFAULT-VALUE}.")
   long bytes;

@@ -7,8 +7,8 @@ import io.strata.proto.FileInfo;
 
 /**
  * Totals of a subtree: directories (counting the root when it is one), files, bytes and bytes
- * cached. Walks the tree depth first with streamed listings, so memory grows with depth, not
- * with the size of a directory.
+ * cached. Walks the tree depth first with streamed listings, so memory grows with depth, not with
+ * the size of a directory.
  */
 record TreeTotals(long directories, long files, long bytes, long cachedBytes) {
   static TreeTotals of(FileSystem fs, FileInfo root) throws StrataException {

@@ -7,8 +7,11 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
 /** {@code strata fs unsetTtl PATH}: removes a path's time to live. */
-@Command(name = "unsetTtl", description = "Remove the time to live of a file or directory; "
-    + "nothing happens to it when the time would have passed.")
+@Command(
+    name = "unsetTtl",
+    description =
+        "Remove the time to live of a file or directory; "
+            + "nothing happens to it when the time would have passed.")
 final class UnsetTtlCommand extends FsAction {
   @Parameters(paramLabel = "PATH")
   String path;

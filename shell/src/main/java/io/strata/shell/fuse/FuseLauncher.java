@@ -35,17 +35,16 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 
 /**
- * Runs FUSE mounts of Strata as processes of their own (FuseMain, from the classpath in
- * {@code STRATA_FUSE_CLASSPATH}), keeps one {@link MountRecord} per mount under
- * {@code ${strata.home}/fuse/}, and unmounts them. A mount is reported started only once the
- * kernel lists it in /proc/mounts; one left behind by a process that died is detached with
- * {@code fusermount -u -z} before the folder is mounted again, and one whose process is alive is
- * never mounted over.
+ * Runs FUSE mounts of Strata as processes of their own (FuseMain, from the classpath in {@code
+ * STRATA_FUSE_CLASSPATH}), keeps one {@link MountRecord} per mount under {@code
+ * ${strata.home}/fuse/}, and unmounts them. A mount is reported started only once the kernel lists
+ * it in /proc/mounts; one left behind by a process that died is detached with {@code fusermount -u
+ * -z} before the folder is mounted again, and one whose process is alive is never mounted over.
  *
  * <p>A background mount writes its own log, rotated by size ({@code strata-fuse-logback-file.xml}
- * of integration/fuse, bounded by {@code strata.fuse.log.max.size} and
- * {@code strata.fuse.log.max.files}); what the JVM itself prints (a crash, an out-of-memory
- * report, libfuse's messages) goes to a small {@code .out} file beside it, emptied at each start.
+ * of integration/fuse, bounded by {@code strata.fuse.log.max.size} and {@code
+ * strata.fuse.log.max.files}); what the JVM itself prints (a crash, an out-of-memory report,
+ * libfuse's messages) goes to a small {@code .out} file beside it, emptied at each start.
  */
 public final class FuseLauncher {
   static final String CLASSPATH_VARIABLE = "STRATA_FUSE_CLASSPATH";
@@ -54,19 +53,25 @@ public final class FuseLauncher {
   // FixedWindowRollingPolicy keeps at most 20 rotated files whatever it is asked for.
   private static final int MAX_LOG_FILES = 20;
   private static final int LOG_TAIL_LINES = 30;
+
   /** strerror(ENOTCONN): the kernel's answer for a mount whose process is gone. */
   private static final String NOT_CONNECTED = "Transport endpoint is not connected";
+
   // A stat of a mount that hangs cannot be interrupted; daemon threads let the command exit.
-  private static final Executor STAT_THREADS = Executors.newCachedThreadPool(r -> {
-    Thread t = new Thread(r, "strata-fuse-probe");
-    t.setDaemon(true);
-    return t;
-  });
+  private static final Executor STAT_THREADS =
+      Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "strata-fuse-probe");
+            t.setDaemon(true);
+            return t;
+          });
   private static final long POLL_MS = 100;
 
   private final ShellContext ctx;
+
   /** This mount's own settings ({@code --conf}), over the shell's configuration. */
   private Map<String, String> settings = Map.of();
+
   private StrataConfig conf;
 
   public FuseLauncher(ShellContext ctx) {
@@ -82,27 +87,39 @@ public final class FuseLauncher {
   }
 
   /**
-   * The {@code KEY=VALUE} settings of {@code --conf}, in order (a key given twice keeps the
-   * last value). Only keys a mount reads are taken: {@code strata.fuse.*}, client and common
-   * keys; a server's key or a line without '=' is a usage error naming the fix. Values are
-   * checked when the configuration is built.
+   * The {@code KEY=VALUE} settings of {@code --conf}, in order (a key given twice keeps the last
+   * value). Only keys a mount reads are taken: {@code strata.fuse.*}, client and common keys; a
+   * server's key or a line without '=' is a usage error naming the fix. Values are checked when the
+   * configuration is built.
    */
   public static Map<String, String> parseSettings(List<String> settings) {
     Map<String, String> out = new java.util.LinkedHashMap<>();
     for (String s : settings) {
       int eq = s.indexOf('=');
       if (eq <= 0) {
-        throw new UsageException("--conf takes KEY=VALUE, not '" + s + "' (for example --conf "
-            + FuseKeys.METADATA_CACHE_SIZE.name() + "=1000000)");
+        throw new UsageException(
+            "--conf takes KEY=VALUE, not '"
+                + s
+                + "' (for example --conf "
+                + FuseKeys.METADATA_CACHE_SIZE.name()
+                + "=1000000)");
       }
       String key = s.substring(0, eq).trim();
-      if (ConfigRegistry.find(key) != null && !ConfigRegistry.declaredIn(key, FuseKeys.class,
-          ClientKeys.class, CommonKeys.class)) {
-        throw new UsageException("--conf " + key + ": a mount does not read this key (it"
-            + " configures " + (key.startsWith("strata.master.") ? "the master"
-            : key.startsWith("strata.worker.") ? "workers" : "another process") + "); give a"
-            + " strata.fuse.*, client or common key, and set " + key + " where that process"
-            + " reads its configuration");
+      if (ConfigRegistry.find(key) != null
+          && !ConfigRegistry.declaredIn(key, FuseKeys.class, ClientKeys.class, CommonKeys.class)) {
+        throw new UsageException(
+            "--conf "
+                + key
+                + ": a mount does not read this key (it"
+                + " configures "
+                + (key.startsWith("strata.master.")
+                    ? "the master"
+                    : key.startsWith("strata.worker.") ? "workers" : "another process")
+                + "); give a"
+                + " strata.fuse.*, client or common key, and set "
+                + key
+                + " where that process"
+                + " reads its configuration");
       }
       out.put(key, s.substring(eq + 1).trim());
     }
@@ -111,15 +128,16 @@ public final class FuseLauncher {
 
   /**
    * The JVM options of a mount process on {@code conf}: heap and direct-memory bounds, Netty's
-   * buffers counted under the latter, and the client compiler only. A mount is usually fresh
-   * for each job and spends its first minute of reads compiling: C2 took a fifth of the two
-   * cores during a first pass over 20,000 small files, and with C1 alone that pass read 30%
-   * more files a second, with later passes and streaming the same and 4 KiB random reads 5 to
-   * 10% slower at 8 threads. STRATA_FUSE_JAVA_OPTS comes after these and may undo any of them
+   * buffers counted under the latter, and the client compiler only. A mount is usually fresh for
+   * each job and spends its first minute of reads compiling: C2 took a fifth of the two cores
+   * during a first pass over 20,000 small files, and with C1 alone that pass read 30% more files a
+   * second, with later passes and streaming the same and 4 KiB random reads 5 to 10% slower at 8
+   * threads. STRATA_FUSE_JAVA_OPTS comes after these and may undo any of them
    * (-XX:TieredStopAtLevel=4).
    */
   public static List<String> jvmOptions(StrataConfig conf) {
-    return List.of("-Xmx" + megabytes(conf.getBytes(FuseKeys.HEAP_SIZE)) + "m",
+    return List.of(
+        "-Xmx" + megabytes(conf.getBytes(FuseKeys.HEAP_SIZE)) + "m",
         "-XX:MaxDirectMemorySize=" + megabytes(conf.getBytes(FuseKeys.DIRECT_MEMORY_SIZE)) + "m",
         // Netty then allocates through the JDK, so its buffers count under MaxDirectMemorySize.
         "-Dio.netty.maxDirectMemory=0",
@@ -142,18 +160,23 @@ public final class FuseLauncher {
    * Mounts {@code namespacePath} at {@code mountPoint}: in the background (returns once mounted)
    * or, with {@code foreground}, in this terminal until the mount ends. Returns the exit code.
    */
-  public int mount(Path mountPoint, String namespacePath, List<String> options,
-      boolean foreground) throws IOException {
+  public int mount(Path mountPoint, String namespacePath, List<String> options, boolean foreground)
+      throws IOException {
     return mount(mountPoint, namespacePath, options, foreground, Map.of());
   }
 
   /**
-   * As {@link #mount(Path, String, List, boolean)}, with settings of this mount only (see
-   * {@link #parseSettings}): they apply to what this launcher reads (heap, logs, timeout) and
-   * reach the mount process as {@code -D} options after the shell's own.
+   * As {@link #mount(Path, String, List, boolean)}, with settings of this mount only (see {@link
+   * #parseSettings}): they apply to what this launcher reads (heap, logs, timeout) and reach the
+   * mount process as {@code -D} options after the shell's own.
    */
-  public int mount(Path mountPoint, String namespacePath, List<String> options,
-      boolean foreground, Map<String, String> mountSettings) throws IOException {
+  public int mount(
+      Path mountPoint,
+      String namespacePath,
+      List<String> options,
+      boolean foreground,
+      Map<String, String> mountSettings)
+      throws IOException {
     this.settings = Map.copyOf(mountSettings);
     this.conf = null;
     conf();
@@ -163,43 +186,64 @@ public final class FuseLauncher {
     Optional<MountRecord> old = MountRecord.read(recordFile);
     Optional<ProcessHandle> oldProcess = old.flatMap(MountRecord::process);
     if (oldProcess.isPresent()) {
-      throw new StrataException(ErrorCode.ALREADY_EXISTS, point + " is already mounted by pid "
-          + oldProcess.get().pid() + "; unmount it first with: strata fuse unmount " + point);
+      throw new StrataException(
+          ErrorCode.ALREADY_EXISTS,
+          point
+              + " is already mounted by pid "
+              + oldProcess.get().pid()
+              + "; unmount it first with: strata fuse unmount "
+              + point);
     }
     if (ProcMounts.isFuseMounted(point)) {
       if (old.isEmpty()) {
-        throw new StrataException(ErrorCode.ALREADY_EXISTS, point + " is already a FUSE mount"
-            + " that strata fuse did not start; unmount it with: fusermount -u " + point);
+        throw new StrataException(
+            ErrorCode.ALREADY_EXISTS,
+            point
+                + " is already a FUSE mount"
+                + " that strata fuse did not start; unmount it with: fusermount -u "
+                + point);
       }
-      ctx.out().println("Cleaning the stale mount at " + point + " (its process, pid "
-          + old.get().pid() + ", is gone): fusermount -u -z");
+      ctx.out()
+          .println(
+              "Cleaning the stale mount at "
+                  + point
+                  + " (its process, pid "
+                  + old.get().pid()
+                  + ", is gone): fusermount -u -z");
       fusermount(point, true);
       if (ProcMounts.isFuseMounted(point)) {
-        throw new StrataException(ErrorCode.FAILED_PRECONDITION, "Cannot detach the stale mount"
-            + " at " + point + "; try: fusermount -u -z " + point);
+        throw new StrataException(
+            ErrorCode.FAILED_PRECONDITION,
+            "Cannot detach the stale mount" + " at " + point + "; try: fusermount -u -z " + point);
       }
     }
     if (old.isPresent()) {
       old.get().delete();
     }
     if (!Files.isDirectory(point)) {
-      throw new UsageException("Mount point is not a folder: " + point + " (create it with"
-          + " mkdir -p " + point + ")");
+      throw new UsageException(
+          "Mount point is not a folder: "
+              + point
+              + " (create it with"
+              + " mkdir -p "
+              + point
+              + ")");
     }
     Path log = logsDir().resolve("fuse-" + MountRecord.sanitize(point) + ".log");
     Path out = logsDir().resolve("fuse-" + MountRecord.sanitize(point) + ".out");
-    ProcessBuilder pb = new ProcessBuilder(command(point, root, options, foreground ? null
-        : log));
+    ProcessBuilder pb = new ProcessBuilder(command(point, root, options, foreground ? null : log));
     Tcmalloc.preloadInto(pb, ctx.env());
-    MountRecord record = new MountRecord(recordFile, 0, point, root, foreground ? Path.of("")
-        : log);
+    MountRecord record =
+        new MountRecord(recordFile, 0, point, root, foreground ? Path.of("") : log);
     if (foreground) {
       return runInForeground(pb.inheritIO(), record);
     }
     Files.createDirectories(logsDir());
     // Emptied at each start: it holds only what this run printed outside the log.
-    Process p = pb.redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.to(out.toFile())).start();
+    Process p =
+        pb.redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.to(out.toFile()))
+            .start();
     p.getOutputStream().close();
     record = new MountRecord(recordFile, p.pid(), point, root, log);
     record.write();
@@ -208,14 +252,18 @@ public final class FuseLauncher {
 
   private int runInForeground(ProcessBuilder pb, MountRecord template) throws IOException {
     Process p = pb.start();
-    MountRecord record = new MountRecord(template.file(), p.pid(), template.mountPoint(),
-        template.namespacePath(), template.log());
+    MountRecord record =
+        new MountRecord(
+            template.file(),
+            p.pid(),
+            template.mountPoint(),
+            template.namespacePath(),
+            template.log());
     record.write();
     // SIGTERM to this command (a container's stop, which signals its first process) is passed
     // on to the mount process, which unmounts and writes staged files through before it exits;
     // without this the mount would outlive the command, or die with the container unannounced.
-    Thread stopMount = new Thread(() -> stopForegroundMount(p, record),
-        "strata-fuse-stop");
+    Thread stopMount = new Thread(() -> stopForegroundMount(p, record), "strata-fuse-stop");
     Runtime.getRuntime().addShutdownHook(stopMount);
     try {
       return p.waitFor();
@@ -235,8 +283,12 @@ public final class FuseLauncher {
     p.destroy();
     try {
       if (!p.waitFor(timeout().toMillis(), TimeUnit.MILLISECONDS)) {
-        System.err.println("strata: the mount process " + p.pid() + " did not exit within "
-            + timeout() + " of SIGTERM (strata.fuse.mount.timeout)");
+        System.err.println(
+            "strata: the mount process "
+                + p.pid()
+                + " did not exit within "
+                + timeout()
+                + " of SIGTERM (strata.fuse.mount.timeout)");
         return;
       }
       record.delete();
@@ -254,10 +306,14 @@ public final class FuseLauncher {
       if (!p.isAlive()) {
         failure = "the mount process exited (exit code " + p.exitValue() + ")";
       } else if (System.nanoTime() > deadline) {
-        failure = (ProcMounts.isFuseMounted(record.mountPoint())
-            ? "it is listed in /proc/mounts but did not answer a stat of its folder within "
-            : "it did not appear in /proc/mounts within ") + timeout().toSeconds()
-            + " s (raise " + FuseKeys.MOUNT_TIMEOUT.name() + " if it only needs longer)";
+        failure =
+            (ProcMounts.isFuseMounted(record.mountPoint())
+                    ? "it is listed in /proc/mounts but did not answer a stat of its folder within "
+                    : "it did not appear in /proc/mounts within ")
+                + timeout().toSeconds()
+                + " s (raise "
+                + FuseKeys.MOUNT_TIMEOUT.name()
+                + " if it only needs longer)";
         p.destroy();
         if (!ProcessExits.await(p.toHandle(), Duration.ofSeconds(10))) {
           p.destroyForcibly();
@@ -265,8 +321,15 @@ public final class FuseLauncher {
       }
       if (failure != null) {
         record.delete();
-        ctx.err().println("strata: Cannot mount at " + record.mountPoint() + ": " + failure
-            + ". Last lines of " + record.log() + ":");
+        ctx.err()
+            .println(
+                "strata: Cannot mount at "
+                    + record.mountPoint()
+                    + ": "
+                    + failure
+                    + ". Last lines of "
+                    + record.log()
+                    + ":");
         printTail(record.log());
         if (Files.isRegularFile(outFile) && Files.size(outFile) > 0) {
           ctx.err().println("Last lines of " + outFile + " (what the process printed):");
@@ -285,31 +348,33 @@ public final class FuseLauncher {
   }
 
   /**
-   * Whether the mount at {@code point} is listed and its process answers a request. Being listed
-   * is not enough: libfuse mounts before it checks the rest of its options, so a mount that then
-   * fails shows in /proc/mounts for a moment before it is taken down again. A stat of the mount
-   * point waits for the process to have started serving; any answer it gives counts, even an
-   * error (the master may be down, which the mount's log says), and only the kernel's "not
-   * connected", for a process that gave up, does not.
+   * Whether the mount at {@code point} is listed and its process answers a request. Being listed is
+   * not enough: libfuse mounts before it checks the rest of its options, so a mount that then fails
+   * shows in /proc/mounts for a moment before it is taken down again. A stat of the mount point
+   * waits for the process to have started serving; any answer it gives counts, even an error (the
+   * master may be down, which the mount's log says), and only the kernel's "not connected", for a
+   * process that gave up, does not.
    */
   private static boolean servesRequests(Process p, Path point, long deadline) {
     if (!ProcMounts.isFuseMounted(point)) {
       return false;
     }
-    CompletableFuture<Boolean> stat = CompletableFuture.supplyAsync(() -> {
-      try {
-        Files.readAttributes(point, BasicFileAttributes.class);
-        return true;
-      } catch (FileSystemException e) {
-        return e.getReason() == null || !e.getReason().contains(NOT_CONNECTED);
-      } catch (IOException e) {
-        return false;
-      }
-    }, STAT_THREADS);
+    CompletableFuture<Boolean> stat =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                Files.readAttributes(point, BasicFileAttributes.class);
+                return true;
+              } catch (FileSystemException e) {
+                return e.getReason() == null || !e.getReason().contains(NOT_CONNECTED);
+              } catch (IOException e) {
+                return false;
+              }
+            },
+            STAT_THREADS);
     try {
       long left = Math.max(deadline - System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(100));
-      return stat.get(left, TimeUnit.NANOSECONDS) && p.isAlive()
-          && ProcMounts.isFuseMounted(point);
+      return stat.get(left, TimeUnit.NANOSECONDS) && p.isAlive() && ProcMounts.isFuseMounted(point);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return false;
@@ -325,8 +390,8 @@ public final class FuseLauncher {
   }
 
   /** The foreground mount process's command with these settings of its own (for tests). */
-  List<String> foregroundCommand(Path point, String root, List<String> options,
-      Map<String, String> mountSettings) {
+  List<String> foregroundCommand(
+      Path point, String root, List<String> options, Map<String, String> mountSettings) {
     this.settings = Map.copyOf(mountSettings);
     this.conf = null;
     return command(point, root, options, null);
@@ -336,8 +401,10 @@ public final class FuseLauncher {
   private List<String> command(Path point, String root, List<String> options, Path log) {
     String classpath = ctx.env().get(CLASSPATH_VARIABLE);
     if (classpath == null || classpath.isEmpty()) {
-      throw new UsageException(CLASSPATH_VARIABLE + " is not set: run `strata fuse mount`"
-          + " through the launcher bin/strata, which sets it once integration/fuse is built");
+      throw new UsageException(
+          CLASSPATH_VARIABLE
+              + " is not set: run `strata fuse mount`"
+              + " through the launcher bin/strata, which sets it once integration/fuse is built");
     }
     List<String> cmd = new ArrayList<>();
     if (log != null && Files.isExecutable(Path.of("/usr/bin/setsid"))) {
@@ -363,10 +430,16 @@ public final class FuseLauncher {
       // After the command's own -D options, so that these win over a stray -Dstrata.log.file.
       cmd.add("-Dlogback.configurationFile=" + LOG_CONFIGURATION);
       cmd.add("-D" + CommonKeys.LOG_FILE.name() + "=" + log);
-      cmd.add("-D" + FuseKeys.LOG_MAX_SIZE.name() + "="
-          + Math.max(1 << 20, conf().getBytes(FuseKeys.LOG_MAX_SIZE)));
-      cmd.add("-D" + FuseKeys.LOG_MAX_FILES.name() + "="
-          + Math.min(MAX_LOG_FILES, Math.max(1, conf().getInt(FuseKeys.LOG_MAX_FILES))));
+      cmd.add(
+          "-D"
+              + FuseKeys.LOG_MAX_SIZE.name()
+              + "="
+              + Math.max(1 << 20, conf().getBytes(FuseKeys.LOG_MAX_SIZE)));
+      cmd.add(
+          "-D"
+              + FuseKeys.LOG_MAX_FILES.name()
+              + "="
+              + Math.min(MAX_LOG_FILES, Math.max(1, conf().getInt(FuseKeys.LOG_MAX_FILES))));
     }
     cmd.add("-cp");
     cmd.add(classpath);
@@ -392,17 +465,21 @@ public final class FuseLauncher {
       if (record.isPresent() && record.get().process().isEmpty()) {
         record.get().delete();
       }
-      throw new StrataException(ErrorCode.NOT_FOUND, "Nothing is mounted at " + point
-          + " (see strata fuse status)");
+      throw new StrataException(
+          ErrorCode.NOT_FOUND, "Nothing is mounted at " + point + " (see strata fuse status)");
     }
     if (!fusermount(point, false)) {
-      ctx.out().println(point + " is busy: detaching it lazily (fusermount -u -z); it goes away"
-          + " when the last open file closes");
+      ctx.out()
+          .println(
+              point
+                  + " is busy: detaching it lazily (fusermount -u -z); it goes away"
+                  + " when the last open file closes");
       fusermount(point, true);
     }
     if (ProcMounts.isFuseMounted(point)) {
-      throw new StrataException(ErrorCode.FAILED_PRECONDITION, "Cannot unmount " + point
-          + "; try: fusermount -u -z " + point);
+      throw new StrataException(
+          ErrorCode.FAILED_PRECONDITION,
+          "Cannot unmount " + point + "; try: fusermount -u -z " + point);
     }
     if (record.isPresent()) {
       Optional<ProcessHandle> h = record.get().process();
@@ -434,8 +511,9 @@ public final class FuseLauncher {
       return 0;
     }
     for (MountRecord r : records) {
-      ctx.out().println(r.mountPoint() + "  " + r.namespacePath() + "  pid " + r.pid() + "  "
-          + state(r));
+      ctx.out()
+          .println(
+              r.mountPoint() + "  " + r.namespacePath() + "  pid " + r.pid() + "  " + state(r));
     }
     return 0;
   }

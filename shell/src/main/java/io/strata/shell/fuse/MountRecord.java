@@ -13,8 +13,8 @@ import java.util.Properties;
 /**
  * The pid file of one mount process started by {@code strata fuse mount}: its pid, mount point,
  * namespace path and log file, in {@code ${strata.home}/fuse/<name>.pid}. The process counts as
- * alive only when that pid runs FuseMain for this mount point, so a pid reused by another
- * program after a crash is never taken for the mount.
+ * alive only when that pid runs FuseMain for this mount point, so a pid reused by another program
+ * after a crash is never taken for the mount.
  */
 record MountRecord(Path file, long pid, Path mountPoint, String namespacePath, Path log) {
   static final String MAIN_CLASS = "io.strata.fuse.FuseMain";
@@ -39,9 +39,13 @@ record MountRecord(Path file, long pid, Path mountPoint, String namespacePath, P
       p.load(r);
     }
     try {
-      return Optional.of(new MountRecord(file, Long.parseLong(p.getProperty("pid", "").trim()),
-          Path.of(p.getProperty("mountPoint")), p.getProperty("path", "/"),
-          Path.of(p.getProperty("log", ""))));
+      return Optional.of(
+          new MountRecord(
+              file,
+              Long.parseLong(p.getProperty("pid", "").trim()),
+              Path.of(p.getProperty("mountPoint")),
+              p.getProperty("path", "/"),
+              Path.of(p.getProperty("log", ""))));
     } catch (RuntimeException e) {
       return Optional.empty();
     }

@@ -19,10 +19,10 @@ import java.util.Properties;
  * {@code ${strata.home}/run/client.properties}, holding {@code strata.master.addresses} of the
  * local masters. {@code local down} removes it, and a single-master {@code local up} too.
  *
- * <p>It completes a command's configuration only where that configuration is silent on the
- * masters: no {@code strata.master.addresses} of its own, and
- * {@code strata.master.hostname:strata.master.rpc.port} naming one of the local masters (the
- * first one, with the defaults). A command pointed at another master is left alone.
+ * <p>It completes a command's configuration only where that configuration is silent on the masters:
+ * no {@code strata.master.addresses} of its own, and {@code
+ * strata.master.hostname:strata.master.rpc.port} naming one of the local masters (the first one,
+ * with the defaults). A command pointed at another master is left alone.
  */
 public final class LocalClientConf {
   static final String FILE_NAME = "client.properties";
@@ -38,9 +38,13 @@ public final class LocalClientConf {
   static void write(StrataConfig conf, List<String> addresses) throws IOException {
     Path file = file(conf);
     Files.createDirectories(file.getParent());
-    String text = "# Written by `strata local up`, removed by `strata local down`: the local"
-        + " masters, for\n# commands configured for the first of them. Do not edit.\n"
-        + CommonKeys.MASTER_ADDRESSES.name() + "=" + String.join(",", addresses) + "\n";
+    String text =
+        "# Written by `strata local up`, removed by `strata local down`: the local"
+            + " masters, for\n# commands configured for the first of them. Do not edit.\n"
+            + CommonKeys.MASTER_ADDRESSES.name()
+            + "="
+            + String.join(",", addresses)
+            + "\n";
     Path tmp = file.resolveSibling(FILE_NAME + ".tmp");
     Files.writeString(tmp, text, StandardCharsets.UTF_8);
     Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
@@ -60,8 +64,12 @@ public final class LocalClientConf {
     try (InputStream in = Files.newInputStream(file)) {
       p.load(in);
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot read " + file + " (written by `strata local up`;"
-          + " remove it if no local cluster runs)", e);
+      throw new UncheckedIOException(
+          "Cannot read "
+              + file
+              + " (written by `strata local up`;"
+              + " remove it if no local cluster runs)",
+          e);
     }
     List<String> addresses = new ArrayList<>();
     for (String a : p.getProperty(CommonKeys.MASTER_ADDRESSES.name(), "").split(",")) {
@@ -81,8 +89,8 @@ public final class LocalClientConf {
       return Map.of();
     }
     List<String> addresses = read(conf);
-    String single = conf.getString(CommonKeys.MASTER_HOSTNAME) + ":"
-        + conf.getInt(CommonKeys.MASTER_RPC_PORT);
+    String single =
+        conf.getString(CommonKeys.MASTER_HOSTNAME) + ":" + conf.getInt(CommonKeys.MASTER_RPC_PORT);
     if (addresses.size() < 2 || !addresses.contains(single)) {
       return Map.of();
     }

@@ -15,14 +15,14 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * The masters {@code strata local up} runs on this host. One master is laid out as it always
- * was: the role {@code master}, the configured ports, its folders from the configuration
- * (under {@code ${strata.home}/master/} by default). Several masters (an odd number, at most
- * {@value #MAX}) form one journal group: {@code master-1} to {@code master-N}, master i on the
- * configured gRPC, web and journal ports plus {@value #PORT_STEP} times (i - 1), with its
- * journal and metastore under {@code ${strata.home}/master-i/}, each told every master's
- * address; their backups go to {@code ${strata.home}/backups/} unless
- * {@code strata.master.backup.dir} is set. A restore backup, when given, goes to every master.
+ * The masters {@code strata local up} runs on this host. One master is laid out as it always was:
+ * the role {@code master}, the configured ports, its folders from the configuration (under {@code
+ * ${strata.home}/master/} by default). Several masters (an odd number, at most {@value #MAX}) form
+ * one journal group: {@code master-1} to {@code master-N}, master i on the configured gRPC, web and
+ * journal ports plus {@value #PORT_STEP} times (i - 1), with its journal and metastore under {@code
+ * ${strata.home}/master-i/}, each told every master's address; their backups go to {@code
+ * ${strata.home}/backups/} unless {@code strata.master.backup.dir} is set. A restore backup, when
+ * given, goes to every master.
  */
 final class LocalMasters {
   static final int MAX = 7;
@@ -30,8 +30,13 @@ final class LocalMasters {
   private static final Pattern PID_FILE = Pattern.compile("master(-\\d+)?\\.pid");
 
   /** One master: how to run it, where it serves, and the settings only it gets. */
-  record Member(LocalCluster.Role role, String address, String journalAddress, int webPort,
-      Path journalDir, Map<String, String> properties) {}
+  record Member(
+      LocalCluster.Role role,
+      String address,
+      String journalAddress,
+      int webPort,
+      Path journalDir,
+      Map<String, String> properties) {}
 
   private final List<Member> members;
 
@@ -45,27 +50,53 @@ final class LocalMasters {
    */
   static LocalMasters of(StrataConfig conf, LocalCluster.Role base, int count, Path restore) {
     if (count < 1 || count > MAX || count % 2 == 0) {
-      throw new UsageException("--masters must be 1 or an odd number up to " + MAX + " (a"
-          + " group of N masters keeps serving while a majority runs; 3 survive one failure),"
-          + " not " + count);
+      throw new UsageException(
+          "--masters must be 1 or an odd number up to "
+              + MAX
+              + " (a"
+              + " group of N masters keeps serving while a majority runs; 3 survive one failure),"
+              + " not "
+              + count);
     }
     String host = conf.getString(CommonKeys.MASTER_HOSTNAME);
     int rpc = conf.getInt(CommonKeys.MASTER_RPC_PORT);
     int web = conf.getInt(MasterKeys.WEB_PORT);
     int journal = conf.getInt(MasterKeys.JOURNAL_PORT);
-    Map<String, String> restoreKey = restore == null ? Map.of()
-        : Map.of(MasterKeys.RESTORE_BACKUP.name(), restore.toString());
+    Map<String, String> restoreKey =
+        restore == null ? Map.of() : Map.of(MasterKeys.RESTORE_BACKUP.name(), restore.toString());
     if (count == 1) {
-      return new LocalMasters(List.of(new Member(base, host + ":" + rpc, host + ":" + journal,
-          web, Path.of(conf.getString(MasterKeys.JOURNAL_DIR)), restoreKey)));
+      return new LocalMasters(
+          List.of(
+              new Member(
+                  base,
+                  host + ":" + rpc,
+                  host + ":" + journal,
+                  web,
+                  Path.of(conf.getString(MasterKeys.JOURNAL_DIR)),
+                  restoreKey)));
     }
-    for (Map.Entry<String, Integer> port : Map.of(CommonKeys.MASTER_RPC_PORT.name(), rpc,
-        MasterKeys.WEB_PORT.name(), web, MasterKeys.JOURNAL_PORT.name(), journal).entrySet()) {
+    for (Map.Entry<String, Integer> port :
+        Map.of(
+                CommonKeys.MASTER_RPC_PORT.name(),
+                rpc,
+                MasterKeys.WEB_PORT.name(),
+                web,
+                MasterKeys.JOURNAL_PORT.name(),
+                journal)
+            .entrySet()) {
       int last = port.getValue() + PORT_STEP * (count - 1);
       if (port.getValue() <= 0 || last > 65535) {
-        throw new UsageException("--masters " + count + " puts master i on " + port.getKey()
-            + " + " + PORT_STEP + " x (i - 1), which needs a fixed port from 1 to "
-            + (65535 - PORT_STEP * (count - 1)) + ", not " + port.getValue());
+        throw new UsageException(
+            "--masters "
+                + count
+                + " puts master i on "
+                + port.getKey()
+                + " + "
+                + PORT_STEP
+                + " x (i - 1), which needs a fixed port from 1 to "
+                + (65535 - PORT_STEP * (count - 1))
+                + ", not "
+                + port.getValue());
       }
     }
     List<String> addresses = new ArrayList<>();
@@ -96,10 +127,21 @@ final class LocalMasters {
       p.put(MasterKeys.METASTORE_DIR.name(), dir.resolve("metastore").toString());
       p.put(MasterKeys.BACKUP_DIR.name(), backups);
       p.putAll(restoreKey);
-      LocalCluster.Role role = new LocalCluster.Role(name, base.mainClass(),
-          base.classpathVariable(), base.javaOptsVariable(), base.defaultJavaOpts());
-      members.add(new Member(role, addresses.get(i), journals.get(i), web + PORT_STEP * i,
-          dir.resolve("journal"), p));
+      LocalCluster.Role role =
+          new LocalCluster.Role(
+              name,
+              base.mainClass(),
+              base.classpathVariable(),
+              base.javaOptsVariable(),
+              base.defaultJavaOpts());
+      members.add(
+          new Member(
+              role,
+              addresses.get(i),
+              journals.get(i),
+              web + PORT_STEP * i,
+              dir.resolve("journal"),
+              p));
     }
     return new LocalMasters(members);
   }
@@ -120,9 +162,13 @@ final class LocalMasters {
       for (Path f : files.sorted().toList()) {
         String file = f.getFileName().toString();
         if (PID_FILE.matcher(file).matches()) {
-          roles.add(new LocalCluster.Role(file.substring(0, file.length() - ".pid".length()),
-              base.mainClass(), base.classpathVariable(), base.javaOptsVariable(),
-              base.defaultJavaOpts()));
+          roles.add(
+              new LocalCluster.Role(
+                  file.substring(0, file.length() - ".pid".length()),
+                  base.mainClass(),
+                  base.classpathVariable(),
+                  base.javaOptsVariable(),
+                  base.defaultJavaOpts()));
         }
       }
     }
@@ -153,13 +199,14 @@ final class LocalMasters {
 
   /** What the worker, the proxy and clients need to find the masters. */
   Map<String, String> clientProperties() {
-    return several() ? Map.of(CommonKeys.MASTER_ADDRESSES.name(), String.join(",", addresses()))
+    return several()
+        ? Map.of(CommonKeys.MASTER_ADDRESSES.name(), String.join(",", addresses()))
         : Map.of();
   }
 
   /**
-   * Whether a master's journal folder already holds state, in which case it starts from that
-   * and ignores a restore backup.
+   * Whether a master's journal folder already holds state, in which case it starts from that and
+   * ignores a restore backup.
    */
   static boolean holdsState(Path journalDir) throws IOException {
     Path raft = journalDir.resolve("raft");
@@ -167,8 +214,11 @@ final class LocalMasters {
       return false;
     }
     try (Stream<Path> files = Files.walk(raft, 4)) {
-      return files.anyMatch(f -> f.getFileName().toString().startsWith("log_")
-          || (f.getParent() != null && f.getParent().getFileName().toString().equals("sm")));
+      return files.anyMatch(
+          f ->
+              f.getFileName().toString().startsWith("log_")
+                  || (f.getParent() != null
+                      && f.getParent().getFileName().toString().equals("sm")));
     }
   }
 }

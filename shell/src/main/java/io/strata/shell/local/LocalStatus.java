@@ -14,9 +14,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The master lines of {@code strata local status} for several masters: each one's pid, gRPC
- * address and role in the journal's group, as that master says (a master that runs but does
- * not answer within two seconds, a paused one say, shows as "not answering").
+ * The master lines of {@code strata local status} for several masters: each one's pid, gRPC address
+ * and role in the journal's group, as that master says (a master that runs but does not answer
+ * within two seconds, a paused one say, shows as "not answering").
  */
 final class LocalStatus {
   private LocalStatus() {}
@@ -28,14 +28,29 @@ final class LocalStatus {
 
   static void printMasters(ShellContext ctx, LocalMasters masters, Processes processes)
       throws IOException {
-    try (MasterClient client = new MasterClient(ctx.conf().with(Map.of(
-        CommonKeys.MASTER_ADDRESSES.name(), String.join(",", masters.addresses()),
-        ClientKeys.RPC_TIMEOUT.name(), "2s")))) {
+    try (MasterClient client =
+        new MasterClient(
+            ctx.conf()
+                .with(
+                    Map.of(
+                        CommonKeys.MASTER_ADDRESSES.name(),
+                        String.join(",", masters.addresses()),
+                        ClientKeys.RPC_TIMEOUT.name(),
+                        "2s")))) {
       for (LocalMasters.Member m : masters.members()) {
         Optional<ProcessHandle> h = processes.running(m.role());
-        ctx.out().println(m.role().name() + ": " + (h.isPresent() ? "running (pid "
-            + h.get().pid() + "), " + m.address() + ", " + role(client, m.address())
-            : "not running"));
+        ctx.out()
+            .println(
+                m.role().name()
+                    + ": "
+                    + (h.isPresent()
+                        ? "running (pid "
+                            + h.get().pid()
+                            + "), "
+                            + m.address()
+                            + ", "
+                            + role(client, m.address())
+                        : "not running"));
       }
     }
   }
@@ -43,8 +58,9 @@ final class LocalStatus {
   private static String role(MasterClient client, String address) {
     GetQuorumInfoResponse r;
     try {
-      r = client.callJournalAt(address, s -> s.getQuorumInfo(
-          GetQuorumInfoRequest.getDefaultInstance()));
+      r =
+          client.callJournalAt(
+              address, s -> s.getQuorumInfo(GetQuorumInfoRequest.getDefaultInstance()));
     } catch (StrataException e) {
       return "not answering";
     }

@@ -7,9 +7,9 @@ import java.nio.file.Path;
 import java.util.Optional;
 
 /**
- * The pid file of a process started by {@code strata local up}. A pid counts as running only
- * when that process is alive and its command line names the expected main class, so a stale
- * file whose pid was reused by another program is never mistaken for Strata.
+ * The pid file of a process started by {@code strata local up}. A pid counts as running only when
+ * that process is alive and its command line names the expected main class, so a stale file whose
+ * pid was reused by another program is never mistaken for Strata.
  */
 final class PidFile {
   private final Path file;
@@ -61,7 +61,10 @@ final class PidFile {
     Files.createDirectories(file.getParent());
     Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
     Files.writeString(tmp, pid + "\n", StandardCharsets.UTF_8);
-    Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+    Files.move(
+        tmp,
+        file,
+        java.nio.file.StandardCopyOption.REPLACE_EXISTING,
         java.nio.file.StandardCopyOption.ATOMIC_MOVE);
   }
 

@@ -33,23 +33,43 @@ class LoadFollowerTest {
     }
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     PrintStream err = new PrintStream(bytes, true, StandardCharsets.UTF_8);
-    LoadJobStatus running = TestLoadMaster.status("/d", LoadJobState.LOAD_RUNNING, 1, 10, 1, 10,
-        1000);
-    try (FileSystem fs = FileSystem.connect(StrataConfig.load(Map.of(
-        "strata.conf.dir", dir.resolve("conf").toString(),
-        "strata.master.hostname", "127.0.0.1",
-        "strata.master.rpc.port", Integer.toString(port),
-        "strata.client.master.retry.max.duration", "100ms")))) {
-      LoadFollower follower = new LoadFollower(fs, new StatusLine(err, false, 0, System::nanoTime),
-          Duration.ofMillis(50), Duration.ofMillis(600));
+    LoadJobStatus running =
+        TestLoadMaster.status("/d", LoadJobState.LOAD_RUNNING, 1, 10, 1, 10, 1000);
+    try (FileSystem fs =
+        FileSystem.connect(
+            StrataConfig.load(
+                Map.of(
+                    "strata.conf.dir",
+                    dir.resolve("conf").toString(),
+                    "strata.master.hostname",
+                    "127.0.0.1",
+                    "strata.master.rpc.port",
+                    Integer.toString(port),
+                    "strata.client.master.retry.max.duration",
+                    "100ms")))) {
+      LoadFollower follower =
+          new LoadFollower(
+              fs,
+              new StatusLine(err, false, 0, System::nanoTime),
+              Duration.ofMillis(50),
+              Duration.ofMillis(600));
       StrataException e = assertThrows(StrataException.class, () -> follower.follow("/d", running));
       assertEquals(ErrorCode.UNAVAILABLE, e.code());
-      assertEquals("The master at 127.0.0.1:" + port + " has not answered for 0.6s; the load of"
-          + " /d (job 7) keeps running on the master: follow it again with"
-          + " `strata fs load --progress /d` once the master is back", e.getMessage());
+      assertEquals(
+          "The master at 127.0.0.1:"
+              + port
+              + " has not answered for 0.6s; the load of"
+              + " /d (job 7) keeps running on the master: follow it again with"
+              + " `strata fs load --progress /d` once the master is back",
+          e.getMessage());
     }
     String text = bytes.toString(StandardCharsets.UTF_8);
-    assertTrue(text.contains("The master at 127.0.0.1:" + port + " does not answer; waiting for"
-        + " it up to 0.6s (the load keeps running on the master)"), text);
+    assertTrue(
+        text.contains(
+            "The master at 127.0.0.1:"
+                + port
+                + " does not answer; waiting for"
+                + " it up to 0.6s (the load keeps running on the master)"),
+        text);
   }
 }

@@ -43,8 +43,16 @@ class StatusLineTest {
     line.note("master gone");
     line.show("back");
     line.finish();
-    assertEquals("\rlong line" + "\rshort    " + "\r     \r" + "master gone" + NL + "\rshort"
-        + "\rback " + NL, text());
+    assertEquals(
+        "\rlong line"
+            + "\rshort    "
+            + "\r     \r"
+            + "master gone"
+            + NL
+            + "\rshort"
+            + "\rback "
+            + NL,
+        text());
   }
 
   @Test

@@ -20,43 +20,57 @@ import org.junit.jupiter.api.io.TempDir;
 /** `strata fuse` argument handling and records, without mounting anything. */
 class FuseCommandArgumentsTest {
   @TempDir Path dir;
-  private final Map<String, String> env = new HashMap<>(Map.of("STRATA_FUSE_CLASSPATH",
-      "/nonexistent.jar", "STRATA_TCMALLOC", "0"));
+  private final Map<String, String> env =
+      new HashMap<>(Map.of("STRATA_FUSE_CLASSPATH", "/nonexistent.jar", "STRATA_TCMALLOC", "0"));
 
   private record Result(int code, String out, String err) {}
 
   private Result run(String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    Map<String, String> props = Map.of("strata.home", dir.resolve("home").toString(),
-        "strata.conf.dir", dir.resolve("conf").toString());
+    Map<String, String> props =
+        Map.of(
+            "strata.home",
+            dir.resolve("home").toString(),
+            "strata.conf.dir",
+            dir.resolve("conf").toString());
     int code;
-    try (ShellContext ctx = new ShellContext(() -> StrataConfig.load(props),
-        new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8), env, props)) {
+    try (ShellContext ctx =
+        new ShellContext(
+            () -> StrataConfig.load(props),
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            env,
+            props)) {
       code = StrataShell.run(ctx, args);
     }
-    return new Result(code, out.toString(StandardCharsets.UTF_8),
-        err.toString(StandardCharsets.UTF_8));
+    return new Result(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   @Test
   void mountSettingsAreCheckedBeforeAnythingStarts() throws Exception {
     Path point = Files.createDirectories(dir.resolve("mnt"));
-    Result typo = run("fuse", "mount", point.toString(), "--conf",
-        "strata.fuse.metadata.cache.sise=10");
+    Result typo =
+        run("fuse", "mount", point.toString(), "--conf", "strata.fuse.metadata.cache.sise=10");
     assertEquals(2, typo.code());
-    assertTrue(typo.err().contains("Unknown configuration key 'strata.fuse.metadata.cache.sise'")
-        && typo.err().contains("strata.fuse.metadata.cache.size"), typo.err());
-    Result worker = run("fuse", "mount", point.toString(), "--conf",
-        "strata.worker.tier.mem.capacity=1GB");
+    assertTrue(
+        typo.err().contains("Unknown configuration key 'strata.fuse.metadata.cache.sise'")
+            && typo.err().contains("strata.fuse.metadata.cache.size"),
+        typo.err());
+    Result worker =
+        run("fuse", "mount", point.toString(), "--conf", "strata.worker.tier.mem.capacity=1GB");
     assertEquals(2, worker.code());
-    assertTrue(worker.err().contains("a mount does not read this key (it configures workers)"),
+    assertTrue(
+        worker.err().contains("a mount does not read this key (it configures workers)"),
         worker.err());
     Result value = run("fuse", "mount", point.toString(), "--conf=strata.fuse.attr.timeout=soon");
     assertEquals(2, value.code());
-    assertTrue(value.err().contains("Bad value 'soon' for configuration key"
-        + " 'strata.fuse.attr.timeout'"), value.err());
+    assertTrue(
+        value
+            .err()
+            .contains("Bad value 'soon' for configuration key" + " 'strata.fuse.attr.timeout'"),
+        value.err());
     Result shape = run("fuse", "mount", point.toString(), "--conf", "strata.fuse.attr.timeout");
     assertEquals(2, shape.code());
     assertTrue(shape.err().contains("--conf takes KEY=VALUE"), shape.err());
@@ -65,14 +79,27 @@ class FuseCommandArgumentsTest {
 
   @Test
   void mountSettingsReachTheMountProcessAfterTheShellsOwnAndApplyToTheLauncher() {
-    Map<String, String> props = Map.of("strata.home", dir.resolve("home").toString(),
-        "strata.fuse.heap.size", "1GB", "strata.fuse.attr.timeout", "5s");
-    try (ShellContext ctx = new ShellContext(() -> StrataConfig.load(props), System.out,
-        System.err, env, props)) {
-      java.util.List<String> cmd = new FuseLauncher(ctx).foregroundCommand(dir.resolve("mnt"),
-          "/", java.util.List.of(), FuseLauncher.parseSettings(java.util.List.of(
-              "strata.fuse.attr.timeout=30s", "strata.fuse.heap.size=256MB",
-              "strata.client.short.circuit.enabled=false")));
+    Map<String, String> props =
+        Map.of(
+            "strata.home",
+            dir.resolve("home").toString(),
+            "strata.fuse.heap.size",
+            "1GB",
+            "strata.fuse.attr.timeout",
+            "5s");
+    try (ShellContext ctx =
+        new ShellContext(() -> StrataConfig.load(props), System.out, System.err, env, props)) {
+      java.util.List<String> cmd =
+          new FuseLauncher(ctx)
+              .foregroundCommand(
+                  dir.resolve("mnt"),
+                  "/",
+                  java.util.List.of(),
+                  FuseLauncher.parseSettings(
+                      java.util.List.of(
+                          "strata.fuse.attr.timeout=30s",
+                          "strata.fuse.heap.size=256MB",
+                          "strata.client.short.circuit.enabled=false")));
       int shell = cmd.indexOf("-Dstrata.fuse.attr.timeout=5s");
       int own = cmd.indexOf("-Dstrata.fuse.attr.timeout=30s");
       assertTrue(shell >= 0 && own > shell, "the mount's own setting comes last: " + cmd);
@@ -134,12 +161,18 @@ class FuseCommandArgumentsTest {
     Path point = Files.createDirectories(dir.resolve("mnt"));
     Path recordDir = dir.resolve("home/fuse");
     // A pid that is not a mount process: the record's process counts as gone.
-    new MountRecord(MountRecord.fileFor(recordDir, point), ProcessHandle.current().pid(), point,
-        "/data", dir.resolve("x.log")).write();
+    new MountRecord(
+            MountRecord.fileFor(recordDir, point),
+            ProcessHandle.current().pid(),
+            point,
+            "/data",
+            dir.resolve("x.log"))
+        .write();
     Result r = run("fuse", "status");
     assertEquals(0, r.code());
-    assertTrue(r.out().contains(point + "  /data  pid " + ProcessHandle.current().pid()
-        + "  not mounted"), r.out());
+    assertTrue(
+        r.out().contains(point + "  /data  pid " + ProcessHandle.current().pid() + "  not mounted"),
+        r.out());
   }
 
   @Test

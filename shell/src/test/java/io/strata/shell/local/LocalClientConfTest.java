@@ -31,7 +31,8 @@ class LocalClientConfTest {
   void aCommandForTheFirstMasterGetsEveryMaster() throws Exception {
     assertTrue(LocalClientConf.completion(conf(Map.of())).isEmpty(), "no file, nothing");
     LocalClientConf.write(conf(Map.of()), MASTERS);
-    assertEquals(Map.of("strata.master.addresses", String.join(",", MASTERS)),
+    assertEquals(
+        Map.of("strata.master.addresses", String.join(",", MASTERS)),
         LocalClientConf.completion(conf(Map.of())));
     assertEquals(MASTERS, LocalClientConf.read(conf(Map.of())));
     LocalClientConf.delete(conf(Map.of()));
@@ -41,11 +42,14 @@ class LocalClientConfTest {
   @Test
   void aCommandConfiguredElsewhereIsLeftAlone() throws Exception {
     LocalClientConf.write(conf(Map.of()), MASTERS);
-    assertTrue(LocalClientConf.completion(conf(Map.of("strata.master.addresses",
-        "m1:19200,m2:19200,m3:19200"))).isEmpty());
-    assertTrue(LocalClientConf.completion(conf(Map.of("strata.master.hostname", "m1")))
-        .isEmpty());
-    assertEquals(1, LocalClientConf.completion(conf(Map.of("strata.master.rpc.port", "19220")))
-        .size(), "any of the local masters will do");
+    assertTrue(
+        LocalClientConf.completion(
+                conf(Map.of("strata.master.addresses", "m1:19200,m2:19200,m3:19200")))
+            .isEmpty());
+    assertTrue(LocalClientConf.completion(conf(Map.of("strata.master.hostname", "m1"))).isEmpty());
+    assertEquals(
+        1,
+        LocalClientConf.completion(conf(Map.of("strata.master.rpc.port", "19220"))).size(),
+        "any of the local masters will do");
   }
 }

@@ -12,10 +12,10 @@ import java.util.zip.CRC32;
 
 /**
  * Readers that read whole files over and over while a cluster is upgraded, each read checked
- * against the file's known length and CRC-32, and counted in the phase of the upgrade it ended
- * in: reads, failures (with the first messages), the worst latency. Each reader has its own
- * thread; a reader can be paused (a FUSE mount while it is swapped). Bounded: readers stop at
- * {@link #stop()} or at the deadline given to {@link #start}, whichever comes first.
+ * against the file's known length and CRC-32, and counted in the phase of the upgrade it ended in:
+ * reads, failures (with the first messages), the worst latency. Each reader has its own thread; a
+ * reader can be paused (a FUSE mount while it is swapped). Bounded: readers stop at {@link #stop()}
+ * or at the deadline given to {@link #start}, whichever comes first.
  */
 public final class ReaderLoop implements AutoCloseable {
   /** Reads a whole file by its namespace path. */
@@ -96,16 +96,19 @@ public final class ReaderLoop implements AutoCloseable {
   public void start(String first, java.time.Duration limit) {
     phase(first);
     long deadline = System.nanoTime() + limit.toNanos();
-    Thread guard = new Thread(() -> {
-      while (!stopped && System.nanoTime() < deadline) {
-        try {
-          Thread.sleep(200);
-        } catch (InterruptedException e) {
-          return;
-        }
-      }
-      stopped = true;
-    }, "reader-deadline");
+    Thread guard =
+        new Thread(
+            () -> {
+              while (!stopped && System.nanoTime() < deadline) {
+                try {
+                  Thread.sleep(200);
+                } catch (InterruptedException e) {
+                  return;
+                }
+              }
+              stopped = true;
+            },
+            "reader-deadline");
     guard.setDaemon(true);
     guard.start();
     threads.forEach(Thread::start);
@@ -159,8 +162,19 @@ public final class ReaderLoop implements AutoCloseable {
         CRC32 crc = new CRC32();
         crc.update(got);
         if (got.length != f.length() || crc.getValue() != f.crc32()) {
-          failure = name + " read wrong bytes of " + f.path() + ": " + got.length + " bytes, crc "
-              + crc.getValue() + " (expected " + f.length() + ", " + f.crc32() + ")";
+          failure =
+              name
+                  + " read wrong bytes of "
+                  + f.path()
+                  + ": "
+                  + got.length
+                  + " bytes, crc "
+                  + crc.getValue()
+                  + " (expected "
+                  + f.length()
+                  + ", "
+                  + f.crc32()
+                  + ")";
         }
       } catch (IOException | RuntimeException e) {
         failure = name + " failed to read " + f.path() + ": " + e;

@@ -18,9 +18,9 @@ import java.util.Map;
 
 /**
  * The steps of docs/rolling-upgrade.md on a {@link MultiProcessCluster}, run with the current
- * release's {@code strata} commands the way an operator runs them, each timed. A step fails
- * with an exception that says what did not happen (a command's non-zero exit, a master that did
- * not catch up).
+ * release's {@code strata} commands the way an operator runs them, each timed. A step fails with an
+ * exception that says what did not happen (a command's non-zero exit, a master that did not catch
+ * up).
  */
 public final class RollingUpgrade implements AutoCloseable {
   private static final Duration CATCH_UP = Duration.ofSeconds(90);
@@ -40,8 +40,14 @@ public final class RollingUpgrade implements AutoCloseable {
     ShellResult r = cluster.shell(args);
     transcript.add("$ strata " + String.join(" ", args) + "\n" + r.stdout() + r.stderr());
     if (r.exitCode() != 0) {
-      throw new IllegalStateException("`strata " + String.join(" ", args) + "` exited "
-          + r.exitCode() + ": " + r.stdout() + r.stderr());
+      throw new IllegalStateException(
+          "`strata "
+              + String.join(" ", args)
+              + "` exited "
+              + r.exitCode()
+              + ": "
+              + r.stdout()
+              + r.stderr());
     }
     return r.stdout();
   }
@@ -51,8 +57,11 @@ public final class RollingUpgrade implements AutoCloseable {
     ShellResult r = cluster.shell(args);
     transcript.add("$ strata " + String.join(" ", args) + "\n" + r.stdout() + r.stderr());
     if (r.exitCode() == 0) {
-      throw new IllegalStateException("`strata " + String.join(" ", args)
-          + "` succeeded where it should have failed: " + r.stdout());
+      throw new IllegalStateException(
+          "`strata "
+              + String.join(" ", args)
+              + "` succeeded where it should have failed: "
+              + r.stdout());
     }
     return r;
   }
@@ -88,8 +97,8 @@ public final class RollingUpgrade implements AutoCloseable {
   }
 
   /**
-   * Steps 3 and 4: every follower, one at a time, then leadership moved to an upgraded master
-   * and the old leader upgraded; each master waited for until it has caught up.
+   * Steps 3 and 4: every follower, one at a time, then leadership moved to an upgraded master and
+   * the old leader upgraded; each master waited for until it has caught up.
    */
   public void upgradeMasters(Release to) throws Exception {
     int leader = cluster.awaitLeader(Duration.ofSeconds(60));
@@ -110,32 +119,40 @@ public final class RollingUpgrade implements AutoCloseable {
 
   /** Restarts master {@code i} from {@code to} and waits until it has caught up. */
   public void restartMaster(int i, Release to) throws Exception {
-    timed("master " + i + " to " + to.release(), () -> {
-      cluster.restartMaster(i, to);
-      awaitCaughtUp();
-    });
+    timed(
+        "master " + i + " to " + to.release(),
+        () -> {
+          cluster.restartMaster(i, to);
+          awaitCaughtUp();
+        });
   }
 
   /** Moves the leadership to master {@code i} with {@code fsadmin journal quorum elect}. */
   public void elect(int i) throws Exception {
-    timed("elect master " + i, () -> {
-      String target = cluster.masterAddresses().get(i);
-      ShellResult first = cluster.shell("fsadmin", "journal", "quorum", "elect", target);
-      transcript.add("$ strata fsadmin journal quorum elect " + target + "\n" + first.stdout()
-          + first.stderr());
-      if (first.exitCode() != 0) {
-        // A transfer times out when the target does not catch up in time on a loaded machine;
-        // an operator runs the command again, and so does the runbook here, once.
-        strata("fsadmin", "journal", "quorum", "elect", target);
-      }
-      long deadline = System.nanoTime() + CATCH_UP.toNanos();
-      while (cluster.awaitLeader(Duration.ofSeconds(30)) != i) {
-        if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("master " + i + " did not take the lead");
-        }
-        Thread.sleep(100);
-      }
-    });
+    timed(
+        "elect master " + i,
+        () -> {
+          String target = cluster.masterAddresses().get(i);
+          ShellResult first = cluster.shell("fsadmin", "journal", "quorum", "elect", target);
+          transcript.add(
+              "$ strata fsadmin journal quorum elect "
+                  + target
+                  + "\n"
+                  + first.stdout()
+                  + first.stderr());
+          if (first.exitCode() != 0) {
+            // A transfer times out when the target does not catch up in time on a loaded machine;
+            // an operator runs the command again, and so does the runbook here, once.
+            strata("fsadmin", "journal", "quorum", "elect", target);
+          }
+          long deadline = System.nanoTime() + CATCH_UP.toNanos();
+          while (cluster.awaitLeader(Duration.ofSeconds(30)) != i) {
+            if (System.nanoTime() > deadline) {
+              throw new IllegalStateException("master " + i + " did not take the lead");
+            }
+            Thread.sleep(100);
+          }
+        });
   }
 
   /** Step 5: every worker, one at a time, each waited for until it is live again. */
@@ -147,10 +164,12 @@ public final class RollingUpgrade implements AutoCloseable {
 
   /** Restarts worker {@code i} (SIGTERM: it drains) from {@code to}; waits until all are live. */
   public void restartWorker(int i, Release to, int workers) throws Exception {
-    timed("worker " + i + " to " + to.release(), () -> {
-      cluster.restartWorker(i, to);
-      cluster.waitForLiveWorkers(workers, CATCH_UP);
-    });
+    timed(
+        "worker " + i + " to " + to.release(),
+        () -> {
+          cluster.restartWorker(i, to);
+          cluster.waitForLiveWorkers(workers, CATCH_UP);
+        });
   }
 
   /** Step 7. */
@@ -161,9 +180,9 @@ public final class RollingUpgrade implements AutoCloseable {
   }
 
   /**
-   * Waits until every master of the group has applied what the group had committed when the
-   * wait began: the restarted one has replayed what it missed. (Not "lag 0 at one instant":
-   * while clients write, a follower learns each new commit a heartbeat later.)
+   * Waits until every master of the group has applied what the group had committed when the wait
+   * began: the restarted one has replayed what it missed. (Not "lag 0 at one instant": while
+   * clients write, a follower learns each new commit a heartbeat later.)
    */
   public void awaitCaughtUp() throws InterruptedException {
     long deadline = System.nanoTime() + CATCH_UP.toNanos();
@@ -171,8 +190,8 @@ public final class RollingUpgrade implements AutoCloseable {
     long target = -1;
     while (System.nanoTime() < deadline) {
       try {
-        GetQuorumInfoResponse q = master.callJournal(s -> s.getQuorumInfo(
-            GetQuorumInfoRequest.getDefaultInstance()));
+        GetQuorumInfoResponse q =
+            master.callJournal(s -> s.getQuorumInfo(GetQuorumInfoRequest.getDefaultInstance()));
         if (target < 0) {
           target = q.getCommitIndex();
         }
@@ -189,8 +208,8 @@ public final class RollingUpgrade implements AutoCloseable {
       }
       Thread.sleep(200);
     }
-    throw new IllegalStateException("The masters did not all catch up within " + CATCH_UP
-        + ": " + last);
+    throw new IllegalStateException(
+        "The masters did not all catch up within " + CATCH_UP + ": " + last);
   }
 
   /** A client configuration of the cluster (for readers and checks). */

@@ -12,14 +12,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.zip.CRC32;
 
 /**
- * Writers that create, rename and delete small files while a cluster is upgraded, each through
- * its own way in (the client, a FUSE mount), and remember every change they were told is done.
- * A change that failed leaves its file's state unknown: such a file may be found at most once,
- * where it was or where it was going, or not at all. Afterwards {@link #check} compares the
- * files found with what was acknowledged: each acknowledged file exactly once, at its last
- * acknowledged path, with its bytes; every deleted one gone; nothing nobody made. Bounded:
- * writers stop at {@link #stop()}, at the deadline given to {@link #start}, or after
- * {@code maxOps} changes each.
+ * Writers that create, rename and delete small files while a cluster is upgraded, each through its
+ * own way in (the client, a FUSE mount), and remember every change they were told is done. A change
+ * that failed leaves its file's state unknown: such a file may be found at most once, where it was
+ * or where it was going, or not at all. Afterwards {@link #check} compares the files found with
+ * what was acknowledged: each acknowledged file exactly once, at its last acknowledged path, with
+ * its bytes; every deleted one gone; nothing nobody made. Bounded: writers stop at {@link #stop()},
+ * at the deadline given to {@link #start}, or after {@code maxOps} changes each.
  */
 public final class WriterLoop {
   /** One way to change files, by path relative to the writers' folder ("a/w1-3"). */
@@ -37,6 +36,7 @@ public final class WriterLoop {
     long length;
     long crc;
     boolean uncertain;
+
     /** Where a failed rename was taking it: the file may be there instead. */
     String maybePath;
   }
@@ -86,16 +86,19 @@ public final class WriterLoop {
   /** Starts every writer; they stop by themselves after {@code limit}. */
   public void start(java.time.Duration limit) {
     long deadline = System.nanoTime() + limit.toNanos();
-    Thread guard = new Thread(() -> {
-      while (!stopped && System.nanoTime() < deadline) {
-        try {
-          Thread.sleep(200);
-        } catch (InterruptedException e) {
-          return;
-        }
-      }
-      stopped = true;
-    }, "writer-deadline");
+    Thread guard =
+        new Thread(
+            () -> {
+              while (!stopped && System.nanoTime() < deadline) {
+                try {
+                  Thread.sleep(200);
+                } catch (InterruptedException e) {
+                  return;
+                }
+              }
+              stopped = true;
+            },
+            "writer-deadline");
     guard.setDaemon(true);
     guard.start();
     threads.forEach(Thread::start);
@@ -212,8 +215,9 @@ public final class WriterLoop {
   public Map<String, Counts> counts() {
     Map<String, Counts> out = new LinkedHashMap<>();
     for (Map.Entry<String, long[]> e : counts.entrySet()) {
-      out.put(e.getKey(), new Counts(e.getValue()[0], e.getValue()[1],
-          List.copyOf(failures.get(e.getKey()))));
+      out.put(
+          e.getKey(),
+          new Counts(e.getValue()[0], e.getValue()[1], List.copyOf(failures.get(e.getKey()))));
     }
     return out;
   }
@@ -246,8 +250,14 @@ public final class WriterLoop {
         }
         if (f.uncertain) {
           if (at.size() == 1 && !at.get(0).equals(f.path) && !at.get(0).equals(f.maybePath)) {
-            problems.add(id + " (a change of it failed) is at " + at.get(0) + ", neither "
-                + f.path + " nor " + f.maybePath);
+            problems.add(
+                id
+                    + " (a change of it failed) is at "
+                    + at.get(0)
+                    + ", neither "
+                    + f.path
+                    + " nor "
+                    + f.maybePath);
           }
           continue;
         }
@@ -263,8 +273,15 @@ public final class WriterLoop {
         }
         byte[] bytes = reader.read(f.path);
         if (bytes.length != f.length || crc(bytes) != f.crc) {
-          problems.add(id + " at " + f.path + " has " + bytes.length + " bytes, not the "
-              + f.length + " written");
+          problems.add(
+              id
+                  + " at "
+                  + f.path
+                  + " has "
+                  + bytes.length
+                  + " bytes, not the "
+                  + f.length
+                  + " written");
         }
       }
     }

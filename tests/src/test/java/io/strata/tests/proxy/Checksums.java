@@ -77,13 +77,14 @@ final class Checksums {
 
   /** The response header that carries an algorithm's checksum. */
   static String header(ChecksumAlgorithm algorithm) {
-    return "x-amz-checksum-" + switch (algorithm) {
-      case CRC32 -> "crc32";
-      case CRC32_C -> "crc32c";
-      case CRC64_NVME -> "crc64nvme";
-      case SHA1 -> "sha1";
-      case SHA256 -> "sha256";
-      default -> throw new IllegalArgumentException(algorithm.toString());
-    };
+    return "x-amz-checksum-"
+        + switch (algorithm) {
+          case CRC32 -> "crc32";
+          case CRC32_C -> "crc32c";
+          case CRC64_NVME -> "crc64nvme";
+          case SHA1 -> "sha1";
+          case SHA256 -> "sha256";
+          default -> throw new IllegalArgumentException(algorithm.toString());
+        };
   }
 }

@@ -1,11 +1,11 @@
 package io.strata.tests.proxy;
 
-import static io.strata.tests.proxy.S3ProxyTestCluster.random;
 import static io.strata.tests.proxy.S3ProxyTestCluster.ACCESS_KEY;
 import static io.strata.tests.proxy.S3ProxyTestCluster.ALICE_KEY;
 import static io.strata.tests.proxy.S3ProxyTestCluster.ALICE_SECRET;
 import static io.strata.tests.proxy.S3ProxyTestCluster.SECRET_KEY;
 import static io.strata.tests.proxy.S3ProxyTestCluster.assertS3Error;
+import static io.strata.tests.proxy.S3ProxyTestCluster.random;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -40,9 +40,9 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 import software.amazon.awssdk.services.s3.presigner.S3Presigner;
 
 /**
- * Who may do what through the S3 proxy: signatures (header-signed and presigned, expired,
- * skewed, wrong or unknown keys, none at all) and the namespace's owner, group and mode as
- * they apply to the user an access key maps to; every refusal an S3 error document.
+ * Who may do what through the S3 proxy: signatures (header-signed and presigned, expired, skewed,
+ * wrong or unknown keys, none at all) and the namespace's owner, group and mode as they apply to
+ * the user an access key maps to; every refusal an S3 error document.
  */
 class S3ProxyAccessTest {
   private static final String BUCKET = "guarded";
@@ -72,15 +72,15 @@ class S3ProxyAccessTest {
     }
   }
 
-
-  private static S3ProxyTestCluster.Response signed(String method, String target,
-      Map<String, String> headers, byte[] body, Clock clock) throws Exception {
+  private static S3ProxyTestCluster.Response signed(
+      String method, String target, Map<String, String> headers, byte[] body, Clock clock)
+      throws Exception {
     return cluster.signed(method, target, headers, body, ACCESS_KEY, SECRET_KEY, clock);
   }
 
   /** Checks an error answer: status, code, and the error document's resource and request id. */
-  private static void assertErrorDocument(S3ProxyTestCluster.Response r, int status,
-      String code, String resource) {
+  private static void assertErrorDocument(
+      S3ProxyTestCluster.Response r, int status, String code, String resource) {
     assertEquals(status, r.status(), r.text());
     assertEquals(code, r.errorCode(), r.text());
     assertTrue(r.header("Content-Type").startsWith("application/xml"), r.header("Content-Type"));
@@ -95,40 +95,65 @@ class S3ProxyAccessTest {
 
   @Test
   void aWrongSecretOrAnUnknownKeyIsRefusedAndWritesNothing() throws Exception {
-    try (S3Client wrong = cluster.client(ACCESS_KEY, "d3Jvbmctc2VjcmV0LW9mLXRoZS10ZXN0LXVzZXIx",
-        false, false);
-        S3Client wrongChunked = cluster.client(ACCESS_KEY,
-            "d3Jvbmctc2VjcmV0LW9mLXRoZS10ZXN0LXVzZXIx", false, true);
+    try (S3Client wrong =
+            cluster.client(ACCESS_KEY, "d3Jvbmctc2VjcmV0LW9mLXRoZS10ZXN0LXVzZXIx", false, false);
+        S3Client wrongChunked =
+            cluster.client(ACCESS_KEY, "d3Jvbmctc2VjcmV0LW9mLXRoZS10ZXN0LXVzZXIx", false, true);
         S3Client unknown = cluster.client("AKSTRATAUNKNOWNKEY01", SECRET_KEY, false, false)) {
       assertS3Error("SignatureDoesNotMatch", 403, () -> wrong.listObjectsV2(b -> b.bucket(BUCKET)));
-      assertS3Error("SignatureDoesNotMatch", 403, () -> wrong.putObject(b -> b.bucket(BUCKET)
-          .key("forged"), RequestBody.fromString("forged")));
-      assertS3Error("SignatureDoesNotMatch", 403, () -> wrongChunked.putObject(b -> b
-          .bucket(BUCKET).key("forged"), RequestBody.fromBytes(random(200_000, 1))));
+      assertS3Error(
+          "SignatureDoesNotMatch",
+          403,
+          () ->
+              wrong.putObject(
+                  b -> b.bucket(BUCKET).key("forged"), RequestBody.fromString("forged")));
+      assertS3Error(
+          "SignatureDoesNotMatch",
+          403,
+          () ->
+              wrongChunked.putObject(
+                  b -> b.bucket(BUCKET).key("forged"), RequestBody.fromBytes(random(200_000, 1))));
       assertS3Error("SignatureDoesNotMatch", 403, () -> wrong.listBuckets());
-      assertS3Error("InvalidAccessKeyId", 403, () -> unknown.listObjectsV2(b -> b
-          .bucket(BUCKET)));
-      assertS3Error("InvalidAccessKeyId", 403, () -> unknown.putObject(b -> b.bucket(BUCKET)
-          .key("forged"), RequestBody.fromString("forged")));
-      assertS3Error("InvalidAccessKeyId", 403, () -> unknown.createBucket(b -> b
-          .bucket("forged-bucket")));
+      assertS3Error("InvalidAccessKeyId", 403, () -> unknown.listObjectsV2(b -> b.bucket(BUCKET)));
+      assertS3Error(
+          "InvalidAccessKeyId",
+          403,
+          () ->
+              unknown.putObject(
+                  b -> b.bucket(BUCKET).key("forged"), RequestBody.fromString("forged")));
+      assertS3Error(
+          "InvalidAccessKeyId", 403, () -> unknown.createBucket(b -> b.bucket("forged-bucket")));
     }
     assertFalse(Files.exists(cluster.ufs("/" + BUCKET + "/forged")));
     assertFalse(Files.exists(cluster.ufs("/forged-bucket")));
     // The error documents as sent.
-    S3ProxyTestCluster.Response r = cluster.signed("GET", "/" + BUCKET + "/k", Map.of(), null,
-        ACCESS_KEY, "d3Jvbmctc2VjcmV0LW9mLXRoZS10ZXN0LXVzZXIx", Clock.systemUTC());
+    S3ProxyTestCluster.Response r =
+        cluster.signed(
+            "GET",
+            "/" + BUCKET + "/k",
+            Map.of(),
+            null,
+            ACCESS_KEY,
+            "d3Jvbmctc2VjcmV0LW9mLXRoZS10ZXN0LXVzZXIx",
+            Clock.systemUTC());
     assertErrorDocument(r, 403, "SignatureDoesNotMatch", null);
     // A body refused before it is read, sent without waiting for 100 Continue: the client
     // gets the refusal, not a reset connection, however much of the body is still on its way.
     for (int size : new int[] {1, 64 << 10, 8 << 20}) {
-      S3ProxyTestCluster.Response big = cluster.signed("PUT", "/" + BUCKET + "/forged",
-          Map.of(), random(size, size), ACCESS_KEY, "d3Jvbmctc2VjcmV0LW9mLXRoZS10ZXN0LXVzZXIx",
-          Clock.systemUTC());
+      S3ProxyTestCluster.Response big =
+          cluster.signed(
+              "PUT",
+              "/" + BUCKET + "/forged",
+              Map.of(),
+              random(size, size),
+              ACCESS_KEY,
+              "d3Jvbmctc2VjcmV0LW9mLXRoZS10ZXN0LXVzZXIx",
+              Clock.systemUTC());
       assertErrorDocument(big, 403, "SignatureDoesNotMatch", null);
       // And the next request is served, on this connection or a new one.
-      assertEquals(200, signed("GET", "/" + BUCKET + "?list-type=2", Map.of(), null,
-          Clock.systemUTC()).status());
+      assertEquals(
+          200,
+          signed("GET", "/" + BUCKET + "?list-type=2", Map.of(), null, Clock.systemUTC()).status());
     }
     assertFalse(Files.exists(cluster.ufs("/" + BUCKET + "/forged")));
   }
@@ -140,12 +165,19 @@ class S3ProxyAccessTest {
     // closed at once, the rest would meet a reset, which takes the unread answer with it.
     int size = 4 << 20;
     byte[] body = random(size, 9);
-    Map<String, List<String>> headers = cluster.signedHeaders("PUT", "/" + BUCKET + "/forged",
-        Map.of(), body, ACCESS_KEY, "d3Jvbmctc2VjcmV0LW9mLXRoZS10ZXN0LXVzZXIx",
-        Clock.systemUTC());
+    Map<String, List<String>> headers =
+        cluster.signedHeaders(
+            "PUT",
+            "/" + BUCKET + "/forged",
+            Map.of(),
+            body,
+            ACCESS_KEY,
+            "d3Jvbmctc2VjcmV0LW9mLXRoZS10ZXN0LXVzZXIx",
+            Clock.systemUTC());
     StringBuilder head = new StringBuilder("PUT /" + BUCKET + "/forged HTTP/1.1\r\n");
-    headers.forEach((name, values) -> values.forEach(v -> head.append(name).append(": ")
-        .append(v).append("\r\n")));
+    headers.forEach(
+        (name, values) ->
+            values.forEach(v -> head.append(name).append(": ").append(v).append("\r\n")));
     head.append("Content-Length: ").append(size).append("\r\n\r\n");
     try (Socket socket = new Socket(cluster.endpoint.getHost(), cluster.endpoint.getPort())) {
       socket.setSoTimeout(30_000);
@@ -166,8 +198,7 @@ class S3ProxyAccessTest {
       String answer = new String(in.readAllBytes(), StandardCharsets.ISO_8859_1);
       assertTrue(answer.startsWith("HTTP/1.1 403 "), answer);
       assertTrue(answer.contains("<Code>SignatureDoesNotMatch</Code>"), answer);
-      assertTrue(answer.toLowerCase(java.util.Locale.ROOT).contains("connection: close"),
-          answer);
+      assertTrue(answer.toLowerCase(java.util.Locale.ROOT).contains("connection: close"), answer);
     }
     assertFalse(Files.exists(cluster.ufs("/" + BUCKET + "/forged")));
   }
@@ -178,31 +209,47 @@ class S3ProxyAccessTest {
     s3.putObject(b -> b.bucket(BUCKET).key("doc/other"), RequestBody.fromString("o"));
     // The signature covers the hash of a document deleting "doc/other"; the body sent deletes
     // "doc/victim".
-    S3ProxyTestCluster.Response delete = cluster.signedForAnotherBody("POST", "/" + BUCKET
-        + "?delete", utf8("<Delete><Object><Key>doc/other</Key></Object></Delete>"),
-        utf8("<Delete><Object><Key>doc/victim</Key></Object></Delete>"));
+    S3ProxyTestCluster.Response delete =
+        cluster.signedForAnotherBody(
+            "POST",
+            "/" + BUCKET + "?delete",
+            utf8("<Delete><Object><Key>doc/other</Key></Object></Delete>"),
+            utf8("<Delete><Object><Key>doc/victim</Key></Object></Delete>"));
     assertErrorDocument(delete, 400, "XAmzContentSHA256Mismatch", null);
-    S3ProxyTestCluster.Response tagging = cluster.signedForAnotherBody("PUT", "/" + BUCKET
-        + "/doc/victim?tagging", utf8("<Tagging><TagSet><Tag><Key>a</Key><Value>1</Value></Tag>"
-            + "</TagSet></Tagging>"), utf8("<Tagging><TagSet><Tag><Key>a</Key><Value>2</Value>"
-            + "</Tag></TagSet></Tagging>"));
+    S3ProxyTestCluster.Response tagging =
+        cluster.signedForAnotherBody(
+            "PUT",
+            "/" + BUCKET + "/doc/victim?tagging",
+            utf8(
+                "<Tagging><TagSet><Tag><Key>a</Key><Value>1</Value></Tag>" + "</TagSet></Tagging>"),
+            utf8(
+                "<Tagging><TagSet><Tag><Key>a</Key><Value>2</Value>"
+                    + "</Tag></TagSet></Tagging>"));
     assertErrorDocument(tagging, 400, "XAmzContentSHA256Mismatch", null);
     String id = s3.createMultipartUpload(b -> b.bucket(BUCKET).key("doc/mpu")).uploadId();
-    String etag = s3.uploadPart(b -> b.bucket(BUCKET).key("doc/mpu").uploadId(id)
-        .partNumber(1), RequestBody.fromString("part")).eTag();
-    String complete = "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>" + etag
-        + "</ETag></Part></CompleteMultipartUpload>";
-    S3ProxyTestCluster.Response completed = cluster.signedForAnotherBody("POST", "/" + BUCKET
-        + "/doc/mpu?uploadId=" + id, utf8(complete.replace("<PartNumber>1", "<PartNumber>2")),
-        utf8(complete));
+    String etag =
+        s3.uploadPart(
+                b -> b.bucket(BUCKET).key("doc/mpu").uploadId(id).partNumber(1),
+                RequestBody.fromString("part"))
+            .eTag();
+    String complete =
+        "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>"
+            + etag
+            + "</ETag></Part></CompleteMultipartUpload>";
+    S3ProxyTestCluster.Response completed =
+        cluster.signedForAnotherBody(
+            "POST",
+            "/" + BUCKET + "/doc/mpu?uploadId=" + id,
+            utf8(complete.replace("<PartNumber>1", "<PartNumber>2")),
+            utf8(complete));
     assertErrorDocument(completed, 400, "XAmzContentSHA256Mismatch", null);
-    assertEquals("v", s3.getObjectAsBytes(b -> b.bucket(BUCKET).key("doc/victim"))
-        .asUtf8String());
+    assertEquals("v", s3.getObjectAsBytes(b -> b.bucket(BUCKET).key("doc/victim")).asUtf8String());
     assertTrue(s3.getObjectTagging(b -> b.bucket(BUCKET).key("doc/victim")).tagSet().isEmpty());
     assertFalse(Files.exists(cluster.ufs("/" + BUCKET + "/doc/mpu")));
     // The same documents as signed are taken.
-    S3ProxyTestCluster.Response fine = cluster.signedForAnotherBody("POST", "/" + BUCKET
-        + "/doc/mpu?uploadId=" + id, utf8(complete), utf8(complete));
+    S3ProxyTestCluster.Response fine =
+        cluster.signedForAnotherBody(
+            "POST", "/" + BUCKET + "/doc/mpu?uploadId=" + id, utf8(complete), utf8(complete));
     assertEquals(200, fine.status(), fine.text());
     assertEquals("part", Files.readString(cluster.ufs("/" + BUCKET + "/doc/mpu")));
   }
@@ -215,18 +262,27 @@ class S3ProxyAccessTest {
   void requestsDatedTwentyMinutesOffAreTooSkewed() throws Exception {
     for (Duration off : List.of(Duration.ofMinutes(-20), Duration.ofMinutes(20))) {
       Clock skewed = Clock.offset(Clock.systemUTC(), off);
-      S3ProxyTestCluster.Response get = signed("GET", "/" + BUCKET + "?list-type=2", Map.of(),
-          null, skewed);
+      S3ProxyTestCluster.Response get =
+          signed("GET", "/" + BUCKET + "?list-type=2", Map.of(), null, skewed);
       assertErrorDocument(get, 403, "RequestTimeTooSkewed", null);
-      S3ProxyTestCluster.Response put = signed("PUT", "/" + BUCKET + "/skewed", Map.of(),
-          "x".getBytes(StandardCharsets.UTF_8), skewed);
+      S3ProxyTestCluster.Response put =
+          signed(
+              "PUT",
+              "/" + BUCKET + "/skewed",
+              Map.of(),
+              "x".getBytes(StandardCharsets.UTF_8),
+              skewed);
       assertErrorDocument(put, 403, "RequestTimeTooSkewed", null);
     }
     assertFalse(Files.exists(cluster.ufs("/" + BUCKET + "/skewed")));
     // Within S3's 15 minutes it is served.
-    S3ProxyTestCluster.Response fine = signed("PUT", "/" + BUCKET + "/skewed", Map.of(),
-        "x".getBytes(StandardCharsets.UTF_8),
-        Clock.offset(Clock.systemUTC(), Duration.ofMinutes(-10)));
+    S3ProxyTestCluster.Response fine =
+        signed(
+            "PUT",
+            "/" + BUCKET + "/skewed",
+            Map.of(),
+            "x".getBytes(StandardCharsets.UTF_8),
+            Clock.offset(Clock.systemUTC(), Duration.ofMinutes(-10)));
     assertEquals(200, fine.status(), fine.text());
     assertEquals("x", Files.readString(cluster.ufs("/" + BUCKET + "/skewed")));
     s3.deleteObject(b -> b.bucket(BUCKET).key("skewed"));
@@ -236,48 +292,74 @@ class S3ProxyAccessTest {
   void presignedGetAndPutWorkUntilTheyExpire() throws Exception {
     byte[] data = random(100_000, 2);
     try (S3Presigner presigner = cluster.presigner()) {
-      URI put = URI.create(presigner.presignPutObject(p -> p
-          .signatureDuration(Duration.ofMinutes(5))
-          .putObjectRequest(r -> r.bucket(BUCKET).key("presigned/obj with space")))
-          .url().toString());
+      URI put =
+          URI.create(
+              presigner
+                  .presignPutObject(
+                      p ->
+                          p.signatureDuration(Duration.ofMinutes(5))
+                              .putObjectRequest(
+                                  r -> r.bucket(BUCKET).key("presigned/obj with space")))
+                  .url()
+                  .toString());
       S3ProxyTestCluster.Response stored = cluster.send("PUT", put, Map.of(), data);
       assertEquals(200, stored.status(), stored.text());
       assertEquals("\"" + Checksums.md5Hex(data) + "\"", stored.header("ETag"));
-      assertArrayEquals(data, Files.readAllBytes(cluster.ufs("/" + BUCKET
-          + "/presigned/obj with space")));
+      assertArrayEquals(
+          data, Files.readAllBytes(cluster.ufs("/" + BUCKET + "/presigned/obj with space")));
 
-      URI get = URI.create(presigner.presignGetObject(p -> p
-          .signatureDuration(Duration.ofMinutes(5))
-          .getObjectRequest(r -> r.bucket(BUCKET).key("presigned/obj with space")))
-          .url().toString());
+      URI get =
+          URI.create(
+              presigner
+                  .presignGetObject(
+                      p ->
+                          p.signatureDuration(Duration.ofMinutes(5))
+                              .getObjectRequest(
+                                  r -> r.bucket(BUCKET).key("presigned/obj with space")))
+                  .url()
+                  .toString());
       S3ProxyTestCluster.Response read = cluster.send("GET", get, Map.of(), (byte[]) null);
       assertEquals(200, read.status(), read.text());
       assertArrayEquals(data, read.body());
 
       // A URL changed after signing is refused.
       URI tampered = URI.create(get.toString().replace("presigned/obj", "presigned/other"));
-      assertErrorDocument(cluster.send("GET", tampered, Map.of(), (byte[]) null), 403,
-          "SignatureDoesNotMatch", null);
+      assertErrorDocument(
+          cluster.send("GET", tampered, Map.of(), (byte[]) null),
+          403,
+          "SignatureDoesNotMatch",
+          null);
 
       // URLs valid for one second, used after it: X-Amz-Date has whole seconds, so they
       // expire a second after the second they were signed in.
-      URI shortGet = URI.create(presigner.presignGetObject(p -> p
-          .signatureDuration(Duration.ofSeconds(1))
-          .getObjectRequest(r -> r.bucket(BUCKET).key("presigned/obj with space")))
-          .url().toString());
-      URI shortPut = URI.create(presigner.presignPutObject(p -> p
-          .signatureDuration(Duration.ofSeconds(1))
-          .putObjectRequest(r -> r.bucket(BUCKET).key("presigned/late"))).url().toString());
-      Instant expired = Collections.max(List.of(amzDate(shortGet), amzDate(shortPut)))
-          .plusMillis(1200);
+      URI shortGet =
+          URI.create(
+              presigner
+                  .presignGetObject(
+                      p ->
+                          p.signatureDuration(Duration.ofSeconds(1))
+                              .getObjectRequest(
+                                  r -> r.bucket(BUCKET).key("presigned/obj with space")))
+                  .url()
+                  .toString());
+      URI shortPut =
+          URI.create(
+              presigner
+                  .presignPutObject(
+                      p ->
+                          p.signatureDuration(Duration.ofSeconds(1))
+                              .putObjectRequest(r -> r.bucket(BUCKET).key("presigned/late")))
+                  .url()
+                  .toString());
+      Instant expired =
+          Collections.max(List.of(amzDate(shortGet), amzDate(shortPut))).plusMillis(1200);
       long wait = Duration.between(Instant.now(), expired).toMillis();
       if (wait > 0) {
         Thread.sleep(wait);
       }
-      assertErrorDocument(cluster.send("GET", shortGet, Map.of(), (byte[]) null), 403,
-          "AccessDenied", null);
-      assertErrorDocument(cluster.send("PUT", shortPut, Map.of(), data), 403, "AccessDenied",
-          null);
+      assertErrorDocument(
+          cluster.send("GET", shortGet, Map.of(), (byte[]) null), 403, "AccessDenied", null);
+      assertErrorDocument(cluster.send("PUT", shortPut, Map.of(), data), 403, "AccessDenied", null);
       assertFalse(Files.exists(cluster.ufs("/" + BUCKET + "/presigned/late")));
     }
   }
@@ -286,7 +368,8 @@ class S3ProxyAccessTest {
   private static Instant amzDate(URI url) {
     for (String param : url.getRawQuery().split("&")) {
       if (param.startsWith("X-Amz-Date=")) {
-        return DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC)
+        return DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")
+            .withZone(ZoneOffset.UTC)
             .parse(param.substring("X-Amz-Date=".length()), Instant::from);
       }
     }
@@ -296,12 +379,25 @@ class S3ProxyAccessTest {
   @Test
   void anonymousRequestsAreRefused() throws Exception {
     s3.putObject(b -> b.bucket(BUCKET).key("public"), RequestBody.fromString("p"));
-    for (String[] request : new String[][] {{"GET", "/"}, {"GET", "/" + BUCKET},
-        {"GET", "/" + BUCKET + "/public"}, {"HEAD", "/" + BUCKET + "/public"},
-        {"PUT", "/" + BUCKET + "/anonymous"}, {"DELETE", "/" + BUCKET + "/public"},
-        {"PUT", "/anonymous-bucket"}}) {
-      S3ProxyTestCluster.Response r = cluster.signed(request[0], request[1], Map.of(),
-          request[0].equals("PUT") ? new byte[] {1} : null, null, null, Clock.systemUTC());
+    for (String[] request :
+        new String[][] {
+          {"GET", "/"},
+          {"GET", "/" + BUCKET},
+          {"GET", "/" + BUCKET + "/public"},
+          {"HEAD", "/" + BUCKET + "/public"},
+          {"PUT", "/" + BUCKET + "/anonymous"},
+          {"DELETE", "/" + BUCKET + "/public"},
+          {"PUT", "/anonymous-bucket"}
+        }) {
+      S3ProxyTestCluster.Response r =
+          cluster.signed(
+              request[0],
+              request[1],
+              Map.of(),
+              request[0].equals("PUT") ? new byte[] {1} : null,
+              null,
+              null,
+              Clock.systemUTC());
       assertEquals(403, r.status(), request[0] + " " + request[1]);
       if (!request[0].equals("HEAD")) {
         assertErrorDocument(r, 403, "AccessDenied", null);
@@ -318,56 +414,114 @@ class S3ProxyAccessTest {
     s3.putObject(b -> b.bucket(BUCKET).key("shared/readable"), RequestBody.fromBytes(data));
     s3.putObject(b -> b.bucket(BUCKET).key("shared/private"), RequestBody.fromBytes(data));
     assertEquals(0755, cluster.fs().getStatus("/" + BUCKET).getMode() & 0777);
-    assertEquals(0644, cluster.fs().getStatus("/" + BUCKET + "/shared/readable").getMode()
-        & 0777);
+    assertEquals(0644, cluster.fs().getStatus("/" + BUCKET + "/shared/readable").getMode() & 0777);
 
     // World-readable: she reads and lists.
-    assertArrayEquals(data, alice.getObjectAsBytes(b -> b.bucket(BUCKET)
-        .key("shared/readable")).asByteArray());
-    assertEquals(data.length, alice.headObject(b -> b.bucket(BUCKET).key("shared/readable"))
-        .contentLength());
-    assertTrue(alice.listObjectsV2(b -> b.bucket(BUCKET).prefix("shared/")).contents().stream()
-        .map(S3Object::key).toList().contains("shared/readable"));
+    assertArrayEquals(
+        data, alice.getObjectAsBytes(b -> b.bucket(BUCKET).key("shared/readable")).asByteArray());
+    assertEquals(
+        data.length,
+        alice.headObject(b -> b.bucket(BUCKET).key("shared/readable")).contentLength());
+    assertTrue(
+        alice.listObjectsV2(b -> b.bucket(BUCKET).prefix("shared/")).contents().stream()
+            .map(S3Object::key)
+            .toList()
+            .contains("shared/readable"));
 
     // A file of mode 0600 is the owner's alone.
-    cluster.fs().setAttribute("/" + BUCKET + "/shared/private",
-        SetAttributeOptions.defaults().mode(0600));
-    assertS3Error("AccessDenied", 403, () -> alice.getObjectAsBytes(b -> b.bucket(BUCKET)
-        .key("shared/private")));
-    S3Exception head = assertS3Error(null, 403, () -> alice.headObject(b -> b.bucket(BUCKET)
-        .key("shared/private")));
+    cluster
+        .fs()
+        .setAttribute("/" + BUCKET + "/shared/private", SetAttributeOptions.defaults().mode(0600));
+    assertS3Error(
+        "AccessDenied",
+        403,
+        () -> alice.getObjectAsBytes(b -> b.bucket(BUCKET).key("shared/private")));
+    S3Exception head =
+        assertS3Error(
+            null, 403, () -> alice.headObject(b -> b.bucket(BUCKET).key("shared/private")));
     assertEquals(403, head.statusCode());
-    assertS3Error("AccessDenied", 403, () -> alice.getObjectTagging(b -> b.bucket(BUCKET)
-        .key("shared/private")));
-    assertS3Error("AccessDenied", 403, () -> alice.copyObject(b -> b.sourceBucket(BUCKET)
-        .sourceKey("shared/private").destinationBucket(BUCKET).destinationKey("stolen")));
-    assertArrayEquals(data, s3.getObjectAsBytes(b -> b.bucket(BUCKET).key("shared/private"))
-        .asByteArray(), "the owner still reads it");
+    assertS3Error(
+        "AccessDenied",
+        403,
+        () -> alice.getObjectTagging(b -> b.bucket(BUCKET).key("shared/private")));
+    assertS3Error(
+        "AccessDenied",
+        403,
+        () ->
+            alice.copyObject(
+                b ->
+                    b.sourceBucket(BUCKET)
+                        .sourceKey("shared/private")
+                        .destinationBucket(BUCKET)
+                        .destinationKey("stolen")));
+    assertArrayEquals(
+        data,
+        s3.getObjectAsBytes(b -> b.bucket(BUCKET).key("shared/private")).asByteArray(),
+        "the owner still reads it");
 
     // The bucket is the test user's, mode 0755: alice writes nothing into it.
-    assertS3Error("AccessDenied", 403, () -> alice.putObject(b -> b.bucket(BUCKET)
-        .key("shared/alice"), RequestBody.fromString("a")));
-    assertS3Error("AccessDenied", 403, () -> alice.putObject(b -> b.bucket(BUCKET)
-        .key("new-folder/alice"), RequestBody.fromString("a")));
-    assertS3Error("AccessDenied", 403, () -> alice.putObject(b -> b.bucket(BUCKET)
-        .key("shared/readable"), RequestBody.fromString("overwritten")));
-    assertS3Error("AccessDenied", 403, () -> alice.deleteObject(b -> b.bucket(BUCKET)
-        .key("shared/readable")));
-    assertS3Error("AccessDenied", 403, () -> alice.copyObject(b -> b.sourceBucket(BUCKET)
-        .sourceKey("shared/readable").destinationBucket(BUCKET).destinationKey("copied")));
-    assertS3Error("AccessDenied", 403, () -> alice.createMultipartUpload(b -> b.bucket(BUCKET)
-        .key("shared/mpu")));
-    assertS3Error("AccessDenied", 403, () -> alice.putObjectTagging(b -> b.bucket(BUCKET)
-        .key("shared/readable").tagging(t -> t.tagSet(s -> s.key("k").value("v")))));
+    assertS3Error(
+        "AccessDenied",
+        403,
+        () ->
+            alice.putObject(
+                b -> b.bucket(BUCKET).key("shared/alice"), RequestBody.fromString("a")));
+    assertS3Error(
+        "AccessDenied",
+        403,
+        () ->
+            alice.putObject(
+                b -> b.bucket(BUCKET).key("new-folder/alice"), RequestBody.fromString("a")));
+    assertS3Error(
+        "AccessDenied",
+        403,
+        () ->
+            alice.putObject(
+                b -> b.bucket(BUCKET).key("shared/readable"),
+                RequestBody.fromString("overwritten")));
+    assertS3Error(
+        "AccessDenied",
+        403,
+        () -> alice.deleteObject(b -> b.bucket(BUCKET).key("shared/readable")));
+    assertS3Error(
+        "AccessDenied",
+        403,
+        () ->
+            alice.copyObject(
+                b ->
+                    b.sourceBucket(BUCKET)
+                        .sourceKey("shared/readable")
+                        .destinationBucket(BUCKET)
+                        .destinationKey("copied")));
+    assertS3Error(
+        "AccessDenied",
+        403,
+        () -> alice.createMultipartUpload(b -> b.bucket(BUCKET).key("shared/mpu")));
+    assertS3Error(
+        "AccessDenied",
+        403,
+        () ->
+            alice.putObjectTagging(
+                b ->
+                    b.bucket(BUCKET)
+                        .key("shared/readable")
+                        .tagging(t -> t.tagSet(s -> s.key("k").value("v")))));
     assertS3Error("AccessDenied", 403, () -> alice.deleteBucket(b -> b.bucket(BUCKET)));
     // The namespace root is not hers either.
     assertS3Error("AccessDenied", 403, () -> alice.createBucket(b -> b.bucket("alices")));
-    DeleteObjectsResponse batch = alice.deleteObjects(b -> b.bucket(BUCKET).delete(d -> d
-        .objects(ObjectIdentifier.builder().key("shared/readable").build(),
-            ObjectIdentifier.builder().key("shared/private").build())));
+    DeleteObjectsResponse batch =
+        alice.deleteObjects(
+            b ->
+                b.bucket(BUCKET)
+                    .delete(
+                        d ->
+                            d.objects(
+                                ObjectIdentifier.builder().key("shared/readable").build(),
+                                ObjectIdentifier.builder().key("shared/private").build())));
     assertEquals(List.of(), batch.deleted());
-    assertEquals(List.of("AccessDenied", "AccessDenied"), batch.errors().stream()
-        .map(e -> e.code()).toList());
+    assertEquals(
+        List.of("AccessDenied", "AccessDenied"),
+        batch.errors().stream().map(e -> e.code()).toList());
 
     assertArrayEquals(data, Files.readAllBytes(cluster.ufs("/" + BUCKET + "/shared/readable")));
     assertArrayEquals(data, Files.readAllBytes(cluster.ufs("/" + BUCKET + "/shared/private")));
@@ -379,8 +533,7 @@ class S3ProxyAccessTest {
 
     // A folder she may not enter hides what is in it, once the proxy's cached view of the
     // folder's mode expires (strata.proxy.permission.cache.ttl, 1 s).
-    cluster.fs().setAttribute("/" + BUCKET + "/shared", SetAttributeOptions.defaults()
-        .mode(0700));
+    cluster.fs().setAttribute("/" + BUCKET + "/shared", SetAttributeOptions.defaults().mode(0700));
     long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
     while (true) {
       try {
@@ -392,8 +545,7 @@ class S3ProxyAccessTest {
       assertTrue(System.nanoTime() < deadline, "the folder's new mode never applied");
       Thread.sleep(200);
     }
-    cluster.fs().setAttribute("/" + BUCKET + "/shared", SetAttributeOptions.defaults()
-        .mode(0755));
+    cluster.fs().setAttribute("/" + BUCKET + "/shared", SetAttributeOptions.defaults().mode(0755));
   }
 
   @Test
@@ -415,37 +567,80 @@ class S3ProxyAccessTest {
     assertEquals("alice", cluster.fs().getStatus("/open/by-alice/file").getOwner());
     assertEquals("alice", cluster.fs().getStatus("/open/by-alice").getOwner());
     assertEquals("a", Files.readString(cluster.ufs("/open/by-alice/file")));
-    assertEquals("alice", alice.listObjectsV2(b -> b.bucket("open").fetchOwner(true))
-        .contents().get(0).owner().id());
+    assertEquals(
+        "alice",
+        alice.listObjectsV2(b -> b.bucket("open").fetchOwner(true)).contents().get(0).owner().id());
     alice.deleteObject(b -> b.bucket("open").key("by-alice/file"));
     assertFalse(Files.exists(cluster.ufs("/open/by-alice")));
   }
 
   @Test
   void errorsAreS3ErrorDocuments() throws Exception {
-    assertErrorDocument(signed("GET", "/" + BUCKET + "/no/such/key", Map.of(), null,
-        Clock.systemUTC()), 404, "NoSuchKey", "/" + BUCKET + "/no/such/key");
-    assertErrorDocument(signed("GET", "/no-such-bucket?list-type=2", Map.of(), null,
-        Clock.systemUTC()), 404, "NoSuchBucket", "/no-such-bucket");
-    assertErrorDocument(signed("GET", "/" + BUCKET + "?policy", Map.of(), null,
-        Clock.systemUTC()), 501, "NotImplemented", "/" + BUCKET);
-    assertErrorDocument(signed("PUT", "/" + BUCKET + "?lifecycle", Map.of(),
-        "<LifecycleConfiguration/>".getBytes(StandardCharsets.UTF_8), Clock.systemUTC()), 501,
-        "NotImplemented", "/" + BUCKET);
-    assertErrorDocument(signed("POST", "/" + BUCKET + "/key", Map.of(), new byte[0],
-        Clock.systemUTC()), 405, "MethodNotAllowed", "/" + BUCKET + "/key");
-    assertErrorDocument(signed("POST", "/" + BUCKET + "?delete", Map.of(),
-        "<Delete><Object></Delete>".getBytes(StandardCharsets.UTF_8), Clock.systemUTC()), 400,
-        "MalformedXML", "/" + BUCKET);
-    assertErrorDocument(signed("GET", "/" + BUCKET + "?list-type=2&max-keys=many", Map.of(),
-        null, Clock.systemUTC()), 400, "InvalidArgument", "/" + BUCKET);
+    assertErrorDocument(
+        signed("GET", "/" + BUCKET + "/no/such/key", Map.of(), null, Clock.systemUTC()),
+        404,
+        "NoSuchKey",
+        "/" + BUCKET + "/no/such/key");
+    assertErrorDocument(
+        signed("GET", "/no-such-bucket?list-type=2", Map.of(), null, Clock.systemUTC()),
+        404,
+        "NoSuchBucket",
+        "/no-such-bucket");
+    assertErrorDocument(
+        signed("GET", "/" + BUCKET + "?policy", Map.of(), null, Clock.systemUTC()),
+        501,
+        "NotImplemented",
+        "/" + BUCKET);
+    assertErrorDocument(
+        signed(
+            "PUT",
+            "/" + BUCKET + "?lifecycle",
+            Map.of(),
+            "<LifecycleConfiguration/>".getBytes(StandardCharsets.UTF_8),
+            Clock.systemUTC()),
+        501,
+        "NotImplemented",
+        "/" + BUCKET);
+    assertErrorDocument(
+        signed("POST", "/" + BUCKET + "/key", Map.of(), new byte[0], Clock.systemUTC()),
+        405,
+        "MethodNotAllowed",
+        "/" + BUCKET + "/key");
+    assertErrorDocument(
+        signed(
+            "POST",
+            "/" + BUCKET + "?delete",
+            Map.of(),
+            "<Delete><Object></Delete>".getBytes(StandardCharsets.UTF_8),
+            Clock.systemUTC()),
+        400,
+        "MalformedXML",
+        "/" + BUCKET);
+    assertErrorDocument(
+        signed(
+            "GET", "/" + BUCKET + "?list-type=2&max-keys=many", Map.of(), null, Clock.systemUTC()),
+        400,
+        "InvalidArgument",
+        "/" + BUCKET);
     assertS3Error("NotImplemented", 501, () -> s3.getBucketPolicy(b -> b.bucket(BUCKET)));
-    assertS3Error("NotImplemented", 501, () -> s3.putBucketLifecycleConfiguration(b -> b
-        .bucket(BUCKET).lifecycleConfiguration(c -> c.rules(r -> r.id("x").status("Enabled")
-            .filter(f -> f.prefix("")).expiration(e -> e.days(1))))));
+    assertS3Error(
+        "NotImplemented",
+        501,
+        () ->
+            s3.putBucketLifecycleConfiguration(
+                b ->
+                    b.bucket(BUCKET)
+                        .lifecycleConfiguration(
+                            c ->
+                                c.rules(
+                                    r ->
+                                        r.id("x")
+                                            .status("Enabled")
+                                            .filter(f -> f.prefix(""))
+                                            .expiration(e -> e.days(1))))));
     // A HEAD's error has its status and no body.
-    S3ProxyTestCluster.Response head = signed("HEAD", "/" + BUCKET + "/no/such/key", Map.of(),
-        null, Clock.systemUTC());
+    S3ProxyTestCluster.Response head =
+        signed("HEAD", "/" + BUCKET + "/no/such/key", Map.of(), null, Clock.systemUTC());
     assertEquals(404, head.status());
     assertEquals(0, head.body().length);
   }

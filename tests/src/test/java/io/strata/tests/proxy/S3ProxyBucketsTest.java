@@ -78,12 +78,29 @@ class S3ProxyBucketsTest {
 
   @Test
   void createBucketChecksS3NamingRulesAndOwnership() throws Exception {
-    for (String bad : List.of("ab", "Upper-case", "under_score", "-leading", "trailing-",
-        "192.168.5.4", "two..dots", "dot.-dash", "xn--punycode", "bucket-s3alias",
-        "a".repeat(64))) {
+    for (String bad :
+        List.of(
+            "ab",
+            "Upper-case",
+            "under_score",
+            "-leading",
+            "trailing-",
+            "192.168.5.4",
+            "two..dots",
+            "dot.-dash",
+            "xn--punycode",
+            "bucket-s3alias",
+            "a".repeat(64))) {
       // Sent as signed by the SDK's signer: the SDK itself refuses some of these names.
-      S3ProxyTestCluster.Response r = cluster.signed("PUT", "/" + bad, Map.of(), null,
-          S3ProxyTestCluster.ACCESS_KEY, S3ProxyTestCluster.SECRET_KEY, Clock.systemUTC());
+      S3ProxyTestCluster.Response r =
+          cluster.signed(
+              "PUT",
+              "/" + bad,
+              Map.of(),
+              null,
+              S3ProxyTestCluster.ACCESS_KEY,
+              S3ProxyTestCluster.SECRET_KEY,
+              Clock.systemUTC());
       assertEquals(400, r.status(), bad);
       assertEquals("InvalidBucketName", r.errorCode(), bad);
       assertFalse(Files.exists(cluster.ufs("/" + bad)), bad);
@@ -100,23 +117,35 @@ class S3ProxyBucketsTest {
     }
     assertS3Error("BucketAlreadyOwnedByYou", 409, () -> s3.createBucket(r -> r.bucket("abc")));
     // A location constraint of another region is refused; this proxy's is accepted.
-    assertS3Error("InvalidArgument", 400, () -> s3.createBucket(r -> r.bucket("elsewhere")
-        .createBucketConfiguration(c -> c.locationConstraint(BucketLocationConstraint.EU_WEST_1))));
+    assertS3Error(
+        "InvalidArgument",
+        400,
+        () ->
+            s3.createBucket(
+                r ->
+                    r.bucket("elsewhere")
+                        .createBucketConfiguration(
+                            c -> c.locationConstraint(BucketLocationConstraint.EU_WEST_1))));
     assertFalse(cluster.fs().exists("/elsewhere"));
   }
 
   @Test
   void headBucketAnswers404ForAMissingBucket() throws Exception {
-    NoSuchBucketException e = assertThrows(NoSuchBucketException.class,
-        () -> s3.headBucket(r -> r.bucket("no-such-bucket")));
+    NoSuchBucketException e =
+        assertThrows(
+            NoSuchBucketException.class, () -> s3.headBucket(r -> r.bucket("no-such-bucket")));
     assertEquals(404, e.statusCode());
     s3.createBucket(r -> r.bucket("head-me"));
     assertEquals("us-east-1", s3.headBucket(r -> r.bucket("head-me")).bucketRegion());
     assertS3Error("NoSuchBucket", 404, () -> s3.listObjectsV2(r -> r.bucket("no-such-bucket")));
-    assertS3Error("NoSuchBucket", 404, () -> s3.getObject(r -> r.bucket("no-such-bucket")
-        .key("k"), (resp, in) -> null));
-    assertS3Error("NoSuchBucket", 404, () -> s3.putObject(r -> r.bucket("no-such-bucket")
-        .key("k"), RequestBody.fromString("x")));
+    assertS3Error(
+        "NoSuchBucket",
+        404,
+        () -> s3.getObject(r -> r.bucket("no-such-bucket").key("k"), (resp, in) -> null));
+    assertS3Error(
+        "NoSuchBucket",
+        404,
+        () -> s3.putObject(r -> r.bucket("no-such-bucket").key("k"), RequestBody.fromString("x")));
     assertS3Error("NoSuchBucket", 404, () -> s3.deleteBucket(r -> r.bucket("no-such-bucket")));
     assertFalse(Files.exists(cluster.ufs("/no-such-bucket")));
   }
@@ -125,21 +154,29 @@ class S3ProxyBucketsTest {
   void deleteBucketRefusesUntilEveryObjectIsDeletedThroughS3() throws Exception {
     String b = "to-delete";
     s3.createBucket(r -> r.bucket(b));
-    List<String> keys = List.of("top", "a/one", "a/b/two", "a/b/c/three", "x/y/z/deep",
-        "folder/", "folder/inside");
+    List<String> keys =
+        List.of("top", "a/one", "a/b/two", "a/b/c/three", "x/y/z/deep", "folder/", "folder/inside");
     for (String k : keys) {
       s3.putObject(r -> r.bucket(b).key(k), RequestBody.fromString(k.endsWith("/") ? "" : k));
     }
     // A replaced object and a completed multipart upload leave hidden staging folders.
     s3.putObject(r -> r.bucket(b).key("top"), RequestBody.fromString("top, replaced"));
     String id = s3.createMultipartUpload(r -> r.bucket(b).key("a/b/mpu")).uploadId();
-    String etag = s3.uploadPart(r -> r.bucket(b).key("a/b/mpu").uploadId(id).partNumber(1),
-        RequestBody.fromString("parts")).eTag();
-    s3.completeMultipartUpload(r -> r.bucket(b).key("a/b/mpu").uploadId(id)
-        .multipartUpload(m -> m.parts(p -> p.partNumber(1).eTag(etag))));
+    String etag =
+        s3.uploadPart(
+                r -> r.bucket(b).key("a/b/mpu").uploadId(id).partNumber(1),
+                RequestBody.fromString("parts"))
+            .eTag();
+    s3.completeMultipartUpload(
+        r ->
+            r.bucket(b)
+                .key("a/b/mpu")
+                .uploadId(id)
+                .multipartUpload(m -> m.parts(p -> p.partNumber(1).eTag(etag))));
     assertS3Error("BucketNotEmpty", 409, () -> s3.deleteBucket(r -> r.bucket(b)));
-    assertEquals(List.of("a/b/c/three", "a/b/mpu", "a/b/two", "a/one", "folder/inside", "top",
-        "x/y/z/deep"), S3ProxyTestCluster.ufsFiles(cluster.ufs("/" + b)));
+    assertEquals(
+        List.of("a/b/c/three", "a/b/mpu", "a/b/two", "a/one", "folder/inside", "top", "x/y/z/deep"),
+        S3ProxyTestCluster.ufsFiles(cluster.ufs("/" + b)));
     assertEquals("top, replaced", Files.readString(cluster.ufs("/" + b + "/top")));
     // One key deleted alone, the rest in one request; the bucket is still not empty until
     // the last one goes.
@@ -154,8 +191,9 @@ class S3ProxyBucketsTest {
     rest.add(ObjectIdentifier.builder().key("a/b/mpu").build());
     s3.deleteObjects(r -> r.bucket(b).delete(d -> d.objects(rest)));
     // The folder marker is still an object.
-    assertEquals(List.of("folder/"), s3.listObjectsV2(r -> r.bucket(b)).contents().stream()
-        .map(o -> o.key()).toList());
+    assertEquals(
+        List.of("folder/"),
+        s3.listObjectsV2(r -> r.bucket(b)).contents().stream().map(o -> o.key()).toList());
     assertS3Error("BucketNotEmpty", 409, () -> s3.deleteBucket(r -> r.bucket(b)));
     s3.deleteObject(r -> r.bucket(b).key("folder/"));
     assertEquals(0, s3.listObjectsV2(r -> r.bucket(b)).keyCount());
@@ -180,12 +218,28 @@ class S3ProxyBucketsTest {
   void bucketFeaturesStrataDoesNotKeepAreNotImplemented() {
     s3.createBucket(r -> r.bucket("features"));
     assertS3Error("NotImplemented", 501, () -> s3.getBucketPolicy(r -> r.bucket("features")));
-    assertS3Error("NotImplemented", 501, () -> s3.putBucketLifecycleConfiguration(r -> r
-        .bucket("features").lifecycleConfiguration(c -> c.rules(rule -> rule.id("x")
-            .status("Enabled").filter(f -> f.prefix("")).expiration(e -> e.days(1))))));
+    assertS3Error(
+        "NotImplemented",
+        501,
+        () ->
+            s3.putBucketLifecycleConfiguration(
+                r ->
+                    r.bucket("features")
+                        .lifecycleConfiguration(
+                            c ->
+                                c.rules(
+                                    rule ->
+                                        rule.id("x")
+                                            .status("Enabled")
+                                            .filter(f -> f.prefix(""))
+                                            .expiration(e -> e.days(1))))));
     assertS3Error("NotImplemented", 501, () -> s3.getBucketCors(r -> r.bucket("features")));
-    assertS3Error("NotImplemented", 501, () -> s3.putBucketVersioning(r -> r.bucket("features")
-        .versioningConfiguration(v -> v.status("Enabled"))));
+    assertS3Error(
+        "NotImplemented",
+        501,
+        () ->
+            s3.putBucketVersioning(
+                r -> r.bucket("features").versioningConfiguration(v -> v.status("Enabled"))));
     assertS3Error("NotImplemented", 501, () -> s3.getBucketTagging(r -> r.bucket("features")));
     // Versioning is reported as never enabled, which is what S3 says of such a bucket.
     assertEquals(null, s3.getBucketVersioning(r -> r.bucket("features")).status());

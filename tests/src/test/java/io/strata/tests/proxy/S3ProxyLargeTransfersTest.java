@@ -33,11 +33,11 @@ import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 
 /**
- * The proxy's memory bound and large transfers, against a proxy started with a 256 MiB heap
- * and bounded direct memory: 16 uploads and 16 downloads of 256 MiB at once (bodies streamed,
- * never held), and a 1 GiB multipart upload of 8 parts sent in parallel, then read back in
- * ranges. Object bytes come from a seeded generator on both sides, so the test holds none of
- * them either; every byte is compared by digest.
+ * The proxy's memory bound and large transfers, against a proxy started with a 256 MiB heap and
+ * bounded direct memory: 16 uploads and 16 downloads of 256 MiB at once (bodies streamed, never
+ * held), and a 1 GiB multipart upload of 8 parts sent in parallel, then read back in ranges. Object
+ * bytes come from a seeded generator on both sides, so the test holds none of them either; every
+ * byte is compared by digest.
  */
 class S3ProxyLargeTransfersTest {
   private static final long MIB = 1 << 20;
@@ -48,17 +48,29 @@ class S3ProxyLargeTransfersTest {
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = S3ProxyTestCluster.start(dir.resolve("cluster"), Map.of(),
-        List.of("-Xmx256m", "-XX:MaxDirectMemorySize=128m", "-XX:+UseSerialGC",
-            "-XX:+HeapDumpOnOutOfMemoryError", "-XX:HeapDumpPath=" + dir));
-    s3 = S3Client.builder().endpointOverride(cluster.endpoint).region(Region.US_EAST_1)
-        .forcePathStyle(true)
-        .httpClientBuilder(ApacheHttpClient.builder().maxConnections(64)
-            .socketTimeout(Duration.ofMinutes(5)))
-        .overrideConfiguration(c -> c.apiCallTimeout(Duration.ofMinutes(10)))
-        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(
-            S3ProxyTestCluster.ACCESS_KEY, S3ProxyTestCluster.SECRET_KEY)))
-        .build();
+    cluster =
+        S3ProxyTestCluster.start(
+            dir.resolve("cluster"),
+            Map.of(),
+            List.of(
+                "-Xmx256m",
+                "-XX:MaxDirectMemorySize=128m",
+                "-XX:+UseSerialGC",
+                "-XX:+HeapDumpOnOutOfMemoryError",
+                "-XX:HeapDumpPath=" + dir));
+    s3 =
+        S3Client.builder()
+            .endpointOverride(cluster.endpoint)
+            .region(Region.US_EAST_1)
+            .forcePathStyle(true)
+            .httpClientBuilder(
+                ApacheHttpClient.builder().maxConnections(64).socketTimeout(Duration.ofMinutes(5)))
+            .overrideConfiguration(c -> c.apiCallTimeout(Duration.ofMinutes(10)))
+            .credentialsProvider(
+                StaticCredentialsProvider.create(
+                    AwsBasicCredentials.create(
+                        S3ProxyTestCluster.ACCESS_KEY, S3ProxyTestCluster.SECRET_KEY)))
+            .build();
     s3.createBucket(b -> b.bucket("big"));
   }
 
@@ -115,18 +127,21 @@ class S3ProxyLargeTransfersTest {
   }
 
   private static void put(String key, long seed, long length) {
-    s3.putObject(b -> b.bucket("big").key(key).contentLength(length),
-        RequestBody.fromContentProvider(() -> generated(seed, length), length,
-            "application/octet-stream"));
+    s3.putObject(
+        b -> b.bucket("big").key(key).contentLength(length),
+        RequestBody.fromContentProvider(
+            () -> generated(seed, length), length, "application/octet-stream"));
   }
 
   private static String getDigest(String key, String range) throws Exception {
-    try (ResponseInputStream<GetObjectResponse> in = s3.getObject(b -> {
-      b.bucket("big").key(key);
-      if (range != null) {
-        b.range(range);
-      }
-    })) {
+    try (ResponseInputStream<GetObjectResponse> in =
+        s3.getObject(
+            b -> {
+              b.bucket("big").key(key);
+              if (range != null) {
+                b.range(range);
+              }
+            })) {
       return sha256(in);
     }
   }
@@ -140,10 +155,12 @@ class S3ProxyLargeTransfersTest {
       List<Future<?>> puts = new ArrayList<>();
       for (int i = 0; i < n; i++) {
         int k = i;
-        puts.add(pool.submit(() -> {
-          put("many/" + k, 100 + k, size);
-          return null;
-        }));
+        puts.add(
+            pool.submit(
+                () -> {
+                  put("many/" + k, 100 + k, size);
+                  return null;
+                }));
       }
       for (Future<?> f : puts) {
         f.get(10, TimeUnit.MINUTES);
@@ -154,8 +171,8 @@ class S3ProxyLargeTransfersTest {
         gets.add(pool.submit(() -> getDigest("many/" + k, null)));
       }
       for (int i = 0; i < n; i++) {
-        assertEquals(sha256(generated(100 + i, size)), gets.get(i).get(10, TimeUnit.MINUTES),
-            "object " + i);
+        assertEquals(
+            sha256(generated(100 + i, size)), gets.get(i).get(10, TimeUnit.MINUTES), "object " + i);
       }
     } finally {
       pool.shutdownNow();
@@ -164,8 +181,10 @@ class S3ProxyLargeTransfersTest {
     Path out = cluster.cluster.logsDir().resolve("proxy.out");
     String printed = Files.exists(out) ? Files.readString(out) : "";
     assertTrue(!printed.contains("OutOfMemoryError"), printed);
-    assertTrue(!Files.readString(cluster.cluster.logsDir().resolve("proxy.log"))
-        .contains("OutOfMemoryError"), "the proxy logged an OutOfMemoryError");
+    assertTrue(
+        !Files.readString(cluster.cluster.logsDir().resolve("proxy.log"))
+            .contains("OutOfMemoryError"),
+        "the proxy logged an OutOfMemoryError");
     // Every object landed whole in the under store.
     assertEquals(size, Files.size(cluster.cluster.underStoreRoot().resolve("big/many/7")));
     for (int i = 0; i < n; i++) {
@@ -185,11 +204,25 @@ class S3ProxyLargeTransfersTest {
       List<Future<CompletedPart>> futures = new ArrayList<>();
       for (int p = 1; p <= parts; p++) {
         int number = p;
-        futures.add(pool.submit(() -> CompletedPart.builder().partNumber(number)
-            .eTag(s3.uploadPart(b -> b.bucket("big").key("gib.bin").uploadId(id)
-                .partNumber(number).contentLength(partSize),
-                RequestBody.fromContentProvider(() -> generated(number, partSize), partSize,
-                    "application/octet-stream")).eTag()).build()));
+        futures.add(
+            pool.submit(
+                () ->
+                    CompletedPart.builder()
+                        .partNumber(number)
+                        .eTag(
+                            s3.uploadPart(
+                                    b ->
+                                        b.bucket("big")
+                                            .key("gib.bin")
+                                            .uploadId(id)
+                                            .partNumber(number)
+                                            .contentLength(partSize),
+                                    RequestBody.fromContentProvider(
+                                        () -> generated(number, partSize),
+                                        partSize,
+                                        "application/octet-stream"))
+                                .eTag())
+                        .build()));
       }
       for (Future<CompletedPart> f : futures) {
         done.add(f.get(10, TimeUnit.MINUTES));
@@ -197,11 +230,14 @@ class S3ProxyLargeTransfersTest {
     } finally {
       pool.shutdownNow();
     }
-    String etag = s3.completeMultipartUpload(b -> b.bucket("big").key("gib.bin").uploadId(id)
-        .multipartUpload(m -> m.parts(done))).eTag();
+    String etag =
+        s3.completeMultipartUpload(
+                b ->
+                    b.bucket("big").key("gib.bin").uploadId(id).multipartUpload(m -> m.parts(done)))
+            .eTag();
     assertTrue(etag.endsWith("-" + parts + "\""), etag);
-    assertEquals(parts * partSize, s3.headObject(b -> b.bucket("big").key("gib.bin"))
-        .contentLength());
+    assertEquals(
+        parts * partSize, s3.headObject(b -> b.bucket("big").key("gib.bin")).contentLength());
 
     // The whole object is the parts in order; ranges across part boundaries read right.
     MessageDigest whole = MessageDigest.getInstance("SHA-256");
@@ -217,24 +253,30 @@ class S3ProxyLargeTransfersTest {
     assertEquals(HexFormat.of().formatHex(whole.digest()), getDigest("gib.bin", null));
     long boundary = 3 * partSize;
     byte[] expected = new byte[2 << 20];
-    try (InputStream a = generated(3, partSize); InputStream b = generated(4, partSize)) {
+    try (InputStream a = generated(3, partSize);
+        InputStream b = generated(4, partSize)) {
       a.skipNBytes(partSize - MIB);
       a.readNBytes(expected, 0, (int) MIB);
       b.readNBytes(expected, (int) MIB, (int) MIB);
     }
-    byte[] got = s3.getObjectAsBytes(b -> b.bucket("big").key("gib.bin")
-        .range("bytes=" + (boundary - MIB) + "-" + (boundary + MIB - 1))).asByteArray();
+    byte[] got =
+        s3.getObjectAsBytes(
+                b ->
+                    b.bucket("big")
+                        .key("gib.bin")
+                        .range("bytes=" + (boundary - MIB) + "-" + (boundary + MIB - 1)))
+            .asByteArray();
     assertArrayEquals(expected, got);
-    byte[] tail = s3.getObjectAsBytes(b -> b.bucket("big").key("gib.bin")
-        .range("bytes=-1000")).asByteArray();
+    byte[] tail =
+        s3.getObjectAsBytes(b -> b.bucket("big").key("gib.bin").range("bytes=-1000")).asByteArray();
     byte[] expectedTail;
     try (InputStream in = generated(8, partSize)) {
       in.skipNBytes(partSize - 1000);
       expectedTail = in.readAllBytes();
     }
     assertArrayEquals(expectedTail, tail);
-    assertEquals(parts * partSize, Files.size(cluster.cluster.underStoreRoot()
-        .resolve("big/gib.bin")));
+    assertEquals(
+        parts * partSize, Files.size(cluster.cluster.underStoreRoot().resolve("big/gib.bin")));
     s3.deleteObject(b -> b.bucket("big").key("gib.bin"));
   }
 }

@@ -32,17 +32,43 @@ import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
- * ListObjects and ListObjectsV2 through the S3 proxy with the AWS SDK, checked against a model
- * of S3's listing (keys in UTF-8 byte order, rolled up at the delimiter after the prefix,
- * resumed after a marker) and against the namespace's own listings; paging reaches every key
- * exactly once, at every page size.
+ * ListObjects and ListObjectsV2 through the S3 proxy with the AWS SDK, checked against a model of
+ * S3's listing (keys in UTF-8 byte order, rolled up at the delimiter after the prefix, resumed
+ * after a marker) and against the namespace's own listings; paging reaches every key exactly once,
+ * at every page size.
  */
 class S3ProxyListingTest {
   private static final String BUCKET = "listing";
+
   /** The keys of {@link #BUCKET}; "empty/" is a folder made in the namespace, not through S3. */
-  private static final List<String> KEYS = List.of("a-b", "a.txt", "a/", "a/x", "a/y/z",
-      "a/y-1", "a0", "b-c-d", "b-c/e", "b-c/f-g", "b.c", "c d", "c+d", "c%d", "c&d=e", "dir/",
-      "dir2/", "dir2/f", "deep/1/2/3/leaf", "deep/1/x", "ü", "日本", "～", "😀", "z-/a", "empty/");
+  private static final List<String> KEYS =
+      List.of(
+          "a-b",
+          "a.txt",
+          "a/",
+          "a/x",
+          "a/y/z",
+          "a/y-1",
+          "a0",
+          "b-c-d",
+          "b-c/e",
+          "b-c/f-g",
+          "b.c",
+          "c d",
+          "c+d",
+          "c%d",
+          "c&d=e",
+          "dir/",
+          "dir2/",
+          "dir2/f",
+          "deep/1/2/3/leaf",
+          "deep/1/x",
+          "ü",
+          "日本",
+          "～",
+          "😀",
+          "z-/a",
+          "empty/");
 
   @TempDir static Path dir;
   static S3ProxyTestCluster cluster;
@@ -57,8 +83,8 @@ class S3ProxyListingTest {
       if (k.equals("empty/")) {
         cluster.fs().createDirectory("/" + BUCKET + "/empty", false, false);
       } else {
-        s3.putObject(b -> b.bucket(BUCKET).key(k), RequestBody.fromString(k.endsWith("/") ? ""
-            : k));
+        s3.putObject(
+            b -> b.bucket(BUCKET).key(k), RequestBody.fromString(k.endsWith("/") ? "" : k));
       }
     }
   }
@@ -74,8 +100,8 @@ class S3ProxyListingTest {
   }
 
   static int utf8Compare(String a, String b) {
-    return Arrays.compareUnsigned(a.getBytes(StandardCharsets.UTF_8),
-        b.getBytes(StandardCharsets.UTF_8));
+    return Arrays.compareUnsigned(
+        a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
   }
 
   /** An entry of a listing: a key, or a common prefix. */
@@ -122,19 +148,39 @@ class S3ProxyListingTest {
   }
 
   /** Every page of ListObjects (v1), following NextMarker or the last key. */
-  static List<Entry> listV1(S3Client c, String bucket, String prefix, String delimiter,
-      int maxKeys, String marker, String encoding) {
+  static List<Entry> listV1(
+      S3Client c,
+      String bucket,
+      String prefix,
+      String delimiter,
+      int maxKeys,
+      String marker,
+      String encoding) {
     List<Entry> all = new ArrayList<>();
     String next = marker;
     for (int pages = 0; ; pages++) {
       assertTrue(pages < 100_000, "paging does not end");
       String m = next;
-      ListObjectsResponse r = c.listObjects(b -> b.bucket(bucket).prefix(prefix)
-          .delimiter(delimiter.isEmpty() ? null : delimiter).maxKeys(maxKeys)
-          .marker(m.isEmpty() ? null : m).encodingType(encoding));
+      ListObjectsResponse r =
+          c.listObjects(
+              b ->
+                  b.bucket(bucket)
+                      .prefix(prefix)
+                      .delimiter(delimiter.isEmpty() ? null : delimiter)
+                      .maxKeys(maxKeys)
+                      .marker(m.isEmpty() ? null : m)
+                      .encodingType(encoding));
       List<Entry> page = page(r.contents(), r.commonPrefixes());
-      String what = "v1 prefix '" + prefix + "' delimiter '" + delimiter + "' max " + maxKeys
-          + " marker '" + m + "'";
+      String what =
+          "v1 prefix '"
+              + prefix
+              + "' delimiter '"
+              + delimiter
+              + "' max "
+              + maxKeys
+              + " marker '"
+              + m
+              + "'";
       assertTrue(page.size() <= maxKeys, what);
       assertEquals(maxKeys, r.maxKeys(), what);
       assertEquals(m, r.marker() == null ? "" : r.marker(), what);
@@ -157,20 +203,41 @@ class S3ProxyListingTest {
   }
 
   /** Every page of ListObjectsV2, following the continuation token. */
-  static List<Entry> listV2(S3Client c, String bucket, String prefix, String delimiter,
-      int maxKeys, String startAfter, boolean fetchOwner) {
+  static List<Entry> listV2(
+      S3Client c,
+      String bucket,
+      String prefix,
+      String delimiter,
+      int maxKeys,
+      String startAfter,
+      boolean fetchOwner) {
     List<Entry> all = new ArrayList<>();
     String token = null;
     for (int pages = 0; ; pages++) {
       assertTrue(pages < 100_000, "paging does not end");
       String t = token;
-      ListObjectsV2Response r = c.listObjectsV2(b -> b.bucket(bucket).prefix(prefix)
-          .delimiter(delimiter.isEmpty() ? null : delimiter).maxKeys(maxKeys)
-          .startAfter(startAfter.isEmpty() ? null : startAfter).continuationToken(t)
-          .fetchOwner(fetchOwner));
+      ListObjectsV2Response r =
+          c.listObjectsV2(
+              b ->
+                  b.bucket(bucket)
+                      .prefix(prefix)
+                      .delimiter(delimiter.isEmpty() ? null : delimiter)
+                      .maxKeys(maxKeys)
+                      .startAfter(startAfter.isEmpty() ? null : startAfter)
+                      .continuationToken(t)
+                      .fetchOwner(fetchOwner));
       List<Entry> page = page(r.contents(), r.commonPrefixes());
-      String what = "v2 prefix '" + prefix + "' delimiter '" + delimiter + "' max " + maxKeys
-          + " start-after '" + startAfter + "' token " + t;
+      String what =
+          "v2 prefix '"
+              + prefix
+              + "' delimiter '"
+              + delimiter
+              + "' max "
+              + maxKeys
+              + " start-after '"
+              + startAfter
+              + "' token "
+              + t;
       assertTrue(page.size() <= maxKeys, what);
       assertEquals(page.size(), r.keyCount(), what);
       assertEquals(maxKeys, r.maxKeys(), what);
@@ -204,13 +271,13 @@ class S3ProxyListingTest {
 
   @Test
   void keysAreListedInUtf8ByteOrder() {
-    List<String> listed = s3.listObjectsV2(b -> b.bucket(BUCKET)).contents().stream()
-        .map(S3Object::key).toList();
+    List<String> listed =
+        s3.listObjectsV2(b -> b.bucket(BUCKET)).contents().stream().map(S3Object::key).toList();
     List<String> expected = KEYS.stream().sorted(S3ProxyListingTest::utf8Compare).toList();
     assertEquals(expected, listed);
     // The order S3 documents for these: '-' and '.' sort before '/', which sorts before '0'.
-    List<String> some = listed.stream().filter(k -> List.of("a-b", "a.txt", "a/x", "a0")
-        .contains(k)).toList();
+    List<String> some =
+        listed.stream().filter(k -> List.of("a-b", "a.txt", "a/x", "a0").contains(k)).toList();
     assertEquals(List.of("a-b", "a.txt", "a/x", "a0"), some);
     // And by code point beyond the BMP: U+FF5E before U+1F600, unlike Java's UTF-16 order.
     assertTrue(listed.indexOf("～") < listed.indexOf("😀"), listed::toString);
@@ -225,8 +292,10 @@ class S3ProxyListingTest {
       for (String delimiter : List.of("", "/", "-", ".", "/y", "1/")) {
         List<Entry> expected = model(keys, prefix, delimiter, "");
         // Pages of one key are the slowest: for none and '/' only.
-        int[] sizes = delimiter.isEmpty() || delimiter.equals("/") ? new int[] {1, 2, 1000}
-            : new int[] {2, 1000};
+        int[] sizes =
+            delimiter.isEmpty() || delimiter.equals("/")
+                ? new int[] {1, 2, 1000}
+                : new int[] {2, 1000};
         for (int maxKeys : sizes) {
           String what = "prefix '" + prefix + "' delimiter '" + delimiter + "' max " + maxKeys;
           List<Entry> v1 = listV1(s3, BUCKET, prefix, delimiter, maxKeys, "", null);
@@ -244,16 +313,16 @@ class S3ProxyListingTest {
   @Test
   void listingsResumeAfterAMarkerOrStartAfter() {
     List<String> keys = KEYS;
-    for (String after : List.of("a.txt", "a/", "a/y", "b", "b-c/", "c d", "dir2/f", "zzz",
-        "a/y/z")) {
+    for (String after :
+        List.of("a.txt", "a/", "a/y", "b", "b-c/", "c d", "dir2/f", "zzz", "a/y/z")) {
       for (String delimiter : List.of("", "/", "-")) {
         for (int maxKeys : new int[] {2, 1000}) {
           String what = "after '" + after + "' delimiter '" + delimiter + "' max " + maxKeys;
           List<Entry> expected = model(keys, "", delimiter, after);
-          assertEquals(expected, listV1(s3, BUCKET, "", delimiter, maxKeys, after, null),
-              "v1 " + what);
-          assertEquals(expected, listV2(s3, BUCKET, "", delimiter, maxKeys, after, false),
-              "v2 " + what);
+          assertEquals(
+              expected, listV1(s3, BUCKET, "", delimiter, maxKeys, after, null), "v1 " + what);
+          assertEquals(
+              expected, listV2(s3, BUCKET, "", delimiter, maxKeys, after, false), "v2 " + what);
         }
       }
     }
@@ -271,10 +340,12 @@ class S3ProxyListingTest {
     assertTrue(v1.contents().isEmpty() && v1.commonPrefixes().isEmpty());
     // Over 1000 is 1000, as in S3.
     assertEquals(1000, s3.listObjectsV2(b -> b.bucket(BUCKET).maxKeys(5000)).maxKeys());
-    assertS3Error("InvalidArgument", 400, () -> s3.listObjectsV2(b -> b.bucket(BUCKET)
-        .maxKeys(-1)));
-    assertS3Error("InvalidArgument", 400, () -> s3.listObjectsV2(b -> b.bucket(BUCKET)
-        .continuationToken("not a token!")));
+    assertS3Error(
+        "InvalidArgument", 400, () -> s3.listObjectsV2(b -> b.bucket(BUCKET).maxKeys(-1)));
+    assertS3Error(
+        "InvalidArgument",
+        400,
+        () -> s3.listObjectsV2(b -> b.bucket(BUCKET).continuationToken("not a token!")));
   }
 
   @Test
@@ -282,25 +353,43 @@ class S3ProxyListingTest {
     // Through the SDK, which decodes what it asked to be encoded.
     List<Entry> expected = model(KEYS, "", "/", "");
     assertEquals(expected, listV1(s3, BUCKET, "", "/", 3, "", "url"));
-    List<String> plain = s3.listObjectsV2(b -> b.bucket(BUCKET).prefix("c"))
-        .contents().stream().map(S3Object::key).toList();
+    List<String> plain =
+        s3.listObjectsV2(b -> b.bucket(BUCKET).prefix("c")).contents().stream()
+            .map(S3Object::key)
+            .toList();
     assertEquals(List.of("c d", "c%d", "c&d=e", "c+d"), plain);
-    assertEquals(plain, s3.listObjectsV2(b -> b.bucket(BUCKET).prefix("c").encodingType("url"))
-        .contents().stream().map(S3Object::key).toList());
+    assertEquals(
+        plain,
+        s3.listObjectsV2(b -> b.bucket(BUCKET).prefix("c").encodingType("url")).contents().stream()
+            .map(S3Object::key)
+            .toList());
     // As sent: every character a URL needs encoded is, and the answer says so.
-    S3ProxyTestCluster.Response raw = cluster.signed("GET", "/" + BUCKET
-        + "?list-type=2&prefix=c&encoding-type=url", Map.of(), null,
-        S3ProxyTestCluster.ACCESS_KEY, S3ProxyTestCluster.SECRET_KEY, Clock.systemUTC());
+    S3ProxyTestCluster.Response raw =
+        cluster.signed(
+            "GET",
+            "/" + BUCKET + "?list-type=2&prefix=c&encoding-type=url",
+            Map.of(),
+            null,
+            S3ProxyTestCluster.ACCESS_KEY,
+            S3ProxyTestCluster.SECRET_KEY,
+            Clock.systemUTC());
     assertEquals(200, raw.status(), raw.text());
     String xml = raw.text();
     assertTrue(xml.contains("<EncodingType>url</EncodingType>"), xml);
-    for (String encoded : List.of("<Key>c%20d</Key>", "<Key>c%25d</Key>", "<Key>c%26d%3De</Key>",
-        "<Key>c%2Bd</Key>")) {
+    for (String encoded :
+        List.of(
+            "<Key>c%20d</Key>", "<Key>c%25d</Key>", "<Key>c%26d%3De</Key>", "<Key>c%2Bd</Key>")) {
       assertTrue(xml.contains(encoded), encoded + " in " + xml);
     }
-    S3ProxyTestCluster.Response unicode = cluster.signed("GET", "/" + BUCKET
-        + "?list-type=2&delimiter=%2F&encoding-type=url&start-after=u", Map.of(), null,
-        S3ProxyTestCluster.ACCESS_KEY, S3ProxyTestCluster.SECRET_KEY, Clock.systemUTC());
+    S3ProxyTestCluster.Response unicode =
+        cluster.signed(
+            "GET",
+            "/" + BUCKET + "?list-type=2&delimiter=%2F&encoding-type=url&start-after=u",
+            Map.of(),
+            null,
+            S3ProxyTestCluster.ACCESS_KEY,
+            S3ProxyTestCluster.SECRET_KEY,
+            Clock.systemUTC());
     assertTrue(unicode.text().contains("<Key>%C3%BC</Key>"), unicode.text());
     // S3 leaves '/' as it is.
     assertTrue(unicode.text().contains("<Prefix>z-/</Prefix>"), unicode.text());
@@ -313,8 +402,8 @@ class S3ProxyListingTest {
     List<String> folders = new ArrayList<>(List.of(""));
     for (int i = 0; i < folders.size(); i++) {
       String prefix = folders.get(i);
-      String path = "/" + BUCKET + (prefix.isEmpty() ? "" : "/" + prefix.substring(0,
-          prefix.length() - 1));
+      String path =
+          "/" + BUCKET + (prefix.isEmpty() ? "" : "/" + prefix.substring(0, prefix.length() - 1));
       TreeSet<String> files = new TreeSet<>();
       TreeSet<String> dirs = new TreeSet<>();
       try (CloseableIterator<FileInfo> it = cluster.fs().listStatus(path)) {
@@ -328,23 +417,29 @@ class S3ProxyListingTest {
           }
         }
       }
-      ListObjectsV2Response r = s3.listObjectsV2(b -> b.bucket(BUCKET).prefix(prefix)
-          .delimiter("/"));
+      ListObjectsV2Response r =
+          s3.listObjectsV2(b -> b.bucket(BUCKET).prefix(prefix).delimiter("/"));
       TreeSet<String> keys = new TreeSet<>();
       r.contents().forEach(o -> keys.add(o.key()));
       if (!prefix.isEmpty() && keys.remove(prefix)) {
         assertTrue(KEYS.contains(prefix), prefix + " is listed as a key of its own");
       }
       assertEquals(files, keys, "files of " + path);
-      assertEquals(dirs, new TreeSet<>(r.commonPrefixes().stream().map(CommonPrefix::prefix)
-          .toList()), "folders of " + path);
+      assertEquals(
+          dirs,
+          new TreeSet<>(r.commonPrefixes().stream().map(CommonPrefix::prefix).toList()),
+          "folders of " + path);
     }
     assertEquals(12, folders.size(), folders::toString);
     // And the whole bucket: every file of the namespace is a key, nothing else is.
-    List<String> files = cluster.namespaceKeys("/" + BUCKET).stream()
-        .filter(k -> !k.endsWith("/")).toList();
-    List<String> listed = s3.listObjectsV2(b -> b.bucket(BUCKET)).contents().stream()
-        .map(S3Object::key).filter(k -> !k.endsWith("/")).sorted().toList();
+    List<String> files =
+        cluster.namespaceKeys("/" + BUCKET).stream().filter(k -> !k.endsWith("/")).toList();
+    List<String> listed =
+        s3.listObjectsV2(b -> b.bucket(BUCKET)).contents().stream()
+            .map(S3Object::key)
+            .filter(k -> !k.endsWith("/"))
+            .sorted()
+            .toList();
     assertEquals(files, listed);
   }
 
@@ -356,24 +451,29 @@ class S3ProxyListingTest {
     s3.putObject(b -> b.bucket(bucket).key("parent/"), RequestBody.empty());
     s3.putObject(b -> b.bucket(bucket).key("parent/child"), RequestBody.fromString("c"));
     assertTrue(Files.isDirectory(cluster.ufs("/" + bucket + "/lonely")));
-    assertEquals(List.of("lonely/", "parent/", "parent/child"), s3.listObjectsV2(b -> b
-        .bucket(bucket)).contents().stream().map(S3Object::key).toList());
+    assertEquals(
+        List.of("lonely/", "parent/", "parent/child"),
+        s3.listObjectsV2(b -> b.bucket(bucket)).contents().stream().map(S3Object::key).toList());
     assertEquals(0L, s3.headObject(b -> b.bucket(bucket).key("lonely/")).contentLength());
-    assertEquals("\"d41d8cd98f00b204e9800998ecf8427e\"", s3.headObject(b -> b.bucket(bucket)
-        .key("parent/")).eTag());
+    assertEquals(
+        "\"d41d8cd98f00b204e9800998ecf8427e\"",
+        s3.headObject(b -> b.bucket(bucket).key("parent/")).eTag());
     // A marker takes no bytes.
-    assertS3Error("InvalidRequest", 400, () -> s3.putObject(b -> b.bucket(bucket)
-        .key("full/"), RequestBody.fromString("bytes")));
+    assertS3Error(
+        "InvalidRequest",
+        400,
+        () -> s3.putObject(b -> b.bucket(bucket).key("full/"), RequestBody.fromString("bytes")));
 
     s3.deleteObject(b -> b.bucket(bucket).key("lonely/"));
     assertFalse(Files.exists(cluster.ufs("/" + bucket + "/lonely")));
     assertFalse(cluster.fs().exists("/" + bucket + "/lonely"));
     // Deleting the marker of a folder with keys leaves the keys.
     s3.deleteObject(b -> b.bucket(bucket).key("parent/"));
-    assertEquals(List.of("parent/child"), s3.listObjectsV2(b -> b.bucket(bucket)).contents()
-        .stream().map(S3Object::key).toList());
-    assertS3Error("NoSuchKey", 404, () -> s3.getObjectAsBytes(b -> b.bucket(bucket)
-        .key("parent/")));
+    assertEquals(
+        List.of("parent/child"),
+        s3.listObjectsV2(b -> b.bucket(bucket)).contents().stream().map(S3Object::key).toList());
+    assertS3Error(
+        "NoSuchKey", 404, () -> s3.getObjectAsBytes(b -> b.bucket(bucket).key("parent/")));
     s3.deleteObject(b -> b.bucket(bucket).key("parent/child"));
     assertEquals(0, s3.listObjectsV2(b -> b.bucket(bucket)).keyCount());
     s3.deleteBucket(b -> b.bucket(bucket));

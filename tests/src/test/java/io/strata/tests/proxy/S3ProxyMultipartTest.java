@@ -1,7 +1,7 @@
 package io.strata.tests.proxy;
 
-import static io.strata.tests.proxy.S3ProxyTestCluster.random;
 import static io.strata.tests.proxy.S3ProxyTestCluster.assertS3Error;
+import static io.strata.tests.proxy.S3ProxyTestCluster.random;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -40,9 +40,9 @@ import software.amazon.awssdk.services.s3.model.UploadPartCopyResponse;
 import software.amazon.awssdk.services.s3.model.UploadPartResponse;
 
 /**
- * Multipart uploads through the S3 proxy with the AWS SDK: the completed object is the parts'
- * bytes with S3's multipart ETag and checksums, the checks S3 makes at completion, the
- * listings of parts and uploads, and uploads that never show as objects.
+ * Multipart uploads through the S3 proxy with the AWS SDK: the completed object is the parts' bytes
+ * with S3's multipart ETag and checksums, the checks S3 makes at completion, the listings of parts
+ * and uploads, and uploads that never show as objects.
  */
 class S3ProxyMultipartTest {
   private static final String BUCKET = "multipart";
@@ -69,7 +69,6 @@ class S3ProxyMultipartTest {
     }
   }
 
-
   static byte[] concat(byte[]... parts) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     for (byte[] p : parts) {
@@ -92,7 +91,8 @@ class S3ProxyMultipartTest {
   }
 
   private static UploadPartResponse part(String key, String id, int number, byte[] data) {
-    return s3.uploadPart(b -> b.bucket(BUCKET).key(key).uploadId(id).partNumber(number),
+    return s3.uploadPart(
+        b -> b.bucket(BUCKET).key(key).uploadId(id).partNumber(number),
         RequestBody.fromBytes(data));
   }
 
@@ -115,27 +115,49 @@ class S3ProxyMultipartTest {
     byte[] source = random(8 * MIB, 1);
     s3.putObject(b -> b.bucket(BUCKET).key("mpu/source"), RequestBody.fromBytes(source));
     String key = "mpu/assembled object";
-    String id = s3.createMultipartUpload(b -> b.bucket(BUCKET).key(key)
-        .contentType("application/x-assembled").metadata(Map.of("parts", "three"))
-        .tagging("kind=multipart")).uploadId();
+    String id =
+        s3.createMultipartUpload(
+                b ->
+                    b.bucket(BUCKET)
+                        .key(key)
+                        .contentType("application/x-assembled")
+                        .metadata(Map.of("parts", "three"))
+                        .tagging("kind=multipart"))
+            .uploadId();
     byte[] p1 = random(5 * MIB, 2);
     byte[] p2 = Arrays.copyOfRange(source, MIB, 6 * MIB + 17);
     byte[] p3 = random(1000, 3);
     UploadPartResponse r1 = part(key, id, 1, p1);
     assertEquals("\"" + Checksums.md5Hex(p1) + "\"", r1.eTag());
     // Part 2 is a range of another object.
-    UploadPartCopyResponse r2 = s3.uploadPartCopy(b -> b.sourceBucket(BUCKET)
-        .sourceKey("mpu/source").destinationBucket(BUCKET).destinationKey(key).uploadId(id)
-        .partNumber(2).copySourceRange("bytes=" + MIB + "-" + (6 * MIB + 16)));
+    UploadPartCopyResponse r2 =
+        s3.uploadPartCopy(
+            b ->
+                b.sourceBucket(BUCKET)
+                    .sourceKey("mpu/source")
+                    .destinationBucket(BUCKET)
+                    .destinationKey(key)
+                    .uploadId(id)
+                    .partNumber(2)
+                    .copySourceRange("bytes=" + MIB + "-" + (6 * MIB + 16)));
     assertEquals("\"" + Checksums.md5Hex(p2) + "\"", r2.copyPartResult().eTag());
     UploadPartResponse r3 = part(key, id, 3, p3);
     // Not an object until completed.
     assertS3Error("NoSuchKey", 404, () -> s3.getObjectAsBytes(b -> b.bucket(BUCKET).key(key)));
     assertFalse(Files.exists(cluster.ufs("/" + BUCKET + "/" + key)));
 
-    CompleteMultipartUploadResponse c = s3.completeMultipartUpload(b -> b.bucket(BUCKET)
-        .key(key).uploadId(id).multipartUpload(m -> m.parts(done(1, r1.eTag()),
-            done(2, r2.copyPartResult().eTag()), done(3, r3.eTag()))));
+    CompleteMultipartUploadResponse c =
+        s3.completeMultipartUpload(
+            b ->
+                b.bucket(BUCKET)
+                    .key(key)
+                    .uploadId(id)
+                    .multipartUpload(
+                        m ->
+                            m.parts(
+                                done(1, r1.eTag()),
+                                done(2, r2.copyPartResult().eTag()),
+                                done(3, r3.eTag()))));
     byte[] whole = concat(p1, p2, p3);
     assertEquals(multipartEtag(p1, p2, p3), c.eTag());
     assertEquals(key, c.key());
@@ -151,11 +173,19 @@ class S3ProxyMultipartTest {
     assertEquals(whole.length, s3.headObject(b -> b.bucket(BUCKET).key(key)).contentLength());
     // The upload is gone with its parts.
     assertEquals(List.of(), uploadFolders());
-    assertS3Error("NoSuchUpload", 404, () -> s3.listParts(b -> b.bucket(BUCKET).key(key)
-        .uploadId(id)));
+    assertS3Error(
+        "NoSuchUpload", 404, () -> s3.listParts(b -> b.bucket(BUCKET).key(key).uploadId(id)));
     // A second completion of the same upload is NoSuchUpload too.
-    assertS3Error("NoSuchUpload", 404, () -> s3.completeMultipartUpload(b -> b.bucket(BUCKET)
-        .key(key).uploadId(id).multipartUpload(m -> m.parts(done(1, r1.eTag())))));
+    assertS3Error(
+        "NoSuchUpload",
+        404,
+        () ->
+            s3.completeMultipartUpload(
+                b ->
+                    b.bucket(BUCKET)
+                        .key(key)
+                        .uploadId(id)
+                        .multipartUpload(m -> m.parts(done(1, r1.eTag())))));
   }
 
   @Test
@@ -164,24 +194,63 @@ class S3ProxyMultipartTest {
     s3.putObject(b -> b.bucket(BUCKET).key("copy/src"), RequestBody.fromBytes(source));
     String key = "copy/dst";
     String id = create(key);
-    UploadPartCopyResponse whole = s3.uploadPartCopy(b -> b.sourceBucket(BUCKET)
-        .sourceKey("copy/src").destinationBucket(BUCKET).destinationKey(key).uploadId(id)
-        .partNumber(1));
+    UploadPartCopyResponse whole =
+        s3.uploadPartCopy(
+            b ->
+                b.sourceBucket(BUCKET)
+                    .sourceKey("copy/src")
+                    .destinationBucket(BUCKET)
+                    .destinationKey(key)
+                    .uploadId(id)
+                    .partNumber(1));
     assertEquals("\"" + Checksums.md5Hex(source) + "\"", whole.copyPartResult().eTag());
-    assertS3Error("InvalidRange", 416, () -> s3.uploadPartCopy(b -> b.sourceBucket(BUCKET)
-        .sourceKey("copy/src").destinationBucket(BUCKET).destinationKey(key).uploadId(id)
-        .partNumber(2).copySourceRange("bytes=0-3000")));
-    assertS3Error("InvalidArgument", 400, () -> s3.uploadPartCopy(b -> b.sourceBucket(BUCKET)
-        .sourceKey("copy/src").destinationBucket(BUCKET).destinationKey(key).uploadId(id)
-        .partNumber(2).copySourceRange("bytes=10-")));
-    assertS3Error("NoSuchKey", 404, () -> s3.uploadPartCopy(b -> b.sourceBucket(BUCKET)
-        .sourceKey("copy/none").destinationBucket(BUCKET).destinationKey(key).uploadId(id)
-        .partNumber(2)));
+    assertS3Error(
+        "InvalidRange",
+        416,
+        () ->
+            s3.uploadPartCopy(
+                b ->
+                    b.sourceBucket(BUCKET)
+                        .sourceKey("copy/src")
+                        .destinationBucket(BUCKET)
+                        .destinationKey(key)
+                        .uploadId(id)
+                        .partNumber(2)
+                        .copySourceRange("bytes=0-3000")));
+    assertS3Error(
+        "InvalidArgument",
+        400,
+        () ->
+            s3.uploadPartCopy(
+                b ->
+                    b.sourceBucket(BUCKET)
+                        .sourceKey("copy/src")
+                        .destinationBucket(BUCKET)
+                        .destinationKey(key)
+                        .uploadId(id)
+                        .partNumber(2)
+                        .copySourceRange("bytes=10-")));
+    assertS3Error(
+        "NoSuchKey",
+        404,
+        () ->
+            s3.uploadPartCopy(
+                b ->
+                    b.sourceBucket(BUCKET)
+                        .sourceKey("copy/none")
+                        .destinationBucket(BUCKET)
+                        .destinationKey(key)
+                        .uploadId(id)
+                        .partNumber(2)));
     ListPartsResponse parts = s3.listParts(b -> b.bucket(BUCKET).key(key).uploadId(id));
     assertEquals(List.of(1), parts.parts().stream().map(Part::partNumber).toList());
-    CompleteMultipartUploadResponse c = s3.completeMultipartUpload(b -> b.bucket(BUCKET)
-        .key(key).uploadId(id).multipartUpload(m -> m.parts(done(1,
-            whole.copyPartResult().eTag()))));
+    CompleteMultipartUploadResponse c =
+        s3.completeMultipartUpload(
+            b ->
+                b.bucket(BUCKET)
+                    .key(key)
+                    .uploadId(id)
+                    .multipartUpload(m -> m.parts(done(1, whole.copyPartResult().eTag()))));
     assertEquals(multipartEtag(source), c.eTag());
     assertArrayEquals(source, Files.readAllBytes(cluster.ufs("/" + BUCKET + "/" + key)));
   }
@@ -196,29 +265,69 @@ class S3ProxyMultipartTest {
     UploadPartResponse r2 = part(key, id, 2, big);
     UploadPartResponse r3 = part(key, id, 3, small);
     String wrong = "\"" + Checksums.md5Hex(new byte[1]) + "\"";
-    assertS3Error("InvalidPart", 400, () -> s3.completeMultipartUpload(b -> b.bucket(BUCKET)
-        .key(key).uploadId(id).multipartUpload(m -> m.parts(done(2, wrong), done(3,
-            r3.eTag())))));
-    assertS3Error("InvalidPart", 400, () -> s3.completeMultipartUpload(b -> b.bucket(BUCKET)
-        .key(key).uploadId(id).multipartUpload(m -> m.parts(done(2, r2.eTag()), done(4,
-            r3.eTag())))));
-    assertS3Error("InvalidPartOrder", 400, () -> s3.completeMultipartUpload(b -> b
-        .bucket(BUCKET).key(key).uploadId(id).multipartUpload(m -> m.parts(done(3, r3.eTag()),
-            done(2, r2.eTag())))));
+    assertS3Error(
+        "InvalidPart",
+        400,
+        () ->
+            s3.completeMultipartUpload(
+                b ->
+                    b.bucket(BUCKET)
+                        .key(key)
+                        .uploadId(id)
+                        .multipartUpload(m -> m.parts(done(2, wrong), done(3, r3.eTag())))));
+    assertS3Error(
+        "InvalidPart",
+        400,
+        () ->
+            s3.completeMultipartUpload(
+                b ->
+                    b.bucket(BUCKET)
+                        .key(key)
+                        .uploadId(id)
+                        .multipartUpload(m -> m.parts(done(2, r2.eTag()), done(4, r3.eTag())))));
+    assertS3Error(
+        "InvalidPartOrder",
+        400,
+        () ->
+            s3.completeMultipartUpload(
+                b ->
+                    b.bucket(BUCKET)
+                        .key(key)
+                        .uploadId(id)
+                        .multipartUpload(m -> m.parts(done(3, r3.eTag()), done(2, r2.eTag())))));
     // Every part but the last needs 5 MiB.
-    assertS3Error("EntityTooSmall", 400, () -> s3.completeMultipartUpload(b -> b
-        .bucket(BUCKET).key(key).uploadId(id).multipartUpload(m -> m.parts(done(1, r1.eTag()),
-            done(2, r2.eTag())))));
-    assertS3Error("MalformedXML", 400, () -> s3.completeMultipartUpload(b -> b.bucket(BUCKET)
-        .key(key).uploadId(id).multipartUpload(m -> m.parts(List.of()))));
+    assertS3Error(
+        "EntityTooSmall",
+        400,
+        () ->
+            s3.completeMultipartUpload(
+                b ->
+                    b.bucket(BUCKET)
+                        .key(key)
+                        .uploadId(id)
+                        .multipartUpload(m -> m.parts(done(1, r1.eTag()), done(2, r2.eTag())))));
+    assertS3Error(
+        "MalformedXML",
+        400,
+        () ->
+            s3.completeMultipartUpload(
+                b ->
+                    b.bucket(BUCKET)
+                        .key(key)
+                        .uploadId(id)
+                        .multipartUpload(m -> m.parts(List.of()))));
     assertFalse(Files.exists(cluster.ufs("/" + BUCKET + "/" + key)));
     // After those refusals the upload is still whole: parts 2 and 3 complete it.
-    CompleteMultipartUploadResponse c = s3.completeMultipartUpload(b -> b.bucket(BUCKET)
-        .key(key).uploadId(id).multipartUpload(m -> m.parts(done(2, r2.eTag()), done(3,
-            r3.eTag()))));
+    CompleteMultipartUploadResponse c =
+        s3.completeMultipartUpload(
+            b ->
+                b.bucket(BUCKET)
+                    .key(key)
+                    .uploadId(id)
+                    .multipartUpload(m -> m.parts(done(2, r2.eTag()), done(3, r3.eTag()))));
     assertEquals(multipartEtag(big, small), c.eTag());
-    assertArrayEquals(concat(big, small), Files.readAllBytes(cluster.ufs("/" + BUCKET + "/"
-        + key)));
+    assertArrayEquals(
+        concat(big, small), Files.readAllBytes(cluster.ufs("/" + BUCKET + "/" + key)));
 
     // An aborted upload is gone for every call.
     String aborted = create("checks/aborted");
@@ -226,16 +335,35 @@ class S3ProxyMultipartTest {
     assertTrue(uploadFolders().contains(aborted));
     s3.abortMultipartUpload(b -> b.bucket(BUCKET).key("checks/aborted").uploadId(aborted));
     assertFalse(uploadFolders().contains(aborted));
-    assertS3Error("NoSuchUpload", 404, () -> s3.completeMultipartUpload(b -> b.bucket(BUCKET)
-        .key("checks/aborted").uploadId(aborted).multipartUpload(m -> m.parts(done(1,
-            a1.eTag())))));
+    assertS3Error(
+        "NoSuchUpload",
+        404,
+        () ->
+            s3.completeMultipartUpload(
+                b ->
+                    b.bucket(BUCKET)
+                        .key("checks/aborted")
+                        .uploadId(aborted)
+                        .multipartUpload(m -> m.parts(done(1, a1.eTag())))));
     assertS3Error("NoSuchUpload", 404, () -> part("checks/aborted", aborted, 2, small));
-    assertS3Error("NoSuchUpload", 404, () -> s3.listParts(b -> b.bucket(BUCKET)
-        .key("checks/aborted").uploadId(aborted)));
-    assertS3Error("NoSuchUpload", 404, () -> s3.abortMultipartUpload(b -> b.bucket(BUCKET)
-        .key("checks/aborted").uploadId(aborted)));
-    assertS3Error("NoSuchUpload", 404, () -> s3.listParts(b -> b.bucket(BUCKET)
-        .key("checks/aborted").uploadId("0123456789abcdef0123456789abcdef")));
+    assertS3Error(
+        "NoSuchUpload",
+        404,
+        () -> s3.listParts(b -> b.bucket(BUCKET).key("checks/aborted").uploadId(aborted)));
+    assertS3Error(
+        "NoSuchUpload",
+        404,
+        () ->
+            s3.abortMultipartUpload(b -> b.bucket(BUCKET).key("checks/aborted").uploadId(aborted)));
+    assertS3Error(
+        "NoSuchUpload",
+        404,
+        () ->
+            s3.listParts(
+                b ->
+                    b.bucket(BUCKET)
+                        .key("checks/aborted")
+                        .uploadId("0123456789abcdef0123456789abcdef")));
     // An upload id belongs to its key.
     String other = create("checks/one");
     assertS3Error("NoSuchUpload", 404, () -> part("checks/two", other, 1, small));
@@ -261,8 +389,9 @@ class S3ProxyMultipartTest {
       for (int pages = 0; ; pages++) {
         assertTrue(pages < 10);
         Integer m = marker;
-        ListPartsResponse r = s3.listParts(b -> b.bucket(BUCKET).key(key).uploadId(id)
-            .maxParts(maxParts).partNumberMarker(m));
+        ListPartsResponse r =
+            s3.listParts(
+                b -> b.bucket(BUCKET).key(key).uploadId(id).maxParts(maxParts).partNumberMarker(m));
         assertTrue(r.parts().size() <= maxParts);
         assertEquals(maxParts, r.maxParts());
         assertEquals(id, r.uploadId());
@@ -274,7 +403,9 @@ class S3ProxyMultipartTest {
         assertEquals(r.parts().get(r.parts().size() - 1).partNumber(), r.nextPartNumberMarker());
         marker = r.nextPartNumberMarker();
       }
-      assertEquals(List.of(1, 2, 3, 4, 5, 6, 7), all.stream().map(Part::partNumber).toList(),
+      assertEquals(
+          List.of(1, 2, 3, 4, 5, 6, 7),
+          all.stream().map(Part::partNumber).toList(),
           "max-parts " + maxParts);
       assertEquals(etags, all.stream().map(Part::eTag).toList());
       assertEquals(555L, all.get(3).size());
@@ -288,12 +419,13 @@ class S3ProxyMultipartTest {
     s3.createBucket(b -> b.bucket("uploads"));
     // Several uploads of one key, listed in the order they were started, resumed after the
     // one a page ended with.
-    List<String> keys = List.of("u/a", "u/a", "u/a", "u/a", "u/a", "u/a", "u/b", "u/c/d",
-        "u/c/e", "u/c-f", "u/d", "v");
+    List<String> keys =
+        List.of(
+            "u/a", "u/a", "u/a", "u/a", "u/a", "u/a", "u/b", "u/c/d", "u/c/e", "u/c-f", "u/d", "v");
     List<String[]> started = new ArrayList<>();
     for (String k : keys) {
-      started.add(new String[] {k, s3.createMultipartUpload(b -> b.bucket("uploads").key(k))
-          .uploadId()});
+      started.add(
+          new String[] {k, s3.createMultipartUpload(b -> b.bucket("uploads").key(k)).uploadId()});
     }
     for (int maxUploads : new int[] {1, 2, 1000}) {
       List<String> seen = new ArrayList<>();
@@ -303,8 +435,9 @@ class S3ProxyMultipartTest {
         assertTrue(pages < 20);
         String km = keyMarker;
         String im = idMarker;
-        ListMultipartUploadsResponse r = s3.listMultipartUploads(b -> b.bucket("uploads")
-            .maxUploads(maxUploads).keyMarker(km).uploadIdMarker(im));
+        ListMultipartUploadsResponse r =
+            s3.listMultipartUploads(
+                b -> b.bucket("uploads").maxUploads(maxUploads).keyMarker(km).uploadIdMarker(im));
         assertTrue(r.uploads().size() <= maxUploads);
         for (MultipartUpload u : r.uploads()) {
           seen.add(u.key() + " " + u.uploadId());
@@ -320,16 +453,18 @@ class S3ProxyMultipartTest {
       List<String> keysSeen = seen.stream().map(s -> s.substring(0, s.indexOf(' '))).toList();
       assertEquals(keys.stream().sorted().toList(), keysSeen, "uploads listed by key");
       List<String> sameKey = seen.stream().filter(s -> s.startsWith("u/a ")).toList();
-      assertEquals(started.stream().filter(u -> u[0].equals("u/a")).map(u -> u[0] + " " + u[1])
-          .toList(), sameKey, "uploads of one key by the time they were started");
+      assertEquals(
+          started.stream().filter(u -> u[0].equals("u/a")).map(u -> u[0] + " " + u[1]).toList(),
+          sameKey,
+          "uploads of one key by the time they were started");
     }
     // With a prefix and a delimiter, as ListObjects rolls keys up.
-    ListMultipartUploadsResponse rolled = s3.listMultipartUploads(b -> b.bucket("uploads")
-        .prefix("u/").delimiter("/"));
-    assertEquals(List.of("u/a", "u/a", "u/a", "u/a", "u/a", "u/a", "u/b", "u/c-f", "u/d"),
+    ListMultipartUploadsResponse rolled =
+        s3.listMultipartUploads(b -> b.bucket("uploads").prefix("u/").delimiter("/"));
+    assertEquals(
+        List.of("u/a", "u/a", "u/a", "u/a", "u/a", "u/a", "u/b", "u/c-f", "u/d"),
         rolled.uploads().stream().map(MultipartUpload::key).toList());
-    assertEquals(List.of("u/c/"), rolled.commonPrefixes().stream().map(p -> p.prefix())
-        .toList());
+    assertEquals(List.of("u/c/"), rolled.commonPrefixes().stream().map(p -> p.prefix()).toList());
     // Paged, a page that ends with a common prefix resumes after every upload below it.
     for (int maxUploads : new int[] {1, 2}) {
       List<String> seen = new ArrayList<>();
@@ -339,14 +474,22 @@ class S3ProxyMultipartTest {
         assertTrue(pages < 20, "paging does not end: " + seen);
         String km = keyMarker;
         String im = idMarker;
-        ListMultipartUploadsResponse r = s3.listMultipartUploads(b -> b.bucket("uploads")
-            .prefix("u/").delimiter("/").maxUploads(maxUploads).keyMarker(km)
-            .uploadIdMarker(im));
+        ListMultipartUploadsResponse r =
+            s3.listMultipartUploads(
+                b ->
+                    b.bucket("uploads")
+                        .prefix("u/")
+                        .delimiter("/")
+                        .maxUploads(maxUploads)
+                        .keyMarker(km)
+                        .uploadIdMarker(im));
         List<String> page = new ArrayList<>();
         r.uploads().forEach(u -> page.add(u.key()));
         r.commonPrefixes().forEach(p -> page.add(p.prefix()));
-        page.sort((x, y) -> Arrays.compareUnsigned(x.getBytes(StandardCharsets.UTF_8),
-            y.getBytes(StandardCharsets.UTF_8)));
+        page.sort(
+            (x, y) ->
+                Arrays.compareUnsigned(
+                    x.getBytes(StandardCharsets.UTF_8), y.getBytes(StandardCharsets.UTF_8)));
         seen.addAll(page);
         if (!r.isTruncated()) {
           break;
@@ -354,8 +497,10 @@ class S3ProxyMultipartTest {
         keyMarker = r.nextKeyMarker();
         idMarker = r.nextUploadIdMarker();
       }
-      assertEquals(List.of("u/a", "u/a", "u/a", "u/a", "u/a", "u/a", "u/b", "u/c-f", "u/c/",
-          "u/d"), seen, "max-uploads " + maxUploads);
+      assertEquals(
+          List.of("u/a", "u/a", "u/a", "u/a", "u/a", "u/a", "u/b", "u/c-f", "u/c/", "u/d"),
+          seen,
+          "max-uploads " + maxUploads);
     }
     // Uploads are no objects: neither S3 nor the namespace lists them.
     assertEquals(0, s3.listObjectsV2(b -> b.bucket("uploads")).keyCount());
@@ -373,7 +518,8 @@ class S3ProxyMultipartTest {
     String bucket = "unfinished";
     s3.createBucket(b -> b.bucket(bucket));
     String id = s3.createMultipartUpload(b -> b.bucket(bucket).key("dir/never")).uploadId();
-    s3.uploadPart(b -> b.bucket(bucket).key("dir/never").uploadId(id).partNumber(1),
+    s3.uploadPart(
+        b -> b.bucket(bucket).key("dir/never").uploadId(id).partNumber(1),
         RequestBody.fromBytes(random(2000, 7)));
     assertTrue(Files.exists(cluster.ufs("/" + bucket + "/.strata-uploads/" + id)));
     assertEquals(0, s3.listObjectsV2(b -> b.bucket(bucket)).keyCount());
@@ -387,74 +533,134 @@ class S3ProxyMultipartTest {
   @Test
   void compositeCrc32UploadHasTheChecksumOfThePartChecksums() throws Exception {
     String key = "sums/composite";
-    String id = s3.createMultipartUpload(b -> b.bucket(BUCKET).key(key)
-        .checksumAlgorithm(ChecksumAlgorithm.CRC32)).uploadId();
+    String id =
+        s3.createMultipartUpload(
+                b -> b.bucket(BUCKET).key(key).checksumAlgorithm(ChecksumAlgorithm.CRC32))
+            .uploadId();
     byte[] p1 = random(5 * MIB, 8);
     byte[] p2 = random(70_000, 9);
-    UploadPartResponse r1 = s3.uploadPart(b -> b.bucket(BUCKET).key(key).uploadId(id)
-        .partNumber(1).checksumAlgorithm(ChecksumAlgorithm.CRC32), RequestBody.fromBytes(p1));
-    UploadPartResponse r2 = s3.uploadPart(b -> b.bucket(BUCKET).key(key).uploadId(id)
-        .partNumber(2).checksumAlgorithm(ChecksumAlgorithm.CRC32), RequestBody.fromBytes(p2));
+    UploadPartResponse r1 =
+        s3.uploadPart(
+            b ->
+                b.bucket(BUCKET)
+                    .key(key)
+                    .uploadId(id)
+                    .partNumber(1)
+                    .checksumAlgorithm(ChecksumAlgorithm.CRC32),
+            RequestBody.fromBytes(p1));
+    UploadPartResponse r2 =
+        s3.uploadPart(
+            b ->
+                b.bucket(BUCKET)
+                    .key(key)
+                    .uploadId(id)
+                    .partNumber(2)
+                    .checksumAlgorithm(ChecksumAlgorithm.CRC32),
+            RequestBody.fromBytes(p2));
     assertEquals(Checksums.of(ChecksumAlgorithm.CRC32, p1), r1.checksumCRC32());
     assertEquals(Checksums.of(ChecksumAlgorithm.CRC32, p2), r2.checksumCRC32());
     ListPartsResponse listed = s3.listParts(b -> b.bucket(BUCKET).key(key).uploadId(id));
-    assertEquals(List.of(r1.checksumCRC32(), r2.checksumCRC32()), listed.parts().stream()
-        .map(Part::checksumCRC32).toList());
-    CompleteMultipartUploadResponse c = s3.completeMultipartUpload(b -> b.bucket(BUCKET)
-        .key(key).uploadId(id).multipartUpload(m -> m.parts(
-            CompletedPart.builder().partNumber(1).eTag(r1.eTag())
-                .checksumCRC32(r1.checksumCRC32()).build(),
-            CompletedPart.builder().partNumber(2).eTag(r2.eTag())
-                .checksumCRC32(r2.checksumCRC32()).build())));
+    assertEquals(
+        List.of(r1.checksumCRC32(), r2.checksumCRC32()),
+        listed.parts().stream().map(Part::checksumCRC32).toList());
+    CompleteMultipartUploadResponse c =
+        s3.completeMultipartUpload(
+            b ->
+                b.bucket(BUCKET)
+                    .key(key)
+                    .uploadId(id)
+                    .multipartUpload(
+                        m ->
+                            m.parts(
+                                CompletedPart.builder()
+                                    .partNumber(1)
+                                    .eTag(r1.eTag())
+                                    .checksumCRC32(r1.checksumCRC32())
+                                    .build(),
+                                CompletedPart.builder()
+                                    .partNumber(2)
+                                    .eTag(r2.eTag())
+                                    .checksumCRC32(r2.checksumCRC32())
+                                    .build())));
     // CRC32 of the concatenated binary part CRCs, "-2".
     CRC32 crc = new CRC32();
     crc.update(java.util.Base64.getDecoder().decode(r1.checksumCRC32()));
     crc.update(java.util.Base64.getDecoder().decode(r2.checksumCRC32()));
-    String expected = Checksums.base64(ByteBuffer.allocate(4).putInt((int) crc.getValue())
-        .array()) + "-2";
+    String expected =
+        Checksums.base64(ByteBuffer.allocate(4).putInt((int) crc.getValue()).array()) + "-2";
     assertEquals(expected, c.checksumCRC32());
     assertEquals("COMPOSITE", c.checksumTypeAsString());
-    HeadObjectResponse h = s3.headObject(b -> b.bucket(BUCKET).key(key)
-        .checksumMode(ChecksumMode.ENABLED));
+    HeadObjectResponse h =
+        s3.headObject(b -> b.bucket(BUCKET).key(key).checksumMode(ChecksumMode.ENABLED));
     assertEquals(expected, h.checksumCRC32());
     assertEquals("COMPOSITE", h.checksumTypeAsString());
-    assertArrayEquals(concat(p1, p2), s3.getObjectAsBytes(b -> b.bucket(BUCKET).key(key)
-        .checksumMode(ChecksumMode.ENABLED)).asByteArray());
+    assertArrayEquals(
+        concat(p1, p2),
+        s3.getObjectAsBytes(b -> b.bucket(BUCKET).key(key).checksumMode(ChecksumMode.ENABLED))
+            .asByteArray());
     assertArrayEquals(concat(p1, p2), Files.readAllBytes(cluster.ufs("/" + BUCKET + "/" + key)));
   }
 
   @Test
   void fullObjectCrc64NvmeUploadHasTheChecksumOfTheWholeObject() throws Exception {
     String key = "sums/full";
-    String id = s3.createMultipartUpload(b -> b.bucket(BUCKET).key(key)
-        .checksumAlgorithm(ChecksumAlgorithm.CRC64_NVME).checksumType(ChecksumType.FULL_OBJECT))
-        .uploadId();
+    String id =
+        s3.createMultipartUpload(
+                b ->
+                    b.bucket(BUCKET)
+                        .key(key)
+                        .checksumAlgorithm(ChecksumAlgorithm.CRC64_NVME)
+                        .checksumType(ChecksumType.FULL_OBJECT))
+            .uploadId();
     byte[] p1 = random(5 * MIB + 3, 10);
     byte[] p2 = random(123_457, 11);
     // The SDK computes CRC64NVME only with the CRT library: the values are given to it.
     String c1 = Checksums.of(ChecksumAlgorithm.CRC64_NVME, p1);
     String c2 = Checksums.of(ChecksumAlgorithm.CRC64_NVME, p2);
-    UploadPartResponse r1 = s3.uploadPart(b -> b.bucket(BUCKET).key(key).uploadId(id)
-        .partNumber(1).checksumCRC64NVME(c1), RequestBody.fromBytes(p1));
-    UploadPartResponse r2 = s3.uploadPart(b -> b.bucket(BUCKET).key(key).uploadId(id)
-        .partNumber(2).checksumCRC64NVME(c2), RequestBody.fromBytes(p2));
+    UploadPartResponse r1 =
+        s3.uploadPart(
+            b -> b.bucket(BUCKET).key(key).uploadId(id).partNumber(1).checksumCRC64NVME(c1),
+            RequestBody.fromBytes(p1));
+    UploadPartResponse r2 =
+        s3.uploadPart(
+            b -> b.bucket(BUCKET).key(key).uploadId(id).partNumber(2).checksumCRC64NVME(c2),
+            RequestBody.fromBytes(p2));
     assertEquals(c1, r1.checksumCRC64NVME());
     byte[] whole = concat(p1, p2);
     String expected = Checksums.of(ChecksumAlgorithm.CRC64_NVME, whole);
     // A whole-object checksum given at completion is checked.
-    assertS3Error("BadDigest", 400, () -> s3.completeMultipartUpload(b -> b.bucket(BUCKET)
-        .key(key).uploadId(id).checksumCRC64NVME(c1).multipartUpload(m -> m.parts(
-            done(1, r1.eTag()), done(2, r2.eTag())))));
+    assertS3Error(
+        "BadDigest",
+        400,
+        () ->
+            s3.completeMultipartUpload(
+                b ->
+                    b.bucket(BUCKET)
+                        .key(key)
+                        .uploadId(id)
+                        .checksumCRC64NVME(c1)
+                        .multipartUpload(m -> m.parts(done(1, r1.eTag()), done(2, r2.eTag())))));
     assertFalse(Files.exists(cluster.ufs("/" + BUCKET + "/" + key)));
-    CompleteMultipartUploadResponse c = s3.completeMultipartUpload(b -> b.bucket(BUCKET)
-        .key(key).uploadId(id).checksumCRC64NVME(expected).multipartUpload(m -> m.parts(
-            done(1, r1.eTag()), done(2, r2.eTag()))));
+    CompleteMultipartUploadResponse c =
+        s3.completeMultipartUpload(
+            b ->
+                b.bucket(BUCKET)
+                    .key(key)
+                    .uploadId(id)
+                    .checksumCRC64NVME(expected)
+                    .multipartUpload(m -> m.parts(done(1, r1.eTag()), done(2, r2.eTag()))));
     assertEquals(expected, c.checksumCRC64NVME());
     assertEquals("FULL_OBJECT", c.checksumTypeAsString());
     assertEquals(multipartEtag(p1, p2), c.eTag());
-    S3ProxyTestCluster.Response got = cluster.signed("GET", "/" + BUCKET + "/" + key,
-        Map.of("x-amz-checksum-mode", "ENABLED"), null, S3ProxyTestCluster.ACCESS_KEY,
-        S3ProxyTestCluster.SECRET_KEY, Clock.systemUTC());
+    S3ProxyTestCluster.Response got =
+        cluster.signed(
+            "GET",
+            "/" + BUCKET + "/" + key,
+            Map.of("x-amz-checksum-mode", "ENABLED"),
+            null,
+            S3ProxyTestCluster.ACCESS_KEY,
+            S3ProxyTestCluster.SECRET_KEY,
+            Clock.systemUTC());
     assertEquals(200, got.status());
     assertArrayEquals(whole, got.body());
     assertEquals(expected, got.header("x-amz-checksum-crc64nvme"));
@@ -465,18 +671,45 @@ class S3ProxyMultipartTest {
   @Test
   void aPartWithoutTheUploadsChecksumIsRefused() throws Exception {
     String key = "sums/mismatch";
-    String id = s3.createMultipartUpload(b -> b.bucket(BUCKET).key(key)
-        .checksumAlgorithm(ChecksumAlgorithm.SHA256)).uploadId();
-    assertS3Error("InvalidRequest", 400, () -> s3.uploadPart(b -> b.bucket(BUCKET).key(key)
-        .uploadId(id).partNumber(1).checksumAlgorithm(ChecksumAlgorithm.CRC32),
-        RequestBody.fromBytes(random(10, 1))));
-    assertS3Error("BadDigest", 400, () -> s3.uploadPart(b -> b.bucket(BUCKET).key(key)
-        .uploadId(id).partNumber(1).checksumSHA256(Checksums.base64(new byte[32])),
-        RequestBody.fromBytes(random(10, 1))));
+    String id =
+        s3.createMultipartUpload(
+                b -> b.bucket(BUCKET).key(key).checksumAlgorithm(ChecksumAlgorithm.SHA256))
+            .uploadId();
+    assertS3Error(
+        "InvalidRequest",
+        400,
+        () ->
+            s3.uploadPart(
+                b ->
+                    b.bucket(BUCKET)
+                        .key(key)
+                        .uploadId(id)
+                        .partNumber(1)
+                        .checksumAlgorithm(ChecksumAlgorithm.CRC32),
+                RequestBody.fromBytes(random(10, 1))));
+    assertS3Error(
+        "BadDigest",
+        400,
+        () ->
+            s3.uploadPart(
+                b ->
+                    b.bucket(BUCKET)
+                        .key(key)
+                        .uploadId(id)
+                        .partNumber(1)
+                        .checksumSHA256(Checksums.base64(new byte[32])),
+                RequestBody.fromBytes(random(10, 1))));
     assertEquals(0, s3.listParts(b -> b.bucket(BUCKET).key(key).uploadId(id)).parts().size());
     byte[] data = random(10, 1);
-    UploadPartResponse r = s3.uploadPart(b -> b.bucket(BUCKET).key(key).uploadId(id)
-        .partNumber(1).checksumAlgorithm(ChecksumAlgorithm.SHA256), RequestBody.fromBytes(data));
+    UploadPartResponse r =
+        s3.uploadPart(
+            b ->
+                b.bucket(BUCKET)
+                    .key(key)
+                    .uploadId(id)
+                    .partNumber(1)
+                    .checksumAlgorithm(ChecksumAlgorithm.SHA256),
+            RequestBody.fromBytes(data));
     assertEquals(Checksums.of(ChecksumAlgorithm.SHA256, data), r.checksumSHA256());
     s3.abortMultipartUpload(b -> b.bucket(BUCKET).key(key).uploadId(id));
   }

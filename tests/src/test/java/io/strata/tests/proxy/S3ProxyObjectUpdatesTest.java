@@ -1,7 +1,7 @@
 package io.strata.tests.proxy;
 
-import static io.strata.tests.proxy.S3ProxyTestCluster.random;
 import static io.strata.tests.proxy.S3ProxyTestCluster.assertS3Error;
+import static io.strata.tests.proxy.S3ProxyTestCluster.random;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -65,8 +65,8 @@ class S3ProxyObjectUpdatesTest {
   static void start() throws Exception {
     cluster = S3ProxyTestCluster.start(dir.resolve("cluster"));
     s3 = cluster.client();
-    chunked = cluster.client(S3ProxyTestCluster.ACCESS_KEY, S3ProxyTestCluster.SECRET_KEY,
-        false, true);
+    chunked =
+        cluster.client(S3ProxyTestCluster.ACCESS_KEY, S3ProxyTestCluster.SECRET_KEY, false, true);
     s3.createBucket(b -> b.bucket(BUCKET));
   }
 
@@ -82,14 +82,14 @@ class S3ProxyObjectUpdatesTest {
     }
   }
 
-
   private static byte[] ufsBytes(String bucket, String key) throws IOException {
     return Files.readAllBytes(cluster.ufs("/" + bucket + "/" + key));
   }
 
   private static Map<String, String> tags(String key) {
     Map<String, String> out = new LinkedHashMap<>();
-    s3.getObjectTagging(b -> b.bucket(BUCKET).key(key)).tagSet()
+    s3.getObjectTagging(b -> b.bucket(BUCKET).key(key))
+        .tagSet()
         .forEach(t -> out.put(t.key(), t.value()));
     return out;
   }
@@ -98,20 +98,35 @@ class S3ProxyObjectUpdatesTest {
   void copyObjectCopiesBytesAndMetadataOrReplacesTheMetadata() throws Exception {
     s3.createBucket(b -> b.bucket("copy-target"));
     byte[] data = random(400_000, 1);
-    s3.putObject(b -> b.bucket(BUCKET).key("copy/src").contentType("text/x-source")
-        .cacheControl("max-age=5").metadata(Map.of("origin", "source"))
-        .tagging("stage=raw&owner=strata").checksumAlgorithm(ChecksumAlgorithm.SHA256),
+    s3.putObject(
+        b ->
+            b.bucket(BUCKET)
+                .key("copy/src")
+                .contentType("text/x-source")
+                .cacheControl("max-age=5")
+                .metadata(Map.of("origin", "source"))
+                .tagging("stage=raw&owner=strata")
+                .checksumAlgorithm(ChecksumAlgorithm.SHA256),
         RequestBody.fromBytes(data));
     String etag = "\"" + Checksums.md5Hex(data) + "\"";
 
     // COPY, the default directive: bytes, metadata and tags come along.
-    CopyObjectResponse copied = s3.copyObject(b -> b.sourceBucket(BUCKET).sourceKey("copy/src")
-        .destinationBucket("copy-target").destinationKey("nested/copy of src"));
+    CopyObjectResponse copied =
+        s3.copyObject(
+            b ->
+                b.sourceBucket(BUCKET)
+                    .sourceKey("copy/src")
+                    .destinationBucket("copy-target")
+                    .destinationKey("nested/copy of src"));
     assertEquals(etag, copied.copyObjectResult().eTag());
-    assertEquals(Checksums.of(ChecksumAlgorithm.SHA256, data),
-        copied.copyObjectResult().checksumSHA256());
-    ResponseBytes<GetObjectResponse> got = s3.getObjectAsBytes(b -> b.bucket("copy-target")
-        .key("nested/copy of src").checksumMode(ChecksumMode.ENABLED));
+    assertEquals(
+        Checksums.of(ChecksumAlgorithm.SHA256, data), copied.copyObjectResult().checksumSHA256());
+    ResponseBytes<GetObjectResponse> got =
+        s3.getObjectAsBytes(
+            b ->
+                b.bucket("copy-target")
+                    .key("nested/copy of src")
+                    .checksumMode(ChecksumMode.ENABLED));
     assertArrayEquals(data, got.asByteArray());
     assertArrayEquals(data, ufsBytes("copy-target", "nested/copy of src"));
     assertEquals(etag, got.response().eTag());
@@ -122,15 +137,24 @@ class S3ProxyObjectUpdatesTest {
     assertEquals(Checksums.of(ChecksumAlgorithm.SHA256, data), got.response().checksumSHA256());
 
     // REPLACE: the request's metadata and tags, the source's bytes.
-    s3.copyObject(b -> b.sourceBucket(BUCKET).sourceKey("copy/src").destinationBucket(BUCKET)
-        .destinationKey("copy/replaced").metadataDirective(MetadataDirective.REPLACE)
-        .contentType("application/x-new").metadata(Map.of("origin", "replaced", "extra", "1"))
-        .taggingDirective(TaggingDirective.REPLACE).tagging("stage=copied"));
-    GetObjectResponse replaced = s3.getObject(b -> b.bucket(BUCKET).key("copy/replaced"),
-        (resp, in) -> {
-          assertArrayEquals(data, in.readAllBytes());
-          return resp;
-        });
+    s3.copyObject(
+        b ->
+            b.sourceBucket(BUCKET)
+                .sourceKey("copy/src")
+                .destinationBucket(BUCKET)
+                .destinationKey("copy/replaced")
+                .metadataDirective(MetadataDirective.REPLACE)
+                .contentType("application/x-new")
+                .metadata(Map.of("origin", "replaced", "extra", "1"))
+                .taggingDirective(TaggingDirective.REPLACE)
+                .tagging("stage=copied"));
+    GetObjectResponse replaced =
+        s3.getObject(
+            b -> b.bucket(BUCKET).key("copy/replaced"),
+            (resp, in) -> {
+              assertArrayEquals(data, in.readAllBytes());
+              return resp;
+            });
     assertEquals("application/x-new", replaced.contentType());
     assertNull(replaced.cacheControl());
     assertEquals(Map.of("origin", "replaced", "extra", "1"), replaced.metadata());
@@ -140,29 +164,44 @@ class S3ProxyObjectUpdatesTest {
     // Source keys that need encoding in x-amz-copy-source, and a checksum asked for anew.
     String odd = "copy/src key+é&=%.bin";
     s3.putObject(b -> b.bucket(BUCKET).key(odd), RequestBody.fromBytes(data));
-    CopyObjectResponse oddCopy = s3.copyObject(b -> b.sourceBucket(BUCKET).sourceKey(odd)
-        .destinationBucket(BUCKET).destinationKey("copy/odd copy+").checksumAlgorithm(
-            ChecksumAlgorithm.CRC32_C));
-    assertEquals(Checksums.of(ChecksumAlgorithm.CRC32_C, data),
-        oddCopy.copyObjectResult().checksumCRC32C());
+    CopyObjectResponse oddCopy =
+        s3.copyObject(
+            b ->
+                b.sourceBucket(BUCKET)
+                    .sourceKey(odd)
+                    .destinationBucket(BUCKET)
+                    .destinationKey("copy/odd copy+")
+                    .checksumAlgorithm(ChecksumAlgorithm.CRC32_C));
+    assertEquals(
+        Checksums.of(ChecksumAlgorithm.CRC32_C, data), oddCopy.copyObjectResult().checksumCRC32C());
     assertArrayEquals(data, ufsBytes(BUCKET, "copy/odd copy+"));
     // REPLACE of the metadata alone keeps the tags (the tagging directive is COPY).
-    s3.copyObject(b -> b.sourceBucket(BUCKET).sourceKey("copy/src").destinationBucket(BUCKET)
-        .destinationKey("copy/odd copy+").metadataDirective(MetadataDirective.REPLACE)
-        .metadata(Map.of("only", "this")));
+    s3.copyObject(
+        b ->
+            b.sourceBucket(BUCKET)
+                .sourceKey("copy/src")
+                .destinationBucket(BUCKET)
+                .destinationKey("copy/odd copy+")
+                .metadataDirective(MetadataDirective.REPLACE)
+                .metadata(Map.of("only", "this")));
     assertEquals(Map.of("stage", "raw", "owner", "strata"), tags("copy/odd copy+"));
-    assertEquals(Map.of("only", "this"), s3.headObject(b -> b.bucket(BUCKET)
-        .key("copy/odd copy+")).metadata());
+    assertEquals(
+        Map.of("only", "this"),
+        s3.headObject(b -> b.bucket(BUCKET).key("copy/odd copy+")).metadata());
     s3.deleteObject(b -> b.bucket(BUCKET).key(odd));
     s3.deleteObject(b -> b.bucket(BUCKET).key("copy/odd copy+"));
 
     // A copy replaces what was at the destination.
     s3.putObject(b -> b.bucket(BUCKET).key("copy/dst"), RequestBody.fromString("old"));
-    s3.copyObject(b -> b.sourceBucket(BUCKET).sourceKey("copy/src").destinationBucket(BUCKET)
-        .destinationKey("copy/dst"));
+    s3.copyObject(
+        b ->
+            b.sourceBucket(BUCKET)
+                .sourceKey("copy/src")
+                .destinationBucket(BUCKET)
+                .destinationKey("copy/dst"));
     assertArrayEquals(data, ufsBytes(BUCKET, "copy/dst"));
-    assertArrayEquals(data, s3.getObjectAsBytes(b -> b.bucket(BUCKET).key("copy/dst"))
-        .asByteArray());
+    assertArrayEquals(
+        data, s3.getObjectAsBytes(b -> b.bucket(BUCKET).key("copy/dst")).asByteArray());
 
     // An object written by another client of the namespace has no S3 metadata and no
     // checksum; it is copied all the same.
@@ -170,128 +209,251 @@ class S3ProxyObjectUpdatesTest {
     try (var out = cluster.fs().createFile("/" + BUCKET + "/copy/plain")) {
       out.write(plain);
     }
-    CopyObjectResponse fromPlain = s3.copyObject(b -> b.sourceBucket(BUCKET)
-        .sourceKey("copy/plain").destinationBucket(BUCKET).destinationKey("copy/from plain"));
+    CopyObjectResponse fromPlain =
+        s3.copyObject(
+            b ->
+                b.sourceBucket(BUCKET)
+                    .sourceKey("copy/plain")
+                    .destinationBucket(BUCKET)
+                    .destinationKey("copy/from plain"));
     assertEquals("\"" + Checksums.md5Hex(plain) + "\"", fromPlain.copyObjectResult().eTag());
     assertNull(fromPlain.copyObjectResult().checksumCRC32());
     assertArrayEquals(plain, ufsBytes(BUCKET, "copy/from plain"));
-    assertArrayEquals(plain, s3.getObjectAsBytes(b -> b.bucket(BUCKET).key("copy/from plain"))
-        .asByteArray());
+    assertArrayEquals(
+        plain, s3.getObjectAsBytes(b -> b.bucket(BUCKET).key("copy/from plain")).asByteArray());
     s3.deleteObject(b -> b.bucket(BUCKET).key("copy/plain"));
     s3.deleteObject(b -> b.bucket(BUCKET).key("copy/from plain"));
 
     // Sources that are not there.
-    assertS3Error("NoSuchKey", 404, () -> s3.copyObject(b -> b.sourceBucket(BUCKET)
-        .sourceKey("copy/missing").destinationBucket(BUCKET).destinationKey("copy/x")));
-    assertS3Error("NoSuchBucket", 404, () -> s3.copyObject(b -> b.sourceBucket("no-bucket")
-        .sourceKey("k").destinationBucket(BUCKET).destinationKey("copy/x")));
+    assertS3Error(
+        "NoSuchKey",
+        404,
+        () ->
+            s3.copyObject(
+                b ->
+                    b.sourceBucket(BUCKET)
+                        .sourceKey("copy/missing")
+                        .destinationBucket(BUCKET)
+                        .destinationKey("copy/x")));
+    assertS3Error(
+        "NoSuchBucket",
+        404,
+        () ->
+            s3.copyObject(
+                b ->
+                    b.sourceBucket("no-bucket")
+                        .sourceKey("k")
+                        .destinationBucket(BUCKET)
+                        .destinationKey("copy/x")));
     assertFalse(Files.exists(cluster.ufs("/" + BUCKET + "/copy/x")));
-    assertEquals(List.of("copy/dst", "copy/replaced", "copy/src"),
+    assertEquals(
+        List.of("copy/dst", "copy/replaced", "copy/src"),
         s3.listObjectsV2(b -> b.bucket(BUCKET).prefix("copy/")).contents().stream()
-            .map(S3Object::key).toList());
+            .map(S3Object::key)
+            .toList());
   }
 
   @Test
   void copyOntoItselfNeedsReplaceAndKeepsTheBytes() throws Exception {
     byte[] data = random(100_000, 2);
-    s3.putObject(b -> b.bucket(BUCKET).key("self/obj").contentType("text/plain")
-        .metadata(Map.of("v", "1")), RequestBody.fromBytes(data));
+    s3.putObject(
+        b -> b.bucket(BUCKET).key("self/obj").contentType("text/plain").metadata(Map.of("v", "1")),
+        RequestBody.fromBytes(data));
     HeadObjectResponse before = s3.headObject(b -> b.bucket(BUCKET).key("self/obj"));
-    assertS3Error("InvalidRequest", 400, () -> s3.copyObject(b -> b.sourceBucket(BUCKET)
-        .sourceKey("self/obj").destinationBucket(BUCKET).destinationKey("self/obj")));
-    assertS3Error("InvalidRequest", 400, () -> s3.copyObject(b -> b.sourceBucket(BUCKET)
-        .sourceKey("self/obj").destinationBucket(BUCKET).destinationKey("self/obj")
-        .metadataDirective(MetadataDirective.COPY)));
-    CopyObjectResponse r = s3.copyObject(b -> b.sourceBucket(BUCKET).sourceKey("self/obj")
-        .destinationBucket(BUCKET).destinationKey("self/obj")
-        .metadataDirective(MetadataDirective.REPLACE).contentType("application/x-changed")
-        .metadata(Map.of("v", "2")));
+    assertS3Error(
+        "InvalidRequest",
+        400,
+        () ->
+            s3.copyObject(
+                b ->
+                    b.sourceBucket(BUCKET)
+                        .sourceKey("self/obj")
+                        .destinationBucket(BUCKET)
+                        .destinationKey("self/obj")));
+    assertS3Error(
+        "InvalidRequest",
+        400,
+        () ->
+            s3.copyObject(
+                b ->
+                    b.sourceBucket(BUCKET)
+                        .sourceKey("self/obj")
+                        .destinationBucket(BUCKET)
+                        .destinationKey("self/obj")
+                        .metadataDirective(MetadataDirective.COPY)));
+    CopyObjectResponse r =
+        s3.copyObject(
+            b ->
+                b.sourceBucket(BUCKET)
+                    .sourceKey("self/obj")
+                    .destinationBucket(BUCKET)
+                    .destinationKey("self/obj")
+                    .metadataDirective(MetadataDirective.REPLACE)
+                    .contentType("application/x-changed")
+                    .metadata(Map.of("v", "2")));
     assertEquals(before.eTag(), r.copyObjectResult().eTag());
     HeadObjectResponse after = s3.headObject(b -> b.bucket(BUCKET).key("self/obj"));
     assertEquals("application/x-changed", after.contentType());
     assertEquals(Map.of("v", "2"), after.metadata());
     assertEquals(before.eTag(), after.eTag());
     assertFalse(after.lastModified().isBefore(before.lastModified()));
-    assertArrayEquals(data, s3.getObjectAsBytes(b -> b.bucket(BUCKET).key("self/obj"))
-        .asByteArray());
+    assertArrayEquals(
+        data, s3.getObjectAsBytes(b -> b.bucket(BUCKET).key("self/obj")).asByteArray());
     assertArrayEquals(data, ufsBytes(BUCKET, "self/obj"));
   }
 
   @Test
   void copySourceConditionsFailWith412AndRangesAreRefused() throws Exception {
     byte[] data = random(5000, 3);
-    String etag = s3.putObject(b -> b.bucket(BUCKET).key("cond/src"),
-        RequestBody.fromBytes(data)).eTag();
+    String etag =
+        s3.putObject(b -> b.bucket(BUCKET).key("cond/src"), RequestBody.fromBytes(data)).eTag();
     Instant modified = s3.headObject(b -> b.bucket(BUCKET).key("cond/src")).lastModified();
     Instant past = modified.minus(1, ChronoUnit.DAYS);
     Instant future = modified.plus(1, ChronoUnit.DAYS);
     String other = "\"00000000000000000000000000000000\"";
-    assertS3Error("PreconditionFailed", 412, () -> s3.copyObject(b -> b.sourceBucket(BUCKET)
-        .sourceKey("cond/src").destinationBucket(BUCKET).destinationKey("cond/dst")
-        .copySourceIfMatch(other)));
-    assertS3Error("PreconditionFailed", 412, () -> s3.copyObject(b -> b.sourceBucket(BUCKET)
-        .sourceKey("cond/src").destinationBucket(BUCKET).destinationKey("cond/dst")
-        .copySourceIfNoneMatch(etag)));
-    assertS3Error("PreconditionFailed", 412, () -> s3.copyObject(b -> b.sourceBucket(BUCKET)
-        .sourceKey("cond/src").destinationBucket(BUCKET).destinationKey("cond/dst")
-        .copySourceIfModifiedSince(future)));
-    assertS3Error("PreconditionFailed", 412, () -> s3.copyObject(b -> b.sourceBucket(BUCKET)
-        .sourceKey("cond/src").destinationBucket(BUCKET).destinationKey("cond/dst")
-        .copySourceIfUnmodifiedSince(past)));
+    assertS3Error(
+        "PreconditionFailed",
+        412,
+        () ->
+            s3.copyObject(
+                b ->
+                    b.sourceBucket(BUCKET)
+                        .sourceKey("cond/src")
+                        .destinationBucket(BUCKET)
+                        .destinationKey("cond/dst")
+                        .copySourceIfMatch(other)));
+    assertS3Error(
+        "PreconditionFailed",
+        412,
+        () ->
+            s3.copyObject(
+                b ->
+                    b.sourceBucket(BUCKET)
+                        .sourceKey("cond/src")
+                        .destinationBucket(BUCKET)
+                        .destinationKey("cond/dst")
+                        .copySourceIfNoneMatch(etag)));
+    assertS3Error(
+        "PreconditionFailed",
+        412,
+        () ->
+            s3.copyObject(
+                b ->
+                    b.sourceBucket(BUCKET)
+                        .sourceKey("cond/src")
+                        .destinationBucket(BUCKET)
+                        .destinationKey("cond/dst")
+                        .copySourceIfModifiedSince(future)));
+    assertS3Error(
+        "PreconditionFailed",
+        412,
+        () ->
+            s3.copyObject(
+                b ->
+                    b.sourceBucket(BUCKET)
+                        .sourceKey("cond/src")
+                        .destinationBucket(BUCKET)
+                        .destinationKey("cond/dst")
+                        .copySourceIfUnmodifiedSince(past)));
     // CopyObject copies whole objects: a source range is for UploadPartCopy.
-    assertS3Error("InvalidArgument", 400, () -> s3.copyObject(b -> b.sourceBucket(BUCKET)
-        .sourceKey("cond/src").destinationBucket(BUCKET).destinationKey("cond/dst")
-        .overrideConfiguration(o -> o.putHeader("x-amz-copy-source-range", "bytes=0-9"))));
+    assertS3Error(
+        "InvalidArgument",
+        400,
+        () ->
+            s3.copyObject(
+                b ->
+                    b.sourceBucket(BUCKET)
+                        .sourceKey("cond/src")
+                        .destinationBucket(BUCKET)
+                        .destinationKey("cond/dst")
+                        .overrideConfiguration(
+                            o -> o.putHeader("x-amz-copy-source-range", "bytes=0-9"))));
     assertFalse(Files.exists(cluster.ufs("/" + BUCKET + "/cond/dst")));
     assertS3Error("NoSuchKey", 404, () -> s3.headObject(b -> b.bucket(BUCKET).key("cond/dst")));
 
     // Conditions that hold.
-    s3.copyObject(b -> b.sourceBucket(BUCKET).sourceKey("cond/src").destinationBucket(BUCKET)
-        .destinationKey("cond/dst").copySourceIfMatch(etag).copySourceIfNoneMatch(other)
-        .copySourceIfModifiedSince(past).copySourceIfUnmodifiedSince(future));
+    s3.copyObject(
+        b ->
+            b.sourceBucket(BUCKET)
+                .sourceKey("cond/src")
+                .destinationBucket(BUCKET)
+                .destinationKey("cond/dst")
+                .copySourceIfMatch(etag)
+                .copySourceIfNoneMatch(other)
+                .copySourceIfModifiedSince(past)
+                .copySourceIfUnmodifiedSince(future));
     assertArrayEquals(data, ufsBytes(BUCKET, "cond/dst"));
     // A true If-Match wins over a false If-Unmodified-Since, as for reads.
-    s3.copyObject(b -> b.sourceBucket(BUCKET).sourceKey("cond/src").destinationBucket(BUCKET)
-        .destinationKey("cond/dst2").copySourceIfMatch(etag).copySourceIfUnmodifiedSince(past));
+    s3.copyObject(
+        b ->
+            b.sourceBucket(BUCKET)
+                .sourceKey("cond/src")
+                .destinationBucket(BUCKET)
+                .destinationKey("cond/dst2")
+                .copySourceIfMatch(etag)
+                .copySourceIfUnmodifiedSince(past));
     assertArrayEquals(data, ufsBytes(BUCKET, "cond/dst2"));
   }
 
   @Test
   void tagsArePutReadCountedAndDeleted() throws Exception {
-    s3.putObject(b -> b.bucket(BUCKET).key("tags/obj").tagging("project=strata&team=cache%20team"
-        + "&empty="), RequestBody.fromString("tagged"));
-    assertEquals(Map.of("project", "strata", "team", "cache team", "empty", ""),
-        tags("tags/obj"));
-    assertEquals(3, s3.getObject(b -> b.bucket(BUCKET).key("tags/obj"), (r, in) -> r)
-        .tagCount());
+    s3.putObject(
+        b ->
+            b.bucket(BUCKET)
+                .key("tags/obj")
+                .tagging("project=strata&team=cache%20team" + "&empty="),
+        RequestBody.fromString("tagged"));
+    assertEquals(Map.of("project", "strata", "team", "cache team", "empty", ""), tags("tags/obj"));
+    assertEquals(3, s3.getObject(b -> b.bucket(BUCKET).key("tags/obj"), (r, in) -> r).tagCount());
 
-    s3.putObjectTagging(b -> b.bucket(BUCKET).key("tags/obj").tagging(t -> t.tagSet(
-        Tag.builder().key("ключ").value("значение / + & =").build(),
-        Tag.builder().key("k2").value("v2").build())));
+    s3.putObjectTagging(
+        b ->
+            b.bucket(BUCKET)
+                .key("tags/obj")
+                .tagging(
+                    t ->
+                        t.tagSet(
+                            Tag.builder().key("ключ").value("значение / + & =").build(),
+                            Tag.builder().key("k2").value("v2").build())));
     assertEquals(Map.of("ключ", "значение / + & =", "k2", "v2"), tags("tags/obj"));
-    assertEquals(2, s3.getObject(b -> b.bucket(BUCKET).key("tags/obj"), (r, in) -> r)
-        .tagCount());
+    assertEquals(2, s3.getObject(b -> b.bucket(BUCKET).key("tags/obj"), (r, in) -> r).tagCount());
     // The object itself is unchanged.
-    assertEquals("tagged", s3.getObjectAsBytes(b -> b.bucket(BUCKET).key("tags/obj"))
-        .asUtf8String());
+    assertEquals(
+        "tagged", s3.getObjectAsBytes(b -> b.bucket(BUCKET).key("tags/obj")).asUtf8String());
 
     List<Tag> eleven = new ArrayList<>();
     for (int i = 0; i < 11; i++) {
       eleven.add(Tag.builder().key("k" + i).value("v").build());
     }
-    assertS3Error("InvalidTag", 400, () -> s3.putObjectTagging(b -> b.bucket(BUCKET)
-        .key("tags/obj").tagging(t -> t.tagSet(eleven))));
+    assertS3Error(
+        "InvalidTag",
+        400,
+        () ->
+            s3.putObjectTagging(
+                b -> b.bucket(BUCKET).key("tags/obj").tagging(t -> t.tagSet(eleven))));
     // S3 answers a header with a key twice as a bad argument rather than a bad tag.
-    assertS3Error("InvalidArgument", 400, () -> s3.putObject(b -> b.bucket(BUCKET)
-        .key("tags/bad").tagging("a=1&a=2"), RequestBody.fromString("x")));
+    assertS3Error(
+        "InvalidArgument",
+        400,
+        () ->
+            s3.putObject(
+                b -> b.bucket(BUCKET).key("tags/bad").tagging("a=1&a=2"),
+                RequestBody.fromString("x")));
     assertFalse(Files.exists(cluster.ufs("/" + BUCKET + "/tags/bad")));
     assertEquals(2, tags("tags/obj").size());
 
     s3.deleteObjectTagging(b -> b.bucket(BUCKET).key("tags/obj"));
     assertEquals(Map.of(), tags("tags/obj"));
     assertNull(s3.getObject(b -> b.bucket(BUCKET).key("tags/obj"), (r, in) -> r).tagCount());
-    assertS3Error("NoSuchKey", 404, () -> s3.putObjectTagging(b -> b.bucket(BUCKET)
-        .key("tags/missing").tagging(t -> t.tagSet(Tag.builder().key("a").value("b").build()))));
+    assertS3Error(
+        "NoSuchKey",
+        404,
+        () ->
+            s3.putObjectTagging(
+                b ->
+                    b.bucket(BUCKET)
+                        .key("tags/missing")
+                        .tagging(t -> t.tagSet(Tag.builder().key("a").value("b").build()))));
   }
 
   @Test
@@ -316,11 +478,19 @@ class S3ProxyObjectUpdatesTest {
     for (int i = 0; i < 500; i++) {
       first.add("missing/key-" + i);
     }
-    DeleteObjectsResponse r = s3.deleteObjects(b -> b.bucket(bucket).delete(d -> d.objects(
-        first.stream().map(k -> ObjectIdentifier.builder().key(k).build()).toList())));
+    DeleteObjectsResponse r =
+        s3.deleteObjects(
+            b ->
+                b.bucket(bucket)
+                    .delete(
+                        d ->
+                            d.objects(
+                                first.stream()
+                                    .map(k -> ObjectIdentifier.builder().key(k).build())
+                                    .toList())));
     assertEquals(List.of(), r.errors());
-    assertEquals(first.stream().sorted().toList(), r.deleted().stream().map(x -> x.key())
-        .sorted().toList());
+    assertEquals(
+        first.stream().sorted().toList(), r.deleted().stream().map(x -> x.key()).sorted().toList());
     for (String k : existing.subList(0, 500)) {
       assertFalse(Files.exists(root.resolve(k)), k);
     }
@@ -329,9 +499,17 @@ class S3ProxyObjectUpdatesTest {
     List<String> second = new ArrayList<>(existing.subList(500, 600));
     second.add("missing/again");
     second.add("bad//key");
-    DeleteObjectsResponse quiet = s3.deleteObjects(b -> b.bucket(bucket).delete(d -> d
-        .quiet(true).objects(second.stream().map(k -> ObjectIdentifier.builder().key(k)
-            .build()).toList())));
+    DeleteObjectsResponse quiet =
+        s3.deleteObjects(
+            b ->
+                b.bucket(bucket)
+                    .delete(
+                        d ->
+                            d.quiet(true)
+                                .objects(
+                                    second.stream()
+                                        .map(k -> ObjectIdentifier.builder().key(k).build())
+                                        .toList())));
     assertEquals(List.of(), quiet.deleted());
     assertEquals(List.of("bad//key"), quiet.errors().stream().map(e -> e.key()).toList());
     assertEquals("InvalidArgument", quiet.errors().get(0).code());
@@ -339,8 +517,11 @@ class S3ProxyObjectUpdatesTest {
     // Keys with the characters XML escapes, both ways.
     String xmlKey = "x&y<z>'\"é";
     s3.putObject(b -> b.bucket(bucket).key(xmlKey), RequestBody.fromString("x"));
-    DeleteObjectsResponse escaped = s3.deleteObjects(b -> b.bucket(bucket).delete(d -> d
-        .objects(ObjectIdentifier.builder().key(xmlKey).build())));
+    DeleteObjectsResponse escaped =
+        s3.deleteObjects(
+            b ->
+                b.bucket(bucket)
+                    .delete(d -> d.objects(ObjectIdentifier.builder().key(xmlKey).build())));
     assertEquals(List.of(xmlKey), escaped.deleted().stream().map(x -> x.key()).toList());
     assertFalse(Files.exists(root.resolve(xmlKey)));
 
@@ -349,8 +530,10 @@ class S3ProxyObjectUpdatesTest {
     for (int i = 0; i < 1001; i++) {
       tooMany.add(ObjectIdentifier.builder().key("k" + i).build());
     }
-    assertS3Error("MalformedXML", 400, () -> s3.deleteObjects(b -> b.bucket(bucket)
-        .delete(d -> d.objects(tooMany))));
+    assertS3Error(
+        "MalformedXML",
+        400,
+        () -> s3.deleteObjects(b -> b.bucket(bucket).delete(d -> d.objects(tooMany))));
 
     assertEquals(0, s3.listObjectsV2(b -> b.bucket(bucket)).keyCount());
     assertEquals(List.of(), cluster.namespaceKeys("/" + bucket));
@@ -370,27 +553,35 @@ class S3ProxyObjectUpdatesTest {
         byte[] b = random(size, 200 + round);
         CountDownLatch go = new CountDownLatch(1);
         AtomicBoolean writing = new AtomicBoolean(true);
-        Future<?> wa = pool.submit(() -> {
-          go.await();
-          return s3.putObject(r -> r.bucket(BUCKET).key(key), RequestBody.fromBytes(a));
-        });
-        Future<?> wb = pool.submit(() -> {
-          go.await();
-          return chunked.putObject(r -> r.bucket(BUCKET).key(key), RequestBody.fromBytes(b));
-        });
+        Future<?> wa =
+            pool.submit(
+                () -> {
+                  go.await();
+                  return s3.putObject(r -> r.bucket(BUCKET).key(key), RequestBody.fromBytes(a));
+                });
+        Future<?> wb =
+            pool.submit(
+                () -> {
+                  go.await();
+                  return chunked.putObject(
+                      r -> r.bucket(BUCKET).key(key), RequestBody.fromBytes(b));
+                });
         // A reader meanwhile sees no object or one of the two whole, never a mix.
-        Future<?> reader = pool.submit(() -> {
-          go.await();
-          while (writing.get()) {
-            try {
-              byte[] seen = s3.getObjectAsBytes(r -> r.bucket(BUCKET).key(key)).asByteArray();
-              assertTrue(Arrays.equals(seen, a) || Arrays.equals(seen, b), "a mixed read");
-            } catch (NoSuchKeyException e) {
-              // not written yet
-            }
-          }
-          return null;
-        });
+        Future<?> reader =
+            pool.submit(
+                () -> {
+                  go.await();
+                  while (writing.get()) {
+                    try {
+                      byte[] seen =
+                          s3.getObjectAsBytes(r -> r.bucket(BUCKET).key(key)).asByteArray();
+                      assertTrue(Arrays.equals(seen, a) || Arrays.equals(seen, b), "a mixed read");
+                    } catch (NoSuchKeyException e) {
+                      // not written yet
+                    }
+                  }
+                  return null;
+                });
         go.countDown();
         wa.get(60, TimeUnit.SECONDS);
         wb.get(60, TimeUnit.SECONDS);
@@ -400,14 +591,16 @@ class S3ProxyObjectUpdatesTest {
         byte[] stored = ufsBytes(BUCKET, key);
         assertTrue(Arrays.equals(got, a) || Arrays.equals(got, b), "one of the two");
         assertArrayEquals(got, stored, "the under store holds what is read");
-        assertEquals("\"" + Checksums.md5Hex(got) + "\"",
+        assertEquals(
+            "\"" + Checksums.md5Hex(got) + "\"",
             s3.headObject(r -> r.bucket(BUCKET).key(key)).eTag());
       }
       // Nothing is left of the losing uploads.
-      assertEquals(List.of("obj-0", "obj-1", "obj-2"),
+      assertEquals(
+          List.of("obj-0", "obj-1", "obj-2"),
           S3ProxyTestCluster.ufsFiles(cluster.ufs("/" + BUCKET + "/race")));
-      assertEquals(List.of(), S3ProxyTestCluster.ufsFiles(cluster.ufs("/" + BUCKET
-          + "/.strata-uploads")));
+      assertEquals(
+          List.of(), S3ProxyTestCluster.ufsFiles(cluster.ufs("/" + BUCKET + "/.strata-uploads")));
     } finally {
       pool.shutdownNow();
     }
@@ -420,61 +613,74 @@ class S3ProxyObjectUpdatesTest {
     s3.putObject(b -> b.bucket(BUCKET).key("slow/obj"), RequestBody.fromBytes(old));
     URI url;
     try (var presigner = cluster.presigner()) {
-      PresignedPutObjectRequest presigned = presigner.presignPutObject(p -> p
-          .signatureDuration(Duration.ofMinutes(5))
-          .putObjectRequest(r -> r.bucket(BUCKET).key("slow/obj")));
+      PresignedPutObjectRequest presigned =
+          presigner.presignPutObject(
+              p ->
+                  p.signatureDuration(Duration.ofMinutes(5))
+                      .putObjectRequest(r -> r.bucket(BUCKET).key("slow/obj")));
       url = URI.create(presigned.url().toString());
     }
     // The new bytes arrive in two halves; the second waits until the old object was read.
     CountDownLatch halfSent = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    InputStream body = new InputStream() {
-      private int pos;
+    InputStream body =
+        new InputStream() {
+          private int pos;
 
-      @Override
-      public int read() {
-        byte[] one = new byte[1];
-        return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-      }
-
-      @Override
-      public int read(byte[] b, int off, int len) {
-        if (pos == fresh.length) {
-          return -1;
-        }
-        if (pos == fresh.length / 2) {
-          halfSent.countDown();
-          try {
-            if (!release.await(30, TimeUnit.SECONDS)) {
-              throw new IllegalStateException("never released");
-            }
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return -1;
+          @Override
+          public int read() {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
           }
-        }
-        int n = Math.min(len, (pos < fresh.length / 2 ? fresh.length / 2 : fresh.length) - pos);
-        System.arraycopy(fresh, pos, b, off, n);
-        pos += n;
-        return n;
-      }
-    };
+
+          @Override
+          public int read(byte[] b, int off, int len) {
+            if (pos == fresh.length) {
+              return -1;
+            }
+            if (pos == fresh.length / 2) {
+              halfSent.countDown();
+              try {
+                if (!release.await(30, TimeUnit.SECONDS)) {
+                  throw new IllegalStateException("never released");
+                }
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return -1;
+              }
+            }
+            int n = Math.min(len, (pos < fresh.length / 2 ? fresh.length / 2 : fresh.length) - pos);
+            System.arraycopy(fresh, pos, b, off, n);
+            pos += n;
+            return n;
+          }
+        };
     ExecutorService pool = Executors.newSingleThreadExecutor();
     try {
-      Future<S3ProxyTestCluster.Response> put = pool.submit(() -> cluster.send("PUT", url,
-          Map.of(),
-          HttpRequest.BodyPublishers.fromPublisher(HttpRequest.BodyPublishers.ofInputStream(
-              () -> body), fresh.length)));
+      Future<S3ProxyTestCluster.Response> put =
+          pool.submit(
+              () ->
+                  cluster.send(
+                      "PUT",
+                      url,
+                      Map.of(),
+                      HttpRequest.BodyPublishers.fromPublisher(
+                          HttpRequest.BodyPublishers.ofInputStream(() -> body), fresh.length)));
       assertTrue(halfSent.await(30, TimeUnit.SECONDS));
-      assertArrayEquals(old, s3.getObjectAsBytes(b -> b.bucket(BUCKET).key("slow/obj"))
-          .asByteArray(), "the old object while the new one is on its way");
-      assertEquals(List.of("slow/obj"), s3.listObjectsV2(b -> b.bucket(BUCKET)
-          .prefix("slow/")).contents().stream().map(S3Object::key).toList());
+      assertArrayEquals(
+          old,
+          s3.getObjectAsBytes(b -> b.bucket(BUCKET).key("slow/obj")).asByteArray(),
+          "the old object while the new one is on its way");
+      assertEquals(
+          List.of("slow/obj"),
+          s3.listObjectsV2(b -> b.bucket(BUCKET).prefix("slow/")).contents().stream()
+              .map(S3Object::key)
+              .toList());
       release.countDown();
       S3ProxyTestCluster.Response r = put.get(60, TimeUnit.SECONDS);
       assertEquals(200, r.status(), r.text());
-      assertArrayEquals(fresh, s3.getObjectAsBytes(b -> b.bucket(BUCKET).key("slow/obj"))
-          .asByteArray());
+      assertArrayEquals(
+          fresh, s3.getObjectAsBytes(b -> b.bucket(BUCKET).key("slow/obj")).asByteArray());
       assertArrayEquals(fresh, ufsBytes(BUCKET, "slow/obj"));
       assertEquals("\"" + Checksums.md5Hex(fresh) + "\"", r.header("ETag"));
     } finally {

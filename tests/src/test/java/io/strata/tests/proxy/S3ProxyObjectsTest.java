@@ -1,7 +1,7 @@
 package io.strata.tests.proxy;
 
-import static io.strata.tests.proxy.S3ProxyTestCluster.random;
 import static io.strata.tests.proxy.S3ProxyTestCluster.assertS3Error;
+import static io.strata.tests.proxy.S3ProxyTestCluster.random;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -47,18 +47,20 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
- * Objects through the S3 proxy with the AWS SDK for Java v2: what is written is what is read,
- * what the under store holds and what the namespace lists, byte for byte, whatever the
- * addressing, signing and checksum; metadata, conditions, ranges and key names as S3 has them.
+ * Objects through the S3 proxy with the AWS SDK for Java v2: what is written is what is read, what
+ * the under store holds and what the namespace lists, byte for byte, whatever the addressing,
+ * signing and checksum; metadata, conditions, ranges and key names as S3 has them.
  */
 class S3ProxyObjectsTest {
   private static final String BUCKET = "objects";
-  private static final DateTimeFormatter HTTP_DATE = DateTimeFormatter
-      .ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US).withZone(ZoneOffset.UTC);
+  private static final DateTimeFormatter HTTP_DATE =
+      DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US)
+          .withZone(ZoneOffset.UTC);
 
   @TempDir static Path dir;
   static S3ProxyTestCluster cluster;
   static S3Client s3;
+
   /** Clients of the test user by [virtual host][chunked signing]. */
   static final S3Client[][] CLIENTS = new S3Client[2][2];
 
@@ -68,8 +70,9 @@ class S3ProxyObjectsTest {
     s3 = cluster.client();
     for (int v = 0; v < 2; v++) {
       for (int c = 0; c < 2; c++) {
-        CLIENTS[v][c] = cluster.client(S3ProxyTestCluster.ACCESS_KEY,
-            S3ProxyTestCluster.SECRET_KEY, v == 1, c == 1);
+        CLIENTS[v][c] =
+            cluster.client(
+                S3ProxyTestCluster.ACCESS_KEY, S3ProxyTestCluster.SECRET_KEY, v == 1, c == 1);
       }
     }
     s3.createBucket(b -> b.bucket(BUCKET));
@@ -95,7 +98,6 @@ class S3ProxyObjectsTest {
       cluster.close();
     }
   }
-
 
   static String md5Hex(byte[] data) throws Exception {
     return Checksums.md5Hex(data);
@@ -148,12 +150,17 @@ class S3ProxyObjectsTest {
   void putGetHeadListAndDeleteRoundTripWithTheUnderStore() throws Exception {
     s3.createBucket(b -> b.bucket("basics"));
     byte[] data = random(300_000, 1);
-    PutObjectResponse put = s3.putObject(b -> b.bucket("basics").key("dir/a b+c.bin")
-        .contentType("application/x-test").metadata(Map.of("colour", "blue")),
-        RequestBody.fromBytes(data));
+    PutObjectResponse put =
+        s3.putObject(
+            b ->
+                b.bucket("basics")
+                    .key("dir/a b+c.bin")
+                    .contentType("application/x-test")
+                    .metadata(Map.of("colour", "blue")),
+            RequestBody.fromBytes(data));
     assertEquals("\"" + md5Hex(data) + "\"", put.eTag());
-    ResponseBytes<GetObjectResponse> got = s3.getObjectAsBytes(b -> b.bucket("basics")
-        .key("dir/a b+c.bin"));
+    ResponseBytes<GetObjectResponse> got =
+        s3.getObjectAsBytes(b -> b.bucket("basics").key("dir/a b+c.bin"));
     assertArrayEquals(data, got.asByteArray());
     assertEquals(put.eTag(), got.response().eTag());
     assertEquals("application/x-test", got.response().contentType());
@@ -165,7 +172,8 @@ class S3ProxyObjectsTest {
     HeadObjectResponse head = s3.headObject(b -> b.bucket("basics").key("dir/a b+c.bin"));
     assertEquals(data.length, head.contentLength());
     assertEquals(put.eTag(), head.eTag());
-    assertEquals(cluster.fs().getStatus("/basics/dir/a b+c.bin").getModificationTimeMs() / 1000,
+    assertEquals(
+        cluster.fs().getStatus("/basics/dir/a b+c.bin").getModificationTimeMs() / 1000,
         head.lastModified().getEpochSecond());
 
     ListObjectsV2Response list = s3.listObjectsV2(b -> b.bucket("basics"));
@@ -174,10 +182,11 @@ class S3ProxyObjectsTest {
     assertEquals(put.eTag(), list.contents().get(0).eTag());
 
     s3.deleteObject(b -> b.bucket("basics").key("dir/a b+c.bin"));
-    assertThrows(NoSuchKeyException.class, () -> s3.headObject(b -> b.bucket("basics")
-        .key("dir/a b+c.bin")));
-    assertS3Error("NoSuchKey", 404, () -> s3.getObjectAsBytes(b -> b.bucket("basics")
-        .key("dir/a b+c.bin")));
+    assertThrows(
+        NoSuchKeyException.class,
+        () -> s3.headObject(b -> b.bucket("basics").key("dir/a b+c.bin")));
+    assertS3Error(
+        "NoSuchKey", 404, () -> s3.getObjectAsBytes(b -> b.bucket("basics").key("dir/a b+c.bin")));
     // Deleting a key that is not there succeeds, as in S3.
     s3.deleteObject(b -> b.bucket("basics").key("dir/a b+c.bin"));
     s3.deleteBucket(b -> b.bucket("basics"));
@@ -185,57 +194,75 @@ class S3ProxyObjectsTest {
   }
 
   /**
-   * A bucket whose folder sets ASYNC_THROUGH: a small PUT of a new key answers with the bytes
-   * in a worker's cache only, readable at once with their metadata; a persist then writes them
-   * to the under store (this cluster's master persists only when asked). A PUT over the key
-   * writes through.
+   * A bucket whose folder sets ASYNC_THROUGH: a small PUT of a new key answers with the bytes in a
+   * worker's cache only, readable at once with their metadata; a persist then writes them to the
+   * under store (this cluster's master persists only when asked). A PUT over the key writes
+   * through.
    */
   @Test
   void aBucketWithAsyncThroughAnswersPutsBeforeTheStoreHasThem() throws Exception {
     s3.createBucket(b -> b.bucket("async"));
-    cluster.fs().setAttribute("/async", SetAttributeOptions.defaults().xattr(
-        WriteTypeAttribute.NAME, ByteString.copyFromUtf8("ASYNC_THROUGH")));
+    cluster
+        .fs()
+        .setAttribute(
+            "/async",
+            SetAttributeOptions.defaults()
+                .xattr(WriteTypeAttribute.NAME, ByteString.copyFromUtf8("ASYNC_THROUGH")));
     cluster.fs().createDirectory("/async/dir", false, false);
     byte[] data = random(20_000, 11);
-    PutObjectResponse put = s3.putObject(b -> b.bucket("async").key("dir/shard-0")
-        .metadata(Map.of("part", "0")), RequestBody.fromBytes(data));
-    assertEquals(PersistenceState.PERSISTENCE_TO_BE_PERSISTED,
+    PutObjectResponse put =
+        s3.putObject(
+            b -> b.bucket("async").key("dir/shard-0").metadata(Map.of("part", "0")),
+            RequestBody.fromBytes(data));
+    assertEquals(
+        PersistenceState.PERSISTENCE_TO_BE_PERSISTED,
         cluster.fs().getStatus("/async/dir/shard-0").getPersistenceState());
     assertFalse(Files.exists(cluster.ufs("/async/dir/shard-0")));
-    ResponseBytes<GetObjectResponse> got = s3.getObjectAsBytes(b -> b.bucket("async")
-        .key("dir/shard-0"));
+    ResponseBytes<GetObjectResponse> got =
+        s3.getObjectAsBytes(b -> b.bucket("async").key("dir/shard-0"));
     assertArrayEquals(data, got.asByteArray());
     assertEquals(put.eTag(), got.response().eTag());
     assertEquals("0", got.response().metadata().get("part"));
-    assertEquals(List.of("dir/shard-0"), s3.listObjectsV2(b -> b.bucket("async")).contents()
-        .stream().map(S3Object::key).toList());
+    assertEquals(
+        List.of("dir/shard-0"),
+        s3.listObjectsV2(b -> b.bucket("async")).contents().stream().map(S3Object::key).toList());
 
-    assertEquals(PersistenceState.PERSISTENCE_PERSISTED,
+    assertEquals(
+        PersistenceState.PERSISTENCE_PERSISTED,
         cluster.fs().persist("/async/dir/shard-0").getPersistenceState());
     assertArrayEquals(data, Files.readAllBytes(cluster.ufs("/async/dir/shard-0")));
 
     byte[] again = random(30_000, 12);
     s3.putObject(b -> b.bucket("async").key("dir/shard-0"), RequestBody.fromBytes(again));
     assertArrayEquals(again, Files.readAllBytes(cluster.ufs("/async/dir/shard-0")));
-    assertArrayEquals(again, s3.getObjectAsBytes(b -> b.bucket("async").key("dir/shard-0"))
-        .asByteArray());
+    assertArrayEquals(
+        again, s3.getObjectAsBytes(b -> b.bucket("async").key("dir/shard-0")).asByteArray());
   }
 
   @Test
   void everyAddressingSigningAndChecksumStoresAndReturnsTheSameBytes() throws Exception {
     // The check value of CRC-64/NVME, so that the expected values below are right.
     assertEquals(0xae8b14860a799888L, Checksums.crc64Nvme("123456789".getBytes()));
-    List<ChecksumAlgorithm> algorithms = Arrays.asList(null, ChecksumAlgorithm.CRC32,
-        ChecksumAlgorithm.CRC32_C, ChecksumAlgorithm.CRC64_NVME, ChecksumAlgorithm.SHA1,
-        ChecksumAlgorithm.SHA256);
+    List<ChecksumAlgorithm> algorithms =
+        Arrays.asList(
+            null,
+            ChecksumAlgorithm.CRC32,
+            ChecksumAlgorithm.CRC32_C,
+            ChecksumAlgorithm.CRC64_NVME,
+            ChecksumAlgorithm.SHA1,
+            ChecksumAlgorithm.SHA256);
     int round = 0;
     for (boolean virtualHost : new boolean[] {false, true}) {
       for (boolean chunked : new boolean[] {false, true}) {
         S3Client c = client(virtualHost, chunked);
         for (ChecksumAlgorithm a : algorithms) {
           round++;
-          String what = (virtualHost ? "virtual-host" : "path") + ", "
-              + (chunked ? "chunked" : "unchunked") + ", " + (a == null ? "default" : a);
+          String what =
+              (virtualHost ? "virtual-host" : "path")
+                  + ", "
+                  + (chunked ? "chunked" : "unchunked")
+                  + ", "
+                  + (a == null ? "default" : a);
           // Over 128 KiB, so that chunked signing sends several chunks.
           byte[] data = random(200_000 + round, round);
           String key = "matrix/" + round + " " + (a == null ? "default" : a.toString());
@@ -244,22 +271,30 @@ class S3ProxyObjectsTest {
           String expected = Checksums.of(used, data);
           boolean crc64 = used == ChecksumAlgorithm.CRC64_NVME;
           // The SDK computes CRC64NVME only with the CRT library: the value is given to it.
-          PutObjectResponse put = c.putObject(b -> {
-            b.bucket(BUCKET).key(key);
-            if (crc64) {
-              b.checksumCRC64NVME(expected);
-            } else {
-              b.checksumAlgorithm(a);
-            }
-          }, RequestBody.fromBytes(data));
+          PutObjectResponse put =
+              c.putObject(
+                  b -> {
+                    b.bucket(BUCKET).key(key);
+                    if (crc64) {
+                      b.checksumCRC64NVME(expected);
+                    } else {
+                      b.checksumAlgorithm(a);
+                    }
+                  },
+                  RequestBody.fromBytes(data));
           assertEquals(expected, putChecksum(put, used), what);
           assertEquals("\"" + md5Hex(data) + "\"", put.eTag(), what);
 
           if (crc64) {
-            S3ProxyTestCluster.Response got = cluster.signed("GET", "/" + BUCKET + "/"
-                + encodePath(key), Map.of("x-amz-checksum-mode", "ENABLED"), null,
-                S3ProxyTestCluster.ACCESS_KEY, S3ProxyTestCluster.SECRET_KEY,
-                Clock.systemUTC());
+            S3ProxyTestCluster.Response got =
+                cluster.signed(
+                    "GET",
+                    "/" + BUCKET + "/" + encodePath(key),
+                    Map.of("x-amz-checksum-mode", "ENABLED"),
+                    null,
+                    S3ProxyTestCluster.ACCESS_KEY,
+                    S3ProxyTestCluster.SECRET_KEY,
+                    Clock.systemUTC());
             assertEquals(200, got.status(), what);
             assertArrayEquals(data, got.body(), what);
             assertEquals(expected, got.header(Checksums.header(used)), what);
@@ -268,8 +303,9 @@ class S3ProxyObjectsTest {
             assertNull(got.header("Content-Encoding"), what);
           } else {
             // The SDK checks the checksum it gets against the bytes.
-            ResponseBytes<GetObjectResponse> got = c.getObjectAsBytes(b -> b.bucket(BUCKET)
-                .key(key).checksumMode(ChecksumMode.ENABLED));
+            ResponseBytes<GetObjectResponse> got =
+                c.getObjectAsBytes(
+                    b -> b.bucket(BUCKET).key(key).checksumMode(ChecksumMode.ENABLED));
             assertArrayEquals(data, got.asByteArray(), what);
             assertEquals(expected, getChecksum(got.response(), used), what);
             assertEquals("FULL_OBJECT", got.response().checksumTypeAsString(), what);
@@ -286,13 +322,14 @@ class S3ProxyObjectsTest {
           assertNull(head.contentEncoding(), what);
 
           c.deleteObject(b -> b.bucket(BUCKET).key(key));
-          assertThrows(NoSuchKeyException.class,
-              () -> c.headObject(b -> b.bucket(BUCKET).key(key)), what);
+          assertThrows(
+              NoSuchKeyException.class, () -> c.headObject(b -> b.bucket(BUCKET).key(key)), what);
           assertFalse(Files.exists(cluster.ufs("/" + BUCKET + "/" + key)), what);
         }
       }
     }
-    assertFalse(Files.exists(cluster.ufs("/" + BUCKET + "/matrix")),
+    assertFalse(
+        Files.exists(cluster.ufs("/" + BUCKET + "/matrix")),
         "the emptied folder went with its last key");
   }
 
@@ -303,16 +340,20 @@ class S3ProxyObjectsTest {
     byte[] data = "virtual host".getBytes(StandardCharsets.UTF_8);
     v.putObject(b -> b.bucket("vhost").key("k/é x+y"), RequestBody.fromBytes(data));
     assertArrayEquals(data, Files.readAllBytes(cluster.ufs("/vhost/k/é x+y")));
-    assertArrayEquals(data, s3.getObjectAsBytes(b -> b.bucket("vhost").key("k/é x+y"))
-        .asByteArray());
-    assertEquals(List.of("k/é x+y"), v.listObjectsV2(b -> b.bucket("vhost")).contents()
-        .stream().map(S3Object::key).toList());
+    assertArrayEquals(
+        data, s3.getObjectAsBytes(b -> b.bucket("vhost").key("k/é x+y")).asByteArray());
+    assertEquals(
+        List.of("k/é x+y"),
+        v.listObjectsV2(b -> b.bucket("vhost")).contents().stream().map(S3Object::key).toList());
     v.headBucket(b -> b.bucket("vhost"));
     // Bucket calls name the bucket in the host too; ListBuckets is the domain itself.
     v.createBucket(b -> b.bucket("vhost-made"));
     assertTrue(Files.isDirectory(cluster.ufs("/vhost-made")));
-    assertTrue(v.listBuckets().buckets().stream().map(x -> x.name()).toList()
-        .containsAll(List.of("vhost", "vhost-made")));
+    assertTrue(
+        v.listBuckets().buckets().stream()
+            .map(x -> x.name())
+            .toList()
+            .containsAll(List.of("vhost", "vhost-made")));
     v.putObject(b -> b.bucket("vhost-made").key("x"), RequestBody.fromString("x"));
     assertS3Error("BucketNotEmpty", 409, () -> v.deleteBucket(b -> b.bucket("vhost-made")));
     v.deleteObjects(b -> b.bucket("vhost-made").delete(d -> d.objects(o -> o.key("x"))));
@@ -328,35 +369,60 @@ class S3ProxyObjectsTest {
   void contentMd5AndChecksumsAreVerifiedAndAFailedOneStoresNothing() throws Exception {
     byte[] data = random(70_000, 7);
     String md5 = b64(Checksums.md5(data));
-    s3.putObject(b -> b.bucket(BUCKET).key("md5/good").contentMD5(md5),
-        RequestBody.fromBytes(data));
+    s3.putObject(
+        b -> b.bucket(BUCKET).key("md5/good").contentMD5(md5), RequestBody.fromBytes(data));
     assertArrayEquals(data, get("md5/good"));
 
     String wrong = b64(Checksums.md5("other".getBytes()));
     for (boolean chunked : new boolean[] {false, true}) {
       S3Client c = client(false, chunked);
-      assertS3Error("BadDigest", 400, () -> c.putObject(b -> b.bucket(BUCKET).key("md5/bad")
-          .contentMD5(wrong), RequestBody.fromBytes(data)));
+      assertS3Error(
+          "BadDigest",
+          400,
+          () ->
+              c.putObject(
+                  b -> b.bucket(BUCKET).key("md5/bad").contentMD5(wrong),
+                  RequestBody.fromBytes(data)));
       assertFalse(exists("md5/bad"));
       assertFalse(Files.exists(cluster.ufs("/" + BUCKET + "/md5/bad")));
       assertFalse(cluster.fs().exists("/" + BUCKET + "/md5/bad"));
       // A failed replacement leaves the object as it was.
-      assertS3Error("BadDigest", 400, () -> c.putObject(b -> b.bucket(BUCKET)
-          .key("md5/good").contentMD5(wrong), RequestBody.fromBytes(random(10, 1))));
+      assertS3Error(
+          "BadDigest",
+          400,
+          () ->
+              c.putObject(
+                  b -> b.bucket(BUCKET).key("md5/good").contentMD5(wrong),
+                  RequestBody.fromBytes(random(10, 1))));
       assertArrayEquals(data, get("md5/good"));
       assertArrayEquals(data, ufsBytes("md5/good"));
       // A flexible checksum given by the client that the bytes do not have.
-      assertS3Error("BadDigest", 400, () -> c.putObject(b -> b.bucket(BUCKET).key("md5/bad")
-          .checksumCRC32("AAAAAA=="), RequestBody.fromBytes(data)));
-      assertS3Error("BadDigest", 400, () -> c.putObject(b -> b.bucket(BUCKET).key("md5/bad")
-          .checksumSHA256(b64(new byte[32])), RequestBody.fromBytes(data)));
+      assertS3Error(
+          "BadDigest",
+          400,
+          () ->
+              c.putObject(
+                  b -> b.bucket(BUCKET).key("md5/bad").checksumCRC32("AAAAAA=="),
+                  RequestBody.fromBytes(data)));
+      assertS3Error(
+          "BadDigest",
+          400,
+          () ->
+              c.putObject(
+                  b -> b.bucket(BUCKET).key("md5/bad").checksumSHA256(b64(new byte[32])),
+                  RequestBody.fromBytes(data)));
       assertFalse(exists("md5/bad"));
       assertFalse(Files.exists(cluster.ufs("/" + BUCKET + "/md5/bad")));
     }
     assertEquals(List.of("good"), S3ProxyTestCluster.ufsFiles(cluster.ufs("/" + BUCKET + "/md5")));
     // A Content-MD5 that is no MD5 at all.
-    assertS3Error("InvalidDigest", 400, () -> s3.putObject(b -> b.bucket(BUCKET).key("md5/bad")
-        .contentMD5("not-base64"), RequestBody.fromBytes(data)));
+    assertS3Error(
+        "InvalidDigest",
+        400,
+        () ->
+            s3.putObject(
+                b -> b.bucket(BUCKET).key("md5/bad").contentMD5("not-base64"),
+                RequestBody.fromBytes(data)));
     s3.deleteObject(b -> b.bucket(BUCKET).key("md5/good"));
   }
 
@@ -365,99 +431,161 @@ class S3ProxyObjectsTest {
     byte[] data = random(10_000, 3);
     s3.putObject(b -> b.bucket(BUCKET).key("range/obj"), RequestBody.fromBytes(data));
     record Case(String range, int from, int to) {}
-    for (Case c : List.of(new Case("bytes=0-0", 0, 0), new Case("bytes=100-199", 100, 199),
-        new Case("bytes=9990-", 9990, 9999), new Case("bytes=-10", 9990, 9999),
-        new Case("bytes=5000-20000", 5000, 9999), new Case("bytes=-20000", 0, 9999),
-        new Case("bytes=0-", 0, 9999))) {
-      ResponseBytes<GetObjectResponse> r = s3.getObjectAsBytes(b -> b.bucket(BUCKET)
-          .key("range/obj").range(c.range()));
-      assertArrayEquals(Arrays.copyOfRange(data, c.from(), c.to() + 1), r.asByteArray(),
-          c.range());
-      assertEquals("bytes " + c.from() + "-" + c.to() + "/10000", r.response().contentRange(),
-          c.range());
+    for (Case c :
+        List.of(
+            new Case("bytes=0-0", 0, 0),
+            new Case("bytes=100-199", 100, 199),
+            new Case("bytes=9990-", 9990, 9999),
+            new Case("bytes=-10", 9990, 9999),
+            new Case("bytes=5000-20000", 5000, 9999),
+            new Case("bytes=-20000", 0, 9999),
+            new Case("bytes=0-", 0, 9999))) {
+      ResponseBytes<GetObjectResponse> r =
+          s3.getObjectAsBytes(b -> b.bucket(BUCKET).key("range/obj").range(c.range()));
+      assertArrayEquals(Arrays.copyOfRange(data, c.from(), c.to() + 1), r.asByteArray(), c.range());
+      assertEquals(
+          "bytes " + c.from() + "-" + c.to() + "/10000", r.response().contentRange(), c.range());
       assertEquals(c.to() - c.from() + 1, r.response().contentLength(), c.range());
-      HeadObjectResponse h = s3.headObject(b -> b.bucket(BUCKET).key("range/obj")
-          .range(c.range()));
+      HeadObjectResponse h = s3.headObject(b -> b.bucket(BUCKET).key("range/obj").range(c.range()));
       assertEquals(c.to() - c.from() + 1, h.contentLength(), c.range());
     }
-    S3Exception e = assertS3Error("InvalidRange", 416, () -> s3.getObjectAsBytes(b -> b
-        .bucket(BUCKET).key("range/obj").range("bytes=10000-10001")));
-    assertEquals("bytes */10000", e.awsErrorDetails().sdkHttpResponse()
-        .firstMatchingHeader("Content-Range").orElse(null));
+    S3Exception e =
+        assertS3Error(
+            "InvalidRange",
+            416,
+            () ->
+                s3.getObjectAsBytes(
+                    b -> b.bucket(BUCKET).key("range/obj").range("bytes=10000-10001")));
+    assertEquals(
+        "bytes */10000",
+        e.awsErrorDetails().sdkHttpResponse().firstMatchingHeader("Content-Range").orElse(null));
     // A range S3 ignores (several ranges) returns the whole object.
-    assertArrayEquals(data, s3.getObjectAsBytes(b -> b.bucket(BUCKET).key("range/obj")
-        .range("bytes=0-1,5-6")).asByteArray());
+    assertArrayEquals(
+        data,
+        s3.getObjectAsBytes(b -> b.bucket(BUCKET).key("range/obj").range("bytes=0-1,5-6"))
+            .asByteArray());
     s3.deleteObject(b -> b.bucket(BUCKET).key("range/obj"));
   }
 
   @Test
   void conditionalGetsAndHeadsAnswer304And412AsS3() throws Exception {
     byte[] data = random(1000, 4);
-    String etag = s3.putObject(b -> b.bucket(BUCKET).key("cond/obj"), RequestBody.fromBytes(data))
-        .eTag();
+    String etag =
+        s3.putObject(b -> b.bucket(BUCKET).key("cond/obj"), RequestBody.fromBytes(data)).eTag();
     Instant modified = s3.headObject(b -> b.bucket(BUCKET).key("cond/obj")).lastModified();
     Instant before = modified.minus(1, ChronoUnit.DAYS);
     Instant after = modified.plus(1, ChronoUnit.DAYS);
     String other = "\"0123456789abcdef0123456789abcdef\"";
-    record Case(String name, int status, Consumer<GetObjectRequest.Builder> get,
+    record Case(
+        String name,
+        int status,
+        Consumer<GetObjectRequest.Builder> get,
         Consumer<HeadObjectRequest.Builder> head) {}
-    List<Case> cases = List.of(
-        new Case("If-Match true", 200, b -> b.ifMatch(etag), b -> b.ifMatch(etag)),
-        new Case("If-Match *", 200, b -> b.ifMatch("*"), b -> b.ifMatch("*")),
-        new Case("If-Match false", 412, b -> b.ifMatch(other), b -> b.ifMatch(other)),
-        new Case("If-None-Match true", 200, b -> b.ifNoneMatch(other), b -> b.ifNoneMatch(other)),
-        new Case("If-None-Match false", 304, b -> b.ifNoneMatch(etag), b -> b.ifNoneMatch(etag)),
-        new Case("If-Modified-Since before", 200, b -> b.ifModifiedSince(before),
-            b -> b.ifModifiedSince(before)),
-        new Case("If-Modified-Since at", 304, b -> b.ifModifiedSince(modified),
-            b -> b.ifModifiedSince(modified)),
-        new Case("If-Modified-Since after", 304, b -> b.ifModifiedSince(after),
-            b -> b.ifModifiedSince(after)),
-        new Case("If-Unmodified-Since before", 412, b -> b.ifUnmodifiedSince(before),
-            b -> b.ifUnmodifiedSince(before)),
-        new Case("If-Unmodified-Since at", 200, b -> b.ifUnmodifiedSince(modified),
-            b -> b.ifUnmodifiedSince(modified)),
-        // S3: a true If-Match wins over a false If-Unmodified-Since ...
-        new Case("If-Match true, If-Unmodified-Since false", 200,
-            b -> b.ifMatch(etag).ifUnmodifiedSince(before),
-            b -> b.ifMatch(etag).ifUnmodifiedSince(before)),
-        // ... and a false If-None-Match over a true If-Modified-Since.
-        new Case("If-None-Match false, If-Modified-Since true", 304,
-            b -> b.ifNoneMatch(etag).ifModifiedSince(before),
-            b -> b.ifNoneMatch(etag).ifModifiedSince(before)),
-        new Case("If-None-Match true, If-Modified-Since false", 200,
-            b -> b.ifNoneMatch(other).ifModifiedSince(after),
-            b -> b.ifNoneMatch(other).ifModifiedSince(after)),
-        new Case("If-Match false, If-None-Match false", 412,
-            b -> b.ifMatch(other).ifNoneMatch(etag), b -> b.ifMatch(other).ifNoneMatch(etag)));
+    List<Case> cases =
+        List.of(
+            new Case("If-Match true", 200, b -> b.ifMatch(etag), b -> b.ifMatch(etag)),
+            new Case("If-Match *", 200, b -> b.ifMatch("*"), b -> b.ifMatch("*")),
+            new Case("If-Match false", 412, b -> b.ifMatch(other), b -> b.ifMatch(other)),
+            new Case(
+                "If-None-Match true", 200, b -> b.ifNoneMatch(other), b -> b.ifNoneMatch(other)),
+            new Case(
+                "If-None-Match false", 304, b -> b.ifNoneMatch(etag), b -> b.ifNoneMatch(etag)),
+            new Case(
+                "If-Modified-Since before",
+                200,
+                b -> b.ifModifiedSince(before),
+                b -> b.ifModifiedSince(before)),
+            new Case(
+                "If-Modified-Since at",
+                304,
+                b -> b.ifModifiedSince(modified),
+                b -> b.ifModifiedSince(modified)),
+            new Case(
+                "If-Modified-Since after",
+                304,
+                b -> b.ifModifiedSince(after),
+                b -> b.ifModifiedSince(after)),
+            new Case(
+                "If-Unmodified-Since before",
+                412,
+                b -> b.ifUnmodifiedSince(before),
+                b -> b.ifUnmodifiedSince(before)),
+            new Case(
+                "If-Unmodified-Since at",
+                200,
+                b -> b.ifUnmodifiedSince(modified),
+                b -> b.ifUnmodifiedSince(modified)),
+            // S3: a true If-Match wins over a false If-Unmodified-Since ...
+            new Case(
+                "If-Match true, If-Unmodified-Since false",
+                200,
+                b -> b.ifMatch(etag).ifUnmodifiedSince(before),
+                b -> b.ifMatch(etag).ifUnmodifiedSince(before)),
+            // ... and a false If-None-Match over a true If-Modified-Since.
+            new Case(
+                "If-None-Match false, If-Modified-Since true",
+                304,
+                b -> b.ifNoneMatch(etag).ifModifiedSince(before),
+                b -> b.ifNoneMatch(etag).ifModifiedSince(before)),
+            new Case(
+                "If-None-Match true, If-Modified-Since false",
+                200,
+                b -> b.ifNoneMatch(other).ifModifiedSince(after),
+                b -> b.ifNoneMatch(other).ifModifiedSince(after)),
+            new Case(
+                "If-Match false, If-None-Match false",
+                412,
+                b -> b.ifMatch(other).ifNoneMatch(etag),
+                b -> b.ifMatch(other).ifNoneMatch(etag)));
     for (Case c : cases) {
       if (c.status() == 200) {
-        ResponseBytes<GetObjectResponse> r = s3.getObjectAsBytes(b -> {
-          b.bucket(BUCKET).key("cond/obj");
-          c.get().accept(b);
-        });
+        ResponseBytes<GetObjectResponse> r =
+            s3.getObjectAsBytes(
+                b -> {
+                  b.bucket(BUCKET).key("cond/obj");
+                  c.get().accept(b);
+                });
         assertArrayEquals(data, r.asByteArray(), c.name());
-        assertEquals(etag, s3.headObject(b -> {
-          b.bucket(BUCKET).key("cond/obj");
-          c.head().accept(b);
-        }).eTag(), c.name());
+        assertEquals(
+            etag,
+            s3.headObject(
+                    b -> {
+                      b.bucket(BUCKET).key("cond/obj");
+                      c.head().accept(b);
+                    })
+                .eTag(),
+            c.name());
         continue;
       }
-      S3Exception g = assertThrows(S3Exception.class, () -> s3.getObjectAsBytes(b -> {
-        b.bucket(BUCKET).key("cond/obj");
-        c.get().accept(b);
-      }), c.name());
+      S3Exception g =
+          assertThrows(
+              S3Exception.class,
+              () ->
+                  s3.getObjectAsBytes(
+                      b -> {
+                        b.bucket(BUCKET).key("cond/obj");
+                        c.get().accept(b);
+                      }),
+              c.name());
       assertEquals(c.status(), g.statusCode(), c.name());
       if (c.status() == 412) {
         assertEquals("PreconditionFailed", g.awsErrorDetails().errorCode(), c.name());
       } else {
-        assertEquals(etag, g.awsErrorDetails().sdkHttpResponse().firstMatchingHeader("ETag")
-            .orElse(null), c.name());
+        assertEquals(
+            etag,
+            g.awsErrorDetails().sdkHttpResponse().firstMatchingHeader("ETag").orElse(null),
+            c.name());
       }
-      S3Exception h = assertThrows(S3Exception.class, () -> s3.headObject(b -> {
-        b.bucket(BUCKET).key("cond/obj");
-        c.head().accept(b);
-      }), c.name());
+      S3Exception h =
+          assertThrows(
+              S3Exception.class,
+              () ->
+                  s3.headObject(
+                      b -> {
+                        b.bucket(BUCKET).key("cond/obj");
+                        c.head().accept(b);
+                      }),
+              c.name());
       assertEquals(c.status(), h.statusCode(), c.name());
     }
     s3.deleteObject(b -> b.bucket(BUCKET).key("cond/obj"));
@@ -466,27 +594,44 @@ class S3ProxyObjectsTest {
   @Test
   void putWithIfNoneMatchStarCreatesOnlyOnce() throws Exception {
     byte[] first = random(5000, 5);
-    s3.putObject(b -> b.bucket(BUCKET).key("once/obj").ifNoneMatch("*"),
-        RequestBody.fromBytes(first));
+    s3.putObject(
+        b -> b.bucket(BUCKET).key("once/obj").ifNoneMatch("*"), RequestBody.fromBytes(first));
     for (boolean chunked : new boolean[] {false, true}) {
       S3Client c = client(false, chunked);
-      assertS3Error("PreconditionFailed", 412, () -> c.putObject(b -> b.bucket(BUCKET)
-          .key("once/obj").ifNoneMatch("*"), RequestBody.fromBytes(random(6000, 6))));
+      assertS3Error(
+          "PreconditionFailed",
+          412,
+          () ->
+              c.putObject(
+                  b -> b.bucket(BUCKET).key("once/obj").ifNoneMatch("*"),
+                  RequestBody.fromBytes(random(6000, 6))));
     }
     assertArrayEquals(first, get("once/obj"));
     assertArrayEquals(first, ufsBytes("once/obj"));
     // If-Match on PUT replaces only the version named.
     String etag = "\"" + md5Hex(first) + "\"";
-    assertS3Error("PreconditionFailed", 412, () -> s3.putObject(b -> b.bucket(BUCKET)
-        .key("once/obj").ifMatch("\"0123456789abcdef0123456789abcdef\""),
-        RequestBody.fromBytes(random(10, 9))));
+    assertS3Error(
+        "PreconditionFailed",
+        412,
+        () ->
+            s3.putObject(
+                b ->
+                    b.bucket(BUCKET)
+                        .key("once/obj")
+                        .ifMatch("\"0123456789abcdef0123456789abcdef\""),
+                RequestBody.fromBytes(random(10, 9))));
     byte[] second = random(7000, 8);
-    s3.putObject(b -> b.bucket(BUCKET).key("once/obj").ifMatch(etag),
-        RequestBody.fromBytes(second));
+    s3.putObject(
+        b -> b.bucket(BUCKET).key("once/obj").ifMatch(etag), RequestBody.fromBytes(second));
     assertArrayEquals(second, get("once/obj"));
     assertArrayEquals(second, ufsBytes("once/obj"));
-    assertS3Error("NoSuchKey", 404, () -> s3.putObject(b -> b.bucket(BUCKET).key("once/none")
-        .ifMatch(etag), RequestBody.fromBytes(second)));
+    assertS3Error(
+        "NoSuchKey",
+        404,
+        () ->
+            s3.putObject(
+                b -> b.bucket(BUCKET).key("once/none").ifMatch(etag),
+                RequestBody.fromBytes(second)));
     assertFalse(exists("once/none"));
     s3.deleteObject(b -> b.bucket(BUCKET).key("once/obj"));
   }
@@ -494,64 +639,120 @@ class S3ProxyObjectsTest {
   @Test
   void metadataIsReturnedAsGiven() throws Exception {
     Instant expires = Instant.parse("2031-02-03T04:05:06Z");
-    Map<String, String> meta = Map.of("colour", "blue", "multi-word-name", "a value, with comma",
-        "empty", "");
+    Map<String, String> meta =
+        Map.of("colour", "blue", "multi-word-name", "a value, with comma", "empty", "");
     for (boolean chunked : new boolean[] {false, true}) {
       S3Client c = client(false, chunked);
       String key = "meta/" + chunked;
       byte[] data = random(150_000, 11);
-      c.putObject(b -> b.bucket(BUCKET).key(key).contentType("text/x-strata; charset=utf-8")
-          .contentEncoding("gzip").contentDisposition("attachment; filename=\"a b.txt\"")
-          .contentLanguage("de-CH").cacheControl("max-age=60, private").expires(expires)
-          .metadata(meta), RequestBody.fromBytes(data));
-      ResponseBytes<GetObjectResponse> got = c.getObjectAsBytes(b -> b.bucket(BUCKET)
-          .key(key));
+      c.putObject(
+          b ->
+              b.bucket(BUCKET)
+                  .key(key)
+                  .contentType("text/x-strata; charset=utf-8")
+                  .contentEncoding("gzip")
+                  .contentDisposition("attachment; filename=\"a b.txt\"")
+                  .contentLanguage("de-CH")
+                  .cacheControl("max-age=60, private")
+                  .expires(expires)
+                  .metadata(meta),
+          RequestBody.fromBytes(data));
+      ResponseBytes<GetObjectResponse> got = c.getObjectAsBytes(b -> b.bucket(BUCKET).key(key));
       HeadObjectResponse head = c.headObject(b -> b.bucket(BUCKET).key(key));
       assertArrayEquals(data, got.asByteArray());
       assertArrayEquals(data, ufsBytes(key));
       GetObjectResponse g = got.response();
-      List<List<Object>> seen = List.of(
-          List.of(g.contentType(), g.contentEncoding(), g.contentDisposition(),
-              g.contentLanguage(), g.cacheControl(), g.expiresString(), g.metadata()),
-          List.of(head.contentType(), head.contentEncoding(), head.contentDisposition(),
-              head.contentLanguage(), head.cacheControl(), head.expiresString(),
-              head.metadata()));
+      List<List<Object>> seen =
+          List.of(
+              List.of(
+                  g.contentType(),
+                  g.contentEncoding(),
+                  g.contentDisposition(),
+                  g.contentLanguage(),
+                  g.cacheControl(),
+                  g.expiresString(),
+                  g.metadata()),
+              List.of(
+                  head.contentType(),
+                  head.contentEncoding(),
+                  head.contentDisposition(),
+                  head.contentLanguage(),
+                  head.cacheControl(),
+                  head.expiresString(),
+                  head.metadata()));
       for (List<Object> answer : seen) {
-        assertEquals(List.of("text/x-strata; charset=utf-8", "gzip",
-            "attachment; filename=\"a b.txt\"", "de-CH", "max-age=60, private",
-            HTTP_DATE.format(expires), meta), answer, "chunked " + chunked);
+        assertEquals(
+            List.of(
+                "text/x-strata; charset=utf-8",
+                "gzip",
+                "attachment; filename=\"a b.txt\"",
+                "de-CH",
+                "max-age=60, private",
+                HTTP_DATE.format(expires),
+                meta),
+            answer,
+            "chunked " + chunked);
       }
       // GetObject's response-* parameters override what is stored, for that answer only.
-      GetObjectResponse overridden = c.getObject(b -> b.bucket(BUCKET).key(key)
-          .responseContentType("application/json").responseCacheControl("no-cache")
-          .responseContentDisposition("inline"), (resp, in) -> resp);
+      GetObjectResponse overridden =
+          c.getObject(
+              b ->
+                  b.bucket(BUCKET)
+                      .key(key)
+                      .responseContentType("application/json")
+                      .responseCacheControl("no-cache")
+                      .responseContentDisposition("inline"),
+              (resp, in) -> resp);
       assertEquals("application/json", overridden.contentType());
       assertEquals("no-cache", overridden.cacheControl());
       assertEquals("inline", overridden.contentDisposition());
-      assertEquals("text/x-strata; charset=utf-8",
+      assertEquals(
+          "text/x-strata; charset=utf-8",
           c.headObject(b -> b.bucket(BUCKET).key(key)).contentType());
       c.deleteObject(b -> b.bucket(BUCKET).key(key));
     }
     // An object stored without a type has S3's default one.
     s3.putObject(b -> b.bucket(BUCKET).key("meta/untyped"), RequestBody.fromBytes(new byte[3]));
     HeadObjectResponse h = s3.headObject(b -> b.bucket(BUCKET).key("meta/untyped"));
-    assertTrue(h.contentType().equals("binary/octet-stream")
-        || h.contentType().equals("application/octet-stream"), h.contentType());
+    assertTrue(
+        h.contentType().equals("binary/octet-stream")
+            || h.contentType().equals("application/octet-stream"),
+        h.contentType());
     assertTrue(h.metadata().isEmpty());
     // More than 2 KiB of user metadata is refused.
-    assertS3Error("MetadataTooLarge", 400, () -> s3.putObject(b -> b.bucket(BUCKET)
-        .key("meta/too-large").metadata(Map.of("big", "x".repeat(2100))),
-        RequestBody.fromBytes(new byte[1])));
+    assertS3Error(
+        "MetadataTooLarge",
+        400,
+        () ->
+            s3.putObject(
+                b ->
+                    b.bucket(BUCKET)
+                        .key("meta/too-large")
+                        .metadata(Map.of("big", "x".repeat(2100))),
+                RequestBody.fromBytes(new byte[1])));
     assertFalse(exists("meta/too-large"));
     s3.deleteObject(b -> b.bucket(BUCKET).key("meta/untyped"));
   }
 
   @Test
   void keysWithSpacesUnicodeAndReservedCharactersRoundTrip() throws Exception {
-    List<String> keys = List.of("with space", "unicode-ü-日本語-😀", "plus+sign", "a+b c+d",
-        "percent%20literal", "percent%2Fslash", "equals=and&amp", "q?mark#hash", "semi;colon",
-        "tilde~star*paren()", "nested dir/with space/and+plus/x=1&y=2", "trailing.dot.",
-        "quote'double\"", "back\\slash", "comma,colon:at@dollar$");
+    List<String> keys =
+        List.of(
+            "with space",
+            "unicode-ü-日本語-😀",
+            "plus+sign",
+            "a+b c+d",
+            "percent%20literal",
+            "percent%2Fslash",
+            "equals=and&amp",
+            "q?mark#hash",
+            "semi;colon",
+            "tilde~star*paren()",
+            "nested dir/with space/and+plus/x=1&y=2",
+            "trailing.dot.",
+            "quote'double\"",
+            "back\\slash",
+            "comma,colon:at@dollar$");
     s3.createBucket(b -> b.bucket("keys"));
     for (int i = 0; i < keys.size(); i++) {
       String key = keys.get(i);
@@ -559,19 +760,20 @@ class S3ProxyObjectsTest {
       boolean chunked = i % 2 == 1;
       S3Client c = client(i % 3 == 2, chunked);
       c.putObject(b -> b.bucket("keys").key(key), RequestBody.fromBytes(data));
-      assertArrayEquals(data, c.getObjectAsBytes(b -> b.bucket("keys").key(key))
-          .asByteArray(), key);
-      assertEquals(data.length, c.headObject(b -> b.bucket("keys").key(key)).contentLength(),
-          key);
+      assertArrayEquals(
+          data, c.getObjectAsBytes(b -> b.bucket("keys").key(key)).asByteArray(), key);
+      assertEquals(data.length, c.headObject(b -> b.bucket("keys").key(key)).contentLength(), key);
       // The key is the file's path below the bucket, character for character.
       assertArrayEquals(data, Files.readAllBytes(cluster.ufs("/keys/" + key)), key);
     }
     List<String> expected = keys.stream().sorted(S3ProxyObjectsTest::utf8Compare).toList();
-    List<String> listed = s3.listObjectsV2(b -> b.bucket("keys")).contents().stream()
-        .map(S3Object::key).toList();
+    List<String> listed =
+        s3.listObjectsV2(b -> b.bucket("keys")).contents().stream().map(S3Object::key).toList();
     assertEquals(expected, listed);
-    List<String> listedUrl = s3.listObjectsV2(b -> b.bucket("keys").encodingType("url"))
-        .contents().stream().map(S3Object::key).toList();
+    List<String> listedUrl =
+        s3.listObjectsV2(b -> b.bucket("keys").encodingType("url")).contents().stream()
+            .map(S3Object::key)
+            .toList();
     assertEquals(expected, listedUrl);
     assertEquals(keys.stream().sorted().toList(), cluster.namespaceKeys("/keys"));
     for (String key : keys) {
@@ -582,8 +784,8 @@ class S3ProxyObjectsTest {
   }
 
   static int utf8Compare(String a, String b) {
-    return Arrays.compareUnsigned(a.getBytes(StandardCharsets.UTF_8),
-        b.getBytes(StandardCharsets.UTF_8));
+    return Arrays.compareUnsigned(
+        a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
   }
 
   @Test
@@ -591,40 +793,74 @@ class S3ProxyObjectsTest {
     s3.createBucket(b -> b.bucket("jail"));
     List<String> before = S3ProxyTestCluster.ufsFiles(cluster.cluster.underStoreRoot());
     record Case(String key, String code) {}
-    List<Case> cases = List.of(new Case("a//b", "InvalidArgument"),
-        new Case("../x", "InvalidArgument"), new Case("a/../../escape", "InvalidArgument"),
-        new Case("./x", "InvalidArgument"), new Case("a/./b", "InvalidArgument"),
-        new Case("/leading", "InvalidArgument"), new Case("..", "InvalidArgument"),
-        new Case(".strata-uploads/x", "InvalidArgument"),
-        new Case("seg/" + "s".repeat(256), "KeyTooLongError"),
-        new Case("k".repeat(1025), "KeyTooLongError"),
-        new Case("é".repeat(513), "KeyTooLongError"));
+    List<Case> cases =
+        List.of(
+            new Case("a//b", "InvalidArgument"),
+            new Case("../x", "InvalidArgument"),
+            new Case("a/../../escape", "InvalidArgument"),
+            new Case("./x", "InvalidArgument"),
+            new Case("a/./b", "InvalidArgument"),
+            new Case("/leading", "InvalidArgument"),
+            new Case("..", "InvalidArgument"),
+            new Case(".strata-uploads/x", "InvalidArgument"),
+            new Case("seg/" + "s".repeat(256), "KeyTooLongError"),
+            new Case("k".repeat(1025), "KeyTooLongError"),
+            new Case("é".repeat(513), "KeyTooLongError"));
     for (Case c : cases) {
       // Signed by the SDK's signer and sent as it is, so that no client normalises the path.
       String raw = "/jail/" + encodePath(c.key());
-      S3ProxyTestCluster.Response put = cluster.signed("PUT", raw, Map.of(),
-          "x".getBytes(StandardCharsets.UTF_8), S3ProxyTestCluster.ACCESS_KEY,
-          S3ProxyTestCluster.SECRET_KEY, Clock.systemUTC());
+      S3ProxyTestCluster.Response put =
+          cluster.signed(
+              "PUT",
+              raw,
+              Map.of(),
+              "x".getBytes(StandardCharsets.UTF_8),
+              S3ProxyTestCluster.ACCESS_KEY,
+              S3ProxyTestCluster.SECRET_KEY,
+              Clock.systemUTC());
       assertEquals(400, put.status(), c.key() + ": " + put.text());
       assertEquals(c.code(), put.errorCode(), c.key());
-      S3ProxyTestCluster.Response get = cluster.signed("GET", raw, Map.of(), null,
-          S3ProxyTestCluster.ACCESS_KEY, S3ProxyTestCluster.SECRET_KEY, Clock.systemUTC());
+      S3ProxyTestCluster.Response get =
+          cluster.signed(
+              "GET",
+              raw,
+              Map.of(),
+              null,
+              S3ProxyTestCluster.ACCESS_KEY,
+              S3ProxyTestCluster.SECRET_KEY,
+              Clock.systemUTC());
       assertEquals(400, get.status(), c.key() + ": " + get.text());
-      S3ProxyTestCluster.Response mpu = cluster.signed("POST", raw + "?uploads", Map.of(),
-          null, S3ProxyTestCluster.ACCESS_KEY, S3ProxyTestCluster.SECRET_KEY,
-          Clock.systemUTC());
+      S3ProxyTestCluster.Response mpu =
+          cluster.signed(
+              "POST",
+              raw + "?uploads",
+              Map.of(),
+              null,
+              S3ProxyTestCluster.ACCESS_KEY,
+              S3ProxyTestCluster.SECRET_KEY,
+              Clock.systemUTC());
       assertEquals(400, mpu.status(), c.key() + ": " + mpu.text());
     }
     // The same through the SDK, for keys it sends as they are.
     for (String key : List.of("a//b", "../x", "sdk/../../escape")) {
-      S3Exception e = assertThrows(S3Exception.class, () -> s3.putObject(b -> b.bucket("jail")
-          .key(key), RequestBody.fromString("x")), key);
+      S3Exception e =
+          assertThrows(
+              S3Exception.class,
+              () -> s3.putObject(b -> b.bucket("jail").key(key), RequestBody.fromString("x")),
+              key);
       assertEquals(400, e.statusCode(), key);
     }
     // Percent-encoded slashes and dots decode to the same refused keys.
-    S3ProxyTestCluster.Response encoded = cluster.signed("PUT", "/jail/../../escape",
-        "/jail/..%2F..%2Fescape", Map.of(), "x".getBytes(StandardCharsets.UTF_8), S3ProxyTestCluster.ACCESS_KEY,
-        S3ProxyTestCluster.SECRET_KEY, Clock.systemUTC());
+    S3ProxyTestCluster.Response encoded =
+        cluster.signed(
+            "PUT",
+            "/jail/../../escape",
+            "/jail/..%2F..%2Fescape",
+            Map.of(),
+            "x".getBytes(StandardCharsets.UTF_8),
+            S3ProxyTestCluster.ACCESS_KEY,
+            S3ProxyTestCluster.SECRET_KEY,
+            Clock.systemUTC());
     assertEquals(400, encoded.status(), encoded.text());
     assertEquals("InvalidArgument", encoded.errorCode());
     assertEquals(before, S3ProxyTestCluster.ufsFiles(cluster.cluster.underStoreRoot()));
@@ -635,8 +871,9 @@ class S3ProxyObjectsTest {
     String longest = ("s".repeat(254) + "/").repeat(4) + "k".repeat(1024 - 255 * 4);
     assertEquals(1024, longest.length());
     s3.putObject(b -> b.bucket("jail").key(longest), RequestBody.fromString("long"));
-    assertEquals("long", new String(Files.readAllBytes(cluster.ufs("/jail/" + longest)),
-        StandardCharsets.UTF_8));
+    assertEquals(
+        "long",
+        new String(Files.readAllBytes(cluster.ufs("/jail/" + longest)), StandardCharsets.UTF_8));
     s3.deleteObject(b -> b.bucket("jail").key(longest));
     s3.deleteBucket(b -> b.bucket("jail"));
   }
@@ -646,8 +883,14 @@ class S3ProxyObjectsTest {
     StringBuilder out = new StringBuilder();
     for (byte b : key.getBytes(StandardCharsets.UTF_8)) {
       char c = (char) (b & 0xff);
-      if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
-          || c == '-' || c == '_' || c == '.' || c == '~' || c == '/') {
+      if ((c >= 'A' && c <= 'Z')
+          || (c >= 'a' && c <= 'z')
+          || (c >= '0' && c <= '9')
+          || c == '-'
+          || c == '_'
+          || c == '.'
+          || c == '~'
+          || c == '/') {
         out.append(c);
       } else {
         out.append('%').append(String.format("%02X", b & 0xff));
@@ -661,11 +904,10 @@ class S3ProxyObjectsTest {
     for (boolean chunked : new boolean[] {false, true}) {
       S3Client c = client(false, chunked);
       String key = "empty/" + chunked;
-      PutObjectResponse put = c.putObject(b -> b.bucket(BUCKET).key(key),
-          RequestBody.empty());
+      PutObjectResponse put = c.putObject(b -> b.bucket(BUCKET).key(key), RequestBody.empty());
       assertEquals("\"d41d8cd98f00b204e9800998ecf8427e\"", put.eTag());
-      ResponseBytes<GetObjectResponse> got = c.getObjectAsBytes(b -> b.bucket(BUCKET)
-          .key(key).checksumMode(ChecksumMode.ENABLED));
+      ResponseBytes<GetObjectResponse> got =
+          c.getObjectAsBytes(b -> b.bucket(BUCKET).key(key).checksumMode(ChecksumMode.ENABLED));
       assertEquals(0, got.asByteArray().length);
       assertEquals(0L, got.response().contentLength());
       assertEquals(put.eTag(), got.response().eTag());
@@ -673,8 +915,10 @@ class S3ProxyObjectsTest {
       assertTrue(Files.isRegularFile(cluster.ufs("/" + BUCKET + "/" + key)));
       assertEquals(0, Files.size(cluster.ufs("/" + BUCKET + "/" + key)));
       assertEquals(0L, cluster.fs().getStatus("/" + BUCKET + "/" + key).getLength());
-      assertS3Error("InvalidRange", 416, () -> c.getObjectAsBytes(b -> b.bucket(BUCKET)
-          .key(key).range("bytes=0-0")));
+      assertS3Error(
+          "InvalidRange",
+          416,
+          () -> c.getObjectAsBytes(b -> b.bucket(BUCKET).key(key).range("bytes=0-0")));
       c.deleteObject(b -> b.bucket(BUCKET).key(key));
     }
   }
@@ -688,10 +932,13 @@ class S3ProxyObjectsTest {
     // A key that names a folder, or a folder prefix, deletes nothing.
     s3.deleteObject(b -> b.bucket(BUCKET).key("del/a"));
     s3.deleteObject(b -> b.bucket(BUCKET).key("del/a/"));
-    assertEquals(List.of("del/a/2", "del/b"), s3.listObjectsV2(b -> b.bucket(BUCKET)
-        .prefix("del/")).contents().stream().map(S3Object::key).toList());
-    assertEquals(List.of("a/2", "b"), S3ProxyTestCluster.ufsFiles(cluster.ufs("/" + BUCKET
-        + "/del")));
+    assertEquals(
+        List.of("del/a/2", "del/b"),
+        s3.listObjectsV2(b -> b.bucket(BUCKET).prefix("del/")).contents().stream()
+            .map(S3Object::key)
+            .toList());
+    assertEquals(
+        List.of("a/2", "b"), S3ProxyTestCluster.ufsFiles(cluster.ufs("/" + BUCKET + "/del")));
     s3.deleteObject(b -> b.bucket(BUCKET).key("del/a/2"));
     s3.deleteObject(b -> b.bucket(BUCKET).key("del/b"));
     assertFalse(Files.exists(cluster.ufs("/" + BUCKET + "/del")));
@@ -701,28 +948,39 @@ class S3ProxyObjectsTest {
   @Test
   void aKeyCannotBeBothAnObjectAndAFolder() throws Exception {
     s3.putObject(b -> b.bucket(BUCKET).key("conflict/file"), RequestBody.fromString("f"));
-    assertS3Error("KeyConflict", 409, () -> s3.putObject(b -> b.bucket(BUCKET)
-        .key("conflict/file/below"), RequestBody.fromString("x")));
+    assertS3Error(
+        "KeyConflict",
+        409,
+        () ->
+            s3.putObject(
+                b -> b.bucket(BUCKET).key("conflict/file/below"), RequestBody.fromString("x")));
     s3.putObject(b -> b.bucket(BUCKET).key("conflict/dir/below"), RequestBody.fromString("d"));
-    assertS3Error("KeyConflict", 409, () -> s3.putObject(b -> b.bucket(BUCKET)
-        .key("conflict/dir"), RequestBody.fromString("x")));
+    assertS3Error(
+        "KeyConflict",
+        409,
+        () -> s3.putObject(b -> b.bucket(BUCKET).key("conflict/dir"), RequestBody.fromString("x")));
     assertArrayEquals("f".getBytes(), get("conflict/file"));
     assertArrayEquals("d".getBytes(), get("conflict/dir/below"));
-    assertEquals(List.of("conflict/dir/below", "conflict/file"), cluster.namespaceKeys("/"
-        + BUCKET).stream().filter(k -> k.startsWith("conflict/")).toList());
+    assertEquals(
+        List.of("conflict/dir/below", "conflict/file"),
+        cluster.namespaceKeys("/" + BUCKET).stream()
+            .filter(k -> k.startsWith("conflict/"))
+            .toList());
     s3.deleteObject(b -> b.bucket(BUCKET).key("conflict/file"));
     s3.deleteObject(b -> b.bucket(BUCKET).key("conflict/dir/below"));
   }
 
   @Test
   void readsOfMissingObjectsAreNoSuchKey() {
-    assertS3Error("NoSuchKey", 404, () -> s3.getObjectAsBytes(b -> b.bucket(BUCKET)
-        .key("missing/key")));
-    NoSuchKeyException e = assertThrows(NoSuchKeyException.class, () -> s3.headObject(b -> b
-        .bucket(BUCKET).key("missing/key")));
+    assertS3Error(
+        "NoSuchKey", 404, () -> s3.getObjectAsBytes(b -> b.bucket(BUCKET).key("missing/key")));
+    NoSuchKeyException e =
+        assertThrows(
+            NoSuchKeyException.class,
+            () -> s3.headObject(b -> b.bucket(BUCKET).key("missing/key")));
     assertEquals(404, e.statusCode());
-    assertS3Error("NoSuchKey", 404, () -> s3.getObjectTagging(b -> b.bucket(BUCKET)
-        .key("missing/key")));
+    assertS3Error(
+        "NoSuchKey", 404, () -> s3.getObjectTagging(b -> b.bucket(BUCKET).key("missing/key")));
     assertNotNull(s3.deleteObject(b -> b.bucket(BUCKET).key("missing/key")));
   }
 }

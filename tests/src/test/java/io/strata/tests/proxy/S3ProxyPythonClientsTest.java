@@ -36,9 +36,9 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
  * The S3 proxy with real Python clients: boto3 (a script that runs every operation the proxy
- * supports and checks each answer) and the AWS CLI's {@code aws s3} commands. Both come from
- * the virtual environment that {@code bin/setup} makes in .venv/proxy-clients, with the pinned
- * versions of tests/src/test/resources/proxy/requirements.txt; without it the test fails.
+ * supports and checks each answer) and the AWS CLI's {@code aws s3} commands. Both come from the
+ * virtual environment that {@code bin/setup} makes in .venv/proxy-clients, with the pinned versions
+ * of tests/src/test/resources/proxy/requirements.txt; without it the test fails.
  */
 class S3ProxyPythonClientsTest {
   private static final long CLIENT_TIMEOUT_SECONDS = 120;
@@ -51,10 +51,13 @@ class S3ProxyPythonClientsTest {
   @BeforeAll
   static void start() throws Exception {
     venv = repositoryRoot().resolve(".venv/proxy-clients");
-    if (!Files.isExecutable(venv.resolve("bin/python")) || !Files.isExecutable(
-        venv.resolve("bin/aws"))) {
-      fail("The Python S3 clients are not installed in " + venv + ": run bin/setup, which"
-          + " installs them (boto3, the AWS CLI) into that virtual environment");
+    if (!Files.isExecutable(venv.resolve("bin/python"))
+        || !Files.isExecutable(venv.resolve("bin/aws"))) {
+      fail(
+          "The Python S3 clients are not installed in "
+              + venv
+              + ": run bin/setup, which"
+              + " installs them (boto3, the AWS CLI) into that virtual environment");
     }
     cluster = S3ProxyTestCluster.start(dir.resolve("cluster"), Map.of(), List.of());
     s3 = cluster.client();
@@ -72,12 +75,20 @@ class S3ProxyPythonClientsTest {
 
   @Test
   void boto3RunsEverySupportedOperationAndItsChecksPass() throws Exception {
-    Path script = Path.of(S3ProxyPythonClientsTest.class.getResource("/proxy/boto3_script.py")
-        .toURI());
-    Result r = run(List.of(venv.resolve("bin/python").toString(), script.toString(),
-        cluster.endpoint.toString(), S3ProxyTestCluster.ACCESS_KEY,
-        S3ProxyTestCluster.SECRET_KEY, "boto3-bucket",
-        cluster.cluster.underStoreRoot().toString()), Map.of(), dir);
+    Path script =
+        Path.of(S3ProxyPythonClientsTest.class.getResource("/proxy/boto3_script.py").toURI());
+    Result r =
+        run(
+            List.of(
+                venv.resolve("bin/python").toString(),
+                script.toString(),
+                cluster.endpoint.toString(),
+                S3ProxyTestCluster.ACCESS_KEY,
+                S3ProxyTestCluster.SECRET_KEY,
+                "boto3-bucket",
+                cluster.cluster.underStoreRoot().toString()),
+            Map.of(),
+            dir);
     assertEquals(0, r.exitCode, "the boto3 script failed:\n" + r.output);
     assertTrue(r.output.contains("all checks passed"), r.output);
     long checks = r.output.lines().filter(l -> l.startsWith("ok ")).count();
@@ -96,10 +107,9 @@ class S3ProxyPythonClientsTest {
     aws(work, "s3", "cp", "big.bin", "s3://cli-bucket/in/big.bin");
     HeadObjectResponse head = s3.headObject(b -> b.bucket("cli-bucket").key("in/big.bin"));
     assertEquals(big.length, head.contentLength());
-    assertTrue(head.eTag().endsWith("-3\""), "not a multipart upload of 3 parts: "
-        + head.eTag());
-    assertArrayEquals(big, Files.readAllBytes(cluster.cluster.underStoreRoot()
-        .resolve("cli-bucket/in/big.bin")));
+    assertTrue(head.eTag().endsWith("-3\""), "not a multipart upload of 3 parts: " + head.eTag());
+    assertArrayEquals(
+        big, Files.readAllBytes(cluster.cluster.underStoreRoot().resolve("cli-bucket/in/big.bin")));
     aws(work, "s3", "cp", "s3://cli-bucket/in/big.bin", "down.bin");
     assertArrayEquals(big, Files.readAllBytes(work.resolve("down.bin")));
 
@@ -109,26 +119,32 @@ class S3ProxyPythonClientsTest {
     Files.writeString(folder.resolve("c ü.txt"), "gamma");
     String synced = aws(work, "s3", "sync", "folder", "s3://cli-bucket/synced");
     assertEquals(3, synced.lines().filter(l -> l.startsWith("upload:")).count(), synced);
-    assertEquals(List.of("in/big.bin", "synced/a.txt", "synced/sub dir/b.txt",
-        "synced/sub dir/c ü.txt"), keys("cli-bucket"));
+    assertEquals(
+        List.of("in/big.bin", "synced/a.txt", "synced/sub dir/b.txt", "synced/sub dir/c ü.txt"),
+        keys("cli-bucket"));
 
     String listing = aws(work, "s3", "ls", "s3://cli-bucket/synced/");
     assertTrue(listing.contains("PRE sub dir/"), listing);
     assertTrue(listing.lines().anyMatch(l -> l.matches(".*\\s5 a\\.txt")), listing);
     String recursive = aws(work, "s3", "ls", "--recursive", "s3://cli-bucket");
-    assertTrue(recursive.lines().anyMatch(l -> l.matches(".*\\s" + big.length
-        + " in/big\\.bin")), recursive);
+    assertTrue(
+        recursive.lines().anyMatch(l -> l.matches(".*\\s" + big.length + " in/big\\.bin")),
+        recursive);
     assertEquals(4, recursive.lines().count(), recursive);
 
     // A second sync sends only what changed, and --delete removes what is gone.
     Files.writeString(work.resolve("folder/a.txt"), "alpha, changed");
     Files.delete(folder.resolve("b.txt"));
     synced = aws(work, "s3", "sync", "--delete", "folder", "s3://cli-bucket/synced");
-    assertEquals(List.of("delete: s3://cli-bucket/synced/sub dir/b.txt",
-        "upload: folder/a.txt to s3://cli-bucket/synced/a.txt"), synced.lines().sorted()
-        .toList(), synced);
-    assertEquals("alpha, changed", Files.readString(cluster.cluster.underStoreRoot()
-        .resolve("cli-bucket/synced/a.txt")));
+    assertEquals(
+        List.of(
+            "delete: s3://cli-bucket/synced/sub dir/b.txt",
+            "upload: folder/a.txt to s3://cli-bucket/synced/a.txt"),
+        synced.lines().sorted().toList(),
+        synced);
+    assertEquals(
+        "alpha, changed",
+        Files.readString(cluster.cluster.underStoreRoot().resolve("cli-bucket/synced/a.txt")));
     aws(work, "s3", "sync", "s3://cli-bucket/synced", "back");
     assertEquals("alpha, changed", Files.readString(work.resolve("back/a.txt")));
     assertEquals("gamma", Files.readString(work.resolve("back/sub dir/c ü.txt")));
@@ -136,22 +152,34 @@ class S3ProxyPythonClientsTest {
 
     // A CRC32C of the CLI's choosing, and a presigned URL that it makes.
     Files.writeString(work.resolve("small.txt"), "checked by CRC32C");
-    aws(work, "s3", "cp", "--checksum-algorithm", "CRC32C", "small.txt",
+    aws(
+        work,
+        "s3",
+        "cp",
+        "--checksum-algorithm",
+        "CRC32C",
+        "small.txt",
         "s3://cli-bucket/in/small.txt");
     CRC32C crc = new CRC32C();
     crc.update("checked by CRC32C".getBytes(StandardCharsets.UTF_8));
-    assertEquals(Base64.getEncoder().encodeToString(ByteBuffer.allocate(4)
-            .putInt((int) crc.getValue()).array()),
-        s3.headObject(b -> b.bucket("cli-bucket").key("in/small.txt")
-            .checksumMode(ChecksumMode.ENABLED)).checksumCRC32C());
+    assertEquals(
+        Base64.getEncoder()
+            .encodeToString(ByteBuffer.allocate(4).putInt((int) crc.getValue()).array()),
+        s3.headObject(
+                b -> b.bucket("cli-bucket").key("in/small.txt").checksumMode(ChecksumMode.ENABLED))
+            .checksumCRC32C());
     String url = aws(work, "s3", "presign", "s3://cli-bucket/in/small.txt").trim();
-    HttpResponse<String> presigned = HttpClient.newHttpClient().send(
-        HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> presigned =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(url)).build(),
+                HttpResponse.BodyHandlers.ofString());
     assertEquals(200, presigned.statusCode(), presigned.body());
     assertEquals("checked by CRC32C", presigned.body());
     aws(work, "s3", "mv", "s3://cli-bucket/in/small.txt", "s3://cli-bucket/in/moved.txt");
-    assertEquals(List.of("in/big.bin", "in/moved.txt", "synced/a.txt",
-        "synced/sub dir/c ü.txt"), keys("cli-bucket"));
+    assertEquals(
+        List.of("in/big.bin", "in/moved.txt", "synced/a.txt", "synced/sub dir/c ü.txt"),
+        keys("cli-bucket"));
 
     aws(work, "s3", "rm", "s3://cli-bucket/in/big.bin");
     aws(work, "s3", "rm", "s3://cli-bucket/in/moved.txt");
@@ -164,7 +192,8 @@ class S3ProxyPythonClientsTest {
 
   private static List<String> keys(String bucket) {
     return s3.listObjectsV2Paginator(b -> b.bucket(bucket)).contents().stream()
-        .map(S3Object::key).toList();
+        .map(S3Object::key)
+        .toList();
   }
 
   /** Runs the AWS CLI in {@code work} against the proxy as the test user; its output. */
@@ -172,8 +201,10 @@ class S3ProxyPythonClientsTest {
     Path config = work.resolve("aws-config");
     if (!Files.exists(config)) {
       // The CLI v1 presigns with Signature Version 2 unless told otherwise.
-      Files.writeString(config, "[default]\nregion = us-east-1\ns3 =\n"
-          + "  addressing_style = path\n  signature_version = s3v4\n");
+      Files.writeString(
+          config,
+          "[default]\nregion = us-east-1\ns3 =\n"
+              + "  addressing_style = path\n  signature_version = s3v4\n");
     }
     Map<String, String> env = new HashMap<>();
     env.put("AWS_CONFIG_FILE", config.toString());
@@ -196,17 +227,24 @@ class S3ProxyPythonClientsTest {
   private static Result run(List<String> command, Map<String, String> env, Path workDir)
       throws IOException, InterruptedException {
     Path output = Files.createTempFile(dir, "client", ".out");
-    ProcessBuilder pb = new ProcessBuilder(command).directory(workDir.toFile())
-        .redirectErrorStream(true).redirectOutput(output.toFile())
-        .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
+    ProcessBuilder pb =
+        new ProcessBuilder(command)
+            .directory(workDir.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(output.toFile())
+            .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
     pb.environment().put("PYTHONUNBUFFERED", "1");
     pb.environment().put("PYTHONDONTWRITEBYTECODE", "1");
     pb.environment().putAll(env);
     Process p = pb.start();
     if (!p.waitFor(CLIENT_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
       p.destroyForcibly().waitFor();
-      fail(String.join(" ", command) + " did not finish in " + CLIENT_TIMEOUT_SECONDS + " s:\n"
-          + Files.readString(output, StandardCharsets.UTF_8));
+      fail(
+          String.join(" ", command)
+              + " did not finish in "
+              + CLIENT_TIMEOUT_SECONDS
+              + " s:\n"
+              + Files.readString(output, StandardCharsets.UTF_8));
     }
     return new Result(p.exitValue(), Files.readString(output, StandardCharsets.UTF_8));
   }
@@ -218,8 +256,13 @@ class S3ProxyPythonClientsTest {
         return p;
       }
     }
-    Path classes = Path.of(S3ProxyPythonClientsTest.class.getProtectionDomain().getCodeSource()
-        .getLocation().toURI());
+    Path classes =
+        Path.of(
+            S3ProxyPythonClientsTest.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toURI());
     for (Path p = classes; p != null; p = p.getParent()) {
       if (Files.isRegularFile(p.resolve("bin/setup"))) {
         return p;

@@ -45,25 +45,29 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.presigner.S3Presigner;
 
 /**
- * A cluster of separate processes -- master, worker and S3 proxy -- with a credentials file of
- * two users: the user running the tests (who owns the namespace) and "alice", a user with no
- * rights of her own. The proxy serves virtual-host-style requests under {@link #DOMAIN}. Shared
- * by the proxy's end-to-end tests of one class, with the helpers they have in common: SDK
- * clients of either addressing style, a namespace client, requests signed by the SDK's signer
- * and sent as they are, and checks of S3 error answers.
+ * A cluster of separate processes -- master, worker and S3 proxy -- with a credentials file of two
+ * users: the user running the tests (who owns the namespace) and "alice", a user with no rights of
+ * her own. The proxy serves virtual-host-style requests under {@link #DOMAIN}. Shared by the
+ * proxy's end-to-end tests of one class, with the helpers they have in common: SDK clients of
+ * either addressing style, a namespace client, requests signed by the SDK's signer and sent as they
+ * are, and checks of S3 error answers.
  */
 final class S3ProxyTestCluster implements AutoCloseable {
   static final String ACCESS_KEY = "AKSTRATATESTKEY00001";
   static final String SECRET_KEY = "c2VjcmV0LWtleS1vZi10aGUtdGVzdC11c2VyLTAwMQ";
   static final String ALICE_KEY = "AKSTRATATESTALICE001";
   static final String ALICE_SECRET = "YWxpY2Utc2VjcmV0LWtleS1mb3ItdGhlLXByb3h5MQ";
+
   /** The domain of virtual-host-style addressing: BUCKET.s3.localhost. */
   static final String DOMAIN = "s3.localhost";
 
   final MultiProcessCluster cluster;
   final URI endpoint;
-  private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-      .connectTimeout(Duration.ofSeconds(10)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(10))
+          .build();
   private FileSystem fs;
 
   private S3ProxyTestCluster(MultiProcessCluster cluster) {
@@ -71,19 +75,33 @@ final class S3ProxyTestCluster implements AutoCloseable {
     this.endpoint = URI.create("http://127.0.0.1:" + cluster.proxyPort());
   }
 
-  static S3ProxyTestCluster start(Path dir, Map<String, String> proxyProperties,
-      List<String> proxyJvmOptions) throws IOException {
+  static S3ProxyTestCluster start(
+      Path dir, Map<String, String> proxyProperties, List<String> proxyJvmOptions)
+      throws IOException {
     // The master persists ASYNC_THROUGH objects only when asked (after its first round), so a
     // test sees an object before it is in the under store.
-    MultiProcessCluster c = MultiProcessCluster.builder(dir).workers(1)
-        .property("strata.worker.tier.mem.capacity", "256MB")
-        .property("strata.worker.tier.ssd.capacity", "4GB")
-        .property("strata.master.persist.interval", "1h").start();
+    MultiProcessCluster c =
+        MultiProcessCluster.builder(dir)
+            .workers(1)
+            .property("strata.worker.tier.mem.capacity", "256MB")
+            .property("strata.worker.tier.ssd.capacity", "4GB")
+            .property("strata.master.persist.interval", "1h")
+            .start();
     try {
       Path credentials = dir.resolve("conf/proxy-credentials");
-      Files.writeString(credentials, "# test keys\n"
-          + ACCESS_KEY + " " + SECRET_KEY + " " + System.getProperty("user.name") + "\n"
-          + ALICE_KEY + " " + ALICE_SECRET + " alice\n");
+      Files.writeString(
+          credentials,
+          "# test keys\n"
+              + ACCESS_KEY
+              + " "
+              + SECRET_KEY
+              + " "
+              + System.getProperty("user.name")
+              + "\n"
+              + ALICE_KEY
+              + " "
+              + ALICE_SECRET
+              + " alice\n");
       Files.setPosixFilePermissions(credentials, PosixFilePermissions.fromString("rw-------"));
       Map<String, String> props = new java.util.LinkedHashMap<>();
       props.put("strata.proxy.domain", DOMAIN);
@@ -106,34 +124,41 @@ final class S3ProxyTestCluster implements AutoCloseable {
   }
 
   /**
-   * A client of one access key. A virtual-host-style client sends BUCKET.s3.localhost in its
-   * Host header; the names are resolved to 127.0.0.1 by the client itself, since glibc does
-   * not resolve *.localhost without a resolver that knows RFC 6761.
+   * A client of one access key. A virtual-host-style client sends BUCKET.s3.localhost in its Host
+   * header; the names are resolved to 127.0.0.1 by the client itself, since glibc does not resolve
+   * *.localhost without a resolver that knows RFC 6761.
    */
   S3Client client(String accessKey, String secret, boolean virtualHost, boolean chunkedSigning) {
-    return S3Client.builder().endpointOverride(virtualHost
-            ? URI.create("http://" + DOMAIN + ":" + cluster.proxyPort()) : endpoint)
+    return S3Client.builder()
+        .endpointOverride(
+            virtualHost ? URI.create("http://" + DOMAIN + ":" + cluster.proxyPort()) : endpoint)
         .region(Region.US_EAST_1)
         .forcePathStyle(!virtualHost)
-        .httpClient(ApacheHttpClient.builder().dnsResolver(host -> {
-          if (host.equals("localhost") || host.endsWith(".localhost")) {
-            return new InetAddress[] {InetAddress.getLoopbackAddress()};
-          }
-          return InetAddress.getAllByName(host);
-        }).build())
-        .serviceConfiguration(S3Configuration.builder()
-            .chunkedEncodingEnabled(chunkedSigning).build())
-        .credentialsProvider(StaticCredentialsProvider.create(
-            AwsBasicCredentials.create(accessKey, secret)))
+        .httpClient(
+            ApacheHttpClient.builder()
+                .dnsResolver(
+                    host -> {
+                      if (host.equals("localhost") || host.endsWith(".localhost")) {
+                        return new InetAddress[] {InetAddress.getLoopbackAddress()};
+                      }
+                      return InetAddress.getAllByName(host);
+                    })
+                .build())
+        .serviceConfiguration(
+            S3Configuration.builder().chunkedEncodingEnabled(chunkedSigning).build())
+        .credentialsProvider(
+            StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secret)))
         .build();
   }
 
   /** A presigner of the test user for path-style URLs. */
   S3Presigner presigner() {
-    return S3Presigner.builder().endpointOverride(endpoint).region(Region.US_EAST_1)
+    return S3Presigner.builder()
+        .endpointOverride(endpoint)
+        .region(Region.US_EAST_1)
         .serviceConfiguration(S3Configuration.builder().pathStyleAccessEnabled(true).build())
-        .credentialsProvider(StaticCredentialsProvider.create(
-            AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
+        .credentialsProvider(
+            StaticCredentialsProvider.create(AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
         .build();
   }
 
@@ -152,8 +177,8 @@ final class S3ProxyTestCluster implements AutoCloseable {
 
   /**
    * Every file below a namespace folder, as keys relative to it, as the namespace lists them;
-   * folders are listed as "name/" when empty. Hidden entries (staged uploads) are not listed by
-   * the namespace, which this checks too.
+   * folders are listed as "name/" when empty. Hidden entries (staged uploads) are not listed by the
+   * namespace, which this checks too.
    */
   List<String> namespaceKeys(String dir) throws Exception {
     TreeSet<String> out = new TreeSet<>();
@@ -183,12 +208,11 @@ final class S3ProxyTestCluster implements AutoCloseable {
   }
 
   /**
-   * Makes the master take in what was written straight into the under store below a namespace
-   * path (much faster than as many PUTs), and waits until it has.
+   * Makes the master take in what was written straight into the under store below a namespace path
+   * (much faster than as many PUTs), and waits until it has.
    */
   void loadFromUnderStore(String path) throws Exception {
-    try (CloseableIterator<LoadMetadataProgress> it = fs().loadMetadata(path,
-        SyncOption.ALWAYS)) {
+    try (CloseableIterator<LoadMetadataProgress> it = fs().loadMetadata(path, SyncOption.ALWAYS)) {
       LoadMetadataProgress last = null;
       while (it.hasNext()) {
         last = it.next();
@@ -205,7 +229,9 @@ final class S3ProxyTestCluster implements AutoCloseable {
       return List.of();
     }
     try (Stream<Path> s = Files.walk(dir)) {
-      return s.filter(Files::isRegularFile).map(p -> dir.relativize(p).toString()).sorted()
+      return s.filter(Files::isRegularFile)
+          .map(p -> dir.relativize(p).toString())
+          .sorted()
           .toList();
     }
   }
@@ -238,29 +264,49 @@ final class S3ProxyTestCluster implements AutoCloseable {
   }
 
   /**
-   * Sends a request signed in its Authorization header by the SDK's SigV4 signer, with a clock
-   * of the caller's choice, the payload's SHA-256 signed; {@code secret} null sends it
-   * unsigned (anonymous).
+   * Sends a request signed in its Authorization header by the SDK's SigV4 signer, with a clock of
+   * the caller's choice, the payload's SHA-256 signed; {@code secret} null sends it unsigned
+   * (anonymous).
    */
-  Response signed(String method, String pathAndQuery, Map<String, String> headers, byte[] body,
-      String accessKey, String secret, Clock clock) throws Exception {
+  Response signed(
+      String method,
+      String pathAndQuery,
+      Map<String, String> headers,
+      byte[] body,
+      String accessKey,
+      String secret,
+      Clock clock)
+      throws Exception {
     return signed(method, pathAndQuery, pathAndQuery, headers, body, accessKey, secret, clock);
   }
 
   /**
-   * {@link #signed(String, String, Map, byte[], String, String, Clock)} of one request target,
-   * sent with another: for targets that canonicalise to the signed one but that the SDK's
-   * signer would sign as they are (percent-encoded slashes).
+   * {@link #signed(String, String, Map, byte[], String, String, Clock)} of one request target, sent
+   * with another: for targets that canonicalise to the signed one but that the SDK's signer would
+   * sign as they are (percent-encoded slashes).
    */
-  Response signed(String method, String signedPathAndQuery, String sentPathAndQuery,
-      Map<String, String> headers, byte[] body, String accessKey, String secret, Clock clock)
+  Response signed(
+      String method,
+      String signedPathAndQuery,
+      String sentPathAndQuery,
+      Map<String, String> headers,
+      byte[] body,
+      String accessKey,
+      String secret,
+      Clock clock)
       throws Exception {
     URI uri = URI.create(endpoint + sentPathAndQuery);
-    HttpRequest.Builder out = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30))
-        .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-            : HttpRequest.BodyPublishers.ofByteArray(body));
-    for (Map.Entry<String, List<String>> h : signedHeaders(method, signedPathAndQuery, headers,
-        body, accessKey, secret, clock).entrySet()) {
+    HttpRequest.Builder out =
+        HttpRequest.newBuilder(uri)
+            .timeout(Duration.ofSeconds(30))
+            .method(
+                method,
+                body == null
+                    ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofByteArray(body));
+    for (Map.Entry<String, List<String>> h :
+        signedHeaders(method, signedPathAndQuery, headers, body, accessKey, secret, clock)
+            .entrySet()) {
       String name = h.getKey().toLowerCase(Locale.ROOT);
       if (name.equals("host") || name.equals("content-length")) {
         continue;
@@ -276,13 +322,22 @@ final class S3ProxyTestCluster implements AutoCloseable {
    * Sends a request signed for one body with another: a body changed on its way, which the
    * signature's payload hash must catch.
    */
-  Response signedForAnotherBody(String method, String pathAndQuery, byte[] signedBody,
-      byte[] sentBody) throws Exception {
-    HttpRequest.Builder out = HttpRequest.newBuilder(URI.create(endpoint + pathAndQuery))
-        .timeout(Duration.ofSeconds(30))
-        .method(method, HttpRequest.BodyPublishers.ofByteArray(sentBody));
-    for (Map.Entry<String, List<String>> h : signedHeaders(method, pathAndQuery, Map.of(),
-        signedBody, ACCESS_KEY, SECRET_KEY, Clock.systemUTC()).entrySet()) {
+  Response signedForAnotherBody(
+      String method, String pathAndQuery, byte[] signedBody, byte[] sentBody) throws Exception {
+    HttpRequest.Builder out =
+        HttpRequest.newBuilder(URI.create(endpoint + pathAndQuery))
+            .timeout(Duration.ofSeconds(30))
+            .method(method, HttpRequest.BodyPublishers.ofByteArray(sentBody));
+    for (Map.Entry<String, List<String>> h :
+        signedHeaders(
+                method,
+                pathAndQuery,
+                Map.of(),
+                signedBody,
+                ACCESS_KEY,
+                SECRET_KEY,
+                Clock.systemUTC())
+            .entrySet()) {
       String name = h.getKey().toLowerCase(Locale.ROOT);
       if (!name.equals("host") && !name.equals("content-length")) {
         h.getValue().forEach(v -> out.header(h.getKey(), v));
@@ -295,42 +350,56 @@ final class S3ProxyTestCluster implements AutoCloseable {
    * The headers of a request signed by the SDK's SigV4 signer (the given ones, Host and the
    * signature's), to send it by other means; {@code secret} null leaves it unsigned.
    */
-  Map<String, List<String>> signedHeaders(String method, String pathAndQuery,
-      Map<String, String> headers, byte[] body, String accessKey, String secret, Clock clock) {
-    SdkHttpRequest.Builder b = SdkHttpRequest.builder().uri(URI.create(endpoint
-            + pathAndQuery))
-        .method(SdkHttpMethod.fromValue(method));
+  Map<String, List<String>> signedHeaders(
+      String method,
+      String pathAndQuery,
+      Map<String, String> headers,
+      byte[] body,
+      String accessKey,
+      String secret,
+      Clock clock) {
+    SdkHttpRequest.Builder b =
+        SdkHttpRequest.builder()
+            .uri(URI.create(endpoint + pathAndQuery))
+            .method(SdkHttpMethod.fromValue(method));
     headers.forEach(b::putHeader);
     SdkHttpRequest request = b.build();
     if (secret != null) {
       byte[] payload = body == null ? new byte[0] : body;
-      SignedRequest s = AwsV4HttpSigner.create().sign(r -> r
-          .identity(AwsBasicCredentials.create(accessKey, secret))
-          .request(b.build())
-          .payload(ContentStreamProvider.fromByteArray(payload))
-          .putProperty(AwsV4FamilyHttpSigner.SERVICE_SIGNING_NAME, "s3")
-          .putProperty(AwsV4HttpSigner.REGION_NAME, "us-east-1")
-          .putProperty(AwsV4FamilyHttpSigner.PAYLOAD_SIGNING_ENABLED, true)
-          .putProperty(AwsV4FamilyHttpSigner.DOUBLE_URL_ENCODE, false)
-          .putProperty(AwsV4FamilyHttpSigner.NORMALIZE_PATH, false)
-          .putProperty(HttpSigner.SIGNING_CLOCK, clock));
+      SignedRequest s =
+          AwsV4HttpSigner.create()
+              .sign(
+                  r ->
+                      r.identity(AwsBasicCredentials.create(accessKey, secret))
+                          .request(b.build())
+                          .payload(ContentStreamProvider.fromByteArray(payload))
+                          .putProperty(AwsV4FamilyHttpSigner.SERVICE_SIGNING_NAME, "s3")
+                          .putProperty(AwsV4HttpSigner.REGION_NAME, "us-east-1")
+                          .putProperty(AwsV4FamilyHttpSigner.PAYLOAD_SIGNING_ENABLED, true)
+                          .putProperty(AwsV4FamilyHttpSigner.DOUBLE_URL_ENCODE, false)
+                          .putProperty(AwsV4FamilyHttpSigner.NORMALIZE_PATH, false)
+                          .putProperty(HttpSigner.SIGNING_CLOCK, clock));
       request = s.request();
     }
     return request.headers();
   }
 
   /** Sends a URL as it is (a presigned URL), with a body for PUT. */
-  Response send(String method, URI uri, Map<String, String> headers, byte[] body)
-      throws Exception {
-    return send(method, uri, headers, body == null ? HttpRequest.BodyPublishers.noBody()
-        : HttpRequest.BodyPublishers.ofByteArray(body));
+  Response send(String method, URI uri, Map<String, String> headers, byte[] body) throws Exception {
+    return send(
+        method,
+        uri,
+        headers,
+        body == null
+            ? HttpRequest.BodyPublishers.noBody()
+            : HttpRequest.BodyPublishers.ofByteArray(body));
   }
 
   /** Sends a URL as it is, with a body sent as {@code body} publishes it. */
-  Response send(String method, URI uri, Map<String, String> headers,
-      HttpRequest.BodyPublisher body) throws Exception {
-    HttpRequest.Builder out = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(60))
-        .method(method, body);
+  Response send(String method, URI uri, Map<String, String> headers, HttpRequest.BodyPublisher body)
+      throws Exception {
+    HttpRequest.Builder out =
+        HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(60)).method(method, body);
     headers.forEach(out::header);
     return send(out.build());
   }
@@ -340,9 +409,7 @@ final class S3ProxyTestCluster implements AutoCloseable {
     return new Response(r.statusCode(), r.headers().map(), r.body());
   }
 
-  /**
-   * Runs a call that must fail with an S3 error of this code and status, and returns it.
-   */
+  /** Runs a call that must fail with an S3 error of this code and status, and returns it. */
   static S3Exception assertS3Error(String code, int status, Executable call) {
     S3Exception e = assertThrows(S3Exception.class, call);
     assertEquals(status, e.statusCode(), () -> "status of " + e.getMessage());

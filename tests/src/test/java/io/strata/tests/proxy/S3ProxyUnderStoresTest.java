@@ -33,24 +33,27 @@ import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
- * The S3 proxy over an S3 under store (an S3Proxy server) and over HDFS (a MiniDFSCluster),
- * each mounted as a bucket: a multipart upload completes without its bytes passing through the
- * proxy (the store joins the staged parts where they are), its object is the parts' bytes read
- * whole and by range through the proxy and found in the store at its key, no part is left
- * behind in the store, and keys written to the store directly list in S3's order with and
- * without a delimiter.
+ * The S3 proxy over an S3 under store (an S3Proxy server) and over HDFS (a MiniDFSCluster), each
+ * mounted as a bucket: a multipart upload completes without its bytes passing through the proxy
+ * (the store joins the staged parts where they are), its object is the parts' bytes read whole and
+ * by range through the proxy and found in the store at its key, no part is left behind in the
+ * store, and keys written to the store directly list in S3's order with and without a delimiter.
  */
 class S3ProxyUnderStoresTest {
   private static final int MIB = 1 << 20;
+
   /** The bucket of the S3 server, and the prefix of it mounted as the proxy's bucket. */
   private static final String STORE_BUCKET = "store";
+
   private static final String STORE_PREFIX = "data/";
   private static final String HDFS_DIR = "/warehouse";
 
   @TempDir static Path dir;
   static HdfsServer hdfs;
+
   /** Writes files into HDFS behind Strata's back. */
   static org.apache.hadoop.fs.FileSystem hdfsWriter;
+
   static S3Server s3server;
   static S3ProxyTestCluster cluster;
   static S3Client s3;
@@ -66,13 +69,12 @@ class S3ProxyUnderStoresTest {
     hdfsWriter = org.apache.hadoop.fs.FileSystem.newInstance(hdfs.fs().getUri(), conf);
     s3server = new S3Server(Files.createDirectories(dir.resolve("s3")));
     s3server.createBucket(STORE_BUCKET);
-    s3server.client().putObject(b -> b.bucket(STORE_BUCKET).key(STORE_PREFIX),
-        RequestBody.empty());
+    s3server.client().putObject(b -> b.bucket(STORE_BUCKET).key(STORE_PREFIX), RequestBody.empty());
     cluster = S3ProxyTestCluster.start(dir.resolve("cluster"));
-    cluster.fs().mount("/s3data", "s3://" + STORE_BUCKET + "/data", s3server.mountOptions(),
-        false);
-    cluster.fs().mount("/hdfsdata", hdfs.uri(HDFS_DIR),
-        Map.of("hdfs.conf.dfs.replication", "1"), false);
+    cluster.fs().mount("/s3data", "s3://" + STORE_BUCKET + "/data", s3server.mountOptions(), false);
+    cluster
+        .fs()
+        .mount("/hdfsdata", hdfs.uri(HDFS_DIR), Map.of("hdfs.conf.dfs.replication", "1"), false);
     // The proxy's user creates objects in the buckets as their owner.
     String user = System.getProperty("user.name");
     for (String bucket : List.of("/s3data", "/hdfsdata")) {
@@ -100,8 +102,10 @@ class S3ProxyUnderStoresTest {
   /** The bytes at a key of a bucket, read from its under store directly. */
   static byte[] inStore(String bucket, String key) throws IOException {
     if (bucket.equals("s3data")) {
-      return s3server.client().getObjectAsBytes(b -> b.bucket(STORE_BUCKET)
-          .key(STORE_PREFIX + key)).asByteArray();
+      return s3server
+          .client()
+          .getObjectAsBytes(b -> b.bucket(STORE_BUCKET).key(STORE_PREFIX + key))
+          .asByteArray();
     }
     org.apache.hadoop.fs.Path p = new org.apache.hadoop.fs.Path(HDFS_DIR + "/" + key);
     byte[] data = new byte[(int) hdfs.fs().getFileStatus(p).getLen()];
@@ -114,12 +118,14 @@ class S3ProxyUnderStoresTest {
   /** Writes a key into a bucket's under store directly, behind Strata's back. */
   static void putInStore(String bucket, String key, byte[] data) throws IOException {
     if (bucket.equals("s3data")) {
-      s3server.client().putObject(b -> b.bucket(STORE_BUCKET).key(STORE_PREFIX + key),
-          RequestBody.fromBytes(data));
+      s3server
+          .client()
+          .putObject(
+              b -> b.bucket(STORE_BUCKET).key(STORE_PREFIX + key), RequestBody.fromBytes(data));
       return;
     }
-    try (FSDataOutputStream out = hdfsWriter.create(
-        new org.apache.hadoop.fs.Path(HDFS_DIR + "/" + key), true)) {
+    try (FSDataOutputStream out =
+        hdfsWriter.create(new org.apache.hadoop.fs.Path(HDFS_DIR + "/" + key), true)) {
       out.write(data);
     }
   }
@@ -132,8 +138,12 @@ class S3ProxyUnderStoresTest {
     List<String> out = new ArrayList<>();
     if (bucket.equals("s3data")) {
       String prefix = STORE_PREFIX + folder;
-      s3server.client().listObjectsV2Paginator(b -> b.bucket(STORE_BUCKET).prefix(prefix))
-          .contents().stream().filter(o -> !o.key().endsWith("/")) // folder markers
+      s3server
+          .client()
+          .listObjectsV2Paginator(b -> b.bucket(STORE_BUCKET).prefix(prefix))
+          .contents()
+          .stream()
+          .filter(o -> !o.key().endsWith("/")) // folder markers
           .forEach(o -> out.add(o.key().substring(prefix.length())));
     } else {
       org.apache.hadoop.fs.Path base = new org.apache.hadoop.fs.Path(HDFS_DIR + "/" + folder);
@@ -173,8 +183,9 @@ class S3ProxyUnderStoresTest {
   record Upload(String bucket, String key, String id, List<CompletedPart> parts) {
     /** Completes it; returns the ETag. */
     String complete() {
-      return s3.completeMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(id)
-          .multipartUpload(m -> m.parts(parts))).eTag();
+      return s3.completeMultipartUpload(
+              b -> b.bucket(bucket).key(key).uploadId(id).multipartUpload(m -> m.parts(parts)))
+          .eTag();
     }
   }
 
@@ -183,8 +194,11 @@ class S3ProxyUnderStoresTest {
     List<CompletedPart> done = new ArrayList<>();
     for (int i = 0; i < parts.size(); i++) {
       int number = i + 1;
-      String etag = s3.uploadPart(b -> b.bucket(bucket).key(key).uploadId(id)
-          .partNumber(number), RequestBody.fromBytes(parts.get(number - 1))).eTag();
+      String etag =
+          s3.uploadPart(
+                  b -> b.bucket(bucket).key(key).uploadId(id).partNumber(number),
+                  RequestBody.fromBytes(parts.get(number - 1)))
+              .eTag();
       done.add(CompletedPart.builder().partNumber(number).eTag(etag).build());
     }
     return new Upload(bucket, key, id, done);
@@ -194,7 +208,10 @@ class S3ProxyUnderStoresTest {
   static List<Long> hdfsBlocks(List<String> paths) throws IOException {
     List<Long> ids = new ArrayList<>();
     for (String p : paths) {
-      hdfs.fs().getClient().getLocatedBlocks(p, 0).getLocatedBlocks()
+      hdfs.fs()
+          .getClient()
+          .getLocatedBlocks(p, 0)
+          .getLocatedBlocks()
           .forEach(b -> ids.add(b.getBlock().getBlockId()));
     }
     return ids;
@@ -217,59 +234,72 @@ class S3ProxyUnderStoresTest {
   void aMultipartUploadIsJoinedInTheUnderStoreWithoutPassingThroughTheProxy(String bucket)
       throws Exception {
     String key = "uploads/model #1.bin";
-    List<byte[]> parts = List.of(random(6 * MIB, 1), random(5 * MIB + 17, 2),
-        random(MIB + 3, 3));
+    List<byte[]> parts = List.of(random(6 * MIB, 1), random(5 * MIB + 17, 2), random(MIB + 3, 3));
     byte[] object = joined(parts);
     double bytesBefore = proxyFileBytes();
     double concatsBefore = workerConcatCalls();
     Upload upload = uploadParts(bucket, key, parts);
     List<String> staged = filesInStore(bucket, ".strata-uploads/" + upload.id() + "/");
     assertEquals(List.of("00001", "00002", "00003"), staged, "the parts are files of the store");
-    List<Long> partBlocks = bucket.equals("hdfsdata") ? hdfsBlocks(staged.stream()
-        .map(n -> HDFS_DIR + "/.strata-uploads/" + upload.id() + "/" + n).toList()) : null;
+    List<Long> partBlocks =
+        bucket.equals("hdfsdata")
+            ? hdfsBlocks(
+                staged.stream()
+                    .map(n -> HDFS_DIR + "/.strata-uploads/" + upload.id() + "/" + n)
+                    .toList())
+            : null;
 
     String etag = upload.complete();
 
     assertTrue(etag.endsWith("-3\""), etag);
     double partBytes = object.length;
-    assertEquals(bytesBefore + partBytes, proxyFileBytes(), partBytes / 100,
+    assertEquals(
+        bytesBefore + partBytes,
+        proxyFileBytes(),
+        partBytes / 100,
         "the proxy moved bytes beyond writing the parts once");
     assertEquals(concatsBefore + 1, workerConcatCalls());
-    assertArrayEquals(object, s3.getObjectAsBytes(b -> b.bucket(bucket).key(key))
-        .asByteArray());
-    byte[] range = s3.getObjectAsBytes(b -> b.bucket(bucket).key(key)
-        .range("bytes=6291000-11534500")).asByteArray();
-    assertArrayEquals(Arrays.copyOfRange(object, 6_291_000, 11_534_501), range,
+    assertArrayEquals(object, s3.getObjectAsBytes(b -> b.bucket(bucket).key(key)).asByteArray());
+    byte[] range =
+        s3.getObjectAsBytes(b -> b.bucket(bucket).key(key).range("bytes=6291000-11534500"))
+            .asByteArray();
+    assertArrayEquals(
+        Arrays.copyOfRange(object, 6_291_000, 11_534_501),
+        range,
         "a range across the joined parts");
     assertArrayEquals(object, inStore(bucket, key));
     if (bucket.equals("hdfsdata")) {
-      assertEquals(partBlocks, hdfsBlocks(List.of(HDFS_DIR + "/" + key)),
+      assertEquals(
+          partBlocks,
+          hdfsBlocks(List.of(HDFS_DIR + "/" + key)),
           "the namenode moved the parts' blocks into the object");
     } else {
-      String storeEtag = s3server.client().headObject(b -> b.bucket(STORE_BUCKET)
-          .key(STORE_PREFIX + key)).eTag();
-      assertTrue(storeEtag.endsWith("-3\""), "S3 assembled the object from the three parts"
-          + " it copied: " + storeEtag);
+      String storeEtag =
+          s3server.client().headObject(b -> b.bucket(STORE_BUCKET).key(STORE_PREFIX + key)).eTag();
+      assertTrue(
+          storeEtag.endsWith("-3\""),
+          "S3 assembled the object from the three parts" + " it copied: " + storeEtag);
     }
     assertEquals(List.of("model #1.bin"), filesInStore(bucket, "uploads/"));
-    assertEquals(List.of(), filesInStore(bucket, ".strata-uploads/"),
-        "parts were left in the store");
+    assertEquals(
+        List.of(), filesInStore(bucket, ".strata-uploads/"), "parts were left in the store");
 
     // A second upload replaces the object: joined aside in the uploads folder, then moved.
     List<byte[]> again = List.of(random(5 * MIB, 4), random(100, 5));
     uploadParts(bucket, key, again).complete();
-    assertArrayEquals(joined(again), s3.getObjectAsBytes(b -> b.bucket(bucket).key(key))
-        .asByteArray());
+    assertArrayEquals(
+        joined(again), s3.getObjectAsBytes(b -> b.bucket(bucket).key(key)).asByteArray());
     assertArrayEquals(joined(again), inStore(bucket, key));
     assertEquals(List.of("model #1.bin"), filesInStore(bucket, "uploads/"));
-    assertEquals(List.of(), filesInStore(bucket, ".strata-uploads/"),
+    assertEquals(
+        List.of(),
+        filesInStore(bucket, ".strata-uploads/"),
         "parts or staged objects were left in the store");
   }
 
   @ParameterizedTest
   @ValueSource(strings = {"s3data", "hdfsdata"})
-  void keysWrittenToTheStoreListInS3OrderWithAndWithoutADelimiter(String bucket)
-      throws Exception {
+  void keysWrittenToTheStoreListInS3OrderWithAndWithoutADelimiter(String bucket) throws Exception {
     TreeSet<String> keys = new TreeSet<>();
     for (int d = 0; d < 10; d++) {
       for (int i = 0; i < 30; i++) {
@@ -287,16 +317,17 @@ class S3ProxyUnderStoresTest {
     cluster.loadFromUnderStore("/" + bucket + "/list");
 
     List<String> listed = new ArrayList<>();
-    for (ListObjectsV2Response page : s3.listObjectsV2Paginator(b -> b.bucket(bucket)
-        .prefix("list/").maxKeys(100))) {
+    for (ListObjectsV2Response page :
+        s3.listObjectsV2Paginator(b -> b.bucket(bucket).prefix("list/").maxKeys(100))) {
       page.contents().forEach((S3Object o) -> listed.add(o.key()));
     }
     assertEquals(new ArrayList<>(keys), listed, "keys in S3's order, each once");
 
     List<String> prefixes = new ArrayList<>();
     List<String> files = new ArrayList<>();
-    for (ListObjectsV2Response page : s3.listObjectsV2Paginator(b -> b.bucket(bucket)
-        .prefix("list/").delimiter("/").maxKeys(4))) {
+    for (ListObjectsV2Response page :
+        s3.listObjectsV2Paginator(
+            b -> b.bucket(bucket).prefix("list/").delimiter("/").maxKeys(4))) {
       page.commonPrefixes().forEach((CommonPrefix p) -> prefixes.add(p.prefix()));
       page.contents().forEach((S3Object o) -> files.add(o.key()));
     }
@@ -305,9 +336,12 @@ class S3ProxyUnderStoresTest {
       expectedPrefixes.add("list/dir-" + d + "/");
     }
     assertEquals(expectedPrefixes, prefixes);
-    assertEquals(List.of("list/dir-1.txt", "list/top-0", "list/top-1", "list/top-2",
-        "list/top-3", "list/top-4"), files);
-    assertArrayEquals("list/dir-7/obj-029".getBytes(), s3.getObjectAsBytes(b -> b.bucket(bucket)
-        .key("list/dir-7/obj-029")).asByteArray());
+    assertEquals(
+        List.of(
+            "list/dir-1.txt", "list/top-0", "list/top-1", "list/top-2", "list/top-3", "list/top-4"),
+        files);
+    assertArrayEquals(
+        "list/dir-7/obj-029".getBytes(),
+        s3.getObjectAsBytes(b -> b.bucket(bucket).key("list/dir-7/obj-029")).asByteArray());
   }
 }

@@ -32,19 +32,21 @@ import org.slf4j.LoggerFactory;
 /**
  * The client side of the data channel (data.proto): sends a ReadBlockRequest to a worker's data
  * port and receives the reply, copying the block bytes straight into the caller's array. Keeps a
- * pool of channels per worker (epoll when available, NIO otherwise) on daemon event-loop
- * threads. Thread-safe; any number of reads may run at once, each on its own channel.
+ * pool of channels per worker (epoll when available, NIO otherwise) on daemon event-loop threads.
+ * Thread-safe; any number of reads may run at once, each on its own channel.
  *
- * <p>The event loops start with the first read: most commands of the command line never read
- * a block, and starting Netty's threads and native transport costs them start-up time.
+ * <p>The event loops start with the first read: most commands of the command line never read a
+ * block, and starting Netty's threads and native transport costs them start-up time.
  */
 public final class DataClient implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(DataClient.class);
 
   private final int threads;
   private EventLoopGroup group;
+
   /** Set once, by the first read; read without a lock by every read after it. */
   private volatile Bootstrap bootstrap;
+
   private final int maxIdle;
   private final long connectTimeoutMs;
   private final long readTimeoutNanos;
@@ -78,19 +80,24 @@ public final class DataClient implements Closeable {
     if (bootstrap == null) {
       boolean epoll = Epoll.isAvailable();
       IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-      group = new MultiThreadIoEventLoopGroup(threads,
-          new DefaultThreadFactory("strata-client-data", true), io);
-      bootstrap = new Bootstrap().group(group)
-          .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
-          .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE,
-              connectTimeoutMs))
-          .option(ChannelOption.TCP_NODELAY, true)
-          .handler(new ChannelInitializer<SocketChannel>() {
-            @Override
-            protected void initChannel(SocketChannel ch) {
-              ch.pipeline().addLast(new ReadResponseHandler());
-            }
-          });
+      group =
+          new MultiThreadIoEventLoopGroup(
+              threads, new DefaultThreadFactory("strata-client-data", true), io);
+      bootstrap =
+          new Bootstrap()
+              .group(group)
+              .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
+              .option(
+                  ChannelOption.CONNECT_TIMEOUT_MILLIS,
+                  (int) Math.min(Integer.MAX_VALUE, connectTimeoutMs))
+              .option(ChannelOption.TCP_NODELAY, true)
+              .handler(
+                  new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                      ch.pipeline().addLast(new ReadResponseHandler());
+                    }
+                  });
       LOG.debug("Data client uses {} with {} threads", epoll ? "epoll" : "NIO", threads);
     }
     return bootstrap;
@@ -101,15 +108,16 @@ public final class DataClient implements Closeable {
    * exactly {@code request.length} bytes have been copied to {@code dst} at {@code dstOffset}.
    * Replies with another status are returned for the caller to interpret.
    *
-   * @throws DataTransferException when the worker cannot be reached, closes the connection,
-   *     stays silent for strata.client.data.read.timeout, or breaks the protocol
+   * @throws DataTransferException when the worker cannot be reached, closes the connection, stays
+   *     silent for strata.client.data.read.timeout, or breaks the protocol
    */
-  public ReadBlockResponse read(WorkerAddress worker, ReadBlockRequest request, byte[] dst,
-      int dstOffset) throws IOException {
+  public ReadBlockResponse read(
+      WorkerAddress worker, ReadBlockRequest request, byte[] dst, int dstOffset)
+      throws IOException {
     if (!request.getShortCircuit()
         && (dstOffset < 0 || dstOffset + request.getLength() > dst.length)) {
-      throw new IndexOutOfBoundsException("buffer too small for " + request.getLength()
-          + " bytes at " + dstOffset);
+      throw new IndexOutOfBoundsException(
+          "buffer too small for " + request.getLength() + " bytes at " + dstOffset);
     }
     WorkerChannelPool pool = pool(worker);
     Channel reused = pool.pooled();
@@ -117,32 +125,37 @@ public final class DataClient implements Closeable {
       try {
         return exchange(pool, reused, request, dst, dstOffset);
       } catch (DataTransferException e) {
-        boolean dropped = e.bytesReceived() == 0 && e.getCause() instanceof IOException
-            && !(e.getCause() instanceof ProtocolViolation);
+        boolean dropped =
+            e.bytesReceived() == 0
+                && e.getCause() instanceof IOException
+                && !(e.getCause() instanceof ProtocolViolation);
         if (!dropped) {
           throw e;
         }
         // A pooled channel may have been closed by a worker that restarted since; that says
         // nothing about the worker now, so try once more on a new connection. (A silent
         // worker is not retried: that would double the wait.)
-        LOG.debug("Pooled channel to {} failed ({}); reconnecting", pool.address(),
-            e.getMessage());
+        LOG.debug("Pooled channel to {} failed ({}); reconnecting", pool.address(), e.getMessage());
       }
     }
     return exchange(pool, pool.connect(), request, dst, dstOffset);
   }
 
-  private ReadBlockResponse exchange(WorkerChannelPool pool, Channel ch,
-      ReadBlockRequest request, byte[] dst, int dstOffset) throws IOException {
+  private ReadBlockResponse exchange(
+      WorkerChannelPool pool, Channel ch, ReadBlockRequest request, byte[] dst, int dstOffset)
+      throws IOException {
     Transfer t = new Transfer(dst, dstOffset, request.getLength(), request.getShortCircuit());
     ch.pipeline().get(ReadResponseHandler.class).begin(t);
     boolean healthy = false;
     try {
-      ch.writeAndFlush(encode(ch, request)).addListener((ChannelFutureListener) f -> {
-        if (!f.isSuccess()) {
-          t.fail(f.cause());
-        }
-      });
+      ch.writeAndFlush(encode(ch, request))
+          .addListener(
+              (ChannelFutureListener)
+                  f -> {
+                    if (!f.isSuccess()) {
+                      t.fail(f.cause());
+                    }
+                  });
       ReadBlockResponse response = t.await(readTimeoutNanos, pool.address());
       healthy = true;
       return response;
@@ -167,8 +180,11 @@ public final class DataClient implements Closeable {
   private WorkerChannelPool pool(WorkerAddress worker) throws DataTransferException {
     Bootstrap b = bootstrap();
     String key = worker.getHost() + ":" + worker.getDataPort();
-    return pools.computeIfAbsent(key, k -> new WorkerChannelPool(b, worker.getHost(),
-        worker.getDataPort(), maxIdle, connectTimeoutMs));
+    return pools.computeIfAbsent(
+        key,
+        k ->
+            new WorkerChannelPool(
+                b, worker.getHost(), worker.getDataPort(), maxIdle, connectTimeoutMs));
   }
 
   @Override
@@ -183,8 +199,7 @@ public final class DataClient implements Closeable {
     }
     pools.clear();
     if (started != null) {
-      started.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5,
-          TimeUnit.SECONDS);
+      started.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
     }
   }
 

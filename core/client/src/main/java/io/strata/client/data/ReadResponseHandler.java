@@ -8,16 +8,17 @@ import java.io.IOException;
 
 /**
  * The client end of one data channel (see data.proto): decodes the varint32-length-prefixed
- * ReadBlockResponse of the exchange in progress, then copies exactly the announced number of
- * raw bytes straight from Netty's buffers into the caller's array. Bytes that arrive when no
- * exchange expects them break the protocol and close the channel. Runs on the channel's event
- * loop only, except {@link #begin}, whose write is published by the request's write task.
+ * ReadBlockResponse of the exchange in progress, then copies exactly the announced number of raw
+ * bytes straight from Netty's buffers into the caller's array. Bytes that arrive when no exchange
+ * expects them break the protocol and close the channel. Runs on the channel's event loop only,
+ * except {@link #begin}, whose write is published by the request's write task.
  */
 final class ReadResponseHandler extends ChannelInboundHandlerAdapter {
   /** A reply header is a few short fields; anything larger is a corrupt stream. */
   private static final int MAX_HEADER_BYTES = 1 << 20;
 
   private volatile Transfer transfer;
+
   /** Holds the start of a header split across reads; null when empty. */
   private ByteBuf pending;
 
@@ -39,8 +40,8 @@ final class ReadResponseHandler extends ChannelInboundHandlerAdapter {
       while (in.isReadable()) {
         Transfer t = transfer;
         if (t == null) {
-          throw new DataClient.ProtocolViolation("worker sent " + in.readableBytes()
-              + " bytes while no read was in progress");
+          throw new DataClient.ProtocolViolation(
+              "worker sent " + in.readableBytes() + " bytes while no read was in progress");
         }
         if (!t.hasHeader()) {
           ReadBlockResponse header = parseHeader(in);
@@ -50,8 +51,10 @@ final class ReadResponseHandler extends ChannelInboundHandlerAdapter {
             break;
           }
           if (!t.onHeader(header)) {
-            throw new DataClient.ProtocolViolation("worker announced " + header.getLength()
-                + " bytes, which is not the length asked for");
+            throw new DataClient.ProtocolViolation(
+                "worker announced "
+                    + header.getLength()
+                    + " bytes, which is not the length asked for");
           }
         } else {
           t.deliver(in, (int) Math.min(in.readableBytes(), t.remaining()));
@@ -92,8 +95,7 @@ final class ReadResponseHandler extends ChannelInboundHandlerAdapter {
       in.readerIndex(start);
       return null;
     }
-    ReadBlockResponse header =
-        ReadBlockResponse.parseFrom(in.nioBuffer(in.readerIndex(), length));
+    ReadBlockResponse header = ReadBlockResponse.parseFrom(in.nioBuffer(in.readerIndex(), length));
     in.skipBytes(length);
     return header;
   }

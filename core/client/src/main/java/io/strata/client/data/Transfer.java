@@ -11,10 +11,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * One request/response exchange on a data channel: the event loop delivers the reply's header
- * and raw bytes into the caller's array while the caller waits. Once the caller gives up
- * ({@link #cancel()}), no further byte is written into its array, so the count of delivered
- * bytes it reads afterwards is final.
+ * One request/response exchange on a data channel: the event loop delivers the reply's header and
+ * raw bytes into the caller's array while the caller waits. Once the caller gives up ({@link
+ * #cancel()}), no further byte is written into its array, so the count of delivered bytes it reads
+ * afterwards is final.
  */
 final class Transfer {
   private final byte[] dst;
@@ -46,8 +46,8 @@ final class Transfer {
   }
 
   /**
-   * Takes the reply header; returns false when it breaks the protocol (a length other than the
-   * one asked for would overrun or underfill the caller's buffer).
+   * Takes the reply header; returns false when it breaks the protocol (a length other than the one
+   * asked for would overrun or underfill the caller's buffer).
    */
   boolean onHeader(ReadBlockResponse response) {
     lastProgressNanos = System.nanoTime();
@@ -106,15 +106,34 @@ final class Transfer {
       } catch (TimeoutException e) {
         if (System.nanoTime() - lastProgressNanos >= idleNanos) {
           long got = cancel();
-          throw new DataTransferException("Worker " + worker + " sent nothing for "
-              + TimeUnit.NANOSECONDS.toMillis(idleNanos) + " ms (strata.client.data.read.timeout)"
-              + " after " + got + " of " + expected + " bytes", null, got);
+          throw new DataTransferException(
+              "Worker "
+                  + worker
+                  + " sent nothing for "
+                  + TimeUnit.NANOSECONDS.toMillis(idleNanos)
+                  + " ms (strata.client.data.read.timeout)"
+                  + " after "
+                  + got
+                  + " of "
+                  + expected
+                  + " bytes",
+              null,
+              got);
         }
       } catch (ExecutionException e) {
         long got = cancel();
         Throwable cause = e.getCause();
-        throw new DataTransferException("Read from worker " + worker + " failed after " + got
-            + " of " + expected + " bytes: " + cause.getMessage(), cause, got);
+        throw new DataTransferException(
+            "Read from worker "
+                + worker
+                + " failed after "
+                + got
+                + " of "
+                + expected
+                + " bytes: "
+                + cause.getMessage(),
+            cause,
+            got);
       } catch (InterruptedException e) {
         cancel();
         Thread.currentThread().interrupt();

@@ -7,10 +7,10 @@ import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The open data channels to one worker. A channel carries one exchange at a time, so a caller
- * takes a channel for the length of a read and gives it back; a channel that failed or timed
- * out is closed, never pooled again. At most {@code maxIdle} channels are kept between reads;
- * more are opened when that many reads run at once and closed after use. Thread-safe.
+ * The open data channels to one worker. A channel carries one exchange at a time, so a caller takes
+ * a channel for the length of a read and gives it back; a channel that failed or timed out is
+ * closed, never pooled again. At most {@code maxIdle} channels are kept between reads; more are
+ * opened when that many reads run at once and closed after use. Thread-safe.
  */
 final class WorkerChannelPool {
   private final Bootstrap bootstrap;
@@ -22,8 +22,8 @@ final class WorkerChannelPool {
   private final AtomicInteger idleCount = new AtomicInteger();
   private volatile boolean closed;
 
-  WorkerChannelPool(Bootstrap bootstrap, String host, int port, int maxIdle,
-      long connectTimeoutMs) {
+  WorkerChannelPool(
+      Bootstrap bootstrap, String host, int port, int maxIdle, long connectTimeoutMs) {
     this.bootstrap = bootstrap;
     this.host = host;
     this.port = port;
@@ -58,12 +58,18 @@ final class WorkerChannelPool {
     // a future that is never completed.
     if (!f.awaitUninterruptibly(connectTimeoutMs + 1000)) {
       f.channel().close();
-      throw new DataTransferException("Timed out connecting to the data port of worker "
-          + address() + " (strata.client.data.connect.timeout)", null, 0);
+      throw new DataTransferException(
+          "Timed out connecting to the data port of worker "
+              + address()
+              + " (strata.client.data.connect.timeout)",
+          null,
+          0);
     }
     if (!f.isSuccess()) {
-      throw new DataTransferException("Cannot connect to the data port of worker " + address()
-          + ": " + f.cause().getMessage(), f.cause(), 0);
+      throw new DataTransferException(
+          "Cannot connect to the data port of worker " + address() + ": " + f.cause().getMessage(),
+          f.cause(),
+          0);
     }
     return f.channel();
   }

@@ -3,10 +3,10 @@ package io.strata.client.master;
 import java.time.Duration;
 
 /**
- * The waiting between attempts of one retried call: sleeps that start at a base and double up
- * to a maximum, within a total budget measured from the first failure. With several masters a
- * call waits only after a round of attempts failed (one per master), since the next master may
- * answer at once. One instance serves one call and is not shared between threads.
+ * The waiting between attempts of one retried call: sleeps that start at a base and double up to a
+ * maximum, within a total budget measured from the first failure. With several masters a call waits
+ * only after a round of attempts failed (one per master), since the next master may answer at once.
+ * One instance serves one call and is not shared between threads.
  */
 public final class Backoff {
   private final long baseNanos;
@@ -26,8 +26,8 @@ public final class Backoff {
   /**
    * Counts a failed attempt and waits when it ends a round of {@code attemptsPerRound}: the
    * attempts within a round go to other masters without waiting, so that every master is asked
-   * before the call gives up. Returns false, without waiting, when a round ended and the budget
-   * is spent.
+   * before the call gives up. Returns false, without waiting, when a round ended and the budget is
+   * spent.
    */
   public boolean afterFailure(int attemptsPerRound) throws InterruptedException {
     if (startNanos < 0) {
@@ -41,8 +41,8 @@ public final class Backoff {
   }
 
   /**
-   * Waits before the next attempt. Returns false, without waiting, when the budget is spent;
-   * the last sleep is shortened so that the total never exceeds the budget by much.
+   * Waits before the next attempt. Returns false, without waiting, when the budget is spent; the
+   * last sleep is shortened so that the total never exceeds the budget by much.
    */
   public boolean sleep() throws InterruptedException {
     long now = System.nanoTime();

@@ -12,10 +12,10 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Names every call to a master with two request headers: {@code strata-client-id}, random and
- * fixed for the life of this instance, and {@code strata-call-id}, a number unique within it.
- * A master that sees a mutating call again (a retry after a fail-over, or after an answer that
- * was lost) recognises the pair and does not apply the call twice.
+ * Names every call to a master with two request headers: {@code strata-client-id}, random and fixed
+ * for the life of this instance, and {@code strata-call-id}, a number unique within it. A master
+ * that sees a mutating call again (a retry after a fail-over, or after an answer that was lost)
+ * recognises the pair and does not apply the call twice.
  *
  * <p>A retry must repeat the call id of the attempt before it, so the id belongs to the logical
  * call: a retry loop takes one from {@link #next()} and puts it on every attempt's call options
@@ -40,8 +40,8 @@ public final class CallIdHeaders implements ClientInterceptor {
   }
 
   @Override
-  public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method,
-      CallOptions callOptions, Channel next) {
+  public <Q, R> ClientCall<Q, R> interceptCall(
+      MethodDescriptor<Q, R> method, CallOptions callOptions, Channel next) {
     Long given = callOptions.getOption(CALL_ID);
     long callId = given != null ? given : next();
     return new SimpleForwardingClientCall<>(next.newCall(method, callOptions)) {

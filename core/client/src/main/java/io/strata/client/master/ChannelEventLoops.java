@@ -15,11 +15,10 @@ import java.io.Closeable;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The event loops of one client's gRPC channels, started with its first channel and stopped
- * when it closes. gRPC's shared loops outlive every channel by a second, and a JVM that exits
- * while a thread waits in native code (as an idle event loop does) waits 300 ms for it: a
- * one-shot command would spend that on every run. Epoll where available, as gRPC chooses.
- * Thread-safe.
+ * The event loops of one client's gRPC channels, started with its first channel and stopped when it
+ * closes. gRPC's shared loops outlive every channel by a second, and a JVM that exits while a
+ * thread waits in native code (as an idle event loop does) waits 300 ms for it: a one-shot command
+ * would spend that on every run. Epoll where available, as gRPC chooses. Thread-safe.
  */
 public final class ChannelEventLoops implements Closeable {
   private final String name;
@@ -43,7 +42,8 @@ public final class ChannelEventLoops implements Closeable {
       IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
       group = new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory(name, true), io);
     }
-    return NettyChannelBuilder.forAddress(host, port).eventLoopGroup(group)
+    return NettyChannelBuilder.forAddress(host, port)
+        .eventLoopGroup(group)
         .channelType(epoll ? EpollSocketChannel.class : NioSocketChannel.class);
   }
 
@@ -55,8 +55,7 @@ public final class ChannelEventLoops implements Closeable {
       started = group;
     }
     if (started != null) {
-      started.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5,
-          TimeUnit.SECONDS);
+      started.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
     }
   }
 }

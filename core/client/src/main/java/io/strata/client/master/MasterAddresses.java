@@ -7,10 +7,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The masters a process may call, as host:port of their gRPC services: every entry of
- * {@code strata.master.addresses}, in order and without repeats, or, when that key is empty,
- * the one master at {@code strata.master.hostname:strata.master.rpc.port}. {@code listed} tells
- * the two apart, because error messages name the key the user has to change.
+ * The masters a process may call, as host:port of their gRPC services: every entry of {@code
+ * strata.master.addresses}, in order and without repeats, or, when that key is empty, the one
+ * master at {@code strata.master.hostname:strata.master.rpc.port}. {@code listed} tells the two
+ * apart, because error messages name the key the user has to change.
  */
 public record MasterAddresses(List<String> all, boolean listed) {
   public MasterAddresses {
@@ -24,8 +24,8 @@ public record MasterAddresses(List<String> all, boolean listed) {
   public static MasterAddresses of(StrataConfig conf) {
     String list = conf.getString(CommonKeys.MASTER_ADDRESSES).trim();
     if (list.isEmpty()) {
-      return one(conf.getString(CommonKeys.MASTER_HOSTNAME),
-          conf.getInt(CommonKeys.MASTER_RPC_PORT));
+      return one(
+          conf.getString(CommonKeys.MASTER_HOSTNAME), conf.getInt(CommonKeys.MASTER_RPC_PORT));
     }
     List<String> addresses = new ArrayList<>();
     for (String entry : list.split(",")) {
@@ -34,18 +34,28 @@ public record MasterAddresses(List<String> all, boolean listed) {
         continue;
       }
       if (!isHostPort(address)) {
-        throw new ConfigException("Bad value '" + list + "' for configuration key '"
-            + CommonKeys.MASTER_ADDRESSES.name() + "': '" + address + "' is not host:port;"
-            + " expected every master's gRPC address as host:port, comma-separated"
-            + " (e.g. m1:19200,m2:19200,m3:19200)");
+        throw new ConfigException(
+            "Bad value '"
+                + list
+                + "' for configuration key '"
+                + CommonKeys.MASTER_ADDRESSES.name()
+                + "': '"
+                + address
+                + "' is not host:port;"
+                + " expected every master's gRPC address as host:port, comma-separated"
+                + " (e.g. m1:19200,m2:19200,m3:19200)");
       }
       if (!addresses.contains(address)) {
         addresses.add(address);
       }
     }
     if (addresses.isEmpty()) {
-      throw new ConfigException("Bad value '" + list + "' for configuration key '"
-          + CommonKeys.MASTER_ADDRESSES.name() + "': no address in it");
+      throw new ConfigException(
+          "Bad value '"
+              + list
+              + "' for configuration key '"
+              + CommonKeys.MASTER_ADDRESSES.name()
+              + "': no address in it");
     }
     return new MasterAddresses(addresses, true);
   }
@@ -67,8 +77,7 @@ public record MasterAddresses(List<String> all, boolean listed) {
 
   /** host:port, with an IPv6 host in brackets. */
   static String hostPort(String host, int port) {
-    return (host.indexOf(':') >= 0 && !host.startsWith("[") ? "[" + host + "]" : host) + ":"
-        + port;
+    return (host.indexOf(':') >= 0 && !host.startsWith("[") ? "[" + host + "]" : host) + ":" + port;
   }
 
   /** Whether {@code address} is host:port with a port between 1 and 65535. */
@@ -78,7 +87,8 @@ public record MasterAddresses(List<String> all, boolean listed) {
       return false;
     }
     String host = host(address);
-    if (host.isEmpty() || host.indexOf(',') >= 0
+    if (host.isEmpty()
+        || host.indexOf(',') >= 0
         || host.chars().anyMatch(Character::isWhitespace)) {
       return false;
     }

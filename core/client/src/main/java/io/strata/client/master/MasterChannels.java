@@ -32,24 +32,25 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The connections to the masters, and which of them this process takes for the leader. There
- * is one plaintext channel per master address, opened by the first call to it; every call
- * carries the headers of {@link CallIdHeaders}. Calls through {@link #leaderChannel()} go to
- * the leader of the moment, so a stream opened again after a fail-over reaches the new one.
+ * The connections to the masters, and which of them this process takes for the leader. There is one
+ * plaintext channel per master address, opened by the first call to it; every call carries the
+ * headers of {@link CallIdHeaders}. Calls through {@link #leaderChannel()} go to the leader of the
+ * moment, so a stream opened again after a fail-over reaches the new one.
  *
- * <p>When a call fails because its master cannot serve it, {@link #moveOn} picks the next
- * leader: the master a follower names in its {@code strata-leader} trailer (added to the list
- * when it is not in it), else the next address in order. A deadline counts as such a failure
- * only with several masters (a paused leader answers nothing); any other status says the master
- * did serve the call. Threads that saw the same master fail move the leader once, not once
- * each. {@link #call} is the retry loop of a unary call built on this. Thread-safe.
+ * <p>When a call fails because its master cannot serve it, {@link #moveOn} picks the next leader:
+ * the master a follower names in its {@code strata-leader} trailer (added to the list when it is
+ * not in it), else the next address in order. A deadline counts as such a failure only with several
+ * masters (a paused leader answers nothing); any other status says the master did serve the call.
+ * Threads that saw the same master fail move the leader once, not once each. {@link #call} is the
+ * retry loop of a unary call built on this. Thread-safe.
  */
 public final class MasterChannels implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(MasterChannels.class);
+
   /** The trailer in which a master that is not the leader names the leader's gRPC address. */
   /**
-   * Put on this side into the trailers of every failed call: the master the call went to, so
-   * that a stream's failure says whom to move on from. Never sent.
+   * Put on this side into the trailers of every failed call: the master the call went to, so that a
+   * stream's failure says whom to move on from. Never sent.
    */
   static final Metadata.Key<String> CALLED_MASTER =
       Metadata.Key.of("strata-called-master", Metadata.ASCII_STRING_MARSHALLER);
@@ -78,8 +79,7 @@ public final class MasterChannels implements Closeable {
     this.leader = new AtomicReference<>(addresses.get(0));
     this.maxInboundMessageBytes = maxInboundMessageBytes;
     // A channel runs on one loop; a loop per master keeps them apart, up to a few.
-    this.loops = new ChannelEventLoops("strata-master-channel",
-        Math.min(4, addresses.size()));
+    this.loops = new ChannelEventLoops("strata-master-channel", Math.min(4, addresses.size()));
   }
 
   /** Every master known: the configured ones, then any a follower named as the leader. */
@@ -113,14 +113,17 @@ public final class MasterChannels implements Closeable {
   }
 
   private Connection connect(String address) {
-    ManagedChannelBuilder<?> builder = loops
-        .forAddress(MasterAddresses.host(address), MasterAddresses.port(address))
-        .usePlaintext().maxInboundMessageSize(maxInboundMessageBytes);
+    ManagedChannelBuilder<?> builder =
+        loops
+            .forAddress(MasterAddresses.host(address), MasterAddresses.port(address))
+            .usePlaintext()
+            .maxInboundMessageSize(maxInboundMessageBytes);
     if (size() > 1) {
       // A paused or cut-off leader answers nothing, not even a reset: pings find it within a
       // few seconds, so calls to it fail over instead of waiting out their deadline. Masters
       // permit pings this often.
-      builder.keepAliveTime(2, java.util.concurrent.TimeUnit.SECONDS)
+      builder
+          .keepAliveTime(2, java.util.concurrent.TimeUnit.SECONDS)
           .keepAliveTimeout(3, java.util.concurrent.TimeUnit.SECONDS)
           .keepAliveWithoutCalls(true);
     }
@@ -129,9 +132,10 @@ public final class MasterChannels implements Closeable {
       // Calls after close fail as calls on a closed channel do, instead of reconnecting.
       managed.shutdownNow();
     }
-    return new Connection(managed,
-        ClientInterceptors.intercept(managed, callIds, new CalledMasterTag(address),
-            VersionHeaders.clientInterceptor()));
+    return new Connection(
+        managed,
+        ClientInterceptors.intercept(
+            managed, callIds, new CalledMasterTag(address), VersionHeaders.clientInterceptor()));
   }
 
   /**
@@ -144,13 +148,15 @@ public final class MasterChannels implements Closeable {
     // A deadline a master itself reports (its under store did not answer in time) came from a
     // master that serves: another master would say the same.
     return code == Status.Code.UNAVAILABLE
-        || code == Status.Code.DEADLINE_EXCEEDED && size() > 1 && !GrpcErrors.served(e)
+        || code == Status.Code.DEADLINE_EXCEEDED
+            && size() > 1
+            && !GrpcErrors.served(e)
             && !Context.current().isCancelled();
   }
 
   /**
-   * Moves the leader on from the master a failed call or stream went to (read from the
-   * failure's trailers; the current leader when they do not say).
+   * Moves the leader on from the master a failed call or stream went to (read from the failure's
+   * trailers; the current leader when they do not say).
    */
   public void moveOn(Throwable failure) {
     Metadata trailers = Status.trailersFromThrowable(failure);
@@ -159,14 +165,15 @@ public final class MasterChannels implements Closeable {
   }
 
   /**
-   * Moves the leader on from {@code from} after it failed a call: to the leader it named, else
-   * to the next master. Does nothing for a status that a master serving the call gives, or
-   * when another thread already moved on from {@code from}.
+   * Moves the leader on from {@code from} after it failed a call: to the leader it named, else to
+   * the next master. Does nothing for a status that a master serving the call gives, or when
+   * another thread already moved on from {@code from}.
    */
   public void moveOn(String from, Throwable failure) {
     Status status = Status.fromThrowable(failure);
-    boolean deadline = status.getCode() == Status.Code.DEADLINE_EXCEEDED
-        && !(failure instanceof StatusRuntimeException e && GrpcErrors.served(e));
+    boolean deadline =
+        status.getCode() == Status.Code.DEADLINE_EXCEEDED
+            && !(failure instanceof StatusRuntimeException e && GrpcErrors.served(e));
     if (status.getCode() != Status.Code.UNAVAILABLE && !(deadline && size() > 1)) {
       return;
     }
@@ -178,12 +185,15 @@ public final class MasterChannels implements Closeable {
     }
     if (named != null && !named.equals(from) && MasterAddresses.isHostPort(named)) {
       if (addresses.addIfAbsent(named)) {
-        LOG.info("The master at {} names {} as the leader, which is not among {}; adding it",
-            from, named, addresses);
+        LOG.info(
+            "The master at {} names {} as the leader, which is not among {}; adding it",
+            from,
+            named,
+            addresses);
       }
       if (replaceLeader(from, named)) {
-        LOG.info("The master at {} is not the leader; following it to the leader at {}", from,
-            named);
+        LOG.info(
+            "The master at {} is not the leader; following it to the leader at {}", from, named);
       }
       return;
     }
@@ -193,8 +203,8 @@ public final class MasterChannels implements Closeable {
     }
     String next = addresses.get((i + 1) % addresses.size());
     if (!next.equals(from) && replaceLeader(from, next)) {
-      LOG.debug("The master at {} cannot serve ({}); trying {}", from, lastFailures.get(from),
-          next);
+      LOG.debug(
+          "The master at {} cannot serve ({}); trying {}", from, lastFailures.get(from), next);
     }
   }
 
@@ -205,22 +215,26 @@ public final class MasterChannels implements Closeable {
   }
 
   /**
-   * Runs one unary call on the leader, and again on the next leader while it fails in a way
-   * {@link #retryable} allows, every attempt with the same call id and its own deadline;
-   * {@code backoff} says when to wait and when to stop.
+   * Runs one unary call on the leader, and again on the next leader while it fails in a way {@link
+   * #retryable} allows, every attempt with the same call id and its own deadline; {@code backoff}
+   * says when to wait and when to stop.
    *
    * @param stubOn makes the stub of the service on a master's channel
    * @param body issues the call on the stub it is given
    * @throws StatusRuntimeException the failure that is not retried, or the last one when the
    *     backoff's budget is spent
    */
-  public <S extends AbstractStub<S>, T> T call(Function<Channel, S> stubOn, Function<S, T> body,
-      Duration deadline, Backoff backoff) throws InterruptedException {
+  public <S extends AbstractStub<S>, T> T call(
+      Function<Channel, S> stubOn, Function<S, T> body, Duration deadline, Backoff backoff)
+      throws InterruptedException {
     long callId = callIds.next();
     while (true) {
       String address = leader();
-      S stub = stubOn.apply(channel(address)).withOption(CallIdHeaders.CALL_ID, callId)
-          .withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS);
+      S stub =
+          stubOn
+              .apply(channel(address))
+              .withOption(CallIdHeaders.CALL_ID, callId)
+              .withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS);
       try {
         return body.apply(stub);
       } catch (StatusRuntimeException e) {
@@ -237,8 +251,8 @@ public final class MasterChannels implements Closeable {
   }
 
   /**
-   * How each master last failed a call, in the order of {@link #addresses()}, for the message
-   * of a call that gave up; a master that never failed is absent.
+   * How each master last failed a call, in the order of {@link #addresses()}, for the message of a
+   * call that gave up; a master that never failed is absent.
    */
   public Map<String, String> lastFailures() {
     Map<String, String> failures = new LinkedHashMap<>();
@@ -252,9 +266,9 @@ public final class MasterChannels implements Closeable {
   }
 
   /**
-   * Makes every channel try its master again at once. A channel's own reconnect back-off can
-   * be longer than a caller's; without this a master that came back would not be tried until
-   * the channel's timer fired.
+   * Makes every channel try its master again at once. A channel's own reconnect back-off can be
+   * longer than a caller's; without this a master that came back would not be tried until the
+   * channel's timer fired.
    */
   public void resetConnectBackoff() {
     connections.values().forEach(c -> c.managed().resetConnectBackoff());
@@ -277,8 +291,7 @@ public final class MasterChannels implements Closeable {
   /** Sends each new call to the leader of the moment. */
   private final class LeaderChannel extends Channel {
     @Override
-    public <Q, R> ClientCall<Q, R> newCall(MethodDescriptor<Q, R> method,
-        CallOptions callOptions) {
+    public <Q, R> ClientCall<Q, R> newCall(MethodDescriptor<Q, R> method, CallOptions callOptions) {
       return channel(leader()).newCall(method, callOptions);
     }
 
@@ -297,20 +310,22 @@ public final class MasterChannels implements Closeable {
     }
 
     @Override
-    public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method,
-        CallOptions callOptions, Channel next) {
+    public <Q, R> ClientCall<Q, R> interceptCall(
+        MethodDescriptor<Q, R> method, CallOptions callOptions, Channel next) {
       return new SimpleForwardingClientCall<>(next.newCall(method, callOptions)) {
         @Override
         public void start(Listener<R> listener, Metadata headers) {
-          super.start(new SimpleForwardingClientCallListener<>(listener) {
-            @Override
-            public void onClose(Status status, Metadata trailers) {
-              if (!status.isOk()) {
-                trailers.put(CALLED_MASTER, address);
-              }
-              super.onClose(status, trailers);
-            }
-          }, headers);
+          super.start(
+              new SimpleForwardingClientCallListener<>(listener) {
+                @Override
+                public void onClose(Status status, Metadata trailers) {
+                  if (!status.isOk()) {
+                    trailers.put(CALLED_MASTER, address);
+                  }
+                  super.onClose(status, trailers);
+                }
+              },
+              headers);
         }
       };
     }

@@ -28,32 +28,36 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A client's connection to the master: plaintext gRPC to the master at
- * {@code strata.master.hostname:strata.master.rpc.port}, or to the leader among the masters of
- * {@code strata.master.addresses}; a deadline of {@code strata.client.rpc.timeout} on every call;
- * and retries with exponential back-off while no master serves.
+ * A client's connection to the master: plaintext gRPC to the master at {@code
+ * strata.master.hostname:strata.master.rpc.port}, or to the leader among the masters of {@code
+ * strata.master.addresses}; a deadline of {@code strata.client.rpc.timeout} on every call; and
+ * retries with exponential back-off while no master serves.
  *
- * <p>UNAVAILABLE is retried: it means the call never reached a master that could act on it
- * (the master is down, or it is a follower, which names the leader in a trailer). With several
- * masters a call goes to the leader this client knows, follows a follower to the leader it
- * names, or else tries the next master; a deadline moves it on too, since a paused leader
- * answers nothing, and the call id every attempt repeats lets the master apply a mutating call
- * once (see {@link CallIdHeaders}). Waits come after a round of attempts (one per master).
- * When the budget -- {@code strata.client.master.retry.max.duration}, with several masters at
- * least {@code strata.client.master.failover.timeout} -- is spent, the call fails with
- * {@link ErrorCode#UNAVAILABLE} and a message that names the masters and how to start or find
- * them. Every other failure becomes a {@link StrataException} through
- * {@link GrpcErrors#fromStatus}. The master's services (file system, load jobs, journal) share
- * the connections and these rules. Thread-safe.
+ * <p>UNAVAILABLE is retried: it means the call never reached a master that could act on it (the
+ * master is down, or it is a follower, which names the leader in a trailer). With several masters a
+ * call goes to the leader this client knows, follows a follower to the leader it names, or else
+ * tries the next master; a deadline moves it on too, since a paused leader answers nothing, and the
+ * call id every attempt repeats lets the master apply a mutating call once (see {@link
+ * CallIdHeaders}). Waits come after a round of attempts (one per master). When the budget -- {@code
+ * strata.client.master.retry.max.duration}, with several masters at least {@code
+ * strata.client.master.failover.timeout} -- is spent, the call fails with {@link
+ * ErrorCode#UNAVAILABLE} and a message that names the masters and how to start or find them. Every
+ * other failure becomes a {@link StrataException} through {@link GrpcErrors#fromStatus}. The
+ * master's services (file system, load jobs, journal) share the connections and these rules.
+ * Thread-safe.
  */
 public final class MasterClient implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(MasterClient.class);
+
   /** Block lists of very large files exceed gRPC's 4 MiB default message size. */
   private static final int MAX_MESSAGE_BYTES = 64 << 20;
-  private static final String JOURNAL_UNIMPLEMENTED = "does not serve the journal's quorum and"
-      + " backups (it is of an older release): upgrade it";
-  private static final String UPGRADE_UNIMPLEMENTED = "runs a release without upgrade"
-      + " finalization (0.1.0): upgrade every master first (docs/rolling-upgrade.md)";
+
+  private static final String JOURNAL_UNIMPLEMENTED =
+      "does not serve the journal's quorum and"
+          + " backups (it is of an older release): upgrade it";
+  private static final String UPGRADE_UNIMPLEMENTED =
+      "runs a release without upgrade"
+          + " finalization (0.1.0): upgrade every master first (docs/rolling-upgrade.md)";
 
   private final MasterAddresses configured;
   private final MasterChannels channels;
@@ -64,6 +68,7 @@ public final class MasterClient implements Closeable {
   private final Duration retryBudget;
   private final Duration baseSleep;
   private final Duration maxSleep;
+
   /** Longest back-off between rounds over several masters (see the constructor). */
   private static final Duration SEVERAL_MAX_SLEEP = Duration.ofMillis(250);
 
@@ -81,8 +86,10 @@ public final class MasterClient implements Closeable {
     Duration configuredMaxSleep = conf.getDuration(ClientKeys.MASTER_RETRY_MAX_SLEEP);
     // With several masters a lost leader is replaced within about two election timeouts; a
     // back-off grown to seconds would find the new leader long after it serves.
-    this.maxSleep = configured.several() && configuredMaxSleep.compareTo(SEVERAL_MAX_SLEEP) > 0
-        ? SEVERAL_MAX_SLEEP : configuredMaxSleep;
+    this.maxSleep =
+        configured.several() && configuredMaxSleep.compareTo(SEVERAL_MAX_SLEEP) > 0
+            ? SEVERAL_MAX_SLEEP
+            : configuredMaxSleep;
   }
 
   /** The master's address as host:port: with several masters, the one taken for the leader. */
@@ -111,8 +118,7 @@ public final class MasterClient implements Closeable {
   }
 
   /**
-   * Runs one unary call with a deadline on the leading master, retrying while no master
-   * serves it.
+   * Runs one unary call with a deadline on the leading master, retrying while no master serves it.
    *
    * @param body issues the call on the stub it is given (which carries the deadline)
    */
@@ -125,10 +131,10 @@ public final class MasterClient implements Closeable {
   }
 
   /**
-   * Runs one unary call of the load-job service, as {@link #call} does: a deadline, retries
-   * while no master serves it, every other failure a {@link StrataException} (NOT_FOUND for a
-   * path that never had a job). A master without the service (an older release) fails with
-   * {@link ErrorCode#UNIMPLEMENTED} and a message that says so.
+   * Runs one unary call of the load-job service, as {@link #call} does: a deadline, retries while
+   * no master serves it, every other failure a {@link StrataException} (NOT_FOUND for a path that
+   * never had a job). A master without the service (an older release) fails with {@link
+   * ErrorCode#UNIMPLEMENTED} and a message that says so.
    *
    * @param body issues the call on the stub it is given (which carries the deadline)
    */
@@ -136,32 +142,36 @@ public final class MasterClient implements Closeable {
     try {
       return callOn(LoadMasterGrpc::newBlockingStub, body);
     } catch (StatusRuntimeException e) {
-      throw failure(e, target(), "does not run load jobs (it is of an older release): upgrade"
-          + " it, or load metadata only with `strata fs load --metadata-only`");
+      throw failure(
+          e,
+          target(),
+          "does not run load jobs (it is of an older release): upgrade"
+              + " it, or load metadata only with `strata fs load --metadata-only`");
     }
   }
 
   /**
-   * Runs one unary call of the persist service, as {@link #call} does. A master without the
-   * service (an older release) fails with {@link ErrorCode#UNIMPLEMENTED} and a message that
-   * says so.
+   * Runs one unary call of the persist service, as {@link #call} does. A master without the service
+   * (an older release) fails with {@link ErrorCode#UNIMPLEMENTED} and a message that says so.
    *
    * @param body issues the call on the stub it is given (which carries the deadline)
    */
-  public <T> T callPersist(Function<PersistMasterBlockingStub, T> body)
-      throws StrataException {
+  public <T> T callPersist(Function<PersistMasterBlockingStub, T> body) throws StrataException {
     try {
       return callOn(PersistMasterGrpc::newBlockingStub, body);
     } catch (StatusRuntimeException e) {
-      throw failure(e, target(), "does not persist files (it is of an older release, without"
-          + " write type ASYNC_THROUGH): upgrade it");
+      throw failure(
+          e,
+          target(),
+          "does not persist files (it is of an older release, without"
+              + " write type ASYNC_THROUGH): upgrade it");
     }
   }
 
   /**
-   * Runs one unary call of the journal service (quorum, leadership, backups) on the leading
-   * master, as {@link #call} does. A master without the service fails with
-   * {@link ErrorCode#UNIMPLEMENTED} and a message that says so.
+   * Runs one unary call of the journal service (quorum, leadership, backups) on the leading master,
+   * as {@link #call} does. A master without the service fails with {@link ErrorCode#UNIMPLEMENTED}
+   * and a message that says so.
    *
    * @param body issues the call on the stub it is given (which carries the deadline)
    */
@@ -174,9 +184,9 @@ public final class MasterClient implements Closeable {
   }
 
   /**
-   * Runs one call of the journal service on the master at {@code address}, whether or not it
-   * leads, once, with the deadline of {@link #call} -- for asking every master for its view of
-   * the quorum. A follower refuses what only the leader serves with UNAVAILABLE.
+   * Runs one call of the journal service on the master at {@code address}, whether or not it leads,
+   * once, with the deadline of {@link #call} -- for asking every master for its view of the quorum.
+   * A follower refuses what only the leader serves with UNAVAILABLE.
    *
    * @param address a master's gRPC address, host:port
    * @throws StrataException naming {@code address} when it cannot be reached or refuses
@@ -187,9 +197,8 @@ public final class MasterClient implements Closeable {
   }
 
   /**
-   * Runs one call of the file-system service on the master at {@code address}, whether or not
-   * it leads, as {@link #callJournalAt} does -- for the calls every master answers
-   * (GetMasterInfo).
+   * Runs one call of the file-system service on the master at {@code address}, whether or not it
+   * leads, as {@link #callJournalAt} does -- for the calls every master answers (GetMasterInfo).
    */
   public <T> T callFileSystemAt(String address, Function<FileSystemMasterBlockingStub, T> body)
       throws StrataException {
@@ -197,9 +206,9 @@ public final class MasterClient implements Closeable {
   }
 
   /**
-   * Runs one unary call of the upgrade service on the leading master, as {@link #call} does.
-   * A master of release 0.1.0 has no such service: that fails with
-   * {@link ErrorCode#UNIMPLEMENTED} and a message that says so.
+   * Runs one unary call of the upgrade service on the leading master, as {@link #call} does. A
+   * master of release 0.1.0 has no such service: that fails with {@link ErrorCode#UNIMPLEMENTED}
+   * and a message that says so.
    */
   public <T> T callUpgrade(Function<UpgradeMasterBlockingStub, T> body) throws StrataException {
     try {
@@ -211,8 +220,10 @@ public final class MasterClient implements Closeable {
       // A follower of the previous release has no such service, so it cannot redirect the
       // call as followers do: ask it which master leads, and call that one.
       String answered = target();
-      String leader = callJournal(q -> q.getQuorumInfo(
-          io.strata.proto.GetQuorumInfoRequest.getDefaultInstance())).getLeaderAddress();
+      String leader =
+          callJournal(
+                  q -> q.getQuorumInfo(io.strata.proto.GetQuorumInfoRequest.getDefaultInstance()))
+              .getLeaderAddress();
       if (leader.isEmpty() || leader.equals(answered)) {
         throw failure(e, answered, UPGRADE_UNIMPLEMENTED);
       }
@@ -222,40 +233,49 @@ public final class MasterClient implements Closeable {
 
   private static boolean methodNotFound(StatusRuntimeException e) {
     String description = e.getStatus().getDescription();
-    return e.getStatus().getCode() == Status.Code.UNIMPLEMENTED && description != null
+    return e.getStatus().getCode() == Status.Code.UNIMPLEMENTED
+        && description != null
         && description.startsWith("Method not found");
   }
 
-  private <S extends AbstractStub<S>, T> T callAt(String address, Function<Channel, S> stubOn,
-      Function<S, T> body, String olderMaster) throws StrataException {
+  private <S extends AbstractStub<S>, T> T callAt(
+      String address, Function<Channel, S> stubOn, Function<S, T> body, String olderMaster)
+      throws StrataException {
     if (!MasterAddresses.isHostPort(address)) {
       throw StrataException.invalidArgument("Not a master address (host:port): " + address);
     }
-    S at = stubOn.apply(channels.channel(address))
-        .withDeadlineAfter(rpcTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    S at =
+        stubOn
+            .apply(channels.channel(address))
+            .withDeadlineAfter(rpcTimeout.toMillis(), TimeUnit.MILLISECONDS);
     try {
       return body.apply(at);
     } catch (StatusRuntimeException e) {
       Status.Code code = e.getStatus().getCode();
       if (code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED) {
-        throw new StrataException(GrpcErrors.fromStatus(e).code(), "The Strata master at "
-            + address + " did not serve the call: " + describe(e.getStatus()), e);
+        throw new StrataException(
+            GrpcErrors.fromStatus(e).code(),
+            "The Strata master at "
+                + address
+                + " did not serve the call: "
+                + describe(e.getStatus()),
+            e);
       }
       throw failure(e, address, olderMaster);
     }
   }
 
   /**
-   * The exception of a failed call of a service that an older master may lack: gRPC's own
-   * answer for a missing method becomes UNIMPLEMENTED with {@code olderMaster} as the reason.
+   * The exception of a failed call of a service that an older master may lack: gRPC's own answer
+   * for a missing method becomes UNIMPLEMENTED with {@code olderMaster} as the reason.
    */
-  private static StrataException failure(StatusRuntimeException e, String address,
-      String olderMaster) {
+  private static StrataException failure(
+      StatusRuntimeException e, String address, String olderMaster) {
     // gRPC's own answer for a service the server does not have, as opposed to a master that
     // refuses one call for a reason of its own.
     if (methodNotFound(e)) {
-      return new StrataException(ErrorCode.UNIMPLEMENTED,
-          "The Strata master at " + address + " " + olderMaster, e);
+      return new StrataException(
+          ErrorCode.UNIMPLEMENTED, "The Strata master at " + address + " " + olderMaster, e);
     }
     return GrpcErrors.fromStatus(e);
   }
@@ -264,8 +284,8 @@ public final class MasterClient implements Closeable {
    * Runs {@code body} on the leader, moving on and retrying as the class describes; throws a
    * failure that is not retried as it came.
    */
-  private <S extends AbstractStub<S>, T> T callOn(Function<Channel, S> stubOn,
-      Function<S, T> body) throws StrataException {
+  private <S extends AbstractStub<S>, T> T callOn(Function<Channel, S> stubOn, Function<S, T> body)
+      throws StrataException {
     try {
       return channels.call(stubOn, body, rpcTimeout, newBackoff());
     } catch (InterruptedException ie) {
@@ -300,9 +320,9 @@ public final class MasterClient implements Closeable {
   }
 
   /**
-   * After a stream on {@link #stub()} or {@link #asyncStub()} broke, moves on from its master
-   * as a failed call does -- to the leader a follower named, else to the next master -- so that
-   * the stream opened again goes there. Does nothing for failures that do not call for it.
+   * After a stream on {@link #stub()} or {@link #asyncStub()} broke, moves on from its master as a
+   * failed call does -- to the leader a follower named, else to the next master -- so that the
+   * stream opened again goes there. Does nothing for failures that do not call for it.
    */
   public void moveOn(Throwable failure) {
     channels.moveOn(failure);
@@ -310,8 +330,8 @@ public final class MasterClient implements Closeable {
 
   /**
    * After a call failed with UNAVAILABLE: moves on from its master (see {@link #moveOn}), then
-   * waits before retrying when a round of masters has failed, or throws the final error when
-   * the budget is spent.
+   * waits before retrying when a round of masters has failed, or throws the final error when the
+   * budget is spent.
    */
   public void waitToRetry(Backoff backoff, StatusRuntimeException e) throws StrataException {
     channels.moveOn(e);
@@ -325,14 +345,15 @@ public final class MasterClient implements Closeable {
     if (!again) {
       throw unreachable(e);
     }
-    LOG.debug("Master unavailable ({}); retrying on {}", e.getStatus().getDescription(),
-        target());
+    LOG.debug("Master unavailable ({}); retrying on {}", e.getStatus().getDescription(), target());
     channels.resetConnectBackoff();
   }
 
   private StrataException interrupted(InterruptedException ie) {
-    return new StrataException(ErrorCode.UNAVAILABLE,
-        "Interrupted while waiting for the Strata master at " + target(), ie);
+    return new StrataException(
+        ErrorCode.UNAVAILABLE,
+        "Interrupted while waiting for the Strata master at " + target(),
+        ie);
   }
 
   /** The error of masters that could not serve a call for the whole retry budget. */
@@ -344,11 +365,17 @@ public final class MasterClient implements Closeable {
         // below gives each one's last answer.)
         return GrpcErrors.fromStatus(cause);
       }
-      return new StrataException(ErrorCode.UNAVAILABLE, "Cannot reach the Strata master at "
-          + configured.all().get(0) + " (tried for " + format(retryBudget) + "). Start it with"
-          + " `strata master start` or `strata local up`, or set strata.master.hostname /"
-          + " strata.master.rpc.port (conf/strata-site.properties, STRATA_MASTER_HOSTNAME, or"
-          + " -Dstrata.master.hostname)", cause);
+      return new StrataException(
+          ErrorCode.UNAVAILABLE,
+          "Cannot reach the Strata master at "
+              + configured.all().get(0)
+              + " (tried for "
+              + format(retryBudget)
+              + "). Start it with"
+              + " `strata master start` or `strata local up`, or set strata.master.hostname /"
+              + " strata.master.rpc.port (conf/strata-site.properties, STRATA_MASTER_HOSTNAME, or"
+              + " -Dstrata.master.hostname)",
+          cause);
     }
     StringBuilder tried = new StringBuilder();
     Map<String, String> failures = channels.lastFailures();
@@ -359,14 +386,24 @@ public final class MasterClient implements Closeable {
         tried.append(" [").append(failure).append(']');
       }
     }
-    String which = channels.size() == 1 ? "the Strata master at " + channels.leader()
-        : "a leading Strata master among " + String.join(", ", channels.addresses());
-    return new StrataException(ErrorCode.UNAVAILABLE, "Cannot reach " + which + " (tried for "
-        + format(retryBudget) + "; " + tried + "). Start the masters with `strata master start`"
-        + " and let them elect a leader, or set strata.master.addresses to every master's"
-        + " host:port (conf/strata-site.properties, STRATA_MASTER_ADDRESSES, or"
-        + " -Dstrata.master.addresses); strata.client.master.failover.timeout sets how long a"
-        + " call looks for the leader", cause);
+    String which =
+        channels.size() == 1
+            ? "the Strata master at " + channels.leader()
+            : "a leading Strata master among " + String.join(", ", channels.addresses());
+    return new StrataException(
+        ErrorCode.UNAVAILABLE,
+        "Cannot reach "
+            + which
+            + " (tried for "
+            + format(retryBudget)
+            + "; "
+            + tried
+            + "). Start the masters with `strata master start`"
+            + " and let them elect a leader, or set strata.master.addresses to every master's"
+            + " host:port (conf/strata-site.properties, STRATA_MASTER_ADDRESSES, or"
+            + " -Dstrata.master.addresses); strata.client.master.failover.timeout sets how long a"
+            + " call looks for the leader",
+        cause);
   }
 
   private static String describe(Status status) {

@@ -23,11 +23,11 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * Masters on 127.0.0.1 of which one leads, or none (as during an election). The others refuse
- * every call as a follower does -- UNAVAILABLE, and the leader's address in the
- * {@code strata-leader} trailer when there is one -- except the methods any master serves.
- * A paused master answers nothing, like a process stopped with SIGSTOP. The request headers of
- * every call are recorded by master. Shared with the worker's tests.
+ * Masters on 127.0.0.1 of which one leads, or none (as during an election). The others refuse every
+ * call as a follower does -- UNAVAILABLE, and the leader's address in the {@code strata-leader}
+ * trailer when there is one -- except the methods any master serves. A paused master answers
+ * nothing, like a process stopped with SIGSTOP. The request headers of every call are recorded by
+ * master. Shared with the worker's tests.
  */
 public final class FakeMasterGroup implements AutoCloseable {
   private static final Metadata.Key<String> LEADER = io.strata.common.rpc.MasterHeaders.LEADER;
@@ -44,8 +44,9 @@ public final class FakeMasterGroup implements AutoCloseable {
    * @param services what a master serves (when it leads), given its address once bound
    * @param servedByAny full names of the methods that followers serve too
    */
-  public FakeMasterGroup(int size, Function<Supplier<String>, List<BindableService>> services,
-      Set<String> servedByAny) throws IOException {
+  public FakeMasterGroup(
+      int size, Function<Supplier<String>, List<BindableService>> services, Set<String> servedByAny)
+      throws IOException {
     this.servedByAny = servedByAny;
     try {
       for (int i = 0; i < size; i++) {
@@ -123,8 +124,8 @@ public final class FakeMasterGroup implements AutoCloseable {
     }
 
     @Override
-    public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata request,
-        ServerCallHandler<Q, R> next) {
+    public <Q, R> ServerCall.Listener<Q> interceptCall(
+        ServerCall<Q, R> call, Metadata request, ServerCallHandler<Q, R> next) {
       String me = self.get();
       headers(me).add(request);
       if (paused.contains(me)) {
@@ -139,8 +140,13 @@ public final class FakeMasterGroup implements AutoCloseable {
       if (l != null) {
         trailers.put(LEADER, l);
       }
-      call.close(Status.UNAVAILABLE.withDescription("This master (" + me + ") is not the leader"
-          + (l == null ? "; no leader is known" : "; the leader is " + l)), trailers);
+      call.close(
+          Status.UNAVAILABLE.withDescription(
+              "This master ("
+                  + me
+                  + ") is not the leader"
+                  + (l == null ? "; no leader is known" : "; the leader is " + l)),
+          trailers);
       return new ServerCall.Listener<>() {};
     }
   }

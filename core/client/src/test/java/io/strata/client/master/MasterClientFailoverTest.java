@@ -44,9 +44,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A client among several masters finds the leader, follows it when it changes, repeats one call
- * id on every attempt of a call, and gives up after the fail-over timeout naming the masters;
- * streams go to the leader too. The masters are small gRPC servers on 127.0.0.1.
+ * A client among several masters finds the leader, follows it when it changes, repeats one call id
+ * on every attempt of a call, and gives up after the fail-over timeout naming the masters; streams
+ * go to the leader too. The masters are small gRPC servers on 127.0.0.1.
  */
 @Timeout(60)
 class MasterClientFailoverTest {
@@ -76,24 +76,31 @@ class MasterClientFailoverTest {
 
     @Override
     public void getStatus(GetStatusRequest request, StreamObserver<GetStatusResponse> out) {
-      out.onNext(GetStatusResponse.newBuilder()
-          .setFile(FileInfo.newBuilder().setPath(self.get())).build());
+      out.onNext(
+          GetStatusResponse.newBuilder()
+              .setFile(FileInfo.newBuilder().setPath(self.get()))
+              .build());
       out.onCompleted();
     }
 
     @Override
     public void listStatus(ListStatusRequest request, StreamObserver<ListStatusResponse> out) {
-      out.onNext(ListStatusResponse.newBuilder()
-          .addFiles(FileInfo.newBuilder().setName(self.get())).build());
+      out.onNext(
+          ListStatusResponse.newBuilder()
+              .addFiles(FileInfo.newBuilder().setName(self.get()))
+              .build());
       out.onCompleted();
     }
 
     @Override
-    public void watchChanges(WatchChangesRequest request,
-        StreamObserver<WatchChangesResponse> out) {
+    public void watchChanges(
+        WatchChangesRequest request, StreamObserver<WatchChangesResponse> out) {
       // One message, and the stream stays open as the master's does.
-      out.onNext(WatchChangesResponse.newBuilder().setSequence(1)
-          .addChanges(NamespaceChange.newBuilder().setSequence(1).setPath(self.get())).build());
+      out.onNext(
+          WatchChangesResponse.newBuilder()
+              .setSequence(1)
+              .addChanges(NamespaceChange.newBuilder().setSequence(1).setPath(self.get()))
+              .build());
     }
   }
 
@@ -106,8 +113,8 @@ class MasterClientFailoverTest {
     }
 
     @Override
-    public void getQuorumInfo(GetQuorumInfoRequest request,
-        StreamObserver<GetQuorumInfoResponse> out) {
+    public void getQuorumInfo(
+        GetQuorumInfoRequest request, StreamObserver<GetQuorumInfoResponse> out) {
       out.onNext(GetQuorumInfoResponse.newBuilder().setAnsweredBy(self.get()).build());
       out.onCompleted();
     }
@@ -120,9 +127,12 @@ class MasterClientFailoverTest {
   }
 
   private void startMasters(int size) throws Exception {
-    masters = new FakeMasterGroup(size, self -> List.<BindableService>of(
-        new AddressedFileSystem(self), new AddressedJournal(self)),
-        Set.of(JournalMasterGrpc.getGetQuorumInfoMethod().getFullMethodName()));
+    masters =
+        new FakeMasterGroup(
+            size,
+            self ->
+                List.<BindableService>of(new AddressedFileSystem(self), new AddressedJournal(self)),
+            Set.of(JournalMasterGrpc.getGetQuorumInfoMethod().getFullMethodName()));
   }
 
   private static Map<String, String> conf(String addresses) {
@@ -191,13 +201,15 @@ class MasterClientFailoverTest {
     startMasters(3);
     masters.lead(null);
     connectToAll();
-    CompletableFuture<String> served = CompletableFuture.supplyAsync(() -> {
-      try {
-        return servedBy(client);
-      } catch (StrataException e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    CompletableFuture<String> served =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return servedBy(client);
+              } catch (StrataException e) {
+                throw new IllegalStateException(e);
+              }
+            });
     // Let every master refuse a few rounds without naming a leader, then elect one.
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (calls(2) < 2 && System.nanoTime() < deadline) {
@@ -218,13 +230,11 @@ class MasterClientFailoverTest {
     String clientId = refused.get(MasterHeaders.CLIENT_ID);
     assertNotNull(clientId);
     assertEquals(clientId, served.get(MasterHeaders.CLIENT_ID));
-    assertEquals(refused.get(MasterHeaders.CALL_ID),
-        served.get(MasterHeaders.CALL_ID));
+    assertEquals(refused.get(MasterHeaders.CALL_ID), served.get(MasterHeaders.CALL_ID));
     servedBy(client);
     Metadata next = masters.headers(masters.address(2)).get(1);
     assertEquals(clientId, next.get(MasterHeaders.CLIENT_ID));
-    assertNotEquals(served.get(MasterHeaders.CALL_ID),
-        next.get(MasterHeaders.CALL_ID));
+    assertNotEquals(served.get(MasterHeaders.CALL_ID), next.get(MasterHeaders.CALL_ID));
   }
 
   @Test
@@ -240,11 +250,17 @@ class MasterClientFailoverTest {
     assertEquals(ErrorCode.UNAVAILABLE, e.code());
     assertTrue(tookMs >= 400 && tookMs < 10_000, "took " + tookMs + " ms");
     String m = e.getMessage();
-    assertTrue(m.startsWith("Cannot reach a leading Strata master among "
-        + String.join(", ", masters.addresses()) + " (tried for 400ms; "), m);
+    assertTrue(
+        m.startsWith(
+            "Cannot reach a leading Strata master among "
+                + String.join(", ", masters.addresses())
+                + " (tried for 400ms; "),
+        m);
     for (String address : masters.addresses()) {
-      assertTrue(m.contains(address + " [This master (" + address
-          + ") is not the leader; no leader is known]"), m);
+      assertTrue(
+          m.contains(
+              address + " [This master (" + address + ") is not the leader; no leader is known]"),
+          m);
       assertTrue(masters.calls(address) >= 2, address + " was asked once only");
     }
     assertTrue(m.contains("set strata.master.addresses"), m);
@@ -270,7 +286,8 @@ class MasterClientFailoverTest {
     connect(conf);
     assertEquals(masters.address(1), servedBy(client));
     // The same call, not a new one, reached the leader.
-    assertEquals(masters.headers(masters.address(0)).get(0).get(MasterHeaders.CALL_ID),
+    assertEquals(
+        masters.headers(masters.address(0)).get(0).get(MasterHeaders.CALL_ID),
         masters.headers(masters.address(1)).get(0).get(MasterHeaders.CALL_ID));
   }
 
@@ -307,9 +324,11 @@ class MasterClientFailoverTest {
     // As StatusListing does: open, and on UNAVAILABLE wait to retry (which moves on).
     for (int attempt = 0; attempt < 5 && first == null; attempt++) {
       try {
-        Iterator<ListStatusResponse> pages = client.stub()
-            .withDeadlineAfter(5, TimeUnit.SECONDS)
-            .listStatus(ListStatusRequest.newBuilder().setPath("/").build());
+        Iterator<ListStatusResponse> pages =
+            client
+                .stub()
+                .withDeadlineAfter(5, TimeUnit.SECONDS)
+                .listStatus(ListStatusRequest.newBuilder().setPath("/").build());
         first = pages.next().getFiles(0).getName();
       } catch (StatusRuntimeException e) {
         client.waitToRetry(backoff, e);
@@ -328,23 +347,26 @@ class MasterClientFailoverTest {
     // As NamespaceWatch does: on an error, move on and open the stream again.
     for (int attempt = 0; attempt < 5 && changedPath == null; attempt++) {
       CompletableFuture<Object> outcome = new CompletableFuture<>();
-      client.asyncStub().watchChanges(WatchChangesRequest.getDefaultInstance(),
-          new StreamObserver<>() {
-            @Override
-            public void onNext(WatchChangesResponse value) {
-              outcome.complete(value);
-            }
+      client
+          .asyncStub()
+          .watchChanges(
+              WatchChangesRequest.getDefaultInstance(),
+              new StreamObserver<>() {
+                @Override
+                public void onNext(WatchChangesResponse value) {
+                  outcome.complete(value);
+                }
 
-            @Override
-            public void onError(Throwable t) {
-              outcome.complete(t);
-            }
+                @Override
+                public void onError(Throwable t) {
+                  outcome.complete(t);
+                }
 
-            @Override
-            public void onCompleted() {
-              outcome.complete("completed");
-            }
-          });
+                @Override
+                public void onCompleted() {
+                  outcome.complete("completed");
+                }
+              });
       Object got = outcome.get(10, TimeUnit.SECONDS);
       if (got instanceof Throwable t) {
         client.moveOn(t);
@@ -362,18 +384,32 @@ class MasterClientFailoverTest {
     startMasters(2);
     masters.lead(masters.address(1));
     connectToAll();
-    assertEquals(masters.address(1),
+    assertEquals(
+        masters.address(1),
         client.callJournal(s -> s.backup(BackupRequest.getDefaultInstance())).getWrittenBy());
     for (String address : masters.addresses()) {
-      assertEquals(address, client.callJournalAt(address,
-          s -> s.getQuorumInfo(GetQuorumInfoRequest.getDefaultInstance())).getAnsweredBy());
+      assertEquals(
+          address,
+          client
+              .callJournalAt(
+                  address, s -> s.getQuorumInfo(GetQuorumInfoRequest.getDefaultInstance()))
+              .getAnsweredBy());
     }
-    StrataException refused = assertThrows(StrataException.class,
-        () -> client.callJournalAt(masters.address(0),
-            s -> s.backup(BackupRequest.getDefaultInstance())));
+    StrataException refused =
+        assertThrows(
+            StrataException.class,
+            () ->
+                client.callJournalAt(
+                    masters.address(0), s -> s.backup(BackupRequest.getDefaultInstance())));
     assertEquals(ErrorCode.UNAVAILABLE, refused.code());
-    assertTrue(refused.getMessage().startsWith("The Strata master at " + masters.address(0)
-        + " did not serve the call: This master"), refused.getMessage());
+    assertTrue(
+        refused
+            .getMessage()
+            .startsWith(
+                "The Strata master at "
+                    + masters.address(0)
+                    + " did not serve the call: This master"),
+        refused.getMessage());
   }
 
   @Test
@@ -392,9 +428,11 @@ class MasterClientFailoverTest {
     assertTrue(!one.listed() && !one.several());
 
     conf.put("strata.master.addresses", "m1:19200,m2");
-    ConfigException bad = assertThrows(ConfigException.class,
-        () -> MasterAddresses.of(StrataConfig.load(conf)));
-    assertTrue(bad.getMessage().contains("'strata.master.addresses'")
-        && bad.getMessage().contains("'m2' is not host:port"), bad.getMessage());
+    ConfigException bad =
+        assertThrows(ConfigException.class, () -> MasterAddresses.of(StrataConfig.load(conf)));
+    assertTrue(
+        bad.getMessage().contains("'strata.master.addresses'")
+            && bad.getMessage().contains("'m2' is not host:port"),
+        bad.getMessage());
   }
 }

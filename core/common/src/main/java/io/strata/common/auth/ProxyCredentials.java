@@ -27,14 +27,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The S3 access keys the proxy accepts, each with its secret and the Strata user it acts as,
- * read once from a credentials file of lines {@code access-key secret-key strata-user}
+ * The S3 access keys the proxy accepts, each with its secret and the Strata user it acts as, read
+ * once from a credentials file of lines {@code access-key secret-key strata-user}
  * (whitespace-separated; blank lines and lines starting with {@code #} are ignored).
  *
  * <p>An instance never changes after loading, so lookups need no lock. Files written here are
- * created with mode 0600 from their first byte and replaced by an atomic rename, so a reader
- * sees the old file or the new one, never a part, and no other local user ever can read a
- * secret. Writers are not coordinated with one another: one tool at a time edits a file.
+ * created with mode 0600 from their first byte and replaced by an atomic rename, so a reader sees
+ * the old file or the new one, never a part, and no other local user ever can read a secret.
+ * Writers are not coordinated with one another: one tool at a time edits a file.
  */
 public final class ProxyCredentials {
   private static final Logger LOG = LoggerFactory.getLogger(ProxyCredentials.class);
@@ -73,9 +73,14 @@ public final class ProxyCredentials {
       }
       for (int i = 0; i < value.length(); i++) {
         if (Character.isWhitespace(value.charAt(i)) || Character.isISOControl(value.charAt(i))) {
-          throw new IllegalArgumentException("The " + what + " of a credential must not contain"
-              + " spaces or control characters, as the credentials file separates fields with"
-              + " whitespace: '" + (what.equals("secret key") ? "<hidden>" : value) + "'");
+          throw new IllegalArgumentException(
+              "The "
+                  + what
+                  + " of a credential must not contain"
+                  + " spaces or control characters, as the credentials file separates fields with"
+                  + " whitespace: '"
+                  + (what.equals("secret key") ? "<hidden>" : value)
+                  + "'");
         }
       }
     }
@@ -90,16 +95,22 @@ public final class ProxyCredentials {
   /**
    * Reads a credentials file.
    *
-   * @throws IOException when the file cannot be read, or when a line is not
-   *     {@value #LINE_FORMAT} or repeats an access key (the message names the file and line)
+   * @throws IOException when the file cannot be read, or when a line is not {@value #LINE_FORMAT}
+   *     or repeats an access key (the message names the file and line)
    */
   public static ProxyCredentials load(Path file) throws IOException {
     List<String> lines;
     try {
       lines = Files.readAllLines(file, StandardCharsets.UTF_8);
     } catch (NoSuchFileException e) {
-      throw new IOException("The S3 credentials file " + file + " does not exist: create it"
-          + " with lines '" + LINE_FORMAT + "'", e);
+      throw new IOException(
+          "The S3 credentials file "
+              + file
+              + " does not exist: create it"
+              + " with lines '"
+              + LINE_FORMAT
+              + "'",
+          e);
     }
     warnIfReadableByOthers(file);
     Map<String, Credential> byKey = new LinkedHashMap<>();
@@ -110,9 +121,16 @@ public final class ProxyCredentials {
       }
       String[] fields = line.split("\\s+");
       if (fields.length != 3) {
-        throw new IOException(file + ":" + (i + 1) + ": expected '" + LINE_FORMAT
-            + "' (three fields separated by spaces) but found " + fields.length + " field"
-            + (fields.length == 1 ? "" : "s"));
+        throw new IOException(
+            file
+                + ":"
+                + (i + 1)
+                + ": expected '"
+                + LINE_FORMAT
+                + "' (three fields separated by spaces) but found "
+                + fields.length
+                + " field"
+                + (fields.length == 1 ? "" : "s"));
       }
       Credential c;
       try {
@@ -121,8 +139,13 @@ public final class ProxyCredentials {
         throw new IOException(file + ":" + (i + 1) + ": " + e.getMessage(), e);
       }
       if (byKey.putIfAbsent(c.accessKey(), c) != null) {
-        throw new IOException(file + ":" + (i + 1) + ": access key " + c.accessKey()
-            + " appears twice; each access key must be on one line only");
+        throw new IOException(
+            file
+                + ":"
+                + (i + 1)
+                + ": access key "
+                + c.accessKey()
+                + " appears twice; each access key must be on one line only");
       }
     }
     return new ProxyCredentials(byKey);
@@ -154,12 +177,14 @@ public final class ProxyCredentials {
 
   /**
    * A new credential for a user: an access key of 20 characters A-Z and 0-9 and a secret of 40
-   * characters of the base64 alphabet, both from a {@link SecureRandom}, shaped as AWS keys are
-   * so that clients that check the shape accept them.
+   * characters of the base64 alphabet, both from a {@link SecureRandom}, shaped as AWS keys are so
+   * that clients that check the shape accept them.
    */
   public static Credential generate(String user) {
-    return new Credential(random(ACCESS_KEY_ALPHABET, ACCESS_KEY_LENGTH),
-        random(SECRET_ALPHABET, SECRET_LENGTH), user);
+    return new Credential(
+        random(ACCESS_KEY_ALPHABET, ACCESS_KEY_LENGTH),
+        random(SECRET_ALPHABET, SECRET_LENGTH),
+        user);
   }
 
   private static String random(String alphabet, int length) {
@@ -171,19 +196,23 @@ public final class ProxyCredentials {
   }
 
   /**
-   * Adds a credential to a file, creating the file if it does not exist. The lines already
-   * there, comments included, are kept as they are.
+   * Adds a credential to a file, creating the file if it does not exist. The lines already there,
+   * comments included, are kept as they are.
    *
-   * @throws IOException when the file holds the same access key already, or cannot be
-   *     written, or its file system has no POSIX permissions
+   * @throws IOException when the file holds the same access key already, or cannot be written, or
+   *     its file system has no POSIX permissions
    */
   public static void append(Path file, Credential credential) throws IOException {
     List<String> lines = new ArrayList<>();
     if (Files.exists(file)) {
       ProxyCredentials existing = load(file);
       if (existing.find(credential.accessKey()).isPresent()) {
-        throw new IOException("Access key " + credential.accessKey() + " is already in " + file
-            + "; generate another one");
+        throw new IOException(
+            "Access key "
+                + credential.accessKey()
+                + " is already in "
+                + file
+                + "; generate another one");
       }
       lines.addAll(Files.readAllLines(file, StandardCharsets.UTF_8));
     } else {
@@ -217,8 +246,11 @@ public final class ProxyCredentials {
     Path dir = target.getParent();
     Files.createDirectories(dir);
     if (Files.getFileAttributeView(dir, PosixFileAttributeView.class) == null) {
-      throw new IOException("Cannot write " + file + " safely: its file system has no POSIX"
-          + " permissions to keep the secrets readable by their owner only");
+      throw new IOException(
+          "Cannot write "
+              + file
+              + " safely: its file system has no POSIX"
+              + " permissions to keep the secrets readable by their owner only");
     }
     FileAttribute<Set<PosixFilePermission>> ownerOnly =
         PosixFilePermissions.asFileAttribute(OWNER_ONLY);
@@ -230,8 +262,8 @@ public final class ProxyCredentials {
       for (String l : lines) {
         text.append(l).append('\n');
       }
-      try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE,
-          StandardOpenOption.TRUNCATE_EXISTING)) {
+      try (FileChannel ch =
+          FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
         ByteBuffer buf = ByteBuffer.wrap(text.toString().getBytes(StandardCharsets.UTF_8));
         while (buf.hasRemaining()) {
           ch.write(buf);
@@ -241,8 +273,8 @@ public final class ProxyCredentials {
       // A umask never adds bits, but an inherited default ACL could: set the mode explicitly.
       Files.setPosixFilePermissions(tmp, OWNER_ONLY);
       try {
-        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE,
-            StandardCopyOption.REPLACE_EXISTING);
+        Files.move(
+            tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       } catch (AtomicMoveNotSupportedException e) {
         throw new IOException("Cannot replace " + file + " atomically on its file system", e);
       }
@@ -266,9 +298,12 @@ public final class ProxyCredentials {
       Set<PosixFilePermission> perms = Files.getPosixFilePermissions(file);
       if (perms.contains(PosixFilePermission.GROUP_READ)
           || perms.contains(PosixFilePermission.OTHERS_READ)) {
-        LOG.warn("The S3 credentials file {} is readable by other users (mode {}): run"
-            + " 'chmod 600 {}' to keep its secrets private", file,
-            PosixFilePermissions.toString(perms), file);
+        LOG.warn(
+            "The S3 credentials file {} is readable by other users (mode {}): run"
+                + " 'chmod 600 {}' to keep its secrets private",
+            file,
+            PosixFilePermissions.toString(perms),
+            file);
       }
     } catch (UnsupportedOperationException | IOException e) {
       LOG.debug("Cannot read the permissions of {}", file, e);

@@ -16,35 +16,34 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A thread-safe pool of direct buffers whose addresses and capacities are multiples of 4 KiB
- * (the settings' alignment), so they can be handed to Direct I/O as they are.
+ * A thread-safe pool of direct buffers whose addresses and capacities are multiples of 4 KiB (the
+ * settings' alignment), so they can be handed to Direct I/O as they are.
  *
- * <p><b>Size classes.</b> Capacities are powers of two from the alignment (4 KiB) up to 1 GiB;
- * a request is rounded up to its class. {@link #acquire} returns an idle buffer of the
- * request's class if there is one, else the smallest idle larger buffer whose capacity is at
- * most {@code maxOversize} times the requested size (the bound; 4 by default), else a newly
- * allocated buffer of the request's class. The buffer comes back with position 0 and limit
- * equal to the requested size; its capacity is that of its class.
+ * <p><b>Size classes.</b> Capacities are powers of two from the alignment (4 KiB) up to 1 GiB; a
+ * request is rounded up to its class. {@link #acquire} returns an idle buffer of the request's
+ * class if there is one, else the smallest idle larger buffer whose capacity is at most {@code
+ * maxOversize} times the requested size (the bound; 4 by default), else a newly allocated buffer of
+ * the request's class. The buffer comes back with position 0 and limit equal to the requested size;
+ * its capacity is that of its class.
  *
- * <p><b>Budget.</b> The budget bounds the direct memory the pool owns, idle and in use
- * together. Before a new allocation that would take the total past the budget, and whenever a
- * release leaves the total past it, idle buffers are freed largest first until the total fits
- * or none are idle. The pool never refuses a request: when the buffers in use alone exceed the
- * budget it allocates anyway, and frees those buffers as they come back. Freeing is immediate
- * (not left to the garbage collector).
+ * <p><b>Budget.</b> The budget bounds the direct memory the pool owns, idle and in use together.
+ * Before a new allocation that would take the total past the budget, and whenever a release leaves
+ * the total past it, idle buffers are freed largest first until the total fits or none are idle.
+ * The pool never refuses a request: when the buffers in use alone exceed the budget it allocates
+ * anyway, and frees those buffers as they come back. Freeing is immediate (not left to the garbage
+ * collector).
  *
- * <p><b>Metrics</b>, named {@code <prefix>.<name>} with the prefix given to the constructor
- * (for example {@link MetricNames#WORKER_BUFFER_POOL}): gauges {@code pooled} (bytes of idle
- * buffers kept for reuse), {@code in.use} (bytes of buffers acquired and not yet released) and
- * {@code in.use.peak} (the high-water mark of {@code in.use} since the pool was created, which
- * shows whether the owner's bound on buffers in use held);
- * counters {@code hits} (requests served by an idle buffer, of its class or larger),
- * {@code misses} (requests no idle buffer could serve), {@code allocations} (new buffers
- * allocated, one per miss) and {@code releases} (buffers freed back to the system, for the
- * budget or on {@link #close}).
+ * <p><b>Metrics</b>, named {@code <prefix>.<name>} with the prefix given to the constructor (for
+ * example {@link MetricNames#WORKER_BUFFER_POOL}): gauges {@code pooled} (bytes of idle buffers
+ * kept for reuse), {@code in.use} (bytes of buffers acquired and not yet released) and {@code
+ * in.use.peak} (the high-water mark of {@code in.use} since the pool was created, which shows
+ * whether the owner's bound on buffers in use held); counters {@code hits} (requests served by an
+ * idle buffer, of its class or larger), {@code misses} (requests no idle buffer could serve),
+ * {@code allocations} (new buffers allocated, one per miss) and {@code releases} (buffers freed
+ * back to the system, for the budget or on {@link #close}).
  *
- * <p>Locking: one lock guards the idle lists and the byte totals, held only for list and
- * counter updates; allocating and freeing memory happen outside it.
+ * <p>Locking: one lock guards the idle lists and the byte totals, held only for list and counter
+ * updates; allocating and freeing memory happen outside it.
  */
 public final class AlignedBufferPool implements AutoCloseable {
   /** The largest size class; a larger request fails. */
@@ -53,14 +52,19 @@ public final class AlignedBufferPool implements AutoCloseable {
   private final BufferPoolSettings settings;
   private final int minShift;
   private final ReentrantLock lock = new ReentrantLock();
+
   /** Idle buffers by class index; last in, first out so recently used memory is reused. */
   private final ArrayDeque<Slot>[] idle;
+
   /** Every buffer the pool owns, by the identity of the buffer handed out. */
   private final Map<ByteBuffer, Slot> owned = new IdentityHashMap<>();
+
   private final AtomicLong pooledBytes = new AtomicLong();
   private final AtomicLong inUseBytes = new AtomicLong();
+
   /** Only raised, and only under the lock, so it never misses a maximum of inUseBytes. */
   private final AtomicLong peakInUseBytes = new AtomicLong();
+
   private boolean closed;
 
   private final MeterRegistry registry;
@@ -91,12 +95,12 @@ public final class AlignedBufferPool implements AutoCloseable {
   }
 
   /**
-   * Creates an empty pool whose meters are registered in {@code registry} under
-   * {@code metricPrefix}; {@link #close} removes them again.
+   * Creates an empty pool whose meters are registered in {@code registry} under {@code
+   * metricPrefix}; {@link #close} removes them again.
    */
   @SuppressWarnings("unchecked")
-  public AlignedBufferPool(BufferPoolSettings settings, MeterRegistry registry,
-      String metricPrefix) {
+  public AlignedBufferPool(
+      BufferPoolSettings settings, MeterRegistry registry, String metricPrefix) {
     this.settings = settings;
     this.registry = registry;
     this.minShift = Integer.numberOfTrailingZeros(settings.alignment());
@@ -105,24 +109,39 @@ public final class AlignedBufferPool implements AutoCloseable {
     for (int i = 0; i < classes; i++) {
       idle[i] = new ArrayDeque<>();
     }
-    meters.add(Gauge.builder(metricPrefix + "." + MetricNames.BUFFER_POOL_POOLED, pooledBytes,
-        AtomicLong::get).baseUnit("bytes")
-        .description("Bytes of idle buffers kept for reuse").register(registry));
-    meters.add(Gauge.builder(metricPrefix + "." + MetricNames.BUFFER_POOL_IN_USE, inUseBytes,
-        AtomicLong::get).baseUnit("bytes")
-        .description("Bytes of buffers acquired and not yet released").register(registry));
-    meters.add(Gauge.builder(metricPrefix + "." + MetricNames.BUFFER_POOL_IN_USE_PEAK,
-        peakInUseBytes, AtomicLong::get).baseUnit("bytes")
-        .description("Most bytes of buffers in use at once since the pool was created")
-        .register(registry));
-    hits = counter(metricPrefix, MetricNames.BUFFER_POOL_HITS,
-        "Requests served by an idle pooled buffer");
-    misses = counter(metricPrefix, MetricNames.BUFFER_POOL_MISSES,
-        "Requests no idle buffer could serve");
-    allocations = counter(metricPrefix, MetricNames.BUFFER_POOL_ALLOCATIONS,
-        "New direct buffers allocated");
-    releases = counter(metricPrefix, MetricNames.BUFFER_POOL_RELEASES,
-        "Direct buffers freed back to the system");
+    meters.add(
+        Gauge.builder(
+                metricPrefix + "." + MetricNames.BUFFER_POOL_POOLED, pooledBytes, AtomicLong::get)
+            .baseUnit("bytes")
+            .description("Bytes of idle buffers kept for reuse")
+            .register(registry));
+    meters.add(
+        Gauge.builder(
+                metricPrefix + "." + MetricNames.BUFFER_POOL_IN_USE, inUseBytes, AtomicLong::get)
+            .baseUnit("bytes")
+            .description("Bytes of buffers acquired and not yet released")
+            .register(registry));
+    meters.add(
+        Gauge.builder(
+                metricPrefix + "." + MetricNames.BUFFER_POOL_IN_USE_PEAK,
+                peakInUseBytes,
+                AtomicLong::get)
+            .baseUnit("bytes")
+            .description("Most bytes of buffers in use at once since the pool was created")
+            .register(registry));
+    hits =
+        counter(
+            metricPrefix, MetricNames.BUFFER_POOL_HITS, "Requests served by an idle pooled buffer");
+    misses =
+        counter(
+            metricPrefix, MetricNames.BUFFER_POOL_MISSES, "Requests no idle buffer could serve");
+    allocations =
+        counter(metricPrefix, MetricNames.BUFFER_POOL_ALLOCATIONS, "New direct buffers allocated");
+    releases =
+        counter(
+            metricPrefix,
+            MetricNames.BUFFER_POOL_RELEASES,
+            "Direct buffers freed back to the system");
   }
 
   private Counter counter(String prefix, String name, String description) {
@@ -134,8 +153,12 @@ public final class AlignedBufferPool implements AutoCloseable {
   /** The capacity of the size class a request of {@code size} bytes is rounded up to. */
   public int sizeClass(int size) {
     if (size < 0 || size > MAX_CLASS) {
-      throw new IllegalArgumentException("buffer size must be between 0 and " + MAX_CLASS
-          + " bytes, got " + size + "; split larger transfers into chunks");
+      throw new IllegalArgumentException(
+          "buffer size must be between 0 and "
+              + MAX_CLASS
+              + " bytes, got "
+              + size
+              + "; split larger transfers into chunks");
     }
     int min = settings.alignment();
     return size <= min ? min : Integer.highestOneBit(size - 1) << 1;
@@ -143,8 +166,8 @@ public final class AlignedBufferPool implements AutoCloseable {
 
   /**
    * Returns a direct buffer of at least {@code size} bytes, with position 0, limit {@code size},
-   * big-endian order, and address and capacity aligned to the settings' alignment. The caller
-   * owns it until it passes it to {@link #release}.
+   * big-endian order, and address and capacity aligned to the settings' alignment. The caller owns
+   * it until it passes it to {@link #release}.
    *
    * @throws IllegalArgumentException if size is negative or above {@link #MAX_CLASS}
    * @throws IllegalStateException if the pool is closed
@@ -158,8 +181,8 @@ public final class AlignedBufferPool implements AutoCloseable {
     lock.lock();
     try {
       if (closed) {
-        throw new IllegalStateException("buffer pool is closed; no buffer of " + size
-            + " bytes can be acquired");
+        throw new IllegalStateException(
+            "buffer pool is closed; no buffer of " + size + " bytes can be acquired");
       }
       for (int i = wantedIndex; i < idle.length && (settings.alignment() << i) <= bound; i++) {
         slot = idle[i].pollLast();
@@ -214,11 +237,11 @@ public final class AlignedBufferPool implements AutoCloseable {
   }
 
   /**
-   * Gives back a buffer from {@link #acquire}; the caller must not touch it afterwards. It is
-   * kept for reuse, or freed if the pool is past its budget or closed.
+   * Gives back a buffer from {@link #acquire}; the caller must not touch it afterwards. It is kept
+   * for reuse, or freed if the pool is past its budget or closed.
    *
-   * @throws IllegalArgumentException if the buffer is not one this pool handed out, or was
-   *     already released
+   * @throws IllegalArgumentException if the buffer is not one this pool handed out, or was already
+   *     released
    */
   public void release(ByteBuffer buffer) {
     List<Slot> toFree = new ArrayList<>();
@@ -226,12 +249,18 @@ public final class AlignedBufferPool implements AutoCloseable {
     try {
       Slot slot = buffer == null ? null : owned.get(buffer);
       if (slot == null) {
-        throw new IllegalArgumentException("buffer " + buffer + " was not acquired from this "
-            + "pool; release only the buffer object acquire returned");
+        throw new IllegalArgumentException(
+            "buffer "
+                + buffer
+                + " was not acquired from this "
+                + "pool; release only the buffer object acquire returned");
       }
       if (!slot.inUse) {
-        throw new IllegalArgumentException("buffer of " + slot.capacity() + " bytes was "
-            + "released twice; release each acquired buffer exactly once");
+        throw new IllegalArgumentException(
+            "buffer of "
+                + slot.capacity()
+                + " bytes was "
+                + "released twice; release each acquired buffer exactly once");
       }
       slot.inUse = false;
       inUseBytes.addAndGet(-slot.capacity());
@@ -284,8 +313,8 @@ public final class AlignedBufferPool implements AutoCloseable {
   }
 
   /**
-   * The most bytes of buffers that were acquired and not yet released at any one time since
-   * the pool was created (capacities, as {@link #inUseBytes} counts them).
+   * The most bytes of buffers that were acquired and not yet released at any one time since the
+   * pool was created (capacities, as {@link #inUseBytes} counts them).
    */
   public long peakInUseBytes() {
     return peakInUseBytes.get();
@@ -317,8 +346,8 @@ public final class AlignedBufferPool implements AutoCloseable {
   }
 
   /**
-   * Frees every idle buffer and removes the pool's meters. Buffers still in use stay valid and
-   * are freed when released; further acquires fail. Idempotent.
+   * Frees every idle buffer and removes the pool's meters. Buffers still in use stay valid and are
+   * freed when released; further acquires fail. Idempotent.
    */
   @Override
   public void close() {

@@ -6,12 +6,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Allocates direct buffers whose address and capacity are multiples of an alignment, and frees
- * them at once instead of at some later garbage collection. Before the foreign-memory API
- * (Java 22) the only way to free a direct buffer on demand is {@code sun.misc.Unsafe
- * .invokeCleaner} from the jdk.unsupported module; it accepts only a buffer that owns its
- * memory, so the unaligned parent is kept beside the aligned slice and is what gets freed. If
- * the call is missing, freeing falls back to the garbage collector.
+ * Allocates direct buffers whose address and capacity are multiples of an alignment, and frees them
+ * at once instead of at some later garbage collection. Before the foreign-memory API (Java 22) the
+ * only way to free a direct buffer on demand is {@code sun.misc.Unsafe .invokeCleaner} from the
+ * jdk.unsupported module; it accepts only a buffer that owns its memory, so the unaligned parent is
+ * kept beside the aligned slice and is what gets freed. If the call is missing, freeing falls back
+ * to the garbage collector.
  */
 final class DirectMemory {
   private static final Logger LOG = LoggerFactory.getLogger(DirectMemory.class);
@@ -49,8 +49,8 @@ final class DirectMemory {
         field.setAccessible(true);
         return new Cleaner(field.get(null), c.getMethod("invokeCleaner", ByteBuffer.class));
       } catch (ReflectiveOperationException | RuntimeException e) {
-        LOG.warn("Direct buffers will be freed by the garbage collector, not at once: {}",
-            e.toString());
+        LOG.warn(
+            "Direct buffers will be freed by the garbage collector, not at once: {}", e.toString());
         return new Cleaner(null, null);
       }
     }
@@ -62,8 +62,11 @@ final class DirectMemory {
       try {
         invokeCleaner.invoke(unsafe, parent);
       } catch (ReflectiveOperationException | RuntimeException e) {
-        LOG.warn("Could not free a direct buffer of {} bytes at once; the garbage collector "
-            + "will: {}", parent.capacity(), e.toString());
+        LOG.warn(
+            "Could not free a direct buffer of {} bytes at once; the garbage collector "
+                + "will: {}",
+            parent.capacity(),
+            e.toString());
       }
     }
   }

@@ -12,8 +12,9 @@ public final class ConfigDocs {
   public static String render() {
     StringBuilder out = new StringBuilder();
     out.append("# Configuration keys\n\n")
-        .append("<!-- Generated from the key classes by io.strata.common.conf.ConfigDocs;"
-            + " edit the key classes, then run bin/gen-docs. -->\n\n")
+        .append(
+            "<!-- Generated from the key classes by io.strata.common.conf.ConfigDocs;"
+                + " edit the key classes, then run bin/gen-docs. -->\n\n")
         .append("Values come from, lowest precedence first: the defaults below; ")
         .append("`strata-site.properties` in `strata.conf.dir`; environment variables ")
         .append("(upper case, dots become underscores: `strata.master.rpc.port` is ")
@@ -28,16 +29,25 @@ public final class ConfigDocs {
       String keyScope = key.name().split("\\.")[1];
       if (!keyScope.equals(scope)) {
         scope = keyScope;
-        out.append("\n## ").append(scope).append("\n\n")
+        out.append("\n## ")
+            .append(scope)
+            .append("\n\n")
             .append("| key | type | default | description |\n")
             .append("| --- | --- | --- | --- |\n");
       }
-      out.append("| `").append(key.name()).append("` | ")
+      out.append("| `")
+          .append(key.name())
+          .append("` | ")
           .append(key.type().name().toLowerCase())
-          .append(key.unit().isEmpty() || key.unit().equals("bytes")
-              || key.unit().equals("duration") ? "" : " (" + key.unit() + ")")
-          .append(" | `").append(key.defaultValue().isEmpty() ? " " : key.defaultValue())
-          .append("` | ").append(key.description().replace("|", "\\|")).append(" |\n");
+          .append(
+              key.unit().isEmpty() || key.unit().equals("bytes") || key.unit().equals("duration")
+                  ? ""
+                  : " (" + key.unit() + ")")
+          .append(" | `")
+          .append(key.defaultValue().isEmpty() ? " " : key.defaultValue())
+          .append("` | ")
+          .append(key.description().replace("|", "\\|"))
+          .append(" |\n");
     }
     return out.toString();
   }

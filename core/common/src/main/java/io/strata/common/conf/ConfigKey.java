@@ -3,10 +3,10 @@ package io.strata.common.conf;
 import java.util.Objects;
 
 /**
- * One configuration key: its name, type, default, unit and one sentence of documentation.
- * Keys are declared as constants in the per-scope classes ({@link CommonKeys},
- * {@link MasterKeys}, {@link WorkerKeys}, {@link ClientKeys}) and collected by
- * {@link ConfigRegistry}. A default may reference other keys as {@code ${strata.home}}.
+ * One configuration key: its name, type, default, unit and one sentence of documentation. Keys are
+ * declared as constants in the per-scope classes ({@link CommonKeys}, {@link MasterKeys}, {@link
+ * WorkerKeys}, {@link ClientKeys}) and collected by {@link ConfigRegistry}. A default may reference
+ * other keys as {@code ${strata.home}}.
  */
 public final class ConfigKey {
   private final String name;
@@ -15,8 +15,8 @@ public final class ConfigKey {
   private final String unit;
   private final String description;
 
-  private ConfigKey(String name, ConfigType type, String defaultValue, String unit,
-      String description) {
+  private ConfigKey(
+      String name, ConfigType type, String defaultValue, String unit, String description) {
     this.name = Objects.requireNonNull(name);
     this.type = Objects.requireNonNull(type);
     this.defaultValue = Objects.requireNonNull(defaultValue);
@@ -35,14 +35,12 @@ public final class ConfigKey {
     return new ConfigKey(name, ConfigType.INT, Integer.toString(defaultValue), unit, description);
   }
 
-  public static ConfigKey longKey(String name, long defaultValue, String unit,
-      String description) {
+  public static ConfigKey longKey(String name, long defaultValue, String unit, String description) {
     return new ConfigKey(name, ConfigType.LONG, Long.toString(defaultValue), unit, description);
   }
 
   public static ConfigKey bool(String name, boolean defaultValue, String description) {
-    return new ConfigKey(name, ConfigType.BOOLEAN, Boolean.toString(defaultValue), "",
-        description);
+    return new ConfigKey(name, ConfigType.BOOLEAN, Boolean.toString(defaultValue), "", description);
   }
 
   public static ConfigKey bytes(String name, String defaultValue, String description) {

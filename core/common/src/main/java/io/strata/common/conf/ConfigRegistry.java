@@ -9,14 +9,19 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Every configuration key Strata knows, collected from the per-scope key classes. It is the
- * single source for validation (unknown keys fail start-up) and for docs/configuration.md.
+ * Every configuration key Strata knows, collected from the per-scope key classes. It is the single
+ * source for validation (unknown keys fail start-up) and for docs/configuration.md.
  */
 public final class ConfigRegistry {
   /** The classes that declare keys; a new scope adds its class here. */
   private static final List<Class<?>> KEY_CLASSES =
-      List.of(CommonKeys.class, MasterKeys.class, WorkerKeys.class, ClientKeys.class,
-          FuseKeys.class, ProxyKeys.class);
+      List.of(
+          CommonKeys.class,
+          MasterKeys.class,
+          WorkerKeys.class,
+          ClientKeys.class,
+          FuseKeys.class,
+          ProxyKeys.class);
 
   private static final Map<String, ConfigKey> KEYS = collect();
 

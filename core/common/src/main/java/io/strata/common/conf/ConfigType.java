@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.Locale;
 
 /**
- * The value types a configuration key can hold, each with its parser. Parsers reject bad text
- * with an {@link IllegalArgumentException} whose message says what was expected.
+ * The value types a configuration key can hold, each with its parser. Parsers reject bad text with
+ * an {@link IllegalArgumentException} whose message says what was expected.
  */
 public enum ConfigType {
   STRING("text"),
@@ -68,12 +68,32 @@ public enum ConfigType {
     String unit = s.substring(i).trim();
     long multiplier;
     switch (unit) {
-      case "": case "b": multiplier = 1L; break;
-      case "k": case "kb": case "kib": multiplier = 1L << 10; break;
-      case "m": case "mb": case "mib": multiplier = 1L << 20; break;
-      case "g": case "gb": case "gib": multiplier = 1L << 30; break;
-      case "t": case "tb": case "tib": multiplier = 1L << 40; break;
-      default: throw new IllegalArgumentException("unknown size unit '" + unit + "'");
+      case "":
+      case "b":
+        multiplier = 1L;
+        break;
+      case "k":
+      case "kb":
+      case "kib":
+        multiplier = 1L << 10;
+        break;
+      case "m":
+      case "mb":
+      case "mib":
+        multiplier = 1L << 20;
+        break;
+      case "g":
+      case "gb":
+      case "gib":
+        multiplier = 1L << 30;
+        break;
+      case "t":
+      case "tb":
+      case "tib":
+        multiplier = 1L << 40;
+        break;
+      default:
+        throw new IllegalArgumentException("unknown size unit '" + unit + "'");
     }
     return (long) (number * multiplier);
   }
@@ -90,12 +110,21 @@ public enum ConfigType {
     long n = Long.parseLong(s.substring(0, i));
     String unit = s.substring(i).trim();
     switch (unit) {
-      case "": case "ms": return Duration.ofMillis(n);
-      case "s": case "sec": return Duration.ofSeconds(n);
-      case "m": case "min": return Duration.ofMinutes(n);
-      case "h": return Duration.ofHours(n);
-      case "d": return Duration.ofDays(n);
-      default: throw new IllegalArgumentException("unknown duration unit '" + unit + "'");
+      case "":
+      case "ms":
+        return Duration.ofMillis(n);
+      case "s":
+      case "sec":
+        return Duration.ofSeconds(n);
+      case "m":
+      case "min":
+        return Duration.ofMinutes(n);
+      case "h":
+        return Duration.ofHours(n);
+      case "d":
+        return Duration.ofDays(n);
+      default:
+        throw new IllegalArgumentException("unknown duration unit '" + unit + "'");
     }
   }
 }

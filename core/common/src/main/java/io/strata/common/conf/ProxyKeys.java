@@ -4,66 +4,120 @@ package io.strata.common.conf;
 public final class ProxyKeys {
   private ProxyKeys() {}
 
-  public static final ConfigKey HOSTNAME = ConfigKey.string("strata.proxy.hostname",
-      "127.0.0.1", "Host name or address that S3 clients use to reach the proxy.");
-  public static final ConfigKey BIND_HOST = ConfigKey.string("strata.proxy.bind.host",
-      "127.0.0.1", "Address the proxy's S3 and HTTP endpoints listen on.");
-  public static final ConfigKey PORT = ConfigKey.integer("strata.proxy.port", 19400, "port",
-      "TCP port of the S3 endpoint (HTTP).");
-  public static final ConfigKey WEB_PORT = ConfigKey.integer("strata.proxy.web.port", 19401,
-      "port", "TCP port of the proxy's HTTP endpoint (/metrics, /health).");
-  public static final ConfigKey DOMAIN = ConfigKey.string("strata.proxy.domain", "",
-      "Domain of virtual-host-style addressing: a request to BUCKET.<domain> names the bucket"
-          + " in its Host header; empty accepts path-style addressing only (/BUCKET/KEY).");
-  public static final ConfigKey BUCKET_MAP = ConfigKey.string("strata.proxy.bucket.map", "",
-      "Buckets mapped to fixed namespace paths, as name=/path,name=/path; a bucket not named"
-          + " here is the top-level folder of its name.");
-  public static final ConfigKey CREDENTIALS_FILE = ConfigKey.string(
-      "strata.proxy.credentials.file", "${strata.home}/conf/proxy-credentials",
-      "File of the access keys the proxy accepts, one 'access-key secret-key strata-user' a"
-          + " line (mode 0600); `strata local up` writes one for the local user.");
-  public static final ConfigKey ANONYMOUS = ConfigKey.bool("strata.proxy.anonymous", false,
-      "Serve requests that carry no signature, as the user 'nobody' (whose access the"
-          + " namespace's modes decide); off, they get AccessDenied.");
-  public static final ConfigKey REGION = ConfigKey.string("strata.proxy.region", "us-east-1",
-      "Region the proxy reports (GetBucketLocation, errors); signatures of any region are"
-          + " accepted.");
-  public static final ConfigKey HANDLER_THREADS = ConfigKey.integer(
-      "strata.proxy.handler.threads", 256, "threads",
-      "Threads that serve requests (each serves one request at a time, blocking on the"
-          + " cluster); requests beyond them wait in a queue of strata.proxy.handler.queue.");
-  public static final ConfigKey HANDLER_QUEUE = ConfigKey.integer("strata.proxy.handler.queue",
-      1024, "requests",
-      "Requests that may wait for a handler thread; further requests get 503 SlowDown.");
-  public static final ConfigKey IO_THREADS = ConfigKey.integer("strata.proxy.io.threads", 0,
-      "threads", "Netty event-loop threads of the S3 endpoint; 0 means twice the cores.");
-  public static final ConfigKey CHUNK_SIZE = ConfigKey.bytes("strata.proxy.chunk.size", "256KB",
-      "Bytes read from the cluster and sent to a client at a time; a download holds at most"
-          + " this plus the connection's write buffer (strata.proxy.write.buffer.size).");
-  public static final ConfigKey WRITE_BUFFER_SIZE = ConfigKey.bytes(
-      "strata.proxy.write.buffer.size", "1MB",
-      "Bytes a connection may have queued for a slow client before the proxy stops reading"
-          + " from the cluster for it (back-pressure).");
-  public static final ConfigKey MAX_HEADER_SIZE = ConfigKey.bytes("strata.proxy.max.header.size",
-      "64KB", "Largest request line plus headers; a larger request gets 400.");
-  public static final ConfigKey IDLE_TIMEOUT = ConfigKey.duration("strata.proxy.idle.timeout",
-      "5min", "A connection with no traffic this long is closed.");
-  public static final ConfigKey MULTIPART_MAX_AGE = ConfigKey.duration(
-      "strata.proxy.multipart.max.age", "7d",
-      "Multipart uploads left neither completed nor aborted this long are removed with their"
-          + " parts.");
-  public static final ConfigKey MULTIPART_CLEAN_INTERVAL = ConfigKey.duration(
-      "strata.proxy.multipart.clean.interval", "1h",
-      "How often the proxy looks for abandoned multipart uploads.");
-  public static final ConfigKey METADATA_CACHE_SIZE = ConfigKey.longKey(
-      "strata.proxy.metadata.cache.size", 50_000, "objects",
-      "Objects whose status (with block locations) the proxy keeps for GET and HEAD, each until"
-          + " the master's change stream says it changed; 0 asks the master at every read.");
-  public static final ConfigKey METADATA_CACHE_TTL = ConfigKey.duration(
-      "strata.proxy.metadata.cache.ttl", "1s",
-      "How long a kept status serves reads while the change stream from the master is down"
-          + " (then the proxy asks again, as a client without the stream would).");
-  public static final ConfigKey PERMISSION_CACHE_TTL = ConfigKey.duration(
-      "strata.proxy.permission.cache.ttl", "1s",
-      "How long the proxy reuses a folder's owner, group and mode when it checks access.");
+  public static final ConfigKey HOSTNAME =
+      ConfigKey.string(
+          "strata.proxy.hostname",
+          "127.0.0.1",
+          "Host name or address that S3 clients use to reach the proxy.");
+  public static final ConfigKey BIND_HOST =
+      ConfigKey.string(
+          "strata.proxy.bind.host",
+          "127.0.0.1",
+          "Address the proxy's S3 and HTTP endpoints listen on.");
+  public static final ConfigKey PORT =
+      ConfigKey.integer("strata.proxy.port", 19400, "port", "TCP port of the S3 endpoint (HTTP).");
+  public static final ConfigKey WEB_PORT =
+      ConfigKey.integer(
+          "strata.proxy.web.port",
+          19401,
+          "port",
+          "TCP port of the proxy's HTTP endpoint (/metrics, /health).");
+  public static final ConfigKey DOMAIN =
+      ConfigKey.string(
+          "strata.proxy.domain",
+          "",
+          "Domain of virtual-host-style addressing: a request to BUCKET.<domain> names the bucket"
+              + " in its Host header; empty accepts path-style addressing only (/BUCKET/KEY).");
+  public static final ConfigKey BUCKET_MAP =
+      ConfigKey.string(
+          "strata.proxy.bucket.map",
+          "",
+          "Buckets mapped to fixed namespace paths, as name=/path,name=/path; a bucket not named"
+              + " here is the top-level folder of its name.");
+  public static final ConfigKey CREDENTIALS_FILE =
+      ConfigKey.string(
+          "strata.proxy.credentials.file",
+          "${strata.home}/conf/proxy-credentials",
+          "File of the access keys the proxy accepts, one 'access-key secret-key strata-user' a"
+              + " line (mode 0600); `strata local up` writes one for the local user.");
+  public static final ConfigKey ANONYMOUS =
+      ConfigKey.bool(
+          "strata.proxy.anonymous",
+          false,
+          "Serve requests that carry no signature, as the user 'nobody' (whose access the"
+              + " namespace's modes decide); off, they get AccessDenied.");
+  public static final ConfigKey REGION =
+      ConfigKey.string(
+          "strata.proxy.region",
+          "us-east-1",
+          "Region the proxy reports (GetBucketLocation, errors); signatures of any region are"
+              + " accepted.");
+  public static final ConfigKey HANDLER_THREADS =
+      ConfigKey.integer(
+          "strata.proxy.handler.threads",
+          256,
+          "threads",
+          "Threads that serve requests (each serves one request at a time, blocking on the"
+              + " cluster); requests beyond them wait in a queue of strata.proxy.handler.queue.");
+  public static final ConfigKey HANDLER_QUEUE =
+      ConfigKey.integer(
+          "strata.proxy.handler.queue",
+          1024,
+          "requests",
+          "Requests that may wait for a handler thread; further requests get 503 SlowDown.");
+  public static final ConfigKey IO_THREADS =
+      ConfigKey.integer(
+          "strata.proxy.io.threads",
+          0,
+          "threads",
+          "Netty event-loop threads of the S3 endpoint; 0 means twice the cores.");
+  public static final ConfigKey CHUNK_SIZE =
+      ConfigKey.bytes(
+          "strata.proxy.chunk.size",
+          "256KB",
+          "Bytes read from the cluster and sent to a client at a time; a download holds at most"
+              + " this plus the connection's write buffer (strata.proxy.write.buffer.size).");
+  public static final ConfigKey WRITE_BUFFER_SIZE =
+      ConfigKey.bytes(
+          "strata.proxy.write.buffer.size",
+          "1MB",
+          "Bytes a connection may have queued for a slow client before the proxy stops reading"
+              + " from the cluster for it (back-pressure).");
+  public static final ConfigKey MAX_HEADER_SIZE =
+      ConfigKey.bytes(
+          "strata.proxy.max.header.size",
+          "64KB",
+          "Largest request line plus headers; a larger request gets 400.");
+  public static final ConfigKey IDLE_TIMEOUT =
+      ConfigKey.duration(
+          "strata.proxy.idle.timeout", "5min", "A connection with no traffic this long is closed.");
+  public static final ConfigKey MULTIPART_MAX_AGE =
+      ConfigKey.duration(
+          "strata.proxy.multipart.max.age",
+          "7d",
+          "Multipart uploads left neither completed nor aborted this long are removed with their"
+              + " parts.");
+  public static final ConfigKey MULTIPART_CLEAN_INTERVAL =
+      ConfigKey.duration(
+          "strata.proxy.multipart.clean.interval",
+          "1h",
+          "How often the proxy looks for abandoned multipart uploads.");
+  public static final ConfigKey METADATA_CACHE_SIZE =
+      ConfigKey.longKey(
+          "strata.proxy.metadata.cache.size",
+          50_000,
+          "objects",
+          "Objects whose status (with block locations) the proxy keeps for GET and HEAD, each until"
+              + " the master's change stream says it changed; 0 asks the master at every read.");
+  public static final ConfigKey METADATA_CACHE_TTL =
+      ConfigKey.duration(
+          "strata.proxy.metadata.cache.ttl",
+          "1s",
+          "How long a kept status serves reads while the change stream from the master is down"
+              + " (then the proxy asks again, as a client without the stream would).");
+  public static final ConfigKey PERMISSION_CACHE_TTL =
+      ConfigKey.duration(
+          "strata.proxy.permission.cache.ttl",
+          "1s",
+          "How long the proxy reuses a folder's owner, group and mode when it checks access.");
 }

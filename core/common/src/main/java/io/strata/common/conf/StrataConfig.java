@@ -21,8 +21,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * properties or the overrides that is not a known key, and any value that does not parse as its
  * key's type, fails loading with a {@link ConfigException} that names the key.
  *
- * <p>Values may reference other keys and the Java system properties {@code user.home} and
- * {@code user.name} as {@code ${name}}.
+ * <p>Values may reference other keys and the Java system properties {@code user.home} and {@code
+ * user.name} as {@code ${name}}.
  */
 public final class StrataConfig {
   public static final String SITE_FILE = "strata-site.properties";
@@ -47,8 +47,8 @@ public final class StrataConfig {
     return load(Map.of());
   }
 
-  static StrataConfig load(Map<String, String> overrides, Map<String, String> env,
-      Properties sysProps) {
+  static StrataConfig load(
+      Map<String, String> overrides, Map<String, String> env, Properties sysProps) {
     Map<String, String> values = new HashMap<>();
     for (ConfigKey key : ConfigRegistry.all()) {
       values.put(key.name(), key.defaultValue());
@@ -98,9 +98,14 @@ public final class StrataConfig {
   private static void requireKnown(String name, String source) {
     if (ConfigRegistry.find(name) == null) {
       String hint = ConfigRegistry.closest(name);
-      throw new ConfigException("Unknown configuration key '" + name + "' (from " + source + ")."
-          + (hint != null ? " Did you mean '" + hint + "'?" : "")
-          + " See docs/configuration.md for the keys Strata knows.");
+      throw new ConfigException(
+          "Unknown configuration key '"
+              + name
+              + "' (from "
+              + source
+              + ")."
+              + (hint != null ? " Did you mean '" + hint + "'?" : "")
+              + " See docs/configuration.md for the keys Strata knows.");
     }
   }
 
@@ -141,8 +146,8 @@ public final class StrataConfig {
         refValue = System.getProperty(ref);
       }
       if (refValue == null) {
-        throw new ConfigException("Configuration value '" + value + "' references unknown '"
-            + ref + "'");
+        throw new ConfigException(
+            "Configuration value '" + value + "' references unknown '" + ref + "'");
       }
       out.append(substitute(refValue, depth + 1));
       i = end + 1;
@@ -154,8 +159,16 @@ public final class StrataConfig {
     try {
       return key.type().parse(value);
     } catch (RuntimeException e) {
-      throw new ConfigException("Bad value '" + value + "' for configuration key '" + key.name()
-          + "': expected a " + key.type().expected() + " (" + e.getMessage() + ").");
+      throw new ConfigException(
+          "Bad value '"
+              + value
+              + "' for configuration key '"
+              + key.name()
+              + "': expected a "
+              + key.type().expected()
+              + " ("
+              + e.getMessage()
+              + ").");
     }
   }
 
@@ -195,8 +208,8 @@ public final class StrataConfig {
   }
 
   /**
-   * The values as {@code -Dname=value} text, so a launcher can hand its configuration to a
-   * child process.
+   * The values as {@code -Dname=value} text, so a launcher can hand its configuration to a child
+   * process.
    */
   public Map<String, String> rawValues() {
     return Collections.unmodifiableMap(raw);

@@ -18,20 +18,21 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
 /**
- * The one line a command line prints for a failure ({@code strata: ...},
- * {@code strata journal: ...}). A {@link StrataException}'s
- * message is written for the user already (it names the path and the fix); a failure of this
- * machine's files, of a connection, or a gRPC failure that reached the command line raw is
- * described by its kind, never by a Java class name or a gRPC status dump. Only a failure of no
- * known kind (a bug) names its class, with the way to get the stack trace.
+ * The one line a command line prints for a failure ({@code strata: ...}, {@code strata journal:
+ * ...}). A {@link StrataException}'s message is written for the user already (it names the path and
+ * the fix); a failure of this machine's files, of a connection, or a gRPC failure that reached the
+ * command line raw is described by its kind, never by a Java class name or a gRPC status dump. Only
+ * a failure of no known kind (a bug) names its class, with the way to get the stack trace.
  */
 public final class ErrorMessages {
   private ErrorMessages() {}
 
   /** The failure that says what happened, without the wrappers around it. */
   public static Throwable unwrap(Throwable t) {
-    while ((t instanceof UncheckedIOException || t instanceof ExecutionException
-        || t instanceof CompletionException) && t.getCause() != null) {
+    while ((t instanceof UncheckedIOException
+            || t instanceof ExecutionException
+            || t instanceof CompletionException)
+        && t.getCause() != null) {
       t = t.getCause();
     }
     return t;
@@ -52,15 +53,19 @@ public final class ErrorMessages {
     if (t instanceof FileNotFoundException) {
       return "cannot open " + t.getMessage();
     }
-    if (t instanceof ConnectException || t instanceof NoRouteToHostException
-        || t instanceof UnknownHostException || t instanceof SocketTimeoutException) {
-      return "cannot connect" + (t.getMessage() == null ? "" : " (" + t.getMessage() + ")")
+    if (t instanceof ConnectException
+        || t instanceof NoRouteToHostException
+        || t instanceof UnknownHostException
+        || t instanceof SocketTimeoutException) {
+      return "cannot connect"
+          + (t.getMessage() == null ? "" : " (" + t.getMessage() + ")")
           + ": is the server running, and is its address right?";
     }
     if (t instanceof IOException && t.getMessage() != null) {
       return t.getMessage();
     }
-    return "internal error: " + t.getClass().getSimpleName()
+    return "internal error: "
+        + t.getClass().getSimpleName()
         + (t.getMessage() == null ? "" : ": " + t.getMessage())
         + " (STRATA_DEBUG=1 prints where)";
   }

@@ -19,9 +19,9 @@ public final class GrpcErrors {
       Metadata.Key.of("strata-posix-error", Metadata.ASCII_STRING_MARSHALLER);
 
   /**
-   * The trailer by which a failure says a Strata server answered it, as opposed to gRPC
-   * failing to reach one: an UNAVAILABLE that a master sends about an under store must be
-   * reported as the master's own words, not as the master being down.
+   * The trailer by which a failure says a Strata server answered it, as opposed to gRPC failing to
+   * reach one: an UNAVAILABLE that a master sends about an under store must be reported as the
+   * master's own words, not as the master being down.
    */
   static final Metadata.Key<String> SERVED =
       Metadata.Key.of("strata-served", Metadata.ASCII_STRING_MARSHALLER);
@@ -73,14 +73,16 @@ public final class GrpcErrors {
     if (posix != null) {
       trailers.put(POSIX_ERROR, posix.name());
     }
-    return Status.fromCode(code.grpcCode()).withDescription(message).withCause(t)
+    return Status.fromCode(code.grpcCode())
+        .withDescription(message)
+        .withCause(t)
         .asRuntimeException(trailers);
   }
 
   /**
    * What went wrong, in words: a server's own description, or for a failure of the connection
-   * (which gRPC describes as "io exception" and the like) what the connection's failure was,
-   * such as "connection refused".
+   * (which gRPC describes as "io exception" and the like) what the connection's failure was, such
+   * as "connection refused".
    */
   public static String reason(Status status) {
     Throwable cause = status.getCause();
@@ -88,7 +90,8 @@ public final class GrpcErrors {
       // Netty's text here is the native call's ("finishConnect(..) failed with error(-111)"),
       // except for its connect timeout, a ConnectException too, which says it timed out.
       String text = cause.getMessage();
-      return text != null && text.contains("timed out") ? "connection timed out"
+      return text != null && text.contains("timed out")
+          ? "connection timed out"
           : "connection refused";
     }
     if (cause instanceof UnknownHostException) {
@@ -97,16 +100,19 @@ public final class GrpcErrors {
     if (cause != null && cause.getMessage() != null) {
       return "connection failed (" + cause.getMessage() + ")";
     }
-    return status.getDescription() != null ? status.getDescription()
-        : status.getCode().toString();
+    return status.getDescription() != null ? status.getDescription() : status.getCode().toString();
   }
 
   /** Client side: the exception a failed call becomes. */
   public static StrataException fromStatus(StatusRuntimeException e) {
     Status status = e.getStatus();
     ErrorCode code = ErrorCode.fromGrpc(status.getCode());
-    String message = served(e) ? (status.getDescription() != null ? status.getDescription()
-        : status.getCode().toString()) : reason(status);
+    String message =
+        served(e)
+            ? (status.getDescription() != null
+                ? status.getDescription()
+                : status.getCode().toString())
+            : reason(status);
     Metadata trailers = e.getTrailers();
     PosixError posix = trailers == null ? null : PosixError.fromName(trailers.get(POSIX_ERROR));
     return new StrataException(code, posix, message, e);

@@ -1,13 +1,13 @@
 package io.strata.common.error;
 
 /**
- * The POSIX error a failure stands for, where its {@link ErrorCode} alone does not tell: a
- * FUSE mount must answer {@code rmdir} of a non-empty folder with ENOTEMPTY and a rename of a
- * folder over a file with ENOTDIR, while both are FAILED_PRECONDITION to other clients. It
- * travels beside the code (a gRPC trailer, see {@link GrpcErrors}); a caller that does not know
- * it, or a server that does not send it, falls back to the code's own meaning. The names are
- * the errno names, so that logs and messages read as the system call's would; never renumber
- * or rename them, since they cross the wire by name.
+ * The POSIX error a failure stands for, where its {@link ErrorCode} alone does not tell: a FUSE
+ * mount must answer {@code rmdir} of a non-empty folder with ENOTEMPTY and a rename of a folder
+ * over a file with ENOTDIR, while both are FAILED_PRECONDITION to other clients. It travels beside
+ * the code (a gRPC trailer, see {@link GrpcErrors}); a caller that does not know it, or a server
+ * that does not send it, falls back to the code's own meaning. The names are the errno names, so
+ * that logs and messages read as the system call's would; never renumber or rename them, since they
+ * cross the wire by name.
  */
 public enum PosixError {
   /** Operation not permitted: the store cannot hold it, or only the owner or root may. */

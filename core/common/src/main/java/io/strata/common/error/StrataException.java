@@ -3,8 +3,8 @@ package io.strata.common.error;
 import java.io.IOException;
 
 /**
- * The one exception type of Strata's APIs. Its message names the path or id involved and,
- * where there is one, what the user can do. It crosses gRPC through {@link GrpcErrors}.
+ * The one exception type of Strata's APIs. Its message names the path or id involved and, where
+ * there is one, what the user can do. It crosses gRPC through {@link GrpcErrors}.
  */
 public class StrataException extends IOException {
   private final ErrorCode code;
@@ -18,7 +18,9 @@ public class StrataException extends IOException {
     this(code, null, message, cause);
   }
 
-  /** A failure that stands for a precise POSIX error as well as its code (see {@link PosixError}). */
+  /**
+   * A failure that stands for a precise POSIX error as well as its code (see {@link PosixError}).
+   */
   public StrataException(ErrorCode code, PosixError posix, String message) {
     this(code, posix, message, null);
   }

@@ -3,10 +3,10 @@ package io.strata.common.rpc;
 import io.grpc.Metadata;
 
 /**
- * The gRPC metadata clients and masters exchange beside the messages, named once for both
- * sides: which client call a request belongs to (the same on every retry of one call, so a
- * master does not apply a retried change twice), and which master leads (the trailer a master
- * that does not lead refuses a call with, which clients follow).
+ * The gRPC metadata clients and masters exchange beside the messages, named once for both sides:
+ * which client call a request belongs to (the same on every retry of one call, so a master does not
+ * apply a retried change twice), and which master leads (the trailer a master that does not lead
+ * refuses a call with, which clients follow).
  */
 public final class MasterHeaders {
   private MasterHeaders() {}
@@ -14,9 +14,11 @@ public final class MasterHeaders {
   /** Request header: a random id, fixed for the life of one client. */
   public static final Metadata.Key<String> CLIENT_ID =
       Metadata.Key.of("strata-client-id", Metadata.ASCII_STRING_MARSHALLER);
+
   /** Request header: the number of the logical call, unique within its client. */
   public static final Metadata.Key<String> CALL_ID =
       Metadata.Key.of("strata-call-id", Metadata.ASCII_STRING_MARSHALLER);
+
   /** Trailer of a refusal by a master that does not lead: the leader's host:port. */
   public static final Metadata.Key<String> LEADER =
       Metadata.Key.of("strata-leader", Metadata.ASCII_STRING_MARSHALLER);

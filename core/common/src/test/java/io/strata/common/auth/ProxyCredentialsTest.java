@@ -19,20 +19,22 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class ProxyCredentialsTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void loadsLinesAndSkipsCommentsAndBlankLines() throws IOException {
     Path file = dir.resolve("s3-credentials");
-    Files.writeString(file, "# access-key secret-key strata-user\n\n"
-        + "AKIAFIRST0000000000A  secret/one+x   alice\n"
-        + "   \t\n"
-        + "  # indented comment\n"
-        + "AKIASECOND000000000B\tsecret-two\tbob  \n");
+    Files.writeString(
+        file,
+        "# access-key secret-key strata-user\n\n"
+            + "AKIAFIRST0000000000A  secret/one+x   alice\n"
+            + "   \t\n"
+            + "  # indented comment\n"
+            + "AKIASECOND000000000B\tsecret-two\tbob  \n");
     ProxyCredentials creds = ProxyCredentials.load(file);
     assertEquals(2, creds.size());
-    assertEquals(Optional.of(new Credential("AKIAFIRST0000000000A", "secret/one+x", "alice")),
+    assertEquals(
+        Optional.of(new Credential("AKIAFIRST0000000000A", "secret/one+x", "alice")),
         creds.find("AKIAFIRST0000000000A"));
     assertEquals("bob", creds.find("AKIASECOND000000000B").orElseThrow().user());
     assertEquals(Optional.empty(), creds.find("AKIAMISSING"));
@@ -48,11 +50,12 @@ class ProxyCredentialsTest {
 
     Files.writeString(file, "AK1 s1 alice\nAK1 s2 bob\n");
     IOException dup = assertThrows(IOException.class, () -> ProxyCredentials.load(file));
-    assertTrue(dup.getMessage().contains(file + ":2") && dup.getMessage().contains("AK1"),
+    assertTrue(
+        dup.getMessage().contains(file + ":2") && dup.getMessage().contains("AK1"),
         dup.getMessage());
 
-    IOException missing = assertThrows(IOException.class,
-        () -> ProxyCredentials.load(dir.resolve("absent")));
+    IOException missing =
+        assertThrows(IOException.class, () -> ProxyCredentials.load(dir.resolve("absent")));
     assertTrue(missing.getMessage().contains("absent"), missing.getMessage());
   }
 
@@ -73,14 +76,12 @@ class ProxyCredentialsTest {
     Path file = dir.resolve("conf").resolve("s3-credentials");
     Credential alice = ProxyCredentials.generate("alice");
     ProxyCredentials.append(file, alice);
-    assertEquals("rw-------",
-        PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+    assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
     Files.writeString(file, Files.readString(file) + "# bob's laptop\n");
 
     Credential bob = ProxyCredentials.generate("bob");
     ProxyCredentials.append(file, bob);
-    assertEquals("rw-------",
-        PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+    assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
     ProxyCredentials creds = ProxyCredentials.load(file);
     assertEquals(Optional.of(alice), creds.find(alice.accessKey()));
     assertEquals(Optional.of(bob), creds.find(bob.accessKey()));
@@ -89,8 +90,11 @@ class ProxyCredentialsTest {
       assertEquals(List.of(file), files.toList(), "no temporary file is left behind");
     }
 
-    IOException dup = assertThrows(IOException.class, () -> ProxyCredentials.append(file,
-        new Credential(alice.accessKey(), "other", "carol")));
+    IOException dup =
+        assertThrows(
+            IOException.class,
+            () ->
+                ProxyCredentials.append(file, new Credential(alice.accessKey(), "other", "carol")));
     assertTrue(dup.getMessage().contains(alice.accessKey()), dup.getMessage());
   }
 
@@ -102,20 +106,20 @@ class ProxyCredentialsTest {
     Credential a = new Credential("AKIAAAAAAAAAAAAAAAAA", "s3cr3t", "alice");
     Credential b = new Credential("AKIABBBBBBBBBBBBBBBB", "s3cr3t2", "bob");
     ProxyCredentials.write(file, List.of(a, b));
-    assertEquals("rw-------",
-        PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+    assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
     assertEquals(2, ProxyCredentials.load(file).size());
     assertFalse(Files.readString(file, StandardCharsets.UTF_8).contains("old content"));
-    assertThrows(IllegalArgumentException.class, () -> ProxyCredentials.write(file,
-        List.of(a, new Credential(a.accessKey(), "x", "y"))));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> ProxyCredentials.write(file, List.of(a, new Credential(a.accessKey(), "x", "y"))));
   }
 
   @Test
   void fieldsWithWhitespaceAreRefused() {
     assertThrows(IllegalArgumentException.class, () -> new Credential("AK", "a secret", "u"));
     assertThrows(IllegalArgumentException.class, () -> new Credential("AK", "s", ""));
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> new Credential("AK", "my secret", "u"));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> new Credential("AK", "my secret", "u"));
     assertFalse(e.getMessage().contains("my secret"), "the secret stays out of messages");
   }
 }

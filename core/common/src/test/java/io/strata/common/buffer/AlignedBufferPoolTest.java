@@ -27,8 +27,8 @@ class AlignedBufferPoolTest {
   private final List<AlignedBufferPool> pools = new ArrayList<>();
 
   private AlignedBufferPool pool(long budget, int maxOversize) {
-    AlignedBufferPool p = new AlignedBufferPool(BufferPoolSettings.of(budget, maxOversize),
-        registry, PREFIX);
+    AlignedBufferPool p =
+        new AlignedBufferPool(BufferPoolSettings.of(budget, maxOversize), registry, PREFIX);
     pools.add(p);
     return p;
   }
@@ -226,11 +226,13 @@ class AlignedBufferPoolTest {
     try {
       List<Future<?>> done = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
-        done.add(executor.submit(() -> {
-          for (int i = 0; i < 2_000; i++) {
-            p.release(p.acquire(64 * KB)); // each thread holds at most one 64 KiB buffer
-          }
-        }));
+        done.add(
+            executor.submit(
+                () -> {
+                  for (int i = 0; i < 2_000; i++) {
+                    p.release(p.acquire(64 * KB)); // each thread holds at most one 64 KiB buffer
+                  }
+                }));
       }
       for (Future<?> f : done) {
         f.get();
@@ -246,8 +248,8 @@ class AlignedBufferPoolTest {
   void releaseOfAForeignBufferOrASecondReleaseFails() {
     AlignedBufferPool p = pool(1 << 20, 4);
     ByteBuffer b = p.acquire(8 * KB);
-    assertThrows(IllegalArgumentException.class,
-        () -> p.release(ByteBuffer.allocateDirect(8 * KB)));
+    assertThrows(
+        IllegalArgumentException.class, () -> p.release(ByteBuffer.allocateDirect(8 * KB)));
     assertThrows(IllegalArgumentException.class, () -> p.release(b.duplicate()));
     assertThrows(IllegalArgumentException.class, () -> p.release(null));
     p.release(b);
@@ -282,15 +284,17 @@ class AlignedBufferPoolTest {
       List<Future<?>> done = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         int seed = t;
-        done.add(executor.submit(() -> {
-          for (int i = 0; i < rounds; i++) {
-            int size = 1 + ((seed * 7919 + i * 104_729) % (256 * KB));
-            ByteBuffer b = p.acquire(size);
-            assertEquals(0, b.alignmentOffset(0, 4096));
-            b.put(0, (byte) i).put(size - 1, (byte) seed);
-            p.release(b);
-          }
-        }));
+        done.add(
+            executor.submit(
+                () -> {
+                  for (int i = 0; i < rounds; i++) {
+                    int size = 1 + ((seed * 7919 + i * 104_729) % (256 * KB));
+                    ByteBuffer b = p.acquire(size);
+                    assertEquals(0, b.alignmentOffset(0, 4096));
+                    b.put(0, (byte) i).put(size - 1, (byte) seed);
+                    p.release(b);
+                  }
+                }));
       }
       for (Future<?> f : done) {
         f.get();
@@ -310,9 +314,12 @@ class AlignedBufferPoolTest {
     assertEquals(256L << 20, defaults.budgetBytes());
     assertEquals(4, defaults.maxOversize());
     assertEquals(4096, defaults.alignment());
-    BufferPoolSettings set = BufferPoolSettings.fromWorker(StrataConfig.load(Map.of(
-        "strata.worker.buffer.pool.budget", "1GB",
-        "strata.worker.buffer.pool.max.oversize", "2")));
+    BufferPoolSettings set =
+        BufferPoolSettings.fromWorker(
+            StrataConfig.load(
+                Map.of(
+                    "strata.worker.buffer.pool.budget", "1GB",
+                    "strata.worker.buffer.pool.max.oversize", "2")));
     assertEquals(1L << 30, set.budgetBytes());
     assertEquals(2, set.maxOversize());
     assertThrows(IllegalArgumentException.class, () -> BufferPoolSettings.of(1, 0));

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 class StrataConfigTest {
   @TempDir Path dir;
 
-  private StrataConfig load(Map<String, String> overrides, Map<String, String> env,
-      Properties sys) {
+  private StrataConfig load(
+      Map<String, String> overrides, Map<String, String> env, Properties sys) {
     Properties p = new Properties();
     p.putAll(sys);
     p.setProperty("strata.conf.dir", dir.toString());
@@ -35,14 +35,18 @@ class StrataConfigTest {
 
   @Test
   void precedenceIsFileThenEnvThenSystemPropertiesThenOverrides() throws Exception {
-    Files.writeString(dir.resolve(StrataConfig.SITE_FILE),
+    Files.writeString(
+        dir.resolve(StrataConfig.SITE_FILE),
         "strata.master.rpc.port=1001\nstrata.worker.rpc.port=2001\n"
             + "strata.worker.data.port=3001\nstrata.worker.web.port=4001\n");
     Properties sys = new Properties();
     sys.setProperty("strata.worker.data.port", "3002");
     sys.setProperty("strata.worker.web.port", "4002");
-    StrataConfig c = load(Map.of("strata.worker.web.port", "4003"),
-        Map.of("STRATA_WORKER_RPC_PORT", "2002", "STRATA_WORKER_DATA_PORT", "3003"), sys);
+    StrataConfig c =
+        load(
+            Map.of("strata.worker.web.port", "4003"),
+            Map.of("STRATA_WORKER_RPC_PORT", "2002", "STRATA_WORKER_DATA_PORT", "3003"),
+            sys);
     assertEquals(1001, c.getInt(CommonKeys.MASTER_RPC_PORT));
     assertEquals(2002, c.getInt(WorkerKeys.RPC_PORT));
     assertEquals(3002, c.getInt(WorkerKeys.DATA_PORT));
@@ -52,8 +56,8 @@ class StrataConfigTest {
   @Test
   void unknownKeyInSiteFileFailsNamingTheKeyAndSuggestingTheClosest() throws Exception {
     Files.writeString(dir.resolve(StrataConfig.SITE_FILE), "strata.worker.rpc.prot=1\n");
-    ConfigException e = assertThrows(ConfigException.class,
-        () -> load(Map.of(), Map.of(), new Properties()));
+    ConfigException e =
+        assertThrows(ConfigException.class, () -> load(Map.of(), Map.of(), new Properties()));
     assertTrue(e.getMessage().contains("'strata.worker.rpc.prot'"), e.getMessage());
     assertTrue(e.getMessage().contains("strata.worker.rpc.port"), e.getMessage());
     assertTrue(e.getMessage().contains(StrataConfig.SITE_FILE), e.getMessage());
@@ -61,9 +65,12 @@ class StrataConfigTest {
 
   @Test
   void badValueFailsNamingKeyValueAndExpectedType() {
-    ConfigException e = assertThrows(ConfigException.class,
-        () -> load(Map.of("strata.worker.tier.mem.capacity", "lots"), Map.of(),
-            new Properties()));
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                load(
+                    Map.of("strata.worker.tier.mem.capacity", "lots"), Map.of(), new Properties()));
     assertTrue(e.getMessage().contains("strata.worker.tier.mem.capacity"), e.getMessage());
     assertTrue(e.getMessage().contains("'lots'"), e.getMessage());
     assertTrue(e.getMessage().contains("64MB"), e.getMessage());
@@ -91,7 +98,9 @@ class StrataConfigTest {
   void committedConfigurationDocsMatchTheRegistry() throws Exception {
     Path docs = Path.of(System.getProperty("user.dir")).resolve("../../docs/configuration.md");
     assertTrue(Files.exists(docs), "docs/configuration.md is missing: run bin/gen-docs");
-    assertEquals(ConfigDocs.render(), Files.readString(docs),
+    assertEquals(
+        ConfigDocs.render(),
+        Files.readString(docs),
         "docs/configuration.md is out of date with the key classes: run bin/gen-docs");
   }
 }

@@ -16,31 +16,36 @@ import org.junit.jupiter.api.Test;
 class ErrorMessagesTest {
   @Test
   void aStrataFailureKeepsItsOwnWords() {
-    assertEquals("Path does not exist: /x",
-        ErrorMessages.describe(StrataException.notFound("/x")));
+    assertEquals("Path does not exist: /x", ErrorMessages.describe(StrataException.notFound("/x")));
   }
 
   @Test
   void localFileFailuresNameTheFileAndTheProblemWithoutAClassName() {
-    assertEquals("/data/x: no such file or directory",
+    assertEquals(
+        "/data/x: no such file or directory",
         ErrorMessages.describe(new NoSuchFileException("/data/x")));
-    assertEquals("/data/x: permission denied",
+    assertEquals(
+        "/data/x: permission denied",
         ErrorMessages.describe(new UncheckedIOException(new AccessDeniedException("/data/x"))));
   }
 
   @Test
   void wrappersAreSeenThrough() {
-    assertEquals("Path does not exist: /x", ErrorMessages.describe(
-        new ExecutionException(new UncheckedIOException(StrataException.notFound("/x")))));
+    assertEquals(
+        "Path does not exist: /x",
+        ErrorMessages.describe(
+            new ExecutionException(new UncheckedIOException(StrataException.notFound("/x")))));
   }
 
   @Test
   void aServersAnswerKeepsItsWordsAcrossGrpc() {
-    StatusRuntimeException wire = GrpcErrors.toStatus(StrataException.unavailable(
-        "Cannot reach S3 at http://127.0.0.1:9: check s3.endpoint", null));
+    StatusRuntimeException wire =
+        GrpcErrors.toStatus(
+            StrataException.unavailable(
+                "Cannot reach S3 at http://127.0.0.1:9: check s3.endpoint", null));
     assertTrue(GrpcErrors.served(wire));
-    assertEquals("Cannot reach S3 at http://127.0.0.1:9: check s3.endpoint",
-        ErrorMessages.describe(wire));
+    assertEquals(
+        "Cannot reach S3 at http://127.0.0.1:9: check s3.endpoint", ErrorMessages.describe(wire));
   }
 
   @Test
@@ -51,13 +56,18 @@ class ErrorMessagesTest {
 
   @Test
   void aConnectionFailureSaysWhatTheConnectionSaidNotGrpcsWords() {
-    StatusRuntimeException refused = Status.UNAVAILABLE.withDescription("io exception")
-        .withCause(new ConnectException("finishConnect(..) failed with error(-111)"))
-        .asRuntimeException();
+    StatusRuntimeException refused =
+        Status.UNAVAILABLE
+            .withDescription("io exception")
+            .withCause(new ConnectException("finishConnect(..) failed with error(-111)"))
+            .asRuntimeException();
     String m = ErrorMessages.describe(refused);
     assertEquals("connection refused", m);
-    StatusRuntimeException reset = Status.UNAVAILABLE.withDescription("io exception")
-        .withCause(new IOException("Connection reset by peer")).asRuntimeException();
+    StatusRuntimeException reset =
+        Status.UNAVAILABLE
+            .withDescription("io exception")
+            .withCause(new IOException("Connection reset by peer"))
+            .asRuntimeException();
     assertEquals("connection failed (Connection reset by peer)", ErrorMessages.describe(reset));
   }
 

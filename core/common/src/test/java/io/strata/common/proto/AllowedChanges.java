@@ -9,8 +9,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The incompatible changes made on purpose since the lock, one a line, so that each is
- * reviewed where it is made. Names are those of the lock (the released names). Lines:
+ * The incompatible changes made on purpose since the lock, one a line, so that each is reviewed
+ * where it is made. Names are those of the lock (the released names). Lines:
+ *
  * <pre>
  * rename strata.FileInfo field 3 name -&gt; title     a field keeps its number and type
  * rename strata.WorkerState value 2 OLD -&gt; NEW     an enum value keeps its number
@@ -20,8 +21,9 @@ import java.util.regex.Pattern;
  * break strata.FileSystemMaster rpc Foo: REASON
  * break strata.WorkerState value 3: REASON
  * </pre>
- * A rename allows only the new name: a type or label change of the same field is still an
- * error. A break allows every change of its subject and needs a reason.
+ *
+ * A rename allows only the new name: a type or label change of the same field is still an error. A
+ * break allows every change of its subject and needs a reason.
  */
 final class AllowedChanges {
   /** One line of the list, reported when it allows nothing any more. */
@@ -33,20 +35,23 @@ final class AllowedChanges {
   }
 
   private static final Pattern BREAK = Pattern.compile("break\\s+([^:]+?)\\s*:\\s*(\\S.*)");
-  private static final Pattern SUBJECT =
-      Pattern.compile("[\\w.]+( (field|value) \\d+| rpc \\w+)?");
+  private static final Pattern SUBJECT = Pattern.compile("[\\w.]+( (field|value) \\d+| rpc \\w+)?");
   private static final Pattern MEMBER_RENAME =
       Pattern.compile("rename\\s+([\\w.]+)\\s+(field|value)\\s+(\\d+)\\s+(\\w+)\\s*->\\s*(\\w+)");
   private static final Pattern TYPE_RENAME =
       Pattern.compile("rename\\s+([\\w.]+)\\s*->\\s*([\\w.]+)");
 
   private final List<Entry> entries = new ArrayList<>();
+
   /** By subject: {@code strata.Foo field 7}. */
   private final Map<String, Entry> breaks = new LinkedHashMap<>();
+
   /** By rename: {@code strata.Foo field 3 name -> title}. */
   private final Map<String, Entry> memberRenames = new LinkedHashMap<>();
+
   /** Released type name to current type name. */
   private final Map<String, String> typeRenames = new LinkedHashMap<>();
+
   private final Map<String, Entry> typeRenameEntries = new LinkedHashMap<>();
 
   private AllowedChanges() {}
@@ -73,20 +78,31 @@ final class AllowedChanges {
       if ((m = BREAK.matcher(line)).matches()) {
         String subject = m.group(1).replaceAll("\\s+", " ");
         if (!SUBJECT.matcher(subject).matches()) {
-          throw new IllegalArgumentException(source + " line " + (i + 1) + ": '" + subject
-              + "' is not NAME, NAME field N, NAME value N or NAME rpc METHOD: " + line);
+          throw new IllegalArgumentException(
+              source
+                  + " line "
+                  + (i + 1)
+                  + ": '"
+                  + subject
+                  + "' is not NAME, NAME field N, NAME value N or NAME rpc METHOD: "
+                  + line);
         }
         allowed.breaks.put(subject, entry);
       } else if ((m = MEMBER_RENAME.matcher(line)).matches()) {
         allowed.memberRenames.put(
-            memberRename(m.group(1), m.group(2), Integer.parseInt(m.group(3)), m.group(4),
-                m.group(5)), entry);
+            memberRename(
+                m.group(1), m.group(2), Integer.parseInt(m.group(3)), m.group(4), m.group(5)),
+            entry);
       } else if ((m = TYPE_RENAME.matcher(line)).matches()) {
         allowed.typeRenames.put(m.group(1), m.group(2));
         allowed.typeRenameEntries.put(m.group(1), entry);
       } else {
-        throw new IllegalArgumentException(source + " line " + (i + 1)
-            + ": expected 'break SUBJECT: REASON' or 'rename ... -> ...': " + line);
+        throw new IllegalArgumentException(
+            source
+                + " line "
+                + (i + 1)
+                + ": expected 'break SUBJECT: REASON' or 'rename ... -> ...': "
+                + line);
       }
       allowed.entries.add(entry);
     }
@@ -112,8 +128,8 @@ final class AllowedChanges {
   }
 
   /**
-   * The current name of a released message or enum: renamed itself, or nested in a renamed
-   * type, or unchanged.
+   * The current name of a released message or enum: renamed itself, or nested in a renamed type, or
+   * unchanged.
    */
   String currentTypeName(String releasedName) {
     for (Map.Entry<String, String> rename : typeRenames.entrySet()) {

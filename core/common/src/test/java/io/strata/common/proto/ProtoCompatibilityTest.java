@@ -17,8 +17,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Strata's protos against the lock of the previous release: a wire or journal change that
- * peers of that release would not survive fails the build unless allowed-changes.txt lists it.
+ * Strata's protos against the lock of the previous release: a wire or journal change that peers of
+ * that release would not survive fails the build unless allowed-changes.txt lists it.
  */
 class ProtoCompatibilityTest {
   private static final String ALLOWED_CHANGES = "allowed-changes.txt";
@@ -26,24 +26,31 @@ class ProtoCompatibilityTest {
   @Test
   void currentProtosKeepTheReleasedContract() throws Exception {
     Path lockFile = releasedLock();
-    ProtoLock released = ProtoLock.parse(lockFile.getFileName().toString(),
-        Files.readString(lockFile, StandardCharsets.UTF_8));
-    AllowedChanges allowed = AllowedChanges.parse(ALLOWED_CHANGES, Files.readString(
-        lockDirectory().resolve(ALLOWED_CHANGES), StandardCharsets.UTF_8));
+    ProtoLock released =
+        ProtoLock.parse(
+            lockFile.getFileName().toString(), Files.readString(lockFile, StandardCharsets.UTF_8));
+    AllowedChanges allowed =
+        AllowedChanges.parse(
+            ALLOWED_CHANGES,
+            Files.readString(lockDirectory().resolve(ALLOWED_CHANGES), StandardCharsets.UTF_8));
     ProtoLock current = ProtoLock.of("current", StrataProtoFiles.all());
 
     ProtoLockCheck.Result result = ProtoLockCheck.compare(released, current, allowed);
 
-    assertTrue(result.passed(), () -> result.describe(
-        ProtoLockWriter.LOCK_DIRECTORY + "/" + lockFile.getFileName(),
-        ProtoLockWriter.LOCK_DIRECTORY + "/" + ALLOWED_CHANGES));
+    assertTrue(
+        result.passed(),
+        () ->
+            result.describe(
+                ProtoLockWriter.LOCK_DIRECTORY + "/" + lockFile.getFileName(),
+                ProtoLockWriter.LOCK_DIRECTORY + "/" + ALLOWED_CHANGES));
   }
 
   @Test
   void lockNamesTheReleaseOfItsFileName() throws Exception {
     Path lockFile = releasedLock();
-    ProtoLock released = ProtoLock.parse(lockFile.getFileName().toString(),
-        Files.readString(lockFile, StandardCharsets.UTF_8));
+    ProtoLock released =
+        ProtoLock.parse(
+            lockFile.getFileName().toString(), Files.readString(lockFile, StandardCharsets.UTF_8));
     assertEquals(lockFile.getFileName().toString(), released.release() + ".lock");
   }
 
@@ -51,14 +58,18 @@ class ProtoCompatibilityTest {
   void everyProtoFileIsChecked() throws IOException {
     Set<String> sources;
     try (Stream<Path> files = Files.list(Path.of(StrataProtoFiles.SOURCE_DIRECTORY))) {
-      sources = files.map(file -> "strata/" + file.getFileName())
-          .filter(name -> name.endsWith(".proto"))
-          .collect(Collectors.toCollection(TreeSet::new));
+      sources =
+          files
+              .map(file -> "strata/" + file.getFileName())
+              .filter(name -> name.endsWith(".proto"))
+              .collect(Collectors.toCollection(TreeSet::new));
     }
-    Set<String> checked = StrataProtoFiles.all().stream().map(FileDescriptor::getName)
-        .collect(Collectors.toCollection(TreeSet::new));
-    assertEquals(sources, checked,
-        "StrataProtoFiles.all() must list the descriptor of every .proto file");
+    Set<String> checked =
+        StrataProtoFiles.all().stream()
+            .map(FileDescriptor::getName)
+            .collect(Collectors.toCollection(TreeSet::new));
+    assertEquals(
+        sources, checked, "StrataProtoFiles.all() must list the descriptor of every .proto file");
   }
 
   /** The one lock in the directory: a release replaces the previous lock with its own. */
@@ -67,8 +78,10 @@ class ProtoCompatibilityTest {
     try (Stream<Path> files = Files.list(lockDirectory())) {
       locks = files.filter(file -> file.getFileName().toString().endsWith(".lock")).toList();
     }
-    assertEquals(1, locks.size(), "expected exactly one *.lock in "
-        + ProtoLockWriter.LOCK_DIRECTORY + ", found " + locks);
+    assertEquals(
+        1,
+        locks.size(),
+        "expected exactly one *.lock in " + ProtoLockWriter.LOCK_DIRECTORY + ", found " + locks);
     return locks.get(0);
   }
 

@@ -18,16 +18,17 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The wire contract of a set of .proto files, one line per fact: each message field (number,
- * name, type, label), enum value, reserved number or name, and service method. Built from
- * descriptors, written as text and read back; {@code ProtoLockCheck} compares two of them.
+ * The wire contract of a set of .proto files, one line per fact: each message field (number, name,
+ * type, label), enum value, reserved number or name, and service method. Built from descriptors,
+ * written as text and read back; {@code ProtoLockCheck} compares two of them.
  *
  * <p>Names are fully qualified ({@code strata.FileInfo}, nested {@code strata.A.B}). A field's
  * label is {@code singular} (proto3 implicit presence), {@code optional} (explicit presence),
- * {@code repeated} (maps too; their type reads {@code map<K,V>}), {@code required}, or
- * {@code oneof NAME}. Map entry messages are not listed: the map type stands for them.
+ * {@code repeated} (maps too; their type reads {@code map<K,V>}), {@code required}, or {@code oneof
+ * NAME}. Map entry messages are not listed: the map type stands for them.
  *
  * <p>The text is whitespace-separated tokens; {@code #} starts a comment line:
+ *
  * <pre>
  * release v0.1.0
  * message strata.FileInfo
@@ -59,7 +60,8 @@ final class ProtoLock {
       int dash = text.indexOf('-', 1);
       return dash < 0
           ? new NumberRange(Integer.parseInt(text), Integer.parseInt(text))
-          : new NumberRange(Integer.parseInt(text.substring(0, dash)),
+          : new NumberRange(
+              Integer.parseInt(text.substring(0, dash)),
               Integer.parseInt(text.substring(dash + 1)));
     }
   }
@@ -88,7 +90,11 @@ final class ProtoLock {
     }
   }
 
-  record Method(String name, String request, String response, boolean clientStreaming,
+  record Method(
+      String name,
+      String request,
+      String response,
+      boolean clientStreaming,
       boolean serverStreaming) {}
 
   static final class Service {
@@ -104,6 +110,7 @@ final class ProtoLock {
   private final Map<String, Message> messages = new LinkedHashMap<>();
   private final Map<String, EnumType> enums = new LinkedHashMap<>();
   private final Map<String, Service> services = new LinkedHashMap<>();
+
   /** Which file declared each message, enum and service, to group the written text. */
   private final Map<String, String> declaringFile = new LinkedHashMap<>();
 
@@ -140,9 +147,14 @@ final class ProtoLock {
       for (ServiceDescriptor service : file.getServices()) {
         Service locked = new Service(service.getFullName());
         for (MethodDescriptor method : service.getMethods()) {
-          locked.methods.put(method.getName(), new Method(method.getName(),
-              method.getInputType().getFullName(), method.getOutputType().getFullName(),
-              method.isClientStreaming(), method.isServerStreaming()));
+          locked.methods.put(
+              method.getName(),
+              new Method(
+                  method.getName(),
+                  method.getInputType().getFullName(),
+                  method.getOutputType().getFullName(),
+                  method.isClientStreaming(),
+                  method.isServerStreaming()));
         }
         lock.services.put(locked.name, locked);
         lock.declaringFile.put(locked.name, file.getName());
@@ -157,7 +169,8 @@ final class ProtoLock {
     }
     Message locked = new Message(message.getFullName());
     for (FieldDescriptor field : message.getFields()) {
-      locked.fields.put(field.getNumber(),
+      locked.fields.put(
+          field.getNumber(),
           new Field(field.getNumber(), field.getName(), typeOf(field), labelOf(field)));
     }
     for (DescriptorProto.ReservedRange range : message.toProto().getReservedRangeList()) {
@@ -179,8 +192,7 @@ final class ProtoLock {
     for (EnumValueDescriptor value : enumType.getValues()) {
       locked.values.put(value.getName(), value.getNumber());
     }
-    for (EnumDescriptorProto.EnumReservedRange range :
-        enumType.toProto().getReservedRangeList()) {
+    for (EnumDescriptorProto.EnumReservedRange range : enumType.toProto().getReservedRangeList()) {
       locked.reservedNumbers.add(new NumberRange(range.getStart(), range.getEnd()));
     }
     locked.reservedNames.addAll(enumType.toProto().getReservedNameList());
@@ -191,8 +203,11 @@ final class ProtoLock {
   private static String typeOf(FieldDescriptor field) {
     if (field.isMapField()) {
       Descriptor entry = field.getMessageType();
-      return "map<" + typeOf(entry.findFieldByName("key")) + ","
-          + typeOf(entry.findFieldByName("value")) + ">";
+      return "map<"
+          + typeOf(entry.findFieldByName("key"))
+          + ","
+          + typeOf(entry.findFieldByName("value"))
+          + ">";
     }
     return switch (field.getType()) {
       case MESSAGE, GROUP -> field.getMessageType().getFullName();
@@ -212,8 +227,7 @@ final class ProtoLock {
       return "oneof " + field.getRealContainingOneof().getName();
     }
     boolean proto3 = "proto3".equals(field.getFile().toProto().getSyntax());
-    boolean explicitPresence =
-        proto3 ? field.toProto().getProto3Optional() : field.hasPresence();
+    boolean explicitPresence = proto3 ? field.toProto().getProto3Optional() : field.hasPresence();
     return explicitPresence ? "optional" : "singular";
   }
 
@@ -246,8 +260,16 @@ final class ProtoLock {
     String prefix = "message " + message.name;
     out.append(prefix).append('\n');
     for (Field field : message.fields.values()) {
-      out.append(prefix).append(" field ").append(field.number()).append(' ').append(field.name())
-          .append(' ').append(field.type()).append(' ').append(field.label()).append('\n');
+      out.append(prefix)
+          .append(" field ")
+          .append(field.number())
+          .append(' ')
+          .append(field.name())
+          .append(' ')
+          .append(field.type())
+          .append(' ')
+          .append(field.label())
+          .append('\n');
     }
     for (NumberRange range : message.reservedNumbers) {
       out.append(prefix).append(" reserved ").append(range).append('\n');
@@ -261,8 +283,12 @@ final class ProtoLock {
     String prefix = "enum " + enumType.name;
     out.append(prefix).append('\n');
     for (Map.Entry<String, Integer> value : enumType.values.entrySet()) {
-      out.append(prefix).append(" value ").append(value.getValue()).append(' ')
-          .append(value.getKey()).append('\n');
+      out.append(prefix)
+          .append(" value ")
+          .append(value.getValue())
+          .append(' ')
+          .append(value.getKey())
+          .append('\n');
     }
     for (NumberRange range : enumType.reservedNumbers) {
       out.append(prefix).append(" reserved ").append(range).append('\n');
@@ -276,10 +302,18 @@ final class ProtoLock {
     String prefix = "service " + service.name;
     out.append(prefix).append('\n');
     for (Method method : service.methods.values()) {
-      out.append(prefix).append(" rpc ").append(method.name()).append(' ')
-          .append(method.request()).append(" -> ").append(method.response())
-          .append(" stream:").append(method.clientStreaming()).append('/')
-          .append(method.serverStreaming()).append('\n');
+      out.append(prefix)
+          .append(" rpc ")
+          .append(method.name())
+          .append(' ')
+          .append(method.request())
+          .append(" -> ")
+          .append(method.response())
+          .append(" stream:")
+          .append(method.clientStreaming())
+          .append('/')
+          .append(method.serverStreaming())
+          .append('\n');
     }
   }
 
@@ -295,7 +329,7 @@ final class ProtoLock {
     for (int i = 0; i < lines.length; i++) {
       String line = lines[i].strip();
       if (lock != null && line.startsWith("#") && line.endsWith(".proto")) {
-        file = line.substring(1).strip();  // the group comment format() writes
+        file = line.substring(1).strip(); // the group comment format() writes
         continue;
       }
       if (line.isEmpty() || line.startsWith("#")) {
@@ -362,12 +396,21 @@ final class ProtoLock {
         if (t.length == 2) {
           return;
         }
-        require(t.length == 8 && t[2].equals("rpc") && t[5].equals("->")
+        require(
+            t.length == 8
+                && t[2].equals("rpc")
+                && t[5].equals("->")
                 && t[7].matches("stream:(true|false)/(true|false)"),
             "a method needs: rpc NAME REQUEST -> RESPONSE stream:BOOL/BOOL");
         String[] streaming = t[7].substring("stream:".length()).split("/");
-        service.methods.put(t[3], new Method(t[3], t[4], t[6],
-            Boolean.parseBoolean(streaming[0]), Boolean.parseBoolean(streaming[1])));
+        service.methods.put(
+            t[3],
+            new Method(
+                t[3],
+                t[4],
+                t[6],
+                Boolean.parseBoolean(streaming[0]),
+                Boolean.parseBoolean(streaming[1])));
       }
       default -> throw new IllegalArgumentException("unknown entry '" + t[0] + "'");
     }

@@ -16,14 +16,16 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Compares the current protocol with a released lock. Everything the lock names must still be
- * there with the same number, name, type, label and streaming; additions are free. Changes
- * listed in {@link AllowedChanges} are not reported; its lines that allow nothing are, so the
- * list holds exactly the deliberate breaks since the release.
+ * Compares the current protocol with a released lock. Everything the lock names must still be there
+ * with the same number, name, type, label and streaming; additions are free. Changes listed in
+ * {@link AllowedChanges} are not reported; its lines that allow nothing are, so the list holds
+ * exactly the deliberate breaks since the release.
  */
 final class ProtoLockCheck {
   /** The outcome: what is incompatible and which allow-list lines are stale. */
-  record Result(String release, List<Incompatibility> incompatibilities,
+  record Result(
+      String release,
+      List<Incompatibility> incompatibilities,
       List<AllowedChanges.Entry> unusedAllowances) {
     boolean passed() {
       return incompatibilities.isEmpty() && unusedAllowances.isEmpty();
@@ -33,17 +35,25 @@ final class ProtoLockCheck {
     String describe(String lockFile, String allowListFile) {
       StringBuilder out = new StringBuilder();
       if (!incompatibilities.isEmpty()) {
-        out.append("The protocol changed incompatibly since release ").append(release)
-            .append(" (").append(lockFile).append("):\n");
+        out.append("The protocol changed incompatibly since release ")
+            .append(release)
+            .append(" (")
+            .append(lockFile)
+            .append("):\n");
         incompatibilities.forEach(change -> out.append("  ").append(change).append('\n'));
-        out.append("Peers and journals of ").append(release).append(" rely on these. Undo the")
+        out.append("Peers and journals of ")
+            .append(release)
+            .append(" rely on these. Undo the")
             .append(" change, or, if it is a deliberate break, add a line for each to ")
-            .append(allowListFile).append(" (see docs/proto-compatibility.md):\n");
-        incompatibilities.forEach(change -> out.append("  ").append(change.allowLine())
-            .append('\n'));
+            .append(allowListFile)
+            .append(" (see docs/proto-compatibility.md):\n");
+        incompatibilities.forEach(
+            change -> out.append("  ").append(change.allowLine()).append('\n'));
       }
       if (!unusedAllowances.isEmpty()) {
-        out.append("Lines of ").append(allowListFile).append(" that allow no change; remove")
+        out.append("Lines of ")
+            .append(allowListFile)
+            .append(" that allow no change; remove")
             .append(" them:\n");
         unusedAllowances.forEach(entry -> out.append("  ").append(entry).append('\n'));
       }
@@ -87,8 +97,13 @@ final class ProtoLockCheck {
     String name = allowed.currentTypeName(releasedName);
     T type = currentTypes.get(name);
     if (type == null) {
-      report(releasedName, kind + " removed"
-          + (name.equals(releasedName) ? "" : " (renamed to " + name + ", which does not exist)"));
+      report(
+          releasedName,
+          kind
+              + " removed"
+              + (name.equals(releasedName)
+                  ? ""
+                  : " (renamed to " + name + ", which does not exist)"));
     } else if (!name.equals(releasedName)) {
       allowed.typeRename(releasedName).ifPresent(used::add);
     }
@@ -107,30 +122,55 @@ final class ProtoLockCheck {
       Field atNumber = now.fields.get(old.number());
       Field sameName = nowByName.get(old.name());
       if (atNumber == null) {
-        report(subject, sameName != null
-            ? "field '" + old.name() + "' renumbered to " + sameName.number()
-            : "field '" + old.name() + "' removed; if for good, reserve its number and name");
+        report(
+            subject,
+            sameName != null
+                ? "field '" + old.name() + "' renumbered to " + sameName.number()
+                : "field '" + old.name() + "' removed; if for good, reserve its number and name");
         continue;
       }
       if (!atNumber.name().equals(old.name())) {
         if (sameName != null) {
-          report(subject, "field '" + old.name() + "' renumbered to " + sameName.number()
-              + ", and number " + old.number() + " now belongs to '" + atNumber.name() + "'");
+          report(
+              subject,
+              "field '"
+                  + old.name()
+                  + "' renumbered to "
+                  + sameName.number()
+                  + ", and number "
+                  + old.number()
+                  + " now belongs to '"
+                  + atNumber.name()
+                  + "'");
           continue;
         }
-        found.add(new Incompatibility(subject,
-            "field '" + old.name() + "' renamed to '" + atNumber.name() + "'",
-            AllowedChanges.memberRename(was.name, "field", old.number(), old.name(),
-                atNumber.name())));
+        found.add(
+            new Incompatibility(
+                subject,
+                "field '" + old.name() + "' renamed to '" + atNumber.name() + "'",
+                AllowedChanges.memberRename(
+                    was.name, "field", old.number(), old.name(), atNumber.name())));
       }
       String oldType = currentTypeString(old.type());
       if (!oldType.equals(atNumber.type())) {
-        report(subject, "field '" + atNumber.name() + "' type changed from " + old.type()
-            + " to " + atNumber.type());
+        report(
+            subject,
+            "field '"
+                + atNumber.name()
+                + "' type changed from "
+                + old.type()
+                + " to "
+                + atNumber.type());
       }
       if (!old.label().equals(atNumber.label())) {
-        report(subject, "field '" + atNumber.name() + "' changed from " + old.label() + " to "
-            + atNumber.label());
+        report(
+            subject,
+            "field '"
+                + atNumber.name()
+                + "' changed from "
+                + old.label()
+                + " to "
+                + atNumber.label());
       }
     }
     for (Field field : now.fields.values()) {
@@ -139,12 +179,18 @@ final class ProtoLockCheck {
       }
       String subject = was.name + " field " + field.number();
       if (was.reservedNumbers.stream().anyMatch(range -> range.contains(field.number()))) {
-        report(subject, "field '" + field.name() + "' takes number " + field.number()
-            + ", reserved in " + locked.release());
+        report(
+            subject,
+            "field '"
+                + field.name()
+                + "' takes number "
+                + field.number()
+                + ", reserved in "
+                + locked.release());
       }
       if (was.reservedNames.contains(field.name())) {
-        report(subject, "field '" + field.name() + "' takes a name reserved in "
-            + locked.release());
+        report(
+            subject, "field '" + field.name() + "' takes a name reserved in " + locked.release());
       }
     }
   }
@@ -174,14 +220,18 @@ final class ProtoLockCheck {
         }
         continue;
       }
-      Optional<String> newName = now.values.entrySet().stream()
-          .filter(value -> value.getValue() == number && !was.values.containsKey(value.getKey()))
-          .map(Map.Entry::getKey)
-          .findFirst();
+      Optional<String> newName =
+          now.values.entrySet().stream()
+              .filter(
+                  value -> value.getValue() == number && !was.values.containsKey(value.getKey()))
+              .map(Map.Entry::getKey)
+              .findFirst();
       if (newName.isPresent()) {
-        found.add(new Incompatibility(subject,
-            "value " + name + " renamed to " + newName.get(),
-            AllowedChanges.memberRename(was.name, "value", number, name, newName.get())));
+        found.add(
+            new Incompatibility(
+                subject,
+                "value " + name + " renamed to " + newName.get(),
+                AllowedChanges.memberRename(was.name, "value", number, name, newName.get())));
       } else {
         report(subject, "value " + name + " removed; if for good, reserve its number and name");
       }
@@ -195,8 +245,9 @@ final class ProtoLockCheck {
       String subject = was.name + " value " + number;
       for (NumberRange range : was.reservedNumbers) {
         if (range.contains(number)) {
-          report(subject, "value " + name + " takes number " + number + ", reserved in "
-              + locked.release());
+          report(
+              subject,
+              "value " + name + " takes number " + number + ", reserved in " + locked.release());
         }
       }
       if (was.reservedNames.contains(name)) {
@@ -220,20 +271,27 @@ final class ProtoLockCheck {
         continue;
       }
       if (!Objects.equals(allowed.currentTypeName(old.request()), method.request())) {
-        report(subject, "request type changed from " + old.request() + " to "
-            + method.request());
+        report(subject, "request type changed from " + old.request() + " to " + method.request());
       }
       if (!Objects.equals(allowed.currentTypeName(old.response()), method.response())) {
-        report(subject, "response type changed from " + old.response() + " to "
-            + method.response());
+        report(
+            subject, "response type changed from " + old.response() + " to " + method.response());
       }
       if (old.clientStreaming() != method.clientStreaming()) {
-        report(subject, "request streaming changed from " + old.clientStreaming() + " to "
-            + method.clientStreaming());
+        report(
+            subject,
+            "request streaming changed from "
+                + old.clientStreaming()
+                + " to "
+                + method.clientStreaming());
       }
       if (old.serverStreaming() != method.serverStreaming()) {
-        report(subject, "response streaming changed from " + old.serverStreaming() + " to "
-            + method.serverStreaming());
+        report(
+            subject,
+            "response streaming changed from "
+                + old.serverStreaming()
+                + " to "
+                + method.serverStreaming());
       }
     }
   }

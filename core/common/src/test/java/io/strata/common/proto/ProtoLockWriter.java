@@ -6,9 +6,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Writes the lock of the current protos, to run at a release from the release commit:
- * {@code ProtoLockWriter RELEASE [OUTPUT_FILE]} (standard output without a file). The command
- * line is in the header of the lock it writes.
+ * Writes the lock of the current protos, to run at a release from the release commit: {@code
+ * ProtoLockWriter RELEASE [OUTPUT_FILE]} (standard output without a file). The command line is in
+ * the header of the lock it writes.
  */
 public final class ProtoLockWriter {
   static final String LOCK_DIRECTORY = "core/common/src/test/resources/proto-lock";
@@ -30,7 +30,8 @@ public final class ProtoLockWriter {
   }
 
   static String header(String release) {
-    return String.join("\n",
+    return String.join(
+        "\n",
         "# Strata protocol lock of release " + release + ": every message field, enum value,",
         "# reserved number and service method of core/common/src/main/proto/strata/*.proto as",
         "# released. ProtoCompatibilityTest fails the build when the current protos break any of",

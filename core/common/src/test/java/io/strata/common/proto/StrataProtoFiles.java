@@ -9,8 +9,8 @@ import io.strata.proto.journal.Journal;
 import java.util.List;
 
 /**
- * The compiled descriptors of every file in core/common/src/main/proto/strata, in a fixed
- * order. {@code ProtoCompatibilityTest} fails when a file there is missing from this list.
+ * The compiled descriptors of every file in core/common/src/main/proto/strata, in a fixed order.
+ * {@code ProtoCompatibilityTest} fails when a file there is missing from this list.
  */
 final class StrataProtoFiles {
   static final String SOURCE_DIRECTORY = "src/main/proto/strata";
@@ -18,7 +18,11 @@ final class StrataProtoFiles {
   private StrataProtoFiles() {}
 
   static List<FileDescriptor> all() {
-    return List.of(Common.getDescriptor(), Data.getDescriptor(), Journal.getDescriptor(),
-        Master.getDescriptor(), Worker.getDescriptor());
+    return List.of(
+        Common.getDescriptor(),
+        Data.getDescriptor(),
+        Journal.getDescriptor(),
+        Master.getDescriptor(),
+        Worker.getDescriptor());
   }
 }

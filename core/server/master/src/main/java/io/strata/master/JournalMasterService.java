@@ -34,57 +34,89 @@ final class JournalMasterService extends JournalMasterGrpc.JournalMasterImplBase
   }
 
   @Override
-  public void getQuorumInfo(GetQuorumInfoRequest request,
-      StreamObserver<GetQuorumInfoResponse> observer) {
-    calls.unary("GetQuorumInfo", observer, () -> {
-      QuorumMembership.View view = journal.membership().view();
-      return GetQuorumInfoResponse.newBuilder().setGroupId(view.groupId()).setTerm(view.term())
-          .setLeaderAddress(view.leaderAddress()).setCommitIndex(view.commitIndex())
-          .addAllPeers(view.peers()).setAnsweredBy(journal.selfAddress())
-          .build();
-    });
+  public void getQuorumInfo(
+      GetQuorumInfoRequest request, StreamObserver<GetQuorumInfoResponse> observer) {
+    calls.unary(
+        "GetQuorumInfo",
+        observer,
+        () -> {
+          QuorumMembership.View view = journal.membership().view();
+          return GetQuorumInfoResponse.newBuilder()
+              .setGroupId(view.groupId())
+              .setTerm(view.term())
+              .setLeaderAddress(view.leaderAddress())
+              .setCommitIndex(view.commitIndex())
+              .addAllPeers(view.peers())
+              .setAnsweredBy(journal.selfAddress())
+              .build();
+        });
   }
 
   @Override
-  public void transferLeadership(TransferLeadershipRequest request,
-      StreamObserver<TransferLeadershipResponse> observer) {
-    calls.unary("TransferLeadership", observer, () -> {
-      journal.membership().transferLeadership(required(request.getAddress(), "address"));
-      String leader = journal.leaderAddress();
-      return TransferLeadershipResponse.newBuilder().setLeaderAddress(leader == null ? ""
-          : leader).build();
-    });
+  public void transferLeadership(
+      TransferLeadershipRequest request, StreamObserver<TransferLeadershipResponse> observer) {
+    calls.unary(
+        "TransferLeadership",
+        observer,
+        () -> {
+          journal.membership().transferLeadership(required(request.getAddress(), "address"));
+          String leader = journal.leaderAddress();
+          return TransferLeadershipResponse.newBuilder()
+              .setLeaderAddress(leader == null ? "" : leader)
+              .build();
+        });
   }
 
   @Override
   public void addPeer(AddPeerRequest request, StreamObserver<AddPeerResponse> observer) {
-    calls.unary("AddPeer", observer, () -> AddPeerResponse.newBuilder()
-        .addAllPeers(journal.membership().addPeer(required(request.getAddress(), "address"),
-            required(request.getJournalAddress(), "journal_address")))
-        .build());
+    calls.unary(
+        "AddPeer",
+        observer,
+        () ->
+            AddPeerResponse.newBuilder()
+                .addAllPeers(
+                    journal
+                        .membership()
+                        .addPeer(
+                            required(request.getAddress(), "address"),
+                            required(request.getJournalAddress(), "journal_address")))
+                .build());
   }
 
   @Override
   public void removePeer(RemovePeerRequest request, StreamObserver<RemovePeerResponse> observer) {
-    calls.unary("RemovePeer", observer, () -> RemovePeerResponse.newBuilder()
-        .addAllPeers(journal.membership().removePeer(required(request.getAddress(), "address"))).build());
+    calls.unary(
+        "RemovePeer",
+        observer,
+        () ->
+            RemovePeerResponse.newBuilder()
+                .addAllPeers(
+                    journal.membership().removePeer(required(request.getAddress(), "address")))
+                .build());
   }
 
   @Override
   public void backup(BackupRequest request, StreamObserver<BackupResponse> observer) {
-    calls.unary("Backup", observer, () -> {
-      Path dir = request.getDir().isEmpty() ? defaultBackupDir : Path.of(request.getDir());
-      JournalBackups.Backup b = journal.backups().backup(dir);
-      return BackupResponse.newBuilder().setPath(b.dir().toString()).setIndex(b.index())
-          .setSequence(b.sequence()).setInodeCount(b.inodeCount())
-          .setWrittenBy(journal.selfAddress()).build();
-    });
+    calls.unary(
+        "Backup",
+        observer,
+        () -> {
+          Path dir = request.getDir().isEmpty() ? defaultBackupDir : Path.of(request.getDir());
+          JournalBackups.Backup b = journal.backups().backup(dir);
+          return BackupResponse.newBuilder()
+              .setPath(b.dir().toString())
+              .setIndex(b.index())
+              .setSequence(b.sequence())
+              .setInodeCount(b.inodeCount())
+              .setWrittenBy(journal.selfAddress())
+              .build();
+        });
   }
 
   private static String required(String value, String field) throws StrataException {
     if (value.isBlank()) {
-      throw StrataException.invalidArgument("The request names no " + field
-          + " (host:port of a master)");
+      throw StrataException.invalidArgument(
+          "The request names no " + field + " (host:port of a master)");
     }
     return value.trim();
   }

@@ -10,15 +10,14 @@ import io.strata.master.journal.JournalSystem;
 import java.util.Set;
 
 /**
- * Lets only the leading master serve: on any other master a call fails with UNAVAILABLE, a
- * message naming the leader and the {@code strata-leader} trailer holding its gRPC address,
- * which clients follow. UNAVAILABLE is what clients retry, and it is true: nothing was done.
- * A few calls are served by every master (what a master is and what it knows of the group).
+ * Lets only the leading master serve: on any other master a call fails with UNAVAILABLE, a message
+ * naming the leader and the {@code strata-leader} trailer holding its gRPC address, which clients
+ * follow. UNAVAILABLE is what clients retry, and it is true: nothing was done. A few calls are
+ * served by every master (what a master is and what it knows of the group).
  */
 final class LeaderGate implements ServerInterceptor {
-  private static final Set<String> ANY_MASTER = Set.of(
-      "strata.JournalMaster/GetQuorumInfo",
-      "strata.FileSystemMaster/GetMasterInfo");
+  private static final Set<String> ANY_MASTER =
+      Set.of("strata.JournalMaster/GetQuorumInfo", "strata.FileSystemMaster/GetMasterInfo");
 
   private final JournalSystem journal;
 
@@ -27,8 +26,8 @@ final class LeaderGate implements ServerInterceptor {
   }
 
   @Override
-  public <Q, A> ServerCall.Listener<Q> interceptCall(ServerCall<Q, A> call, Metadata headers,
-      ServerCallHandler<Q, A> next) {
+  public <Q, A> ServerCall.Listener<Q> interceptCall(
+      ServerCall<Q, A> call, Metadata headers, ServerCallHandler<Q, A> next) {
     if (journal.isLeader() || ANY_MASTER.contains(call.getMethodDescriptor().getFullMethodName())) {
       return next.startCall(call, headers);
     }

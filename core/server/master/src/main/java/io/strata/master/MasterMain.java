@@ -7,10 +7,12 @@ public final class MasterMain {
   private MasterMain() {}
 
   public static void main(String[] args) {
-    ProcessMain.run("master", conf -> {
-      MasterServer server = new MasterServer(conf);
-      server.exitOnJournalFailure();
-      return server;
-    });
+    ProcessMain.run(
+        "master",
+        conf -> {
+          MasterServer server = new MasterServer(conf);
+          server.exitOnJournalFailure();
+          return server;
+        });
   }
 }

@@ -27,8 +27,8 @@ import io.strata.master.persist.PersistMasterService;
 import io.strata.master.persist.PersistScheduler;
 import io.strata.master.ttl.TtlActions;
 import io.strata.master.ttl.TtlChecker;
-import io.strata.master.upgrade.ClientDirectory;
 import io.strata.master.ufs.StoreGuards;
+import io.strata.master.upgrade.ClientDirectory;
 import io.strata.master.upgrade.UpgradeMasterService;
 import io.strata.server.common.FolderLock;
 import io.strata.server.common.ProcessMain;
@@ -54,15 +54,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The master process: the namespace and its journal, the worker registry, the gRPC services
- * {@code FileSystemMaster}, {@code BlockMasterWorker} and {@code LoadMaster} (load jobs), and the
- * web endpoint with metrics.
- * {@link #start} recovers the namespace from the journal before serving; {@link #close} stops
- * serving, takes a checkpoint and releases every file, so the same folders can be opened again
- * by a new instance in the same JVM (as tests do).
+ * The master process: the namespace and its journal, the worker registry, the gRPC services {@code
+ * FileSystemMaster}, {@code BlockMasterWorker} and {@code LoadMaster} (load jobs), and the web
+ * endpoint with metrics. {@link #start} recovers the namespace from the journal before serving;
+ * {@link #close} stops serving, takes a checkpoint and releases every file, so the same folders can
+ * be opened again by a new instance in the same JVM (as tests do).
  */
 public final class MasterServer implements ProcessMain.Server {
   private static final Logger LOG = LoggerFactory.getLogger(MasterServer.class);
+
   /** Under-store entries turned into inodes per journal write while loading a listing. */
   private static final int LOAD_BATCH = 1000;
 
@@ -78,18 +78,25 @@ public final class MasterServer implements ProcessMain.Server {
   private Namespace namespace;
   private ChangeFeed changes;
   private volatile LoadJobManager loadJobs;
+
   /** Runs while this master leads; null otherwise or when the checks are off. */
   private TtlChecker ttlChecker;
+
   private final Duration ttlCheckInterval;
+
   /** Persists ASYNC_THROUGH files while this master leads; null otherwise. */
   private volatile PersistScheduler persistScheduler;
+
   /** Orders taking and giving up the lead (run on the journal's role-change thread). */
   private final Object leadLock = new Object();
+
   private MountTable mounts;
   private StoreGuards guards;
   private InodeTree tree;
+
   /** Runs when the journal stops this master (an entry it cannot apply); null: nothing. */
   private volatile Runnable onJournalFailure;
+
   private ExecutorService rpcExecutor;
   private ExecutorService loadExecutor;
   private ScheduledExecutorService housekeeping;
@@ -105,8 +112,12 @@ public final class MasterServer implements ProcessMain.Server {
     // Under-store URIs keep names verbatim, so only the scheme separator is checked here; the
     // store itself validates the rest when the root is mounted.
     if (!rootUfs.matches("[A-Za-z][A-Za-z0-9+.-]*://.*")) {
-      throw new ConfigException("strata.master.root.ufs has no scheme: " + rootUfs
-          + " (write file://" + rootUfs + " for a local folder)");
+      throw new ConfigException(
+          "strata.master.root.ufs has no scheme: "
+              + rootUfs
+              + " (write file://"
+              + rootUfs
+              + " for a local folder)");
     }
     if (conf.getInt(MasterKeys.RPC_THREADS) < 1) {
       throw new ConfigException("strata.master.rpc.threads must be at least 1");
@@ -116,14 +127,18 @@ public final class MasterServer implements ProcessMain.Server {
     }
     this.ttlCheckInterval = conf.getDuration(MasterKeys.TTL_CHECK_INTERVAL);
     if (ttlCheckInterval.isNegative()) {
-      throw new ConfigException(MasterKeys.TTL_CHECK_INTERVAL.name()
-          + " must not be negative (0 turns the time-to-live checks off)");
+      throw new ConfigException(
+          MasterKeys.TTL_CHECK_INTERVAL.name()
+              + " must not be negative (0 turns the time-to-live checks off)");
     }
     try {
       this.syncInterval = SyncInterval.parse(conf.getString(MasterKeys.UFS_SYNC_INTERVAL));
     } catch (IllegalArgumentException e) {
-      throw new ConfigException("Bad value for configuration key '"
-          + MasterKeys.UFS_SYNC_INTERVAL.name() + "': " + e.getMessage());
+      throw new ConfigException(
+          "Bad value for configuration key '"
+              + MasterKeys.UFS_SYNC_INTERVAL.name()
+              + "': "
+              + e.getMessage());
     }
   }
 
@@ -136,43 +151,66 @@ public final class MasterServer implements ProcessMain.Server {
     try {
       // Taken before anything is read or restored: a second master on the same folders would
       // otherwise replace the running master's metastore while it works.
-      journalLock = FolderLock.acquire(Path.of(conf.getString(MasterKeys.JOURNAL_DIR)),
-          "master journal", MasterKeys.JOURNAL_DIR.name());
+      journalLock =
+          FolderLock.acquire(
+              Path.of(conf.getString(MasterKeys.JOURNAL_DIR)),
+              "master journal",
+              MasterKeys.JOURNAL_DIR.name());
       prepareRootStore();
       journal = JournalSystem.open(conf, registry);
       // The registry checks block reports against the namespace, which needs the registry for
       // cached bytes: the lambda reads the field once both exist.
-      workers = new WorkerRegistry(conf.getDuration(MasterKeys.WORKER_TIMEOUT),
-          fileId -> namespace.isFile(fileId), registry);
+      workers =
+          new WorkerRegistry(
+              conf.getDuration(MasterKeys.WORKER_TIMEOUT),
+              fileId -> namespace.isFile(fileId),
+              registry);
       mounts = new MountTable(rootUfs, rootOptions, journal.store().mounts());
       guards = new StoreGuards(conf, registry);
       String owner = System.getProperty("user.name", "");
-      UfsMetadataLoader loader = new UfsMetadataLoader(stores, guards,
-          conf.getBytes(MasterKeys.BLOCK_SIZE), owner, groupOf(owner), registry);
-      SyncPolicy sync = new SyncPolicy(mounts, syncInterval,
-          conf.getInt(MasterKeys.UFS_SYNC_TIME_CACHE_SIZE), registry);
-      changes = new ChangeFeed(journal.lastSequence(),
-          conf.getInt(MasterKeys.WATCH_HISTORY_SIZE), conf.getInt(MasterKeys.WATCH_QUEUE_SIZE),
-          registry);
+      UfsMetadataLoader loader =
+          new UfsMetadataLoader(
+              stores,
+              guards,
+              conf.getBytes(MasterKeys.BLOCK_SIZE),
+              owner,
+              groupOf(owner),
+              registry);
+      SyncPolicy sync =
+          new SyncPolicy(
+              mounts, syncInterval, conf.getInt(MasterKeys.UFS_SYNC_TIME_CACHE_SIZE), registry);
+      changes =
+          new ChangeFeed(
+              journal.lastSequence(),
+              conf.getInt(MasterKeys.WATCH_HISTORY_SIZE),
+              conf.getInt(MasterKeys.WATCH_QUEUE_SIZE),
+              registry);
       journal.onApplied(changes::advance);
       journal.onEntriesApplied(this::followMountChanges);
       journal.onApplyFailure(this::journalFailed);
       tree = new InodeTree(journal.store(), mounts, loader, workers, sync);
       journal.setReadersLock(tree.readersLock());
-      namespace = Namespace.open(tree, journal, changes, registry,
-          conf.getInt(MasterKeys.UFS_THREADS), conf.getDuration(MasterKeys.PATH_LOCK_TIMEOUT),
-          LOAD_BATCH);
-      journal.onRoleChange(new JournalSystem.RoleListener() {
-        @Override
-        public void gainedLead() {
-          takeLead();
-        }
+      namespace =
+          Namespace.open(
+              tree,
+              journal,
+              changes,
+              registry,
+              conf.getInt(MasterKeys.UFS_THREADS),
+              conf.getDuration(MasterKeys.PATH_LOCK_TIMEOUT),
+              LOAD_BATCH);
+      journal.onRoleChange(
+          new JournalSystem.RoleListener() {
+            @Override
+            public void gainedLead() {
+              takeLead();
+            }
 
-        @Override
-        public void lostLead() {
-          giveUpLead();
-        }
-      });
+            @Override
+            public void lostLead() {
+              giveUpLead();
+            }
+          });
       journal.start();
       // A follower serves nothing, but its mount table must match what it applied when it
       // takes the lead; the leader reloaded it already.
@@ -180,74 +218,95 @@ public final class MasterServer implements ProcessMain.Server {
 
       RpcCalls calls = new RpcCalls(registry, MetricNames.MASTER_RPC_LATENCY);
       AtomicInteger threadNumber = new AtomicInteger();
-      rpcExecutor = Executors.newFixedThreadPool(conf.getInt(MasterKeys.RPC_THREADS), r -> {
-        Thread t = new Thread(r, "master-rpc-" + threadNumber.incrementAndGet());
-        t.setDaemon(true);
-        return t;
-      });
+      rpcExecutor =
+          Executors.newFixedThreadPool(
+              conf.getInt(MasterKeys.RPC_THREADS),
+              r -> {
+                Thread t = new Thread(r, "master-rpc-" + threadNumber.incrementAndGet());
+                t.setDaemon(true);
+                return t;
+              });
       AtomicInteger loadNumber = new AtomicInteger();
-      loadExecutor = Executors.newFixedThreadPool(conf.getInt(MasterKeys.METADATA_LOAD_THREADS),
-          r -> {
-            Thread t = new Thread(r, "master-metadata-load-" + loadNumber.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-          });
+      loadExecutor =
+          Executors.newFixedThreadPool(
+              conf.getInt(MasterKeys.METADATA_LOAD_THREADS),
+              r -> {
+                Thread t = new Thread(r, "master-metadata-load-" + loadNumber.incrementAndGet());
+                t.setDaemon(true);
+                return t;
+              });
       String host = conf.getString(MasterKeys.BIND_HOST);
       ClientDirectory clients = new ClientDirectory(java.time.Duration.ofHours(1));
-      grpc = NettyServerBuilder
-          .forAddress(new InetSocketAddress(host, conf.getInt(CommonKeys.MASTER_RPC_PORT)))
-          .executor(rpcExecutor)
-          // Clients of several masters ping every 2 s to notice a paused leader.
-          .permitKeepAliveTime(1, TimeUnit.SECONDS)
-          .permitKeepAliveWithoutCalls(true)
-          .addTransportFilter(new io.grpc.ServerTransportFilter() {
-            @Override
-            public void transportTerminated(io.grpc.Attributes transport) {
-              clients.disconnected(transport.get(io.grpc.Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
-            }
-          })
-          .addService(new FileSystemMasterService(namespace, workers, journal, changes, calls,
-              conf.getInt(MasterKeys.LIST_PAGE_SIZE), startTime, loadExecutor, clients))
-          .addService(new BlockMasterWorkerService(workers, calls))
-          .addService(new LoadMasterService(() -> loadJobs, calls))
-          .addService(new PersistMasterService(namespace, () -> persistScheduler, calls))
-          .addService(new JournalMasterService(journal, calls, conf))
-          .addService(new UpgradeMasterService(journal, calls))
-          .intercept(new RetriedCallReplay(journal.calls(), namespace))
-          .intercept(new LeaderGate(journal))
-          .intercept(CallIdentity.interceptor())
-          // Outermost: a caller of a protocol this release does not serve gets nothing else.
-          .intercept(new VersionCheck("master", clients::served))
-          .build()
-          .start();
-      journal.setBoundRpcAddress(conf.getString(CommonKeys.MASTER_HOSTNAME) + ":"
-          + grpc.getPort());
+      grpc =
+          NettyServerBuilder.forAddress(
+                  new InetSocketAddress(host, conf.getInt(CommonKeys.MASTER_RPC_PORT)))
+              .executor(rpcExecutor)
+              // Clients of several masters ping every 2 s to notice a paused leader.
+              .permitKeepAliveTime(1, TimeUnit.SECONDS)
+              .permitKeepAliveWithoutCalls(true)
+              .addTransportFilter(
+                  new io.grpc.ServerTransportFilter() {
+                    @Override
+                    public void transportTerminated(io.grpc.Attributes transport) {
+                      clients.disconnected(transport.get(io.grpc.Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
+                    }
+                  })
+              .addService(
+                  new FileSystemMasterService(
+                      namespace,
+                      workers,
+                      journal,
+                      changes,
+                      calls,
+                      conf.getInt(MasterKeys.LIST_PAGE_SIZE),
+                      startTime,
+                      loadExecutor,
+                      clients))
+              .addService(new BlockMasterWorkerService(workers, calls))
+              .addService(new LoadMasterService(() -> loadJobs, calls))
+              .addService(new PersistMasterService(namespace, () -> persistScheduler, calls))
+              .addService(new JournalMasterService(journal, calls, conf))
+              .addService(new UpgradeMasterService(journal, calls))
+              .intercept(new RetriedCallReplay(journal.calls(), namespace))
+              .intercept(new LeaderGate(journal))
+              .intercept(CallIdentity.interceptor())
+              // Outermost: a caller of a protocol this release does not serve gets nothing else.
+              .intercept(new VersionCheck("master", clients::served))
+              .build()
+              .start();
+      journal.setBoundRpcAddress(conf.getString(CommonKeys.MASTER_HOSTNAME) + ":" + grpc.getPort());
       web = new WebServer(host, conf.getInt(MasterKeys.WEB_PORT), registry);
 
-      housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "master-worker-check");
-        t.setDaemon(true);
-        return t;
-      });
+      housekeeping =
+          Executors.newSingleThreadScheduledExecutor(
+              r -> {
+                Thread t = new Thread(r, "master-worker-check");
+                t.setDaemon(true);
+                return t;
+              });
       long checkMs = Math.max(10, conf.getDuration(MasterKeys.WORKER_TIMEOUT).toMillis() / 4);
-      housekeeping.scheduleWithFixedDelay(this::markLostWorkers, checkMs, checkMs,
-          TimeUnit.MILLISECONDS);
+      housekeeping.scheduleWithFixedDelay(
+          this::markLostWorkers, checkMs, checkMs, TimeUnit.MILLISECONDS);
       long snapshotMs = conf.getDuration(MasterKeys.CHECKPOINT_PERIOD).toMillis();
       if (snapshotMs > 0) {
-        housekeeping.scheduleWithFixedDelay(this::periodicSnapshot, snapshotMs, snapshotMs,
-            TimeUnit.MILLISECONDS);
+        housekeeping.scheduleWithFixedDelay(
+            this::periodicSnapshot, snapshotMs, snapshotMs, TimeUnit.MILLISECONDS);
       }
       long backupMs = conf.getDuration(MasterKeys.BACKUP_INTERVAL).toMillis();
       if (backupMs > 0) {
-        housekeeping.scheduleWithFixedDelay(this::scheduledBackup, backupMs, backupMs,
-            TimeUnit.MILLISECONDS);
+        housekeeping.scheduleWithFixedDelay(
+            this::scheduledBackup, backupMs, backupMs, TimeUnit.MILLISECONDS);
       }
     } catch (IOException | RuntimeException e) {
       release(false);
       throw e;
     }
-    LOG.info("Master serving gRPC on {}:{} and web on port {}; root mount {}",
-        conf.getString(MasterKeys.BIND_HOST), rpcPort(), webPort(), rootUfs);
+    LOG.info(
+        "Master serving gRPC on {}:{} and web on port {}; root mount {}",
+        conf.getString(MasterKeys.BIND_HOST),
+        rpcPort(),
+        webPort(),
+        rootUfs);
   }
 
   /** Parses {@code k=v,k=v}; a pair without '=' fails naming the key that holds it. */
@@ -259,8 +318,11 @@ public final class MasterServer implements ProcessMain.Server {
       }
       int eq = pair.indexOf('=');
       if (eq <= 0) {
-        throw new ConfigException(MasterKeys.ROOT_UFS_OPTIONS.name() + " holds '" + pair.trim()
-            + "', which is not key=value (write e.g. s3.path.style=true,s3.region=us-east-1)");
+        throw new ConfigException(
+            MasterKeys.ROOT_UFS_OPTIONS.name()
+                + " holds '"
+                + pair.trim()
+                + "', which is not key=value (write e.g. s3.path.style=true,s3.region=us-east-1)");
       }
       options.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
     }
@@ -289,10 +351,9 @@ public final class MasterServer implements ProcessMain.Server {
   }
 
   /**
-   * Starts what only the leader does, once it has applied every earlier entry: the mount table
-   * and change feed from the applied state, the root inode, the load jobs (resumed from
-   * their journaled state) and the time-to-live checks. Workers register with it on their next
-   * heartbeat.
+   * Starts what only the leader does, once it has applied every earlier entry: the mount table and
+   * change feed from the applied state, the root inode, the load jobs (resumed from their journaled
+   * state) and the time-to-live checks. Workers register with it on their next heartbeat.
    */
   private void takeLead() {
     synchronized (leadLock) {
@@ -314,9 +375,14 @@ public final class MasterServer implements ProcessMain.Server {
         ttlChecker = new TtlChecker(journal.store(), new TtlActions(namespace), registry);
         ttlChecker.start(ttlCheckInterval);
       }
-      PersistScheduler persists = new PersistScheduler(journal.store(), namespace, workers,
-          conf.getInt(MasterKeys.PERSIST_THREADS), conf.getDuration(MasterKeys.PERSIST_TIMEOUT),
-          registry);
+      PersistScheduler persists =
+          new PersistScheduler(
+              journal.store(),
+              namespace,
+              workers,
+              conf.getInt(MasterKeys.PERSIST_THREADS),
+              conf.getDuration(MasterKeys.PERSIST_TIMEOUT),
+              registry);
       persists.start(conf.getDuration(MasterKeys.PERSIST_INTERVAL));
       persistScheduler = persists;
     }
@@ -348,21 +414,23 @@ public final class MasterServer implements ProcessMain.Server {
   }
 
   /**
-   * Makes the process end (status 70) when the journal stops this master because it cannot
-   * apply a committed entry, so that whatever runs it starts it again, from its last good
-   * snapshot. Without it (a master embedded in another program), the master stays up and
-   * answers every call with the reason.
+   * Makes the process end (status 70) when the journal stops this master because it cannot apply a
+   * committed entry, so that whatever runs it starts it again, from its last good snapshot. Without
+   * it (a master embedded in another program), the master stays up and answers every call with the
+   * reason.
    */
   public void exitOnJournalFailure() {
-    this.onJournalFailure = () -> {
-      Thread t = new Thread(() -> System.exit(70), "master-journal-failure-exit");
-      t.start();
-    };
+    this.onJournalFailure =
+        () -> {
+          Thread t = new Thread(() -> System.exit(70), "master-journal-failure-exit");
+          t.start();
+        };
   }
 
   private void journalFailed() {
-    LOG.error("This master stopped: it could not apply a committed journal entry and left the"
-        + " group; it recovers from its last snapshot when started again");
+    LOG.error(
+        "This master stopped: it could not apply a committed journal entry and left the"
+            + " group; it recovers from its last snapshot when started again");
     Runnable r = onJournalFailure;
     if (r != null) {
       r.run();
@@ -445,8 +513,8 @@ public final class MasterServer implements ProcessMain.Server {
   }
 
   /**
-   * Stops serving and releases files without a snapshot, leaving the journal as a crash
-   * would: the next start replays the log. For tests of recovery.
+   * Stops serving and releases files without a snapshot, leaving the journal as a crash would: the
+   * next start replays the log. For tests of recovery.
    */
   void closeWithoutCheckpoint() throws IOException {
     release(false);

@@ -36,11 +36,11 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Answers a changing call that a client retried after its change was already applied (the
- * answer was lost when the leader failed) from the state the change left, instead of applying
- * it again: a retried create must not fail with "already exists", a retried delete must not
- * fail with "does not exist", and nothing may happen twice. The journal records each change's
- * client and call id ({@link CallHistory}), on every master, so the new leader knows them.
+ * Answers a changing call that a client retried after its change was already applied (the answer
+ * was lost when the leader failed) from the state the change left, instead of applying it again: a
+ * retried create must not fail with "already exists", a retried delete must not fail with "does not
+ * exist", and nothing may happen twice. The journal records each change's client and call id
+ * ({@link CallHistory}), on every master, so the new leader knows them.
  */
 final class RetriedCallReplay implements ServerInterceptor {
   /** Builds the answer of an applied call from its request and the current namespace. */
@@ -50,43 +50,62 @@ final class RetriedCallReplay implements ServerInterceptor {
   }
 
   private static final String FS = "strata.FileSystemMaster/";
-  private static final Map<String, Answer> ANSWERS = Map.ofEntries(
-      Map.entry(FS + "CreateDirectory", (r, ns) -> ns.getStatus(
-          path(((CreateDirectoryRequest) r).getPath()))
-          .thenApply(f -> CreateDirectoryResponse.newBuilder().setDirectory(f).build())),
-      Map.entry(FS + "CreateFile", (r, ns) -> {
-        CreateFileRequest c = (CreateFileRequest) r;
-        return (c.getNewVersion() ? ns.posix().versionBeingWritten(path(c.getPath()))
-            : ns.getStatus(path(c.getPath())))
-            .thenApply(f -> CreateFileResponse.newBuilder().setFile(f).build());
-      }),
-      Map.entry(FS + "CompleteFile", (r, ns) -> ns.getStatus(
-          path(((CompleteFileRequest) r).getPath()))
-          .thenApply(f -> CompleteFileResponse.newBuilder().setFile(f).build())),
-      Map.entry(FS + "CommitNewFile", (r, ns) -> ns.getStatus(
-          path(((CommitNewFileRequest) r).getPath()))
-          .thenApply(f -> CommitNewFileResponse.newBuilder().setFile(f).build())),
-      Map.entry(FS + "SetAttribute", (r, ns) -> ns.getStatus(
-          path(((SetAttributeRequest) r).getPath()))
-          .thenApply(f -> SetAttributeResponse.newBuilder().setFile(f).build())),
-      Map.entry(FS + "CreateSpecialFile", (r, ns) -> ns.getStatus(
-          path(((CreateSpecialFileRequest) r).getPath()))
-          .thenApply(f -> CreateSpecialFileResponse.newBuilder().setFile(f).build())),
-      Map.entry(FS + "CreateHardLink", (r, ns) -> ns.getStatus(
-          path(((CreateHardLinkRequest) r).getPath()))
-          .thenApply(f -> CreateHardLinkResponse.newBuilder().setFile(f).build())),
-      Map.entry(FS + "Delete", (r, ns) -> done(DeleteResponse.getDefaultInstance())),
-      Map.entry(FS + "Rename", (r, ns) -> done(RenameResponse.getDefaultInstance())),
-      Map.entry(FS + "Unmount", (r, ns) -> done(UnmountResponse.getDefaultInstance())),
-      Map.entry(FS + "Mount", (r, ns) -> {
-        String p = path(((MountRequest) r).getPath());
-        for (MountInfo m : ns.mounts().listMounts(false, false)) {
-          if (m.getPath().equals(p)) {
-            return done(MountResponse.newBuilder().setMount(m).build());
-          }
-        }
-        throw StrataException.notFound(p);
-      }));
+  private static final Map<String, Answer> ANSWERS =
+      Map.ofEntries(
+          Map.entry(
+              FS + "CreateDirectory",
+              (r, ns) ->
+                  ns.getStatus(path(((CreateDirectoryRequest) r).getPath()))
+                      .thenApply(
+                          f -> CreateDirectoryResponse.newBuilder().setDirectory(f).build())),
+          Map.entry(
+              FS + "CreateFile",
+              (r, ns) -> {
+                CreateFileRequest c = (CreateFileRequest) r;
+                return (c.getNewVersion()
+                        ? ns.posix().versionBeingWritten(path(c.getPath()))
+                        : ns.getStatus(path(c.getPath())))
+                    .thenApply(f -> CreateFileResponse.newBuilder().setFile(f).build());
+              }),
+          Map.entry(
+              FS + "CompleteFile",
+              (r, ns) ->
+                  ns.getStatus(path(((CompleteFileRequest) r).getPath()))
+                      .thenApply(f -> CompleteFileResponse.newBuilder().setFile(f).build())),
+          Map.entry(
+              FS + "CommitNewFile",
+              (r, ns) ->
+                  ns.getStatus(path(((CommitNewFileRequest) r).getPath()))
+                      .thenApply(f -> CommitNewFileResponse.newBuilder().setFile(f).build())),
+          Map.entry(
+              FS + "SetAttribute",
+              (r, ns) ->
+                  ns.getStatus(path(((SetAttributeRequest) r).getPath()))
+                      .thenApply(f -> SetAttributeResponse.newBuilder().setFile(f).build())),
+          Map.entry(
+              FS + "CreateSpecialFile",
+              (r, ns) ->
+                  ns.getStatus(path(((CreateSpecialFileRequest) r).getPath()))
+                      .thenApply(f -> CreateSpecialFileResponse.newBuilder().setFile(f).build())),
+          Map.entry(
+              FS + "CreateHardLink",
+              (r, ns) ->
+                  ns.getStatus(path(((CreateHardLinkRequest) r).getPath()))
+                      .thenApply(f -> CreateHardLinkResponse.newBuilder().setFile(f).build())),
+          Map.entry(FS + "Delete", (r, ns) -> done(DeleteResponse.getDefaultInstance())),
+          Map.entry(FS + "Rename", (r, ns) -> done(RenameResponse.getDefaultInstance())),
+          Map.entry(FS + "Unmount", (r, ns) -> done(UnmountResponse.getDefaultInstance())),
+          Map.entry(
+              FS + "Mount",
+              (r, ns) -> {
+                String p = path(((MountRequest) r).getPath());
+                for (MountInfo m : ns.mounts().listMounts(false, false)) {
+                  if (m.getPath().equals(p)) {
+                    return done(MountResponse.newBuilder().setMount(m).build());
+                  }
+                }
+                throw StrataException.notFound(p);
+              }));
 
   private static <T> CompletableFuture<T> done(T value) {
     return CompletableFuture.completedFuture(value);
@@ -105,12 +124,14 @@ final class RetriedCallReplay implements ServerInterceptor {
   }
 
   @Override
-  public <Q, A> ServerCall.Listener<Q> interceptCall(ServerCall<Q, A> call, Metadata headers,
-      ServerCallHandler<Q, A> next) {
+  public <Q, A> ServerCall.Listener<Q> interceptCall(
+      ServerCall<Q, A> call, Metadata headers, ServerCallHandler<Q, A> next) {
     Answer answer = ANSWERS.get(call.getMethodDescriptor().getFullMethodName());
     String client = headers.get(MasterHeaders.CLIENT_ID);
     String callId = headers.get(MasterHeaders.CALL_ID);
-    if (answer == null || client == null || callId == null
+    if (answer == null
+        || client == null
+        || callId == null
         || !history.wasApplied(client, parse(callId))) {
       return next.startCall(call, headers);
     }
@@ -124,22 +145,24 @@ final class RetriedCallReplay implements ServerInterceptor {
         } catch (Exception e) {
           answered = CompletableFuture.failedFuture(e);
         }
-        answered.whenComplete((response, error) -> {
-          if (error == null) {
-            @SuppressWarnings("unchecked")
-            A typed = (A) response;
-            call.sendHeaders(new Metadata());
-            call.sendMessage(typed);
-            call.close(Status.OK, new Metadata());
-            return;
-          }
-          Throwable t = RpcCalls.unwrap(error);
-          StrataException se = t instanceof StrataException s ? s
-              : StrataException.internal(t.toString(), t);
-          io.grpc.StatusRuntimeException status = GrpcErrors.toStatus(se);
-          call.close(status.getStatus(), status.getTrailers() == null ? new Metadata()
-              : status.getTrailers());
-        });
+        answered.whenComplete(
+            (response, error) -> {
+              if (error == null) {
+                @SuppressWarnings("unchecked")
+                A typed = (A) response;
+                call.sendHeaders(new Metadata());
+                call.sendMessage(typed);
+                call.close(Status.OK, new Metadata());
+                return;
+              }
+              Throwable t = RpcCalls.unwrap(error);
+              StrataException se =
+                  t instanceof StrataException s ? s : StrataException.internal(t.toString(), t);
+              io.grpc.StatusRuntimeException status = GrpcErrors.toStatus(se);
+              call.close(
+                  status.getStatus(),
+                  status.getTrailers() == null ? new Metadata() : status.getTrailers());
+            });
       }
     };
   }

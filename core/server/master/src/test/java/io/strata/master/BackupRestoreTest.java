@@ -36,8 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A backup taken while 8 writers create directories holds the namespace at exactly one journal
- * sequence: restored into a fresh group, the namespace is every change up to that sequence (as
- * the master's change stream numbered them) and none after.
+ * sequence: restored into a fresh group, the namespace is every change up to that sequence (as the
+ * master's change stream numbered them) and none after.
  */
 class BackupRestoreTest {
   private static final int WRITERS = 8;
@@ -54,24 +54,32 @@ class BackupRestoreTest {
       m.mkdirs("/w");
       // Every change with its sequence, from the master's change stream.
       Context.CancellableContext watch = Context.current().withCancellation();
-      Thread watcher = new Thread(() -> watch.run(() -> {
-        try {
-          Iterator<WatchChangesResponse> it = io.strata.proto.FileSystemMasterGrpc
-              .newBlockingStub(m.channel).watchChanges(WatchChangesRequest.newBuilder()
-                  .setAfterSequence(m.server.journal().lastSequence()).build());
-          while (it.hasNext()) {
-            WatchChangesResponse r = it.next();
-            for (NamespaceChange c : r.getChangesList()) {
-              if (c.getPath().startsWith("/w/")) {
-                created.put(c.getPath(), c.getSequence());
-              }
-            }
-            lastSeen.set(Math.max(lastSeen.get(), r.getSequence()));
-          }
-        } catch (RuntimeException e) {
-          // cancelled at the end of the test
-        }
-      }), "watcher");
+      Thread watcher =
+          new Thread(
+              () ->
+                  watch.run(
+                      () -> {
+                        try {
+                          Iterator<WatchChangesResponse> it =
+                              io.strata.proto.FileSystemMasterGrpc.newBlockingStub(m.channel)
+                                  .watchChanges(
+                                      WatchChangesRequest.newBuilder()
+                                          .setAfterSequence(m.server.journal().lastSequence())
+                                          .build());
+                          while (it.hasNext()) {
+                            WatchChangesResponse r = it.next();
+                            for (NamespaceChange c : r.getChangesList()) {
+                              if (c.getPath().startsWith("/w/")) {
+                                created.put(c.getPath(), c.getSequence());
+                              }
+                            }
+                            lastSeen.set(Math.max(lastSeen.get(), r.getSequence()));
+                          }
+                        } catch (RuntimeException e) {
+                          // cancelled at the end of the test
+                        }
+                      }),
+              "watcher");
       watcher.setDaemon(true);
       watcher.start();
 
@@ -80,29 +88,38 @@ class BackupRestoreTest {
       List<Future<?>> done = new ArrayList<>();
       for (int w = 0; w < WRITERS; w++) {
         int writer = w;
-        done.add(writers.submit(() -> {
-          for (int i = 0; i < PER_WRITER; i++) {
-            m.fs.withDeadlineAfter(30, TimeUnit.SECONDS).createDirectory(CreateDirectoryRequest
-                .newBuilder().setPath("/w/t" + writer + "-" + i).build());
-            acknowledged.incrementAndGet();
-          }
-          return null;
-        }));
+        done.add(
+            writers.submit(
+                () -> {
+                  for (int i = 0; i < PER_WRITER; i++) {
+                    m.fs
+                        .withDeadlineAfter(30, TimeUnit.SECONDS)
+                        .createDirectory(
+                            CreateDirectoryRequest.newBuilder()
+                                .setPath("/w/t" + writer + "-" + i)
+                                .build());
+                    acknowledged.incrementAndGet();
+                  }
+                  return null;
+                }));
       }
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
       while (acknowledged.get() < WRITERS * PER_WRITER / 3) {
         assertTrue(System.nanoTime() < deadline, "writers made no progress");
         Thread.sleep(5);
       }
-      backup = JournalMasterGrpc.newBlockingStub(m.channel)
-          .backup(BackupRequest.newBuilder().setDir(home.resolve("backups").toString()).build());
+      backup =
+          JournalMasterGrpc.newBlockingStub(m.channel)
+              .backup(
+                  BackupRequest.newBuilder().setDir(home.resolve("backups").toString()).build());
       for (Future<?> f : done) {
         f.get(120, TimeUnit.SECONDS);
       }
       writers.shutdown();
       long end = m.server.journal().lastSequence();
       while (lastSeen.get() < end) {
-        assertTrue(System.nanoTime() < deadline + TimeUnit.SECONDS.toNanos(60),
+        assertTrue(
+            System.nanoTime() < deadline + TimeUnit.SECONDS.toNanos(60),
             "change stream stopped at " + lastSeen.get() + " of " + end);
         Thread.sleep(10);
       }
@@ -114,33 +131,45 @@ class BackupRestoreTest {
     assertTrue(Files.isRegularFile(folder.resolve("HEADER")));
     assertEquals("backup", HeaderFile.read(folder.resolve("HEADER")).getKind());
     Set<String> expected = new TreeSet<>();
-    created.forEach((path, sequence) -> {
-      if (sequence <= backup.getSequence()) {
-        expected.add(path);
-      }
-    });
-    assertTrue(!expected.isEmpty() && expected.size() < created.size(),
+    created.forEach(
+        (path, sequence) -> {
+          if (sequence <= backup.getSequence()) {
+            expected.add(path);
+          }
+        });
+    assertTrue(
+        !expected.isEmpty() && expected.size() < created.size(),
         "the backup fell amid the writes: " + expected.size() + " of " + created.size());
 
     // A fresh group from the backup, over the same under store.
-    try (TestMaster fresh = TestMaster.start(restored, Map.of(
-        "strata.master.root.ufs", "file://" + home.resolve("ufs"),
-        "strata.master.restore.backup", folder.toString()))) {
-      GetMasterInfoResponse info = fresh.fs.getMasterInfo(GetMasterInfoRequest.getDefaultInstance());
+    try (TestMaster fresh =
+        TestMaster.start(
+            restored,
+            Map.of(
+                "strata.master.root.ufs",
+                "file://" + home.resolve("ufs"),
+                "strata.master.restore.backup",
+                folder.toString()))) {
+      GetMasterInfoResponse info =
+          fresh.fs.getMasterInfo(GetMasterInfoRequest.getDefaultInstance());
       assertEquals(backup.getSequence(), info.getJournalSequence());
       assertEquals(backup.getInodeCount(), info.getInodeCount());
       Set<String> listed = new TreeSet<>();
-      fresh.fs.listStatus(ListStatusRequest.newBuilder().setPath("/w").setSyncIntervalMs(-1)
-          .build()).forEachRemaining(page -> {
-            for (FileInfo f : page.getFilesList()) {
-              listed.add(f.getPath());
-            }
-          });
+      fresh
+          .fs
+          .listStatus(ListStatusRequest.newBuilder().setPath("/w").setSyncIntervalMs(-1).build())
+          .forEachRemaining(
+              page -> {
+                for (FileInfo f : page.getFilesList()) {
+                  listed.add(f.getPath());
+                }
+              });
       assertEquals(expected, listed);
       // The restored group takes writes after the backup's sequence.
       fresh.mkdirs("/after/restore");
-      assertTrue(fresh.fs.getMasterInfo(GetMasterInfoRequest.getDefaultInstance())
-          .getJournalSequence() > backup.getSequence());
+      assertTrue(
+          fresh.fs.getMasterInfo(GetMasterInfoRequest.getDefaultInstance()).getJournalSequence()
+              > backup.getSequence());
     }
   }
 }

@@ -21,8 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** A new file made complete in one call, from content already in its store (CommitNewFile). */
 class CommitNewFileTest {
-  @TempDir
-  Path home;
+  @TempDir Path home;
   TestMaster m;
 
   @BeforeEach
@@ -42,15 +41,27 @@ class CommitNewFileTest {
     Files.writeString(local, content);
     String uri = "file://" + local;
     String fingerprint = new LocalUnderFileSystem().fingerprint(uri);
-    return CommitNewFileRequest.newBuilder().setPath(path).setUfsPath(uri).setMountId(1)
-        .setLength(content.length()).setUfsFingerprint(fingerprint);
+    return CommitNewFileRequest.newBuilder()
+        .setPath(path)
+        .setUfsPath(uri)
+        .setMountId(1)
+        .setLength(content.length())
+        .setUfsFingerprint(fingerprint);
   }
 
   @Test
   void oneCallMakesTheFileCompleteWithItsAttributes() throws Exception {
-    FileInfo f = m.fs.commitNewFile(written("/d/a", "hello").setMode(0600).setOwner("alice")
-        .setGroup("staff").setModificationTimeNs(1_000_000_123L)
-        .putXattrs("user.k", ByteString.copyFromUtf8("v")).build()).getFile();
+    FileInfo f =
+        m.fs
+            .commitNewFile(
+                written("/d/a", "hello")
+                    .setMode(0600)
+                    .setOwner("alice")
+                    .setGroup("staff")
+                    .setModificationTimeNs(1_000_000_123L)
+                    .putXattrs("user.k", ByteString.copyFromUtf8("v"))
+                    .build())
+            .getFile();
     assertTrue(f.getComplete());
     assertEquals(5, f.getLength());
     assertEquals(0600, f.getMode());
@@ -66,17 +77,22 @@ class CommitNewFileTest {
   }
 
   @Test
-  void aTakenNameIsRefusedAndTheContentWrittenForItRemovedUnlessTheNameOwnsIt()
-      throws Exception {
+  void aTakenNameIsRefusedAndTheContentWrittenForItRemovedUnlessTheNameOwnsIt() throws Exception {
     m.file("/d/taken", 3);
     Path takenFile = m.ufs.resolve("d/taken");
     byte[] before = Files.readAllBytes(takenFile);
     // A complete file at the name: its store file is its own and stays.
-    CommitNewFileRequest overTaken = CommitNewFileRequest.newBuilder().setPath("/d/taken")
-        .setUfsPath("file://" + takenFile).setMountId(1).setLength(before.length)
-        .setUfsFingerprint(new LocalUnderFileSystem().fingerprint("file://" + takenFile))
-        .build();
-    assertFails(Status.Code.ALREADY_EXISTS, "Path already exists: /d/taken",
+    CommitNewFileRequest overTaken =
+        CommitNewFileRequest.newBuilder()
+            .setPath("/d/taken")
+            .setUfsPath("file://" + takenFile)
+            .setMountId(1)
+            .setLength(before.length)
+            .setUfsFingerprint(new LocalUnderFileSystem().fingerprint("file://" + takenFile))
+            .build();
+    assertFails(
+        Status.Code.ALREADY_EXISTS,
+        "Path already exists: /d/taken",
         () -> m.fs.commitNewFile(overTaken));
     assertTrue(Files.exists(takenFile));
 
@@ -84,7 +100,9 @@ class CommitNewFileTest {
     // name goes, so that the other writer can publish its own.
     m.fs.createFile(CreateFileRequest.newBuilder().setPath("/d/writing").build());
     CommitNewFileRequest overWriting = written("/d/writing", "orphan").build();
-    assertFails(Status.Code.ALREADY_EXISTS, "Path already exists: /d/writing",
+    assertFails(
+        Status.Code.ALREADY_EXISTS,
+        "Path already exists: /d/writing",
         () -> m.fs.commitNewFile(overWriting));
     assertFalse(Files.exists(m.ufs.resolve("d/writing")));
     assertFalse(m.stat("/d/writing").getComplete());
@@ -93,9 +111,13 @@ class CommitNewFileTest {
   @Test
   void aPlacementTheMountsNoLongerGiveIsRefused() throws Exception {
     CommitNewFileRequest elsewhere = written("/d/b", "x").setMountId(7).build();
-    assertFails(Status.Code.FAILED_PRECONDITION, "The mounts changed while /d/b was written",
+    assertFails(
+        Status.Code.FAILED_PRECONDITION,
+        "The mounts changed while /d/b was written",
         () -> m.fs.commitNewFile(elsewhere));
-    assertFails(Status.Code.NOT_FOUND, "Parent directory does not exist: /none",
+    assertFails(
+        Status.Code.NOT_FOUND,
+        "Parent directory does not exist: /none",
         () -> m.fs.commitNewFile(written("/d/c", "x").setPath("/none/c").build()));
     assertFails(Status.Code.NOT_FOUND, "Path does not exist: /d/b", () -> m.stat("/d/b"));
   }

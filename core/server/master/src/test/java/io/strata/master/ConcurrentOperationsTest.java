@@ -20,8 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class ConcurrentOperationsTest {
-  @TempDir
-  Path home;
+  @TempDir Path home;
 
   @Test
   void concurrentCreatesDeletesAndListingsKeepTheNamespaceConsistent() throws Exception {
@@ -36,29 +35,37 @@ class ConcurrentOperationsTest {
       List<Future<?>> work = new ArrayList<>();
       // Listings load the under-store directory in batches while others change it.
       for (int t = 0; t < 2; t++) {
-        work.add(pool.submit(() -> {
-          for (int i = 0; i < 5; i++) {
-            m.list("/shared");
-          }
-          return null;
-        }));
+        work.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < 5; i++) {
+                    m.list("/shared");
+                  }
+                  return null;
+                }));
       }
       for (int t = 0; t < 3; t++) {
         int thread = t;
-        work.add(pool.submit(() -> {
-          for (int i = 0; i < 50; i++) {
-            m.fs.createFile(CreateFileRequest.newBuilder()
-                .setPath("/shared/new-" + thread + "-" + i).build());
-          }
-          return null;
-        }));
+        work.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < 50; i++) {
+                    m.fs.createFile(
+                        CreateFileRequest.newBuilder()
+                            .setPath("/shared/new-" + thread + "-" + i)
+                            .build());
+                  }
+                  return null;
+                }));
       }
-      work.add(pool.submit(() -> {
-        for (int i = 0; i < 100; i++) {
-          m.fs.delete(DeleteRequest.newBuilder().setPath("/shared/old-" + i).build());
-        }
-        return null;
-      }));
+      work.add(
+          pool.submit(
+              () -> {
+                for (int i = 0; i < 100; i++) {
+                  m.fs.delete(DeleteRequest.newBuilder().setPath("/shared/old-" + i).build());
+                }
+                return null;
+              }));
       for (Future<?> f : work) {
         f.get();
       }

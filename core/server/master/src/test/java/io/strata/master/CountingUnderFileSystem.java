@@ -13,23 +13,24 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
- * A test under store over local folders, addressed as {@code counting:///abs/path}: it counts
- * the metadata calls it serves, takes any options (and records them), and can run a hook when a
- * listing has returned its last entry, to race a sync with changes through Strata, and one
- * after a rename.
+ * A test under store over local folders, addressed as {@code counting:///abs/path}: it counts the
+ * metadata calls it serves, takes any options (and records them), and can run a hook when a listing
+ * has returned its last entry, to race a sync with changes through Strata, and one after a rename.
  */
 public final class CountingUnderFileSystem extends ForwardingUnderFileSystem {
   static final AtomicInteger STATUS_CALLS = new AtomicInteger();
   static final AtomicInteger LIST_CALLS = new AtomicInteger();
-  static final CopyOnWriteArrayList<Map<String, String>> OPENED_WITH =
-      new CopyOnWriteArrayList<>();
+  static final CopyOnWriteArrayList<Map<String, String>> OPENED_WITH = new CopyOnWriteArrayList<>();
+
   /** Run once, then cleared, when a listing has returned its last entry. */
   static volatile Runnable afterListing;
+
   /**
-   * Run with the destination's local path after each rename, to make it look like an object
-   * store's copy (a new fingerprint for the same bytes).
+   * Run with the destination's local path after each rename, to make it look like an object store's
+   * copy (a new fingerprint for the same bytes).
    */
   static volatile Consumer<Path> afterRename;
+
   /** Listings of paths whose last name is this fail, as a store that cannot list them. */
   static final String UNLISTABLE = "unlistable";
 

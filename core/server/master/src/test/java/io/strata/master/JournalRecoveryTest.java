@@ -10,6 +10,8 @@ import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.strata.common.conf.StrataConfig;
+import io.strata.master.journal.HeaderFile;
+import io.strata.master.journal.JournalSystem;
 import io.strata.proto.CheckpointRequest;
 import io.strata.proto.CreateDirectoryRequest;
 import io.strata.proto.CreateFileRequest;
@@ -22,8 +24,6 @@ import io.strata.proto.GetStatusRequest;
 import io.strata.proto.ListStatusRequest;
 import io.strata.proto.MountRequest;
 import io.strata.proto.RenameRequest;
-import io.strata.master.journal.HeaderFile;
-import io.strata.master.journal.JournalSystem;
 import io.strata.proto.journal.JournalHeader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -42,10 +42,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class JournalRecoveryTest {
-  @TempDir
-  Path home;
-  @TempDir
-  Path other;
+  @TempDir Path home;
+  @TempDir Path other;
 
   /** Every inode's FileInfo by path, walking the namespace from the root. */
   static Map<String, FileInfo> snapshot(FileSystemMasterGrpc.FileSystemMasterBlockingStub fs) {
@@ -54,14 +52,15 @@ class JournalRecoveryTest {
     all.put("/", fs.getStatus(GetStatusRequest.newBuilder().setPath("/").build()).getFile());
     for (int i = 0; i < pending.size() && i < 10_000; i++) {
       fs.listStatus(ListStatusRequest.newBuilder().setPath(pending.get(i)).build())
-          .forEachRemaining(page -> {
-            for (FileInfo f : page.getFilesList()) {
-              all.put(f.getPath(), f);
-              if (f.getDirectory()) {
-                pending.add(f.getPath());
-              }
-            }
-          });
+          .forEachRemaining(
+              page -> {
+                for (FileInfo f : page.getFilesList()) {
+                  all.put(f.getPath(), f);
+                  if (f.getDirectory()) {
+                    pending.add(f.getPath());
+                  }
+                }
+              });
     }
     return all;
   }
@@ -71,14 +70,13 @@ class JournalRecoveryTest {
       throws IOException {
     Files.createDirectories(home.resolve("ufs/preexisting/deep"));
     Files.write(home.resolve("ufs/preexisting/deep/data.bin"), new byte[99]);
-    fs.createDirectory(CreateDirectoryRequest.newBuilder().setPath("/a/b/c").setRecursive(true)
-        .build());
+    fs.createDirectory(
+        CreateDirectoryRequest.newBuilder().setPath("/a/b/c").setRecursive(true).build());
     for (int i = 0; i < 5; i++) {
       TestMaster.file(fs, "/a/b/f" + i, i * 100L);
     }
     fs.createFile(CreateFileRequest.newBuilder().setPath("/a/incomplete").build());
-    fs.rename(RenameRequest.newBuilder().setSrcPath("/a/b/f1").setDstPath("/a/b/c/moved")
-        .build());
+    fs.rename(RenameRequest.newBuilder().setSrcPath("/a/b/f1").setDstPath("/a/b/c/moved").build());
     fs.delete(DeleteRequest.newBuilder().setPath("/a/b/f2").build());
     fs.createFile(CreateFileRequest.newBuilder().setPath("/a/b/f3").setOverwrite(true).build());
     fs.mount(MountRequest.newBuilder().setPath("/other").setUfsUri("file://" + other).build());
@@ -122,15 +120,17 @@ class JournalRecoveryTest {
       for (Path p : (Iterable<Path>) files::iterator) {
         String name = p.getFileName().toString();
         if (name.matches("log_\\d+-\\d+")) {
-          assertTrue(Long.parseLong(name.substring(name.indexOf('-') + 1)) > snapshotIndex,
+          assertTrue(
+              Long.parseLong(name.substring(name.indexOf('-') + 1)) > snapshotIndex,
               name + " should be purged");
         }
       }
     }
     try (TestMaster again = m.restart()) {
       assertEquals(before, snapshot(again.fs));
-      assertEquals(info.getJournalSequence(), again.fs.getMasterInfo(
-          GetMasterInfoRequest.getDefaultInstance()).getJournalSequence());
+      assertEquals(
+          info.getJournalSequence(),
+          again.fs.getMasterInfo(GetMasterInfoRequest.getDefaultInstance()).getJournalSequence());
     }
     // A clean stop snapshots: the next start replays nothing yet has everything.
     try (TestMaster third = TestMaster.start(home)) {
@@ -143,8 +143,8 @@ class JournalRecoveryTest {
 
   @Test
   void checkpointIsTakenAfterTheConfiguredNumberOfEntries() throws Exception {
-    try (TestMaster m = TestMaster.start(home,
-        Map.of("strata.master.journal.checkpoint.entries", "10"))) {
+    try (TestMaster m =
+        TestMaster.start(home, Map.of("strata.master.journal.checkpoint.entries", "10"))) {
       for (int i = 0; i < 12; i++) {
         m.mkdirs("/d" + i);
       }
@@ -153,12 +153,14 @@ class JournalRecoveryTest {
       long checkpointed = 0;
       while (checkpointed == 0 && System.nanoTime() < deadline) {
         Thread.sleep(50);
-        checkpointed = m.fs.getMasterInfo(GetMasterInfoRequest.getDefaultInstance())
-            .getLastCheckpointSequence();
+        checkpointed =
+            m.fs
+                .getMasterInfo(GetMasterInfoRequest.getDefaultInstance())
+                .getLastCheckpointSequence();
       }
       assertTrue(checkpointed >= 10, "checkpoint at " + checkpointed);
-      assertEquals(checkpointed,
-          HeaderFile.read(newestSnapshot().resolve("HEADER")).getFirstSequence());
+      assertEquals(
+          checkpointed, HeaderFile.read(newestSnapshot().resolve("HEADER")).getFirstSequence());
     }
   }
 
@@ -168,17 +170,22 @@ class JournalRecoveryTest {
 
   private Path newestSnapshot() throws IOException {
     try (Stream<Path> files = Files.list(groupDir().resolve("sm"))) {
-      return files.filter(p -> Files.isRegularFile(p.resolve("HEADER")))
-          .max(java.util.Comparator.comparingLong(
-              p -> Long.parseLong(p.getFileName().toString().split("_")[1])))
+      return files
+          .filter(p -> Files.isRegularFile(p.resolve("HEADER")))
+          .max(
+              java.util.Comparator.comparingLong(
+                  p -> Long.parseLong(p.getFileName().toString().split("_")[1])))
           .orElseThrow();
     }
   }
 
   private Path lastSegment() throws IOException {
     try (Stream<Path> files = Files.list(groupDir().resolve("current"))) {
-      return files.filter(p -> p.getFileName().toString().startsWith("log_")).sorted()
-          .reduce((a, b) -> b).orElseThrow();
+      return files
+          .filter(p -> p.getFileName().toString().startsWith("log_"))
+          .sorted()
+          .reduce((a, b) -> b)
+          .orElseThrow();
     }
   }
 
@@ -207,15 +214,26 @@ class JournalRecoveryTest {
     TestMaster.start(home).crash();
     Path dir = groupDir().resolve("sm").resolve("1_5");
     Files.createDirectories(dir.resolve("db"));
-    JournalHeader header = JournalHeader.newBuilder().setFormatVersion(99).setRelease("9.9.9")
-        .setFirstSequence(5).setRaftTerm(1).setRaftIndex(5).setKind("snapshot").build();
+    JournalHeader header =
+        JournalHeader.newBuilder()
+            .setFormatVersion(99)
+            .setRelease("9.9.9")
+            .setFirstSequence(5)
+            .setRaftTerm(1)
+            .setRaftIndex(5)
+            .setKind("snapshot")
+            .build();
     Files.write(dir.resolve("HEADER"), record(header.toByteArray()));
-    IOException e = assertThrows(IOException.class,
-        () -> new MasterServer(StrataConfig.load(TestMaster.config(home, Map.of()))).start());
-    assertTrue(e.getMessage().contains("holds metadata layout 99 (written by release 9.9.9)"),
+    IOException e =
+        assertThrows(
+            IOException.class,
+            () -> new MasterServer(StrataConfig.load(TestMaster.config(home, Map.of()))).start());
+    assertTrue(
+        e.getMessage().contains("holds metadata layout 99 (written by release 9.9.9)"),
         e.getMessage());
-    assertTrue(e.getMessage().contains("reads layouts up to " + io.strata.common.Version
-        .LAYOUT_VERSION), e.getMessage());
+    assertTrue(
+        e.getMessage().contains("reads layouts up to " + io.strata.common.Version.LAYOUT_VERSION),
+        e.getMessage());
   }
 
   @Test
@@ -225,8 +243,10 @@ class JournalRecoveryTest {
       long id = m.stat("/kept/here").getFileId();
       MasterServer second = new MasterServer(StrataConfig.load(TestMaster.config(home, Map.of())));
       IOException e = assertThrows(IOException.class, second::start);
-      assertTrue(e.getMessage().contains("in use by another process")
-          && e.getMessage().contains("strata.master.journal.dir"), e.getMessage());
+      assertTrue(
+          e.getMessage().contains("in use by another process")
+              && e.getMessage().contains("strata.master.journal.dir"),
+          e.getMessage());
       assertEquals(id, m.stat("/kept/here").getFileId());
       m.mkdirs("/kept/after");
       try (TestMaster again = m.restartAfterClose()) {
@@ -264,16 +284,17 @@ class JournalRecoveryTest {
     cmd.add("-Xmx256m");
     cmd.add("-cp");
     cmd.add(System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")));
-    for (Map.Entry<String, String> e : TestMaster.config(home,
-        Map.of("strata.master.rpc.port", Integer.toString(port))).entrySet()) {
+    for (Map.Entry<String, String> e :
+        TestMaster.config(home, Map.of("strata.master.rpc.port", Integer.toString(port)))
+            .entrySet()) {
       cmd.add("-D" + e.getKey() + "=" + e.getValue());
     }
     cmd.add(MasterMain.class.getName());
     Path log = home.resolve("master-process.log");
-    Process process = new ProcessBuilder(cmd).redirectErrorStream(true)
-        .redirectOutput(log.toFile()).start();
-    ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext()
-        .build();
+    Process process =
+        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    ManagedChannel channel =
+        NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
     Map<String, FileInfo> before;
     try {
       FileSystemMasterGrpc.FileSystemMasterBlockingStub fs =
@@ -291,8 +312,9 @@ class JournalRecoveryTest {
     }
   }
 
-  private static void waitUntilServing(FileSystemMasterGrpc.FileSystemMasterBlockingStub fs,
-      Process process, Path log) throws Exception {
+  private static void waitUntilServing(
+      FileSystemMasterGrpc.FileSystemMasterBlockingStub fs, Process process, Path log)
+      throws Exception {
     // A bounded wait for a JVM to start on a shared machine, not a timing assertion.
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
     while (System.nanoTime() < deadline) {

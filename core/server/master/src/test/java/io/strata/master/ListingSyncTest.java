@@ -19,10 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Listing syncs counted and raced through a test store that counts its calls. */
 class ListingSyncTest {
-  @TempDir
-  Path home;
-  @TempDir
-  Path store;
+  @TempDir Path home;
+  @TempDir Path store;
 
   @BeforeEach
   void reset() {
@@ -30,8 +28,12 @@ class ListingSyncTest {
   }
 
   private void mount(TestMaster m, String path, String interval) {
-    m.fs.mount(MountRequest.newBuilder().setPath(path).setUfsUri("counting://" + store)
-        .putOptions("sync.interval", interval).build());
+    m.fs.mount(
+        MountRequest.newBuilder()
+            .setPath(path)
+            .setUfsUri("counting://" + store)
+            .putOptions("sync.interval", interval)
+            .build());
   }
 
   @Test
@@ -47,7 +49,8 @@ class ListingSyncTest {
       for (int i = 0; i < 20; i++) {
         FileInfo f = m.stat("/c/f" + i);
         assertEquals(i, f.getLength());
-        assertEquals(i + ":" + Files.getLastModifiedTime(store.resolve("f" + i)).toMillis(),
+        assertEquals(
+            i + ":" + Files.getLastModifiedTime(store.resolve("f" + i)).toMillis(),
             f.getUfsFingerprint());
       }
       assertEquals(0, CountingUnderFileSystem.STATUS_CALLS.get(), "loaded by the listing");
@@ -77,17 +80,23 @@ class ListingSyncTest {
       Files.write(store.resolve("added"), new byte[4]);
 
       // Runs on the sync's thread after the store listed every name, before any is applied.
-      CountingUnderFileSystem.afterListing = () -> {
-        m.fs.delete(DeleteRequest.newBuilder().setPath("/race/doomed").build());
-        m.fs.rename(RenameRequest.newBuilder().setSrcPath("/race/moved")
-            .setDstPath("/race/renamed").build());
-      };
+      CountingUnderFileSystem.afterListing =
+          () -> {
+            m.fs.delete(DeleteRequest.newBuilder().setPath("/race/doomed").build());
+            m.fs.rename(
+                RenameRequest.newBuilder()
+                    .setSrcPath("/race/moved")
+                    .setDstPath("/race/renamed")
+                    .build());
+          };
       List<FileInfo> synced = list(m, "/race", 0);
       assertEquals(null, CountingUnderFileSystem.afterListing, "the hook ran");
       assertEquals(List.of("added", "changed", "renamed"), names(synced));
       assertEquals(30, synced.get(1).getLength());
       assertNotEquals(changed.getFileId(), synced.get(1).getFileId());
-      assertEquals(List.of("added", "changed", "renamed"), names(list(m, "/race", 0)),
+      assertEquals(
+          List.of("added", "changed", "renamed"),
+          names(list(m, "/race", 0)),
           "the store agrees on the next sync");
     }
   }

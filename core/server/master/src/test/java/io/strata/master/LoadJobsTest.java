@@ -55,10 +55,8 @@ import org.junit.jupiter.api.io.TempDir;
 class LoadJobsTest {
   private static final long MB = 1 << 20;
 
-  @TempDir
-  Path home;
-  @TempDir
-  Path store;
+  @TempDir Path home;
+  @TempDir Path store;
 
   private static Map<String, String> settings(String... pairs) {
     Map<String, String> c = new HashMap<>();
@@ -77,7 +75,8 @@ class LoadJobsTest {
     for (FileInfo f : files) {
       int count = f.getLength() == 0 ? 0 : BlockIds.blockCount(f.getLength(), f.getBlockSize());
       for (int i = 0; i < count; i++) {
-        blocks.put(BlockIds.blockId(f.getFileId(), i),
+        blocks.put(
+            BlockIds.blockId(f.getFileId(), i),
             Math.min(f.getBlockSize(), f.getLength() - i * f.getBlockSize()));
       }
     }
@@ -103,24 +102,27 @@ class LoadJobsTest {
     List<FileInfo> files = new ArrayList<>();
     String[] dirs = {"/data", "/data/a", "/data/b/c", "/data/b/d/e"};
     for (int i = 0; i < 50; i++) {
-      long length = switch (i % 10) {
-        case 0 -> 0;
-        case 5 -> 2 * MB + MB / 2;
-        case 7 -> MB;
-        default -> 1000 + 37L * i;
-      };
+      long length =
+          switch (i % 10) {
+            case 0 -> 0;
+            case 5 -> 2 * MB + MB / 2;
+            case 7 -> MB;
+            default -> 1000 + 37L * i;
+          };
       files.add(m.file(dirs[i % dirs.length] + "/file-" + i, length));
     }
     return files;
   }
 
   private static Set<Long> holders(BlockInfo b) {
-    return b.getLocationsList().stream().map(BlockLocation::getWorkerId)
+    return b.getLocationsList().stream()
+        .map(BlockLocation::getWorkerId)
         .collect(Collectors.toSet());
   }
 
   private static List<BlockInfo> fileBlocks(TestMaster m, String path) {
-    return m.fs.getFileBlocks(GetFileBlocksRequest.newBuilder().setPath(path).build())
+    return m.fs
+        .getFileBlocks(GetFileBlocksRequest.newBuilder().setPath(path).build())
         .getBlocksList();
   }
 
@@ -141,8 +143,8 @@ class LoadJobsTest {
       Map<Long, Long> blocks = blocksOf(files);
       long idA = a.register(m);
       long idB = b.register(m);
-      List<WorkerInfo> live = m.fs.getWorkers(GetWorkersRequest.getDefaultInstance())
-          .getWorkersList();
+      List<WorkerInfo> live =
+          m.fs.getWorkers(GetWorkersRequest.getDefaultInstance()).getWorkersList();
       a.cancelCalls(1);
 
       submit(m, "/data");
@@ -154,8 +156,10 @@ class LoadJobsTest {
       for (ScriptedWorker w : List.of(a, b)) {
         long workerId = w == a ? idA : idB;
         for (LoadBlockTask t : w.received()) {
-          assertEquals(WorkerHashing.pick(t.getBlockId(), live, WorkerInfo::getWorkerId)
-              .getWorkerId(), workerId, "worker of block " + t.getBlockId());
+          assertEquals(
+              WorkerHashing.pick(t.getBlockId(), live, WorkerInfo::getWorkerId).getWorkerId(),
+              workerId,
+              "worker of block " + t.getBlockId());
         }
       }
       // The cancelled call's blocks were sent to a again: twice each, the others once.
@@ -175,8 +179,8 @@ class LoadJobsTest {
       Map<Long, Long> blocks = blocksOf(files);
       long idA = a.register(m);
       long idB = b.register(m);
-      List<WorkerInfo> live = m.fs.getWorkers(GetWorkersRequest.getDefaultInstance())
-          .getWorkersList();
+      List<WorkerInfo> live =
+          m.fs.getWorkers(GetWorkersRequest.getDefaultInstance()).getWorkersList();
       assertEquals(2, live.size());
 
       SubmitLoadResponse submitted = submit(m, "/data");
@@ -217,8 +221,7 @@ class LoadJobsTest {
       // The master now knows each block at its home worker.
       for (FileInfo f : files) {
         for (BlockInfo block : fileBlocks(m, f.getPath())) {
-          WorkerInfo home = WorkerHashing.pick(block.getBlockId(), live,
-              WorkerInfo::getWorkerId);
+          WorkerInfo home = WorkerHashing.pick(block.getBlockId(), live, WorkerInfo::getWorkerId);
           assertEquals(Set.of(home.getWorkerId()), holders(block), f.getPath());
           assertEquals("MEM", block.getLocations(0).getTier());
         }
@@ -258,10 +261,12 @@ class LoadJobsTest {
       assertEquals(LoadJobState.LOAD_STOPPED, s.getState());
       assertEquals(jobId, s.getJobId());
       assertTrue(s.getEndTimeMs() > 0);
-      assertFails(Status.Code.FAILED_PRECONDITION, "already ended",
+      assertFails(
+          Status.Code.FAILED_PRECONDITION,
+          "already ended",
           () -> load(m).stopLoad(StopLoadRequest.newBuilder().setPath("/data").build()));
-      assertFails(Status.Code.NOT_FOUND, "No load job of /elsewhere",
-          () -> status(m, "/elsewhere", 0));
+      assertFails(
+          Status.Code.NOT_FOUND, "No load job of /elsewhere", () -> status(m, "/elsewhere", 0));
 
       // The path is free again: a new job replaces the stopped one and finishes.
       w.release();
@@ -278,24 +283,26 @@ class LoadJobsTest {
   @Test
   void unloadableFilesAreReportedWithReasonsAndTheRestLoad() throws Exception {
     try (TestMaster m = TestMaster.start(home, settings("strata.master.load.retries", "2"))) {
-      List<FileInfo> files = flatFiles(m, "/data", 2 * MB, 100, 2 * MB, 100, 100, 100, 100,
-          100, MB + 1, 100, 100, 100);
+      List<FileInfo> files =
+          flatFiles(
+              m, "/data", 2 * MB, 100, 2 * MB, 100, 100, 100, 100, 100, MB + 1, 100, 100, 100);
       String vanished = files.get(0).getUfsPath();
       String broken = files.get(1).getUfsPath();
       String flaky = files.get(2).getUfsPath();
       String busy = files.get(3).getUfsPath();
-      ScriptedWorker.Script script = (task, attempt) -> {
-        if (task.getUfsPath().equals(vanished)) {
-          return LoadBlockOutcome.LOAD_BLOCK_NOT_FOUND;
-        } else if (task.getUfsPath().equals(broken)) {
-          return LoadBlockOutcome.LOAD_BLOCK_FAILED;
-        } else if (task.getUfsPath().equals(flaky) && attempt == 1) {
-          return LoadBlockOutcome.LOAD_BLOCK_FAILED;
-        } else if (task.getUfsPath().equals(busy) && attempt == 1) {
-          return LoadBlockOutcome.LOAD_BLOCK_BUSY;
-        }
-        return LoadBlockOutcome.LOAD_BLOCK_LOADED;
-      };
+      ScriptedWorker.Script script =
+          (task, attempt) -> {
+            if (task.getUfsPath().equals(vanished)) {
+              return LoadBlockOutcome.LOAD_BLOCK_NOT_FOUND;
+            } else if (task.getUfsPath().equals(broken)) {
+              return LoadBlockOutcome.LOAD_BLOCK_FAILED;
+            } else if (task.getUfsPath().equals(flaky) && attempt == 1) {
+              return LoadBlockOutcome.LOAD_BLOCK_FAILED;
+            } else if (task.getUfsPath().equals(busy) && attempt == 1) {
+              return LoadBlockOutcome.LOAD_BLOCK_BUSY;
+            }
+            return LoadBlockOutcome.LOAD_BLOCK_LOADED;
+          };
       try (ScriptedWorker w = new ScriptedWorker(script)) {
         w.register(m);
         submit(m, "/data");
@@ -311,22 +318,28 @@ class LoadJobsTest {
           reasons.put(f.getPath(), f.getReason());
         }
         assertEquals(Set.of(files.get(0).getPath(), files.get(1).getPath()), reasons.keySet());
-        assertTrue(reasons.get(files.get(0).getPath()).contains("does not exist"),
-            reasons.toString());
-        assertTrue(reasons.get(files.get(1).getPath()).contains("failed 3 times"),
-            reasons.toString());
+        assertTrue(
+            reasons.get(files.get(0).getPath()).contains("does not exist"), reasons.toString());
+        assertTrue(
+            reasons.get(files.get(1).getPath()).contains("failed 3 times"), reasons.toString());
         assertEquals(1, status(m, "/data", 1).getFailuresCount());
 
         Map<Long, Integer> requests = w.requestsByBlock();
         long brokenBlock = BlockIds.blockId(files.get(1).getFileId(), 0);
         assertEquals(3, requests.get(brokenBlock), "tried once and retried twice");
         for (int i = 0; i < 2; i++) {
-          assertEquals(1, requests.get(BlockIds.blockId(files.get(0).getFileId(), i)),
+          assertEquals(
+              1,
+              requests.get(BlockIds.blockId(files.get(0).getFileId(), i)),
               "a missing file is not retried");
-          assertEquals(2, requests.get(BlockIds.blockId(files.get(2).getFileId(), i)),
+          assertEquals(
+              2,
+              requests.get(BlockIds.blockId(files.get(2).getFileId(), i)),
               "failed once, then loaded");
         }
-        assertEquals(2, requests.get(BlockIds.blockId(files.get(3).getFileId(), 0)),
+        assertEquals(
+            2,
+            requests.get(BlockIds.blockId(files.get(3).getFileId(), 0)),
             "sent again after the busy answer");
         for (FileInfo f : files.subList(2, files.size())) {
           assertEquals(f.getLength(), m.stat(f.getPath()).getCachedBytes(), f.getPath());
@@ -339,8 +352,11 @@ class LoadJobsTest {
           assertEquals(s.getJobId(), after.getJobId());
           assertEquals(10, after.getFilesDone());
           assertEquals(2, after.getFilesFailed());
-          assertEquals(reasons.keySet(), after.getFailuresList().stream()
-              .map(LoadFailure::getPath).collect(Collectors.toSet()));
+          assertEquals(
+              reasons.keySet(),
+              after.getFailuresList().stream()
+                  .map(LoadFailure::getPath)
+                  .collect(Collectors.toSet()));
         }
       }
     }
@@ -348,12 +364,13 @@ class LoadJobsTest {
 
   @Test
   void jobWithoutWorkersWaitsAndSaysSo() throws Exception {
-    try (TestMaster m = TestMaster.start(home, settings(
-        "strata.master.load.journal.interval", "50ms"));
+    try (TestMaster m =
+            TestMaster.start(home, settings("strata.master.load.journal.interval", "50ms"));
         ScriptedWorker w = new ScriptedWorker()) {
       flatFiles(m, "/data", 100, 200, 300);
       submit(m, "/data");
-      await("the job to say it waits for a worker",
+      await(
+          "the job to say it waits for a worker",
           () -> status(m, "/data", 0).getWaitingFor().equals("a live worker"));
       assertEquals(LoadJobState.LOAD_RUNNING, status(m, "/data", 0).getState());
       w.register(m);
@@ -378,7 +395,8 @@ class LoadJobsTest {
       LoadJobStatus held = status(m, "/data", 0);
       assertEquals(LoadJobState.LOAD_RUNNING, held.getState());
       assertFalse(held.getListingDone());
-      assertTrue(held.getFilesTotal() >= 1 && held.getFilesTotal() <= 4,
+      assertTrue(
+          held.getFilesTotal() >= 1 && held.getFilesTotal() <= 4,
           "the walk waits for the window: " + held);
 
       // Stopped half-way, the job does not claim to have listed the whole tree.
@@ -444,8 +462,8 @@ class LoadJobsTest {
       assertEquals(LoadJobState.LOAD_SUCCEEDED, s.getState(), s.toString());
       assertEquals(files.size(), s.getFilesDone());
       assertEquals(blocks.size(), s.getBlocksLoaded());
-      assertTrue(b.requestsByBlock().keySet().containsAll(blocks.keySet()),
-          "B was sent every block");
+      assertTrue(
+          b.requestsByBlock().keySet().containsAll(blocks.keySet()), "B was sent every block");
       for (FileInfo f : files) {
         for (BlockInfo block : fileBlocks(m, f.getPath())) {
           assertEquals(Set.of(idB), holders(block), f.getPath());
@@ -456,10 +474,16 @@ class LoadJobsTest {
 
   @Test
   void jobResumesWhereItStoodAfterAMasterRestart() throws Exception {
-    Map<String, String> settings = settings("strata.master.load.window.files", "5",
-        "strata.master.load.journal.interval", "50ms",
-        "strata.master.load.worker.inflight.blocks", "4",
-        "strata.master.load.batch.size", "2");
+    Map<String, String> settings =
+        settings(
+            "strata.master.load.window.files",
+            "5",
+            "strata.master.load.journal.interval",
+            "50ms",
+            "strata.master.load.worker.inflight.blocks",
+            "4",
+            "strata.master.load.batch.size",
+            "2");
     TestMaster m = TestMaster.start(home, settings);
     try (ScriptedWorker w = new ScriptedWorker()) {
       long[] lengths = new long[30];
@@ -492,7 +516,9 @@ class LoadJobsTest {
       assertEquals(0, s.getFilesFailed());
       Map<Long, Integer> requests = w.requestsByBlock();
       assertEquals(blocks.keySet(), requests.keySet(), "every block was loaded");
-      assertEquals(1, requests.get(BlockIds.blockId(files.get(0).getFileId(), 0)),
+      assertEquals(
+          1,
+          requests.get(BlockIds.blockId(files.get(0).getFileId(), 0)),
           "the first file, behind the resume point, was not sent again");
       for (FileInfo f : files) {
         assertEquals(f.getLength(), m.stat(f.getPath()).getCachedBytes(), f.getPath());
@@ -540,7 +566,8 @@ class LoadJobsTest {
       a.holdAfter(a.receivedCount());
       b.holdAfter(b.receivedCount());
       submit(m, "/data", LoadJobOptions.newBuilder().setVerify(true).build());
-      await("the last file's blocks to be sent",
+      await(
+          "the last file's blocks to be sent",
           () -> a.receivedCount() + b.receivedCount() > sentBefore);
       m.fs.free(FreeRequest.newBuilder().setPath(first.getPath()).build());
       a.release();
@@ -563,13 +590,14 @@ class LoadJobsTest {
   /** Blocks sent between two snapshots of request counts; each at most once. */
   private static Set<Long> sentSince(Map<Long, Integer> before, Map<Long, Integer> after) {
     Set<Long> sent = new HashSet<>();
-    after.forEach((id, n) -> {
-      int delta = n - before.getOrDefault(id, 0);
-      assertTrue(delta <= 1, "block " + id + " sent " + delta + " times");
-      if (delta == 1) {
-        sent.add(id);
-      }
-    });
+    after.forEach(
+        (id, n) -> {
+          int delta = n - before.getOrDefault(id, 0);
+          assertTrue(delta <= 1, "block " + id + " sent " + delta + " times");
+          if (delta == 1) {
+            sent.add(id);
+          }
+        });
     return sent;
   }
 
@@ -580,14 +608,15 @@ class LoadJobsTest {
       FileInfo f = m.file("/data/one", 2 * MB + 5);
       m.file("/data/other", 10);
       w.register(m);
-      assertFails(Status.Code.INVALID_ARGUMENT, "must not be negative",
-          () -> submit(m, "/data", LoadJobOptions.newBuilder().setBandwidthBytesPerSec(-1)
-              .build()));
+      assertFails(
+          Status.Code.INVALID_ARGUMENT,
+          "must not be negative",
+          () ->
+              submit(m, "/data", LoadJobOptions.newBuilder().setBandwidthBytesPerSec(-1).build()));
       assertFails(Status.Code.NOT_FOUND, "/nowhere", () -> submit(m, "/nowhere"));
       assertFails(Status.Code.NOT_FOUND, "No load job of /data", () -> status(m, "/data", 0));
 
-      submit(m, "/data/one", LoadJobOptions.newBuilder().setBandwidthBytesPerSec(1L << 30)
-          .build());
+      submit(m, "/data/one", LoadJobOptions.newBuilder().setBandwidthBytesPerSec(1L << 30).build());
       LoadJobStatus s = awaitEnd(m, "/data/one");
       assertEquals(LoadJobState.LOAD_SUCCEEDED, s.getState(), s.toString());
       assertEquals(1, s.getFilesTotal());
@@ -607,8 +636,8 @@ class LoadJobsTest {
     Files.write(store.resolve("z/two"), new byte[(int) (2 * MB)]);
     try (TestMaster m = TestMaster.start(home, settings());
         ScriptedWorker w = new ScriptedWorker()) {
-      m.fs.mount(MountRequest.newBuilder().setPath("/mnt").setUfsUri("counting://" + store)
-          .build());
+      m.fs.mount(
+          MountRequest.newBuilder().setPath("/mnt").setUfsUri("counting://" + store).build());
       w.register(m);
       submit(m, "/mnt", LoadJobOptions.newBuilder().setVerify(true).build());
       LoadJobStatus s = awaitEnd(m, "/mnt");
@@ -634,21 +663,23 @@ class LoadJobsTest {
     CountDownLatch listing = new CountDownLatch(1);
     TestMaster m = TestMaster.start(home, settings());
     try (ScriptedWorker w = new ScriptedWorker()) {
-      m.fs.mount(MountRequest.newBuilder().setPath("/mnt").setUfsUri("counting://" + store)
-          .build());
+      m.fs.mount(
+          MountRequest.newBuilder().setPath("/mnt").setUfsUri("counting://" + store).build());
       w.register(m);
       // The store's listing hangs until the master stops the job's thread; like many store
       // clients it then fails with an I/O error rather than keeping the interrupt.
-      CountingUnderFileSystem.afterListing = () -> {
-        listing.countDown();
-        try {
-          Thread.sleep(TimeUnit.SECONDS.toMillis(LoadMasterCalls.WAIT_SECONDS));
-        } catch (InterruptedException e) {
-          throw new UncheckedIOException(new InterruptedIOException("listing interrupted"));
-        }
-      };
+      CountingUnderFileSystem.afterListing =
+          () -> {
+            listing.countDown();
+            try {
+              Thread.sleep(TimeUnit.SECONDS.toMillis(LoadMasterCalls.WAIT_SECONDS));
+            } catch (InterruptedException e) {
+              throw new UncheckedIOException(new InterruptedIOException("listing interrupted"));
+            }
+          };
       long jobId = submit(m, "/mnt").getJob().getJobId();
-      assertTrue(listing.await(LoadMasterCalls.WAIT_SECONDS, TimeUnit.SECONDS), "the job lists the store");
+      assertTrue(
+          listing.await(LoadMasterCalls.WAIT_SECONDS, TimeUnit.SECONDS), "the job lists the store");
       m.crash();
       m = m.restart();
       w.register(m);

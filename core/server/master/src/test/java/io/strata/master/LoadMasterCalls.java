@@ -13,8 +13,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 /**
- * Calls to the LoadMaster service of a {@link TestMaster}, and bounded waits on their answers:
- * each wait gives up, failing the test, after {@link #WAIT_SECONDS}.
+ * Calls to the LoadMaster service of a {@link TestMaster}, and bounded waits on their answers: each
+ * wait gives up, failing the test, after {@link #WAIT_SECONDS}.
  */
 final class LoadMasterCalls {
   static final long WAIT_SECONDS = 60;
@@ -26,8 +26,8 @@ final class LoadMasterCalls {
   }
 
   static SubmitLoadResponse submit(TestMaster m, String path, LoadJobOptions options) {
-    return load(m).submitLoad(SubmitLoadRequest.newBuilder().setPath(path).setOptions(options)
-        .build());
+    return load(m)
+        .submitLoad(SubmitLoadRequest.newBuilder().setPath(path).setOptions(options).build());
   }
 
   static SubmitLoadResponse submit(TestMaster m, String path) {
@@ -35,12 +35,15 @@ final class LoadMasterCalls {
   }
 
   static LoadJobStatus status(TestMaster m, String path, int maxFailures) {
-    return load(m).getLoadStatus(GetLoadStatusRequest.newBuilder().setPath(path)
-        .setMaxFailures(maxFailures).build()).getJob();
+    return load(m)
+        .getLoadStatus(
+            GetLoadStatusRequest.newBuilder().setPath(path).setMaxFailures(maxFailures).build())
+        .getJob();
   }
 
   static boolean active(LoadJobStatus s) {
-    return s.getState() == LoadJobState.LOAD_LISTING || s.getState() == LoadJobState.LOAD_RUNNING
+    return s.getState() == LoadJobState.LOAD_LISTING
+        || s.getState() == LoadJobState.LOAD_RUNNING
         || s.getState() == LoadJobState.LOAD_VERIFYING;
   }
 

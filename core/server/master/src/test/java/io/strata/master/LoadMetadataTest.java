@@ -18,8 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class LoadMetadataTest {
-  @TempDir
-  Path home;
+  @TempDir Path home;
 
   private static List<LoadMetadataProgress> load(TestMaster m, LoadMetadataRequest request) {
     List<LoadMetadataProgress> all = new ArrayList<>();
@@ -49,8 +48,8 @@ class LoadMetadataTest {
       }
     }
     try (TestMaster m = TestMaster.start(home)) {
-      List<LoadMetadataProgress> all = load(m,
-          LoadMetadataRequest.newBuilder().setPath("/tree").build());
+      List<LoadMetadataProgress> all =
+          load(m, LoadMetadataRequest.newBuilder().setPath("/tree").build());
       LoadMetadataProgress done = last(all);
       assertTrue(done.getDone());
       for (LoadMetadataProgress p : all.subList(0, all.size() - 1)) {
@@ -60,16 +59,21 @@ class LoadMetadataTest {
       assertEquals(111, done.getDirectories(), "/tree, 10 and 100 below it");
       assertEquals(bytes, done.getBytes());
       assertEquals(0, done.getFailedCount());
-      long inodes = m.fs.getMasterInfo(io.strata.proto.GetMasterInfoRequest.getDefaultInstance())
-          .getInodeCount();
+      long inodes =
+          m.fs
+              .getMasterInfo(io.strata.proto.GetMasterInfoRequest.getDefaultInstance())
+              .getInodeCount();
       assertEquals(1 + 1 + 110 + 5000, inodes, "root, /tree, directories and files");
       assertEquals(50, m.names("/tree/a3/b7").size());
 
       // Again with a sync: changes made in the store since are found everywhere.
       Files.delete(tree.resolve("a0/b0/f0"));
       Files.write(tree.resolve("a9/b9/extra"), new byte[1000]);
-      LoadMetadataProgress synced = last(load(m, LoadMetadataRequest.newBuilder()
-          .setPath("/tree").setSyncIntervalMs(0).build()));
+      LoadMetadataProgress synced =
+          last(
+              load(
+                  m,
+                  LoadMetadataRequest.newBuilder().setPath("/tree").setSyncIntervalMs(0).build()));
       assertEquals(5000, synced.getFiles());
       assertEquals(bytes + 1000, synced.getBytes());
       assertTrue(m.names("/tree/a9/b9").contains("extra"));
@@ -83,19 +87,21 @@ class LoadMetadataTest {
     Files.createDirectories(store.resolve(CountingUnderFileSystem.UNLISTABLE));
     Files.write(store.resolve("ok/f"), new byte[3]);
     try (TestMaster m = TestMaster.start(home)) {
-      m.fs.mount(MountRequest.newBuilder().setPath("/o").setUfsUri("counting://" + store)
-          .build());
-      LoadMetadataProgress done = last(load(m,
-          LoadMetadataRequest.newBuilder().setPath("/o").build()));
+      m.fs.mount(MountRequest.newBuilder().setPath("/o").setUfsUri("counting://" + store).build());
+      LoadMetadataProgress done =
+          last(load(m, LoadMetadataRequest.newBuilder().setPath("/o").build()));
       assertTrue(done.getDone());
       assertEquals(1, done.getFiles());
       assertEquals(1, done.getFailedCount());
-      assertEquals(List.of("/o/" + CountingUnderFileSystem.UNLISTABLE),
-          done.getFailedPathsList());
-      assertFails(Status.Code.NOT_FOUND, "Path does not exist: /nowhere",
+      assertEquals(List.of("/o/" + CountingUnderFileSystem.UNLISTABLE), done.getFailedPathsList());
+      assertFails(
+          Status.Code.NOT_FOUND,
+          "Path does not exist: /nowhere",
           () -> load(m, LoadMetadataRequest.newBuilder().setPath("/nowhere").build()));
-      assertEquals(1, last(load(m, LoadMetadataRequest.newBuilder().setPath("/o/ok/f")
-          .build())).getFiles(), "a file counts itself");
+      assertEquals(
+          1,
+          last(load(m, LoadMetadataRequest.newBuilder().setPath("/o/ok/f").build())).getFiles(),
+          "a file counts itself");
     }
   }
 }

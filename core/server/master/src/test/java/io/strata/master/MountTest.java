@@ -21,14 +21,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class MountTest {
-  @TempDir
-  Path home;
-  @TempDir
-  Path other;
+  @TempDir Path home;
+  @TempDir Path other;
 
   private MountInfo mount(TestMaster m, String path, Path dir, boolean readOnly) {
-    return m.fs.mount(MountRequest.newBuilder().setPath(path).setUfsUri("file://" + dir)
-        .setReadOnly(readOnly).build()).getMount();
+    return m.fs
+        .mount(
+            MountRequest.newBuilder()
+                .setPath(path)
+                .setUfsUri("file://" + dir)
+                .setReadOnly(readOnly)
+                .build())
+        .getMount();
   }
 
   @Test
@@ -45,38 +49,66 @@ class MountTest {
       assertEquals("file://" + other.resolve("shard/0.tar"), f.getUfsPath());
       m.mkdirs("/mnt/other/new");
       assertTrue(Files.isDirectory(other.resolve("new")));
-      List<MountInfo> mounts = m.fs.listMounts(ListMountsRequest.getDefaultInstance())
-          .getMountsList();
+      List<MountInfo> mounts =
+          m.fs.listMounts(ListMountsRequest.getDefaultInstance()).getMountsList();
       assertEquals(List.of("/", "/mnt/other"), mounts.stream().map(MountInfo::getPath).toList());
       assertEquals("file://" + other, mounts.get(1).getUfsUri());
-      assertFails(Status.Code.INVALID_ARGUMENT, "Local under stores take no options",
-          () -> m.fs.mount(MountRequest.newBuilder().setPath("/opt").setUfsUri("file://" + other)
-              .putOptions("region", "x").build()));
+      assertFails(
+          Status.Code.INVALID_ARGUMENT,
+          "Local under stores take no options",
+          () ->
+              m.fs.mount(
+                  MountRequest.newBuilder()
+                      .setPath("/opt")
+                      .setUfsUri("file://" + other)
+                      .putOptions("region", "x")
+                      .build()));
 
       m.file("/local", 3);
-      assertFails(Status.Code.INVALID_ARGUMENT, "Cannot rename across mounts",
-          () -> m.fs.rename(RenameRequest.newBuilder().setSrcPath("/local")
-              .setDstPath("/mnt/other/local").build()));
-      assertFails(Status.Code.INVALID_ARGUMENT, "Cannot rename mount point /mnt/other",
-          () -> m.fs.rename(RenameRequest.newBuilder().setSrcPath("/mnt/other")
-              .setDstPath("/mnt/x").build()));
-      assertFails(Status.Code.INVALID_ARGUMENT, "mount point /mnt/other is below it",
-          () -> m.fs.rename(RenameRequest.newBuilder().setSrcPath("/mnt")
-              .setDstPath("/mnt2").build()));
-      assertFails(Status.Code.FAILED_PRECONDITION, "/mnt/other is mounted below it",
-          () -> m.fs.delete(DeleteRequest.newBuilder().setPath("/mnt").setRecursive(true)
-              .build()));
-      assertFails(Status.Code.ALREADY_EXISTS, "A mount already exists at /mnt/other",
+      assertFails(
+          Status.Code.INVALID_ARGUMENT,
+          "Cannot rename across mounts",
+          () ->
+              m.fs.rename(
+                  RenameRequest.newBuilder()
+                      .setSrcPath("/local")
+                      .setDstPath("/mnt/other/local")
+                      .build()));
+      assertFails(
+          Status.Code.INVALID_ARGUMENT,
+          "Cannot rename mount point /mnt/other",
+          () ->
+              m.fs.rename(
+                  RenameRequest.newBuilder()
+                      .setSrcPath("/mnt/other")
+                      .setDstPath("/mnt/x")
+                      .build()));
+      assertFails(
+          Status.Code.INVALID_ARGUMENT,
+          "mount point /mnt/other is below it",
+          () ->
+              m.fs.rename(
+                  RenameRequest.newBuilder().setSrcPath("/mnt").setDstPath("/mnt2").build()));
+      assertFails(
+          Status.Code.FAILED_PRECONDITION,
+          "/mnt/other is mounted below it",
+          () -> m.fs.delete(DeleteRequest.newBuilder().setPath("/mnt").setRecursive(true).build()));
+      assertFails(
+          Status.Code.ALREADY_EXISTS,
+          "A mount already exists at /mnt/other",
           () -> mount(m, "/mnt/other", other, false));
-      assertFails(Status.Code.FAILED_PRECONDITION, "Cannot mount on /local",
+      assertFails(
+          Status.Code.FAILED_PRECONDITION,
+          "Cannot mount on /local",
           () -> mount(m, "/local", other, false));
-      assertFails(Status.Code.NOT_FOUND, "Under-store directory does not exist",
+      assertFails(
+          Status.Code.NOT_FOUND,
+          "Under-store directory does not exist",
           () -> mount(m, "/gone", other.resolve("gone"), false));
     }
     try (TestMaster again = TestMaster.start(home)) {
       assertEquals(42, again.stat("/mnt/other/shard/0.tar").getLength());
-      assertEquals(2, again.fs.listMounts(ListMountsRequest.getDefaultInstance())
-          .getMountsCount());
+      assertEquals(2, again.fs.listMounts(ListMountsRequest.getDefaultInstance()).getMountsCount());
     }
   }
 
@@ -87,21 +119,29 @@ class MountTest {
       Files.createDirectories(m.ufs.resolve("ro"));
       mount(m, "/ro", other, true);
       assertEquals(List.of("keep.txt"), m.names("/ro"));
-      assertFails(Status.Code.PERMISSION_DENIED, "mount /ro is read-only",
+      assertFails(
+          Status.Code.PERMISSION_DENIED,
+          "mount /ro is read-only",
           () -> m.fs.createFile(CreateFileRequest.newBuilder().setPath("/ro/new").build()));
-      assertFails(Status.Code.PERMISSION_DENIED, "mount /ro is read-only",
+      assertFails(
+          Status.Code.PERMISSION_DENIED,
+          "mount /ro is read-only",
           () -> m.fs.delete(DeleteRequest.newBuilder().setPath("/ro/keep.txt").build()));
 
       m.fs.unmount(UnmountRequest.newBuilder().setPath("/ro").build());
       assertTrue(Files.exists(other.resolve("keep.txt")), "the store is untouched");
-      assertFails(Status.Code.NOT_FOUND, "Path does not exist: /ro/keep.txt",
-          () -> m.stat("/ro/keep.txt"));
+      assertFails(
+          Status.Code.NOT_FOUND, "Path does not exist: /ro/keep.txt", () -> m.stat("/ro/keep.txt"));
       // The root store's own folder of that name is visible again.
       assertTrue(m.stat("/ro").getDirectory());
       assertEquals(1, m.stat("/ro").getMountId());
-      assertFails(Status.Code.NOT_FOUND, "No mount at /ro",
+      assertFails(
+          Status.Code.NOT_FOUND,
+          "No mount at /ro",
           () -> m.fs.unmount(UnmountRequest.newBuilder().setPath("/ro").build()));
-      assertFails(Status.Code.INVALID_ARGUMENT, "The root mount cannot be removed",
+      assertFails(
+          Status.Code.INVALID_ARGUMENT,
+          "The root mount cannot be removed",
           () -> m.fs.unmount(UnmountRequest.newBuilder().setPath("/").build()));
       assertFalse(m.names("/").isEmpty());
     }

@@ -36,18 +36,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The master's change stream (WatchChanges) and the statuses that carry block lists: what a
- * client that caches statuses until they change relies on.
+ * The master's change stream (WatchChanges) and the statuses that carry block lists: what a client
+ * that caches statuses until they change relies on.
  */
 class NamespaceChangesTest {
   private static final Duration WAIT = Duration.ofSeconds(20);
 
-  @TempDir
-  Path home;
+  @TempDir Path home;
 
   /** A WatchChanges stream whose messages queue up as they arrive. */
-  private static final class Watch implements AutoCloseable,
-      ClientResponseObserver<WatchChangesRequest, WatchChangesResponse> {
+  private static final class Watch
+      implements AutoCloseable, ClientResponseObserver<WatchChangesRequest, WatchChangesResponse> {
     final LinkedBlockingQueue<WatchChangesResponse> messages = new LinkedBlockingQueue<>();
     private ClientCallStreamObserver<WatchChangesRequest> call;
     private boolean manualFlow;
@@ -60,8 +59,8 @@ class NamespaceChangesTest {
     static Watch open(TestMaster m, long after, boolean manualFlow) {
       Watch w = new Watch();
       w.manualFlow = manualFlow;
-      FileSystemMasterGrpc.newStub(m.channel).watchChanges(
-          WatchChangesRequest.newBuilder().setAfterSequence(after).build(), w);
+      FileSystemMasterGrpc.newStub(m.channel)
+          .watchChanges(WatchChangesRequest.newBuilder().setAfterSequence(after).build(), w);
       return w;
     }
 
@@ -98,8 +97,8 @@ class NamespaceChangesTest {
       long deadline = System.nanoTime() + WAIT.toNanos();
       while (out.size() < count) {
         if (System.nanoTime() > deadline) {
-          throw new AssertionError("only " + describe(out) + " of " + count + " changes came"
-              + " within " + WAIT);
+          throw new AssertionError(
+              "only " + describe(out) + " of " + count + " changes came" + " within " + WAIT);
         }
         WatchChangesResponse r = next();
         assertFalse(r.getReset(), "unexpected reset");
@@ -124,48 +123,64 @@ class NamespaceChangesTest {
 
   @Test
   void everyChangeThroughTheMasterIsStreamedWithItsPathInOrder() throws Exception {
-    try (TestMaster m = TestMaster.start(home); Watch w = Watch.open(m, 0)) {
+    try (TestMaster m = TestMaster.start(home);
+        Watch w = Watch.open(m, 0)) {
       WatchChangesResponse first = w.next();
       assertFalse(first.getReset(), "a watcher that caches nothing is not reset");
       assertEquals(0, first.getChangesCount());
       List<NamespaceChange> all = new ArrayList<>();
 
       m.mkdirs("/a/b");
-      assertEquals("/a /a/b /", describe(collect(all, w.changes(3))),
+      assertEquals(
+          "/a /a/b /",
+          describe(collect(all, w.changes(3))),
           "made, with the times of the folder they were made in");
       m.file("/a/b/f", 10);
-      assertEquals("/a/b/f /a/b /a/b/f", describe(collect(all, w.changes(3))),
+      assertEquals(
+          "/a/b/f /a/b /a/b/f",
+          describe(collect(all, w.changes(3))),
           "created (its folder's times move), then completed");
-      m.fs.setAttribute(SetAttributeRequest.newBuilder().setPath("/a/b/f").setMode(0600)
-          .build());
+      m.fs.setAttribute(SetAttributeRequest.newBuilder().setPath("/a/b/f").setMode(0600).build());
       assertEquals("/a/b/f", describe(collect(all, w.changes(1))));
       m.fs.rename(RenameRequest.newBuilder().setSrcPath("/a/b/f").setDstPath("/a/g").build());
-      assertEquals("/a/b/f /a/g /a/b /a", describe(collect(all, w.changes(4))),
+      assertEquals(
+          "/a/b/f /a/g /a/b /a",
+          describe(collect(all, w.changes(4))),
           "renamed from and to, and both folders' times");
       m.fs.rename(RenameRequest.newBuilder().setSrcPath("/a/b").setDstPath("/c").build());
-      assertEquals("/a/b/** /c/** /a /", describe(collect(all, w.changes(4))),
+      assertEquals(
+          "/a/b/** /c/** /a /",
+          describe(collect(all, w.changes(4))),
           "a directory moves its subtree");
       m.fs.delete(DeleteRequest.newBuilder().setPath("/a").setRecursive(true).build());
       assertEquals("/a/** /", describe(collect(all, w.changes(2))));
       m.fs.delete(DeleteRequest.newBuilder().setPath("/c").build());
-      assertEquals("/c /", describe(collect(all, w.changes(2))),
+      assertEquals(
+          "/c /",
+          describe(collect(all, w.changes(2))),
           "an empty directory has no subtree to drop");
       Files.createDirectories(m.ufs.resolve("mnt"));
-      m.fs.mount(MountRequest.newBuilder().setPath("/m").setUfsUri("file://" + m.ufs
-          .resolve("mnt")).build());
-      assertEquals("/m/** /m", describe(collect(all, w.changes(2))),
+      m.fs.mount(
+          MountRequest.newBuilder()
+              .setPath("/m")
+              .setUfsUri("file://" + m.ufs.resolve("mnt"))
+              .build());
+      assertEquals(
+          "/m/** /m",
+          describe(collect(all, w.changes(2))),
           "a mount changes its subtree, and its mount point's status");
 
       for (int i = 1; i < all.size(); i++) {
-        assertTrue(all.get(i).getSequence() >= all.get(i - 1).getSequence(),
+        assertTrue(
+            all.get(i).getSequence() >= all.get(i - 1).getSequence(),
             "changes come in journal order");
       }
       assertTrue(all.get(0).getSequence() > first.getSequence());
     }
   }
 
-  private static List<NamespaceChange> collect(List<NamespaceChange> all,
-      List<NamespaceChange> some) {
+  private static List<NamespaceChange> collect(
+      List<NamespaceChange> all, List<NamespaceChange> some) {
     all.addAll(some);
     return some;
   }
@@ -176,17 +191,22 @@ class NamespaceChangesTest {
     Files.createDirectories(home.resolve("ufs/data"));
     Files.write(home.resolve("ufs/data/x"), new byte[3]);
     Files.write(home.resolve("ufs/data/y"), new byte[3]);
-    try (TestMaster m = TestMaster.start(home); Watch w = Watch.open(m, 0)) {
+    try (TestMaster m = TestMaster.start(home);
+        Watch w = Watch.open(m, 0)) {
       w.next();
       assertEquals(List.of("x", "y"), m.names("/data"));
       // A listing that checks the store and finds nothing changed only refreshes sync times.
-      m.fs.listStatus(ListStatusRequest.newBuilder().setPath("/data").setSyncIntervalMs(0)
-          .build()).forEachRemaining(r -> { });
+      m.fs
+          .listStatus(ListStatusRequest.newBuilder().setPath("/data").setSyncIntervalMs(0).build())
+          .forEachRemaining(r -> {});
       Files.write(home.resolve("ufs/data/z"), new byte[3]);
-      m.fs.listStatus(ListStatusRequest.newBuilder().setPath("/data").setSyncIntervalMs(0)
-          .build()).forEachRemaining(r -> { });
+      m.fs
+          .listStatus(ListStatusRequest.newBuilder().setPath("/data").setSyncIntervalMs(0).build())
+          .forEachRemaining(r -> {});
       m.mkdirs("/marker");
-      assertEquals("/data/z /marker /", describe(w.changes(3)),
+      assertEquals(
+          "/data/z /marker /",
+          describe(w.changes(3)),
           "only what a client could have seen otherwise: a file found by a sync of a listed"
               + " folder, and a folder made through Strata in the never-listed root (whose"
               + " times that moves)");
@@ -197,31 +217,41 @@ class NamespaceChangesTest {
   void aChangeIsNamedWithTheClientThatMadeItButNotOneFoundInTheUnderStore() throws Exception {
     Files.createDirectories(home.resolve("ufs/data"));
     Files.write(home.resolve("ufs/data/x"), new byte[3]);
-    try (TestMaster m = TestMaster.start(home); Watch w = Watch.open(m, 0)) {
+    try (TestMaster m = TestMaster.start(home);
+        Watch w = Watch.open(m, 0)) {
       w.next();
       // Listed, so that a change a sync finds in it is announced.
       assertEquals(List.of("x"), m.names("/data"));
-      asClient(m, "client-a", 1).setAttribute(SetAttributeRequest.newBuilder()
-          .setPath("/data/x").setMode(0600).build());
+      asClient(m, "client-a", 1)
+          .setAttribute(SetAttributeRequest.newBuilder().setPath("/data/x").setMode(0600).build());
       NamespaceChange own = w.changes(1).get(0);
       assertEquals("/data/x", own.getPath());
       assertEquals("client-a", own.getClientId(), "a change the client made is named its own");
 
       Files.write(home.resolve("ufs/data/x"), new byte[7]);
-      Files.setLastModifiedTime(home.resolve("ufs/data/x"), java.nio.file.attribute.FileTime
-          .fromMillis(System.currentTimeMillis() + 10_000));
-      assertEquals(7, asClient(m, "client-a", 2).getStatus(GetStatusRequest.newBuilder()
-          .setPath("/data/x").setSyncIntervalMs(0).build()).getFile().getLength());
+      Files.setLastModifiedTime(
+          home.resolve("ufs/data/x"),
+          java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() + 10_000));
+      assertEquals(
+          7,
+          asClient(m, "client-a", 2)
+              .getStatus(
+                  GetStatusRequest.newBuilder().setPath("/data/x").setSyncIntervalMs(0).build())
+              .getFile()
+              .getLength());
       NamespaceChange found = w.changes(1).get(0);
       assertEquals("/data/x", found.getPath());
-      assertEquals("", found.getClientId(), "what a sync found in the under store is nobody's"
-          + " own change, even the client's whose call found it: its cache lacks it");
+      assertEquals(
+          "",
+          found.getClientId(),
+          "what a sync found in the under store is nobody's"
+              + " own change, even the client's whose call found it: its cache lacks it");
     }
   }
 
   /** The master as a client sees it that names itself and its call in headers. */
-  private static FileSystemMasterGrpc.FileSystemMasterBlockingStub asClient(TestMaster m,
-      String clientId, long callId) {
+  private static FileSystemMasterGrpc.FileSystemMasterBlockingStub asClient(
+      TestMaster m, String clientId, long callId) {
     Metadata headers = new Metadata();
     headers.put(MasterHeaders.CLIENT_ID, clientId);
     headers.put(MasterHeaders.CALL_ID, Long.toString(callId));
@@ -230,8 +260,7 @@ class NamespaceChangesTest {
 
   @Test
   void aWatcherThatReconnectsGetsWhatItMissedOrAResetWhenItIsTooOld() throws Exception {
-    try (TestMaster m = TestMaster.start(home,
-        Map.of("strata.master.watch.history.size", "4"))) {
+    try (TestMaster m = TestMaster.start(home, Map.of("strata.master.watch.history.size", "4"))) {
       long seen;
       try (Watch w = Watch.open(m, 0)) {
         seen = w.next().getSequence();
@@ -241,7 +270,9 @@ class NamespaceChangesTest {
       try (Watch w = Watch.open(m, seen)) {
         WatchChangesResponse first = w.next();
         assertFalse(first.getReset());
-        assertEquals("/one / /two /", describe(first.getChangesList()),
+        assertEquals(
+            "/one / /two /",
+            describe(first.getChangesList()),
             "the changes after the watcher's position come first");
         seen = first.getSequence();
       }
@@ -258,7 +289,8 @@ class NamespaceChangesTest {
       try (Watch w = Watch.open(m, 0)) {
         now = w.next().getSequence();
       }
-      try (TestMaster again = m.restartAfterClose(); Watch w = Watch.open(again, now)) {
+      try (TestMaster again = m.restartAfterClose();
+          Watch w = Watch.open(again, now)) {
         WatchChangesResponse first = w.next();
         assertFalse(first.getReset(), "nothing changed while the master was down");
         assertEquals(0, first.getChangesCount());
@@ -296,32 +328,49 @@ class NamespaceChangesTest {
       FileInfo f = m.file("/d/f", 3 << 20);
       m.file("/d/g", 0);
       long block0 = BlockIds.blockId(f.getFileId(), 0);
-      long worker = m.blocks.registerWorker(RegisterWorkerRequest.newBuilder()
-          .setAddress(WorkerAddress.newBuilder().setHost("127.0.0.1").setRpcPort(7002)
-              .setDataPort(7001))
-          .addBlocks(BlockReport.newBuilder().setBlockId(block0).setLength(f.getBlockSize())
-              .setTier("MEM"))
-          .build()).getWorkerId();
+      long worker =
+          m.blocks
+              .registerWorker(
+                  RegisterWorkerRequest.newBuilder()
+                      .setAddress(
+                          WorkerAddress.newBuilder()
+                              .setHost("127.0.0.1")
+                              .setRpcPort(7002)
+                              .setDataPort(7001))
+                      .addBlocks(
+                          BlockReport.newBuilder()
+                              .setBlockId(block0)
+                              .setLength(f.getBlockSize())
+                              .setTier("MEM"))
+                      .build())
+              .getWorkerId();
 
       assertEquals(0, m.stat("/d/f").getBlocksCount(), "only when asked");
-      FileInfo withBlocks = m.fs.getStatus(GetStatusRequest.newBuilder().setPath("/d/f")
-          .setIncludeBlocks(true).build()).getFile();
-      assertEquals(BlockIds.blockCount(3 << 20, f.getBlockSize()),
-          withBlocks.getBlocksCount());
+      FileInfo withBlocks =
+          m.fs
+              .getStatus(
+                  GetStatusRequest.newBuilder().setPath("/d/f").setIncludeBlocks(true).build())
+              .getFile();
+      assertEquals(BlockIds.blockCount(3 << 20, f.getBlockSize()), withBlocks.getBlocksCount());
       assertEquals(block0, withBlocks.getBlocks(0).getBlockId());
       assertEquals(worker, withBlocks.getBlocks(0).getLocations(0).getWorkerId());
       assertEquals(-1, withBlocks.getSyncIntervalMs(), "the default sync interval is never");
 
       List<FileInfo> listed = new ArrayList<>();
-      m.fs.listStatus(ListStatusRequest.newBuilder().setPath("/d").setIncludeBlocks(true)
-          .build()).forEachRemaining(r -> listed.addAll(r.getFilesList()));
+      m.fs
+          .listStatus(ListStatusRequest.newBuilder().setPath("/d").setIncludeBlocks(true).build())
+          .forEachRemaining(r -> listed.addAll(r.getFilesList()));
       assertEquals(withBlocks.getBlocksList(), listed.get(0).getBlocksList());
       assertEquals(0, listed.get(1).getBlocksCount(), "an empty file has no block");
       assertEquals(0, m.list("/d").get(0).getBlocksCount(), "only when asked");
 
       Files.createDirectories(m.ufs.resolve("synced"));
-      m.fs.mount(MountRequest.newBuilder().setPath("/s").setUfsUri("file://" + m.ufs
-          .resolve("synced")).putOptions("sync.interval", "5min").build());
+      m.fs.mount(
+          MountRequest.newBuilder()
+              .setPath("/s")
+              .setUfsUri("file://" + m.ufs.resolve("synced"))
+              .putOptions("sync.interval", "5min")
+              .build());
       assertEquals(300_000, m.stat("/s").getSyncIntervalMs(), "the mount's own interval");
     }
   }

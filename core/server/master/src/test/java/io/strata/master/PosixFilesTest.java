@@ -24,15 +24,15 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * What a POSIX file system holds beyond files and folders, on a real master over a local
- * folder: symbolic links and special files made in the namespace and the store, hard links
- * sharing one inode in both, new versions of a file's content that keep its inode and names,
- * rename over existing entries with rename(2)'s errors, folders' link counts and the times
- * POSIX moves. Each survives a restart (journal replay) and a checkpoint.
+ * What a POSIX file system holds beyond files and folders, on a real master over a local folder:
+ * symbolic links and special files made in the namespace and the store, hard links sharing one
+ * inode in both, new versions of a file's content that keep its inode and names, rename over
+ * existing entries with rename(2)'s errors, folders' link counts and the times POSIX moves. Each
+ * survives a restart (journal replay) and a checkpoint.
  */
 class PosixFilesTest {
   private static final Metadata.Key<String> POSIX_ERROR =
@@ -40,21 +40,30 @@ class PosixFilesTest {
 
   @TempDir Path home;
 
-  private static FileInfo special(TestMaster m, String path, FileType type, int mode,
-      String target, long rdev) {
-    return m.fs.createSpecialFile(CreateSpecialFileRequest.newBuilder().setPath(path)
-        .setFileType(type).setMode(mode).setSymlinkTarget(target).setRdev(rdev).build())
+  private static FileInfo special(
+      TestMaster m, String path, FileType type, int mode, String target, long rdev) {
+    return m.fs
+        .createSpecialFile(
+            CreateSpecialFileRequest.newBuilder()
+                .setPath(path)
+                .setFileType(type)
+                .setMode(mode)
+                .setSymlinkTarget(target)
+                .setRdev(rdev)
+                .build())
         .getFile();
   }
 
   private static FileInfo link(TestMaster m, String existing, String path) {
-    return m.fs.createHardLink(CreateHardLinkRequest.newBuilder().setExistingPath(existing)
-        .setPath(path).build()).getFile();
+    return m.fs
+        .createHardLink(
+            CreateHardLinkRequest.newBuilder().setExistingPath(existing).setPath(path).build())
+        .getFile();
   }
 
   private static void rename(TestMaster m, String from, String to) {
-    m.fs.rename(RenameRequest.newBuilder().setSrcPath(from).setDstPath(to).setReplace(true)
-        .build());
+    m.fs.rename(
+        RenameRequest.newBuilder().setSrcPath(from).setDstPath(to).setReplace(true).build());
   }
 
   /** The POSIX error a failed call carries, or null. */
@@ -84,20 +93,33 @@ class PosixFilesTest {
 
       special(m, "/d/p", FileType.FILE_TYPE_FIFO, 0640, "", 0);
       special(m, "/d/s", FileType.FILE_TYPE_SOCKET, 0600, "", 0);
-      assertEquals(0010000, (int) Files.getAttribute(m.ufs.resolve("d/p"), "unix:mode")
-          & 0170000, "a FIFO in the store");
+      assertEquals(
+          0010000,
+          (int) Files.getAttribute(m.ufs.resolve("d/p"), "unix:mode") & 0170000,
+          "a FIFO in the store");
       long devNull = 0x103;
       FileInfo dev = special(m, "/d/null", FileType.FILE_TYPE_CHAR_DEVICE, 0666, "", devNull);
       assertEquals(devNull, dev.getRdev());
       assertEquals(!root, dev.getNamespaceOnly(), "a device node needs the master to be root");
       if (root) {
-        assertEquals(devNull, ((Number) Files.getAttribute(m.ufs.resolve("d/null"),
-            "unix:rdev")).longValue());
+        assertEquals(
+            devNull,
+            ((Number) Files.getAttribute(m.ufs.resolve("d/null"), "unix:rdev")).longValue());
       }
-      assertEquals(Status.Code.ALREADY_EXISTS, assertThrows(StatusRuntimeException.class,
-          () -> special(m, "/d/l", FileType.FILE_TYPE_FIFO, 0, "", 0)).getStatus().getCode());
-      assertEquals(Status.Code.INVALID_ARGUMENT, assertThrows(StatusRuntimeException.class,
-          () -> special(m, "/d/x", FileType.FILE_TYPE_PLAIN, 0, "", 0)).getStatus().getCode());
+      assertEquals(
+          Status.Code.ALREADY_EXISTS,
+          assertThrows(
+                  StatusRuntimeException.class,
+                  () -> special(m, "/d/l", FileType.FILE_TYPE_FIFO, 0, "", 0))
+              .getStatus()
+              .getCode());
+      assertEquals(
+          Status.Code.INVALID_ARGUMENT,
+          assertThrows(
+                  StatusRuntimeException.class,
+                  () -> special(m, "/d/x", FileType.FILE_TYPE_PLAIN, 0, "", 0))
+              .getStatus()
+              .getCode());
 
       m.fs.checkpoint(CheckpointRequest.getDefaultInstance());
       try (TestMaster again = m.restartAfterClose()) {
@@ -141,8 +163,11 @@ class PosixFilesTest {
       assertEquals(0600, m.stat("/a").getMode(), "attributes are the inode's");
 
       assertEquals("EPERM", posixError(() -> link(m, "/d", "/dlink")));
-      assertEquals(Status.Code.ALREADY_EXISTS, assertThrows(StatusRuntimeException.class,
-          () -> link(m, "/a", "/d/b")).getStatus().getCode());
+      assertEquals(
+          Status.Code.ALREADY_EXISTS,
+          assertThrows(StatusRuntimeException.class, () -> link(m, "/a", "/d/b"))
+              .getStatus()
+              .getCode());
 
       link(m, "/a", "/c");
       // Removing the first name moves the file to another; the rest stay.
@@ -180,10 +205,16 @@ class PosixFilesTest {
     try (TestMaster m = TestMaster.start(home)) {
       FileInfo a = m.file("/a", 5);
       link(m, "/a", "/b");
-      m.fs.setAttribute(SetAttributeRequest.newBuilder().setPath("/a").setMode(0640)
-          .putSetXattrs("user.k", com.google.protobuf.ByteString.copyFromUtf8("v")).build());
-      FileInfo version = m.fs.createFile(CreateFileRequest.newBuilder().setPath("/b")
-          .setNewVersion(true).build()).getFile();
+      m.fs.setAttribute(
+          SetAttributeRequest.newBuilder()
+              .setPath("/a")
+              .setMode(0640)
+              .putSetXattrs("user.k", com.google.protobuf.ByteString.copyFromUtf8("v"))
+              .build());
+      FileInfo version =
+          m.fs
+              .createFile(CreateFileRequest.newBuilder().setPath("/b").setNewVersion(true).build())
+              .getFile();
       assertNotEquals(a.getFileId(), version.getFileId());
       assertFalse(version.getComplete());
       assertEquals(5, m.stat("/a").getLength(), "readers see the old content meanwhile");
@@ -193,11 +224,22 @@ class PosixFilesTest {
       Path b = Path.of(URI.create(version.getUfsPath()));
       Path temp = b.resolveSibling(".b.new");
       Files.write(temp, new byte[9]);
-      Files.move(temp, b, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+      Files.move(
+          temp,
+          b,
+          java.nio.file.StandardCopyOption.REPLACE_EXISTING,
           java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-      FileInfo done = m.fs.completeFile(CompleteFileRequest.newBuilder().setPath("/b")
-          .setFileId(version.getFileId()).setLength(9).setUfsFingerprint("fp-9")
-          .setModificationTimeNs(1_700_000_000_123_456_789L).build()).getFile();
+      FileInfo done =
+          m.fs
+              .completeFile(
+                  CompleteFileRequest.newBuilder()
+                      .setPath("/b")
+                      .setFileId(version.getFileId())
+                      .setLength(9)
+                      .setUfsFingerprint("fp-9")
+                      .setModificationTimeNs(1_700_000_000_123_456_789L)
+                      .build())
+              .getFile();
       assertEquals(version.getFileId(), done.getFileId());
       assertEquals(a.getInodeNumber(), done.getInodeNumber());
       assertEquals(1_700_000_000_123_456_789L, done.getModificationTimeNs());
@@ -210,14 +252,28 @@ class PosixFilesTest {
       assertEquals(inode(m.ufs.resolve("a")), inode(m.ufs.resolve("b")));
 
       // A newer begin wins: the older version's completion is refused and changes nothing.
-      FileInfo first = m.fs.createFile(CreateFileRequest.newBuilder().setPath("/a")
-          .setNewVersion(true).build()).getFile();
-      FileInfo second = m.fs.createFile(CreateFileRequest.newBuilder().setPath("/a")
-          .setNewVersion(true).build()).getFile();
+      FileInfo first =
+          m.fs
+              .createFile(CreateFileRequest.newBuilder().setPath("/a").setNewVersion(true).build())
+              .getFile();
+      FileInfo second =
+          m.fs
+              .createFile(CreateFileRequest.newBuilder().setPath("/a").setNewVersion(true).build())
+              .getFile();
       assertNotEquals(first.getFileId(), second.getFileId());
-      assertEquals(Status.Code.ABORTED, assertThrows(StatusRuntimeException.class,
-          () -> m.fs.completeFile(CompleteFileRequest.newBuilder().setPath("/a")
-              .setFileId(first.getFileId()).setLength(1).build())).getStatus().getCode());
+      assertEquals(
+          Status.Code.ABORTED,
+          assertThrows(
+                  StatusRuntimeException.class,
+                  () ->
+                      m.fs.completeFile(
+                          CompleteFileRequest.newBuilder()
+                              .setPath("/a")
+                              .setFileId(first.getFileId())
+                              .setLength(1)
+                              .build()))
+              .getStatus()
+              .getCode());
       assertEquals(9, m.stat("/a").getLength());
 
       try (TestMaster again = m.restartAfterClose()) {
@@ -270,14 +326,16 @@ class PosixFilesTest {
       FileInfo before = m.stat("/d");
       FileInfo file = m.stat("/d/file");
       Thread.sleep(5);
-      m.fs.rename(RenameRequest.newBuilder().setSrcPath("/d/file").setDstPath("/d/moved")
-          .build());
+      m.fs.rename(RenameRequest.newBuilder().setSrcPath("/d/file").setDstPath("/d/moved").build());
       FileInfo after = m.stat("/d");
       FileInfo moved = m.stat("/d/moved");
-      assertTrue(after.getModificationTimeNs() > before.getModificationTimeNs(),
+      assertTrue(
+          after.getModificationTimeNs() > before.getModificationTimeNs(),
           "a rename in a folder moves its modification time");
       assertTrue(after.getChangeTimeNs() > before.getChangeTimeNs());
-      assertEquals(file.getModificationTimeNs(), moved.getModificationTimeNs(),
+      assertEquals(
+          file.getModificationTimeNs(),
+          moved.getModificationTimeNs(),
           "the file renamed keeps its modification time");
       assertTrue(moved.getChangeTimeNs() > file.getChangeTimeNs(), "and its change time moves");
 

@@ -37,15 +37,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Three real masters in this JVM replicating one journal over loopback: the group elects a
- * leader, followers redirect, a change made on the leader is on every master, a lost leader is
- * replaced, a master whose journal was deleted catches up from a snapshot, and a changing call
- * retried with the same call id is answered without being applied twice.
+ * Three real masters in this JVM replicating one journal over loopback: the group elects a leader,
+ * followers redirect, a change made on the leader is on every master, a lost leader is replaced, a
+ * master whose journal was deleted catches up from a snapshot, and a changing call retried with the
+ * same call id is answered without being applied twice.
  */
 class ReplicatedMastersTest {
   private static final int MASTERS = 3;
-  @TempDir
-  Path home;
+  @TempDir Path home;
   private final int[] rpcPorts = new int[MASTERS];
   private final int[] journalPorts = new int[MASTERS];
   private final MasterServer[] masters = new MasterServer[MASTERS];
@@ -94,8 +93,8 @@ class ReplicatedMastersTest {
   }
 
   private FileSystemMasterGrpc.FileSystemMasterBlockingStub fs(int i) {
-    ManagedChannel c = NettyChannelBuilder.forAddress("127.0.0.1", rpcPorts[i]).usePlaintext()
-        .build();
+    ManagedChannel c =
+        NettyChannelBuilder.forAddress("127.0.0.1", rpcPorts[i]).usePlaintext().build();
     channels.add(c);
     return FileSystemMasterGrpc.newBlockingStub(c).withDeadlineAfter(30, TimeUnit.SECONDS);
   }
@@ -118,29 +117,41 @@ class ReplicatedMastersTest {
   private void awaitApplied(int i, long sequence) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (masters[i].journal().lastSequence() < sequence) {
-      assertTrue(System.nanoTime() < deadline, "master " + i + " stayed at sequence "
-          + masters[i].journal().lastSequence() + " below " + sequence);
+      assertTrue(
+          System.nanoTime() < deadline,
+          "master "
+              + i
+              + " stayed at sequence "
+              + masters[i].journal().lastSequence()
+              + " below "
+              + sequence);
       Thread.sleep(20);
     }
   }
 
-  private static FileInfo mkdirs(FileSystemMasterGrpc.FileSystemMasterBlockingStub fs,
-      String path) {
-    return fs.createDirectory(CreateDirectoryRequest.newBuilder().setPath(path)
-        .setRecursive(true).setAllowExists(true).build()).getDirectory();
+  private static FileInfo mkdirs(
+      FileSystemMasterGrpc.FileSystemMasterBlockingStub fs, String path) {
+    return fs.createDirectory(
+            CreateDirectoryRequest.newBuilder()
+                .setPath(path)
+                .setRecursive(true)
+                .setAllowExists(true)
+                .build())
+        .getDirectory();
   }
 
   /**
-   * Creates a directory on whichever master leads, trying again (bounded) when leadership
-   * moves meanwhile, as a client would; returns the leader's index.
+   * Creates a directory on whichever master leads, trying again (bounded) when leadership moves
+   * meanwhile, as a client would; returns the leader's index.
    */
   private int mkdirsOnLeader(String path) throws Exception {
     onLeader(fs -> mkdirs(fs, path));
     return awaitLeader();
   }
 
-  private <T> T onLeader(java.util.function.Function<
-      FileSystemMasterGrpc.FileSystemMasterBlockingStub, T> call) throws Exception {
+  private <T> T onLeader(
+      java.util.function.Function<FileSystemMasterGrpc.FileSystemMasterBlockingStub, T> call)
+      throws Exception {
     for (int attempt = 0; ; attempt++) {
       try {
         return call.apply(fs(awaitLeader()));
@@ -163,8 +174,11 @@ class ReplicatedMastersTest {
       start(i);
     }
     int leader = mkdirsOnLeader("/replicated/dir");
-    FileInfo made = onLeader(fs -> fs.getStatus(
-        GetStatusRequest.newBuilder().setPath("/replicated/dir").build()).getFile());
+    FileInfo made =
+        onLeader(
+            fs ->
+                fs.getStatus(GetStatusRequest.newBuilder().setPath("/replicated/dir").build())
+                    .getFile());
     long seq = masters[leader].journal().lastSequence();
     for (int i = 0; i < MASTERS; i++) {
       awaitApplied(i, seq);
@@ -173,19 +187,22 @@ class ReplicatedMastersTest {
 
     // A follower redirects, naming the leader.
     int follower = (leader + 1) % MASTERS;
-    StatusRuntimeException redirect = org.junit.jupiter.api.Assertions.assertThrows(
-        StatusRuntimeException.class, () -> fs(follower).getStatus(
-            GetStatusRequest.newBuilder().setPath("/replicated").build()));
+    StatusRuntimeException redirect =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                fs(follower)
+                    .getStatus(GetStatusRequest.newBuilder().setPath("/replicated").build()));
     assertEquals(Status.Code.UNAVAILABLE, redirect.getStatus().getCode());
-    assertEquals("127.0.0.1:" + rpcPorts[leader],
-        redirect.getTrailers().get(MasterHeaders.LEADER));
+    assertEquals("127.0.0.1:" + rpcPorts[leader], redirect.getTrailers().get(MasterHeaders.LEADER));
 
     // Any master describes the group.
-    ManagedChannel c = NettyChannelBuilder.forAddress("127.0.0.1", rpcPorts[follower])
-        .usePlaintext().build();
+    ManagedChannel c =
+        NettyChannelBuilder.forAddress("127.0.0.1", rpcPorts[follower]).usePlaintext().build();
     channels.add(c);
-    GetQuorumInfoResponse quorum = JournalMasterGrpc.newBlockingStub(c)
-        .getQuorumInfo(GetQuorumInfoRequest.getDefaultInstance());
+    GetQuorumInfoResponse quorum =
+        JournalMasterGrpc.newBlockingStub(c)
+            .getQuorumInfo(GetQuorumInfoRequest.getDefaultInstance());
     assertEquals("127.0.0.1:" + rpcPorts[leader], quorum.getLeaderAddress());
     assertEquals(MASTERS, quorum.getPeersCount());
 
@@ -197,8 +214,12 @@ class ReplicatedMastersTest {
       second = mkdirsOnLeader("/after/failover/" + i);
     }
     assertNotEquals(leader, second);
-    long id = onLeader(fs -> fs.getStatus(
-        GetStatusRequest.newBuilder().setPath("/replicated/dir").build()).getFile().getFileId());
+    long id =
+        onLeader(
+            fs ->
+                fs.getStatus(GetStatusRequest.newBuilder().setPath("/replicated/dir").build())
+                    .getFile()
+                    .getFileId());
     assertEquals(made.getFileId(), id);
 
     // The old leader returns as a follower and catches up from the log.
@@ -220,8 +241,9 @@ class ReplicatedMastersTest {
     long last = masters[awaitLeader()].journal().lastSequence();
     awaitApplied(lost, last);
     assertNotNull(masters[lost].journal().store().get(made.getFileId()));
-    assertTrue(Files.isDirectory(JournalSystem.groupDir(home.resolve("m" + lost + "/journal"))
-        .resolve("sm")));
+    assertTrue(
+        Files.isDirectory(
+            JournalSystem.groupDir(home.resolve("m" + lost + "/journal")).resolve("sm")));
   }
 
   @Test
@@ -231,14 +253,15 @@ class ReplicatedMastersTest {
     Map<String, String> c = new HashMap<>(TestMaster.config(home, Map.of()));
     masters[0] = new MasterServer(StrataConfig.load(c));
     masters[0].start();
-    ManagedChannel ch = NettyChannelBuilder.forAddress("127.0.0.1", masters[0].rpcPort())
-        .usePlaintext().build();
+    ManagedChannel ch =
+        NettyChannelBuilder.forAddress("127.0.0.1", masters[0].rpcPort()).usePlaintext().build();
     channels.add(ch);
     Metadata headers = new Metadata();
     headers.put(MasterHeaders.CLIENT_ID, "client-a");
     headers.put(MasterHeaders.CALL_ID, "7");
-    FileSystemMasterGrpc.FileSystemMasterBlockingStub retried = FileSystemMasterGrpc
-        .newBlockingStub(ch).withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers));
+    FileSystemMasterGrpc.FileSystemMasterBlockingStub retried =
+        FileSystemMasterGrpc.newBlockingStub(ch)
+            .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers));
     CreateDirectoryRequest create = CreateDirectoryRequest.newBuilder().setPath("/once").build();
     FileInfo first = retried.createDirectory(create).getDirectory();
     long sequence = masters[0].journal().lastSequence();
@@ -253,9 +276,12 @@ class ReplicatedMastersTest {
     FileSystemMasterGrpc.newBlockingStub(ch)
         .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(next))
         .delete(DeleteRequest.newBuilder().setPath("/once").build());
-    StatusRuntimeException gone = org.junit.jupiter.api.Assertions.assertThrows(
-        StatusRuntimeException.class, () -> FileSystemMasterGrpc.newBlockingStub(ch)
-            .getStatus(GetStatusRequest.newBuilder().setPath("/once").build()));
+    StatusRuntimeException gone =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                FileSystemMasterGrpc.newBlockingStub(ch)
+                    .getStatus(GetStatusRequest.newBuilder().setPath("/once").build()));
     assertEquals(Status.Code.NOT_FOUND, gone.getStatus().getCode());
   }
 
@@ -265,9 +291,12 @@ class ReplicatedMastersTest {
     long inodes;
     try (TestMaster single = TestMaster.start(home.resolve("single"))) {
       single.mkdirs("/kept/in/the/backup");
-      backup = JournalMasterGrpc.newBlockingStub(single.channel).backup(
-          io.strata.proto.BackupRequest.newBuilder()
-              .setDir(home.resolve("backups").toString()).build());
+      backup =
+          JournalMasterGrpc.newBlockingStub(single.channel)
+              .backup(
+                  io.strata.proto.BackupRequest.newBuilder()
+                      .setDir(home.resolve("backups").toString())
+                      .build());
       inodes = backup.getInodeCount();
     }
     for (int i = 0; i < MASTERS; i++) {
@@ -281,8 +310,16 @@ class ReplicatedMastersTest {
       masters[i] = new MasterServer(StrataConfig.load(c));
       masters[i].start();
     }
-    long id = onLeader(fs -> fs.getStatus(GetStatusRequest.newBuilder()
-        .setPath("/kept/in/the/backup").setSyncIntervalMs(-1).build()).getFile().getFileId());
+    long id =
+        onLeader(
+            fs ->
+                fs.getStatus(
+                        GetStatusRequest.newBuilder()
+                            .setPath("/kept/in/the/backup")
+                            .setSyncIntervalMs(-1)
+                            .build())
+                    .getFile()
+                    .getFileId());
     assertTrue(id > 0);
     for (int i = 0; i < MASTERS; i++) {
       assertEquals(inodes, masters[i].journal().store().inodeCount(), "master " + i);

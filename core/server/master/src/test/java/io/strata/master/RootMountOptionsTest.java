@@ -18,8 +18,8 @@ class RootMountOptionsTest {
 
   @Test
   void rootMountOptionsFromConfigurationApplyToTheRoot() throws Exception {
-    try (TestMaster m = TestMaster.start(home,
-        Map.of("strata.master.root.ufs.options", "sync.interval=always"))) {
+    try (TestMaster m =
+        TestMaster.start(home, Map.of("strata.master.root.ufs.options", "sync.interval=always"))) {
       assertEquals(List.of(), m.names("/"));
       Files.writeString(m.ufs.resolve("late.txt"), "late");
       // With sync.interval=always on the root mount, no per-call sync is needed.
@@ -29,10 +29,17 @@ class RootMountOptionsTest {
 
   @Test
   void aMalformedRootOptionIsNamed() {
-    ConfigException e = assertThrows(ConfigException.class, () -> new MasterServer(
-        StrataConfig.load(TestMaster.config(home,
-            Map.of("strata.master.root.ufs.options", "s3.path.style")))));
-    assertTrue(e.getMessage().contains("strata.master.root.ufs.options")
-        && e.getMessage().contains("s3.path.style"), e.getMessage());
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                new MasterServer(
+                    StrataConfig.load(
+                        TestMaster.config(
+                            home, Map.of("strata.master.root.ufs.options", "s3.path.style")))));
+    assertTrue(
+        e.getMessage().contains("strata.master.root.ufs.options")
+            && e.getMessage().contains("s3.path.style"),
+        e.getMessage());
   }
 }

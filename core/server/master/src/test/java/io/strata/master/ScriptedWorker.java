@@ -26,10 +26,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A stand-in worker for tests of load jobs: a real gRPC server on 127.0.0.1 that answers
- * {@code LoadBlocks} as its script says, remembers every task it was sent, and can hold its
- * answers until the test releases them. It registers with a master under its own port, so a
- * master sends it real calls.
+ * A stand-in worker for tests of load jobs: a real gRPC server on 127.0.0.1 that answers {@code
+ * LoadBlocks} as its script says, remembers every task it was sent, and can hold its answers until
+ * the test releases them. It registers with a master under its own port, so a master sends it real
+ * calls.
  */
 final class ScriptedWorker implements AutoCloseable {
   /** The outcome of a task; {@code attempt} counts this worker's requests of the block from 1. */
@@ -50,16 +50,18 @@ final class ScriptedWorker implements AutoCloseable {
 
   ScriptedWorker(Script script) throws IOException {
     this.script = script;
-    server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-        .addService(new WorkerServiceGrpc.WorkerServiceImplBase() {
-          @Override
-          public void loadBlocks(LoadBlocksRequest request,
-              StreamObserver<LoadBlocksResponse> observer) {
-            answer(request, observer);
-          }
-        })
-        .build()
-        .start();
+    server =
+        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+            .addService(
+                new WorkerServiceGrpc.WorkerServiceImplBase() {
+                  @Override
+                  public void loadBlocks(
+                      LoadBlocksRequest request, StreamObserver<LoadBlocksResponse> observer) {
+                    answer(request, observer);
+                  }
+                })
+            .build()
+            .start();
   }
 
   ScriptedWorker() throws IOException {
@@ -107,14 +109,30 @@ final class ScriptedWorker implements AutoCloseable {
   long register(TestMaster master) {
     List<BlockReport> blocks = new ArrayList<>();
     synchronized (this) {
-      cached.forEach((id, length) -> blocks.add(BlockReport.newBuilder().setBlockId(id)
-          .setLength(length).setTier("MEM").build()));
+      cached.forEach(
+          (id, length) ->
+              blocks.add(
+                  BlockReport.newBuilder()
+                      .setBlockId(id)
+                      .setLength(length)
+                      .setTier("MEM")
+                      .build()));
     }
-    return master.blocks.registerWorker(RegisterWorkerRequest.newBuilder()
-        .setAddress(WorkerAddress.newBuilder().setHost("127.0.0.1").setRpcPort(port())
-            .setDataPort(port()).setWebPort(1))
-        .addTiers(TierUsage.newBuilder().setAlias("MEM").setCapacityBytes(1L << 34))
-        .addAllBlocks(blocks).setRelease("test").setRpcProtocolVersion(1).build())
+    return master
+        .blocks
+        .registerWorker(
+            RegisterWorkerRequest.newBuilder()
+                .setAddress(
+                    WorkerAddress.newBuilder()
+                        .setHost("127.0.0.1")
+                        .setRpcPort(port())
+                        .setDataPort(port())
+                        .setWebPort(1))
+                .addTiers(TierUsage.newBuilder().setAlias("MEM").setCapacityBytes(1L << 34))
+                .addAllBlocks(blocks)
+                .setRelease("test")
+                .setRpcProtocolVersion(1)
+                .build())
         .getWorkerId();
   }
 
@@ -128,8 +146,8 @@ final class ScriptedWorker implements AutoCloseable {
       }
       if (callsToCancel > 0) {
         callsToCancel--;
-        observer.onError(Status.CANCELLED.withDescription("stream reset by the test")
-            .asRuntimeException());
+        observer.onError(
+            Status.CANCELLED.withDescription("stream reset by the test").asRuntimeException());
         return;
       }
       if (received.size() > holdAfter) {
@@ -148,8 +166,8 @@ final class ScriptedWorker implements AutoCloseable {
     for (int i = 0; i < request.getTasksCount(); i++) {
       LoadBlockTask t = request.getTasks(i);
       LoadBlockOutcome outcome = script.outcome(t, tries.get(i));
-      LoadBlockResult.Builder r = LoadBlockResult.newBuilder().setBlockId(t.getBlockId())
-          .setOutcome(outcome);
+      LoadBlockResult.Builder r =
+          LoadBlockResult.newBuilder().setBlockId(t.getBlockId()).setOutcome(outcome);
       switch (outcome) {
         case LOAD_BLOCK_LOADED, LOAD_BLOCK_ALREADY_CACHED -> {
           r.setTier("MEM");

@@ -46,8 +46,7 @@ final class TestMaster implements AutoCloseable {
     this.overrides = config(home, extra);
     server = new MasterServer(StrataConfig.load(overrides));
     server.start();
-    channel = NettyChannelBuilder.forAddress("127.0.0.1", server.rpcPort()).usePlaintext()
-        .build();
+    channel = NettyChannelBuilder.forAddress("127.0.0.1", server.rpcPort()).usePlaintext().build();
     fs = FileSystemMasterGrpc.newBlockingStub(channel);
     blocks = BlockMasterWorkerGrpc.newBlockingStub(channel);
   }
@@ -101,8 +100,13 @@ final class TestMaster implements AutoCloseable {
   }
 
   FileInfo mkdirs(String path) {
-    return fs.createDirectory(CreateDirectoryRequest.newBuilder().setPath(path)
-        .setRecursive(true).setAllowExists(true).build()).getDirectory();
+    return fs.createDirectory(
+            CreateDirectoryRequest.newBuilder()
+                .setPath(path)
+                .setRecursive(true)
+                .setAllowExists(true)
+                .build())
+        .getDirectory();
   }
 
   /** Creates a file, writes its bytes to the store as a worker would, and completes it. */
@@ -110,20 +114,26 @@ final class TestMaster implements AutoCloseable {
     return file(fs, path, length);
   }
 
-  static FileInfo file(FileSystemMasterGrpc.FileSystemMasterBlockingStub fs, String path,
-      long length) throws IOException {
-    FileInfo created = fs.createFile(CreateFileRequest.newBuilder().setPath(path)
-        .setRecursive(true).build()).getFile();
-    Files.write(Path.of(URI.create(created.getUfsPath())),
-        new byte[(int) length]);
-    return fs.completeFile(CompleteFileRequest.newBuilder().setPath(path).setLength(length)
-        .setUfsFingerprint("fp-" + length).build()).getFile();
+  static FileInfo file(
+      FileSystemMasterGrpc.FileSystemMasterBlockingStub fs, String path, long length)
+      throws IOException {
+    FileInfo created =
+        fs.createFile(CreateFileRequest.newBuilder().setPath(path).setRecursive(true).build())
+            .getFile();
+    Files.write(Path.of(URI.create(created.getUfsPath())), new byte[(int) length]);
+    return fs.completeFile(
+            CompleteFileRequest.newBuilder()
+                .setPath(path)
+                .setLength(length)
+                .setUfsFingerprint("fp-" + length)
+                .build())
+        .getFile();
   }
 
   List<FileInfo> list(String path) {
     List<FileInfo> all = new ArrayList<>();
-    Iterator<ListStatusResponse> it = fs.listStatus(
-        ListStatusRequest.newBuilder().setPath(path).build());
+    Iterator<ListStatusResponse> it =
+        fs.listStatus(ListStatusRequest.newBuilder().setPath(path).build());
     while (it.hasNext()) {
       all.addAll(it.next().getFilesList());
     }
@@ -142,8 +152,8 @@ final class TestMaster implements AutoCloseable {
   static void assertFails(Status.Code code, String text, Executable call) {
     StatusRuntimeException e = assertThrows(StatusRuntimeException.class, call);
     assertEquals(code, e.getStatus().getCode(), e.getStatus().toString());
-    assertTrue(e.getStatus().getDescription() != null
-        && e.getStatus().getDescription().contains(text),
+    assertTrue(
+        e.getStatus().getDescription() != null && e.getStatus().getDescription().contains(text),
         "message '" + e.getStatus().getDescription() + "' should contain '" + text + "'");
   }
 }

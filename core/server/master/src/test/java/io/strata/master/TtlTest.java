@@ -38,8 +38,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Time to live on a real master: set and cleared by SetAttribute, shown in statuses, acted on
- * by the leader's checker (free or delete), and refused until the cluster's layout has it.
+ * Time to live on a real master: set and cleared by SetAttribute, shown in statuses, acted on by
+ * the leader's checker (free or delete), and refused until the cluster's layout has it.
  */
 class TtlTest {
   private static final long MB = 1 << 20;
@@ -49,16 +49,27 @@ class TtlTest {
   @TempDir Path home;
 
   private static FileInfo setTtl(TestMaster m, String path, long ttlMs, TtlAction action) {
-    return m.fs.setAttribute(SetAttributeRequest.newBuilder().setPath(path).setTtlMs(ttlMs)
-        .setTtlAction(action).build()).getFile();
+    return m.fs
+        .setAttribute(
+            SetAttributeRequest.newBuilder()
+                .setPath(path)
+                .setTtlMs(ttlMs)
+                .setTtlAction(action)
+                .build())
+        .getFile();
   }
 
   /** A time to live that passed long ago: the modification time is moved back a day. */
   private static FileInfo setPassedTtl(TestMaster m, String path, TtlAction action) {
-    return m.fs.setAttribute(SetAttributeRequest.newBuilder().setPath(path).setTtlMs(1000)
-        .setTtlAction(action)
-        .setModificationTimeMs(System.currentTimeMillis() - Duration.ofDays(1).toMillis())
-        .build()).getFile();
+    return m.fs
+        .setAttribute(
+            SetAttributeRequest.newBuilder()
+                .setPath(path)
+                .setTtlMs(1000)
+                .setTtlAction(action)
+                .setModificationTimeMs(System.currentTimeMillis() - Duration.ofDays(1).toMillis())
+                .build())
+        .getFile();
   }
 
   private static void await(String what, BooleanSupplier condition) throws Exception {
@@ -70,8 +81,12 @@ class TtlTest {
   }
 
   private static double actions(TestMaster m, String action) {
-    Counter c = m.server.meterRegistry().find(MetricNames.MASTER_TTL_ACTIONS)
-        .tag(MetricNames.TAG_ACTION, action).counter();
+    Counter c =
+        m.server
+            .meterRegistry()
+            .find(MetricNames.MASTER_TTL_ACTIONS)
+            .tag(MetricNames.TAG_ACTION, action)
+            .counter();
     return c == null ? 0 : c.count();
   }
 
@@ -89,16 +104,24 @@ class TtlTest {
 
   /** Registers a worker holding every block of the files; returns its id. */
   private static long workerHolding(TestMaster m, FileInfo... files) {
-    RegisterWorkerRequest.Builder r = RegisterWorkerRequest.newBuilder()
-        .setAddress(WorkerAddress.newBuilder().setHost("127.0.0.1").setRpcPort(7001)
-            .setDataPort(7002).setWebPort(7003))
-        .addTiers(TierUsage.newBuilder().setAlias("MEM").setCapacityBytes(100 * MB))
-        .setRelease("test").setRpcProtocolVersion(1);
+    RegisterWorkerRequest.Builder r =
+        RegisterWorkerRequest.newBuilder()
+            .setAddress(
+                WorkerAddress.newBuilder()
+                    .setHost("127.0.0.1")
+                    .setRpcPort(7001)
+                    .setDataPort(7002)
+                    .setWebPort(7003))
+            .addTiers(TierUsage.newBuilder().setAlias("MEM").setCapacityBytes(100 * MB))
+            .setRelease("test")
+            .setRpcProtocolVersion(1);
     for (FileInfo f : files) {
       for (int i = 0; i < BlockIds.blockCount(f.getLength(), f.getBlockSize()); i++) {
-        r.addBlocks(BlockReport.newBuilder().setBlockId(BlockIds.blockId(f.getFileId(), i))
-            .setLength(Math.min(f.getBlockSize(), f.getLength() - i * f.getBlockSize()))
-            .setTier("MEM"));
+        r.addBlocks(
+            BlockReport.newBuilder()
+                .setBlockId(BlockIds.blockId(f.getFileId(), i))
+                .setLength(Math.min(f.getBlockSize(), f.getLength() - i * f.getBlockSize()))
+                .setTier("MEM"));
       }
     }
     return m.blocks.registerWorker(r.build()).getWorkerId();
@@ -119,13 +142,24 @@ class TtlTest {
       assertEquals(60_000, m.list("/").get(0).getTtlMs());
 
       FileInfo unset = setTtl(m, "/d/f", 0, TtlAction.TTL_ACTION_FREE);
-      assertEquals(set.toBuilder().clearTtlMs().clearTtlAction().build(), unset,
+      assertEquals(
+          set.toBuilder().clearTtlMs().clearTtlAction().build(),
+          unset,
           "only the time to live changed");
-      assertFails(Status.Code.INVALID_ARGUMENT, "Negative time to live -5 ms for /d/f",
+      assertFails(
+          Status.Code.INVALID_ARGUMENT,
+          "Negative time to live -5 ms for /d/f",
           () -> setTtl(m, "/d/f", -5, TtlAction.TTL_ACTION_FREE));
-      assertFails(Status.Code.INVALID_ARGUMENT, "Unknown time-to-live action for /d/f",
-          () -> m.fs.setAttribute(SetAttributeRequest.newBuilder().setPath("/d/f")
-              .setTtlMs(5).setTtlActionValue(9).build()));
+      assertFails(
+          Status.Code.INVALID_ARGUMENT,
+          "Unknown time-to-live action for /d/f",
+          () ->
+              m.fs.setAttribute(
+                  SetAttributeRequest.newBuilder()
+                      .setPath("/d/f")
+                      .setTtlMs(5)
+                      .setTtlActionValue(9)
+                      .build()));
     }
   }
 
@@ -145,8 +179,11 @@ class TtlTest {
       assertEquals(0, freed.getCachedBytes());
       assertEquals(f.getLength(), freed.getLength());
       assertTrue(Files.exists(m.ufs.resolve("data/f")), "a free leaves the store alone");
-      Set<Long> removals = new HashSet<>(m.blocks.heartbeat(HeartbeatRequest.newBuilder()
-          .setWorkerId(worker).build()).getRemoveBlockIdsList());
+      Set<Long> removals =
+          new HashSet<>(
+              m.blocks
+                  .heartbeat(HeartbeatRequest.newBuilder().setWorkerId(worker).build())
+                  .getRemoveBlockIdsList());
       Set<Long> blocksOfF = new HashSet<>();
       for (int i = 0; i < f.getBlockCount(); i++) {
         blocksOfF.add(BlockIds.blockId(f.getFileId(), i));
@@ -176,11 +213,9 @@ class TtlTest {
       setTtl(m, "/tree/a/1.bin", 3_600_000, TtlAction.TTL_ACTION_DELETE);
       setPassedTtl(m, "/tree", TtlAction.TTL_ACTION_DELETE);
       setPassedTtl(m, "/one.bin", TtlAction.TTL_ACTION_DELETE);
-      long staysId = setTtl(m, "/stays.bin", 3_600_000, TtlAction.TTL_ACTION_DELETE)
-          .getFileId();
+      long staysId = setTtl(m, "/stays.bin", 3_600_000, TtlAction.TTL_ACTION_DELETE).getFileId();
 
-      await("/tree and /one.bin are deleted",
-          () -> !exists(m, "/tree") && !exists(m, "/one.bin"));
+      await("/tree and /one.bin are deleted", () -> !exists(m, "/tree") && !exists(m, "/one.bin"));
       assertFalse(Files.exists(m.ufs.resolve("tree")), "deleted in the store, subtree and all");
       assertFalse(Files.exists(m.ufs.resolve("one.bin")));
       assertTrue(Files.exists(m.ufs.resolve("stays.bin")));
@@ -188,8 +223,10 @@ class TtlTest {
       await("both deletions are counted", () -> actions(m, "delete") == 2);
       assertEquals(0, actions(m, "free"));
       InodeStore store = m.server.journal().store();
-      assertEquals(List.of(staysId), store.expiredBy(Long.MAX_VALUE, null, 10).stream()
-          .map(e -> e.inodeId()).toList(), "the index holds only what still has a time to live");
+      assertEquals(
+          List.of(staysId),
+          store.expiredBy(Long.MAX_VALUE, null, 10).stream().map(e -> e.inodeId()).toList(),
+          "the index holds only what still has a time to live");
     }
   }
 
@@ -200,53 +237,89 @@ class TtlTest {
     Files.write(readOnly.resolve("x.bin"), new byte[3]);
     try (TestMaster m = TestMaster.start(home)) {
       m.mkdirs("/mnt");
-      m.fs.mount(MountRequest.newBuilder().setPath("/mnt/ro").setUfsUri("file://" + readOnly)
-          .setReadOnly(true).build());
-      assertFails(Status.Code.FAILED_PRECONDITION, "it is a mount point",
+      m.fs.mount(
+          MountRequest.newBuilder()
+              .setPath("/mnt/ro")
+              .setUfsUri("file://" + readOnly)
+              .setReadOnly(true)
+              .build());
+      assertFails(
+          Status.Code.FAILED_PRECONDITION,
+          "it is a mount point",
           () -> setTtl(m, "/mnt/ro", 1000, TtlAction.TTL_ACTION_DELETE));
-      assertFails(Status.Code.FAILED_PRECONDITION, "it is a mount point",
+      assertFails(
+          Status.Code.FAILED_PRECONDITION,
+          "it is a mount point",
           () -> setTtl(m, "/", 1000, TtlAction.TTL_ACTION_DELETE));
-      assertFails(Status.Code.PERMISSION_DENIED, "is read-only",
+      assertFails(
+          Status.Code.PERMISSION_DENIED,
+          "is read-only",
           () -> setTtl(m, "/mnt/ro/x.bin", 1000, TtlAction.TTL_ACTION_DELETE));
       // Freeing cached blocks never writes the store: a read-only mount takes it.
       assertEquals(1000, setTtl(m, "/mnt/ro/x.bin", 1000, TtlAction.TTL_ACTION_FREE).getTtlMs());
       assertEquals(1000, setTtl(m, "/mnt/ro", 1000, TtlAction.TTL_ACTION_FREE).getTtlMs());
-      assertFails(Status.Code.PERMISSION_DENIED, "is read-only",
-          () -> m.fs.setAttribute(SetAttributeRequest.newBuilder().setPath("/mnt/ro/x.bin")
-              .setTtlMs(1000).setMode(0600).build()));
+      assertFails(
+          Status.Code.PERMISSION_DENIED,
+          "is read-only",
+          () ->
+              m.fs.setAttribute(
+                  SetAttributeRequest.newBuilder()
+                      .setPath("/mnt/ro/x.bin")
+                      .setTtlMs(1000)
+                      .setMode(0600)
+                      .build()));
     }
   }
 
   /**
-   * A cluster upgraded from 0.1.0 stays at layout 1 until finalized: restored from a backup
-   * such a cluster wrote (a root inode and no layout record), the master refuses a time to live
-   * and says what to do, takes other attributes, and takes a time to live once finalized.
+   * A cluster upgraded from 0.1.0 stays at layout 1 until finalized: restored from a backup such a
+   * cluster wrote (a root inode and no layout record), the master refuses a time to live and says
+   * what to do, takes other attributes, and takes a time to live once finalized.
    */
   @Test
   void layoutOneRefusesTtlUntilFinalized() throws Exception {
     Path backup = home.resolve("backup-0.1.0");
-    try (InodeStore old = InodeStore.open(home.resolve("old-metastore"), 100,
-        new io.micrometer.core.instrument.simple.SimpleMeterRegistry())) {
-      old.apply(JournalEntry.newBuilder().setSequence(1).setInode(InodeEntry.newBuilder()
-          .setId(InodeStore.ROOT_ID).setDirectory(true).setMode(0755)
-          .setModificationTimeMs(System.currentTimeMillis())).build());
+    try (InodeStore old =
+        InodeStore.open(
+            home.resolve("old-metastore"),
+            100,
+            new io.micrometer.core.instrument.simple.SimpleMeterRegistry())) {
+      old.apply(
+          JournalEntry.newBuilder()
+              .setSequence(1)
+              .setInode(
+                  InodeEntry.newBuilder()
+                      .setId(InodeStore.ROOT_ID)
+                      .setDirectory(true)
+                      .setMode(0755)
+                      .setModificationTimeMs(System.currentTimeMillis()))
+              .build());
       assertEquals(1, old.layoutVersion());
       Snapshots.write(old, backup, HeaderFile.BACKUP_KIND, 1, 1);
     }
     Path cluster = home.resolve("cluster");
     Files.createDirectories(cluster.resolve("ufs"));
-    try (TestMaster m = TestMaster.start(cluster, Map.of(
-        "strata.master.restore.backup", backup.toString()))) {
-      assertEquals(1, m.fs.getMasterInfo(GetMasterInfoRequest.getDefaultInstance())
-          .getLayoutVersion());
+    try (TestMaster m =
+        TestMaster.start(cluster, Map.of("strata.master.restore.backup", backup.toString()))) {
+      assertEquals(
+          1, m.fs.getMasterInfo(GetMasterInfoRequest.getDefaultInstance()).getLayoutVersion());
       m.file("/f", 10);
-      assertFails(Status.Code.FAILED_PRECONDITION, "`strata fsadmin upgrade finalize`",
+      assertFails(
+          Status.Code.FAILED_PRECONDITION,
+          "`strata fsadmin upgrade finalize`",
           () -> setTtl(m, "/f", 1000, TtlAction.TTL_ACTION_FREE));
-      assertFails(Status.Code.FAILED_PRECONDITION, "needs layout 2",
+      assertFails(
+          Status.Code.FAILED_PRECONDITION,
+          "needs layout 2",
           () -> setTtl(m, "/f", 0, TtlAction.TTL_ACTION_FREE));
       assertEquals(0, m.stat("/f").getTtlMs());
-      assertEquals(0600, m.fs.setAttribute(SetAttributeRequest.newBuilder().setPath("/f")
-          .setMode(0600).build()).getFile().getMode(), "other attributes are taken");
+      assertEquals(
+          0600,
+          m.fs
+              .setAttribute(SetAttributeRequest.newBuilder().setPath("/f").setMode(0600).build())
+              .getFile()
+              .getMode(),
+          "other attributes are taken");
 
       UpgradeMasterGrpc.newBlockingStub(m.channel)
           .finalizeUpgrade(FinalizeUpgradeRequest.getDefaultInstance());

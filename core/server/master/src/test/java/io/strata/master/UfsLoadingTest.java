@@ -22,8 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class UfsLoadingTest {
-  @TempDir
-  Path home;
+  @TempDir Path home;
 
   private void write(Path file, int bytes) throws Exception {
     Files.createDirectories(file.getParent());
@@ -34,22 +33,27 @@ class UfsLoadingTest {
   void statOfANestedUnseenPathLoadsEachComponentFromTheStore() throws Exception {
     Path ufs = home.resolve("ufs");
     write(ufs.resolve("datasets/imagenet/train/n01440764.tar"), 1234);
-    Files.setPosixFilePermissions(ufs.resolve("datasets/imagenet/train/n01440764.tar"),
+    Files.setPosixFilePermissions(
+        ufs.resolve("datasets/imagenet/train/n01440764.tar"),
         PosixFilePermissions.fromString("rw-r-----"));
     try (TestMaster m = TestMaster.start(home)) {
       FileInfo f = m.stat("/datasets/imagenet/train/n01440764.tar");
       assertEquals(1234, f.getLength());
       assertTrue(f.getComplete());
       assertEquals(0640, f.getMode());
-      assertEquals("file://" + ufs.resolve("datasets/imagenet/train/n01440764.tar"),
-          f.getUfsPath());
+      assertEquals(
+          "file://" + ufs.resolve("datasets/imagenet/train/n01440764.tar"), f.getUfsPath());
       assertTrue(f.getUfsFingerprint().startsWith("1234:"), f.getUfsFingerprint());
       assertEquals(1, f.getBlockCount());
       FileInfo train = m.stat("/datasets/imagenet/train");
       assertTrue(train.getDirectory());
-      assertFails(Status.Code.NOT_FOUND, "Path does not exist: /datasets/imagenet/val",
+      assertFails(
+          Status.Code.NOT_FOUND,
+          "Path does not exist: /datasets/imagenet/val",
           () -> m.stat("/datasets/imagenet/val"));
-      assertFails(Status.Code.NOT_FOUND, "Path does not exist: /datasets/x/y/z",
+      assertFails(
+          Status.Code.NOT_FOUND,
+          "Path does not exist: /datasets/x/y/z",
           () -> m.stat("/datasets/x/y/z"));
     }
   }
@@ -66,7 +70,8 @@ class UfsLoadingTest {
     try (TestMaster m = TestMaster.start(home)) {
       assertEquals(List.of("a"), m.names("/"));
       before = m.list("/a");
-      assertEquals(List.of("1.bin", "2.bin", "empty", "sub"),
+      assertEquals(
+          List.of("1.bin", "2.bin", "empty", "sub"),
           before.stream().map(FileInfo::getName).toList());
       assertEquals(20, before.get(1).getLength());
       assertTrue(before.get(3).getDirectory());
@@ -77,8 +82,7 @@ class UfsLoadingTest {
       // (sync of later changes is separate), and the listing is served from the metastore.
       write(ufs.resolve("a/late.bin"), 1);
       assertEquals(4, m.list("/a").size());
-      long inodes = m.fs.getMasterInfo(GetMasterInfoRequest.getDefaultInstance())
-          .getInodeCount();
+      long inodes = m.fs.getMasterInfo(GetMasterInfoRequest.getDefaultInstance()).getInodeCount();
       assertEquals(7, inodes, "root, a, 1.bin, 2.bin, empty, sub, 3.bin");
     }
     try (TestMaster again = TestMaster.start(home)) {
@@ -98,8 +102,8 @@ class UfsLoadingTest {
       Set<String> seen = new HashSet<>();
       List<String> order = new ArrayList<>();
       int pages = 0;
-      Iterator<ListStatusResponse> it = m.fs.listStatus(ListStatusRequest.newBuilder()
-          .setPath("/big").setPageSize(100).build());
+      Iterator<ListStatusResponse> it =
+          m.fs.listStatus(ListStatusRequest.newBuilder().setPath("/big").setPageSize(100).build());
       while (it.hasNext()) {
         ListStatusResponse page = it.next();
         pages++;
@@ -118,8 +122,13 @@ class UfsLoadingTest {
 
       // Resume after a name in the middle of a page.
       List<String> rest = new ArrayList<>();
-      m.fs.listStatus(ListStatusRequest.newBuilder().setPath("/big").setPageSize(100)
-          .setStartAfter("f04949").build())
+      m.fs
+          .listStatus(
+              ListStatusRequest.newBuilder()
+                  .setPath("/big")
+                  .setPageSize(100)
+                  .setStartAfter("f04949")
+                  .build())
           .forEachRemaining(r -> r.getFilesList().forEach(f -> rest.add(f.getName())));
       assertEquals(50, rest.size());
       assertEquals("f04950", rest.get(0));

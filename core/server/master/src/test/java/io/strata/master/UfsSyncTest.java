@@ -38,8 +38,7 @@ class UfsSyncTest {
   private static final long NEVER = -1;
   private static final long ALWAYS = 0;
 
-  @TempDir
-  Path home;
+  @TempDir Path home;
 
   private Path ufs() {
     return home.resolve("ufs");
@@ -59,14 +58,16 @@ class UfsSyncTest {
   }
 
   static FileInfo stat(TestMaster m, String path, long syncMs) {
-    return m.fs.getStatus(GetStatusRequest.newBuilder().setPath(path).setSyncIntervalMs(syncMs)
-        .build()).getFile();
+    return m.fs
+        .getStatus(GetStatusRequest.newBuilder().setPath(path).setSyncIntervalMs(syncMs).build())
+        .getFile();
   }
 
   static List<FileInfo> list(TestMaster m, String path, long syncMs) {
     List<FileInfo> all = new ArrayList<>();
-    m.fs.listStatus(ListStatusRequest.newBuilder().setPath(path).setSyncIntervalMs(syncMs)
-        .build()).forEachRemaining(r -> all.addAll(r.getFilesList()));
+    m.fs
+        .listStatus(ListStatusRequest.newBuilder().setPath(path).setSyncIntervalMs(syncMs).build())
+        .forEachRemaining(r -> all.addAll(r.getFilesList()));
     return all;
   }
 
@@ -92,19 +93,23 @@ class UfsSyncTest {
       Files.delete(ufs().resolve("d/b.bin"));
       write(ufs().resolve("d/c.bin"), 31);
 
-      assertEquals(List.of("a.bin", "b.bin", "c.bin", "writing"), names(list(m, "/d", NEVER)),
+      assertEquals(
+          List.of("a.bin", "b.bin", "c.bin", "writing"),
+          names(list(m, "/d", NEVER)),
           "never: the namespace as loaded");
       List<FileInfo> after = list(m, "/d", ALWAYS);
-      assertEquals(List.of("a.bin", "c.bin", "new.bin", "writing"), names(after),
+      assertEquals(
+          List.of("a.bin", "c.bin", "new.bin", "writing"),
+          names(after),
           "a file being written through Strata is left alone");
       assertEquals(before.get(0).getFileId(), after.get(0).getFileId(), "unchanged keeps its id");
       assertEquals(31, after.get(1).getLength());
-      assertNotEquals(before.get(2).getFileId(), after.get(1).getFileId(),
-          "a changed file is a new inode");
+      assertNotEquals(
+          before.get(2).getFileId(), after.get(1).getFileId(), "a changed file is a new inode");
       assertEquals(5, after.get(2).getLength());
       assertFalse(after.get(3).getComplete());
-      assertFails(Status.Code.NOT_FOUND, "Path does not exist: /d/b.bin",
-          () -> stat(m, "/d/b.bin", NEVER));
+      assertFails(
+          Status.Code.NOT_FOUND, "Path does not exist: /d/b.bin", () -> stat(m, "/d/b.bin", NEVER));
     }
   }
 
@@ -127,10 +132,12 @@ class UfsSyncTest {
 
       Files.delete(ufs().resolve("d/f.bin"));
       assertEquals(changed.getFileId(), m.stat("/d/f.bin").getFileId(), "default is never");
-      assertFails(Status.Code.NOT_FOUND, "Path does not exist: /d/f.bin",
+      assertFails(
+          Status.Code.NOT_FOUND,
+          "Path does not exist: /d/f.bin",
           () -> stat(m, "/d/f.bin", ALWAYS));
-      assertFails(Status.Code.NOT_FOUND, "Path does not exist: /d/f.bin",
-          () -> stat(m, "/d/f.bin", NEVER));
+      assertFails(
+          Status.Code.NOT_FOUND, "Path does not exist: /d/f.bin", () -> stat(m, "/d/f.bin", NEVER));
       assertEquals(List.of("added.bin"), m.names("/d"));
     }
   }
@@ -176,26 +183,33 @@ class UfsSyncTest {
   }
 
   private static void mount(TestMaster m, String path, Path dir, String interval) {
-    m.fs.mount(MountRequest.newBuilder().setPath(path).setUfsUri("file://" + dir)
-        .putOptions("sync.interval", interval).build());
+    m.fs.mount(
+        MountRequest.newBuilder()
+            .setPath(path)
+            .setUfsUri("file://" + dir)
+            .putOptions("sync.interval", interval)
+            .build());
   }
 
   @Test
   void configuredIntervalIsTheDefaultAndABadOneFailsStartUp() throws Exception {
     write(ufs().resolve("f"), 1);
-    try (TestMaster m = TestMaster.start(home, Map.of("strata.master.ufs.sync.interval",
-        "always"))) {
+    try (TestMaster m =
+        TestMaster.start(home, Map.of("strata.master.ufs.sync.interval", "always"))) {
       assertEquals(1, m.stat("/f").getLength());
       write(ufs().resolve("f"), 2);
       write(ufs().resolve("g"), 2);
       assertEquals(2, m.stat("/f").getLength());
       assertEquals(List.of("f", "g"), m.names("/"));
     }
-    StrataConfig bad = StrataConfig.load(TestMaster.config(home,
-        Map.of("strata.master.ufs.sync.interval", "soon")));
+    StrataConfig bad =
+        StrataConfig.load(
+            TestMaster.config(home, Map.of("strata.master.ufs.sync.interval", "soon")));
     ConfigException e = assertThrows(ConfigException.class, () -> new MasterServer(bad));
-    assertTrue(e.getMessage().contains("strata.master.ufs.sync.interval")
-        && e.getMessage().contains("'soon' is not a sync interval"), e.getMessage());
+    assertTrue(
+        e.getMessage().contains("strata.master.ufs.sync.interval")
+            && e.getMessage().contains("'soon' is not a sync interval"),
+        e.getMessage());
   }
 
   @Test
@@ -204,20 +218,33 @@ class UfsSyncTest {
     try (TestMaster m = TestMaster.start(home)) {
       FileInfo old = m.stat("/data.bin");
       long oldBlock = BlockIds.blockId(old.getFileId(), 0);
-      long worker = m.blocks.registerWorker(RegisterWorkerRequest.newBuilder()
-          .setAddress(WorkerAddress.newBuilder().setHost("127.0.0.1").setRpcPort(7002)
-              .setDataPort(7001))
-          .addBlocks(BlockReport.newBuilder().setBlockId(oldBlock).setLength(4096)
-              .setTier("MEM"))
-          .build()).getWorkerId();
+      long worker =
+          m.blocks
+              .registerWorker(
+                  RegisterWorkerRequest.newBuilder()
+                      .setAddress(
+                          WorkerAddress.newBuilder()
+                              .setHost("127.0.0.1")
+                              .setRpcPort(7002)
+                              .setDataPort(7001))
+                      .addBlocks(
+                          BlockReport.newBuilder()
+                              .setBlockId(oldBlock)
+                              .setLength(4096)
+                              .setTier("MEM"))
+                      .build())
+              .getWorkerId();
       assertEquals(4096, m.stat("/data.bin").getCachedBytes());
 
       write(ufs().resolve("data.bin"), 5000);
       FileInfo now = stat(m, "/data.bin", ALWAYS);
       assertNotEquals(old.getFileId(), now.getFileId());
       assertEquals(0, now.getCachedBytes());
-      assertEquals(List.of(oldBlock), m.blocks.heartbeat(HeartbeatRequest.newBuilder()
-          .setWorkerId(worker).build()).getRemoveBlockIdsList());
+      assertEquals(
+          List.of(oldBlock),
+          m.blocks
+              .heartbeat(HeartbeatRequest.newBuilder().setWorkerId(worker).build())
+              .getRemoveBlockIdsList());
     }
   }
 
@@ -260,8 +287,8 @@ class UfsSyncTest {
       assertEquals(9, top.get(0).getLength());
       assertNotEquals(dir.getFileId(), top.get(0).getFileId());
       assertTrue(top.get(1).getDirectory());
-      assertFails(Status.Code.NOT_FOUND, "Path does not exist: /x/inner.bin",
-          () -> m.stat("/x/inner.bin"));
+      assertFails(
+          Status.Code.NOT_FOUND, "Path does not exist: /x/inner.bin", () -> m.stat("/x/inner.bin"));
       assertEquals(1, m.stat("/y/sub/z.bin").getLength());
 
       // One path at a time, through a status check.

@@ -25,9 +25,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A master serves callers of its own RPC protocol and the one before, refuses others with a
- * message naming both versions and what to upgrade, reports its versions and the processes
- * connected to it, and a new namespace starts at this release's metadata layout.
+ * A master serves callers of its own RPC protocol and the one before, refuses others with a message
+ * naming both versions and what to upgrade, reports its versions and the processes connected to it,
+ * and a new namespace starts at this release's metadata layout.
  */
 class VersionWindowTest {
   @TempDir Path home;
@@ -41,8 +41,9 @@ class VersionWindowTest {
   }
 
   private static GetMasterInfoResponse info(ManagedChannel channel, Metadata headers) {
-    return FileSystemMasterGrpc.newBlockingStub(ClientInterceptors.intercept(channel,
-        MetadataUtils.newAttachHeadersInterceptor(headers)))
+    return FileSystemMasterGrpc.newBlockingStub(
+            ClientInterceptors.intercept(
+                channel, MetadataUtils.newAttachHeadersInterceptor(headers)))
         .getMasterInfo(GetMasterInfoRequest.getDefaultInstance());
   }
 
@@ -51,22 +52,31 @@ class VersionWindowTest {
     try (TestMaster m = TestMaster.start(home)) {
       int current = Version.PROTOCOL_VERSION;
       // Unversioned (release 0.1.0), the previous and the current protocol are served.
-      assertEquals(Version.RELEASE, m.fs.getMasterInfo(GetMasterInfoRequest.getDefaultInstance())
-          .getRelease());
+      assertEquals(
+          Version.RELEASE,
+          m.fs.getMasterInfo(GetMasterInfoRequest.getDefaultInstance()).getRelease());
       info(m.channel, headers(Integer.toString(current - 1), "0.1.0", "fuse"));
       info(m.channel, headers(Integer.toString(current), Version.RELEASE, "proxy"));
 
-      TestMaster.assertFails(Status.Code.FAILED_PRECONDITION, "Upgrade the servers first",
+      TestMaster.assertFails(
+          Status.Code.FAILED_PRECONDITION,
+          "Upgrade the servers first",
           () -> info(m.channel, headers(Integer.toString(current + 1), "9.0.0", "fuse")));
-      TestMaster.assertFails(Status.Code.FAILED_PRECONDITION, "runs release 9.0.0 (protocol "
-          + (current + 1) + ")",
+      TestMaster.assertFails(
+          Status.Code.FAILED_PRECONDITION,
+          "runs release 9.0.0 (protocol " + (current + 1) + ")",
           () -> info(m.channel, headers(Integer.toString(current + 1), "9.0.0", "fuse")));
-      TestMaster.assertFails(Status.Code.FAILED_PRECONDITION, "protocols "
-          + Version.OLDEST_SERVED_PROTOCOL_VERSION + " to " + current,
+      TestMaster.assertFails(
+          Status.Code.FAILED_PRECONDITION,
+          "protocols " + Version.OLDEST_SERVED_PROTOCOL_VERSION + " to " + current,
           () -> info(m.channel, headers(Integer.toString(current - 2), "0.0.1", "client")));
-      TestMaster.assertFails(Status.Code.FAILED_PRECONDITION, "Upgrade this client",
+      TestMaster.assertFails(
+          Status.Code.FAILED_PRECONDITION,
+          "Upgrade this client",
           () -> info(m.channel, headers(Integer.toString(current - 2), "0.0.1", "client")));
-      TestMaster.assertFails(Status.Code.FAILED_PRECONDITION, "protocol unreadable",
+      TestMaster.assertFails(
+          Status.Code.FAILED_PRECONDITION,
+          "protocol unreadable",
           () -> info(m.channel, headers("two", "0.0.1", "client")));
     }
   }
@@ -74,23 +84,35 @@ class VersionWindowTest {
   @Test
   void aMasterReportsItsVersionsAndTheProcessesConnectedToIt() throws Exception {
     try (TestMaster m = TestMaster.start(home)) {
-      ManagedChannel fuse = NettyChannelBuilder.forAddress("127.0.0.1", m.server.rpcPort())
-          .usePlaintext().build();
+      ManagedChannel fuse =
+          NettyChannelBuilder.forAddress("127.0.0.1", m.server.rpcPort()).usePlaintext().build();
       try {
-        GetMasterInfoResponse seen = info(fuse, headers(Integer.toString(
-            Version.PROTOCOL_VERSION), Version.RELEASE, "fuse"));
+        GetMasterInfoResponse seen =
+            info(
+                fuse, headers(Integer.toString(Version.PROTOCOL_VERSION), Version.RELEASE, "fuse"));
         assertEquals(Version.PROTOCOL_VERSION, seen.getProtocolVersion());
         assertEquals(Version.LAYOUT_VERSION, seen.getJournalFormatVersion());
-        assertEquals(Version.LAYOUT_VERSION, seen.getLayoutVersion(),
+        assertEquals(
+            Version.LAYOUT_VERSION,
+            seen.getLayoutVersion(),
             "a new namespace starts at this release's layout");
         assertTrue(seen.getLeader());
         GetMasterInfoResponse again = m.fs.getMasterInfo(GetMasterInfoRequest.getDefaultInstance());
         List<ConnectedClient> clients = again.getClientsList();
-        assertTrue(clients.stream().anyMatch(c -> c.getKind().equals("fuse")
-            && c.getRelease().equals(Version.RELEASE)
-            && c.getProtocolVersion() == Version.PROTOCOL_VERSION), clients.toString());
-        assertTrue(clients.stream().anyMatch(c -> c.getRelease().equals(
-            VersionHeaders.UNVERSIONED_RELEASE) && c.getProtocolVersion() == 1),
+        assertTrue(
+            clients.stream()
+                .anyMatch(
+                    c ->
+                        c.getKind().equals("fuse")
+                            && c.getRelease().equals(Version.RELEASE)
+                            && c.getProtocolVersion() == Version.PROTOCOL_VERSION),
+            clients.toString());
+        assertTrue(
+            clients.stream()
+                .anyMatch(
+                    c ->
+                        c.getRelease().equals(VersionHeaders.UNVERSIONED_RELEASE)
+                            && c.getProtocolVersion() == 1),
             "a caller without headers shows as the release before versions: " + clients);
       } finally {
         fuse.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
@@ -107,9 +129,12 @@ class VersionWindowTest {
       } while (System.nanoTime() < deadline);
       assertTrue(left.stream().noneMatch(c -> c.getKind().equals("fuse")), left.toString());
 
-      FinalizeUpgradeResponse done = UpgradeMasterGrpc.newBlockingStub(m.channel)
-          .finalizeUpgrade(FinalizeUpgradeRequest.getDefaultInstance());
-      assertEquals(Version.LAYOUT_VERSION, done.getPreviousLayoutVersion(),
+      FinalizeUpgradeResponse done =
+          UpgradeMasterGrpc.newBlockingStub(m.channel)
+              .finalizeUpgrade(FinalizeUpgradeRequest.getDefaultInstance());
+      assertEquals(
+          Version.LAYOUT_VERSION,
+          done.getPreviousLayoutVersion(),
           "nothing to finalize on a new namespace");
       assertEquals(Version.LAYOUT_VERSION, done.getLayoutVersion());
       assertEquals(0, done.getEnabledFeaturesCount());

@@ -38,12 +38,15 @@ import org.junit.jupiter.api.io.TempDir;
 class WorkerRegistrationTest {
   private static final long MB = 1 << 20;
 
-  @TempDir
-  Path home;
+  @TempDir Path home;
 
   private static WorkerAddress address(int dataPort) {
-    return WorkerAddress.newBuilder().setHost("127.0.0.1").setRpcPort(dataPort + 1)
-        .setDataPort(dataPort).setWebPort(dataPort + 2).build();
+    return WorkerAddress.newBuilder()
+        .setHost("127.0.0.1")
+        .setRpcPort(dataPort + 1)
+        .setDataPort(dataPort)
+        .setWebPort(dataPort + 2)
+        .build();
   }
 
   private static BlockReport block(long blockId, long length) {
@@ -51,9 +54,15 @@ class WorkerRegistrationTest {
   }
 
   private static long register(TestMaster m, int dataPort, List<BlockReport> blocks) {
-    return m.blocks.registerWorker(RegisterWorkerRequest.newBuilder().setAddress(address(dataPort))
-        .addTiers(TierUsage.newBuilder().setAlias("MEM").setCapacityBytes(100 * MB))
-        .addAllBlocks(blocks).setRelease("test").setRpcProtocolVersion(1).build())
+    return m.blocks
+        .registerWorker(
+            RegisterWorkerRequest.newBuilder()
+                .setAddress(address(dataPort))
+                .addTiers(TierUsage.newBuilder().setAlias("MEM").setCapacityBytes(100 * MB))
+                .addAllBlocks(blocks)
+                .setRelease("test")
+                .setRpcProtocolVersion(1)
+                .build())
         .getWorkerId();
   }
 
@@ -62,10 +71,11 @@ class WorkerRegistrationTest {
   }
 
   private FileInfo fileOfThreeBlocks(TestMaster m, String path) throws Exception {
-    m.fs.createFile(CreateFileRequest.newBuilder().setPath(path)
-        .setBlockSize(MB).setRecursive(true).build());
-    return m.fs.completeFile(CompleteFileRequest.newBuilder().setPath(path)
-        .setLength(3 * MB - 10).build()).getFile();
+    m.fs.createFile(
+        CreateFileRequest.newBuilder().setPath(path).setBlockSize(MB).setRecursive(true).build());
+    return m.fs
+        .completeFile(CompleteFileRequest.newBuilder().setPath(path).setLength(3 * MB - 10).build())
+        .getFile();
   }
 
   @Test
@@ -79,15 +89,21 @@ class WorkerRegistrationTest {
       assertNotEquals(w1, w2);
       assertEquals(w1, register(m, 7001, List.of(block(b0, MB))), "same address, same id");
 
-      m.blocks.commitBlock(CommitBlockRequest.newBuilder().setWorkerId(w2)
-          .setBlock(block(b2, MB - 10)).build());
-      HeartbeatResponse hb = m.blocks.heartbeat(HeartbeatRequest.newBuilder().setWorkerId(w2)
-          .addAddedBlocks(block(b0, MB))
-          .setCacheStats(WorkerCacheStats.newBuilder().setHits(5).setMisses(2)).build());
+      m.blocks.commitBlock(
+          CommitBlockRequest.newBuilder().setWorkerId(w2).setBlock(block(b2, MB - 10)).build());
+      HeartbeatResponse hb =
+          m.blocks.heartbeat(
+              HeartbeatRequest.newBuilder()
+                  .setWorkerId(w2)
+                  .addAddedBlocks(block(b0, MB))
+                  .setCacheStats(WorkerCacheStats.newBuilder().setHits(5).setMisses(2))
+                  .build());
       assertEquals(WorkerCommand.WORKER_COMMAND_NONE, hb.getCommand());
 
-      List<BlockInfo> blocks = m.fs.getFileBlocks(GetFileBlocksRequest.newBuilder()
-          .setPath("/f").build()).getBlocksList();
+      List<BlockInfo> blocks =
+          m.fs
+              .getFileBlocks(GetFileBlocksRequest.newBuilder().setPath("/f").build())
+              .getBlocksList();
       assertEquals(Set.of(w1, w2), workerIds(blocks.get(0)));
       assertEquals(Set.of(), workerIds(blocks.get(1)));
       assertEquals(Set.of(w2), workerIds(blocks.get(2)));
@@ -95,18 +111,25 @@ class WorkerRegistrationTest {
       assertEquals(7002, blocks.get(2).getLocations(0).getAddress().getDataPort());
       assertEquals(MB + MB - 10, m.stat("/f").getCachedBytes());
 
-      WorkerInfo info = m.fs.getWorkers(GetWorkersRequest.getDefaultInstance()).getWorkersList()
-          .stream().filter(w -> w.getWorkerId() == w2).findFirst().orElseThrow();
+      WorkerInfo info =
+          m.fs.getWorkers(GetWorkersRequest.getDefaultInstance()).getWorkersList().stream()
+              .filter(w -> w.getWorkerId() == w2)
+              .findFirst()
+              .orElseThrow();
       assertEquals(WorkerState.WORKER_LIVE, info.getState());
       assertEquals(2, info.getBlockCount());
       assertEquals(5, info.getCacheStats().getHits());
       assertEquals("MEM", info.getTiers(0).getAlias());
 
       // A worker reports a block it dropped: the location goes.
-      m.blocks.heartbeat(HeartbeatRequest.newBuilder().setWorkerId(w2).addRemovedBlockIds(b0)
-          .build());
-      assertEquals(Set.of(w1), workerIds(m.fs.getFileBlocks(GetFileBlocksRequest.newBuilder()
-          .setPath("/f").build()).getBlocks(0)));
+      m.blocks.heartbeat(
+          HeartbeatRequest.newBuilder().setWorkerId(w2).addRemovedBlockIds(b0).build());
+      assertEquals(
+          Set.of(w1),
+          workerIds(
+              m.fs
+                  .getFileBlocks(GetFileBlocksRequest.newBuilder().setPath("/f").build())
+                  .getBlocks(0)));
     }
   }
 
@@ -117,25 +140,38 @@ class WorkerRegistrationTest {
       long b0 = BlockIds.blockId(f.getFileId(), 0);
       long w1 = register(m, 7001, List.of(block(b0, MB)));
       long w2 = register(m, 7002, List.of(block(b0, MB)));
-      m.blocks.heartbeat(HeartbeatRequest.newBuilder().setWorkerId(w1).setDraining(true)
-          .build());
+      m.blocks.heartbeat(HeartbeatRequest.newBuilder().setWorkerId(w1).setDraining(true).build());
 
-      assertEquals(Set.of(w2), workerIds(m.fs.getFileBlocks(GetFileBlocksRequest.newBuilder()
-          .setPath("/f").build()).getBlocks(0)));
+      assertEquals(
+          Set.of(w2),
+          workerIds(
+              m.fs
+                  .getFileBlocks(GetFileBlocksRequest.newBuilder().setPath("/f").build())
+                  .getBlocks(0)));
       Map<Long, WorkerState> states = new java.util.HashMap<>();
-      m.fs.getWorkers(GetWorkersRequest.getDefaultInstance()).getWorkersList()
+      m.fs
+          .getWorkers(GetWorkersRequest.getDefaultInstance())
+          .getWorkersList()
           .forEach(w -> states.put(w.getWorkerId(), w.getState()));
       assertEquals(Map.of(w1, WorkerState.WORKER_DRAINING, w2, WorkerState.WORKER_LIVE), states);
-      assertEquals(WorkerCommand.WORKER_COMMAND_NONE, heartbeat(m, w1).getCommand(),
+      assertEquals(
+          WorkerCommand.WORKER_COMMAND_NONE,
+          heartbeat(m, w1).getCommand(),
           "a draining worker still heartbeats");
 
       // Restarted (a new registration), it serves again with the blocks it kept.
       register(m, 7001, List.of(block(b0, MB)));
-      assertEquals(Set.of(w1, w2), workerIds(m.fs.getFileBlocks(GetFileBlocksRequest
-          .newBuilder().setPath("/f").build()).getBlocks(0)));
-      WorkerInfo back = m.fs.getWorkers(GetWorkersRequest.getDefaultInstance())
-          .getWorkersList().stream().filter(w -> w.getWorkerId() == w1).findFirst()
-          .orElseThrow();
+      assertEquals(
+          Set.of(w1, w2),
+          workerIds(
+              m.fs
+                  .getFileBlocks(GetFileBlocksRequest.newBuilder().setPath("/f").build())
+                  .getBlocks(0)));
+      WorkerInfo back =
+          m.fs.getWorkers(GetWorkersRequest.getDefaultInstance()).getWorkersList().stream()
+              .filter(w -> w.getWorkerId() == w1)
+              .findFirst()
+              .orElseThrow();
       assertEquals(WorkerState.WORKER_LIVE, back.getState());
       assertEquals(1, back.getProtocolVersion(), "the protocol it registered with");
     }
@@ -156,8 +192,9 @@ class WorkerRegistrationTest {
       long k1 = BlockIds.blockId(kept.getFileId(), 1);
       long g0 = BlockIds.blockId(gone.getFileId(), 0);
       long orphan = BlockIds.blockId(999_999, 0);
-      long w = register(m, 7001, List.of(block(k0, MB), block(k1, MB), block(g0, MB),
-          block(orphan, 10)));
+      long w =
+          register(
+              m, 7001, List.of(block(k0, MB), block(k1, MB), block(g0, MB), block(orphan, 10)));
       // A block of a file that does not exist is sent back for removal at once.
       assertEquals(List.of(orphan), heartbeat(m, w).getRemoveBlockIdsList());
 
@@ -165,13 +202,15 @@ class WorkerRegistrationTest {
       assertEquals(List.of(g0), heartbeat(m, w).getRemoveBlockIdsList());
       assertEquals(List.of(), heartbeat(m, w).getRemoveBlockIdsList(), "handed out once");
 
-      FreeResponse freed = m.fs.free(FreeRequest.newBuilder().setPath("/dir").setRecursive(true)
-          .build());
+      FreeResponse freed =
+          m.fs.free(FreeRequest.newBuilder().setPath("/dir").setRecursive(true).build());
       assertEquals(2, freed.getBlocksFreed());
       assertEquals(2 * MB, freed.getBytesFreed());
       assertEquals(Set.of(k0, k1), new HashSet<>(heartbeat(m, w).getRemoveBlockIdsList()));
       assertEquals(0, m.stat("/dir/kept").getCachedBytes());
-      TestMaster.assertFails(Status.Code.FAILED_PRECONDITION, "Path is a directory: /dir",
+      TestMaster.assertFails(
+          Status.Code.FAILED_PRECONDITION,
+          "Path is a directory: /dir",
           () -> m.fs.free(FreeRequest.newBuilder().setPath("/dir").build()));
     }
   }
@@ -199,7 +238,8 @@ class WorkerRegistrationTest {
       assertEquals(WorkerCommand.WORKER_COMMAND_REGISTER, heartbeat(m, 12345).getCommand());
 
       assertEquals(w, register(m, 7001, List.of(block(b0, MB))));
-      assertEquals(WorkerState.WORKER_LIVE,
+      assertEquals(
+          WorkerState.WORKER_LIVE,
           m.fs.getWorkers(GetWorkersRequest.getDefaultInstance()).getWorkers(0).getState());
       assertEquals(MB, m.stat("/f").getCachedBytes());
     }

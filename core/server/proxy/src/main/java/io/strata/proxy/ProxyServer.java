@@ -31,11 +31,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The S3 proxy process: an HTTP server that speaks S3 over the Strata namespace, a client of
- * the master and workers like the FUSE mount (reads come from the cache, writes go through the
- * workers to the under stores), with its metrics and health endpoint and a cleaner of abandoned
- * multipart uploads. {@link #start} binds everything or fails with the reason; {@link #close}
- * stops it all.
+ * The S3 proxy process: an HTTP server that speaks S3 over the Strata namespace, a client of the
+ * master and workers like the FUSE mount (reads come from the cache, writes go through the workers
+ * to the under stores), with its metrics and health endpoint and a cleaner of abandoned multipart
+ * uploads. {@link #start} binds everything or fails with the reason; {@link #close} stops it all.
  */
 public final class ProxyServer implements ProcessMain.Server {
   private static final Logger LOG = LoggerFactory.getLogger(ProxyServer.class);
@@ -57,28 +56,41 @@ public final class ProxyServer implements ProcessMain.Server {
     ReloadingCredentials credentials = new ReloadingCredentials(credentialsFile);
     boolean anonymous = conf.getBoolean(ProxyKeys.ANONYMOUS);
     if (credentials.size() == 0 && !anonymous) {
-      LOG.warn("No access key in {}: every request will be refused until keys are added"
-          + " (`strata proxy credentials`), or set strata.proxy.anonymous=true",
+      LOG.warn(
+          "No access key in {}: every request will be refused until keys are added"
+              + " (`strata proxy credentials`), or set strata.proxy.anonymous=true",
           credentialsFile);
     }
     FileSystem fs = FileSystem.connect(conf);
     toClose.push(fs);
     fs.metrics().bindTo(registry);
-    S3Services services = S3Services.create(fs, buckets,
-        new AccessControl(fs, conf.getDuration(ProxyKeys.PERMISSION_CACHE_TTL)),
-        UserGroups.ofThisMachine(), (int) conf.getBytes(ProxyKeys.CHUNK_SIZE),
-        conf.getString(ProxyKeys.REGION), conf.getLong(ProxyKeys.METADATA_CACHE_SIZE),
-        conf.getDuration(ProxyKeys.METADATA_CACHE_TTL));
+    S3Services services =
+        S3Services.create(
+            fs,
+            buckets,
+            new AccessControl(fs, conf.getDuration(ProxyKeys.PERMISSION_CACHE_TTL)),
+            UserGroups.ofThisMachine(),
+            (int) conf.getBytes(ProxyKeys.CHUNK_SIZE),
+            conf.getString(ProxyKeys.REGION),
+            conf.getLong(ProxyKeys.METADATA_CACHE_SIZE),
+            conf.getDuration(ProxyKeys.METADATA_CACHE_TTL));
     toClose.push(services);
-    SigV4Verifier verifier = new SigV4Verifier(credentials, Clock.systemUTC(), anonymous,
-        SigV4Verifier.MAX_SKEW);
+    SigV4Verifier verifier =
+        new SigV4Verifier(credentials, Clock.systemUTC(), anonymous, SigV4Verifier.MAX_SKEW);
     S3Service service = services.service(verifier, conf.getString(ProxyKeys.DOMAIN), registry);
-    http = new S3HttpServer(new S3HttpServer.Settings(conf.getString(ProxyKeys.BIND_HOST),
-        conf.getInt(ProxyKeys.PORT), conf.getInt(ProxyKeys.IO_THREADS),
-        conf.getInt(ProxyKeys.HANDLER_THREADS), conf.getInt(ProxyKeys.HANDLER_QUEUE),
-        (int) conf.getBytes(ProxyKeys.MAX_HEADER_SIZE),
-        (int) conf.getBytes(ProxyKeys.WRITE_BUFFER_SIZE), conf.getDuration(ProxyKeys.IDLE_TIMEOUT)),
-        service, service);
+    http =
+        new S3HttpServer(
+            new S3HttpServer.Settings(
+                conf.getString(ProxyKeys.BIND_HOST),
+                conf.getInt(ProxyKeys.PORT),
+                conf.getInt(ProxyKeys.IO_THREADS),
+                conf.getInt(ProxyKeys.HANDLER_THREADS),
+                conf.getInt(ProxyKeys.HANDLER_QUEUE),
+                (int) conf.getBytes(ProxyKeys.MAX_HEADER_SIZE),
+                (int) conf.getBytes(ProxyKeys.WRITE_BUFFER_SIZE),
+                conf.getDuration(ProxyKeys.IDLE_TIMEOUT)),
+            service,
+            service);
     http.start();
     toClose.push(http);
     Gauge.builder(MetricNames.PROXY_REQUESTS_ACTIVE, http, S3HttpServer::activeRequests)
@@ -86,29 +98,42 @@ public final class ProxyServer implements ProcessMain.Server {
         .register(registry);
 
     MultipartUploads multipart = services.multipart();
-    Counter expired = Counter.builder(MetricNames.PROXY_MULTIPART_EXPIRED)
-        .description("Abandoned multipart uploads removed").register(registry);
+    Counter expired =
+        Counter.builder(MetricNames.PROXY_MULTIPART_EXPIRED)
+            .description("Abandoned multipart uploads removed")
+            .register(registry);
     Duration maxAge = conf.getDuration(ProxyKeys.MULTIPART_MAX_AGE);
     long every = Math.max(1, conf.getDuration(ProxyKeys.MULTIPART_CLEAN_INTERVAL).toSeconds());
-    ScheduledExecutorService cleaner = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "multipart-cleaner");
-      t.setDaemon(true);
-      return t;
-    });
-    cleaner.scheduleWithFixedDelay(() -> {
-      try {
-        expired.increment(multipart.removeExpired(maxAge));
-      } catch (RuntimeException e) {
-        LOG.warn("Cleaning abandoned multipart uploads failed: {}", e.toString());
-      }
-    }, every, every, TimeUnit.SECONDS);
+    ScheduledExecutorService cleaner =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "multipart-cleaner");
+              t.setDaemon(true);
+              return t;
+            });
+    cleaner.scheduleWithFixedDelay(
+        () -> {
+          try {
+            expired.increment(multipart.removeExpired(maxAge));
+          } catch (RuntimeException e) {
+            LOG.warn("Cleaning abandoned multipart uploads failed: {}", e.toString());
+          }
+        },
+        every,
+        every,
+        TimeUnit.SECONDS);
     toClose.push(cleaner::shutdownNow);
 
-    web = new WebServer(conf.getString(ProxyKeys.BIND_HOST), conf.getInt(ProxyKeys.WEB_PORT),
-        registry);
+    web =
+        new WebServer(
+            conf.getString(ProxyKeys.BIND_HOST), conf.getInt(ProxyKeys.WEB_PORT), registry);
     toClose.push(web);
-    LOG.info("S3 proxy serving on {}:{} (metrics on :{}), credentials {}, anonymous access {}",
-        conf.getString(ProxyKeys.BIND_HOST), http.port(), web.port(), credentialsFile,
+    LOG.info(
+        "S3 proxy serving on {}:{} (metrics on :{}), credentials {}, anonymous access {}",
+        conf.getString(ProxyKeys.BIND_HOST),
+        http.port(),
+        web.port(),
+        credentialsFile,
         anonymous ? "on" : "off");
   }
 

@@ -41,15 +41,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A whole worker in one object: the tiered block store, the data channel, the gRPC service
- * (with the executor of load tasks and its buffer pool), the HTTP endpoint and the link to the
- * master. {@link #start} opens the store and binds every
- * port before it returns (ports configured as 0 are picked by the system, and the actual ones
- * are what the master is told); registration with the master continues in the background, so a
- * worker whose master is down still serves what it holds. Tests run it in-JVM.
+ * A whole worker in one object: the tiered block store, the data channel, the gRPC service (with
+ * the executor of load tasks and its buffer pool), the HTTP endpoint and the link to the master.
+ * {@link #start} opens the store and binds every port before it returns (ports configured as 0 are
+ * picked by the system, and the actual ones are what the master is told); registration with the
+ * master continues in the background, so a worker whose master is down still serves what it holds.
+ * Tests run it in-JVM.
  */
 public final class WorkerServer implements ProcessMain.Server {
   private static final Logger LOG = LoggerFactory.getLogger(WorkerServer.class);
+
   /** Under-store read tasks that may wait for a thread; beyond this, misses are refused. */
   private static final int UFS_READ_QUEUE = 4096;
 
@@ -84,91 +85,140 @@ public final class WorkerServer implements ProcessMain.Server {
   private void startAll() throws Exception {
     store.open();
     String bindHost = conf.getString(WorkerKeys.BIND_HOST);
-    MasterClient master = new MasterClient(MasterAddresses.of(conf),
-        conf.getDuration(WorkerKeys.MASTER_RPC_TIMEOUT));
+    MasterClient master =
+        new MasterClient(MasterAddresses.of(conf), conf.getDuration(WorkerKeys.MASTER_RPC_TIMEOUT));
     toClose.add(master);
     MountedStores mountedStores = new MountedStores(new UnderStores(), new MountOptions(master));
     toClose.add(mountedStores);
-    int chunkSize = (int) Math.min(64L << 20,
-        Math.max(4096, conf.getBytes(WorkerKeys.UFS_READ_CHUNK_SIZE)));
+    int chunkSize =
+        (int) Math.min(64L << 20, Math.max(4096, conf.getBytes(WorkerKeys.UFS_READ_CHUNK_SIZE)));
 
     // One opener for every writer of block files, so each tier folder is probed and logged once.
     BlockFileOpener opener = new BlockFileOpener(conf.getBoolean(WorkerKeys.BLOCK_WRITE_DIRECT));
-    BlockCacher cacher = new BlockCacher(store, mountedStores,
-        positive(WorkerKeys.UFS_FETCH_THREADS), conf.getInt(WorkerKeys.CACHE_ON_READ_MISS_QUEUE),
-        chunkSize, opener);
+    BlockCacher cacher =
+        new BlockCacher(
+            store,
+            mountedStores,
+            positive(WorkerKeys.UFS_FETCH_THREADS),
+            conf.getInt(WorkerKeys.CACHE_ON_READ_MISS_QUEUE),
+            chunkSize,
+            opener);
     toClose.add(cacher);
-    AlignedBufferPool bufferPool = new AlignedBufferPool(BufferPoolSettings.fromWorker(conf),
-        registry, MetricNames.WORKER_BUFFER_POOL);
+    AlignedBufferPool bufferPool =
+        new AlignedBufferPool(
+            BufferPoolSettings.fromWorker(conf), registry, MetricNames.WORKER_BUFFER_POOL);
     toClose.add(bufferPool);
     // Added after the pool, so closed before it: loads hand their buffers back first.
-    LoadExecutor loads = new LoadExecutor(store, mountedStores, opener, bufferPool,
-        LoadSettings.fromWorker(conf), registry);
+    LoadExecutor loads =
+        new LoadExecutor(
+            store, mountedStores, opener, bufferPool, LoadSettings.fromWorker(conf), registry);
     toClose.add(loads);
     int ufsThreads = positive(WorkerKeys.UFS_READ_THREADS);
     AtomicInteger n = new AtomicInteger();
-    ThreadPoolExecutor ufsExecutor = new ThreadPoolExecutor(ufsThreads, ufsThreads, 60,
-        TimeUnit.SECONDS, new ArrayBlockingQueue<>(UFS_READ_QUEUE), r -> {
-          Thread t = new Thread(r, "ufs-read-" + n.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        });
+    ThreadPoolExecutor ufsExecutor =
+        new ThreadPoolExecutor(
+            ufsThreads,
+            ufsThreads,
+            60,
+            TimeUnit.SECONDS,
+            new ArrayBlockingQueue<>(UFS_READ_QUEUE),
+            r -> {
+              Thread t = new Thread(r, "ufs-read-" + n.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
     ufsExecutor.allowCoreThreadTimeOut(true);
-    toClose.add(() -> {
-      ufsExecutor.shutdownNow();
-      ufsExecutor.awaitTermination(10, TimeUnit.SECONDS);
-    });
+    toClose.add(
+        () -> {
+          ufsExecutor.shutdownNow();
+          ufsExecutor.awaitTermination(10, TimeUnit.SECONDS);
+        });
     readMetrics = new ReadMetrics(registry);
-    dataServer = new DataServer(new DataServer.Settings(bindHost,
-        conf.getInt(WorkerKeys.DATA_PORT), conf.getInt(WorkerKeys.DATA_THREADS), chunkSize,
-        conf.getBoolean(WorkerKeys.CACHE_ON_READ_MISS),
-        conf.getBytes(WorkerKeys.READ_MISS_WHOLE_BLOCK_SIZE)), store, mountedStores, ufsExecutor,
-        cacher, readMetrics);
+    dataServer =
+        new DataServer(
+            new DataServer.Settings(
+                bindHost,
+                conf.getInt(WorkerKeys.DATA_PORT),
+                conf.getInt(WorkerKeys.DATA_THREADS),
+                chunkSize,
+                conf.getBoolean(WorkerKeys.CACHE_ON_READ_MISS),
+                conf.getBytes(WorkerKeys.READ_MISS_WHOLE_BLOCK_SIZE)),
+            store,
+            mountedStores,
+            ufsExecutor,
+            cacher,
+            readMetrics);
     dataServer.start();
     toClose.add(dataServer);
 
     // Made before the gRPC service, which tells the master of held blocks through it; started
     // once every port is bound, since registration reports them.
-    masterLink = new MasterLink(master, store, this::address,
-        () -> readMetrics.snapshot(store.evictedBlocks()),
-        conf.getDuration(WorkerKeys.HEARTBEAT_INTERVAL),
-        conf.getDuration(WorkerKeys.REGISTER_RETRY_MAX_INTERVAL));
+    masterLink =
+        new MasterLink(
+            master,
+            store,
+            this::address,
+            () -> readMetrics.snapshot(store.evictedBlocks()),
+            conf.getDuration(WorkerKeys.HEARTBEAT_INTERVAL),
+            conf.getDuration(WorkerKeys.REGISTER_RETRY_MAX_INTERVAL));
     toClose.add(masterLink);
     store.setListener(masterLink);
-    Counter writeBytes = Counter.builder(MetricNames.WORKER_WRITE_UFS_BYTES).baseUnit("bytes")
-        .description("Bytes written through to under stores").register(registry);
-    rpcServer = NettyServerBuilder
-        .forAddress(new InetSocketAddress(bindHost, conf.getInt(WorkerKeys.RPC_PORT)))
-        .addService(new WorkerRpcService(store, mountedStores, loads, masterLink,
-            new RpcCalls(registry, MetricNames.WORKER_RPC_LATENCY), writeBytes, readMetrics))
-        .intercept(new io.strata.server.common.VersionCheck("worker", null))
-        .build().start();
+    Counter writeBytes =
+        Counter.builder(MetricNames.WORKER_WRITE_UFS_BYTES)
+            .baseUnit("bytes")
+            .description("Bytes written through to under stores")
+            .register(registry);
+    rpcServer =
+        NettyServerBuilder.forAddress(
+                new InetSocketAddress(bindHost, conf.getInt(WorkerKeys.RPC_PORT)))
+            .addService(
+                new WorkerRpcService(
+                    store,
+                    mountedStores,
+                    loads,
+                    masterLink,
+                    new RpcCalls(registry, MetricNames.WORKER_RPC_LATENCY),
+                    writeBytes,
+                    readMetrics))
+            .intercept(new io.strata.server.common.VersionCheck("worker", null))
+            .build()
+            .start();
     Server grpc = rpcServer;
-    toClose.add(() -> {
-      grpc.shutdownNow();
-      grpc.awaitTermination(10, TimeUnit.SECONDS);
-    });
+    toClose.add(
+        () -> {
+          grpc.shutdownNow();
+          grpc.awaitTermination(10, TimeUnit.SECONDS);
+        });
     webServer = new WebServer(bindHost, conf.getInt(WorkerKeys.WEB_PORT), registry);
     toClose.add(webServer);
 
     masterLink.start();
-    LOG.info("Worker {} serving: rpc port {}, data port {}, web port {}; {}",
-        conf.getString(WorkerKeys.HOSTNAME), rpcPort(), dataPort(), webPort(), master.masters());
+    LOG.info(
+        "Worker {} serving: rpc port {}, data port {}, web port {}; {}",
+        conf.getString(WorkerKeys.HOSTNAME),
+        rpcPort(),
+        dataPort(),
+        webPort(),
+        master.masters());
   }
 
   private int positive(io.strata.common.conf.ConfigKey key) {
     int v = conf.getInt(key);
     if (v <= 0) {
-      throw new IllegalArgumentException("Configuration key " + key.name() + " must be at least "
-          + "1, got " + v);
+      throw new IllegalArgumentException(
+          "Configuration key " + key.name() + " must be at least " + "1, got " + v);
     }
     return v;
   }
 
   /** The address registered with the master: the configured host name and the bound ports. */
   public WorkerAddress address() {
-    return WorkerAddress.newBuilder().setHost(conf.getString(WorkerKeys.HOSTNAME))
-        .setRpcPort(rpcPort()).setDataPort(dataPort()).setWebPort(webPort()).build();
+    return WorkerAddress.newBuilder()
+        .setHost(conf.getString(WorkerKeys.HOSTNAME))
+        .setRpcPort(rpcPort())
+        .setDataPort(dataPort())
+        .setWebPort(webPort())
+        .build();
   }
 
   /** The bound gRPC port. */
@@ -200,11 +250,11 @@ public final class WorkerServer implements ProcessMain.Server {
   }
 
   /**
-   * Drains before a stop: tells the master that this worker is stopping, so that clients
-   * learn to read elsewhere, then waits until no read is being answered and none has come for
-   * a second, and at least the clients' worker-list TTL has passed; at most
-   * {@code strata.worker.drain.timeout}. Reads that still come afterwards fail over to other
-   * workers or the under store when the worker is gone.
+   * Drains before a stop: tells the master that this worker is stopping, so that clients learn to
+   * read elsewhere, then waits until no read is being answered and none has come for a second, and
+   * at least the clients' worker-list TTL has passed; at most {@code strata.worker.drain.timeout}.
+   * Reads that still come afterwards fail over to other workers or the under store when the worker
+   * is gone.
    */
   @Override
   public void drain() throws InterruptedException {
@@ -215,10 +265,15 @@ public final class WorkerServer implements ProcessMain.Server {
     long start = System.nanoTime();
     masterLink.drain(timeout);
     Duration left = timeout.minusNanos(System.nanoTime() - start);
-    boolean idle = !left.isNegative() && dataServer.awaitIdle(
-        conf.getDuration(io.strata.common.conf.ClientKeys.WORKER_LIST_TTL),
-        Duration.ofSeconds(1), left);
-    LOG.info("Drained in {} ms{}", (System.nanoTime() - start) / 1_000_000,
+    boolean idle =
+        !left.isNegative()
+            && dataServer.awaitIdle(
+                conf.getDuration(io.strata.common.conf.ClientKeys.WORKER_LIST_TTL),
+                Duration.ofSeconds(1),
+                left);
+    LOG.info(
+        "Drained in {} ms{}",
+        (System.nanoTime() - start) / 1_000_000,
         idle ? "" : " (reads were still being served at strata.worker.drain.timeout)");
   }
 

@@ -40,8 +40,7 @@ class BlockCacherTest {
   private static final int LENGTH = 1 << 20;
   private static final long BLOCK_ID = BlockIds.blockId(77, 0);
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private TieredBlockStore store;
   private MasterClient master;
@@ -51,8 +50,9 @@ class BlockCacherTest {
 
   @BeforeEach
   void setUp() throws Exception {
-    store = new TieredBlockStore(List.of(new TierSpec("MEM", dir.resolve("mem"), 8L << 20)),
-        new SimpleMeterRegistry());
+    store =
+        new TieredBlockStore(
+            List.of(new TierSpec("MEM", dir.resolve("mem"), 8L << 20)), new SimpleMeterRegistry());
     store.open();
     // Mount 0 needs no options, so the master is never called.
     master = new MasterClient("127.0.0.1", 1, Duration.ofSeconds(1));
@@ -80,9 +80,13 @@ class BlockCacherTest {
 
   private UfsBlockSource source() throws IOException {
     String uri = "rewriting://" + file;
-    return UfsBlockSource.newBuilder().setUfsPath(uri).setMountId(0).setBlockStart(0)
+    return UfsBlockSource.newBuilder()
+        .setUfsPath(uri)
+        .setMountId(0)
+        .setBlockStart(0)
         .setBlockLength(LENGTH)
-        .setUfsFingerprint(stores.get(uri, 0).getStatus(uri).fingerprint()).build();
+        .setUfsFingerprint(stores.get(uri, 0).getStatus(uri).fingerprint())
+        .build();
   }
 
   private void awaitIdle() throws InterruptedException {
@@ -94,15 +98,16 @@ class BlockCacherTest {
     UfsBlockSource before = source();
     // Half-way through the copy the file is rewritten in place: same length, new bytes.
     RewritingUnderFileSystem.hookPosition = LENGTH / 2;
-    RewritingUnderFileSystem.onRead = () -> {
-      try {
-        Files.write(file, content(2));
-        Files.setLastModifiedTime(file, FileTime.fromMillis(
-            Files.getLastModifiedTime(file).toMillis() + 5_000));
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    };
+    RewritingUnderFileSystem.onRead =
+        () -> {
+          try {
+            Files.write(file, content(2));
+            Files.setLastModifiedTime(
+                file, FileTime.fromMillis(Files.getLastModifiedTime(file).toMillis() + 5_000));
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        };
     assertTrue(cacher.request(BLOCK_ID, before));
     awaitIdle();
     assertNull(RewritingUnderFileSystem.onRead, "the file was rewritten mid-copy");
@@ -130,9 +135,10 @@ class BlockCacherTest {
   @Test
   void copyFailingHalfWayLeavesNothingUnderBlocks() throws Exception {
     RewritingUnderFileSystem.hookPosition = LENGTH / 2;
-    RewritingUnderFileSystem.onRead = () -> {
-      throw new UncheckedIOException(new IOException("under store went away"));
-    };
+    RewritingUnderFileSystem.onRead =
+        () -> {
+          throw new UncheckedIOException(new IOException("under store went away"));
+        };
     assertTrue(cacher.request(BLOCK_ID, source()));
     awaitIdle();
     assertNull(RewritingUnderFileSystem.onRead, "the copy failed half-way");
@@ -142,16 +148,20 @@ class BlockCacherTest {
   }
 
   @Test
-  void blockOfUnalignedLengthIsCachedWholeThroughTheBlockWriter()
-      throws Exception {
+  void blockOfUnalignedLengthIsCachedWholeThroughTheBlockWriter() throws Exception {
     int length = (1 << 20) + 4097;
     byte[] data = new byte[length];
     new Random(7).nextBytes(data);
     Files.write(file, data);
     String uri = "rewriting://" + file;
-    UfsBlockSource whole = UfsBlockSource.newBuilder().setUfsPath(uri).setMountId(0)
-        .setBlockStart(0).setBlockLength(length)
-        .setUfsFingerprint(stores.get(uri, 0).getStatus(uri).fingerprint()).build();
+    UfsBlockSource whole =
+        UfsBlockSource.newBuilder()
+            .setUfsPath(uri)
+            .setMountId(0)
+            .setBlockStart(0)
+            .setBlockLength(length)
+            .setUfsFingerprint(stores.get(uri, 0).getStatus(uri).fingerprint())
+            .build();
     BlockFileOpener opener = new BlockFileOpener(true);
     try (BlockCacher direct = new BlockCacher(store, stores, 1, 4, 256 << 10, opener)) {
       assertTrue(direct.request(BLOCK_ID, whole));
@@ -160,7 +170,8 @@ class BlockCacherTest {
     assertTrue(store.contains(BLOCK_ID));
     assertEquals(length, Files.size(store.get(BLOCK_ID).path()));
     assertArrayEquals(data, Files.readAllBytes(store.get(BLOCK_ID).path()));
-    LOG.info("write path of the cached block: {}", opener.refusesDirect(dir.resolve("mem"))
-        ? "page cache (fallback)" : "O_DIRECT");
+    LOG.info(
+        "write path of the cached block: {}",
+        opener.refusesDirect(dir.resolve("mem")) ? "page cache (fallback)" : "O_DIRECT");
   }
 }

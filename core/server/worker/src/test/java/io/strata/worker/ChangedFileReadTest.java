@@ -25,16 +25,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Ranges of a block that is not cached, asked for with the fingerprint the file had when the
- * client opened it, after the file was rewritten in its under store: the worker never sends
- * a byte of the new version as if it were the old one.
+ * Ranges of a block that is not cached, asked for with the fingerprint the file had when the client
+ * opened it, after the file was rewritten in its under store: the worker never sends a byte of the
+ * new version as if it were the old one.
  */
 class ChangedFileReadTest {
   private static final int LENGTH = 1 << 20;
   private static final long BLOCK_ID = BlockIds.blockId(7, 0);
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private FakeMaster master;
   private WorkerServer worker;
@@ -69,12 +68,23 @@ class ChangedFileReadTest {
   }
 
   /** A request that does not cache the block, so only the transfer reads the file. */
-  private static ReadBlockRequest request(String uri, String fingerprint, long offset,
-      long length) {
-    UfsBlockSource source = UfsBlockSource.newBuilder().setUfsPath(uri).setMountId(0)
-        .setBlockStart(0).setBlockLength(LENGTH).setUfsFingerprint(fingerprint).build();
-    return ReadBlockRequest.newBuilder().setBlockId(BLOCK_ID).setOffset(offset)
-        .setLength(length).setSource(source).setSkipCache(true).build();
+  private static ReadBlockRequest request(
+      String uri, String fingerprint, long offset, long length) {
+    UfsBlockSource source =
+        UfsBlockSource.newBuilder()
+            .setUfsPath(uri)
+            .setMountId(0)
+            .setBlockStart(0)
+            .setBlockLength(LENGTH)
+            .setUfsFingerprint(fingerprint)
+            .build();
+    return ReadBlockRequest.newBuilder()
+        .setBlockId(BLOCK_ID)
+        .setOffset(offset)
+        .setLength(length)
+        .setSource(source)
+        .setSkipCache(true)
+        .build();
   }
 
   /** Rewrites the file with other bytes and another length, as another program would. */
@@ -100,8 +110,13 @@ class ChangedFileReadTest {
         assertEquals(0, reply.response().getLength());
         assertEquals(0, reply.data().length);
         assertEquals(now, reply.response().getUfsFingerprint());
-        assertEquals(uri + " changed in its under store since it was opened (fingerprint " + old
-            + ", now " + now + "); open it again to read the new version",
+        assertEquals(
+            uri
+                + " changed in its under store since it was opened (fingerprint "
+                + old
+                + ", now "
+                + now
+                + "); open it again to read the new version",
             reply.response().getMessage());
       }
       // The channel stays usable, and a request made for the new version gets its bytes.
@@ -127,8 +142,8 @@ class ChangedFileReadTest {
     assertNull(RewritingUnderFileSystem.onRead, "the file was not rewritten mid-transfer");
     // Another channel asking with the old fingerprint now gets the status.
     try (DataClient client = new DataClient(worker.dataPort())) {
-      assertEquals(ReadStatus.READ_CHANGED,
-          client.read(request(uri, old, 0, 100)).response().getStatus());
+      assertEquals(
+          ReadStatus.READ_CHANGED, client.read(request(uri, old, 0, 100)).response().getStatus());
     }
   }
 

@@ -32,14 +32,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The real client reading through a real worker a file rewritten in its under store after the
- * stream was opened: the block the worker cached before serves the old bytes, a range the
- * worker must read from the under store fails with the "changed" error naming the path.
+ * stream was opened: the block the worker cached before serves the old bytes, a range the worker
+ * must read from the under store fails with the "changed" error naming the path.
  */
 class ClientReadOfChangedFileTest {
   private static final int BLOCK = 1 << 20;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private FakeMaster workerMaster;
   private WorkerServer worker;
@@ -56,15 +55,30 @@ class ClientReadOfChangedFileTest {
     worker.start();
     Files.createDirectories(dir.resolve("ufs"));
     master = new TestMaster("file://" + dir.resolve("ufs"));
-    masterServer = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-        .addService(master).build().start();
-    master.workers = List.of(WorkerInfo.newBuilder().setWorkerId(1)
-        .setState(WorkerState.WORKER_LIVE).setAddress(worker.address()).build());
-    client = FileSystem.connect(StrataConfig.load(Map.of(
-        "strata.conf.dir", dir.resolve("conf").toString(),
-        "strata.master.hostname", "127.0.0.1",
-        "strata.master.rpc.port", Integer.toString(masterServer.getPort()),
-        "strata.client.short.circuit.enabled", "false")));
+    masterServer =
+        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+            .addService(master)
+            .build()
+            .start();
+    master.workers =
+        List.of(
+            WorkerInfo.newBuilder()
+                .setWorkerId(1)
+                .setState(WorkerState.WORKER_LIVE)
+                .setAddress(worker.address())
+                .build());
+    client =
+        FileSystem.connect(
+            StrataConfig.load(
+                Map.of(
+                    "strata.conf.dir",
+                    dir.resolve("conf").toString(),
+                    "strata.master.hostname",
+                    "127.0.0.1",
+                    "strata.master.rpc.port",
+                    Integer.toString(masterServer.getPort()),
+                    "strata.client.short.circuit.enabled",
+                    "false")));
     file = dir.resolve("ufs/train.bin");
     content = new byte[2 * BLOCK + 100];
     new Random(5).nextBytes(content);
@@ -82,8 +96,10 @@ class ClientReadOfChangedFileTest {
   /** The file as the master records it after a metadata load: with its fingerprint. */
   private FileInfo addFile() throws Exception {
     String uri = "file://" + file;
-    FileInfo f = master.addFile("/train.bin", content.length, BLOCK, uri).toBuilder()
-        .setUfsFingerprint(new LocalUnderFileSystem().getStatus(uri).fingerprint()).build();
+    FileInfo f =
+        master.addFile("/train.bin", content.length, BLOCK, uri).toBuilder()
+            .setUfsFingerprint(new LocalUnderFileSystem().getStatus(uri).fingerprint())
+            .build();
     master.put(f);
     return f;
   }
@@ -96,7 +112,8 @@ class ClientReadOfChangedFileTest {
       byte[] buf = new byte[1000];
       in.readFully(100, buf, 0, buf.length);
       assertArrayEquals(Arrays.copyOfRange(content, 100, 1100), buf);
-      assertTrue(FakeMaster.await(() -> worker.blockStore().contains(firstBlock)),
+      assertTrue(
+          FakeMaster.await(() -> worker.blockStore().contains(firstBlock)),
           "the first block was not cached after the miss");
 
       byte[] rewritten = new byte[content.length + 10];
@@ -108,11 +125,15 @@ class ClientReadOfChangedFileTest {
       in.readFully(5000, buf, 0, buf.length);
       assertArrayEquals(Arrays.copyOfRange(content, 5000, 6000), buf);
       // The second block is not cached: the worker would have to read the new version.
-      StrataException e = assertThrows(StrataException.class,
-          () -> in.readFully(BLOCK + 10, buf, 0, buf.length));
+      StrataException e =
+          assertThrows(StrataException.class, () -> in.readFully(BLOCK + 10, buf, 0, buf.length));
       assertEquals(ErrorCode.STALE, e.code());
-      assertEquals("/train.bin changed in its under store since it was opened (fingerprint "
-          + f.getUfsFingerprint() + ", now " + now + "); open it again to read the new version",
+      assertEquals(
+          "/train.bin changed in its under store since it was opened (fingerprint "
+              + f.getUfsFingerprint()
+              + ", now "
+              + now
+              + "); open it again to read the new version",
           e.getMessage());
     }
   }

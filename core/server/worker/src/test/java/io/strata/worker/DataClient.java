@@ -10,8 +10,8 @@ import java.io.OutputStream;
 import java.net.Socket;
 
 /**
- * A minimal client of the data channel for tests: sends varint32-framed requests on one
- * socket and reads each framed response and the raw bytes after it.
+ * A minimal client of the data channel for tests: sends varint32-framed requests on one socket and
+ * reads each framed response and the raw bytes after it.
  */
 final class DataClient implements AutoCloseable {
   /** A response and the raw bytes that followed it. */
@@ -40,8 +40,8 @@ final class DataClient implements AutoCloseable {
     }
     byte[] data = in.readNBytes((int) response.getLength());
     if (data.length != response.getLength()) {
-      throw new EOFException("channel closed after " + data.length + " of "
-          + response.getLength() + " bytes");
+      throw new EOFException(
+          "channel closed after " + data.length + " of " + response.getLength() + " bytes");
     }
     return new Reply(response, data);
   }

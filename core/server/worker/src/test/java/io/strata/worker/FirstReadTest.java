@@ -30,18 +30,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * First reads of blocks the worker does not hold, over its real data channel: a small block is
- * read from the under store once and cached from those bytes; readers of a block being copied
- * share the copy's reads; the start of a large block is answered before the rest is read; a
- * random read far into a large block does not wait for a copy; a file rewritten during a copy
- * gives its readers no mixed bytes and leaves nothing cached. The worker's chunk is 64 KiB.
+ * First reads of blocks the worker does not hold, over its real data channel: a small block is read
+ * from the under store once and cached from those bytes; readers of a block being copied share the
+ * copy's reads; the start of a large block is answered before the rest is read; a random read far
+ * into a large block does not wait for a copy; a file rewritten during a copy gives its readers no
+ * mixed bytes and leaves nothing cached. The worker's chunk is 64 KiB.
  */
 class FirstReadTest {
   private static final int CHUNK = 64 << 10;
   private static final int LARGE = (1 << 20) + 100;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private FakeMaster master;
   private WorkerServer worker;
@@ -73,10 +72,20 @@ class FirstReadTest {
   /** A file in the under store, whole as one block of id {@code blockId}. */
   private record Block(long id, String uri, byte[] bytes, String fingerprint) {
     ReadBlockRequest read(long offset, long length) {
-      UfsBlockSource source = UfsBlockSource.newBuilder().setUfsPath(uri).setMountId(0)
-          .setBlockStart(0).setBlockLength(bytes.length).setUfsFingerprint(fingerprint).build();
-      return ReadBlockRequest.newBuilder().setBlockId(id).setOffset(offset).setLength(length)
-          .setSource(source).build();
+      UfsBlockSource source =
+          UfsBlockSource.newBuilder()
+              .setUfsPath(uri)
+              .setMountId(0)
+              .setBlockStart(0)
+              .setBlockLength(bytes.length)
+              .setUfsFingerprint(fingerprint)
+              .build();
+      return ReadBlockRequest.newBuilder()
+          .setBlockId(id)
+          .setOffset(offset)
+          .setLength(length)
+          .setSource(source)
+          .build();
     }
 
     byte[] range(long offset, long length) {
@@ -88,7 +97,10 @@ class FirstReadTest {
     Path file = dir.resolve("ufs").resolve(name);
     byte[] bytes = content((int) fileId, length);
     Files.write(file, bytes);
-    return new Block(BlockIds.blockId(fileId, 0), scheme + "://" + file, bytes,
+    return new Block(
+        BlockIds.blockId(fileId, 0),
+        scheme + "://" + file,
+        bytes,
         local.getStatus("file://" + file).fingerprint());
   }
 
@@ -97,7 +109,8 @@ class FirstReadTest {
   }
 
   private void awaitCached(long blockId) throws InterruptedException {
-    assertTrue(FakeMaster.await(() -> worker.blockStore().contains(blockId)),
+    assertTrue(
+        FakeMaster.await(() -> worker.blockStore().contains(blockId)),
         "block " + blockId + " was not cached");
   }
 
@@ -115,8 +128,8 @@ class FirstReadTest {
       assertArrayEquals(small.range(100, 5000), again.data());
     }
     assertEquals(1.0, ufsReads(), "under-store reads for the first read of a 20 KiB file");
-    assertArrayEquals(small.bytes(),
-        Files.readAllBytes(worker.blockStore().get(small.id()).path()));
+    assertArrayEquals(
+        small.bytes(), Files.readAllBytes(worker.blockStore().get(small.id()).path()));
   }
 
   @Test
@@ -129,19 +142,23 @@ class FirstReadTest {
       List<Future<byte[]>> replies = new ArrayList<>();
       for (int i = 0; i < readers; i++) {
         long offset = i * 10_000L;
-        replies.add(pool.submit(() -> {
-          try (DataClient client = new DataClient(worker.dataPort())) {
-            start.await();
-            DataClient.Reply r = client.read(small.read(offset, 10_000));
-            assertEquals(ReadStatus.READ_OK, r.response().getStatus());
-            return r.data();
-          }
-        }));
+        replies.add(
+            pool.submit(
+                () -> {
+                  try (DataClient client = new DataClient(worker.dataPort())) {
+                    start.await();
+                    DataClient.Reply r = client.read(small.read(offset, 10_000));
+                    assertEquals(ReadStatus.READ_OK, r.response().getStatus());
+                    return r.data();
+                  }
+                }));
       }
       start.countDown();
       for (int i = 0; i < readers; i++) {
-        assertArrayEquals(small.range(i * 10_000L, 10_000), replies.get(i).get(60,
-            TimeUnit.SECONDS), "reader " + i);
+        assertArrayEquals(
+            small.range(i * 10_000L, 10_000),
+            replies.get(i).get(60, TimeUnit.SECONDS),
+            "reader " + i);
       }
     } finally {
       pool.shutdownNow();
@@ -163,7 +180,9 @@ class FirstReadTest {
       }
     }
     awaitCached(large.id());
-    assertEquals((double) ((LARGE + CHUNK - 1) / CHUNK), ufsReads(),
+    assertEquals(
+        (double) ((LARGE + CHUNK - 1) / CHUNK),
+        ufsReads(),
         "a read of each chunk, for the reader and the cache together");
   }
 
@@ -174,13 +193,14 @@ class FirstReadTest {
     boolean[] heldUntilAnswered = new boolean[1];
     // The copy stops before reading its second chunk until the reader has its bytes.
     RewritingUnderFileSystem.hookPosition = CHUNK;
-    RewritingUnderFileSystem.onRead = () -> {
-      try {
-        heldUntilAnswered[0] = answered.await(30, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    };
+    RewritingUnderFileSystem.onRead =
+        () -> {
+          try {
+            heldUntilAnswered[0] = answered.await(30, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        };
     try (DataClient client = new DataClient(worker.dataPort())) {
       DataClient.Reply r = client.read(large.read(0, 4096));
       answered.countDown();
@@ -200,8 +220,10 @@ class FirstReadTest {
       assertArrayEquals(large.range(900_000, 4096), r.data());
     }
     awaitCached(large.id());
-    assertArrayEquals(large.bytes(), Files.readAllBytes(worker.blockStore().get(large.id())
-        .path()), "the block is cached whole in the background");
+    assertArrayEquals(
+        large.bytes(),
+        Files.readAllBytes(worker.blockStore().get(large.id()).path()),
+        "the block is cached whole in the background");
   }
 
   @Test
@@ -209,13 +231,14 @@ class FirstReadTest {
     Block large = block("rewritten.bin", LARGE, 6, "rewriting");
     Path file = dir.resolve("ufs/rewritten.bin");
     RewritingUnderFileSystem.hookPosition = 4L * CHUNK;
-    RewritingUnderFileSystem.onRead = () -> {
-      try {
-        Files.write(file, content(9, LARGE + 10));
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    };
+    RewritingUnderFileSystem.onRead =
+        () -> {
+          try {
+            Files.write(file, content(9, LARGE + 10));
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        };
     try (DataClient client = new DataClient(worker.dataPort())) {
       // The whole block: answered only after the copy has read it all, and then refused.
       DataClient.Reply r = client.read(large.read(0, LARGE));
@@ -223,8 +246,11 @@ class FirstReadTest {
       assertEquals(0, r.data().length);
     }
     assertNull(RewritingUnderFileSystem.onRead, "the file was not rewritten mid-copy");
-    assertTrue(FakeMaster.await(() -> !worker.blockStore().contains(large.id())
-        && worker.blockStore().pinCount(large.id()) == 0));
+    assertTrue(
+        FakeMaster.await(
+            () ->
+                !worker.blockStore().contains(large.id())
+                    && worker.blockStore().pinCount(large.id()) == 0));
     assertFalse(worker.blockStore().contains(large.id()), "a mixed copy was kept");
   }
 }

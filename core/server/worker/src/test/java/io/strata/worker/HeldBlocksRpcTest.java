@@ -41,14 +41,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Files written to a worker's cache only (ASYNC_THROUGH, MUST_CACHE): WriteBlocks holds their
- * blocks in the last tier and tells the master before it answers, PersistBlocks writes them to
- * the under store, ReleaseBlocks lets the cache evict them.
+ * blocks in the last tier and tells the master before it answers, PersistBlocks writes them to the
+ * under store, ReleaseBlocks lets the cache evict them.
  */
 class HeldBlocksRpcTest {
   private static final int MB = 1 << 20;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private FakeMaster master;
   private WorkerServer worker;
@@ -65,10 +64,10 @@ class HeldBlocksRpcTest {
   private void startWorker(Map<String, String> extra) throws Exception {
     worker = new WorkerServer(TestWorkers.config(dir, master.port(), extra));
     worker.start();
-    channel = ManagedChannelBuilder.forAddress("127.0.0.1", worker.rpcPort()).usePlaintext()
-        .build();
-    assertTrue(FakeMaster.await(() -> worker.masterLink().workerId() >= 0),
-        "the worker did not register");
+    channel =
+        ManagedChannelBuilder.forAddress("127.0.0.1", worker.rpcPort()).usePlaintext().build();
+    assertTrue(
+        FakeMaster.await(() -> worker.masterLink().workerId() >= 0), "the worker did not register");
   }
 
   private void stopWorker() throws Exception {
@@ -95,25 +94,30 @@ class HeldBlocksRpcTest {
   }
 
   /** Starts a WriteBlocks call; the future completes with its response or its error. */
-  private StreamObserver<WriteBlocksRequest> startWrite(long dataId, long blockSize,
-      CompletableFuture<WriteBlocksResponse> result) {
-    StreamObserver<WriteBlocksRequest> call = WorkerServiceGrpc.newStub(channel)
-        .withDeadlineAfter(30, TimeUnit.SECONDS).writeBlocks(new StreamObserver<>() {
-          @Override
-          public void onNext(WriteBlocksResponse value) {
-            result.complete(value);
-          }
+  private StreamObserver<WriteBlocksRequest> startWrite(
+      long dataId, long blockSize, CompletableFuture<WriteBlocksResponse> result) {
+    StreamObserver<WriteBlocksRequest> call =
+        WorkerServiceGrpc.newStub(channel)
+            .withDeadlineAfter(30, TimeUnit.SECONDS)
+            .writeBlocks(
+                new StreamObserver<>() {
+                  @Override
+                  public void onNext(WriteBlocksResponse value) {
+                    result.complete(value);
+                  }
 
-          @Override
-          public void onError(Throwable t) {
-            result.completeExceptionally(t);
-          }
+                  @Override
+                  public void onError(Throwable t) {
+                    result.completeExceptionally(t);
+                  }
 
-          @Override
-          public void onCompleted() {}
-        });
-    call.onNext(WriteBlocksRequest.newBuilder().setHeader(WriteBlocksHeader.newBuilder()
-        .setDataId(dataId).setBlockSize(blockSize)).build());
+                  @Override
+                  public void onCompleted() {}
+                });
+    call.onNext(
+        WriteBlocksRequest.newBuilder()
+            .setHeader(WriteBlocksHeader.newBuilder().setDataId(dataId).setBlockSize(blockSize))
+            .build());
     return call;
   }
 
@@ -121,8 +125,8 @@ class HeldBlocksRpcTest {
   private static void send(StreamObserver<WriteBlocksRequest> call, byte[] data) {
     for (int off = 0; off < data.length; off += MB) {
       int n = Math.min(MB, data.length - off);
-      call.onNext(WriteBlocksRequest.newBuilder()
-          .setChunk(ByteString.copyFrom(data, off, n)).build());
+      call.onNext(
+          WriteBlocksRequest.newBuilder().setChunk(ByteString.copyFrom(data, off, n)).build());
     }
   }
 
@@ -157,8 +161,7 @@ class HeldBlocksRpcTest {
   }
 
   @Test
-  void writeBlocksHoldsTheBlocksInTheLastTierAndTellsTheMasterBeforeAnswering()
-      throws Exception {
+  void writeBlocksHoldsTheBlocksInTheLastTierAndTellsTheMasterBeforeAnswering() throws Exception {
     start(Map.of("strata.worker.tier.ssd.capacity", "64MB"));
     long dataId = 5;
     int blockSize = 10 * MB;
@@ -166,32 +169,51 @@ class HeldBlocksRpcTest {
     byte[] data = content(25 * MB, 5);
     WriteBlocksResponse response = write(dataId, blockSize, data);
 
-    List<Long> ids = List.of(BlockIds.blockId(dataId, 0), BlockIds.blockId(dataId, 1),
-        BlockIds.blockId(dataId, 2));
+    List<Long> ids =
+        List.of(
+            BlockIds.blockId(dataId, 0), BlockIds.blockId(dataId, 1), BlockIds.blockId(dataId, 2));
     assertEquals(data.length, response.getLength());
     assertEquals(ids, response.getBlockIdsList());
     assertEquals("SSD", response.getTier());
     // Told before the answer: no waiting here.
-    CommitBlocksRequest told = master.commitBatches.stream()
-        .filter(c -> c.getBlocksCount() == 3).findFirst().orElseThrow();
+    CommitBlocksRequest told =
+        master.commitBatches.stream()
+            .filter(c -> c.getBlocksCount() == 3)
+            .findFirst()
+            .orElseThrow();
     assertEquals(worker.masterLink().workerId(), told.getWorkerId());
-    assertEquals(BlockReport.newBuilder().setBlockId(ids.get(2)).setLength(5 * MB)
-        .setTier("SSD").build(), told.getBlocks(2));
+    assertEquals(
+        BlockReport.newBuilder().setBlockId(ids.get(2)).setLength(5 * MB).setTier("SSD").build(),
+        told.getBlocks(2));
     for (int i = 0; i < 3; i++) {
       long id = ids.get(i);
       assertTrue(store().isHeld(id), "block " + i + " is not held");
       int from = i * blockSize;
-      assertArrayEquals(Arrays.copyOfRange(data, from, Math.min(data.length, from + blockSize)),
-          Files.readAllBytes(dir.resolve("ssd/blocks/" + id)), "bytes of block " + i);
+      assertArrayEquals(
+          Arrays.copyOfRange(data, from, Math.min(data.length, from + blockSize)),
+          Files.readAllBytes(dir.resolve("ssd/blocks/" + id)),
+          "bytes of block " + i);
       assertTrue(Files.exists(dir.resolve("ssd/held/" + id)));
     }
     assertEquals(data.length, store().usedBytes("SSD"));
     assertEquals(0, store().usedBytes("MEM"));
-    assertEquals((double) data.length, worker.meterRegistry()
-        .get(MetricNames.WORKER_BLOCKS_HELD_BYTES).tag("tier", "SSD").gauge().value());
+    assertEquals(
+        (double) data.length,
+        worker
+            .meterRegistry()
+            .get(MetricNames.WORKER_BLOCKS_HELD_BYTES)
+            .tag("tier", "SSD")
+            .gauge()
+            .value());
     assertTrue(emptyFolder(dir.resolve("ssd/tmp")), "a temporary block was left");
-    assertTrue(FakeMaster.await(() -> master.heartbeats.stream().anyMatch(
-        h -> h.getAddedBlocksList().stream().anyMatch(b -> b.getBlockId() == ids.get(0)))),
+    assertTrue(
+        FakeMaster.await(
+            () ->
+                master.heartbeats.stream()
+                    .anyMatch(
+                        h ->
+                            h.getAddedBlocksList().stream()
+                                .anyMatch(b -> b.getBlockId() == ids.get(0)))),
         "no heartbeat carried the held blocks");
 
     // The blocks are still held after the worker restarts.
@@ -214,8 +236,8 @@ class HeldBlocksRpcTest {
       CompletableFuture<WriteBlocksResponse> result = new CompletableFuture<>();
       StreamObserver<WriteBlocksRequest> call = startWrite(header[0], header[1], result);
       call.onCompleted();
-      ExecutionException e = assertThrows(ExecutionException.class,
-          () -> result.get(30, TimeUnit.SECONDS));
+      ExecutionException e =
+          assertThrows(ExecutionException.class, () -> result.get(30, TimeUnit.SECONDS));
       StatusRuntimeException s = (StatusRuntimeException) e.getCause();
       assertEquals(Status.Code.INVALID_ARGUMENT, s.getStatus().getCode());
       String field = header[0] == 0 ? "data_id" : "block_size";
@@ -233,10 +255,14 @@ class HeldBlocksRpcTest {
     // Wait until the server has committed two blocks, so the cancel has something to undo.
     assertTrue(FakeMaster.await(() -> store().contains(BlockIds.blockId(dataId, 1))));
     call.onError(new RuntimeException("client gave up"));
-    assertTrue(FakeMaster.await(() -> store().blockCount() == 0),
-        "blocks of a cancelled write were kept");
-    assertTrue(FakeMaster.await(() -> emptyFolder(dir.resolve("ssd/blocks"))
-        && emptyFolder(dir.resolve("ssd/held")) && emptyFolder(dir.resolve("ssd/tmp"))),
+    assertTrue(
+        FakeMaster.await(() -> store().blockCount() == 0), "blocks of a cancelled write were kept");
+    assertTrue(
+        FakeMaster.await(
+            () ->
+                emptyFolder(dir.resolve("ssd/blocks"))
+                    && emptyFolder(dir.resolve("ssd/held"))
+                    && emptyFolder(dir.resolve("ssd/tmp"))),
         "files of a cancelled write were kept");
     assertEquals(0, store().heldBytes("SSD"));
   }
@@ -249,11 +275,12 @@ class HeldBlocksRpcTest {
     StreamObserver<WriteBlocksRequest> call = startWrite(9, MB, result);
     send(call, content(3 * MB / 2, 9));
     call.onCompleted();
-    ExecutionException e = assertThrows(ExecutionException.class,
-        () -> result.get(30, TimeUnit.SECONDS));
+    ExecutionException e =
+        assertThrows(ExecutionException.class, () -> result.get(30, TimeUnit.SECONDS));
     StatusRuntimeException s = (StatusRuntimeException) e.getCause();
     assertEquals(Status.Code.UNAVAILABLE, s.getStatus().getCode());
-    assertTrue(s.getStatus().getDescription().contains("master at 127.0.0.1:" + master.port()),
+    assertTrue(
+        s.getStatus().getDescription().contains("master at 127.0.0.1:" + master.port()),
         s.getMessage());
     assertEquals(0, store().blockCount());
     assertTrue(emptyFolder(dir.resolve("ssd/blocks")) && emptyFolder(dir.resolve("ssd/held")));
@@ -266,12 +293,20 @@ class HeldBlocksRpcTest {
     WriteBlocksResponse written = write(10, MB, data);
     Path target = ufs.resolve("persisted.bin");
     Files.write(target, new byte[] {1, 2, 3});
-    PersistBlocksResponse persisted = stub().persistBlocks(PersistBlocksRequest.newBuilder()
-        .addAllBlockIds(written.getBlockIdsList()).setLength(data.length)
-        .setUfsPath("file://" + target).setMountId(0).setMode(0644).build());
+    PersistBlocksResponse persisted =
+        stub()
+            .persistBlocks(
+                PersistBlocksRequest.newBuilder()
+                    .addAllBlockIds(written.getBlockIdsList())
+                    .setLength(data.length)
+                    .setUfsPath("file://" + target)
+                    .setMountId(0)
+                    .setMode(0644)
+                    .build());
     assertEquals(data.length, persisted.getLength());
     assertArrayEquals(data, Files.readAllBytes(target));
-    assertEquals(data.length + ":" + Files.getLastModifiedTime(target).toMillis(),
+    assertEquals(
+        data.length + ":" + Files.getLastModifiedTime(target).toMillis(),
         persisted.getUfsFingerprint());
     assertEquals(1, filesIn(ufs), "a temporary file was left beside the persisted one");
     for (long id : written.getBlockIdsList()) {
@@ -281,29 +316,39 @@ class HeldBlocksRpcTest {
   }
 
   @Test
-  void persistBlocksOfABlockNotHeldOrOfTheWrongLengthFailsFailedPrecondition()
-      throws Exception {
+  void persistBlocksOfABlockNotHeldOrOfTheWrongLengthFailsFailedPrecondition() throws Exception {
     start(Map.of());
     WriteBlocksResponse written = write(11, MB, content(3 * MB / 2, 11));
     Path target = ufs.resolve("never.bin");
     long missing = BlockIds.blockId(11, 2);
-    PersistBlocksRequest.Builder request = PersistBlocksRequest.newBuilder()
-        .addAllBlockIds(written.getBlockIdsList()).setUfsPath("file://" + target)
-        .setMode(0644);
-    StatusRuntimeException notHeld = assertThrows(StatusRuntimeException.class,
-        () -> stub().persistBlocks(request.clone().addBlockIds(missing)
-            .setLength(3 * MB / 2).build()));
+    PersistBlocksRequest.Builder request =
+        PersistBlocksRequest.newBuilder()
+            .addAllBlockIds(written.getBlockIdsList())
+            .setUfsPath("file://" + target)
+            .setMode(0644);
+    StatusRuntimeException notHeld =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                stub()
+                    .persistBlocks(
+                        request.clone().addBlockIds(missing).setLength(3 * MB / 2).build()));
     assertEquals(Status.Code.FAILED_PRECONDITION, notHeld.getStatus().getCode());
-    assertTrue(notHeld.getStatus().getDescription().contains("block " + missing),
-        notHeld.getMessage());
-    StatusRuntimeException wrongLength = assertThrows(StatusRuntimeException.class,
-        () -> stub().persistBlocks(request.clone().setLength(3 * MB).build()));
+    assertTrue(
+        notHeld.getStatus().getDescription().contains("block " + missing), notHeld.getMessage());
+    StatusRuntimeException wrongLength =
+        assertThrows(
+            StatusRuntimeException.class,
+            () -> stub().persistBlocks(request.clone().setLength(3 * MB).build()));
     assertEquals(Status.Code.FAILED_PRECONDITION, wrongLength.getStatus().getCode());
     // A released block is cached, but no longer held.
-    stub().releaseBlocks(ReleaseBlocksRequest.newBuilder()
-        .addBlockIds(written.getBlockIds(1)).build());
-    StatusRuntimeException released = assertThrows(StatusRuntimeException.class,
-        () -> stub().persistBlocks(request.clone().setLength(3 * MB / 2).build()));
+    stub()
+        .releaseBlocks(
+            ReleaseBlocksRequest.newBuilder().addBlockIds(written.getBlockIds(1)).build());
+    StatusRuntimeException released =
+        assertThrows(
+            StatusRuntimeException.class,
+            () -> stub().persistBlocks(request.clone().setLength(3 * MB / 2).build()));
     assertEquals(Status.Code.FAILED_PRECONDITION, released.getStatus().getCode());
     assertFalse(Files.exists(target));
     assertEquals(0, filesIn(ufs));
@@ -325,12 +370,13 @@ class HeldBlocksRpcTest {
     StreamObserver<WriteBlocksRequest> call = startWrite(13, MB, refused);
     send(call, content(2 * MB, 13));
     call.onCompleted();
-    ExecutionException e = assertThrows(ExecutionException.class,
-        () -> refused.get(30, TimeUnit.SECONDS));
+    ExecutionException e =
+        assertThrows(ExecutionException.class, () -> refused.get(30, TimeUnit.SECONDS));
     StatusRuntimeException s = (StatusRuntimeException) e.getCause();
     assertEquals(Status.Code.RESOURCE_EXHAUSTED, s.getStatus().getCode());
-    assertTrue(s.getStatus().getDescription().contains("held blocks not yet persisted")
-        && s.getStatus().getDescription().contains("strata.worker.tier.ssd.capacity"),
+    assertTrue(
+        s.getStatus().getDescription().contains("held blocks not yet persisted")
+            && s.getStatus().getDescription().contains("strata.worker.tier.ssd.capacity"),
         s.getMessage());
     assertEquals(3, store().blockCount(), "the refused write kept a block");
     // A block size larger than the whole tier is refused as such once a block outgrows memory.
@@ -341,13 +387,16 @@ class HeldBlocksRpcTest {
     e = assertThrows(ExecutionException.class, () -> tooLarge.get(30, TimeUnit.SECONDS));
     s = (StatusRuntimeException) e.getCause();
     assertEquals(Status.Code.RESOURCE_EXHAUSTED, s.getStatus().getCode());
-    assertTrue(s.getStatus().getDescription().contains("more than the whole of tier SSD"),
-        s.getMessage());
+    assertTrue(
+        s.getStatus().getDescription().contains("more than the whole of tier SSD"), s.getMessage());
 
     List<Long> released = new ArrayList<>(first.getBlockIdsList());
     released.add(BlockIds.blockId(99, 0));
-    assertEquals(3, stub().releaseBlocks(ReleaseBlocksRequest.newBuilder()
-        .addAllBlockIds(released).build()).getReleased());
+    assertEquals(
+        3,
+        stub()
+            .releaseBlocks(ReleaseBlocksRequest.newBuilder().addAllBlockIds(released).build())
+            .getReleased());
     assertTrue(emptyFolder(dir.resolve("ssd/held")));
     // The released blocks make room for the next write.
     WriteBlocksResponse second = write(13, MB, content(2 * MB, 13));

@@ -8,13 +8,14 @@ import java.io.IOException;
 import java.util.Map;
 
 /**
- * A test under store over local folders, addressed as {@code rewriting:///abs/path}, that can
- * run a hook once when a read reaches a given position: a test rewrites the file there, as
- * another program would while a worker copies it.
+ * A test under store over local folders, addressed as {@code rewriting:///abs/path}, that can run a
+ * hook once when a read reaches a given position: a test rewrites the file there, as another
+ * program would while a worker copies it.
  */
 public final class RewritingUnderFileSystem extends ForwardingUnderFileSystem {
   /** Run once, then cleared, by the first read at or past {@link #hookPosition}. */
   static volatile Runnable onRead;
+
   static volatile long hookPosition;
 
   RewritingUnderFileSystem() {

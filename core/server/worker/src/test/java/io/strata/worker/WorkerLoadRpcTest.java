@@ -31,8 +31,7 @@ class WorkerLoadRpcTest {
   private static final int CHUNK = 64 * 1024;
   private static final int BLOCK = 128 * 1024;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private FakeMaster master;
   private WorkerServer worker;
@@ -41,13 +40,18 @@ class WorkerLoadRpcTest {
   @BeforeEach
   void setUp() throws Exception {
     master = new FakeMaster();
-    worker = new WorkerServer(TestWorkers.config(dir, master.port(), Map.of(
-        "strata.worker.load.threads", "2",
-        "strata.worker.load.chunk.size", "64KB",
-        "strata.worker.load.queue.size", "8")));
+    worker =
+        new WorkerServer(
+            TestWorkers.config(
+                dir,
+                master.port(),
+                Map.of(
+                    "strata.worker.load.threads", "2",
+                    "strata.worker.load.chunk.size", "64KB",
+                    "strata.worker.load.queue.size", "8")));
     worker.start();
-    channel = ManagedChannelBuilder.forAddress("127.0.0.1", worker.rpcPort()).usePlaintext()
-        .build();
+    channel =
+        ManagedChannelBuilder.forAddress("127.0.0.1", worker.rpcPort()).usePlaintext().build();
   }
 
   @AfterEach
@@ -58,12 +62,18 @@ class WorkerLoadRpcTest {
   }
 
   private static LoadBlockTask task(long blockId, String uri, long start, long length) {
-    return LoadBlockTask.newBuilder().setBlockId(blockId).setUfsPath(uri).setMountId(0)
-        .setBlockStart(start).setBlockLength(length).build();
+    return LoadBlockTask.newBuilder()
+        .setBlockId(blockId)
+        .setUfsPath(uri)
+        .setMountId(0)
+        .setBlockStart(start)
+        .setBlockLength(length)
+        .build();
   }
 
   private LoadBlocksResponse load(List<LoadBlockTask> tasks) {
-    return WorkerServiceGrpc.newBlockingStub(channel).withDeadlineAfter(60, TimeUnit.SECONDS)
+    return WorkerServiceGrpc.newBlockingStub(channel)
+        .withDeadlineAfter(60, TimeUnit.SECONDS)
         .loadBlocks(LoadBlocksRequest.newBuilder().addAllTasks(tasks).build());
   }
 
@@ -79,16 +89,19 @@ class WorkerLoadRpcTest {
     Files.write(file, data);
     String uri = "file://" + file;
     String missing = "file://" + dir.resolve("ufs/missing");
-    List<LoadBlockTask> tasks = List.of(
-        task(BlockIds.blockId(1, 0), uri, 0, BLOCK),
-        task(BlockIds.blockId(9, 0), missing, 0, BLOCK),
-        task(BlockIds.blockId(1, 1), uri, BLOCK, BLOCK),
-        task(BlockIds.blockId(1, 2), uri, 2 * BLOCK, 5000));
+    List<LoadBlockTask> tasks =
+        List.of(
+            task(BlockIds.blockId(1, 0), uri, 0, BLOCK),
+            task(BlockIds.blockId(9, 0), missing, 0, BLOCK),
+            task(BlockIds.blockId(1, 1), uri, BLOCK, BLOCK),
+            task(BlockIds.blockId(1, 2), uri, 2 * BLOCK, 5000));
 
     LoadBlocksResponse response = load(tasks);
     assertEquals(tasks.size(), response.getResultsCount());
     for (int i = 0; i < tasks.size(); i++) {
-      assertEquals(tasks.get(i).getBlockId(), response.getResults(i).getBlockId(),
+      assertEquals(
+          tasks.get(i).getBlockId(),
+          response.getResults(i).getBlockId(),
           "result " + i + " answers task " + i);
     }
     LoadBlockResult notFound = response.getResults(1);
@@ -100,13 +113,13 @@ class WorkerLoadRpcTest {
       assertEquals("MEM", r.getTier());
       LoadBlockTask t = tasks.get(i);
       int from = (int) t.getBlockStart();
-      assertArrayEquals(Arrays.copyOfRange(data, from, from + (int) t.getBlockLength()),
+      assertArrayEquals(
+          Arrays.copyOfRange(data, from, from + (int) t.getBlockLength()),
           Files.readAllBytes(worker.blockStore().get(t.getBlockId()).path()));
     }
 
     LoadBlocksResponse again = load(List.of(tasks.get(0)));
-    assertEquals(LoadBlockOutcome.LOAD_BLOCK_ALREADY_CACHED,
-        again.getResults(0).getOutcome());
+    assertEquals(LoadBlockOutcome.LOAD_BLOCK_ALREADY_CACHED, again.getResults(0).getOutcome());
     assertEquals("MEM", again.getResults(0).getTier());
     assertEquals(0, load(List.of()).getResultsCount(), "an empty request is answered at once");
 
@@ -114,17 +127,33 @@ class WorkerLoadRpcTest {
     assertEquals(0, meter(pool + MetricNames.BUFFER_POOL_IN_USE));
     double peak = meter(pool + MetricNames.BUFFER_POOL_IN_USE_PEAK);
     assertTrue(peak > 0 && peak <= 2 * CHUNK, "peak " + peak + " within 2 threads x chunk");
-    assertEquals(3, worker.meterRegistry().get(MetricNames.WORKER_LOAD_BLOCKS)
-        .tag(MetricNames.TAG_OUTCOME, "loaded").counter().count());
+    assertEquals(
+        3,
+        worker
+            .meterRegistry()
+            .get(MetricNames.WORKER_LOAD_BLOCKS)
+            .tag(MetricNames.TAG_OUTCOME, "loaded")
+            .counter()
+            .count());
     assertEquals(0, meter(MetricNames.WORKER_LOAD_PENDING));
     String scrape = worker.meterRegistry().scrape();
-    for (String series : List.of("strata_worker_load_blocks_total{outcome=\"loaded\"} 3.0",
-        "strata_worker_load_blocks_total{outcome=\"not_found\"} 1.0",
-        "strata_worker_load_bytes_total " + (double) (2 * BLOCK + 5000),
-        "strata_worker_load_pending 0.0", "strata_worker_buffer_pool_in_use_peak_bytes ")) {
+    for (String series :
+        List.of(
+            "strata_worker_load_blocks_total{outcome=\"loaded\"} 3.0",
+            "strata_worker_load_blocks_total{outcome=\"not_found\"} 1.0",
+            "strata_worker_load_bytes_total " + (double) (2 * BLOCK + 5000),
+            "strata_worker_load_pending 0.0",
+            "strata_worker_buffer_pool_in_use_peak_bytes ")) {
       assertTrue(scrape.contains(series), "/metrics shows " + series);
     }
-    assertEquals(3, worker.meterRegistry().get(MetricNames.WORKER_RPC_LATENCY)
-        .tag(MetricNames.TAG_METHOD, "LoadBlocks").timer().count(), "each call is timed");
+    assertEquals(
+        3,
+        worker
+            .meterRegistry()
+            .get(MetricNames.WORKER_RPC_LATENCY)
+            .tag(MetricNames.TAG_METHOD, "LoadBlocks")
+            .timer()
+            .count(),
+        "each call is timed");
   }
 }

@@ -26,8 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 class WorkerMasterLinkTest {
   private static final long HELD_BLOCK = 12345;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private FakeMaster master;
   private WorkerServer worker;
@@ -60,9 +59,15 @@ class WorkerMasterLinkTest {
     Files.write(file, new byte[1000]);
     long id = 9000;
     try (DataClient client = new DataClient(worker.dataPort())) {
-      DataClient.Reply reply = client.read(ReadBlockRequest.newBuilder().setBlockId(id)
-          .setOffset(0).setLength(10).setSource(UfsBlockSource.newBuilder()
-              .setUfsPath("file://" + file).setBlockLength(1000)).build());
+      DataClient.Reply reply =
+          client.read(
+              ReadBlockRequest.newBuilder()
+                  .setBlockId(id)
+                  .setOffset(0)
+                  .setLength(10)
+                  .setSource(
+                      UfsBlockSource.newBuilder().setUfsPath("file://" + file).setBlockLength(1000))
+                  .build());
       assertEquals(ReadStatus.READ_OK, reply.response().getStatus());
     }
     assertTrue(FakeMaster.await(() -> worker.blockStore().contains(id)));
@@ -95,8 +100,9 @@ class WorkerMasterLinkTest {
     assertEquals(Version.RELEASE, r.getRelease());
     assertEquals(Version.PROTOCOL_VERSION, r.getRpcProtocolVersion());
     assertEquals(1, r.getBlocksCount());
-    assertEquals(BlockReport.newBuilder().setBlockId(HELD_BLOCK).setLength(321).setTier("MEM")
-        .build(), r.getBlocks(0));
+    assertEquals(
+        BlockReport.newBuilder().setBlockId(HELD_BLOCK).setLength(321).setTier("MEM").build(),
+        r.getBlocks(0));
     assertEquals(2, r.getTiersCount());
     assertEquals("MEM", r.getTiers(0).getAlias());
     assertEquals(321, r.getTiers(0).getUsedBytes());
@@ -112,8 +118,11 @@ class WorkerMasterLinkTest {
     assertTrue(FakeMaster.await(() -> !master.registrations.isEmpty()));
     long id = cacheOneBlock();
     assertTrue(FakeMaster.await(() -> heartbeatAdded(id)), "no heartbeat carried the block");
-    assertTrue(FakeMaster.await(() -> master.commits.stream()
-        .anyMatch(c -> c.getBlock().getBlockId() == id && c.getWorkerId() == 100)));
+    assertTrue(
+        FakeMaster.await(
+            () ->
+                master.commits.stream()
+                    .anyMatch(c -> c.getBlock().getBlockId() == id && c.getWorkerId() == 100)));
     HeartbeatRequest last = master.heartbeats.get(master.heartbeats.size() - 1);
     assertEquals(1, last.getCacheStats().getMisses());
     assertEquals(10, last.getCacheStats().getBytesFromUfs());
@@ -131,8 +140,9 @@ class WorkerMasterLinkTest {
     assertTrue(FakeMaster.await(() -> master.refusedHeartbeats.get() >= refused + 3));
     assertFalse(heartbeatAdded(id));
     master.failHeartbeats.set(0);
-    assertTrue(FakeMaster.await(() -> heartbeatAdded(id)), "the block was lost with a failed "
-        + "heartbeat");
+    assertTrue(
+        FakeMaster.await(() -> heartbeatAdded(id)),
+        "the block was lost with a failed " + "heartbeat");
   }
 
   @Test
@@ -142,16 +152,16 @@ class WorkerMasterLinkTest {
     startWorker(master.port());
     assertTrue(FakeMaster.await(() -> !master.registrations.isEmpty()));
     int dataPort = worker.dataPort();
-    master.nextResponses.add(HeartbeatResponse.newBuilder()
-        .setCommand(WorkerCommand.WORKER_COMMAND_REGISTER).build());
+    master.nextResponses.add(
+        HeartbeatResponse.newBuilder().setCommand(WorkerCommand.WORKER_COMMAND_REGISTER).build());
     assertTrue(FakeMaster.await(() -> master.registrations.size() >= 2));
     RegisterWorkerRequest again = master.registrations.get(1);
     assertEquals(1, again.getBlocksCount());
     assertEquals(HELD_BLOCK, again.getBlocks(0).getBlockId());
     assertEquals(dataPort, again.getAddress().getDataPort());
     // Heartbeats go on under the new id.
-    assertTrue(FakeMaster.await(() -> master.heartbeats.stream()
-        .anyMatch(h -> h.getWorkerId() == 101)));
+    assertTrue(
+        FakeMaster.await(() -> master.heartbeats.stream().anyMatch(h -> h.getWorkerId() == 101)));
     assertEquals(2, worker.masterLink().registrations());
   }
 
@@ -161,12 +171,14 @@ class WorkerMasterLinkTest {
     master = new FakeMaster();
     startWorker(master.port());
     assertTrue(FakeMaster.await(() -> !master.registrations.isEmpty()));
-    master.nextResponses.add(HeartbeatResponse.newBuilder().addRemoveBlockIds(HELD_BLOCK)
-        .build());
+    master.nextResponses.add(HeartbeatResponse.newBuilder().addRemoveBlockIds(HELD_BLOCK).build());
     assertTrue(FakeMaster.await(() -> !worker.blockStore().contains(HELD_BLOCK)));
     assertFalse(Files.exists(dir.resolve("mem/blocks/" + HELD_BLOCK)));
-    assertTrue(FakeMaster.await(() -> master.heartbeats.stream()
-        .anyMatch(h -> h.getRemovedBlockIdsList().contains(HELD_BLOCK))));
+    assertTrue(
+        FakeMaster.await(
+            () ->
+                master.heartbeats.stream()
+                    .anyMatch(h -> h.getRemovedBlockIdsList().contains(HELD_BLOCK))));
   }
 
   @Test
@@ -178,14 +190,20 @@ class WorkerMasterLinkTest {
     }
     startWorker(port);
     try (DataClient client = new DataClient(worker.dataPort())) {
-      DataClient.Reply reply = client.read(ReadBlockRequest.newBuilder()
-          .setBlockId(HELD_BLOCK).setOffset(0).setLength(64).build());
+      DataClient.Reply reply =
+          client.read(
+              ReadBlockRequest.newBuilder()
+                  .setBlockId(HELD_BLOCK)
+                  .setOffset(0)
+                  .setLength(64)
+                  .build());
       assertEquals(ReadStatus.READ_OK, reply.response().getStatus());
       assertArrayEquals(new byte[64], reply.data());
     }
     assertEquals(-1, worker.masterLink().workerId());
     master = new FakeMaster(port);
-    assertTrue(FakeMaster.await(() -> !master.registrations.isEmpty()),
+    assertTrue(
+        FakeMaster.await(() -> !master.registrations.isEmpty()),
         "the worker did not register once the master came up");
     assertEquals(1, master.registrations.get(0).getBlocksCount());
   }

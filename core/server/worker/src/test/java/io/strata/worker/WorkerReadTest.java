@@ -25,8 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 class WorkerReadTest {
   private static final long BLOCK_SIZE = 2L << 20;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private FakeMaster master;
   private WorkerServer worker;
@@ -55,15 +54,23 @@ class WorkerReadTest {
 
   /** The second block of the file: 1 MiB + 100 bytes starting at 2 MiB. */
   private UfsBlockSource secondBlock() {
-    return UfsBlockSource.newBuilder().setUfsPath("file://" + ufsFile).setMountId(0)
-        .setBlockStart(BLOCK_SIZE).setBlockLength(content.length - BLOCK_SIZE).build();
+    return UfsBlockSource.newBuilder()
+        .setUfsPath("file://" + ufsFile)
+        .setMountId(0)
+        .setBlockStart(BLOCK_SIZE)
+        .setBlockLength(content.length - BLOCK_SIZE)
+        .build();
   }
 
   private static final long BLOCK_ID = BlockIds.blockId(42, 1);
 
   private ReadBlockRequest request(long offset, long length) {
-    return ReadBlockRequest.newBuilder().setBlockId(BLOCK_ID).setOffset(offset)
-        .setLength(length).setSource(secondBlock()).build();
+    return ReadBlockRequest.newBuilder()
+        .setBlockId(BLOCK_ID)
+        .setOffset(offset)
+        .setLength(length)
+        .setSource(secondBlock())
+        .build();
   }
 
   private byte[] expected(long offset, long length) {
@@ -72,7 +79,8 @@ class WorkerReadTest {
   }
 
   private void awaitCached() throws InterruptedException {
-    assertTrue(FakeMaster.await(() -> worker.blockStore().contains(BLOCK_ID)),
+    assertTrue(
+        FakeMaster.await(() -> worker.blockStore().contains(BLOCK_ID)),
         "the block was not cached after a miss");
   }
 
@@ -109,14 +117,14 @@ class WorkerReadTest {
     double cachedBytes = 500_000.0 + content.length - BLOCK_SIZE;
     FakeMaster.await(() -> counter("strata.worker.read.cache") == cachedBytes);
     assertEquals(cachedBytes, counter("strata.worker.read.cache"));
-    assertTrue(FakeMaster.await(() -> worker.blockStore().pinCount(BLOCK_ID) == 0),
+    assertTrue(
+        FakeMaster.await(() -> worker.blockStore().pinCount(BLOCK_ID) == 0),
         "a finished read left its block pinned");
   }
 
   @Test
   void shortCircuitReturnsThePathOfTheCachedBlock() throws Exception {
-    ReadBlockRequest shortCircuit = request(4096, 10_000).toBuilder().setShortCircuit(true)
-        .build();
+    ReadBlockRequest shortCircuit = request(4096, 10_000).toBuilder().setShortCircuit(true).build();
     try (DataClient client = new DataClient(worker.dataPort())) {
       DataClient.Reply notCached = client.read(shortCircuit);
       assertEquals(ReadStatus.READ_NOT_CACHED, notCached.response().getStatus());
@@ -147,17 +155,18 @@ class WorkerReadTest {
     try (DataClient client = new DataClient(worker.dataPort())) {
       DataClient.Reply bad = client.read(request(blockLength - 10, 11));
       assertEquals(ReadStatus.READ_INVALID, bad.response().getStatus());
-      assertTrue(bad.response().getMessage().contains(Long.toString(BLOCK_ID)),
+      assertTrue(
+          bad.response().getMessage().contains(Long.toString(BLOCK_ID)),
           bad.response().getMessage());
-      assertTrue(bad.response().getMessage().contains(ufsFile.toString()),
-          bad.response().getMessage());
+      assertTrue(
+          bad.response().getMessage().contains(ufsFile.toString()), bad.response().getMessage());
       assertEquals(ReadStatus.READ_INVALID, client.read(request(-1, 5)).response().getStatus());
 
-      assertArrayEquals(expected(blockLength - 10, 10),
-          client.read(request(blockLength - 10, 10)).data());
+      assertArrayEquals(
+          expected(blockLength - 10, 10), client.read(request(blockLength - 10, 10)).data());
       awaitCached();
-      assertEquals(ReadStatus.READ_INVALID,
-          client.read(request(blockLength, 1)).response().getStatus());
+      assertEquals(
+          ReadStatus.READ_INVALID, client.read(request(blockLength, 1)).response().getStatus());
       DataClient.Reply good = client.read(request(blockLength - 10, 10));
       assertTrue(good.response().getFromCache());
       assertArrayEquals(expected(blockLength - 10, 10), good.data());
@@ -166,14 +175,19 @@ class WorkerReadTest {
 
   @Test
   void missingUnderStoreFileGetsNotFoundNamingIt() throws Exception {
-    UfsBlockSource gone = secondBlock().toBuilder()
-        .setUfsPath("file://" + dir.resolve("ufs/gone.bin")).build();
+    UfsBlockSource gone =
+        secondBlock().toBuilder().setUfsPath("file://" + dir.resolve("ufs/gone.bin")).build();
     try (DataClient client = new DataClient(worker.dataPort())) {
-      DataClient.Reply reply = client.read(ReadBlockRequest.newBuilder().setBlockId(77)
-          .setOffset(0).setLength(100).setSource(gone).build());
+      DataClient.Reply reply =
+          client.read(
+              ReadBlockRequest.newBuilder()
+                  .setBlockId(77)
+                  .setOffset(0)
+                  .setLength(100)
+                  .setSource(gone)
+                  .build());
       assertEquals(ReadStatus.READ_NOT_FOUND, reply.response().getStatus());
-      assertTrue(reply.response().getMessage().contains("gone.bin"),
-          reply.response().getMessage());
+      assertTrue(reply.response().getMessage().contains("gone.bin"), reply.response().getMessage());
       assertArrayEquals(expected(0, 100), client.read(request(0, 100)).data());
     }
   }
@@ -202,7 +216,8 @@ class WorkerReadTest {
     try (DataClient client = new DataClient(worker.dataPort())) {
       client.send(request(0, content.length - BLOCK_SIZE));
     }
-    assertTrue(FakeMaster.await(() -> worker.blockStore().pinCount(BLOCK_ID) == 0),
+    assertTrue(
+        FakeMaster.await(() -> worker.blockStore().pinCount(BLOCK_ID) == 0),
         "a closed channel left its block pinned");
     try (DataClient client = new DataClient(worker.dataPort())) {
       assertArrayEquals(expected(100, 1000), client.read(request(100, 1000)).data());
@@ -212,8 +227,9 @@ class WorkerReadTest {
   @Test
   void requestWithoutSourceForAnUncachedBlockIsInvalid() throws IOException {
     try (DataClient client = new DataClient(worker.dataPort())) {
-      DataClient.Reply reply = client.read(ReadBlockRequest.newBuilder().setBlockId(5)
-          .setOffset(0).setLength(1).build());
+      DataClient.Reply reply =
+          client.read(
+              ReadBlockRequest.newBuilder().setBlockId(5).setOffset(0).setLength(1).build());
       assertEquals(ReadStatus.READ_INVALID, reply.response().getStatus());
       assertTrue(reply.response().getMessage().contains("Block 5"));
     }
@@ -224,8 +240,9 @@ class WorkerReadTest {
     try (java.net.Socket socket = new java.net.Socket("127.0.0.1", worker.dataPort())) {
       socket.setSoTimeout(10_000);
       // A varint32 length prefix of about 200 MiB, far past the request frame limit.
-      socket.getOutputStream().write(new byte[] {(byte) 0x80, (byte) 0x80, (byte) 0x80,
-          (byte) 0x64});
+      socket
+          .getOutputStream()
+          .write(new byte[] {(byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x64});
       socket.getOutputStream().flush();
       assertEquals(-1, socket.getInputStream().read(), "the worker should close the channel");
     }

@@ -24,9 +24,9 @@ import org.apache.hadoop.security.AccessControlException;
  * Turns the exceptions of the Hadoop client into the ones the {@link
  * io.strata.underfs.UnderFileSystem} contract promises: missing paths become {@link
  * NoSuchFileException}, existing ones {@link java.nio.file.FileAlreadyExistsException}, and the
- * failures an operator must act on (safe mode, permissions, an unreachable namenode) become
- * {@link StrataException}s whose message names the namenode, the path and the fix. Anything
- * else stays an {@link IOException} naming the namenode and the path, with the cause attached.
+ * failures an operator must act on (safe mode, permissions, an unreachable namenode) become {@link
+ * StrataException}s whose message names the namenode, the path and the fix. Anything else stays an
+ * {@link IOException} naming the namenode and the path, with the cause attached.
  */
 final class HdfsErrors {
   private final String namenode;
@@ -42,8 +42,8 @@ final class HdfsErrors {
   }
 
   /**
-   * The exception to throw for a failure of {@code action} ("read", "list", ...) on
-   * {@code uri}; exceptions already in Strata's terms pass through unchanged.
+   * The exception to throw for a failure of {@code action} ("read", "list", ...) on {@code uri};
+   * exceptions already in Strata's terms pass through unchanged.
    */
   IOException translate(IOException thrown, String uri, String action) {
     if (thrown instanceof StrataException || thrown instanceof FileSystemException) {
@@ -51,15 +51,36 @@ final class HdfsErrors {
     }
     IOException e = unwrap(thrown);
     if (isSafeMode(thrown) || isSafeMode(e)) {
-      return new StrataException(ErrorCode.UNAVAILABLE, "HDFS namenode " + namenode
-          + " is in safe mode: wait for it to leave, or run `hdfs dfsadmin -safemode leave`"
-          + " (cannot " + action + " " + uri + ")", thrown);
+      return new StrataException(
+          ErrorCode.UNAVAILABLE,
+          "HDFS namenode "
+              + namenode
+              + " is in safe mode: wait for it to leave, or run `hdfs dfsadmin -safemode leave`"
+              + " (cannot "
+              + action
+              + " "
+              + uri
+              + ")",
+          thrown);
     }
     if (e instanceof AccessControlException) {
-      return new StrataException(ErrorCode.PERMISSION_DENIED, "HDFS namenode " + namenode
-          + " denied user '" + user + "' permission to " + action + " " + uri + " ("
-          + firstLine(e.getMessage()) + "): grant that user access in HDFS, or mount with "
-          + "--option " + HdfsOptions.USER + "=<a user who has it>", thrown);
+      return new StrataException(
+          ErrorCode.PERMISSION_DENIED,
+          "HDFS namenode "
+              + namenode
+              + " denied user '"
+              + user
+              + "' permission to "
+              + action
+              + " "
+              + uri
+              + " ("
+              + firstLine(e.getMessage())
+              + "): grant that user access in HDFS, or mount with "
+              + "--option "
+              + HdfsOptions.USER
+              + "=<a user who has it>",
+          thrown);
     }
     if (e instanceof FileNotFoundException) {
       NoSuchFileException missing = new NoSuchFileException(uri);
@@ -78,32 +99,66 @@ final class HdfsErrors {
       return exists;
     }
     if (e instanceof StandbyException) {
-      return new StrataException(ErrorCode.UNAVAILABLE, "HDFS namenode " + namenode
-          + " is a standby namenode (cannot " + action + " " + uri + "): mount the HA "
-          + "nameservice (hdfs://<nameservice>/path) with its hdfs-site.xml in "
-          + HdfsOptions.CONFIG_FILES, thrown);
+      return new StrataException(
+          ErrorCode.UNAVAILABLE,
+          "HDFS namenode "
+              + namenode
+              + " is a standby namenode (cannot "
+              + action
+              + " "
+              + uri
+              + "): mount the HA "
+              + "nameservice (hdfs://<nameservice>/path) with its hdfs-site.xml in "
+              + HdfsOptions.CONFIG_FILES,
+          thrown);
     }
     Throwable unreachable = unreachableCause(thrown);
     if (unreachable != null) {
-      return new StrataException(ErrorCode.UNAVAILABLE, "Cannot reach the HDFS namenode at "
-          + namenode + ": check the mount URI and that HDFS is running (cannot " + action + " "
-          + uri + ": " + rootMessage(unreachable) + ")", thrown);
+      return new StrataException(
+          ErrorCode.UNAVAILABLE,
+          "Cannot reach the HDFS namenode at "
+              + namenode
+              + ": check the mount URI and that HDFS is running (cannot "
+              + action
+              + " "
+              + uri
+              + ": "
+              + rootMessage(unreachable)
+              + ")",
+          thrown);
     }
-    return new IOException("HDFS namenode " + namenode + ": cannot " + action + " " + uri + ": "
-        + (e instanceof ParentNotDirectoryException ? "a parent is a file, not a directory: "
-        : "") + e.getClass().getSimpleName() + ": " + firstLine(e.getMessage()), thrown);
+    return new IOException(
+        "HDFS namenode "
+            + namenode
+            + ": cannot "
+            + action
+            + " "
+            + uri
+            + ": "
+            + (e instanceof ParentNotDirectoryException
+                ? "a parent is a file, not a directory: "
+                : "")
+            + e.getClass().getSimpleName()
+            + ": "
+            + firstLine(e.getMessage()),
+        thrown);
   }
 
   /**
-   * The exception the namenode really threw. The client unwraps some remote exceptions for
-   * some calls only (a non-empty directory arrives wrapped), so every call goes through this.
+   * The exception the namenode really threw. The client unwraps some remote exceptions for some
+   * calls only (a non-empty directory arrives wrapped), so every call goes through this.
    */
   private static IOException unwrap(IOException e) {
     if (e instanceof RemoteException remote) {
-      return remote.unwrapRemoteException(SafeModeException.class, AccessControlException.class,
-          FileNotFoundException.class, FileAlreadyExistsException.class,
-          PathIsNotEmptyDirectoryException.class, ParentNotDirectoryException.class,
-          StandbyException.class, RetriableException.class);
+      return remote.unwrapRemoteException(
+          SafeModeException.class,
+          AccessControlException.class,
+          FileNotFoundException.class,
+          FileAlreadyExistsException.class,
+          PathIsNotEmptyDirectoryException.class,
+          ParentNotDirectoryException.class,
+          StandbyException.class,
+          RetriableException.class);
     }
     return e;
   }
@@ -121,7 +176,8 @@ final class HdfsErrors {
           && remote.getClassName().equals(SafeModeException.class.getName())) {
         return true;
       }
-      if (c instanceof RetriableException && c.getMessage() != null
+      if (c instanceof RetriableException
+          && c.getMessage() != null
           && c.getMessage().contains("safe mode")) {
         return true;
       }
@@ -131,8 +187,10 @@ final class HdfsErrors {
 
   private static Throwable unreachableCause(Throwable t) {
     for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
-      if (c instanceof ConnectException || c instanceof NoRouteToHostException
-          || c instanceof UnknownHostException || c instanceof ConnectTimeoutException) {
+      if (c instanceof ConnectException
+          || c instanceof NoRouteToHostException
+          || c instanceof UnknownHostException
+          || c instanceof ConnectTimeoutException) {
         return c;
       }
     }
@@ -145,8 +203,8 @@ final class HdfsErrors {
     while (root.getCause() != null && root.getCause() != root) {
       root = root.getCause();
     }
-    String message = root.getMessage() == null ? root.getClass().getSimpleName()
-        : root.getMessage();
+    String message =
+        root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
     return firstLine(message);
   }
 

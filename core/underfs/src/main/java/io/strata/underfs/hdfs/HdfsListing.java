@@ -10,10 +10,10 @@ import org.apache.hadoop.fs.RemoteIterator;
 
 /**
  * The children of one HDFS directory, fetched from the namenode a page at a time (dfs.ls.limit
- * entries, 1,000 by default) as the caller advances, so a directory of millions of entries is
- * never held in memory. In-progress Strata writes ({@value HdfsUnderFileSystem#TEMP_MARKER}) are
- * left out. A failure while fetching a page surfaces from {@link #hasNext()} as an
- * {@link UncheckedIOException} wrapping the translated error.
+ * entries, 1,000 by default) as the caller advances, so a directory of millions of entries is never
+ * held in memory. In-progress Strata writes ({@value HdfsUnderFileSystem#TEMP_MARKER}) are left
+ * out. A failure while fetching a page surfaces from {@link #hasNext()} as an {@link
+ * UncheckedIOException} wrapping the translated error.
  */
 final class HdfsListing implements CloseableIterator<UfsStatus> {
   private final RemoteIterator<FileStatus> remote;

@@ -16,32 +16,34 @@ import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 
 /**
- * The mount options of an HDFS under store, each with its default and one sentence of docs, and
- * the Hadoop client configuration they stand for. Parsing is strict: an unknown option, a bad
- * value or a reserved Kerberos option fails with an {@link IllegalArgumentException} that names
- * it and lists the valid options, so a mistake in {@code strata fs mount --option} is caught
- * when the mount is made, not at the first read.
+ * The mount options of an HDFS under store, each with its default and one sentence of docs, and the
+ * Hadoop client configuration they stand for. Parsing is strict: an unknown option, a bad value or
+ * a reserved Kerberos option fails with an {@link IllegalArgumentException} that names it and lists
+ * the valid options, so a mistake in {@code strata fs mount --option} is caught when the mount is
+ * made, not at the first read.
  *
- * <p>Precedence in the resulting configuration, lowest first: Hadoop's built-in defaults and
- * any {@code core-site.xml} on the classpath, {@link #CLIENT_DEFAULTS}, the files of
- * {@code hdfs.config.files} in order, then {@code hdfs.conf.*}. A key of
- * {@link #CLIENT_DEFAULTS} set by a config file or by {@code hdfs.conf.*} keeps that value.
+ * <p>Precedence in the resulting configuration, lowest first: Hadoop's built-in defaults and any
+ * {@code core-site.xml} on the classpath, {@link #CLIENT_DEFAULTS}, the files of {@code
+ * hdfs.config.files} in order, then {@code hdfs.conf.*}. A key of {@link #CLIENT_DEFAULTS} set by a
+ * config file or by {@code hdfs.conf.*} keeps that value.
  */
 public final class HdfsOptions {
   /** One mount option: its name, its default ("" when unset) and what it does. */
   public record Option(String name, String defaultValue, String description) {}
 
   public static final String CONFIG_FILES = "hdfs.config.files";
+
   /** Prefix of options passed through into the Hadoop configuration without the prefix. */
   public static final String CONF_PREFIX = "hdfs.conf.";
+
   public static final String USER = "hdfs.user";
   public static final String KERBEROS_PRINCIPAL = "hdfs.kerberos.principal";
   public static final String KERBEROS_KEYTAB = "hdfs.kerberos.keytab";
 
   /**
-   * Hadoop client settings Strata uses instead of Hadoop's own defaults. Hadoop retries a
-   * namenode that times out 45 times 20 s apart; these make an unreachable namenode fail within
-   * about 15 s (3 connection attempts of at most 5 s) and bound HA fail-over to 4 attempts.
+   * Hadoop client settings Strata uses instead of Hadoop's own defaults. Hadoop retries a namenode
+   * that times out 45 times 20 s apart; these make an unreachable namenode fail within about 15 s
+   * (3 connection attempts of at most 5 s) and bound HA fail-over to 4 attempts.
    */
   static final Map<String, String> CLIENT_DEFAULTS;
 
@@ -58,16 +60,31 @@ public final class HdfsOptions {
     defaults.put("dfs.client.failover.sleep.max.millis", "4000");
     CLIENT_DEFAULTS = Collections.unmodifiableMap(defaults);
 
-    add(CONFIG_FILES, "", "Comma-separated absolute paths of Hadoop XML files (core-site.xml, "
-        + "hdfs-site.xml) loaded for this mount only, later files winning.");
-    add(CONF_PREFIX + "<key>", "", "Sets the Hadoop client property <key> for this mount, over "
-        + "the config files, e.g. hdfs.conf.dfs.client.use.datanode.hostname=true.");
-    add(USER, "", "The HDFS user the mount acts as (simple authentication); empty means the "
-        + "user of the Strata process.");
-    add(KERBEROS_PRINCIPAL, "", "Reserved: the Kerberos principal to log in as; Kerberos is "
-        + "not supported yet, so giving it fails the mount.");
-    add(KERBEROS_KEYTAB, "", "Reserved: the keytab of hdfs.kerberos.principal; Kerberos is "
-        + "not supported yet, so giving it fails the mount.");
+    add(
+        CONFIG_FILES,
+        "",
+        "Comma-separated absolute paths of Hadoop XML files (core-site.xml, "
+            + "hdfs-site.xml) loaded for this mount only, later files winning.");
+    add(
+        CONF_PREFIX + "<key>",
+        "",
+        "Sets the Hadoop client property <key> for this mount, over "
+            + "the config files, e.g. hdfs.conf.dfs.client.use.datanode.hostname=true.");
+    add(
+        USER,
+        "",
+        "The HDFS user the mount acts as (simple authentication); empty means the "
+            + "user of the Strata process.");
+    add(
+        KERBEROS_PRINCIPAL,
+        "",
+        "Reserved: the Kerberos principal to log in as; Kerberos is "
+            + "not supported yet, so giving it fails the mount.");
+    add(
+        KERBEROS_KEYTAB,
+        "",
+        "Reserved: the keytab of hdfs.kerberos.principal; Kerberos is "
+            + "not supported yet, so giving it fails the mount.");
   }
 
   private static void add(String name, String defaultValue, String description) {
@@ -85,11 +102,11 @@ public final class HdfsOptions {
   }
 
   /**
-   * Parses mount options; absent ones take their defaults. Config files are read here, so a
-   * missing or malformed file fails the mount.
+   * Parses mount options; absent ones take their defaults. Config files are read here, so a missing
+   * or malformed file fails the mount.
    *
-   * @throws IllegalArgumentException naming an unknown option, a bad value or a reserved
-   *     Kerberos option, and listing the valid options
+   * @throws IllegalArgumentException naming an unknown option, a bad value or a reserved Kerberos
+   *     option, and listing the valid options
    */
   public static HdfsOptions parse(Map<String, String> options) {
     List<Path> files = new ArrayList<>();
@@ -99,9 +116,14 @@ public final class HdfsOptions {
       String name = e.getKey();
       String value = e.getValue() == null ? "" : e.getValue();
       if (name.equals(KERBEROS_PRINCIPAL) || name.equals(KERBEROS_KEYTAB)) {
-        throw new IllegalArgumentException("Kerberos is not supported yet: HDFS mount option "
-            + name + " cannot be used. Mount an HDFS that uses simple authentication, and "
-            + "choose the user with " + USER + "; valid options: " + validNames());
+        throw new IllegalArgumentException(
+            "Kerberos is not supported yet: HDFS mount option "
+                + name
+                + " cannot be used. Mount an HDFS that uses simple authentication, and "
+                + "choose the user with "
+                + USER
+                + "; valid options: "
+                + validNames());
       } else if (name.equals(CONFIG_FILES)) {
         files.addAll(parseFiles(value));
       } else if (name.equals(USER)) {
@@ -109,8 +131,8 @@ public final class HdfsOptions {
       } else if (name.startsWith(CONF_PREFIX) && name.length() > CONF_PREFIX.length()) {
         settings.put(name.substring(CONF_PREFIX.length()), value);
       } else {
-        throw new IllegalArgumentException("Unknown HDFS mount option '" + name
-            + "'; valid options: " + validNames());
+        throw new IllegalArgumentException(
+            "Unknown HDFS mount option '" + name + "'; valid options: " + validNames());
       }
     }
     HdfsOptions parsed = new HdfsOptions(files, settings, user);
@@ -128,8 +150,15 @@ public final class HdfsOptions {
   }
 
   private static IllegalArgumentException bad(String name, String text, String expected) {
-    return new IllegalArgumentException("Bad value '" + text + "' for HDFS mount option " + name
-        + ": " + expected + "; valid options: " + validNames());
+    return new IllegalArgumentException(
+        "Bad value '"
+            + text
+            + "' for HDFS mount option "
+            + name
+            + ": "
+            + expected
+            + "; valid options: "
+            + validNames());
   }
 
   private static List<Path> parseFiles(String text) {
@@ -141,8 +170,13 @@ public final class HdfsOptions {
       }
       Path file = Path.of(name);
       if (!file.isAbsolute()) {
-        throw bad(CONFIG_FILES, text, "'" + name + "' is not an absolute path; expected "
-            + "files such as /etc/hadoop/conf/core-site.xml,/etc/hadoop/conf/hdfs-site.xml");
+        throw bad(
+            CONFIG_FILES,
+            text,
+            "'"
+                + name
+                + "' is not an absolute path; expected "
+                + "files such as /etc/hadoop/conf/core-site.xml,/etc/hadoop/conf/hdfs-site.xml");
       }
       if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
         throw bad(CONFIG_FILES, text, "'" + name + "' is not a readable file on this machine");
@@ -160,8 +194,10 @@ public final class HdfsOptions {
       alone.addResource(in, file.toString());
       alone.size();
     } catch (IOException | RuntimeException e) {
-      throw bad(CONFIG_FILES, text, "'" + file + "' is not a Hadoop configuration file ("
-          + e.getMessage() + ")");
+      throw bad(
+          CONFIG_FILES,
+          text,
+          "'" + file + "' is not a Hadoop configuration file (" + e.getMessage() + ")");
     }
   }
 
@@ -181,9 +217,7 @@ public final class HdfsOptions {
     }
   }
 
-  /**
-   * Builds a fresh Hadoop configuration for one mount; see the class comment for precedence.
-   */
+  /** Builds a fresh Hadoop configuration for one mount; see the class comment for precedence. */
   Configuration toConfiguration() {
     Configuration conf = new Configuration();
     Configuration fromFiles = new Configuration(false);
@@ -207,10 +241,15 @@ public final class HdfsOptions {
     String auth = conf.getTrimmed(AUTHENTICATION_KEY, "simple").toLowerCase(Locale.ROOT);
     if (!auth.equals("simple")) {
       String[] sources = conf.getPropertySources(AUTHENTICATION_KEY);
-      throw new IllegalArgumentException("Kerberos is not supported yet: "
-          + AUTHENTICATION_KEY + " is '" + auth + "'"
-          + (sources == null ? "" : " (set by " + String.join(", ", sources) + ")")
-          + ". Mount an HDFS that uses simple authentication; valid options: " + validNames());
+      throw new IllegalArgumentException(
+          "Kerberos is not supported yet: "
+              + AUTHENTICATION_KEY
+              + " is '"
+              + auth
+              + "'"
+              + (sources == null ? "" : " (set by " + String.join(", ", sources) + ")")
+              + ". Mount an HDFS that uses simple authentication; valid options: "
+              + validNames());
     }
   }
 
@@ -231,7 +270,12 @@ public final class HdfsOptions {
 
   @Override
   public String toString() {
-    return "HdfsOptions{configFiles=" + configFiles + ", hadoopSettings=" + hadoopSettings
-        + ", user=" + (user.isEmpty() ? "<process user>" : user) + "}";
+    return "HdfsOptions{configFiles="
+        + configFiles
+        + ", hadoopSettings="
+        + hadoopSettings
+        + ", user="
+        + (user.isEmpty() ? "<process user>" : user)
+        + "}";
   }
 }

@@ -13,8 +13,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A file being written to HDFS. Bytes go to a hidden temporary file in the target's directory
  * ({@code .<name>.strata-tmp-<uuid>}, left out of listings); {@link #close()} completes it and
- * renames it to the target in one namenode operation, so the target name only ever shows a
- * complete file. {@link #abort()} deletes the temporary file. One writer thread at a time.
+ * renames it to the target in one namenode operation, so the target name only ever shows a complete
+ * file. {@link #abort()} deletes the temporary file. One writer thread at a time.
  */
 final class HdfsOutputStream extends UfsOutputStream {
   private static final Logger LOG = LoggerFactory.getLogger(HdfsOutputStream.class);
@@ -26,13 +26,22 @@ final class HdfsOutputStream extends UfsOutputStream {
   private final Path target;
   private final String uri;
   private final boolean overwrite;
+
   /** The permission to set after writing when the create-time umask narrowed it, or null. */
   private final FsPermission exactPermission;
+
   private boolean closed;
   private String fingerprint = "";
 
-  HdfsOutputStream(DistributedFileSystem fs, HdfsErrors errors, FSDataOutputStream out,
-      Path temp, Path target, String uri, boolean overwrite, FsPermission exactPermission) {
+  HdfsOutputStream(
+      DistributedFileSystem fs,
+      HdfsErrors errors,
+      FSDataOutputStream out,
+      Path temp,
+      Path target,
+      String uri,
+      boolean overwrite,
+      FsPermission exactPermission) {
     this.fs = fs;
     this.errors = errors;
     this.out = out;
@@ -125,7 +134,10 @@ final class HdfsOutputStream extends UfsOutputStream {
     try {
       fs.delete(temp, false);
     } catch (IOException e) {
-      LOG.warn("Cannot delete the temporary file {} of a failed write of {}: {}", temp, uri,
+      LOG.warn(
+          "Cannot delete the temporary file {} of a failed write of {}: {}",
+          temp,
+          uri,
           e.toString());
     }
   }

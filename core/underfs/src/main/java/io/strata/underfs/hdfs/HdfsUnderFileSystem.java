@@ -37,30 +37,32 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An under store on HDFS, addressed as {@code hdfs://namenode:port/path} (or
- * {@code hdfs://nameservice/path} for an HA nameservice described by the mount's config files).
- * One instance talks to one namenode with its own Hadoop client (never Hadoop's shared cache of
+ * An under store on HDFS, addressed as {@code hdfs://namenode:port/path} (or {@code
+ * hdfs://nameservice/path} for an HA nameservice described by the mount's config files). One
+ * instance talks to one namenode with its own Hadoop client (never Hadoop's shared cache of
  * clients), configured by the mount's {@link HdfsOptions}, and acts as one user.
  *
- * <p>Names are kept verbatim: spaces, '#', '%' and non-ASCII names reach HDFS as they are.
- * Reads are positioned and served by a bounded cache of open streams that is checked against
- * the file's current status on every read (see {@link #read}). Writes appear under their name
- * only when complete (see {@link HdfsOutputStream}). Failures an operator must act on become
- * {@link io.strata.common.error.StrataException}s naming the namenode, path and fix (see
- * {@link HdfsErrors}). Safe for concurrent use by many threads.
+ * <p>Names are kept verbatim: spaces, '#', '%' and non-ASCII names reach HDFS as they are. Reads
+ * are positioned and served by a bounded cache of open streams that is checked against the file's
+ * current status on every read (see {@link #read}). Writes appear under their name only when
+ * complete (see {@link HdfsOutputStream}). Failures an operator must act on become {@link
+ * io.strata.common.error.StrataException}s naming the namenode, path and fix (see {@link
+ * HdfsErrors}). Safe for concurrent use by many threads.
  *
- * <p>Besides files and directories it holds symbolic links, where the cluster allows them:
- * Hadoop leaves them disabled (they are enabled only in tests), and a refusal becomes an
- * {@link UnsupportedOperationException}, so Strata keeps the link in its own namespace. Links
- * already in HDFS are reported as links with their target, as every store reports them. HDFS
- * has no hard links, FIFOs, sockets or device nodes.
+ * <p>Besides files and directories it holds symbolic links, where the cluster allows them: Hadoop
+ * leaves them disabled (they are enabled only in tests), and a refusal becomes an {@link
+ * UnsupportedOperationException}, so Strata keeps the link in its own namespace. Links already in
+ * HDFS are reported as links with their target, as every store reports them. HDFS has no hard
+ * links, FIFOs, sockets or device nodes.
  */
 public final class HdfsUnderFileSystem implements UnderFileSystem {
   private static final Logger LOG = LoggerFactory.getLogger(HdfsUnderFileSystem.class);
 
   public static final String SCHEME = "hdfs";
+
   /** Marker in the names of in-progress writes; such files are hidden from listings. */
   static final String TEMP_MARKER = UnderFileSystem.TEMP_MARKER;
+
   /** Characters of a target's name a temporary name begins with, so it stays within 255 bytes. */
   private static final int TEMP_NAME_PREFIX = 40;
 
@@ -77,8 +79,8 @@ public final class HdfsUnderFileSystem implements UnderFileSystem {
   private final HdfsErrors errors;
   private final InputStreamCache streams;
 
-  private HdfsUnderFileSystem(String namenode, String user, Configuration conf,
-      DistributedFileSystem fs) {
+  private HdfsUnderFileSystem(
+      String namenode, String user, Configuration conf, DistributedFileSystem fs) {
     this.namenode = namenode;
     this.prefix = SCHEME + "://" + namenode;
     this.user = user;
@@ -100,35 +102,50 @@ public final class HdfsUnderFileSystem implements UnderFileSystem {
     try {
       root = new URI(SCHEME + "://" + namenode + "/");
     } catch (URISyntaxException e) {
-      throw new IllegalArgumentException("Not a namenode address or nameservice: '" + namenode
-          + "' in " + uri + " (expected hdfs://namenode:port/path)", e);
+      throw new IllegalArgumentException(
+          "Not a namenode address or nameservice: '"
+              + namenode
+              + "' in "
+              + uri
+              + " (expected hdfs://namenode:port/path)",
+          e);
     }
     Configuration conf = options.toConfiguration();
-    String user = options.user().isEmpty()
-        ? UserGroupInformation.getCurrentUser().getShortUserName() : options.user();
+    String user =
+        options.user().isEmpty()
+            ? UserGroupInformation.getCurrentUser().getShortUserName()
+            : options.user();
     FileSystem opened;
     try {
-      opened = options.user().isEmpty() ? FileSystem.newInstance(root, conf)
-          : FileSystem.newInstance(root, conf, options.user());
+      opened =
+          options.user().isEmpty()
+              ? FileSystem.newInstance(root, conf)
+              : FileSystem.newInstance(root, conf, options.user());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("Interrupted while opening HDFS at " + namenode);
     } catch (IllegalArgumentException e) {
       if (e.getCause() instanceof UnknownHostException) {
         // An unresolvable namenode host surfaces as an IllegalArgumentException.
-        throw new HdfsErrors(namenode, user).translate(new IOException(e.getMessage(), e),
-            uri, "open");
+        throw new HdfsErrors(namenode, user)
+            .translate(new IOException(e.getMessage(), e), uri, "open");
       }
-      throw new IllegalArgumentException("Cannot open HDFS at " + uri + ": " + e.getMessage(),
-          e);
+      throw new IllegalArgumentException("Cannot open HDFS at " + uri + ": " + e.getMessage(), e);
     }
     if (!(opened instanceof DistributedFileSystem dfs)) {
       String type = opened.getClass().getName();
       opened.close();
-      throw new IllegalArgumentException("fs.hdfs.impl makes " + uri + " a " + type
-          + ", not an HDFS client; remove that setting from the mount's options or files");
+      throw new IllegalArgumentException(
+          "fs.hdfs.impl makes "
+              + uri
+              + " a "
+              + type
+              + ", not an HDFS client; remove that setting from the mount's options or files");
     }
-    LOG.info("Opened HDFS under store {} as user {} ({} config files)", root, user,
+    LOG.info(
+        "Opened HDFS under store {} as user {} ({} config files)",
+        root,
+        user,
         options.configFiles().size());
     return new HdfsUnderFileSystem(namenode, user, conf, dfs);
   }
@@ -137,16 +154,20 @@ public final class HdfsUnderFileSystem implements UnderFileSystem {
   static String authorityOf(String uri) {
     String head = SCHEME + "://";
     if (!uri.regionMatches(true, 0, head, 0, head.length())) {
-      throw new IllegalArgumentException("Not an HDFS URI: " + uri
-          + " (expected hdfs://namenode:port/path)");
+      throw new IllegalArgumentException(
+          "Not an HDFS URI: " + uri + " (expected hdfs://namenode:port/path)");
     }
     String rest = uri.substring(head.length());
     int slash = rest.indexOf('/');
     String authority = slash < 0 ? rest : rest.substring(0, slash);
     if (authority.isEmpty()) {
-      throw new IllegalArgumentException("HDFS URI " + uri + " names no namenode: use "
-          + "hdfs://namenode:port/path, or hdfs://nameservice/path with the nameservice's "
-          + "hdfs-site.xml in " + HdfsOptions.CONFIG_FILES);
+      throw new IllegalArgumentException(
+          "HDFS URI "
+              + uri
+              + " names no namenode: use "
+              + "hdfs://namenode:port/path, or hdfs://nameservice/path with the nameservice's "
+              + "hdfs-site.xml in "
+              + HdfsOptions.CONFIG_FILES);
     }
     return authority;
   }
@@ -185,8 +206,8 @@ public final class HdfsUnderFileSystem implements UnderFileSystem {
   }
 
   /**
-   * The status of an entry as a listing or a status call on a non-link gives it, with its own
-   * name; a link's target is taken from it as the namenode stored it.
+   * The status of an entry as a listing or a status call on a non-link gives it, with its own name;
+   * a link's target is taken from it as the namenode stored it.
    */
   static UfsStatus toStatus(FileStatus s) throws IOException {
     return toStatus(s, s.getPath().getName(), s.isSymlink() ? s.getSymlink().toString() : "");
@@ -203,35 +224,50 @@ public final class HdfsUnderFileSystem implements UnderFileSystem {
     String group = Objects.toString(s.getGroup(), "");
     if (s.isSymlink()) {
       // The length lstat would give: the target's bytes (HDFS itself reports 0).
-      return new UfsStatus(name, false, target.getBytes(StandardCharsets.UTF_8).length,
-          s.getModificationTime(), mode, owner, group, "link:" + target, UfsFileType.SYMLINK,
-          target, 0);
+      return new UfsStatus(
+          name,
+          false,
+          target.getBytes(StandardCharsets.UTF_8).length,
+          s.getModificationTime(),
+          mode,
+          owner,
+          group,
+          "link:" + target,
+          UfsFileType.SYMLINK,
+          target,
+          0);
     }
-    return new UfsStatus(name, s.isDirectory(), s.isDirectory() ? 0 : s.getLen(),
-        s.getModificationTime(), mode, owner, group, fingerprint(s));
+    return new UfsStatus(
+        name,
+        s.isDirectory(),
+        s.isDirectory() ? 0 : s.getLen(),
+        s.getModificationTime(),
+        mode,
+        owner,
+        group,
+        fingerprint(s));
   }
 
   /**
-   * Length and modification time. Nothing cheaper notices changes reliably: HDFS files change
-   * only by being replaced, appended to or truncated, and each of these moves the mtime or the
-   * length. The HDFS file checksum would be exact but reads the checksums of every block from
-   * the datanodes, far too expensive for a stat.
+   * Length and modification time. Nothing cheaper notices changes reliably: HDFS files change only
+   * by being replaced, appended to or truncated, and each of these moves the mtime or the length.
+   * The HDFS file checksum would be exact but reads the checksums of every block from the
+   * datanodes, far too expensive for a stat.
    */
   static String fingerprint(FileStatus s) {
     return s.isDirectory() ? "" : s.getLen() + ":" + s.getModificationTime();
   }
 
   /**
-   * The entry itself (getFileLinkStatus, one namenode call). A link's target costs a second
-   * call: the status qualifies it into an absolute URI, and the text as stored is wanted.
+   * The entry itself (getFileLinkStatus, one namenode call). A link's target costs a second call:
+   * the status qualifies it into an absolute URI, and the text as stored is wanted.
    */
   @Override
   public UfsStatus getStatus(String uri) throws IOException {
     Path path = toPath(uri);
     try {
       FileStatus s = fs.getFileLinkStatus(path);
-      return toStatus(s, path.getName(),
-          s.isSymlink() ? fs.getLinkTarget(path).toString() : "");
+      return toStatus(s, path.getName(), s.isSymlink() ? fs.getLinkTarget(path).toString() : "");
     } catch (IOException e) {
       throw errors.translate(e, uri, "get the status of");
     }
@@ -282,13 +318,13 @@ public final class HdfsUnderFileSystem implements UnderFileSystem {
   }
 
   /**
-   * Reads exactly the asked range with a positioned read on a cached stream. Every read first
-   * asks the namenode for the file's status (getFileInfo: a lookup under the namenode's read
-   * lock, cheaper than the getBlockLocations that opening costs) and uses the cached stream
-   * only if it was opened on that same version of the file, so a file replaced, appended to or
-   * truncated behind Strata's back is never served from an old stream. A read that fails on a
-   * cached stream (its blocks were deleted with a replaced file, or it was evicted meanwhile)
-   * drops it and is tried once more on a freshly opened stream.
+   * Reads exactly the asked range with a positioned read on a cached stream. Every read first asks
+   * the namenode for the file's status (getFileInfo: a lookup under the namenode's read lock,
+   * cheaper than the getBlockLocations that opening costs) and uses the cached stream only if it
+   * was opened on that same version of the file, so a file replaced, appended to or truncated
+   * behind Strata's back is never served from an old stream. A read that fails on a cached stream
+   * (its blocks were deleted with a replaced file, or it was evicted meanwhile) drops it and is
+   * tried once more on a freshly opened stream.
    */
   @Override
   public int read(String uri, long position, byte[] buffer, int offset, int length)
@@ -300,8 +336,8 @@ public final class HdfsUnderFileSystem implements UnderFileSystem {
   /**
    * As the array form, into {@code dst}. A direct buffer is filled with the stream's positioned
    * ByteBuffer read where it has one ({@code in:preadbytebuffer}, HDFS clients of Hadoop 3.3 and
-   * later), without a copy; else with one positioned read into a heap array of the range. A
-   * heap buffer is read into its own array.
+   * later), without a copy; else with one positioned read into a heap array of the range. A heap
+   * buffer is read into its own array.
    */
   @Override
   public int read(String uri, long position, ByteBuffer dst) throws IOException {
@@ -334,7 +370,10 @@ public final class HdfsUnderFileSystem implements UnderFileSystem {
             throw e;
           }
           dst.position(start);
-          LOG.debug("Read of {} at {} failed ({}); retrying on a new stream", uri, position,
+          LOG.debug(
+              "Read of {} at {} failed ({}); retrying on a new stream",
+              uri,
+              position,
               e.toString());
         } finally {
           dst.limit(limit);
@@ -346,8 +385,7 @@ public final class HdfsUnderFileSystem implements UnderFileSystem {
   }
 
   /** Fills {@code dst} up to its limit or the end of the file; -1 when nothing was read. */
-  static int readRange(FSDataInputStream in, long position, ByteBuffer dst)
-      throws IOException {
+  static int readRange(FSDataInputStream in, long position, ByteBuffer dst) throws IOException {
     int wanted = dst.remaining();
     int done = 0;
     if (dst.hasArray()) {
@@ -369,8 +407,9 @@ public final class HdfsUnderFileSystem implements UnderFileSystem {
     return done == 0 ? -1 : done;
   }
 
-  private static int readArray(FSDataInputStream in, long position, byte[] buffer, int offset,
-      int wanted) throws IOException {
+  private static int readArray(
+      FSDataInputStream in, long position, byte[] buffer, int offset, int wanted)
+      throws IOException {
     int done = 0;
     while (done < wanted) {
       int n = in.read(position + done, buffer, offset + done, wanted - done);
@@ -391,25 +430,45 @@ public final class HdfsUnderFileSystem implements UnderFileSystem {
     // Built from the parent's path string: a child name given to Path on its own would be
     // parsed, and a ':' in it read as a URI scheme.
     String parent = target.getParent().toUri().getPath();
-    Path temp = new Path(SCHEME, namenode, (parent.endsWith("/") ? parent : parent + "/")
-        + "." + namePrefix(target.getName()) + TEMP_MARKER + UUID.randomUUID());
-    FsPermission wanted = mode == 0 ? FsPermission.getFileDefault()
-        : new FsPermission((short) (mode & 07777));
+    Path temp =
+        new Path(
+            SCHEME,
+            namenode,
+            (parent.endsWith("/") ? parent : parent + "/")
+                + "."
+                + namePrefix(target.getName())
+                + TEMP_MARKER
+                + UUID.randomUUID());
+    FsPermission wanted =
+        mode == 0 ? FsPermission.getFileDefault() : new FsPermission((short) (mode & 07777));
     FsPermission masked = wanted.applyUMask(FsPermission.getUMask(conf));
     try {
       FileStatus existing = statusOrNull(target);
       if (existing != null && (!overwrite || existing.isDirectory())) {
-        throw new FileAlreadyExistsException(uri, null,
-            existing.isDirectory() ? "a directory is there" : null);
+        throw new FileAlreadyExistsException(
+            uri, null, existing.isDirectory() ? "a directory is there" : null);
       }
-      FSDataOutputStream out = fs.createNonRecursive(temp, wanted,
-          EnumSet.of(CreateFlag.CREATE), conf.getInt("io.file.buffer.size", 4096),
-          fs.getDefaultReplication(temp), fs.getDefaultBlockSize(temp), null);
-      return new HdfsOutputStream(fs, errors, out, temp, target, uri, overwrite,
+      FSDataOutputStream out =
+          fs.createNonRecursive(
+              temp,
+              wanted,
+              EnumSet.of(CreateFlag.CREATE),
+              conf.getInt("io.file.buffer.size", 4096),
+              fs.getDefaultReplication(temp),
+              fs.getDefaultBlockSize(temp),
+              null);
+      return new HdfsOutputStream(
+          fs,
+          errors,
+          out,
+          temp,
+          target,
+          uri,
+          overwrite,
           mode != 0 && !masked.equals(wanted) ? wanted : null);
     } catch (FileNotFoundException e) {
-      throw new NoSuchFileException(parentUri(uri), null, "the parent directory of " + uri
-          + " does not exist");
+      throw new NoSuchFileException(
+          parentUri(uri), null, "the parent directory of " + uri + " does not exist");
     } catch (IOException e) {
       throw errors.translate(e, uri, "create");
     }
@@ -431,9 +490,8 @@ public final class HdfsUnderFileSystem implements UnderFileSystem {
   }
 
   /**
-   * Joins the files in the namenode with HDFS concat, which moves their blocks: the sources
-   * are consumed. Copies them through this process when the namenode refuses (see
-   * {@link HdfsConcat}).
+   * Joins the files in the namenode with HDFS concat, which moves their blocks: the sources are
+   * consumed. Copies them through this process when the namenode refuses (see {@link HdfsConcat}).
    */
   @Override
   public UfsStatus concat(List<String> sources, String target, boolean overwrite, int mode)
@@ -455,8 +513,8 @@ public final class HdfsUnderFileSystem implements UnderFileSystem {
       // mkdir (not mkdirs) refuses to create missing parents.
       fs.mkdir(dir, FsPermission.getDirDefault());
     } catch (FileNotFoundException e) {
-      throw new NoSuchFileException(parentUri(uri), null, "the parent directory of " + uri
-          + " does not exist");
+      throw new NoSuchFileException(
+          parentUri(uri), null, "the parent directory of " + uri + " does not exist");
     } catch (IOException e) {
       throw errors.translate(e, uri, "create the directory");
     }
@@ -485,8 +543,8 @@ public final class HdfsUnderFileSystem implements UnderFileSystem {
       fs.rename(from, to, Options.Rename.NONE);
     } catch (FileNotFoundException e) {
       throw exists(src)
-          ? new NoSuchFileException(parentUri(dst), null, "the parent directory of " + dst
-              + " does not exist")
+          ? new NoSuchFileException(
+              parentUri(dst), null, "the parent directory of " + dst + " does not exist")
           : new NoSuchFileException(src);
     } catch (org.apache.hadoop.fs.FileAlreadyExistsException e) {
       throw new FileAlreadyExistsException(dst);
@@ -504,8 +562,8 @@ public final class HdfsUnderFileSystem implements UnderFileSystem {
   }
 
   /**
-   * With {@code replace}, one namenode rename with {@link Options.Rename#OVERWRITE}, which
-   * replaces a file or an empty directory in one step.
+   * With {@code replace}, one namenode rename with {@link Options.Rename#OVERWRITE}, which replaces
+   * a file or an empty directory in one step.
    */
   @Override
   public void rename(String src, String dst, boolean replace) throws IOException {
@@ -519,8 +577,8 @@ public final class HdfsUnderFileSystem implements UnderFileSystem {
       fs.rename(from, to, Options.Rename.OVERWRITE);
     } catch (FileNotFoundException e) {
       throw exists(src)
-          ? new NoSuchFileException(parentUri(dst), null, "the parent directory of " + dst
-              + " does not exist")
+          ? new NoSuchFileException(
+              parentUri(dst), null, "the parent directory of " + dst + " does not exist")
           : new NoSuchFileException(src);
     } catch (IOException e) {
       IOException translated = errors.translate(e, src + " to " + dst, "rename");
@@ -535,8 +593,8 @@ public final class HdfsUnderFileSystem implements UnderFileSystem {
    * The failure of a rename that replaces, in the contract's terms: the namenode reports a
    * directory that is not empty and kinds that do not match as bare IOExceptions.
    */
-  private IOException replaceFailure(String src, String dst, Path from, Path to,
-      IOException e) throws IOException {
+  private IOException replaceFailure(String src, String dst, Path from, Path to, IOException e)
+      throws IOException {
     FileStatus source = linkStatusOrNull(from);
     FileStatus target = linkStatusOrNull(to);
     if (source == null || target == null) {
@@ -552,8 +610,9 @@ public final class HdfsUnderFileSystem implements UnderFileSystem {
     } else if (target.isDirectory()) {
       translated = new FileSystemException(src, dst, "only a directory can replace a directory");
     } else if (source.isDirectory()) {
-      translated = new FileSystemException(src, dst,
-          "a directory cannot replace something that is not a directory");
+      translated =
+          new FileSystemException(
+              src, dst, "a directory cannot replace something that is not a directory");
     } else {
       return e;
     }
@@ -571,9 +630,8 @@ public final class HdfsUnderFileSystem implements UnderFileSystem {
   }
 
   /**
-   * A symbolic link made by the namenode, where the cluster allows them (see
-   * {@link HdfsSymlinks}). The target is stored as a Hadoop path's text, which drops repeated
-   * and trailing '/'.
+   * A symbolic link made by the namenode, where the cluster allows them (see {@link HdfsSymlinks}).
+   * The target is stored as a Hadoop path's text, which drops repeated and trailing '/'.
    */
   @Override
   public void createSymlink(String uri, String target) throws IOException {

@@ -17,8 +17,8 @@ public final class HdfsUnderFileSystemProvider implements UnderFileSystemProvide
   }
 
   /**
-   * @throws IllegalArgumentException for an unknown option, a bad value, a Kerberos option or a
-   *     URI without a namenode; the message names it and lists the valid options
+   * @throws IllegalArgumentException for an unknown option, a bad value, a Kerberos option or a URI
+   *     without a namenode; the message names it and lists the valid options
    */
   @Override
   public UnderFileSystem open(String uri, Map<String, String> options) throws IOException {

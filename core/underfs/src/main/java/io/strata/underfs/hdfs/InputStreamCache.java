@@ -15,27 +15,28 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A bounded cache of open HDFS input streams, one per file, so that repeated positioned reads
- * of a file skip the namenode call that opening costs (getBlockLocations, which also ships the
- * block and replica list) and reuse the block locations the stream already holds.
+ * A bounded cache of open HDFS input streams, one per file, so that repeated positioned reads of a
+ * file skip the namenode call that opening costs (getBlockLocations, which also ships the block and
+ * replica list) and reuse the block locations the stream already holds.
  *
- * <p>Each stream is tagged with the version of the file it was opened on: the inode id, the
- * length and the modification time. A caller passes the file's current status and gets a
- * stream only if its tag matches, else a freshly opened one replaces it. A stream's content is
- * never older than its tag (the status is fetched before the stream is opened), so a stream
- * handed out for a status serves that version or a newer one, never bytes of a file that has
- * since been replaced, appended to or truncated.
+ * <p>Each stream is tagged with the version of the file it was opened on: the inode id, the length
+ * and the modification time. A caller passes the file's current status and gets a stream only if
+ * its tag matches, else a freshly opened one replaces it. A stream's content is never older than
+ * its tag (the status is fetched before the stream is opened), so a stream handed out for a status
+ * serves that version or a newer one, never bytes of a file that has since been replaced, appended
+ * to or truncated.
  *
  * <p>Positioned reads on one HDFS stream are safe from many threads at once, so one stream is
- * shared by all readers of a file. A stream is closed when evicted (more than
- * {@link #MAX_STREAMS} files, or {@link #IDLE} without a read), replaced or discarded; a read
- * that was still using it then fails, and the caller is expected to retry once on a fresh one.
+ * shared by all readers of a file. A stream is closed when evicted (more than {@link #MAX_STREAMS}
+ * files, or {@link #IDLE} without a read), replaced or discarded; a read that was still using it
+ * then fails, and the caller is expected to retry once on a fresh one.
  */
 final class InputStreamCache implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(InputStreamCache.class);
 
   /** Open streams hold sockets and buffers; a worker reads only a few hundred files at once. */
   static final int MAX_STREAMS = 256;
+
   static final Duration IDLE = Duration.ofMinutes(1);
 
   /** An open stream and the version of the file it serves. */
@@ -53,7 +54,8 @@ final class InputStreamCache implements Closeable {
     }
 
     boolean serves(FileStatus status) {
-      return fileId == fileId(status) && length == status.getLen()
+      return fileId == fileId(status)
+          && length == status.getLen()
           && modificationTime == status.getModificationTime();
     }
 
@@ -69,20 +71,21 @@ final class InputStreamCache implements Closeable {
 
   InputStreamCache(FileSystem fs) {
     this.fs = fs;
-    this.streams = Caffeine.newBuilder()
-        .maximumSize(MAX_STREAMS)
-        .expireAfterAccess(IDLE)
-        // Closing is cheap and local; doing it on the thread that evicts keeps the count of
-        // open streams exact, and the scheduler closes idle streams of a store no one reads.
-        .executor(Runnable::run)
-        .scheduler(Scheduler.systemScheduler())
-        .<String, OpenFile>removalListener((path, open, cause) -> closeQuietly(path, open))
-        .build();
+    this.streams =
+        Caffeine.newBuilder()
+            .maximumSize(MAX_STREAMS)
+            .expireAfterAccess(IDLE)
+            // Closing is cheap and local; doing it on the thread that evicts keeps the count of
+            // open streams exact, and the scheduler closes idle streams of a store no one reads.
+            .executor(Runnable::run)
+            .scheduler(Scheduler.systemScheduler())
+            .<String, OpenFile>removalListener((path, open, cause) -> closeQuietly(path, open))
+            .build();
   }
 
   /**
-   * A stream over {@code path} that serves the version described by {@code current} (or a
-   * newer one); opens and caches one when the cached stream is missing or older.
+   * A stream over {@code path} that serves the version described by {@code current} (or a newer
+   * one); opens and caches one when the cached stream is missing or older.
    */
   OpenFile open(Path path, FileStatus current) throws IOException {
     String key = path.toUri().getPath();
@@ -92,8 +95,8 @@ final class InputStreamCache implements Closeable {
     }
     OpenFile fresh = new OpenFile(fs.open(path), current);
     // Two readers may open at once; one stream wins and the other is closed unused.
-    OpenFile winner = streams.asMap().compute(key,
-        (k, old) -> old != null && old.serves(current) ? old : fresh);
+    OpenFile winner =
+        streams.asMap().compute(key, (k, old) -> old != null && old.serves(current) ? old : fresh);
     if (winner != fresh) {
       closeQuietly(key, fresh);
     }

@@ -22,14 +22,14 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The calls of {@link Files} that {@link LocalUnderFileSystem} makes, for paths of any length:
- * each resolves its paths through a {@link LongPath} for the one call, closes it, and fails as
- * {@link Files} fails, naming the paths it was given. A path shorter than
- * {@link LongPath#THRESHOLD} bytes goes to {@link Files} as it is.
+ * The calls of {@link Files} that {@link LocalUnderFileSystem} makes, for paths of any length: each
+ * resolves its paths through a {@link LongPath} for the one call, closes it, and fails as {@link
+ * Files} fails, naming the paths it was given. A path shorter than {@link LongPath#THRESHOLD} bytes
+ * goes to {@link Files} as it is.
  *
- * <p>Also what {@link Files} cannot do at such depths: {@link #createDirectories} and
- * {@link #deleteTree} take each folder in turn, where Files.createDirectories and Files.walk
- * build paths from a whole one.
+ * <p>Also what {@link Files} cannot do at such depths: {@link #createDirectories} and {@link
+ * #deleteTree} take each folder in turn, where Files.createDirectories and Files.walk build paths
+ * from a whole one.
  */
 final class LocalFiles {
   private LocalFiles() {}
@@ -59,7 +59,8 @@ final class LocalFiles {
 
   /** {@code call} on {@code a} and {@code b} resolved, failing naming them. */
   static <T> T on(Path a, Path b, TwoPathCall<T> call) throws IOException {
-    try (LongPath la = LongPath.open(a); LongPath lb = LongPath.open(b)) {
+    try (LongPath la = LongPath.open(a);
+        LongPath lb = LongPath.open(b)) {
       try {
         return call.apply(la.path(), lb.path());
       } catch (FileSystemException e) {
@@ -68,8 +69,8 @@ final class LocalFiles {
     }
   }
 
-  static <A extends BasicFileAttributes> A readAttributes(Path p, Class<A> type,
-      LinkOption... options) throws IOException {
+  static <A extends BasicFileAttributes> A readAttributes(
+      Path p, Class<A> type, LinkOption... options) throws IOException {
     return on(p, q -> Files.readAttributes(q, type, options));
   }
 
@@ -135,10 +136,12 @@ final class LocalFiles {
   }
 
   static void delete(Path p) throws IOException {
-    on(p, q -> {
-      Files.delete(q);
-      return null;
-    });
+    on(
+        p,
+        q -> {
+          Files.delete(q);
+          return null;
+        });
   }
 
   static boolean deleteIfExists(Path p) throws IOException {
@@ -201,9 +204,9 @@ final class LocalFiles {
   }
 
   /**
-   * As {@link Files#createDirectories}: makes each missing folder down to {@code dir}, and
-   * fails with FileAlreadyExistsException naming {@code dir} when it is there but not a folder
-   * (a link to a folder counts as not one, as there).
+   * As {@link Files#createDirectories}: makes each missing folder down to {@code dir}, and fails
+   * with FileAlreadyExistsException naming {@code dir} when it is there but not a folder (a link to
+   * a folder counts as not one, as there).
    */
   static void createDirectories(Path dir) throws IOException {
     try {
@@ -222,8 +225,8 @@ final class LocalFiles {
       parent = parent.getParent();
     }
     if (parent == null) {
-      throw new FileSystemException(dir.toString(), null,
-          "Unable to determine if root directory exists");
+      throw new FileSystemException(
+          dir.toString(), null, "Unable to determine if root directory exists");
     }
     while (!missing.isEmpty()) {
       createAndCheckIsDirectory(missing.pop());
@@ -242,10 +245,10 @@ final class LocalFiles {
   }
 
   /**
-   * Deletes folder {@code top} and everything below it, never following a symbolic link: a
-   * link is deleted, not what it leads to. Depth first, with a stack of its own rather than the
-   * call stack (a tree may be thousands of folders deep), holding one directory stream at a
-   * time; entries already gone are passed over.
+   * Deletes folder {@code top} and everything below it, never following a symbolic link: a link is
+   * deleted, not what it leads to. Depth first, with a stack of its own rather than the call stack
+   * (a tree may be thousands of folders deep), holding one directory stream at a time; entries
+   * already gone are passed over.
    */
   static void deleteTree(Path top) throws IOException {
     record Step(Path dir, boolean emptied) {}

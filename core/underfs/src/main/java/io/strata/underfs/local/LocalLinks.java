@@ -13,10 +13,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 
 /**
- * The symbolic and hard links of {@link LocalUnderFileSystem}, made with symlink(2), link(2)
- * and rename(2), failing in the terms of the {@link io.strata.underfs.UnderFileSystem}
- * contract (the JDK names the wrong file in some of them, and reports others as bare
- * FileSystemExceptions).
+ * The symbolic and hard links of {@link LocalUnderFileSystem}, made with symlink(2), link(2) and
+ * rename(2), failing in the terms of the {@link io.strata.underfs.UnderFileSystem} contract (the
+ * JDK names the wrong file in some of them, and reports others as bare FileSystemExceptions).
  */
 final class LocalLinks {
   private LocalLinks() {}
@@ -51,8 +50,11 @@ final class LocalLinks {
       LocalFiles.move(temp, link, StandardCopyOption.ATOMIC_MOVE);
     } catch (FileSystemException e) {
       if (LocalFiles.isDirectory(link, LinkOption.NOFOLLOW_LINKS)) {
-        FileSystemException isDirectory = new FileSystemException(existingUri, linkUri,
-            "a directory is there; only a non-directory can be replaced by a file's name");
+        FileSystemException isDirectory =
+            new FileSystemException(
+                existingUri,
+                linkUri,
+                "a directory is there; only a non-directory can be replaced by a file's name");
         isDirectory.initCause(e);
         throw isDirectory;
       }
@@ -70,19 +72,21 @@ final class LocalLinks {
    * @param newUri the URI named when the new name exists or its parent is missing
    * @param newPath the path of {@code newUri} (whose parent is {@code newName}'s)
    */
-  private static void link(Path existing, Path newName, String existingUri, String newUri,
-      Path newPath) throws IOException {
+  private static void link(
+      Path existing, Path newName, String existingUri, String newUri, Path newPath)
+      throws IOException {
     try {
       LocalFiles.createLink(newName, existing);
     } catch (FileAlreadyExistsException e) {
       throw new FileAlreadyExistsException(newUri);
     } catch (NoSuchFileException e) {
       throw LocalFiles.exists(existing, LinkOption.NOFOLLOW_LINKS)
-          ? missingParent(newUri, newPath) : new NoSuchFileException(existingUri);
+          ? missingParent(newUri, newPath)
+          : new NoSuchFileException(existingUri);
     } catch (FileSystemException e) {
       if (LocalFiles.isDirectory(existing, LinkOption.NOFOLLOW_LINKS)) {
-        FileSystemException directory = new FileSystemException(existingUri, newUri,
-            "a directory cannot have a second name");
+        FileSystemException directory =
+            new FileSystemException(existingUri, newUri, "a directory cannot have a second name");
         directory.initCause(e);
         throw directory;
       }

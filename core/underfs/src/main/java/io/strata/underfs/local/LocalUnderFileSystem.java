@@ -30,20 +30,20 @@ import java.util.Set;
 import java.util.UUID;
 
 /**
- * An under store on a local (or NFS-mounted) folder, addressed as {@code file:///abs/path}.
- * Writes go to a hidden temporary file beside the target and are moved into place atomically on
- * close, so a reader never sees a half-written file under its final name; concatenations too,
- * copied file to file by the kernel.
+ * An under store on a local (or NFS-mounted) folder, addressed as {@code file:///abs/path}. Writes
+ * go to a hidden temporary file beside the target and are moved into place atomically on close, so
+ * a reader never sees a half-written file under its final name; concatenations too, copied file to
+ * file by the kernel.
  *
- * <p>It holds every kind of entry a POSIX file system holds: symbolic links, FIFOs, sockets,
- * device nodes (where the process has CAP_MKNOD) and hard links. Entries are described as lstat
- * describes them, links not followed; the kind of a FIFO, socket or device node and a device's
- * number come from the JDK's "unix" attribute view, so this store needs a Unix JDK.
+ * <p>It holds every kind of entry a POSIX file system holds: symbolic links, FIFOs, sockets, device
+ * nodes (where the process has CAP_MKNOD) and hard links. Entries are described as lstat describes
+ * them, links not followed; the kind of a FIFO, socket or device node and a device's number come
+ * from the JDK's "unix" attribute view, so this store needs a Unix JDK.
  *
  * <p>It holds paths of any length up to {@link LongPath#LONGEST} bytes, not only those under
- * Linux's PATH_MAX of 4096: every call goes through {@link LocalFiles}, which reaches a longer
- * path a piece at a time through descriptors of its folders ({@link LongPath}), and names the
- * path given in its errors.
+ * Linux's PATH_MAX of 4096: every call goes through {@link LocalFiles}, which reaches a longer path
+ * a piece at a time through descriptors of its folders ({@link LongPath}), and names the path given
+ * in its errors.
  */
 public final class LocalUnderFileSystem implements UnderFileSystem {
   /** Marker in the names of in-progress writes; such files are hidden from listings. */
@@ -83,17 +83,20 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
   private static UfsStatus status(String uri, LinkOption... options) throws IOException {
     Path p = toPath(uri);
     try {
-      return toStatus(p.getFileName() == null ? "" : p.getFileName().toString(), p,
-          LocalFiles.readAttributes(p, PosixFileAttributes.class, options), options);
+      return toStatus(
+          p.getFileName() == null ? "" : p.getFileName().toString(),
+          p,
+          LocalFiles.readAttributes(p, PosixFileAttributes.class, options),
+          options);
     } catch (NoSuchFileException e) {
       throw new NoSuchFileException(uri);
     }
   }
 
   /**
-   * A stat and nothing more: a whole status also names the owner and group, which looks them
-   * up in the user and group databases at every call, and readers check fingerprints at every
-   * uncached read.
+   * A stat and nothing more: a whole status also names the owner and group, which looks them up in
+   * the user and group databases at every call, and readers check fingerprints at every uncached
+   * read.
    */
   @Override
   public String fingerprint(String uri) throws IOException {
@@ -101,7 +104,8 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
     try {
       BasicFileAttributes a =
           LocalFiles.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-      return a.isSymbolicLink() ? linkFingerprint(LocalFiles.readSymbolicLink(p).toString())
+      return a.isSymbolicLink()
+          ? linkFingerprint(LocalFiles.readSymbolicLink(p).toString())
           : fingerprint(a);
     } catch (NoSuchFileException e) {
       throw new NoSuchFileException(uri);
@@ -119,12 +123,12 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
   }
 
   /**
-   * The status of {@code p}, whose attributes {@code a} were read with {@code options}. The
-   * kind of a FIFO, socket or device node, and a device's number, take one more stat (of the
-   * "unix" view): PosixFileAttributes call them all "other".
+   * The status of {@code p}, whose attributes {@code a} were read with {@code options}. The kind of
+   * a FIFO, socket or device node, and a device's number, take one more stat (of the "unix" view):
+   * PosixFileAttributes call them all "other".
    */
-  private static UfsStatus toStatus(String name, Path p, PosixFileAttributes a,
-      LinkOption... options) throws IOException {
+  private static UfsStatus toStatus(
+      String name, Path p, PosixFileAttributes a, LinkOption... options) throws IOException {
     long mtime = a.lastModifiedTime().toMillis();
     int mode = toMode(a.permissions());
     String owner = a.owner().getName();
@@ -138,16 +142,40 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
     if (a.isSymbolicLink()) {
       String target = LocalFiles.readSymbolicLink(p).toString();
       // lstat's size of a link is the byte length of its target text.
-      return new UfsStatus(name, false, a.size(), mtime, mode, owner, group,
-          linkFingerprint(target), UfsFileType.SYMLINK, target, 0);
+      return new UfsStatus(
+          name,
+          false,
+          a.size(),
+          mtime,
+          mode,
+          owner,
+          group,
+          linkFingerprint(target),
+          UfsFileType.SYMLINK,
+          target,
+          0);
     }
     Map<String, Object> unix = LocalFiles.readAttributes(p, "unix:mode,rdev", options);
     UfsFileType type = Mknod.specialType((Integer) unix.get("mode"));
     if (type == null) {
-      throw new FileSystemException("file://" + p, null, "an entry of an unknown kind (st_mode "
-          + Integer.toOctalString((Integer) unix.get("mode")) + ")");
+      throw new FileSystemException(
+          "file://" + p,
+          null,
+          "an entry of an unknown kind (st_mode "
+              + Integer.toOctalString((Integer) unix.get("mode"))
+              + ")");
     }
-    return new UfsStatus(name, false, 0, mtime, mode, owner, group, "", type, "",
+    return new UfsStatus(
+        name,
+        false,
+        0,
+        mtime,
+        mode,
+        owner,
+        group,
+        "",
+        type,
+        "",
         type.device() ? (Long) unix.get("rdev") : 0);
   }
 
@@ -188,8 +216,13 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
             continue;
           }
           try {
-            next = toStatus(name, p, LocalFiles.readAttributes(p, PosixFileAttributes.class,
-                LinkOption.NOFOLLOW_LINKS), LinkOption.NOFOLLOW_LINKS);
+            next =
+                toStatus(
+                    name,
+                    p,
+                    LocalFiles.readAttributes(
+                        p, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS),
+                    LinkOption.NOFOLLOW_LINKS);
           } catch (IOException e) {
             // Deleted or replaced between listing and stat: not part of the listing.
             next = null;
@@ -256,8 +289,8 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
   }
 
   /**
-   * The hidden temporary file beside {@code uri}'s target that a write fills before
-   * {@link #publish} moves it into place; checks first that the target may be written.
+   * The hidden temporary file beside {@code uri}'s target that a write fills before {@link
+   * #publish} moves it into place; checks first that the target may be written.
    */
   private static Path tempFor(String uri, Path target, boolean overwrite) throws IOException {
     if (!overwrite && LocalFiles.exists(target, LinkOption.NOFOLLOW_LINKS)) {
@@ -272,8 +305,8 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
 
   /**
    * A hidden name beside {@code target}, unique, that listings leave out. It begins with the
-   * target's name, cut to {@link #TEMP_NAME_PREFIX} characters: the whole must stay within the
-   * 255 bytes a name may have, whatever the target's (a 255-byte name is legal).
+   * target's name, cut to {@link #TEMP_NAME_PREFIX} characters: the whole must stay within the 255
+   * bytes a name may have, whatever the target's (a 255-byte name is legal).
    */
   static Path tempBeside(Path target) {
     String name = target.getFileName().toString();
@@ -299,8 +332,8 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
         LocalFiles.setPosixFilePermissions(temp, fromMode(mode));
       }
       if (overwrite) {
-        LocalFiles.move(temp, target, StandardCopyOption.ATOMIC_MOVE,
-            StandardCopyOption.REPLACE_EXISTING);
+        LocalFiles.move(
+            temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       } else {
         publishExclusive(temp, target, uri);
       }
@@ -312,11 +345,11 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
   }
 
   /**
-   * Puts a complete temporary file at a target that must not exist, refusing atomically: new
-   * files are written before the master decides whose a name is (one call per new file), so
-   * two writers of one name may publish at the same moment and exactly one must win. A hard
-   * link refuses an existing target in one step; on a file system without hard links, a move
-   * after a check (a loser may replace a winner that published in between).
+   * Puts a complete temporary file at a target that must not exist, refusing atomically: new files
+   * are written before the master decides whose a name is (one call per new file), so two writers
+   * of one name may publish at the same moment and exactly one must win. A hard link refuses an
+   * existing target in one step; on a file system without hard links, a move after a check (a loser
+   * may replace a winner that published in between).
    */
   private static void publishExclusive(Path temp, Path target, String uri) throws IOException {
     try {
@@ -337,8 +370,8 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
   public UfsOutputStream create(String uri, boolean overwrite, int mode) throws IOException {
     Path target = toPath(uri);
     Path temp = tempFor(uri, target, overwrite);
-    OutputStream out = LocalFiles.newOutputStream(temp, StandardOpenOption.CREATE_NEW,
-        StandardOpenOption.WRITE);
+    OutputStream out =
+        LocalFiles.newOutputStream(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
     return new UfsOutputStream() {
       private boolean closed;
       private String fingerprint = "";
@@ -386,11 +419,11 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
   }
 
   /**
-   * Fills a temporary file beside the target from each source in turn with
-   * {@link FileChannel#transferTo}, which the kernel serves file to file (sendfile on JDK 17;
-   * copy_file_range on later JDKs, which file systems that share blocks turn into a reflink):
-   * no byte passes through this process. Then publishes it as {@code create} does. The sources
-   * are left as they were.
+   * Fills a temporary file beside the target from each source in turn with {@link
+   * FileChannel#transferTo}, which the kernel serves file to file (sendfile on JDK 17;
+   * copy_file_range on later JDKs, which file systems that share blocks turn into a reflink): no
+   * byte passes through this process. Then publishes it as {@code create} does. The sources are
+   * left as they were.
    */
   @Override
   public UfsStatus concat(List<String> sources, String uri, boolean overwrite, int mode)
@@ -402,8 +435,8 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
       from.add(toPath(source));
     }
     Path temp = tempFor(uri, target, overwrite);
-    try (FileChannel out = LocalFiles.open(temp, StandardOpenOption.CREATE_NEW,
-        StandardOpenOption.WRITE)) {
+    try (FileChannel out =
+        LocalFiles.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
       for (int i = 0; i < from.size(); i++) {
         appendFile(from.get(i), sources.get(i), out);
       }
@@ -423,8 +456,14 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
         // A call may move less than asked: the kernel moves at most about 2 GiB per call.
         long n = in.transferTo(done, size - done, out);
         if (n <= 0) {
-          throw new IOException("Concatenation of " + uri + " stopped at byte " + done
-              + " of " + size + ": the file shrank while it was copied");
+          throw new IOException(
+              "Concatenation of "
+                  + uri
+                  + " stopped at byte "
+                  + done
+                  + " of "
+                  + size
+                  + ": the file shrank while it was copied");
         }
         done += n;
       }
@@ -461,8 +500,8 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
   }
 
   /**
-   * Deletes the entry; a symbolic link is deleted, never what it leads to, and a recursive
-   * delete does not descend into links to directories ({@link LocalFiles#deleteTree}).
+   * Deletes the entry; a symbolic link is deleted, never what it leads to, and a recursive delete
+   * does not descend into links to directories ({@link LocalFiles#deleteTree}).
    */
   @Override
   public void delete(String uri, boolean recursive) throws IOException {
@@ -491,9 +530,8 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
   }
 
   /**
-   * With {@code replace}, one rename(2) (what an atomic move is), which replaces a
-   * non-directory or an empty directory in one step: a reader sees the old entry or the new
-   * one, never nothing.
+   * With {@code replace}, one rename(2) (what an atomic move is), which replaces a non-directory or
+   * an empty directory in one step: a reader sees the old entry or the new one, never nothing.
    */
   @Override
   public void rename(String src, String dst, boolean replace) throws IOException {
@@ -509,7 +547,8 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
     try {
       LocalFiles.move(from, to, StandardCopyOption.ATOMIC_MOVE);
     } catch (NoSuchFileException e) {
-      throw LocalFiles.exists(from, LinkOption.NOFOLLOW_LINKS) ? missingParent(dst, to)
+      throw LocalFiles.exists(from, LinkOption.NOFOLLOW_LINKS)
+          ? missingParent(dst, to)
           : new NoSuchFileException(src);
     } catch (FileSystemException e) {
       throw replaceFailure(src, dst, from, to, e);
@@ -517,12 +556,12 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
   }
 
   /**
-   * The failure of a rename that replaces, in the contract's terms: rename(2) reports a
-   * directory that is not empty as ENOTEMPTY or EEXIST, and kinds that do not match as EISDIR
-   * or ENOTDIR, which the JDK passes on as bare FileSystemExceptions.
+   * The failure of a rename that replaces, in the contract's terms: rename(2) reports a directory
+   * that is not empty as ENOTEMPTY or EEXIST, and kinds that do not match as EISDIR or ENOTDIR,
+   * which the JDK passes on as bare FileSystemExceptions.
    */
-  private static IOException replaceFailure(String src, String dst, Path from, Path to,
-      FileSystemException e) throws IOException {
+  private static IOException replaceFailure(
+      String src, String dst, Path from, Path to, FileSystemException e) throws IOException {
     boolean fromDir = LocalFiles.isDirectory(from, LinkOption.NOFOLLOW_LINKS);
     boolean toDir = LocalFiles.isDirectory(to, LinkOption.NOFOLLOW_LINKS);
     IOException translated;
@@ -531,8 +570,9 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
     } else if (toDir && !fromDir) {
       translated = new FileSystemException(src, dst, "only a directory can replace a directory");
     } else if (fromDir && !toDir && LocalFiles.exists(to, LinkOption.NOFOLLOW_LINKS)) {
-      translated = new FileSystemException(src, dst,
-          "a directory cannot replace something that is not a directory");
+      translated =
+          new FileSystemException(
+              src, dst, "a directory cannot replace something that is not a directory");
     } else {
       return e;
     }
@@ -548,8 +588,8 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
 
   /** The NoSuchFileException of a path whose parent directory is missing, naming the parent. */
   static NoSuchFileException missingParent(String uri, Path p) {
-    return new NoSuchFileException("file://" + p.getParent(), null,
-        "the parent directory of " + uri + " does not exist");
+    return new NoSuchFileException(
+        "file://" + p.getParent(), null, "the parent directory of " + uri + " does not exist");
   }
 
   /**
@@ -562,19 +602,19 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
   }
 
   /**
-   * A node made with mknod(2), then given {@code mode} with chmod(2), because mknod narrows
-   * the mode by the process umask. A node whose mode cannot be set is deleted again.
+   * A node made with mknod(2), then given {@code mode} with chmod(2), because mknod narrows the
+   * mode by the process umask. A node whose mode cannot be set is deleted again.
    *
    * @param rdev a device's number as a 64-bit {@code dev_t} (glibc's {@code makedev}), passed
-   *     whole; Linux holds majors up to 4095 and minors up to 1048575 (32 bits) and refuses
-   *     larger ones, which fail with a FileSystemException naming the limit
+   *     whole; Linux holds majors up to 4095 and minors up to 1048575 (32 bits) and refuses larger
+   *     ones, which fail with a FileSystemException naming the limit
    */
   @Override
   public void createSpecialFile(String uri, UfsFileType type, int mode, long rdev)
       throws IOException {
     if (!type.special()) {
-      throw new IllegalArgumentException("Not a FIFO, socket or device node: " + type
-          + " (for " + uri + ")");
+      throw new IllegalArgumentException(
+          "Not a FIFO, socket or device node: " + type + " (for " + uri + ")");
     }
     Path p = toPath(uri);
     String parentUri = "file://" + p.getParent();
@@ -582,8 +622,8 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
       Mknod.make(lp.path(), uri, parentUri, type, mode, rdev);
     } catch (NoSuchFileException e) {
       // A folder on the way to a long path is missing (mknod itself names the parent).
-      throw new NoSuchFileException(parentUri, null,
-          "the parent directory of " + uri + " does not exist");
+      throw new NoSuchFileException(
+          parentUri, null, "the parent directory of " + uri + " does not exist");
     }
     try {
       // chmod(2), which follows links: the node was made just now, and is not one.
@@ -610,12 +650,11 @@ public final class LocalUnderFileSystem implements UnderFileSystem {
   }
 
   /**
-   * Whether the absolute path of {@code uri}, or of the temporary file a write fills beside
-   * it, is longer than this store holds: past {@link LongPath#LONGEST} (64 KiB), a bound
-   * against runaway paths far beyond any real tree. Paths past Linux's PATH_MAX (4096 bytes),
-   * which a mount can reach relative to a deep working folder, are held, reached a piece at a
-   * time; only where that cannot be done (not Linux, or no {@code /proc}) is PATH_MAX the
-   * limit.
+   * Whether the absolute path of {@code uri}, or of the temporary file a write fills beside it, is
+   * longer than this store holds: past {@link LongPath#LONGEST} (64 KiB), a bound against runaway
+   * paths far beyond any real tree. Paths past Linux's PATH_MAX (4096 bytes), which a mount can
+   * reach relative to a deep working folder, are held, reached a piece at a time; only where that
+   * cannot be done (not Linux, or no {@code /proc}) is PATH_MAX the limit.
    */
   @Override
   public boolean pathTooLong(String uri) {

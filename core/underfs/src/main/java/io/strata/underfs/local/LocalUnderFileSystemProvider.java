@@ -14,8 +14,8 @@ public final class LocalUnderFileSystemProvider implements UnderFileSystemProvid
   @Override
   public UnderFileSystem open(String uri, Map<String, String> options) {
     if (!options.isEmpty()) {
-      throw new IllegalArgumentException("Local under stores take no options, got "
-          + options.keySet() + " for " + uri);
+      throw new IllegalArgumentException(
+          "Local under stores take no options, got " + options.keySet() + " for " + uri);
     }
     return new LocalUnderFileSystem();
   }

@@ -24,37 +24,37 @@ import jnr.ffi.annotations.In;
 import jnr.ffi.annotations.SaveError;
 
 /**
- * A path of any length as one the kernel takes, valid until closed. Linux refuses a path
- * string of PATH_MAX (4096) bytes or more with ENAMETOOLONG, however short each of its names;
- * a folder that deep can still be reached a piece at a time.
+ * A path of any length as one the kernel takes, valid until closed. Linux refuses a path string of
+ * PATH_MAX (4096) bytes or more with ENAMETOOLONG, however short each of its names; a folder that
+ * deep can still be reached a piece at a time.
  *
  * <p>A path shorter than {@link #THRESHOLD} bytes is used as it is, with no system call and no
  * descriptor. A longer one is cut at '/' into pieces each under {@link #THRESHOLD} bytes; the
- * folder every piece but the last names is opened with openat(2) ({@code O_PATH}, which needs
- * no read permission, and {@code O_CLOEXEC}) relative to the one before, each closed as soon
- * as the next is open, and the path becomes {@code /proc/self/fd/N/last-piece}: the kernel
- * resolves {@code /proc/self/fd/N} as the folder itself, so java.nio can use the result for any
- * call. Symbolic links in the folders are followed as they would be in the whole path, so the
- * result names what the whole path names; a link as the last name is left to the call.
+ * folder every piece but the last names is opened with openat(2) ({@code O_PATH}, which needs no
+ * read permission, and {@code O_CLOEXEC}) relative to the one before, each closed as soon as the
+ * next is open, and the path becomes {@code /proc/self/fd/N/last-piece}: the kernel resolves {@code
+ * /proc/self/fd/N} as the folder itself, so java.nio can use the result for any call. Symbolic
+ * links in the folders are followed as they would be in the whole path, so the result names what
+ * the whole path names; a link as the last name is left to the call.
  *
- * <p>Descriptors are never kept across operations: a folder renamed meanwhile would leave a
- * kept one pointing at its new place. Close the handle right after the calls that use
- * {@link #path()}; an open channel or directory stream keeps a descriptor of its own.
+ * <p>Descriptors are never kept across operations: a folder renamed meanwhile would leave a kept
+ * one pointing at its new place. Close the handle right after the calls that use {@link #path()};
+ * an open channel or directory stream keeps a descriptor of its own.
  *
- * <p>Exceptions from calls on {@link #path()} name the {@code /proc} path; {@link #named}
- * names the original path in them instead. A failure to open a folder is thrown naming the
- * original path, as java.nio names it: NoSuchFileException, AccessDeniedException, or a
- * FileSystemException with the C library's text.
+ * <p>Exceptions from calls on {@link #path()} name the {@code /proc} path; {@link #named} names the
+ * original path in them instead. A failure to open a folder is thrown naming the original path, as
+ * java.nio names it: NoSuchFileException, AccessDeniedException, or a FileSystemException with the
+ * C library's text.
  *
- * <p>Long paths need Linux with {@code /proc} mounted and its C library bound through jnr-ffi
- * (as {@link Mknod} binds mknod); elsewhere a path of PATH_MAX bytes or more fails as the
- * kernel would fail it, with "File name too long".
+ * <p>Long paths need Linux with {@code /proc} mounted and its C library bound through jnr-ffi (as
+ * {@link Mknod} binds mknod); elsewhere a path of PATH_MAX bytes or more fails as the kernel would
+ * fail it, with "File name too long".
  */
 final class LongPath implements AutoCloseable {
   /**
-   * Paths shorter than this many bytes are used as they are. Below PATH_MAX (4096) with room
-   * for the {@code /proc/self/fd/N/} before a last piece (at most 25 bytes) and a 255-byte
-   * name after it.
+   * Paths shorter than this many bytes are used as they are. Below PATH_MAX (4096) with room for
+   * the {@code /proc/self/fd/N/} before a last piece (at most 25 bytes) and a 255-byte name after
+   * it.
    */
   static final int THRESHOLD = 3800;
 
@@ -62,9 +62,9 @@ final class LongPath implements AutoCloseable {
   static final int PATH_MAX_BYTES = 4095;
 
   /**
-   * The longest path, in bytes, held at all: sixteen times PATH_MAX, far past any real tree
-   * (a path of 64 KiB is over 250 folders of 255-byte names), and a bound on the opens one call
-   * makes (under 20). Longer paths fail with "File name too long".
+   * The longest path, in bytes, held at all: sixteen times PATH_MAX, far past any real tree (a path
+   * of 64 KiB is over 250 folders of 255-byte names), and a bound on the opens one call makes
+   * (under 20). Longer paths fail with "File name too long".
    */
   static final int LONGEST = 64 * 1024;
 
@@ -75,17 +75,20 @@ final class LongPath implements AutoCloseable {
 
   /** The path as given. */
   private final Path original;
+
   /** The path to hand java.nio: {@link #original} when short. */
   private final Path path;
+
   /** The descriptor {@link #path} goes through; -1 when none. */
   private int fd;
+
   /** {@code /proc/self/fd/N/}; null when short. */
   private final String procPrefix;
+
   /** The part of the original path the descriptor stands for, with its final '/'. */
   private final String originalPrefix;
 
-  private LongPath(Path original, Path path, int fd, String procPrefix,
-      String originalPrefix) {
+  private LongPath(Path original, Path path, int fd, String procPrefix, String originalPrefix) {
     this.original = original;
     this.path = path;
     this.fd = fd;
@@ -98,9 +101,9 @@ final class LongPath implements AutoCloseable {
    *
    * @throws NoSuchFileException naming {@code p} when a folder on the way does not exist
    * @throws AccessDeniedException naming {@code p} when one may not be searched
-   * @throws FileSystemException naming {@code p} when a folder on the way is not one, when
-   *     {@code p} is longer than {@link #LONGEST} bytes, or when it is PATH_MAX bytes or longer
-   *     on a platform that cannot hold such paths
+   * @throws FileSystemException naming {@code p} when a folder on the way is not one, when {@code
+   *     p} is longer than {@link #LONGEST} bytes, or when it is PATH_MAX bytes or longer on a
+   *     platform that cannot hold such paths
    */
   static LongPath open(Path p) throws IOException {
     String whole = p.toString();
@@ -109,18 +112,31 @@ final class LongPath implements AutoCloseable {
       return new LongPath(p, p, -1, null, null);
     }
     byte[] bytes = whole.getBytes(ENCODING);
-    if (bytes.length < THRESHOLD
-        || (bytes.length <= PATH_MAX_BYTES && Bound.FAILURE != null)) {
+    if (bytes.length < THRESHOLD || (bytes.length <= PATH_MAX_BYTES && Bound.FAILURE != null)) {
       return new LongPath(p, p, -1, null, null);
     }
     if (bytes.length > LONGEST) {
-      throw new FileSystemException(whole, null, "File name too long (" + bytes.length
-          + " bytes; this store holds paths of up to " + LONGEST + ")");
+      throw new FileSystemException(
+          whole,
+          null,
+          "File name too long ("
+              + bytes.length
+              + " bytes; this store holds paths of up to "
+              + LONGEST
+              + ")");
     }
     if (Bound.FAILURE != null) {
-      throw new FileSystemException(whole, null, "File name too long (" + bytes.length
-          + " bytes; paths of " + (PATH_MAX_BYTES + 1) + " bytes or more need Linux with /proc"
-          + " and its C library: " + Bound.FAILURE + ")");
+      throw new FileSystemException(
+          whole,
+          null,
+          "File name too long ("
+              + bytes.length
+              + " bytes; paths of "
+              + (PATH_MAX_BYTES + 1)
+              + " bytes or more need Linux with /proc"
+              + " and its C library: "
+              + Bound.FAILURE
+              + ")");
     }
     int fd = AT_FDCWD;
     int start = 0;
@@ -128,8 +144,8 @@ final class LongPath implements AutoCloseable {
       while (bytes.length - start >= THRESHOLD) {
         int cut = lastSlash(bytes, start + 1, start + THRESHOLD - 1);
         if (cut < 0) {
-          throw new FileSystemException(whole, null, "File name too long (a name of more than "
-              + THRESHOLD + " bytes)");
+          throw new FileSystemException(
+              whole, null, "File name too long (a name of more than " + THRESHOLD + " bytes)");
         }
         byte[] piece = Arrays.copyOfRange(bytes, start, cut + 1);
         piece[piece.length - 1] = 0;
@@ -170,10 +186,10 @@ final class LongPath implements AutoCloseable {
   }
 
   /**
-   * {@code e} naming this handle's original path (and the original paths below it) where it
-   * names the {@code /proc} path; {@code e} itself when it names neither. Works after
-   * {@link #close} too. The stack trace is kept; the exception with the {@code /proc} path is
-   * not made the cause, so that no log names it.
+   * {@code e} naming this handle's original path (and the original paths below it) where it names
+   * the {@code /proc} path; {@code e} itself when it names neither. Works after {@link #close} too.
+   * The stack trace is kept; the exception with the {@code /proc} path is not made the cause, so
+   * that no log names it.
    */
   IOException named(IOException e) {
     if (procPrefix == null || !(e instanceof FileSystemException f)) {
@@ -274,17 +290,27 @@ final class LongPath implements AutoCloseable {
 
   /** openat(2)'s "relative to the working folder", which an absolute first piece ignores. */
   private static final int AT_FDCWD = -100;
+
   /** Linux's flags, the same on the architectures {@link Bound} accepts. */
   private static final int O_PATH = 010000000;
+
   private static final int O_CLOEXEC = 02000000;
   private static final int ENOENT = 2;
   private static final int EACCES = 13;
 
   /** Architectures whose {@code O_PATH} and {@code O_CLOEXEC} are Linux's generic values. */
-  private static final Set<Platform.CPU> GENERIC_FLAGS = Set.of(Platform.CPU.X86_64,
-      Platform.CPU.I386, Platform.CPU.AARCH64, Platform.CPU.ARM, Platform.CPU.PPC,
-      Platform.CPU.PPC64, Platform.CPU.PPC64LE, Platform.CPU.S390X, Platform.CPU.RISCV64,
-      Platform.CPU.LOONGARCH64);
+  private static final Set<Platform.CPU> GENERIC_FLAGS =
+      Set.of(
+          Platform.CPU.X86_64,
+          Platform.CPU.I386,
+          Platform.CPU.AARCH64,
+          Platform.CPU.ARM,
+          Platform.CPU.PPC,
+          Platform.CPU.PPC64,
+          Platform.CPU.PPC64LE,
+          Platform.CPU.S390X,
+          Platform.CPU.RISCV64,
+          Platform.CPU.LOONGARCH64);
 
   /** The C functions bound. Public because jnr-ffi implements it in a class of its own. */
   public interface LibC {
@@ -309,8 +335,12 @@ final class LongPath implements AutoCloseable {
       Object failure = null;
       Platform platform = Platform.getNativePlatform();
       if (platform.getOS() != Platform.OS.LINUX || !GENERIC_FLAGS.contains(platform.getCPU())) {
-        failure = "not Linux on an architecture with the generic open flags ("
-            + platform.getOS() + " " + platform.getCPU() + ")";
+        failure =
+            "not Linux on an architecture with the generic open flags ("
+                + platform.getOS()
+                + " "
+                + platform.getCPU()
+                + ")";
       } else if (!Files.isDirectory(Path.of(PROC_FD))) {
         failure = PROC_FD + " is not there (is /proc mounted?)";
       } else {

@@ -1,5 +1,7 @@
 package io.strata.underfs.s3;
 
+import java.util.ArrayList;
+import java.util.List;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
@@ -13,17 +15,15 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.SystemPropertyCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.WebIdentityTokenFileCredentialsProvider;
 import software.amazon.awssdk.core.exception.SdkClientException;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
- * Where an S3 store finds its credentials: the mount's keys; else, in order, AWS_ACCESS_KEY_ID
- * and friends, the {@code aws.accessKeyId} system properties, a web identity token, the shared
- * profile files and a container's credentials; and the EC2 instance metadata service only with
- * {@code s3.instance.credentials=true}, since on any other machine asking it costs seconds of
- * timeouts for nothing. When no source has credentials a request fails with
- * {@link Missing} as its cause, which {@link S3Errors} turns into one line that says what to set,
- * instead of the SDK's report of every source it tried.
+ * Where an S3 store finds its credentials: the mount's keys; else, in order, AWS_ACCESS_KEY_ID and
+ * friends, the {@code aws.accessKeyId} system properties, a web identity token, the shared profile
+ * files and a container's credentials; and the EC2 instance metadata service only with {@code
+ * s3.instance.credentials=true}, since on any other machine asking it costs seconds of timeouts for
+ * nothing. When no source has credentials a request fails with {@link Missing} as its cause, which
+ * {@link S3Errors} turns into one line that says what to set, instead of the SDK's report of every
+ * source it tried.
  */
 final class S3Credentials implements AwsCredentialsProvider {
   private final AwsCredentialsProvider chain;
@@ -34,22 +34,28 @@ final class S3Credentials implements AwsCredentialsProvider {
 
   static AwsCredentialsProvider of(S3Options options) {
     if (!options.accessKey().isEmpty()) {
-      return StaticCredentialsProvider.create(options.sessionToken().isEmpty()
-          ? AwsBasicCredentials.create(options.accessKey(), options.secretKey())
-          : AwsSessionCredentials.create(options.accessKey(), options.secretKey(),
-              options.sessionToken()));
+      return StaticCredentialsProvider.create(
+          options.sessionToken().isEmpty()
+              ? AwsBasicCredentials.create(options.accessKey(), options.secretKey())
+              : AwsSessionCredentials.create(
+                  options.accessKey(), options.secretKey(), options.sessionToken()));
     }
-    List<AwsCredentialsProvider> sources = new ArrayList<>(List.of(
-        EnvironmentVariableCredentialsProvider.create(),
-        SystemPropertyCredentialsProvider.create(),
-        WebIdentityTokenFileCredentialsProvider.create(),
-        ProfileCredentialsProvider.create(),
-        ContainerCredentialsProvider.builder().build()));
+    List<AwsCredentialsProvider> sources =
+        new ArrayList<>(
+            List.of(
+                EnvironmentVariableCredentialsProvider.create(),
+                SystemPropertyCredentialsProvider.create(),
+                WebIdentityTokenFileCredentialsProvider.create(),
+                ProfileCredentialsProvider.create(),
+                ContainerCredentialsProvider.builder().build()));
     if (options.instanceCredentials()) {
       sources.add(InstanceProfileCredentialsProvider.create());
     }
-    return new S3Credentials(AwsCredentialsProviderChain.builder().reuseLastProviderEnabled(true)
-        .credentialsProviders(sources).build());
+    return new S3Credentials(
+        AwsCredentialsProviderChain.builder()
+            .reuseLastProviderEnabled(true)
+            .credentialsProviders(sources)
+            .build());
   }
 
   @Override

@@ -17,11 +17,11 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
  * The children of one emulated directory: a ListObjectsV2 with delimiter "/" whose pages are
- * fetched one at a time as the caller advances, so only one page (at most 1,000 keys) is ever
- * held. Common prefixes and zero-byte {@code name/} keys are directories; the directory's own
- * marker is skipped. The first page is fetched on construction so that the store can tell an
- * empty directory from a missing one. A failure fetching a later page surfaces from
- * {@link #hasNext()} as an {@link UncheckedIOException} wrapping the translated error.
+ * fetched one at a time as the caller advances, so only one page (at most 1,000 keys) is ever held.
+ * Common prefixes and zero-byte {@code name/} keys are directories; the directory's own marker is
+ * skipped. The first page is fetched on construction so that the store can tell an empty directory
+ * from a missing one. A failure fetching a later page surfaces from {@link #hasNext()} as an {@link
+ * UncheckedIOException} wrapping the translated error.
  */
 final class S3ListingIterator implements CloseableIterator<UfsStatus> {
   private final S3Client s3;
@@ -36,8 +36,7 @@ final class S3ListingIterator implements CloseableIterator<UfsStatus> {
   private int pagesFetched;
   private boolean closed;
 
-  S3ListingIterator(S3Client s3, S3Errors errors, S3Location dir, int pageSize)
-      throws IOException {
+  S3ListingIterator(S3Client s3, S3Errors errors, S3Location dir, int pageSize) throws IOException {
     this.s3 = s3;
     this.errors = errors;
     this.dir = dir;
@@ -63,8 +62,12 @@ final class S3ListingIterator implements CloseableIterator<UfsStatus> {
 
   /** Fetches the next page into the queue; returns the number of keys and prefixes in it. */
   private int fetchPage() throws IOException {
-    ListObjectsV2Request.Builder request = ListObjectsV2Request.builder().bucket(dir.bucket())
-        .prefix(prefix).delimiter("/").maxKeys(pageSize);
+    ListObjectsV2Request.Builder request =
+        ListObjectsV2Request.builder()
+            .bucket(dir.bucket())
+            .prefix(prefix)
+            .delimiter("/")
+            .maxKeys(pageSize);
     if (continuation != null) {
       request.continuationToken(continuation);
     }
@@ -88,8 +91,10 @@ final class S3ListingIterator implements CloseableIterator<UfsStatus> {
         continue; // the listed directory's own marker, or a persist in progress
       }
       if (name.endsWith("/")) {
-        page.add(S3UnderFileSystem.directoryStatus(name.substring(0, name.length() - 1),
-            o.lastModified() == null ? 0 : o.lastModified().toEpochMilli()));
+        page.add(
+            S3UnderFileSystem.directoryStatus(
+                name.substring(0, name.length() - 1),
+                o.lastModified() == null ? 0 : o.lastModified().toEpochMilli()));
       } else {
         page.add(S3UnderFileSystem.fileStatus(name, o.size(), o.lastModified(), o.eTag()));
       }

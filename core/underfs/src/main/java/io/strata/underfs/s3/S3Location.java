@@ -1,9 +1,9 @@
 package io.strata.underfs.s3;
 
 /**
- * A parsed {@code s3://bucket/key} URI. The key is kept verbatim (spaces, '#', '%' are legal
- * object names) and never ends with '/': a trailing slash only says "directory", which the
- * store decides on its own.
+ * A parsed {@code s3://bucket/key} URI. The key is kept verbatim (spaces, '#', '%' are legal object
+ * names) and never ends with '/': a trailing slash only says "directory", which the store decides
+ * on its own.
  *
  * @param bucket the bucket name
  * @param key the object key, "" for the bucket root
@@ -18,15 +18,15 @@ record S3Location(String bucket, String key) {
    */
   static S3Location parse(String uri) {
     if (!uri.startsWith(SCHEME_PREFIX)) {
-      throw new IllegalArgumentException("Not an S3 URI: " + uri
-          + " (expected s3://bucket/prefix/key)");
+      throw new IllegalArgumentException(
+          "Not an S3 URI: " + uri + " (expected s3://bucket/prefix/key)");
     }
     String rest = uri.substring(SCHEME_PREFIX.length());
     int slash = rest.indexOf('/');
     String bucket = slash < 0 ? rest : rest.substring(0, slash);
     if (bucket.isEmpty()) {
-      throw new IllegalArgumentException("S3 URI has no bucket: " + uri
-          + " (expected s3://bucket/prefix/key)");
+      throw new IllegalArgumentException(
+          "S3 URI has no bucket: " + uri + " (expected s3://bucket/prefix/key)");
     }
     String key = slash < 0 ? "" : rest.substring(slash + 1);
     int end = key.length();

@@ -9,10 +9,10 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The mount options of an S3 under store, each with its default and one sentence of docs, and
- * their parsed values. Parsing is strict: an unknown option or a value that does not parse
- * fails with an {@link IllegalArgumentException} that names it and lists every valid option,
- * so a typo in {@code strata fs mount --option} is caught at mount time, not at first read.
+ * The mount options of an S3 under store, each with its default and one sentence of docs, and their
+ * parsed values. Parsing is strict: an unknown option or a value that does not parse fails with an
+ * {@link IllegalArgumentException} that names it and lists every valid option, so a typo in {@code
+ * strata fs mount --option} is caught at mount time, not at first read.
  */
 public final class S3Options {
   /** One mount option: its name, its default ("" when unset) and what it does. */
@@ -33,8 +33,10 @@ public final class S3Options {
 
   /** S3's smallest part, except the last one of an upload. */
   static final long MIN_PART_SIZE = 5L << 20;
+
   /** A part or a single PUT is buffered in one byte array, so it must fit in one. */
   static final long MAX_BUFFER_SIZE = 1L << 30;
+
   /** The region used when an endpoint is given without one; most S3-compatible servers take it. */
   static final String ENDPOINT_DEFAULT_REGION = "us-east-1";
 
@@ -42,26 +44,50 @@ public final class S3Options {
 
   static {
     add(ENDPOINT, "", "URL of an S3-compatible server (MinIO, Ceph, S3Proxy); empty means AWS S3.");
-    add(REGION, "", "Signing region; empty means us-east-1 with an endpoint, else the AWS SDK's "
-        + "region chain (AWS_REGION, profile, instance metadata).");
-    add(PATH_STYLE, "false", "Address buckets as http://host/bucket instead of "
-        + "http://bucket.host, as most self-hosted servers need.");
-    add(ACCESS_KEY, "", "Access key id; empty means AWS_ACCESS_KEY_ID, then the AWS SDK's "
-        + "credential sources (profile files, web identity, container).");
+    add(
+        REGION,
+        "",
+        "Signing region; empty means us-east-1 with an endpoint, else the AWS SDK's "
+            + "region chain (AWS_REGION, profile, instance metadata).");
+    add(
+        PATH_STYLE,
+        "false",
+        "Address buckets as http://host/bucket instead of "
+            + "http://bucket.host, as most self-hosted servers need.");
+    add(
+        ACCESS_KEY,
+        "",
+        "Access key id; empty means AWS_ACCESS_KEY_ID, then the AWS SDK's "
+            + "credential sources (profile files, web identity, container).");
     add(SECRET_KEY, "", "Secret access key that goes with s3.access.key.");
     add(SESSION_TOKEN, "", "Session token of temporary credentials given with s3.access.key.");
-    add(INSTANCE_CREDENTIALS, "auto", "Also ask the EC2 instance metadata service for "
-        + "credentials (an instance role), after every other source: true, false, or auto "
-        + "(only for AWS itself, that is when s3.endpoint is not set).");
-    add(PART_SIZE, "64MB", "Size of each part of a multipart upload (at least 5MB, at most 1GB); "
-        + "one part per writing stream is held in memory.");
-    add(MULTIPART_THRESHOLD, "64MB", "Files of at most this size are written with one "
-        + "PutObject; larger ones with a multipart upload (at most 1GB).");
-    add(CLEANUP_AGE, "24h", "Multipart uploads under the mount older than this are aborted "
-        + "once when the store is first opened; 0 turns the cleanup off.");
+    add(
+        INSTANCE_CREDENTIALS,
+        "auto",
+        "Also ask the EC2 instance metadata service for "
+            + "credentials (an instance role), after every other source: true, false, or auto "
+            + "(only for AWS itself, that is when s3.endpoint is not set).");
+    add(
+        PART_SIZE,
+        "64MB",
+        "Size of each part of a multipart upload (at least 5MB, at most 1GB); "
+            + "one part per writing stream is held in memory.");
+    add(
+        MULTIPART_THRESHOLD,
+        "64MB",
+        "Files of at most this size are written with one "
+            + "PutObject; larger ones with a multipart upload (at most 1GB).");
+    add(
+        CLEANUP_AGE,
+        "24h",
+        "Multipart uploads under the mount older than this are aborted "
+            + "once when the store is first opened; 0 turns the cleanup off.");
     add(MAX_CONNECTIONS, "64", "Largest number of HTTP connections the store keeps open.");
-    add(RETRY_MAX_ATTEMPTS, "5", "Attempts per request, the first included, with the SDK's "
-        + "standard back-off for throttling and transient failures.");
+    add(
+        RETRY_MAX_ATTEMPTS,
+        "5",
+        "Attempts per request, the first included, with the SDK's "
+            + "standard back-off for throttling and transient failures.");
   }
 
   private static void add(String name, String defaultValue, String description) {
@@ -92,10 +118,14 @@ public final class S3Options {
     // An instance role exists only on AWS: a store at an endpoint of its own (MinIO, Ceph, a
     // proxy) would only wait for the metadata service's timeouts.
     String instance = value(given, INSTANCE_CREDENTIALS).trim();
-    instanceCredentials = instance.equalsIgnoreCase("auto") ? endpoint == null
-        : parseBoolean(given, INSTANCE_CREDENTIALS);
+    instanceCredentials =
+        instance.equalsIgnoreCase("auto")
+            ? endpoint == null
+            : parseBoolean(given, INSTANCE_CREDENTIALS);
     if (accessKey.isEmpty() != secretKey.isEmpty()) {
-      throw bad(accessKey.isEmpty() ? ACCESS_KEY : SECRET_KEY, "",
+      throw bad(
+          accessKey.isEmpty() ? ACCESS_KEY : SECRET_KEY,
+          "",
           "s3.access.key and s3.secret.key are given together or not at all");
     }
     if (!sessionToken.isEmpty() && accessKey.isEmpty()) {
@@ -111,14 +141,17 @@ public final class S3Options {
   /**
    * Parses mount options; absent ones take their defaults.
    *
-   * @throws IllegalArgumentException naming an unknown option or a bad value, and listing the
-   *     valid options
+   * @throws IllegalArgumentException naming an unknown option or a bad value, and listing the valid
+   *     options
    */
   public static S3Options parse(Map<String, String> options) {
     for (String name : options.keySet()) {
       if (!ALL.containsKey(name)) {
-        throw new IllegalArgumentException("Unknown S3 mount option '" + name
-            + "'; valid options: " + String.join(", ", ALL.keySet()));
+        throw new IllegalArgumentException(
+            "Unknown S3 mount option '"
+                + name
+                + "'; valid options: "
+                + String.join(", ", ALL.keySet()));
       }
     }
     return new S3Options(options);
@@ -135,8 +168,15 @@ public final class S3Options {
   }
 
   private static IllegalArgumentException bad(String name, String text, String expected) {
-    return new IllegalArgumentException("Bad value '" + text + "' for S3 mount option " + name
-        + ": " + expected + "; valid options: " + String.join(", ", ALL.keySet()));
+    return new IllegalArgumentException(
+        "Bad value '"
+            + text
+            + "' for S3 mount option "
+            + name
+            + ": "
+            + expected
+            + "; valid options: "
+            + String.join(", ", ALL.keySet()));
   }
 
   private static URI parseEndpoint(String text) {
@@ -160,8 +200,12 @@ public final class S3Options {
     if (text.equalsIgnoreCase("false")) {
       return false;
     }
-    throw bad(name, text, name.equals(INSTANCE_CREDENTIALS) ? "expected true, false or auto"
-        : "expected true or false");
+    throw bad(
+        name,
+        text,
+        name.equals(INSTANCE_CREDENTIALS)
+            ? "expected true, false or auto"
+            : "expected true or false");
   }
 
   private static long parseSize(Map<String, String> given, String name, long min) {
@@ -173,8 +217,8 @@ public final class S3Options {
       throw bad(name, text, "expected a size such as 64MB (" + e.getMessage() + ")");
     }
     if (bytes < min || bytes > MAX_BUFFER_SIZE) {
-      throw bad(name, text, "expected a size from " + (min == 0 ? "0" : (min >> 20) + "MB")
-          + " to 1GB");
+      throw bad(
+          name, text, "expected a size from " + (min == 0 ? "0" : (min >> 20) + "MB") + " to 1GB");
     }
     return bytes;
   }
@@ -258,10 +302,26 @@ public final class S3Options {
   @Override
   public String toString() {
     // Never prints the secret key or the session token.
-    return "S3Options{endpoint=" + (endpoint == null ? "AWS" : endpoint) + ", region=" + region
-        + ", pathStyle=" + pathStyle + ", accessKey=" + accessKey
-        + ", instanceCredentials=" + instanceCredentials + ", partSize=" + partSize
-        + ", threshold=" + multipartThreshold + ", cleanupAge=" + cleanupAge
-        + ", maxConnections=" + maxConnections + ", retryMaxAttempts=" + retryMaxAttempts + "}";
+    return "S3Options{endpoint="
+        + (endpoint == null ? "AWS" : endpoint)
+        + ", region="
+        + region
+        + ", pathStyle="
+        + pathStyle
+        + ", accessKey="
+        + accessKey
+        + ", instanceCredentials="
+        + instanceCredentials
+        + ", partSize="
+        + partSize
+        + ", threshold="
+        + multipartThreshold
+        + ", cleanupAge="
+        + cleanupAge
+        + ", maxConnections="
+        + maxConnections
+        + ", retryMaxAttempts="
+        + retryMaxAttempts
+        + "}";
   }
 }

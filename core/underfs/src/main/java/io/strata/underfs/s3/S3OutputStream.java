@@ -16,19 +16,21 @@ import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 
 /**
- * A file being written to S3. Bytes are buffered up to {@code s3.multipart.threshold}; a file
- * that ends within it is sent with one PutObject on close. Past the threshold the stream starts
- * a multipart upload and sends each part as soon as {@code s3.multipart.part.size} bytes have
- * filled, in the writing thread, so memory stays at one part per stream however large the file.
- * The object appears only when {@link #close()} completes the upload; {@link #abort()} (or a
- * failed close) aborts it, so nothing appears and no upload is left in progress. One stream is
- * written by one thread at a time.
+ * A file being written to S3. Bytes are buffered up to {@code s3.multipart.threshold}; a file that
+ * ends within it is sent with one PutObject on close. Past the threshold the stream starts a
+ * multipart upload and sends each part as soon as {@code s3.multipart.part.size} bytes have filled,
+ * in the writing thread, so memory stays at one part per stream however large the file. The object
+ * appears only when {@link #close()} completes the upload; {@link #abort()} (or a failed close)
+ * aborts it, so nothing appears and no upload is left in progress. One stream is written by one
+ * thread at a time.
  */
 final class S3OutputStream extends UfsOutputStream {
   private static final Logger LOG = LoggerFactory.getLogger(S3OutputStream.class);
   private static final int INITIAL_CAPACITY = 64 << 10;
+
   /** S3 numbers parts from 1 to 10,000. */
   private static final int MAX_PARTS = 10_000;
+
   private static final String CONTENT_TYPE = "application/octet-stream";
 
   private final S3Client s3;
@@ -44,8 +46,13 @@ final class S3OutputStream extends UfsOutputStream {
   private boolean closed;
   private String fingerprint = "";
 
-  S3OutputStream(S3Client s3, S3Errors errors, S3Location target, boolean overwrite,
-      long partSize, long threshold) {
+  S3OutputStream(
+      S3Client s3,
+      S3Errors errors,
+      S3Location target,
+      boolean overwrite,
+      long partSize,
+      long threshold) {
     this.s3 = s3;
     this.errors = errors;
     this.target = target;
@@ -104,8 +111,10 @@ final class S3OutputStream extends UfsOutputStream {
 
   private void startUpload() throws IOException {
     try {
-      uploadId = s3.createMultipartUpload(b -> b.bucket(target.bucket()).key(target.key())
-          .contentType(CONTENT_TYPE)).uploadId();
+      uploadId =
+          s3.createMultipartUpload(
+                  b -> b.bucket(target.bucket()).key(target.key()).contentType(CONTENT_TYPE))
+              .uploadId();
     } catch (SdkException e) {
       throw errors.translate("starting a multipart upload of", target.uri(), e);
     }
@@ -131,17 +140,29 @@ final class S3OutputStream extends UfsOutputStream {
   private void sendPart(int offset, int length) throws IOException {
     int number = parts.size() + 1;
     if (number > MAX_PARTS) {
-      throw new IOException("File " + target.uri() + " needs more than " + MAX_PARTS
-          + " parts of " + partSize + " bytes: raise the mount option "
-          + S3Options.PART_SIZE);
+      throw new IOException(
+          "File "
+              + target.uri()
+              + " needs more than "
+              + MAX_PARTS
+              + " parts of "
+              + partSize
+              + " bytes: raise the mount option "
+              + S3Options.PART_SIZE);
     }
     byte[] data = buffer;
     try {
-      String etag = s3.uploadPart(b -> b.bucket(target.bucket()).key(target.key())
-              .uploadId(uploadId).partNumber(number).contentLength((long) length),
-          RequestBody.fromContentProvider(
-              () -> new ByteArrayInputStream(data, offset, length), length, CONTENT_TYPE))
-          .eTag();
+      String etag =
+          s3.uploadPart(
+                  b ->
+                      b.bucket(target.bucket())
+                          .key(target.key())
+                          .uploadId(uploadId)
+                          .partNumber(number)
+                          .contentLength((long) length),
+                  RequestBody.fromContentProvider(
+                      () -> new ByteArrayInputStream(data, offset, length), length, CONTENT_TYPE))
+              .eTag();
       parts.add(CompletedPart.builder().partNumber(number).eTag(etag).build());
     } catch (SdkException e) {
       throw errors.translate("uploading part " + number + " of", target.uri(), e);
@@ -195,10 +216,17 @@ final class S3OutputStream extends UfsOutputStream {
     byte[] data = buffer;
     int length = count;
     try {
-      String etag = s3.putObject(PutObjectRequest.builder().bucket(target.bucket())
-              .key(target.key()).contentLength((long) length).contentType(CONTENT_TYPE).build(),
-          RequestBody.fromContentProvider(
-              () -> new ByteArrayInputStream(data, 0, length), length, CONTENT_TYPE)).eTag();
+      String etag =
+          s3.putObject(
+                  PutObjectRequest.builder()
+                      .bucket(target.bucket())
+                      .key(target.key())
+                      .contentLength((long) length)
+                      .contentType(CONTENT_TYPE)
+                      .build(),
+                  RequestBody.fromContentProvider(
+                      () -> new ByteArrayInputStream(data, 0, length), length, CONTENT_TYPE))
+              .eTag();
       fingerprint = S3UnderFileSystem.stripQuotes(etag);
     } catch (SdkException e) {
       throw errors.translate("writing", target.uri(), e);
@@ -207,14 +235,19 @@ final class S3OutputStream extends UfsOutputStream {
 
   private void complete() throws IOException {
     try {
-      String etag = s3.completeMultipartUpload(b -> b.bucket(target.bucket())
-          .key(target.key()).uploadId(uploadId).multipartUpload(m -> m.parts(parts))).eTag();
+      String etag =
+          s3.completeMultipartUpload(
+                  b ->
+                      b.bucket(target.bucket())
+                          .key(target.key())
+                          .uploadId(uploadId)
+                          .multipartUpload(m -> m.parts(parts)))
+              .eTag();
       fingerprint = S3UnderFileSystem.stripQuotes(etag);
     } catch (SdkException e) {
       throw errors.translate("completing the multipart upload of", target.uri(), e);
     }
-    LOG.debug("Completed multipart upload {} of {} in {} parts", uploadId, target,
-        parts.size());
+    LOG.debug("Completed multipart upload {} of {} in {} parts", uploadId, target, parts.size());
     uploadId = null;
   }
 
@@ -248,8 +281,13 @@ final class S3OutputStream extends UfsOutputStream {
       s3.abortMultipartUpload(b -> b.bucket(target.bucket()).key(target.key()).uploadId(id));
     } catch (SdkException e) {
       failure.addSuppressed(e);
-      LOG.warn("Could not abort multipart upload {} of {} after a failed close; the stale "
-          + "upload cleanup ({}) will remove it", id, target, S3Options.CLEANUP_AGE, e);
+      LOG.warn(
+          "Could not abort multipart upload {} of {} after a failed close; the stale "
+              + "upload cleanup ({}) will remove it",
+          id,
+          target,
+          S3Options.CLEANUP_AGE,
+          e);
     }
   }
 

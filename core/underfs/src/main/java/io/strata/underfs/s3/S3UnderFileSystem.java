@@ -33,28 +33,32 @@ import software.amazon.awssdk.services.s3.model.S3Error;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
- * An under store on one S3 bucket ({@code s3://bucket/prefix/key}), over the AWS SDK's
- * synchronous client, which is safe to share: one store serves every thread of a process.
+ * An under store on one S3 bucket ({@code s3://bucket/prefix/key}), over the AWS SDK's synchronous
+ * client, which is safe to share: one store serves every thread of a process.
  *
- * <p>S3 has keys, not directories, so directories are emulated. A path is a file when an object
- * has its key; otherwise it is a directory when any key starts with {@code path/} (an implicit
+ * <p>S3 has keys, not directories, so directories are emulated. A path is a file when an object has
+ * its key; otherwise it is a directory when any key starts with {@code path/} (an implicit
  * directory) or a zero-byte {@code path/} marker exists. {@link #mkdirs} writes markers for the
  * directory and, when recursive, for each missing parent, so a directory made through Strata
- * outlives its last child. Files written through Strata get no parent markers of their own:
- * their key already makes every parent exist. A directory that exists only through its keys
- * vanishes with the last of them, as it does in S3.
+ * outlives its last child. Files written through Strata get no parent markers of their own: their
+ * key already makes every parent exist. A directory that exists only through its keys vanishes with
+ * the last of them, as it does in S3.
  *
- * <p>Renames copy and then delete key by key: they are not atomic, and a failure part-way
- * leaves keys in both places, which a second rename or delete finishes.
+ * <p>Renames copy and then delete key by key: they are not atomic, and a failure part-way leaves
+ * keys in both places, which a second rename or delete finishes.
  */
 public final class S3UnderFileSystem implements UnderFileSystem {
   private static final Logger LOG = LoggerFactory.getLogger(S3UnderFileSystem.class);
+
   /** S3's largest listing page and its largest DeleteObjects batch. */
   static final int PAGE_SIZE = 1000;
+
   /** Objects up to this size are copied with one CopyObject; larger ones need UploadPartCopy. */
   static final long MAX_SINGLE_COPY = 5L << 30;
+
   static final int FILE_MODE = 0644;
   static final int DIRECTORY_MODE = 0755;
+
   /** The array a body is copied through into a direct buffer; the HTTP client buffers too. */
   static final int TRANSFER_SIZE = 64 * 1024;
 
@@ -76,8 +80,8 @@ public final class S3UnderFileSystem implements UnderFileSystem {
   }
 
   /** As above, with the size past which copies go part by part lowered, for tests. */
-  S3UnderFileSystem(S3Client s3, S3Options options, S3Errors errors, S3Location root,
-      long maxSingleCopy) {
+  S3UnderFileSystem(
+      S3Client s3, S3Options options, S3Errors errors, S3Location root, long maxSingleCopy) {
     this.s3 = s3;
     this.options = options;
     this.errors = errors;
@@ -104,8 +108,14 @@ public final class S3UnderFileSystem implements UnderFileSystem {
   private S3Location location(String uri) {
     S3Location loc = S3Location.parse(uri);
     if (!loc.bucket().equals(root.bucket())) {
-      throw new IllegalArgumentException("The S3 store of bucket '" + root.bucket() + "' at "
-          + errors.endpoint() + " cannot serve " + uri + "; open a store for that bucket");
+      throw new IllegalArgumentException(
+          "The S3 store of bucket '"
+              + root.bucket()
+              + "' at "
+              + errors.endpoint()
+              + " cannot serve "
+              + uri
+              + "; open a store for that bucket");
     }
     return loc;
   }
@@ -142,8 +152,8 @@ public final class S3UnderFileSystem implements UnderFileSystem {
   }
 
   /**
-   * The status of a directory: the bucket root always (when the bucket exists), else a
-   * one-key listing under {@code key/}; its marker, when first, gives the modification time.
+   * The status of a directory: the bucket root always (when the bucket exists), else a one-key
+   * listing under {@code key/}; its marker, when first, gives the modification time.
    */
   private Optional<UfsStatus> probeDirectory(S3Location loc) throws IOException {
     ListObjectsV2Response page;
@@ -159,8 +169,10 @@ public final class S3UnderFileSystem implements UnderFileSystem {
       return Optional.empty();
     }
     S3Object first = page.contents().get(0);
-    long mtime = first.key().equals(loc.markerKey()) && first.lastModified() != null
-        ? first.lastModified().toEpochMilli() : 0;
+    long mtime =
+        first.key().equals(loc.markerKey()) && first.lastModified() != null
+            ? first.lastModified().toEpochMilli()
+            : 0;
     return Optional.of(directoryStatus(loc.name(), mtime));
   }
 
@@ -195,9 +207,9 @@ public final class S3UnderFileSystem implements UnderFileSystem {
   }
 
   /**
-   * Reads the whole of {@code dst.remaining()} with one ranged GET and streams the body into
-   * {@code dst}: a heap buffer's array directly, a direct buffer through a small transfer array
-   * (the SDK hands the body out as a stream of arrays).
+   * Reads the whole of {@code dst.remaining()} with one ranged GET and streams the body into {@code
+   * dst}: a heap buffer's array directly, a direct buffer through a small transfer array (the SDK
+   * hands the body out as a stream of arrays).
    */
   @Override
   public int read(String uri, long position, ByteBuffer dst) throws IOException {
@@ -233,8 +245,17 @@ public final class S3UnderFileSystem implements UnderFileSystem {
       }
       return n == 0 ? -1 : n;
     } catch (IOException | SdkException e) {
-      throw new IOException("S3 at " + errors.endpoint() + " failed while reading " + uri
-          + " at " + position + ": " + e.getMessage() + " (the read can be retried)", e);
+      throw new IOException(
+          "S3 at "
+              + errors.endpoint()
+              + " failed while reading "
+              + uri
+              + " at "
+              + position
+              + ": "
+              + e.getMessage()
+              + " (the read can be retried)",
+          e);
     }
   }
 
@@ -283,15 +304,15 @@ public final class S3UnderFileSystem implements UnderFileSystem {
       throw new FileAlreadyExistsException(uri);
     }
     // S3 keeps no POSIX mode: every file reads back as 0644.
-    return new S3OutputStream(s3, errors, loc, overwrite, options.partSize(),
-        options.multipartThreshold());
+    return new S3OutputStream(
+        s3, errors, loc, overwrite, options.partSize(), options.multipartThreshold());
   }
 
   /**
    * Joins the objects on the server: a multipart upload of the target whose parts are
    * UploadPartCopy ranges of the sources ({@link S3Copier#concat}), so no byte passes through
-   * Strata, and the sources stay as they are. S3 wants every part but the last to hold at
-   * least 5 MiB: sources that break that rule are copied through this process instead.
+   * Strata, and the sources stay as they are. S3 wants every part but the last to hold at least 5
+   * MiB: sources that break that rule are copied through this process instead.
    */
   @Override
   public UfsStatus concat(List<String> sources, String target, boolean overwrite, int mode)
@@ -316,8 +337,11 @@ public final class S3UnderFileSystem implements UnderFileSystem {
       sizes.add(h.contentLength());
     }
     if (!copier.canJoin(sizes)) {
-      LOG.debug("Copying {} objects into {} through Strata: S3 cannot join parts of these "
-          + "sizes {}", sources.size(), target, sizes);
+      LOG.debug(
+          "Copying {} objects into {} through Strata: S3 cannot join parts of these " + "sizes {}",
+          sources.size(),
+          target,
+          sizes);
       return StreamedConcat.write(this, sources, target, overwrite, mode);
     }
     copier.concat(from, sizes, to, overwrite);
@@ -364,8 +388,8 @@ public final class S3UnderFileSystem implements UnderFileSystem {
 
   private void putMarker(S3Location dir) throws IOException {
     try {
-      s3.putObject(b -> b.bucket(dir.bucket()).key(dir.markerKey()).contentLength(0L),
-          RequestBody.empty());
+      s3.putObject(
+          b -> b.bucket(dir.bucket()).key(dir.markerKey()).contentLength(0L), RequestBody.empty());
     } catch (SdkException e) {
       throw errors.translate("creating the directory", dir.uri(), e);
     }
@@ -375,8 +399,11 @@ public final class S3UnderFileSystem implements UnderFileSystem {
   public void delete(String uri, boolean recursive) throws IOException {
     S3Location loc = location(uri);
     if (loc.isRoot()) {
-      throw new IOException("Refusing to delete " + uri + ": it is the bucket root; delete "
-          + "what is below it instead");
+      throw new IOException(
+          "Refusing to delete "
+              + uri
+              + ": it is the bucket root; delete "
+              + "what is below it instead");
     }
     if (head(loc).isPresent()) {
       deleteKeys(loc, List.of(loc.key()));
@@ -400,8 +427,11 @@ public final class S3UnderFileSystem implements UnderFileSystem {
       deleteKeys(loc, List.of(loc.markerKey()));
       return;
     }
-    long deleted = forEachPageBelow(loc, "deleting", objects ->
-        deleteKeys(loc, objects.stream().map(S3Object::key).toList()));
+    long deleted =
+        forEachPageBelow(
+            loc,
+            "deleting",
+            objects -> deleteKeys(loc, objects.stream().map(S3Object::key).toList()));
     if (deleted == 0) {
       throw new NoSuchFileException(uri);
     }
@@ -413,12 +443,17 @@ public final class S3UnderFileSystem implements UnderFileSystem {
     S3Location from = location(src);
     S3Location to = location(dst);
     if (from.isRoot() || to.isRoot()) {
-      throw new IOException("Cannot rename " + src + " to " + dst + ": the bucket root cannot "
-          + "be moved or replaced");
+      throw new IOException(
+          "Cannot rename "
+              + src
+              + " to "
+              + dst
+              + ": the bucket root cannot "
+              + "be moved or replaced");
     }
     if (to.key().startsWith(from.dirPrefix())) {
-      throw new IOException("Cannot rename " + src + " to " + dst + ": a directory cannot move "
-          + "below itself");
+      throw new IOException(
+          "Cannot rename " + src + " to " + dst + ": a directory cannot move " + "below itself");
     }
     if (exists(dst)) {
       throw new FileAlreadyExistsException(dst);
@@ -431,15 +466,21 @@ public final class S3UnderFileSystem implements UnderFileSystem {
     }
     String fromPrefix = from.dirPrefix();
     String toPrefix = to.dirPrefix();
-    long moved = forEachPageBelow(from, "renaming", objects -> {
-      List<String> keys = new ArrayList<>(objects.size());
-      for (S3Object o : objects) {
-        copier.copy(from.withKey(o.key()),
-            to.withKey(toPrefix + o.key().substring(fromPrefix.length())), o.size());
-        keys.add(o.key());
-      }
-      deleteKeys(from, keys);
-    });
+    long moved =
+        forEachPageBelow(
+            from,
+            "renaming",
+            objects -> {
+              List<String> keys = new ArrayList<>(objects.size());
+              for (S3Object o : objects) {
+                copier.copy(
+                    from.withKey(o.key()),
+                    to.withKey(toPrefix + o.key().substring(fromPrefix.length())),
+                    o.size());
+                keys.add(o.key());
+              }
+              deleteKeys(from, keys);
+            });
     if (moved == 0) {
       throw new NoSuchFileException(src);
     }
@@ -452,14 +493,16 @@ public final class S3UnderFileSystem implements UnderFileSystem {
   }
 
   /**
-   * Runs an action on every key under a directory, a page at a time (no delimiter, so the
-   * whole subtree); returns the number of keys seen. Deleting the keys of a page as it is
-   * handled is safe: continuation tokens point past the last key returned, not at a position.
+   * Runs an action on every key under a directory, a page at a time (no delimiter, so the whole
+   * subtree); returns the number of keys seen. Deleting the keys of a page as it is handled is
+   * safe: continuation tokens point past the last key returned, not at a position.
    */
   private long forEachPageBelow(S3Location dir, String action, PageAction pageAction)
       throws IOException {
-    Iterator<ListObjectsV2Response> pages = s3.listObjectsV2Paginator(
-        b -> b.bucket(dir.bucket()).prefix(dir.dirPrefix()).maxKeys(PAGE_SIZE)).iterator();
+    Iterator<ListObjectsV2Response> pages =
+        s3.listObjectsV2Paginator(
+                b -> b.bucket(dir.bucket()).prefix(dir.dirPrefix()).maxKeys(PAGE_SIZE))
+            .iterator();
     long seen = 0;
     while (true) {
       ListObjectsV2Response page;
@@ -488,27 +531,45 @@ public final class S3UnderFileSystem implements UnderFileSystem {
       }
       return;
     }
-    List<ObjectIdentifier> ids = keys.stream()
-        .map(k -> ObjectIdentifier.builder().key(k).build()).toList();
+    List<ObjectIdentifier> ids =
+        keys.stream().map(k -> ObjectIdentifier.builder().key(k).build()).toList();
     DeleteObjectsResponse response;
     try {
-      response = s3.deleteObjects(b -> b.bucket(about.bucket())
-          .delete(d -> d.objects(ids).quiet(true)));
+      response =
+          s3.deleteObjects(b -> b.bucket(about.bucket()).delete(d -> d.objects(ids).quiet(true)));
     } catch (SdkException e) {
       throw errors.translate("deleting keys below", about.uri(), e);
     }
     if (!response.errors().isEmpty()) {
       S3Error first = response.errors().get(0);
-      throw new IOException("S3 at " + errors.endpoint() + " refused to delete "
-          + response.errors().size() + " of " + keys.size() + " keys below " + about.uri()
-          + ", first " + about.withKey(first.key()).uri() + ": " + first.code() + " "
-          + first.message() + "; check the bucket's policy and retry the delete");
+      throw new IOException(
+          "S3 at "
+              + errors.endpoint()
+              + " refused to delete "
+              + response.errors().size()
+              + " of "
+              + keys.size()
+              + " keys below "
+              + about.uri()
+              + ", first "
+              + about.withKey(first.key()).uri()
+              + ": "
+              + first.code()
+              + " "
+              + first.message()
+              + "; check the bucket's policy and retry the delete");
     }
   }
 
   static UfsStatus fileStatus(String name, Long size, Instant lastModified, String etag) {
-    return new UfsStatus(name, false, size == null ? 0 : size,
-        lastModified == null ? 0 : lastModified.toEpochMilli(), FILE_MODE, "", "",
+    return new UfsStatus(
+        name,
+        false,
+        size == null ? 0 : size,
+        lastModified == null ? 0 : lastModified.toEpochMilli(),
+        FILE_MODE,
+        "",
+        "",
         stripQuotes(etag));
   }
 
@@ -526,7 +587,8 @@ public final class S3UnderFileSystem implements UnderFileSystem {
       s = s.substring(2);
     }
     return s.length() >= 2 && s.startsWith("\"") && s.endsWith("\"")
-        ? s.substring(1, s.length() - 1) : s;
+        ? s.substring(1, s.length() - 1)
+        : s;
   }
 
   @Override

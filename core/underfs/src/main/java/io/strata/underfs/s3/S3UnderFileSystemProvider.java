@@ -18,10 +18,10 @@ import software.amazon.awssdk.services.s3.S3ClientBuilder;
 
 /**
  * Provides {@link S3UnderFileSystem} for {@code s3://bucket/prefix} URIs. Options are validated
- * before anything else happens; a store is one SDK client (Apache HTTP, a bounded connection
- * pool, the standard retry strategy) for one bucket, and {@link io.strata.underfs.UnderStores}
- * shares it per bucket and options. Opening contacts no server: a wrong endpoint, bucket or
- * key surfaces on the first call, with a message that says which.
+ * before anything else happens; a store is one SDK client (Apache HTTP, a bounded connection pool,
+ * the standard retry strategy) for one bucket, and {@link io.strata.underfs.UnderStores} shares it
+ * per bucket and options. Opening contacts no server: a wrong endpoint, bucket or key surfaces on
+ * the first call, with a message that says which.
  */
 public final class S3UnderFileSystemProvider implements UnderFileSystemProvider {
   private static final Logger LOG = LoggerFactory.getLogger(S3UnderFileSystemProvider.class);
@@ -45,18 +45,27 @@ public final class S3UnderFileSystemProvider implements UnderFileSystemProvider 
   // one this module compiles against, and it is still maintained and supported by the SDK.
   @SuppressWarnings("deprecation")
   static S3UnderFileSystem openStore(S3Location root, S3Options options, long maxSingleCopy) {
-    S3ClientBuilder builder = S3Client.builder()
-        .httpClientBuilder(ApacheHttpClient.builder().maxConnections(options.maxConnections()))
-        .credentialsProvider(S3Credentials.of(options))
-        .forcePathStyle(options.pathStyle())
-        .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.standardRetryStrategy()
-            .toBuilder().maxAttempts(options.retryMaxAttempts()).build()));
+    S3ClientBuilder builder =
+        S3Client.builder()
+            .httpClientBuilder(ApacheHttpClient.builder().maxConnections(options.maxConnections()))
+            .credentialsProvider(S3Credentials.of(options))
+            .forcePathStyle(options.pathStyle())
+            .overrideConfiguration(
+                o ->
+                    o.retryStrategy(
+                        AwsRetryStrategy.standardRetryStrategy().toBuilder()
+                            .maxAttempts(options.retryMaxAttempts())
+                            .build()));
     String endpoint;
     if (options.endpoint() != null) {
       endpoint = options.endpoint().toString();
-      builder.endpointOverride(options.endpoint())
-          .region(Region.of(options.region().isEmpty()
-              ? S3Options.ENDPOINT_DEFAULT_REGION : options.region()))
+      builder
+          .endpointOverride(options.endpoint())
+          .region(
+              Region.of(
+                  options.region().isEmpty()
+                      ? S3Options.ENDPOINT_DEFAULT_REGION
+                      : options.region()))
           // S3-compatible servers differ in which of the newer flexible checksums they accept;
           // Content-MD5 where S3 requires a checksum is what they all take.
           .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
@@ -69,8 +78,8 @@ public final class S3UnderFileSystemProvider implements UnderFileSystemProvider 
       builder.region(region).crossRegionAccessEnabled(options.region().isEmpty());
     }
     LOG.info("Opening S3 store for bucket '{}' at {} ({})", root.bucket(), endpoint, options);
-    return new S3UnderFileSystem(builder.build(), options, new S3Errors(endpoint), root,
-        maxSingleCopy);
+    return new S3UnderFileSystem(
+        builder.build(), options, new S3Errors(endpoint), root, maxSingleCopy);
   }
 
   private static Region awsRegion(S3Options options) {

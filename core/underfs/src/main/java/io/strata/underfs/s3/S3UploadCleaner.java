@@ -14,14 +14,15 @@ import software.amazon.awssdk.services.s3.model.ListMultipartUploadsResponse;
 import software.amazon.awssdk.services.s3.model.MultipartUpload;
 
 /**
- * Aborts multipart uploads left behind by writers that died before close or abort: S3 keeps
- * (and bills) their parts forever otherwise. It runs once per process for each server, bucket
- * and prefix, on a daemon thread started when a store is first opened there, and touches only
- * uploads under that prefix initiated longer ago than {@code s3.multipart.cleanup.age}, so that
- * live writes of other processes are spared as long as they finish within that age.
+ * Aborts multipart uploads left behind by writers that died before close or abort: S3 keeps (and
+ * bills) their parts forever otherwise. It runs once per process for each server, bucket and
+ * prefix, on a daemon thread started when a store is first opened there, and touches only uploads
+ * under that prefix initiated longer ago than {@code s3.multipart.cleanup.age}, so that live writes
+ * of other processes are spared as long as they finish within that age.
  */
 final class S3UploadCleaner {
   private static final Logger LOG = LoggerFactory.getLogger(S3UploadCleaner.class);
+
   /** Server, bucket and prefix already cleaned (or being cleaned) by this process. */
   private static final Set<String> STARTED = ConcurrentHashMap.newKeySet();
 
@@ -38,17 +39,17 @@ final class S3UploadCleaner {
   }
 
   /**
-   * Starts the cleanup on a daemon thread unless it is off or already ran in this process for
-   * the same server, bucket and prefix. The future gives the number of uploads aborted (0 when
-   * nothing ran) and never fails: a failed cleanup is logged and retried by the next process.
+   * Starts the cleanup on a daemon thread unless it is off or already ran in this process for the
+   * same server, bucket and prefix. The future gives the number of uploads aborted (0 when nothing
+   * ran) and never fails: a failed cleanup is logged and retried by the next process.
    */
   CompletableFuture<Integer> startOnce() {
     if (age.isZero() || !STARTED.add(errors.endpoint() + " " + root.uri())) {
       return CompletableFuture.completedFuture(0);
     }
     CompletableFuture<Integer> done = new CompletableFuture<>();
-    Thread thread = new Thread(() -> done.complete(runQuietly()),
-        "strata-s3-upload-cleanup-" + root.bucket());
+    Thread thread =
+        new Thread(() -> done.complete(runQuietly()), "strata-s3-upload-cleanup-" + root.bucket());
     thread.setDaemon(true);
     thread.start();
     return done;
@@ -58,8 +59,12 @@ final class S3UploadCleaner {
     try {
       return abortStaleUploads();
     } catch (IOException | RuntimeException e) {
-      LOG.warn("Cleanup of stale multipart uploads under {} at {} failed; a later start will "
-          + "try again: {}", root, errors.endpoint(), e.getMessage());
+      LOG.warn(
+          "Cleanup of stale multipart uploads under {} at {} failed; a later start will "
+              + "try again: {}",
+          root,
+          errors.endpoint(),
+          e.getMessage());
       return 0;
     }
   }
@@ -76,8 +81,9 @@ final class S3UploadCleaner {
       String keys = keyMarker;
       String ids = uploadIdMarker;
       try {
-        page = s3.listMultipartUploads(b -> b.bucket(root.bucket()).prefix(prefix)
-            .keyMarker(keys).uploadIdMarker(ids));
+        page =
+            s3.listMultipartUploads(
+                b -> b.bucket(root.bucket()).prefix(prefix).keyMarker(keys).uploadIdMarker(ids));
       } catch (SdkException e) {
         throw errors.translate("listing multipart uploads under", root.uri(), e);
       }
@@ -94,7 +100,11 @@ final class S3UploadCleaner {
       uploadIdMarker = page.nextUploadIdMarker();
     }
     if (aborted > 0) {
-      LOG.info("Aborted {} multipart uploads older than {} under {} at {}", aborted, age, root,
+      LOG.info(
+          "Aborted {} multipart uploads older than {} under {} at {}",
+          aborted,
+          age,
+          root,
           errors.endpoint());
     }
     return aborted;
@@ -103,15 +113,18 @@ final class S3UploadCleaner {
   private void abort(MultipartUpload upload) throws IOException {
     String uri = root.withKey(upload.key()).uri();
     try {
-      s3.abortMultipartUpload(b -> b.bucket(root.bucket()).key(upload.key())
-          .uploadId(upload.uploadId()));
+      s3.abortMultipartUpload(
+          b -> b.bucket(root.bucket()).key(upload.key()).uploadId(upload.uploadId()));
     } catch (SdkException e) {
       if (S3Errors.isNotFound(e)) {
         return; // finished or aborted by its writer meanwhile
       }
       throw errors.translate("aborting a stale multipart upload of", uri, e);
     }
-    LOG.info("Aborted stale multipart upload {} of {} started at {}", upload.uploadId(), uri,
+    LOG.info(
+        "Aborted stale multipart upload {} of {} started at {}",
+        upload.uploadId(),
+        uri,
         upload.initiated());
   }
 }

@@ -29,8 +29,8 @@ import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Concatenation in HDFS against a real MiniDFSCluster: the namenode moves the sources' blocks
- * when its rules allow, and the store copies the bytes when they do not.
+ * Concatenation in HDFS against a real MiniDFSCluster: the namenode moves the sources' blocks when
+ * its rules allow, and the store copies the bytes when they do not.
  */
 class HdfsConcatTest {
   static final int MB = 1 << 20;
@@ -43,8 +43,9 @@ class HdfsConcatTest {
   @BeforeAll
   static void startHdfs() throws IOException {
     hdfs = new MiniHdfs(base);
-    ufs = HdfsUnderFileSystem.open(hdfs.uri("/"),
-        HdfsOptions.parse(Map.of("hdfs.conf.dfs.replication", "1")));
+    ufs =
+        HdfsUnderFileSystem.open(
+            hdfs.uri("/"), HdfsOptions.parse(Map.of("hdfs.conf.dfs.replication", "1")));
   }
 
   @AfterAll
@@ -77,8 +78,7 @@ class HdfsConcatTest {
   byte[] write(String rel, int length, long blockSize, long seed) throws IOException {
     byte[] data = new byte[length];
     new Random(seed).nextBytes(data);
-    try (FSDataOutputStream out = hdfs.fs().create(hpath(rel), true, 4096, (short) 1,
-        blockSize)) {
+    try (FSDataOutputStream out = hdfs.fs().create(hpath(rel), true, 4096, (short) 1, blockSize)) {
       out.write(data);
     }
     return data;
@@ -94,8 +94,8 @@ class HdfsConcatTest {
 
   List<Long> blockIds(String rel) throws IOException {
     List<Long> ids = new ArrayList<>();
-    for (LocatedBlock b : hdfs.fs().getClient().getLocatedBlocks(dir + "/" + rel, 0)
-        .getLocatedBlocks()) {
+    for (LocatedBlock b :
+        hdfs.fs().getClient().getLocatedBlocks(dir + "/" + rel, 0).getLocatedBlocks()) {
       ids.add(b.getBlock().getBlockId());
     }
     return ids;
@@ -130,8 +130,12 @@ class HdfsConcatTest {
     before.addAll(blockIds("parts/00003"));
     before.addAll(blockIds("parts/00004"));
 
-    UfsStatus s = ufs.concat(List.of(uri("parts/00001"), uri("parts/00002"),
-        uri("parts/00003"), uri("parts/00004")), uri("out/object #1"), false, 0640);
+    UfsStatus s =
+        ufs.concat(
+            List.of(uri("parts/00001"), uri("parts/00002"), uri("parts/00003"), uri("parts/00004")),
+            uri("out/object #1"),
+            false,
+            0640);
 
     assertArrayEquals(joined(a, empty, c, d), read("out/object #1"));
     assertEquals(before, blockIds("out/object #1"), "the blocks were copied, not moved");
@@ -139,7 +143,9 @@ class HdfsConcatTest {
     assertEquals(a.length + c.length + d.length, s.length());
     assertEquals(0640, s.mode());
     assertEquals(List.of("object #1"), names("out"), "a temporary file was left beside it");
-    assertEquals(List.of("00002"), names("parts"),
+    assertEquals(
+        List.of("00002"),
+        names("parts"),
         "the joined sources are consumed; the empty one, not joined, is left");
   }
 
@@ -162,8 +168,8 @@ class HdfsConcatTest {
     List<Long> before = new ArrayList<>(blockIds("parts/00001"));
     before.addAll(blockIds("parts/00002"));
 
-    UfsStatus s = ufs.concat(List.of(uri("parts/00001"), uri("parts/00002")), uri("out/x"),
-        false, 0600);
+    UfsStatus s =
+        ufs.concat(List.of(uri("parts/00001"), uri("parts/00002")), uri("out/x"), false, 0600);
 
     assertArrayEquals(joined(a, b), read("out/x"));
     assertEquals(a.length + b.length, s.length());
@@ -182,13 +188,15 @@ class HdfsConcatTest {
     byte[] b = write("parts/00002", 6000, MB, 9);
     byte[] old = write("out/t", 10, MB, 10);
     List<String> both = List.of(uri("parts/00001"), uri("parts/00002"));
-    assertThrows(FileAlreadyExistsException.class,
-        () -> ufs.concat(both, uri("out/t"), false, 0));
-    NoSuchFileException missing = assertThrows(NoSuchFileException.class, () -> ufs.concat(
-        List.of(uri("parts/00001"), uri("parts/gone")), uri("out/t"), true, 0));
+    assertThrows(FileAlreadyExistsException.class, () -> ufs.concat(both, uri("out/t"), false, 0));
+    NoSuchFileException missing =
+        assertThrows(
+            NoSuchFileException.class,
+            () ->
+                ufs.concat(List.of(uri("parts/00001"), uri("parts/gone")), uri("out/t"), true, 0));
     assertEquals(uri("parts/gone"), missing.getFile());
-    assertThrows(NoSuchFileException.class,
-        () -> ufs.concat(both, uri("no such folder/t"), true, 0));
+    assertThrows(
+        NoSuchFileException.class, () -> ufs.concat(both, uri("no such folder/t"), true, 0));
     assertArrayEquals(old, read("out/t"));
     assertEquals(List.of("00001", "00002"), names("parts"));
 

@@ -62,8 +62,9 @@ class HdfsUnderFileSystemTest {
   @BeforeAll
   static void startHdfs() throws IOException {
     hdfs = new MiniHdfs(base);
-    ufs = HdfsUnderFileSystem.open(hdfs.uri("/"),
-        HdfsOptions.parse(Map.of("hdfs.conf.dfs.replication", "1")));
+    ufs =
+        HdfsUnderFileSystem.open(
+            hdfs.uri("/"), HdfsOptions.parse(Map.of("hdfs.conf.dfs.replication", "1")));
   }
 
   @AfterAll
@@ -126,8 +127,7 @@ class HdfsUnderFileSystemTest {
 
   @Test
   void statusAndListingShowNestedFilesAndOddNamesVerbatim() throws Exception {
-    List<String> odd =
-        List.of("with space.bin", "hash#tag", "per%20cent", "ünïcödé-日本.txt");
+    List<String> odd = List.of("with space.bin", "hash#tag", "per%20cent", "ünïcödé-日本.txt");
     for (String name : odd) {
       writeOutside("nested/" + name, name.getBytes(UTF_8));
     }
@@ -191,12 +191,14 @@ class HdfsUnderFileSystemTest {
       List<Future<?>> created = new ArrayList<>();
       for (int t = 0; t < 4; t++) {
         int first = t;
-        created.add(pool.submit(() -> {
-          for (int i = first; i < 3000; i += 4) {
-            fs.create(hpath("many/f" + i)).close();
-          }
-          return null;
-        }));
+        created.add(
+            pool.submit(
+                () -> {
+                  for (int i = first; i < 3000; i += 4) {
+                    fs.create(hpath("many/f" + i)).close();
+                  }
+                  return null;
+                }));
       }
       for (Future<?> f : created) {
         f.get();
@@ -233,13 +235,14 @@ class HdfsUnderFileSystemTest {
     // 2.5 blocks of 64 KiB, so that a buffer spans block boundaries.
     int blockSize = 64 * 1024;
     byte[] data = bytes(blockSize * 5 / 2, 7);
-    try (FSDataOutputStream out = hdfs.fs().create(hpath("f"), true, 4096, (short) 1,
-        blockSize)) {
+    try (FSDataOutputStream out = hdfs.fs().create(hpath("f"), true, 4096, (short) 1, blockSize)) {
       out.write(data);
     }
     String uri = uri("f");
-    for (ByteBuffer dst : new ByteBuffer[] {ByteBuffer.allocateDirect(2 * blockSize),
-        ByteBuffer.allocate(2 * blockSize)}) {
+    for (ByteBuffer dst :
+        new ByteBuffer[] {
+          ByteBuffer.allocateDirect(2 * blockSize), ByteBuffer.allocate(2 * blockSize)
+        }) {
       String kind = dst.isDirect() ? "direct" : "heap";
       dst.position(100);
       int wanted = 2 * blockSize - 100;
@@ -250,19 +253,27 @@ class HdfsUnderFileSystemTest {
       assertArrayEquals(viaArray, bytes(dst, 100, wanted), kind);
 
       dst.clear();
-      assertEquals(blockSize / 2 + 10, ufs.read(uri, 2 * blockSize - 10, dst),
-          kind + ": crosses the end");
-      assertArrayEquals(Arrays.copyOfRange(data, 2 * blockSize - 10, data.length),
-          bytes(dst, 0, blockSize / 2 + 10), kind);
+      assertEquals(
+          blockSize / 2 + 10, ufs.read(uri, 2 * blockSize - 10, dst), kind + ": crosses the end");
+      assertArrayEquals(
+          Arrays.copyOfRange(data, 2 * blockSize - 10, data.length),
+          bytes(dst, 0, blockSize / 2 + 10),
+          kind);
       dst.clear();
       assertEquals(-1, ufs.read(uri, data.length, dst), kind + ": at the end");
       assertEquals(0, dst.position(), kind);
     }
     Path path = ufs.toPath(uri);
-    assertTrue(ufs.streams().open(path, hdfs.fs().getFileStatus(path)).in
-        .hasCapability(StreamCapabilities.PREADBYTEBUFFER), "HDFS streams read into buffers");
-    NoSuchFileException missing = assertThrows(NoSuchFileException.class,
-        () -> ufs.read(uri("missing"), 0, ByteBuffer.allocateDirect(10)));
+    assertTrue(
+        ufs.streams()
+            .open(path, hdfs.fs().getFileStatus(path))
+            .in
+            .hasCapability(StreamCapabilities.PREADBYTEBUFFER),
+        "HDFS streams read into buffers");
+    NoSuchFileException missing =
+        assertThrows(
+            NoSuchFileException.class,
+            () -> ufs.read(uri("missing"), 0, ByteBuffer.allocateDirect(10)));
     assertEquals(uri("missing"), missing.getFile());
   }
 
@@ -337,8 +348,8 @@ class HdfsUnderFileSystemTest {
     // 3.5 blocks of 64 KiB, so that ranges cross block boundaries.
     int blockSize = 64 * 1024;
     byte[] data = bytes(blockSize * 7 / 2, 2);
-    try (FSDataOutputStream out = hdfs.fs().create(hpath("shared"), true, 4096, (short) 1,
-        blockSize)) {
+    try (FSDataOutputStream out =
+        hdfs.fs().create(hpath("shared"), true, 4096, (short) 1, blockSize)) {
       out.write(data);
     }
     String uri = uri("shared");
@@ -347,21 +358,24 @@ class HdfsUnderFileSystemTest {
       List<Future<Integer>> results = new ArrayList<>();
       for (int t = 0; t < 8; t++) {
         long seed = t;
-        results.add(pool.submit(() -> {
-          Random random = new Random(seed);
-          int checked = 0;
-          for (int i = 0; i < 40; i++) {
-            int pos = random.nextInt(data.length);
-            int len = 1 + random.nextInt(3 * blockSize / 2);
-            byte[] buf = new byte[len];
-            int n = ufs.read(uri, pos, buf, 0, len);
-            int expected = Math.min(len, data.length - pos);
-            assertEquals(expected, n, "read of " + len + " at " + pos);
-            assertArrayEquals(Arrays.copyOfRange(data, pos, pos + n), Arrays.copyOf(buf, n));
-            checked++;
-          }
-          return checked;
-        }));
+        results.add(
+            pool.submit(
+                () -> {
+                  Random random = new Random(seed);
+                  int checked = 0;
+                  for (int i = 0; i < 40; i++) {
+                    int pos = random.nextInt(data.length);
+                    int len = 1 + random.nextInt(3 * blockSize / 2);
+                    byte[] buf = new byte[len];
+                    int n = ufs.read(uri, pos, buf, 0, len);
+                    int expected = Math.min(len, data.length - pos);
+                    assertEquals(expected, n, "read of " + len + " at " + pos);
+                    assertArrayEquals(
+                        Arrays.copyOfRange(data, pos, pos + n), Arrays.copyOf(buf, n));
+                    checked++;
+                  }
+                  return checked;
+                }));
       }
       for (Future<Integer> f : results) {
         assertEquals(40, f.get());
@@ -390,7 +404,9 @@ class HdfsUnderFileSystemTest {
     assertEquals(s.fingerprint(), out.fingerprint());
     assertEquals(List.of("new file #1"), new ArrayList<>(list("").keySet()));
     assertEquals(1, hdfs.fs().listStatus(new Path(dir)).length, "no temporary file is left");
-    assertEquals(1, hdfs.fs().getFileStatus(hpath("new file #1")).getReplication(),
+    assertEquals(
+        1,
+        hdfs.fs().getFileStatus(hpath("new file #1")).getReplication(),
         "hdfs.conf.dfs.replication reached the client");
     assertThrows(IOException.class, () -> out.write(1), "closed");
 
@@ -458,7 +474,9 @@ class HdfsUnderFileSystemTest {
     writeOutside("taken", new byte[1]);
     assertThrows(FileAlreadyExistsException.class, () -> ufs.rename(uri("src #1"), uri("taken")));
     hdfs.fs().mkdirs(hpath("dir"));
-    assertThrows(FileAlreadyExistsException.class, () -> ufs.rename(uri("src #1"), uri("dir")),
+    assertThrows(
+        FileAlreadyExistsException.class,
+        () -> ufs.rename(uri("src #1"), uri("dir")),
         "an existing directory is not a place to move into");
     assertThrows(NoSuchFileException.class, () -> ufs.rename(uri("missing"), uri("other")));
     assertThrows(NoSuchFileException.class, () -> ufs.rename(uri("src #1"), uri("no/dst")));
@@ -529,17 +547,23 @@ class HdfsUnderFileSystemTest {
     DistributedFileSystem admin = hdfs.fs();
     admin.setSafeMode(SafeModeAction.ENTER);
     try {
-      StrataException e = assertThrows(StrataException.class,
-          () -> ufs.mkdirs(uri("blocked"), true));
+      StrataException e =
+          assertThrows(StrataException.class, () -> ufs.mkdirs(uri("blocked"), true));
       assertEquals(ErrorCode.UNAVAILABLE, e.code());
-      assertTrue(e.getMessage().startsWith("HDFS namenode " + hdfs.namenode()
-          + " is in safe mode: wait for it to leave, or run `hdfs dfsadmin -safemode leave`"),
+      assertTrue(
+          e.getMessage()
+              .startsWith(
+                  "HDFS namenode "
+                      + hdfs.namenode()
+                      + " is in safe mode: wait for it to leave, or run `hdfs dfsadmin -safemode leave`"),
           e.getMessage());
       assertTrue(e.getMessage().contains(uri("blocked")), e.getMessage());
-      assertEquals(ErrorCode.UNAVAILABLE, assertThrows(StrataException.class,
-          () -> ufs.create(uri("new"), false, 0)).code());
-      assertEquals(ErrorCode.UNAVAILABLE, assertThrows(StrataException.class,
-          () -> ufs.delete(uri("readable"), false)).code());
+      assertEquals(
+          ErrorCode.UNAVAILABLE,
+          assertThrows(StrataException.class, () -> ufs.create(uri("new"), false, 0)).code());
+      assertEquals(
+          ErrorCode.UNAVAILABLE,
+          assertThrows(StrataException.class, () -> ufs.delete(uri("readable"), false)).code());
       byte[] one = new byte[1];
       assertEquals(1, ufs.read(uri("readable"), 0, one, 0, 1), "reads go on in safe mode");
     } finally {
@@ -553,25 +577,28 @@ class HdfsUnderFileSystemTest {
     writeOutside("private/secret", new byte[] {1});
     hdfs.fs().setPermission(hpath("private"), new FsPermission((short) 0700));
     try (UnderStores stores = new UnderStores()) {
-      UnderFileSystem other = stores.get(hdfs.uri("/"),
-          Map.of(HdfsOptions.USER, MiniHdfs.OTHER_USER));
-      StrataException e = assertThrows(StrataException.class,
-          () -> other.read(uri("private/secret"), 0, new byte[1], 0, 1));
+      UnderFileSystem other =
+          stores.get(hdfs.uri("/"), Map.of(HdfsOptions.USER, MiniHdfs.OTHER_USER));
+      StrataException e =
+          assertThrows(
+              StrataException.class, () -> other.read(uri("private/secret"), 0, new byte[1], 0, 1));
       assertEquals(ErrorCode.PERMISSION_DENIED, e.code());
       assertTrue(e.getMessage().contains("'" + MiniHdfs.OTHER_USER + "'"), e.getMessage());
       assertTrue(e.getMessage().contains(uri("private/secret")), e.getMessage());
-      assertEquals(ErrorCode.PERMISSION_DENIED, assertThrows(StrataException.class,
-          () -> other.create(uri("private/mine"), false, 0)).code());
+      assertEquals(
+          ErrorCode.PERMISSION_DENIED,
+          assertThrows(StrataException.class, () -> other.create(uri("private/mine"), false, 0))
+              .code());
       // The store acting as the process user, the superuser here, reads it.
       assertEquals(1, ufs.read(uri("private/secret"), 0, new byte[1], 0, 1));
     }
   }
 
   /**
-   * Runs {@code body} with Hadoop's symbolic links enabled or not in this JVM, client and
-   * namenode alike (one static flag, which MiniDFSCluster turns on as it starts; outside tests
-   * Hadoop keeps it off), and puts the flag back afterwards. Hadoop can only enable them, so
-   * the flag is set directly.
+   * Runs {@code body} with Hadoop's symbolic links enabled or not in this JVM, client and namenode
+   * alike (one static flag, which MiniDFSCluster turns on as it starts; outside tests Hadoop keeps
+   * it off), and puts the flag back afterwards. Hadoop can only enable them, so the flag is set
+   * directly.
    */
   static void withSymlinks(boolean enable, ThrowingBody body) throws Exception {
     java.lang.reflect.Field enabled = FileSystem.class.getDeclaredField("symlinksEnabled");
@@ -597,8 +624,13 @@ class HdfsUnderFileSystemTest {
   void aSymlinkIsRefusedWhereTheClusterDoesNotAllowThem() throws Exception {
     writeOutside("f", new byte[3]);
     UnsupportedOperationException[] thrown = new UnsupportedOperationException[1];
-    withSymlinks(false, () -> thrown[0] = assertThrows(UnsupportedOperationException.class,
-        () -> ufs.createSymlink(uri("link"), "f")));
+    withSymlinks(
+        false,
+        () ->
+            thrown[0] =
+                assertThrows(
+                    UnsupportedOperationException.class,
+                    () -> ufs.createSymlink(uri("link"), "f")));
     UnsupportedOperationException refused = thrown[0];
     assertTrue(refused.getMessage().contains("does not allow them"), refused.getMessage());
     assertTrue(refused.getMessage().contains("in its namespace only"), refused.getMessage());
@@ -610,45 +642,62 @@ class HdfsUnderFileSystemTest {
   @Test
   void withSymlinksAllowedLinksRoundTripAsLinksWithTheirTargetText() throws Exception {
     writeOutside("dir/f", "content".getBytes(UTF_8));
-    withSymlinks(true, () -> {
-      ufs.createSymlink(uri("relative"), "dir/f");
-      ufs.createSymlink(uri("absolute"), dir + "/dir");
-      ufs.createSymlink(uri("dangling"), "../nowhere/ünïcödé");
+    withSymlinks(
+        true,
+        () -> {
+          ufs.createSymlink(uri("relative"), "dir/f");
+          ufs.createSymlink(uri("absolute"), dir + "/dir");
+          ufs.createSymlink(uri("dangling"), "../nowhere/ünïcödé");
 
-      Map<String, UfsStatus> listed = list("");
-      assertEquals(List.of("absolute", "dangling", "dir", "relative"),
-          new ArrayList<>(listed.keySet()), "a dangling link is listed");
-      for (String[] link : new String[][] {{"relative", "dir/f"}, {"absolute", dir + "/dir"},
-          {"dangling", "../nowhere/ünïcödé"}}) {
-        for (UfsStatus s : List.of(ufs.getStatus(uri(link[0])), listed.get(link[0]))) {
-          assertEquals(link[0], s.name());
-          assertEquals(UfsFileType.SYMLINK, s.type(), link[0]);
-          assertFalse(s.directory());
-          assertEquals(link[1], s.symlinkTarget(), "the target as given, not qualified");
-          assertEquals(link[1].getBytes(UTF_8).length, s.length());
-          assertEquals("link:" + link[1], s.fingerprint());
-        }
-      }
-      assertTrue(ufs.exists(uri("dangling")), "a dangling link exists");
-      assertEquals(UfsFileType.DIRECTORY, listed.get("dir").type());
+          Map<String, UfsStatus> listed = list("");
+          assertEquals(
+              List.of("absolute", "dangling", "dir", "relative"),
+              new ArrayList<>(listed.keySet()),
+              "a dangling link is listed");
+          for (String[] link :
+              new String[][] {
+                {"relative", "dir/f"},
+                {"absolute", dir + "/dir"},
+                {"dangling", "../nowhere/ünïcödé"}
+              }) {
+            for (UfsStatus s : List.of(ufs.getStatus(uri(link[0])), listed.get(link[0]))) {
+              assertEquals(link[0], s.name());
+              assertEquals(UfsFileType.SYMLINK, s.type(), link[0]);
+              assertFalse(s.directory());
+              assertEquals(link[1], s.symlinkTarget(), "the target as given, not qualified");
+              assertEquals(link[1].getBytes(UTF_8).length, s.length());
+              assertEquals("link:" + link[1], s.fingerprint());
+            }
+          }
+          assertTrue(ufs.exists(uri("dangling")), "a dangling link exists");
+          assertEquals(UfsFileType.DIRECTORY, listed.get("dir").type());
 
-      UfsStatus followed = ufs.getTargetStatus(uri("relative"));
-      assertEquals("relative", followed.name());
-      assertEquals(UfsFileType.REGULAR, followed.type());
-      assertEquals(7, followed.length());
-      assertTrue(ufs.getTargetStatus(uri("absolute")).directory());
-      assertThrows(NoSuchFileException.class, () -> ufs.getTargetStatus(uri("dangling")));
+          UfsStatus followed = ufs.getTargetStatus(uri("relative"));
+          assertEquals("relative", followed.name());
+          assertEquals(UfsFileType.REGULAR, followed.type());
+          assertEquals(7, followed.length());
+          assertTrue(ufs.getTargetStatus(uri("absolute")).directory());
+          assertThrows(NoSuchFileException.class, () -> ufs.getTargetStatus(uri("dangling")));
 
-      assertEquals(uri("dangling"), assertThrows(FileAlreadyExistsException.class,
-          () -> ufs.createSymlink(uri("dangling"), "elsewhere")).getFile());
-      assertEquals(hdfs.uri(dir + "/missing"), assertThrows(NoSuchFileException.class,
-          () -> ufs.createSymlink(uri("missing/link"), "x")).getFile());
+          assertEquals(
+              uri("dangling"),
+              assertThrows(
+                      FileAlreadyExistsException.class,
+                      () -> ufs.createSymlink(uri("dangling"), "elsewhere"))
+                  .getFile());
+          assertEquals(
+              hdfs.uri(dir + "/missing"),
+              assertThrows(
+                      NoSuchFileException.class, () -> ufs.createSymlink(uri("missing/link"), "x"))
+                  .getFile());
 
-      ufs.delete(uri("absolute"), true);
-      assertFalse(ufs.exists(uri("absolute")));
-      assertEquals("content", new String(readOutside("dir/f"), UTF_8),
-          "deleting a link leaves what it leads to");
-    });
+          ufs.delete(uri("absolute"), true);
+          assertFalse(ufs.exists(uri("absolute")));
+          assertEquals(
+              "content",
+              new String(readOutside("dir/f"), UTF_8),
+              "deleting a link leaves what it leads to");
+        });
   }
 
   @Test
@@ -665,42 +714,57 @@ class HdfsUnderFileSystemTest {
     assertEquals(1, readOutside("empty/inner").length, "a directory over an empty one");
 
     hdfs.fs().mkdirs(hpath("other"));
-    assertEquals(uri("empty"), assertThrows(DirectoryNotEmptyException.class,
-        () -> ufs.rename(uri("other"), uri("empty"), true)).getFile());
-    FileSystemException fileOverDir = assertThrows(FileSystemException.class,
-        () -> ufs.rename(uri("old"), uri("other"), true));
-    assertTrue(fileOverDir.getMessage().contains("only a directory can replace a directory"),
+    assertEquals(
+        uri("empty"),
+        assertThrows(
+                DirectoryNotEmptyException.class,
+                () -> ufs.rename(uri("other"), uri("empty"), true))
+            .getFile());
+    FileSystemException fileOverDir =
+        assertThrows(FileSystemException.class, () -> ufs.rename(uri("old"), uri("other"), true));
+    assertTrue(
+        fileOverDir.getMessage().contains("only a directory can replace a directory"),
         fileOverDir.getMessage());
-    FileSystemException dirOverFile = assertThrows(FileSystemException.class,
-        () -> ufs.rename(uri("other"), uri("old"), true));
-    assertTrue(dirOverFile.getMessage().contains("a directory cannot replace"),
-        dirOverFile.getMessage());
+    FileSystemException dirOverFile =
+        assertThrows(FileSystemException.class, () -> ufs.rename(uri("other"), uri("old"), true));
+    assertTrue(
+        dirOverFile.getMessage().contains("a directory cannot replace"), dirOverFile.getMessage());
     assertEquals("new", new String(readOutside("old"), UTF_8), "nothing changed");
 
     ufs.rename(uri("old"), uri("fresh"), true);
-    assertEquals(uri("gone"), assertThrows(NoSuchFileException.class,
-        () -> ufs.rename(uri("gone"), uri("fresh"), true)).getFile());
-    assertThrows(NoSuchFileException.class,
-        () -> ufs.rename(uri("fresh"), uri("missing/x"), true));
-    assertThrows(FileAlreadyExistsException.class,
-        () -> ufs.rename(uri("fresh"), uri("empty/inner"), false), "without replace");
+    assertEquals(
+        uri("gone"),
+        assertThrows(NoSuchFileException.class, () -> ufs.rename(uri("gone"), uri("fresh"), true))
+            .getFile());
+    assertThrows(NoSuchFileException.class, () -> ufs.rename(uri("fresh"), uri("missing/x"), true));
+    assertThrows(
+        FileAlreadyExistsException.class,
+        () -> ufs.rename(uri("fresh"), uri("empty/inner"), false),
+        "without replace");
     assertEquals(List.of("empty", "fresh", "other"), new ArrayList<>(list("").keySet()));
   }
 
   @Test
   void hardLinksAndSpecialFilesAreNotHeld() throws Exception {
     writeOutside("f", new byte[1]);
-    assertEquals("hdfs stores cannot hold hard links", assertThrows(
-        UnsupportedOperationException.class,
-        () -> ufs.createHardLink(uri("f"), uri("g"))).getMessage());
+    assertEquals(
+        "hdfs stores cannot hold hard links",
+        assertThrows(
+                UnsupportedOperationException.class, () -> ufs.createHardLink(uri("f"), uri("g")))
+            .getMessage());
     assertThrows(UnsupportedOperationException.class, () -> ufs.relink(uri("f"), uri("g")));
-    assertEquals("hdfs stores cannot hold FIFOs", assertThrows(
-        UnsupportedOperationException.class,
-        () -> ufs.createSpecialFile(uri("p"), UfsFileType.FIFO, 0600, 0)).getMessage());
-    assertEquals("hdfs stores cannot hold character devices", assertThrows(
-        UnsupportedOperationException.class,
-        () -> ufs.createSpecialFile(uri("p"), UfsFileType.CHAR_DEVICE, 0600, 0x103))
-        .getMessage());
+    assertEquals(
+        "hdfs stores cannot hold FIFOs",
+        assertThrows(
+                UnsupportedOperationException.class,
+                () -> ufs.createSpecialFile(uri("p"), UfsFileType.FIFO, 0600, 0))
+            .getMessage());
+    assertEquals(
+        "hdfs stores cannot hold character devices",
+        assertThrows(
+                UnsupportedOperationException.class,
+                () -> ufs.createSpecialFile(uri("p"), UfsFileType.CHAR_DEVICE, 0600, 0x103))
+            .getMessage());
     assertEquals(List.of("f"), new ArrayList<>(list("").keySet()));
   }
 }

@@ -7,9 +7,9 @@ import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 
 /**
- * A real HDFS in the test JVM: one namenode and one datanode, every port chosen by the system
- * on 127.0.0.1, data under a test folder. {@link #fs()} acts as the superuser, the way an
- * outside writer changes files behind Strata's back.
+ * A real HDFS in the test JVM: one namenode and one datanode, every port chosen by the system on
+ * 127.0.0.1, data under a test folder. {@link #fs()} acts as the superuser, the way an outside
+ * writer changes files behind Strata's back.
  */
 final class MiniHdfs implements AutoCloseable {
   /** A user with no rights on superuser-owned private folders. */
@@ -30,9 +30,7 @@ final class MiniHdfs implements AutoCloseable {
     conf.setLong("dfs.namenode.fs-limits.min-block-size", 1024);
     // Resolving the groups of a user unknown to the OS would run a shell per lookup.
     conf.set("hadoop.user.group.static.mapping.overrides", OTHER_USER + "=;");
-    cluster = new MiniDFSCluster.Builder(conf, baseDir.toFile())
-        .numDataNodes(1)
-        .build();
+    cluster = new MiniDFSCluster.Builder(conf, baseDir.toFile()).numDataNodes(1).build();
     cluster.waitActive();
   }
 

@@ -28,9 +28,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The local store holds what a POSIX file system holds besides files and directories:
- * symbolic links, FIFOs, sockets, device nodes and hard links, made through the store and read
- * back through its status and listing, on real files.
+ * The local store holds what a POSIX file system holds besides files and directories: symbolic
+ * links, FIFOs, sockets, device nodes and hard links, made through the store and read back through
+ * its status and listing, on real files.
  */
 class LocalUnderFileSystemEntryKindsTest {
   @TempDir Path dir;
@@ -46,13 +46,15 @@ class LocalUnderFileSystemEntryKindsTest {
 
   /** The device number glibc's makedev(3) makes, which stat reports as st_rdev. */
   static long makedev(long major, long minor) {
-    return ((major & 0xfffL) << 8) | ((major & 0xfffff000L) << 32)
-        | (minor & 0xffL) | ((minor & 0xffffff00L) << 12);
+    return ((major & 0xfffL) << 8)
+        | ((major & 0xfffff000L) << 32)
+        | (minor & 0xffL)
+        | ((minor & 0xffffff00L) << 12);
   }
 
   /**
-   * Whether mknod(2) of device nodes is allowed: CAP_MKNOD, in the initial user namespace (a
-   * user namespace's root has the capability but may not make device nodes).
+   * Whether mknod(2) of device nodes is allowed: CAP_MKNOD, in the initial user namespace (a user
+   * namespace's root has the capability but may not make device nodes).
    */
   static boolean canMakeDeviceNodes() throws IOException {
     long capEff = 0;
@@ -63,15 +65,14 @@ class LocalUnderFileSystemEntryKindsTest {
     }
     boolean capMknod = (capEff & (1L << 27)) != 0;
     List<String> uidMap = Files.readAllLines(Path.of("/proc/self/uid_map"));
-    boolean initialNamespace = uidMap.size() == 1
-        && uidMap.get(0).trim().split("\\s+")[2].equals("4294967295");
+    boolean initialNamespace =
+        uidMap.size() == 1 && uidMap.get(0).trim().split("\\s+")[2].equals("4294967295");
     return capMknod && initialNamespace;
   }
 
   Map<String, UfsStatus> list(String rel) throws IOException {
     Map<String, UfsStatus> byName = new TreeMap<>();
-    try (CloseableIterator<UfsStatus> it = ufs.list(rel.isEmpty() ? "file://" + dir
-        : uri(rel))) {
+    try (CloseableIterator<UfsStatus> it = ufs.list(rel.isEmpty() ? "file://" + dir : uri(rel))) {
       it.forEachRemaining(s -> assertEquals(null, byName.put(s.name(), s), s.name()));
     }
     return byName;
@@ -85,8 +86,7 @@ class LocalUnderFileSystemEntryKindsTest {
   }
 
   int mode(String rel) throws IOException {
-    return (Integer) Files.getAttribute(path(rel), "unix:mode", LinkOption.NOFOLLOW_LINKS)
-        & 07777;
+    return (Integer) Files.getAttribute(path(rel), "unix:mode", LinkOption.NOFOLLOW_LINKS) & 07777;
   }
 
   long attribute(String rel, String name) throws IOException {
@@ -107,8 +107,7 @@ class LocalUnderFileSystemEntryKindsTest {
   }
 
   @Test
-  void symlinksRoundTripAsLinksWithTheirTargetTextRelativeAbsoluteOrDangling()
-      throws Exception {
+  void symlinksRoundTripAsLinksWithTheirTargetTextRelativeAbsoluteOrDangling() throws Exception {
     Files.createDirectories(path("a/sub"));
     Files.writeString(path("a/f"), "twelve bytes");
     Files.createDirectories(path("links"));
@@ -124,7 +123,9 @@ class LocalUnderFileSystemEntryKindsTest {
     assertEquals("link:../a/f", ufs.fingerprint(uri("links/relative")));
 
     Map<String, UfsStatus> listed = list("links");
-    assertEquals(List.of("absolute", "dangling", "relative"), List.copyOf(listed.keySet()),
+    assertEquals(
+        List.of("absolute", "dangling", "relative"),
+        List.copyOf(listed.keySet()),
         "a dangling link is listed");
     assertLink(listed.get("relative"), "relative", "../a/f");
     assertLink(listed.get("absolute"), "absolute", absolute);
@@ -141,22 +142,28 @@ class LocalUnderFileSystemEntryKindsTest {
     assertEquals(UfsFileType.DIRECTORY, directory.type());
     assertTrue(directory.directory());
     assertEquals(UfsFileType.REGULAR, ufs.getTargetStatus(uri("a/f")).type());
-    NoSuchFileException dangling = assertThrows(NoSuchFileException.class,
-        () -> ufs.getTargetStatus(uri("links/dangling")));
+    NoSuchFileException dangling =
+        assertThrows(NoSuchFileException.class, () -> ufs.getTargetStatus(uri("links/dangling")));
     assertEquals(uri("links/dangling"), dangling.getFile());
     Files.writeString(path("a/sub/inside"), "x");
-    assertEquals(List.of("inside"), List.copyOf(list("links/absolute").keySet()),
+    assertEquals(
+        List.of("inside"),
+        List.copyOf(list("links/absolute").keySet()),
         "listing a link to a directory lists the directory");
 
-    FileAlreadyExistsException taken = assertThrows(FileAlreadyExistsException.class,
-        () -> ufs.createSymlink(uri("links/dangling"), "elsewhere"));
+    FileAlreadyExistsException taken =
+        assertThrows(
+            FileAlreadyExistsException.class,
+            () -> ufs.createSymlink(uri("links/dangling"), "elsewhere"));
     assertEquals(uri("links/dangling"), taken.getFile());
     assertThrows(FileAlreadyExistsException.class, () -> ufs.createSymlink(uri("a/f"), "x"));
-    NoSuchFileException noParent = assertThrows(NoSuchFileException.class,
-        () -> ufs.createSymlink(uri("missing/link"), "x"));
+    NoSuchFileException noParent =
+        assertThrows(NoSuchFileException.class, () -> ufs.createSymlink(uri("missing/link"), "x"));
     assertEquals("file://" + path("missing"), noParent.getFile());
-    assertThrows(FileAlreadyExistsException.class,
-        () -> ufs.create(uri("links/dangling"), false, 0), "a write does not replace a link");
+    assertThrows(
+        FileAlreadyExistsException.class,
+        () -> ufs.create(uri("links/dangling"), false, 0),
+        "a write does not replace a link");
   }
 
   @Test
@@ -186,16 +193,26 @@ class LocalUnderFileSystemEntryKindsTest {
     }
     assertEquals("", ufs.fingerprint(uri("fifo")));
 
-    assertEquals(uri("fifo"), assertThrows(FileAlreadyExistsException.class,
-        () -> ufs.createSpecialFile(uri("fifo"), UfsFileType.FIFO, 0600, 0)).getFile());
+    assertEquals(
+        uri("fifo"),
+        assertThrows(
+                FileAlreadyExistsException.class,
+                () -> ufs.createSpecialFile(uri("fifo"), UfsFileType.FIFO, 0600, 0))
+            .getFile());
     ufs.createSymlink(uri("dangling"), "nowhere");
-    assertThrows(FileAlreadyExistsException.class,
+    assertThrows(
+        FileAlreadyExistsException.class,
         () -> ufs.createSpecialFile(uri("dangling"), UfsFileType.SOCKET, 0600, 0));
-    assertEquals("file://" + path("missing"), assertThrows(NoSuchFileException.class,
-        () -> ufs.createSpecialFile(uri("missing/fifo"), UfsFileType.FIFO, 0600, 0)).getFile());
-    for (UfsFileType notSpecial : List.of(UfsFileType.REGULAR, UfsFileType.DIRECTORY,
-        UfsFileType.SYMLINK)) {
-      assertThrows(IllegalArgumentException.class,
+    assertEquals(
+        "file://" + path("missing"),
+        assertThrows(
+                NoSuchFileException.class,
+                () -> ufs.createSpecialFile(uri("missing/fifo"), UfsFileType.FIFO, 0600, 0))
+            .getFile());
+    for (UfsFileType notSpecial :
+        List.of(UfsFileType.REGULAR, UfsFileType.DIRECTORY, UfsFileType.SYMLINK)) {
+      assertThrows(
+          IllegalArgumentException.class,
           () -> ufs.createSpecialFile(uri("bad"), notSpecial, 0600, 0));
     }
     assertEquals(List.of("dangling", "fifo", "socket"), allNames(""));
@@ -211,10 +228,13 @@ class LocalUnderFileSystemEntryKindsTest {
     assertEquals(0xffffffffL, wide);
     long tooWide = makedev(4096, 0);
     if (!canMakeDeviceNodes()) {
-      AccessDeniedException denied = assertThrows(AccessDeniedException.class,
-          () -> ufs.createSpecialFile(uri("null"), UfsFileType.CHAR_DEVICE, 0666, devNull));
+      AccessDeniedException denied =
+          assertThrows(
+              AccessDeniedException.class,
+              () -> ufs.createSpecialFile(uri("null"), UfsFileType.CHAR_DEVICE, 0666, devNull));
       assertTrue(denied.getMessage().contains("CAP_MKNOD"), denied.getMessage());
-      assertThrows(AccessDeniedException.class,
+      assertThrows(
+          AccessDeniedException.class,
           () -> ufs.createSpecialFile(uri("loop"), UfsFileType.BLOCK_DEVICE, 0660, loop0));
       assertEquals(List.of(), allNames(""));
       return;
@@ -224,12 +244,14 @@ class LocalUnderFileSystemEntryKindsTest {
     ufs.createSpecialFile(uri("wide"), UfsFileType.CHAR_DEVICE, 0600, wide);
 
     assertEquals(devNull, attribute("null", "rdev"), "what stat reads back");
-    assertEquals(attribute("null", "rdev"),
-        (long) Files.getAttribute(Path.of("/dev/null"), "unix:rdev"));
+    assertEquals(
+        attribute("null", "rdev"), (long) Files.getAttribute(Path.of("/dev/null"), "unix:rdev"));
     assertEquals(loop0, attribute("loop", "rdev"));
     assertEquals(wide, attribute("wide", "rdev"), "all 32 bits reach the kernel");
-    FileSystemException beyond = assertThrows(FileSystemException.class,
-        () -> ufs.createSpecialFile(uri("beyond"), UfsFileType.CHAR_DEVICE, 0600, tooWide));
+    FileSystemException beyond =
+        assertThrows(
+            FileSystemException.class,
+            () -> ufs.createSpecialFile(uri("beyond"), UfsFileType.CHAR_DEVICE, 0600, tooWide));
     assertTrue(beyond.getMessage().contains("major up to 4095"), beyond.getMessage());
     assertFalse(Files.exists(path("beyond"), LinkOption.NOFOLLOW_LINKS));
     assertEquals(Mknod.S_IFCHR, attribute("null", "mode") & Mknod.S_IFMT);
@@ -250,7 +272,8 @@ class LocalUnderFileSystemEntryKindsTest {
       assertEquals(loop0, s.rdev());
     }
     assertEquals(wide, listed.get("wide").rdev());
-    assertThrows(FileAlreadyExistsException.class,
+    assertThrows(
+        FileAlreadyExistsException.class,
         () -> ufs.createSpecialFile(uri("null"), UfsFileType.CHAR_DEVICE, 0666, devNull));
   }
 
@@ -260,12 +283,13 @@ class LocalUnderFileSystemEntryKindsTest {
     Mknod.LibC libc = Mknod.libc(UfsFileType.FIFO);
     assertEquals(0, Mknod.xmknod(libc, path("fifo").toString(), Mknod.S_IFIFO | 0640, 0));
     assertEquals(Mknod.S_IFIFO, attribute("fifo", "mode") & Mknod.S_IFMT);
-    assertEquals(-1, Mknod.xmknod(libc, path("fifo").toString(), Mknod.S_IFIFO | 0640, 0),
+    assertEquals(
+        -1,
+        Mknod.xmknod(libc, path("fifo").toString(), Mknod.S_IFIFO | 0640, 0),
         "an existing name is refused");
     if (canMakeDeviceNodes()) {
       long wide = makedev(4095, 0xfffff);
-      assertEquals(0, Mknod.xmknod(libc, path("wide").toString(), Mknod.S_IFCHR | 0600,
-          wide));
+      assertEquals(0, Mknod.xmknod(libc, path("wide").toString(), Mknod.S_IFCHR | 0600, wide));
       assertEquals(wide, attribute("wide", "rdev"));
     }
   }
@@ -285,15 +309,26 @@ class LocalUnderFileSystemEntryKindsTest {
     assertEquals(UfsFileType.REGULAR, second.type());
     assertEquals(ufs.getStatus(uri("first")).fingerprint(), second.fingerprint());
 
-    assertEquals(uri("d/second"), assertThrows(FileAlreadyExistsException.class,
-        () -> ufs.createHardLink(uri("first"), uri("d/second"))).getFile());
-    assertEquals(uri("gone"), assertThrows(NoSuchFileException.class,
-        () -> ufs.createHardLink(uri("gone"), uri("third"))).getFile());
-    assertEquals("file://" + path("missing"), assertThrows(NoSuchFileException.class,
-        () -> ufs.createHardLink(uri("first"), uri("missing/third"))).getFile());
-    FileSystemException directory = assertThrows(FileSystemException.class,
-        () -> ufs.createHardLink(uri("d"), uri("d2")));
-    assertTrue(directory.getMessage().contains("a directory cannot have a second name"),
+    assertEquals(
+        uri("d/second"),
+        assertThrows(
+                FileAlreadyExistsException.class,
+                () -> ufs.createHardLink(uri("first"), uri("d/second")))
+            .getFile());
+    assertEquals(
+        uri("gone"),
+        assertThrows(NoSuchFileException.class, () -> ufs.createHardLink(uri("gone"), uri("third")))
+            .getFile());
+    assertEquals(
+        "file://" + path("missing"),
+        assertThrows(
+                NoSuchFileException.class,
+                () -> ufs.createHardLink(uri("first"), uri("missing/third")))
+            .getFile());
+    FileSystemException directory =
+        assertThrows(FileSystemException.class, () -> ufs.createHardLink(uri("d"), uri("d2")));
+    assertTrue(
+        directory.getMessage().contains("a directory cannot have a second name"),
         directory.getMessage());
   }
 
@@ -321,10 +356,14 @@ class LocalUnderFileSystemEntryKindsTest {
     ufs.relink(uri("a"), uri("d/c"));
     assertEquals(3, attribute("a", "nlink"), "a name not there yet is made");
 
-    assertEquals(uri("gone"), assertThrows(NoSuchFileException.class,
-        () -> ufs.relink(uri("gone"), uri("d/b"))).getFile());
-    assertEquals("file://" + path("missing"), assertThrows(NoSuchFileException.class,
-        () -> ufs.relink(uri("a"), uri("missing/b"))).getFile());
+    assertEquals(
+        uri("gone"),
+        assertThrows(NoSuchFileException.class, () -> ufs.relink(uri("gone"), uri("d/b")))
+            .getFile());
+    assertEquals(
+        "file://" + path("missing"),
+        assertThrows(NoSuchFileException.class, () -> ufs.relink(uri("a"), uri("missing/b")))
+            .getFile());
     Files.createDirectories(path("d/sub"));
     assertThrows(FileSystemException.class, () -> ufs.relink(uri("a"), uri("d/sub")));
     assertTrue(Files.isDirectory(path("d/sub")));
@@ -340,14 +379,16 @@ class LocalUnderFileSystemEntryKindsTest {
     AtomicBoolean done = new AtomicBoolean();
     AtomicInteger misses = new AtomicInteger();
     AtomicInteger looks = new AtomicInteger();
-    Thread reader = new Thread(() -> {
-      while (!done.get()) {
-        if (!Files.exists(path("name"), LinkOption.NOFOLLOW_LINKS)) {
-          misses.incrementAndGet();
-        }
-        looks.incrementAndGet();
-      }
-    });
+    Thread reader =
+        new Thread(
+            () -> {
+              while (!done.get()) {
+                if (!Files.exists(path("name"), LinkOption.NOFOLLOW_LINKS)) {
+                  misses.incrementAndGet();
+                }
+                looks.incrementAndGet();
+              }
+            });
     reader.start();
     try {
       for (int i = 0; i < 500; i++) {
@@ -377,21 +418,23 @@ class LocalUnderFileSystemEntryKindsTest {
     assertEquals("x", Files.readString(path("emptyDst/inner/x")), "dir over an empty dir");
 
     Files.createDirectories(path("dir2"));
-    DirectoryNotEmptyException notEmpty = assertThrows(DirectoryNotEmptyException.class,
-        () -> ufs.rename(uri("dir2"), uri("emptyDst"), true));
+    DirectoryNotEmptyException notEmpty =
+        assertThrows(
+            DirectoryNotEmptyException.class, () -> ufs.rename(uri("dir2"), uri("emptyDst"), true));
     assertEquals(uri("emptyDst"), notEmpty.getFile());
     assertTrue(Files.isDirectory(path("dir2")));
     assertEquals("x", Files.readString(path("emptyDst/inner/x")), "nothing changed");
 
-    FileSystemException fileOverDir = assertThrows(FileSystemException.class,
-        () -> ufs.rename(uri("f2"), uri("dir2"), true));
+    FileSystemException fileOverDir =
+        assertThrows(FileSystemException.class, () -> ufs.rename(uri("f2"), uri("dir2"), true));
     assertFalse(fileOverDir instanceof DirectoryNotEmptyException);
-    assertTrue(fileOverDir.getMessage().contains("only a directory can replace a directory"),
+    assertTrue(
+        fileOverDir.getMessage().contains("only a directory can replace a directory"),
         fileOverDir.getMessage());
-    FileSystemException dirOverFile = assertThrows(FileSystemException.class,
-        () -> ufs.rename(uri("dir2"), uri("f2"), true));
-    assertTrue(dirOverFile.getMessage().contains("a directory cannot replace"),
-        dirOverFile.getMessage());
+    FileSystemException dirOverFile =
+        assertThrows(FileSystemException.class, () -> ufs.rename(uri("dir2"), uri("f2"), true));
+    assertTrue(
+        dirOverFile.getMessage().contains("a directory cannot replace"), dirOverFile.getMessage());
     assertEquals("new", Files.readString(path("f2")));
 
     ufs.createSymlink(uri("link"), "f2");
@@ -402,14 +445,21 @@ class LocalUnderFileSystemEntryKindsTest {
     ufs.rename(uri("link"), uri("fresh"), true);
     assertEquals("three", Files.readString(path("fresh")), "to a name not there yet");
 
-    assertThrows(FileAlreadyExistsException.class,
-        () -> ufs.rename(uri("fresh"), uri("f2"), false), "without replace, as before");
-    assertEquals(uri("gone"), assertThrows(NoSuchFileException.class,
-        () -> ufs.rename(uri("gone"), uri("f2"), true)).getFile());
-    assertEquals("file://" + path("missing"), assertThrows(NoSuchFileException.class,
-        () -> ufs.rename(uri("fresh"), uri("missing/f"), true)).getFile());
-    assertEquals(List.of("dir2", "emptyDst", "f2", "fresh"), allNames(""),
-        "no temporary name anywhere");
+    assertThrows(
+        FileAlreadyExistsException.class,
+        () -> ufs.rename(uri("fresh"), uri("f2"), false),
+        "without replace, as before");
+    assertEquals(
+        uri("gone"),
+        assertThrows(NoSuchFileException.class, () -> ufs.rename(uri("gone"), uri("f2"), true))
+            .getFile());
+    assertEquals(
+        "file://" + path("missing"),
+        assertThrows(
+                NoSuchFileException.class, () -> ufs.rename(uri("fresh"), uri("missing/f"), true))
+            .getFile());
+    assertEquals(
+        List.of("dir2", "emptyDst", "f2", "fresh"), allNames(""), "no temporary name anywhere");
     assertEquals(List.of("dir2", "emptyDst", "f2", "fresh"), List.copyOf(list("").keySet()));
   }
 

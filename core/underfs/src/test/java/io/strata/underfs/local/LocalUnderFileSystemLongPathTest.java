@@ -1,7 +1,6 @@
 package io.strata.underfs.local;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -38,10 +37,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The local store holds entries whose absolute paths are past Linux's PATH_MAX (4096 bytes),
- * as a FUSE mount may (a process working deep in the mount makes a path of up to 4095 bytes
- * relative to its folder). On real files: the deep tree is made through the store, and checked
- * apart from it with the JDK's secure directory streams, which go down one folder at a time.
+ * The local store holds entries whose absolute paths are past Linux's PATH_MAX (4096 bytes), as a
+ * FUSE mount may (a process working deep in the mount makes a path of up to 4095 bytes relative to
+ * its folder). On real files: the deep tree is made through the store, and checked apart from it
+ * with the JDK's secure directory streams, which go down one folder at a time.
  */
 class LocalUnderFileSystemLongPathTest {
   @TempDir Path dir;
@@ -49,6 +48,7 @@ class LocalUnderFileSystemLongPathTest {
 
   /** The folders from {@link #dir} down to {@link #deep}, 200 bytes a name. */
   final List<String> chain = new ArrayList<>();
+
   /** A folder whose absolute path is about 5,800 bytes long. */
   Path deep;
 
@@ -88,15 +88,15 @@ class LocalUnderFileSystemLongPathTest {
   }
 
   /**
-   * The deep folder, opened by the JDK one folder at a time relative to the one before
-   * (openat(2)): what the store made, seen without the store.
+   * The deep folder, opened by the JDK one folder at a time relative to the one before (openat(2)):
+   * what the store made, seen without the store.
    */
   SecureDirectoryStream<Path> openDeep() throws IOException {
-    SecureDirectoryStream<Path> folder = (SecureDirectoryStream<Path>) Files.newDirectoryStream(
-        dir);
+    SecureDirectoryStream<Path> folder =
+        (SecureDirectoryStream<Path>) Files.newDirectoryStream(dir);
     for (String name : chain) {
-      SecureDirectoryStream<Path> next = folder.newDirectoryStream(Path.of(name),
-          LinkOption.NOFOLLOW_LINKS);
+      SecureDirectoryStream<Path> next =
+          folder.newDirectoryStream(Path.of(name), LinkOption.NOFOLLOW_LINKS);
       folder.close();
       folder = next;
     }
@@ -116,16 +116,18 @@ class LocalUnderFileSystemLongPathTest {
   /** lstat of an entry of the deep folder, without the store. */
   BasicFileAttributes inDeep(Path entry) throws IOException {
     try (SecureDirectoryStream<Path> folder = openDeep()) {
-      return folder.getFileAttributeView(entry.getFileName(), BasicFileAttributeView.class,
-          LinkOption.NOFOLLOW_LINKS).readAttributes();
+      return folder
+          .getFileAttributeView(
+              entry.getFileName(), BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+          .readAttributes();
     }
   }
 
   /** The content of a file of the deep folder, without the store. */
   String contentInDeep(Path entry) throws IOException {
     try (SecureDirectoryStream<Path> folder = openDeep();
-        SeekableByteChannel ch = folder.newByteChannel(entry.getFileName(),
-            Set.of(StandardOpenOption.READ))) {
+        SeekableByteChannel ch =
+            folder.newByteChannel(entry.getFileName(), Set.of(StandardOpenOption.READ))) {
       ByteBuffer b = ByteBuffer.allocate((int) ch.size());
       while (b.hasRemaining() && ch.read(b) >= 0) {
         // Until full.
@@ -174,8 +176,8 @@ class LocalUnderFileSystemLongPathTest {
       assertTrue(bytes(lp.path()) < LongPath.THRESHOLD + 30, resolved);
       assertTrue(resolved.endsWith("/" + file.getFileName()), resolved);
       assertTrue(Files.isDirectory(lp.path().getParent()), "the kernel takes it");
-      IOException named = lp.named(new NoSuchFileException(resolved, resolved + "-other",
-          "reason"));
+      IOException named =
+          lp.named(new NoSuchFileException(resolved, resolved + "-other", "reason"));
       assertEquals(NoSuchFileException.class, named.getClass());
       assertEquals(file.toString(), ((FileSystemException) named).getFile());
       assertEquals(file + "-other", ((FileSystemException) named).getOtherFile());
@@ -184,10 +186,13 @@ class LocalUnderFileSystemLongPathTest {
 
     assertFalse(ufs.pathTooLong(uri(file)));
     assertFalse(ufs.pathTooLong(uri(Path.of("/" + "d/".repeat(8 * 1024)))), "16 KiB");
-    assertTrue(ufs.pathTooLong(uri(Path.of("/" + "d/".repeat(33 * 1024)))),
+    assertTrue(
+        ufs.pathTooLong(uri(Path.of("/" + "d/".repeat(33 * 1024)))),
         "past the store's bound of 64 KiB");
-    FileSystemException tooLong = assertThrows(FileSystemException.class,
-        () -> ufs.getStatus(uri(Path.of("/" + "d/".repeat(33 * 1024) + "f"))));
+    FileSystemException tooLong =
+        assertThrows(
+            FileSystemException.class,
+            () -> ufs.getStatus(uri(Path.of("/" + "d/".repeat(33 * 1024) + "f"))));
     assertTrue(tooLong.getMessage().contains("File name too long"), tooLong.getMessage());
   }
 
@@ -203,11 +208,15 @@ class LocalUnderFileSystemLongPathTest {
     Path one = deep.resolve("one");
     ufs.mkdirs(uri(one), false);
     assertTrue(inDeep(one).isDirectory());
-    assertEquals(uri(one), namesNoProcPath(assertThrows(FileAlreadyExistsException.class,
-        () -> ufs.mkdirs(uri(one), false))).getFile());
+    assertEquals(
+        uri(one),
+        namesNoProcPath(
+                assertThrows(FileAlreadyExistsException.class, () -> ufs.mkdirs(uri(one), false)))
+            .getFile());
     ufs.mkdirs(uri(one), true);
-    NoSuchFileException noParent = assertThrows(NoSuchFileException.class,
-        () -> ufs.mkdirs(uri(deep.resolve("none/sub")), false));
+    NoSuchFileException noParent =
+        assertThrows(
+            NoSuchFileException.class, () -> ufs.mkdirs(uri(deep.resolve("none/sub")), false));
     assertEquals(uri(deep.resolve("none")), namesNoProcPath(noParent).getFile());
 
     // Past two cuts, and below a missing folder of the first cut: each folder made in turn.
@@ -236,13 +245,18 @@ class LocalUnderFileSystemLongPathTest {
     ufs.delete(uri(dir.resolve("é".repeat(100))), true);
 
     Files.writeString(dir.resolve("file"), "a file, not a folder");
-    assertEquals(dir.resolve("file").toString(), namesNoProcPath(assertThrows(
-        FileAlreadyExistsException.class, () -> ufs.mkdirs(uri(dir.resolve("file")), true)))
-        .getFile());
+    assertEquals(
+        dir.resolve("file").toString(),
+        namesNoProcPath(
+                assertThrows(
+                    FileAlreadyExistsException.class,
+                    () -> ufs.mkdirs(uri(dir.resolve("file")), true)))
+            .getFile());
     Path underAFile = deep.resolve("plain");
     write(underAFile, "x");
-    namesNoProcPath(assertThrows(FileSystemException.class,
-        () -> ufs.mkdirs(uri(underAFile.resolve("sub")), true)));
+    namesNoProcPath(
+        assertThrows(
+            FileSystemException.class, () -> ufs.mkdirs(uri(underAFile.resolve("sub")), true)));
   }
 
   @Test
@@ -254,7 +268,9 @@ class LocalUnderFileSystemLongPathTest {
     assertFalse(ufs.exists(uri(file)), "not there before close");
     assertEquals(1, namesInDeep().size(), "the temporary file beside it");
     out.close();
-    assertEquals(List.of(file.getFileName().toString()), namesInDeep(),
+    assertEquals(
+        List.of(file.getFileName().toString()),
+        namesInDeep(),
         "moved into place, no temporary file left");
     assertEquals("hello, deep world", contentInDeep(file));
 
@@ -278,13 +294,19 @@ class LocalUnderFileSystemLongPathTest {
 
     ufs.mkdirs(uri(deep.resolve("sub")), false);
     Map<String, UfsStatus> listed = list(deep);
-    assertEquals(List.of(file.getFileName().toString(), "sub"), List.copyOf(listed.keySet()),
+    assertEquals(
+        List.of(file.getFileName().toString(), "sub"),
+        List.copyOf(listed.keySet()),
         "names only, no temporary file");
     assertEquals(17, listed.get(file.getFileName().toString()).length());
     assertTrue(listed.get("sub").directory());
 
-    assertEquals(uri(file), namesNoProcPath(assertThrows(FileAlreadyExistsException.class,
-        () -> ufs.create(uri(file), false, 0))).getFile());
+    assertEquals(
+        uri(file),
+        namesNoProcPath(
+                assertThrows(
+                    FileAlreadyExistsException.class, () -> ufs.create(uri(file), false, 0)))
+            .getFile());
     write(file, "rewritten");
     assertEquals("rewritten", contentInDeep(file));
     assertNotEquals(s.fingerprint(), ufs.fingerprint(uri(file)));
@@ -299,35 +321,51 @@ class LocalUnderFileSystemLongPathTest {
   @Test
   void missingEntriesPastPathMaxFailNamingTheirUris() throws Exception {
     Path missing = deep("missing");
-    for (NoSuchFileException e : List.of(
-        assertThrows(NoSuchFileException.class, () -> ufs.getStatus(uri(missing))),
-        assertThrows(NoSuchFileException.class, () -> ufs.getTargetStatus(uri(missing))),
-        assertThrows(NoSuchFileException.class, () -> ufs.fingerprint(uri(missing))),
-        assertThrows(NoSuchFileException.class, () -> ufs.read(uri(missing), 0, new byte[1],
-            0, 1)),
-        assertThrows(NoSuchFileException.class,
-            () -> ufs.read(uri(missing), 0, ByteBuffer.allocate(1))),
-        assertThrows(NoSuchFileException.class, () -> ufs.list(uri(missing))),
-        assertThrows(NoSuchFileException.class, () -> ufs.delete(uri(missing), true)),
-        assertThrows(NoSuchFileException.class,
-            () -> ufs.rename(uri(missing), uri(deep("to")))))) {
+    for (NoSuchFileException e :
+        List.of(
+            assertThrows(NoSuchFileException.class, () -> ufs.getStatus(uri(missing))),
+            assertThrows(NoSuchFileException.class, () -> ufs.getTargetStatus(uri(missing))),
+            assertThrows(NoSuchFileException.class, () -> ufs.fingerprint(uri(missing))),
+            assertThrows(
+                NoSuchFileException.class, () -> ufs.read(uri(missing), 0, new byte[1], 0, 1)),
+            assertThrows(
+                NoSuchFileException.class, () -> ufs.read(uri(missing), 0, ByteBuffer.allocate(1))),
+            assertThrows(NoSuchFileException.class, () -> ufs.list(uri(missing))),
+            assertThrows(NoSuchFileException.class, () -> ufs.delete(uri(missing), true)),
+            assertThrows(
+                NoSuchFileException.class, () -> ufs.rename(uri(missing), uri(deep("to")))))) {
       assertEquals(uri(missing), namesNoProcPath(e).getFile());
     }
     // Below a folder missing from the first piece, which the store cannot even open.
     Path below = dir.resolve(chain.get(0) + "-gone").resolve(dir.relativize(deep("f")));
     assertTrue(bytes(below) > 6_000);
-    assertEquals(uri(below), namesNoProcPath(assertThrows(NoSuchFileException.class,
-        () -> ufs.getStatus(uri(below)))).getFile());
+    assertEquals(
+        uri(below),
+        namesNoProcPath(assertThrows(NoSuchFileException.class, () -> ufs.getStatus(uri(below))))
+            .getFile());
     assertFalse(ufs.exists(uri(below)));
-    assertEquals(uri(below.getParent()), namesNoProcPath(assertThrows(
-        NoSuchFileException.class, () -> ufs.create(uri(below), false, 0))).getFile());
-    assertEquals(uri(below.getParent()), namesNoProcPath(assertThrows(
-        NoSuchFileException.class, () -> ufs.mkdirs(uri(below), false))).getFile());
-    assertEquals(uri(below.getParent()), namesNoProcPath(assertThrows(
-        NoSuchFileException.class,
-        () -> ufs.createSpecialFile(uri(below), UfsFileType.FIFO, 0600, 0))).getFile());
-    assertEquals(uri(below.getParent()), namesNoProcPath(assertThrows(
-        NoSuchFileException.class, () -> ufs.createSymlink(uri(below), "x"))).getFile());
+    assertEquals(
+        uri(below.getParent()),
+        namesNoProcPath(
+                assertThrows(NoSuchFileException.class, () -> ufs.create(uri(below), false, 0)))
+            .getFile());
+    assertEquals(
+        uri(below.getParent()),
+        namesNoProcPath(
+                assertThrows(NoSuchFileException.class, () -> ufs.mkdirs(uri(below), false)))
+            .getFile());
+    assertEquals(
+        uri(below.getParent()),
+        namesNoProcPath(
+                assertThrows(
+                    NoSuchFileException.class,
+                    () -> ufs.createSpecialFile(uri(below), UfsFileType.FIFO, 0600, 0)))
+            .getFile());
+    assertEquals(
+        uri(below.getParent()),
+        namesNoProcPath(
+                assertThrows(NoSuchFileException.class, () -> ufs.createSymlink(uri(below), "x")))
+            .getFile());
   }
 
   @Test
@@ -339,8 +377,11 @@ class LocalUnderFileSystemLongPathTest {
     assertFalse(ufs.exists(uri(a)));
     assertEquals("content of a", contentInDeep(b));
     write(a, "new a");
-    assertEquals(uri(b), namesNoProcPath(assertThrows(FileAlreadyExistsException.class,
-        () -> ufs.rename(uri(a), uri(b)))).getFile());
+    assertEquals(
+        uri(b),
+        namesNoProcPath(
+                assertThrows(FileAlreadyExistsException.class, () -> ufs.rename(uri(a), uri(b))))
+            .getFile());
 
     ufs.rename(uri(a), uri(b), true);
     assertEquals("new a", contentInDeep(b), "replaced in one rename");
@@ -356,19 +397,29 @@ class LocalUnderFileSystemLongPathTest {
     ufs.mkdirs(uri(deep.resolve("d1/inner")), true);
     ufs.mkdirs(uri(deep.resolve("d2")), false);
     ufs.rename(uri(deep.resolve("d1")), uri(deep.resolve("d2")), true);
-    assertTrue(ufs.getStatus(uri(deep.resolve("d2/inner"))).directory(),
-        "a folder over an empty folder");
+    assertTrue(
+        ufs.getStatus(uri(deep.resolve("d2/inner"))).directory(), "a folder over an empty folder");
     ufs.mkdirs(uri(deep.resolve("d3")), false);
-    DirectoryNotEmptyException notEmpty = assertThrows(DirectoryNotEmptyException.class,
-        () -> ufs.rename(uri(deep.resolve("d3")), uri(deep.resolve("d2")), true));
+    DirectoryNotEmptyException notEmpty =
+        assertThrows(
+            DirectoryNotEmptyException.class,
+            () -> ufs.rename(uri(deep.resolve("d3")), uri(deep.resolve("d2")), true));
     assertEquals(uri(deep.resolve("d2")), namesNoProcPath(notEmpty).getFile());
-    FileSystemException fileOverDir = assertThrows(FileSystemException.class,
-        () -> ufs.rename(uri(a), uri(deep.resolve("d3")), true));
-    assertTrue(namesNoProcPath(fileOverDir).getMessage()
-        .contains("only a directory can replace a directory"), fileOverDir.getMessage());
-    assertEquals(uri(deep.resolve("none")), namesNoProcPath(assertThrows(
-        NoSuchFileException.class,
-        () -> ufs.rename(uri(a), uri(deep.resolve("none/a")), true))).getFile());
+    FileSystemException fileOverDir =
+        assertThrows(
+            FileSystemException.class, () -> ufs.rename(uri(a), uri(deep.resolve("d3")), true));
+    assertTrue(
+        namesNoProcPath(fileOverDir)
+            .getMessage()
+            .contains("only a directory can replace a directory"),
+        fileOverDir.getMessage());
+    assertEquals(
+        uri(deep.resolve("none")),
+        namesNoProcPath(
+                assertThrows(
+                    NoSuchFileException.class,
+                    () -> ufs.rename(uri(a), uri(deep.resolve("none/a")), true)))
+            .getFile());
   }
 
   @Test
@@ -382,26 +433,43 @@ class LocalUnderFileSystemLongPathTest {
     assertEquals(target.getFileName().toString(), s.symlinkTarget());
     assertEquals("link:" + s.symlinkTarget(), ufs.fingerprint(uri(link)));
     assertTrue(inDeep(link).isSymbolicLink(), "seen without the store");
-    assertEquals(UfsFileType.REGULAR, ufs.getTargetStatus(uri(link)).type(),
+    assertEquals(
+        UfsFileType.REGULAR,
+        ufs.getTargetStatus(uri(link)).type(),
         "followed from the deep folder");
     assertEquals(10, ufs.getTargetStatus(uri(link)).length());
     assertEquals(UfsFileType.SYMLINK, list(deep).get(link.getFileName().toString()).type());
-    assertEquals(uri(link), namesNoProcPath(assertThrows(FileAlreadyExistsException.class,
-        () -> ufs.createSymlink(uri(link), "elsewhere"))).getFile());
+    assertEquals(
+        uri(link),
+        namesNoProcPath(
+                assertThrows(
+                    FileAlreadyExistsException.class,
+                    () -> ufs.createSymlink(uri(link), "elsewhere")))
+            .getFile());
 
     Path fifo = deep("fifo");
     ufs.createSpecialFile(uri(fifo), UfsFileType.FIFO, 0604, 0);
     assertEquals(UfsFileType.FIFO, ufs.getStatus(uri(fifo)).type());
     assertEquals(0604, ufs.getStatus(uri(fifo)).mode(), "not narrowed by the umask");
     assertTrue(inDeep(fifo).isOther());
-    assertEquals(uri(fifo), namesNoProcPath(assertThrows(FileAlreadyExistsException.class,
-        () -> ufs.createSpecialFile(uri(fifo), UfsFileType.FIFO, 0600, 0))).getFile());
+    assertEquals(
+        uri(fifo),
+        namesNoProcPath(
+                assertThrows(
+                    FileAlreadyExistsException.class,
+                    () -> ufs.createSpecialFile(uri(fifo), UfsFileType.FIFO, 0600, 0)))
+            .getFile());
 
     Path second = deep("second");
     ufs.createHardLink(uri(target), uri(second));
     assertEquals(inDeep(target).fileKey(), inDeep(second).fileKey(), "one inode, two names");
-    assertEquals(uri(second), namesNoProcPath(assertThrows(FileAlreadyExistsException.class,
-        () -> ufs.createHardLink(uri(target), uri(second)))).getFile());
+    assertEquals(
+        uri(second),
+        namesNoProcPath(
+                assertThrows(
+                    FileAlreadyExistsException.class,
+                    () -> ufs.createHardLink(uri(target), uri(second))))
+            .getFile());
     // A rewrite makes a new file under the first name; relink brings the second to it.
     write(target, "rewritten target");
     assertNotEquals(inDeep(target).fileKey(), inDeep(second).fileKey());
@@ -413,8 +481,12 @@ class LocalUnderFileSystemLongPathTest {
     ufs.createHardLink(uri(second), uri(shallow));
     ufs.relink(uri(shallow), uri(deep("third")));
     assertEquals(inDeep(target).fileKey(), inDeep(deep("third")).fileKey());
-    assertEquals(List.of(fifo, link, second, target, deep("third")).stream()
-        .map(p -> p.getFileName().toString()).sorted().toList(), namesInDeep(),
+    assertEquals(
+        List.of(fifo, link, second, target, deep("third")).stream()
+            .map(p -> p.getFileName().toString())
+            .sorted()
+            .toList(),
+        namesInDeep(),
         "no temporary name left");
   }
 
@@ -456,8 +528,8 @@ class LocalUnderFileSystemLongPathTest {
     Path full = deep.resolve("full");
     ufs.mkdirs(uri(full.resolve("a/b")), true);
     write(full.resolve("a/b/f"), "y");
-    DirectoryNotEmptyException notEmpty = assertThrows(DirectoryNotEmptyException.class,
-        () -> ufs.delete(uri(full), false));
+    DirectoryNotEmptyException notEmpty =
+        assertThrows(DirectoryNotEmptyException.class, () -> ufs.delete(uri(full), false));
     assertEquals(full.toString(), namesNoProcPath(notEmpty).getFile());
 
     // A tree from a short folder down past PATH_MAX, with every kind in it; a link out of it

@@ -52,8 +52,8 @@ class LocalUnderFileSystemTest {
     byte[] data = new byte[3 * 4096 + 100];
     new Random(3).nextBytes(data);
     Files.write(dir.resolve("f"), data);
-    for (ByteBuffer dst : new ByteBuffer[] {ByteBuffer.allocateDirect(8192),
-        ByteBuffer.allocate(8192)}) {
+    for (ByteBuffer dst :
+        new ByteBuffer[] {ByteBuffer.allocateDirect(8192), ByteBuffer.allocate(8192)}) {
       String kind = dst.isDirect() ? "direct" : "heap";
       dst.position(10);
       assertEquals(8182, ufs.read(uri("f"), 777, dst), kind);
@@ -65,16 +65,18 @@ class LocalUnderFileSystemTest {
       // A read that crosses the end of the file returns what is left.
       dst.clear();
       assertEquals(100 + 4096, ufs.read(uri("f"), 2 * 4096, dst), kind);
-      assertArrayEquals(Arrays.copyOfRange(data, 2 * 4096, data.length),
-          bytes(dst, 0, 100 + 4096), kind);
+      assertArrayEquals(
+          Arrays.copyOfRange(data, 2 * 4096, data.length), bytes(dst, 0, 100 + 4096), kind);
       dst.clear();
       assertEquals(-1, ufs.read(uri("f"), data.length, dst), kind + ": at the end");
       assertEquals(-1, ufs.read(uri("f"), data.length + 5000, dst), kind + ": past the end");
       assertEquals(0, dst.position(), kind);
       assertEquals(0, ufs.read(uri("f"), 0, dst.limit(0)), kind + ": nothing asked");
     }
-    NoSuchFileException missing = assertThrows(NoSuchFileException.class,
-        () -> ufs.read(uri("missing"), 0, ByteBuffer.allocateDirect(10)));
+    NoSuchFileException missing =
+        assertThrows(
+            NoSuchFileException.class,
+            () -> ufs.read(uri("missing"), 0, ByteBuffer.allocateDirect(10)));
     assertEquals(uri("missing"), missing.getFile());
   }
 
@@ -136,7 +138,9 @@ class LocalUnderFileSystemTest {
     assertEquals(ufs.getStatus(uri("out/joined file")).fingerprint(), s.fingerprint());
     assertEquals(List.of("joined file"), allFiles("out"), "no temporary file is left");
     for (int i = 0; i < parts.length; i++) {
-      assertArrayEquals(parts[i], Files.readAllBytes(dir.resolve("parts/" + i)),
+      assertArrayEquals(
+          parts[i],
+          Files.readAllBytes(dir.resolve("parts/" + i)),
           "a local concatenation copies its sources");
     }
   }
@@ -147,17 +151,19 @@ class LocalUnderFileSystemTest {
     Files.writeString(dir.resolve("a"), "aa");
     Files.writeString(dir.resolve("b"), "b");
     Files.writeString(dir.resolve("t"), "old");
-    assertThrows(FileAlreadyExistsException.class,
+    assertThrows(
+        FileAlreadyExistsException.class,
         () -> ufs.concat(List.of(uri("a"), uri("b")), uri("t"), false, 0));
-    NoSuchFileException missing = assertThrows(NoSuchFileException.class,
-        () -> ufs.concat(List.of(uri("a"), uri("gone")), uri("t"), true, 0));
+    NoSuchFileException missing =
+        assertThrows(
+            NoSuchFileException.class,
+            () -> ufs.concat(List.of(uri("a"), uri("gone")), uri("t"), true, 0));
     assertEquals(uri("gone"), missing.getFile());
     assertEquals("old", Files.readString(dir.resolve("t")));
     ufs.concat(List.of(uri("b"), uri("a")), uri("t"), true, 0);
     assertEquals("baa", Files.readString(dir.resolve("t")));
     assertEquals(List.of("a", "b", "t"), allFiles(""), "no temporary file is left");
-    assertThrows(IllegalArgumentException.class, () -> ufs.concat(List.of(), uri("u"), false,
-        0));
+    assertThrows(IllegalArgumentException.class, () -> ufs.concat(List.of(), uri("u"), false, 0));
   }
 
   /** Every name in a folder, hidden temporary files too (listings leave those out). */
@@ -211,8 +217,8 @@ class LocalUnderFileSystemTest {
 
   List<String> names(String rel) throws Exception {
     List<String> names = new ArrayList<>();
-    try (UnderFileSystem.CloseableIterator<UfsStatus> it = ufs.list(rel.isEmpty()
-        ? "file://" + dir : uri(rel))) {
+    try (UnderFileSystem.CloseableIterator<UfsStatus> it =
+        ufs.list(rel.isEmpty() ? "file://" + dir : uri(rel))) {
       it.forEachRemaining(s -> names.add(s.name()));
     }
     names.sort(null);

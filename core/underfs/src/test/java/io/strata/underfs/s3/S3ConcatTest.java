@@ -36,9 +36,9 @@ import software.amazon.awssdk.services.s3.model.UploadPartCopyRequest;
 
 /**
  * Concatenation in S3 against a real server (S3Proxy): objects are joined on the server by a
- * multipart upload of copied parts, and copied through the store only where S3's part rules
- * forbid that. The store under test copies at most 10 MiB a part, so that splitting a source
- * into several ranges shows with small objects.
+ * multipart upload of copied parts, and copied through the store only where S3's part rules forbid
+ * that. The store under test copies at most 10 MiB a part, so that splitting a source into several
+ * ranges shows with small objects.
  */
 class S3ConcatTest {
   static final String BUCKET = "joins";
@@ -47,8 +47,10 @@ class S3ConcatTest {
   @TempDir static Path data;
   static S3TestServer server;
   static S3UnderFileSystem ufs;
+
   /** Requests of the store under test, by SDK request class name. */
   static final Map<String, AtomicInteger> requests = new ConcurrentHashMap<>();
+
   /** A part number whose UploadPartCopy fails, or 0. */
   static volatile int failPart;
 
@@ -56,27 +58,37 @@ class S3ConcatTest {
   static void start() throws Exception {
     server = new S3TestServer(data);
     server.createBucket(BUCKET);
-    ExecutionInterceptor counter = new ExecutionInterceptor() {
-      @Override
-      public void beforeExecution(Context.BeforeExecution context,
-          ExecutionAttributes attributes) {
-        SdkRequest r = context.request();
-        requests.computeIfAbsent(r.getClass().getSimpleName(), k -> new AtomicInteger())
-            .incrementAndGet();
-        if (r instanceof UploadPartCopyRequest copy && copy.partNumber() == failPart) {
-          throw new IllegalStateException("injected failure of part " + failPart);
-        }
-      }
-    };
-    S3Client client = S3Client.builder().endpointOverride(server.endpoint())
-        .region(Region.US_EAST_1).forcePathStyle(true)
-        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(
-            S3TestServer.ACCESS_KEY, S3TestServer.SECRET_KEY)))
-        .overrideConfiguration(o -> o.addExecutionInterceptor(counter))
-        .build();
-    ufs = new S3UnderFileSystem(client, S3Options.parse(server.options()),
-        new S3Errors(server.endpoint().toString()), S3Location.parse("s3://" + BUCKET),
-        10L * MB);
+    ExecutionInterceptor counter =
+        new ExecutionInterceptor() {
+          @Override
+          public void beforeExecution(
+              Context.BeforeExecution context, ExecutionAttributes attributes) {
+            SdkRequest r = context.request();
+            requests
+                .computeIfAbsent(r.getClass().getSimpleName(), k -> new AtomicInteger())
+                .incrementAndGet();
+            if (r instanceof UploadPartCopyRequest copy && copy.partNumber() == failPart) {
+              throw new IllegalStateException("injected failure of part " + failPart);
+            }
+          }
+        };
+    S3Client client =
+        S3Client.builder()
+            .endpointOverride(server.endpoint())
+            .region(Region.US_EAST_1)
+            .forcePathStyle(true)
+            .credentialsProvider(
+                StaticCredentialsProvider.create(
+                    AwsBasicCredentials.create(S3TestServer.ACCESS_KEY, S3TestServer.SECRET_KEY)))
+            .overrideConfiguration(o -> o.addExecutionInterceptor(counter))
+            .build();
+    ufs =
+        new S3UnderFileSystem(
+            client,
+            S3Options.parse(server.options()),
+            new S3Errors(server.endpoint().toString()),
+            S3Location.parse("s3://" + BUCKET),
+            10L * MB);
   }
 
   @AfterAll
@@ -143,8 +155,12 @@ class S3ConcatTest {
     byte[] empty = put("server/parts/2", 0);
     byte[] c = put("server/parts/3", 12 * MB + 3);
     byte[] d = put("server/parts/4", 1000);
-    List<String> sources = List.of(uri("server/parts/1"), uri("server/parts/2"),
-        uri("server/parts/3"), uri("server/parts/4"));
+    List<String> sources =
+        List.of(
+            uri("server/parts/1"),
+            uri("server/parts/2"),
+            uri("server/parts/3"),
+            uri("server/parts/4"));
 
     UfsStatus s = ufs.concat(sources, uri("server/object"), false, 0);
 
@@ -152,11 +168,13 @@ class S3ConcatTest {
     assertEquals(ufs.getStatus(uri("server/object")), s);
     assertEquals(a.length + c.length + d.length, s.length());
     // 6 MiB in one part, 12 MiB in two ranges of 6 MiB (under the 10 MiB limit), 1000 bytes.
-    assertTrue(s.fingerprint().endsWith("-4"), "an object of four copied parts: "
-        + s.fingerprint());
+    assertTrue(
+        s.fingerprint().endsWith("-4"), "an object of four copied parts: " + s.fingerprint());
     assertEquals(4, count("UploadPartCopyRequest"));
-    assertEquals(0, count("GetObjectRequest") + count("UploadPartRequest")
-        + count("PutObjectRequest"), "bytes passed through the store: " + requests);
+    assertEquals(
+        0,
+        count("GetObjectRequest") + count("UploadPartRequest") + count("PutObjectRequest"),
+        "bytes passed through the store: " + requests);
     assertArrayEquals(a, get("server/parts/1"), "the sources stay");
     assertArrayEquals(c, get("server/parts/3"));
     assertEquals(0, uploadsInProgress());
@@ -166,8 +184,9 @@ class S3ConcatTest {
   void aSmallSourceBeforeTheLastIsCopiedThroughTheStore() throws Exception {
     byte[] small = put("small/parts/1", 1000);
     byte[] big = put("small/parts/2", 6 * MB);
-    UfsStatus s = ufs.concat(List.of(uri("small/parts/1"), uri("small/parts/2")),
-        uri("small/object"), false, 0);
+    UfsStatus s =
+        ufs.concat(
+            List.of(uri("small/parts/1"), uri("small/parts/2")), uri("small/object"), false, 0);
     assertArrayEquals(joined(small, big), get("small/object"));
     assertEquals(small.length + big.length, s.length());
     assertEquals(0, count("UploadPartCopyRequest"));
@@ -182,16 +201,22 @@ class S3ConcatTest {
     byte[] old = put("fail/object", 10);
     List<String> sources = List.of(uri("fail/parts/1"), uri("fail/parts/2"));
     failPart = 2;
-    assertThrows(RuntimeException.class, () -> ufs.concat(sources, uri("fail/object"), true,
-        0));
+    assertThrows(RuntimeException.class, () -> ufs.concat(sources, uri("fail/object"), true, 0));
     assertArrayEquals(old, get("fail/object"));
     assertEquals(0, uploadsInProgress(), "the failed upload was not aborted");
 
     failPart = 0;
-    assertThrows(FileAlreadyExistsException.class,
-        () -> ufs.concat(sources, uri("fail/object"), false, 0));
-    NoSuchFileException missing = assertThrows(NoSuchFileException.class, () -> ufs.concat(
-        List.of(uri("fail/parts/1"), uri("fail/parts/gone")), uri("fail/other"), false, 0));
+    assertThrows(
+        FileAlreadyExistsException.class, () -> ufs.concat(sources, uri("fail/object"), false, 0));
+    NoSuchFileException missing =
+        assertThrows(
+            NoSuchFileException.class,
+            () ->
+                ufs.concat(
+                    List.of(uri("fail/parts/1"), uri("fail/parts/gone")),
+                    uri("fail/other"),
+                    false,
+                    0));
     assertEquals(uri("fail/parts/gone"), missing.getFile());
     assertFalse(exists("fail/other"));
     assertEquals(0, uploadsInProgress());

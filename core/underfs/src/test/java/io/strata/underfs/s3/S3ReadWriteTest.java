@@ -43,6 +43,7 @@ class S3ReadWriteTest {
 
   @TempDir static Path data;
   static S3TestServer server;
+
   /** Multipart past 5 MB in parts of 5 MB, S3's smallest, so that tests stay small. */
   static S3UnderFileSystem ufs;
 
@@ -50,8 +51,13 @@ class S3ReadWriteTest {
   static void start() throws Exception {
     server = new S3TestServer(data);
     server.createBucket(BUCKET);
-    ufs = (S3UnderFileSystem) new S3UnderFileSystemProvider().open("s3://" + BUCKET,
-        server.options(S3Options.PART_SIZE, "5MB", S3Options.MULTIPART_THRESHOLD, "5MB"));
+    ufs =
+        (S3UnderFileSystem)
+            new S3UnderFileSystemProvider()
+                .open(
+                    "s3://" + BUCKET,
+                    server.options(
+                        S3Options.PART_SIZE, "5MB", S3Options.MULTIPART_THRESHOLD, "5MB"));
   }
 
   @AfterAll
@@ -95,8 +101,11 @@ class S3ReadWriteTest {
   @Test
   void positionedReadsReturnExactlyTheRangeAndMinusOneAtTheEnd() throws Exception {
     byte[] content = randomBytes(100_000, 1);
-    server.raw().putObject(b -> b.bucket(BUCKET).key("read/with space #1 50%.bin"),
-        RequestBody.fromBytes(content));
+    server
+        .raw()
+        .putObject(
+            b -> b.bucket(BUCKET).key("read/with space #1 50%.bin"),
+            RequestBody.fromBytes(content));
     String uri = uri("read/with space #1 50%.bin");
     byte[] buf = new byte[4096];
     for (int position : new int[] {0, 1, 4095, 50_000, 95_904}) {
@@ -115,8 +124,8 @@ class S3ReadWriteTest {
 
     server.raw().putObject(b -> b.bucket(BUCKET).key("read/empty"), RequestBody.empty());
     assertEquals(-1, ufs.read(uri("read/empty"), 0, buf, 0, 10), "empty object");
-    NoSuchFileException missing = assertThrows(NoSuchFileException.class,
-        () -> ufs.read(uri("read/missing"), 0, buf, 0, 10));
+    NoSuchFileException missing =
+        assertThrows(NoSuchFileException.class, () -> ufs.read(uri("read/missing"), 0, buf, 0, 10));
     assertEquals(uri("read/missing"), missing.getFile());
   }
 
@@ -126,26 +135,34 @@ class S3ReadWriteTest {
     server.raw().putObject(b -> b.bucket(BUCKET).key("buffer/f"), RequestBody.fromBytes(content));
     String uri = uri("buffer/f");
     AtomicInteger gets = new AtomicInteger();
-    ExecutionInterceptor countGets = new ExecutionInterceptor() {
-      @Override
-      public void beforeExecution(Context.BeforeExecution context,
-          ExecutionAttributes attributes) {
-        if (context.request() instanceof GetObjectRequest) {
-          gets.incrementAndGet();
-        }
-      }
-    };
-    S3Client client = S3Client.builder().endpointOverride(server.endpoint())
-        .region(Region.US_EAST_1).forcePathStyle(true)
-        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(
-            S3TestServer.ACCESS_KEY, S3TestServer.SECRET_KEY)))
-        .overrideConfiguration(o -> o.addExecutionInterceptor(countGets))
-        .build();
-    try (S3UnderFileSystem counted = new S3UnderFileSystem(client,
-        S3Options.parse(server.options()), new S3Errors(server.endpoint().toString()),
-        S3Location.parse("s3://" + BUCKET))) {
-      for (ByteBuffer dst : new ByteBuffer[] {ByteBuffer.allocateDirect(200_000),
-          ByteBuffer.allocate(200_000)}) {
+    ExecutionInterceptor countGets =
+        new ExecutionInterceptor() {
+          @Override
+          public void beforeExecution(
+              Context.BeforeExecution context, ExecutionAttributes attributes) {
+            if (context.request() instanceof GetObjectRequest) {
+              gets.incrementAndGet();
+            }
+          }
+        };
+    S3Client client =
+        S3Client.builder()
+            .endpointOverride(server.endpoint())
+            .region(Region.US_EAST_1)
+            .forcePathStyle(true)
+            .credentialsProvider(
+                StaticCredentialsProvider.create(
+                    AwsBasicCredentials.create(S3TestServer.ACCESS_KEY, S3TestServer.SECRET_KEY)))
+            .overrideConfiguration(o -> o.addExecutionInterceptor(countGets))
+            .build();
+    try (S3UnderFileSystem counted =
+        new S3UnderFileSystem(
+            client,
+            S3Options.parse(server.options()),
+            new S3Errors(server.endpoint().toString()),
+            S3Location.parse("s3://" + BUCKET))) {
+      for (ByteBuffer dst :
+          new ByteBuffer[] {ByteBuffer.allocateDirect(200_000), ByteBuffer.allocate(200_000)}) {
         String kind = dst.isDirect() ? "direct" : "heap";
         gets.set(0);
         dst.position(1000);
@@ -161,14 +178,16 @@ class S3ReadWriteTest {
         dst.clear();
         assertEquals(50_000, counted.read(uri, 250_000, dst), kind + ": crosses the end");
         assertEquals(1, gets.get(), kind);
-        assertArrayEquals(Arrays.copyOfRange(content, 250_000, 300_000),
-            bytes(dst, 0, 50_000), kind);
+        assertArrayEquals(
+            Arrays.copyOfRange(content, 250_000, 300_000), bytes(dst, 0, 50_000), kind);
         dst.clear();
         assertEquals(-1, counted.read(uri, 300_000, dst), kind + ": at the end");
         assertEquals(0, dst.position(), kind);
       }
-      NoSuchFileException missing = assertThrows(NoSuchFileException.class,
-          () -> counted.read(uri("buffer/missing"), 0, ByteBuffer.allocateDirect(10)));
+      NoSuchFileException missing =
+          assertThrows(
+              NoSuchFileException.class,
+              () -> counted.read(uri("buffer/missing"), 0, ByteBuffer.allocateDirect(10)));
       assertEquals(uri("buffer/missing"), missing.getFile());
     }
   }
@@ -188,19 +207,21 @@ class S3ReadWriteTest {
       List<Future<Boolean>> reads = new ArrayList<>();
       for (int t = 0; t < 8; t++) {
         int seed = t;
-        reads.add(pool.submit(() -> {
-          Random random = new Random(seed);
-          byte[] buf = new byte[64 << 10];
-          for (int i = 0; i < 25; i++) {
-            int position = random.nextInt(content.length);
-            int n = ufs.read(uri("shared/f"), position, buf, 0, buf.length);
-            if (n != Math.min(buf.length, content.length - position)
-                || !Arrays.equals(buf, 0, n, content, position, position + n)) {
-              return false;
-            }
-          }
-          return true;
-        }));
+        reads.add(
+            pool.submit(
+                () -> {
+                  Random random = new Random(seed);
+                  byte[] buf = new byte[64 << 10];
+                  for (int i = 0; i < 25; i++) {
+                    int position = random.nextInt(content.length);
+                    int n = ufs.read(uri("shared/f"), position, buf, 0, buf.length);
+                    if (n != Math.min(buf.length, content.length - position)
+                        || !Arrays.equals(buf, 0, n, content, position, position + n)) {
+                      return false;
+                    }
+                  }
+                  return true;
+                }));
       }
       for (Future<Boolean> r : reads) {
         assertTrue(r.get(), "a read returned other bytes than its range");
@@ -242,8 +263,13 @@ class S3ReadWriteTest {
     assertFalse(rawExists("large/multi part"), "invisible before close");
     List<MultipartUpload> uploads = uploadsUnder("large/");
     assertEquals(1, uploads.size(), "one upload in progress");
-    int partsSent = server.raw().listParts(b -> b.bucket(BUCKET).key("large/multi part")
-        .uploadId(uploads.get(0).uploadId())).parts().size();
+    int partsSent =
+        server
+            .raw()
+            .listParts(
+                b -> b.bucket(BUCKET).key("large/multi part").uploadId(uploads.get(0).uploadId()))
+            .parts()
+            .size();
     assertEquals(4, partsSent, "four whole parts of 5 MB are sent while writing");
     out.close();
 
@@ -281,52 +307,65 @@ class S3ReadWriteTest {
   void createRefusesAnExistingKeyUnlessOverwriting() throws Exception {
     server.raw().putObject(b -> b.bucket(BUCKET).key("exists/x"), RequestBody.fromString("old"));
     String before = ufs.getStatus(uri("exists/x")).fingerprint();
-    FileAlreadyExistsException e = assertThrows(FileAlreadyExistsException.class,
-        () -> ufs.create(uri("exists/x"), false, 0));
+    FileAlreadyExistsException e =
+        assertThrows(FileAlreadyExistsException.class, () -> ufs.create(uri("exists/x"), false, 0));
     assertEquals(uri("exists/x"), e.getFile());
     try (UfsOutputStream out = ufs.create(uri("exists/x"), true, 0)) {
       out.write("new!".getBytes());
     }
     assertArrayEquals("new!".getBytes(), rawGet("exists/x"));
-    assertFalse(before.equals(ufs.getStatus(uri("exists/x")).fingerprint()),
+    assertFalse(
+        before.equals(ufs.getStatus(uri("exists/x")).fingerprint()),
         "the fingerprint changes with the content");
 
     UfsOutputStream late = ufs.create(uri("exists/raced"), false, 0);
     late.write(1);
-    server.raw().putObject(b -> b.bucket(BUCKET).key("exists/raced"),
-        RequestBody.fromString("first"));
-    assertThrows(FileAlreadyExistsException.class, late::close,
+    server
+        .raw()
+        .putObject(b -> b.bucket(BUCKET).key("exists/raced"), RequestBody.fromString("first"));
+    assertThrows(
+        FileAlreadyExistsException.class,
+        late::close,
         "a key that appeared after create is not replaced");
     assertArrayEquals("first".getBytes(), rawGet("exists/raced"));
   }
 
   @Test
   void staleUploadCleanupAbortsOldUploadsUnderThePrefixOnly() throws Exception {
-    String stale = server.raw().createMultipartUpload(b -> b.bucket(BUCKET).key("stale/x"))
-        .uploadId();
-    server.raw().uploadPart(b -> b.bucket(BUCKET).key("stale/x").uploadId(stale).partNumber(1),
-        RequestBody.fromBytes(new byte[1000]));
-    String other = server.raw().createMultipartUpload(b -> b.bucket(BUCKET).key("kept/y"))
-        .uploadId();
-    try (S3UnderFileSystem cleaning = (S3UnderFileSystem) new S3UnderFileSystemProvider()
-        .open("s3://" + BUCKET + "/stale", server.options(S3Options.CLEANUP_AGE, "1ms"))) {
+    String stale =
+        server.raw().createMultipartUpload(b -> b.bucket(BUCKET).key("stale/x")).uploadId();
+    server
+        .raw()
+        .uploadPart(
+            b -> b.bucket(BUCKET).key("stale/x").uploadId(stale).partNumber(1),
+            RequestBody.fromBytes(new byte[1000]));
+    String other =
+        server.raw().createMultipartUpload(b -> b.bucket(BUCKET).key("kept/y")).uploadId();
+    try (S3UnderFileSystem cleaning =
+        (S3UnderFileSystem)
+            new S3UnderFileSystemProvider()
+                .open("s3://" + BUCKET + "/stale", server.options(S3Options.CLEANUP_AGE, "1ms"))) {
       assertEquals(1, cleaning.staleUploadCleanup().get());
     }
     assertTrue(uploadsUnder("stale/").isEmpty(), "the stale upload is aborted");
     assertEquals(1, uploadsUnder("kept/").size(), "an upload outside the prefix is kept");
     server.raw().abortMultipartUpload(b -> b.bucket(BUCKET).key("kept/y").uploadId(other));
 
-    String later = server.raw().createMultipartUpload(b -> b.bucket(BUCKET).key("stale/z"))
-        .uploadId();
-    try (S3UnderFileSystem again = (S3UnderFileSystem) new S3UnderFileSystemProvider()
-        .open("s3://" + BUCKET + "/stale", server.options(S3Options.CLEANUP_AGE, "1ms"))) {
+    String later =
+        server.raw().createMultipartUpload(b -> b.bucket(BUCKET).key("stale/z")).uploadId();
+    try (S3UnderFileSystem again =
+        (S3UnderFileSystem)
+            new S3UnderFileSystemProvider()
+                .open("s3://" + BUCKET + "/stale", server.options(S3Options.CLEANUP_AGE, "1ms"))) {
       assertEquals(0, again.staleUploadCleanup().get(), "the cleanup runs once per process");
     }
     assertEquals(1, uploadsUnder("stale/").size());
     server.raw().abortMultipartUpload(b -> b.bucket(BUCKET).key("stale/z").uploadId(later));
 
-    try (S3UnderFileSystem off = (S3UnderFileSystem) new S3UnderFileSystemProvider()
-        .open("s3://" + BUCKET + "/off", server.options(S3Options.CLEANUP_AGE, "0"))) {
+    try (S3UnderFileSystem off =
+        (S3UnderFileSystem)
+            new S3UnderFileSystemProvider()
+                .open("s3://" + BUCKET + "/off", server.options(S3Options.CLEANUP_AGE, "0"))) {
       assertEquals(0, off.staleUploadCleanup().get(), "age 0 turns the cleanup off");
     }
   }

@@ -14,13 +14,14 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * A real S3 server for tests: S3Proxy in this JVM on 127.0.0.1 and a free port, storing objects
- * in a folder, checking AWS V2 or V4 signatures against one test identity. It also hands out a
- * plain SDK client, to look at the bucket behind the store's back.
+ * A real S3 server for tests: S3Proxy in this JVM on 127.0.0.1 and a free port, storing objects in
+ * a folder, checking AWS V2 or V4 signatures against one test identity. It also hands out a plain
+ * SDK client, to look at the bucket behind the store's back.
  */
 final class S3TestServer implements AutoCloseable {
   static final String ACCESS_KEY = "strata-test-access";
   static final String SECRET_KEY = "strata-test-secret";
+
   /** Bounds the wait for Jetty to report started: 3,000 polls of 10 ms. */
   private static final int START_POLLS = 3_000;
 
@@ -31,11 +32,12 @@ final class S3TestServer implements AutoCloseable {
   S3TestServer(Path dataDir) throws Exception {
     Properties props = new Properties();
     props.setProperty("jclouds.filesystem.basedir", dataDir.toString());
-    proxy = S3Proxy.builder()
-        .blobStore(BlobStores.create("filesystem", props))
-        .endpoint(URI.create("http://127.0.0.1:0"))
-        .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
-        .build();
+    proxy =
+        S3Proxy.builder()
+            .blobStore(BlobStores.create("filesystem", props))
+            .endpoint(URI.create("http://127.0.0.1:0"))
+            .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
+            .build();
     proxy.start();
     for (int i = 0; i < START_POLLS && !"STARTED".equals(proxy.getState()); i++) {
       Thread.sleep(10);
@@ -44,11 +46,15 @@ final class S3TestServer implements AutoCloseable {
       throw new IllegalStateException("S3Proxy did not start: " + proxy.getState());
     }
     endpoint = URI.create("http://127.0.0.1:" + proxy.getPort());
-    raw = S3Client.builder().endpointOverride(endpoint).region(Region.US_EAST_1)
-        .forcePathStyle(true)
-        .credentialsProvider(StaticCredentialsProvider.create(
-            AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
-        .build();
+    raw =
+        S3Client.builder()
+            .endpointOverride(endpoint)
+            .region(Region.US_EAST_1)
+            .forcePathStyle(true)
+            .credentialsProvider(
+                StaticCredentialsProvider.create(
+                    AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
+            .build();
   }
 
   URI endpoint() {

@@ -45,8 +45,9 @@ class S3UnderFileSystemTest {
   static void start() throws Exception {
     server = new S3TestServer(data);
     server.createBucket(BUCKET);
-    ufs = (S3UnderFileSystem) new S3UnderFileSystemProvider().open("s3://" + BUCKET,
-        server.options());
+    ufs =
+        (S3UnderFileSystem)
+            new S3UnderFileSystemProvider().open("s3://" + BUCKET, server.options());
   }
 
   @AfterAll
@@ -66,7 +67,10 @@ class S3UnderFileSystemTest {
   /** Every key in the bucket under a prefix, as S3 itself has them. */
   static List<String> keysUnder(String prefix) {
     List<String> keys = new ArrayList<>();
-    server.raw().listObjectsV2Paginator(b -> b.bucket(BUCKET).prefix(prefix)).contents()
+    server
+        .raw()
+        .listObjectsV2Paginator(b -> b.bucket(BUCKET).prefix(prefix))
+        .contents()
         .forEach((S3Object o) -> keys.add(o.key()));
     return keys;
   }
@@ -111,10 +115,12 @@ class S3UnderFileSystemTest {
     assertTrue(ufs.getStatus("s3://" + BUCKET).directory(), "the bucket root is a directory");
     assertTrue(ufs.getStatus("s3://" + BUCKET + "/").directory());
 
-    NoSuchFileException missing = assertThrows(NoSuchFileException.class,
-        () -> ufs.getStatus(uri("st/none")));
+    NoSuchFileException missing =
+        assertThrows(NoSuchFileException.class, () -> ufs.getStatus(uri("st/none")));
     assertEquals(uri("st/none"), missing.getFile());
-    assertThrows(NoSuchFileException.class, () -> ufs.getStatus(uri("st/file a")),
+    assertThrows(
+        NoSuchFileException.class,
+        () -> ufs.getStatus(uri("st/file a")),
         "a key prefix that is not followed by '/' is nothing");
     assertTrue(ufs.exists(uri("st/implicit")));
     assertFalse(ufs.exists(uri("st/none")));
@@ -124,8 +130,7 @@ class S3UnderFileSystemTest {
   }
 
   @Test
-  void aPrefixOfTwoThousandFiveHundredKeysListsEachKeyOnceAndDeletesInBatches()
-      throws Exception {
+  void aPrefixOfTwoThousandFiveHundredKeysListsEachKeyOnceAndDeletesInBatches() throws Exception {
     int count = 2_500;
     ExecutorService pool = Executors.newFixedThreadPool(8);
     try {
@@ -210,7 +215,9 @@ class S3UnderFileSystemTest {
     ufs.delete(uri("del/dir"), true);
     assertEquals(List.of(), keysUnder("del/dir"));
 
-    assertThrows(NoSuchFileException.class, () -> ufs.mkdirs(uri("del/empty"), false),
+    assertThrows(
+        NoSuchFileException.class,
+        () -> ufs.mkdirs(uri("del/empty"), false),
         "the last key under del/ is gone, and del/ with it");
     ufs.mkdirs(uri("del/empty"), true);
     ufs.delete(uri("del/empty"), false);
@@ -226,10 +233,11 @@ class S3UnderFileSystemTest {
     put("mv/taken", "t");
     ufs.rename(uri("mv/src file"), uri("mv/dst #1"));
     assertFalse(ufs.exists(uri("mv/src file")));
-    assertEquals("content", server.raw().getObjectAsBytes(
-        b -> b.bucket(BUCKET).key("mv/dst #1")).asUtf8String());
-    assertThrows(FileAlreadyExistsException.class,
-        () -> ufs.rename(uri("mv/dst #1"), uri("mv/taken")));
+    assertEquals(
+        "content",
+        server.raw().getObjectAsBytes(b -> b.bucket(BUCKET).key("mv/dst #1")).asUtf8String());
+    assertThrows(
+        FileAlreadyExistsException.class, () -> ufs.rename(uri("mv/dst #1"), uri("mv/taken")));
     assertThrows(NoSuchFileException.class, () -> ufs.rename(uri("mv/none"), uri("mv/n2")));
   }
 
@@ -241,8 +249,8 @@ class S3UnderFileSystemTest {
     put("mvd/a/sub/y", "y");
     put("mvd/b/", "");
     ufs.rename(uri("mvd/a"), uri("mvd/c"));
-    assertEquals(List.of("mvd/b/", "mvd/c/", "mvd/c/sub/", "mvd/c/sub/y", "mvd/c/x"),
-        keysUnder("mvd/"));
+    assertEquals(
+        List.of("mvd/b/", "mvd/c/", "mvd/c/sub/", "mvd/c/sub/y", "mvd/c/x"), keysUnder("mvd/"));
     assertEquals(Map.of("x", false, "sub", true), children(uri("mvd/c")));
     assertThrows(FileAlreadyExistsException.class, () -> ufs.rename(uri("mvd/c"), uri("mvd/b")));
   }
@@ -253,34 +261,46 @@ class S3UnderFileSystemTest {
     put("rp/new", "new");
     put("rp/old", "old");
     ufs.rename(uri("rp/new"), uri("rp/old"), true);
-    assertEquals("new", server.raw().getObjectAsBytes(
-        b -> b.bucket(BUCKET).key("rp/old")).asUtf8String());
+    assertEquals(
+        "new", server.raw().getObjectAsBytes(b -> b.bucket(BUCKET).key("rp/old")).asUtf8String());
     put("rp/a/x", "x");
     put("rp/empty/", "");
     ufs.rename(uri("rp/a"), uri("rp/empty"), true);
     assertEquals(List.of("rp/empty/x", "rp/old"), keysUnder("rp/"));
     put("rp/full/y", "y");
     put("rp/b/z", "z");
-    assertThrows(DirectoryNotEmptyException.class,
-        () -> ufs.rename(uri("rp/b"), uri("rp/full"), true));
-    assertTrue(assertThrows(FileSystemException.class,
-        () -> ufs.rename(uri("rp/old"), uri("rp/full"), true)).getMessage()
-        .contains("only a directory can replace a directory"));
-    assertEquals(List.of("rp/b/z", "rp/empty/x", "rp/full/y", "rp/old"), keysUnder("rp/"),
+    assertThrows(
+        DirectoryNotEmptyException.class, () -> ufs.rename(uri("rp/b"), uri("rp/full"), true));
+    assertTrue(
+        assertThrows(
+                FileSystemException.class, () -> ufs.rename(uri("rp/old"), uri("rp/full"), true))
+            .getMessage()
+            .contains("only a directory can replace a directory"));
+    assertEquals(
+        List.of("rp/b/z", "rp/empty/x", "rp/full/y", "rp/old"),
+        keysUnder("rp/"),
         "nothing changed by the refusals");
-    assertThrows(NoSuchFileException.class,
-        () -> ufs.rename(uri("rp/none"), uri("rp/old"), true));
+    assertThrows(NoSuchFileException.class, () -> ufs.rename(uri("rp/none"), uri("rp/old"), true));
 
-    assertEquals("s3 stores cannot hold symbolic links", assertThrows(
-        UnsupportedOperationException.class,
-        () -> ufs.createSymlink(uri("rp/link"), "old")).getMessage());
-    assertEquals("s3 stores cannot hold hard links", assertThrows(
-        UnsupportedOperationException.class,
-        () -> ufs.createHardLink(uri("rp/old"), uri("rp/link"))).getMessage());
-    assertEquals("s3 stores cannot hold sockets", assertThrows(
-        UnsupportedOperationException.class,
-        () -> ufs.createSpecialFile(uri("rp/s"), UfsFileType.SOCKET, 0600, 0)).getMessage());
-    assertThrows(IllegalArgumentException.class,
+    assertEquals(
+        "s3 stores cannot hold symbolic links",
+        assertThrows(
+                UnsupportedOperationException.class, () -> ufs.createSymlink(uri("rp/link"), "old"))
+            .getMessage());
+    assertEquals(
+        "s3 stores cannot hold hard links",
+        assertThrows(
+                UnsupportedOperationException.class,
+                () -> ufs.createHardLink(uri("rp/old"), uri("rp/link")))
+            .getMessage());
+    assertEquals(
+        "s3 stores cannot hold sockets",
+        assertThrows(
+                UnsupportedOperationException.class,
+                () -> ufs.createSpecialFile(uri("rp/s"), UfsFileType.SOCKET, 0600, 0))
+            .getMessage());
+    assertThrows(
+        IllegalArgumentException.class,
         () -> ufs.createSpecialFile(uri("rp/s"), UfsFileType.REGULAR, 0600, 0));
     assertEquals(ufs.getStatus(uri("rp/old")), ufs.getTargetStatus(uri("rp/old")));
     assertEquals(UfsFileType.REGULAR, ufs.getStatus(uri("rp/old")).type());
@@ -290,15 +310,15 @@ class S3UnderFileSystemTest {
   @Test
   void renameCopiesObjectsAboveTheSingleCopyLimitInParts() throws Exception {
     byte[] content = S3ReadWriteTest.randomBytes(12 * (1 << 20) + 5, 7);
-    server.raw().putObject(b -> b.bucket(BUCKET).key("big/src"),
-        RequestBody.fromBytes(content));
+    server.raw().putObject(b -> b.bucket(BUCKET).key("big/src"), RequestBody.fromBytes(content));
     S3Options options = S3Options.parse(server.options(S3Options.PART_SIZE, "5MB"));
-    try (S3UnderFileSystem small = S3UnderFileSystemProvider.openStore(
-        S3Location.parse("s3://" + BUCKET), options, 5L << 20)) {
+    try (S3UnderFileSystem small =
+        S3UnderFileSystemProvider.openStore(
+            S3Location.parse("s3://" + BUCKET), options, 5L << 20)) {
       small.rename(uri("big/src"), uri("big/dst"));
     }
-    assertArrayEquals(content, server.raw().getObjectAsBytes(
-        b -> b.bucket(BUCKET).key("big/dst")).asByteArray());
+    assertArrayEquals(
+        content, server.raw().getObjectAsBytes(b -> b.bucket(BUCKET).key("big/dst")).asByteArray());
     assertEquals(List.of("big/dst"), keysUnder("big/"));
     String etag = ufs.getStatus(uri("big/dst")).fingerprint();
     assertTrue(etag.endsWith("-3"), "assembled from three copied parts: " + etag);

@@ -11,11 +11,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
- * An exclusive lock on a folder that a server owns (a master's journal, a worker's tier), held
- * for the life of the process so that a second process started on the same folder fails at
- * once instead of rewriting state under the first one. The lock is an OS file lock on
- * {@code <folder>/.lock}, so it disappears when the process dies, even by kill -9; the file also
- * records the holder's pid for the error message.
+ * An exclusive lock on a folder that a server owns (a master's journal, a worker's tier), held for
+ * the life of the process so that a second process started on the same folder fails at once instead
+ * of rewriting state under the first one. The lock is an OS file lock on {@code <folder>/.lock}, so
+ * it disappears when the process dies, even by kill -9; the file also records the holder's pid for
+ * the error message.
  */
 public final class FolderLock implements AutoCloseable {
   public static final String LOCK_FILE = ".lock";
@@ -38,8 +38,9 @@ public final class FolderLock implements AutoCloseable {
   public static FolderLock acquire(Path folder, String what, String key) throws IOException {
     Files.createDirectories(folder);
     Path file = folder.resolve(LOCK_FILE);
-    FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
-        StandardOpenOption.WRITE);
+    FileChannel ch =
+        FileChannel.open(
+            file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
     FileLock lock;
     try {
       lock = ch.tryLock();
@@ -49,13 +50,23 @@ public final class FolderLock implements AutoCloseable {
     if (lock == null) {
       String holder = readHolder(ch);
       ch.close();
-      throw new IOException("The " + what + " folder " + folder + " is in use by another "
-          + "process" + (holder.isEmpty() ? "" : " (pid " + holder + ")")
-          + ": stop it first, or set " + key + " to another folder");
+      throw new IOException(
+          "The "
+              + what
+              + " folder "
+              + folder
+              + " is in use by another "
+              + "process"
+              + (holder.isEmpty() ? "" : " (pid " + holder + ")")
+              + ": stop it first, or set "
+              + key
+              + " to another folder");
     }
     ch.truncate(0);
-    ch.write(ByteBuffer.wrap(Long.toString(ProcessHandle.current().pid())
-        .getBytes(StandardCharsets.US_ASCII)), 0);
+    ch.write(
+        ByteBuffer.wrap(
+            Long.toString(ProcessHandle.current().pid()).getBytes(StandardCharsets.US_ASCII)),
+        0);
     return new FolderLock(ch, lock);
   }
 

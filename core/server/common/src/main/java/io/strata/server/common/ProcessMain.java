@@ -9,8 +9,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs a server process from its {@code main}: loads and validates configuration, starts the
- * server, stops it on SIGTERM/SIGINT, and turns start-up failures into one clear line on stderr
- * and a non-zero exit (2 for configuration errors, 1 otherwise).
+ * server, stops it on SIGTERM/SIGINT, and turns start-up failures into one clear line on stderr and
+ * a non-zero exit (2 for configuration errors, 1 otherwise).
  */
 public final class ProcessMain {
   private static final Logger LOG = LoggerFactory.getLogger(ProcessMain.class);
@@ -22,8 +22,8 @@ public final class ProcessMain {
     void start() throws Exception;
 
     /**
-     * Called on a stop request (SIGTERM) before {@link #close}: lets work in flight finish
-     * while no new work comes (a worker drains its reads). Returns when done; default none.
+     * Called on a stop request (SIGTERM) before {@link #close}: lets work in flight finish while no
+     * new work comes (a worker drains its reads). Returns when done; default none.
      */
     default void drain() throws Exception {}
   }
@@ -37,7 +37,8 @@ public final class ProcessMain {
   /** Which malloc serves native memory (RocksDB, Netty): tcmalloc when the launcher preloads it. */
   static String allocator() {
     String preload = System.getenv("LD_PRELOAD");
-    return preload != null && preload.contains("tcmalloc") ? "tcmalloc (" + preload + ")"
+    return preload != null && preload.contains("tcmalloc")
+        ? "tcmalloc (" + preload + ")"
         : "glibc malloc (tcmalloc not preloaded; bin/setup installs it)";
   }
 
@@ -66,23 +67,31 @@ public final class ProcessMain {
       System.exit(1);
       return;
     }
-    LOG.info("Strata {} {} started (pid {}); native memory allocator: {}", processName,
-        Version.RELEASE, ProcessHandle.current().pid(), allocator());
+    LOG.info(
+        "Strata {} {} started (pid {}); native memory allocator: {}",
+        processName,
+        Version.RELEASE,
+        ProcessHandle.current().pid(),
+        allocator());
     CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      LOG.info("Stopping the {}", processName);
-      try {
-        server.drain();
-      } catch (Exception e) {
-        LOG.warn("Error while draining the {}", processName, e);
-      }
-      try {
-        server.close();
-      } catch (Exception e) {
-        LOG.warn("Error while stopping the {}", processName, e);
-      }
-      stopped.countDown();
-    }, "shutdown"));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  LOG.info("Stopping the {}", processName);
+                  try {
+                    server.drain();
+                  } catch (Exception e) {
+                    LOG.warn("Error while draining the {}", processName, e);
+                  }
+                  try {
+                    server.close();
+                  } catch (Exception e) {
+                    LOG.warn("Error while stopping the {}", processName, e);
+                  }
+                  stopped.countDown();
+                },
+                "shutdown"));
     try {
       stopped.await();
     } catch (InterruptedException e) {

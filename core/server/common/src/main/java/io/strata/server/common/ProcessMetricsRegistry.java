@@ -6,11 +6,11 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.prometheus.metrics.instrumentation.jvm.ProcessMetrics;
 
 /**
- * The metrics registry of a long-running Strata process (master, worker, proxy, FUSE mount),
- * with the meters every such process publishes beside its own: the JVM's heap, non-heap and
+ * The metrics registry of a long-running Strata process (master, worker, proxy, FUSE mount), with
+ * the meters every such process publishes beside its own: the JVM's heap, non-heap and
  * direct/mapped buffer use, and the process's resident memory, CPU time and open files as the
- * operating system counts them. The resident memory is what shows a slow creep toward OOM that
- * the JVM's own figures miss: native memory of RocksDB, Netty, libfuse and the allocator.
+ * operating system counts them. The resident memory is what shows a slow creep toward OOM that the
+ * JVM's own figures miss: native memory of RocksDB, Netty, libfuse and the allocator.
  */
 public final class ProcessMetricsRegistry {
   private ProcessMetricsRegistry() {}

@@ -15,8 +15,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs the body of a unary RPC: times it into the process's RPC latency metric, completes the
- * observer with its result, and turns any failure into the gRPC status that
- * {@link GrpcErrors} assigns, so that every service reports errors the same way.
+ * observer with its result, and turns any failure into the gRPC status that {@link GrpcErrors}
+ * assigns, so that every service reports errors the same way.
  */
 public final class RpcCalls {
   private static final Logger LOG = LoggerFactory.getLogger(RpcCalls.class);
@@ -25,7 +25,9 @@ public final class RpcCalls {
   private final String latencyMetric;
   private final ConcurrentHashMap<String, Timer> timers = new ConcurrentHashMap<>();
 
-  /** @param latencyMetric the process's RPC latency metric, such as MASTER_RPC_LATENCY */
+  /**
+   * @param latencyMetric the process's RPC latency metric, such as MASTER_RPC_LATENCY
+   */
   public RpcCalls(MeterRegistry registry, String latencyMetric) {
     this.registry = registry;
     this.latencyMetric = latencyMetric;
@@ -52,12 +54,12 @@ public final class RpcCalls {
   }
 
   /**
-   * Runs the body of a unary RPC whose answer comes later: the thread that called this is free
-   * once the body returns its future, and the answer (or the failure's status) is sent when
-   * the future completes, on the thread that completes it.
+   * Runs the body of a unary RPC whose answer comes later: the thread that called this is free once
+   * the body returns its future, and the answer (or the failure's status) is sent when the future
+   * completes, on the thread that completes it.
    */
-  public <T> void unaryAsync(String method, StreamObserver<T> observer,
-      Body<CompletableFuture<T>> body) {
+  public <T> void unaryAsync(
+      String method, StreamObserver<T> observer, Body<CompletableFuture<T>> body) {
     long start = System.nanoTime();
     CompletableFuture<T> answer;
     try {
@@ -66,20 +68,21 @@ public final class RpcCalls {
       failed(method, observer, start, t);
       return;
     }
-    answer.whenComplete((result, error) -> {
-      if (error != null) {
-        failed(method, observer, start, unwrap(error));
-        return;
-      }
-      timer(method).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-      try {
-        observer.onNext(result);
-        observer.onCompleted();
-      } catch (RuntimeException e) {
-        // The caller went away meanwhile (cancelled): nobody to answer.
-        LOG.debug("RPC {} could not be answered: {}", method, e.toString());
-      }
-    });
+    answer.whenComplete(
+        (result, error) -> {
+          if (error != null) {
+            failed(method, observer, start, unwrap(error));
+            return;
+          }
+          timer(method).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+          try {
+            observer.onNext(result);
+            observer.onCompleted();
+          } catch (RuntimeException e) {
+            // The caller went away meanwhile (cancelled): nobody to answer.
+            LOG.debug("RPC {} could not be answered: {}", method, e.toString());
+          }
+        });
   }
 
   private void failed(String method, StreamObserver<?> observer, long start, Throwable t) {
@@ -107,10 +110,13 @@ public final class RpcCalls {
 
   /** The latency timer of one method, for streaming RPCs that time themselves. */
   public Timer timer(String method) {
-    return timers.computeIfAbsent(method, m -> Timer.builder(latencyMetric)
-        .description("Latency of RPCs served by this process")
-        .tag(MetricNames.TAG_METHOD, m)
-        .publishPercentiles(0.5, 0.99)
-        .register(registry));
+    return timers.computeIfAbsent(
+        method,
+        m ->
+            Timer.builder(latencyMetric)
+                .description("Latency of RPCs served by this process")
+                .tag(MetricNames.TAG_METHOD, m)
+                .publishPercentiles(0.5, 0.99)
+                .register(registry));
   }
 }

@@ -40,13 +40,16 @@ public final class VersionCheck implements ServerInterceptor {
   }
 
   @Override
-  public <Q, A> ServerCall.Listener<Q> interceptCall(ServerCall<Q, A> call, Metadata headers,
-      ServerCallHandler<Q, A> next) {
+  public <Q, A> ServerCall.Listener<Q> interceptCall(
+      ServerCall<Q, A> call, Metadata headers, ServerCallHandler<Q, A> next) {
     Caller caller = Caller.of(headers);
     String refusal = VersionHeaders.refusal(caller, server);
     if (refusal != null) {
-      LOG.warn("Refused {} from {}: {}", call.getMethodDescriptor().getFullMethodName(),
-          call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR), refusal);
+      LOG.warn(
+          "Refused {} from {}: {}",
+          call.getMethodDescriptor().getFullMethodName(),
+          call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR),
+          refusal);
       call.close(Status.FAILED_PRECONDITION.withDescription(refusal), new Metadata());
       return new ServerCall.Listener<>() {};
     }

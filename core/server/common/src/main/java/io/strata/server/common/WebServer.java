@@ -10,24 +10,27 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Executors;
 
 /**
- * The HTTP endpoint of a server process: {@code /metrics} in Prometheus text form and
- * {@code /health}. The JDK's built-in server is enough for a scrape every few seconds and adds
- * no dependency.
+ * The HTTP endpoint of a server process: {@code /metrics} in Prometheus text form and {@code
+ * /health}. The JDK's built-in server is enough for a scrape every few seconds and adds no
+ * dependency.
  */
 public final class WebServer implements AutoCloseable {
   private final HttpServer server;
 
-  public WebServer(String bindHost, int port, PrometheusMeterRegistry registry)
-      throws IOException {
+  public WebServer(String bindHost, int port, PrometheusMeterRegistry registry) throws IOException {
     server = HttpServer.create(new InetSocketAddress(bindHost, port), 16);
-    server.createContext("/metrics", ex -> respond(ex, 200,
-        "text/plain; version=0.0.4; charset=utf-8", registry.scrape()));
+    server.createContext(
+        "/metrics",
+        ex -> respond(ex, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape()));
     server.createContext("/health", ex -> respond(ex, 200, "text/plain", "ok\n"));
-    server.setExecutor(Executors.newFixedThreadPool(2, r -> {
-      Thread t = new Thread(r, "web-server");
-      t.setDaemon(true);
-      return t;
-    }));
+    server.setExecutor(
+        Executors.newFixedThreadPool(
+            2,
+            r -> {
+              Thread t = new Thread(r, "web-server");
+              t.setDaemon(true);
+              return t;
+            }));
     server.start();
   }
 

@@ -13,9 +13,9 @@ import io.strata.proto.RegisterWorkerResponse;
 import io.strata.server.common.RpcCalls;
 
 /**
- * The gRPC face of the {@link WorkerRegistry} for workers: registration with a full block
- * report, heartbeats (which carry block changes one way and removal orders the other), and
- * single block commits. Errors reach the worker as the status codes of {@code GrpcErrors}.
+ * The gRPC face of the {@link WorkerRegistry} for workers: registration with a full block report,
+ * heartbeats (which carry block changes one way and removal orders the other), and single block
+ * commits. Errors reach the worker as the status codes of {@code GrpcErrors}.
  */
 public final class BlockMasterWorkerService
     extends BlockMasterWorkerGrpc.BlockMasterWorkerImplBase {
@@ -28,10 +28,12 @@ public final class BlockMasterWorkerService
   }
 
   @Override
-  public void registerWorker(RegisterWorkerRequest request,
-      StreamObserver<RegisterWorkerResponse> observer) {
-    calls.unary("RegisterWorker", observer, () -> RegisterWorkerResponse.newBuilder()
-        .setWorkerId(registry.register(request)).build());
+  public void registerWorker(
+      RegisterWorkerRequest request, StreamObserver<RegisterWorkerResponse> observer) {
+    calls.unary(
+        "RegisterWorker",
+        observer,
+        () -> RegisterWorkerResponse.newBuilder().setWorkerId(registry.register(request)).build());
   }
 
   @Override
@@ -40,20 +42,26 @@ public final class BlockMasterWorkerService
   }
 
   @Override
-  public void commitBlock(CommitBlockRequest request,
-      StreamObserver<CommitBlockResponse> observer) {
-    calls.unary("CommitBlock", observer, () -> {
-      registry.commitBlock(request.getWorkerId(), request.getBlock());
-      return CommitBlockResponse.getDefaultInstance();
-    });
+  public void commitBlock(
+      CommitBlockRequest request, StreamObserver<CommitBlockResponse> observer) {
+    calls.unary(
+        "CommitBlock",
+        observer,
+        () -> {
+          registry.commitBlock(request.getWorkerId(), request.getBlock());
+          return CommitBlockResponse.getDefaultInstance();
+        });
   }
 
   @Override
-  public void commitBlocks(CommitBlocksRequest request,
-      StreamObserver<CommitBlocksResponse> observer) {
-    calls.unary("CommitBlocks", observer, () -> {
-      registry.commitBlocks(request.getWorkerId(), request.getBlocksList());
-      return CommitBlocksResponse.getDefaultInstance();
-    });
+  public void commitBlocks(
+      CommitBlocksRequest request, StreamObserver<CommitBlocksResponse> observer) {
+    calls.unary(
+        "CommitBlocks",
+        observer,
+        () -> {
+          registry.commitBlocks(request.getWorkerId(), request.getBlocksList());
+          return CommitBlocksResponse.getDefaultInstance();
+        });
   }
 }

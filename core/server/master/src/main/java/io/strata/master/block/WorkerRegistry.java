@@ -37,20 +37,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The workers the master knows and which blocks each holds. State is in memory only: after a
- * master restart workers are told to register again and their full reports rebuild it.
+ * The workers the master knows and which blocks each holds. State is in memory only: after a master
+ * restart workers are told to register again and their full reports rebuild it.
  *
- * <p>Guarantees: a worker's id depends only on its address (host and data port), so it is the
- * same across worker and master restarts, and block placement by {@code WorkerHashing} stays
- * stable. Locations are only ever of live workers: a worker without a heartbeat for the timeout
- * is marked lost by {@link #markLostWorkers} and its locations are dropped. Blocks of deleted or
- * freed files are queued for removal on every worker holding them and handed out in that
- * worker's next heartbeat response; a block a worker reports whose file no longer exists is
- * queued the same way, so that workers do not keep blocks nobody can read.
+ * <p>Guarantees: a worker's id depends only on its address (host and data port), so it is the same
+ * across worker and master restarts, and block placement by {@code WorkerHashing} stays stable.
+ * Locations are only ever of live workers: a worker without a heartbeat for the timeout is marked
+ * lost by {@link #markLostWorkers} and its locations are dropped. Blocks of deleted or freed files
+ * are queued for removal on every worker holding them and handed out in that worker's next
+ * heartbeat response; a block a worker reports whose file no longer exists is queued the same way,
+ * so that workers do not keep blocks nobody can read.
  *
- * <p>Thread-safety: every method is safe to call from many threads; they serialise on this
- * object with short critical sections. The file-existence check runs outside that lock, so the
- * namespace may call into this class while holding its own lock without risk of deadlock.
+ * <p>Thread-safety: every method is safe to call from many threads; they serialise on this object
+ * with short critical sections. The file-existence check runs outside that lock, so the namespace
+ * may call into this class while holding its own lock without risk of deadlock.
  */
 public final class WorkerRegistry {
   private static final Logger LOG = LoggerFactory.getLogger(WorkerRegistry.class);
@@ -63,8 +63,10 @@ public final class WorkerRegistry {
     WorkerCacheStats stats = WorkerCacheStats.getDefaultInstance();
     String release = "";
     int protocol;
+
     /** Stopping: not named as a source of new reads (see HeartbeatRequest.draining). */
     boolean draining;
+
     long registeredMs;
     long lastHeartbeatMs;
     final Set<Long> blocks = new HashSet<>();
@@ -94,15 +96,19 @@ public final class WorkerRegistry {
     this.timeout = timeout;
     this.fileExists = fileExists;
     Gauge.builder(MetricNames.MASTER_WORKERS, this, r -> r.count(WorkerState.WORKER_LIVE))
-        .tag(MetricNames.TAG_STATE, "live").description("Workers by state").register(registry);
+        .tag(MetricNames.TAG_STATE, "live")
+        .description("Workers by state")
+        .register(registry);
     Gauge.builder(MetricNames.MASTER_WORKERS, this, r -> r.count(WorkerState.WORKER_LOST))
-        .tag(MetricNames.TAG_STATE, "lost").description("Workers by state").register(registry);
+        .tag(MetricNames.TAG_STATE, "lost")
+        .description("Workers by state")
+        .register(registry);
   }
 
   /**
-   * Forgets every worker and block location: a master that takes the lead learns them afresh
-   * from registrations (a worker heartbeating an unknown id is asked to register again), and
-   * one that loses it must not keep a view that goes stale.
+   * Forgets every worker and block location: a master that takes the lead learns them afresh from
+   * registrations (a worker heartbeating an unknown id is asked to register again), and one that
+   * loses it must not keep a view that goes stale.
    */
   public synchronized void clear() {
     workers.clear();
@@ -124,8 +130,10 @@ public final class WorkerRegistry {
   public long register(RegisterWorkerRequest request) throws StrataException {
     WorkerAddress address = request.getAddress();
     if (address.getHost().isEmpty() || address.getDataPort() <= 0) {
-      throw StrataException.invalidArgument("A worker registered without a host or data port ("
-          + address + "): set strata.worker.hostname");
+      throw StrataException.invalidArgument(
+          "A worker registered without a host or data port ("
+              + address
+              + "): set strata.worker.hostname");
     }
     Set<Long> orphans = orphans(request.getBlocksList());
     long now = System.currentTimeMillis();
@@ -149,8 +157,12 @@ public final class WorkerRegistry {
       for (BlockReport b : request.getBlocksList()) {
         addBlock(w, b, orphans);
       }
-      LOG.info("Worker {} registered from {} ({} blocks, release {})", id, key,
-          request.getBlocksCount(), request.getRelease());
+      LOG.info(
+          "Worker {} registered from {} ({} blocks, release {})",
+          id,
+          key,
+          request.getBlocksCount(),
+          request.getRelease());
       return id;
     }
   }
@@ -181,11 +193,14 @@ public final class WorkerRegistry {
       Worker w = workers.get(request.getWorkerId());
       if (w == null || w.state != WorkerState.WORKER_LIVE) {
         return HeartbeatResponse.newBuilder()
-            .setCommand(WorkerCommand.WORKER_COMMAND_REGISTER).build();
+            .setCommand(WorkerCommand.WORKER_COMMAND_REGISTER)
+            .build();
       }
       w.lastHeartbeatMs = System.currentTimeMillis();
       if (request.getDraining() && !w.draining) {
-        LOG.info("Worker {} at {} is draining: new reads go to other workers", w.id,
+        LOG.info(
+            "Worker {} at {} is draining: new reads go to other workers",
+            w.id,
             w.address.getHost() + ":" + w.address.getDataPort());
       }
       w.draining = request.getDraining();
@@ -202,17 +217,19 @@ public final class WorkerRegistry {
       for (BlockReport b : request.getAddedBlocksList()) {
         addBlock(w, b, orphans);
       }
-      HeartbeatResponse.Builder response = HeartbeatResponse.newBuilder()
-          .setCommand(WorkerCommand.WORKER_COMMAND_NONE).addAllRemoveBlockIds(w.pendingRemovals);
+      HeartbeatResponse.Builder response =
+          HeartbeatResponse.newBuilder()
+              .setCommand(WorkerCommand.WORKER_COMMAND_NONE)
+              .addAllRemoveBlockIds(w.pendingRemovals);
       w.pendingRemovals.clear();
       return response.build();
     }
   }
 
   /**
-   * Adds one block a worker has just cached. The commit is newer than a free of the block not
-   * yet handed to the worker, so that removal is called off: otherwise a block freed and then
-   * loaded again before the worker's next heartbeat would be ignored here and then removed.
+   * Adds one block a worker has just cached. The commit is newer than a free of the block not yet
+   * handed to the worker, so that removal is called off: otherwise a block freed and then loaded
+   * again before the worker's next heartbeat would be ignored here and then removed.
    */
   public void commitBlock(long workerId, BlockReport block) throws StrataException {
     commitBlocks(workerId, List.of(block));
@@ -224,8 +241,11 @@ public final class WorkerRegistry {
     synchronized (this) {
       Worker w = workers.get(workerId);
       if (w == null || w.state != WorkerState.WORKER_LIVE) {
-        throw new StrataException(ErrorCode.FAILED_PRECONDITION, "Worker " + workerId
-            + " is not registered with this master; it registers again on its next heartbeat");
+        throw new StrataException(
+            ErrorCode.FAILED_PRECONDITION,
+            "Worker "
+                + workerId
+                + " is not registered with this master; it registers again on its next heartbeat");
       }
       for (BlockReport block : blocks) {
         w.pendingRemovals.remove(block.getBlockId());
@@ -253,8 +273,7 @@ public final class WorkerRegistry {
       return;
     }
     w.blocks.add(blockId);
-    locations.computeIfAbsent(blockId, k -> new BlockHolders()).tierByWorker.put(w.id,
-        b.getTier());
+    locations.computeIfAbsent(blockId, k -> new BlockHolders()).tierByWorker.put(w.id, b.getTier());
   }
 
   private void removeLocation(Worker w, long blockId) {
@@ -285,9 +304,13 @@ public final class WorkerRegistry {
           int blocks = w.blocks.size();
           dropLocations(w);
           lost++;
-          LOG.warn("Worker {} at {}:{} is lost: no heartbeat for {} ms; dropped {} block "
-              + "locations", w.id, w.address.getHost(), w.address.getDataPort(),
-              now - w.lastHeartbeatMs, blocks);
+          LOG.warn(
+              "Worker {} at {}:{} is lost: no heartbeat for {} ms; dropped {} block " + "locations",
+              w.id,
+              w.address.getHost(),
+              w.address.getDataPort(),
+              now - w.lastHeartbeatMs,
+              blocks);
         }
       }
     }
@@ -306,15 +329,22 @@ public final class WorkerRegistry {
       if (w.draining) {
         continue;
       }
-      out.add(BlockLocation.newBuilder().setWorkerId(w.id).setAddress(w.address)
-          .setTier(e.getValue()).build());
+      out.add(
+          BlockLocation.newBuilder()
+              .setWorkerId(w.id)
+              .setAddress(w.address)
+              .setTier(e.getValue())
+              .build());
     }
     return out;
   }
 
   private NavigableMap<Long, BlockHolders> blocksOfFile(long fileId) {
-    return locations.subMap(BlockIds.blockId(fileId, 0), true,
-        BlockIds.blockId(fileId, (int) BlockIds.MAX_BLOCKS_PER_FILE - 1), true);
+    return locations.subMap(
+        BlockIds.blockId(fileId, 0),
+        true,
+        BlockIds.blockId(fileId, (int) BlockIds.MAX_BLOCKS_PER_FILE - 1),
+        true);
   }
 
   /** Bytes of a file held by at least one live worker. */
@@ -335,8 +365,8 @@ public final class WorkerRegistry {
   public record Freed(long blocks, long bytes) {}
 
   /**
-   * Queues every cached block of the files for removal on the workers holding it and drops
-   * those locations. Each file is given as {@code {fileId, length, blockSize}}.
+   * Queues every cached block of the files for removal on the workers holding it and drops those
+   * locations. Each file is given as {@code {fileId, length, blockSize}}.
    */
   public synchronized Freed free(Collection<long[]> files) {
     long blocks = 0;
@@ -376,12 +406,22 @@ public final class WorkerRegistry {
   public synchronized List<WorkerInfo> workers() {
     List<WorkerInfo> out = new ArrayList<>();
     for (Worker w : workers.values()) {
-      out.add(WorkerInfo.newBuilder().setWorkerId(w.id).setAddress(w.address)
-          .setState(w.draining && w.state == WorkerState.WORKER_LIVE
-              ? WorkerState.WORKER_DRAINING : w.state)
-          .addAllTiers(w.tiers).setLastHeartbeatMs(w.lastHeartbeatMs)
-          .setRegisteredMs(w.registeredMs).setBlockCount(w.blocks.size())
-          .setCacheStats(w.stats).setRelease(w.release).setProtocolVersion(w.protocol).build());
+      out.add(
+          WorkerInfo.newBuilder()
+              .setWorkerId(w.id)
+              .setAddress(w.address)
+              .setState(
+                  w.draining && w.state == WorkerState.WORKER_LIVE
+                      ? WorkerState.WORKER_DRAINING
+                      : w.state)
+              .addAllTiers(w.tiers)
+              .setLastHeartbeatMs(w.lastHeartbeatMs)
+              .setRegisteredMs(w.registeredMs)
+              .setBlockCount(w.blocks.size())
+              .setCacheStats(w.stats)
+              .setRelease(w.release)
+              .setProtocolVersion(w.protocol)
+              .build());
     }
     out.sort((a, b) -> Long.compare(a.getWorkerId(), b.getWorkerId()));
     return out;

@@ -16,15 +16,15 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * One change of the namespace being made: the path locks it holds, the namespace it sees (the
- * applied store plus the changes staged ahead of it), the under stores it may call, and how
- * it stages its entries. Made by a {@link ChangeRunner}, used by one thread at a time.
+ * applied store plus the changes staged ahead of it), the under stores it may call, and how it
+ * stages its entries. Made by a {@link ChangeRunner}, used by one thread at a time.
  *
- * <p>A change first runs <em>inline</em>, on the thread that received the call: it may take
- * locks only if they are free and may not call a store; the first time it would wait for a
- * lock or call a store it gives up ({@link NeedsLane}), having changed nothing, and runs
- * again from the start on its mount's lane, where it may wait. So calls that need neither
- * (creating a file in a folder already known, completing it, changing attributes) cost no
- * thread hand-off, and a store that does not answer holds only its own mount's lane.
+ * <p>A change first runs <em>inline</em>, on the thread that received the call: it may take locks
+ * only if they are free and may not call a store; the first time it would wait for a lock or call a
+ * store it gives up ({@link NeedsLane}), having changed nothing, and runs again from the start on
+ * its mount's lane, where it may wait. So calls that need neither (creating a file in a folder
+ * already known, completing it, changing attributes) cost no thread hand-off, and a store that does
+ * not answer holds only its own mount's lane.
  */
 final class Change {
   /** Thrown inline where the change would have to wait or call a store; no stack trace. */
@@ -45,12 +45,12 @@ final class Change {
   private final long deadlineNanos;
   private PathLocks.Held held;
   private final List<PathLocks.Held> more = new ArrayList<>();
+
   /** The apply of the latest change staged when this one staged or found a loaded inode. */
   private CompletableFuture<?> stagedAhead = CompletableFuture.completedFuture(null);
 
   /**
-   * @param deadlineNanos the caller's deadline ({@link System#nanoTime}), or
-   *     {@link Long#MAX_VALUE}
+   * @param deadlineNanos the caller's deadline ({@link System#nanoTime}), or {@link Long#MAX_VALUE}
    */
   Change(Env env, CallIdentity caller, boolean inline, long deadlineNanos) {
     this.env = env;
@@ -66,8 +66,8 @@ final class Change {
   // ---- locks ----
 
   /**
-   * Takes the locks of {@code request}, giving up those held so far (a change that finds it
-   * needs more locks asks again for all of them; it has changed nothing yet).
+   * Takes the locks of {@code request}, giving up those held so far (a change that finds it needs
+   * more locks asks again for all of them; it has changed nothing yet).
    */
   void lock(PathLocks.Request request) throws IOException {
     releaseLocks();
@@ -91,8 +91,8 @@ final class Change {
   }
 
   /**
-   * Takes more locks, beside those held, only if they are free now; false (nothing more
-   * held) otherwise. Never waits, so it cannot deadlock whatever the order.
+   * Takes more locks, beside those held, only if they are free now; false (nothing more held)
+   * otherwise. Never waits, so it cannot deadlock whatever the order.
    */
   boolean tryLockMore(PathLocks.Request request) {
     PathLocks.Held h = env.locks().tryAcquire(request);
@@ -116,8 +116,8 @@ final class Change {
   }
 
   /**
-   * Releases the locks once {@code result} completes (the change's entries applied, or it
-   * failed) and returns a future that completes after that.
+   * Releases the locks once {@code result} completes (the change's entries applied, or it failed)
+   * and returns a future that completes after that.
    */
   <T> CompletableFuture<T> finish(CompletableFuture<T> result) {
     return result.whenComplete((v, e) -> releaseLocks());
@@ -138,10 +138,10 @@ final class Change {
   }
 
   /**
-   * Walks a path, first loading from the under store the components the namespace may be
-   * missing (below folders whose children were never loaded, or whose listing is due for a
-   * sync). Loaded inodes are staged at once ({@link ChangeStaging#discover}); what this change
-   * stages later is built on them.
+   * Walks a path, first loading from the under store the components the namespace may be missing
+   * (below folders whose children were never loaded, or whose listing is due for a sync). Loaded
+   * inodes are staged at once ({@link ChangeStaging#discover}); what this change stages later is
+   * built on them.
    */
   Walk walkLoading(String path, SyncInterval call) throws IOException {
     InodeTree tree = env.tree();
@@ -159,8 +159,8 @@ final class Change {
         break;
       }
       String name = w.names().get(depth - 1);
-      InodeEntry.Builder child = tree.loader().toInode(s.get(), newInodeId(), parent.getId(),
-          name, now);
+      InodeEntry.Builder child =
+          tree.loader().toInode(s.get(), newInodeId(), parent.getId(), name, now);
       InodeEntry made = env.staging().discover(child);
       if (made == null) {
         break;
@@ -239,8 +239,8 @@ final class Change {
   }
 
   /**
-   * Completes once everything this change staged, or found staged by another change and used,
-   * is applied: a read that loaded metadata answers from the applied store after it.
+   * Completes once everything this change staged, or found staged by another change and used, is
+   * applied: a read that loaded metadata answers from the applied store after it.
    */
   CompletableFuture<?> stagedAhead() {
     return stagedAhead;
@@ -250,8 +250,15 @@ final class Change {
   static void checkSameFile(InodeEntry n, long fileId, String path, String outcome)
       throws StrataException {
     if (fileId != 0 && n.getId() != fileId) {
-      throw new StrataException(ErrorCode.STALE, path + " is another file now (id " + n.getId()
-          + ", not " + fileId + "): another writer replaced it; " + outcome);
+      throw new StrataException(
+          ErrorCode.STALE,
+          path
+              + " is another file now (id "
+              + n.getId()
+              + ", not "
+              + fileId
+              + "): another writer replaced it; "
+              + outcome);
     }
   }
 }

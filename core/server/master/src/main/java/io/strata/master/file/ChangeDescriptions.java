@@ -12,9 +12,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What a change's entries change in the namespace as clients see it, named before they apply
- * (a removed or renamed inode has no path after), and published to the {@link ChangeFeed}
- * with their journal sequences once they applied.
+ * What a change's entries change in the namespace as clients see it, named before they apply (a
+ * removed or renamed inode has no path after), and published to the {@link ChangeFeed} with their
+ * journal sequences once they applied.
  */
 final class ChangeDescriptions {
   /** A path that entry number {@code entry} of a change changes, as watchers are told. */
@@ -26,8 +26,7 @@ final class ChangeDescriptions {
 
   /**
    * @param view the namespace before the change (applied plus the changes ahead of it)
-   * @param store the metastore, for what the view does not track (whether a folder has
-   *     children)
+   * @param store the metastore, for what the view does not track (whether a folder has children)
    */
   ChangeDescriptions(InodeSource view, InodeStore store, MountTable mounts) {
     this.view = view;
@@ -37,11 +36,10 @@ final class ChangeDescriptions {
 
   /**
    * The paths each entry changes. An inode rewritten with only what clients do not see (its
-   * children loaded, its last sync time) changes nothing, and neither does a new inode that a
-   * load found in a folder whose children were never loaded ({@code discovered}): nobody can
-   * hold a listing of such a folder. Entries of one change may name inodes an earlier entry
-   * of it creates (a directory and its parents), so the paths of new directories are
-   * remembered on the way.
+   * children loaded, its last sync time) changes nothing, and neither does a new inode that a load
+   * found in a folder whose children were never loaded ({@code discovered}): nobody can hold a
+   * listing of such a folder. Entries of one change may name inodes an earlier entry of it creates
+   * (a directory and its parents), so the paths of new directories are remembered on the way.
    */
   List<PathChange> describe(List<JournalEntry> entries, boolean discovered) {
     List<PathChange> out = new ArrayList<>();
@@ -82,8 +80,7 @@ final class ChangeDescriptions {
           long id = e.getRename().getId();
           InodeEntry n = view.get(id);
           String from = n == null ? null : pathOf(id, paths);
-          String to = childPath(e.getRename().getNewParentId(), e.getRename().getNewName(),
-              paths);
+          String to = childPath(e.getRename().getNewParentId(), e.getRename().getNewName(), paths);
           if (from != null) {
             out.add(new PathChange(i, from, n.getDirectory()));
           }
@@ -98,19 +95,24 @@ final class ChangeDescriptions {
             out.add(new PathChange(i, path, true));
           }
         }
-        default -> { }
+        default -> {}
       }
     }
     return out;
   }
 
   /** The notices of described changes, with the sequences their entries applied at. */
-  static List<NamespaceChange> notices(List<PathChange> described, List<JournalEntry> applied,
-      String clientId) {
+  static List<NamespaceChange> notices(
+      List<PathChange> described, List<JournalEntry> applied, String clientId) {
     List<NamespaceChange> out = new ArrayList<>(described.size());
     for (PathChange c : described) {
-      out.add(NamespaceChange.newBuilder().setPath(c.path()).setSubtree(c.subtree())
-          .setSequence(applied.get(c.entry()).getSequence()).setClientId(clientId).build());
+      out.add(
+          NamespaceChange.newBuilder()
+              .setPath(c.path())
+              .setSubtree(c.subtree())
+              .setSequence(applied.get(c.entry()).getSequence())
+              .setClientId(clientId)
+              .build());
     }
     return out;
   }
@@ -122,8 +124,8 @@ final class ChangeDescriptions {
   }
 
   /**
-   * Whether two versions of an inode look the same to clients: they differ at most in what
-   * clients never see (a directory's children loaded, a sync time, a version being written).
+   * Whether two versions of an inode look the same to clients: they differ at most in what clients
+   * never see (a directory's children loaded, a sync time, a version being written).
    */
   private static boolean sameView(InodeEntry a, InodeEntry b) {
     return hidden(a).equals(hidden(b));

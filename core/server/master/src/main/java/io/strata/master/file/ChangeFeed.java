@@ -17,40 +17,48 @@ import org.slf4j.LoggerFactory;
 /**
  * The namespace's changes as a stream, for clients that cache statuses until they change (FUSE
  * mounts): every change journaled through {@link InodeTree#journal} is published here with its
- * journal sequence, kept in a bounded history so that a client that reconnects gets what it
- * missed, and sent to every watcher in order by one thread of the feed's own.
+ * journal sequence, kept in a bounded history so that a client that reconnects gets what it missed,
+ * and sent to every watcher in order by one thread of the feed's own.
  *
- * <p>Guarantees: a watcher gets every change after its position, in sequence order and once,
- * and never before the change is applied to the metastore (it is published within the journal
- * write, after the apply, so in journal order with every other write). When that cannot be kept -- the position is older than the history, predates
- * this master, or the watcher fell more than {@code maxPending} changes behind -- the watcher is
- * sent {@code reset} instead, then every later change. The first message of a stream carries
- * what the watcher missed (at most {@link #MAX_REPLAY} changes; more is a reset). A message is
- * sent to a watcher only while its call can take it, so a slow watcher never makes the master
- * buffer without bound, and publishing never waits for a watcher. Memory is bounded by
- * {@code historySize} changes plus {@code maxPending} per watcher. When nothing was sent to a
- * watcher for {@link #HEARTBEAT_NANOS}, it gets an empty message, by which it can tell that the
- * stream is alive.
+ * <p>Guarantees: a watcher gets every change after its position, in sequence order and once, and
+ * never before the change is applied to the metastore (it is published within the journal write,
+ * after the apply, so in journal order with every other write). When that cannot be kept -- the
+ * position is older than the history, predates this master, or the watcher fell more than {@code
+ * maxPending} changes behind -- the watcher is sent {@code reset} instead, then every later change.
+ * The first message of a stream carries what the watcher missed (at most {@link #MAX_REPLAY}
+ * changes; more is a reset). A message is sent to a watcher only while its call can take it, so a
+ * slow watcher never makes the master buffer without bound, and publishing never waits for a
+ * watcher. Memory is bounded by {@code historySize} changes plus {@code maxPending} per watcher.
+ * When nothing was sent to a watcher for {@link #HEARTBEAT_NANOS}, it gets an empty message, by
+ * which it can tell that the stream is alive.
  */
 public final class ChangeFeed implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ChangeFeed.class);
+
   /** Most changes a reconnecting watcher is sent in place of a reset. */
   static final int MAX_REPLAY = 10_000;
+
   /** Most changes in one message after the first. */
   private static final int BATCH = 1_000;
+
   /** Quiet time after which a watcher gets a heartbeat. */
   static final long HEARTBEAT_NANOS = TimeUnit.SECONDS.toNanos(1);
 
   private final int historySize;
   private final int maxPending;
+
   /** Guarded by this. */
   private final ArrayDeque<NamespaceChange> history = new ArrayDeque<>();
+
   /** Every change after this sequence is in the history. Guarded by this. */
   private long completeAfter;
+
   /** The sequence of the last change published (or where the feed started). Guarded by this. */
   private long lastSequence;
+
   /** Guarded by this. */
   private final List<Watcher> watchers = new ArrayList<>();
+
   private final Counter published;
   private final Counter resets;
   private final Thread sender;
@@ -70,8 +78,8 @@ public final class ChangeFeed implements AutoCloseable {
   }
 
   /**
-   * @param startSequence the journal's last sequence when the master starts: changes before it
-   *     are not in the history
+   * @param startSequence the journal's last sequence when the master starts: changes before it are
+   *     not in the history
    * @param historySize changes kept for watchers that reconnect
    * @param maxPending changes a watcher may lag behind before it is reset
    */
@@ -80,13 +88,17 @@ public final class ChangeFeed implements AutoCloseable {
     this.lastSequence = startSequence;
     this.historySize = Math.max(1, historySize);
     this.maxPending = Math.max(1, maxPending);
-    this.published = Counter.builder(MetricNames.MASTER_WATCH_CHANGES)
-        .description("Namespace changes published to watching clients").register(registry);
-    this.resets = Counter.builder(MetricNames.MASTER_WATCH_RESETS)
-        .description("Watchers told to reset their caches (missed or too many changes)")
-        .register(registry);
+    this.published =
+        Counter.builder(MetricNames.MASTER_WATCH_CHANGES)
+            .description("Namespace changes published to watching clients")
+            .register(registry);
+    this.resets =
+        Counter.builder(MetricNames.MASTER_WATCH_RESETS)
+            .description("Watchers told to reset their caches (missed or too many changes)")
+            .register(registry);
     Gauge.builder(MetricNames.MASTER_WATCH_WATCHERS, this, ChangeFeed::watcherCount)
-        .description("Clients watching the namespace's changes").register(registry);
+        .description("Clients watching the namespace's changes")
+        .register(registry);
     this.sender = new Thread(this::sendLoop, "master-change-feed");
     sender.setDaemon(true);
     sender.start();
@@ -122,10 +134,10 @@ public final class ChangeFeed implements AutoCloseable {
   }
 
   /**
-   * Moves the feed's position to a journal sequence every change up to which was published
-   * (called within each journal write, after its changes): a watcher that has been sent
-   * everything is then at the journal's end, so a master restarted on the same journal owes it
-   * nothing and need not reset it.
+   * Moves the feed's position to a journal sequence every change up to which was published (called
+   * within each journal write, after its changes): a watcher that has been sent everything is then
+   * at the journal's end, so a master restarted on the same journal owes it nothing and need not
+   * reset it.
    */
   public synchronized void advance(long sequence) {
     if (sequence > lastSequence) {
@@ -134,9 +146,9 @@ public final class ChangeFeed implements AutoCloseable {
   }
 
   /**
-   * Forgets the history and starts again at {@code sequence}: a master that takes the lead
-   * never published what the previous leader did, so a watcher that asks from an older
-   * sequence must reset rather than be told nothing changed.
+   * Forgets the history and starts again at {@code sequence}: a master that takes the lead never
+   * published what the previous leader did, so a watcher that asks from an older sequence must
+   * reset rather than be told nothing changed.
    */
   public synchronized void restartAt(long sequence) {
     history.clear();
@@ -150,8 +162,8 @@ public final class ChangeFeed implements AutoCloseable {
   }
 
   /**
-   * Starts streaming to a watcher whose last seen change is {@code afterSequence} (0: it has
-   * seen none and caches nothing).
+   * Starts streaming to a watcher whose last seen change is {@code afterSequence} (0: it has seen
+   * none and caches nothing).
    */
   public void watch(long afterSequence, ServerCallStreamObserver<WatchChangesResponse> call) {
     Watcher w = new Watcher(call);
@@ -238,8 +250,8 @@ public final class ChangeFeed implements AutoCloseable {
           w.first = null;
         } else if (w.resetPending) {
           w.resetPending = false;
-          message = WatchChangesResponse.newBuilder().setReset(true).setSequence(lastSequence)
-              .build();
+          message =
+              WatchChangesResponse.newBuilder().setReset(true).setSequence(lastSequence).build();
         } else if (!w.pending.isEmpty()) {
           WatchChangesResponse.Builder b = WatchChangesResponse.newBuilder();
           for (int i = 0; i < BATCH && !w.pending.isEmpty(); i++) {

@@ -14,16 +14,15 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs changes (and reads that must load metadata first): inline on the calling thread when
- * they need no store call and no wait, else on the lane of the mount of their path
- * ({@link MountLanes}); see {@link Change}. The caller gets a future, completed when the
- * change's entries are applied and its locks released; a gRPC handler thread therefore never
- * waits for a store, a lock or a commit.
+ * Runs changes (and reads that must load metadata first): inline on the calling thread when they
+ * need no store call and no wait, else on the lane of the mount of their path ({@link MountLanes});
+ * see {@link Change}. The caller gets a future, completed when the change's entries are applied and
+ * its locks released; a gRPC handler thread therefore never waits for a store, a lock or a commit.
  *
  * <p>A client's retry of a call that is still being made (its answer was late, or lost with a
  * connection) gets the outcome of the call in progress, and so does a retry shortly after it
- * finished; the journal's call history answers later ones ({@code RetriedCallReplay}). Nothing
- * is made twice.
+ * finished; the journal's call history answers later ones ({@code RetriedCallReplay}). Nothing is
+ * made twice.
  */
 final class ChangeRunner {
   /** A change's body, run inline first and again on the lane if it must wait. */
@@ -41,8 +40,8 @@ final class ChangeRunner {
   private final MountLanes lanes;
   private final ConcurrentHashMap<CallIdentity, CompletableFuture<?>> inFlight =
       new ConcurrentHashMap<>();
-  private final Cache<CallIdentity, CompletableFuture<?>> recent = Caffeine.newBuilder()
-      .expireAfterWrite(RECENT).maximumSize(20_000).build();
+  private final Cache<CallIdentity, CompletableFuture<?>> recent =
+      Caffeine.newBuilder().expireAfterWrite(RECENT).maximumSize(20_000).build();
 
   ChangeRunner(Change.Env env, MountTable mounts, MountLanes lanes) {
     this.env = env;
@@ -51,8 +50,8 @@ final class ChangeRunner {
   }
 
   /**
-   * Runs a change of {@code path} (which picks the lane) made by the call being served on
-   * this thread, if any.
+   * Runs a change of {@code path} (which picks the lane) made by the call being served on this
+   * thread, if any.
    */
   @SuppressWarnings("unchecked")
   <T> CompletableFuture<T> run(String path, Body<T> body) {
@@ -73,15 +72,17 @@ final class ChangeRunner {
     if (raced != null) {
       return (CompletableFuture<T>) raced;
     }
-    start(path, body, caller, deadline).whenComplete((v, e) -> {
-      recent.put(caller, mine);
-      inFlight.remove(caller, mine);
-      if (e != null) {
-        mine.completeExceptionally(e);
-      } else {
-        mine.complete(v);
-      }
-    });
+    start(path, body, caller, deadline)
+        .whenComplete(
+            (v, e) -> {
+              recent.put(caller, mine);
+              inFlight.remove(caller, mine);
+              if (e != null) {
+                mine.completeExceptionally(e);
+              } else {
+                mine.complete(v);
+              }
+            });
     return mine;
   }
 
@@ -90,8 +91,8 @@ final class ChangeRunner {
     return new Change(env, null, false, Long.MAX_VALUE);
   }
 
-  private <T> CompletableFuture<T> start(String path, Body<T> body, CallIdentity caller,
-      long deadline) {
+  private <T> CompletableFuture<T> start(
+      String path, Body<T> body, CallIdentity caller, long deadline) {
     Change inline = new Change(env, caller, true, deadline);
     try {
       return inline.finish(body.run(inline));
@@ -103,30 +104,38 @@ final class ChangeRunner {
     }
     CompletableFuture<T> result = new CompletableFuture<>();
     try {
-      lanes.lane(mounts.resolve(path).mount()).execute(() -> {
-        if (System.nanoTime() > deadline) {
-          result.completeExceptionally(StrataException.unavailable("The call on " + path
-              + " waited past its deadline for its mount's lane (is the mount's store slow?)",
-              null));
-          return;
-        }
-        Change c = new Change(env, caller, false, deadline);
-        try {
-          c.finish(body.run(c)).whenComplete((v, e) -> {
-            if (e != null) {
-              result.completeExceptionally(e);
-            } else {
-              result.complete(v);
-            }
-          });
-        } catch (IOException | RuntimeException e) {
-          c.releaseLocks();
-          result.completeExceptionally(e);
-        }
-      });
+      lanes
+          .lane(mounts.resolve(path).mount())
+          .execute(
+              () -> {
+                if (System.nanoTime() > deadline) {
+                  result.completeExceptionally(
+                      StrataException.unavailable(
+                          "The call on "
+                              + path
+                              + " waited past its deadline for its mount's lane (is the mount's store slow?)",
+                          null));
+                  return;
+                }
+                Change c = new Change(env, caller, false, deadline);
+                try {
+                  c.finish(body.run(c))
+                      .whenComplete(
+                          (v, e) -> {
+                            if (e != null) {
+                              result.completeExceptionally(e);
+                            } else {
+                              result.complete(v);
+                            }
+                          });
+                } catch (IOException | RuntimeException e) {
+                  c.releaseLocks();
+                  result.completeExceptionally(e);
+                }
+              });
     } catch (RejectedExecutionException e) {
-      result.completeExceptionally(StrataException.unavailable(
-          "The master is shutting down; retry on its restart", e));
+      result.completeExceptionally(
+          StrataException.unavailable("The master is shutting down; retry on its restart", e));
     }
     return result;
   }

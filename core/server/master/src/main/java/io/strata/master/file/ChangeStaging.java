@@ -17,17 +17,17 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Hands changes to the journal in one order, each checked against and built from the
- * namespace as every change before it leaves it ({@link PendingChanges}). This is the one
- * place where changes are serialised, and only for the time it takes to work out their
- * entries in memory: no under-store call and no wait for a commit happens under its lock.
+ * Hands changes to the journal in one order, each checked against and built from the namespace as
+ * every change before it leaves it ({@link PendingChanges}). This is the one place where changes
+ * are serialised, and only for the time it takes to work out their entries in memory: no
+ * under-store call and no wait for a commit happens under its lock.
  *
- * <p>Staging a change: its {@link Edit}s are turned into journal entries against the pending
- * view (an update that fails fails the change, and nothing of it is staged), the names it
- * changes in folders whose listing is being synced are noted for that sync, the paths it
- * changes are named for watchers, its entries become the view's latest state, and it goes to
- * the journal. Once applied, its changes are published to the {@link ChangeFeed} (in journal
- * order, on the apply thread) and its marks in the view are dropped.
+ * <p>Staging a change: its {@link Edit}s are turned into journal entries against the pending view
+ * (an update that fails fails the change, and nothing of it is staged), the names it changes in
+ * folders whose listing is being synced are noted for that sync, the paths it changes are named for
+ * watchers, its entries become the view's latest state, and it goes to the journal. Once applied,
+ * its changes are published to the {@link ChangeFeed} (in journal order, on the apply thread) and
+ * its marks in the view are dropped.
  */
 final class ChangeStaging {
   /** A staged change: its entries as staged, and the future of their apply. */
@@ -65,17 +65,21 @@ final class ChangeStaging {
   private final ChangeFeed changes;
   private final MountTable mounts;
   private final ReentrantLock lock = new ReentrantLock();
+
   /** Guarded by lock. */
   private long stamps;
+
   /** The staging clock: never goes back. Guarded by lock. */
   private long lastNowNs;
+
   /** Guarded by lock. */
   private final Map<Long, ListingSession> sessions = new HashMap<>();
+
   /** The apply of the change staged last. Guarded by lock. */
   private CompletableFuture<?> lastStaged = CompletableFuture.completedFuture(null);
 
-  ChangeStaging(JournalSystem journal, PendingChanges pending, ChangeFeed changes,
-      MountTable mounts) {
+  ChangeStaging(
+      JournalSystem journal, PendingChanges pending, ChangeFeed changes, MountTable mounts) {
     this.journal = journal;
     this.store = journal.store();
     this.pending = pending;
@@ -89,15 +93,14 @@ final class ChangeStaging {
   }
 
   /**
-   * Stages a change made by {@code caller} (null: the master itself) and hands it to the
-   * journal. With {@code discovered}, the change is what a load or sync found in an under
-   * store: its new inodes in folders never listed are not announced, and its notices name no
-   * client (the client whose call found it holds none of it yet).
+   * Stages a change made by {@code caller} (null: the master itself) and hands it to the journal.
+   * With {@code discovered}, the change is what a load or sync found in an under store: its new
+   * inodes in folders never listed are not announced, and its notices name no client (the client
+   * whose call found it holds none of it yet).
    *
    * @throws StrataException when an update refuses the change, or this master does not lead
    */
-  Staged stage(List<Edit> edits, CallIdentity caller, boolean discovered)
-      throws StrataException {
+  Staged stage(List<Edit> edits, CallIdentity caller, boolean discovered) throws StrataException {
     lock.lock();
     try {
       journal.checkWritable();
@@ -109,10 +112,10 @@ final class ChangeStaging {
   }
 
   /**
-   * Stages an inode a load found in its store, unless the view has a child of that name in
-   * that folder by now, or the folder is gone (another load found it first, or a change made
-   * it); returns the inode at that name afterwards (null when the folder is gone). The caller
-   * waits for nothing: later changes are built on the view, which has it.
+   * Stages an inode a load found in its store, unless the view has a child of that name in that
+   * folder by now, or the folder is gone (another load found it first, or a change made it);
+   * returns the inode at that name afterwards (null when the folder is gone). The caller waits for
+   * nothing: later changes are built on the view, which has it.
    */
   InodeEntry discover(InodeEntry.Builder found) throws StrataException {
     lock.lock();
@@ -150,12 +153,16 @@ final class ChangeStaging {
     String clientId = discovered || caller == null ? "" : caller.clientId();
     CompletableFuture<List<JournalEntry>> applied;
     try {
-      applied = journal.submit(entries, discovered ? null : caller, done -> {
-        if (!described.isEmpty()) {
-          changes.publish(ChangeDescriptions.notices(described, done, clientId));
-        }
-        pending.applied(marks);
-      });
+      applied =
+          journal.submit(
+              entries,
+              discovered ? null : caller,
+              done -> {
+                if (!described.isEmpty()) {
+                  changes.publish(ChangeDescriptions.notices(described, done, clientId));
+                }
+                pending.applied(marks);
+              });
     } catch (StrataException | RuntimeException e) {
       pending.applied(marks);
       throw e;
@@ -179,16 +186,22 @@ final class ChangeStaging {
       } else if (edit instanceof Edit.Discovered d) {
         InodeEntry n = d.inode();
         InodeEntry parent = current(n.getParentId(), own, gone);
-        boolean taken = parent == null || !parent.getDirectory()
-            || pending.child(n.getParentId(), n.getName()) != null;
+        boolean taken =
+            parent == null
+                || !parent.getDirectory()
+                || pending.child(n.getParentId(), n.getName()) != null;
         entry = taken ? null : JournalEntry.newBuilder().setInode(n).build();
       } else if (edit instanceof Edit.Update u) {
         InodeEntry.Builder b = u.update().apply(current(u.id(), own, gone));
         entry = b == null ? null : JournalEntry.newBuilder().setInode(b).build();
       } else {
         InodeEntry dir = current(((Edit.FolderChanged) edit).dirId(), own, gone);
-        entry = dir == null || !dir.getDirectory() ? null : JournalEntry.newBuilder()
-            .setInode(InodeTimes.modified(dir.toBuilder(), nowNs)).build();
+        entry =
+            dir == null || !dir.getDirectory()
+                ? null
+                : JournalEntry.newBuilder()
+                    .setInode(InodeTimes.modified(dir.toBuilder(), nowNs))
+                    .build();
       }
       if (entry == null) {
         continue;
@@ -207,15 +220,18 @@ final class ChangeStaging {
           RenameEntry r = entry.getRename();
           InodeEntry old = current(r.getId(), own, gone);
           if (old != null) {
-            InodeEntry.Builder moved = old.toBuilder().setParentId(r.getNewParentId())
-                .setName(r.getNewName()).setModificationTimeMs(r.getModificationTimeMs());
+            InodeEntry.Builder moved =
+                old.toBuilder()
+                    .setParentId(r.getNewParentId())
+                    .setName(r.getNewName())
+                    .setModificationTimeMs(r.getModificationTimeMs());
             if (r.hasChangeTimeNs()) {
               moved.setChangeTimeNs(r.getChangeTimeNs());
             }
             own.put(r.getId(), moved.build());
           }
         }
-        default -> { }
+        default -> {}
       }
     }
     return out;
@@ -230,8 +246,8 @@ final class ChangeStaging {
   }
 
   /**
-   * Completes once the change staged last (and so every change staged before it) is applied,
-   * or fails when that one will not be.
+   * Completes once the change staged last (and so every change staged before it) is applied, or
+   * fails when that one will not be.
    */
   CompletableFuture<?> lastStaged() {
     lock.lock();
@@ -297,7 +313,7 @@ final class ChangeStaging {
           }
           touch(e.getRename().getNewParentId(), e.getRename().getNewName());
         }
-        default -> { }
+        default -> {}
       }
     }
   }

@@ -8,13 +8,18 @@ import java.util.Map;
 
 /**
  * What a writer sets on a file as it completes it, beside its length: extended attributes
- * (replacing the file's, when any are given), the content's modification time (null: the time
- * of completion) and the mode, owner, group and access time it changed while writing (null:
+ * (replacing the file's, when any are given), the content's modification time (null: the time of
+ * completion) and the mode, owner, group and access time it changed while writing (null:
  * unchanged). Set in the same journal entry as the completion, so that a file written and then
  * given its attributes (as tar does) costs one step and no reader sees it without them.
  */
-public record CompletedAttributes(Map<String, ByteString> xattrs, Long modificationTimeNs,
-    Integer mode, String owner, String group, Long accessTimeNs) {
+public record CompletedAttributes(
+    Map<String, ByteString> xattrs,
+    Long modificationTimeNs,
+    Integer mode,
+    String owner,
+    String group,
+    Long accessTimeNs) {
 
   public CompletedAttributes {
     xattrs = Map.copyOf(xattrs);
@@ -27,7 +32,8 @@ public record CompletedAttributes(Map<String, ByteString> xattrs, Long modificat
 
   /** What a CompleteFile call asks for. */
   public static CompletedAttributes of(CompleteFileRequest r) {
-    return new CompletedAttributes(r.getXattrsMap(),
+    return new CompletedAttributes(
+        r.getXattrsMap(),
         r.hasModificationTimeNs() ? r.getModificationTimeNs() : null,
         r.hasMode() ? r.getMode() & AttributeChange.MAX_MODE : null,
         r.hasOwner() && !r.getOwner().isEmpty() ? r.getOwner() : null,
@@ -37,14 +43,18 @@ public record CompletedAttributes(Map<String, ByteString> xattrs, Long modificat
 
   /** What a CommitNewFile call asks for beside the file's mode, owner and group. */
   public static CompletedAttributes of(CommitNewFileRequest r) {
-    return new CompletedAttributes(r.getXattrsMap(),
-        r.hasModificationTimeNs() ? r.getModificationTimeNs() : null, null, null, null,
+    return new CompletedAttributes(
+        r.getXattrsMap(),
+        r.hasModificationTimeNs() ? r.getModificationTimeNs() : null,
+        null,
+        null,
+        null,
         r.hasAccessTimeNs() ? r.getAccessTimeNs() : null);
   }
 
   /**
-   * Sets these on a file completed at {@code nowNs}: its modification time (this one, or now),
-   * its change time (now), and what else was given.
+   * Sets these on a file completed at {@code nowNs}: its modification time (this one, or now), its
+   * change time (now), and what else was given.
    */
   void applyTo(InodeEntry.Builder b, long nowNs) {
     InodeTimes.setModification(b, modificationTimeNs != null ? modificationTimeNs : nowNs);

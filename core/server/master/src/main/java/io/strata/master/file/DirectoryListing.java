@@ -7,10 +7,10 @@ import io.strata.proto.ListStatusResponse;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One ListStatus stream. It produces the next page only when the client can take it (the
- * call's on-ready handler, while {@code isReady()}), reading each page from the metastore at
- * that moment, so neither the master nor the client ever holds more than a page of a large
- * directory, and no gRPC thread waits for a slow client.
+ * One ListStatus stream. It produces the next page only when the client can take it (the call's
+ * on-ready handler, while {@code isReady()}), reading each page from the metastore at that moment,
+ * so neither the master nor the client ever holds more than a page of a large directory, and no
+ * gRPC thread waits for a slow client.
  */
 final class DirectoryListing implements Runnable {
   private final Namespace namespace;
@@ -26,11 +26,19 @@ final class DirectoryListing implements Runnable {
 
   /**
    * @param withBlocks send each complete file's blocks and their holders with its status
-   * @param includeHidden send hidden entries too ({@link io.strata.common.PathNames#UPLOADS_FOLDER})
+   * @param includeHidden send hidden entries too ({@link
+   *     io.strata.common.PathNames#UPLOADS_FOLDER})
    */
-  DirectoryListing(Namespace namespace, long dirId, String startAfter, int pageSize,
-      boolean withBlocks, boolean includeHidden,
-      ServerCallStreamObserver<ListStatusResponse> call, Timer timer, long startNanos) {
+  DirectoryListing(
+      Namespace namespace,
+      long dirId,
+      String startAfter,
+      int pageSize,
+      boolean withBlocks,
+      boolean includeHidden,
+      ServerCallStreamObserver<ListStatusResponse> call,
+      Timer timer,
+      long startNanos) {
     this.withBlocks = withBlocks;
     this.includeHidden = includeHidden;
     this.namespace = namespace;
@@ -51,8 +59,8 @@ final class DirectoryListing implements Runnable {
           finish();
           return;
         }
-        InodeTree.Page page = namespace.listPage(dirId, cursor, pageSize, withBlocks,
-            includeHidden);
+        InodeTree.Page page =
+            namespace.listPage(dirId, cursor, pageSize, withBlocks, includeHidden);
         if (!page.files().isEmpty()) {
           call.onNext(ListStatusResponse.newBuilder().addAllFiles(page.files()).build());
         }

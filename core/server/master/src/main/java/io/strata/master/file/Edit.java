@@ -5,33 +5,32 @@ import io.strata.proto.journal.InodeEntry;
 import io.strata.proto.journal.JournalEntry;
 
 /**
- * One part of a change as it is handed to staging ({@link ChangeStaging}): an entry as it is,
- * or the rewrite of an inode worked out from that inode as the change is staged. The second
- * is for inodes other changes may rewrite at the same time -- a folder whose times move with
- * every name added in it, a file reached by several names -- so that no rewrite undoes
- * another.
+ * One part of a change as it is handed to staging ({@link ChangeStaging}): an entry as it is, or
+ * the rewrite of an inode worked out from that inode as the change is staged. The second is for
+ * inodes other changes may rewrite at the same time -- a folder whose times move with every name
+ * added in it, a file reached by several names -- so that no rewrite undoes another.
  */
 sealed interface Edit permits Edit.Put, Edit.Update, Edit.FolderChanged, Edit.Discovered {
   /** A journal entry as it is. */
   record Put(JournalEntry entry) implements Edit {}
 
   /**
-   * A rewrite of inode {@code id} from its state when staged (null when it is gone then):
-   * the new inode, or null to leave it as it is. It may fail with a StrataException, which
-   * fails the whole change (nothing of it is staged).
+   * A rewrite of inode {@code id} from its state when staged (null when it is gone then): the new
+   * inode, or null to leave it as it is. It may fail with a StrataException, which fails the whole
+   * change (nothing of it is staged).
    */
   record Update(long id, InodeUpdate update) implements Edit {}
 
   /**
-   * Moves a folder's modification and change times to the time the change is staged, because
-   * a name in it was added, removed or renamed; nothing when it is gone or not a folder. The
-   * staging clock never goes back, so a folder's times follow the journal's order.
+   * Moves a folder's modification and change times to the time the change is staged, because a name
+   * in it was added, removed or renamed; nothing when it is gone or not a folder. The staging clock
+   * never goes back, so a folder's times follow the journal's order.
    */
   record FolderChanged(long dirId) implements Edit {}
 
   /**
-   * A new inode a load found in its store, put only if its folder has no child of that name
-   * when staged (another load may have put it first) and the folder is still there.
+   * A new inode a load found in its store, put only if its folder has no child of that name when
+   * staged (another load may have put it first) and the folder is still there.
    */
   record Discovered(InodeEntry inode) implements Edit {}
 

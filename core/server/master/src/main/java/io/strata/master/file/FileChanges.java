@@ -19,10 +19,10 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The changes that make and fill names: folders, files created and completed, and attributes
- * set. Each locks its path for writing (and, when it makes missing parents, the first of
- * them), calls the under store only where it must (a folder made there), stages its entries
- * and completes when they are applied; see {@link Namespace}.
+ * The changes that make and fill names: folders, files created and completed, and attributes set.
+ * Each locks its path for writing (and, when it makes missing parents, the first of them), calls
+ * the under store only where it must (a folder made there), stages its entries and completes when
+ * they are applied; see {@link Namespace}.
  */
 final class FileChanges {
   private final InodeTree tree;
@@ -44,8 +44,8 @@ final class FileChanges {
   }
 
   /**
-   * Locks {@code path} for writing, and when parents must be made too (recursive), the first
-   * of them, and walks it loading what is missing.
+   * Locks {@code path} for writing, and when parents must be made too (recursive), the first of
+   * them, and walks it loading what is missing.
    */
   static Walk lockForCreate(Change c, String path, boolean recursive) throws IOException {
     PathLocks.Request locks = PathLocks.Request.writing(path);
@@ -66,41 +66,43 @@ final class FileChanges {
 
   /**
    * Makes a directory in the store, then in the namespace (with missing parents if asked). The
-   * directory and every parent it makes get {@code owner} and {@code group} ("" for the
-   * master's default).
+   * directory and every parent it makes get {@code owner} and {@code group} ("" for the master's
+   * default).
    */
-  CompletableFuture<FileInfo> createDirectory(String path, boolean recursive,
-      boolean allowExists, int mode, String owner, String group) {
-    return runner.run(path, c -> {
-      Walk w = lockForCreate(c, path, recursive);
-      if (w.complete()) {
-        InodeEntry existing = w.last();
-        if (!existing.getDirectory()) {
-          throw new StrataException(ErrorCode.ALREADY_EXISTS,
-              "A file already exists at " + path);
-        }
-        if (allowExists) {
-          return done(tree.info(existing, path));
-        }
-        throw StrataException.alreadyExists(path);
-      }
-      checkParents(w, path, recursive);
-      checkWritable(path);
-      checkStorePath(tree, path);
-      MountTable.Resolution r = mounts.resolve(path);
-      try {
-        c.store(r.mount()).mkdirs(r.ufsUri(), recursive);
-      } catch (FileAlreadyExistsException e) {
-        // Created in the store behind Strata's back: adopt it.
-      }
-      List<Edit> edits = new ArrayList<>();
-      InodeEntry.Builder made = addDirectories(c, w, w.names().size(), mode, owner, group,
-          edits);
-      Edit.foldersChanged(edits, w.last().getId());
-      ChangeStaging.Staged s = c.commit(edits);
-      FileInfo info = tree.info(made.build(), path);
-      return s.applied().thenApply(x -> info);
-    });
+  CompletableFuture<FileInfo> createDirectory(
+      String path, boolean recursive, boolean allowExists, int mode, String owner, String group) {
+    return runner.run(
+        path,
+        c -> {
+          Walk w = lockForCreate(c, path, recursive);
+          if (w.complete()) {
+            InodeEntry existing = w.last();
+            if (!existing.getDirectory()) {
+              throw new StrataException(
+                  ErrorCode.ALREADY_EXISTS, "A file already exists at " + path);
+            }
+            if (allowExists) {
+              return done(tree.info(existing, path));
+            }
+            throw StrataException.alreadyExists(path);
+          }
+          checkParents(w, path, recursive);
+          checkWritable(path);
+          checkStorePath(tree, path);
+          MountTable.Resolution r = mounts.resolve(path);
+          try {
+            c.store(r.mount()).mkdirs(r.ufsUri(), recursive);
+          } catch (FileAlreadyExistsException e) {
+            // Created in the store behind Strata's back: adopt it.
+          }
+          List<Edit> edits = new ArrayList<>();
+          InodeEntry.Builder made =
+              addDirectories(c, w, w.names().size(), mode, owner, group, edits);
+          Edit.foldersChanged(edits, w.last().getId());
+          ChangeStaging.Staged s = c.commit(edits);
+          FileInfo info = tree.info(made.build(), path);
+          return s.applied().thenApply(x -> info);
+        });
   }
 
   private static <T> CompletableFuture<T> done(T value) {
@@ -108,19 +110,26 @@ final class FileChanges {
   }
 
   /**
-   * Checks the deepest existing ancestor of a missing path is a directory, and that only the
-   * last name is missing unless {@code recursive}.
+   * Checks the deepest existing ancestor of a missing path is a directory, and that only the last
+   * name is missing unless {@code recursive}.
    */
   static void checkParents(Walk w, String path, boolean recursive) throws StrataException {
     if (!w.last().getDirectory()) {
-      throw new StrataException(ErrorCode.FAILED_PRECONDITION, PosixError.ENOTDIR,
-          "Not a directory: " + w.pathAt(w.found()) + " is a file, so " + path
-          + " cannot be created");
+      throw new StrataException(
+          ErrorCode.FAILED_PRECONDITION,
+          PosixError.ENOTDIR,
+          "Not a directory: "
+              + w.pathAt(w.found())
+              + " is a file, so "
+              + path
+              + " cannot be created");
     }
     if (w.names().size() - w.found() > 1 && !recursive) {
-      throw new StrataException(ErrorCode.NOT_FOUND, "Parent directory does not exist: "
-          + PathNames.parent(path)
-          + " (create it first, or create parents too: `strata fs mkdir -p`)");
+      throw new StrataException(
+          ErrorCode.NOT_FOUND,
+          "Parent directory does not exist: "
+              + PathNames.parent(path)
+              + " (create it first, or create parents too: `strata fs mkdir -p`)");
     }
   }
 
@@ -129,15 +138,21 @@ final class FileChanges {
    * {@code owner} and {@code group}; the last one gets {@code mode}. Returns the deepest (the
    * walk's last inode when nothing is missing).
    */
-  private InodeEntry.Builder addDirectories(Change c, Walk w, int depth, int mode, String owner,
-      String group, List<Edit> edits) {
+  private InodeEntry.Builder addDirectories(
+      Change c, Walk w, int depth, int mode, String owner, String group, List<Edit> edits) {
     InodeEntry.Builder made = w.last().toBuilder();
     for (int d = w.found() + 1; d <= depth; d++) {
       InodeEntry parent = made.build();
       int m = d == depth ? mode : 0;
-      made = loader.newInode(c.newInodeId(), made.getId(), w.names().get(d - 1), true,
-          SetGid.directoryMode(parent, m == 0 ? UfsMetadataLoader.DEFAULT_DIR_MODE : m), owner,
-          SetGid.group(parent, group));
+      made =
+          loader.newInode(
+              c.newInodeId(),
+              made.getId(),
+              w.names().get(d - 1),
+              true,
+              SetGid.directoryMode(parent, m == 0 ? UfsMetadataLoader.DEFAULT_DIR_MODE : m),
+              owner,
+              SetGid.group(parent, group));
       Xattrs.inherit(parent, made);
       edits.add(Edit.inode(made));
     }
@@ -145,18 +160,22 @@ final class FileChanges {
   }
 
   /**
-   * Creates an incomplete, empty file inode (a replaced file gets a new id); the store file
-   * appears when a worker writes it to the returned {@code ufs_path}. The file and every parent
-   * it makes get the request's owner and group ("" for the master's default). With
-   * {@code newVersion}, begins a new version of the complete file at the path instead
-   * ({@link PosixFiles#beginVersion}).
+   * Creates an incomplete, empty file inode (a replaced file gets a new id); the store file appears
+   * when a worker writes it to the returned {@code ufs_path}. The file and every parent it makes
+   * get the request's owner and group ("" for the master's default). With {@code newVersion},
+   * begins a new version of the complete file at the path instead ({@link
+   * PosixFiles#beginVersion}).
    */
   CompletableFuture<FileInfo> createFile(Namespace.CreateFile r) {
     if (r.newVersion()) {
       if (r.cacheOnly()) {
-        return CompletableFuture.failedFuture(StrataException.invalidArgument("A new version of"
-            + " " + r.path() + " is written through to the under store: write types"
-            + " ASYNC_THROUGH and MUST_CACHE apply to new files only"));
+        return CompletableFuture.failedFuture(
+            StrataException.invalidArgument(
+                "A new version of"
+                    + " "
+                    + r.path()
+                    + " is written through to the under store: write types"
+                    + " ASYNC_THROUGH and MUST_CACHE apply to new files only"));
       }
       return posix.beginVersion(r.path());
     }
@@ -166,8 +185,8 @@ final class FileChanges {
           StrataException.invalidArgument("Cannot create a file at /: give a file path"));
     }
     if (r.blockSize() < 0) {
-      return CompletableFuture.failedFuture(StrataException.invalidArgument(
-          "Negative block size " + r.blockSize() + " for " + path));
+      return CompletableFuture.failedFuture(
+          StrataException.invalidArgument("Negative block size " + r.blockSize() + " for " + path));
     }
     if (r.cacheOnly()) {
       try {
@@ -176,86 +195,97 @@ final class FileChanges {
         return CompletableFuture.failedFuture(e);
       }
     }
-    return runner.run(path, c -> {
-      Walk w = lockForCreate(c, path, r.recursive());
-      List<Edit> edits = new ArrayList<>();
-      long nowNs = InodeTimes.nowNs();
-      long parentId;
-      InodeEntry replaced = null;
-      // The new file's parent, when the path was free (made by this create, or there already).
-      InodeEntry madeParent = null;
-      boolean replacedGone = false;
-      if (w.complete()) {
-        replaced = w.last();
-        if (replaced.getDirectory()) {
-          throw new StrataException(ErrorCode.ALREADY_EXISTS,
-              "A directory already exists at " + path);
-        }
-        if (!r.overwrite()) {
-          throw new StrataException(ErrorCode.ALREADY_EXISTS,
-              "Path already exists: " + path
-                  + " (remove it first, or overwrite it: `strata fs cp -f`)");
-        }
-        checkWritable(path);
-        parentId = w.parentOfLast().getId();
-        // A new inode, so that blocks cached for the old content are never read as the new.
-        // A file with other names (hard links) keeps them, with its old content.
-        replacedGone = names.removeName(replaced, parentId, PathNames.name(path), nowNs,
-            edits);
-        if (r.cacheOnly() && backedByStore(replaced)) {
-          // The new content stays out of the store for now: the old one must not stay under
-          // the name, where a rename would leave it behind for a sync to load again.
-          deleteStoreFile(c, mounts.resolve(path));
-        }
-      } else {
-        checkParents(w, path, r.recursive());
-        checkWritable(path);
-        checkStorePath(tree, path);
-        int parentDepth = w.names().size() - 1;
-        if (w.found() < parentDepth) {
-          MountTable.Resolution pr = mounts.resolve(PathNames.parent(path));
-          c.store(pr.mount()).mkdirs(pr.ufsUri(), true);
-        }
-        madeParent = addDirectories(c, w, parentDepth, 0, r.owner(), r.group(), edits).build();
-        parentId = madeParent.getId();
-      }
-      InodeEntry parent = parentId == w.last().getId() ? w.last() : null;
-      InodeEntry.Builder file = loader.newInode(c.newInodeId(), parentId,
-          PathNames.name(path), false, r.mode(), r.owner(),
-          parent == null ? r.group() : SetGid.group(parent, r.group()));
-      Xattrs.inherit(replaced != null ? w.parentOfLast() : madeParent, file);
-      if (r.blockSize() > 0) {
-        file.setBlockSize(r.blockSize());
-      }
-      if (r.cacheOnly()) {
-        file.setNamespaceOnly(true).setPersistenceState(r.persistence());
-      }
-      edits.add(Edit.inode(file));
-      // The folder that gets a new name: the parent, or the deepest one that existed.
-      Edit.foldersChanged(edits, replaced != null ? parentId : w.last().getId());
-      ChangeStaging.Staged s = c.commit(edits);
-      FileInfo info = tree.info(file.build(), path);
-      long gone = replacedGone ? InodeTree.dataId(replaced) : -1;
-      return s.applied().thenApply(x -> {
-        if (gone >= 0) {
-          workers.removeFiles(List.of(gone));
-        }
-        return info;
-      });
-    });
+    return runner.run(
+        path,
+        c -> {
+          Walk w = lockForCreate(c, path, r.recursive());
+          List<Edit> edits = new ArrayList<>();
+          long nowNs = InodeTimes.nowNs();
+          long parentId;
+          InodeEntry replaced = null;
+          // The new file's parent, when the path was free (made by this create, or there already).
+          InodeEntry madeParent = null;
+          boolean replacedGone = false;
+          if (w.complete()) {
+            replaced = w.last();
+            if (replaced.getDirectory()) {
+              throw new StrataException(
+                  ErrorCode.ALREADY_EXISTS, "A directory already exists at " + path);
+            }
+            if (!r.overwrite()) {
+              throw new StrataException(
+                  ErrorCode.ALREADY_EXISTS,
+                  "Path already exists: "
+                      + path
+                      + " (remove it first, or overwrite it: `strata fs cp -f`)");
+            }
+            checkWritable(path);
+            parentId = w.parentOfLast().getId();
+            // A new inode, so that blocks cached for the old content are never read as the new.
+            // A file with other names (hard links) keeps them, with its old content.
+            replacedGone = names.removeName(replaced, parentId, PathNames.name(path), nowNs, edits);
+            if (r.cacheOnly() && backedByStore(replaced)) {
+              // The new content stays out of the store for now: the old one must not stay under
+              // the name, where a rename would leave it behind for a sync to load again.
+              deleteStoreFile(c, mounts.resolve(path));
+            }
+          } else {
+            checkParents(w, path, r.recursive());
+            checkWritable(path);
+            checkStorePath(tree, path);
+            int parentDepth = w.names().size() - 1;
+            if (w.found() < parentDepth) {
+              MountTable.Resolution pr = mounts.resolve(PathNames.parent(path));
+              c.store(pr.mount()).mkdirs(pr.ufsUri(), true);
+            }
+            madeParent = addDirectories(c, w, parentDepth, 0, r.owner(), r.group(), edits).build();
+            parentId = madeParent.getId();
+          }
+          InodeEntry parent = parentId == w.last().getId() ? w.last() : null;
+          InodeEntry.Builder file =
+              loader.newInode(
+                  c.newInodeId(),
+                  parentId,
+                  PathNames.name(path),
+                  false,
+                  r.mode(),
+                  r.owner(),
+                  parent == null ? r.group() : SetGid.group(parent, r.group()));
+          Xattrs.inherit(replaced != null ? w.parentOfLast() : madeParent, file);
+          if (r.blockSize() > 0) {
+            file.setBlockSize(r.blockSize());
+          }
+          if (r.cacheOnly()) {
+            file.setNamespaceOnly(true).setPersistenceState(r.persistence());
+          }
+          edits.add(Edit.inode(file));
+          // The folder that gets a new name: the parent, or the deepest one that existed.
+          Edit.foldersChanged(edits, replaced != null ? parentId : w.last().getId());
+          ChangeStaging.Staged s = c.commit(edits);
+          FileInfo info = tree.info(file.build(), path);
+          long gone = replacedGone ? InodeTree.dataId(replaced) : -1;
+          return s.applied()
+              .thenApply(
+                  x -> {
+                    if (gone >= 0) {
+                      workers.removeFiles(List.of(gone));
+                    }
+                    return info;
+                  });
+        });
   }
 
   /**
-   * Marks a file complete with its length, or makes the new version {@code fileId} of it
-   * (begun by {@link PosixFiles#beginVersion}) its content; with the attributes the writer
-   * set meanwhile, all in one journal entry. Repeating it with the same length is harmless.
+   * Marks a file complete with its length, or makes the new version {@code fileId} of it (begun by
+   * {@link PosixFiles#beginVersion}) its content; with the attributes the writer set meanwhile, all
+   * in one journal entry. Repeating it with the same length is harmless.
    *
    * @param fileId the id the writer's create gave, or 0 for whatever file is at {@code path}
    * @throws StrataException STALE when {@code path} is another file now, or the version is no
    *     longer the one being written (another writer began a newer one)
    */
-  CompletableFuture<FileInfo> completeFile(String path, long fileId, long length,
-      String fingerprint, CompletedAttributes attributes) {
+  CompletableFuture<FileInfo> completeFile(
+      String path, long fileId, long length, String fingerprint, CompletedAttributes attributes) {
     try {
       Xattrs.checkNames(path, attributes.xattrs().keySet());
       Xattrs.checkValues(path, attributes.xattrs());
@@ -263,57 +293,71 @@ final class FileChanges {
     } catch (StrataException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return runner.run(path, c -> {
-      c.lock(PathLocks.Request.writing(path));
-      InodeEntry n = c.resolve(path);
-      if (n.getDirectory()) {
-        throw StrataException.invalidArgument("Path is a directory: " + path);
-      }
-      if (fileId != 0 && fileId != n.getId()) {
-        if (n.getWritingDataId() == fileId || InodeTree.dataId(n) == fileId) {
-          return posix.completeVersion(c, path, n, fileId, length, fingerprint, attributes);
-        }
-        Change.checkSameFile(n, fileId, path, "this write was not kept: write it again");
-      }
-      if (n.getComplete()) {
-        if (n.getLength() == length) {
-          return done(tree.info(n, path));
-        }
-        throw StrataException.failedPrecondition("File is already complete: " + path
-            + " (length " + n.getLength() + "); create it again with overwrite to replace it");
-      }
-      checkLength(path, length, n.getBlockSize());
-      boolean relink = n.getLinksCount() > 0 && !n.getNamespaceOnly();
-      if (relink) {
-        // Its other names are brought to the new content in the store: on the lane.
-        c.store(mounts.resolve(path).mount());
-      }
-      long nowNs = InodeTimes.nowNs();
-      ChangeStaging.Staged s = c.commit(List.of(Edit.update(n.getId(), cur -> {
-        if (cur == null) {
-          throw StrataException.notFound(path);
-        }
-        InodeEntry.Builder done = cur.toBuilder().setLength(length)
-            .setUfsFingerprint(fingerprint).setComplete(true)
-            .setUfsSyncTimeMs(nowNs / 1_000_000L);
-        attributes.applyTo(done, nowNs);
-        return done;
-      })));
-      InodeEntry completed = s.inode(n.getId());
-      if (relink) {
-        posix.relinkOtherNames(c, path, completed);
-      }
-      FileInfo info = tree.info(completed, path);
-      return s.applied().thenApply(x -> info);
-    });
+    return runner.run(
+        path,
+        c -> {
+          c.lock(PathLocks.Request.writing(path));
+          InodeEntry n = c.resolve(path);
+          if (n.getDirectory()) {
+            throw StrataException.invalidArgument("Path is a directory: " + path);
+          }
+          if (fileId != 0 && fileId != n.getId()) {
+            if (n.getWritingDataId() == fileId || InodeTree.dataId(n) == fileId) {
+              return posix.completeVersion(c, path, n, fileId, length, fingerprint, attributes);
+            }
+            Change.checkSameFile(n, fileId, path, "this write was not kept: write it again");
+          }
+          if (n.getComplete()) {
+            if (n.getLength() == length) {
+              return done(tree.info(n, path));
+            }
+            throw StrataException.failedPrecondition(
+                "File is already complete: "
+                    + path
+                    + " (length "
+                    + n.getLength()
+                    + "); create it again with overwrite to replace it");
+          }
+          checkLength(path, length, n.getBlockSize());
+          boolean relink = n.getLinksCount() > 0 && !n.getNamespaceOnly();
+          if (relink) {
+            // Its other names are brought to the new content in the store: on the lane.
+            c.store(mounts.resolve(path).mount());
+          }
+          long nowNs = InodeTimes.nowNs();
+          ChangeStaging.Staged s =
+              c.commit(
+                  List.of(
+                      Edit.update(
+                          n.getId(),
+                          cur -> {
+                            if (cur == null) {
+                              throw StrataException.notFound(path);
+                            }
+                            InodeEntry.Builder done =
+                                cur.toBuilder()
+                                    .setLength(length)
+                                    .setUfsFingerprint(fingerprint)
+                                    .setComplete(true)
+                                    .setUfsSyncTimeMs(nowNs / 1_000_000L);
+                            attributes.applyTo(done, nowNs);
+                            return done;
+                          })));
+          InodeEntry completed = s.inode(n.getId());
+          if (relink) {
+            posix.relinkOtherNames(c, path, completed);
+          }
+          FileInfo info = tree.info(completed, path);
+          return s.applied().thenApply(x -> info);
+        });
   }
 
   /**
-   * Makes a new file complete in one step, from content a worker already wrote without
-   * overwriting at the store path {@code path} resolves to: the create and the completion of a
-   * writer that makes, writes and closes a file at one time. Anything at the path is
-   * ALREADY_EXISTS (so of two writers of one name exactly one succeeds); the store file just
-   * written is removed then, unless the file at the path is backed by it.
+   * Makes a new file complete in one step, from content a worker already wrote without overwriting
+   * at the store path {@code path} resolves to: the create and the completion of a writer that
+   * makes, writes and closes a file at one time. Anything at the path is ALREADY_EXISTS (so of two
+   * writers of one name exactly one succeeds); the store file just written is removed then, unless
+   * the file at the path is backed by it.
    *
    * @param r the path, block size, mode, owner and group (as for a create; never recursive)
    * @param ufsPath the store path the worker wrote
@@ -321,16 +365,21 @@ final class FileChanges {
    * @throws StrataException FAILED_PRECONDITION when the path resolves elsewhere now (a mount
    *     changed while the content was written)
    */
-  CompletableFuture<FileInfo> commitNewFile(Namespace.CreateFile r, String ufsPath,
-      long mountId, long length, String fingerprint, CompletedAttributes attributes) {
+  CompletableFuture<FileInfo> commitNewFile(
+      Namespace.CreateFile r,
+      String ufsPath,
+      long mountId,
+      long length,
+      String fingerprint,
+      CompletedAttributes attributes) {
     String path = r.path();
     try {
       if (path.equals(PathNames.ROOT)) {
         throw StrataException.invalidArgument("Cannot create a file at /: give a file path");
       }
       if (r.blockSize() < 0) {
-        throw StrataException.invalidArgument("Negative block size " + r.blockSize() + " for "
-            + path);
+        throw StrataException.invalidArgument(
+            "Negative block size " + r.blockSize() + " for " + path);
       }
       Xattrs.checkNames(path, attributes.xattrs().keySet());
       Xattrs.checkValues(path, attributes.xattrs());
@@ -338,84 +387,117 @@ final class FileChanges {
     } catch (StrataException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return runner.run(path, c -> {
-      c.lock(PathLocks.Request.writing(path));
-      // The parent is loaded when missing, but not the name: the store holds the content
-      // just written there, which is this file, not one to load.
-      c.walkLoading(PathNames.parent(path));
-      Walk w = c.walk(path);
-      MountTable.Resolution where = mounts.resolve(path);
-      boolean samePlace = where.mount().getMountId() == mountId
-          && where.ufsUri().equals(ufsPath);
-      if (w.complete()) {
-        InodeEntry existing = w.last();
-        if (samePlace && backedByStore(existing)
-            && fingerprint.equals(existing.getUfsFingerprint())
-            && existing.getLength() == length) {
-          // A sync of the folder found the content in the store before this call came: it
-          // is this file, which gets its attributes now.
-          return completeLoaded(c, path, existing, attributes, r);
-        }
-        if (samePlace && !backedByStore(existing)) {
-          removeWritten(c, where, fingerprint);
-        }
-        throw new StrataException(ErrorCode.ALREADY_EXISTS, existing.getDirectory()
-            ? "A directory already exists at " + path : "Path already exists: " + path);
-      }
-      checkParents(w, path, false);
-      checkWritable(path);
-      if (!samePlace) {
-        throw StrataException.failedPrecondition("The mounts changed while " + path + " was"
-            + " written: it belongs in " + where.ufsUri() + " of mount " + where.mount()
-            .getMountId() + " now, not in " + ufsPath + " of mount " + mountId
-            + "; write it again");
-      }
-      InodeEntry parent = w.last();
-      InodeEntry.Builder file = loader.newInode(c.newInodeId(), parent.getId(),
-          PathNames.name(path), false, r.mode(), r.owner(), SetGid.group(parent, r.group()));
-      Xattrs.inherit(parent, file);
-      if (r.blockSize() > 0) {
-        file.setBlockSize(r.blockSize());
-      }
-      checkLength(path, length, file.getBlockSize());
-      long nowNs = InodeTimes.nowNs();
-      file.setLength(length).setUfsFingerprint(fingerprint).setComplete(true)
-          .setUfsSyncTimeMs(nowNs / 1_000_000L);
-      attributes.applyTo(file, nowNs);
-      List<Edit> edits = new ArrayList<>();
-      edits.add(Edit.inode(file));
-      Edit.foldersChanged(edits, parent.getId());
-      ChangeStaging.Staged s = c.commit(edits);
-      FileInfo info = tree.info(file.build(), path);
-      return s.applied().thenApply(x -> info);
-    });
+    return runner.run(
+        path,
+        c -> {
+          c.lock(PathLocks.Request.writing(path));
+          // The parent is loaded when missing, but not the name: the store holds the content
+          // just written there, which is this file, not one to load.
+          c.walkLoading(PathNames.parent(path));
+          Walk w = c.walk(path);
+          MountTable.Resolution where = mounts.resolve(path);
+          boolean samePlace =
+              where.mount().getMountId() == mountId && where.ufsUri().equals(ufsPath);
+          if (w.complete()) {
+            InodeEntry existing = w.last();
+            if (samePlace
+                && backedByStore(existing)
+                && fingerprint.equals(existing.getUfsFingerprint())
+                && existing.getLength() == length) {
+              // A sync of the folder found the content in the store before this call came: it
+              // is this file, which gets its attributes now.
+              return completeLoaded(c, path, existing, attributes, r);
+            }
+            if (samePlace && !backedByStore(existing)) {
+              removeWritten(c, where, fingerprint);
+            }
+            throw new StrataException(
+                ErrorCode.ALREADY_EXISTS,
+                existing.getDirectory()
+                    ? "A directory already exists at " + path
+                    : "Path already exists: " + path);
+          }
+          checkParents(w, path, false);
+          checkWritable(path);
+          if (!samePlace) {
+            throw StrataException.failedPrecondition(
+                "The mounts changed while "
+                    + path
+                    + " was"
+                    + " written: it belongs in "
+                    + where.ufsUri()
+                    + " of mount "
+                    + where.mount().getMountId()
+                    + " now, not in "
+                    + ufsPath
+                    + " of mount "
+                    + mountId
+                    + "; write it again");
+          }
+          InodeEntry parent = w.last();
+          InodeEntry.Builder file =
+              loader.newInode(
+                  c.newInodeId(),
+                  parent.getId(),
+                  PathNames.name(path),
+                  false,
+                  r.mode(),
+                  r.owner(),
+                  SetGid.group(parent, r.group()));
+          Xattrs.inherit(parent, file);
+          if (r.blockSize() > 0) {
+            file.setBlockSize(r.blockSize());
+          }
+          checkLength(path, length, file.getBlockSize());
+          long nowNs = InodeTimes.nowNs();
+          file.setLength(length)
+              .setUfsFingerprint(fingerprint)
+              .setComplete(true)
+              .setUfsSyncTimeMs(nowNs / 1_000_000L);
+          attributes.applyTo(file, nowNs);
+          List<Edit> edits = new ArrayList<>();
+          edits.add(Edit.inode(file));
+          Edit.foldersChanged(edits, parent.getId());
+          ChangeStaging.Staged s = c.commit(edits);
+          FileInfo info = tree.info(file.build(), path);
+          return s.applied().thenApply(x -> info);
+        });
   }
 
   /**
-   * Gives a file a sync loaded from the content a new file's writer put in the store the
-   * attributes that writer asked for, as its commit would have.
+   * Gives a file a sync loaded from the content a new file's writer put in the store the attributes
+   * that writer asked for, as its commit would have.
    */
-  private CompletableFuture<FileInfo> completeLoaded(Change c, String path,
-      InodeEntry loaded, CompletedAttributes attributes, Namespace.CreateFile r)
+  private CompletableFuture<FileInfo> completeLoaded(
+      Change c,
+      String path,
+      InodeEntry loaded,
+      CompletedAttributes attributes,
+      Namespace.CreateFile r)
       throws StrataException {
     long nowNs = InodeTimes.nowNs();
-    ChangeStaging.Staged s = c.commit(List.of(Edit.update(loaded.getId(), cur -> {
-      if (cur == null) {
-        throw StrataException.notFound(path);
-      }
-      InodeEntry.Builder done = cur.toBuilder();
-      if (r.mode() != 0) {
-        done.setMode(r.mode());
-      }
-      if (!r.owner().isEmpty()) {
-        done.setOwner(r.owner());
-      }
-      if (!r.group().isEmpty()) {
-        done.setGroup(r.group());
-      }
-      attributes.applyTo(done, nowNs);
-      return done;
-    })));
+    ChangeStaging.Staged s =
+        c.commit(
+            List.of(
+                Edit.update(
+                    loaded.getId(),
+                    cur -> {
+                      if (cur == null) {
+                        throw StrataException.notFound(path);
+                      }
+                      InodeEntry.Builder done = cur.toBuilder();
+                      if (r.mode() != 0) {
+                        done.setMode(r.mode());
+                      }
+                      if (!r.owner().isEmpty()) {
+                        done.setOwner(r.owner());
+                      }
+                      if (!r.group().isEmpty()) {
+                        done.setGroup(r.group());
+                      }
+                      attributes.applyTo(done, nowNs);
+                      return done;
+                    })));
     FileInfo info = tree.info(s.inode(loaded.getId()), path);
     return s.applied().thenApply(x -> info);
   }
@@ -426,9 +508,9 @@ final class FileChanges {
   }
 
   /**
-   * Removes the store file a refused {@link #commitNewFile} wrote, when it is still the one
-   * written (its fingerprint): nothing in the namespace names it, and a later sync must not
-   * take it for a file.
+   * Removes the store file a refused {@link #commitNewFile} wrote, when it is still the one written
+   * (its fingerprint): nothing in the namespace names it, and a later sync must not take it for a
+   * file.
    */
   private static void removeWritten(Change c, MountTable.Resolution where, String fingerprint)
       throws IOException {
@@ -456,22 +538,21 @@ final class FileChanges {
   /** Fails with INVALID_ARGUMENT when a file cannot have {@code length} bytes. */
   static void checkLength(String path, long length, long blockSize) throws StrataException {
     if (length < 0 || BlockIds.blockCount(length, blockSize) > BlockIds.MAX_BLOCKS_PER_FILE) {
-      throw StrataException.invalidArgument("Bad length " + length + " for " + path
-          + " with block size " + blockSize);
+      throw StrataException.invalidArgument(
+          "Bad length " + length + " for " + path + " with block size " + blockSize);
     }
   }
 
   /**
    * Sets mode, owner, group, modification time, extended attributes and/or time to live in the
-   * namespace only: the under store is not written, and the path is not checked against it (a
-   * sync could replace the inode), so the id, blocks, length and fingerprint stay. A change
-   * that changes nothing is not journaled. The attributes survive restarts with the journaled
-   * inode; a file later replaced because its content changed in the store takes the store's
-   * attributes again.
+   * namespace only: the under store is not written, and the path is not checked against it (a sync
+   * could replace the inode), so the id, blocks, length and fingerprint stay. A change that changes
+   * nothing is not journaled. The attributes survive restarts with the journaled inode; a file
+   * later replaced because its content changed in the store takes the store's attributes again.
    *
-   * <p>A time to live needs the cluster at metadata layout 2 (FAILED_PRECONDITION before
-   * {@code strata fsadmin upgrade finalize}). One that frees is taken in a read-only mount;
-   * one that deletes is refused where a delete would be (the root, a mount point).
+   * <p>A time to live needs the cluster at metadata layout 2 (FAILED_PRECONDITION before {@code
+   * strata fsadmin upgrade finalize}). One that frees is taken in a read-only mount; one that
+   * deletes is refused where a delete would be (the root, a mount point).
    */
   CompletableFuture<FileInfo> setAttribute(String path, AttributeChange change) {
     try {
@@ -480,36 +561,46 @@ final class FileChanges {
       }
       change.check(path);
       if (change.deletesOnExpiry() && (path.equals(PathNames.ROOT) || mounts.at(path) != null)) {
-        throw StrataException.failedPrecondition("Cannot give " + path + " a time to live"
-            + " that deletes it: it is a mount point (let it free its cached blocks instead, or"
-            + " unmount it)");
+        throw StrataException.failedPrecondition(
+            "Cannot give "
+                + path
+                + " a time to live"
+                + " that deletes it: it is a mount point (let it free its cached blocks instead, or"
+                + " unmount it)");
       }
     } catch (StrataException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return runner.run(path, c -> {
-      c.lock(PathLocks.Request.writing(path));
-      InodeEntry n = c.resolve(path);
-      if (!change.onlyFreesOnExpiry()) {
-        checkWritable(path);
-      }
-      long nowNs = InodeTimes.nowNs();
-      ChangeStaging.Staged s = c.commit(List.of(Edit.update(n.getId(), cur -> {
-        if (cur == null) {
-          throw StrataException.notFound(path);
-        }
-        InodeEntry.Builder changed = change.applyTo(cur);
-        Xattrs.checkSize(path, changed.getXattrsMap());
-        if (change.changesInode()) {
-          // As POSIX file systems do, even when the values stay as they were.
-          InodeTimes.changed(changed, nowNs);
-        }
-        return changed.build().equals(cur) ? null : changed;
-      })));
-      InodeEntry after = s.inode(n.getId());
-      FileInfo info = tree.info(after != null ? after : c.view().get(n.getId()), path);
-      return s.applied().thenApply(x -> info);
-    });
+    return runner.run(
+        path,
+        c -> {
+          c.lock(PathLocks.Request.writing(path));
+          InodeEntry n = c.resolve(path);
+          if (!change.onlyFreesOnExpiry()) {
+            checkWritable(path);
+          }
+          long nowNs = InodeTimes.nowNs();
+          ChangeStaging.Staged s =
+              c.commit(
+                  List.of(
+                      Edit.update(
+                          n.getId(),
+                          cur -> {
+                            if (cur == null) {
+                              throw StrataException.notFound(path);
+                            }
+                            InodeEntry.Builder changed = change.applyTo(cur);
+                            Xattrs.checkSize(path, changed.getXattrsMap());
+                            if (change.changesInode()) {
+                              // As POSIX file systems do, even when the values stay as they were.
+                              InodeTimes.changed(changed, nowNs);
+                            }
+                            return changed.build().equals(cur) ? null : changed;
+                          })));
+          InodeEntry after = s.inode(n.getId());
+          FileInfo info = tree.info(after != null ? after : c.view().get(n.getId()), path);
+          return s.applied().thenApply(x -> info);
+        });
   }
 
   void checkWritable(String path) throws StrataException {
@@ -517,15 +608,20 @@ final class FileChanges {
   }
 
   /**
-   * Fails with ENAMETOOLONG when the under store of {@code path} cannot hold an entry there
-   * because its own path would be too long (a local folder's absolute path past 64 KiB).
+   * Fails with ENAMETOOLONG when the under store of {@code path} cannot hold an entry there because
+   * its own path would be too long (a local folder's absolute path past 64 KiB).
    */
   static void checkStorePath(InodeTree tree, String path) throws IOException {
     MountTable.Resolution r = tree.mounts().resolve(path);
     if (tree.loader().store(r.mount()).pathTooLong(r.ufsUri())) {
-      throw new StrataException(ErrorCode.INVALID_ARGUMENT, PosixError.ENAMETOOLONG,
-          "Path too long for its under store: " + path + " would be " + r.ufsUri()
-          + " there, past the store's limit; choose a shorter path");
+      throw new StrataException(
+          ErrorCode.INVALID_ARGUMENT,
+          PosixError.ENAMETOOLONG,
+          "Path too long for its under store: "
+              + path
+              + " would be "
+              + r.ufsUri()
+              + " there, past the store's limit; choose a shorter path");
     }
   }
 }

@@ -7,9 +7,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Where inodes are read from: the applied metastore (what clients read) or that plus the
- * changes in flight (what changes are checked against, {@link PendingChanges}). Walks and
- * paths are worked out the same way on both.
+ * Where inodes are read from: the applied metastore (what clients read) or that plus the changes in
+ * flight (what changes are checked against, {@link PendingChanges}). Walks and paths are worked out
+ * the same way on both.
  */
 interface InodeSource {
   /** The inode with that id, or null. */

@@ -6,14 +6,13 @@ import java.time.Instant;
 
 /**
  * The times of an inode as POSIX names them: modification (of the content, or of a directory's
- * entries), change (of anything about the inode: attributes, names, content) and access. An
- * inode keeps its modification time in milliseconds (every release does) and, since metadata
- * layout 2, in nanoseconds beside it, with change and access times in nanoseconds. A time
- * written by an older release, or an inode loaded from a store that keeps only milliseconds,
- * has no nanoseconds: the nanosecond time counts only while it agrees with the milliseconds,
- * so a change of the milliseconds alone (by a master of the previous release) is never hidden
- * by a stale nanosecond value. Missing change and access times read as the modification time.
- * Stateless.
+ * entries), change (of anything about the inode: attributes, names, content) and access. An inode
+ * keeps its modification time in milliseconds (every release does) and, since metadata layout 2, in
+ * nanoseconds beside it, with change and access times in nanoseconds. A time written by an older
+ * release, or an inode loaded from a store that keeps only milliseconds, has no nanoseconds: the
+ * nanosecond time counts only while it agrees with the milliseconds, so a change of the
+ * milliseconds alone (by a master of the previous release) is never hidden by a stale nanosecond
+ * value. Missing change and access times read as the modification time. Stateless.
  */
 final class InodeTimes {
   private static final long NANOS_PER_MS = 1_000_000L;
@@ -49,9 +48,9 @@ final class InodeTimes {
   }
 
   /**
-   * Sets the modification time (both forms) to {@code ns}. An inode that kept no access time
-   * (one loaded from a store) keeps the one it showed, its old modification time, rather than
-   * have it follow the new one.
+   * Sets the modification time (both forms) to {@code ns}. An inode that kept no access time (one
+   * loaded from a store) keeps the one it showed, its old modification time, rather than have it
+   * follow the new one.
    */
   static InodeEntry.Builder setModification(InodeEntry.Builder b, long ns) {
     if (!b.hasAccessTimeNs()) {

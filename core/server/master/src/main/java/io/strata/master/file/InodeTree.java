@@ -20,18 +20,18 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Consumer;
 
 /**
- * The namespace as clients read it: the applied {@link InodeStore}, walked by path, listed by
- * page, and shown as {@link FileInfo}s; and what decides whether a path must first be loaded
- * from, or checked against, its under store.
+ * The namespace as clients read it: the applied {@link InodeStore}, walked by path, listed by page,
+ * and shown as {@link FileInfo}s; and what decides whether a path must first be loaded from, or
+ * checked against, its under store.
  *
  * <p>Locking: a read holds the read side of one lock for the time of its walk and view (no
- * under-store call, no wait for a change); a journal batch applies under the write side, only
- * for the time it takes to write the batch to the metastore, so a reader sees every batch
- * whole or not at all. Changes take no part in this lock: they hold {@link PathLocks} and are
- * checked against {@link PendingChanges}.
+ * under-store call, no wait for a change); a journal batch applies under the write side, only for
+ * the time it takes to write the batch to the metastore, so a reader sees every batch whole or not
+ * at all. Changes take no part in this lock: they hold {@link PathLocks} and are checked against
+ * {@link PendingChanges}.
  *
- * <p>Inode ids (and mount ids) are handed out here, above every id ever applied, so ids (and
- * so block ids) are never reused.
+ * <p>Inode ids (and mount ids) are handed out here, above every id ever applied, so ids (and so
+ * block ids) are never reused.
  */
 public final class InodeTree {
   /** Signature of a read done on the inode of a path. */
@@ -48,20 +48,25 @@ public final class InodeTree {
   private final SyncPolicy policy;
   private final AtomicLong nextId = new AtomicLong();
   private final AtomicLong nextMountId = new AtomicLong();
-  private final InodeSource applied = new InodeSource() {
-    @Override
-    public InodeEntry get(long id) {
-      return store.get(id);
-    }
+  private final InodeSource applied =
+      new InodeSource() {
+        @Override
+        public InodeEntry get(long id) {
+          return store.get(id);
+        }
 
-    @Override
-    public InodeEntry child(long parentId, String name) {
-      return store.child(parentId, name);
-    }
-  };
+        @Override
+        public InodeEntry child(long parentId, String name) {
+          return store.child(parentId, name);
+        }
+      };
 
-  public InodeTree(InodeStore store, MountTable mounts, UfsMetadataLoader loader,
-      WorkerRegistry workers, SyncPolicy policy) {
+  public InodeTree(
+      InodeStore store,
+      MountTable mounts,
+      UfsMetadataLoader loader,
+      WorkerRegistry workers,
+      SyncPolicy policy) {
     this.store = store;
     this.mounts = mounts;
     this.loader = loader;
@@ -97,11 +102,10 @@ public final class InodeTree {
   // ---- reads of the applied namespace ----
 
   /**
-   * Runs {@code body} on the applied inode of {@code path} when nothing has to be done first;
-   * empty when the path's metadata must first be loaded from its under store, or checked
-   * against it because its sync interval (the call's, or null for the mount's or the
-   * default) says it is due, or when {@code body} answers null. Fails with NOT_FOUND when the
-   * path exists nowhere.
+   * Runs {@code body} on the applied inode of {@code path} when nothing has to be done first; empty
+   * when the path's metadata must first be loaded from its under store, or checked against it
+   * because its sync interval (the call's, or null for the mount's or the default) says it is due,
+   * or when {@code body} answers null. Fails with NOT_FOUND when the path exists nowhere.
    */
   public <T> Optional<T> readIfCurrent(String path, SyncInterval call, ReadBody<T> body)
       throws IOException {
@@ -175,8 +179,7 @@ public final class InodeTree {
     if (!last.getDirectory()) {
       return false;
     }
-    return !last.getChildrenLoaded()
-        || policy.listingDue(last, w.pathAt(w.found() + 1), call);
+    return !last.getChildrenLoaded() || policy.listingDue(last, w.pathAt(w.found() + 1), call);
   }
 
   /** Whether the inode a complete walk ends at is due for a check against its store. */
@@ -221,10 +224,10 @@ public final class InodeTree {
   // ---- walks below an inode ----
 
   /**
-   * Calls {@code consumer} with every file at or below an inode, once each: below {@code top},
-   * a file is reached by its first name only, so another name (a hard link) of a file whose
-   * first name is elsewhere is not visited. Reads the applied store; a change calls it while it
-   * holds the write lock of {@code top}'s path, so nothing below is in flight.
+   * Calls {@code consumer} with every file at or below an inode, once each: below {@code top}, a
+   * file is reached by its first name only, so another name (a hard link) of a file whose first
+   * name is elsewhere is not visited. Reads the applied store; a change calls it while it holds the
+   * write lock of {@code top}'s path, so nothing below is in flight.
    */
   public void forEachFileBelow(InodeEntry top, Consumer<InodeEntry> consumer) {
     Deque<InodeEntry> pending = new ArrayDeque<>();
@@ -236,23 +239,25 @@ public final class InodeTree {
         continue;
       }
       long dirId = n.getId();
-      store.forEachChild(dirId, c -> {
-        InodeEntry child = store.get(c.id());
-        if (child != null && child.getParentId() == dirId && child.getName().equals(c.name())) {
-          pending.push(child);
-        }
-      });
+      store.forEachChild(
+          dirId,
+          c -> {
+            InodeEntry child = store.get(c.id());
+            if (child != null && child.getParentId() == dirId && child.getName().equals(c.name())) {
+              pending.push(child);
+            }
+          });
     }
   }
 
   // ---- directory listings ----
 
   /**
-   * One page of a directory's children in name order after {@code startAfter}, with each
-   * file's blocks when asked; empty when the directory is gone.
+   * One page of a directory's children in name order after {@code startAfter}, with each file's
+   * blocks when asked; empty when the directory is gone.
    */
-  public Page page(long dirId, String startAfter, int limit, boolean withBlocks,
-      boolean includeHidden) {
+  public Page page(
+      long dirId, String startAfter, int limit, boolean withBlocks, boolean includeHidden) {
     lock.readLock().lock();
     try {
       String dirPath = applied.pathOf(dirId);
@@ -304,8 +309,8 @@ public final class InodeTree {
   }
 
   /**
-   * Whether an id names an existing file. Takes no lock, so worker heartbeats never wait behind
-   * an apply.
+   * Whether an id names an existing file. Takes no lock, so worker heartbeats never wait behind an
+   * apply.
    */
   public boolean isFile(long id) {
     InodeEntry n = store.contentOwner(id);
@@ -325,30 +330,46 @@ public final class InodeTree {
   }
 
   /**
-   * The FileInfo of an inode at a path; with {@code withBlocks}, a complete file's blocks and
-   * the live workers that hold each ({@link FileInfo#getBlocksList}).
+   * The FileInfo of an inode at a path; with {@code withBlocks}, a complete file's blocks and the
+   * live workers that hold each ({@link FileInfo#getBlocksList}).
    */
   public FileInfo info(InodeEntry n, String path, boolean withBlocks) {
     MountTable.Resolution r = mounts.resolve(path);
     long dataId = dataId(n);
     // The name is the path's: a file with several names (hard links) has one inode.
-    FileInfo.Builder b = FileInfo.newBuilder().setFileId(dataId).setPath(path)
-        .setName(path.equals(PathNames.ROOT) ? n.getName() : PathNames.name(path))
-        .setDirectory(n.getDirectory()).setLength(n.getLength())
-        .setBlockSize(n.getBlockSize()).setModificationTimeMs(n.getModificationTimeMs())
-        .setMode(n.getMode()).setOwner(n.getOwner()).setGroup(n.getGroup())
-        .setComplete(n.getComplete()).setUfsPath(r.ufsUri()).setMountId(r.mount().getMountId())
-        .setUfsFingerprint(n.getUfsFingerprint())
-        .setSyncIntervalMs(policy.interval(r.mount()).millis())
-        .putAllXattrs(n.getXattrsMap())
-        .setTtlMs(n.getTtlMs()).setTtlAction(n.getTtlAction())
-        .setFileType(n.getFileType()).setSymlinkTarget(n.getSymlinkTarget()).setRdev(n.getRdev())
-        .setInodeNumber(n.getId()).setNamespaceOnly(n.getNamespaceOnly())
-        .setPersistenceState(n.getPersistenceState())
-        .setLinkCount(n.getDirectory() ? (int) Math.min(Integer.MAX_VALUE,
-            2 + store.subdirectoryCount(n.getId())) : 1 + n.getLinksCount())
-        .setModificationTimeNs(InodeTimes.modificationNs(n))
-        .setChangeTimeNs(InodeTimes.changeNs(n)).setAccessTimeNs(InodeTimes.accessNs(n));
+    FileInfo.Builder b =
+        FileInfo.newBuilder()
+            .setFileId(dataId)
+            .setPath(path)
+            .setName(path.equals(PathNames.ROOT) ? n.getName() : PathNames.name(path))
+            .setDirectory(n.getDirectory())
+            .setLength(n.getLength())
+            .setBlockSize(n.getBlockSize())
+            .setModificationTimeMs(n.getModificationTimeMs())
+            .setMode(n.getMode())
+            .setOwner(n.getOwner())
+            .setGroup(n.getGroup())
+            .setComplete(n.getComplete())
+            .setUfsPath(r.ufsUri())
+            .setMountId(r.mount().getMountId())
+            .setUfsFingerprint(n.getUfsFingerprint())
+            .setSyncIntervalMs(policy.interval(r.mount()).millis())
+            .putAllXattrs(n.getXattrsMap())
+            .setTtlMs(n.getTtlMs())
+            .setTtlAction(n.getTtlAction())
+            .setFileType(n.getFileType())
+            .setSymlinkTarget(n.getSymlinkTarget())
+            .setRdev(n.getRdev())
+            .setInodeNumber(n.getId())
+            .setNamespaceOnly(n.getNamespaceOnly())
+            .setPersistenceState(n.getPersistenceState())
+            .setLinkCount(
+                n.getDirectory()
+                    ? (int) Math.min(Integer.MAX_VALUE, 2 + store.subdirectoryCount(n.getId()))
+                    : 1 + n.getLinksCount())
+            .setModificationTimeNs(InodeTimes.modificationNs(n))
+            .setChangeTimeNs(InodeTimes.changeNs(n))
+            .setAccessTimeNs(InodeTimes.accessNs(n));
     if (!n.getDirectory() && n.getBlockSize() > 0) {
       b.setBlockCount(BlockIds.blockCount(n.getLength(), n.getBlockSize()));
       b.setCachedBytes(workers.cachedBytes(dataId, n.getLength(), n.getBlockSize()));
@@ -367,9 +388,13 @@ public final class InodeTree {
     for (int i = 0; i < count; i++) {
       long blockId = BlockIds.blockId(dataId(file), i);
       long offset = i * blockSize;
-      out.add(BlockInfo.newBuilder().setBlockId(blockId).setOffset(offset)
-          .setLength(Math.min(blockSize, file.getLength() - offset))
-          .addAllLocations(workers.locations(blockId)).build());
+      out.add(
+          BlockInfo.newBuilder()
+              .setBlockId(blockId)
+              .setOffset(offset)
+              .setLength(Math.min(blockSize, file.getLength() - offset))
+              .addAllLocations(workers.locations(blockId))
+              .build());
     }
     return out;
   }

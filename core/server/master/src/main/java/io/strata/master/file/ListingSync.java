@@ -18,24 +18,24 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Keeps a directory's children in step with its under-store directory: loads them when they
- * were never loaded, and re-lists and reconciles them when the directory's sync interval says
- * the listing is due.
+ * Keeps a directory's children in step with its under-store directory: loads them when they were
+ * never loaded, and re-lists and reconciles them when the directory's sync interval says the
+ * listing is due.
  *
- * <p>A sync streams the store's listing with no lock held and stages it in batches, each with
- * the directory locked for reading and each name it changes locked for writing -- taken only
- * if free: a name another change holds is that change's to decide. New names become new
- * inodes, changed files and names whose type changed are replaced by new inodes (their old
- * blocks queued for removal at once), and once the listing is done, children the listing did
- * not return are deleted with their subtrees. Each inode created or kept carries the full
- * status the store listed, so a later GetStatus of any child needs no store call within its
- * interval. Names changed through Strata while the sync runs are left as Strata made them (the
- * directory's {@link ChangeStaging.ListingSession}), and files still being written are left
- * alone. A sync that finds nothing to change writes nothing to the journal.
+ * <p>A sync streams the store's listing with no lock held and stages it in batches, each with the
+ * directory locked for reading and each name it changes locked for writing -- taken only if free: a
+ * name another change holds is that change's to decide. New names become new inodes, changed files
+ * and names whose type changed are replaced by new inodes (their old blocks queued for removal at
+ * once), and once the listing is done, children the listing did not return are deleted with their
+ * subtrees. Each inode created or kept carries the full status the store listed, so a later
+ * GetStatus of any child needs no store call within its interval. Names changed through Strata
+ * while the sync runs are left as Strata made them (the directory's {@link
+ * ChangeStaging.ListingSession}), and files still being written are left alone. A sync that finds
+ * nothing to change writes nothing to the journal.
  *
- * <p>At most one load or sync of a directory runs at a time; a caller that finds one running
- * waits for it and uses its result when that listing began after the caller asked. Blocks: it
- * runs on a lane or a background thread, never inline.
+ * <p>At most one load or sync of a directory runs at a time; a caller that finds one running waits
+ * for it and uses its result when that listing began after the caller asked. Blocks: it runs on a
+ * lane or a background thread, never inline.
  */
 final class ListingSync {
   private record Running(long startMs, CompletableFuture<Void> done) {}
@@ -98,8 +98,12 @@ final class ListingSync {
   private final int batchSize;
   private final ConcurrentHashMap<Long, Running> running = new ConcurrentHashMap<>();
 
-  ListingSync(InodeTree tree, ChangeStaging staging, ChangeRunner runner,
-      UfsReconciler reconciler, int batchSize) {
+  ListingSync(
+      InodeTree tree,
+      ChangeStaging staging,
+      ChangeRunner runner,
+      UfsReconciler reconciler,
+      int batchSize) {
     this.tree = tree;
     this.store = tree.store();
     this.staging = staging;
@@ -117,8 +121,8 @@ final class ListingSync {
 
   /**
    * The inode of a path, loading what the namespace has not seen (or, under a directory whose
-   * listing is due, what it may have missed), without checking the inode itself; waits until
-   * what it loaded is applied.
+   * listing is due, what it may have missed), without checking the inode itself; waits until what
+   * it loaded is applied.
    */
   InodeEntry resolve(String path, SyncInterval call) throws IOException {
     Change c = runner.blocking();
@@ -136,8 +140,8 @@ final class ListingSync {
   }
 
   /**
-   * Makes the children of the directory at a path current under the call's sync interval
-   * (null: the mount's or the default). Does nothing for a file.
+   * Makes the children of the directory at a path current under the call's sync interval (null: the
+   * mount's or the default). Does nothing for a file.
    */
   void refresh(String path, SyncInterval call) throws IOException {
     long asked = System.currentTimeMillis();
@@ -169,8 +173,7 @@ final class ListingSync {
     }
   }
 
-  private void sync(String path, long dirId, boolean wasLoaded, long startMs)
-      throws IOException {
+  private void sync(String path, long dirId, boolean wasLoaded, long startMs) throws IOException {
     MountTable.Resolution where = tree.mounts().resolve(path);
     Pass pass = new Pass(dirId, wasLoaded, startMs, staging.openSession(dirId));
     try {
@@ -222,8 +225,8 @@ final class ListingSync {
   }
 
   /**
-   * Locks the directory for reading as it is now; its path, or null (nothing locked) when it
-   * is gone or no longer a directory.
+   * Locks the directory for reading as it is now; its path, or null (nothing locked) when it is
+   * gone or no longer a directory.
    */
   private String lockDirectory(Change c, long dirId) throws IOException {
     for (int tries = 0; tries < 3; tries++) {
@@ -274,8 +277,8 @@ final class ListingSync {
           if (!c.tryLockMore(PathLocks.Request.readingOnly(childPath))) {
             continue;
           }
-          InodeEntry.Builder child = loader.toInode(s, c.newInodeId(), pass.dirId, name,
-              pass.startMs);
+          InodeEntry.Builder child =
+              loader.toInode(s, c.newInodeId(), pass.dirId, name, pass.startMs);
           edits.add(new Edit.Discovered(child.build()));
           pass.seen.add(child.getId());
           added++;
@@ -285,8 +288,9 @@ final class ListingSync {
           // Being changed now: that change decides.
           continue;
         }
-        long now = reconciler.reconcile(c, existing, childPath, Optional.of(s), pass.startMs,
-            edits, files);
+        long now =
+            reconciler.reconcile(
+                c, existing, childPath, Optional.of(s), pass.startMs, edits, files);
         if (now != existing.getId()) {
           pass.changed = true;
           if (now >= 0) {
@@ -317,8 +321,8 @@ final class ListingSync {
   }
 
   /**
-   * Deletes one page of the children that the listing did not return; false when there are no
-   * more pages (or the directory is gone).
+   * Deletes one page of the children that the listing did not return; false when there are no more
+   * pages (or the directory is gone).
    */
   private boolean sweep(Pass pass) throws IOException {
     Change c = runner.blocking();
@@ -370,9 +374,18 @@ final class ListingSync {
       }
       InodeEntry dir = c.view().get(pass.dirId);
       if (!dir.getChildrenLoaded() || pass.changed) {
-        stage(c, List.of(Edit.update(pass.dirId, cur -> cur == null || !cur.getDirectory()
-            ? null : cur.toBuilder().setChildrenLoaded(true)
-                .setUfsSyncTimeMs(Math.max(cur.getUfsSyncTimeMs(), pass.startMs)))), List.of());
+        stage(
+            c,
+            List.of(
+                Edit.update(
+                    pass.dirId,
+                    cur ->
+                        cur == null || !cur.getDirectory()
+                            ? null
+                            : cur.toBuilder()
+                                .setChildrenLoaded(true)
+                                .setUfsSyncTimeMs(Math.max(cur.getUfsSyncTimeMs(), pass.startMs)))),
+            List.of());
       } else {
         policy.listingChecked(pass.dirId, pass.startMs);
       }
@@ -382,11 +395,11 @@ final class ListingSync {
   }
 
   /**
-   * A listing failed: the directory may be gone from the store or no longer a directory, which
-   * a check of its own status finds and applies. Otherwise the failure is the caller's.
+   * A listing failed: the directory may be gone from the store or no longer a directory, which a
+   * check of its own status finds and applies. Otherwise the failure is the caller's.
    */
-  private void listingFailed(String path, long dirId, MountTable.Resolution where,
-      Throwable cause) throws IOException {
+  private void listingFailed(String path, long dirId, MountTable.Resolution where, Throwable cause)
+      throws IOException {
     if (cause instanceof StrataException se && se.code() == ErrorCode.DEADLINE_EXCEEDED) {
       // The store does not answer: asking it about the directory would wait as long again.
       throw se;
@@ -407,10 +420,25 @@ final class ListingSync {
       }
     }
     if (cause instanceof NoSuchFileException) {
-      throw new StrataException(ErrorCode.NOT_FOUND, "Cannot list " + path
-          + ": its under-store directory " + where.ufsUri() + " does not exist", cause);
+      throw new StrataException(
+          ErrorCode.NOT_FOUND,
+          "Cannot list "
+              + path
+              + ": its under-store directory "
+              + where.ufsUri()
+              + " does not exist",
+          cause);
     }
-    throw new StrataException(ErrorCode.UNAVAILABLE, "Cannot list " + path + " in its under"
-        + " store (" + where.ufsUri() + "): " + cause.getMessage() + "; retry later", cause);
+    throw new StrataException(
+        ErrorCode.UNAVAILABLE,
+        "Cannot list "
+            + path
+            + " in its under"
+            + " store ("
+            + where.ufsUri()
+            + "): "
+            + cause.getMessage()
+            + "; retry later",
+        cause);
   }
 }

@@ -18,11 +18,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One LoadMetadata call: walks the tree below a path depth first and loads or syncs each
- * directory's children as a ListStatus would. The walk keeps a stack of cursors, one per level
- * (a directory and one page of its children), so its memory grows with the depth of the tree,
- * never with its size. A directory that cannot be loaded is counted, named in the progress (the
- * first {@value #FAILED_SHOWN}) and skipped; the walk goes on. Progress goes to the sink about
- * once a second and once at the end, with {@code done} set.
+ * directory's children as a ListStatus would. The walk keeps a stack of cursors, one per level (a
+ * directory and one page of its children), so its memory grows with the depth of the tree, never
+ * with its size. A directory that cannot be loaded is counted, named in the progress (the first
+ * {@value #FAILED_SHOWN}) and skipped; the walk goes on. Progress goes to the sink about once a
+ * second and once at the end, with {@code done} set.
  */
 final class MetadataLoad {
   private static final Logger LOG = LoggerFactory.getLogger(MetadataLoad.class);
@@ -64,8 +64,14 @@ final class MetadataLoad {
    * @param call the sync interval of every directory (null: each path's mount's or default)
    * @param cancelled polled between entries; the walk stops quietly when it turns true
    */
-  MetadataLoad(InodeTree tree, ListingSync listings, Namespace namespace, String root,
-      SyncInterval call, BooleanSupplier cancelled, Consumer<LoadMetadataProgress> sink) {
+  MetadataLoad(
+      InodeTree tree,
+      ListingSync listings,
+      Namespace namespace,
+      String root,
+      SyncInterval call,
+      BooleanSupplier cancelled,
+      Consumer<LoadMetadataProgress> sink) {
     this.tree = tree;
     this.listings = listings;
     this.namespace = namespace;
@@ -78,8 +84,8 @@ final class MetadataLoad {
   /**
    * Runs the walk and returns the final progress (also given to the sink).
    *
-   * @throws IOException when the root itself cannot be loaded (the path is missing, or its
-   *     store fails); failures below it are reported in the progress instead
+   * @throws IOException when the root itself cannot be loaded (the path is missing, or its store
+   *     fails); failures below it are reported in the progress instead
    */
   LoadMetadataProgress run() throws IOException {
     listings.refresh(root, call);
@@ -94,8 +100,13 @@ final class MetadataLoad {
     }
     LoadMetadataProgress last = progress(true);
     sink.accept(last);
-    LOG.info("Loaded the metadata of {}: {} files, {} directories, {} failures, in {} ms", root,
-        files, directories, failedCount, last.getElapsedMs());
+    LOG.info(
+        "Loaded the metadata of {}: {} files, {} directories, {} failures, in {} ms",
+        root,
+        files,
+        directories,
+        failedCount,
+        last.getElapsedMs());
     return last;
   }
 
@@ -179,8 +190,14 @@ final class MetadataLoad {
   }
 
   private LoadMetadataProgress progress(boolean done) {
-    return LoadMetadataProgress.newBuilder().setFiles(files).setDirectories(directories)
-        .setBytes(bytes).setElapsedMs((System.nanoTime() - startNanos) / 1_000_000)
-        .setDone(done).addAllFailedPaths(failed).setFailedCount(failedCount).build();
+    return LoadMetadataProgress.newBuilder()
+        .setFiles(files)
+        .setDirectories(directories)
+        .setBytes(bytes)
+        .setElapsedMs((System.nanoTime() - startNanos) / 1_000_000)
+        .setDone(done)
+        .addAllFailedPaths(failed)
+        .setFailedCount(failedCount)
+        .build();
   }
 }

@@ -9,12 +9,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * One lane per mount: the threads on which the master's calls that must wait -- for their
- * mount's under store, or for a path another change holds -- run, so that a store that stops
- * answering holds its own mount's lane and nothing else. A lane has at most
- * {@code strata.master.ufs.threads} threads, made when needed and ended when idle; more calls
- * queue (in memory, holding no thread) and fail at once when their store is taken as not
- * answering.
+ * One lane per mount: the threads on which the master's calls that must wait -- for their mount's
+ * under store, or for a path another change holds -- run, so that a store that stops answering
+ * holds its own mount's lane and nothing else. A lane has at most {@code strata.master.ufs.threads}
+ * threads, made when needed and ended when idle; more calls queue (in memory, holding no thread)
+ * and fail at once when their store is taken as not answering.
  */
 final class MountLanes implements AutoCloseable {
   private final int threads;
@@ -30,18 +29,26 @@ final class MountLanes implements AutoCloseable {
     if (closed) {
       throw new java.util.concurrent.RejectedExecutionException("closed");
     }
-    return lanes.computeIfAbsent(mount.getMountId(), id -> {
-      AtomicInteger n = new AtomicInteger();
-      ThreadPoolExecutor e = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
-          new LinkedBlockingQueue<>(), r -> {
-            Thread t = new Thread(r, "master-lane-" + mount.getPath() + "-"
-                + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-          });
-      e.allowCoreThreadTimeOut(true);
-      return e;
-    });
+    return lanes.computeIfAbsent(
+        mount.getMountId(),
+        id -> {
+          AtomicInteger n = new AtomicInteger();
+          ThreadPoolExecutor e =
+              new ThreadPoolExecutor(
+                  threads,
+                  threads,
+                  30,
+                  TimeUnit.SECONDS,
+                  new LinkedBlockingQueue<>(),
+                  r -> {
+                    Thread t =
+                        new Thread(r, "master-lane-" + mount.getPath() + "-" + n.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                  });
+          e.allowCoreThreadTimeOut(true);
+          return e;
+        });
   }
 
   @Override

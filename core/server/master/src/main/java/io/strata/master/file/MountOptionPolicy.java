@@ -10,15 +10,16 @@ import java.util.regex.Pattern;
 
 /**
  * Which mount options belong to Strata and which are secrets. Strata's own options (today only
- * {@value #SYNC_INTERVAL}) configure the master and are never handed to an under store; every
- * other option is the store's. An option is secret when its name contains secret, password,
- * token, credential or key -- except an access key, which names an account rather than proving
- * it. Secret values are kept as given in the journal and shown masked unless a caller that
- * opens stores asks for them.
+ * {@value #SYNC_INTERVAL}) configure the master and are never handed to an under store; every other
+ * option is the store's. An option is secret when its name contains secret, password, token,
+ * credential or key -- except an access key, which names an account rather than proving it. Secret
+ * values are kept as given in the journal and shown masked unless a caller that opens stores asks
+ * for them.
  */
 public final class MountOptionPolicy {
   /** The mount's own sync interval: never, always, or a duration such as 30s. */
   public static final String SYNC_INTERVAL = "sync.interval";
+
   /** What a secret value reads as in listings. */
   public static final String MASKED = "******";
 
@@ -54,8 +55,15 @@ public final class MountOptionPolicy {
       try {
         SyncInterval.parse(interval);
       } catch (IllegalArgumentException e) {
-        throw StrataException.invalidArgument("Cannot mount " + ufsUri + " at " + path
-            + ": bad option " + SYNC_INTERVAL + ": " + e.getMessage());
+        throw StrataException.invalidArgument(
+            "Cannot mount "
+                + ufsUri
+                + " at "
+                + path
+                + ": bad option "
+                + SYNC_INTERVAL
+                + ": "
+                + e.getMessage());
       }
     }
   }
@@ -91,10 +99,9 @@ public final class MountOptionPolicy {
    * @param includeSecrets keep secret values as they are instead of masking them
    * @param storeOptionsOnly leave out Strata's own options
    */
-  public static MountInfo view(MountInfo mount, boolean includeSecrets,
-      boolean storeOptionsOnly) {
-    Map<String, String> options = storeOptionsOnly ? storeOptions(mount.getOptionsMap())
-        : mount.getOptionsMap();
+  public static MountInfo view(MountInfo mount, boolean includeSecrets, boolean storeOptionsOnly) {
+    Map<String, String> options =
+        storeOptionsOnly ? storeOptions(mount.getOptionsMap()) : mount.getOptionsMap();
     if (includeSecrets && options == mount.getOptionsMap()) {
       return mount;
     }

@@ -11,10 +11,10 @@ import java.util.List;
 import java.util.TreeMap;
 
 /**
- * Which under-store directory each namespace path mirrors. The root mount comes from
- * configuration; the others from the metastore's mount records. A path belongs to the mount
- * with the longest path that is the path itself or one of its ancestors, and its under-store
- * URI is that mount's URI joined with the rest of the path.
+ * Which under-store directory each namespace path mirrors. The root mount comes from configuration;
+ * the others from the metastore's mount records. A path belongs to the mount with the longest path
+ * that is the path itself or one of its ancestors, and its under-store URI is that mount's URI
+ * joined with the rest of the path.
  *
  * <p>Reads are lock-free over an immutable snapshot; {@link #reload} swaps in a new one.
  */
@@ -33,10 +33,15 @@ public final class MountTable {
   }
 
   /** A table whose root mount has options (credentials, endpoints) from configuration. */
-  public MountTable(String rootUfsUri, java.util.Map<String, String> rootOptions,
-      Collection<MountInfo> mounts) {
-    this.root = MountInfo.newBuilder().setMountId(ROOT_MOUNT_ID).setPath(PathNames.ROOT)
-        .setUfsUri(rootUfsUri).putAllOptions(rootOptions).build();
+  public MountTable(
+      String rootUfsUri, java.util.Map<String, String> rootOptions, Collection<MountInfo> mounts) {
+    this.root =
+        MountInfo.newBuilder()
+            .setMountId(ROOT_MOUNT_ID)
+            .setPath(PathNames.ROOT)
+            .setUfsUri(rootUfsUri)
+            .putAllOptions(rootOptions)
+            .build();
     reload(mounts);
   }
 
@@ -56,8 +61,8 @@ public final class MountTable {
     for (String p = path; p != null; p = PathNames.parent(p)) {
       MountInfo m = map.get(p);
       if (m != null) {
-        String relative = p.equals(path) ? ""
-            : path.substring(p.equals(PathNames.ROOT) ? 1 : p.length() + 1);
+        String relative =
+            p.equals(path) ? "" : path.substring(p.equals(PathNames.ROOT) ? 1 : p.length() + 1);
         return new Resolution(m, UnderStores.join(m.getUfsUri(), relative));
       }
     }
@@ -99,8 +104,9 @@ public final class MountTable {
   public void requireWritable(String path) throws StrataException {
     Resolution r = resolve(path);
     if (r.mount().getReadOnly()) {
-      throw new StrataException(ErrorCode.PERMISSION_DENIED, "Cannot change " + path
-          + ": mount " + r.mount().getPath() + " is read-only");
+      throw new StrataException(
+          ErrorCode.PERMISSION_DENIED,
+          "Cannot change " + path + ": mount " + r.mount().getPath() + " is read-only");
     }
   }
 }

@@ -16,19 +16,19 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The edits of changes to the names in folders, as POSIX file systems make them: a name
- * removed from a file that has other names (hard links) leaves the file, and a subtree removed
- * takes with it the names it holds of files that live on elsewhere. Only builds edits; the
- * caller stages them. A file with several names may be changed through another name at the
- * same time, so its rewrites are {@link Edit.Update}s, worked out when staged.
+ * The edits of changes to the names in folders, as POSIX file systems make them: a name removed
+ * from a file that has other names (hard links) leaves the file, and a subtree removed takes with
+ * it the names it holds of files that live on elsewhere. Only builds edits; the caller stages them.
+ * A file with several names may be changed through another name at the same time, so its rewrites
+ * are {@link Edit.Update}s, worked out when staged.
  */
 final class NameChanges {
   private final InodeStore store;
   private final InodeSource view;
 
   /**
-   * @param store the applied metastore, walked below a folder the caller holds the write lock
-   *     of (nothing below it is in flight)
+   * @param store the applied metastore, walked below a folder the caller holds the write lock of
+   *     (nothing below it is in flight)
    * @param view the namespace as changes see it, for paths of names
    */
   NameChanges(InodeStore store, InodeSource view) {
@@ -37,9 +37,9 @@ final class NameChanges {
   }
 
   /**
-   * The edit that removes one name of a file or folder: the inode itself when it is its last
-   * name, else the inode without that name (its first name moving to another when the name
-   * removed was the first), with its change time moved to {@code nowNs}.
+   * The edit that removes one name of a file or folder: the inode itself when it is its last name,
+   * else the inode without that name (its first name moving to another when the name removed was
+   * the first), with its change time moved to {@code nowNs}.
    *
    * @param parentId the folder the name is in
    * @param name the name
@@ -47,12 +47,16 @@ final class NameChanges {
    */
   boolean removeName(InodeEntry n, long parentId, String name, long nowNs, List<Edit> edits) {
     if (n.getLinksCount() == 0) {
-      edits.add(Edit.put(JournalEntry.newBuilder()
-          .setDeleteInode(DeleteInodeEntry.newBuilder().setId(n.getId()))));
+      edits.add(
+          Edit.put(
+              JournalEntry.newBuilder()
+                  .setDeleteInode(DeleteInodeEntry.newBuilder().setId(n.getId()))));
       return true;
     }
-    edits.add(Edit.update(n.getId(), now -> now == null ? null
-        : InodeTimes.changed(without(now, parentId, name), nowNs)));
+    edits.add(
+        Edit.update(
+            n.getId(),
+            now -> now == null ? null : InodeTimes.changed(without(now, parentId, name), nowNs)));
     return false;
   }
 
@@ -78,8 +82,8 @@ final class NameChanges {
   }
 
   /** The inode with one of its names ({@code fromParent}/{@code fromName}) moved. */
-  static InodeEntry.Builder moved(InodeEntry n, long fromParent, String fromName, long toParent,
-      String toName) {
+  static InodeEntry.Builder moved(
+      InodeEntry n, long fromParent, String fromName, long toParent, String toName) {
     InodeEntry.Builder b = n.toBuilder();
     if (n.getParentId() == fromParent && n.getName().equals(fromName)) {
       return b.setParentId(toParent).setName(toName);
@@ -96,8 +100,8 @@ final class NameChanges {
 
   /**
    * Before a subtree is deleted: the edits that take out of the files whose names are partly
-   * outside it the names inside it, so that those files live on by their other names, and the
-   * ids of such files (their blocks stay). Files whose every name is inside go with the subtree.
+   * outside it the names inside it, so that those files live on by their other names, and the ids
+   * of such files (their blocks stay). Files whose every name is inside go with the subtree.
    */
   Set<Long> detachSurvivors(InodeEntry top, long nowNs, List<Edit> edits) {
     if (!top.getDirectory()) {
@@ -110,21 +114,24 @@ final class NameChanges {
     dirs.add(top.getId());
     while (!pending.isEmpty()) {
       long dirId = pending.pop();
-      store.forEachChild(dirId, c -> {
-        InodeEntry child = store.get(c.id());
-        if (child == null) {
-          return;
-        }
-        boolean first = child.getParentId() == dirId && child.getName().equals(c.name());
-        if (child.getDirectory()) {
-          if (first && dirs.add(child.getId())) {
-            pending.push(child.getId());
-          }
-        } else if (child.getLinksCount() > 0) {
-          namesInside.computeIfAbsent(child.getId(), k -> new ArrayList<>())
-              .add(LinkName.newBuilder().setParentId(dirId).setName(c.name()).build());
-        }
-      });
+      store.forEachChild(
+          dirId,
+          c -> {
+            InodeEntry child = store.get(c.id());
+            if (child == null) {
+              return;
+            }
+            boolean first = child.getParentId() == dirId && child.getName().equals(c.name());
+            if (child.getDirectory()) {
+              if (first && dirs.add(child.getId())) {
+                pending.push(child.getId());
+              }
+            } else if (child.getLinksCount() > 0) {
+              namesInside
+                  .computeIfAbsent(child.getId(), k -> new ArrayList<>())
+                  .add(LinkName.newBuilder().setParentId(dirId).setName(c.name()).build());
+            }
+          });
     }
     Set<Long> survivors = new HashSet<>();
     for (Long id : namesInside.keySet()) {
@@ -132,16 +139,22 @@ final class NameChanges {
       if (n == null || outside(n, dirs).isEmpty()) {
         continue;
       }
-      edits.add(Edit.update(id, now -> {
-        List<LinkName> outside = now == null ? List.of() : outside(now, dirs);
-        if (outside.isEmpty()) {
-          return null;
-        }
-        InodeEntry.Builder b = now.toBuilder().setParentId(outside.get(0).getParentId())
-            .setName(outside.get(0).getName()).clearLinks()
-            .addAllLinks(outside.subList(1, outside.size()));
-        return InodeTimes.changed(b, nowNs);
-      }));
+      edits.add(
+          Edit.update(
+              id,
+              now -> {
+                List<LinkName> outside = now == null ? List.of() : outside(now, dirs);
+                if (outside.isEmpty()) {
+                  return null;
+                }
+                InodeEntry.Builder b =
+                    now.toBuilder()
+                        .setParentId(outside.get(0).getParentId())
+                        .setName(outside.get(0).getName())
+                        .clearLinks()
+                        .addAllLinks(outside.subList(1, outside.size()));
+                return InodeTimes.changed(b, nowNs);
+              }));
       survivors.add(id);
     }
     return survivors;

@@ -10,10 +10,10 @@ import io.strata.master.journal.JournalSystem;
 import io.strata.master.metastore.InodeStore;
 import io.strata.master.upgrade.ClusterLayout;
 import io.strata.proto.FileInfo;
-import io.strata.proto.PersistenceState;
 import io.strata.proto.FreeResponse;
 import io.strata.proto.GetFileBlocksResponse;
 import io.strata.proto.LoadMetadataProgress;
+import io.strata.proto.PersistenceState;
 import io.strata.proto.journal.InodeEntry;
 import io.strata.proto.journal.JournalEntry;
 import io.strata.underfs.UfsStatus;
@@ -34,18 +34,19 @@ import org.slf4j.LoggerFactory;
 /**
  * The file-system operations of the master on normalized namespace paths. Changes are written
  * through: a change locks the paths it touches ({@link PathLocks}), changes the under store's
- * metadata first (mkdir, delete, rename) with no other lock held, then stages its journal
- * entries, checked against the namespace as the changes ahead of it leave it
- * ({@link ChangeStaging}), and answers once they are applied. File bytes are never touched
- * here; workers write them. Reads answer from the applied namespace without waiting for any
- * change; a path not loaded yet, or due for a check against its store, is loaded or checked
- * first ({@link SyncPolicy}); listings are loaded and synced by {@link ListingSync}.
+ * metadata first (mkdir, delete, rename) with no other lock held, then stages its journal entries,
+ * checked against the namespace as the changes ahead of it leave it ({@link ChangeStaging}), and
+ * answers once they are applied. File bytes are never touched here; workers write them. Reads
+ * answer from the applied namespace without waiting for any change; a path not loaded yet, or due
+ * for a check against its store, is loaded or checked first ({@link SyncPolicy}); listings are
+ * loaded and synced by {@link ListingSync}.
  *
- * <p>Every operation returns a future; failures are {@link StrataException}s whose message
- * names the path and, where there is one, what the caller can do.
+ * <p>Every operation returns a future; failures are {@link StrataException}s whose message names
+ * the path and, where there is one, what the caller can do.
  */
 public final class Namespace {
   private static final Logger LOG = LoggerFactory.getLogger(Namespace.class);
+
   /** Largest page a listing hands out, whatever the client asks for. */
   public static final int MAX_PAGE_SIZE = 10_000;
 
@@ -67,22 +68,36 @@ public final class Namespace {
   private final PersistChanges persists;
 
   /**
-   * The namespace of a master over its tree and journal: changes publish to {@code changes};
-   * each mount's lane has up to {@code laneThreads} threads; a change waits at most
-   * {@code lockTimeout} for another change of its paths.
+   * The namespace of a master over its tree and journal: changes publish to {@code changes}; each
+   * mount's lane has up to {@code laneThreads} threads; a change waits at most {@code lockTimeout}
+   * for another change of its paths.
    */
-  public static Namespace open(InodeTree tree, JournalSystem journal, ChangeFeed changes,
-      MeterRegistry registry, int laneThreads, Duration lockTimeout, int loadBatch) {
-    ChangeStaging staging = new ChangeStaging(journal, new PendingChanges(tree.store()),
-        changes, tree.mounts());
+  public static Namespace open(
+      InodeTree tree,
+      JournalSystem journal,
+      ChangeFeed changes,
+      MeterRegistry registry,
+      int laneThreads,
+      Duration lockTimeout,
+      int loadBatch) {
+    ChangeStaging staging =
+        new ChangeStaging(journal, new PendingChanges(tree.store()), changes, tree.mounts());
     MountLanes lanes = new MountLanes(laneThreads);
-    ChangeRunner runner = new ChangeRunner(new Change.Env(tree, staging,
-        new PathLocks(registry), lockTimeout.toNanos()), tree.mounts(), lanes);
+    ChangeRunner runner =
+        new ChangeRunner(
+            new Change.Env(tree, staging, new PathLocks(registry), lockTimeout.toNanos()),
+            tree.mounts(),
+            lanes);
     return new Namespace(tree, journal, staging, runner, lanes, loadBatch);
   }
 
-  private Namespace(InodeTree tree, JournalSystem journal, ChangeStaging staging,
-      ChangeRunner runner, MountLanes lanes, int loadBatch) {
+  private Namespace(
+      InodeTree tree,
+      JournalSystem journal,
+      ChangeStaging staging,
+      ChangeRunner runner,
+      MountLanes lanes,
+      int loadBatch) {
     this.lanes = lanes;
     this.tree = tree;
     this.journal = journal;
@@ -122,8 +137,8 @@ public final class Namespace {
   }
 
   /**
-   * Forgets every change in flight: this master starts or stops leading, so none of them will
-   * apply under its lead.
+   * Forgets every change in flight: this master starts or stops leading, so none of them will apply
+   * under its lead.
    */
   public void resetChanges() {
     staging.clear();
@@ -144,25 +159,28 @@ public final class Namespace {
       // The root folder may be a symbolic link to the real one.
       s = loader.store(root.mount()).getTargetStatus(root.ufsUri());
     } catch (NoSuchFileException e) {
-      throw new StrataException(ErrorCode.NOT_FOUND, "The root under store "
-          + root.ufsUri() + " does not exist: create it or set strata.master.root.ufs");
+      throw new StrataException(
+          ErrorCode.NOT_FOUND,
+          "The root under store "
+              + root.ufsUri()
+              + " does not exist: create it or set strata.master.root.ufs");
     }
-    journal.write(List.of(
-        JournalEntry.newBuilder().setInode(loader.toInode(s, InodeStore.ROOT_ID, 0, "")),
-        ClusterLayout.finalizeEntry(Version.LAYOUT_VERSION)));
+    journal.write(
+        List.of(
+            JournalEntry.newBuilder().setInode(loader.toInode(s, InodeStore.ROOT_ID, 0, "")),
+            ClusterLayout.finalizeEntry(Version.LAYOUT_VERSION)));
   }
 
   // ---- reads ----
 
   /**
-   * The FileInfo of a path, loading its metadata from the under store on first access and
-   * checking it there again when its sync interval says it is due; with {@code withBlocks}, a
-   * complete file's blocks and the live workers that hold each.
+   * The FileInfo of a path, loading its metadata from the under store on first access and checking
+   * it there again when its sync interval says it is due; with {@code withBlocks}, a complete
+   * file's blocks and the live workers that hold each.
    *
    * @param call the call's sync interval; null for the mount's or the configured one
    */
-  public CompletableFuture<FileInfo> getStatus(String path, SyncInterval call,
-      boolean withBlocks) {
+  public CompletableFuture<FileInfo> getStatus(String path, SyncInterval call, boolean withBlocks) {
     return read(path, call, n -> tree.info(n, path, withBlocks));
   }
 
@@ -177,8 +195,8 @@ public final class Namespace {
   }
 
   /**
-   * Runs {@code body} on the applied inode of {@code path}: at once when the path is loaded and
-   * not due for a check; else after loading or checking it (on the path's lane).
+   * Runs {@code body} on the applied inode of {@code path}: at once when the path is loaded and not
+   * due for a check; else after loading or checking it (on the path's lane).
    */
   <T> CompletableFuture<T> read(String path, SyncInterval call, InodeTree.ReadBody<T> body) {
     try {
@@ -189,24 +207,26 @@ public final class Namespace {
     } catch (IOException | RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return runner.run(path, c -> {
-      CompletableFuture<?> ahead = prepareRead(c, path, call);
-      return ahead.thenApply(x -> {
-        try {
-          return tree.readApplied(path, body);
-        } catch (IOException e) {
-          throw new CompletionException(e);
-        }
-      });
-    });
+    return runner.run(
+        path,
+        c -> {
+          CompletableFuture<?> ahead = prepareRead(c, path, call);
+          return ahead.thenApply(
+              x -> {
+                try {
+                  return tree.readApplied(path, body);
+                } catch (IOException e) {
+                  throw new CompletionException(e);
+                }
+              });
+        });
   }
 
   /**
-   * Loads what the namespace lacks of a path and checks the path against its store when due;
-   * the future completes once what that staged is applied. NOT_FOUND when it exists nowhere.
+   * Loads what the namespace lacks of a path and checks the path against its store when due; the
+   * future completes once what that staged is applied. NOT_FOUND when it exists nowhere.
    */
-  CompletableFuture<?> prepareRead(Change c, String path, SyncInterval call)
-      throws IOException {
+  CompletableFuture<?> prepareRead(Change c, String path, SyncInterval call) throws IOException {
     SyncInterval sync = call;
     Walk seen = tree.walk(path);
     boolean due = seen.complete() && tree.statusDue(seen, sync);
@@ -220,8 +240,8 @@ public final class Namespace {
     if (!w.complete()) {
       // A check that found the name gone staged its delete: the caller hears NOT_FOUND once
       // that is applied, so that its next call, served from the applied namespace, agrees.
-      return c.stagedAhead().thenCompose(x ->
-          CompletableFuture.failedFuture(StrataException.notFound(path)));
+      return c.stagedAhead()
+          .thenCompose(x -> CompletableFuture.failedFuture(StrataException.notFound(path)));
     }
     return c.stagedAhead();
   }
@@ -231,32 +251,34 @@ public final class Namespace {
 
   /**
    * Loads a directory's children when never loaded, syncs them when due under the call's sync
-   * interval (null: the mount's or the configured one), and returns where its listing starts.
-   * A file is checked as {@link #getStatus} checks it. With {@code loadedOnly}, a directory
-   * whose children were never loaded is not loaded: the call fails with FAILED_PRECONDITION,
-   * so that listing to answer lookups never changes what later accesses of single paths find
-   * in the under store.
+   * interval (null: the mount's or the configured one), and returns where its listing starts. A
+   * file is checked as {@link #getStatus} checks it. With {@code loadedOnly}, a directory whose
+   * children were never loaded is not loaded: the call fails with FAILED_PRECONDITION, so that
+   * listing to answer lookups never changes what later accesses of single paths find in the under
+   * store.
    */
-  public CompletableFuture<Listing> openListing(String path, SyncInterval call,
-      boolean withBlocks, boolean loadedOnly) {
+  public CompletableFuture<Listing> openListing(
+      String path, SyncInterval call, boolean withBlocks, boolean loadedOnly) {
     CompletableFuture<Listing> quick = quickListing(path, call, withBlocks, loadedOnly);
     if (quick != null) {
       return quick;
     }
-    return runner.run(path, c -> {
-      if (c.inline()) {
-        // Loading or syncing a listing calls the store and waits for commits: on the lane.
-        throw Change.NeedsLane.INSTANCE;
-      }
-      join(prepareRead(c, path, call));
-      c.releaseLocks();
-      InodeEntry n = tree.readApplied(path, x -> x);
-      if (loadedOnly && n.getDirectory() && !n.getChildrenLoaded()) {
-        throw notLoaded(path);
-      }
-      listings.refresh(path, call);
-      return done(listingOf(path, withBlocks));
-    });
+    return runner.run(
+        path,
+        c -> {
+          if (c.inline()) {
+            // Loading or syncing a listing calls the store and waits for commits: on the lane.
+            throw Change.NeedsLane.INSTANCE;
+          }
+          join(prepareRead(c, path, call));
+          c.releaseLocks();
+          InodeEntry n = tree.readApplied(path, x -> x);
+          if (loadedOnly && n.getDirectory() && !n.getChildrenLoaded()) {
+            throw notLoaded(path);
+          }
+          listings.refresh(path, call);
+          return done(listingOf(path, withBlocks));
+        });
   }
 
   /** {@link #openListing(String, SyncInterval, boolean, boolean)}, a file without blocks. */
@@ -265,21 +287,25 @@ public final class Namespace {
   }
 
   /** A listing that needs nothing loaded or synced, at once; null when it needs that. */
-  private CompletableFuture<Listing> quickListing(String path, SyncInterval call,
-      boolean withBlocks, boolean loadedOnly) {
+  private CompletableFuture<Listing> quickListing(
+      String path, SyncInterval call, boolean withBlocks, boolean loadedOnly) {
     try {
-      Optional<Listing> now = tree.readIfCurrent(path, call, n -> {
-        if (!n.getDirectory()) {
-          return new Listing(0, tree.info(n, path, withBlocks));
-        }
-        if (!n.getChildrenLoaded()) {
-          if (loadedOnly) {
-            throw notLoaded(path);
-          }
-          return null;
-        }
-        return listings.due(n, path, call) ? null : new Listing(n.getId(), null);
-      });
+      Optional<Listing> now =
+          tree.readIfCurrent(
+              path,
+              call,
+              n -> {
+                if (!n.getDirectory()) {
+                  return new Listing(0, tree.info(n, path, withBlocks));
+                }
+                if (!n.getChildrenLoaded()) {
+                  if (loadedOnly) {
+                    throw notLoaded(path);
+                  }
+                  return null;
+                }
+                return listings.due(n, path, call) ? null : new Listing(n.getId(), null);
+              });
       return now.isPresent() ? CompletableFuture.completedFuture(now.get()) : null;
     } catch (IOException | RuntimeException e) {
       return CompletableFuture.failedFuture(e);
@@ -287,26 +313,37 @@ public final class Namespace {
   }
 
   private Listing listingOf(String path, boolean withBlocks) throws IOException {
-    return tree.readApplied(path, n -> n.getDirectory() ? new Listing(n.getId(), null)
-        : new Listing(0, tree.info(n, path, withBlocks)));
+    return tree.readApplied(
+        path,
+        n ->
+            n.getDirectory()
+                ? new Listing(n.getId(), null)
+                : new Listing(0, tree.info(n, path, withBlocks)));
   }
 
   private static StrataException notLoaded(String path) {
-    return StrataException.failedPrecondition("The children of " + path + " were never"
-        + " loaded from the under store; list it without loaded_only to load them");
+    return StrataException.failedPrecondition(
+        "The children of "
+            + path
+            + " were never"
+            + " loaded from the under store; list it without loaded_only to load them");
   }
 
   /**
-   * Loads or syncs every directory below a path, depth first, as a listing of each would;
-   * progress goes to {@code sink} about once a second and once at the end. Blocks: runs on a
-   * thread of its own.
+   * Loads or syncs every directory below a path, depth first, as a listing of each would; progress
+   * goes to {@code sink} about once a second and once at the end. Blocks: runs on a thread of its
+   * own.
    *
    * @param call the sync interval of every path (null: each path's mount's or configured one)
    * @param cancelled polled during the walk; it stops quietly once this turns true
    * @throws IOException when the path itself cannot be loaded
    */
-  public LoadMetadataProgress loadMetadata(String path, SyncInterval call,
-      BooleanSupplier cancelled, Consumer<LoadMetadataProgress> sink) throws IOException {
+  public LoadMetadataProgress loadMetadata(
+      String path,
+      SyncInterval call,
+      BooleanSupplier cancelled,
+      Consumer<LoadMetadataProgress> sink)
+      throws IOException {
     return new MetadataLoad(tree, listings, this, path, call, cancelled, sink).run();
   }
 
@@ -316,52 +353,65 @@ public final class Namespace {
   }
 
   /**
-   * One page of a directory opened with {@link #openListing}, with each complete file's blocks
-   * and their holders when {@code withBlocks}.
+   * One page of a directory opened with {@link #openListing}, with each complete file's blocks and
+   * their holders when {@code withBlocks}.
    */
-  public InodeTree.Page listPage(long dirId, String startAfter, int limit, boolean withBlocks,
-      boolean includeHidden) {
-    return tree.page(dirId, startAfter, Math.min(limit, MAX_PAGE_SIZE), withBlocks,
-        includeHidden);
+  public InodeTree.Page listPage(
+      long dirId, String startAfter, int limit, boolean withBlocks, boolean includeHidden) {
+    return tree.page(dirId, startAfter, Math.min(limit, MAX_PAGE_SIZE), withBlocks, includeHidden);
   }
 
   /** A file's info and every block with the live workers that hold it. */
   public CompletableFuture<GetFileBlocksResponse> fileBlocks(String path) {
-    return read(path, null, n -> {
-      if (n.getDirectory()) {
-        throw StrataException.invalidArgument("Path is a directory: " + path);
-      }
-      return GetFileBlocksResponse.newBuilder().setFile(tree.info(n, path))
-          .addAllBlocks(tree.blocks(n)).build();
-    });
+    return read(
+        path,
+        null,
+        n -> {
+          if (n.getDirectory()) {
+            throw StrataException.invalidArgument("Path is a directory: " + path);
+          }
+          return GetFileBlocksResponse.newBuilder()
+              .setFile(tree.info(n, path))
+              .addAllBlocks(tree.blocks(n))
+              .build();
+        });
   }
 
   /** Queues removal of every cached block of the file(s) at a path. */
   public CompletableFuture<FreeResponse> free(String path, boolean recursive) {
-    return read(path, null, n -> {
-      if (n.getDirectory() && !recursive) {
-        throw StrataException.failedPrecondition("Path is a directory: " + path
-            + " (free every file below it: `strata fs free -R`)");
-      }
-      return free(n);
-    });
+    return read(
+        path,
+        null,
+        n -> {
+          if (n.getDirectory() && !recursive) {
+            throw StrataException.failedPrecondition(
+                "Path is a directory: "
+                    + path
+                    + " (free every file below it: `strata fs free -R`)");
+          }
+          return free(n);
+        });
   }
 
   /**
-   * Queues removal of every cached block of the files at or below an inode, except the blocks
-   * of files not in their under store (ASYNC_THROUGH before it is persisted, MUST_CACHE): the
-   * cache holds their only copy.
+   * Queues removal of every cached block of the files at or below an inode, except the blocks of
+   * files not in their under store (ASYNC_THROUGH before it is persisted, MUST_CACHE): the cache
+   * holds their only copy.
    */
   public FreeResponse free(InodeEntry top) {
     List<long[]> files = new ArrayList<>();
-    tree.forEachFileBelow(top, f -> {
-      if (f.getPersistenceState() == PersistenceState.PERSISTENCE_PERSISTED) {
-        files.add(new long[] {InodeTree.dataId(f), f.getLength(), f.getBlockSize()});
-      }
-    });
+    tree.forEachFileBelow(
+        top,
+        f -> {
+          if (f.getPersistenceState() == PersistenceState.PERSISTENCE_PERSISTED) {
+            files.add(new long[] {InodeTree.dataId(f), f.getLength(), f.getBlockSize()});
+          }
+        });
     WorkerRegistry.Freed freed = workers.free(files);
-    return FreeResponse.newBuilder().setBlocksFreed(freed.blocks())
-        .setBytesFreed(freed.bytes()).build();
+    return FreeResponse.newBuilder()
+        .setBlocksFreed(freed.blocks())
+        .setBytesFreed(freed.bytes())
+        .build();
   }
 
   /** Whether an id names an existing file (workers' block reports are checked with it). */
@@ -372,12 +422,20 @@ public final class Namespace {
   // ---- changes (see FileChanges, TreeChanges) ----
 
   /** What a CreateFile call asks for. */
-  public record CreateFile(String path, boolean recursive, boolean overwrite, long blockSize,
-      int mode, String owner, String group, boolean newVersion, PersistenceState persistence) {
+  public record CreateFile(
+      String path,
+      boolean recursive,
+      boolean overwrite,
+      long blockSize,
+      int mode,
+      String owner,
+      String group,
+      boolean newVersion,
+      PersistenceState persistence) {
     /** A new file at {@code path}, in an existing folder, with the defaults. */
     public static CreateFile of(String path) {
-      return new CreateFile(path, false, false, 0, 0, "", "", false,
-          PersistenceState.PERSISTENCE_PERSISTED);
+      return new CreateFile(
+          path, false, false, 0, 0, "", "", false, PersistenceState.PERSISTENCE_PERSISTED);
     }
 
     /** Whether the content goes to a worker's cache only (ASYNC_THROUGH, MUST_CACHE). */
@@ -387,8 +445,8 @@ public final class Namespace {
   }
 
   /** See {@link FileChanges#createDirectory}. */
-  public CompletableFuture<FileInfo> createDirectory(String path, boolean recursive,
-      boolean allowExists, int mode, String owner, String group) {
+  public CompletableFuture<FileInfo> createDirectory(
+      String path, boolean recursive, boolean allowExists, int mode, String owner, String group) {
     return files.createDirectory(path, recursive, allowExists, mode, owner, group);
   }
 
@@ -398,20 +456,29 @@ public final class Namespace {
   }
 
   /** See {@link FileChanges#commitNewFile}. */
-  public CompletableFuture<FileInfo> commitNewFile(CreateFile r, String ufsPath, long mountId,
-      long length, String fingerprint, CompletedAttributes attributes) {
+  public CompletableFuture<FileInfo> commitNewFile(
+      CreateFile r,
+      String ufsPath,
+      long mountId,
+      long length,
+      String fingerprint,
+      CompletedAttributes attributes) {
     return files.commitNewFile(r, ufsPath, mountId, length, fingerprint, attributes);
   }
 
   /** See {@link FileChanges#completeFile}. */
-  public CompletableFuture<FileInfo> completeFile(String path, long fileId, long length,
-      String fingerprint, CompletedAttributes attributes) {
+  public CompletableFuture<FileInfo> completeFile(
+      String path, long fileId, long length, String fingerprint, CompletedAttributes attributes) {
     return files.completeFile(path, fileId, length, fingerprint, attributes);
   }
 
   /** {@link #completeFile(String, long, long, String, CompletedAttributes)}, no attributes. */
-  public CompletableFuture<FileInfo> completeFile(String path, long fileId, long length,
-      String fingerprint, Map<String, com.google.protobuf.ByteString> xattrs) {
+  public CompletableFuture<FileInfo> completeFile(
+      String path,
+      long fileId,
+      long length,
+      String fingerprint,
+      Map<String, com.google.protobuf.ByteString> xattrs) {
     return completeFile(path, fileId, length, fingerprint, CompletedAttributes.of(xattrs));
   }
 
@@ -425,14 +492,14 @@ public final class Namespace {
    *
    * @param recursive delete a directory with everything below it
    * @param fileId only when the path is this file (0: whatever is there); STALE otherwise
-   * @param unlessVisibleChildren a directory only when it has no child but hidden ones,
-   *     checked with the delete, so a child added meanwhile is never deleted with it
-   *     (FAILED_PRECONDITION otherwise)
-   * @param expected only when the path's inode is exactly this (null: any); when it is not,
-   *     nothing is deleted and the future completes with false
+   * @param unlessVisibleChildren a directory only when it has no child but hidden ones, checked
+   *     with the delete, so a child added meanwhile is never deleted with it (FAILED_PRECONDITION
+   *     otherwise)
+   * @param expected only when the path's inode is exactly this (null: any); when it is not, nothing
+   *     is deleted and the future completes with false
    */
-  public record Delete(boolean recursive, long fileId, boolean unlessVisibleChildren,
-      InodeEntry expected) {
+  public record Delete(
+      boolean recursive, long fileId, boolean unlessVisibleChildren, InodeEntry expected) {
     public static Delete of(boolean recursive) {
       return new Delete(recursive, 0, false, null);
     }
@@ -451,32 +518,41 @@ public final class Namespace {
   // ---- time to live ----
 
   /**
-   * Frees the cached blocks of the files at or below an inode whose time to live passed and
-   * removes its time to live, if it is still exactly {@code expired}; completes with its path
-   * then, or empty when it changed meanwhile.
+   * Frees the cached blocks of the files at or below an inode whose time to live passed and removes
+   * its time to live, if it is still exactly {@code expired}; completes with its path then, or
+   * empty when it changed meanwhile.
    */
   public CompletableFuture<Optional<String>> expireByFreeing(InodeEntry expired) {
     String path = tree.pathOf(expired.getId());
     if (path == null) {
       return done(Optional.empty());
     }
-    return runner.run(path, c -> {
-      c.lock(PathLocks.Request.writing(path));
-      if (!expired.equals(c.view().get(expired.getId()))
-          || !path.equals(c.view().pathOf(expired.getId()))) {
-        return done(Optional.empty());
-      }
-      free(expired);
-      ChangeStaging.Staged s = c.commit(List.of(Edit.update(expired.getId(),
-          cur -> expired.equals(cur) ? cur.toBuilder().clearTtlMs().clearTtlAction() : null)));
-      return s.applied().thenApply(x -> Optional.of(path));
-    });
+    return runner.run(
+        path,
+        c -> {
+          c.lock(PathLocks.Request.writing(path));
+          if (!expired.equals(c.view().get(expired.getId()))
+              || !path.equals(c.view().pathOf(expired.getId()))) {
+            return done(Optional.empty());
+          }
+          free(expired);
+          ChangeStaging.Staged s =
+              c.commit(
+                  List.of(
+                      Edit.update(
+                          expired.getId(),
+                          cur ->
+                              expired.equals(cur)
+                                  ? cur.toBuilder().clearTtlMs().clearTtlAction()
+                                  : null)));
+          return s.applied().thenApply(x -> Optional.of(path));
+        });
   }
 
   /**
-   * Deletes, as a client's recursive delete does (under store included), an inode whose time
-   * to live passed, if it is still exactly {@code expired}; completes with its path then, or
-   * empty when it changed meanwhile.
+   * Deletes, as a client's recursive delete does (under store included), an inode whose time to
+   * live passed, if it is still exactly {@code expired}; completes with its path then, or empty
+   * when it changed meanwhile.
    */
   public CompletableFuture<Optional<String>> expireByDeleting(InodeEntry expired) {
     String path = tree.pathOf(expired.getId());

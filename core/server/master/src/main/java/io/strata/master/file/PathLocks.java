@@ -15,18 +15,17 @@ import java.util.concurrent.locks.StampedLock;
 
 /**
  * Locks on namespace paths, which a change holds from before it looks at its paths until its
- * journal entries are applied, so that two changes of one path (or of a folder and something
- * in it) happen one after the other, in the under store and in the namespace alike, while
- * changes of different paths run at once. A change locks each path it changes for writing and
- * every ancestor of those paths for reading (as Alluxio's {@code LockedInodePath} and HDFS's
- * per-operation locks do): a write lock on a folder therefore keeps every change below it out.
- * Reads of the namespace take none of these.
+ * journal entries are applied, so that two changes of one path (or of a folder and something in it)
+ * happen one after the other, in the under store and in the namespace alike, while changes of
+ * different paths run at once. A change locks each path it changes for writing and every ancestor
+ * of those paths for reading (as Alluxio's {@code LockedInodePath} and HDFS's per-operation locks
+ * do): a write lock on a folder therefore keeps every change below it out. Reads of the namespace
+ * take none of these.
  *
- * <p>Locks are taken in one global order (the paths' string order, in which a folder comes
- * before everything in it), all at once, so two changes never wait for each other. A lock is
- * not tied to a thread: a change takes its locks on one thread and they are released on
- * whichever thread applies its entries. Entries for paths nobody holds are dropped, so the
- * table holds only paths in use.
+ * <p>Locks are taken in one global order (the paths' string order, in which a folder comes before
+ * everything in it), all at once, so two changes never wait for each other. A lock is not tied to a
+ * thread: a change takes its locks on one thread and they are released on whichever thread applies
+ * its entries. Entries for paths nobody holds are dropped, so the table holds only paths in use.
  */
 final class PathLocks {
   /** The paths a change locks, each for reading or writing. Immutable. */
@@ -51,9 +50,9 @@ final class PathLocks {
     }
 
     /**
-     * A write lock on {@code path} alone, for a change that holds its ancestors' locks already
-     * and takes this one with {@link PathLocks#tryAcquire} (which never waits, so the order
-     * does not matter).
+     * A write lock on {@code path} alone, for a change that holds its ancestors' locks already and
+     * takes this one with {@link PathLocks#tryAcquire} (which never waits, so the order does not
+     * matter).
      */
     static Request writingOnly(String path) {
       TreeMap<String, Boolean> m = new TreeMap<>();
@@ -82,8 +81,7 @@ final class PathLocks {
       return Boolean.TRUE.equals(paths.get(path));
     }
 
-    private static void addWithAncestors(TreeMap<String, Boolean> m, String path,
-        boolean write) {
+    private static void addWithAncestors(TreeMap<String, Boolean> m, String path, boolean write) {
       m.merge(path, write, Boolean::logicalOr);
       for (String p = PathNames.parent(path); p != null; p = PathNames.parent(p)) {
         m.putIfAbsent(p, false);
@@ -126,9 +124,10 @@ final class PathLocks {
   private final Counter waits;
 
   PathLocks(MeterRegistry registry) {
-    this.waits = Counter.builder(MetricNames.MASTER_PATH_LOCK_WAITS)
-        .description("Master calls that waited for a path another change held")
-        .register(registry);
+    this.waits =
+        Counter.builder(MetricNames.MASTER_PATH_LOCK_WAITS)
+            .description("Master calls that waited for a path another change held")
+            .register(registry);
   }
 
   /**
@@ -153,14 +152,13 @@ final class PathLocks {
   }
 
   /**
-   * Takes every lock of {@code request}, waiting for changes that hold them, at most
-   * {@code timeoutNanos} in all.
+   * Takes every lock of {@code request}, waiting for changes that hold them, at most {@code
+   * timeoutNanos} in all.
    *
    * @throws StrataException UNAVAILABLE naming the path when the wait ran out
    * @throws InterruptedException when interrupted while waiting (nothing is then held)
    */
-  Held acquire(Request request, long timeoutNanos) throws StrataException,
-      InterruptedException {
+  Held acquire(Request request, long timeoutNanos) throws StrataException, InterruptedException {
     Held quick = tryAcquire(request);
     if (quick != null) {
       return quick;
@@ -174,17 +172,23 @@ final class PathLocks {
         long left = Math.max(0, deadline - System.nanoTime());
         long stamp;
         try {
-          stamp = p.getValue() ? e.lock.tryWriteLock(left, TimeUnit.NANOSECONDS)
-              : e.lock.tryReadLock(left, TimeUnit.NANOSECONDS);
+          stamp =
+              p.getValue()
+                  ? e.lock.tryWriteLock(left, TimeUnit.NANOSECONDS)
+                  : e.lock.tryReadLock(left, TimeUnit.NANOSECONDS);
         } catch (InterruptedException ie) {
           unuse(p.getKey(), e);
           throw ie;
         }
         if (stamp == 0) {
           unuse(p.getKey(), e);
-          throw StrataException.unavailable("Timed out after "
-              + TimeUnit.NANOSECONDS.toSeconds(timeoutNanos) + " s waiting for another change"
-              + " of " + p.getKey() + " to finish (is its under store slow?); retry later",
+          throw StrataException.unavailable(
+              "Timed out after "
+                  + TimeUnit.NANOSECONDS.toSeconds(timeoutNanos)
+                  + " s waiting for another change"
+                  + " of "
+                  + p.getKey()
+                  + " to finish (is its under store slow?); retry later",
               null);
         }
         held.paths.add(p.getKey());
@@ -204,19 +208,23 @@ final class PathLocks {
   }
 
   private Entry use(String path) {
-    return table.compute(path, (k, e) -> {
-      Entry entry = e == null ? new Entry() : e;
-      entry.users++;
-      return entry;
-    });
+    return table.compute(
+        path,
+        (k, e) -> {
+          Entry entry = e == null ? new Entry() : e;
+          entry.users++;
+          return entry;
+        });
   }
 
   private void unuse(String path, Entry entry) {
-    table.computeIfPresent(path, (k, e) -> {
-      if (e != entry) {
-        return e;
-      }
-      return --e.users == 0 ? null : e;
-    });
+    table.computeIfPresent(
+        path,
+        (k, e) -> {
+          if (e != entry) {
+            return e;
+          }
+          return --e.users == 0 ? null : e;
+        });
   }
 }

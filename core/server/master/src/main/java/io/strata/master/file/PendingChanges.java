@@ -10,20 +10,20 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The namespace as changes see it: the applied metastore plus every change handed to the
- * journal and not yet applied. A change is checked against this view, so that it never
- * contradicts one committing ahead of it, and its entries are built from it; once its entries
- * apply, the store says the same and the change's marks here are dropped.
+ * The namespace as changes see it: the applied metastore plus every change handed to the journal
+ * and not yet applied. A change is checked against this view, so that it never contradicts one
+ * committing ahead of it, and its entries are built from it; once its entries apply, the store says
+ * the same and the change's marks here are dropped.
  *
  * <p>What it tracks: each inode a change wrote, replaced, moved or deleted (the latest version
- * staged), and each (folder, name) edge a change added or removed. An inode below a deleted
- * folder is not marked itself: nothing reaches it by a path any more, and changes below a
- * folder cannot be in flight while it is deleted (the delete holds the folder's write lock).
+ * staged), and each (folder, name) edge a change added or removed. An inode below a deleted folder
+ * is not marked itself: nothing reaches it by a path any more, and changes below a folder cannot be
+ * in flight while it is deleted (the delete holds the folder's write lock).
  *
  * <p>Only {@link #stage} (under the staging lock) adds marks; {@link #applied} (on the apply
- * thread) removes those of one change unless a later change marked the same inode or edge
- * again; reads are safe from any thread and see, for each inode and edge, either a change's
- * mark or the store after that change applied.
+ * thread) removes those of one change unless a later change marked the same inode or edge again;
+ * reads are safe from any thread and see, for each inode and edge, either a change's mark or the
+ * store after that change applied.
  */
 final class PendingChanges implements InodeSource {
   /** A mark: what the change with {@code stamp} left; {@code inode} null means deleted. */
@@ -84,8 +84,8 @@ final class PendingChanges implements InodeSource {
   }
 
   /**
-   * Marks the entries of one change, in order, as this view's latest state. Called with the
-   * staging lock held, so marks go in in journal order.
+   * Marks the entries of one change, in order, as this view's latest state. Called with the staging
+   * lock held, so marks go in in journal order.
    */
   Marks stage(long stamp, List<JournalEntry> entries) {
     List<Long> ids = new ArrayList<>();
@@ -120,8 +120,11 @@ final class PendingChanges implements InodeSource {
           if (old == null) {
             continue;
           }
-          InodeEntry.Builder moved = old.toBuilder().setParentId(r.getNewParentId())
-              .setName(r.getNewName()).setModificationTimeMs(r.getModificationTimeMs());
+          InodeEntry.Builder moved =
+              old.toBuilder()
+                  .setParentId(r.getNewParentId())
+                  .setName(r.getNewName())
+                  .setModificationTimeMs(r.getModificationTimeMs());
           if (r.hasChangeTimeNs()) {
             moved.setChangeTimeNs(r.getChangeTimeNs());
           }
@@ -129,7 +132,7 @@ final class PendingChanges implements InodeSource {
           markEdge(stamp, new Edge(r.getNewParentId(), r.getNewName()), r.getId(), names);
           markInode(stamp, r.getId(), moved.build(), ids);
         }
-        default -> { }
+        default -> {}
       }
     }
     return new Marks(stamp, ids, names);

@@ -3,9 +3,9 @@ package io.strata.master.file;
 import io.strata.proto.journal.InodeEntry;
 
 /**
- * What a folder with the set-group-ID bit passes on, as Linux does: every new entry in it gets
- * the folder's group instead of its creator's, and a new subfolder gets the bit too, so a
- * shared project folder stays in its group all the way down. Stateless.
+ * What a folder with the set-group-ID bit passes on, as Linux does: every new entry in it gets the
+ * folder's group instead of its creator's, and a new subfolder gets the bit too, so a shared
+ * project folder stays in its group all the way down. Stateless.
  */
 final class SetGid {
   static final int S_ISGID = 02000;

@@ -4,9 +4,9 @@ import io.strata.common.conf.ConfigType;
 import java.util.Locale;
 
 /**
- * How old the master's view of an under-store path may be before an access checks the store
- * again: {@link #NEVER} (loaded once, then trusted), {@link #ALWAYS} (checked on every access),
- * or a positive number of milliseconds (checked when the last check is older). Immutable.
+ * How old the master's view of an under-store path may be before an access checks the store again:
+ * {@link #NEVER} (loaded once, then trusted), {@link #ALWAYS} (checked on every access), or a
+ * positive number of milliseconds (checked when the last check is older). Immutable.
  */
 public final class SyncInterval {
   public static final SyncInterval NEVER = new SyncInterval(-1);
@@ -31,8 +31,10 @@ public final class SyncInterval {
       return ALWAYS;
     }
     if (millis < 0) {
-      throw new IllegalArgumentException("Bad sync interval " + millis
-          + " ms: give -1 (never), 0 (always) or a positive number of milliseconds");
+      throw new IllegalArgumentException(
+          "Bad sync interval "
+              + millis
+              + " ms: give -1 (never), 0 (always) or a positive number of milliseconds");
     }
     return new SyncInterval(millis);
   }
@@ -53,8 +55,11 @@ public final class SyncInterval {
     try {
       return ofMillis(ConfigType.parseDuration(s).toMillis());
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("'" + text + "' is not a sync interval: expected never,"
-          + " always or a duration such as 30s or 5min");
+      throw new IllegalArgumentException(
+          "'"
+              + text
+              + "' is not a sync interval: expected never,"
+              + " always or a duration such as 30s or 5min");
     }
   }
 

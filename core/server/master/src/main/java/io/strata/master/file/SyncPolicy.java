@@ -9,35 +9,36 @@ import io.strata.proto.MountInfo;
 import io.strata.proto.journal.InodeEntry;
 
 /**
- * Decides when a path must be checked against its under store again, and remembers when paths
- * were checked.
+ * Decides when a path must be checked against its under store again, and remembers when paths were
+ * checked.
  *
  * <p>The interval that applies to a path is, most specific first: the one the call gives, the
  * {@code sync.interval} option of the path's mount, then {@code strata.master.ufs.sync.interval}.
  *
- * <p>A check time is the later of the one journaled in the inode ({@code ufs_sync_time_ms},
- * written only when the inode changes anyway) and one remembered here in memory for checks that
- * found nothing changed, so that an unchanged namespace never grows the journal. A listing of a
- * directory checks the status of every child it returns, so a child counts as checked when its
- * parent's listing was. The memory is bounded: a time that falls out of it, or is lost by a
- * restart, only makes a path due earlier, never later, so the namespace is never older than the
- * interval allows.
+ * <p>A check time is the later of the one journaled in the inode ({@code ufs_sync_time_ms}, written
+ * only when the inode changes anyway) and one remembered here in memory for checks that found
+ * nothing changed, so that an unchanged namespace never grows the journal. A listing of a directory
+ * checks the status of every child it returns, so a child counts as checked when its parent's
+ * listing was. The memory is bounded: a time that falls out of it, or is lost by a restart, only
+ * makes a path due earlier, never later, so the namespace is never older than the interval allows.
  *
  * <p>Thread-safe.
  */
 public final class SyncPolicy {
   private final MountTable mounts;
   private final SyncInterval defaultInterval;
+
   /** Inode id to the time of its last status check; -id to its directory's last listing. */
   private final Cache<Long, Long> checked;
+
   private final Counter statusChecks;
   private final Counter listingChecks;
   private final Counter added;
   private final Counter deleted;
   private final Counter replaced;
 
-  public SyncPolicy(MountTable mounts, SyncInterval defaultInterval, int maxRemembered,
-      MeterRegistry registry) {
+  public SyncPolicy(
+      MountTable mounts, SyncInterval defaultInterval, int maxRemembered, MeterRegistry registry) {
     this.mounts = mounts;
     this.defaultInterval = defaultInterval;
     this.checked = Caffeine.newBuilder().maximumSize(Math.max(1, maxRemembered)).build();
@@ -49,7 +50,8 @@ public final class SyncPolicy {
   }
 
   private static Counter check(MeterRegistry registry, String kind) {
-    return Counter.builder(MetricNames.MASTER_UFS_SYNC_CHECKS).tag(MetricNames.TAG_KIND, kind)
+    return Counter.builder(MetricNames.MASTER_UFS_SYNC_CHECKS)
+        .tag(MetricNames.TAG_KIND, kind)
         .description("Under-store checks made because a path was due for a sync")
         .register(registry);
   }
@@ -87,8 +89,10 @@ public final class SyncPolicy {
   /** When an inode's own status was last checked, directly or by its parent's listing. */
   long lastStatus(InodeEntry n, InodeEntry parent) {
     Long remembered = checked.getIfPresent(n.getId());
-    long t = Math.max(n.getDirectory() ? lastListing(n) : n.getUfsSyncTimeMs(),
-        remembered == null ? 0 : remembered);
+    long t =
+        Math.max(
+            n.getDirectory() ? lastListing(n) : n.getUfsSyncTimeMs(),
+            remembered == null ? 0 : remembered);
     return parent == null ? t : Math.max(t, lastListing(parent));
   }
 

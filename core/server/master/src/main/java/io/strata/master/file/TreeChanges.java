@@ -22,10 +22,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The changes that remove and move names: deletes (a subtree with everything below it) and
- * renames (replacing what is at the destination, as rename(2) does). Each locks its paths for
- * writing, changes the under store first, stages its entries and completes when they are
- * applied, queueing removal of the blocks of the files that went; see {@link Namespace}.
+ * The changes that remove and move names: deletes (a subtree with everything below it) and renames
+ * (replacing what is at the destination, as rename(2) does). Each locks its paths for writing,
+ * changes the under store first, stages its entries and completes when they are applied, queueing
+ * removal of the blocks of the files that went; see {@link Namespace}.
  */
 final class TreeChanges {
   private static <T> CompletableFuture<T> done(T value) {
@@ -42,7 +42,11 @@ final class TreeChanges {
   private final FileChanges files;
   private final Namespace namespace;
 
-  TreeChanges(InodeTree tree, ChangeRunner runner, NameChanges names, FileChanges files,
+  TreeChanges(
+      InodeTree tree,
+      ChangeRunner runner,
+      NameChanges names,
+      FileChanges files,
       Namespace namespace) {
     this.tree = tree;
     this.mounts = tree.mounts();
@@ -62,75 +66,89 @@ final class TreeChanges {
       return CompletableFuture.failedFuture(
           StrataException.invalidArgument("Cannot delete the root directory /"));
     }
-    return runner.run(path, c -> {
-      c.lock(PathLocks.Request.writing(path));
-      Walk w = c.walkLoading(path);
-      if (!w.complete()) {
-        if (d.expected() != null) {
-          return done(false);
-        }
-        throw StrataException.notFound(path);
-      }
-      InodeEntry n = w.last();
-      InodeEntry parent = w.parentOfLast();
-      if (d.expected() != null && !d.expected().equals(n)) {
-        return done(false);
-      }
-      Change.checkSameFile(n, d.fileId(), path, "nothing was deleted");
-      if (mounts.at(path) != null) {
-        throw StrataException.failedPrecondition("Cannot delete mount point " + path
-            + ": unmount it instead");
-      }
-      List<String> below = mounts.mountPointsBelow(path);
-      if (!below.isEmpty()) {
-        throw StrataException.failedPrecondition("Cannot delete " + path + ": " + below.get(0)
-            + " is mounted below it (unmount it first)");
-      }
-      mounts.requireWritable(path);
-      if (d.unlessVisibleChildren() && n.getDirectory()
-          && hasChild(c, n, path, name -> !name.equals(PathNames.UPLOADS_FOLDER))) {
-        throw StrataException.failedPrecondition("Directory is not empty: " + path);
-      }
-      if (n.getDirectory() && !d.recursive() && hasChild(c, n, path, name -> true)) {
-        throw new StrataException(ErrorCode.FAILED_PRECONDITION, PosixError.ENOTEMPTY,
-            "Directory is not empty: " + path
-            + " (delete it with everything below it: `strata fs rm -R`)");
-      }
-      MountTable.Resolution r = mounts.resolve(path);
-      try {
-        c.store(r.mount()).delete(r.ufsUri(), d.recursive() && n.getDirectory());
-      } catch (NoSuchFileException e) {
-        // Gone from the store already, a file still being written, or one the store does not
-        // hold (namespace only): the namespace decides.
-      }
-      long nowNs = InodeTimes.nowNs();
-      List<Edit> edits = new ArrayList<>();
-      // Files with names outside the subtree live on by them, with their blocks.
-      Set<Long> survivors = names.detachSurvivors(n, nowNs, edits);
-      List<Long> files = new ArrayList<>();
-      if (names.removeName(n, parent.getId(), PathNames.name(path), nowNs, edits)) {
-        tree.forEachFileBelow(n, f -> {
-          if (!survivors.contains(f.getId())) {
-            files.add(InodeTree.dataId(f));
+    return runner.run(
+        path,
+        c -> {
+          c.lock(PathLocks.Request.writing(path));
+          Walk w = c.walkLoading(path);
+          if (!w.complete()) {
+            if (d.expected() != null) {
+              return done(false);
+            }
+            throw StrataException.notFound(path);
           }
+          InodeEntry n = w.last();
+          InodeEntry parent = w.parentOfLast();
+          if (d.expected() != null && !d.expected().equals(n)) {
+            return done(false);
+          }
+          Change.checkSameFile(n, d.fileId(), path, "nothing was deleted");
+          if (mounts.at(path) != null) {
+            throw StrataException.failedPrecondition(
+                "Cannot delete mount point " + path + ": unmount it instead");
+          }
+          List<String> below = mounts.mountPointsBelow(path);
+          if (!below.isEmpty()) {
+            throw StrataException.failedPrecondition(
+                "Cannot delete "
+                    + path
+                    + ": "
+                    + below.get(0)
+                    + " is mounted below it (unmount it first)");
+          }
+          mounts.requireWritable(path);
+          if (d.unlessVisibleChildren()
+              && n.getDirectory()
+              && hasChild(c, n, path, name -> !name.equals(PathNames.UPLOADS_FOLDER))) {
+            throw StrataException.failedPrecondition("Directory is not empty: " + path);
+          }
+          if (n.getDirectory() && !d.recursive() && hasChild(c, n, path, name -> true)) {
+            throw new StrataException(
+                ErrorCode.FAILED_PRECONDITION,
+                PosixError.ENOTEMPTY,
+                "Directory is not empty: "
+                    + path
+                    + " (delete it with everything below it: `strata fs rm -R`)");
+          }
+          MountTable.Resolution r = mounts.resolve(path);
+          try {
+            c.store(r.mount()).delete(r.ufsUri(), d.recursive() && n.getDirectory());
+          } catch (NoSuchFileException e) {
+            // Gone from the store already, a file still being written, or one the store does not
+            // hold (namespace only): the namespace decides.
+          }
+          long nowNs = InodeTimes.nowNs();
+          List<Edit> edits = new ArrayList<>();
+          // Files with names outside the subtree live on by them, with their blocks.
+          Set<Long> survivors = names.detachSurvivors(n, nowNs, edits);
+          List<Long> files = new ArrayList<>();
+          if (names.removeName(n, parent.getId(), PathNames.name(path), nowNs, edits)) {
+            tree.forEachFileBelow(
+                n,
+                f -> {
+                  if (!survivors.contains(f.getId())) {
+                    files.add(InodeTree.dataId(f));
+                  }
+                });
+          }
+          Edit.foldersChanged(edits, parent.getId());
+          ChangeStaging.Staged s = c.commit(edits);
+          return s.applied()
+              .thenApply(
+                  x -> {
+                    workers.removeFiles(files);
+                    return true;
+                  });
         });
-      }
-      Edit.foldersChanged(edits, parent.getId());
-      ChangeStaging.Staged s = c.commit(edits);
-      return s.applied().thenApply(x -> {
-        workers.removeFiles(files);
-        return true;
-      });
-    });
   }
 
   /**
    * Whether a directory has a child whose name {@code counts}, in the namespace and -- when its
-   * children were never loaded -- in its under store. The caller holds the directory's write
-   * lock, so nothing below it is in flight.
+   * children were never loaded -- in its under store. The caller holds the directory's write lock,
+   * so nothing below it is in flight.
    */
-  boolean hasChild(Change c, InodeEntry dir, String path,
-      Predicate<String> counts) throws IOException {
+  boolean hasChild(Change c, InodeEntry dir, String path, Predicate<String> counts)
+      throws IOException {
     for (InodeStore.Child child : tree.store().children(dir.getId(), "", 2)) {
       if (counts.test(child.name())) {
         return true;
@@ -140,8 +158,7 @@ final class TreeChanges {
       return false;
     }
     MountTable.Resolution r = mounts.resolve(path);
-    try (UnderFileSystem.CloseableIterator<UfsStatus> it =
-        c.store(r.mount()).list(r.ufsUri())) {
+    try (UnderFileSystem.CloseableIterator<UfsStatus> it = c.store(r.mount()).list(r.ufsUri())) {
       while (it.hasNext()) {
         String name = it.next().name();
         if (UfsMetadataLoader.validName(name) && counts.test(name)) {
@@ -155,11 +172,11 @@ final class TreeChanges {
   }
 
   /**
-   * Renames in the store and the namespace within one mount; ids (so block ids) are kept, and
-   * so is the modification time (the change time moves), as rename(2) does. With
-   * {@code replace}, an existing destination is replaced in the same step: a non-directory by
-   * a non-directory, an empty directory by a directory (FAILED_PRECONDITION with ENOTDIR,
-   * EISDIR or ENOTEMPTY otherwise); two names of one file leave both as they are.
+   * Renames in the store and the namespace within one mount; ids (so block ids) are kept, and so is
+   * the modification time (the change time moves), as rename(2) does. With {@code replace}, an
+   * existing destination is replaced in the same step: a non-directory by a non-directory, an empty
+   * directory by a directory (FAILED_PRECONDITION with ENOTDIR, EISDIR or ENOTEMPTY otherwise); two
+   * names of one file leave both as they are.
    */
   CompletableFuture<Void> rename(String src, String dst, boolean replace) {
     if (src.equals(PathNames.ROOT)) {
@@ -174,149 +191,191 @@ final class TreeChanges {
           StrataException.invalidArgument("Cannot rename " + src + " to itself"));
     }
     if (PathNames.isUnder(dst, src)) {
-      return CompletableFuture.failedFuture(new StrataException(ErrorCode.INVALID_ARGUMENT,
-          PosixError.EINVAL, "Cannot move " + src + " under itself: " + dst));
+      return CompletableFuture.failedFuture(
+          new StrataException(
+              ErrorCode.INVALID_ARGUMENT,
+              PosixError.EINVAL,
+              "Cannot move " + src + " under itself: " + dst));
     }
-    return runner.run(src, c -> {
-      c.lock(PathLocks.Request.writing(src, dst));
-      Walk sw = c.walkLoading(src);
-      if (!sw.complete()) {
-        throw StrataException.notFound(src);
-      }
-      InodeEntry n = sw.last();
-      long srcParent = sw.parentOfLast().getId();
-      if (mounts.at(src) != null) {
-        throw StrataException.invalidArgument("Cannot rename mount point " + src
-            + ": unmount it and mount it at the new path");
-      }
-      List<String> below = mounts.mountPointsBelow(src);
-      if (!below.isEmpty()) {
-        throw StrataException.invalidArgument("Cannot rename " + src + ": mount point "
-            + below.get(0) + " is below it (unmount it first)");
-      }
-      MountTable.Resolution from = mounts.resolve(src);
-      MountTable.Resolution to = mounts.resolve(dst);
-      if (from.mount().getMountId() != to.mount().getMountId()) {
-        throw new StrataException(ErrorCode.INVALID_ARGUMENT, PosixError.EXDEV,
-            "Cannot rename across mounts: " + src + " is in mount " + from.mount().getPath()
-            + ", " + dst + " is in mount " + to.mount().getPath() + " (copy and delete instead)");
-      }
-      mounts.requireWritable(src);
-      String dstParent = PathNames.parent(dst);
-      Walk pw = c.walkLoading(dstParent);
-      if (!pw.complete()) {
-        throw new StrataException(ErrorCode.NOT_FOUND, "Parent directory does not exist: "
-            + dstParent + " (create it before renaming " + src + " into it)");
-      }
-      if (!pw.last().getDirectory()) {
-        throw new StrataException(ErrorCode.FAILED_PRECONDITION, PosixError.ENOTDIR,
-            "Not a directory: " + dstParent);
-      }
-      long dstParentId = pw.last().getId();
-      FileChanges.checkStorePath(tree, dst);
-      Walk dw = c.walkLoading(dst);
-      InodeEntry replaced = dw.complete() ? dw.last() : null;
-      if (replaced != null) {
-        if (!replace) {
-          throw StrataException.alreadyExists(dst);
-        }
-        if (replaced.getId() == n.getId()) {
-          // Two names of one file: rename(2) does nothing.
-          return done(null);
-        }
-        checkReplaceable(c, n, replaced, dst);
-      }
-      if (!n.getDirectory() && !n.getComplete()) {
-        throw StrataException.failedPrecondition("File is still being written: " + src
-            + " (complete it before renaming)");
-      }
-      UnderFileSystem store = c.store(from.mount());
-      String before = n.getDirectory() || n.getNamespaceOnly() ? null
-          : fingerprintOrNull(store, from.ufsUri());
-      if (!n.getNamespaceOnly()) {
-        try {
-          // A target only the namespace holds is not in the store's way.
-          if (replaced != null && !replaced.getNamespaceOnly()) {
-            store.rename(from.ufsUri(), to.ufsUri(), true);
-          } else {
-            store.rename(from.ufsUri(), to.ufsUri());
-          }
-        } catch (NoSuchFileException e) {
-          // The store moved it already: an earlier attempt of this rename whose answer was
-          // lost with the leader that made it (the client's retry reaches a new leader).
-          if (store.exists(from.ufsUri()) || !store.exists(to.ufsUri())) {
-            throw e;
-          }
-          LOG.info("{} was moved to {} in the under store already; the namespace follows", src,
-              dst);
-        }
-      } else if (replaced != null && !replaced.getNamespaceOnly()) {
-        deleteInStore(store, to.ufsUri());
-      }
-
-      long nowNs = InodeTimes.nowNs();
-      String dstName = PathNames.name(dst);
-      String srcName = PathNames.name(src);
-      List<Edit> edits = new ArrayList<>();
-      List<Long> files = new ArrayList<>();
-      if (replaced != null
-          && names.removeName(replaced, dstParentId, dstName, nowNs, edits)) {
-        tree.forEachFileBelow(replaced, f -> files.add(InodeTree.dataId(f)));
-      }
-      String after = null;
-      if (before != null && before.equals(n.getUfsFingerprint())) {
-        String now = fingerprintOrNull(store, to.ufsUri());
-        // An object store renames by copying, and the copy of the same bytes can get another
-        // ETag (a multipart object's is recomputed); readers compare the store's fingerprint
-        // with this one. Followed only when the namespace had the store's fingerprint before
-        // the rename, so that a change made behind Strata's back is never taken for it.
-        if (now != null && !now.equals(before)) {
-          after = now;
-        }
-      }
-      String fingerprint = after;
-      if (n.getLinksCount() > 0 || fingerprint != null) {
-        // A file with several names: which of its names moved is in the inode itself.
-        edits.add(Edit.update(n.getId(), cur -> {
-          if (cur == null) {
+    return runner.run(
+        src,
+        c -> {
+          c.lock(PathLocks.Request.writing(src, dst));
+          Walk sw = c.walkLoading(src);
+          if (!sw.complete()) {
             throw StrataException.notFound(src);
           }
-          InodeEntry.Builder moved = NameChanges.moved(cur, srcParent, srcName, dstParentId,
-              dstName);
-          InodeTimes.changed(moved, nowNs);
-          return fingerprint == null ? moved : moved.setUfsFingerprint(fingerprint);
-        }));
-      } else {
-        edits.add(Edit.put(JournalEntry.newBuilder().setRename(RenameEntry.newBuilder()
-            .setId(n.getId()).setNewParentId(dstParentId).setNewName(dstName)
-            .setModificationTimeMs(n.getModificationTimeMs()).setChangeTimeNs(nowNs))));
-      }
-      Edit.foldersChanged(edits, srcParent, dstParentId);
-      ChangeStaging.Staged s = c.commit(edits);
-      return s.applied().thenApply(x -> {
-        workers.removeFiles(files);
-        return null;
-      });
-    });
+          InodeEntry n = sw.last();
+          long srcParent = sw.parentOfLast().getId();
+          if (mounts.at(src) != null) {
+            throw StrataException.invalidArgument(
+                "Cannot rename mount point " + src + ": unmount it and mount it at the new path");
+          }
+          List<String> below = mounts.mountPointsBelow(src);
+          if (!below.isEmpty()) {
+            throw StrataException.invalidArgument(
+                "Cannot rename "
+                    + src
+                    + ": mount point "
+                    + below.get(0)
+                    + " is below it (unmount it first)");
+          }
+          MountTable.Resolution from = mounts.resolve(src);
+          MountTable.Resolution to = mounts.resolve(dst);
+          if (from.mount().getMountId() != to.mount().getMountId()) {
+            throw new StrataException(
+                ErrorCode.INVALID_ARGUMENT,
+                PosixError.EXDEV,
+                "Cannot rename across mounts: "
+                    + src
+                    + " is in mount "
+                    + from.mount().getPath()
+                    + ", "
+                    + dst
+                    + " is in mount "
+                    + to.mount().getPath()
+                    + " (copy and delete instead)");
+          }
+          mounts.requireWritable(src);
+          String dstParent = PathNames.parent(dst);
+          Walk pw = c.walkLoading(dstParent);
+          if (!pw.complete()) {
+            throw new StrataException(
+                ErrorCode.NOT_FOUND,
+                "Parent directory does not exist: "
+                    + dstParent
+                    + " (create it before renaming "
+                    + src
+                    + " into it)");
+          }
+          if (!pw.last().getDirectory()) {
+            throw new StrataException(
+                ErrorCode.FAILED_PRECONDITION, PosixError.ENOTDIR, "Not a directory: " + dstParent);
+          }
+          long dstParentId = pw.last().getId();
+          FileChanges.checkStorePath(tree, dst);
+          Walk dw = c.walkLoading(dst);
+          InodeEntry replaced = dw.complete() ? dw.last() : null;
+          if (replaced != null) {
+            if (!replace) {
+              throw StrataException.alreadyExists(dst);
+            }
+            if (replaced.getId() == n.getId()) {
+              // Two names of one file: rename(2) does nothing.
+              return done(null);
+            }
+            checkReplaceable(c, n, replaced, dst);
+          }
+          if (!n.getDirectory() && !n.getComplete()) {
+            throw StrataException.failedPrecondition(
+                "File is still being written: " + src + " (complete it before renaming)");
+          }
+          UnderFileSystem store = c.store(from.mount());
+          String before =
+              n.getDirectory() || n.getNamespaceOnly()
+                  ? null
+                  : fingerprintOrNull(store, from.ufsUri());
+          if (!n.getNamespaceOnly()) {
+            try {
+              // A target only the namespace holds is not in the store's way.
+              if (replaced != null && !replaced.getNamespaceOnly()) {
+                store.rename(from.ufsUri(), to.ufsUri(), true);
+              } else {
+                store.rename(from.ufsUri(), to.ufsUri());
+              }
+            } catch (NoSuchFileException e) {
+              // The store moved it already: an earlier attempt of this rename whose answer was
+              // lost with the leader that made it (the client's retry reaches a new leader).
+              if (store.exists(from.ufsUri()) || !store.exists(to.ufsUri())) {
+                throw e;
+              }
+              LOG.info(
+                  "{} was moved to {} in the under store already; the namespace follows", src, dst);
+            }
+          } else if (replaced != null && !replaced.getNamespaceOnly()) {
+            deleteInStore(store, to.ufsUri());
+          }
+
+          long nowNs = InodeTimes.nowNs();
+          String dstName = PathNames.name(dst);
+          String srcName = PathNames.name(src);
+          List<Edit> edits = new ArrayList<>();
+          List<Long> files = new ArrayList<>();
+          if (replaced != null && names.removeName(replaced, dstParentId, dstName, nowNs, edits)) {
+            tree.forEachFileBelow(replaced, f -> files.add(InodeTree.dataId(f)));
+          }
+          String after = null;
+          if (before != null && before.equals(n.getUfsFingerprint())) {
+            String now = fingerprintOrNull(store, to.ufsUri());
+            // An object store renames by copying, and the copy of the same bytes can get another
+            // ETag (a multipart object's is recomputed); readers compare the store's fingerprint
+            // with this one. Followed only when the namespace had the store's fingerprint before
+            // the rename, so that a change made behind Strata's back is never taken for it.
+            if (now != null && !now.equals(before)) {
+              after = now;
+            }
+          }
+          String fingerprint = after;
+          if (n.getLinksCount() > 0 || fingerprint != null) {
+            // A file with several names: which of its names moved is in the inode itself.
+            edits.add(
+                Edit.update(
+                    n.getId(),
+                    cur -> {
+                      if (cur == null) {
+                        throw StrataException.notFound(src);
+                      }
+                      InodeEntry.Builder moved =
+                          NameChanges.moved(cur, srcParent, srcName, dstParentId, dstName);
+                      InodeTimes.changed(moved, nowNs);
+                      return fingerprint == null ? moved : moved.setUfsFingerprint(fingerprint);
+                    }));
+          } else {
+            edits.add(
+                Edit.put(
+                    JournalEntry.newBuilder()
+                        .setRename(
+                            RenameEntry.newBuilder()
+                                .setId(n.getId())
+                                .setNewParentId(dstParentId)
+                                .setNewName(dstName)
+                                .setModificationTimeMs(n.getModificationTimeMs())
+                                .setChangeTimeNs(nowNs))));
+          }
+          Edit.foldersChanged(edits, srcParent, dstParentId);
+          ChangeStaging.Staged s = c.commit(edits);
+          return s.applied()
+              .thenApply(
+                  x -> {
+                    workers.removeFiles(files);
+                    return null;
+                  });
+        });
   }
 
   /** Fails, with the POSIX error rename(2) gives, when {@code n} may not replace {@code old}. */
   private void checkReplaceable(Change c, InodeEntry n, InodeEntry old, String dst)
       throws IOException {
     if (mounts.at(dst) != null || !mounts.mountPointsBelow(dst).isEmpty()) {
-      throw StrataException.failedPrecondition("Cannot replace " + dst + ": a mount point is"
-          + " at or below it (unmount it first)");
+      throw StrataException.failedPrecondition(
+          "Cannot replace " + dst + ": a mount point is" + " at or below it (unmount it first)");
     }
     if (n.getDirectory() && !old.getDirectory()) {
-      throw new StrataException(ErrorCode.FAILED_PRECONDITION, PosixError.ENOTDIR,
+      throw new StrataException(
+          ErrorCode.FAILED_PRECONDITION,
+          PosixError.ENOTDIR,
           "Cannot replace " + dst + " by a directory: it is not a directory");
     }
     if (!n.getDirectory() && old.getDirectory()) {
-      throw new StrataException(ErrorCode.FAILED_PRECONDITION, PosixError.EISDIR,
+      throw new StrataException(
+          ErrorCode.FAILED_PRECONDITION,
+          PosixError.EISDIR,
           "Cannot replace directory " + dst + " by a file");
     }
     if (old.getDirectory() && hasChild(c, old, dst, name -> true)) {
-      throw new StrataException(ErrorCode.FAILED_PRECONDITION, PosixError.ENOTEMPTY,
+      throw new StrataException(
+          ErrorCode.FAILED_PRECONDITION,
+          PosixError.ENOTEMPTY,
           "Cannot replace " + dst + ": the directory is not empty");
     }
   }

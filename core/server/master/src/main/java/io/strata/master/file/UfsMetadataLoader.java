@@ -18,11 +18,11 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Reads metadata from under stores and turns it into inodes. It opens each mount's store
- * through the shared {@link UnderStores} with the mount's options (less Strata's own, see
- * {@link MountOptionPolicy}), every metadata call bounded by the mount's {@link StoreGuard},
- * and fills what a store does not know (mode, owner, group) with the defaults of files
- * created through Strata.
+ * Reads metadata from under stores and turns it into inodes. It opens each mount's store through
+ * the shared {@link UnderStores} with the mount's options (less Strata's own, see {@link
+ * MountOptionPolicy}), every metadata call bounded by the mount's {@link StoreGuard}, and fills
+ * what a store does not know (mode, owner, group) with the defaults of files created through
+ * Strata.
  */
 public final class UfsMetadataLoader {
   static final int DEFAULT_DIR_MODE = 0755;
@@ -34,6 +34,7 @@ public final class UfsMetadataLoader {
   private final String owner;
   private final String group;
   private final Counter loads;
+
   /** Each mount's guarded store, so the hot path does not look the store up again. */
   private final java.util.concurrent.ConcurrentHashMap<MountInfo, UnderFileSystem> mounted =
       new java.util.concurrent.ConcurrentHashMap<>();
@@ -42,16 +43,22 @@ public final class UfsMetadataLoader {
    * @param owner owner of inodes created through Strata (the master's user)
    * @param group their group
    */
-  public UfsMetadataLoader(UnderStores stores, StoreGuards guards, long defaultBlockSize,
-      String owner, String group, MeterRegistry registry) {
+  public UfsMetadataLoader(
+      UnderStores stores,
+      StoreGuards guards,
+      long defaultBlockSize,
+      String owner,
+      String group,
+      MeterRegistry registry) {
     this.stores = stores;
     this.guards = guards;
     this.defaultBlockSize = defaultBlockSize;
     this.owner = owner;
     this.group = group;
-    this.loads = Counter.builder(MetricNames.MASTER_UFS_METADATA_LOADS)
-        .description("Inodes created from under-store metadata (first access or a sync)")
-        .register(registry);
+    this.loads =
+        Counter.builder(MetricNames.MASTER_UFS_METADATA_LOADS)
+            .description("Inodes created from under-store metadata (first access or a sync)")
+            .register(registry);
   }
 
   /** The store of a mount, every metadata call bounded in time (see {@link StoreGuard}). */
@@ -60,15 +67,17 @@ public final class UfsMetadataLoader {
     if (known != null) {
       return known;
     }
-    UnderFileSystem store = guards.guarded(mount, stores.get(mount.getUfsUri(),
-        MountOptionPolicy.storeOptions(mount.getOptionsMap())));
+    UnderFileSystem store =
+        guards.guarded(
+            mount,
+            stores.get(mount.getUfsUri(), MountOptionPolicy.storeOptions(mount.getOptionsMap())));
     mounted.put(mount, store);
     return store;
   }
 
   /**
-   * The store of a URI not yet mounted, opened with the options it would be mounted with at
-   * {@code path}, its calls bounded as a mount's are.
+   * The store of a URI not yet mounted, opened with the options it would be mounted with at {@code
+   * path}, its calls bounded as a mount's are.
    */
   public UnderFileSystem storeToMount(String path, String uri, Map<String, String> options)
       throws IOException {
@@ -104,20 +113,31 @@ public final class UfsMetadataLoader {
    * An inode mirroring an under-store entry read at {@code syncMs}: complete, children not yet
    * loaded, a file checked at that time.
    */
-  public InodeEntry.Builder toInode(UfsStatus s, long id, long parentId, String name,
-      long syncMs) {
+  public InodeEntry.Builder toInode(UfsStatus s, long id, long parentId, String name, long syncMs) {
     FileType type = fileType(s.type());
     boolean content = !s.directory() && type == FileType.FILE_TYPE_PLAIN;
-    return InodeEntry.newBuilder().setId(id).setParentId(parentId).setName(name)
-        .setDirectory(s.directory()).setLength(s.directory() ? 0 : s.length())
+    return InodeEntry.newBuilder()
+        .setId(id)
+        .setParentId(parentId)
+        .setName(name)
+        .setDirectory(s.directory())
+        .setLength(s.directory() ? 0 : s.length())
         .setBlockSize(content ? defaultBlockSize : 0)
         .setModificationTimeMs(s.modificationTimeMs())
-        .setFileType(type).setSymlinkTarget(s.symlinkTarget()).setRdev(s.rdev())
-        .setMode(s.mode() != 0 ? s.mode() : s.directory() ? DEFAULT_DIR_MODE
-            : type == FileType.FILE_TYPE_SYMLINK ? 0777 : DEFAULT_FILE_MODE)
+        .setFileType(type)
+        .setSymlinkTarget(s.symlinkTarget())
+        .setRdev(s.rdev())
+        .setMode(
+            s.mode() != 0
+                ? s.mode()
+                : s.directory()
+                    ? DEFAULT_DIR_MODE
+                    : type == FileType.FILE_TYPE_SYMLINK ? 0777 : DEFAULT_FILE_MODE)
         .setOwner(s.owner().isEmpty() ? owner : s.owner())
         .setGroup(s.group().isEmpty() ? group : s.group())
-        .setComplete(true).setUfsFingerprint(s.fingerprint()).setChildrenLoaded(false)
+        .setComplete(true)
+        .setUfsFingerprint(s.fingerprint())
+        .setChildrenLoaded(false)
         .setUfsSyncTimeMs(s.directory() ? 0 : syncMs);
   }
 
@@ -129,15 +149,26 @@ public final class UfsMetadataLoader {
    * @param owner the owner; "" for the master's default
    * @param group the group; "" for the master's default
    */
-  public InodeEntry.Builder newInode(long id, long parentId, String name, boolean directory,
-      int mode, String owner, String group) {
+  public InodeEntry.Builder newInode(
+      long id,
+      long parentId,
+      String name,
+      boolean directory,
+      int mode,
+      String owner,
+      String group) {
     long nowNs = InodeTimes.nowNs();
-    return InodeTimes.created(InodeEntry.newBuilder(), nowNs).setId(id).setParentId(parentId)
-        .setName(name).setDirectory(directory).setBlockSize(directory ? 0 : defaultBlockSize)
+    return InodeTimes.created(InodeEntry.newBuilder(), nowNs)
+        .setId(id)
+        .setParentId(parentId)
+        .setName(name)
+        .setDirectory(directory)
+        .setBlockSize(directory ? 0 : defaultBlockSize)
         .setMode(mode != 0 ? mode : directory ? DEFAULT_DIR_MODE : DEFAULT_FILE_MODE)
         .setOwner(owner.isEmpty() ? this.owner : owner)
         .setGroup(group.isEmpty() ? this.group : group)
-        .setComplete(directory).setChildrenLoaded(directory)
+        .setComplete(directory)
+        .setChildrenLoaded(directory)
         .setUfsSyncTimeMs(nowNs / 1_000_000L);
   }
 
@@ -160,7 +191,10 @@ public final class UfsMetadataLoader {
 
   /** Whether an under-store name can be a namespace name. */
   static boolean validName(String name) {
-    return !name.isEmpty() && !name.equals(".") && !name.equals("..") && name.indexOf('/') < 0
+    return !name.isEmpty()
+        && !name.equals(".")
+        && !name.equals("..")
+        && name.indexOf('/') < 0
         && name.indexOf('\0') < 0;
   }
 }

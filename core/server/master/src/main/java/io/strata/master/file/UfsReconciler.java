@@ -10,13 +10,13 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Brings inodes in line with what their under store says of them. It decides, for one inode and
- * the store's status of its path, whether the inode stays, is deleted (the store has nothing
- * there) or is replaced by a new inode with a new id (another type, or a file whose fingerprint
- * changed), so that blocks cached for old content are never read as the new. It never touches
- * files being written through Strata, mount points, paths with mount points below them, files
- * the store cannot hold (namespace only) or files with several names (hard links, whose names
- * Strata keeps in step itself).
+ * Brings inodes in line with what their under store says of them. It decides, for one inode and the
+ * store's status of its path, whether the inode stays, is deleted (the store has nothing there) or
+ * is replaced by a new inode with a new id (another type, or a file whose fingerprint changed), so
+ * that blocks cached for old content are never read as the new. It never touches files being
+ * written through Strata, mount points, paths with mount points below them, files the store cannot
+ * hold (namespace only) or files with several names (hard links, whose names Strata keeps in step
+ * itself).
  */
 final class UfsReconciler {
   private final InodeTree tree;
@@ -27,12 +27,12 @@ final class UfsReconciler {
 
   /**
    * Checks the inode at a path against its store and stages the answer; an unchanged inode is
-   * remembered as checked. The change holds the path's write lock, taken before the store is
-   * asked, so the store's answer is newer than every change staged for the path: the inode is
-   * checked as it is now (with staged changes), whether or not it is still the one the caller
-   * saw before it locked (a listing sync of its folder may have stamped or replaced it
-   * meanwhile; dropping the answer then would keep a name the store no longer has). A path
-   * with no inode any more needs nothing.
+   * remembered as checked. The change holds the path's write lock, taken before the store is asked,
+   * so the store's answer is newer than every change staged for the path: the inode is checked as
+   * it is now (with staged changes), whether or not it is still the one the caller saw before it
+   * locked (a listing sync of its folder may have stamped or replaced it meanwhile; dropping the
+   * answer then would keep a name the store no longer has). A path with no inode any more needs
+   * nothing.
    */
   void checkStatus(Change c, String path) throws IOException {
     long now = System.currentTimeMillis();
@@ -55,22 +55,29 @@ final class UfsReconciler {
   }
 
   /**
-   * Adds the edits that bring one inode in line with the store's status of its path (empty:
-   * the store has nothing there), and the ids of files whose cached blocks must go. Returns the
-   * id at the inode's name afterwards: its own when nothing changes, a new one when it is
-   * replaced, -1 when it is deleted. The change holds the path's write lock (nothing below it
-   * is in flight); it stages the edits and then queues the files' blocks for removal.
+   * Adds the edits that bring one inode in line with the store's status of its path (empty: the
+   * store has nothing there), and the ids of files whose cached blocks must go. Returns the id at
+   * the inode's name afterwards: its own when nothing changes, a new one when it is replaced, -1
+   * when it is deleted. The change holds the path's write lock (nothing below it is in flight); it
+   * stages the edits and then queues the files' blocks for removal.
    */
-  long reconcile(Change c, InodeEntry n, String path, Optional<UfsStatus> status, long syncMs,
-      List<Edit> edits, List<Long> files) {
-    if (!n.getDirectory() && !n.getComplete() || n.getNamespaceOnly()
-        || n.getLinksCount() > 0) {
+  long reconcile(
+      Change c,
+      InodeEntry n,
+      String path,
+      Optional<UfsStatus> status,
+      long syncMs,
+      List<Edit> edits,
+      List<Long> files) {
+    if (!n.getDirectory() && !n.getComplete() || n.getNamespaceOnly() || n.getLinksCount() > 0) {
       return n.getId();
     }
     UfsStatus s = status.orElse(null);
-    boolean replace = s != null && (s.directory() != n.getDirectory()
-        || UfsMetadataLoader.fileType(s.type()) != n.getFileType()
-        || (!n.getDirectory() && changed(n, s)));
+    boolean replace =
+        s != null
+            && (s.directory() != n.getDirectory()
+                || UfsMetadataLoader.fileType(s.type()) != n.getFileType()
+                || (!n.getDirectory() && changed(n, s)));
     if (s != null && !replace) {
       return n.getId();
     }
@@ -79,22 +86,24 @@ final class UfsReconciler {
       return n.getId();
     }
     tree.forEachFileBelow(n, f -> files.add(InodeTree.dataId(f)));
-    edits.add(Edit.put(JournalEntry.newBuilder()
-        .setDeleteInode(DeleteInodeEntry.newBuilder().setId(n.getId()))));
+    edits.add(
+        Edit.put(
+            JournalEntry.newBuilder()
+                .setDeleteInode(DeleteInodeEntry.newBuilder().setId(n.getId()))));
     if (s == null) {
       tree.policy().countDeleted();
       return -1;
     }
-    InodeEntry.Builder fresh = tree.loader().toInode(s, c.newInodeId(), n.getParentId(),
-        n.getName(), syncMs);
+    InodeEntry.Builder fresh =
+        tree.loader().toInode(s, c.newInodeId(), n.getParentId(), n.getName(), syncMs);
     edits.add(Edit.inode(fresh));
     tree.policy().countReplaced();
     return fresh.getId();
   }
 
   /**
-   * Whether a file's content in the store differs from what its inode mirrors: a regular
-   * file's bytes, a symbolic link's target, a device's number.
+   * Whether a file's content in the store differs from what its inode mirrors: a regular file's
+   * bytes, a symbolic link's target, a device's number.
    */
   private static boolean changed(InodeEntry n, UfsStatus s) {
     switch (n.getFileType()) {

@@ -9,10 +9,10 @@ import java.util.Collection;
 import java.util.Map;
 
 /**
- * The limits of an inode's extended attributes, which travel with its status in every
- * listing and sit in the metastore with it: names of 1 to 255 bytes with no NUL, values of
- * at most 64 KiB, and at most 64 KiB of names and values on one inode (as Linux allows one
- * value). S3 metadata fits well inside: 2 KiB of user metadata and 10 tags.
+ * The limits of an inode's extended attributes, which travel with its status in every listing and
+ * sit in the metastore with it: names of 1 to 255 bytes with no NUL, values of at most 64 KiB, and
+ * at most 64 KiB of names and values on one inode (as Linux allows one value). S3 metadata fits
+ * well inside: 2 KiB of user metadata and 10 tags.
  */
 final class Xattrs {
   static final int MAX_NAME_BYTES = 255;
@@ -21,13 +21,15 @@ final class Xattrs {
   private Xattrs() {}
 
   /**
-   * Fails with INVALID_ARGUMENT when an attribute the namespace acts on is given a value it
-   * cannot act on (a folder's write type, {@link WriteTypeAttribute}).
+   * Fails with INVALID_ARGUMENT when an attribute the namespace acts on is given a value it cannot
+   * act on (a folder's write type, {@link WriteTypeAttribute}).
    */
   static void checkValues(String path, Map<String, ByteString> set) throws StrataException {
     String writeType = WriteTypeAttribute.of(set);
-    String problem = writeType == null ? null
-        : WriteTypeAttribute.problem(WriteTypeAttribute.NAME + " of " + path, writeType);
+    String problem =
+        writeType == null
+            ? null
+            : WriteTypeAttribute.problem(WriteTypeAttribute.NAME + " of " + path, writeType);
     if (problem != null) {
       throw StrataException.invalidArgument(problem);
     }
@@ -49,8 +51,14 @@ final class Xattrs {
     for (String name : names) {
       int bytes = name.getBytes(StandardCharsets.UTF_8).length;
       if (bytes == 0 || bytes > MAX_NAME_BYTES || name.indexOf('\0') >= 0) {
-        throw StrataException.invalidArgument("Bad extended attribute name '" + name + "' for "
-            + path + ": give 1 to " + MAX_NAME_BYTES + " bytes without NUL");
+        throw StrataException.invalidArgument(
+            "Bad extended attribute name '"
+                + name
+                + "' for "
+                + path
+                + ": give 1 to "
+                + MAX_NAME_BYTES
+                + " bytes without NUL");
       }
     }
   }
@@ -62,8 +70,14 @@ final class Xattrs {
       total += e.getKey().getBytes(StandardCharsets.UTF_8).length + e.getValue().size();
     }
     if (total > MAX_TOTAL_BYTES) {
-      throw StrataException.invalidArgument("Extended attributes of " + path + " would take "
-          + total + " bytes, over the " + MAX_TOTAL_BYTES + " an inode may hold: remove some");
+      throw StrataException.invalidArgument(
+          "Extended attributes of "
+              + path
+              + " would take "
+              + total
+              + " bytes, over the "
+              + MAX_TOTAL_BYTES
+              + " an inode may hold: remove some");
     }
   }
 }

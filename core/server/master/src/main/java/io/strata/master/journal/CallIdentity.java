@@ -9,9 +9,9 @@ import io.grpc.ServerInterceptor;
 import io.strata.common.rpc.MasterHeaders;
 
 /**
- * Which client call a change comes from: the {@code strata-client-id} and
- * {@code strata-call-id} headers clients send (the same on every retry of one call). The
- * journal records them with each batch so that a call retried after a fail-over is recognised.
+ * Which client call a change comes from: the {@code strata-client-id} and {@code strata-call-id}
+ * headers clients send (the same on every retry of one call). The journal records them with each
+ * batch so that a call retried after a fail-over is recognised.
  */
 public record CallIdentity(String clientId, long callId) {
   private static final Context.Key<CallIdentity> KEY = Context.key("strata-call-identity");
@@ -25,14 +25,13 @@ public record CallIdentity(String clientId, long callId) {
   public static ServerInterceptor interceptor() {
     return new ServerInterceptor() {
       @Override
-      public <Q, A> ServerCall.Listener<Q> interceptCall(ServerCall<Q, A> call,
-          Metadata headers, ServerCallHandler<Q, A> next) {
+      public <Q, A> ServerCall.Listener<Q> interceptCall(
+          ServerCall<Q, A> call, Metadata headers, ServerCallHandler<Q, A> next) {
         CallIdentity id = from(headers);
         if (id == null) {
           return next.startCall(call, headers);
         }
-        return Contexts.interceptCall(Context.current().withValue(KEY, id), call, headers,
-            next);
+        return Contexts.interceptCall(Context.current().withValue(KEY, id), call, headers, next);
       }
     };
   }

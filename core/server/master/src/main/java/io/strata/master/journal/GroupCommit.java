@@ -17,26 +17,27 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Hands changes to the replicated log so that changes made at the same time share log
- * entries: a group commit, as HDFS's edit log syncs many edits at once. Callers never wait
- * here; each change's future completes once its entries are applied on this master.
+ * Hands changes to the replicated log so that changes made at the same time share log entries: a
+ * group commit, as HDFS's edit log syncs many edits at once. Callers never wait here; each change's
+ * future completes once its entries are applied on this master.
  *
- * <p>While fewer than {@code maxInFlight} entries are being committed, a change is sent as soon
- * as it arrives, from the caller's thread (a lone writer waits for nothing but its own
- * commit); while that many are in flight, the changes that arrive meanwhile gather, and a
- * thread of its own sends them together in the next entry, up to {@code maxBytes} of entries,
- * as soon as an entry in flight completes, and at the latest {@code maxWait} after the oldest
- * of them arrived. So sixteen concurrent creates cost one or two commits, not sixteen, and a
- * change never waits longer than a commit or {@code maxWait}, whichever is shorter.
+ * <p>While fewer than {@code maxInFlight} entries are being committed, a change is sent as soon as
+ * it arrives, from the caller's thread (a lone writer waits for nothing but its own commit); while
+ * that many are in flight, the changes that arrive meanwhile gather, and a thread of its own sends
+ * them together in the next entry, up to {@code maxBytes} of entries, as soon as an entry in flight
+ * completes, and at the latest {@code maxWait} after the oldest of them arrived. So sixteen
+ * concurrent creates cost one or two commits, not sixteen, and a change never waits longer than a
+ * commit or {@code maxWait}, whichever is shorter.
  *
- * <p>Entries of one call stay together and in the order given, and changes go to the log in
- * the order they were submitted: the journal's order is the submission order. Only while the
- * cluster's layout allows it ({@code grouped}) does a log entry carry several calls; before
- * that (a previous release may still read the log) every call is a log entry of its own,
- * still sent without waiting for the one before.
+ * <p>Entries of one call stay together and in the order given, and changes go to the log in the
+ * order they were submitted: the journal's order is the submission order. Only while the cluster's
+ * layout allows it ({@code grouped}) does a log entry carry several calls; before that (a previous
+ * release may still read the log) every call is a log entry of its own, still sent without waiting
+ * for the one before.
  */
 final class GroupCommit implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(GroupCommit.class);
+
   /** Entries in flight allowed while the log carries one call per entry (before layout 2). */
   private static final int MAX_IN_FLIGHT_UNGROUPED = 64;
 
@@ -58,7 +59,10 @@ final class GroupCommit implements AutoCloseable {
     final CompletableFuture<List<JournalEntry>> done = new CompletableFuture<>();
     final long queuedNanos = System.nanoTime();
 
-    Change(List<JournalEntry> entries, CallIdentity caller, int bytes,
+    Change(
+        List<JournalEntry> entries,
+        CallIdentity caller,
+        int bytes,
         Consumer<List<JournalEntry>> applied) {
       this.entries = entries;
       this.caller = caller;
@@ -74,12 +78,16 @@ final class GroupCommit implements AutoCloseable {
   private final long maxWaitNanos;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
+
   /** Guarded by lock. */
   private final ArrayDeque<Change> queue = new ArrayDeque<>();
+
   /** Log entries sent and not yet answered; guarded by lock. */
   private int inFlight;
+
   /** Guarded by lock. */
   private boolean closed;
+
   private final Thread sender;
 
   /**
@@ -88,8 +96,7 @@ final class GroupCommit implements AutoCloseable {
    * @param maxBytes most bytes of changes one log entry carries (a larger change goes alone)
    * @param maxWaitNanos longest time a change waits for the entries in flight
    */
-  GroupCommit(Log log, BooleanSupplier grouped, int maxInFlight, long maxBytes,
-      long maxWaitNanos) {
+  GroupCommit(Log log, BooleanSupplier grouped, int maxInFlight, long maxBytes, long maxWaitNanos) {
     this.log = log;
     this.grouped = grouped;
     this.maxInFlight = Math.max(1, maxInFlight);
@@ -101,13 +108,13 @@ final class GroupCommit implements AutoCloseable {
   }
 
   /**
-   * Queues a change: its entries (their sequences are set when they apply), the call that made
-   * it (null: the master itself), and what to run with the entries as applied, on the apply
-   * thread before any later change applies. The future completes after that, or fails with
-   * the reason the change will not be applied by this master.
+   * Queues a change: its entries (their sequences are set when they apply), the call that made it
+   * (null: the master itself), and what to run with the entries as applied, on the apply thread
+   * before any later change applies. The future completes after that, or fails with the reason the
+   * change will not be applied by this master.
    */
-  CompletableFuture<List<JournalEntry>> submit(List<JournalEntry> entries, CallIdentity caller,
-      Consumer<List<JournalEntry>> applied) {
+  CompletableFuture<List<JournalEntry>> submit(
+      List<JournalEntry> entries, CallIdentity caller, Consumer<List<JournalEntry>> applied) {
     int bytes = 0;
     for (JournalEntry e : entries) {
       bytes += e.getSerializedSize();
@@ -117,8 +124,8 @@ final class GroupCommit implements AutoCloseable {
     lock.lock();
     try {
       if (closed) {
-        c.done.completeExceptionally(StrataException.unavailable(
-            "The master is shutting down; retry on its restart", null));
+        c.done.completeExceptionally(
+            StrataException.unavailable("The master is shutting down; retry on its restart", null));
         return c.done;
       }
       // Nothing waiting and room in flight: sent from this thread, saving the hand-off to the
@@ -251,33 +258,41 @@ final class GroupCommit implements AutoCloseable {
     } catch (RuntimeException e) {
       reply = CompletableFuture.failedFuture(e);
     }
-    reply.whenComplete((ok, error) -> {
-      lock.lock();
-      try {
-        inFlight--;
-        changed.signal();
-      } finally {
-        lock.unlock();
-      }
-      if (error == null && Boolean.TRUE.equals(ok)) {
-        for (Change c : batch) {
-          // Answered without its apply having run here (not expected): never leave it hanging.
-          if (!c.done.isDone()) {
-            c.done.completeExceptionally(StrataException.unavailable("The journal took the"
-                + " change but this master did not apply it; retry", null));
+    reply.whenComplete(
+        (ok, error) -> {
+          lock.lock();
+          try {
+            inFlight--;
+            changed.signal();
+          } finally {
+            lock.unlock();
           }
-        }
-      }
-      if (error != null || !Boolean.TRUE.equals(ok)) {
-        Throwable cause = error != null ? unwrap(error) : null;
-        StrataException reason = cause instanceof StrataException s ? s
-            : StrataException.unavailable("The journal did not take the change ("
-                + (cause == null ? "no answer" : cause.getMessage()) + "); retry", cause);
-        for (Change c : batch) {
-          c.done.completeExceptionally(reason);
-        }
-      }
-    });
+          if (error == null && Boolean.TRUE.equals(ok)) {
+            for (Change c : batch) {
+              // Answered without its apply having run here (not expected): never leave it hanging.
+              if (!c.done.isDone()) {
+                c.done.completeExceptionally(
+                    StrataException.unavailable(
+                        "The journal took the" + " change but this master did not apply it; retry",
+                        null));
+              }
+            }
+          }
+          if (error != null || !Boolean.TRUE.equals(ok)) {
+            Throwable cause = error != null ? unwrap(error) : null;
+            StrataException reason =
+                cause instanceof StrataException s
+                    ? s
+                    : StrataException.unavailable(
+                        "The journal did not take the change ("
+                            + (cause == null ? "no answer" : cause.getMessage())
+                            + "); retry",
+                        cause);
+            for (Change c : batch) {
+              c.done.completeExceptionally(reason);
+            }
+          }
+        });
   }
 
   /** On the apply thread: hands each change its own entries, in order. */
@@ -288,8 +303,9 @@ final class GroupCommit implements AutoCloseable {
     }
     if (applied.size() != total) {
       // Not reached: a batch applies whole or stops the master.
-      StrataException e = StrataException.internal("A journal entry applied " + applied.size()
-          + " of its " + total + " entries", null);
+      StrataException e =
+          StrataException.internal(
+              "A journal entry applied " + applied.size() + " of its " + total + " entries", null);
       batch.forEach(c -> c.done.completeExceptionally(e));
       return;
     }
@@ -310,7 +326,8 @@ final class GroupCommit implements AutoCloseable {
 
   private static Throwable unwrap(Throwable t) {
     while ((t instanceof java.util.concurrent.CompletionException
-        || t instanceof java.util.concurrent.ExecutionException) && t.getCause() != null) {
+            || t instanceof java.util.concurrent.ExecutionException)
+        && t.getCause() != null) {
       t = t.getCause();
     }
     return t;
@@ -325,8 +342,8 @@ final class GroupCommit implements AutoCloseable {
     } finally {
       lock.unlock();
     }
-    failQueued(StrataException.unavailable("The master is shutting down; retry on its restart",
-        null));
+    failQueued(
+        StrataException.unavailable("The master is shutting down; retry on its restart", null));
     try {
       sender.join(TimeUnit.SECONDS.toMillis(5));
     } catch (InterruptedException e) {

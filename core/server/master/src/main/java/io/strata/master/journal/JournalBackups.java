@@ -13,8 +13,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Backups of the metastore: a copy at one applied index, written while the master serves
- * (applies wait for the copy, a RocksDB checkpoint of hard links), and the pruning of old ones.
+ * Backups of the metastore: a copy at one applied index, written while the master serves (applies
+ * wait for the copy, a RocksDB checkpoint of hard links), and the pruning of old ones.
  */
 public final class JournalBackups {
   private static final Logger LOG = LoggerFactory.getLogger(JournalBackups.class);
@@ -35,13 +35,16 @@ public final class JournalBackups {
   /** Writes a backup of the metastore at one applied index into a new folder under parent. */
   public Backup backup(Path parent) throws IOException {
     Files.createDirectories(parent);
-    Snapshots.Found b = stateMachine.atAppliedIndex(at -> {
-      Path dir = parent.resolve("backup-" + LocalDateTime.now().format(BACKUP_TIME) + "-"
-          + at.getIndex());
-      return Snapshots.write(store, dir, HeaderFile.BACKUP_KIND, at.getTerm(), at.getIndex());
-    });
-    LOG.info("Backup written to {} at index {} (sequence {})", b.dir(), b.index(),
-        b.sequence());
+    Snapshots.Found b =
+        stateMachine.atAppliedIndex(
+            at -> {
+              Path dir =
+                  parent.resolve(
+                      "backup-" + LocalDateTime.now().format(BACKUP_TIME) + "-" + at.getIndex());
+              return Snapshots.write(
+                  store, dir, HeaderFile.BACKUP_KIND, at.getTerm(), at.getIndex());
+            });
+    LOG.info("Backup written to {} at index {} (sequence {})", b.dir(), b.index(), b.sequence());
     return new Backup(b.dir(), b.index(), b.sequence(), b.header().getInodeCount());
   }
 
@@ -52,7 +55,8 @@ public final class JournalBackups {
     }
     List<Path> backups = new ArrayList<>();
     try (Stream<Path> list = Files.list(parent)) {
-      list.filter(p -> p.getFileName().toString().startsWith("backup-")).sorted()
+      list.filter(p -> p.getFileName().toString().startsWith("backup-"))
+          .sorted()
           .forEach(backups::add);
     }
     for (int i = 0; i < backups.size() - retain; i++) {

@@ -20,44 +20,61 @@ final class JournalGauges {
   private final Callable<RaftServer.Division> division;
   private final Supplier<Snapshots.Found> latest;
 
-  private JournalGauges(Callable<RaftServer.Division> division,
-      Supplier<Snapshots.Found> latest) {
+  private JournalGauges(Callable<RaftServer.Division> division, Supplier<Snapshots.Found> latest) {
     this.division = division;
     this.latest = latest;
   }
 
-  static void register(MeterRegistry registry, Callable<RaftServer.Division> division,
-      BooleanSupplier leading, Supplier<Snapshots.Found> latest, Path journalDir,
+  static void register(
+      MeterRegistry registry,
+      Callable<RaftServer.Division> division,
+      BooleanSupplier leading,
+      Supplier<Snapshots.Found> latest,
+      Path journalDir,
       GroupCommit commit) {
     // Micrometer holds a gauge's object weakly unless told otherwise, and nothing else holds
     // these: strong references, or the gauges read NaN after the first collection.
     JournalGauges g = new JournalGauges(division, latest);
     Gauge.builder(MetricNames.MASTER_JOURNAL_ROLE, leading, l -> l.getAsBoolean() ? 1 : 0)
         .description("1 while this master leads the group, 0 otherwise")
-        .strongReference(true).register(registry);
+        .strongReference(true)
+        .register(registry);
     Gauge.builder(MetricNames.MASTER_JOURNAL_TERM, g, j -> j.info(DivisionInfo::getCurrentTerm))
-        .description("Current Raft term").strongReference(true).register(registry);
-    Gauge.builder(MetricNames.MASTER_JOURNAL_APPLIED_INDEX, g,
+        .description("Current Raft term")
+        .strongReference(true)
+        .register(registry);
+    Gauge.builder(
+            MetricNames.MASTER_JOURNAL_APPLIED_INDEX,
+            g,
             j -> j.info(DivisionInfo::getLastAppliedIndex))
         .description("Last journal index applied to the metastore")
-        .strongReference(true).register(registry);
+        .strongReference(true)
+        .register(registry);
     Gauge.builder(MetricNames.MASTER_JOURNAL_COMMIT_INDEX, g, JournalGauges::commitIndex)
-        .description("Last journal index known committed").strongReference(true).register(registry);
+        .description("Last journal index known committed")
+        .strongReference(true)
+        .register(registry);
     Path log = RaftSettings.groupDir(journalDir).resolve("current");
     Gauge.builder(MetricNames.MASTER_JOURNAL_LOG_BYTES, log, JournalGauges::folderBytes)
         .description("Bytes of journal log segments on this master")
-        .strongReference(true).register(registry);
+        .strongReference(true)
+        .register(registry);
     Gauge.builder(MetricNames.MASTER_JOURNAL_SNAPSHOT_AGE, g, JournalGauges::snapshotAge)
         .description("Seconds since the newest snapshot was written (-1: none)")
-        .strongReference(true).register(registry);
+        .strongReference(true)
+        .register(registry);
     Gauge.builder(MetricNames.MASTER_JOURNAL_SNAPSHOT_BYTES, g, JournalGauges::snapshotBytes)
-        .description("Bytes of the newest snapshot").strongReference(true).register(registry);
+        .description("Bytes of the newest snapshot")
+        .strongReference(true)
+        .register(registry);
     Gauge.builder(MetricNames.MASTER_JOURNAL_QUEUED, commit, c -> c.backlog()[0])
         .description("Changes handed to the journal and not yet sent in an entry")
-        .strongReference(true).register(registry);
+        .strongReference(true)
+        .register(registry);
     Gauge.builder(MetricNames.MASTER_JOURNAL_IN_FLIGHT, commit, c -> c.backlog()[1])
         .description("Journal entries sent and not yet committed and applied")
-        .strongReference(true).register(registry);
+        .strongReference(true)
+        .register(registry);
   }
 
   private double info(ToLongFunction<DivisionInfo> f) {
@@ -78,8 +95,7 @@ final class JournalGauges {
 
   private double snapshotAge() {
     Snapshots.Found s = latest.get();
-    return s == null ? -1
-        : (System.currentTimeMillis() - s.header().getCreatedMs()) / 1000.0;
+    return s == null ? -1 : (System.currentTimeMillis() - s.header().getCreatedMs()) / 1000.0;
   }
 
   private double snapshotBytes() {

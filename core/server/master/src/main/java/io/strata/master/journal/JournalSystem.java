@@ -37,21 +37,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The master's replicated journal: every namespace change is part of a {@link JournalBatch}
- * in an Apache Ratis log, committed by a majority of the masters and applied by each to its
- * own {@link InodeStore} through {@link MasterStateMachine}. One master is a one-peer group on
- * the same path.
+ * The master's replicated journal: every namespace change is part of a {@link JournalBatch} in an
+ * Apache Ratis log, committed by a majority of the masters and applied by each to its own {@link
+ * InodeStore} through {@link MasterStateMachine}. One master is a one-peer group on the same path.
  *
  * <p>Only the leader writes ({@link #submit} fails with UNAVAILABLE, naming the leader, on any
- * other master). A change's future completes once its entries are committed and applied here,
- * so the change is durable on a majority and visible to the caller's next read. Changes
- * handed over at the same time share log entries ({@link GroupCommit}); nobody waits for the
- * commit while holding anything another change needs.
+ * other master). A change's future completes once its entries are committed and applied here, so
+ * the change is durable on a majority and visible to the caller's next read. Changes handed over at
+ * the same time share log entries ({@link GroupCommit}); nobody waits for the commit while holding
+ * anything another change needs.
  *
- * <p>Files, under {@code strata.master.journal.dir}: {@code raft/<group>/current/} holds the
- * Ratis log segments, {@code raft/<group>/sm/<term>_<index>/} the snapshots ({@link
- * Snapshots}). Start-up loads the newest snapshot into the metastore folder and Ratis replays
- * the log after it; a follower that fell behind the leader's log is sent its snapshot.
+ * <p>Files, under {@code strata.master.journal.dir}: {@code raft/<group>/current/} holds the Ratis
+ * log segments, {@code raft/<group>/sm/<term>_<index>/} the snapshots ({@link Snapshots}). Start-up
+ * loads the newest snapshot into the metastore folder and Ratis replays the log after it; a
+ * follower that fell behind the leader's log is sent its snapshot.
  */
 public final class JournalSystem implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(JournalSystem.class);
@@ -66,8 +65,8 @@ public final class JournalSystem implements Closeable {
   /** What the master does when this master's role changes. */
   public interface RoleListener {
     /**
-     * This master leads and has applied every earlier entry: start leader-only work. A
-     * failure is retried, and then the lead is handed to another master ({@link LeaderRole}).
+     * This master leads and has applied every earlier entry: start leader-only work. A failure is
+     * retried, and then the lead is handed to another master ({@link LeaderRole}).
      */
     void gainedLead();
 
@@ -95,117 +94,146 @@ public final class JournalSystem implements Closeable {
   private volatile Consumer<List<JournalEntry>> entriesListener;
   private volatile Runnable failureListener;
   private volatile boolean closed;
+
   /** Follower checks: its role, and whether it stalled behind the leader. */
   private final ScheduledExecutorService catchUpCheck =
-      Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "master-catch-up-check");
-        t.setDaemon(true);
-        return t;
-      });
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "master-catch-up-check");
+            t.setDaemon(true);
+            return t;
+          });
 
-  private JournalSystem(StrataConfig conf, MeterRegistry registry,
-      MasterStateMachine.Applier applier) throws IOException {
+  private JournalSystem(
+      StrataConfig conf, MeterRegistry registry, MasterStateMachine.Applier applier)
+      throws IOException {
     this.quorum = QuorumAddresses.from(conf);
     this.journalDir = Path.of(conf.getString(MasterKeys.JOURNAL_DIR));
     Path metastoreDir = Path.of(conf.getString(MasterKeys.METASTORE_DIR));
     // The metastore is rebuilt from the newest snapshot and the log on every start.
     Snapshots.deleteTree(metastoreDir);
-    this.store = InodeStore.open(metastoreDir, conf.getInt(MasterKeys.INODE_CACHE_SIZE),
-        registry);
+    this.store = InodeStore.open(metastoreDir, conf.getInt(MasterKeys.INODE_CACHE_SIZE), registry);
     String restore = conf.getString(MasterKeys.RESTORE_BACKUP);
     this.role = new LeaderRole(quorum.self().rpcAddress());
-    this.stateMachine = new MasterStateMachine(store, applier == null ? store::apply : applier,
-        localClient, calls, restore.isEmpty() ? null : Path.of(restore), new Events());
-    this.checkpointCounter = Counter.builder(MetricNames.MASTER_JOURNAL_CHECKPOINTS)
-        .description("Snapshots requested of the journal").register(registry);
-    this.leaderChanges = Counter.builder(MetricNames.MASTER_JOURNAL_LEADER_CHANGES)
-        .description("Leader changes this master saw (elections and transfers)")
-        .register(registry);
-    this.leadsGained = Counter.builder(MetricNames.MASTER_JOURNAL_FAILOVERS)
-        .description("Times this master took over as leader").register(registry);
+    this.stateMachine =
+        new MasterStateMachine(
+            store,
+            applier == null ? store::apply : applier,
+            localClient,
+            calls,
+            restore.isEmpty() ? null : Path.of(restore),
+            new Events());
+    this.checkpointCounter =
+        Counter.builder(MetricNames.MASTER_JOURNAL_CHECKPOINTS)
+            .description("Snapshots requested of the journal")
+            .register(registry);
+    this.leaderChanges =
+        Counter.builder(MetricNames.MASTER_JOURNAL_LEADER_CHANGES)
+            .description("Leader changes this master saw (elections and transfers)")
+            .register(registry);
+    this.leadsGained =
+        Counter.builder(MetricNames.MASTER_JOURNAL_FAILOVERS)
+            .description("Times this master took over as leader")
+            .register(registry);
     try {
-      this.server = RaftServer.newBuilder()
-          .setServerId(RaftPeerId.valueOf(quorum.self().peerId()))
-          .setGroup(RaftGroup.valueOf(RaftSettings.GROUP_ID, peers(quorum.members())))
-          .setStateMachine(stateMachine)
-          // Recover the group's folder when it exists, format it when it does not.
-          .setOption(org.apache.ratis.server.storage.RaftStorage.StartupOption.RECOVER)
-          .setProperties(RaftSettings.properties(conf, quorum, journalDir))
-          .setParameters(new Parameters())
-          .build();
+      this.server =
+          RaftServer.newBuilder()
+              .setServerId(RaftPeerId.valueOf(quorum.self().peerId()))
+              .setGroup(RaftGroup.valueOf(RaftSettings.GROUP_ID, peers(quorum.members())))
+              .setStateMachine(stateMachine)
+              // Recover the group's folder when it exists, format it when it does not.
+              .setOption(org.apache.ratis.server.storage.RaftStorage.StartupOption.RECOVER)
+              .setProperties(RaftSettings.properties(conf, quorum, journalDir))
+              .setParameters(new Parameters())
+              .build();
     } catch (IOException | RuntimeException e) {
       store.close();
       throw e;
     }
-    this.writes = new JournalWrites(server, this::division, stateMachine, localClient, callIds,
-        this::notLeader, log -> new GroupCommit(log,
-            () -> store.layoutVersion() >= LayoutFeature.GROUP_COMMIT.version(),
-            conf.getInt(MasterKeys.JOURNAL_BATCH_IN_FLIGHT),
-            conf.getBytes(MasterKeys.JOURNAL_BATCH_BYTES),
-            conf.getDuration(MasterKeys.JOURNAL_BATCH_WAIT).toNanos()), registry);
-    this.membership = new QuorumMembership(new QuorumMembership.Self() {
-      @Override
-      public RaftServer server() {
-        return server;
-      }
+    this.writes =
+        new JournalWrites(
+            server,
+            this::division,
+            stateMachine,
+            localClient,
+            callIds,
+            this::notLeader,
+            log ->
+                new GroupCommit(
+                    log,
+                    () -> store.layoutVersion() >= LayoutFeature.GROUP_COMMIT.version(),
+                    conf.getInt(MasterKeys.JOURNAL_BATCH_IN_FLIGHT),
+                    conf.getBytes(MasterKeys.JOURNAL_BATCH_BYTES),
+                    conf.getDuration(MasterKeys.JOURNAL_BATCH_WAIT).toNanos()),
+            registry);
+    this.membership =
+        new QuorumMembership(
+            new QuorumMembership.Self() {
+              @Override
+              public RaftServer server() {
+                return server;
+              }
 
-      @Override
-      public RaftServer.Division division() throws IOException {
-        return JournalSystem.this.division();
-      }
+              @Override
+              public RaftServer.Division division() throws IOException {
+                return JournalSystem.this.division();
+              }
 
-      @Override
-      public String address() {
-        return selfAddress();
-      }
+              @Override
+              public String address() {
+                return selfAddress();
+              }
 
-      @Override
-      public String leaderAddress() {
-        return JournalSystem.this.leaderAddress();
-      }
+              @Override
+              public String leaderAddress() {
+                return JournalSystem.this.leaderAddress();
+              }
 
-      @Override
-      public StrataException notLeader() {
-        return JournalSystem.this.notLeader();
-      }
-    }, localClient, callIds, role::leading);
+              @Override
+              public StrataException notLeader() {
+                return JournalSystem.this.notLeader();
+              }
+            },
+            localClient,
+            callIds,
+            role::leading);
     this.backups = new JournalBackups(store, stateMachine);
-    JournalGauges.register(registry, this::division, role::leading, stateMachine::latest,
-        journalDir, writes.commit());
+    JournalGauges.register(
+        registry, this::division, role::leading, stateMachine::latest, journalDir, writes.commit());
   }
 
   /**
-   * Opens the metastore (empty until {@link #start}) and builds this master's Raft server
-   * without starting it, so that the master can set its listeners first.
+   * Opens the metastore (empty until {@link #start}) and builds this master's Raft server without
+   * starting it, so that the master can set its listeners first.
    */
-  public static JournalSystem open(StrataConfig conf, MeterRegistry registry)
-      throws IOException {
+  public static JournalSystem open(StrataConfig conf, MeterRegistry registry) throws IOException {
     return new JournalSystem(conf, registry, null);
   }
 
   /** {@link #open}, with entries applied to the metastore by {@code applier} (tests). */
-  static JournalSystem open(StrataConfig conf, MeterRegistry registry,
-      MasterStateMachine.Applier applier) throws IOException {
+  static JournalSystem open(
+      StrataConfig conf, MeterRegistry registry, MasterStateMachine.Applier applier)
+      throws IOException {
     return new JournalSystem(conf, registry, applier);
   }
 
   /**
-   * Starts the Raft server: the newest snapshot loads and the log after it replays. With one
-   * master it returns once that master leads and serves; with several, once the server runs
-   * (the group elects a leader when a majority is up).
+   * Starts the Raft server: the newest snapshot loads and the log after it replays. With one master
+   * it returns once that master leads and serves; with several, once the server runs (the group
+   * elects a leader when a majority is up).
    */
   public void start() throws IOException {
     try {
       server.start();
     } catch (IOException | RuntimeException e) {
-      throw new IOException("Cannot start the journal in " + journalDir + ": "
-          + RaftReplies.rootMessage(e), e);
+      throw new IOException(
+          "Cannot start the journal in " + journalDir + ": " + RaftReplies.rootMessage(e), e);
     }
     if (quorum.members().size() == 1) {
       awaitLead(Duration.ofSeconds(60));
     } else {
-      StalledFollowerCheck stalled = new StalledFollowerCheck(quorum, this::division,
-          this::leaderAddress);
+      StalledFollowerCheck stalled =
+          new StalledFollowerCheck(quorum, this::division, this::leaderAddress);
       catchUpCheck.scheduleWithFixedDelay(stalled::check, 1, 1, TimeUnit.SECONDS);
       // Ratis reports a leader that steps down for want of a majority by no event of its own
       // on every path: the role is also checked.
@@ -232,8 +260,11 @@ public final class JournalSystem implements Closeable {
   }
 
   static RaftPeer peer(QuorumAddresses.Member m) {
-    return RaftPeer.newBuilder().setId(m.peerId()).setAddress(m.journalAddress())
-        .setClientAddress(m.rpcAddress()).build();
+    return RaftPeer.newBuilder()
+        .setId(m.peerId())
+        .setAddress(m.journalAddress())
+        .setClientAddress(m.rpcAddress())
+        .build();
   }
 
   /** The folder of the group's Raft log and snapshots under a journal folder. */
@@ -247,10 +278,13 @@ public final class JournalSystem implements Closeable {
       role.awaitServing(timeout);
     } catch (TimeoutException e) {
       IOException failed = stateMachine.failure();
-      throw new IOException("This master did not become the leader of its journal within "
-          + timeout.toSeconds() + " s; " + (failed != null
-              ? "it could not apply a journal entry: " + failed.getMessage()
-              : "see its log for Raft election messages"));
+      throw new IOException(
+          "This master did not become the leader of its journal within "
+              + timeout.toSeconds()
+              + " s; "
+              + (failed != null
+                  ? "it could not apply a journal entry: " + failed.getMessage()
+                  : "see its log for Raft election messages"));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException("Interrupted while waiting to lead", e);
@@ -318,54 +352,66 @@ public final class JournalSystem implements Closeable {
   public StrataException notLeader() {
     IOException failed = stateMachine.failure();
     if (failed != null) {
-      return StrataException.unavailable("This master (" + selfAddress() + ") stopped: it"
-          + " could not apply a committed journal entry (" + failed.getMessage() + ") and left"
-          + " the group; restart it to recover from its last snapshot", null);
+      return StrataException.unavailable(
+          "This master ("
+              + selfAddress()
+              + ") stopped: it"
+              + " could not apply a committed journal entry ("
+              + failed.getMessage()
+              + ") and left"
+              + " the group; restart it to recover from its last snapshot",
+          null);
     }
     String leader = leaderAddress();
-    return StrataException.unavailable("This master (" + selfAddress()
-        + ") is not the leader; " + (leader == null ? "an election is in progress, retry shortly"
-        : "the leader is " + leader), null);
+    return StrataException.unavailable(
+        "This master ("
+            + selfAddress()
+            + ") is not the leader; "
+            + (leader == null
+                ? "an election is in progress, retry shortly"
+                : "the leader is " + leader),
+        null);
   }
 
   /**
-   * Sets the lock readers of the namespace take for a walk: every batch applies under its
-   * write side, so a reader sees a batch whole or not at all.
+   * Sets the lock readers of the namespace take for a walk: every batch applies under its write
+   * side, so a reader sees a batch whole or not at all.
    */
   public void setReadersLock(Lock lock) {
     stateMachine.setReadersLock(lock);
   }
 
   public void onRoleChange(RoleListener listener) {
-    role.setWork(new LeaderRole.Work() {
-      @Override
-      public void start() {
-        listener.gainedLead();
-      }
+    role.setWork(
+        new LeaderRole.Work() {
+          @Override
+          public void start() {
+            listener.gainedLead();
+          }
 
-      @Override
-      public void stop() {
-        listener.lostLead();
-      }
+          @Override
+          public void stop() {
+            listener.lostLead();
+          }
 
-      @Override
-      public boolean handOver() {
-        return handOverLead();
-      }
-    });
+          @Override
+          public boolean handOver() {
+            return handOverLead();
+          }
+        });
   }
 
   /**
-   * Tells {@code listener} the last applied sequence after every applied batch, in order, and
-   * after what the batch's own callbacks published.
+   * Tells {@code listener} the last applied sequence after every applied batch, in order, and after
+   * what the batch's own callbacks published.
    */
   public void onApplied(LongConsumer listener) {
     this.appliedListener = listener;
   }
 
   /**
-   * Tells {@code listener} every applied batch's entries, on every master, before the
-   * callbacks of the batch's own changes run.
+   * Tells {@code listener} every applied batch's entries, on every master, before the callbacks of
+   * the batch's own changes run.
    */
   public void onEntriesApplied(Consumer<List<JournalEntry>> listener) {
     this.entriesListener = listener;
@@ -377,15 +423,15 @@ public final class JournalSystem implements Closeable {
   }
 
   /**
-   * Hands a change to the journal: {@code entries} in order (their sequences are set when
-   * they apply), made by {@code caller} (null: by the master itself). {@code applied} runs with
-   * the entries as applied, on the apply thread, before any later change applies and before
-   * the future completes. Fails at once with UNAVAILABLE on a master that does not lead; the
-   * future fails with UNAVAILABLE when the change is not applied within 30 s or the lead is
-   * lost before it is.
+   * Hands a change to the journal: {@code entries} in order (their sequences are set when they
+   * apply), made by {@code caller} (null: by the master itself). {@code applied} runs with the
+   * entries as applied, on the apply thread, before any later change applies and before the future
+   * completes. Fails at once with UNAVAILABLE on a master that does not lead; the future fails with
+   * UNAVAILABLE when the change is not applied within 30 s or the lead is lost before it is.
    */
-  public CompletableFuture<List<JournalEntry>> submit(List<JournalEntry> entries,
-      CallIdentity caller, Consumer<List<JournalEntry>> applied) throws StrataException {
+  public CompletableFuture<List<JournalEntry>> submit(
+      List<JournalEntry> entries, CallIdentity caller, Consumer<List<JournalEntry>> applied)
+      throws StrataException {
     checkWritable();
     return writes.submit(entries, caller, applied);
   }
@@ -393,8 +439,7 @@ public final class JournalSystem implements Closeable {
   /** Fails with UNAVAILABLE unless this master may write now. */
   public void checkWritable() throws StrataException {
     if (closed) {
-      throw StrataException.unavailable("The master is shutting down; retry on its restart",
-          null);
+      throw StrataException.unavailable("The master is shutting down; retry on its restart", null);
     }
     if (!role.leading() || stateMachine.failure() != null) {
       throw notLeader();
@@ -409,28 +454,34 @@ public final class JournalSystem implements Closeable {
    * {@link #submit}, waiting for the apply: the entries are committed and applied when this
    * returns, and {@code applied} ran with them before any later batch applied.
    */
-  public List<JournalEntry> write(List<JournalEntry.Builder> entries,
-      Consumer<List<JournalEntry>> applied) throws StrataException {
+  public List<JournalEntry> write(
+      List<JournalEntry.Builder> entries, Consumer<List<JournalEntry>> applied)
+      throws StrataException {
     checkWritable();
     return writes.write(entries, CallIdentity.current(), applied);
   }
 
   /**
-   * Takes a snapshot of this master's state now (unless nothing changed since the last) and
-   * returns its sequence; the log is purged behind it. Any master can.
+   * Takes a snapshot of this master's state now (unless nothing changed since the last) and returns
+   * its sequence; the log is purged behind it. Any master can.
    */
   public long checkpoint() throws StrataException {
     if (stateMachine.failure() != null) {
       throw notLeader();
     }
-    SnapshotManagementRequest request = SnapshotManagementRequest.newCreate(localClient,
-        server.getId(), RaftSettings.GROUP_ID, callIds.incrementAndGet(),
-        WRITE_TIMEOUT.toMillis());
-    RaftClientReply reply = RaftReplies.await(() -> server.snapshotManagementAsync(request),
-        "take a snapshot of the journal");
+    SnapshotManagementRequest request =
+        SnapshotManagementRequest.newCreate(
+            localClient,
+            server.getId(),
+            RaftSettings.GROUP_ID,
+            callIds.incrementAndGet(),
+            WRITE_TIMEOUT.toMillis());
+    RaftClientReply reply =
+        RaftReplies.await(
+            () -> server.snapshotManagementAsync(request), "take a snapshot of the journal");
     if (!reply.isSuccess()) {
-      throw StrataException.internal("The snapshot failed: " + reply.getException(),
-          reply.getException());
+      throw StrataException.internal(
+          "The snapshot failed: " + reply.getException(), reply.getException());
     }
     checkpointCounter.increment();
     Snapshots.Found latest = stateMachine.latest();
@@ -520,16 +571,17 @@ public final class JournalSystem implements Closeable {
   }
 
   /**
-   * Waits (bounded) until the group's division has stopped applying and the journal port is
-   * free: Ratis returns from close while both may still be winding down, and a master started
-   * again on the same folders and port (a restart in one JVM) must not meet them.
+   * Waits (bounded) until the group's division has stopped applying and the journal port is free:
+   * Ratis returns from close while both may still be winding down, and a master started again on
+   * the same folders and port (a restart in one JVM) must not meet them.
    */
   private void awaitStopped(RaftServer.Division d) {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
     int port = quorum.self().journalPort();
     while (System.nanoTime() < deadline) {
-      boolean divisionDone = d == null
-          || d.getInfo().getLifeCycleState() == org.apache.ratis.util.LifeCycle.State.CLOSED;
+      boolean divisionDone =
+          d == null
+              || d.getInfo().getLifeCycleState() == org.apache.ratis.util.LifeCycle.State.CLOSED;
       boolean portFree = port == 0 || portFree(quorum.self().journalHost(), port);
       if (divisionDone && portFree) {
         return;

@@ -10,21 +10,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Whether this master leads the group and serves, and the start and stop of its leader-only
- * work (run in order on a thread of its own, off Ratis's threads, since starting writes to
- * the journal).
+ * Whether this master leads the group and serves, and the start and stop of its leader-only work
+ * (run in order on a thread of its own, off Ratis's threads, since starting writes to the journal).
  *
- * <p>A master that takes the lead serves only once its leader work started. When that start
- * fails (an under store that does not answer, say), the master does not sit on the lead
- * while clients bounce off it: it tries again once after {@link #RETRY_DELAY}, and then
- * hands the lead to another master of the group, which may start where this one could not;
- * a master alone in its group keeps trying, waiting longer each time (up to
- * {@link #MAX_RETRY_DELAY}).
+ * <p>A master that takes the lead serves only once its leader work started. When that start fails
+ * (an under store that does not answer, say), the master does not sit on the lead while clients
+ * bounce off it: it tries again once after {@link #RETRY_DELAY}, and then hands the lead to another
+ * master of the group, which may start where this one could not; a master alone in its group keeps
+ * trying, waiting longer each time (up to {@link #MAX_RETRY_DELAY}).
  */
 final class LeaderRole implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LeaderRole.class);
   static final Duration RETRY_DELAY = Duration.ofMillis(500);
   static final Duration MAX_RETRY_DELAY = Duration.ofSeconds(30);
+
   /** Starts tried on this master before the lead is handed to another. */
   private static final int STARTS_BEFORE_HAND_OVER = 2;
 
@@ -41,19 +40,23 @@ final class LeaderRole implements AutoCloseable {
   }
 
   private final ScheduledExecutorService thread =
-      Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "master-role-change");
-        t.setDaemon(true);
-        return t;
-      });
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "master-role-change");
+            t.setDaemon(true);
+            return t;
+          });
   private final String self;
   private volatile Work work;
   private volatile boolean leading;
   private volatile boolean serving;
+
   /** Completed when this master serves; replaced when it stops leading. Guarded by this. */
   private CompletableFuture<Void> served = new CompletableFuture<>();
+
   /** Counts role changes, so that a start scheduled for an earlier lead is dropped. */
   private long generation;
+
   private volatile boolean closed;
 
   LeaderRole(String self) {
@@ -110,12 +113,13 @@ final class LeaderRole implements AutoCloseable {
     }
     LOG.info("This master ({}) no longer leads; the leader is {}", self, leader);
     if (!closed) {
-      thread.execute(() -> {
-        Work w = work;
-        if (w != null) {
-          w.stop();
-        }
-      });
+      thread.execute(
+          () -> {
+            Work w = work;
+            if (w != null) {
+              w.stop();
+            }
+          });
     }
   }
 
@@ -155,8 +159,8 @@ final class LeaderRole implements AutoCloseable {
           LOG.warn("Could not hand the lead over: {}", handOverFailed.toString());
         }
       }
-      long delay = Math.min(MAX_RETRY_DELAY.toMillis(),
-          RETRY_DELAY.toMillis() << Math.min(16, attempt - 1));
+      long delay =
+          Math.min(MAX_RETRY_DELAY.toMillis(), RETRY_DELAY.toMillis() << Math.min(16, attempt - 1));
       LOG.info("Trying the leader's start again in {} ms", delay);
       thread.schedule(() -> start(mine, attempt + 1), delay, TimeUnit.MILLISECONDS);
     }

@@ -37,23 +37,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Raft state machine of the master: applies each committed {@link JournalBatch} to the
- * {@link InodeStore} exactly as a restart replays it, takes snapshots (RocksDB checkpoints,
- * see {@link Snapshots}) and loads them, and tells the master when it gains or loses the lead.
+ * The Raft state machine of the master: applies each committed {@link JournalBatch} to the {@link
+ * InodeStore} exactly as a restart replays it, takes snapshots (RocksDB checkpoints, see {@link
+ * Snapshots}) and loads them, and tells the master when it gains or loses the lead.
  *
- * <p>Sequences: each applied entry gets the previous applied entry's sequence + 1, so every
- * master assigns the same sequences to the same entries without them being in the log.
+ * <p>Sequences: each applied entry gets the previous applied entry's sequence + 1, so every master
+ * assigns the same sequences to the same entries without them being in the log.
  *
  * <p>Locking: every batch applies under {@link #readersLock} (the write side of the lock that
- * readers of the namespace take for a walk), so that a reader sees each batch whole or not at
- * all; the lock is held only while the batch is written to the metastore.
+ * readers of the namespace take for a walk), so that a reader sees each batch whole or not at all;
+ * the lock is held only while the batch is written to the metastore.
  *
- * <p>A batch that cannot be applied (a metastore error, or an entry of a newer layout) stops
- * this master: nothing after it is applied, the last applied index stays before it, no snapshot
- * is taken from then on, and the exception ends Ratis's apply loop, which closes this master's
- * member of the group. The master leaves the group rather than serve or snapshot a state
- * that is missing a committed entry; started again, it loads its last good snapshot and
- * replays the log from there.
+ * <p>A batch that cannot be applied (a metastore error, or an entry of a newer layout) stops this
+ * master: nothing after it is applied, the last applied index stays before it, no snapshot is taken
+ * from then on, and the exception ends Ratis's apply loop, which closes this master's member of the
+ * group. The master leaves the group rather than serve or snapshot a state that is missing a
+ * committed entry; started again, it loads its last good snapshot and replays the log from there.
  */
 final class MasterStateMachine extends BaseStateMachine {
   private static final Logger LOG = LoggerFactory.getLogger(MasterStateMachine.class);
@@ -61,8 +60,8 @@ final class MasterStateMachine extends BaseStateMachine {
   /** What the master learns from the state machine. */
   interface Listener {
     /**
-     * Entries applied, with their sequences; called in apply order, before the callbacks of
-     * the batch's own changes run.
+     * Entries applied, with their sequences; called in apply order, before the callbacks of the
+     * batch's own changes run.
      */
     void applied(List<JournalEntry> entries);
 
@@ -92,28 +91,42 @@ final class MasterStateMachine extends BaseStateMachine {
   private final Applier applier;
   private final ClientId localClient;
   private final Listener listener;
+
   /** A batch this master submitted, kept so that its apply need not parse it back. */
   private record Expected(JournalBatch batch, Consumer<List<JournalEntry>> applied) {}
 
   private final Map<Long, Expected> pending = new ConcurrentHashMap<>();
   private final CallHistory calls;
+
   /** Held by applies and by snapshots and backups, so a copy is of one applied index. */
   private final ReentrantLock applyLock = new ReentrantLock();
+
   private final Storage storage = new Storage();
+
   /** A backup to start a fresh group from, or null. */
   private final Path restoreFrom;
+
   private volatile Lock readersLock = new ReentrantLock();
   private volatile Snapshots snapshots;
   private volatile Snapshots.Found latest;
   private volatile IOException failure;
 
-  MasterStateMachine(InodeStore store, ClientId localClient, CallHistory calls,
-      Path restoreFrom, Listener listener) {
+  MasterStateMachine(
+      InodeStore store,
+      ClientId localClient,
+      CallHistory calls,
+      Path restoreFrom,
+      Listener listener) {
     this(store, store::apply, localClient, calls, restoreFrom, listener);
   }
 
-  MasterStateMachine(InodeStore store, Applier applier, ClientId localClient,
-      CallHistory calls, Path restoreFrom, Listener listener) {
+  MasterStateMachine(
+      InodeStore store,
+      Applier applier,
+      ClientId localClient,
+      CallHistory calls,
+      Path restoreFrom,
+      Listener listener) {
     this.store = store;
     this.applier = applier;
     this.restoreFrom = restoreFrom;
@@ -128,8 +141,8 @@ final class MasterStateMachine extends BaseStateMachine {
   }
 
   /**
-   * Registers what to run with the applied entries of this master's own call {@code callId},
-   * which sends {@code batch}.
+   * Registers what to run with the applied entries of this master's own call {@code callId}, which
+   * sends {@code batch}.
    */
   void expect(long callId, JournalBatch batch, Consumer<List<JournalEntry>> applied) {
     pending.put(callId, new Expected(batch, applied));
@@ -157,13 +170,16 @@ final class MasterStateMachine extends BaseStateMachine {
     super.initialize(server, groupId, raftStorage);
     // Ratis pauses a running state machine before it installs a snapshot the leader sent and
     // expects it running again after reinitialize: the life cycle is kept for it.
-    getLifeCycle().startAndTransition(() -> {
-      snapshots = new Snapshots(raftStorage.getStorageDir().getStateMachineDir().toPath());
-      if (restoreFrom != null) {
-        restore(raftStorage);
-      }
-      loadNewestSnapshot();
-    }, IOException.class);
+    getLifeCycle()
+        .startAndTransition(
+            () -> {
+              snapshots = new Snapshots(raftStorage.getStorageDir().getStateMachineDir().toPath());
+              if (restoreFrom != null) {
+                restore(raftStorage);
+              }
+              loadNewestSnapshot();
+            },
+            IOException.class);
   }
 
   /** Ratis pauses applies before it installs a snapshot the leader sent (see reinitialize). */
@@ -188,14 +204,14 @@ final class MasterStateMachine extends BaseStateMachine {
   }
 
   /**
-   * Makes a backup the snapshot a fresh group starts from. A master whose journal already
-   * holds state ignores the backup (and says so): restoring over a live group would fork it.
+   * Makes a backup the snapshot a fresh group starts from. A master whose journal already holds
+   * state ignores the backup (and says so): restoring over a live group would fork it.
    */
   private void restore(RaftStorage raftStorage) throws IOException {
     Snapshots.Found backup = Snapshots.read(restoreFrom);
     boolean hasLog;
-    try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(
-        raftStorage.getStorageDir().getCurrentDir().toPath())) {
+    try (java.util.stream.Stream<Path> files =
+        java.nio.file.Files.list(raftStorage.getStorageDir().getCurrentDir().toPath())) {
       hasLog = files.anyMatch(f -> f.getFileName().toString().startsWith("log_"));
     }
     if (hasLog || !snapshots.complete().isEmpty()) {
@@ -212,10 +228,15 @@ final class MasterStateMachine extends BaseStateMachine {
         java.nio.file.Files.copy(f, dir.resolve(Snapshots.DB).resolve(f.getFileName()));
       }
     }
-    HeaderFile.write(dir.resolve(HeaderFile.NAME), backup.header().toBuilder()
-        .setKind(HeaderFile.SNAPSHOT_KIND).setRaftTerm(1).build());
-    LOG.info("Starting a fresh group from backup {} (index {}, sequence {}, {} inodes)",
-        restoreFrom, backup.index(), backup.sequence(), backup.header().getInodeCount());
+    HeaderFile.write(
+        dir.resolve(HeaderFile.NAME),
+        backup.header().toBuilder().setKind(HeaderFile.SNAPSHOT_KIND).setRaftTerm(1).build());
+    LOG.info(
+        "Starting a fresh group from backup {} (index {}, sequence {}, {} inodes)",
+        restoreFrom,
+        backup.index(),
+        backup.sequence(),
+        backup.header().getInodeCount());
   }
 
   private void loadNewestSnapshot() throws IOException {
@@ -224,16 +245,25 @@ final class MasterStateMachine extends BaseStateMachine {
       Optional<Snapshots.Found> newest = snapshots.newest();
       if (newest.isPresent()) {
         Snapshots.Found s = newest.get();
-        if (latest == null || s.index() != latest.index()
+        if (latest == null
+            || s.index() != latest.index()
             || store.appliedSequence() != s.sequence()) {
-          LOG.info("Loading the metastore from snapshot {} (index {}, sequence {})", s.dir(),
-              s.index(), s.sequence());
+          LOG.info(
+              "Loading the metastore from snapshot {} (index {}, sequence {})",
+              s.dir(),
+              s.index(),
+              s.sequence());
           store.replaceWith(s.db());
         }
         if (store.appliedSequence() != s.sequence()) {
-          throw new IOException("Snapshot " + s.dir() + " claims sequence " + s.sequence()
-              + " but its database has applied " + store.appliedSequence()
-              + "; remove that folder to fall back to an older snapshot or the log");
+          throw new IOException(
+              "Snapshot "
+                  + s.dir()
+                  + " claims sequence "
+                  + s.sequence()
+                  + " but its database has applied "
+                  + store.appliedSequence()
+                  + "; remove that folder to fall back to an older snapshot or the log");
         }
         latest = s;
         setLastAppliedTermIndex(TermIndex.valueOf(s.term(), s.index()));
@@ -271,13 +301,12 @@ final class MasterStateMachine extends BaseStateMachine {
     LogEntryProto entry = trx.getLogEntry();
     if (failure != null) {
       // Not reached in practice: the first failure ends Ratis's apply loop.
-      throw new IllegalStateException("This master stopped applying the journal ("
-          + failure.getMessage() + ")");
+      throw new IllegalStateException(
+          "This master stopped applying the journal (" + failure.getMessage() + ")");
     }
-    boolean local = localClient.toByteString().equals(
-        entry.getStateMachineLogEntry().getClientId());
-    Expected expected =
-        local ? pending.remove(entry.getStateMachineLogEntry().getCallId()) : null;
+    boolean local =
+        localClient.toByteString().equals(entry.getStateMachineLogEntry().getClientId());
+    Expected expected = local ? pending.remove(entry.getStateMachineLogEntry().getCallId()) : null;
     Consumer<List<JournalEntry>> callback = expected == null ? null : expected.applied();
     long first = store.appliedSequence() + 1;
     JournalBatch batch;
@@ -285,8 +314,11 @@ final class MasterStateMachine extends BaseStateMachine {
     readersLock.lock();
     applyLock.lock();
     try {
-      batch = expected != null ? expected.batch() : JournalBatch.parseFrom(
-          entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer());
+      batch =
+          expected != null
+              ? expected.batch()
+              : JournalBatch.parseFrom(
+                  entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer());
       applied = new ArrayList<>(batch.getEntriesCount());
       long sequence = store.appliedSequence();
       for (JournalEntry e : batch.getEntriesList()) {
@@ -300,14 +332,16 @@ final class MasterStateMachine extends BaseStateMachine {
       // count it as applied, snapshot past it or serve: it leaves the group (Ratis closes
       // this member when the apply throws) and recovers from its last good snapshot when
       // started again.
-      failure = e instanceof IOException io ? io
-          : new IOException(e.toString(), e);
-      LOG.error("Cannot apply journal entry {} (sequence {} on): this master stops and leaves"
-          + " the group; restart it to recover from its last snapshot", entry.getIndex(),
-          first, e);
+      failure = e instanceof IOException io ? io : new IOException(e.toString(), e);
+      LOG.error(
+          "Cannot apply journal entry {} (sequence {} on): this master stops and leaves"
+              + " the group; restart it to recover from its last snapshot",
+          entry.getIndex(),
+          first,
+          e);
       listener.applyFailed(entry.getIndex(), failure);
-      throw new IllegalStateException("Cannot apply journal entry " + entry.getIndex() + ": "
-          + e.getMessage(), e);
+      throw new IllegalStateException(
+          "Cannot apply journal entry " + entry.getIndex() + ": " + e.getMessage(), e);
     } finally {
       applyLock.unlock();
       readersLock.unlock();
@@ -335,8 +369,10 @@ final class MasterStateMachine extends BaseStateMachine {
     applyLock.lock();
     try {
       if (failure != null) {
-        throw new IOException("This master could not apply a committed journal entry ("
-            + failure.getMessage() + "); its state is not a state of the journal: restart it",
+        throw new IOException(
+            "This master could not apply a committed journal entry ("
+                + failure.getMessage()
+                + "); its state is not a state of the journal: restart it",
             failure);
       }
       TermIndex at = getLastAppliedTermIndex();
@@ -354,21 +390,29 @@ final class MasterStateMachine extends BaseStateMachine {
   @Override
   public long takeSnapshot() throws IOException {
     if (failure != null) {
-      throw new IOException("No snapshot: this master could not apply a committed journal entry"
-          + " (" + failure.getMessage() + "), so its state lacks it; restart it", failure);
+      throw new IOException(
+          "No snapshot: this master could not apply a committed journal entry"
+              + " ("
+              + failure.getMessage()
+              + "), so its state lacks it; restart it",
+          failure);
     }
-    return atAppliedIndex(at -> {
-      if (at.getIndex() <= 0 || latest != null && latest.index() == at.getIndex()) {
-        return latest == null ? RaftLog.INVALID_LOG_INDEX : latest.index();
-      }
-      long start = System.nanoTime();
-      Snapshots.Found s = snapshots.take(store, at.getTerm(), at.getIndex());
-      latest = s;
-      snapshots.prune(2);
-      LOG.info("Snapshot at index {} (sequence {}) taken in {} ms", at.getIndex(), s.sequence(),
-          (System.nanoTime() - start) / 1_000_000);
-      return at.getIndex();
-    });
+    return atAppliedIndex(
+        at -> {
+          if (at.getIndex() <= 0 || latest != null && latest.index() == at.getIndex()) {
+            return latest == null ? RaftLog.INVALID_LOG_INDEX : latest.index();
+          }
+          long start = System.nanoTime();
+          Snapshots.Found s = snapshots.take(store, at.getTerm(), at.getIndex());
+          latest = s;
+          snapshots.prune(2);
+          LOG.info(
+              "Snapshot at index {} (sequence {}) taken in {} ms",
+              at.getIndex(),
+              s.sequence(),
+              (System.nanoTime() - start) / 1_000_000);
+          return at.getIndex();
+        });
   }
 
   @Override
@@ -396,8 +440,8 @@ final class MasterStateMachine extends BaseStateMachine {
   }
 
   @Override
-  public void notifyFollowerSlowness(RoleInfoProto roleInfo, org.apache.ratis.protocol.RaftPeer
-      follower) {
+  public void notifyFollowerSlowness(
+      RoleInfoProto roleInfo, org.apache.ratis.protocol.RaftPeer follower) {
     LOG.warn("Follower {} is slow to answer the leader", follower.getId());
   }
 
@@ -415,8 +459,8 @@ final class MasterStateMachine extends BaseStateMachine {
     public void format() {}
 
     @Override
-    public void cleanupOldSnapshots(
-        org.apache.ratis.statemachine.SnapshotRetentionPolicy policy) throws IOException {
+    public void cleanupOldSnapshots(org.apache.ratis.statemachine.SnapshotRetentionPolicy policy)
+        throws IOException {
       Snapshots s = snapshots;
       if (s != null) {
         s.prune(Math.max(1, policy.getNumSnapshotsRetained()));

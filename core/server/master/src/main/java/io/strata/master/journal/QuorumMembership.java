@@ -21,14 +21,14 @@ import org.apache.ratis.protocol.TransferLeadershipRequest;
 import org.apache.ratis.server.RaftServer;
 
 /**
- * The group of masters as this master sees and changes it: who is in it, who leads, how far
- * each has applied; moving the lead, adding and removing masters. Any master answers what it
- * sees; only the leader changes the members.
+ * The group of masters as this master sees and changes it: who is in it, who leads, how far each
+ * has applied; moving the lead, adding and removing masters. Any master answers what it sees; only
+ * the leader changes the members.
  */
 public final class QuorumMembership {
   /** The group as this master sees it. */
-  public record View(String groupId, long term, String leaderAddress, long commitIndex,
-      List<QuorumPeer> peers) {}
+  public record View(
+      String groupId, long term, String leaderAddress, long commitIndex, List<QuorumPeer> peers) {}
 
   /** This master's side of the group: its server, its division, its address. */
   interface Self {
@@ -68,21 +68,35 @@ public final class QuorumMembership {
     for (RaftPeer p : d.getRaftConf().getAllPeers()) {
       boolean isSelf = p.getId().equals(me);
       boolean isLeader = p.getId().equals(leader);
-      long applied = isSelf ? d.getInfo().getLastAppliedIndex()
-          : known.getOrDefault(p.getId().toString(), -1L);
-      String role = isSelf ? d.getInfo().getCurrentRole().name()
-          : isLeader ? RaftPeerRole.LEADER.name()
-          : leader != null ? RaftPeerRole.FOLLOWER.name() : "UNKNOWN";
-      String address = isSelf ? self.address()
-          : p.getClientAddress() == null ? "" : p.getClientAddress();
-      peers.add(QuorumPeer.newBuilder().setAddress(address).setJournalAddress(p.getAddress())
-          .setLeader(isLeader)
-          .setAppliedIndex(applied).setLag(applied < 0 ? -1 : Math.max(0, commit - applied))
-          .setRole(role).build());
+      long applied =
+          isSelf
+              ? d.getInfo().getLastAppliedIndex()
+              : known.getOrDefault(p.getId().toString(), -1L);
+      String role =
+          isSelf
+              ? d.getInfo().getCurrentRole().name()
+              : isLeader
+                  ? RaftPeerRole.LEADER.name()
+                  : leader != null ? RaftPeerRole.FOLLOWER.name() : "UNKNOWN";
+      String address =
+          isSelf ? self.address() : p.getClientAddress() == null ? "" : p.getClientAddress();
+      peers.add(
+          QuorumPeer.newBuilder()
+              .setAddress(address)
+              .setJournalAddress(p.getAddress())
+              .setLeader(isLeader)
+              .setAppliedIndex(applied)
+              .setLag(applied < 0 ? -1 : Math.max(0, commit - applied))
+              .setRole(role)
+              .build());
     }
     String leaderAddress = self.leaderAddress();
-    return new View(RaftSettings.GROUP_ID.getUuid().toString(), d.getInfo().getCurrentTerm(),
-        leaderAddress == null ? "" : leaderAddress, commit, peers);
+    return new View(
+        RaftSettings.GROUP_ID.getUuid().toString(),
+        d.getInfo().getCurrentTerm(),
+        leaderAddress == null ? "" : leaderAddress,
+        commit,
+        peers);
   }
 
   /** Hands the lead to the master with that gRPC or journal address. */
@@ -95,15 +109,21 @@ public final class QuorumMembership {
    * FAILED_PRECONDITION when it did not move.
    */
   void transferLeadershipTo(RaftPeerId target, String what) throws StrataException {
-    TransferLeadershipRequest request = new TransferLeadershipRequest(localClient,
-        self.server().getId(), RaftSettings.GROUP_ID, callIds.incrementAndGet(), target,
-        RaftReplies.TIMEOUT.toMillis());
-    RaftClientReply reply = RaftReplies.await(
-        () -> self.server().transferLeadershipAsync(request), "transfer leadership");
+    TransferLeadershipRequest request =
+        new TransferLeadershipRequest(
+            localClient,
+            self.server().getId(),
+            RaftSettings.GROUP_ID,
+            callIds.incrementAndGet(),
+            target,
+            RaftReplies.TIMEOUT.toMillis());
+    RaftClientReply reply =
+        RaftReplies.await(
+            () -> self.server().transferLeadershipAsync(request), "transfer leadership");
     if (!reply.isSuccess()) {
       // Not UNAVAILABLE: clients retry that, and the reason would be lost in their give-up.
-      throw StrataException.failedPrecondition("Leadership did not move to " + what + ": "
-          + reply.getException().getMessage());
+      throw StrataException.failedPrecondition(
+          "Leadership did not move to " + what + ": " + reply.getException().getMessage());
     }
   }
 
@@ -128,22 +148,27 @@ public final class QuorumMembership {
     } catch (IOException e) {
       throw StrataException.unavailable("The journal is not running: " + e.getMessage(), e);
     }
-    throw StrataException.invalidArgument("No master of the group has the address " + address
-        + "; `strata fsadmin journal quorum info` lists them");
+    throw StrataException.invalidArgument(
+        "No master of the group has the address "
+            + address
+            + "; `strata fsadmin journal quorum info` lists them");
   }
 
   /** Adds a master (already started with the new address list) to the group. */
-  public List<QuorumPeer> addPeer(String rpcAddress, String journalAddress)
-      throws IOException {
+  public List<QuorumPeer> addPeer(String rpcAddress, String journalAddress) throws IOException {
     if (!leading.getAsBoolean()) {
       throw self.notLeader();
     }
     List<RaftPeer> peers = new ArrayList<>(self.division().getRaftConf().getCurrentPeers());
     for (RaftPeer p : peers) {
       if (p.getAddress().equals(journalAddress) || rpcAddress.equals(p.getClientAddress())) {
-        throw new StrataException(ErrorCode.ALREADY_EXISTS,
-            "The group already has a master at " + p.getClientAddress() + " (journal "
-            + p.getAddress() + ")");
+        throw new StrataException(
+            ErrorCode.ALREADY_EXISTS,
+            "The group already has a master at "
+                + p.getClientAddress()
+                + " (journal "
+                + p.getAddress()
+                + ")");
       }
     }
     peers.add(JournalSystem.peer(new QuorumAddresses.Member(rpcAddress, journalAddress)));
@@ -171,13 +196,19 @@ public final class QuorumMembership {
   }
 
   private void setConfiguration(List<RaftPeer> peers) throws StrataException {
-    SetConfigurationRequest request = new SetConfigurationRequest(localClient,
-        self.server().getId(), RaftSettings.GROUP_ID, callIds.incrementAndGet(), peers);
-    RaftClientReply reply = RaftReplies.await(
-        () -> self.server().setConfigurationAsync(request), "change the group's members");
+    SetConfigurationRequest request =
+        new SetConfigurationRequest(
+            localClient,
+            self.server().getId(),
+            RaftSettings.GROUP_ID,
+            callIds.incrementAndGet(),
+            peers);
+    RaftClientReply reply =
+        RaftReplies.await(
+            () -> self.server().setConfigurationAsync(request), "change the group's members");
     if (!reply.isSuccess()) {
-      throw StrataException.failedPrecondition("The group's members did not change: "
-          + reply.getException().getMessage());
+      throw StrataException.failedPrecondition(
+          "The group's members did not change: " + reply.getException().getMessage());
     }
   }
 }

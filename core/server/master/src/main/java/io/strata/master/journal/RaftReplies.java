@@ -31,8 +31,8 @@ final class RaftReplies {
   }
 
   /**
-   * Sends a request and waits for its reply; every way it can fail becomes UNAVAILABLE saying
-   * what could not be done ({@code what}, a verb phrase).
+   * Sends a request and waits for its reply; every way it can fail becomes UNAVAILABLE saying what
+   * could not be done ({@code what}, a verb phrase).
    */
   static RaftClientReply await(RaftCall call, String what) throws StrataException {
     try {
@@ -43,11 +43,16 @@ final class RaftReplies {
       Thread.currentThread().interrupt();
       throw StrataException.unavailable("Interrupted while trying to " + what, e);
     } catch (ExecutionException e) {
-      throw StrataException.unavailable("Cannot " + what + ": " + e.getCause().getMessage(),
-          e.getCause());
+      throw StrataException.unavailable(
+          "Cannot " + what + ": " + e.getCause().getMessage(), e.getCause());
     } catch (TimeoutException e) {
-      throw StrataException.unavailable("Cannot " + what + ": nothing was committed within "
-          + TIMEOUT.toSeconds() + " s (has the group lost its majority?)", e);
+      throw StrataException.unavailable(
+          "Cannot "
+              + what
+              + ": nothing was committed within "
+              + TIMEOUT.toSeconds()
+              + " s (has the group lost its majority?)",
+          e);
     }
   }
 }

@@ -17,12 +17,13 @@ import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
 
 /**
- * How a master's Raft server is configured from Strata's keys, and where the group's files
- * live. Every Strata master group has the same id: a cluster is one group.
+ * How a master's Raft server is configured from Strata's keys, and where the group's files live.
+ * Every Strata master group has the same id: a cluster is one group.
  */
 final class RaftSettings {
-  static final RaftGroupId GROUP_ID = RaftGroupId.valueOf(
-      UUID.nameUUIDFromBytes("strata-masters".getBytes(StandardCharsets.UTF_8)));
+  static final RaftGroupId GROUP_ID =
+      RaftGroupId.valueOf(
+          UUID.nameUUIDFromBytes("strata-masters".getBytes(StandardCharsets.UTF_8)));
 
   private RaftSettings() {}
 
@@ -39,21 +40,21 @@ final class RaftSettings {
     RaftServerConfigKeys.setStorageDir(p, List.of(raftDir.toFile()));
     GrpcConfigKeys.Server.setHost(p, quorum.self().journalHost());
     GrpcConfigKeys.Server.setPort(p, quorum.self().journalPort());
-    long electionMs = Math.max(100, conf.getDuration(MasterKeys.JOURNAL_ELECTION_TIMEOUT)
-        .toMillis());
-    RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(electionMs,
-        TimeUnit.MILLISECONDS));
-    RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(2 * electionMs,
-        TimeUnit.MILLISECONDS));
+    long electionMs =
+        Math.max(100, conf.getDuration(MasterKeys.JOURNAL_ELECTION_TIMEOUT).toMillis());
+    RaftServerConfigKeys.Rpc.setTimeoutMin(
+        p, TimeDuration.valueOf(electionMs, TimeUnit.MILLISECONDS));
+    RaftServerConfigKeys.Rpc.setTimeoutMax(
+        p, TimeDuration.valueOf(2 * electionMs, TimeUnit.MILLISECONDS));
     // A one-peer group elects itself at once instead of waiting out a first timeout.
     if (quorum.members().size() == 1) {
-      RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(p, TimeDuration.valueOf(10,
-          TimeUnit.MILLISECONDS));
-      RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMax(p, TimeDuration.valueOf(20,
-          TimeUnit.MILLISECONDS));
+      RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(
+          p, TimeDuration.valueOf(10, TimeUnit.MILLISECONDS));
+      RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMax(
+          p, TimeDuration.valueOf(20, TimeUnit.MILLISECONDS));
     }
-    RaftServerConfigKeys.Log.setSegmentSizeMax(p,
-        SizeInBytes.valueOf(conf.getBytes(MasterKeys.JOURNAL_SEGMENT_SIZE)));
+    RaftServerConfigKeys.Log.setSegmentSizeMax(
+        p, SizeInBytes.valueOf(conf.getBytes(MasterKeys.JOURNAL_SEGMENT_SIZE)));
     RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
     // Snapshots are rare (every strata.master.journal.checkpoint.entries): purge at each.
     RaftServerConfigKeys.Log.setPurgeGap(p, 1);
@@ -61,8 +62,8 @@ final class RaftSettings {
     // wait for the device. With several masters a majority holds each entry anyway.
     RaftServerConfigKeys.Log.setUnsafeFlushEnabled(p, !conf.getBoolean(MasterKeys.JOURNAL_FSYNC));
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
-    RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p,
-        Math.max(1, conf.getLong(MasterKeys.CHECKPOINT_ENTRIES)));
+    RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(
+        p, Math.max(1, conf.getLong(MasterKeys.CHECKPOINT_ENTRIES)));
     RaftServerConfigKeys.Snapshot.setCreationGap(p, 1);
     RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
     return p;

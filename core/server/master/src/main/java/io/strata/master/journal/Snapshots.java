@@ -15,16 +15,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The snapshots of the replicated journal, in the Raft group's state-machine folder
- * ({@code <journal dir>/raft/<group>/sm/}). A snapshot is {@code <term>_<index>/db/}, a RocksDB
- * checkpoint of the metastore with every log entry up to that index applied, and
- * {@code <term>_<index>/HEADER} ({@link HeaderFile}), written last: a folder without a valid
- * header is a snapshot cut short by a crash and is ignored, then removed. The leader sends a
- * lagging follower the newest snapshot's files under the same relative names, so a follower's
- * folder has the same layout.
+ * The snapshots of the replicated journal, in the Raft group's state-machine folder ({@code
+ * <journal dir>/raft/<group>/sm/}). A snapshot is {@code <term>_<index>/db/}, a RocksDB checkpoint
+ * of the metastore with every log entry up to that index applied, and {@code <term>_<index>/HEADER}
+ * ({@link HeaderFile}), written last: a folder without a valid header is a snapshot cut short by a
+ * crash and is ignored, then removed. The leader sends a lagging follower the newest snapshot's
+ * files under the same relative names, so a follower's folder has the same layout.
  *
- * <p>A backup is the same pair ({@code db/} and a {@code HEADER} of kind "backup") in a folder
- * of its own.
+ * <p>A backup is the same pair ({@code db/} and a {@code HEADER} of kind "backup") in a folder of
+ * its own.
  */
 public final class Snapshots {
   private static final Logger LOG = LoggerFactory.getLogger(Snapshots.class);
@@ -76,8 +75,8 @@ public final class Snapshots {
   public static Found read(Path dir) throws IOException {
     Path file = dir.resolve(HeaderFile.NAME);
     if (!Files.isRegularFile(file)) {
-      throw new IOException(dir + " is not a Strata snapshot or backup: it has no "
-          + HeaderFile.NAME + " file");
+      throw new IOException(
+          dir + " is not a Strata snapshot or backup: it has no " + HeaderFile.NAME + " file");
     }
     JournalHeader h = HeaderFile.read(file);
     HeaderFile.check(h, file);
@@ -106,8 +105,8 @@ public final class Snapshots {
   }
 
   /**
-   * Writes the store's state into {@code dir} (which must not hold anything yet) with a header
-   * of the given kind. The caller keeps the store from changing meanwhile.
+   * Writes the store's state into {@code dir} (which must not hold anything yet) with a header of
+   * the given kind. The caller keeps the store from changing meanwhile.
    */
   public static Found write(InodeStore store, Path dir, String kind, long term, long index)
       throws IOException {
@@ -116,9 +115,13 @@ public final class Snapshots {
     }
     Files.createDirectories(dir);
     store.checkpointTo(dir.resolve(DB));
-    JournalHeader header = HeaderFile.newHeader(kind, store.layoutVersion())
-        .setFirstSequence(store.appliedSequence())
-        .setRaftTerm(term).setRaftIndex(index).setInodeCount(store.inodeCount()).build();
+    JournalHeader header =
+        HeaderFile.newHeader(kind, store.layoutVersion())
+            .setFirstSequence(store.appliedSequence())
+            .setRaftTerm(term)
+            .setRaftIndex(index)
+            .setInodeCount(store.inodeCount())
+            .build();
     HeaderFile.write(dir.resolve(HeaderFile.NAME), header);
     return new Found(term, index, dir, header);
   }

@@ -35,26 +35,28 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Hands the block tasks of every load job to workers. Each block goes to the worker that
- * {@link WorkerHashing} picks among the eligible live workers -- the pick clients make when
- * they read, so later reads find the block where it was loaded. Tasks wait in a queue per
- * worker and go out in {@code LoadBlocks} batches, with at most a configured number of blocks
- * per worker unanswered.
+ * Hands the block tasks of every load job to workers. Each block goes to the worker that {@link
+ * WorkerHashing} picks among the eligible live workers -- the pick clients make when they read, so
+ * later reads find the block where it was loaded. Tasks wait in a queue per worker and go out in
+ * {@code LoadBlocks} batches, with at most a configured number of blocks per worker unanswered.
  *
- * <p>Failures: a task that failed on its worker is tried again, up to the retry limit, before
- * its owner is told. A worker whose call fails (gone, timed out, or a release without the call)
- * is set aside until it registers again or a cool-down passes, and its tasks go to the next
- * pick without counting as attempts. Tasks with no eligible worker wait for one. A worker that
- * answers busy gets its tasks back on the next tick.
+ * <p>Failures: a task that failed on its worker is tried again, up to the retry limit, before its
+ * owner is told. A worker whose call fails (gone, timed out, or a release without the call) is set
+ * aside until it registers again or a cool-down passes, and its tasks go to the next pick without
+ * counting as attempts. Tasks with no eligible worker wait for one. A worker that answers busy gets
+ * its tasks back on the next tick.
  *
  * <p>Owners are told outside this object's lock, on gRPC or timer threads.
  */
 final class BlockDispatcher implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(BlockDispatcher.class);
+
   /** How long a worker whose call failed is left out unless it registers again. */
   private static final long EXCLUSION_MS = 30_000;
+
   /** Period of the tick that retries waiting tasks and moves tasks off ineligible workers. */
   private static final long TICK_MS = 250;
+
   /** How long the list of eligible workers may be reused before it is read again. */
   private static final long ELIGIBLE_CACHE_MS = 100;
 
@@ -67,11 +69,15 @@ final class BlockDispatcher implements Closeable {
   static final class BlockTask {
     final LoadBlockTask task;
     final Owner owner;
+
     /** What the owner needs to take the outcome (the file the block belongs to). */
     final Object context;
+
     int failures;
+
     /** Whether this task was sent again after a call carrying it was cancelled on the way. */
     boolean resentAfterCancel;
+
     WorkerInfo worker;
 
     BlockTask(LoadBlockTask task, Owner owner, Object context) {
@@ -83,8 +89,10 @@ final class BlockDispatcher implements Closeable {
 
   private static final class WorkerQueue {
     final ArrayDeque<BlockTask> tasks = new ArrayDeque<>();
+
     /** Calls sent and not answered, so that the calls of a lost worker can be cancelled. */
     final Set<Context.CancellableContext> calls = new HashSet<>();
+
     int inFlight;
   }
 
@@ -107,27 +115,39 @@ final class BlockDispatcher implements Closeable {
   private long eligibleReadMs;
   private boolean closed;
 
-  BlockDispatcher(WorkerRegistry workers, int inFlightLimit, int batchSize, int retries,
-      Duration rpcTimeout, MeterRegistry registry) {
+  BlockDispatcher(
+      WorkerRegistry workers,
+      int inFlightLimit,
+      int batchSize,
+      int retries,
+      Duration rpcTimeout,
+      MeterRegistry registry) {
     this.workers = workers;
     this.channels = new WorkerChannels();
     this.inFlightLimit = Math.max(1, inFlightLimit);
     this.batchSize = Math.max(1, batchSize);
     this.retries = Math.max(0, retries);
     this.rpcTimeout = rpcTimeout;
-    for (LoadBlockOutcome o : List.of(LoadBlockOutcome.LOAD_BLOCK_LOADED,
-        LoadBlockOutcome.LOAD_BLOCK_ALREADY_CACHED, LoadBlockOutcome.LOAD_BLOCK_NOT_FOUND,
-        LoadBlockOutcome.LOAD_BLOCK_FAILED)) {
-      outcomes.put(o, Counter.builder(MetricNames.MASTER_LOAD_BLOCKS)
-          .tag(MetricNames.TAG_OUTCOME, outcomeName(o))
-          .description("Blocks of load jobs by how they ended on the workers")
-          .register(registry));
+    for (LoadBlockOutcome o :
+        List.of(
+            LoadBlockOutcome.LOAD_BLOCK_LOADED,
+            LoadBlockOutcome.LOAD_BLOCK_ALREADY_CACHED,
+            LoadBlockOutcome.LOAD_BLOCK_NOT_FOUND,
+            LoadBlockOutcome.LOAD_BLOCK_FAILED)) {
+      outcomes.put(
+          o,
+          Counter.builder(MetricNames.MASTER_LOAD_BLOCKS)
+              .tag(MetricNames.TAG_OUTCOME, outcomeName(o))
+              .description("Blocks of load jobs by how they ended on the workers")
+              .register(registry));
     }
-    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "load-dispatch-tick");
-      t.setDaemon(true);
-      return t;
-    });
+    this.timer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "load-dispatch-tick");
+              t.setDaemon(true);
+              return t;
+            });
     timer.scheduleWithFixedDelay(this::tick, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
   }
 
@@ -170,8 +190,8 @@ final class BlockDispatcher implements Closeable {
   }
 
   /**
-   * Whether one of the live workers holding a block is eligible: a block on a worker whose
-   * calls fail (killed, not yet marked lost) is not counted as cached.
+   * Whether one of the live workers holding a block is eligible: a block on a worker whose calls
+   * fail (killed, not yet marked lost) is not counted as cached.
    */
   synchronized boolean heldByEligibleWorker(List<BlockLocation> holders) {
     if (holders.isEmpty()) {
@@ -192,8 +212,7 @@ final class BlockDispatcher implements Closeable {
       waiting.addLast(task);
       return;
     }
-    WorkerInfo w = WorkerHashing.pick(task.task.getBlockId(), candidates,
-        WorkerInfo::getWorkerId);
+    WorkerInfo w = WorkerHashing.pick(task.task.getBlockId(), candidates, WorkerInfo::getWorkerId);
     task.worker = w;
     WorkerQueue q = queues.computeIfAbsent(w.getWorkerId(), k -> new WorkerQueue());
     q.tasks.addLast(task);
@@ -231,8 +250,8 @@ final class BlockDispatcher implements Closeable {
   }
 
   /**
-   * Sends what the worker has room for. Full batches go at once; a partial batch goes only to
-   * an idle worker or when {@code flush} (the tick), so that tasks gather into batches while the
+   * Sends what the worker has room for. Full batches go at once; a partial batch goes only to an
+   * idle worker or when {@code flush} (the tick), so that tasks gather into batches while the
    * worker is busy instead of going out one call per block.
    */
   private void pump(WorkerInfo w, WorkerQueue q, boolean flush) {
@@ -253,42 +272,50 @@ final class BlockDispatcher implements Closeable {
     }
   }
 
-  private void send(WorkerInfo w, WorkerQueue q, LoadBlocksRequest request,
-      List<BlockTask> batch) {
+  private void send(WorkerInfo w, WorkerQueue q, LoadBlocksRequest request, List<BlockTask> batch) {
     // From the root: sends also happen inside the callbacks of earlier calls, whose contexts
     // end with them and would cancel a child call.
     Context.CancellableContext call = Context.ROOT.withCancellation();
     q.calls.add(call);
-    call.run(() -> channels.stub(w.getAddress())
-        .withDeadlineAfter(rpcTimeout.toMillis(), TimeUnit.MILLISECONDS)
-        .loadBlocks(request, new StreamObserver<>() {
-          private LoadBlocksResponse response;
+    call.run(
+        () ->
+            channels
+                .stub(w.getAddress())
+                .withDeadlineAfter(rpcTimeout.toMillis(), TimeUnit.MILLISECONDS)
+                .loadBlocks(
+                    request,
+                    new StreamObserver<>() {
+                      private LoadBlocksResponse response;
 
-          @Override
-          public void onNext(LoadBlocksResponse value) {
-            response = value;
-          }
+                      @Override
+                      public void onNext(LoadBlocksResponse value) {
+                        response = value;
+                      }
 
-          @Override
-          public void onError(Throwable t) {
-            // Read before callEnded closes the context: whether this dispatcher cancelled it.
-            boolean cancelledHere = call.isCancelled();
-            callEnded(q, call);
-            Status status = Status.fromThrowable(t);
-            if (status.getCode() == Status.Code.CANCELLED && !cancelledHere
-                && resendOnce(w, batch)) {
-              return;
-            }
-            callFailed(w, batch, status);
-          }
+                      @Override
+                      public void onError(Throwable t) {
+                        // Read before callEnded closes the context: whether this dispatcher
+                        // cancelled it.
+                        boolean cancelledHere = call.isCancelled();
+                        callEnded(q, call);
+                        Status status = Status.fromThrowable(t);
+                        if (status.getCode() == Status.Code.CANCELLED
+                            && !cancelledHere
+                            && resendOnce(w, batch)) {
+                          return;
+                        }
+                        callFailed(w, batch, status);
+                      }
 
-          @Override
-          public void onCompleted() {
-            callEnded(q, call);
-            answered(w, batch, response == null ? LoadBlocksResponse.getDefaultInstance()
-                : response);
-          }
-        }));
+                      @Override
+                      public void onCompleted() {
+                        callEnded(q, call);
+                        answered(
+                            w,
+                            batch,
+                            response == null ? LoadBlocksResponse.getDefaultInstance() : response);
+                      }
+                    }));
   }
 
   private synchronized void callEnded(WorkerQueue q, Context.CancellableContext call) {
@@ -310,12 +337,19 @@ final class BlockDispatcher implements Closeable {
         // Recorded now rather than at the worker's next heartbeat, so that the job's verify
         // pass and clients see the block at once.
         try {
-          workers.commitBlock(w.getWorkerId(), BlockReport.newBuilder()
-              .setBlockId(t.task.getBlockId()).setLength(t.task.getBlockLength())
-              .setTier(r.getTier()).build());
+          workers.commitBlock(
+              w.getWorkerId(),
+              BlockReport.newBuilder()
+                  .setBlockId(t.task.getBlockId())
+                  .setLength(t.task.getBlockLength())
+                  .setTier(r.getTier())
+                  .build());
         } catch (StrataException e) {
-          LOG.debug("Block {} loaded on worker {}, which is not registered now: {}",
-              t.task.getBlockId(), w.getWorkerId(), e.getMessage());
+          LOG.debug(
+              "Block {} loaded on worker {}, which is not registered now: {}",
+              t.task.getBlockId(),
+              w.getWorkerId(),
+              e.getMessage());
         }
       }
     }
@@ -324,11 +358,16 @@ final class BlockDispatcher implements Closeable {
       q.inFlight -= batch.size();
       for (BlockTask t : batch) {
         LoadBlockResult r = results.get(t.task.getBlockId());
-        LoadBlockOutcome outcome = r == null ? LoadBlockOutcome.LOAD_BLOCK_FAILED
-            : r.getOutcome();
-        String message = r == null ? "worker " + w.getAddress().getHost() + ":"
-            + w.getAddress().getRpcPort() + " gave no result for block " + t.task.getBlockId()
-            : r.getMessage();
+        LoadBlockOutcome outcome = r == null ? LoadBlockOutcome.LOAD_BLOCK_FAILED : r.getOutcome();
+        String message =
+            r == null
+                ? "worker "
+                    + w.getAddress().getHost()
+                    + ":"
+                    + w.getAddress().getRpcPort()
+                    + " gave no result for block "
+                    + t.task.getBlockId()
+                : r.getMessage();
         switch (outcome) {
           case LOAD_BLOCK_LOADED, LOAD_BLOCK_ALREADY_CACHED, LOAD_BLOCK_NOT_FOUND ->
               finished.add(new Finished(t, outcome, message));
@@ -341,8 +380,12 @@ final class BlockDispatcher implements Closeable {
             if (t.failures > retries || closed) {
               finished.add(new Finished(t, LoadBlockOutcome.LOAD_BLOCK_FAILED, message));
             } else {
-              LOG.debug("Block {} failed on worker {} (attempt {}): {}", t.task.getBlockId(),
-                  w.getWorkerId(), t.failures, message);
+              LOG.debug(
+                  "Block {} failed on worker {} (attempt {}): {}",
+                  t.task.getBlockId(),
+                  w.getWorkerId(),
+                  t.failures,
+                  message);
               assign(t);
             }
           }
@@ -356,20 +399,24 @@ final class BlockDispatcher implements Closeable {
   }
 
   /**
-   * Sends a batch whose call was cancelled on the way (a stream reset that neither this
-   * dispatcher nor a deadline asked for) to the same worker once more, ahead of its queue,
-   * rather than counting the worker out: such a reset says nothing about the worker, and moving
-   * its blocks would put them on workers other than the one hashing picks. False when a task of
-   * the batch was resent already, or the dispatcher is closed; then the call counts as failed.
+   * Sends a batch whose call was cancelled on the way (a stream reset that neither this dispatcher
+   * nor a deadline asked for) to the same worker once more, ahead of its queue, rather than
+   * counting the worker out: such a reset says nothing about the worker, and moving its blocks
+   * would put them on workers other than the one hashing picks. False when a task of the batch was
+   * resent already, or the dispatcher is closed; then the call counts as failed.
    */
   private synchronized boolean resendOnce(WorkerInfo w, List<BlockTask> batch) {
     if (closed || batch.stream().anyMatch(t -> t.resentAfterCancel)) {
       return false;
     }
     WorkerQueue q = queues.computeIfAbsent(w.getWorkerId(), k -> new WorkerQueue());
-    LOG.info("LoadBlocks call to worker {} at {}:{} was cancelled on the way; sending its {}"
-        + " blocks to it again", w.getWorkerId(), w.getAddress().getHost(),
-        w.getAddress().getRpcPort(), batch.size());
+    LOG.info(
+        "LoadBlocks call to worker {} at {}:{} was cancelled on the way; sending its {}"
+            + " blocks to it again",
+        w.getWorkerId(),
+        w.getAddress().getHost(),
+        w.getAddress().getRpcPort(),
+        batch.size());
     q.inFlight -= batch.size();
     for (int i = batch.size() - 1; i >= 0; i--) {
       batch.get(i).resentAfterCancel = true;
@@ -390,21 +437,37 @@ final class BlockDispatcher implements Closeable {
       // A worker that is gone, slow or lost costs its tasks nothing; one that answers with an
       // error (a release without LoadBlocks, say) counts as a failed attempt, so that a
       // cluster of such workers fails the blocks instead of retrying them for ever.
-      boolean refused = status.getCode() != Status.Code.UNAVAILABLE
-          && status.getCode() != Status.Code.DEADLINE_EXCEEDED
-          && status.getCode() != Status.Code.CANCELLED;
-      Exclusion previous = excluded.put(w.getWorkerId(), new Exclusion(w.getRegisteredMs(),
-          System.currentTimeMillis() + EXCLUSION_MS));
-      if (previous == null || previous.registeredMs() != w.getRegisteredMs()
+      boolean refused =
+          status.getCode() != Status.Code.UNAVAILABLE
+              && status.getCode() != Status.Code.DEADLINE_EXCEEDED
+              && status.getCode() != Status.Code.CANCELLED;
+      Exclusion previous =
+          excluded.put(
+              w.getWorkerId(),
+              new Exclusion(w.getRegisteredMs(), System.currentTimeMillis() + EXCLUSION_MS));
+      if (previous == null
+          || previous.registeredMs() != w.getRegisteredMs()
           || System.currentTimeMillis() >= previous.untilMs()) {
-        LOG.warn("LoadBlocks call to worker {} at {}:{} failed ({}: {}); its tasks go to "
-            + "other workers", w.getWorkerId(), w.getAddress().getHost(),
-            w.getAddress().getRpcPort(), status.getCode(), status.getDescription());
+        LOG.warn(
+            "LoadBlocks call to worker {} at {}:{} failed ({}: {}); its tasks go to "
+                + "other workers",
+            w.getWorkerId(),
+            w.getAddress().getHost(),
+            w.getAddress().getRpcPort(),
+            status.getCode(),
+            status.getDescription());
       }
       eligibleReadMs = 0;
-      String reason = "worker " + w.getAddress().getHost() + ":" + w.getAddress().getRpcPort()
-          + " refused LoadBlocks (" + status.getCode() + ": " + status.getDescription()
-          + "; is it of an older release?)";
+      String reason =
+          "worker "
+              + w.getAddress().getHost()
+              + ":"
+              + w.getAddress().getRpcPort()
+              + " refused LoadBlocks ("
+              + status.getCode()
+              + ": "
+              + status.getDescription()
+              + "; is it of an older release?)";
       List<BlockTask> moved = new ArrayList<>(q.tasks);
       q.tasks.clear();
       for (BlockTask t : batch) {
@@ -462,8 +525,8 @@ final class BlockDispatcher implements Closeable {
         }
       }
       for (Context.CancellableContext call : toCancel) {
-        call.cancel(Status.CANCELLED.withDescription("the worker was marked lost")
-            .asRuntimeException());
+        call.cancel(
+            Status.CANCELLED.withDescription("the worker was marked lost").asRuntimeException());
       }
     } catch (RuntimeException e) {
       LOG.warn("Load dispatch tick failed: {}", e.toString(), e);
@@ -488,8 +551,11 @@ final class BlockDispatcher implements Closeable {
       try {
         f.task().owner.finished(f.task(), f.outcome(), f.message());
       } catch (RuntimeException e) {
-        LOG.warn("A load job failed to take the outcome of block {}: {}",
-            f.task().task.getBlockId(), e.toString(), e);
+        LOG.warn(
+            "A load job failed to take the outcome of block {}: {}",
+            f.task().task.getBlockId(),
+            e.toString(),
+            e);
       }
     }
   }

@@ -10,14 +10,14 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The state of one load job: its definition, its counters, and the window of files listed but
- * not yet passed by the job's resume point.
+ * The state of one load job: its definition, its counters, and the window of files listed but not
+ * yet passed by the job's resume point.
  *
- * <p>Two sets of counters are kept. The live ones move as blocks finish, in any order, and are
- * what users see. The durable ones move only when the resume point passes a file, that is
- * when every file before it in walk order has finished; they are what the journal records with
- * that point. A restarted master resumes from the point with the durable counters, and the
- * files after it are walked again and counted once.
+ * <p>Two sets of counters are kept. The live ones move as blocks finish, in any order, and are what
+ * users see. The durable ones move only when the resume point passes a file, that is when every
+ * file before it in walk order has finished; they are what the journal records with that point. A
+ * restarted master resumes from the point with the durable counters, and the files after it are
+ * walked again and counted once.
  *
  * <p>All methods are synchronized on the job; waiting for room in the window uses its monitor.
  */
@@ -27,8 +27,10 @@ final class LoadJob {
     final String path;
     final long length;
     final boolean verify;
+
     /** A directory that could not be listed, recorded at its place in the walk. */
     final boolean directory;
+
     int pendingBlocks;
     long blocksLoaded;
     long bytesLoaded;
@@ -89,8 +91,8 @@ final class LoadJob {
     this.path = path;
     this.options = options;
     this.submitTimeMs = nowMs;
-    this.state = options.getPartialListing() ? LoadJobState.LOAD_RUNNING
-        : LoadJobState.LOAD_LISTING;
+    this.state =
+        options.getPartialListing() ? LoadJobState.LOAD_RUNNING : LoadJobState.LOAD_LISTING;
     this.resumeAfter = "";
     this.runningSinceMs = nowMs;
     this.dirty = true;
@@ -128,7 +130,8 @@ final class LoadJob {
   }
 
   static boolean isActive(LoadJobState s) {
-    return s == LoadJobState.LOAD_LISTING || s == LoadJobState.LOAD_RUNNING
+    return s == LoadJobState.LOAD_LISTING
+        || s == LoadJobState.LOAD_RUNNING
         || s == LoadJobState.LOAD_VERIFYING;
   }
 
@@ -198,7 +201,8 @@ final class LoadJob {
   synchronized void awaitRoom(int limit, long maxMs) throws InterruptedException {
     long deadline = System.currentTimeMillis() + maxMs;
     long left;
-    while (window.size() >= limit && !stopRequested
+    while (window.size() >= limit
+        && !stopRequested
         && (left = deadline - System.currentTimeMillis()) > 0) {
       wait(left);
     }
@@ -307,8 +311,8 @@ final class LoadJob {
         durable.bytesTotal += t.length;
       }
       if (t.failure != null) {
-        unjournaledFailures.add(LoadFailure.newBuilder().setPath(t.path)
-            .setReason(t.failure).build());
+        unjournaledFailures.add(
+            LoadFailure.newBuilder().setPath(t.path).setReason(t.failure).build());
       }
       dirty = true;
     }
@@ -370,22 +374,34 @@ final class LoadJob {
   }
 
   /**
-   * The journal record of the durable state, with the failures not yet journaled; the job
-   * counts them as journaled from now on (the caller journals the record or the master stops).
+   * The journal record of the durable state, with the failures not yet journaled; the job counts
+   * them as journaled from now on (the caller journals the record or the master stops).
    */
   synchronized LoadJobEntry.Builder journalRecord(long nowMs) {
     boolean ended = !isActive(state);
     Counters c = ended ? live : durable;
-    LoadJobEntry.Builder b = LoadJobEntry.newBuilder().setJobId(id).setPath(path)
-        .setOptions(options).setState(state).setResumeAfter(resumeAfter)
-        .setVerifyPass(verifyPass).setListingDone(listingDone)
-        .setFilesTotal(c.filesTotal).setBytesTotal(c.bytesTotal).setFilesDone(c.filesDone)
-        .setBytesDone(c.bytesDone).setFilesFailed(c.filesFailed)
-        .setBlocksLoaded(c.blocksLoaded).setBytesLoaded(c.bytesLoaded)
-        .setBlocksCached(c.blocksCached).setVerifyMissingBlocks(c.verifyMissing)
-        .setSubmitTimeMs(submitTimeMs).setEndTimeMs(endTimeMs)
-        .setElapsedMs(elapsedMs(nowMs))
-        .addAllNewFailures(unjournaledFailures);
+    LoadJobEntry.Builder b =
+        LoadJobEntry.newBuilder()
+            .setJobId(id)
+            .setPath(path)
+            .setOptions(options)
+            .setState(state)
+            .setResumeAfter(resumeAfter)
+            .setVerifyPass(verifyPass)
+            .setListingDone(listingDone)
+            .setFilesTotal(c.filesTotal)
+            .setBytesTotal(c.bytesTotal)
+            .setFilesDone(c.filesDone)
+            .setBytesDone(c.bytesDone)
+            .setFilesFailed(c.filesFailed)
+            .setBlocksLoaded(c.blocksLoaded)
+            .setBytesLoaded(c.bytesLoaded)
+            .setBlocksCached(c.blocksCached)
+            .setVerifyMissingBlocks(c.verifyMissing)
+            .setSubmitTimeMs(submitTimeMs)
+            .setEndTimeMs(endTimeMs)
+            .setElapsedMs(elapsedMs(nowMs))
+            .addAllNewFailures(unjournaledFailures);
     unjournaledFailures.clear();
     dirty = false;
     return b;
@@ -397,12 +413,24 @@ final class LoadJob {
 
   /** What users see: the live counters. */
   synchronized LoadJobStatus.Builder status(long nowMs) {
-    return LoadJobStatus.newBuilder().setJobId(id).setPath(path).setOptions(options)
-        .setState(state).setFilesTotal(live.filesTotal).setBytesTotal(live.bytesTotal)
-        .setListingDone(listingDone).setFilesDone(live.filesDone).setBytesDone(live.bytesDone)
-        .setFilesFailed(live.filesFailed).setBlocksLoaded(live.blocksLoaded)
-        .setBytesLoaded(live.bytesLoaded).setBlocksCached(live.blocksCached)
-        .setVerifyMissingBlocks(live.verifyMissing).setSubmitTimeMs(submitTimeMs)
-        .setEndTimeMs(endTimeMs).setElapsedMs(elapsedMs(nowMs)).setWaitingFor(waitingFor);
+    return LoadJobStatus.newBuilder()
+        .setJobId(id)
+        .setPath(path)
+        .setOptions(options)
+        .setState(state)
+        .setFilesTotal(live.filesTotal)
+        .setBytesTotal(live.bytesTotal)
+        .setListingDone(listingDone)
+        .setFilesDone(live.filesDone)
+        .setBytesDone(live.bytesDone)
+        .setFilesFailed(live.filesFailed)
+        .setBlocksLoaded(live.blocksLoaded)
+        .setBytesLoaded(live.bytesLoaded)
+        .setBlocksCached(live.blocksCached)
+        .setVerifyMissingBlocks(live.verifyMissing)
+        .setSubmitTimeMs(submitTimeMs)
+        .setEndTimeMs(endTimeMs)
+        .setElapsedMs(elapsedMs(nowMs))
+        .setWaitingFor(waitingFor);
   }
 }

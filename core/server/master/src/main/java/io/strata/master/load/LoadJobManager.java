@@ -31,11 +31,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The master's load jobs: submits, stops and reports them, one active job per path, and
- * resumes the jobs that were running when the master last stopped. The last job of each path
- * stays readable after it ends, until the path's next job replaces it. Each active job runs on
- * its own {@link LoadJobRunner} thread; all share one {@link BlockDispatcher}, so the
- * per-worker limits hold across jobs.
+ * The master's load jobs: submits, stops and reports them, one active job per path, and resumes the
+ * jobs that were running when the master last stopped. The last job of each path stays readable
+ * after it ends, until the path's next job replaces it. Each active job runs on its own {@link
+ * LoadJobRunner} thread; all share one {@link BlockDispatcher}, so the per-worker limits hold
+ * across jobs.
  */
 public final class LoadJobManager implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(LoadJobManager.class);
@@ -46,33 +46,48 @@ public final class LoadJobManager implements Closeable {
   private final BlockDispatcher dispatcher;
   private final LoadJobRunner.Settings settings;
   private final Counter filesFailed;
-  private final ExecutorService runners = Executors.newCachedThreadPool(r -> {
-    Thread t = new Thread(r, "load-job");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ExecutorService runners =
+      Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "load-job");
+            t.setDaemon(true);
+            return t;
+          });
   private final long resumeDelayMs;
   private final Map<String, LoadJob> jobs = new HashMap<>();
   private long nextJobId = 1;
   private volatile boolean closed;
 
-  public LoadJobManager(Namespace namespace, WorkerRegistry workers, JournalSystem journal,
-      StrataConfig conf, MeterRegistry registry) {
+  public LoadJobManager(
+      Namespace namespace,
+      WorkerRegistry workers,
+      JournalSystem journal,
+      StrataConfig conf,
+      MeterRegistry registry) {
     this.namespace = namespace;
     this.workers = workers;
     this.journal = journal;
-    this.dispatcher = new BlockDispatcher(workers,
-        conf.getInt(MasterKeys.LOAD_WORKER_INFLIGHT_BLOCKS), conf.getInt(MasterKeys.LOAD_BATCH_SIZE),
-        conf.getInt(MasterKeys.LOAD_RETRIES), conf.getDuration(MasterKeys.LOAD_RPC_TIMEOUT),
-        registry);
-    this.settings = new LoadJobRunner.Settings(conf.getInt(MasterKeys.LOAD_LIST_PAGE_SIZE),
-        Math.max(1, conf.getInt(MasterKeys.LOAD_WINDOW_FILES)),
-        Math.max(10, conf.getDuration(MasterKeys.LOAD_JOURNAL_INTERVAL).toMillis()));
+    this.dispatcher =
+        new BlockDispatcher(
+            workers,
+            conf.getInt(MasterKeys.LOAD_WORKER_INFLIGHT_BLOCKS),
+            conf.getInt(MasterKeys.LOAD_BATCH_SIZE),
+            conf.getInt(MasterKeys.LOAD_RETRIES),
+            conf.getDuration(MasterKeys.LOAD_RPC_TIMEOUT),
+            registry);
+    this.settings =
+        new LoadJobRunner.Settings(
+            conf.getInt(MasterKeys.LOAD_LIST_PAGE_SIZE),
+            Math.max(1, conf.getInt(MasterKeys.LOAD_WINDOW_FILES)),
+            Math.max(10, conf.getDuration(MasterKeys.LOAD_JOURNAL_INTERVAL).toMillis()));
     this.resumeDelayMs = conf.getDuration(MasterKeys.LOAD_RESUME_DELAY).toMillis();
-    this.filesFailed = Counter.builder(MetricNames.MASTER_LOAD_FILES_FAILED)
-        .description("Files that load jobs recorded as failed").register(registry);
+    this.filesFailed =
+        Counter.builder(MetricNames.MASTER_LOAD_FILES_FAILED)
+            .description("Files that load jobs recorded as failed")
+            .register(registry);
     Gauge.builder(MetricNames.MASTER_LOAD_JOBS_ACTIVE, this, LoadJobManager::activeJobs)
-        .description("Load jobs that have not ended").register(registry);
+        .description("Load jobs that have not ended")
+        .register(registry);
   }
 
   /** Restores the jobs of the metastore and resumes those that had not ended. */
@@ -84,7 +99,11 @@ public final class LoadJobManager implements Closeable {
     }
     for (LoadJob job : jobs.values()) {
       if (job.active()) {
-        LOG.info("Resuming load job {} of {} ({}) after {}", job.id, job.path, job.state(),
+        LOG.info(
+            "Resuming load job {} of {} ({}) after {}",
+            job.id,
+            job.path,
+            job.state(),
             job.resumeAfter().isEmpty() ? "its start" : job.resumeAfter());
         launch(job, resumeDelayMs);
       }
@@ -105,33 +124,36 @@ public final class LoadJobManager implements Closeable {
   public SubmitLoadResponse submit(String rawPath, LoadJobOptions options) throws IOException {
     String path = PathNames.normalize(rawPath);
     if (options.getBandwidthBytesPerSec() < 0) {
-      throw StrataException.invalidArgument("The bandwidth of a load must not be negative ("
-          + options.getBandwidthBytesPerSec() + "); give e.g. --bandwidth 200MB");
+      throw StrataException.invalidArgument(
+          "The bandwidth of a load must not be negative ("
+              + options.getBandwidthBytesPerSec()
+              + "); give e.g. --bandwidth 200MB");
     }
     Namespace.join(namespace.getStatus(path));
     LoadJob job;
     synchronized (this) {
       if (closed) {
-        throw StrataException.unavailable("The master is stopping; submit the load again once"
-            + " it is back", null);
+        throw StrataException.unavailable(
+            "The master is stopping; submit the load again once" + " it is back", null);
       }
       LoadJob running = jobs.get(path);
       if (running != null && running.active()) {
-        return SubmitLoadResponse.newBuilder().setAlreadyRunning(true)
-            .setJob(running.status(System.currentTimeMillis())).build();
+        return SubmitLoadResponse.newBuilder()
+            .setAlreadyRunning(true)
+            .setJob(running.status(System.currentTimeMillis()))
+            .build();
       }
       job = new LoadJob(nextJobId++, path, options, System.currentTimeMillis());
       if (!record(job)) {
-        throw StrataException.unavailable("The master is stopping; submit the load again once"
-            + " it is back", null);
+        throw StrataException.unavailable(
+            "The master is stopping; submit the load again once" + " it is back", null);
       }
       jobs.put(path, job);
       launch(job, 0);
     }
-    LOG.info("Load job {} of {} submitted ({})", job.id, path,
-        options.toString().replace('\n', ' '));
-    return SubmitLoadResponse.newBuilder().setJob(job.status(System.currentTimeMillis()))
-        .build();
+    LOG.info(
+        "Load job {} of {} submitted ({})", job.id, path, options.toString().replace('\n', ' '));
+    return SubmitLoadResponse.newBuilder().setJob(job.status(System.currentTimeMillis())).build();
   }
 
   /** The status of the path's job, with up to {@code maxFailures} failures. */
@@ -158,8 +180,8 @@ public final class LoadJobManager implements Closeable {
     String path = PathNames.normalize(rawPath);
     LoadJob job = job(path);
     if (!job.active()) {
-      throw StrataException.failedPrecondition("The load of " + path + " already ended ("
-          + job.state() + "); there is nothing to stop");
+      throw StrataException.failedPrecondition(
+          "The load of " + path + " already ended (" + job.state() + "); there is nothing to stop");
     }
     job.requestStop();
     LOG.info("Load job {} of {} stop requested", job.id, path);
@@ -169,25 +191,34 @@ public final class LoadJobManager implements Closeable {
   private synchronized LoadJob job(String path) throws StrataException {
     LoadJob job = jobs.get(path);
     if (job == null) {
-      throw new StrataException(ErrorCode.NOT_FOUND, "No load job of " + path
-          + " is known; start one with `strata fs load " + path + "`");
+      throw new StrataException(
+          ErrorCode.NOT_FOUND,
+          "No load job of " + path + " is known; start one with `strata fs load " + path + "`");
     }
     return job;
   }
 
   private void launch(LoadJob job, long delayMs) {
-    runners.execute(new LoadJobRunner(job, namespace, workers, dispatcher,
-        new LoadJobRunner.JobJournal() {
-          @Override
-          public boolean record(LoadJob j) {
-            return LoadJobManager.this.record(j);
-          }
+    runners.execute(
+        new LoadJobRunner(
+            job,
+            namespace,
+            workers,
+            dispatcher,
+            new LoadJobRunner.JobJournal() {
+              @Override
+              public boolean record(LoadJob j) {
+                return LoadJobManager.this.record(j);
+              }
 
-          @Override
-          public boolean failedBefore(LoadJob j, String path) {
-            return journal.store().hasLoadFailure(j.id, path);
-          }
-        }, settings, () -> closed, delayMs));
+              @Override
+              public boolean failedBefore(LoadJob j, String path) {
+                return journal.store().hasLoadFailure(j.id, path);
+              }
+            },
+            settings,
+            () -> closed,
+            delayMs));
   }
 
   /** Journals the job's durable state; false when the journal refuses (stopping master). */
@@ -206,8 +237,8 @@ public final class LoadJobManager implements Closeable {
   }
 
   /**
-   * Stops the runners without ending their jobs and journals where each stands, so the next
-   * master resumes them.
+   * Stops the runners without ending their jobs and journals where each stands, so the next master
+   * resumes them.
    */
   @Override
   public void close() {

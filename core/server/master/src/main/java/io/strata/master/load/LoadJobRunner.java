@@ -16,16 +16,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs one load job on its own thread: the count (unless the listing is partial), the load
- * pass and the verify pass, each a {@link TreeWalk} from the job's resume point. Files enter
- * the job's window as they are walked; each block not cached on a live worker becomes a task
- * for the {@link BlockDispatcher}. The walk pauses while the window is full, so the job holds
- * at most the window's files whatever the size of the tree. The job's durable state is
- * journaled every journal interval and at every change of phase.
+ * Runs one load job on its own thread: the count (unless the listing is partial), the load pass and
+ * the verify pass, each a {@link TreeWalk} from the job's resume point. Files enter the job's
+ * window as they are walked; each block not cached on a live worker becomes a task for the {@link
+ * BlockDispatcher}. The walk pauses while the window is full, so the job holds at most the window's
+ * files whatever the size of the tree. The job's durable state is journaled every journal interval
+ * and at every change of phase.
  *
- * <p>Interrupted (the master stopping), the runner returns without ending the job: the next
- * master resumes it from the last journaled point. While the master stops, a failed store call
- * is taken for the effect of the interrupt, never as a failure of the job or of a directory.
+ * <p>Interrupted (the master stopping), the runner returns without ending the job: the next master
+ * resumes it from the last journaled point. While the master stops, a failed store call is taken
+ * for the effect of the interrupt, never as a failure of the job or of a directory.
  */
 final class LoadJobRunner implements Runnable, BlockDispatcher.Owner {
   private static final Logger LOG = LoggerFactory.getLogger(LoadJobRunner.class);
@@ -48,15 +48,24 @@ final class LoadJobRunner implements Runnable, BlockDispatcher.Owner {
   private final JobJournal journal;
   private final Settings settings;
   private final BooleanSupplier masterStopping;
+
   /** Time to wait before starting: a resumed job gives the workers time to register. */
   private final long startDelayMs;
+
   /** Permits are KiB of under-store reads; null when the job has no bandwidth cap. */
   private final RateLimiter bandwidth;
+
   private long lastJournalMs;
 
-  LoadJobRunner(LoadJob job, Namespace namespace, WorkerRegistry workers,
-      BlockDispatcher dispatcher, JobJournal journal, Settings settings,
-      BooleanSupplier masterStopping, long startDelayMs) {
+  LoadJobRunner(
+      LoadJob job,
+      Namespace namespace,
+      WorkerRegistry workers,
+      BlockDispatcher dispatcher,
+      JobJournal journal,
+      Settings settings,
+      BooleanSupplier masterStopping,
+      long startDelayMs) {
     this.startDelayMs = startDelayMs;
     this.job = job;
     this.namespace = namespace;
@@ -110,18 +119,24 @@ final class LoadJobRunner implements Runnable, BlockDispatcher.Owner {
       }
       end();
     } catch (InterruptedException | CancellationException e) {
-      LOG.info("Load job {} of {} paused: the master is stopping; it resumes on restart",
-          job.id, job.path);
+      LOG.info(
+          "Load job {} of {} paused: the master is stopping; it resumes on restart",
+          job.id,
+          job.path);
     } catch (IOException | RuntimeException e) {
       if (masterStopping.getAsBoolean()) {
-        LOG.info("Load job {} of {} paused: the master is stopping; it resumes on restart "
-            + "(its last store call ended with {})", job.id, job.path, e.toString());
+        LOG.info(
+            "Load job {} of {} paused: the master is stopping; it resumes on restart "
+                + "(its last store call ended with {})",
+            job.id,
+            job.path,
+            e.toString());
         return;
       }
       LOG.warn("Load job {} of {} cannot walk its path: {}", job.id, job.path, e.toString());
       dispatcher.cancel(this);
-      job.endWithError("cannot walk " + job.path + ": " + e.getMessage(),
-          System.currentTimeMillis());
+      job.endWithError(
+          "cannot walk " + job.path + ": " + e.getMessage(), System.currentTimeMillis());
       journal.record(job);
     }
   }
@@ -132,14 +147,17 @@ final class LoadJobRunner implements Runnable, BlockDispatcher.Owner {
     }
     job.end(System.currentTimeMillis());
     journal.record(job);
-    LOG.info("Load job {} of {} ended: {}", job.id, job.path,
+    LOG.info(
+        "Load job {} of {} ended: {}",
+        job.id,
+        job.path,
         job.status(System.currentTimeMillis()).build().toString().replace('\n', ' '));
   }
 
   /** Counts the files and bytes to load, so that progress has totals and an ETA. */
   private void count() throws IOException, InterruptedException {
-    TreeWalk walk = new TreeWalk(namespace, job.path, "", settings.pageSize(),
-        (p, r) -> failIfStopping());
+    TreeWalk walk =
+        new TreeWalk(namespace, job.path, "", settings.pageSize(), (p, r) -> failIfStopping());
     FileInfo f;
     long files = 0;
     long bytes = 0;
@@ -160,14 +178,19 @@ final class LoadJobRunner implements Runnable, BlockDispatcher.Owner {
   }
 
   /**
-   * Walks from the resume point, sending every block that no live worker holds, then waits for
-   * the window to empty.
+   * Walks from the resume point, sending every block that no live worker holds, then waits for the
+   * window to empty.
    *
    * @return false when the journal stopped taking writes (the master is stopping)
    */
   private boolean pass(boolean verify) throws IOException, InterruptedException {
-    TreeWalk walk = new TreeWalk(namespace, job.path, job.resumeAfter(), settings.pageSize(),
-        (dir, reason) -> listFailed(dir, reason, verify));
+    TreeWalk walk =
+        new TreeWalk(
+            namespace,
+            job.path,
+            job.resumeAfter(),
+            settings.pageSize(),
+            (dir, reason) -> listFailed(dir, reason, verify));
     boolean walkEnded = false;
     while (!job.stopRequested()) {
       job.awaitRoom(settings.windowFiles(), settings.journalIntervalMs());
@@ -256,9 +279,17 @@ final class LoadJobRunner implements Runnable, BlockDispatcher.Owner {
       long start = i * blockSize;
       long length = Math.min(blockSize, f.getLength() - start);
       throttle(length);
-      dispatcher.submit(new BlockDispatcher.BlockTask(LoadBlockTask.newBuilder()
-          .setBlockId(blockId).setUfsPath(f.getUfsPath()).setMountId(f.getMountId())
-          .setBlockStart(start).setBlockLength(length).build(), this, task));
+      dispatcher.submit(
+          new BlockDispatcher.BlockTask(
+              LoadBlockTask.newBuilder()
+                  .setBlockId(blockId)
+                  .setUfsPath(f.getUfsPath())
+                  .setMountId(f.getMountId())
+                  .setBlockStart(start)
+                  .setBlockLength(length)
+                  .build(),
+              this,
+              task));
     }
   }
 
@@ -268,8 +299,7 @@ final class LoadJobRunner implements Runnable, BlockDispatcher.Owner {
       return;
     }
     int permits = (int) Math.max(1, Math.min(Integer.MAX_VALUE, (bytes + 1023) / 1024));
-    while (!bandwidth.tryAcquire(permits, settings.journalIntervalMs(),
-        TimeUnit.MILLISECONDS)) {
+    while (!bandwidth.tryAcquire(permits, settings.journalIntervalMs(), TimeUnit.MILLISECONDS)) {
       if (job.stopRequested()) {
         return;
       }
@@ -278,17 +308,27 @@ final class LoadJobRunner implements Runnable, BlockDispatcher.Owner {
   }
 
   @Override
-  public void finished(BlockDispatcher.BlockTask task, LoadBlockOutcome outcome,
-      String message) {
+  public void finished(BlockDispatcher.BlockTask task, LoadBlockOutcome outcome, String message) {
     LoadJob.FileTask file = (LoadJob.FileTask) task.context;
     switch (outcome) {
       case LOAD_BLOCK_LOADED -> job.blockLoaded(file, task.task.getBlockLength());
       case LOAD_BLOCK_ALREADY_CACHED -> job.blockPresent(file);
-      case LOAD_BLOCK_NOT_FOUND -> job.blockFailed(file, "the under-store file "
-          + task.task.getUfsPath() + " does not exist any more (removed after the job listed"
-          + " it)");
-      default -> job.blockFailed(file, "block " + task.task.getBlockId() + " failed "
-          + (task.failures) + " times; last: " + message);
+      case LOAD_BLOCK_NOT_FOUND ->
+          job.blockFailed(
+              file,
+              "the under-store file "
+                  + task.task.getUfsPath()
+                  + " does not exist any more (removed after the job listed"
+                  + " it)");
+      default ->
+          job.blockFailed(
+              file,
+              "block "
+                  + task.task.getBlockId()
+                  + " failed "
+                  + (task.failures)
+                  + " times; last: "
+                  + message);
     }
   }
 }

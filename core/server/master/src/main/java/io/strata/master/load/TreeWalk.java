@@ -17,10 +17,10 @@ import java.util.List;
  * directory at a time: memory is a page per level of depth, whatever the size of the tree.
  * Directories never listed are loaded from their under store as the walk reaches them.
  *
- * <p>The order is deterministic, so a walk can resume after any file it produced: given that
- * file's path, the stack of directory positions is rebuilt from the path's components. A
- * directory that vanished meanwhile is skipped; one that cannot be listed is reported to the
- * {@link ListFailureSink} and skipped.
+ * <p>The order is deterministic, so a walk can resume after any file it produced: given that file's
+ * path, the stack of directory positions is rebuilt from the path's components. A directory that
+ * vanished meanwhile is skipped; one that cannot be listed is reported to the {@link
+ * ListFailureSink} and skipped.
  */
 final class TreeWalk {
   /** Told about directories whose children cannot be listed. */
@@ -49,12 +49,13 @@ final class TreeWalk {
   private FileInfo single;
 
   /**
-   * @param resumeAfter path of a file this walk produced before, to continue after it; "" to
-   *     start at the beginning
+   * @param resumeAfter path of a file this walk produced before, to continue after it; "" to start
+   *     at the beginning
    * @throws IOException when the root itself cannot be read (NOT_FOUND when it does not exist)
    */
-  TreeWalk(Namespace namespace, String root, String resumeAfter, int pageSize,
-      ListFailureSink failures) throws IOException {
+  TreeWalk(
+      Namespace namespace, String root, String resumeAfter, int pageSize, ListFailureSink failures)
+      throws IOException {
     this.namespace = namespace;
     this.pageSize = Math.max(1, pageSize);
     this.failures = failures;
@@ -66,7 +67,8 @@ final class TreeWalk {
     Frame top = new Frame(root, "");
     top.dirId = listing.dirId();
     stack.push(top);
-    if (!resumeAfter.isEmpty() && PathNames.isUnder(resumeAfter, root)
+    if (!resumeAfter.isEmpty()
+        && PathNames.isUnder(resumeAfter, root)
         && !resumeAfter.equals(root)) {
       List<String> parts = PathNames.components(resumeAfter);
       int depth = PathNames.components(root).size();

@@ -26,9 +26,13 @@ public final class WorkerChannels implements Closeable {
 
   private synchronized ManagedChannel channel(WorkerAddress address) {
     String key = address.getHost() + ":" + address.getRpcPort();
-    return channels.computeIfAbsent(key, k -> NettyChannelBuilder
-        .forAddress(address.getHost(), address.getRpcPort()).usePlaintext()
-        .intercept(VersionHeaders.clientInterceptor()).build());
+    return channels.computeIfAbsent(
+        key,
+        k ->
+            NettyChannelBuilder.forAddress(address.getHost(), address.getRpcPort())
+                .usePlaintext()
+                .intercept(VersionHeaders.clientInterceptor())
+                .build());
   }
 
   @Override

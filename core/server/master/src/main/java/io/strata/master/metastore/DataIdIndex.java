@@ -9,15 +9,15 @@ import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
 
 /**
- * Which inode a content version's data id belongs to, for the files whose content was written
- * anew since they were created (their {@code data_id} is set): block reports name blocks by data
- * id, and the master must tell a live version's blocks from those of a version replaced since.
- * One key per such inode, {@code "data:"} + data id (8 bytes, big-endian), whose value is the
- * inode id (8 bytes), written by {@link InodeStore#apply} in the batch of the inode change it
- * follows. Files whose data id is their own id have no key: their id says it.
+ * Which inode a content version's data id belongs to, for the files whose content was written anew
+ * since they were created (their {@code data_id} is set): block reports name blocks by data id, and
+ * the master must tell a live version's blocks from those of a version replaced since. One key per
+ * such inode, {@code "data:"} + data id (8 bytes, big-endian), whose value is the inode id (8
+ * bytes), written by {@link InodeStore#apply} in the batch of the inode change it follows. Files
+ * whose data id is their own id have no key: their id says it.
  *
- * <p>In the {@code meta} column family for the reason {@link TtlIndex} gives: no new column
- * family, so that a master of the previous release can still open the metastore.
+ * <p>In the {@code meta} column family for the reason {@link TtlIndex} gives: no new column family,
+ * so that a master of the previous release can still open the metastore.
  */
 final class DataIdIndex {
   private static final byte[] PREFIX = "data:".getBytes(StandardCharsets.UTF_8);
@@ -30,7 +30,10 @@ final class DataIdIndex {
     this.meta = meta;
   }
 
-  /** Puts into {@code batch} what keeps the index right when {@code old} (null: none) becomes {@code now}. */
+  /**
+   * Puts into {@code batch} what keeps the index right when {@code old} (null: none) becomes {@code
+   * now}.
+   */
   void replace(WriteBatch batch, InodeEntry old, InodeEntry now) throws RocksDBException {
     long before = old == null ? 0 : old.getDataId();
     long after = now.getDataId();

@@ -41,34 +41,35 @@ import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
 /**
- * The master's metadata in RocksDB: inodes, the parent/child edges that make them a tree, the
- * mount records and the counters that must survive a restart. It changes only through
- * {@link #apply(JournalEntry)}, the same code for live writes and for journal replay, so a
- * replay reproduces exactly the state that was served.
+ * The master's metadata in RocksDB: inodes, the parent/child edges that make them a tree, the mount
+ * records and the counters that must survive a restart. It changes only through {@link
+ * #apply(JournalEntry)}, the same code for live writes and for journal replay, so a replay
+ * reproduces exactly the state that was served.
  *
  * <p>Layout, one column family each:
+ *
  * <ul>
  *   <li>{@code inodes}: inode id (8 bytes, big-endian) to a serialized {@link InodeEntry};
  *   <li>{@code edges}: parent id (8 bytes, big-endian) followed by the child's name in UTF-8, to
- *       the child's id (8 bytes). A child lookup is one point get and a directory page is one
- *       range scan; names come back in UTF-8 byte order, which is code point order;
+ *       the child's id (8 bytes). A child lookup is one point get and a directory page is one range
+ *       scan; names come back in UTF-8 byte order, which is code point order;
  *   <li>{@code mounts}: mount id (8 bytes) to a serialized {@link MountInfo};
- *   <li>{@code jobs}: load jobs: {@code 'J'} + job id (8 bytes) to the job's last
- *       {@link LoadJobEntry} (without its failures), and {@code 'F'} + job id + the file's
- *       namespace path in UTF-8 to why that file could not be loaded;
+ *   <li>{@code jobs}: load jobs: {@code 'J'} + job id (8 bytes) to the job's last {@link
+ *       LoadJobEntry} (without its failures), and {@code 'F'} + job id + the file's namespace path
+ *       in UTF-8 to why that file could not be loaded;
  *   <li>{@code meta}: counter name to an 8-byte value (last applied journal sequence, next inode
- *       id, next mount id, inode count), written in the same batch as the change they follow;
- *       the {@link TtlIndex} of the inodes that have a time to live, and the
- *       {@link PersistIndex} of the files waiting to be persisted.
+ *       id, next mount id, inode count), written in the same batch as the change they follow; the
+ *       {@link TtlIndex} of the inodes that have a time to live, and the {@link PersistIndex} of
+ *       the files waiting to be persisted.
  * </ul>
  *
- * <p>Each applied entry is one atomic RocksDB write batch. The RocksDB write-ahead log is off:
- * the journal is the log, and start-up always rebuilds this database from a checkpoint plus
- * the journal.
+ * <p>Each applied entry is one atomic RocksDB write batch. The RocksDB write-ahead log is off: the
+ * journal is the log, and start-up always rebuilds this database from a checkpoint plus the
+ * journal.
  *
- * <p>Concurrency: reads are safe from many threads at once. {@link #apply} must not run at the
- * same time as reads or other applies (the namespace lock and the journal guarantee this),
- * which is what keeps the in-heap inode cache exact without further locking.
+ * <p>Concurrency: reads are safe from many threads at once. {@link #apply} must not run at the same
+ * time as reads or other applies (the namespace lock and the journal guarantee this), which is what
+ * keeps the in-heap inode cache exact without further locking.
  */
 public final class InodeStore implements Closeable {
   /** Id of the root directory; it is never deleted. */
@@ -78,8 +79,10 @@ public final class InodeStore implements Closeable {
   private static final byte[] NEXT_INODE_ID = bytes("next_inode_id");
   private static final byte[] NEXT_MOUNT_ID = bytes("next_mount_id");
   private static final byte[] INODE_COUNT = bytes("inode_count");
+
   /** The cluster's finalized metadata layout; absent (layout 1) in every 0.1.0 metastore. */
   private static final byte[] LAYOUT_VERSION = bytes("layout_version");
+
   /** Mount id 1 is the root mount, which comes from configuration and is never journaled. */
   private static final long FIRST_MOUNT_ID = 2;
 
@@ -119,8 +122,11 @@ public final class InodeStore implements Closeable {
 
   private void openDatabase() throws IOException {
     Files.createDirectories(dir);
-    dbOptions = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true)
-        .setKeepLogFileNum(2);
+    dbOptions =
+        new DBOptions()
+            .setCreateIfMissing(true)
+            .setCreateMissingColumnFamilies(true)
+            .setKeepLogFileNum(2);
     cfOptions = new ColumnFamilyOptions();
     writeOptions = new WriteOptions().setDisableWAL(true);
     List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
@@ -134,8 +140,13 @@ public final class InodeStore implements Closeable {
       cfOptions.close();
       dbOptions.close();
       writeOptions.close();
-      throw new IOException("Cannot open the metastore at " + dir + ": " + e.getMessage()
-          + " (is another master using strata.master.metastore.dir?)", e);
+      throw new IOException(
+          "Cannot open the metastore at "
+              + dir
+              + ": "
+              + e.getMessage()
+              + " (is another master using strata.master.metastore.dir?)",
+          e);
     }
     inodes = handles.get(1);
     edges = handles.get(2);
@@ -160,14 +171,17 @@ public final class InodeStore implements Closeable {
   public static InodeStore open(Path dir, int cacheSize, MeterRegistry registry)
       throws IOException {
     InodeStore store = new InodeStore(dir, cacheSize);
-    FunctionCounter.builder(MetricNames.MASTER_INODE_CACHE_HITS, store.cache,
-            c -> c.stats().hitCount())
-        .description("Inode reads served by the in-heap cache").register(registry);
-    FunctionCounter.builder(MetricNames.MASTER_INODE_CACHE_MISSES, store.cache,
-            c -> c.stats().missCount())
-        .description("Inode reads that went to RocksDB").register(registry);
+    FunctionCounter.builder(
+            MetricNames.MASTER_INODE_CACHE_HITS, store.cache, c -> c.stats().hitCount())
+        .description("Inode reads served by the in-heap cache")
+        .register(registry);
+    FunctionCounter.builder(
+            MetricNames.MASTER_INODE_CACHE_MISSES, store.cache, c -> c.stats().missCount())
+        .description("Inode reads that went to RocksDB")
+        .register(registry);
     Gauge.builder(MetricNames.MASTER_INODES, store, s -> s.inodeCount)
-        .description("Inodes in the namespace").register(registry);
+        .description("Inodes in the namespace")
+        .register(registry);
     return store;
   }
 
@@ -180,8 +194,8 @@ public final class InodeStore implements Closeable {
 
   /**
    * The inode with that id read straight from RocksDB, bypassing (and not filling) the cache.
-   * Unlike {@link #get} it is safe to call while an apply runs, so callers that must not wait
-   * for the namespace lock use it; they see the state before or after that apply.
+   * Unlike {@link #get} it is safe to call while an apply runs, so callers that must not wait for
+   * the namespace lock use it; they see the state before or after that apply.
    */
   public InodeEntry peek(long id) {
     return readInode(id);
@@ -192,8 +206,8 @@ public final class InodeStore implements Closeable {
       byte[] v = db.get(inodes, key(id));
       return v == null ? null : InodeEntry.parseFrom(v);
     } catch (RocksDBException | InvalidProtocolBufferException e) {
-      throw new IllegalStateException("Cannot read inode " + id + " from the metastore at "
-          + dir + ": " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "Cannot read inode " + id + " from the metastore at " + dir + ": " + e.getMessage(), e);
     }
   }
 
@@ -203,8 +217,8 @@ public final class InodeStore implements Closeable {
       byte[] v = db.get(edges, edgeKey(parentId, name));
       return v == null ? -1 : toLong(v, 0);
     } catch (RocksDBException e) {
-      throw new IllegalStateException("Cannot read the metastore at " + dir + ": "
-          + e.getMessage(), e);
+      throw new IllegalStateException(
+          "Cannot read the metastore at " + dir + ": " + e.getMessage(), e);
     }
   }
 
@@ -215,35 +229,39 @@ public final class InodeStore implements Closeable {
   }
 
   /**
-   * How many subdirectories a directory has: its stored count, or (for a directory made by an
-   * older release, which has none) a count of its children.
+   * How many subdirectories a directory has: its stored count, or (for a directory made by an older
+   * release, which has none) a count of its children.
    */
   public long subdirectoryCount(long dirId) {
     try {
       long stored = subdirectories.stored(dirId);
       return stored >= 0 ? stored : countSubdirectories(dirId);
     } catch (RocksDBException e) {
-      throw new IllegalStateException("Cannot read the metastore at " + dir + ": "
-          + e.getMessage(), e);
+      throw new IllegalStateException(
+          "Cannot read the metastore at " + dir + ": " + e.getMessage(), e);
     }
   }
 
   /** Counts the directories among a directory's children (by their first names). */
   private long countSubdirectories(long dirId) {
     long[] n = {0};
-    scanChildren(dirId, "", Integer.MAX_VALUE, c -> {
-      InodeEntry child = get(c.id());
-      if (child != null && child.getDirectory() && child.getParentId() == dirId) {
-        n[0]++;
-      }
-    });
+    scanChildren(
+        dirId,
+        "",
+        Integer.MAX_VALUE,
+        c -> {
+          InodeEntry child = get(c.id());
+          if (child != null && child.getDirectory() && child.getParentId() == dirId) {
+            n[0]++;
+          }
+        });
     return n[0];
   }
 
   /**
-   * The inode whose current content has blocks named by {@code dataId}, or null: the inode of
-   * that id when its content is still its first version, else the inode whose data id it is.
-   * Like {@link #peek}, bypasses the cache and is safe beside an apply.
+   * The inode whose current content has blocks named by {@code dataId}, or null: the inode of that
+   * id when its content is still its first version, else the inode whose data id it is. Like {@link
+   * #peek}, bypasses the cache and is safe beside an apply.
    */
   public InodeEntry contentOwner(long dataId) {
     InodeEntry n = peek(dataId);
@@ -255,8 +273,8 @@ public final class InodeStore implements Closeable {
       long id = dataIds.inodeOf(dataId);
       return id < 0 ? null : peek(id);
     } catch (RocksDBException e) {
-      throw new IllegalStateException("Cannot read the metastore at " + dir + ": "
-          + e.getMessage(), e);
+      throw new IllegalStateException(
+          "Cannot read the metastore at " + dir + ": " + e.getMessage(), e);
     }
   }
 
@@ -264,8 +282,8 @@ public final class InodeStore implements Closeable {
   public record Child(String name, long id) {}
 
   /**
-   * Up to {@code limit} children of a directory in name order, starting after
-   * {@code startAfter} (all from the first when empty).
+   * Up to {@code limit} children of a directory in name order, starting after {@code startAfter}
+   * (all from the first when empty).
    */
   public List<Child> children(long parentId, String startAfter, int limit) {
     List<Child> out = new ArrayList<>(Math.min(limit, 1024));
@@ -290,8 +308,7 @@ public final class InodeStore implements Closeable {
     scanChildren(parentId, "", Integer.MAX_VALUE, c -> consumer.accept(c.id()));
   }
 
-  private void scanChildren(long parentId, String startAfter, int limit,
-      Consumer<Child> consumer) {
+  private void scanChildren(long parentId, String startAfter, int limit, Consumer<Child> consumer) {
     byte[] start = edgeKey(parentId, startAfter);
     try (Slice upper = new Slice(key(parentId + 1));
         ReadOptions ro = new ReadOptions().setIterateUpperBound(upper);
@@ -311,8 +328,14 @@ public final class InodeStore implements Closeable {
       }
       it.status();
     } catch (RocksDBException e) {
-      throw new IllegalStateException("Cannot scan directory " + parentId + " in the metastore at "
-          + dir + ": " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "Cannot scan directory "
+              + parentId
+              + " in the metastore at "
+              + dir
+              + ": "
+              + e.getMessage(),
+          e);
     }
   }
 
@@ -325,8 +348,8 @@ public final class InodeStore implements Closeable {
       }
       it.status();
     } catch (RocksDBException | InvalidProtocolBufferException e) {
-      throw new IllegalStateException("Cannot read mounts from the metastore at " + dir + ": "
-          + e.getMessage(), e);
+      throw new IllegalStateException(
+          "Cannot read mounts from the metastore at " + dir + ": " + e.getMessage(), e);
     }
     return out;
   }
@@ -341,8 +364,8 @@ public final class InodeStore implements Closeable {
       }
       it.status();
     } catch (RocksDBException | InvalidProtocolBufferException e) {
-      throw new IllegalStateException("Cannot read load jobs from the metastore at " + dir
-          + ": " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "Cannot read load jobs from the metastore at " + dir + ": " + e.getMessage(), e);
     }
     return out;
   }
@@ -352,18 +375,21 @@ public final class InodeStore implements Closeable {
     List<LoadFailure> out = new ArrayList<>();
     byte[] prefix = jobKey('F', jobId);
     try (RocksIterator it = db.newIterator(jobs)) {
-      for (it.seek(prefix); it.isValid() && out.size() < limit && startsWith(it.key(), prefix);
+      for (it.seek(prefix);
+          it.isValid() && out.size() < limit && startsWith(it.key(), prefix);
           it.next()) {
         byte[] k = it.key();
-        out.add(LoadFailure.newBuilder()
-            .setPath(new String(k, prefix.length, k.length - prefix.length,
-                StandardCharsets.UTF_8))
-            .setReason(new String(it.value(), StandardCharsets.UTF_8)).build());
+        out.add(
+            LoadFailure.newBuilder()
+                .setPath(
+                    new String(k, prefix.length, k.length - prefix.length, StandardCharsets.UTF_8))
+                .setReason(new String(it.value(), StandardCharsets.UTF_8))
+                .build());
       }
       it.status();
     } catch (RocksDBException e) {
-      throw new IllegalStateException("Cannot read load failures from the metastore at " + dir
-          + ": " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "Cannot read load failures from the metastore at " + dir + ": " + e.getMessage(), e);
     }
     return out;
   }
@@ -373,34 +399,35 @@ public final class InodeStore implements Closeable {
     try {
       return db.get(jobs, failureKey(jobId, path)) != null;
     } catch (RocksDBException e) {
-      throw new IllegalStateException("Cannot read load failures from the metastore at " + dir
-          + ": " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "Cannot read load failures from the metastore at " + dir + ": " + e.getMessage(), e);
     }
   }
 
   /**
-   * Up to {@code limit} inodes whose time to live ended at or before {@code nowMs}, earliest
-   * first, after {@code after} (null: from the first). Safe to call while an apply runs.
+   * Up to {@code limit} inodes whose time to live ended at or before {@code nowMs}, earliest first,
+   * after {@code after} (null: from the first). Safe to call while an apply runs.
    */
   public List<TtlIndex.Expiry> expiredBy(long nowMs, TtlIndex.Expiry after, int limit) {
     try {
       return ttlIndex.expiredBy(nowMs, after, limit);
     } catch (RocksDBException e) {
-      throw new IllegalStateException("Cannot read the time-to-live index of the metastore at "
-          + dir + ": " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "Cannot read the time-to-live index of the metastore at " + dir + ": " + e.getMessage(),
+          e);
     }
   }
 
   /**
-   * Up to {@code limit} ids of files waiting to be persisted, oldest first, after
-   * {@code afterId} (0: from the first). Safe to call while an apply runs.
+   * Up to {@code limit} ids of files waiting to be persisted, oldest first, after {@code afterId}
+   * (0: from the first). Safe to call while an apply runs.
    */
   public List<Long> waitingToPersist(long afterId, int limit) {
     try {
       return persistIndex.waiting(afterId, limit);
     } catch (RocksDBException e) {
-      throw new IllegalStateException("Cannot read the persist index of the metastore at "
-          + dir + ": " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "Cannot read the persist index of the metastore at " + dir + ": " + e.getMessage(), e);
     }
   }
 
@@ -420,8 +447,8 @@ public final class InodeStore implements Closeable {
   }
 
   /**
-   * The cluster's finalized metadata layout as applied here: what snapshots and backups are
-   * written as, and what features may be used (see {@link io.strata.common.LayoutFeature}).
+   * The cluster's finalized metadata layout as applied here: what snapshots and backups are written
+   * as, and what features may be used (see {@link io.strata.common.LayoutFeature}).
    */
   public int layoutVersion() {
     return layoutVersion;
@@ -434,11 +461,11 @@ public final class InodeStore implements Closeable {
   // ---- the one write path ----
 
   /**
-   * Applies one journal entry atomically. Semantics: an inode entry creates or replaces the
-   * inode of its id (moving its edge when parent or name changed); deleting an inode deletes it
-   * and every inode below it; a rename moves an inode to a new parent and name; mount entries
-   * add or remove a mount record. Counters follow: the next inode and mount ids only grow. The
-   * time-to-live index follows every inode change.
+   * Applies one journal entry atomically. Semantics: an inode entry creates or replaces the inode
+   * of its id (moving its edge when parent or name changed); deleting an inode deletes it and every
+   * inode below it; a rename moves an inode to a new parent and name; mount entries add or remove a
+   * mount record. Counters follow: the next inode and mount ids only grow. The time-to-live index
+   * follows every inode change.
    */
   public void apply(JournalEntry entry) throws IOException {
     List<Long> removed = new ArrayList<>();
@@ -475,8 +502,11 @@ public final class InodeStore implements Closeable {
             }
             moveSubdirectory(batch, old, inode.getId(), inode.getParentId());
           }
-          nextId = Math.max(nextId, Math.max(inode.getId(),
-              Math.max(inode.getDataId(), inode.getWritingDataId())) + 1);
+          nextId =
+              Math.max(
+                  nextId,
+                  Math.max(inode.getId(), Math.max(inode.getDataId(), inode.getWritingDataId()))
+                      + 1);
           updated.add(inode);
         }
         case DELETE_INODE -> {
@@ -496,11 +526,18 @@ public final class InodeStore implements Closeable {
           RenameEntry r = entry.getRename();
           InodeEntry old = get(r.getId());
           if (old == null) {
-            throw new IOException("Journal entry " + entry.getSequence() + " renames inode "
-                + r.getId() + ", which does not exist");
+            throw new IOException(
+                "Journal entry "
+                    + entry.getSequence()
+                    + " renames inode "
+                    + r.getId()
+                    + ", which does not exist");
           }
-          InodeEntry.Builder movedBuilder = old.toBuilder().setParentId(r.getNewParentId())
-              .setName(r.getNewName()).setModificationTimeMs(r.getModificationTimeMs());
+          InodeEntry.Builder movedBuilder =
+              old.toBuilder()
+                  .setParentId(r.getNewParentId())
+                  .setName(r.getNewName())
+                  .setModificationTimeMs(r.getModificationTimeMs());
           if (r.hasChangeTimeNs()) {
             movedBuilder.setChangeTimeNs(r.getChangeTimeNs());
           }
@@ -522,7 +559,9 @@ public final class InodeStore implements Closeable {
         case DELETE_MOUNT -> batch.delete(mounts, key(entry.getDeleteMount().getMountId()));
         case LOAD_JOB -> {
           LoadJobEntry job = entry.getLoadJob();
-          batch.put(jobs, jobKey('J', job.getJobId()),
+          batch.put(
+              jobs,
+              jobKey('J', job.getJobId()),
               job.toBuilder().clearNewFailures().build().toByteArray());
           for (LoadFailure f : job.getNewFailuresList()) {
             batch.put(jobs, failureKey(job.getJobId(), f.getPath()), bytes(f.getReason()));
@@ -531,16 +570,29 @@ public final class InodeStore implements Closeable {
         case LAYOUT -> {
           int target = entry.getLayout().getLayoutVersion();
           if (target > Version.LAYOUT_VERSION) {
-            throw new IOException("Journal entry " + entry.getSequence() + " finalizes metadata"
-                + " layout " + target + ", but this release (" + Version.RELEASE + ") reads"
-                + " layouts up to " + Version.LAYOUT_VERSION + ": run release "
-                + entry.getLayout().getRelease() + " or newer on this master");
+            throw new IOException(
+                "Journal entry "
+                    + entry.getSequence()
+                    + " finalizes metadata"
+                    + " layout "
+                    + target
+                    + ", but this release ("
+                    + Version.RELEASE
+                    + ") reads"
+                    + " layouts up to "
+                    + Version.LAYOUT_VERSION
+                    + ": run release "
+                    + entry.getLayout().getRelease()
+                    + " or newer on this master");
           }
           layout = Math.max(layout, target);
           batch.put(meta, LAYOUT_VERSION, longBytes(layout));
         }
-        default -> throw new IOException("Journal entry " + entry.getSequence()
-            + " has no change this release understands (written by a newer release?)");
+        default ->
+            throw new IOException(
+                "Journal entry "
+                    + entry.getSequence()
+                    + " has no change this release understands (written by a newer release?)");
       }
       batch.put(meta, APPLIED_SEQUENCE, longBytes(entry.getSequence()));
       batch.put(meta, NEXT_INODE_ID, longBytes(nextId));
@@ -548,8 +600,14 @@ public final class InodeStore implements Closeable {
       batch.put(meta, INODE_COUNT, longBytes(count));
       db.write(writeOptions, batch);
     } catch (RocksDBException e) {
-      throw new IOException("Cannot apply journal entry " + entry.getSequence()
-          + " to the metastore at " + dir + ": " + e.getMessage(), e);
+      throw new IOException(
+          "Cannot apply journal entry "
+              + entry.getSequence()
+              + " to the metastore at "
+              + dir
+              + ": "
+              + e.getMessage(),
+          e);
     }
     cache.invalidateAll(removed);
     for (InodeEntry inode : updated) {
@@ -563,10 +621,10 @@ public final class InodeStore implements Closeable {
   }
 
   /**
-   * Deletes an inode and everything below it. Only first names are followed down: a child
-   * edge that is another name (a hard link) of a file whose first name is elsewhere loses the
-   * edge only. Every name of a deleted inode goes with it, so no edge is left pointing at
-   * nothing (the master removes names outside the subtree from their files beforehand).
+   * Deletes an inode and everything below it. Only first names are followed down: a child edge that
+   * is another name (a hard link) of a file whose first name is elsewhere loses the edge only.
+   * Every name of a deleted inode goes with it, so no edge is left pointing at nothing (the master
+   * removes names outside the subtree from their files beforehand).
    */
   private void deleteSubtree(WriteBatch batch, InodeEntry top, List<Long> removed)
       throws RocksDBException {
@@ -644,14 +702,15 @@ public final class InodeStore implements Closeable {
       db.flush(flush, handles);
       checkpoint.createCheckpoint(target.toString());
     } catch (RocksDBException e) {
-      throw new IOException("Cannot checkpoint the metastore at " + dir + " into " + target
-          + ": " + e.getMessage(), e);
+      throw new IOException(
+          "Cannot checkpoint the metastore at " + dir + " into " + target + ": " + e.getMessage(),
+          e);
     }
   }
 
   /**
-   * Replaces the whole database with a copy of the checkpoint folder {@code source} (a snapshot
-   * a follower was sent by the leader) and reopens it. Must not run with any read or apply.
+   * Replaces the whole database with a copy of the checkpoint folder {@code source} (a snapshot a
+   * follower was sent by the leader) and reopens it. Must not run with any read or apply.
    */
   public void replaceWith(Path source) throws IOException {
     close();

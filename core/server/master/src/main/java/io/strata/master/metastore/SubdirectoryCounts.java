@@ -10,15 +10,15 @@ import org.rocksdb.WriteBatch;
 
 /**
  * How many subdirectories each directory has, so that a directory's link count (2 plus its
- * subdirectories, as POSIX file systems report and {@code find} relies on) costs one read
- * rather than a scan of its children. One key per directory, {@code "subdirs:"} + directory id
- * (8 bytes, big-endian), whose value is the count (8 bytes), kept by {@link InodeStore#apply}
- * in the batch of each change that adds, removes or moves a directory.
+ * subdirectories, as POSIX file systems report and {@code find} relies on) costs one read rather
+ * than a scan of its children. One key per directory, {@code "subdirs:"} + directory id (8 bytes,
+ * big-endian), whose value is the count (8 bytes), kept by {@link InodeStore#apply} in the batch of
+ * each change that adds, removes or moves a directory.
  *
- * <p>Directories made before this index existed (metadata written by release 0.1.0) have no
- * key: their count is found by a scan of their children when asked, and written the first time
- * one of their subdirectories changes. In the {@code meta} column family for the reason
- * {@link TtlIndex} gives.
+ * <p>Directories made before this index existed (metadata written by release 0.1.0) have no key:
+ * their count is found by a scan of their children when asked, and written the first time one of
+ * their subdirectories changes. In the {@code meta} column family for the reason {@link TtlIndex}
+ * gives.
  */
 final class SubdirectoryCounts {
   private static final byte[] PREFIX = "subdirs:".getBytes(StandardCharsets.UTF_8);
@@ -44,11 +44,10 @@ final class SubdirectoryCounts {
 
   /**
    * Puts into {@code batch} the count of {@code dirId} changed by {@code delta}; a directory
-   * without a stored count gets {@code counted} (its count before the change, from a scan)
-   * plus delta.
+   * without a stored count gets {@code counted} (its count before the change, from a scan) plus
+   * delta.
    */
-  void add(WriteBatch batch, long dirId, long delta, LongSupplier counted)
-      throws RocksDBException {
+  void add(WriteBatch batch, long dirId, long delta, LongSupplier counted) throws RocksDBException {
     long now = stored(dirId);
     long base = now >= 0 ? now : counted.getAsLong();
     batch.put(meta, key(dirId), InodeStore.longBytes(Math.max(0, base + delta)));

@@ -12,16 +12,16 @@ import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteBatch;
 
 /**
- * The inodes that have a time to live, in the order their times end, so that finding what
- * expired costs the expired inodes and not a walk of the namespace. One key per such inode,
- * {@code "ttl:"} + expiry in ms (8 bytes, big-endian) + inode id (8 bytes), with no value,
- * written by {@link InodeStore#apply} in the batch of the inode change it follows.
+ * The inodes that have a time to live, in the order their times end, so that finding what expired
+ * costs the expired inodes and not a walk of the namespace. One key per such inode, {@code "ttl:"}
+ * + expiry in ms (8 bytes, big-endian) + inode id (8 bytes), with no value, written by {@link
+ * InodeStore#apply} in the batch of the inode change it follows.
  *
- * <p>The keys live in the {@code meta} column family rather than in one of their own: RocksDB
- * opens a database only with all of its column families named, so a new one would keep a
- * master of release 0.1.0 from opening a snapshot written before the cluster is finalized. No
- * such key exists until then (a time to live needs layout 2), and the counters that share the
- * column family are read by name only.
+ * <p>The keys live in the {@code meta} column family rather than in one of their own: RocksDB opens
+ * a database only with all of its column families named, so a new one would keep a master of
+ * release 0.1.0 from opening a snapshot written before the cluster is finalized. No such key exists
+ * until then (a time to live needs layout 2), and the counters that share the column family are
+ * read by name only.
  */
 public final class TtlIndex {
   private static final byte[] PREFIX = "ttl:".getBytes(StandardCharsets.UTF_8);
@@ -39,8 +39,8 @@ public final class TtlIndex {
   }
 
   /**
-   * When an inode's time to live ends, in ms since the epoch: its modification time plus its
-   * time to live, at least 0 and at most {@link Long#MAX_VALUE}; -1 when it has none.
+   * When an inode's time to live ends, in ms since the epoch: its modification time plus its time
+   * to live, at least 0 and at most {@link Long#MAX_VALUE}; -1 when it has none.
    */
   public static long expiryMs(InodeEntry n) {
     if (n.getTtlMs() <= 0) {
@@ -55,8 +55,8 @@ public final class TtlIndex {
   }
 
   /**
-   * Puts into {@code batch} what keeps the index right when {@code old} (null: none) becomes
-   * {@code now}, the same inode.
+   * Puts into {@code batch} what keeps the index right when {@code old} (null: none) becomes {@code
+   * now}, the same inode.
    */
   void replace(WriteBatch batch, InodeEntry old, InodeEntry now) throws RocksDBException {
     long before = old == null ? -1 : expiryMs(old);
@@ -81,9 +81,9 @@ public final class TtlIndex {
   }
 
   /**
-   * Up to {@code limit} inodes whose time to live ended at or before {@code nowMs}, earliest
-   * first, starting after {@code after} (null: from the first). Safe beside an apply: it sees
-   * the index before or after it.
+   * Up to {@code limit} inodes whose time to live ended at or before {@code nowMs}, earliest first,
+   * starting after {@code after} (null: from the first). Safe beside an apply: it sees the index
+   * before or after it.
    */
   List<Expiry> expiredBy(long nowMs, Expiry after, int limit) throws RocksDBException {
     List<Expiry> out = new ArrayList<>();
@@ -91,12 +91,13 @@ public final class TtlIndex {
     try (RocksIterator it = db.newIterator(meta)) {
       for (it.seek(start); it.isValid() && out.size() < limit; it.next()) {
         byte[] k = it.key();
-        if (k.length != KEY_LENGTH || !Arrays.equals(k, 0, PREFIX.length, PREFIX, 0,
-            PREFIX.length)) {
+        if (k.length != KEY_LENGTH
+            || !Arrays.equals(k, 0, PREFIX.length, PREFIX, 0, PREFIX.length)) {
           break;
         }
-        Expiry e = new Expiry(InodeStore.toLong(k, PREFIX.length),
-            InodeStore.toLong(k, PREFIX.length + 8));
+        Expiry e =
+            new Expiry(
+                InodeStore.toLong(k, PREFIX.length), InodeStore.toLong(k, PREFIX.length + 8));
         if (e.expiryMs() > nowMs) {
           break;
         }

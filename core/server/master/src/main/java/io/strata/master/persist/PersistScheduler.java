@@ -49,30 +49,32 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes the files of write type ASYNC_THROUGH to their under stores after their writers
- * closed them. Runs on the leading master only (started when it takes the lead, stopped when
- * it gives it up). What waits is journaled with each file (its persistence state) and indexed
- * in the metastore ({@link PersistIndex}), so a new leader, or a master restarted, picks up the
- * backlog where the last one left it; nothing else is kept between leaders.
+ * Writes the files of write type ASYNC_THROUGH to their under stores after their writers closed
+ * them. Runs on the leading master only (started when it takes the lead, stopped when it gives it
+ * up). What waits is journaled with each file (its persistence state) and indexed in the metastore
+ * ({@link PersistIndex}), so a new leader, or a master restarted, picks up the backlog where the
+ * last one left it; nothing else is kept between leaders.
  *
- * <p>Each round walks the index oldest first and starts the files that are due, at most
- * {@code threads} at a time. One persist: a worker that holds every block of the file writes
- * them to a hidden temporary file beside the file's store path (PersistBlocks), then the
- * namespace moves it to the file's name and journals the file PERSISTED, only if the file is
- * still that content ({@link PersistChanges}); then the workers are told they need not hold
- * the blocks any more. A failure (no live worker holds the blocks, the store refused) is
- * counted and logged, and the file is tried again after a backoff that doubles from
- * {@value #FIRST_BACKOFF_MS} ms to {@value #MAX_BACKOFF_MS} ms. A file deleted or replaced
- * meanwhile is never written under its name.
+ * <p>Each round walks the index oldest first and starts the files that are due, at most {@code
+ * threads} at a time. One persist: a worker that holds every block of the file writes them to a
+ * hidden temporary file beside the file's store path (PersistBlocks), then the namespace moves it
+ * to the file's name and journals the file PERSISTED, only if the file is still that content
+ * ({@link PersistChanges}); then the workers are told they need not hold the blocks any more. A
+ * failure (no live worker holds the blocks, the store refused) is counted and logged, and the file
+ * is tried again after a backoff that doubles from {@value #FIRST_BACKOFF_MS} ms to {@value
+ * #MAX_BACKOFF_MS} ms. A file deleted or replaced meanwhile is never written under its name.
  */
 public final class PersistScheduler implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(PersistScheduler.class);
   static final long FIRST_BACKOFF_MS = 1_000;
   static final long MAX_BACKOFF_MS = 300_000;
+
   /** Index entries read at a time. */
   private static final int BATCH = 1000;
+
   /** How often a round counts the whole backlog. */
   static final long COUNT_EVERY_MS = 30_000;
+
   /** Most index entries a round that does not count reads to find files that are due. */
   static final int SCAN_LIMIT = 10_000;
 
@@ -98,6 +100,7 @@ public final class PersistScheduler implements Closeable {
   private final AtomicLong failedHere = new AtomicLong();
   private final AtomicReference<String> lastFailure = new AtomicReference<>("");
   private volatile boolean closed;
+
   /** When a round last counted the whole backlog; 0: never, so the first round does. */
   private long lastCountMs;
 
@@ -105,8 +108,13 @@ public final class PersistScheduler implements Closeable {
    * @param threads files persisted at once
    * @param timeout how long one worker may take to write one file
    */
-  public PersistScheduler(InodeStore store, Namespace namespace, WorkerRegistry workers,
-      int threads, Duration timeout, MeterRegistry registry) {
+  public PersistScheduler(
+      InodeStore store,
+      Namespace namespace,
+      WorkerRegistry workers,
+      int threads,
+      Duration timeout,
+      MeterRegistry registry) {
     this.store = store;
     this.namespace = namespace;
     this.workers = workers;
@@ -114,36 +122,42 @@ public final class PersistScheduler implements Closeable {
     this.timeout = timeout;
     this.rounds = Executors.newSingleThreadScheduledExecutor(daemon("master-persist-rounds"));
     this.persists = Executors.newFixedThreadPool(this.threads, daemon("master-persist"));
-    this.persisted = Counter.builder(MetricNames.MASTER_PERSIST_FILES)
-        .description("Files written to their under stores by the persist scheduler")
-        .register(registry);
-    this.failures = Counter.builder(MetricNames.MASTER_PERSIST_FAILURES)
-        .description("Persist attempts that failed; each file is tried again after a backoff")
-        .register(registry);
+    this.persisted =
+        Counter.builder(MetricNames.MASTER_PERSIST_FILES)
+            .description("Files written to their under stores by the persist scheduler")
+            .register(registry);
+    this.failures =
+        Counter.builder(MetricNames.MASTER_PERSIST_FAILURES)
+            .description("Persist attempts that failed; each file is tried again after a backoff")
+            .register(registry);
   }
 
   /**
-   * Registers the backlog gauges once per registry: they read whichever scheduler leads now
-   * through {@code current}, and show 0 on a master that does not lead.
+   * Registers the backlog gauges once per registry: they read whichever scheduler leads now through
+   * {@code current}, and show 0 on a master that does not lead.
    */
-  public static void registerGauges(MeterRegistry registry,
-      Supplier<PersistScheduler> current) {
-    Gauge.builder(MetricNames.MASTER_PERSIST_BACKLOG_FILES, () -> value(current, s -> s
-            .backlogFiles.get()))
+  public static void registerGauges(MeterRegistry registry, Supplier<PersistScheduler> current) {
+    Gauge.builder(
+            MetricNames.MASTER_PERSIST_BACKLOG_FILES,
+            () -> value(current, s -> s.backlogFiles.get()))
         .description("Files written with ASYNC_THROUGH that are not in their under store yet")
         .register(registry);
-    Gauge.builder(MetricNames.MASTER_PERSIST_BACKLOG_BYTES, () -> value(current, s -> s
-            .backlogBytes.get()))
-        .description("Bytes of the files waiting to be persisted").baseUnit("bytes")
+    Gauge.builder(
+            MetricNames.MASTER_PERSIST_BACKLOG_BYTES,
+            () -> value(current, s -> s.backlogBytes.get()))
+        .description("Bytes of the files waiting to be persisted")
+        .baseUnit("bytes")
         .register(registry);
-    Gauge.builder(MetricNames.MASTER_PERSIST_BACKLOG_AGE, () -> value(current, s -> s
-            .oldestAgeMs() / 1000.0))
+    Gauge.builder(
+            MetricNames.MASTER_PERSIST_BACKLOG_AGE,
+            () -> value(current, s -> s.oldestAgeMs() / 1000.0))
         .description("How long the oldest file waiting to be persisted has waited")
-        .baseUnit("seconds").register(registry);
+        .baseUnit("seconds")
+        .register(registry);
   }
 
-  private static double value(Supplier<PersistScheduler> current,
-      ToDoubleFunction<PersistScheduler> read) {
+  private static double value(
+      Supplier<PersistScheduler> current, ToDoubleFunction<PersistScheduler> read) {
     PersistScheduler s = current.get();
     return s == null ? 0 : read.applyAsDouble(s);
   }
@@ -166,17 +180,17 @@ public final class PersistScheduler implements Closeable {
     try {
       round(System.currentTimeMillis());
     } catch (RuntimeException e) {
-      LOG.warn("A round of the persist scheduler failed: {}; trying again next round",
-          e.toString(), e);
+      LOG.warn(
+          "A round of the persist scheduler failed: {}; trying again next round", e.toString(), e);
     }
   }
 
   /**
    * One round: starts the files that are due while fewer than {@code threads} run, reading the
-   * index oldest first, and at most every {@link #COUNT_EVERY_MS} counts the whole backlog for
-   * the gauges and the report. Between counts a round reads only as far as it needs to fill the
-   * free threads (and at most {@link #SCAN_LIMIT} entries), so a large backlog costs its full
-   * walk twice a minute, not every round. Returns how many it started.
+   * index oldest first, and at most every {@link #COUNT_EVERY_MS} counts the whole backlog for the
+   * gauges and the report. Between counts a round reads only as far as it needs to fill the free
+   * threads (and at most {@link #SCAN_LIMIT} entries), so a large backlog costs its full walk twice
+   * a minute, not every round. Returns how many it started.
    */
   int round(long nowMs) {
     boolean count = nowMs - lastCountMs >= COUNT_EVERY_MS;
@@ -236,14 +250,15 @@ public final class PersistScheduler implements Closeable {
   }
 
   /**
-   * Persists the file of inode {@code id} now (or joins the persist of it in progress);
-   * completes with its info once it is in its store, at once when it was already. With
-   * {@code evenNotPersisted}, a MUST_CACHE file is persisted too (`strata fs persist`).
+   * Persists the file of inode {@code id} now (or joins the persist of it in progress); completes
+   * with its info once it is in its store, at once when it was already. With {@code
+   * evenNotPersisted}, a MUST_CACHE file is persisted too (`strata fs persist`).
    */
   public CompletableFuture<FileInfo> persist(long id, boolean evenNotPersisted) {
     if (closed) {
-      return CompletableFuture.failedFuture(StrataException.unavailable(
-          "This master does not lead any more; persists run on the leader", null));
+      return CompletableFuture.failedFuture(
+          StrataException.unavailable(
+              "This master does not lead any more; persists run on the leader", null));
     }
     CompletableFuture<FileInfo> mine = new CompletableFuture<>();
     CompletableFuture<FileInfo> existing = running.putIfAbsent(id, mine);
@@ -251,21 +266,23 @@ public final class PersistScheduler implements Closeable {
       return existing;
     }
     try {
-      persists.execute(() -> {
-        try {
-          mine.complete(persistNow(id, evenNotPersisted));
-          backoffs.remove(id);
-        } catch (Exception e) {
-          failed(id, e);
-          mine.completeExceptionally(e);
-        } finally {
-          running.remove(id, mine);
-        }
-      });
+      persists.execute(
+          () -> {
+            try {
+              mine.complete(persistNow(id, evenNotPersisted));
+              backoffs.remove(id);
+            } catch (Exception e) {
+              failed(id, e);
+              mine.completeExceptionally(e);
+            } finally {
+              running.remove(id, mine);
+            }
+          });
     } catch (RuntimeException e) {
       running.remove(id, mine);
-      mine.completeExceptionally(StrataException.unavailable(
-          "This master does not lead any more; persists run on the leader", e));
+      mine.completeExceptionally(
+          StrataException.unavailable(
+              "This master does not lead any more; persists run on the leader", e));
     }
     return mine;
   }
@@ -279,8 +296,8 @@ public final class PersistScheduler implements Closeable {
     int n = before == null ? 1 : before.failures() + 1;
     long delay = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS << Math.min(20, n - 1));
     backoffs.put(id, new Backoff(n, System.currentTimeMillis() + delay, reason));
-    LOG.warn("Persisting file {} failed (attempt {}; next in {} s): {}", id, n, delay / 1000,
-        reason);
+    LOG.warn(
+        "Persisting file {} failed (attempt {}; next in {} s): {}", id, n, delay / 1000, reason);
   }
 
   /** One persist, on a thread that may wait. */
@@ -298,22 +315,46 @@ public final class PersistScheduler implements Closeable {
     WorkerAddress worker = holderOfEvery(plan);
     PersistBlocksResponse written;
     try {
-      written = channels.blockingStub(worker)
-          .withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS)
-          .persistBlocks(PersistBlocksRequest.newBuilder().addAllBlockIds(blockIds)
-              .setLength(file.getLength()).setUfsPath(plan.tempUfsUri())
-              .setMountId(plan.where().mount().getMountId()).setMode(file.getMode()).build());
+      written =
+          channels
+              .blockingStub(worker)
+              .withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS)
+              .persistBlocks(
+                  PersistBlocksRequest.newBuilder()
+                      .addAllBlockIds(blockIds)
+                      .setLength(file.getLength())
+                      .setUfsPath(plan.tempUfsUri())
+                      .setMountId(plan.where().mount().getMountId())
+                      .setMode(file.getMode())
+                      .build());
     } catch (StatusRuntimeException e) {
       StrataException error = GrpcErrors.fromStatus(e);
-      throw new StrataException(error.code(), "Worker " + worker.getHost() + ":"
-          + worker.getRpcPort() + " could not write " + plan.path() + " to "
-          + plan.tempUfsUri() + ": " + error.getMessage(), e);
+      throw new StrataException(
+          error.code(),
+          "Worker "
+              + worker.getHost()
+              + ":"
+              + worker.getRpcPort()
+              + " could not write "
+              + plan.path()
+              + " to "
+              + plan.tempUfsUri()
+              + ": "
+              + error.getMessage(),
+          e);
     }
     if (written.getLength() != file.getLength()) {
       namespace.discardPersist(plan);
-      throw new StrataException(ErrorCode.INTERNAL, "Worker " + worker.getHost() + " wrote "
-          + written.getLength() + " bytes of " + plan.path() + ", which has "
-          + file.getLength());
+      throw new StrataException(
+          ErrorCode.INTERNAL,
+          "Worker "
+              + worker.getHost()
+              + " wrote "
+              + written.getLength()
+              + " bytes of "
+              + plan.path()
+              + ", which has "
+              + file.getLength());
     }
     Optional<FileInfo> published = Namespace.join(namespace.publishPersisted(plan));
     if (published.isEmpty()) {
@@ -325,8 +366,8 @@ public final class PersistScheduler implements Closeable {
     // Until the next count: one file less.
     backlogFiles.updateAndGet(v -> Math.max(0, v - 1));
     backlogBytes.updateAndGet(v -> Math.max(0, v - file.getLength()));
-    LOG.debug("Persisted {} ({} bytes) from worker {}", plan.path(), file.getLength(),
-        worker.getHost());
+    LOG.debug(
+        "Persisted {} ({} bytes) from worker {}", plan.path(), file.getLength(), worker.getHost());
     release(plan, blockIds);
     return published.get();
   }
@@ -353,9 +394,14 @@ public final class PersistScheduler implements Closeable {
       }
       candidates = holders;
       if (candidates.isEmpty()) {
-        throw StrataException.unavailable("No live worker holds every block of " + plan.path()
-            + " (block " + b.getBlockId() + " is on none): it is persisted once the worker"
-            + " that holds it is back", null);
+        throw StrataException.unavailable(
+            "No live worker holds every block of "
+                + plan.path()
+                + " (block "
+                + b.getBlockId()
+                + " is on none): it is persisted once the worker"
+                + " that holds it is back",
+            null);
       }
     }
     if (candidates == null) {
@@ -365,8 +411,8 @@ public final class PersistScheduler implements Closeable {
           return w.getAddress();
         }
       }
-      throw StrataException.unavailable("No live worker to write the empty file "
-          + plan.path() + " to its under store", null);
+      throw StrataException.unavailable(
+          "No live worker to write the empty file " + plan.path() + " to its under store", null);
     }
     return candidates.values().iterator().next();
   }
@@ -381,22 +427,33 @@ public final class PersistScheduler implements Closeable {
     }
     for (WorkerAddress w : holders.values()) {
       try {
-        channels.blockingStub(w).withDeadlineAfter(30, TimeUnit.SECONDS)
+        channels
+            .blockingStub(w)
+            .withDeadlineAfter(30, TimeUnit.SECONDS)
             .releaseBlocks(ReleaseBlocksRequest.newBuilder().addAllBlockIds(blockIds).build());
       } catch (StatusRuntimeException e) {
-        LOG.warn("Worker {}:{} was not told that the blocks of {} need no holding any more"
-            + " (they stay in its cache until removed): {}", w.getHost(), w.getRpcPort(),
-            plan.path(), e.getStatus());
+        LOG.warn(
+            "Worker {}:{} was not told that the blocks of {} need no holding any more"
+                + " (they stay in its cache until removed): {}",
+            w.getHost(),
+            w.getRpcPort(),
+            plan.path(),
+            e.getStatus());
       }
     }
   }
 
   /** The backlog and what this leader did, for `strata fsadmin report`. */
   public GetPersistStatusResponse status() {
-    return GetPersistStatusResponse.newBuilder().setBacklogFiles(backlogFiles.get())
-        .setBacklogBytes(backlogBytes.get()).setOldestAgeMs(oldestAgeMs())
-        .setPersistedFiles(persistedHere.get()).setFailedAttempts(failedHere.get())
-        .setLastFailure(lastFailure.get()).setRunning(running.size()).build();
+    return GetPersistStatusResponse.newBuilder()
+        .setBacklogFiles(backlogFiles.get())
+        .setBacklogBytes(backlogBytes.get())
+        .setOldestAgeMs(oldestAgeMs())
+        .setPersistedFiles(persistedHere.get())
+        .setFailedAttempts(failedHere.get())
+        .setLastFailure(lastFailure.get())
+        .setRunning(running.size())
+        .build();
   }
 
   @Override
@@ -406,8 +463,10 @@ public final class PersistScheduler implements Closeable {
     persists.shutdownNow();
     // Persists queued but never started would leave their callers waiting.
     for (CompletableFuture<FileInfo> f : running.values()) {
-      f.completeExceptionally(StrataException.unavailable("This master gave up the lead before"
-          + " the persist finished; ask the new leader", null));
+      f.completeExceptionally(
+          StrataException.unavailable(
+              "This master gave up the lead before" + " the persist finished; ask the new leader",
+              null));
     }
     channels.close();
   }

@@ -19,29 +19,29 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Acts on the files and directories whose time to live has passed. Runs on the leading master
- * only (the master starts it when it takes the lead and closes it when it gives the lead up).
- * Each round reads the metastore's {@link TtlIndex} for the inodes whose time ended, so a round
- * costs what expired and never a walk of the namespace, and has each one freed or deleted as
- * its action says, through a {@link Target} that acts only if the inode is still as the round
- * saw it.
+ * Acts on the files and directories whose time to live has passed. Runs on the leading master only
+ * (the master starts it when it takes the lead and closes it when it gives the lead up). Each round
+ * reads the metastore's {@link TtlIndex} for the inodes whose time ended, so a round costs what
+ * expired and never a walk of the namespace, and has each one freed or deleted as its action says,
+ * through a {@link Target} that acts only if the inode is still as the round saw it.
  *
  * <p>A round reads the index in batches of {@value #BATCH}, each starting after the last, so it
- * ends even when actions fail: an inode whose action failed stays in the index and is tried
- * again next round. Every action is logged at INFO and counted in
- * {@code strata_master_ttl_actions_total} by action.
+ * ends even when actions fail: an inode whose action failed stays in the index and is tried again
+ * next round. Every action is logged at INFO and counted in {@code strata_master_ttl_actions_total}
+ * by action.
  */
 public final class TtlChecker implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(TtlChecker.class);
+
   /** Expired inodes read from the index at a time. */
   static final int BATCH = 1000;
 
   /** What happens to an inode whose time to live passed: the namespace, in a master. */
   public interface Target {
     /**
-     * Queues removal of the cached blocks of every file at or below {@code expired} and removes
-     * its time to live (so that it is freed once), if the inode is still exactly as
-     * {@code expired} shows it.
+     * Queues removal of the cached blocks of every file at or below {@code expired} and removes its
+     * time to live (so that it is freed once), if the inode is still exactly as {@code expired}
+     * shows it.
      *
      * @return the path freed, or empty when the inode changed or went meanwhile (nothing done)
      */
@@ -49,8 +49,7 @@ public final class TtlChecker implements Closeable {
 
     /**
      * Deletes {@code expired} with everything below it, from Strata and its under store, as a
-     * client's recursive delete would, if the inode is still exactly as {@code expired} shows
-     * it.
+     * client's recursive delete would, if the inode is still exactly as {@code expired} shows it.
      *
      * @return the path deleted, or empty when the inode changed or went meanwhile
      */
@@ -61,12 +60,13 @@ public final class TtlChecker implements Closeable {
   private final Target target;
   private final Counter freed;
   private final Counter deleted;
-  private final ScheduledExecutorService rounds = Executors.newSingleThreadScheduledExecutor(
-      r -> {
-        Thread t = new Thread(r, "master-ttl-check");
-        t.setDaemon(true);
-        return t;
-      });
+  private final ScheduledExecutorService rounds =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "master-ttl-check");
+            t.setDaemon(true);
+            return t;
+          });
   private volatile boolean closed;
 
   public TtlChecker(InodeStore store, Target target, MeterRegistry registry) {
@@ -77,7 +77,8 @@ public final class TtlChecker implements Closeable {
   }
 
   private static Counter counter(MeterRegistry registry, String action) {
-    return Counter.builder(MetricNames.MASTER_TTL_ACTIONS).tag(MetricNames.TAG_ACTION, action)
+    return Counter.builder(MetricNames.MASTER_TTL_ACTIONS)
+        .tag(MetricNames.TAG_ACTION, action)
         .description("Files and directories acted on because their time to live passed")
         .register(registry);
   }
@@ -92,15 +93,17 @@ public final class TtlChecker implements Closeable {
     try {
       check(System.currentTimeMillis());
     } catch (RuntimeException e) {
-      LOG.warn("Checking for expired times to live failed: {}; trying again next round",
-          e.toString(), e);
+      LOG.warn(
+          "Checking for expired times to live failed: {}; trying again next round",
+          e.toString(),
+          e);
     }
   }
 
   /**
-   * The action due on an inode at {@code nowMs}: its action once its time to live has passed;
-   * empty when it has none, it has not passed, or the inode is null. An action this release
-   * does not know (written by a newer one) counts as free, which loses nothing.
+   * The action due on an inode at {@code nowMs}: its action once its time to live has passed; empty
+   * when it has none, it has not passed, or the inode is null. An action this release does not know
+   * (written by a newer one) counts as free, which loses nothing.
    */
   public static Optional<TtlAction> due(InodeEntry n, long nowMs) {
     if (n == null) {
@@ -110,13 +113,15 @@ public final class TtlChecker implements Closeable {
     if (expiry < 0 || expiry > nowMs) {
       return Optional.empty();
     }
-    return Optional.of(n.getTtlAction() == TtlAction.TTL_ACTION_DELETE
-        ? TtlAction.TTL_ACTION_DELETE : TtlAction.TTL_ACTION_FREE);
+    return Optional.of(
+        n.getTtlAction() == TtlAction.TTL_ACTION_DELETE
+            ? TtlAction.TTL_ACTION_DELETE
+            : TtlAction.TTL_ACTION_FREE);
   }
 
   /**
-   * One round: acts on every inode whose time to live passed at or before {@code nowMs}.
-   * Returns the number of inodes acted on.
+   * One round: acts on every inode whose time to live passed at or before {@code nowMs}. Returns
+   * the number of inodes acted on.
    */
   public int check(long nowMs) {
     int acted = 0;
@@ -152,21 +157,28 @@ public final class TtlChecker implements Closeable {
       if (path.isEmpty()) {
         return false;
       }
-      LOG.info("Time to live of {} ({} ms after its modification) passed: {}", path.get(),
-          n.getTtlMs(), delete ? "deleted it" : "freed its cached blocks");
+      LOG.info(
+          "Time to live of {} ({} ms after its modification) passed: {}",
+          path.get(),
+          n.getTtlMs(),
+          delete ? "deleted it" : "freed its cached blocks");
       (delete ? deleted : freed).increment();
       return true;
     } catch (IOException | RuntimeException e) {
-      LOG.warn("Cannot {} inode {} ({}), whose time to live passed: {}; trying again next round",
-          delete ? "delete" : "free", n.getId(), n.getName(), e.getMessage());
+      LOG.warn(
+          "Cannot {} inode {} ({}), whose time to live passed: {}; trying again next round",
+          delete ? "delete" : "free",
+          n.getId(),
+          n.getName(),
+          e.getMessage());
       return false;
     }
   }
 
   /**
    * Stops the rounds. A round under way stops after the inode it is acting on: it is not
-   * interrupted, since an interrupt during a journal write would close the journal's file
-   * under the master.
+   * interrupted, since an interrupt during a journal write would close the journal's file under the
+   * master.
    */
   @Override
   public void close() {

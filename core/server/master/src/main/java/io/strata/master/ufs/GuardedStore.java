@@ -9,10 +9,10 @@ import java.io.UncheckedIOException;
 import java.util.List;
 
 /**
- * An under store whose every call the master makes goes through its mount's
- * {@link StoreGuard}: bounded in time, and refused at once while the store is taken as not
- * answering. A listing's pages are fetched through it too (each {@code hasNext}). Data calls
- * (read, create, concat) are the workers' and are passed on unguarded.
+ * An under store whose every call the master makes goes through its mount's {@link StoreGuard}:
+ * bounded in time, and refused at once while the store is taken as not answering. A listing's pages
+ * are fetched through it too (each {@code hasNext}). Data calls (read, create, concat) are the
+ * workers' and are passed on unguarded.
  */
 final class GuardedStore implements UnderFileSystem {
   private final UnderFileSystem store;
@@ -55,13 +55,16 @@ final class GuardedStore implements UnderFileSystem {
       @Override
       public boolean hasNext() {
         try {
-          return guard.call("list", path, () -> {
-            try {
-              return it.hasNext();
-            } catch (UncheckedIOException e) {
-              throw e.getCause();
-            }
-          });
+          return guard.call(
+              "list",
+              path,
+              () -> {
+                try {
+                  return it.hasNext();
+                } catch (UncheckedIOException e) {
+                  throw e.getCause();
+                }
+              });
         } catch (IOException e) {
           throw new UncheckedIOException(e);
         }
@@ -98,67 +101,91 @@ final class GuardedStore implements UnderFileSystem {
 
   @Override
   public void mkdirs(String path, boolean recursive) throws IOException {
-    guard.call("mkdir", path, () -> {
-      store.mkdirs(path, recursive);
-      return null;
-    });
+    guard.call(
+        "mkdir",
+        path,
+        () -> {
+          store.mkdirs(path, recursive);
+          return null;
+        });
   }
 
   @Override
   public void delete(String path, boolean recursive) throws IOException {
-    guard.call("delete", path, () -> {
-      store.delete(path, recursive);
-      return null;
-    });
+    guard.call(
+        "delete",
+        path,
+        () -> {
+          store.delete(path, recursive);
+          return null;
+        });
   }
 
   @Override
   public void rename(String src, String dst) throws IOException {
-    guard.call("rename", src, () -> {
-      store.rename(src, dst);
-      return null;
-    });
+    guard.call(
+        "rename",
+        src,
+        () -> {
+          store.rename(src, dst);
+          return null;
+        });
   }
 
   @Override
   public void rename(String src, String dst, boolean replace) throws IOException {
-    guard.call("rename", src, () -> {
-      store.rename(src, dst, replace);
-      return null;
-    });
+    guard.call(
+        "rename",
+        src,
+        () -> {
+          store.rename(src, dst, replace);
+          return null;
+        });
   }
 
   @Override
   public void createSymlink(String path, String target) throws IOException {
-    guard.call("symlink", path, () -> {
-      store.createSymlink(path, target);
-      return null;
-    });
+    guard.call(
+        "symlink",
+        path,
+        () -> {
+          store.createSymlink(path, target);
+          return null;
+        });
   }
 
   @Override
   public void createSpecialFile(String path, UfsFileType type, int mode, long rdev)
       throws IOException {
-    guard.call("mknod", path, () -> {
-      store.createSpecialFile(path, type, mode, rdev);
-      return null;
-    });
+    guard.call(
+        "mknod",
+        path,
+        () -> {
+          store.createSpecialFile(path, type, mode, rdev);
+          return null;
+        });
   }
 
   @Override
   public void createHardLink(String existingPath, String newPath) throws IOException {
-    guard.call("link", newPath, () -> {
-      store.createHardLink(existingPath, newPath);
-      return null;
-    });
+    guard.call(
+        "link",
+        newPath,
+        () -> {
+          store.createHardLink(existingPath, newPath);
+          return null;
+        });
   }
 
   @Override
   public void relink(String existingPath, String linkPath) throws IOException {
-    guard.call("link", linkPath, () -> {
-      store.relink(existingPath, linkPath);
-      return null;
-    });
+    guard.call(
+        "link",
+        linkPath,
+        () -> {
+          store.relink(existingPath, linkPath);
+          return null;
+        });
   }
 
   @Override

@@ -20,18 +20,18 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Bounds the time of every metadata call the master makes to one mount's under store, so that
- * a store that stops answering delays only the calls that need it, for a known time, and says
- * so in one line.
+ * Bounds the time of every metadata call the master makes to one mount's under store, so that a
+ * store that stops answering delays only the calls that need it, for a known time, and says so in
+ * one line.
  *
- * <p>Each call runs on one of the mount's own threads (at most {@code threads}; more queue)
- * while its caller waits at most the store kind's timeout, queueing included. A call past its
- * time fails with DEADLINE_EXCEEDED naming the mount, the store, the call and the key to raise;
- * the call itself is interrupted and left to end on its thread. After {@code unavailableAfter}
- * timeouts in a row the store is taken as not answering: for {@code unavailablePeriod} every
- * call fails at once with the same kind of message, instead of stacking callers up behind
- * it. Then one call is let through; it decides whether the store answers again. A call that
- * the store answers, even with an error, counts as answered.
+ * <p>Each call runs on one of the mount's own threads (at most {@code threads}; more queue) while
+ * its caller waits at most the store kind's timeout, queueing included. A call past its time fails
+ * with DEADLINE_EXCEEDED naming the mount, the store, the call and the key to raise; the call
+ * itself is interrupted and left to end on its thread. After {@code unavailableAfter} timeouts in a
+ * row the store is taken as not answering: for {@code unavailablePeriod} every call fails at once
+ * with the same kind of message, instead of stacking callers up behind it. Then one call is let
+ * through; it decides whether the store answers again. A call that the store answers, even with an
+ * error, counts as answered.
  */
 public final class StoreGuard {
   /** One call to the store. */
@@ -41,8 +41,15 @@ public final class StoreGuard {
   }
 
   /** What {@code fsadmin report} shows of a mount's store. */
-  public record Health(String mountPath, String ufsUri, boolean answering, int timeoutsInARow,
-      long unavailableUntilMs, long timeouts, long refused, int busyThreads) {}
+  public record Health(
+      String mountPath,
+      String ufsUri,
+      boolean answering,
+      int timeoutsInARow,
+      long unavailableUntilMs,
+      long timeouts,
+      long refused,
+      int busyThreads) {}
 
   private final String mountPath;
   private final String ufsUri;
@@ -58,15 +65,24 @@ public final class StoreGuard {
   private final AtomicInteger busy = new AtomicInteger();
   private final MeterRegistry registry;
   private final Gauge unavailableGauge;
+
   /** Guarded by this. */
   private int timeoutsInARow;
+
   /** While in the future, calls fail at once. Guarded by this. */
   private long unavailableUntilMs;
+
   /** A call let through after the unavailable period; guarded by this. */
   private boolean probing;
 
-  StoreGuard(String mountPath, String ufsUri, Duration timeout, String timeoutKey,
-      int unavailableAfter, Duration unavailablePeriod, int threadCount,
+  StoreGuard(
+      String mountPath,
+      String ufsUri,
+      Duration timeout,
+      String timeoutKey,
+      int unavailableAfter,
+      Duration unavailablePeriod,
+      int threadCount,
       MeterRegistry registry) {
     this.mountPath = mountPath;
     this.ufsUri = ufsUri;
@@ -75,12 +91,18 @@ public final class StoreGuard {
     this.unavailableAfter = Math.max(1, unavailableAfter);
     this.unavailablePeriod = unavailablePeriod;
     AtomicInteger n = new AtomicInteger();
-    this.threads = new ThreadPoolExecutor(Math.max(1, threadCount), Math.max(1, threadCount),
-        30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
-          Thread t = new Thread(r, "master-ufs-" + mountPath + "-" + n.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        });
+    this.threads =
+        new ThreadPoolExecutor(
+            Math.max(1, threadCount),
+            Math.max(1, threadCount),
+            30,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            r -> {
+              Thread t = new Thread(r, "master-ufs-" + mountPath + "-" + n.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
     threads.allowCoreThreadTimeOut(true);
     Tags tags = Tags.of(MetricNames.TAG_MOUNT, mountPath);
     this.ok = counter(registry, tags, "ok");
@@ -88,14 +110,16 @@ public final class StoreGuard {
     this.timeouts = counter(registry, tags, "timeout");
     this.refused = counter(registry, tags, "refused");
     this.registry = registry;
-    this.unavailableGauge = Gauge.builder(MetricNames.MASTER_UFS_UNAVAILABLE, this,
-            g -> g.answering() ? 0 : 1)
-        .tags(tags).description("1 while the mount's store is taken as not answering")
-        .register(registry);
+    this.unavailableGauge =
+        Gauge.builder(MetricNames.MASTER_UFS_UNAVAILABLE, this, g -> g.answering() ? 0 : 1)
+            .tags(tags)
+            .description("1 while the mount's store is taken as not answering")
+            .register(registry);
   }
 
   private static Counter counter(MeterRegistry registry, Tags tags, String outcome) {
-    return Counter.builder(MetricNames.MASTER_UFS_CALLS).tags(tags)
+    return Counter.builder(MetricNames.MASTER_UFS_CALLS)
+        .tags(tags)
         .tag(MetricNames.TAG_OUTCOME, outcome)
         .description("Metadata calls of the master to under stores, by mount and outcome")
         .register(registry);
@@ -104,21 +128,23 @@ public final class StoreGuard {
   /**
    * Runs {@code call} ({@code what} of {@code uri}, for messages) within the store's time.
    *
-   * @throws StrataException DEADLINE_EXCEEDED when it did not answer in time or is taken as
-   *     not answering; anything the store threw, as it threw it
+   * @throws StrataException DEADLINE_EXCEEDED when it did not answer in time or is taken as not
+   *     answering; anything the store threw, as it threw it
    */
   public <T> T call(String what, String uri, StoreCall<T> call) throws IOException {
     admit(what, uri);
     Future<T> f;
     try {
-      f = threads.submit(() -> {
-        busy.incrementAndGet();
-        try {
-          return call.call();
-        } finally {
-          busy.decrementAndGet();
-        }
-      });
+      f =
+          threads.submit(
+              () -> {
+                busy.incrementAndGet();
+                try {
+                  return call.call();
+                } finally {
+                  busy.decrementAndGet();
+                }
+              });
     } catch (java.util.concurrent.RejectedExecutionException e) {
       throw new StrataException(ErrorCode.UNAVAILABLE, "The master is shutting down", e);
     }
@@ -146,8 +172,15 @@ public final class StoreGuard {
       f.cancel(true);
       notProbing();
       Thread.currentThread().interrupt();
-      throw new StrataException(ErrorCode.UNAVAILABLE, "Interrupted while " + what + " of "
-          + uri + " waited for the under store of mount " + mountPath, e);
+      throw new StrataException(
+          ErrorCode.UNAVAILABLE,
+          "Interrupted while "
+              + what
+              + " of "
+              + uri
+              + " waited for the under store of mount "
+              + mountPath,
+          e);
     } catch (CancellationException e) {
       notProbing();
       throw new StrataException(ErrorCode.UNAVAILABLE, what + " of " + uri + " was cancelled");
@@ -165,11 +198,25 @@ public final class StoreGuard {
       return;
     }
     refused.increment();
-    throw new StrataException(ErrorCode.DEADLINE_EXCEEDED, "The under store of mount "
-        + mountPath + " (" + ufsUri + ") is not answering: it timed out " + timeoutsInARow
-        + " times in a row, so " + what + " of " + uri + " fails at once until "
-        + Instant.ofEpochMilli(Math.max(now, unavailableUntilMs)) + "; raise " + timeoutKey
-        + " (now " + seconds(timeout) + ") if the store is only slow");
+    throw new StrataException(
+        ErrorCode.DEADLINE_EXCEEDED,
+        "The under store of mount "
+            + mountPath
+            + " ("
+            + ufsUri
+            + ") is not answering: it timed out "
+            + timeoutsInARow
+            + " times in a row, so "
+            + what
+            + " of "
+            + uri
+            + " fails at once until "
+            + Instant.ofEpochMilli(Math.max(now, unavailableUntilMs))
+            + "; raise "
+            + timeoutKey
+            + " (now "
+            + seconds(timeout)
+            + ") if the store is only slow");
   }
 
   private synchronized void answered() {
@@ -188,9 +235,21 @@ public final class StoreGuard {
     if (timeoutsInARow >= unavailableAfter) {
       unavailableUntilMs = System.currentTimeMillis() + unavailablePeriod.toMillis();
     }
-    return new StrataException(ErrorCode.DEADLINE_EXCEEDED, "The under store of mount "
-        + mountPath + " (" + ufsUri + ") did not answer " + what + " of " + uri + " within "
-        + seconds(timeout) + "; raise " + timeoutKey + " if the store is only slow");
+    return new StrataException(
+        ErrorCode.DEADLINE_EXCEEDED,
+        "The under store of mount "
+            + mountPath
+            + " ("
+            + ufsUri
+            + ") did not answer "
+            + what
+            + " of "
+            + uri
+            + " within "
+            + seconds(timeout)
+            + "; raise "
+            + timeoutKey
+            + " if the store is only slow");
   }
 
   private static String seconds(Duration d) {
@@ -204,8 +263,15 @@ public final class StoreGuard {
   }
 
   public synchronized Health health() {
-    return new Health(mountPath, ufsUri, answering(), timeoutsInARow, unavailableUntilMs,
-        (long) timeouts.count(), (long) refused.count(), busy.get());
+    return new Health(
+        mountPath,
+        ufsUri,
+        answering(),
+        timeoutsInARow,
+        unavailableUntilMs,
+        (long) timeouts.count(),
+        (long) refused.count(),
+        busy.get());
   }
 
   void close() {

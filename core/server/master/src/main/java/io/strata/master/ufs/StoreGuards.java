@@ -14,10 +14,9 @@ import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The {@link StoreGuard} of each mount, made when a mount's store is first used, with the
- * timeout of its store's kind: {@code strata.master.ufs.local.timeout} for {@code file://},
- * {@code .hdfs.timeout}, {@code .s3.timeout}, and {@code strata.master.ufs.timeout} for other
- * schemes.
+ * The {@link StoreGuard} of each mount, made when a mount's store is first used, with the timeout
+ * of its store's kind: {@code strata.master.ufs.local.timeout} for {@code file://}, {@code
+ * .hdfs.timeout}, {@code .s3.timeout}, and {@code strata.master.ufs.timeout} for other schemes.
  */
 public final class StoreGuards implements AutoCloseable {
   private final StrataConfig conf;
@@ -49,8 +48,9 @@ public final class StoreGuards implements AutoCloseable {
 
   /** A mount's store with every metadata call bounded by the mount's guard. */
   public UnderFileSystem guarded(MountInfo mount, UnderFileSystem store) {
-    return new GuardedStore(store, guard(mount.getMountId() + " " + mount.getUfsUri(),
-        mount.getPath(), mount.getUfsUri()));
+    return new GuardedStore(
+        store,
+        guard(mount.getMountId() + " " + mount.getUfsUri(), mount.getPath(), mount.getUfsUri()));
   }
 
   /** A store not mounted yet (being checked before a mount at {@code path}), bounded too. */
@@ -59,11 +59,20 @@ public final class StoreGuards implements AutoCloseable {
   }
 
   private StoreGuard guard(String key, String path, String uri) {
-    return guards.computeIfAbsent(key, k -> {
-      ConfigKey timeout = timeoutKey(uri);
-      return new StoreGuard(path, uri, conf.getDuration(timeout), timeout.name(),
-          unavailableAfter, unavailablePeriod, threads, registry);
-    });
+    return guards.computeIfAbsent(
+        key,
+        k -> {
+          ConfigKey timeout = timeoutKey(uri);
+          return new StoreGuard(
+              path,
+              uri,
+              conf.getDuration(timeout),
+              timeout.name(),
+              unavailableAfter,
+              unavailablePeriod,
+              threads,
+              registry);
+        });
   }
 
   /** How each mounted store fares, in the order given (mounts whose store was never used too). */
@@ -71,8 +80,10 @@ public final class StoreGuards implements AutoCloseable {
     List<StoreGuard.Health> out = new ArrayList<>();
     for (MountInfo m : mounts) {
       StoreGuard g = guards.get(m.getMountId() + " " + m.getUfsUri());
-      out.add(g != null ? g.health() : new StoreGuard.Health(m.getPath(), m.getUfsUri(), true,
-          0, 0, 0, 0, 0));
+      out.add(
+          g != null
+              ? g.health()
+              : new StoreGuard.Health(m.getPath(), m.getUfsUri(), true, 0, 0, 0, 0, 0));
     }
     return out;
   }

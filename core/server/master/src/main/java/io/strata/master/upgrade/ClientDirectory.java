@@ -14,11 +14,10 @@ import java.util.List;
 
 /**
  * The processes connected to this master, with the release and protocol their version headers
- * named, so that {@code strata fsadmin upgrade status} can show which mounts, proxies, workers
- * and applications still run an older release. A process is known by the remote address of its
- * connection: it is dropped when that connection ends (so an upgraded mount's old process goes
- * with its connection), and once {@code forgetAfter} passed without a call. Bounded;
- * thread-safe.
+ * named, so that {@code strata fsadmin upgrade status} can show which mounts, proxies, workers and
+ * applications still run an older release. A process is known by the remote address of its
+ * connection: it is dropped when that connection ends (so an upgraded mount's old process goes with
+ * its connection), and once {@code forgetAfter} passed without a call. Bounded; thread-safe.
  *
  * <p>Every call a master serves passes through {@link #served}, so it costs a lookup and, for a
  * caller already known, a time stamp: the answer's message is built only when asked for.
@@ -45,8 +44,8 @@ public final class ClientDirectory {
 
   public ClientDirectory(Duration forgetAfter) {
     // Each call's lookup counts as an access, so a connection still calling is never forgotten.
-    this.clients = Caffeine.newBuilder().maximumSize(MAX_CLIENTS)
-        .expireAfterAccess(forgetAfter).build();
+    this.clients =
+        Caffeine.newBuilder().maximumSize(MAX_CLIENTS).expireAfterAccess(forgetAfter).build();
   }
 
   /** Records one call (a {@link io.strata.server.common.VersionCheck} listener). */
@@ -70,19 +69,26 @@ public final class ClientDirectory {
   }
 
   private static String hostOf(SocketAddress remote) {
-    return remote instanceof InetSocketAddress a ? a.getHostString() + ":" + a.getPort()
+    return remote instanceof InetSocketAddress a
+        ? a.getHostString() + ":" + a.getPort()
         : String.valueOf(remote);
   }
 
   /** Every process connected and heard from within {@code forgetAfter}, by kind and host. */
   public List<ConnectedClient> clients() {
     return clients.asMap().values().stream()
-        .map(s -> ConnectedClient.newBuilder().setClientId(s.clientId)
-            .setKind(s.caller.kind()).setRelease(s.caller.release())
-            .setProtocolVersion(s.caller.protocol()).setHost(s.host)
-            .setLastSeenMs(s.lastSeenMs).build())
-        .sorted(Comparator.comparing(ConnectedClient::getKind)
-            .thenComparing(ConnectedClient::getHost))
+        .map(
+            s ->
+                ConnectedClient.newBuilder()
+                    .setClientId(s.clientId)
+                    .setKind(s.caller.kind())
+                    .setRelease(s.caller.release())
+                    .setProtocolVersion(s.caller.protocol())
+                    .setHost(s.host)
+                    .setLastSeenMs(s.lastSeenMs)
+                    .build())
+        .sorted(
+            Comparator.comparing(ConnectedClient::getKind).thenComparing(ConnectedClient::getHost))
         .toList();
   }
 }

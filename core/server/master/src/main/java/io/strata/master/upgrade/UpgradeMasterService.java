@@ -25,10 +25,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code strata fsadmin upgrade finalize}: switches the cluster to this release's metadata
- * layout once every master of the group runs a release that reads it. The switch is one
- * journal entry, so every master applies it at the same index; a master that cannot be asked,
- * or that runs an older release, is named and nothing changes.
+ * {@code strata fsadmin upgrade finalize}: switches the cluster to this release's metadata layout
+ * once every master of the group runs a release that reads it. The switch is one journal entry, so
+ * every master applies it at the same index; a master that cannot be asked, or that runs an older
+ * release, is named and nothing changes.
  */
 public final class UpgradeMasterService extends UpgradeMasterGrpc.UpgradeMasterImplBase {
   private static final Logger LOG = LoggerFactory.getLogger(UpgradeMasterService.class);
@@ -42,16 +42,18 @@ public final class UpgradeMasterService extends UpgradeMasterGrpc.UpgradeMasterI
   }
 
   @Override
-  public void finalizeUpgrade(FinalizeUpgradeRequest request,
-      StreamObserver<FinalizeUpgradeResponse> observer) {
+  public void finalizeUpgrade(
+      FinalizeUpgradeRequest request, StreamObserver<FinalizeUpgradeResponse> observer) {
     calls.unary("FinalizeUpgrade", observer, this::finalizeLayout);
   }
 
   private FinalizeUpgradeResponse finalizeLayout() throws Exception {
     int from = journal.store().layoutVersion();
     int to = Version.LAYOUT_VERSION;
-    FinalizeUpgradeResponse.Builder answer = FinalizeUpgradeResponse.newBuilder()
-        .setPreviousLayoutVersion(from).setLayoutVersion(Math.max(from, to));
+    FinalizeUpgradeResponse.Builder answer =
+        FinalizeUpgradeResponse.newBuilder()
+            .setPreviousLayoutVersion(from)
+            .setLayoutVersion(Math.max(from, to));
     if (from >= to) {
       return answer.build();
     }
@@ -67,10 +69,18 @@ public final class UpgradeMasterService extends UpgradeMasterGrpc.UpgradeMasterI
       }
     }
     if (!laggards.isEmpty()) {
-      throw new StrataException(ErrorCode.FAILED_PRECONDITION, "Cannot finalize metadata layout "
-          + to + ": " + String.join("; ", laggards) + ". Upgrade every master to release "
-          + Version.RELEASE + " (docs/rolling-upgrade.md), then run finalize again; the cluster "
-          + "stays at layout " + from + " meanwhile.");
+      throw new StrataException(
+          ErrorCode.FAILED_PRECONDITION,
+          "Cannot finalize metadata layout "
+              + to
+              + ": "
+              + String.join("; ", laggards)
+              + ". Upgrade every master to release "
+              + Version.RELEASE
+              + " (docs/rolling-upgrade.md), then run finalize again; the cluster "
+              + "stays at layout "
+              + from
+              + " meanwhile.");
     }
     journal.write(List.of(ClusterLayout.finalizeEntry(to)));
     List<LayoutFeature> enabled = ClusterLayout.featuresBetween(from, to);
@@ -83,20 +93,33 @@ public final class UpgradeMasterService extends UpgradeMasterGrpc.UpgradeMasterI
 
   /** Why the master at {@code address} cannot read layout {@code layout}, or null if it can. */
   private static String lagging(String address, int layout) {
-    ManagedChannel channel = NettyChannelBuilder.forTarget(address).usePlaintext()
-        .intercept(VersionHeaders.clientInterceptor()).build();
+    ManagedChannel channel =
+        NettyChannelBuilder.forTarget(address)
+            .usePlaintext()
+            .intercept(VersionHeaders.clientInterceptor())
+            .build();
     try {
-      GetMasterInfoResponse info = FileSystemMasterGrpc.newBlockingStub(channel)
-          .withDeadlineAfter(5, TimeUnit.SECONDS)
-          .getMasterInfo(GetMasterInfoRequest.getDefaultInstance());
+      GetMasterInfoResponse info =
+          FileSystemMasterGrpc.newBlockingStub(channel)
+              .withDeadlineAfter(5, TimeUnit.SECONDS)
+              .getMasterInfo(GetMasterInfoRequest.getDefaultInstance());
       if (info.getJournalFormatVersion() < layout) {
-        return "the master at " + address + " runs release " + info.getRelease()
-            + ", which reads metadata layouts up to " + info.getJournalFormatVersion();
+        return "the master at "
+            + address
+            + " runs release "
+            + info.getRelease()
+            + ", which reads metadata layouts up to "
+            + info.getJournalFormatVersion();
       }
       return null;
     } catch (StatusRuntimeException e) {
-      return "the master at " + address + " did not answer (" + e.getStatus().getCode() + ": "
-          + e.getStatus().getDescription() + ")";
+      return "the master at "
+          + address
+          + " did not answer ("
+          + e.getStatus().getCode()
+          + ": "
+          + e.getStatus().getDescription()
+          + ")";
     } finally {
       channel.shutdownNow();
     }

@@ -25,24 +25,24 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The current build reads what release 0.1.0 (metadata layout 1) wrote: the golden journal
- * folder and backup of {@code tests/compat/layout-1} (README.md there says how they were made),
- * copied to a temporary folder, open as a one-master journal into an empty metastore and give
- * back the namespace that release listed. Reading them leaves the cluster at layout 1.
+ * The current build reads what release 0.1.0 (metadata layout 1) wrote: the golden journal folder
+ * and backup of {@code tests/compat/layout-1} (README.md there says how they were made), copied to
+ * a temporary folder, open as a one-master journal into an empty metastore and give back the
+ * namespace that release listed. Reading them leaves the cluster at layout 1.
  */
 class GoldenLayoutOneTest {
   /** The golden files, from this module's folder (where Maven runs its tests). */
   private static final Path GOLDEN = Path.of("../../../tests/compat/layout-1");
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
   private Path journalDir;
   private Path backupDir;
 
   @BeforeEach
   void copyTheGoldenFiles() throws IOException {
-    assertTrue(Files.isDirectory(GOLDEN.resolve("journal")), "the golden files are missing: "
-        + GOLDEN.toAbsolutePath().normalize());
+    assertTrue(
+        Files.isDirectory(GOLDEN.resolve("journal")),
+        "the golden files are missing: " + GOLDEN.toAbsolutePath().normalize());
     journalDir = tmp.resolve("journal");
     backupDir = tmp.resolve("backup");
     copyTree(GOLDEN.resolve("journal"), journalDir);
@@ -57,12 +57,17 @@ class GoldenLayoutOneTest {
       assertEquals(expected("expected-namespace.txt"), NamespaceListing.entries(store));
       assertEquals(expected("expected-xattrs.txt"), NamespaceListing.xattrs(store));
       assertEquals(expected("expected-mounts.txt"), NamespaceListing.mountPoints(store));
-      assertEquals(expected("expected-namespace.txt").size() + 1, store.inodeCount(),
+      assertEquals(
+          expected("expected-namespace.txt").size() + 1,
+          store.inodeCount(),
           "inodes counted with the root");
       // Started from the snapshot, and the log past it was applied on top.
       assertEquals(snapshot.sequence(), journal.lastCheckpointSequence());
-      assertTrue(store.appliedSequence() > snapshot.sequence(),
-          "applied sequence " + store.appliedSequence() + " after snapshot sequence "
+      assertTrue(
+          store.appliedSequence() > snapshot.sequence(),
+          "applied sequence "
+              + store.appliedSequence()
+              + " after snapshot sequence "
               + snapshot.sequence());
       // The load job of `strata fs load /data/train`, recorded before the snapshot.
       List<LoadJobEntry> jobs = store.loadJobs();
@@ -85,10 +90,12 @@ class GoldenLayoutOneTest {
       assertEquals(journal.store().appliedSequence(), sequence);
       journal.close(false);
     }
-    Snapshots.Found newest = new Snapshots(JournalSystem.groupDir(journalDir).resolve("sm"))
-        .newest().orElseThrow();
+    Snapshots.Found newest =
+        new Snapshots(JournalSystem.groupDir(journalDir).resolve("sm")).newest().orElseThrow();
     assertEquals(sequence, newest.sequence());
-    assertEquals(Version.FIRST_LAYOUT_VERSION, newest.header().getFormatVersion(),
+    assertEquals(
+        Version.FIRST_LAYOUT_VERSION,
+        newest.header().getFormatVersion(),
         "release 0.1.0 must still read what this release writes before finalize");
     try (JournalSystem again = open(Map.of())) {
       assertEquals(namespace, NamespaceListing.entries(again.store()));
@@ -107,10 +114,11 @@ class GoldenLayoutOneTest {
     assertEquals(1, header.getFormatVersion());
     assertEquals(HeaderFile.SNAPSHOT_KIND, header.getKind());
     assertTrue(header.getRelease().startsWith("0.1.0"), header::toString);
-    assertEquals(snapshot.dir().getFileName().toString(),
+    assertEquals(
+        snapshot.dir().getFileName().toString(),
         header.getRaftTerm() + "_" + header.getRaftIndex());
-    try (InodeStore store = InodeStore.open(tmp.resolve("metastore"), 1000,
-        new SimpleMeterRegistry())) {
+    try (InodeStore store =
+        InodeStore.open(tmp.resolve("metastore"), 1000, new SimpleMeterRegistry())) {
       store.replaceWith(snapshot.db());
       assertEquals(header.getFirstSequence(), store.appliedSequence());
       assertEquals(header.getInodeCount(), store.inodeCount());
@@ -126,12 +134,13 @@ class GoldenLayoutOneTest {
     assertEquals(1, header.getFormatVersion());
     assertEquals(HeaderFile.BACKUP_KIND, header.getKind());
     // The golden files are only a test when the log went on after the backup.
-    assertNotEquals(expected("expected-backup-namespace.txt"),
-        expected("expected-namespace.txt"));
+    assertNotEquals(expected("expected-backup-namespace.txt"), expected("expected-namespace.txt"));
     Path fresh = tmp.resolve("fresh-journal");
-    try (JournalSystem journal = open(Map.of(
-        "strata.master.journal.dir", fresh.toString(),
-        "strata.master.restore.backup", backupDir.toString()))) {
+    try (JournalSystem journal =
+        open(
+            Map.of(
+                "strata.master.journal.dir", fresh.toString(),
+                "strata.master.restore.backup", backupDir.toString()))) {
       InodeStore store = journal.store();
       assertEquals(expected("expected-backup-namespace.txt"), NamespaceListing.entries(store));
       assertEquals(expected("expected-backup-xattrs.txt"), NamespaceListing.xattrs(store));
@@ -153,8 +162,7 @@ class GoldenLayoutOneTest {
     // Empty at every open: the journal rebuilds it from the snapshot and the log.
     conf.put("strata.master.metastore.dir", tmp.resolve("metastore").toString());
     conf.putAll(extra);
-    JournalSystem journal = JournalSystem.open(StrataConfig.load(conf),
-        new SimpleMeterRegistry());
+    JournalSystem journal = JournalSystem.open(StrataConfig.load(conf), new SimpleMeterRegistry());
     try {
       journal.start();
     } catch (IOException | RuntimeException e) {
@@ -165,8 +173,8 @@ class GoldenLayoutOneTest {
   }
 
   private Snapshots.Found goldenSnapshot() throws IOException {
-    List<Snapshots.Found> all = new Snapshots(JournalSystem.groupDir(journalDir).resolve("sm"))
-        .complete();
+    List<Snapshots.Found> all =
+        new Snapshots(JournalSystem.groupDir(journalDir).resolve("sm")).complete();
     assertEquals(1, all.size(), "the golden journal holds one snapshot: " + all);
     return all.get(0);
   }

@@ -33,13 +33,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The journal when a master cannot do its part: an entry it cannot apply, and a leader whose
- * start fails. Real Raft servers on loopback; only the applier and the leader's work are the
- * test's.
+ * The journal when a master cannot do its part: an entry it cannot apply, and a leader whose start
+ * fails. Real Raft servers on loopback; only the applier and the leader's work are the test's.
  */
 class JournalFaultsTest {
-  @TempDir
-  Path home;
+  @TempDir Path home;
 
   private Map<String, String> conf(int i, List<Integer> journalPorts) {
     Map<String, String> c = new HashMap<>();
@@ -72,28 +70,40 @@ class JournalFaultsTest {
   }
 
   private static JournalEntry.Builder inode(long id, long parent, String name) {
-    return JournalEntry.newBuilder().setInode(InodeEntry.newBuilder().setId(id)
-        .setParentId(parent).setName(name).setDirectory(true).setComplete(true));
+    return JournalEntry.newBuilder()
+        .setInode(
+            InodeEntry.newBuilder()
+                .setId(id)
+                .setParentId(parent)
+                .setName(name)
+                .setDirectory(true)
+                .setComplete(true));
   }
 
   /** Starts a one-master journal whose leader work writes the root, as a master's does. */
-  private JournalSystem single(Map<String, String> conf, MasterStateMachine.Applier applier,
-      Runnable start) throws IOException {
+  private JournalSystem single(
+      Map<String, String> conf, MasterStateMachine.Applier applier, Runnable start)
+      throws IOException {
     return single(conf, applier, start, new SimpleMeterRegistry());
   }
 
-  private JournalSystem single(Map<String, String> conf, MasterStateMachine.Applier applier,
-      Runnable start, MeterRegistry registry) throws IOException {
+  private JournalSystem single(
+      Map<String, String> conf,
+      MasterStateMachine.Applier applier,
+      Runnable start,
+      MeterRegistry registry)
+      throws IOException {
     JournalSystem j = JournalSystem.open(StrataConfig.load(conf), registry, applier);
-    j.onRoleChange(new JournalSystem.RoleListener() {
-      @Override
-      public void gainedLead() {
-        start.run();
-      }
+    j.onRoleChange(
+        new JournalSystem.RoleListener() {
+          @Override
+          public void gainedLead() {
+            start.run();
+          }
 
-      @Override
-      public void lostLead() {}
-    });
+          @Override
+          public void lostLead() {}
+        });
     try {
       j.start();
     } catch (IOException | RuntimeException e) {
@@ -109,28 +119,33 @@ class JournalFaultsTest {
     AtomicLong failAt = new AtomicLong(-1);
     AtomicBoolean failed = new AtomicBoolean();
     JournalSystem[] journal = new JournalSystem[1];
-    journal[0] = single(conf, new MasterStateMachine.Applier() {
-      InodeStore store;
+    journal[0] =
+        single(
+            conf,
+            new MasterStateMachine.Applier() {
+              InodeStore store;
 
-      @Override
-      public void apply(JournalEntry e) throws IOException {
-        if (e.getSequence() == failAt.get()) {
-          throw new IOException("disk error at sequence " + e.getSequence());
-        }
-        store().apply(e);
-      }
+              @Override
+              public void apply(JournalEntry e) throws IOException {
+                if (e.getSequence() == failAt.get()) {
+                  throw new IOException("disk error at sequence " + e.getSequence());
+                }
+                store().apply(e);
+              }
 
-      private InodeStore store() {
-        if (store == null) {
-          store = journal[0].store();
-        }
-        return store;
-      }
-    }, () -> { });
+              private InodeStore store() {
+                if (store == null) {
+                  store = journal[0].store();
+                }
+                return store;
+              }
+            },
+            () -> {});
     JournalSystem j = journal[0];
     j.onApplyFailure(() -> failed.set(true));
-    j.write(List.of(inode(InodeStore.ROOT_ID, 0, ""),
-        ClusterLayout.finalizeEntry(Version.LAYOUT_VERSION)));
+    j.write(
+        List.of(
+            inode(InodeStore.ROOT_ID, 0, ""), ClusterLayout.finalizeEntry(Version.LAYOUT_VERSION)));
     for (int i = 0; i < 5; i++) {
       j.write(List.of(inode(100 + i, InodeStore.ROOT_ID, "d" + i)));
     }
@@ -139,55 +154,59 @@ class JournalFaultsTest {
     assertEquals(before, snapshotBefore);
 
     failAt.set(before + 1);
-    assertThrows(StrataException.class, () -> j.write(List.of(inode(200, InodeStore.ROOT_ID,
-        "lost"))));
+    assertThrows(
+        StrataException.class, () -> j.write(List.of(inode(200, InodeStore.ROOT_ID, "lost"))));
     assertTrue(failed.get(), "the master is told it stopped");
     assertFalse(j.isLeader(), "a master that skipped a committed entry must not serve");
     assertEquals(before, j.lastSequence(), "nothing past the failed entry is applied");
-    StrataException refused = assertThrows(StrataException.class, () -> j.write(List.of(
-        inode(201, InodeStore.ROOT_ID, "after"))));
+    StrataException refused =
+        assertThrows(
+            StrataException.class, () -> j.write(List.of(inode(201, InodeStore.ROOT_ID, "after"))));
     assertTrue(refused.getMessage().contains("could not apply"), refused.getMessage());
     assertThrows(StrataException.class, j::checkpoint, "no snapshot past a failed entry");
     j.close();
-    assertEquals(snapshotBefore, newestSnapshotSequence(conf),
+    assertEquals(
+        snapshotBefore,
+        newestSnapshotSequence(conf),
         "the final snapshot of a stopped master must not claim the failed entry");
 
     // Started again (the fault gone), it loads its last good snapshot and replays the entry.
-    try (JournalSystem again = single(conf, null, () -> { })) {
-      assertNotNull(again.store().child(InodeStore.ROOT_ID, "lost"),
+    try (JournalSystem again = single(conf, null, () -> {})) {
+      assertNotNull(
+          again.store().child(InodeStore.ROOT_ID, "lost"),
           "the entry that could not be applied is applied on the restart");
       assertEquals(before + 1, again.lastSequence());
     }
   }
 
   private static long newestSnapshotSequence(Map<String, String> conf) throws IOException {
-    return new Snapshots(JournalSystem.groupDir(Path.of(conf.get("strata.master.journal.dir")))
-        .resolve("sm")).newest().map(Snapshots.Found::sequence).orElse(-1L);
+    return new Snapshots(
+            JournalSystem.groupDir(Path.of(conf.get("strata.master.journal.dir"))).resolve("sm"))
+        .newest()
+        .map(Snapshots.Found::sequence)
+        .orElse(-1L);
   }
 
   /**
    * The journal's gauges hold what they read strongly: Micrometer keeps a gauge's object only
-   * weakly by default, and the role and index gauges read through objects nothing else holds,
-   * so after a garbage collection they read NaN (and tools waiting for a follower to catch up,
-   * or for a leader, waited forever).
+   * weakly by default, and the role and index gauges read through objects nothing else holds, so
+   * after a garbage collection they read NaN (and tools waiting for a follower to catch up, or for
+   * a leader, waited forever).
    */
   @Test
   void theJournalsGaugesStillReadAfterAGarbageCollection() throws Exception {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    try (JournalSystem j = single(conf(0, List.of(freePort())), null, () -> { }, registry)) {
+    try (JournalSystem j = single(conf(0, List.of(freePort())), null, () -> {}, registry)) {
       j.awaitLead(Duration.ofSeconds(30));
       j.write(List.of(inode(2, 1, "a")));
       for (int i = 0; i < 3; i++) {
         System.gc();
         Thread.sleep(50);
       }
-      assertEquals(1.0, registry.get(MetricNames.MASTER_JOURNAL_ROLE)
-          .gauge().value());
-      double applied = registry.get(
-          MetricNames.MASTER_JOURNAL_APPLIED_INDEX).gauge().value();
+      assertEquals(1.0, registry.get(MetricNames.MASTER_JOURNAL_ROLE).gauge().value());
+      double applied = registry.get(MetricNames.MASTER_JOURNAL_APPLIED_INDEX).gauge().value();
       assertTrue(applied >= 1, "applied index " + applied);
-      assertEquals(0.0, registry.get(MetricNames.MASTER_JOURNAL_QUEUED)
-          .gauge().value());
+      assertEquals(0.0, registry.get(MetricNames.MASTER_JOURNAL_QUEUED).gauge().value());
     }
   }
 
@@ -195,14 +214,19 @@ class JournalFaultsTest {
   void aLoneLeaderWhoseStartFailsTriesAgainUntilItServes() throws Exception {
     AtomicInteger starts = new AtomicInteger();
     long t0 = System.nanoTime();
-    try (JournalSystem j = single(conf(0, List.of(freePort())), null, () -> {
-      if (starts.incrementAndGet() <= 2) {
-        throw new IllegalStateException("the root store does not answer (test)");
-      }
-    })) {
+    try (JournalSystem j =
+        single(
+            conf(0, List.of(freePort())),
+            null,
+            () -> {
+              if (starts.incrementAndGet() <= 2) {
+                throw new IllegalStateException("the root store does not answer (test)");
+              }
+            })) {
       assertTrue(j.isLeader(), "serves once a start succeeded");
       assertEquals(3, starts.get());
-      assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(30),
+      assertTrue(
+          System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(30),
           "retried within seconds, not at the caller's give-up");
     }
   }
@@ -214,24 +238,25 @@ class JournalFaultsTest {
     AtomicInteger failedStarts = new AtomicInteger();
     try {
       for (int i = 0; i < 3; i++) {
-        JournalSystem j = JournalSystem.open(StrataConfig.load(conf(i, ports)),
-            new SimpleMeterRegistry());
+        JournalSystem j =
+            JournalSystem.open(StrataConfig.load(conf(i, ports)), new SimpleMeterRegistry());
         // Whichever master leads first cannot start its work, ever.
-        j.onRoleChange(new JournalSystem.RoleListener() {
-          @Override
-          public void gainedLead() {
-            synchronized (failedStarts) {
-              if (failedStarts.get() == 0 || broken.contains(j)) {
-                broken.add(j);
-                failedStarts.incrementAndGet();
-                throw new IllegalStateException("cannot start here (test)");
+        j.onRoleChange(
+            new JournalSystem.RoleListener() {
+              @Override
+              public void gainedLead() {
+                synchronized (failedStarts) {
+                  if (failedStarts.get() == 0 || broken.contains(j)) {
+                    broken.add(j);
+                    failedStarts.incrementAndGet();
+                    throw new IllegalStateException("cannot start here (test)");
+                  }
+                }
               }
-            }
-          }
 
-          @Override
-          public void lostLead() {}
-        });
+              @Override
+              public void lostLead() {}
+            });
         masters.add(j);
       }
       for (JournalSystem j : masters) {

@@ -9,12 +9,11 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * A metastore's namespace in the form of the golden files under {@code tests/compat}: one line
- * an entry below the root, tab-separated and sorted (path, {@code file} or {@code directory},
- * length or {@code -} for a directory, mode in octal, owner, group; {@code -} for no owner or
- * group, as {@code strata fs ls} prints them), extended attributes as
- * {@code path<TAB>name<TAB>value}, and mount points. Read from the store alone: no under store
- * is contacted.
+ * A metastore's namespace in the form of the golden files under {@code tests/compat}: one line an
+ * entry below the root, tab-separated and sorted (path, {@code file} or {@code directory}, length
+ * or {@code -} for a directory, mode in octal, owner, group; {@code -} for no owner or group, as
+ * {@code strata fs ls} prints them), extended attributes as {@code path<TAB>name<TAB>value}, and
+ * mount points. Read from the store alone: no under store is contacted.
  */
 final class NamespaceListing {
   private static final int PAGE = 1000;
@@ -23,22 +22,31 @@ final class NamespaceListing {
 
   static List<String> entries(InodeStore store) {
     List<String> lines = new ArrayList<>();
-    walk(store, (path, inode) -> lines.add(String.join("\t", path,
-        inode.getDirectory() ? "directory" : "file",
-        inode.getDirectory() ? "-" : Long.toString(inode.getLength()),
-        String.format("0%03o", inode.getMode()), orDash(inode.getOwner()),
-        orDash(inode.getGroup()))));
+    walk(
+        store,
+        (path, inode) ->
+            lines.add(
+                String.join(
+                    "\t",
+                    path,
+                    inode.getDirectory() ? "directory" : "file",
+                    inode.getDirectory() ? "-" : Long.toString(inode.getLength()),
+                    String.format("0%03o", inode.getMode()),
+                    orDash(inode.getOwner()),
+                    orDash(inode.getGroup()))));
     lines.sort(null);
     return lines;
   }
 
   static List<String> xattrs(InodeStore store) {
     List<String> lines = new ArrayList<>();
-    walk(store, (path, inode) -> {
-      Map<String, String> sorted = new TreeMap<>();
-      inode.getXattrsMap().forEach((name, value) -> sorted.put(name, value.toStringUtf8()));
-      sorted.forEach((name, value) -> lines.add(path + "\t" + name + "\t" + value));
-    });
+    walk(
+        store,
+        (path, inode) -> {
+          Map<String, String> sorted = new TreeMap<>();
+          inode.getXattrsMap().forEach((name, value) -> sorted.put(name, value.toStringUtf8()));
+          sorted.forEach((name, value) -> lines.add(path + "\t" + name + "\t" + value));
+        });
     lines.sort(null);
     return lines;
   }
@@ -70,12 +78,20 @@ final class NamespaceListing {
         for (InodeStore.Child c : page) {
           InodeEntry inode = store.get(c.id());
           if (inode == null) {
-            throw new IllegalStateException("Edge " + dirPath + "/" + c.name() + " names inode "
-                + c.id() + ", which the metastore does not hold");
+            throw new IllegalStateException(
+                "Edge "
+                    + dirPath
+                    + "/"
+                    + c.name()
+                    + " names inode "
+                    + c.id()
+                    + ", which the metastore does not hold");
           }
           if (++seen > store.inodeCount()) {
-            throw new IllegalStateException("The tree holds more inodes than the metastore's "
-                + "count of " + store.inodeCount());
+            throw new IllegalStateException(
+                "The tree holds more inodes than the metastore's "
+                    + "count of "
+                    + store.inodeCount());
           }
           String path = dirPath + "/" + c.name();
           visitor.visit(path, inode);

@@ -139,8 +139,8 @@ class LoadJobTest {
 
   @Test
   void partialListingGrowsTheTotalsAsFilesAreListed() {
-    LoadJob job = new LoadJob(1, "/d", LoadJobOptions.newBuilder().setPartialListing(true)
-        .build(), NOW);
+    LoadJob job =
+        new LoadJob(1, "/d", LoadJobOptions.newBuilder().setPartialListing(true).build(), NOW);
     assertEquals(LoadJobState.LOAD_RUNNING, job.state(), "no counting pass");
     LoadJob.FileTask a = file("/d/a", 10, 1);
     LoadJob.FileTask b = file("/d/b", 20, 1);

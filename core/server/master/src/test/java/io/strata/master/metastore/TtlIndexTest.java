@@ -29,11 +29,18 @@ class TtlIndexTest {
     store.apply(entry.setSequence(++sequence).build());
   }
 
-  private static JournalEntry.Builder inode(long id, long parent, String name, boolean dir,
-      long mtime, long ttl, TtlAction action) {
-    return JournalEntry.newBuilder().setInode(InodeEntry.newBuilder().setId(id)
-        .setParentId(parent).setName(name).setDirectory(dir).setModificationTimeMs(mtime)
-        .setTtlMs(ttl).setTtlAction(action));
+  private static JournalEntry.Builder inode(
+      long id, long parent, String name, boolean dir, long mtime, long ttl, TtlAction action) {
+    return JournalEntry.newBuilder()
+        .setInode(
+            InodeEntry.newBuilder()
+                .setId(id)
+                .setParentId(parent)
+                .setName(name)
+                .setDirectory(dir)
+                .setModificationTimeMs(mtime)
+                .setTtlMs(ttl)
+                .setTtlAction(action));
   }
 
   private static List<Long> expired(InodeStore store, long now) {
@@ -47,10 +54,14 @@ class TtlIndexTest {
     InodeEntry none = InodeEntry.newBuilder().setModificationTimeMs(T0).build();
     assertEquals(-1, TtlIndex.expiryMs(none));
     assertEquals(T0 + 5, TtlIndex.expiryMs(none.toBuilder().setTtlMs(5).build()));
-    assertEquals(Long.MAX_VALUE, TtlIndex.expiryMs(none.toBuilder().setTtlMs(Long.MAX_VALUE)
-        .build()), "an end past the last representable time never comes");
-    assertEquals(0, TtlIndex.expiryMs(InodeEntry.newBuilder().setModificationTimeMs(-100)
-        .setTtlMs(10).build()));
+    assertEquals(
+        Long.MAX_VALUE,
+        TtlIndex.expiryMs(none.toBuilder().setTtlMs(Long.MAX_VALUE).build()),
+        "an end past the last representable time never comes");
+    assertEquals(
+        0,
+        TtlIndex.expiryMs(
+            InodeEntry.newBuilder().setModificationTimeMs(-100).setTtlMs(10).build()));
   }
 
   @Test
@@ -70,8 +81,15 @@ class TtlIndexTest {
       assertEquals(List.of(4L, 3L), expired(store, T0 + 1100));
 
       // A rename takes a new modification time.
-      apply(store, JournalEntry.newBuilder().setRename(RenameEntry.newBuilder().setId(4)
-          .setNewParentId(1).setNewName("moved").setModificationTimeMs(T0 + 2000)));
+      apply(
+          store,
+          JournalEntry.newBuilder()
+              .setRename(
+                  RenameEntry.newBuilder()
+                      .setId(4)
+                      .setNewParentId(1)
+                      .setNewName("moved")
+                      .setModificationTimeMs(T0 + 2000)));
       assertEquals(List.of(3L), expired(store, T0 + 1100));
       assertEquals(List.of(3L, 4L), expired(store, T0 + 2300));
 
@@ -81,8 +99,8 @@ class TtlIndexTest {
       // Deleting a directory removes the keys of everything below it.
       apply(store, inode(2, 1, "d", true, T0, 50, TtlAction.TTL_ACTION_FREE));
       assertEquals(List.of(2L, 3L), expired(store, Long.MAX_VALUE));
-      apply(store, JournalEntry.newBuilder().setDeleteInode(DeleteInodeEntry.newBuilder()
-          .setId(2)));
+      apply(
+          store, JournalEntry.newBuilder().setDeleteInode(DeleteInodeEntry.newBuilder().setId(2)));
       assertEquals(List.of(), expired(store, Long.MAX_VALUE));
     }
   }
@@ -99,13 +117,12 @@ class TtlIndexTest {
     try (InodeStore store = open()) {
       assertEquals(List.of(10L, 9L, 8L, 7L, 6L), expired(store, T0 + 100));
       List<TtlIndex.Expiry> first = store.expiredBy(T0 + 100, null, 2);
-      assertEquals(List.of(new TtlIndex.Expiry(T0 + 10, 10), new TtlIndex.Expiry(T0 + 11, 9)),
-          first);
+      assertEquals(
+          List.of(new TtlIndex.Expiry(T0 + 10, 10), new TtlIndex.Expiry(T0 + 11, 9)), first);
       List<TtlIndex.Expiry> next = store.expiredBy(T0 + 100, first.get(1), 2);
-      assertEquals(List.of(new TtlIndex.Expiry(T0 + 12, 8), new TtlIndex.Expiry(T0 + 13, 7)),
-          next);
-      assertEquals(List.of(new TtlIndex.Expiry(T0 + 14, 6)),
-          store.expiredBy(T0 + 100, next.get(1), 2));
+      assertEquals(List.of(new TtlIndex.Expiry(T0 + 12, 8), new TtlIndex.Expiry(T0 + 13, 7)), next);
+      assertEquals(
+          List.of(new TtlIndex.Expiry(T0 + 14, 6)), store.expiredBy(T0 + 100, next.get(1), 2));
       assertEquals(5, store.inodeCount() - 1, "the index keys are not inodes");
     }
   }

@@ -32,8 +32,8 @@ class TtlCheckerTest {
   private long sequence;
 
   /**
-   * Records the calls and does to the store what the namespace would: a free clears the time
-   * to live, a delete removes the inode. {@code failing} fails every call instead.
+   * Records the calls and does to the store what the namespace would: a free clears the time to
+   * live, a delete removes the inode. {@code failing} fails every call instead.
    */
   private final class ScriptedTarget implements TtlChecker.Target {
     final List<String> calls = new ArrayList<>();
@@ -49,8 +49,7 @@ class TtlCheckerTest {
       if (changedMeanwhile) {
         return Optional.empty();
       }
-      apply(JournalEntry.newBuilder().setInode(expired.toBuilder().clearTtlMs()
-          .clearTtlAction()));
+      apply(JournalEntry.newBuilder().setInode(expired.toBuilder().clearTtlMs().clearTtlAction()));
       return Optional.of("/" + expired.getName());
     }
 
@@ -63,8 +62,9 @@ class TtlCheckerTest {
       if (changedMeanwhile) {
         return Optional.empty();
       }
-      apply(JournalEntry.newBuilder().setDeleteInode(DeleteInodeEntry.newBuilder()
-          .setId(expired.getId())));
+      apply(
+          JournalEntry.newBuilder()
+              .setDeleteInode(DeleteInodeEntry.newBuilder().setId(expired.getId())));
       return Optional.of("/" + expired.getName());
     }
   }
@@ -72,8 +72,9 @@ class TtlCheckerTest {
   @BeforeEach
   void setUp() throws Exception {
     store = InodeStore.open(dir, 100, new SimpleMeterRegistry());
-    apply(JournalEntry.newBuilder().setInode(InodeEntry.newBuilder().setId(InodeStore.ROOT_ID)
-        .setDirectory(true)));
+    apply(
+        JournalEntry.newBuilder()
+            .setInode(InodeEntry.newBuilder().setId(InodeStore.ROOT_ID).setDirectory(true)));
   }
 
   @AfterEach
@@ -87,30 +88,48 @@ class TtlCheckerTest {
 
   private InodeEntry add(long id, String name, long mtime, long ttl, TtlAction action)
       throws IOException {
-    InodeEntry n = InodeEntry.newBuilder().setId(id).setParentId(InodeStore.ROOT_ID)
-        .setName(name).setModificationTimeMs(mtime).setTtlMs(ttl).setTtlAction(action).build();
+    InodeEntry n =
+        InodeEntry.newBuilder()
+            .setId(id)
+            .setParentId(InodeStore.ROOT_ID)
+            .setName(name)
+            .setModificationTimeMs(mtime)
+            .setTtlMs(ttl)
+            .setTtlAction(action)
+            .build();
     apply(JournalEntry.newBuilder().setInode(n));
     return n;
   }
 
   private double actions(String action) {
-    return registry.get(MetricNames.MASTER_TTL_ACTIONS).tag(MetricNames.TAG_ACTION, action)
-        .counter().count();
+    return registry
+        .get(MetricNames.MASTER_TTL_ACTIONS)
+        .tag(MetricNames.TAG_ACTION, action)
+        .counter()
+        .count();
   }
 
   @Test
   void dueOnlyOnceTheTimeToLiveHasPassed() {
-    InodeEntry n = InodeEntry.newBuilder().setModificationTimeMs(T0).setTtlMs(1000)
-        .setTtlAction(TtlAction.TTL_ACTION_DELETE).build();
+    InodeEntry n =
+        InodeEntry.newBuilder()
+            .setModificationTimeMs(T0)
+            .setTtlMs(1000)
+            .setTtlAction(TtlAction.TTL_ACTION_DELETE)
+            .build();
     assertEquals(Optional.empty(), TtlChecker.due(n, T0 + 999));
     assertEquals(Optional.of(TtlAction.TTL_ACTION_DELETE), TtlChecker.due(n, T0 + 1000));
-    assertEquals(Optional.of(TtlAction.TTL_ACTION_FREE), TtlChecker.due(
-        n.toBuilder().setTtlAction(TtlAction.TTL_ACTION_FREE).build(), T0 + 5000));
-    assertEquals(Optional.empty(), TtlChecker.due(n.toBuilder().clearTtlMs().build(),
-        Long.MAX_VALUE), "no time to live, nothing due");
+    assertEquals(
+        Optional.of(TtlAction.TTL_ACTION_FREE),
+        TtlChecker.due(n.toBuilder().setTtlAction(TtlAction.TTL_ACTION_FREE).build(), T0 + 5000));
+    assertEquals(
+        Optional.empty(),
+        TtlChecker.due(n.toBuilder().clearTtlMs().build(), Long.MAX_VALUE),
+        "no time to live, nothing due");
     assertEquals(Optional.empty(), TtlChecker.due(null, T0 + 5000));
-    assertEquals(Optional.of(TtlAction.TTL_ACTION_FREE), TtlChecker.due(
-        n.toBuilder().setTtlActionValue(7).build(), T0 + 1000),
+    assertEquals(
+        Optional.of(TtlAction.TTL_ACTION_FREE),
+        TtlChecker.due(n.toBuilder().setTtlActionValue(7).build(), T0 + 1000),
         "an action of a newer release frees, which loses nothing");
   }
 

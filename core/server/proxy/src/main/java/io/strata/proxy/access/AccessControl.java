@@ -13,12 +13,12 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * POSIX permission checks of the namespace for S3 requests: reading an object needs read
- * permission on its file, listing needs read and search on the folder, creating, replacing or
- * deleting needs write and search on the parent folder, and every folder on the way needs
- * search, as the kernel checks a process in the FUSE mount. Folder statuses are cached for
- * {@code strata.proxy.permission.cache.ttl}, so a change of mode takes effect within it.
- * Refusals are AccessDenied naming the path and the missing permission. Thread-safe.
+ * POSIX permission checks of the namespace for S3 requests: reading an object needs read permission
+ * on its file, listing needs read and search on the folder, creating, replacing or deleting needs
+ * write and search on the parent folder, and every folder on the way needs search, as the kernel
+ * checks a process in the FUSE mount. Folder statuses are cached for {@code
+ * strata.proxy.permission.cache.ttl}, so a change of mode takes effect within it. Refusals are
+ * AccessDenied naming the path and the missing permission. Thread-safe.
  */
 public final class AccessControl {
   private static final int READ = 4;
@@ -30,8 +30,7 @@ public final class AccessControl {
 
   public AccessControl(FileSystem fs, Duration folderTtl) {
     this.fs = fs;
-    this.folders = Caffeine.newBuilder().maximumSize(10_000)
-        .expireAfterWrite(folderTtl).build();
+    this.folders = Caffeine.newBuilder().maximumSize(10_000).expireAfterWrite(folderTtl).build();
   }
 
   /** May {@code p} read the file {@code file} (found at its path)? */
@@ -53,9 +52,8 @@ public final class AccessControl {
   }
 
   /**
-   * May {@code p} create, replace or delete entries in the folder {@code parentPath}? Checks
-   * the nearest existing folder on the way when the parent does not exist yet (it is created
-   * there).
+   * May {@code p} create, replace or delete entries in the folder {@code parentPath}? Checks the
+   * nearest existing folder on the way when the parent does not exist yet (it is created there).
    */
   public void checkWriteIn(Principal p, String parentPath) throws StrataException {
     if (p.superuser()) {
@@ -132,9 +130,21 @@ public final class AccessControl {
       bits = mode & 7;
     }
     if ((bits & wanted) != wanted) {
-      throw new S3Exception(S3ErrorCode.ACCESS_DENIED, "Access Denied: user " + p.user()
-          + " may not " + what + " " + f.getPath() + " (owner " + f.getOwner() + ", group "
-          + f.getGroup() + ", mode " + String.format("%04o", mode & 07777) + ")");
+      throw new S3Exception(
+          S3ErrorCode.ACCESS_DENIED,
+          "Access Denied: user "
+              + p.user()
+              + " may not "
+              + what
+              + " "
+              + f.getPath()
+              + " (owner "
+              + f.getOwner()
+              + ", group "
+              + f.getGroup()
+              + ", mode "
+              + String.format("%04o", mode & 07777)
+              + ")");
     }
   }
 }

@@ -4,8 +4,8 @@ import java.util.Set;
 
 /**
  * Who a request acts as: the Strata user its access key maps to, with the user's groups. The
- * namespace's owner, group and mode decide what the user may do, as for a process of that
- * user in the FUSE mount; {@code root} may do everything.
+ * namespace's owner, group and mode decide what the user may do, as for a process of that user in
+ * the FUSE mount; {@code root} may do everything.
  *
  * @param user the Strata user (the owner of what it creates)
  * @param primaryGroup the group of what it creates

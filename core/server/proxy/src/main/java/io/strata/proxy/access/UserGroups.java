@@ -11,11 +11,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The groups a user belongs to on this machine -- the primary group of {@code /etc/passwd}
- * and every group of {@code /etc/group} that lists the user -- as the namespace's group
- * permission bits need them. The JDK has no getgrouplist, and a check per request must not
- * call out, so the files are read at start and again at most once a minute when a user is not
- * found; users known only to a directory service belong to no group here. Thread-safe.
+ * The groups a user belongs to on this machine -- the primary group of {@code /etc/passwd} and
+ * every group of {@code /etc/group} that lists the user -- as the namespace's group permission bits
+ * need them. The JDK has no getgrouplist, and a check per request must not call out, so the files
+ * are read at start and again at most once a minute when a user is not found; users known only to a
+ * directory service belong to no group here. Thread-safe.
  */
 public final class UserGroups {
   private static final Logger LOG = LoggerFactory.getLogger(UserGroups.class);
@@ -93,8 +93,8 @@ public final class UserGroups {
     try {
       return Files.readAllLines(file);
     } catch (IOException e) {
-      LOG.warn("Cannot read {}: users belong to no group but their own name ({})", file,
-          e.toString());
+      LOG.warn(
+          "Cannot read {}: users belong to no group but their own name ({})", file, e.toString());
       return java.util.List.of();
     }
   }

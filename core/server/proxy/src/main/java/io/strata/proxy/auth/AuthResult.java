@@ -3,9 +3,9 @@ package io.strata.proxy.auth;
 import java.util.List;
 
 /**
- * Who a verified request acts as, and what its body must still satisfy. A request's headers,
- * path and query are fully checked when an {@code AuthResult} exists; its body is not: the
- * caller checks it as {@link #payloadMode()} says before it keeps anything the body carried.
+ * Who a verified request acts as, and what its body must still satisfy. A request's headers, path
+ * and query are fully checked when an {@code AuthResult} exists; its body is not: the caller checks
+ * it as {@link #payloadMode()} says before it keeps anything the body carried.
  */
 public final class AuthResult {
   private final String user;
@@ -18,9 +18,16 @@ public final class AuthResult {
   private final boolean queryPlusIsSpace;
   private final boolean presigned;
 
-  AuthResult(String user, String accessKey, PayloadMode payloadMode,
-      String expectedPayloadSha256, ChunkSigner chunkSigner, List<String> declaredTrailers,
-      long decodedContentLength, boolean queryPlusIsSpace, boolean presigned) {
+  AuthResult(
+      String user,
+      String accessKey,
+      PayloadMode payloadMode,
+      String expectedPayloadSha256,
+      ChunkSigner chunkSigner,
+      List<String> declaredTrailers,
+      long decodedContentLength,
+      boolean queryPlusIsSpace,
+      boolean presigned) {
     this.user = user;
     this.accessKey = accessKey;
     this.payloadMode = payloadMode;
@@ -51,8 +58,8 @@ public final class AuthResult {
   }
 
   /**
-   * The lower-case hex SHA-256 the body must have in mode {@link PayloadMode#SIGNED_SHA256},
-   * else null. A body that differs is answered with {@code XAmzContentSHA256Mismatch}.
+   * The lower-case hex SHA-256 the body must have in mode {@link PayloadMode#SIGNED_SHA256}, else
+   * null. A body that differs is answered with {@code XAmzContentSHA256Mismatch}.
    */
   public String expectedPayloadSha256() {
     return expectedPayloadSha256;
@@ -69,18 +76,18 @@ public final class AuthResult {
   }
 
   /**
-   * The payload length {@code x-amz-decoded-content-length} announced for an aws-chunked
-   * body, or -1 when absent.
+   * The payload length {@code x-amz-decoded-content-length} announced for an aws-chunked body, or
+   * -1 when absent.
    */
   public long decodedContentLength() {
     return decodedContentLength;
   }
 
   /**
-   * How a {@code +} in the raw query must be read: true for a space, false for a plus sign.
-   * Clients differ here, and the signature tells which one this client meant: the caller
-   * decodes query parameters accordingly, or it would act on parameters other than those
-   * signed. True when the question did not arise (no {@code +}, or no signature).
+   * How a {@code +} in the raw query must be read: true for a space, false for a plus sign. Clients
+   * differ here, and the signature tells which one this client meant: the caller decodes query
+   * parameters accordingly, or it would act on parameters other than those signed. True when the
+   * question did not arise (no {@code +}, or no signature).
    */
   public boolean queryPlusIsSpace() {
     return queryPlusIsSpace;
@@ -93,7 +100,13 @@ public final class AuthResult {
 
   @Override
   public String toString() {
-    return "AuthResult[user=" + user + ", accessKey=" + accessKey + ", payload=" + payloadMode
-        + (presigned ? ", presigned" : "") + "]";
+    return "AuthResult[user="
+        + user
+        + ", accessKey="
+        + accessKey
+        + ", payload="
+        + payloadMode
+        + (presigned ? ", presigned" : "")
+        + "]";
   }
 }

@@ -17,24 +17,24 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * Decodes an aws-chunked request body into its payload, checking each chunk's signature and
- * the trailers' as it goes. The body is {@code hex-size[;chunk-signature=sig]\r\n<data>\r\n}
- * repeated, a zero-size chunk, then in the trailer modes {@code name:value\r\n} lines (and
- * {@code x-amz-trailer-signature:sig\r\n} when signed), then {@code \r\n}.
+ * Decodes an aws-chunked request body into its payload, checking each chunk's signature and the
+ * trailers' as it goes. The body is {@code hex-size[;chunk-signature=sig]\r\n<data>\r\n} repeated,
+ * a zero-size chunk, then in the trailer modes {@code name:value\r\n} lines (and {@code
+ * x-amz-trailer-signature:sig\r\n} when signed), then {@code \r\n}.
  *
- * <p>Memory stays bounded whatever the chunk size: data is hashed and handed out as it
- * arrives, never held beyond an 8 KiB read buffer. It follows that <b>data of a chunk is returned before that chunk's
- * signature is checked</b>: a bad chunk or trailer shows as an {@link S3Exception} from a later
- * {@code read}, and the payload is proven only when {@code read} has returned -1. A caller
- * must therefore read to the end and discard everything it wrote from the stream (an object,
+ * <p>Memory stays bounded whatever the chunk size: data is hashed and handed out as it arrives,
+ * never held beyond an 8 KiB read buffer. It follows that <b>data of a chunk is returned before
+ * that chunk's signature is checked</b>: a bad chunk or trailer shows as an {@link S3Exception}
+ * from a later {@code read}, and the payload is proven only when {@code read} has returned -1. A
+ * caller must therefore read to the end and discard everything it wrote from the stream (an object,
  * a part) when any read throws. After a failure every read throws the same exception.
  *
- * <p>Trailers are returned, not interpreted: checking an {@code x-amz-checksum-*} trailer
- * against the payload is the caller's part, as it is for the same header on a plain body.
+ * <p>Trailers are returned, not interpreted: checking an {@code x-amz-checksum-*} trailer against
+ * the payload is the caller's part, as it is for the same header on a plain body.
  *
- * <p>Tolerates what real clients send: lines ended by a bare LF, a missing final empty line,
- * spaces around the size, any chunk size up to {@link #MAX_CHUNK_SIZE}. Not thread-safe, as an
- * input stream.
+ * <p>Tolerates what real clients send: lines ended by a bare LF, a missing final empty line, spaces
+ * around the size, any chunk size up to {@link #MAX_CHUNK_SIZE}. Not thread-safe, as an input
+ * stream.
  */
 public final class AwsChunkedInputStream extends InputStream {
   /** The largest chunk accepted; clients send 8 KiB to 1 MiB. */
@@ -45,7 +45,11 @@ public final class AwsChunkedInputStream extends InputStream {
   private static final int BUFFER_SIZE = 8192;
   private static final String TRAILER_SIGNATURE = "x-amz-trailer-signature";
 
-  private enum State { HEADER, DATA, DONE }
+  private enum State {
+    HEADER,
+    DATA,
+    DONE
+  }
 
   private final InputStream in;
   private final PayloadMode mode;
@@ -70,21 +74,29 @@ public final class AwsChunkedInputStream extends InputStream {
 
   /** Decodes a body as a verified request's {@link AuthResult} says. */
   public AwsChunkedInputStream(InputStream in, AuthResult auth) {
-    this(in, auth.payloadMode(), auth.chunkSigner(), auth.declaredTrailers(),
+    this(
+        in,
+        auth.payloadMode(),
+        auth.chunkSigner(),
+        auth.declaredTrailers(),
         auth.decodedContentLength());
   }
 
   /**
-   * @param mode a streaming mode, or {@link PayloadMode#UNSIGNED} for a body sent with
-   *     {@code Content-Encoding: aws-chunked} whose chunks are not signed
+   * @param mode a streaming mode, or {@link PayloadMode#UNSIGNED} for a body sent with {@code
+   *     Content-Encoding: aws-chunked} whose chunks are not signed
    * @param signer the chain of a signed streaming mode, else ignored
-   * @param declaredTrailers the trailer names {@code x-amz-trailer} announced: each must come,
-   *     and no other; empty to take whatever trailers come
-   * @param decodedContentLength the payload length {@code x-amz-decoded-content-length}
-   *     announced, or -1
+   * @param declaredTrailers the trailer names {@code x-amz-trailer} announced: each must come, and
+   *     no other; empty to take whatever trailers come
+   * @param decodedContentLength the payload length {@code x-amz-decoded-content-length} announced,
+   *     or -1
    */
-  public AwsChunkedInputStream(InputStream in, PayloadMode mode, ChunkSigner signer,
-      Collection<String> declaredTrailers, long decodedContentLength) {
+  public AwsChunkedInputStream(
+      InputStream in,
+      PayloadMode mode,
+      ChunkSigner signer,
+      Collection<String> declaredTrailers,
+      long decodedContentLength) {
     if (mode == PayloadMode.SIGNED_SHA256) {
       throw new IllegalArgumentException("A body with a signed SHA-256 is not aws-chunked");
     }
@@ -155,8 +167,7 @@ public final class AwsChunkedInputStream extends InputStream {
   }
 
   /**
-   * The trailers, names in lower case, in the order sent, without
-   * {@code x-amz-trailer-signature}.
+   * The trailers, names in lower case, in the order sent, without {@code x-amz-trailer-signature}.
    *
    * @throws IllegalStateException before the end of the body was read
    */
@@ -165,9 +176,7 @@ public final class AwsChunkedInputStream extends InputStream {
     return Collections.unmodifiableMap(trailers);
   }
 
-  /**
-   * The payload bytes decoded so far; the payload's length once {@code read} returned -1.
-   */
+  /** The payload bytes decoded so far; the payload's length once {@code read} returned -1. */
   public long decodedLength() {
     return decoded;
   }
@@ -188,8 +197,12 @@ public final class AwsChunkedInputStream extends InputStream {
       // Large reads go straight from the source to the caller, with no copy through buf.
       n = in.read(b, off, len);
       if (n < 0) {
-        throw incomplete("the body ended inside chunk " + chunkNumber + ", " + chunkRemaining
-            + " bytes before the end its size announced");
+        throw incomplete(
+            "the body ended inside chunk "
+                + chunkNumber
+                + ", "
+                + chunkRemaining
+                + " bytes before the end its size announced");
       }
     }
     if (digest != null) {
@@ -198,8 +211,12 @@ public final class AwsChunkedInputStream extends InputStream {
     chunkRemaining -= n;
     decoded += n;
     if (expectedLength >= 0 && decoded > expectedLength) {
-      throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "The aws-chunked body carries more"
-          + " than the " + expectedLength + " bytes x-amz-decoded-content-length announced");
+      throw new S3Exception(
+          S3ErrorCode.INVALID_REQUEST,
+          "The aws-chunked body carries more"
+              + " than the "
+              + expectedLength
+              + " bytes x-amz-decoded-content-length announced");
     }
     return n;
   }
@@ -223,9 +240,16 @@ public final class AwsChunkedInputStream extends InputStream {
       }
     }
     if (signer != null && (signature == null || !Digests.isHex(signature, 64))) {
-      throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "Chunk " + chunkNumber + " of the"
-          + " aws-chunked body has no valid chunk-signature, which " + mode + " requires: '"
-          + shorten(line) + "'");
+      throw new S3Exception(
+          S3ErrorCode.INVALID_REQUEST,
+          "Chunk "
+              + chunkNumber
+              + " of the"
+              + " aws-chunked body has no valid chunk-signature, which "
+              + mode
+              + " requires: '"
+              + shorten(line)
+              + "'");
     }
     chunkSignature = signature;
     chunkStart = decoded;
@@ -235,8 +259,12 @@ public final class AwsChunkedInputStream extends InputStream {
       }
       readTrailers();
       if (expectedLength >= 0 && decoded != expectedLength) {
-        throw incomplete("the aws-chunked body carries " + decoded + " bytes but"
-            + " x-amz-decoded-content-length announced " + expectedLength);
+        throw incomplete(
+            "the aws-chunked body carries "
+                + decoded
+                + " bytes but"
+                + " x-amz-decoded-content-length announced "
+                + expectedLength);
       }
       state = State.DONE;
     } else {
@@ -260,29 +288,45 @@ public final class AwsChunkedInputStream extends InputStream {
       }
       size = (size << 4) | d;
       if (size > MAX_CHUNK_SIZE) {
-        throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "Chunk " + chunkNumber + " of the"
-            + " aws-chunked body announces more than the " + MAX_CHUNK_SIZE + " bytes a chunk"
-            + " may hold here: send smaller chunks");
+        throw new S3Exception(
+            S3ErrorCode.INVALID_REQUEST,
+            "Chunk "
+                + chunkNumber
+                + " of the"
+                + " aws-chunked body announces more than the "
+                + MAX_CHUNK_SIZE
+                + " bytes a chunk"
+                + " may hold here: send smaller chunks");
       }
     }
     return size;
   }
 
   private S3Exception malformedSize(String line) {
-    return new S3Exception(S3ErrorCode.INVALID_REQUEST, "Chunk " + chunkNumber + " of the"
-        + " aws-chunked body does not start with a hex size: '" + shorten(line) + "'");
+    return new S3Exception(
+        S3ErrorCode.INVALID_REQUEST,
+        "Chunk "
+            + chunkNumber
+            + " of the"
+            + " aws-chunked body does not start with a hex size: '"
+            + shorten(line)
+            + "'");
   }
 
   private void finishChunk() throws IOException {
     String end = readLine();
     if (end == null) {
-      throw incomplete("the body ended after the data of chunk " + chunkNumber
-          + ", before its closing CRLF");
+      throw incomplete(
+          "the body ended after the data of chunk " + chunkNumber + ", before its closing CRLF");
     }
     if (!end.isEmpty()) {
-      throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "Chunk " + chunkNumber + " of the"
-          + " aws-chunked body is followed by data instead of CRLF: its size line announced"
-          + " fewer bytes than were sent");
+      throw new S3Exception(
+          S3ErrorCode.INVALID_REQUEST,
+          "Chunk "
+              + chunkNumber
+              + " of the"
+              + " aws-chunked body is followed by data instead of CRLF: its size line announced"
+              + " fewer bytes than were sent");
     }
     if (digest != null) {
       verifyChunk(digest.digest());
@@ -292,10 +336,17 @@ public final class AwsChunkedInputStream extends InputStream {
   private void verifyChunk(byte[] sha256) {
     String expected = signer.chunkSignature(previousSignature, sha256);
     if (!Digests.signaturesEqual(expected, chunkSignature)) {
-      throw new S3Exception(S3ErrorCode.SIGNATURE_DOES_NOT_MATCH, "The signature of chunk "
-          + chunkNumber + " (payload bytes " + chunkStart + " to " + decoded + ") does not"
-          + " match: the body was changed on the way, or chunks were signed with another key"
-          + " or out of order");
+      throw new S3Exception(
+          S3ErrorCode.SIGNATURE_DOES_NOT_MATCH,
+          "The signature of chunk "
+              + chunkNumber
+              + " (payload bytes "
+              + chunkStart
+              + " to "
+              + decoded
+              + ") does not"
+              + " match: the body was changed on the way, or chunks were signed with another key"
+              + " or out of order");
     }
     previousSignature = expected;
   }
@@ -309,17 +360,26 @@ public final class AwsChunkedInputStream extends InputStream {
         break;
       }
       if (mode == PayloadMode.STREAMING_SIGNED) {
-        throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "The aws-chunked body has data after"
-            + " its final chunk, but " + mode + " has no trailers: '" + shorten(line) + "'");
+        throw new S3Exception(
+            S3ErrorCode.INVALID_REQUEST,
+            "The aws-chunked body has data after"
+                + " its final chunk, but "
+                + mode
+                + " has no trailers: '"
+                + shorten(line)
+                + "'");
       }
       if (trailerSignature != null) {
-        throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "The aws-chunked body has a trailer"
-            + " after x-amz-trailer-signature, which must come last");
+        throw new S3Exception(
+            S3ErrorCode.INVALID_REQUEST,
+            "The aws-chunked body has a trailer"
+                + " after x-amz-trailer-signature, which must come last");
       }
       int colon = line.indexOf(':');
       if (colon <= 0) {
-        throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "A trailer of the aws-chunked body"
-            + " is not 'name:value': '" + shorten(line) + "'");
+        throw new S3Exception(
+            S3ErrorCode.INVALID_REQUEST,
+            "A trailer of the aws-chunked body" + " is not 'name:value': '" + shorten(line) + "'");
       }
       String name = line.substring(0, colon).strip().toLowerCase(Locale.ROOT);
       String value = line.substring(colon + 1).strip();
@@ -328,19 +388,30 @@ public final class AwsChunkedInputStream extends InputStream {
         continue;
       }
       if (!declaredTrailers.isEmpty() && !declaredTrailers.contains(name)) {
-        throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "The aws-chunked body carries"
-            + " trailer '" + name + "', which x-amz-trailer did not announce ("
-            + String.join(", ", declaredTrailers) + ")");
+        throw new S3Exception(
+            S3ErrorCode.INVALID_REQUEST,
+            "The aws-chunked body carries"
+                + " trailer '"
+                + name
+                + "', which x-amz-trailer did not announce ("
+                + String.join(", ", declaredTrailers)
+                + ")");
       }
       if (trailers.size() >= MAX_TRAILERS || trailers.putIfAbsent(name, value) != null) {
-        throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "The aws-chunked body repeats"
-            + " trailer '" + name + "' or carries more than " + MAX_TRAILERS + " trailers");
+        throw new S3Exception(
+            S3ErrorCode.INVALID_REQUEST,
+            "The aws-chunked body repeats"
+                + " trailer '"
+                + name
+                + "' or carries more than "
+                + MAX_TRAILERS
+                + " trailers");
       }
     }
     for (String name : declaredTrailers) {
       if (!trailers.containsKey(name)) {
-        throw incomplete("x-amz-trailer announced trailer '" + name + "' but the body ended"
-            + " without it");
+        throw incomplete(
+            "x-amz-trailer announced trailer '" + name + "' but the body ended" + " without it");
       }
     }
     if (mode == PayloadMode.STREAMING_SIGNED_TRAILER) {
@@ -350,8 +421,8 @@ public final class AwsChunkedInputStream extends InputStream {
 
   private void verifyTrailers(String provided) {
     if (provided == null) {
-      throw incomplete("the body ended without the x-amz-trailer-signature that " + mode
-          + " requires");
+      throw incomplete(
+          "the body ended without the x-amz-trailer-signature that " + mode + " requires");
     }
     // Signed as canonical headers: sorted names, "name:value\n" each.
     StringBuilder canonical = new StringBuilder();
@@ -361,9 +432,12 @@ public final class AwsChunkedInputStream extends InputStream {
     byte[] sha256 = Digests.sha256(canonical.toString().getBytes(StandardCharsets.ISO_8859_1));
     String expected = signer.trailerSignature(previousSignature, sha256);
     if (!Digests.isHex(provided, 64) || !Digests.signaturesEqual(expected, provided)) {
-      throw new S3Exception(S3ErrorCode.SIGNATURE_DOES_NOT_MATCH, "The trailer signature of the"
-          + " aws-chunked body does not match its trailers (" + String.join(", ",
-          trailers.keySet()) + "): they were changed on the way, or signed with another key");
+      throw new S3Exception(
+          S3ErrorCode.SIGNATURE_DOES_NOT_MATCH,
+          "The trailer signature of the"
+              + " aws-chunked body does not match its trailers ("
+              + String.join(", ", trailers.keySet())
+              + "): they were changed on the way, or signed with another key");
     }
   }
 
@@ -372,8 +446,8 @@ public final class AwsChunkedInputStream extends InputStream {
   }
 
   /**
-   * The next line without its LF or CRLF, one char per byte; null at the end of the body
-   * before any byte of a line.
+   * The next line without its LF or CRLF, one char per byte; null at the end of the body before any
+   * byte of a line.
    */
   private String readLine() throws IOException {
     StringBuilder sb = new StringBuilder(128);
@@ -393,9 +467,13 @@ public final class AwsChunkedInputStream extends InputStream {
         return sb.toString();
       }
       if (sb.length() >= MAX_LINE) {
-        throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "A line of the aws-chunked framing is"
-            + " longer than " + MAX_LINE + " bytes: the body is not aws-chunked, or its"
-            + " sizes are wrong");
+        throw new S3Exception(
+            S3ErrorCode.INVALID_REQUEST,
+            "A line of the aws-chunked framing is"
+                + " longer than "
+                + MAX_LINE
+                + " bytes: the body is not aws-chunked, or its"
+                + " sizes are wrong");
       }
       sb.append((char) c);
     }
@@ -412,8 +490,9 @@ public final class AwsChunkedInputStream extends InputStream {
   }
 
   private S3Exception incomplete(String why) {
-    return new S3Exception(S3ErrorCode.INCOMPLETE_BODY, "Incomplete aws-chunked body: " + why
-        + " (" + decoded + " payload bytes decoded)");
+    return new S3Exception(
+        S3ErrorCode.INCOMPLETE_BODY,
+        "Incomplete aws-chunked body: " + why + " (" + decoded + " payload bytes decoded)");
   }
 
   private static String shorten(String line) {

@@ -11,13 +11,12 @@ import java.util.List;
 /**
  * The canonical request of Signature Version 4 as S3 defines it, built from a request as it
  * arrived. This is written here rather than taken from an SDK's signer because a verifier must
- * rebuild exactly what the client signed, with the client's own list of signed headers and
- * the raw bytes it sent, and the SDK signers choose their own header list and take decoded
- * values.
+ * rebuild exactly what the client signed, with the client's own list of signed headers and the raw
+ * bytes it sent, and the SDK signers choose their own header list and take decoded values.
  *
- * <p>Strings here hold one char per byte received (ISO-8859-1), as Netty's HTTP decoder
- * delivers the request line and header values; a char above U+00FF, which a decoder never
- * produces, stands for its UTF-8 bytes.
+ * <p>Strings here hold one char per byte received (ISO-8859-1), as Netty's HTTP decoder delivers
+ * the request line and header values; a char above U+00FF, which a decoder never produces, stands
+ * for its UTF-8 bytes.
  */
 final class CanonicalRequest {
   private static final char[] HEX_UPPER = "0123456789ABCDEF".toCharArray();
@@ -39,8 +38,10 @@ final class CanonicalRequest {
       if (end > start) {
         String part = rawQuery.substring(start, end);
         int eq = part.indexOf('=');
-        params.add(eq < 0 ? new QueryParam(part, "")
-            : new QueryParam(part.substring(0, eq), part.substring(eq + 1)));
+        params.add(
+            eq < 0
+                ? new QueryParam(part, "")
+                : new QueryParam(part.substring(0, eq), part.substring(eq + 1)));
       }
       start = end + 1;
     }
@@ -48,9 +49,9 @@ final class CanonicalRequest {
   }
 
   /**
-   * The canonical URI: the raw path decoded, then every byte but the unreserved ones and
-   * {@code /} percent-encoded once. S3 reads a {@code +} in a path as a space, so it is
-   * canonicalised as one; no dot segments are removed and repeated slashes stay.
+   * The canonical URI: the raw path decoded, then every byte but the unreserved ones and {@code /}
+   * percent-encoded once. S3 reads a {@code +} in a path as a space, so it is canonicalised as one;
+   * no dot segments are removed and repeated slashes stay.
    */
   static String uri(String rawPath) {
     if (rawPath == null || rawPath.isEmpty()) {
@@ -60,8 +61,8 @@ final class CanonicalRequest {
   }
 
   /**
-   * The canonical query string: each parameter but {@code excluded} decoded and re-encoded,
-   * sorted by name and then value.
+   * The canonical query string: each parameter but {@code excluded} decoded and re-encoded, sorted
+   * by name and then value.
    *
    * @param plusIsSpace whether a {@code +} in the raw query stands for a space
    * @param excluded a parameter name (as received) to leave out, or null
@@ -72,9 +73,11 @@ final class CanonicalRequest {
       if (p.rawName().equals(excluded)) {
         continue;
       }
-      encoded.add(new String[] {
-          encode(decode(p.rawName(), plusIsSpace, "query"), false),
-          encode(decode(p.rawValue(), plusIsSpace, "query"), false)});
+      encoded.add(
+          new String[] {
+            encode(decode(p.rawName(), plusIsSpace, "query"), false),
+            encode(decode(p.rawValue(), plusIsSpace, "query"), false)
+          });
     }
     encoded.sort(Comparator.<String[], String>comparing(e -> e[0]).thenComparing(e -> e[1]));
     StringBuilder sb = new StringBuilder();
@@ -88,10 +91,10 @@ final class CanonicalRequest {
   }
 
   /**
-   * The canonical headers block: a {@code name:value\n} line for each signed header in the
-   * client's order, values trimmed with inner runs of spaces made one, repeated headers joined
-   * with commas. A signed header the request lacks gets an empty value, as the client would
-   * have had none to sign either way.
+   * The canonical headers block: a {@code name:value\n} line for each signed header in the client's
+   * order, values trimmed with inner runs of spaces made one, repeated headers joined with commas.
+   * A signed header the request lacks gets an empty value, as the client would have had none to
+   * sign either way.
    */
   static String headers(List<String> signedHeaders, HttpHeaders headers) {
     StringBuilder sb = new StringBuilder();
@@ -110,10 +113,25 @@ final class CanonicalRequest {
   }
 
   /** The canonical request's bytes, to hash. */
-  static byte[] build(String method, String canonicalUri, String canonicalQuery,
-      String canonicalHeaders, String signedHeadersLine, String payloadHash) {
-    String text = method + '\n' + canonicalUri + '\n' + canonicalQuery + '\n' + canonicalHeaders
-        + '\n' + signedHeadersLine + '\n' + payloadHash;
+  static byte[] build(
+      String method,
+      String canonicalUri,
+      String canonicalQuery,
+      String canonicalHeaders,
+      String signedHeadersLine,
+      String payloadHash) {
+    String text =
+        method
+            + '\n'
+            + canonicalUri
+            + '\n'
+            + canonicalQuery
+            + '\n'
+            + canonicalHeaders
+            + '\n'
+            + signedHeadersLine
+            + '\n'
+            + payloadHash;
     return text.getBytes(StandardCharsets.ISO_8859_1);
   }
 
@@ -172,9 +190,13 @@ final class CanonicalRequest {
         int hi = i + 2 < raw.length() ? Character.digit(raw.charAt(i + 1), 16) : -1;
         int lo = hi >= 0 ? Character.digit(raw.charAt(i + 2), 16) : -1;
         if (lo < 0) {
-          throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "The request " + where
-              + " has a '%' not followed by two hex digits at offset " + i
-              + ": percent-encode a literal '%' as %25");
+          throw new S3Exception(
+              S3ErrorCode.INVALID_REQUEST,
+              "The request "
+                  + where
+                  + " has a '%' not followed by two hex digits at offset "
+                  + i
+                  + ": percent-encode a literal '%' as %25");
         }
         out[n++] = (byte) ((hi << 4) | lo);
         i += 2;
@@ -198,8 +220,14 @@ final class CanonicalRequest {
     StringBuilder sb = new StringBuilder(bytes.length + 8);
     for (byte b : bytes) {
       int c = b & 0xFF;
-      if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
-          || c == '-' || c == '_' || c == '.' || c == '~' || (c == '/' && keepSlash)) {
+      if ((c >= 'A' && c <= 'Z')
+          || (c >= 'a' && c <= 'z')
+          || (c >= '0' && c <= '9')
+          || c == '-'
+          || c == '_'
+          || c == '.'
+          || c == '~'
+          || (c == '/' && keepSlash)) {
         sb.append((char) c);
       } else {
         sb.append('%').append(HEX_UPPER[c >> 4]).append(HEX_UPPER[c & 0xF]);

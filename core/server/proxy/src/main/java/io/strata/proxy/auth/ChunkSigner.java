@@ -1,13 +1,13 @@
 package io.strata.proxy.auth;
 
 /**
- * What checking the chunk and trailer signatures of one streaming upload needs: the signing key
- * the request's own signature was made with, its credential scope and timestamp, and that
- * signature, which seeds the chain (each chunk's signature covers the one before it, so chunks
- * cannot be dropped, repeated or reordered without detection).
+ * What checking the chunk and trailer signatures of one streaming upload needs: the signing key the
+ * request's own signature was made with, its credential scope and timestamp, and that signature,
+ * which seeds the chain (each chunk's signature covers the one before it, so chunks cannot be
+ * dropped, repeated or reordered without detection).
  *
- * <p>Immutable and safe to share; the chain's position is kept by the reader that walks it.
- * The signing key is derived for one day, region and service and never leaves this object.
+ * <p>Immutable and safe to share; the chain's position is kept by the reader that walks it. The
+ * signing key is derived for one day, region and service and never leaves this object.
  */
 public final class ChunkSigner {
   private static final String CHUNK_ALGORITHM = "AWS4-HMAC-SHA256-PAYLOAD";
@@ -47,8 +47,18 @@ public final class ChunkSigner {
    * @param chunkSha256 the SHA-256 of the chunk's data
    */
   public String chunkSignature(String previousSignature, byte[] chunkSha256) {
-    String stringToSign = CHUNK_ALGORITHM + '\n' + timestamp + '\n' + scope + '\n'
-        + previousSignature + '\n' + Digests.EMPTY_SHA256_HEX + '\n' + Digests.hex(chunkSha256);
+    String stringToSign =
+        CHUNK_ALGORITHM
+            + '\n'
+            + timestamp
+            + '\n'
+            + scope
+            + '\n'
+            + previousSignature
+            + '\n'
+            + Digests.EMPTY_SHA256_HEX
+            + '\n'
+            + Digests.hex(chunkSha256);
     return Digests.hex(Digests.hmacSha256(signingKey, stringToSign));
   }
 
@@ -56,12 +66,20 @@ public final class ChunkSigner {
    * The signature the trailers must carry in {@code x-amz-trailer-signature}.
    *
    * @param previousSignature the signature of the last (empty) chunk
-   * @param canonicalTrailersSha256 the SHA-256 of the trailers as {@code name:value\n} lines,
-   *     names in lower case and sorted, values trimmed
+   * @param canonicalTrailersSha256 the SHA-256 of the trailers as {@code name:value\n} lines, names
+   *     in lower case and sorted, values trimmed
    */
   public String trailerSignature(String previousSignature, byte[] canonicalTrailersSha256) {
-    String stringToSign = TRAILER_ALGORITHM + '\n' + timestamp + '\n' + scope + '\n'
-        + previousSignature + '\n' + Digests.hex(canonicalTrailersSha256);
+    String stringToSign =
+        TRAILER_ALGORITHM
+            + '\n'
+            + timestamp
+            + '\n'
+            + scope
+            + '\n'
+            + previousSignature
+            + '\n'
+            + Digests.hex(canonicalTrailersSha256);
     return Digests.hex(Digests.hmacSha256(signingKey, stringToSign));
   }
 

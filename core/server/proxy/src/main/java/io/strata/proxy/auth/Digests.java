@@ -68,8 +68,8 @@ final class Digests {
   }
 
   /**
-   * Compares two hex signatures in time that does not depend on where they differ, ignoring
-   * the case of the letters.
+   * Compares two hex signatures in time that does not depend on where they differ, ignoring the
+   * case of the letters.
    */
   static boolean signaturesEqual(String expected, String provided) {
     return MessageDigest.isEqual(

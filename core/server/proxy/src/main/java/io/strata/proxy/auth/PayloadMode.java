@@ -1,17 +1,17 @@
 package io.strata.proxy.auth;
 
 /**
- * How a request's body is protected, as its {@code x-amz-content-sha256} says. The streaming
- * modes send the body in the aws-chunked encoding, which {@link AwsChunkedInputStream} decodes
- * and checks.
+ * How a request's body is protected, as its {@code x-amz-content-sha256} says. The streaming modes
+ * send the body in the aws-chunked encoding, which {@link AwsChunkedInputStream} decodes and
+ * checks.
  */
 public enum PayloadMode {
   /** {@code UNSIGNED-PAYLOAD}, or no payload hash at all on an anonymous request. */
   UNSIGNED(null),
   /**
    * A hex SHA-256 of the body was signed: the caller hashes the body it reads and refuses the
-   * request with {@code XAmzContentSHA256Mismatch} when it differs from
-   * {@link AuthResult#expectedPayloadSha256()}.
+   * request with {@code XAmzContentSHA256Mismatch} when it differs from {@link
+   * AuthResult#expectedPayloadSha256()}.
    */
   SIGNED_SHA256(null),
   /** {@code STREAMING-AWS4-HMAC-SHA256-PAYLOAD}: every chunk carries a chained signature. */

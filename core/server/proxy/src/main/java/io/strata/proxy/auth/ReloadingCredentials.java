@@ -11,10 +11,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The access keys of a credentials file, read again when the file changes (checked at most
- * once a second), so that keys added with {@code strata proxy credentials} or by hand are
- * accepted without a restart. A file that becomes unreadable or malformed keeps the last good
- * keys and logs why once per change.
+ * The access keys of a credentials file, read again when the file changes (checked at most once a
+ * second), so that keys added with {@code strata proxy credentials} or by hand are accepted without
+ * a restart. A file that becomes unreadable or malformed keeps the last good keys and logs why once
+ * per change.
  */
 public final class ReloadingCredentials
     implements Function<String, Optional<ProxyCredentials.Credential>> {
@@ -77,8 +77,11 @@ public final class ReloadingCredentials
       LOG.info("Read {} access keys from {}", current.size(), file);
     } catch (IOException | RuntimeException e) {
       loadedModified = modified;
-      LOG.warn("Cannot read the credentials file {}: {} (keeping the {} keys read before)",
-          file, e.getMessage(), current.size());
+      LOG.warn(
+          "Cannot read the credentials file {}: {} (keeping the {} keys read before)",
+          file,
+          e.getMessage(),
+          current.size());
     }
   }
 }

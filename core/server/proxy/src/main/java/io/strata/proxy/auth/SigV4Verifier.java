@@ -1,11 +1,11 @@
 package io.strata.proxy.auth;
 
-import io.strata.common.auth.ProxyCredentials;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.netty.handler.codec.http.HttpHeaders;
-import io.strata.proxy.auth.CanonicalRequest.QueryParam;
+import io.strata.common.auth.ProxyCredentials;
 import io.strata.common.auth.ProxyCredentials.Credential;
+import io.strata.proxy.auth.CanonicalRequest.QueryParam;
 import io.strata.proxy.s3.S3ErrorCode;
 import io.strata.proxy.s3.S3Exception;
 import java.nio.charset.StandardCharsets;
@@ -23,23 +23,23 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Checks AWS Signature Version 4 on S3 requests, signed in the {@code Authorization} header or
- * in the query of a presigned URL, and tells who the request acts as.
+ * Checks AWS Signature Version 4 on S3 requests, signed in the {@code Authorization} header or in
+ * the query of a presigned URL, and tells who the request acts as.
  *
  * <p>What it guarantees once {@link #verify} returns: the method, path, query, every header the
- * client listed as signed, and every {@code x-amz-*} header present were signed with the
- * secret of the returned access key, within the allowed clock skew (or, for a presigned URL,
- * within its validity). The body is not covered yet: {@link AuthResult#payloadMode()} tells the
- * caller how to check it. Every refusal is an {@link S3Exception} with the code S3 gives.
+ * client listed as signed, and every {@code x-amz-*} header present were signed with the secret of
+ * the returned access key, within the allowed clock skew (or, for a presigned URL, within its
+ * validity). The body is not covered yet: {@link AuthResult#payloadMode()} tells the caller how to
+ * check it. Every refusal is an {@link S3Exception} with the code S3 gives.
  *
- * <p>The request line and headers are taken exactly as Netty's HTTP decoder delivers them: a
- * proxy in front that re-encodes the path, reorders the query, or changes a signed header
- * breaks signatures, as it does with S3. The region of the credential scope is accepted
- * whatever it is, since clients pick their own; the service must be {@code s3}.
+ * <p>The request line and headers are taken exactly as Netty's HTTP decoder delivers them: a proxy
+ * in front that re-encodes the path, reorders the query, or changes a signed header breaks
+ * signatures, as it does with S3. The region of the credential scope is accepted whatever it is,
+ * since clients pick their own; the service must be {@code s3}.
  *
- * <p>A {@code +} in the path is read as a space, as S3 reads it, so the caller must decode
- * object keys the same way; a {@code +} in the query is read as the signature shows the client
- * meant it, which {@link AuthResult#queryPlusIsSpace()} reports.
+ * <p>A {@code +} in the path is read as a space, as S3 reads it, so the caller must decode object
+ * keys the same way; a {@code +} in the query is read as the signature shows the client meant it,
+ * which {@link AuthResult#queryPlusIsSpace()} reports.
  *
  * <p>Thread-safe. Derived signing keys are cached per secret, day and region.
  */
@@ -48,6 +48,7 @@ public final class SigV4Verifier {
 
   /** The clock skew S3 allows between a signed request's time and its own. */
   public static final Duration MAX_SKEW = Duration.ofMinutes(15);
+
   /** The longest validity of a presigned URL, a week, as S3 allows. */
   public static final long MAX_EXPIRES_SECONDS = 604_800;
 
@@ -72,11 +73,14 @@ public final class SigV4Verifier {
 
   /**
    * @param credentials finds the credential of an access key
-   * @param maxSkew how far a header-signed request's time may be from the clock, either way,
-   *     and how far in the future a presigned URL may start
+   * @param maxSkew how far a header-signed request's time may be from the clock, either way, and
+   *     how far in the future a presigned URL may start
    */
-  public SigV4Verifier(Function<String, Optional<Credential>> credentials, Clock clock,
-      boolean anonymousAllowed, Duration maxSkew) {
+  public SigV4Verifier(
+      Function<String, Optional<Credential>> credentials,
+      Clock clock,
+      boolean anonymousAllowed,
+      Duration maxSkew) {
     this.credentials = Objects.requireNonNull(credentials, "credentials");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.anonymousAllowed = anonymousAllowed;
@@ -95,13 +99,16 @@ public final class SigV4Verifier {
   public AuthResult verify(String method, String rawPath, String rawQuery, HttpHeaders headers) {
     List<QueryParam> params = CanonicalRequest.parseQuery(rawQuery);
     String authorization = headers.get("Authorization");
-    boolean queryAuth = SignedParts.param(params, "X-Amz-Algorithm") != null
-        || SignedParts.param(params, "X-Amz-Credential") != null
-        || SignedParts.param(params, SIGNATURE_PARAM) != null;
+    boolean queryAuth =
+        SignedParts.param(params, "X-Amz-Algorithm") != null
+            || SignedParts.param(params, "X-Amz-Credential") != null
+            || SignedParts.param(params, SIGNATURE_PARAM) != null;
     if (authorization != null && queryAuth) {
-      throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "Only one auth mechanism allowed;"
-          + " send either the Authorization header or the X-Amz-Algorithm query parameters,"
-          + " not both");
+      throw new S3Exception(
+          S3ErrorCode.INVALID_ARGUMENT,
+          "Only one auth mechanism allowed;"
+              + " send either the Authorization header or the X-Amz-Algorithm query parameters,"
+              + " not both");
     }
     SignedParts signed;
     if (authorization != null) {
@@ -116,44 +123,87 @@ public final class SigV4Verifier {
     }
     checkTime(signed);
     requireAllAmzHeadersSigned(headers, signed);
-    Credential credential = credentials.apply(signed.accessKey()).orElseThrow(() ->
-        new S3Exception(S3ErrorCode.INVALID_ACCESS_KEY_ID, "The access key '" + signed.accessKey()
-            + "' is not known to this proxy: check the client's access key, or add the key to"
-            + " the proxy's credentials file"));
+    Credential credential =
+        credentials
+            .apply(signed.accessKey())
+            .orElseThrow(
+                () ->
+                    new S3Exception(
+                        S3ErrorCode.INVALID_ACCESS_KEY_ID,
+                        "The access key '"
+                            + signed.accessKey()
+                            + "' is not known to this proxy: check the client's access key, or add the key to"
+                            + " the proxy's credentials file"));
     byte[] signingKey = signingKey(credential.secretKey(), signed.date(), signed.region());
-    boolean plusIsSpace = checkSignature(method, rawPath, rawQuery, params, headers, signed,
-        signingKey);
+    boolean plusIsSpace =
+        checkSignature(method, rawPath, rawQuery, params, headers, signed, signingKey);
     return result(credential, signed, signingKey, headers, plusIsSpace);
   }
 
   private AuthResult anonymous(HttpHeaders headers) {
     if (!anonymousAllowed) {
-      throw new S3Exception(S3ErrorCode.ACCESS_DENIED, "Access Denied: this proxy refuses"
-          + " anonymous requests; sign requests with an access key from its credentials file");
+      throw new S3Exception(
+          S3ErrorCode.ACCESS_DENIED,
+          "Access Denied: this proxy refuses"
+              + " anonymous requests; sign requests with an access key from its credentials file");
     }
     String contentSha256 = headers.get(CONTENT_SHA256);
-    PayloadMode mode = contentSha256 == null ? PayloadMode.UNSIGNED : payloadMode(contentSha256,
-        S3ErrorCode.INVALID_ARGUMENT);
+    PayloadMode mode =
+        contentSha256 == null
+            ? PayloadMode.UNSIGNED
+            : payloadMode(contentSha256, S3ErrorCode.INVALID_ARGUMENT);
     if (mode.chunksSigned()) {
-      throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "x-amz-content-sha256 is " + contentSha256
-          + " but the request is not signed: chunk signatures need a signed request");
+      throw new S3Exception(
+          S3ErrorCode.INVALID_REQUEST,
+          "x-amz-content-sha256 is "
+              + contentSha256
+              + " but the request is not signed: chunk signatures need a signed request");
     }
-    String expected = mode == PayloadMode.SIGNED_SHA256
-        ? contentSha256.toLowerCase(Locale.ROOT) : null;
-    return new AuthResult(null, null, mode, expected, null, declaredTrailers(headers),
-        decodedContentLength(headers), true, false);
+    String expected =
+        mode == PayloadMode.SIGNED_SHA256 ? contentSha256.toLowerCase(Locale.ROOT) : null;
+    return new AuthResult(
+        null,
+        null,
+        mode,
+        expected,
+        null,
+        declaredTrailers(headers),
+        decodedContentLength(headers),
+        true,
+        false);
   }
 
-  private AuthResult result(Credential credential, SignedParts signed, byte[] signingKey,
-      HttpHeaders headers, boolean plusIsSpace) {
-    PayloadMode mode = payloadMode(signed.payloadHash(), signed.presigned()
-        ? S3ErrorCode.AUTHORIZATION_QUERY_PARAMETERS_ERROR : S3ErrorCode.INVALID_ARGUMENT);
-    String expected = mode == PayloadMode.SIGNED_SHA256
-        ? signed.payloadHash().toLowerCase(Locale.ROOT) : null;
-    ChunkSigner chunkSigner = mode.chunksSigned() ? new ChunkSigner(signingKey,
-        signed.timestamp(), signed.scope(), signed.signature().toLowerCase(Locale.ROOT)) : null;
-    return new AuthResult(credential.user(), credential.accessKey(), mode, expected, chunkSigner,
-        declaredTrailers(headers), decodedContentLength(headers), plusIsSpace,
+  private AuthResult result(
+      Credential credential,
+      SignedParts signed,
+      byte[] signingKey,
+      HttpHeaders headers,
+      boolean plusIsSpace) {
+    PayloadMode mode =
+        payloadMode(
+            signed.payloadHash(),
+            signed.presigned()
+                ? S3ErrorCode.AUTHORIZATION_QUERY_PARAMETERS_ERROR
+                : S3ErrorCode.INVALID_ARGUMENT);
+    String expected =
+        mode == PayloadMode.SIGNED_SHA256 ? signed.payloadHash().toLowerCase(Locale.ROOT) : null;
+    ChunkSigner chunkSigner =
+        mode.chunksSigned()
+            ? new ChunkSigner(
+                signingKey,
+                signed.timestamp(),
+                signed.scope(),
+                signed.signature().toLowerCase(Locale.ROOT))
+            : null;
+    return new AuthResult(
+        credential.user(),
+        credential.accessKey(),
+        mode,
+        expected,
+        chunkSigner,
+        declaredTrailers(headers),
+        decodedContentLength(headers),
+        plusIsSpace,
         signed.presigned());
   }
 
@@ -164,22 +214,44 @@ public final class SigV4Verifier {
     Instant time = signed.time();
     if (!signed.presigned()) {
       if (Duration.between(time, now).abs().compareTo(maxSkew) > 0) {
-        throw new S3Exception(S3ErrorCode.REQUEST_TIME_TOO_SKEWED, "The difference between the"
-            + " request time (" + time + ") and the server's time (" + now + ") is too large:"
-            + " at most " + maxSkew.toMinutes() + " minutes are allowed; correct the client's"
-            + " clock");
+        throw new S3Exception(
+            S3ErrorCode.REQUEST_TIME_TOO_SKEWED,
+            "The difference between the"
+                + " request time ("
+                + time
+                + ") and the server's time ("
+                + now
+                + ") is too large:"
+                + " at most "
+                + maxSkew.toMinutes()
+                + " minutes are allowed; correct the client's"
+                + " clock");
       }
       return;
     }
     Instant expiry = time.plusSeconds(signed.expiresSeconds());
     if (now.isAfter(expiry)) {
-      throw new S3Exception(S3ErrorCode.ACCESS_DENIED, "Request has expired: the URL signed at "
-          + time + " for " + signed.expiresSeconds() + " seconds was valid until " + expiry
-          + " and it is now " + now + "; presign a new URL");
+      throw new S3Exception(
+          S3ErrorCode.ACCESS_DENIED,
+          "Request has expired: the URL signed at "
+              + time
+              + " for "
+              + signed.expiresSeconds()
+              + " seconds was valid until "
+              + expiry
+              + " and it is now "
+              + now
+              + "; presign a new URL");
     }
     if (Duration.between(now, time).compareTo(maxSkew) > 0) {
-      throw new S3Exception(S3ErrorCode.ACCESS_DENIED, "Request is not yet valid: the URL is"
-          + " dated " + time + " and it is now " + now + " here; check the signer's clock");
+      throw new S3Exception(
+          S3ErrorCode.ACCESS_DENIED,
+          "Request is not yet valid: the URL is"
+              + " dated "
+              + time
+              + " and it is now "
+              + now
+              + " here; check the signer's clock");
     }
   }
 
@@ -190,8 +262,14 @@ public final class SigV4Verifier {
    *
    * @return whether the matching reading took a {@code +} of the query as a space
    */
-  private boolean checkSignature(String method, String rawPath, String rawQuery,
-      List<QueryParam> params, HttpHeaders headers, SignedParts signed, byte[] signingKey) {
+  private boolean checkSignature(
+      String method,
+      String rawPath,
+      String rawQuery,
+      List<QueryParam> params,
+      HttpHeaders headers,
+      SignedParts signed,
+      byte[] signingKey) {
     String canonicalUri = CanonicalRequest.uri(rawPath);
     String canonicalHeaders = CanonicalRequest.headers(signed.signedHeaders(), headers);
     String signedHeadersLine = String.join(";", signed.signedHeaders());
@@ -205,10 +283,22 @@ public final class SigV4Verifier {
     String firstStringToSign = null;
     for (boolean plusIsSpace : readings) {
       String canonicalQuery = CanonicalRequest.query(params, plusIsSpace, excluded);
-      byte[] canonical = CanonicalRequest.build(method, canonicalUri, canonicalQuery,
-          canonicalHeaders, signedHeadersLine, signed.payloadHash());
-      String stringToSign = ALGORITHM + '\n' + signed.timestamp() + '\n' + signed.scope() + '\n'
-          + Digests.hex(Digests.sha256(canonical));
+      byte[] canonical =
+          CanonicalRequest.build(
+              method,
+              canonicalUri,
+              canonicalQuery,
+              canonicalHeaders,
+              signedHeadersLine,
+              signed.payloadHash());
+      String stringToSign =
+          ALGORITHM
+              + '\n'
+              + signed.timestamp()
+              + '\n'
+              + signed.scope()
+              + '\n'
+              + Digests.hex(Digests.sha256(canonical));
       String expected = Digests.hex(Digests.hmacSha256(signingKey, stringToSign));
       if (Digests.signaturesEqual(expected, signed.signature())) {
         return plusIsSpace;
@@ -218,35 +308,43 @@ public final class SigV4Verifier {
         firstStringToSign = stringToSign;
       }
     }
-    LOG.debug("Signature mismatch for access key {}: canonical request\n{}\nstring to sign\n{}",
-        signed.accessKey(), firstCanonical, firstStringToSign);
-    StringBuilder message = new StringBuilder(S3ErrorCode.SIGNATURE_DOES_NOT_MATCH
-        .defaultMessage());
+    LOG.debug(
+        "Signature mismatch for access key {}: canonical request\n{}\nstring to sign\n{}",
+        signed.accessKey(),
+        firstCanonical,
+        firstStringToSign);
+    StringBuilder message =
+        new StringBuilder(S3ErrorCode.SIGNATURE_DOES_NOT_MATCH.defaultMessage());
     for (String name : signed.signedHeaders()) {
       if (!headers.contains(name)) {
         message.append(" The signed header '").append(name).append("' is not in the request.");
       }
     }
-    throw new S3Exception(S3ErrorCode.SIGNATURE_DOES_NOT_MATCH, message.toString(),
-        new SignatureMismatchDetails(signed.accessKey(), firstCanonical, firstStringToSign,
-            signed.signature()));
+    throw new S3Exception(
+        S3ErrorCode.SIGNATURE_DOES_NOT_MATCH,
+        message.toString(),
+        new SignatureMismatchDetails(
+            signed.accessKey(), firstCanonical, firstStringToSign, signed.signature()));
   }
 
   private byte[] signingKey(String secret, String date, String region) {
-    return signingKeys.get(new SigningKeyId(secret, date, region), id -> {
-      byte[] key = Digests.hmacSha256(("AWS4" + id.secret()).getBytes(StandardCharsets.UTF_8),
-          id.date());
-      key = Digests.hmacSha256(key, id.region());
-      key = Digests.hmacSha256(key, SignedParts.SERVICE);
-      return Digests.hmacSha256(key, SignedParts.TERMINATOR);
-    });
+    return signingKeys.get(
+        new SigningKeyId(secret, date, region),
+        id -> {
+          byte[] key =
+              Digests.hmacSha256(
+                  ("AWS4" + id.secret()).getBytes(StandardCharsets.UTF_8), id.date());
+          key = Digests.hmacSha256(key, id.region());
+          key = Digests.hmacSha256(key, SignedParts.SERVICE);
+          return Digests.hmacSha256(key, SignedParts.TERMINATOR);
+        });
   }
 
   // ---- Helpers ----
 
   /**
-   * An {@code x-amz-*} header that is not signed could be changed on the way without the
-   * signature showing it, and S3 gives many of them meaning (copy sources, metadata, ACLs).
+   * An {@code x-amz-*} header that is not signed could be changed on the way without the signature
+   * showing it, and S3 gives many of them meaning (copy sources, metadata, ACLs).
    */
   private static void requireAllAmzHeadersSigned(HttpHeaders headers, SignedParts signed) {
     TreeSet<String> unsigned = new TreeSet<>();
@@ -257,14 +355,20 @@ public final class SigV4Verifier {
       }
     }
     if (!signed.signs("host")) {
-      throw new S3Exception(S3ErrorCode.ACCESS_DENIED, "Access Denied: the host header must be"
-          + " signed (listed in " + (signed.presigned() ? "X-Amz-SignedHeaders" : "SignedHeaders")
-          + ")");
+      throw new S3Exception(
+          S3ErrorCode.ACCESS_DENIED,
+          "Access Denied: the host header must be"
+              + " signed (listed in "
+              + (signed.presigned() ? "X-Amz-SignedHeaders" : "SignedHeaders")
+              + ")");
     }
     if (!unsigned.isEmpty()) {
-      throw new S3Exception(S3ErrorCode.ACCESS_DENIED, "There were headers present in the"
-          + " request which were not signed: " + String.join(", ", unsigned)
-          + "; sign them or do not send them");
+      throw new S3Exception(
+          S3ErrorCode.ACCESS_DENIED,
+          "There were headers present in the"
+              + " request which were not signed: "
+              + String.join(", ", unsigned)
+              + "; sign them or do not send them");
     }
   }
 
@@ -279,10 +383,13 @@ public final class SigV4Verifier {
     if (Digests.isHex(contentSha256, 64)) {
       return PayloadMode.SIGNED_SHA256;
     }
-    throw new S3Exception(invalid, "x-amz-content-sha256 must be UNSIGNED-PAYLOAD,"
-        + " STREAMING-AWS4-HMAC-SHA256-PAYLOAD, STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER,"
-        + " STREAMING-UNSIGNED-PAYLOAD-TRAILER or the hex SHA-256 of the body, not '"
-        + contentSha256 + "'");
+    throw new S3Exception(
+        invalid,
+        "x-amz-content-sha256 must be UNSIGNED-PAYLOAD,"
+            + " STREAMING-AWS4-HMAC-SHA256-PAYLOAD, STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER,"
+            + " STREAMING-UNSIGNED-PAYLOAD-TRAILER or the hex SHA-256 of the body, not '"
+            + contentSha256
+            + "'");
   }
 
   private static List<String> declaredTrailers(HttpHeaders headers) {
@@ -311,7 +418,11 @@ public final class SigV4Verifier {
     } catch (NumberFormatException e) {
       // Answered below.
     }
-    throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "x-amz-decoded-content-length must be"
-        + " the length of the decoded body in bytes, not '" + value + "'");
+    throw new S3Exception(
+        S3ErrorCode.INVALID_ARGUMENT,
+        "x-amz-decoded-content-length must be"
+            + " the length of the decoded body in bytes, not '"
+            + value
+            + "'");
   }
 }

@@ -2,11 +2,11 @@ package io.strata.proxy.auth;
 
 /**
  * What the proxy signed when a request's signature did not match, attached as the cause of the
- * {@code SignatureDoesNotMatch} {@link io.strata.proxy.s3.S3Exception}. S3 returns these in
- * extra fields of its error document ({@code CanonicalRequest}, {@code StringToSign},
- * {@code SignatureProvided}, {@code AWSAccessKeyId}) so that a client's author can see which
- * part differs; the HTTP layer may do the same. They hold no secret: every part comes from the
- * request itself. Carries no stack trace, as it is data rather than a failure.
+ * {@code SignatureDoesNotMatch} {@link io.strata.proxy.s3.S3Exception}. S3 returns these in extra
+ * fields of its error document ({@code CanonicalRequest}, {@code StringToSign}, {@code
+ * SignatureProvided}, {@code AWSAccessKeyId}) so that a client's author can see which part differs;
+ * the HTTP layer may do the same. They hold no secret: every part comes from the request itself.
+ * Carries no stack trace, as it is data rather than a failure.
  */
 public final class SignatureMismatchDetails extends Exception {
   private static final long serialVersionUID = 1L;
@@ -16,8 +16,8 @@ public final class SignatureMismatchDetails extends Exception {
   private final String stringToSign;
   private final String signatureProvided;
 
-  SignatureMismatchDetails(String accessKey, String canonicalRequest, String stringToSign,
-      String signatureProvided) {
+  SignatureMismatchDetails(
+      String accessKey, String canonicalRequest, String stringToSign, String signatureProvided) {
     super("Signature mismatch details for access key " + accessKey, null, false, false);
     this.accessKey = accessKey;
     this.canonicalRequest = canonicalRequest;

@@ -18,25 +18,35 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * What a request says about its signature, read from the {@code Authorization} header or from
- * a presigned URL's query: checked for shape here (each refusal with the code S3 gives), for
- * truth and time by {@link SigV4Verifier}.
+ * What a request says about its signature, read from the {@code Authorization} header or from a
+ * presigned URL's query: checked for shape here (each refusal with the code S3 gives), for truth
+ * and time by {@link SigV4Verifier}.
  *
  * @param scope {@code yyyyMMdd/region/s3/aws4_request} as the client sent it
  * @param timestamp the request time as signed, {@code yyyyMMdd'T'HHmmss'Z'}
  * @param payloadHash the payload hash the canonical request ends with
  * @param expiresSeconds a presigned URL's validity, else 0
  */
-record SignedParts(String accessKey, String date, String region, String scope,
-    List<String> signedHeaders, String signature, String timestamp, Instant time,
-    String payloadHash, boolean presigned, long expiresSeconds) {
+record SignedParts(
+    String accessKey,
+    String date,
+    String region,
+    String scope,
+    List<String> signedHeaders,
+    String signature,
+    String timestamp,
+    Instant time,
+    String payloadHash,
+    boolean presigned,
+    long expiresSeconds) {
   static final String ALGORITHM = "AWS4-HMAC-SHA256";
   static final String SIGNATURE_PARAM = "X-Amz-Signature";
   static final String CONTENT_SHA256 = "x-amz-content-sha256";
   static final String SERVICE = "s3";
   static final String TERMINATOR = "aws4_request";
-  private static final DateTimeFormatter AMZ_DATE = DateTimeFormatter
-      .ofPattern("uuuuMMdd'T'HHmmss'Z'", Locale.ROOT).withResolverStyle(ResolverStyle.STRICT);
+  private static final DateTimeFormatter AMZ_DATE =
+      DateTimeFormatter.ofPattern("uuuuMMdd'T'HHmmss'Z'", Locale.ROOT)
+          .withResolverStyle(ResolverStyle.STRICT);
 
   SignedParts {
     signedHeaders = List.copyOf(signedHeaders);
@@ -47,8 +57,7 @@ record SignedParts(String accessKey, String date, String region, String scope,
   }
 
   /**
-   * Reads the {@code Authorization} header and the time and payload hash headers that go
-   * with it.
+   * Reads the {@code Authorization} header and the time and payload hash headers that go with it.
    */
   static SignedParts fromHeader(String authorization, HttpHeaders headers) {
     String auth = authorization.strip();
@@ -58,9 +67,14 @@ record SignedParts(String accessKey, String date, String region, String scope,
       throw unsupportedV2();
     }
     if (!algorithm.equals(ALGORITHM)) {
-      throw new S3Exception(S3ErrorCode.AUTHORIZATION_HEADER_MALFORMED, "The authorization"
-          + " header is malformed: algorithm '" + algorithm + "' is not supported; sign with "
-          + ALGORITHM + " (Signature Version 4)");
+      throw new S3Exception(
+          S3ErrorCode.AUTHORIZATION_HEADER_MALFORMED,
+          "The authorization"
+              + " header is malformed: algorithm '"
+              + algorithm
+              + "' is not supported; sign with "
+              + ALGORITHM
+              + " (Signature Version 4)");
     }
     if (space < 0) {
       throw headerMalformed("it has nothing after the algorithm");
@@ -90,12 +104,17 @@ record SignedParts(String accessKey, String date, String region, String scope,
     if (credential == null || signedHeaders == null || signature == null) {
       throw headerMalformed("it must have Credential=, SignedHeaders= and Signature= parts");
     }
-    requireSignatureShape(signature, S3ErrorCode.AUTHORIZATION_HEADER_MALFORMED,
-        "the Signature");
-    String[] scope = scope(credential, S3ErrorCode.AUTHORIZATION_HEADER_MALFORMED,
-        "The authorization header is malformed");
-    List<String> signedList = signedHeaders(signedHeaders,
-        S3ErrorCode.AUTHORIZATION_HEADER_MALFORMED, "The authorization header is malformed");
+    requireSignatureShape(signature, S3ErrorCode.AUTHORIZATION_HEADER_MALFORMED, "the Signature");
+    String[] scope =
+        scope(
+            credential,
+            S3ErrorCode.AUTHORIZATION_HEADER_MALFORMED,
+            "The authorization header is malformed");
+    List<String> signedList =
+        signedHeaders(
+            signedHeaders,
+            S3ErrorCode.AUTHORIZATION_HEADER_MALFORMED,
+            "The authorization header is malformed");
 
     String amzDate = headers.get("x-amz-date");
     Instant time;
@@ -109,57 +128,96 @@ record SignedParts(String accessKey, String date, String region, String scope,
       timestamp = time == null ? null : AMZ_DATE.format(time.atOffset(ZoneOffset.UTC));
     }
     if (time == null) {
-      throw new S3Exception(S3ErrorCode.ACCESS_DENIED, "AWS authentication requires a valid"
-          + " Date or x-amz-date header: send x-amz-date as yyyyMMdd'T'HHmmss'Z' (UTC)");
+      throw new S3Exception(
+          S3ErrorCode.ACCESS_DENIED,
+          "AWS authentication requires a valid"
+              + " Date or x-amz-date header: send x-amz-date as yyyyMMdd'T'HHmmss'Z' (UTC)");
     }
-    requireScopeDate(scope, timestamp, S3ErrorCode.AUTHORIZATION_HEADER_MALFORMED,
+    requireScopeDate(
+        scope,
+        timestamp,
+        S3ErrorCode.AUTHORIZATION_HEADER_MALFORMED,
         "The authorization header is malformed");
     String contentSha256 = headers.get(CONTENT_SHA256);
     if (contentSha256 == null) {
-      throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "Missing required header for this"
-          + " request: x-amz-content-sha256 (send the hex SHA-256 of the body, or"
-          + " UNSIGNED-PAYLOAD, and sign it)");
+      throw new S3Exception(
+          S3ErrorCode.INVALID_REQUEST,
+          "Missing required header for this"
+              + " request: x-amz-content-sha256 (send the hex SHA-256 of the body, or"
+              + " UNSIGNED-PAYLOAD, and sign it)");
     }
     if (!containsIgnoreCase(signedList, CONTENT_SHA256)) {
-      throw new S3Exception(S3ErrorCode.INVALID_REQUEST,
+      throw new S3Exception(
+          S3ErrorCode.INVALID_REQUEST,
           "Header 'x-amz-content-sha256' must be included in the signature (SignedHeaders)");
     }
-    return new SignedParts(scope[0], scope[1], scope[2], scopeString(scope), signedList,
-        signature, timestamp, time, contentSha256.strip(), false, 0);
+    return new SignedParts(
+        scope[0],
+        scope[1],
+        scope[2],
+        scopeString(scope),
+        signedList,
+        signature,
+        timestamp,
+        time,
+        contentSha256.strip(),
+        false,
+        0);
   }
 
   /** Reads the X-Amz-* parameters of a presigned URL. */
   static SignedParts fromQuery(List<QueryParam> params) {
-    String[] required = {"X-Amz-Algorithm", "X-Amz-Credential", SIGNATURE_PARAM, "X-Amz-Date",
-        "X-Amz-SignedHeaders", "X-Amz-Expires"};
+    String[] required = {
+      "X-Amz-Algorithm",
+      "X-Amz-Credential",
+      SIGNATURE_PARAM,
+      "X-Amz-Date",
+      "X-Amz-SignedHeaders",
+      "X-Amz-Expires"
+    };
     for (String name : required) {
       if (param(params, name) == null) {
-        throw new S3Exception(S3ErrorCode.AUTHORIZATION_QUERY_PARAMETERS_ERROR, "Query-string"
-            + " authentication version 4 requires the X-Amz-Algorithm, X-Amz-Credential,"
-            + " X-Amz-Signature, X-Amz-Date, X-Amz-SignedHeaders, and X-Amz-Expires parameters;"
-            + " " + name + " is missing");
+        throw new S3Exception(
+            S3ErrorCode.AUTHORIZATION_QUERY_PARAMETERS_ERROR,
+            "Query-string"
+                + " authentication version 4 requires the X-Amz-Algorithm, X-Amz-Credential,"
+                + " X-Amz-Signature, X-Amz-Date, X-Amz-SignedHeaders, and X-Amz-Expires parameters;"
+                + " "
+                + name
+                + " is missing");
       }
     }
     String algorithm = param(params, "X-Amz-Algorithm");
     if (!algorithm.equals(ALGORITHM)) {
-      throw queryError("X-Amz-Algorithm only supports \"" + ALGORITHM + "\", not \"" + algorithm
-          + "\"");
+      throw queryError(
+          "X-Amz-Algorithm only supports \"" + ALGORITHM + "\", not \"" + algorithm + "\"");
     }
     String signature = param(params, SIGNATURE_PARAM);
-    requireSignatureShape(signature, S3ErrorCode.AUTHORIZATION_QUERY_PARAMETERS_ERROR,
-        "X-Amz-Signature");
-    String[] scope = scope(param(params, "X-Amz-Credential"),
-        S3ErrorCode.AUTHORIZATION_QUERY_PARAMETERS_ERROR, "Error parsing the X-Amz-Credential"
-            + " parameter");
-    List<String> signedList = signedHeaders(param(params, "X-Amz-SignedHeaders"),
-        S3ErrorCode.AUTHORIZATION_QUERY_PARAMETERS_ERROR, "Error parsing X-Amz-SignedHeaders");
+    requireSignatureShape(
+        signature, S3ErrorCode.AUTHORIZATION_QUERY_PARAMETERS_ERROR, "X-Amz-Signature");
+    String[] scope =
+        scope(
+            param(params, "X-Amz-Credential"),
+            S3ErrorCode.AUTHORIZATION_QUERY_PARAMETERS_ERROR,
+            "Error parsing the X-Amz-Credential" + " parameter");
+    List<String> signedList =
+        signedHeaders(
+            param(params, "X-Amz-SignedHeaders"),
+            S3ErrorCode.AUTHORIZATION_QUERY_PARAMETERS_ERROR,
+            "Error parsing X-Amz-SignedHeaders");
     String timestamp = param(params, "X-Amz-Date");
     Instant time = parseAmzDate(timestamp);
     if (time == null) {
-      throw queryError("X-Amz-Date must be in the ISO8601 long format yyyyMMdd'T'HHmmss'Z',"
-          + " not '" + timestamp + "'");
+      throw queryError(
+          "X-Amz-Date must be in the ISO8601 long format yyyyMMdd'T'HHmmss'Z',"
+              + " not '"
+              + timestamp
+              + "'");
     }
-    requireScopeDate(scope, timestamp, S3ErrorCode.AUTHORIZATION_QUERY_PARAMETERS_ERROR,
+    requireScopeDate(
+        scope,
+        timestamp,
+        S3ErrorCode.AUTHORIZATION_QUERY_PARAMETERS_ERROR,
         "Error parsing the X-Amz-Credential parameter");
     String expiresText = param(params, "X-Amz-Expires");
     long expires;
@@ -169,13 +227,25 @@ record SignedParts(String accessKey, String date, String region, String scope,
       throw queryError("X-Amz-Expires should be a number of seconds, not '" + expiresText + "'");
     }
     if (expires < 1 || expires > SigV4Verifier.MAX_EXPIRES_SECONDS) {
-      throw queryError("X-Amz-Expires must be between 1 and " + SigV4Verifier.MAX_EXPIRES_SECONDS
-          + " seconds (a week); it is " + expires);
+      throw queryError(
+          "X-Amz-Expires must be between 1 and "
+              + SigV4Verifier.MAX_EXPIRES_SECONDS
+              + " seconds (a week); it is "
+              + expires);
     }
     String contentSha256 = param(params, "X-Amz-Content-Sha256");
-    return new SignedParts(scope[0], scope[1], scope[2], scopeString(scope), signedList,
-        signature, timestamp, time,
-        contentSha256 == null ? PayloadMode.UNSIGNED_PAYLOAD : contentSha256, true, expires);
+    return new SignedParts(
+        scope[0],
+        scope[1],
+        scope[2],
+        scopeString(scope),
+        signedList,
+        signature,
+        timestamp,
+        time,
+        contentSha256 == null ? PayloadMode.UNSIGNED_PAYLOAD : contentSha256,
+        true,
+        expires);
   }
 
   // ---- Helpers ----
@@ -185,8 +255,13 @@ record SignedParts(String accessKey, String date, String region, String scope,
     // The access key comes first and the scope has four parts after it, so split from the end.
     String[] parts = credential.split("/", -1);
     if (parts.length < 5) {
-      throw new S3Exception(code, prefix + ": the credential '" + credential + "' must be"
-          + " <access-key>/<yyyyMMdd>/<region>/s3/aws4_request");
+      throw new S3Exception(
+          code,
+          prefix
+              + ": the credential '"
+              + credential
+              + "' must be"
+              + " <access-key>/<yyyyMMdd>/<region>/s3/aws4_request");
     }
     int n = parts.length;
     String accessKey = String.join("/", Arrays.copyOf(parts, n - 4));
@@ -194,18 +269,36 @@ record SignedParts(String accessKey, String date, String region, String scope,
     String region = parts[n - 3];
     String service = parts[n - 2];
     String terminator = parts[n - 1];
-    if (accessKey.isEmpty() || region.isEmpty() || date.length() != 8
+    if (accessKey.isEmpty()
+        || region.isEmpty()
+        || date.length() != 8
         || !date.chars().allMatch(Character::isDigit)) {
-      throw new S3Exception(code, prefix + ": the credential '" + credential + "' must be"
-          + " <access-key>/<yyyyMMdd>/<region>/s3/aws4_request");
+      throw new S3Exception(
+          code,
+          prefix
+              + ": the credential '"
+              + credential
+              + "' must be"
+              + " <access-key>/<yyyyMMdd>/<region>/s3/aws4_request");
     }
     if (!service.equals(SERVICE)) {
-      throw new S3Exception(code, prefix + ": incorrect service \"" + service + "\" in the"
-          + " credential scope; this endpoint belongs to \"s3\"");
+      throw new S3Exception(
+          code,
+          prefix
+              + ": incorrect service \""
+              + service
+              + "\" in the"
+              + " credential scope; this endpoint belongs to \"s3\"");
     }
     if (!terminator.equals(TERMINATOR)) {
-      throw new S3Exception(code, prefix + ": the credential scope must end with \""
-          + TERMINATOR + "\", not \"" + terminator + "\"");
+      throw new S3Exception(
+          code,
+          prefix
+              + ": the credential scope must end with \""
+              + TERMINATOR
+              + "\", not \""
+              + terminator
+              + "\"");
     }
     return new String[] {accessKey, date, region, service, terminator};
   }
@@ -214,11 +307,17 @@ record SignedParts(String accessKey, String date, String region, String scope,
     return scope[1] + '/' + scope[2] + '/' + scope[3] + '/' + scope[4];
   }
 
-  private static void requireScopeDate(String[] scope, String timestamp, S3ErrorCode code,
-      String prefix) {
+  private static void requireScopeDate(
+      String[] scope, String timestamp, S3ErrorCode code, String prefix) {
     if (!timestamp.startsWith(scope[1])) {
-      throw new S3Exception(code, prefix + ": invalid credential date " + scope[1] + "; it is"
-          + " not the date of the request time " + timestamp);
+      throw new S3Exception(
+          code,
+          prefix
+              + ": invalid credential date "
+              + scope[1]
+              + "; it is"
+              + " not the date of the request time "
+              + timestamp);
     }
   }
 
@@ -230,16 +329,22 @@ record SignedParts(String accessKey, String date, String region, String scope,
       }
     }
     if (names.isEmpty()) {
-      throw new S3Exception(code, prefix + ": the list of signed headers is empty; it must"
-          + " name at least host");
+      throw new S3Exception(
+          code, prefix + ": the list of signed headers is empty; it must" + " name at least host");
     }
     return names;
   }
 
   private static void requireSignatureShape(String signature, S3ErrorCode code, String what) {
     if (!Digests.isHex(signature, 64)) {
-      throw new S3Exception(code, "Malformed request authorization: " + what + " must be 64 hex"
-          + " digits, not '" + signature + "'");
+      throw new S3Exception(
+          code,
+          "Malformed request authorization: "
+              + what
+              + " must be 64 hex"
+              + " digits, not '"
+              + signature
+              + "'");
     }
   }
 
@@ -272,8 +377,8 @@ record SignedParts(String accessKey, String date, String region, String scope,
   static String param(List<QueryParam> params, String name) {
     for (QueryParam p : params) {
       if (p.rawName().equals(name)) {
-        return new String(CanonicalRequest.decode(p.rawValue(), false, "query"),
-            StandardCharsets.UTF_8);
+        return new String(
+            CanonicalRequest.decode(p.rawValue(), false, "query"), StandardCharsets.UTF_8);
       }
     }
     return null;
@@ -305,9 +410,13 @@ record SignedParts(String accessKey, String date, String region, String scope,
   }
 
   private static S3Exception headerMalformed(String why) {
-    return new S3Exception(S3ErrorCode.AUTHORIZATION_HEADER_MALFORMED, "The authorization"
-        + " header is malformed: " + why + "; expected 'AWS4-HMAC-SHA256 Credential=<access-key>/"
-        + "<yyyyMMdd>/<region>/s3/aws4_request, SignedHeaders=<a;b;c>, Signature=<64 hex>'");
+    return new S3Exception(
+        S3ErrorCode.AUTHORIZATION_HEADER_MALFORMED,
+        "The authorization"
+            + " header is malformed: "
+            + why
+            + "; expected 'AWS4-HMAC-SHA256 Credential=<access-key>/"
+            + "<yyyyMMdd>/<region>/s3/aws4_request, SignedHeaders=<a;b;c>, Signature=<64 hex>'");
   }
 
   private static S3Exception queryError(String message) {
@@ -315,9 +424,11 @@ record SignedParts(String accessKey, String date, String region, String scope,
   }
 
   static S3Exception unsupportedV2() {
-    return new S3Exception(S3ErrorCode.INVALID_REQUEST, "The authorization mechanism you have"
-        + " provided is not supported: this proxy accepts AWS Signature Version 4 only;"
-        + " configure the client to sign with AWS4-HMAC-SHA256 (for example signature_version"
-        + " s3v4)");
+    return new S3Exception(
+        S3ErrorCode.INVALID_REQUEST,
+        "The authorization mechanism you have"
+            + " provided is not supported: this proxy accepts AWS Signature Version 4 only;"
+            + " configure the client to sign with AWS4-HMAC-SHA256 (for example signature_version"
+            + " s3v4)");
   }
 }

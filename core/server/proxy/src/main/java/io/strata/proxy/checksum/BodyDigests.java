@@ -11,14 +11,13 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * The digests of one request or part body, computed in a single pass as its bytes stream
- * through: MD5 always (the ETag, and Content-MD5), SHA-256 when the caller must check a signed
- * payload hash, and at most one flexible checksum. The first call to a result method finishes
- * the pass; feeding more bytes after that is an error. Not thread-safe: one body, one thread at
- * a time.
+ * The digests of one request or part body, computed in a single pass as its bytes stream through:
+ * MD5 always (the ETag, and Content-MD5), SHA-256 when the caller must check a signed payload hash,
+ * and at most one flexible checksum. The first call to a result method finishes the pass; feeding
+ * more bytes after that is an error. Not thread-safe: one body, one thread at a time.
  *
- * <p>The verify methods throw the S3 errors a client expects: BadDigest when a value it sent
- * does not match the body, InvalidDigest when the value is not even well-formed.
+ * <p>The verify methods throw the S3 errors a client expects: BadDigest when a value it sent does
+ * not match the body, InvalidDigest when the value is not even well-formed.
  */
 public final class BodyDigests {
   private static final HexFormat HEX = HexFormat.of();
@@ -47,8 +46,8 @@ public final class BodyDigests {
   }
 
   /**
-   * MD5, plus SHA-256 when asked, plus the checksum of the given algorithm when not null.
-   * A SHA256 flexible checksum and the payload SHA-256 are the same digest, computed once.
+   * MD5, plus SHA-256 when asked, plus the checksum of the given algorithm when not null. A SHA256
+   * flexible checksum and the payload SHA-256 are the same digest, computed once.
    */
   public static BodyDigests of(boolean sha256, ChecksumAlgorithm checksumOrNull) {
     return new BodyDigests(sha256, checksumOrNull);
@@ -138,15 +137,15 @@ public final class BodyDigests {
   /**
    * Checks a Content-MD5 header against the body.
    *
-   * @throws S3Exception INVALID_DIGEST when the header is not base64 of 16 bytes, BAD_DIGEST
-   *     when it is another MD5
+   * @throws S3Exception INVALID_DIGEST when the header is not base64 of 16 bytes, BAD_DIGEST when
+   *     it is another MD5
    */
   public void verifyContentMd5(String contentMd5) {
     byte[] expected = decodeContentMd5(contentMd5);
     finish();
     if (!MessageDigest.isEqual(expected, md5Value)) {
-      throw new S3Exception(S3ErrorCode.BAD_DIGEST,
-          "The Content-MD5 you specified did not match what we received.");
+      throw new S3Exception(
+          S3ErrorCode.BAD_DIGEST, "The Content-MD5 you specified did not match what we received.");
     }
   }
 
@@ -161,12 +160,15 @@ public final class BodyDigests {
     byte[] expected = expectedAlgorithm.decode(base64);
     finish();
     if (expectedAlgorithm != algorithm) {
-      throw new IllegalStateException(expectedAlgorithm + " was not computed; this body has "
-          + (algorithm == null ? "no checksum" : algorithm.toString()));
+      throw new IllegalStateException(
+          expectedAlgorithm
+              + " was not computed; this body has "
+              + (algorithm == null ? "no checksum" : algorithm.toString()));
     }
     if (!MessageDigest.isEqual(expected, checksumValue)) {
-      throw new S3Exception(S3ErrorCode.BAD_DIGEST, "The " + algorithm + " you specified did "
-          + "not match the calculated checksum.");
+      throw new S3Exception(
+          S3ErrorCode.BAD_DIGEST,
+          "The " + algorithm + " you specified did " + "not match the calculated checksum.");
     }
   }
 
@@ -178,12 +180,17 @@ public final class BodyDigests {
    */
   public void verifyPayloadSha256(String expectedHex) {
     String actual = sha256Hex();
-    if (expectedHex == null || !MessageDigest.isEqual(
-        expectedHex.trim().toLowerCase(Locale.ROOT).getBytes(StandardCharsets.US_ASCII),
-        actual.getBytes(StandardCharsets.US_ASCII))) {
-      throw new S3Exception(S3ErrorCode.XAMZ_CONTENT_SHA256_MISMATCH, "The provided "
-          + "'x-amz-content-sha256' header does not match what was computed: the body's "
-          + "SHA-256 is " + actual + ".");
+    if (expectedHex == null
+        || !MessageDigest.isEqual(
+            expectedHex.trim().toLowerCase(Locale.ROOT).getBytes(StandardCharsets.US_ASCII),
+            actual.getBytes(StandardCharsets.US_ASCII))) {
+      throw new S3Exception(
+          S3ErrorCode.XAMZ_CONTENT_SHA256_MISMATCH,
+          "The provided "
+              + "'x-amz-content-sha256' header does not match what was computed: the body's "
+              + "SHA-256 is "
+              + actual
+              + ".");
     }
   }
 
@@ -203,7 +210,8 @@ public final class BodyDigests {
       }
     }
     if (value == null || value.length != 16) {
-      throw new S3Exception(S3ErrorCode.INVALID_DIGEST,
+      throw new S3Exception(
+          S3ErrorCode.INVALID_DIGEST,
           "The Content-MD5 you specified is not valid: it must be the base64 encoding of the "
               + "16-byte MD5 of the body.");
     }

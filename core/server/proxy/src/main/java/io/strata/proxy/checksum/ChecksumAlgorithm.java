@@ -9,11 +9,11 @@ import java.util.zip.CRC32;
 import java.util.zip.CRC32C;
 
 /**
- * The flexible checksums S3 accepts on uploads and reports on reads, with the header, XML
- * element and binary length of each. Values travel base64-encoded; a CRC's binary value is its
- * bytes, big-endian. Parsing is lenient about case and strict about everything else: an
- * algorithm the proxy does not know is refused rather than ignored, so a client never believes
- * a checksum was verified when it was not.
+ * The flexible checksums S3 accepts on uploads and reports on reads, with the header, XML element
+ * and binary length of each. Values travel base64-encoded; a CRC's binary value is its bytes,
+ * big-endian. Parsing is lenient about case and strict about everything else: an algorithm the
+ * proxy does not know is refused rather than ignored, so a client never believes a checksum was
+ * verified when it was not.
  */
 public enum ChecksumAlgorithm {
   CRC32(4, true),
@@ -24,8 +24,10 @@ public enum ChecksumAlgorithm {
 
   /** Every checksum value header starts so; the rest is the algorithm, lower case. */
   public static final String HEADER_PREFIX = "x-amz-checksum-";
+
   /** The algorithm the AWS SDKs name when they send the checksum in a trailer or header. */
   public static final String SDK_ALGORITHM_HEADER = "x-amz-sdk-checksum-algorithm";
+
   /** The algorithm a CreateMultipartUpload or CopyObject asks for. */
   public static final String ALGORITHM_HEADER = "x-amz-checksum-algorithm";
 
@@ -62,8 +64,8 @@ public enum ChecksumAlgorithm {
   }
 
   /**
-   * Whether a multipart object may carry a checksum of this type with this algorithm: composite
-   * for every algorithm but CRC64NVME, full-object for the CRCs only.
+   * Whether a multipart object may carry a checksum of this type with this algorithm: composite for
+   * every algorithm but CRC64NVME, full-object for the CRCs only.
    */
   public boolean supports(ChecksumType type) {
     return type == ChecksumType.FULL_OBJECT ? crc : this != CRC64NVME;
@@ -72,8 +74,8 @@ public enum ChecksumAlgorithm {
   /** The base64 form of a binary value. */
   public String encode(byte[] value) {
     if (value.length != length) {
-      throw new IllegalArgumentException(name() + " values are " + length + " bytes, not "
-          + value.length);
+      throw new IllegalArgumentException(
+          name() + " values are " + length + " bytes, not " + value.length);
     }
     return Base64.getEncoder().encodeToString(value);
   }
@@ -93,8 +95,13 @@ public enum ChecksumAlgorithm {
       }
     }
     if (value == null || value.length != length) {
-      throw new S3Exception(S3ErrorCode.INVALID_DIGEST, "Value for " + headerName
-          + " header is invalid: it must be the base64 encoding of " + length + " bytes.");
+      throw new S3Exception(
+          S3ErrorCode.INVALID_DIGEST,
+          "Value for "
+              + headerName
+              + " header is invalid: it must be the base64 encoding of "
+              + length
+              + " bytes.");
     }
     return value;
   }
@@ -125,15 +132,18 @@ public enum ChecksumAlgorithm {
         return a;
       }
     }
-    throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "Checksum algorithm '" + value
-        + "' is not supported: use CRC32, CRC32C, CRC64NVME, SHA1 or SHA256.");
+    throw new S3Exception(
+        S3ErrorCode.INVALID_ARGUMENT,
+        "Checksum algorithm '"
+            + value
+            + "' is not supported: use CRC32, CRC32C, CRC64NVME, SHA1 or SHA256.");
   }
 
   /**
-   * The algorithm whose value a header carries, or empty for a header that carries none (any
-   * header outside {@code x-amz-checksum-*}, and {@code x-amz-checksum-type},
-   * {@code -algorithm} and {@code -mode}, which describe checksums rather than carry one).
-   * Also parses the header name a {@code x-amz-trailer} announces.
+   * The algorithm whose value a header carries, or empty for a header that carries none (any header
+   * outside {@code x-amz-checksum-*}, and {@code x-amz-checksum-type}, {@code -algorithm} and
+   * {@code -mode}, which describe checksums rather than carry one). Also parses the header name a
+   * {@code x-amz-trailer} announces.
    *
    * @throws S3Exception INVALID_ARGUMENT for a checksum header of an algorithm not supported
    */
@@ -151,14 +161,18 @@ public enum ChecksumAlgorithm {
         return Optional.of(a);
       }
     }
-    throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "The " + headerName + " header names "
-        + "a checksum algorithm that is not supported: use CRC32, CRC32C, CRC64NVME, SHA1 or "
-        + "SHA256.");
+    throw new S3Exception(
+        S3ErrorCode.INVALID_ARGUMENT,
+        "The "
+            + headerName
+            + " header names "
+            + "a checksum algorithm that is not supported: use CRC32, CRC32C, CRC64NVME, SHA1 or "
+            + "SHA256.");
   }
 
   /**
-   * The algorithm of the one checksum value header among a request's headers, or empty when it
-   * has none. A header repeated with the same name counts once.
+   * The algorithm of the one checksum value header among a request's headers, or empty when it has
+   * none. A header repeated with the same name counts once.
    *
    * @throws S3Exception INVALID_REQUEST when two different checksum headers are present, as S3
    *     answers; INVALID_ARGUMENT for an unsupported one
@@ -169,9 +183,14 @@ public enum ChecksumAlgorithm {
       Optional<ChecksumAlgorithm> a = fromHeaderName(header);
       if (a.isPresent()) {
         if (found != null && found != a.get()) {
-          throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "Expecting a single "
-              + "x-amz-checksum- header, but the request has both " + found.headerName
-              + " and " + a.get().headerName + ". Multiple checksum types are not allowed.");
+          throw new S3Exception(
+              S3ErrorCode.INVALID_REQUEST,
+              "Expecting a single "
+                  + "x-amz-checksum- header, but the request has both "
+                  + found.headerName
+                  + " and "
+                  + a.get().headerName
+                  + ". Multiple checksum types are not allowed.");
         }
         found = a.get();
       }

@@ -6,14 +6,13 @@ import java.util.Locale;
 
 /**
  * How an object's checksum relates to its bytes, as S3 reports it in {@code x-amz-checksum-type}
- * and {@code <ChecksumType>}. A single PUT always has a {@link #FULL_OBJECT} checksum; a
- * multipart upload has one or the other, fixed when the upload is created (see
- * {@link #forMultipartUpload}).
+ * and {@code <ChecksumType>}. A single PUT always has a {@link #FULL_OBJECT} checksum; a multipart
+ * upload has one or the other, fixed when the upload is created (see {@link #forMultipartUpload}).
  */
 public enum ChecksumType {
   /**
-   * The checksum of the concatenated binary checksums of the parts, in part-number order,
-   * written {@code base64-N} for N parts. It says nothing directly about the object's bytes.
+   * The checksum of the concatenated binary checksums of the parts, in part-number order, written
+   * {@code base64-N} for N parts. It says nothing directly about the object's bytes.
    */
   COMPOSITE,
   /** The checksum of the object's bytes, whatever the parts were. */
@@ -34,29 +33,40 @@ public enum ChecksumType {
         return t;
       }
     }
-    throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "Value for " + HEADER + " header is "
-        + "invalid: '" + value + "'. Use COMPOSITE or FULL_OBJECT.");
+    throw new S3Exception(
+        S3ErrorCode.INVALID_ARGUMENT,
+        "Value for "
+            + HEADER
+            + " header is "
+            + "invalid: '"
+            + value
+            + "'. Use COMPOSITE or FULL_OBJECT.");
   }
 
   /**
-   * The type a multipart upload's object checksum takes, as S3 decides it at
-   * CreateMultipartUpload: CRC64NVME supports only full-object checksums, SHA-1 and SHA-256
-   * only composite ones, and CRC32 and CRC32C either, composite unless the client asks for
-   * {@code FULL_OBJECT}.
+   * The type a multipart upload's object checksum takes, as S3 decides it at CreateMultipartUpload:
+   * CRC64NVME supports only full-object checksums, SHA-1 and SHA-256 only composite ones, and CRC32
+   * and CRC32C either, composite unless the client asks for {@code FULL_OBJECT}.
    *
    * @param requested the {@code x-amz-checksum-type} the client sent, or null
    * @throws S3Exception INVALID_REQUEST when the algorithm does not support the requested type
    */
-  public static ChecksumType forMultipartUpload(ChecksumAlgorithm algorithm,
-      ChecksumType requested) {
+  public static ChecksumType forMultipartUpload(
+      ChecksumAlgorithm algorithm, ChecksumType requested) {
     if (requested == null) {
       return algorithm == ChecksumAlgorithm.CRC64NVME ? FULL_OBJECT : COMPOSITE;
     }
     if (!algorithm.supports(requested)) {
-      throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "The " + requested + " checksum type "
-          + "cannot be used with the " + algorithm + " checksum algorithm: "
-          + (algorithm.supports(COMPOSITE) ? "use COMPOSITE" : "use FULL_OBJECT")
-          + " or another algorithm.");
+      throw new S3Exception(
+          S3ErrorCode.INVALID_REQUEST,
+          "The "
+              + requested
+              + " checksum type "
+              + "cannot be used with the "
+              + algorithm
+              + " checksum algorithm: "
+              + (algorithm.supports(COMPOSITE) ? "use COMPOSITE" : "use FULL_OBJECT")
+              + " or another algorithm.");
     }
     return requested;
   }

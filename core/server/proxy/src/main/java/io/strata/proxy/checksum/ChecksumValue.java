@@ -19,8 +19,8 @@ public record ChecksumValue(ChecksumAlgorithm algorithm, String value, ChecksumT
   }
 
   /**
-   * The value without a composite checksum's {@code -N} part count, as GetObjectAttributes
-   * reports it.
+   * The value without a composite checksum's {@code -N} part count, as GetObjectAttributes reports
+   * it.
    */
   public String valueWithoutPartCount() {
     int dash = value.lastIndexOf('-');

@@ -9,14 +9,14 @@ import java.util.zip.Checksum;
 
 /**
  * CRC-64/NVME, the checksum S3 calls CRC64NVME and uses by default for new objects: width 64,
- * polynomial 0xAD93D23594C93659 (0x9A6C9329AC4BC9B5 bit-reflected), initial value and final XOR
- * all ones, input and output reflected; the check value of the ASCII bytes "123456789" is
- * 0xAE8B14860A799888. {@link #getValue()} is that CRC of every byte given since the last
- * {@link #reset()}. Not thread-safe.
+ * polynomial 0xAD93D23594C93659 (0x9A6C9329AC4BC9B5 bit-reflected), initial value and final XOR all
+ * ones, input and output reflected; the check value of the ASCII bytes "123456789" is
+ * 0xAE8B14860A799888. {@link #getValue()} is that CRC of every byte given since the last {@link
+ * #reset()}. Not thread-safe.
  *
  * <p>Written here rather than taken from the AWS SDK because the SDK's CRC64NVME delegates to the
- * native AWS CRT library, which the proxy does not ship; the JDK has no CRC-64. It processes
- * eight bytes a step with eight 256-entry tables (slicing-by-8), a few GB/s on one core.
+ * native AWS CRT library, which the proxy does not ship; the JDK has no CRC-64. It processes eight
+ * bytes a step with eight 256-entry tables (slicing-by-8), a few GB/s on one core.
  */
 public final class Crc64Nvme implements Checksum {
   /** The polynomial, bit-reflected: bit 63 is the coefficient of x^0. */
@@ -50,9 +50,15 @@ public final class Crc64Nvme implements Checksum {
     long[] t7 = TABLES[7];
     for (; end - i >= 8; i += 8) {
       long x = crc ^ (long) LONG_LE.get(b, i);
-      crc = t7[(int) x & 0xff] ^ t6[(int) (x >>> 8) & 0xff] ^ t5[(int) (x >>> 16) & 0xff]
-          ^ t4[(int) (x >>> 24) & 0xff] ^ t3[(int) (x >>> 32) & 0xff]
-          ^ t2[(int) (x >>> 40) & 0xff] ^ t1[(int) (x >>> 48) & 0xff] ^ t0[(int) (x >>> 56)];
+      crc =
+          t7[(int) x & 0xff]
+              ^ t6[(int) (x >>> 8) & 0xff]
+              ^ t5[(int) (x >>> 16) & 0xff]
+              ^ t4[(int) (x >>> 24) & 0xff]
+              ^ t3[(int) (x >>> 32) & 0xff]
+              ^ t2[(int) (x >>> 40) & 0xff]
+              ^ t1[(int) (x >>> 48) & 0xff]
+              ^ t0[(int) (x >>> 56)];
     }
     for (; i < end; i++) {
       crc = t0[(int) (crc ^ b[i]) & 0xff] ^ (crc >>> 8);

@@ -1,13 +1,13 @@
 package io.strata.proxy.checksum;
 
 /**
- * The CRC of a concatenation from the CRCs of its pieces and their lengths, without the bytes:
- * how a multipart upload's full-object CRC is found from its parts' CRCs.
+ * The CRC of a concatenation from the CRCs of its pieces and their lengths, without the bytes: how
+ * a multipart upload's full-object CRC is found from its parts' CRCs.
  *
  * <p>For a reflected CRC whose initial value equals its final XOR (true of CRC32, CRC32C and
- * CRC64NVME: all ones), crc(A || B) = crc(A) * x^(8 |B|) mod P xor crc(B). The product is
- * computed in the reflected representation, where the top bit is the coefficient of x^0, and
- * x^(8n) by square-and-multiply, so the cost is O(width^2 log n), independent of the data size.
+ * CRC64NVME: all ones), crc(A || B) = crc(A) * x^(8 |B|) mod P xor crc(B). The product is computed
+ * in the reflected representation, where the top bit is the coefficient of x^0, and x^(8n) by
+ * square-and-multiply, so the cost is O(width^2 log n), independent of the data size.
  */
 final class CrcCombine {
   private CrcCombine() {}

@@ -6,8 +6,8 @@ import java.security.NoSuchAlgorithmException;
 import java.util.zip.Checksum;
 
 /**
- * One running digest of a body, whichever kind: a JDK message digest or a CRC. The binary
- * result is what S3 base64-encodes in its headers and XML (a CRC as its bytes, big-endian).
+ * One running digest of a body, whichever kind: a JDK message digest or a CRC. The binary result is
+ * what S3 base64-encodes in its headers and XML (a CRC as its bytes, big-endian).
  */
 interface Hasher {
   void update(byte[] b, int off, int len);

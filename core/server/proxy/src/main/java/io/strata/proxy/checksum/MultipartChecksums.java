@@ -10,13 +10,13 @@ import java.util.Objects;
  * exactly as S3 computes them, so a client that checks them against its own arithmetic agrees:
  *
  * <ul>
- *   <li>ETag: the hex MD5 of the concatenated binary MD5s of the parts, then {@code -N} for N
- *       parts ({@code "-1"} for a single part too).
+ *   <li>ETag: the hex MD5 of the concatenated binary MD5s of the parts, then {@code -N} for N parts
+ *       ({@code "-1"} for a single part too).
  *   <li>Composite checksum (CRC32, CRC32C, SHA-1, SHA-256): the same algorithm over the
  *       concatenated binary part checksums, in part-number order, base64, then {@code -N}.
- *   <li>Full-object checksum (CRC64NVME always; CRC32 and CRC32C when the upload asked for
- *       {@code FULL_OBJECT}): the CRC of the whole object's bytes, found by combining the part
- *       CRCs with the part sizes, no {@code -N}.
+ *   <li>Full-object checksum (CRC64NVME always; CRC32 and CRC32C when the upload asked for {@code
+ *       FULL_OBJECT}): the CRC of the whole object's bytes, found by combining the part CRCs with
+ *       the part sizes, no {@code -N}.
  * </ul>
  */
 public final class MultipartChecksums {
@@ -66,8 +66,8 @@ public final class MultipartChecksums {
    *
    * @param parts the parts' checksums and sizes in part-number order
    */
-  public static ChecksumValue objectChecksum(ChecksumAlgorithm algorithm, ChecksumType type,
-      List<PartChecksum> parts) {
+  public static ChecksumValue objectChecksum(
+      ChecksumAlgorithm algorithm, ChecksumType type, List<PartChecksum> parts) {
     if (type == ChecksumType.FULL_OBJECT) {
       return fullObject(algorithm, parts);
     }
@@ -92,8 +92,7 @@ public final class MultipartChecksums {
       byte[] binary = algorithm.decode(part);
       hasher.update(binary, 0, binary.length);
     }
-    String value = Base64.getEncoder().encodeToString(hasher.finish()) + "-"
-        + partChecksums.size();
+    String value = Base64.getEncoder().encodeToString(hasher.finish()) + "-" + partChecksums.size();
     return new ChecksumValue(algorithm, value, ChecksumType.COMPOSITE);
   }
 
@@ -121,6 +120,7 @@ public final class MultipartChecksums {
   private static String unquote(String etag) {
     String e = etag.trim();
     return e.length() >= 2 && e.startsWith("\"") && e.endsWith("\"")
-        ? e.substring(1, e.length() - 1) : e;
+        ? e.substring(1, e.length() - 1)
+        : e;
   }
 }

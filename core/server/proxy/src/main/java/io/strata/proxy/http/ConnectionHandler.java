@@ -19,11 +19,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The event-loop side of one connection: hands each request to a handler thread as an
- * {@link HttpExchange} and feeds it the request's body as it arrives. The connection reads
- * from its socket only when asked (auto-read is off): once for the first request, then when an
- * exchange's body stream wants more, then after a response for the next request. So one
- * connection serves one request at a time and holds at most one socket read of its body.
+ * The event-loop side of one connection: hands each request to a handler thread as an {@link
+ * HttpExchange} and feeds it the request's body as it arrives. The connection reads from its socket
+ * only when asked (auto-read is off): once for the first request, then when an exchange's body
+ * stream wants more, then after a response for the next request. So one connection serves one
+ * request at a time and holds at most one socket read of its body.
  */
 final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(ConnectionHandler.class);
@@ -34,12 +34,18 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private final long bodyTimeoutNanos;
   private final long writeTimeoutNanos;
   private HttpExchange current;
+
   /** An exchange has started and not finished: new requests wait in the backlog. */
   private boolean busy;
+
   private final java.util.ArrayDeque<Object> backlog = new java.util.ArrayDeque<>();
 
-  ConnectionHandler(ExecutorService handlers, ExchangeHandler handler,
-      ExchangeHandler.Overload overload, long bodyTimeoutNanos, long writeTimeoutNanos) {
+  ConnectionHandler(
+      ExecutorService handlers,
+      ExchangeHandler handler,
+      ExchangeHandler.Overload overload,
+      long bodyTimeoutNanos,
+      long writeTimeoutNanos) {
     this.handlers = handlers;
     this.handler = handler;
     this.overload = overload;
@@ -95,8 +101,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         badRequest(ctx, request.decoderResult().cause());
         return;
       }
-      HttpExchange exchange = new HttpExchange(ctx.channel(), request, bodyTimeoutNanos,
-          writeTimeoutNanos, () -> next(ctx));
+      HttpExchange exchange =
+          new HttpExchange(
+              ctx.channel(), request, bodyTimeoutNanos, writeTimeoutNanos, () -> next(ctx));
       current = exchange;
       busy = true;
       if (msg instanceof HttpContent content) {
@@ -133,20 +140,24 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         if (exchange.responseStarted()) {
           exchange.abort();
         } else {
-          LOG.warn("No response to {} {}: closing the connection", exchange.method(),
-              exchange.uri());
+          LOG.warn(
+              "No response to {} {}: closing the connection", exchange.method(), exchange.uri());
           exchange.closeAfterResponse();
-          exchange.respond(HttpResponseStatus.INTERNAL_SERVER_ERROR,
-              io.netty.handler.codec.http.EmptyHttpHeaders.INSTANCE, null);
+          exchange.respond(
+              HttpResponseStatus.INTERNAL_SERVER_ERROR,
+              io.netty.handler.codec.http.EmptyHttpHeaders.INSTANCE,
+              null);
         }
       }
     } catch (Throwable t) {
-      LOG.warn("Request {} {} from {} failed", exchange.method(), exchange.uri(),
-          exchange.remote(), t);
+      LOG.warn(
+          "Request {} {} from {} failed", exchange.method(), exchange.uri(), exchange.remote(), t);
       if (!exchange.responseStarted()) {
         exchange.closeAfterResponse();
-        exchange.respond(HttpResponseStatus.INTERNAL_SERVER_ERROR,
-            io.netty.handler.codec.http.EmptyHttpHeaders.INSTANCE, null);
+        exchange.respond(
+            HttpResponseStatus.INTERNAL_SERVER_ERROR,
+            io.netty.handler.codec.http.EmptyHttpHeaders.INSTANCE,
+            null);
       } else if (!exchange.done()) {
         exchange.abort();
       }
@@ -155,9 +166,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
   private static void badRequest(ChannelHandlerContext ctx, Throwable cause) {
     LOG.debug("Malformed request from {}: {}", ctx.channel().remoteAddress(), cause.toString());
-    DefaultFullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
-        HttpResponseStatus.BAD_REQUEST);
-    r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE)
+    DefaultFullHttpResponse r =
+        new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.BAD_REQUEST);
+    r.headers()
+        .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE)
         .setInt(HttpHeaderNames.CONTENT_LENGTH, 0);
     ctx.writeAndFlush(r).addListener(io.netty.channel.ChannelFutureListener.CLOSE);
   }

@@ -1,9 +1,9 @@
 package io.strata.proxy.http;
 
 /**
- * Serves one request on a handler thread: reads what it needs of the body and sends exactly
- * one response (whole or streamed). An exception thrown after a streamed response started
- * aborts the connection; before, the server answers 500 itself.
+ * Serves one request on a handler thread: reads what it needs of the body and sends exactly one
+ * response (whole or streamed). An exception thrown after a streamed response started aborts the
+ * connection; before, the server answers 500 itself.
  */
 @FunctionalInterface
 public interface ExchangeHandler {

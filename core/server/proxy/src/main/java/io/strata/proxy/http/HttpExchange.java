@@ -11,7 +11,6 @@ import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultHttpResponse;
-import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
@@ -32,29 +31,30 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * One HTTP request and its response, as the thread serving it sees them: the request's line
- * and headers exactly as received, its body as a blocking stream ({@link #body()}), and either
- * one whole response ({@link #respond}) or a streamed one ({@link #startResponse},
- * {@link #write}, {@link #endResponse}). A streamed response waits while the connection's
- * write buffer is above its high-water mark, so a slow client holds a bounded amount of the
- * proxy's memory and slows the reads that feed it. After the response, the connection reads
- * the next request when this one's body had arrived whole (what the handler did not read of it
- * is dropped), and is closed otherwise (the rest of a body still on its way cannot be told
- * apart from the next request without reading it); the response says which it will be. A
- * connection closed with a body on its way first takes the rest of it, for a bounded time, so
- * that the client reads the answer rather than a reset.
+ * One HTTP request and its response, as the thread serving it sees them: the request's line and
+ * headers exactly as received, its body as a blocking stream ({@link #body()}), and either one
+ * whole response ({@link #respond}) or a streamed one ({@link #startResponse}, {@link #write},
+ * {@link #endResponse}). A streamed response waits while the connection's write buffer is above its
+ * high-water mark, so a slow client holds a bounded amount of the proxy's memory and slows the
+ * reads that feed it. After the response, the connection reads the next request when this one's
+ * body had arrived whole (what the handler did not read of it is dropped), and is closed otherwise
+ * (the rest of a body still on its way cannot be told apart from the next request without reading
+ * it); the response says which it will be. A connection closed with a body on its way first takes
+ * the rest of it, for a bounded time, so that the client reads the answer rather than a reset.
  */
 public final class HttpExchange {
   /**
-   * How long a connection that closes after its response keeps taking (and dropping) a request
-   * body still on its way: long enough for a client that sends its whole body before it reads
-   * the answer to finish, bounded so that a client cannot hold the connection open.
+   * How long a connection that closes after its response keeps taking (and dropping) a request body
+   * still on its way: long enough for a client that sends its whole body before it reads the answer
+   * to finish, bounded so that a client cannot hold the connection open.
    */
   static final long LINGER_SECONDS = 30;
 
   private final Channel channel;
+
   /** On the event loop once the response is sent and the connection kept: the next request. */
   private final Runnable next;
+
   private final HttpRequest request;
   private final RequestBody body;
   private final long writeTimeoutNanos;
@@ -73,25 +73,32 @@ public final class HttpExchange {
   private long bytesOut;
   private int status;
 
-  HttpExchange(Channel channel, HttpRequest request, long bodyTimeoutNanos,
-      long writeTimeoutNanos, Runnable next) {
+  HttpExchange(
+      Channel channel,
+      HttpRequest request,
+      long bodyTimeoutNanos,
+      long writeTimeoutNanos,
+      Runnable next) {
     this.channel = channel;
     this.next = next;
     this.request = request;
     this.writeTimeoutNanos = writeTimeoutNanos;
     this.expectContinue = HttpUtil.is100ContinueExpected(request);
     this.keepAlive = HttpUtil.isKeepAlive(request);
-    this.body = new RequestBody(new RequestBody.Feed() {
-      @Override
-      public void requestMore() {
-        channel.read();
-      }
+    this.body =
+        new RequestBody(
+            new RequestBody.Feed() {
+              @Override
+              public void requestMore() {
+                channel.read();
+              }
 
-      @Override
-      public void continueIfExpected() {
-        sendContinue();
-      }
-    }, bodyTimeoutNanos);
+              @Override
+              public void continueIfExpected() {
+                sendContinue();
+              }
+            },
+            bodyTimeoutNanos);
   }
 
   public HttpMethod method() {
@@ -110,7 +117,8 @@ public final class HttpExchange {
   /** The client's address, for logs. */
   public String remote() {
     return channel.remoteAddress() instanceof InetSocketAddress a
-        ? a.getAddress().getHostAddress() + ":" + a.getPort() : String.valueOf(channel.remoteAddress());
+        ? a.getAddress().getHostAddress() + ":" + a.getPort()
+        : String.valueOf(channel.remoteAddress());
   }
 
   /**
@@ -156,14 +164,15 @@ public final class HttpExchange {
   private void sendContinue() {
     if (expectContinue && !continueSent && !responseStarted) {
       continueSent = true;
-      channel.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
-          HttpResponseStatus.CONTINUE, Unpooled.EMPTY_BUFFER));
+      channel.writeAndFlush(
+          new DefaultFullHttpResponse(
+              HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE, Unpooled.EMPTY_BUFFER));
     }
   }
 
   /**
-   * Sends a whole response. {@code content} may be null (no body). For HEAD requests, the
-   * body is not sent but Content-Length says how long it would be unless the headers give it.
+   * Sends a whole response. {@code content} may be null (no body). For HEAD requests, the body is
+   * not sent but Content-Length says how long it would be unless the headers give it.
    */
   public void respond(HttpResponseStatus status, HttpHeaders headers, byte[] content) {
     checkNotStarted();
@@ -171,8 +180,11 @@ public final class HttpExchange {
     this.status = status.code();
     byte[] bytes = content == null ? new byte[0] : content;
     boolean head = request.method().equals(HttpMethod.HEAD);
-    FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
-        head ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(bytes));
+    FullHttpResponse r =
+        new DefaultFullHttpResponse(
+            HttpVersion.HTTP_1_1,
+            status,
+            head ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(bytes));
     r.headers().set(headers);
     if (!r.headers().contains(HttpHeaderNames.CONTENT_LENGTH)) {
       HttpUtil.setContentLength(r, bytes.length);
@@ -194,11 +206,10 @@ public final class HttpExchange {
   }
 
   /**
-   * Sends the next part of a streamed response, taking ownership of {@code data}; waits while
-   * the client is slow to take what was sent before.
+   * Sends the next part of a streamed response, taking ownership of {@code data}; waits while the
+   * client is slow to take what was sent before.
    *
-   * @throws IOException when the connection closed or the client took nothing for the write
-   *     timeout
+   * @throws IOException when the connection closed or the client took nothing for the write timeout
    */
   public void write(ByteBuf data) throws IOException {
     if (!channel.isActive()) {
@@ -211,9 +222,9 @@ public final class HttpExchange {
   }
 
   /**
-   * Sends the next part of a streamed response from a file, by the kernel where the transport
-   * can (sendfile); takes ownership of {@code region} (its file is closed once sent). Waits as
-   * {@link #write(ByteBuf)} does.
+   * Sends the next part of a streamed response from a file, by the kernel where the transport can
+   * (sendfile); takes ownership of {@code region} (its file is closed once sent). Waits as {@link
+   * #write(ByteBuf)} does.
    */
   public void write(FileRegion region) throws IOException {
     if (!channel.isActive()) {
@@ -232,9 +243,9 @@ public final class HttpExchange {
   }
 
   /**
-   * Ends the exchange after a failure in the middle of a streamed response: the client sees
-   * the connection close before Content-Length bytes arrived, which every client treats as an
-   * error, rather than a short body it could take for the whole.
+   * Ends the exchange after a failure in the middle of a streamed response: the client sees the
+   * connection close before Content-Length bytes arrived, which every client treats as an error,
+   * rather than a short body it could take for the whole.
    */
   public void abort() {
     responseEnded = true;
@@ -255,8 +266,12 @@ public final class HttpExchange {
         long left = deadline - System.nanoTime();
         if (left <= 0) {
           channel.close();
-          throw new IOException("the client at " + remote() + " took nothing for "
-              + TimeUnit.NANOSECONDS.toSeconds(writeTimeoutNanos) + " s");
+          throw new IOException(
+              "the client at "
+                  + remote()
+                  + " took nothing for "
+                  + TimeUnit.NANOSECONDS.toSeconds(writeTimeoutNanos)
+                  + " s");
         }
         writable.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(100)));
       }
@@ -290,45 +305,61 @@ public final class HttpExchange {
   }
 
   /**
-   * After the last write: read the next request when the response said the connection stays
-   * open -- this request's body had arrived whole, so what the handler did not read of it is
-   * dropped and the next bytes are the next request -- and close the connection otherwise.
+   * After the last write: read the next request when the response said the connection stays open --
+   * this request's body had arrived whole, so what the handler did not read of it is dropped and
+   * the next bytes are the next request -- and close the connection otherwise.
    */
   private void finish(ChannelFuture written) {
-    channel.eventLoop().execute(() -> {
-      boolean reuse = reuseConnection;
-      boolean bodyOnItsWay = !body.ended();
-      body.close();
-      if (reuse) {
-        written.addListener(f -> {
-          if (f.isSuccess()) {
-            next.run();
-          } else {
-            channel.close();
-          }
-        });
-      } else if (bodyOnItsWay && channel instanceof DuplexChannel duplex) {
-        written.addListener(f -> {
-          if (!f.isSuccess()) {
-            channel.close();
-            return;
-          }
-          // Closing with the client's bytes unread would reset the connection, and a client
-          // still sending its body would lose the answer before reading it (a refused PUT
-          // sent without "Expect: 100-continue"). So: end the response side, drop what still
-          // comes, and close when the client does or the body ends.
-          duplex.shutdownOutput().addListener(x -> {
-            draining = true;
-            channel.eventLoop().schedule(() -> {
-              channel.close();
-            }, LINGER_SECONDS, TimeUnit.SECONDS);
-            channel.read();
-          });
-        });
-      } else {
-        written.addListener(ChannelFutureListener.CLOSE);
-      }
-    });
+    channel
+        .eventLoop()
+        .execute(
+            () -> {
+              boolean reuse = reuseConnection;
+              boolean bodyOnItsWay = !body.ended();
+              body.close();
+              if (reuse) {
+                written.addListener(
+                    f -> {
+                      if (f.isSuccess()) {
+                        next.run();
+                      } else {
+                        channel.close();
+                      }
+                    });
+              } else if (bodyOnItsWay && channel instanceof DuplexChannel duplex) {
+                written.addListener(
+                    f -> {
+                      if (!f.isSuccess()) {
+                        channel.close();
+                        return;
+                      }
+                      // Closing with the client's bytes unread would reset the connection, and a
+                      // client
+                      // still sending its body would lose the answer before reading it (a refused
+                      // PUT
+                      // sent without "Expect: 100-continue"). So: end the response side, drop what
+                      // still
+                      // comes, and close when the client does or the body ends.
+                      duplex
+                          .shutdownOutput()
+                          .addListener(
+                              x -> {
+                                draining = true;
+                                channel
+                                    .eventLoop()
+                                    .schedule(
+                                        () -> {
+                                          channel.close();
+                                        },
+                                        LINGER_SECONDS,
+                                        TimeUnit.SECONDS);
+                                channel.read();
+                              });
+                    });
+              } else {
+                written.addListener(ChannelFutureListener.CLOSE);
+              }
+            });
   }
 
   /**

@@ -13,10 +13,10 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The body of one request as a blocking stream for the thread that serves it, fed by the
- * connection's event loop. The connection reads from its socket only when this stream is
- * empty and its reader wants more ({@link Feed#requestMore}), so a request never holds more
- * than one socket read of body in memory however fast the client sends: a slow consumer (an
- * under store, a worker) slows the client down through TCP, never fills the heap.
+ * connection's event loop. The connection reads from its socket only when this stream is empty and
+ * its reader wants more ({@link Feed#requestMore}), so a request never holds more than one socket
+ * read of body in memory however fast the client sends: a slow consumer (an under store, a worker)
+ * slows the client down through TCP, never fills the heap.
  */
 final class RequestBody extends InputStream {
   /** What the stream needs from its connection; called from the reading thread. */
@@ -155,8 +155,10 @@ final class RequestBody extends InputStream {
       }
       long left = deadline - System.nanoTime();
       if (left <= 0) {
-        throw new IOException("the client sent no body bytes for "
-            + TimeUnit.NANOSECONDS.toSeconds(readTimeoutNanos) + " s");
+        throw new IOException(
+            "the client sent no body bytes for "
+                + TimeUnit.NANOSECONDS.toSeconds(readTimeoutNanos)
+                + " s");
       }
       try {
         arrived.awaitNanos(left);

@@ -31,15 +31,22 @@ import org.slf4j.LoggerFactory;
 /**
  * The proxy's HTTP/1.1 server: Netty's HTTP codec on event-loop threads, and a bounded pool of
  * handler threads that serve one request each at a time with blocking calls to the cluster.
- * Requests beyond the pool wait in a bounded queue; past it they are refused at once
- * ({@link ExchangeHandler.Overload}), never queued without bound.
+ * Requests beyond the pool wait in a bounded queue; past it they are refused at once ({@link
+ * ExchangeHandler.Overload}), never queued without bound.
  */
 public final class S3HttpServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(S3HttpServer.class);
 
   /** What the server is given; sizes in bytes. */
-  public record Settings(String bindHost, int port, int ioThreads, int handlerThreads,
-      int handlerQueue, int maxHeaderSize, int writeBufferSize, Duration idleTimeout) {}
+  public record Settings(
+      String bindHost,
+      int port,
+      int ioThreads,
+      int handlerThreads,
+      int handlerQueue,
+      int maxHeaderSize,
+      int writeBufferSize,
+      Duration idleTimeout) {}
 
   private final Settings settings;
   private final ExchangeHandler handler;
@@ -48,8 +55,8 @@ public final class S3HttpServer implements AutoCloseable {
   private ThreadPoolExecutor handlers;
   private Channel serverChannel;
 
-  public S3HttpServer(Settings settings, ExchangeHandler handler,
-      ExchangeHandler.Overload overload) {
+  public S3HttpServer(
+      Settings settings, ExchangeHandler handler, ExchangeHandler.Overload overload) {
     this.settings = settings;
     this.handler = handler;
     this.overload = overload;
@@ -57,46 +64,67 @@ public final class S3HttpServer implements AutoCloseable {
 
   /** Binds the port and starts serving. */
   public void start() throws InterruptedException {
-    int ioThreads = settings.ioThreads() > 0 ? settings.ioThreads()
-        : 2 * Runtime.getRuntime().availableProcessors();
+    int ioThreads =
+        settings.ioThreads() > 0
+            ? settings.ioThreads()
+            : 2 * Runtime.getRuntime().availableProcessors();
     boolean epoll = Epoll.isAvailable();
     IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
     Class<? extends ServerChannel> channelClass =
         epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
-    group = new MultiThreadIoEventLoopGroup(ioThreads, new DefaultThreadFactory("s3-io", true),
-        io);
-    handlers = new ThreadPoolExecutor(settings.handlerThreads(), settings.handlerThreads(),
-        60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(Math.max(1, settings.handlerQueue())),
-        new DefaultThreadFactory("s3-handler", true));
+    group = new MultiThreadIoEventLoopGroup(ioThreads, new DefaultThreadFactory("s3-io", true), io);
+    handlers =
+        new ThreadPoolExecutor(
+            settings.handlerThreads(),
+            settings.handlerThreads(),
+            60,
+            TimeUnit.SECONDS,
+            new ArrayBlockingQueue<>(Math.max(1, settings.handlerQueue())),
+            new DefaultThreadFactory("s3-handler", true));
     handlers.allowCoreThreadTimeOut(true);
     long idleSeconds = Math.max(1, settings.idleTimeout().toSeconds());
     long bodyTimeoutNanos = settings.idleTimeout().toNanos();
     int writeBuffer = Math.max(64 << 10, settings.writeBufferSize());
-    ServerBootstrap bootstrap = new ServerBootstrap()
-        .group(group)
-        .channel(channelClass)
-        .option(ChannelOption.SO_BACKLOG, 1024)
-        .childOption(ChannelOption.TCP_NODELAY, true)
-        .childOption(ChannelOption.AUTO_READ, false)
-        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
-            new WriteBufferWaterMark(writeBuffer / 2, writeBuffer))
-        .childHandler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            ch.pipeline()
-                .addLast("idle", new IdleStateHandler(0, 0, idleSeconds, TimeUnit.SECONDS))
-                .addLast("http", new HttpServerCodec(new HttpDecoderConfig()
-                    .setMaxInitialLineLength(Math.max(16 << 10, settings.maxHeaderSize()))
-                    .setMaxHeaderSize(settings.maxHeaderSize())
-                    .setMaxChunkSize(64 << 10)))
-                .addLast("s3", new ConnectionHandler(handlers, handler, overload,
-                    bodyTimeoutNanos, bodyTimeoutNanos));
-          }
-        });
-    serverChannel = bootstrap.bind(new InetSocketAddress(settings.bindHost(), settings.port()))
-        .sync().channel();
-    LOG.info("S3 endpoint listening on {} ({} transport, {} I/O threads, {} handler threads)",
-        serverChannel.localAddress(), epoll ? "epoll" : "nio", ioThreads,
+    ServerBootstrap bootstrap =
+        new ServerBootstrap()
+            .group(group)
+            .channel(channelClass)
+            .option(ChannelOption.SO_BACKLOG, 1024)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childOption(ChannelOption.AUTO_READ, false)
+            .childOption(
+                ChannelOption.WRITE_BUFFER_WATER_MARK,
+                new WriteBufferWaterMark(writeBuffer / 2, writeBuffer))
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    ch.pipeline()
+                        .addLast("idle", new IdleStateHandler(0, 0, idleSeconds, TimeUnit.SECONDS))
+                        .addLast(
+                            "http",
+                            new HttpServerCodec(
+                                new HttpDecoderConfig()
+                                    .setMaxInitialLineLength(
+                                        Math.max(16 << 10, settings.maxHeaderSize()))
+                                    .setMaxHeaderSize(settings.maxHeaderSize())
+                                    .setMaxChunkSize(64 << 10)))
+                        .addLast(
+                            "s3",
+                            new ConnectionHandler(
+                                handlers, handler, overload, bodyTimeoutNanos, bodyTimeoutNanos));
+                  }
+                });
+    serverChannel =
+        bootstrap
+            .bind(new InetSocketAddress(settings.bindHost(), settings.port()))
+            .sync()
+            .channel();
+    LOG.info(
+        "S3 endpoint listening on {} ({} transport, {} I/O threads, {} handler threads)",
+        serverChannel.localAddress(),
+        epoll ? "epoll" : "nio",
+        ioThreads,
         settings.handlerThreads());
   }
 

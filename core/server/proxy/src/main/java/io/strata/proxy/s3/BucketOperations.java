@@ -21,10 +21,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The bucket operations: ListBuckets (the top-level folders and the mapped buckets),
- * CreateBucket (a folder, with S3's naming rules), HeadBucket, DeleteBucket (only when no
- * visible entry is left; staged uploads go with it), GetBucketLocation, and the answers for
- * versioning and ACLs that Strata does not keep (never enabled; the canned private ACL).
+ * The bucket operations: ListBuckets (the top-level folders and the mapped buckets), CreateBucket
+ * (a folder, with S3's naming rules), HeadBucket, DeleteBucket (only when no visible entry is left;
+ * staged uploads go with it), GetBucketLocation, and the answers for versioning and ACLs that
+ * Strata does not keep (never enabled; the canned private ACL).
  */
 final class BucketOperations {
   private final ProxyContext ctx;
@@ -38,7 +38,8 @@ final class BucketOperations {
     try (CloseableIterator<FileInfo> it = ctx.fs().listStatus(PathNames.ROOT)) {
       while (it.hasNext()) {
         FileInfo f = it.next();
-        if (f.getDirectory() && ctx.buckets().listable(f.getName())
+        if (f.getDirectory()
+            && ctx.buckets().listable(f.getName())
             && !ctx.buckets().isMapped(f.getName())) {
           buckets.add(bucket(f.getName(), f));
         }
@@ -61,8 +62,7 @@ final class BucketOperations {
   }
 
   private BucketListing.Bucket bucket(String name, FileInfo f) {
-    return new BucketListing.Bucket(name, Instant.ofEpochMilli(f.getModificationTimeMs()),
-        null);
+    return new BucketListing.Bucket(name, Instant.ofEpochMilli(f.getModificationTimeMs()), null);
   }
 
   static Owner owner(S3Request r) {
@@ -75,36 +75,45 @@ final class BucketOperations {
       Buckets.checkNewName(bucket);
     }
     checkCannedAcl(r);
-    byte[] body = UploadBody.document(r, S3XmlParser.MAX_CREATE_BUCKET_CONFIGURATION_BYTES,
-        true);
+    byte[] body = UploadBody.document(r, S3XmlParser.MAX_CREATE_BUCKET_CONFIGURATION_BYTES, true);
     if (body.length > 0) {
       BucketConfiguration c = S3XmlParser.createBucketConfiguration(body);
       String asked = c.locationConstraint().orElse("");
-      if (!asked.isEmpty() && !asked.equals(ctx.region())
+      if (!asked.isEmpty()
+          && !asked.equals(ctx.region())
           && !(asked.equals("US") && ctx.region().equals("us-east-1"))) {
-        throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "The location constraint '" + asked
-            + "' is not this proxy's region, " + ctx.region() + " (strata.proxy.region)");
+        throw new S3Exception(
+            S3ErrorCode.INVALID_ARGUMENT,
+            "The location constraint '"
+                + asked
+                + "' is not this proxy's region, "
+                + ctx.region()
+                + " (strata.proxy.region)");
       }
     }
     String path = ctx.buckets().path(bucket);
     FileInfo existing = status(path);
     if (existing != null) {
       if (existing.getDirectory() && existing.getOwner().equals(r.principal().user())) {
-        throw new S3Exception(S3ErrorCode.BUCKET_ALREADY_OWNED_BY_YOU,
+        throw new S3Exception(
+            S3ErrorCode.BUCKET_ALREADY_OWNED_BY_YOU,
             "Your previous request to create the named bucket succeeded and you already own"
-                + " it: " + bucket);
+                + " it: "
+                + bucket);
       }
-      throw new S3Exception(S3ErrorCode.BUCKET_ALREADY_EXISTS, "The requested bucket name is"
-          + " not available: " + bucket + " exists at " + path);
+      throw new S3Exception(
+          S3ErrorCode.BUCKET_ALREADY_EXISTS,
+          "The requested bucket name is" + " not available: " + bucket + " exists at " + path);
     }
     ctx.access().checkWriteIn(r.principal(), PathNames.parent(path));
     try {
-      ctx.fs().createDirectory(path, true, false, 0, r.principal().user(),
-          r.principal().primaryGroup());
+      ctx.fs()
+          .createDirectory(
+              path, true, false, 0, r.principal().user(), r.principal().primaryGroup());
     } catch (StrataException e) {
       if (e.code() == ErrorCode.ALREADY_EXISTS) {
-        throw new S3Exception(S3ErrorCode.BUCKET_ALREADY_OWNED_BY_YOU,
-            "The bucket was created meanwhile: " + bucket);
+        throw new S3Exception(
+            S3ErrorCode.BUCKET_ALREADY_OWNED_BY_YOU, "The bucket was created meanwhile: " + bucket);
       }
       throw e;
     }
@@ -124,16 +133,22 @@ final class BucketOperations {
   void deleteBucket(S3Request r) throws IOException {
     FileInfo dir = bucketFolder(ctx, r);
     if (ctx.buckets().isMapped(r.bucket())) {
-      throw new S3Exception(S3ErrorCode.METHOD_NOT_ALLOWED, "The bucket " + r.bucket()
-          + " is mapped to " + dir.getPath() + " by strata.proxy.bucket.map and cannot be"
-          + " deleted through S3");
+      throw new S3Exception(
+          S3ErrorCode.METHOD_NOT_ALLOWED,
+          "The bucket "
+              + r.bucket()
+              + " is mapped to "
+              + dir.getPath()
+              + " by strata.proxy.bucket.map and cannot be"
+              + " deleted through S3");
     }
     ctx.access().checkWriteIn(r.principal(), PathNames.parent(dir.getPath()));
     try {
       ctx.fs().deleteUnlessVisibleChildren(dir.getPath());
     } catch (StrataException e) {
       if (e.code() == ErrorCode.FAILED_PRECONDITION) {
-        throw new S3Exception(S3ErrorCode.BUCKET_NOT_EMPTY,
+        throw new S3Exception(
+            S3ErrorCode.BUCKET_NOT_EMPTY,
             "The bucket you tried to delete is not empty: " + r.bucket());
       }
       if (e.code() == ErrorCode.NOT_FOUND) {
@@ -170,9 +185,11 @@ final class BucketOperations {
     checkCannedAcl(r);
     byte[] body = UploadBody.document(r, 64 << 10, true);
     if (body.length > 0 && r.header("x-amz-acl") == null) {
-      throw new S3Exception(S3ErrorCode.NOT_IMPLEMENTED, "Access control lists other than the"
-          + " canned 'private' are not implemented: access follows the namespace's owner,"
-          + " group and mode");
+      throw new S3Exception(
+          S3ErrorCode.NOT_IMPLEMENTED,
+          "Access control lists other than the"
+              + " canned 'private' are not implemented: access follows the namespace's owner,"
+              + " group and mode");
     }
     r.empty(HttpResponseStatus.OK, null);
   }
@@ -181,15 +198,28 @@ final class BucketOperations {
   static void checkCannedAcl(S3Request r) {
     String acl = r.header("x-amz-acl");
     if (acl != null && !acl.equals("private")) {
-      throw new S3Exception(S3ErrorCode.NOT_IMPLEMENTED, "The canned ACL '" + acl + "' is not"
-          + " implemented: Strata keeps 'private' only; access follows the namespace's owner,"
-          + " group and mode");
+      throw new S3Exception(
+          S3ErrorCode.NOT_IMPLEMENTED,
+          "The canned ACL '"
+              + acl
+              + "' is not"
+              + " implemented: Strata keeps 'private' only; access follows the namespace's owner,"
+              + " group and mode");
     }
-    for (String grant : new String[] {"x-amz-grant-read", "x-amz-grant-write",
-        "x-amz-grant-read-acp", "x-amz-grant-write-acp", "x-amz-grant-full-control"}) {
+    for (String grant :
+        new String[] {
+          "x-amz-grant-read",
+          "x-amz-grant-write",
+          "x-amz-grant-read-acp",
+          "x-amz-grant-write-acp",
+          "x-amz-grant-full-control"
+        }) {
       if (r.header(grant) != null) {
-        throw new S3Exception(S3ErrorCode.NOT_IMPLEMENTED, grant + " is not implemented:"
-            + " access follows the namespace's owner, group and mode");
+        throw new S3Exception(
+            S3ErrorCode.NOT_IMPLEMENTED,
+            grant
+                + " is not implemented:"
+                + " access follows the namespace's owner, group and mode");
       }
     }
   }
@@ -215,8 +245,8 @@ final class BucketOperations {
   }
 
   static S3Exception noSuchBucket(String bucket) {
-    return new S3Exception(S3ErrorCode.NO_SUCH_BUCKET,
-        "The specified bucket does not exist: " + bucket);
+    return new S3Exception(
+        S3ErrorCode.NO_SUCH_BUCKET, "The specified bucket does not exist: " + bucket);
   }
 
   private FileInfo status(String path) throws StrataException {
@@ -237,7 +267,10 @@ final class BucketOperations {
 
   /** Marks a folder as an S3 folder marker, so listings show it even when it has entries. */
   static void mark(ProxyContext ctx, String path) throws StrataException {
-    ctx.fs().setAttribute(path, SetAttributeOptions.defaults().xattr(ObjectMetadata.MARKER,
-        com.google.protobuf.ByteString.EMPTY));
+    ctx.fs()
+        .setAttribute(
+            path,
+            SetAttributeOptions.defaults()
+                .xattr(ObjectMetadata.MARKER, com.google.protobuf.ByteString.EMPTY));
   }
 }

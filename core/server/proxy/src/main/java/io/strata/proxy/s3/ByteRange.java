@@ -1,10 +1,10 @@
 package io.strata.proxy.s3;
 
 /**
- * One byte range of a Range header as S3 reads it: {@code bytes=a-b}, {@code bytes=a-} or
- * {@code bytes=-n}, clipped to the object. A header S3 would ignore (not bytes, several ranges,
- * not a number) is ignored; a range that starts past the end (or any range of an empty object)
- * is InvalidRange (416).
+ * One byte range of a Range header as S3 reads it: {@code bytes=a-b}, {@code bytes=a-} or {@code
+ * bytes=-n}, clipped to the object. A header S3 would ignore (not bytes, several ranges, not a
+ * number) is ignored; a range that starts past the end (or any range of an empty object) is
+ * InvalidRange (416).
  *
  * @param start first byte
  * @param end last byte, inclusive
@@ -63,7 +63,9 @@ record ByteRange(long start, long end) {
   }
 
   private static S3Exception unsatisfiable(long size) {
-    return new S3Exception(S3ErrorCode.INVALID_RANGE, "The requested range is not satisfiable"
-        + " (the object has " + size + " bytes)").withHeader("Content-Range", "bytes */" + size);
+    return new S3Exception(
+            S3ErrorCode.INVALID_RANGE,
+            "The requested range is not satisfiable" + " (the object has " + size + " bytes)")
+        .withHeader("Content-Range", "bytes */" + size);
   }
 }

@@ -2,10 +2,10 @@ package io.strata.proxy.s3;
 
 /**
  * S3's conditional requests. Reads (GET, HEAD): If-Match and If-Unmodified-Since fail with 412
- * PreconditionFailed, If-None-Match and If-Modified-Since with 304 Not Modified; a true
- * If-Match overrides a false If-Unmodified-Since, and a failing If-None-Match overrides a true
- * If-Modified-Since, as RFC 7232 orders them. Copies: any failing x-amz-copy-source-if-*
- * condition is 412. Times compare at whole seconds, as HTTP dates carry them.
+ * PreconditionFailed, If-None-Match and If-Modified-Since with 304 Not Modified; a true If-Match
+ * overrides a false If-Unmodified-Since, and a failing If-None-Match overrides a true
+ * If-Modified-Since, as RFC 7232 orders them. Copies: any failing x-amz-copy-source-if-* condition
+ * is 412. Times compare at whole seconds, as HTTP dates carry them.
  */
 final class Conditions {
   private Conditions() {}
@@ -18,11 +18,13 @@ final class Conditions {
     long mtime = mtimeMs / 1000 * 1000;
     if (ifMatch != null) {
       if (!matches(ifMatch, etag)) {
-        throw new S3Exception(S3ErrorCode.PRECONDITION_FAILED,
+        throw new S3Exception(
+            S3ErrorCode.PRECONDITION_FAILED,
             "At least one of the pre-conditions you specified did not hold: If-Match");
       }
     } else if (ifUnmodifiedSince >= 0 && mtime > ifUnmodifiedSince) {
-      throw new S3Exception(S3ErrorCode.PRECONDITION_FAILED,
+      throw new S3Exception(
+          S3ErrorCode.PRECONDITION_FAILED,
           "At least one of the pre-conditions you specified did not hold: If-Unmodified-Since");
     }
     if (ifNoneMatch != null) {
@@ -38,8 +40,7 @@ final class Conditions {
     String ifMatch = r.header("x-amz-copy-source-if-match");
     String ifNoneMatch = r.header("x-amz-copy-source-if-none-match");
     long ifModifiedSince = HttpDates.parse(r.header("x-amz-copy-source-if-modified-since"));
-    long ifUnmodifiedSince =
-        HttpDates.parse(r.header("x-amz-copy-source-if-unmodified-since"));
+    long ifUnmodifiedSince = HttpDates.parse(r.header("x-amz-copy-source-if-unmodified-since"));
     long mtime = mtimeMs / 1000 * 1000;
     boolean ok = true;
     if (ifMatch != null) {
@@ -53,7 +54,8 @@ final class Conditions {
       ok = mtime > ifModifiedSince;
     }
     if (!ok) {
-      throw new S3Exception(S3ErrorCode.PRECONDITION_FAILED,
+      throw new S3Exception(
+          S3ErrorCode.PRECONDITION_FAILED,
           "At least one of the pre-conditions you specified did not hold: the copy source's");
     }
   }

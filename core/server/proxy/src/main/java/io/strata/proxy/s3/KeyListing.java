@@ -18,12 +18,11 @@ import java.util.Base64;
 import java.util.List;
 
 /**
- * ListObjects (version 1, with marker) and ListObjectsV2 (with continuation token and
- * start-after): one page of at most max-keys keys and common prefixes, taken from a
- * {@link KeyWalk} that streams the namespace's listings, so a prefix of any size costs one page
- * of the result and one listing page per folder level. The continuation token is the last key
- * or prefix of the page, base64url-encoded: a page resumes exactly after it, whatever changed
- * meanwhile.
+ * ListObjects (version 1, with marker) and ListObjectsV2 (with continuation token and start-after):
+ * one page of at most max-keys keys and common prefixes, taken from a {@link KeyWalk} that streams
+ * the namespace's listings, so a prefix of any size costs one page of the result and one listing
+ * page per folder level. The continuation token is the last key or prefix of the page,
+ * base64url-encoded: a page resumes exactly after it, whatever changed meanwhile.
  */
 final class KeyListing {
   /** The most keys S3 returns in one page. */
@@ -35,11 +34,12 @@ final class KeyListing {
     this.ctx = ctx;
   }
 
-  private record Page(List<ObjectEntry> contents, List<String> prefixes, boolean truncated,
-      String last) {}
+  private record Page(
+      List<ObjectEntry> contents, List<String> prefixes, boolean truncated, String last) {}
 
-  private Page page(S3Request r, String prefix, String delimiter, String after, int maxKeys,
-      boolean withOwner) throws StrataException {
+  private Page page(
+      S3Request r, String prefix, String delimiter, String after, int maxKeys, boolean withOwner)
+      throws StrataException {
     FileInfo bucket = BucketOperations.bucketFolder(ctx, r);
     ctx.access().checkList(r.principal(), bucket);
     List<ObjectEntry> contents = new ArrayList<>();
@@ -68,10 +68,15 @@ final class KeyListing {
 
   private static ObjectEntry entry(String key, FileInfo f, boolean withOwner) {
     ChecksumValue c = ObjectMetadata.checksum(f);
-    return new ObjectEntry(key, Instant.ofEpochMilli(f.getModificationTimeMs()),
-        ObjectMetadata.etag(f), f.getDirectory() ? 0 : f.getLength(), "STANDARD",
+    return new ObjectEntry(
+        key,
+        Instant.ofEpochMilli(f.getModificationTimeMs()),
+        ObjectMetadata.etag(f),
+        f.getDirectory() ? 0 : f.getLength(),
+        "STANDARD",
         withOwner ? new Owner(f.getOwner(), f.getOwner()) : null,
-        c == null ? null : c.algorithm(), c == null ? null : c.type());
+        c == null ? null : c.algorithm(),
+        c == null ? null : c.type());
   }
 
   private static int maxKeys(S3Request r) {
@@ -89,9 +94,19 @@ final class KeyListing {
     String marker = r.query().get("marker", "");
     int maxKeys = maxKeys(r);
     Page p = page(r, prefix, delimiter, marker, maxKeys, true);
-    r.xml(S3XmlWriter.listObjects(new ObjectListingV1(r.bucket(), prefix, marker,
-        p.truncated() ? p.last() : null, maxKeys, delimiter, p.truncated(), url, p.contents(),
-        p.prefixes())));
+    r.xml(
+        S3XmlWriter.listObjects(
+            new ObjectListingV1(
+                r.bucket(),
+                prefix,
+                marker,
+                p.truncated() ? p.last() : null,
+                maxKeys,
+                delimiter,
+                p.truncated(),
+                url,
+                p.contents(),
+                p.prefixes())));
   }
 
   void listV2(S3Request r) throws StrataException {
@@ -110,14 +125,26 @@ final class KeyListing {
     int maxKeys = maxKeys(r);
     boolean fetchOwner = "true".equalsIgnoreCase(r.query().get("fetch-owner"));
     Page p = page(r, prefix, delimiter, after, maxKeys, fetchOwner);
-    r.xml(S3XmlWriter.listObjectsV2(new ObjectListingV2(r.bucket(), prefix,
-        r.query().has("start-after") ? startAfter : null, token,
-        p.truncated() ? encodeToken(p.last()) : null, maxKeys, delimiter, p.truncated(), url,
-        fetchOwner, p.contents(), p.prefixes())));
+    r.xml(
+        S3XmlWriter.listObjectsV2(
+            new ObjectListingV2(
+                r.bucket(),
+                prefix,
+                r.query().has("start-after") ? startAfter : null,
+                token,
+                p.truncated() ? encodeToken(p.last()) : null,
+                maxKeys,
+                delimiter,
+                p.truncated(),
+                url,
+                fetchOwner,
+                p.contents(),
+                p.prefixes())));
   }
 
   static String encodeToken(String key) {
-    return Base64.getUrlEncoder().withoutPadding()
+    return Base64.getUrlEncoder()
+        .withoutPadding()
         .encodeToString(key.getBytes(StandardCharsets.UTF_8));
   }
 
@@ -125,8 +152,8 @@ final class KeyListing {
     try {
       return new String(Base64.getUrlDecoder().decode(token), StandardCharsets.UTF_8);
     } catch (IllegalArgumentException e) {
-      throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT,
-          "The continuation token provided is incorrect: " + token);
+      throw new S3Exception(
+          S3ErrorCode.INVALID_ARGUMENT, "The continuation token provided is incorrect: " + token);
     }
   }
 

@@ -12,20 +12,18 @@ import java.util.Deque;
 import java.util.PriorityQueue;
 
 /**
- * The keys of a bucket in S3's order (UTF-8 bytes of the whole key), below a prefix, after a
- * key, rolled up into common prefixes at a delimiter -- streamed from the master's paged
- * listings one folder at a time, so memory holds a page per folder level however many keys
- * there are.
+ * The keys of a bucket in S3's order (UTF-8 bytes of the whole key), below a prefix, after a key,
+ * rolled up into common prefixes at a delimiter -- streamed from the master's paged listings one
+ * folder at a time, so memory holds a page per folder level however many keys there are.
  *
  * <p>A file is the key of its path below the bucket; a folder is the key "path/" when it was
- * created as a marker or is empty, and the prefix of the keys below it. Folders and files of
- * one folder come from the master in name order, which is S3's order except that a folder
- * "a" sorts as "a/" among its siblings: it goes after siblings such as "a-b" or "a.txt"
- * (characters below '/'), so a folder is held back in a small queue until the next sibling
- * sorts after it. A walk that resumes after a key starts each folder's listing near the
- * resume point: no name before the resume key's name up to its first character below '/' can
- * hold a key after it. With the delimiter '/', a folder is a common prefix and is not listed.
- * Not thread-safe; close it when done early.
+ * created as a marker or is empty, and the prefix of the keys below it. Folders and files of one
+ * folder come from the master in name order, which is S3's order except that a folder "a" sorts as
+ * "a/" among its siblings: it goes after siblings such as "a-b" or "a.txt" (characters below '/'),
+ * so a folder is held back in a small queue until the next sibling sorts after it. A walk that
+ * resumes after a key starts each folder's listing near the resume point: no name before the resume
+ * key's name up to its first character below '/' can hold a key after it. With the delimiter '/', a
+ * folder is a common prefix and is not listed. Not thread-safe; close it when done early.
  */
 final class KeyWalk implements AutoCloseable {
   /** A key (with its status) or a common prefix (file null). */
@@ -62,16 +60,17 @@ final class KeyWalk implements AutoCloseable {
     int slash = this.prefix.lastIndexOf('/');
     String dirPart = this.prefix.substring(0, slash + 1);
     String namePart = this.prefix.substring(slash + 1);
-    String startDir = dirPart.isEmpty() ? bucketPath
-        : bucketPath + "/" + dirPart.substring(0, dirPart.length() - 1);
+    String startDir =
+        dirPart.isEmpty()
+            ? bucketPath
+            : bucketPath + "/" + dirPart.substring(0, dirPart.length() - 1);
     FileInfo dir = dirPart.isEmpty() ? null : statusOrNull(startDir);
     if (!dirPart.isEmpty() && (dir == null || !dir.getDirectory())) {
       return;
     }
     Frame top = new Frame(startDir, dirPart, namePart);
     stack.push(top);
-    if (dir != null && namePart.isEmpty()
-        && (marked(dir) || top.isEmpty()) && isAfter(dirPart)) {
+    if (dir != null && namePart.isEmpty() && (marked(dir) || top.isEmpty()) && isAfter(dirPart)) {
       startMarker = classify(dirPart, dir);
     }
   }
@@ -109,7 +108,8 @@ final class KeyWalk implements AutoCloseable {
       int at = key.indexOf(delimiter, prefix.length());
       if (at >= 0) {
         String cp = key.substring(0, at + delimiter.length());
-        if (cp.equals(lastPrefix) || !isAfter(cp)
+        if (cp.equals(lastPrefix)
+            || !isAfter(cp)
             || (after != null && after.startsWith(cp) && after.length() >= cp.length())) {
           return null;
         }

@@ -43,16 +43,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * S3 multipart uploads. An upload is a folder in the bucket's hidden uploads folder
- * ({@code <bucket>/.strata-uploads/<upload id>}), so its parts land in the under store the
- * object will, and no listing, mount or load job shows them; the folder's extended attributes
- * hold the key, initiator, start time, checksum settings and the metadata the object will get.
- * Each part is a file of that folder with its MD5 and checksum. Completion checks the parts as
- * S3 does (order, ETags, 5 MiB minimum but for the last), writes the object as the parts'
- * concatenation -- a new file that appears whole, with the multipart ETag and checksum, in one
- * master call; joined by the under store when the parts are in the object's mount, else copied
- * through the proxy -- and removes the upload. Uploads older than {@code strata.proxy.multipart.max.age}
- * are removed by {@link #removeExpired}.
+ * S3 multipart uploads. An upload is a folder in the bucket's hidden uploads folder ({@code
+ * <bucket>/.strata-uploads/<upload id>}), so its parts land in the under store the object will, and
+ * no listing, mount or load job shows them; the folder's extended attributes hold the key,
+ * initiator, start time, checksum settings and the metadata the object will get. Each part is a
+ * file of that folder with its MD5 and checksum. Completion checks the parts as S3 does (order,
+ * ETags, 5 MiB minimum but for the last), writes the object as the parts' concatenation -- a new
+ * file that appears whole, with the multipart ETag and checksum, in one master call; joined by the
+ * under store when the parts are in the object's mount, else copied through the proxy -- and
+ * removes the upload. Uploads older than {@code strata.proxy.multipart.max.age} are removed by
+ * {@link #removeExpired}.
  */
 public final class MultipartUploads {
   private static final Logger LOG = LoggerFactory.getLogger(MultipartUploads.class);
@@ -61,7 +61,9 @@ public final class MultipartUploads {
 
   /** S3's smallest part but the last. */
   static final long MIN_PART_SIZE = 5L << 20;
+
   static final int MAX_LISTED = 1000;
+
   /** Uploads of one bucket that ListMultipartUploads sorts in memory, at most. */
   static final int MAX_UPLOADS_SORTED = 100_000;
 
@@ -102,31 +104,38 @@ public final class MultipartUploads {
     Principal p = r.principal();
     ByteString initiator = dir.getXattrsMap().get(INITIATOR);
     if (!p.superuser() && initiator != null && !initiator.toStringUtf8().equals(p.user())) {
-      throw new S3Exception(S3ErrorCode.ACCESS_DENIED, "Access Denied: the upload " + id
-          + " was started by another user");
+      throw new S3Exception(
+          S3ErrorCode.ACCESS_DENIED,
+          "Access Denied: the upload " + id + " was started by another user");
     }
     return dir;
   }
 
   private static S3Exception noSuchUpload(String id) {
-    return new S3Exception(S3ErrorCode.NO_SUCH_UPLOAD, "The specified multipart upload does"
-        + " not exist: " + id + ". It may have been aborted or completed.");
+    return new S3Exception(
+        S3ErrorCode.NO_SUCH_UPLOAD,
+        "The specified multipart upload does"
+            + " not exist: "
+            + id
+            + ". It may have been aborted or completed.");
   }
 
   void create(S3Request r) throws IOException {
     BucketOperations.checkCannedAcl(r);
     BucketOperations.bucketFolder(ctx, r);
     if (r.key().endsWith("/")) {
-      throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "A folder key (ending in '/') holds"
-          + " no bytes and cannot be uploaded in parts");
+      throw new S3Exception(
+          S3ErrorCode.INVALID_REQUEST,
+          "A folder key (ending in '/') holds" + " no bytes and cannot be uploaded in parts");
     }
     String path = ctx.buckets().objectPath(r.bucket(), r.key());
     ctx.access().checkWriteIn(r.principal(), PathNames.parent(path));
     Map<String, ByteString> xattrs = new LinkedHashMap<>(ObjectMetadata.fromRequest(r.headers()));
     String tagging = r.header("x-amz-tagging");
     if (tagging != null) {
-      xattrs.put(ObjectMetadata.TAGGING, ByteString.copyFromUtf8(
-          io.strata.proxy.xml.TagSet.fromHeader(tagging).toHeader()));
+      xattrs.put(
+          ObjectMetadata.TAGGING,
+          ByteString.copyFromUtf8(io.strata.proxy.xml.TagSet.fromHeader(tagging).toHeader()));
     }
     String algorithmName = r.header(ChecksumAlgorithm.ALGORITHM_HEADER);
     if (algorithmName == null) {
@@ -137,8 +146,8 @@ public final class MultipartUploads {
     if (algorithmName != null) {
       algorithm = ChecksumAlgorithm.fromValue(algorithmName);
       String t = r.header(ChecksumType.HEADER);
-      type = ChecksumType.forMultipartUpload(algorithm, t == null ? null
-          : ChecksumType.fromValue(t));
+      type =
+          ChecksumType.forMultipartUpload(algorithm, t == null ? null : ChecksumType.fromValue(t));
       xattrs.put(CHECKSUM_SETTING, ByteString.copyFromUtf8(algorithm.name() + ":" + type.name()));
     }
     byte[] idBytes = new byte[16];
@@ -161,8 +170,12 @@ public final class MultipartUploads {
       h.set(ChecksumAlgorithm.ALGORITHM_HEADER, algorithm.name());
       h.set(ChecksumType.HEADER, type.name());
     }
-    r.exchange().respond(HttpResponseStatus.OK, h, S3XmlWriter.initiateMultipartUploadResult(
-        new InitiatedUpload(r.bucket(), r.key(), id)));
+    r.exchange()
+        .respond(
+            HttpResponseStatus.OK,
+            h,
+            S3XmlWriter.initiateMultipartUploadResult(
+                new InitiatedUpload(r.bucket(), r.key(), id)));
   }
 
   private static int partNumber(S3Request r) {
@@ -175,12 +188,22 @@ public final class MultipartUploads {
     UploadBody body = UploadBody.open(r, UploadBody.MAX_PUT_BYTES);
     ChecksumSetting setting = ChecksumSetting.of(dir);
     if (setting != null && body.algorithm() != null && body.algorithm() != setting.algorithm()) {
-      throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "The upload was created with the "
-          + setting.algorithm() + " checksum; this part carries " + body.algorithm());
+      throw new S3Exception(
+          S3ErrorCode.INVALID_REQUEST,
+          "The upload was created with the "
+              + setting.algorithm()
+              + " checksum; this part carries "
+              + body.algorithm());
     }
     String partPath = dir.getPath() + "/" + partName(number);
-    FileOutStream out = ctx.fs().createFile(partPath, CreateOptions.defaults().overwrite(true)
-        .owner(r.principal().user()).group(r.principal().primaryGroup()));
+    FileOutStream out =
+        ctx.fs()
+            .createFile(
+                partPath,
+                CreateOptions.defaults()
+                    .overwrite(true)
+                    .owner(r.principal().user())
+                    .group(r.principal().primaryGroup()));
     ChecksumValue c;
     try {
       body.copyTo(out, new byte[64 << 10]);
@@ -218,14 +241,17 @@ public final class MultipartUploads {
     if (range != null) {
       ByteRange br = ByteRange.parse(range, src.getLength());
       if (br == null || !range.trim().matches("bytes=\\d+-\\d+")) {
-        throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "The x-amz-copy-source-range value"
-            + " must be of the form bytes=first-last where first and last are the zero-based"
-            + " offsets of the first and last bytes to copy");
+        throw new S3Exception(
+            S3ErrorCode.INVALID_ARGUMENT,
+            "The x-amz-copy-source-range value"
+                + " must be of the form bytes=first-last where first and last are the zero-based"
+                + " offsets of the first and last bytes to copy");
       }
       long last = Long.parseLong(range.trim().substring(range.trim().indexOf('-') + 1));
       if (last >= src.getLength()) {
-        throw new S3Exception(S3ErrorCode.INVALID_RANGE, "Range specified is not valid for"
-            + " source object of size: " + src.getLength());
+        throw new S3Exception(
+            S3ErrorCode.INVALID_RANGE,
+            "Range specified is not valid for" + " source object of size: " + src.getLength());
       }
       start = br.start();
       length = br.length();
@@ -234,8 +260,14 @@ public final class MultipartUploads {
     BodyDigests digests = BodyDigests.of(false, setting == null ? null : setting.algorithm());
     String partPath = dir.getPath() + "/" + partName(number);
     try (FileInStream in = ctx.fs().openFile(src)) {
-      FileOutStream out = ctx.fs().createFile(partPath, CreateOptions.defaults()
-          .overwrite(true).owner(r.principal().user()).group(r.principal().primaryGroup()));
+      FileOutStream out =
+          ctx.fs()
+              .createFile(
+                  partPath,
+                  CreateOptions.defaults()
+                      .overwrite(true)
+                      .owner(r.principal().user())
+                      .group(r.principal().primaryGroup()));
       try {
         copy(in, start, length, out, digests);
         Map<String, ByteString> xattrs = new LinkedHashMap<>();
@@ -250,14 +282,18 @@ public final class MultipartUploads {
         out.cancel();
         throw e;
       }
-      r.xml(S3XmlWriter.copyPartResult(new CopyResult(digests.md5Hex(),
-          Instant.ofEpochMilli(out.completedStatus().getModificationTimeMs()),
-          setting == null ? null : digests.checksum())));
+      r.xml(
+          S3XmlWriter.copyPartResult(
+              new CopyResult(
+                  digests.md5Hex(),
+                  Instant.ofEpochMilli(out.completedStatus().getModificationTimeMs()),
+                  setting == null ? null : digests.checksum())));
     }
   }
 
-  private static void copy(FileInStream in, long start, long length, FileOutStream out,
-      BodyDigests digests) throws IOException {
+  private static void copy(
+      FileInStream in, long start, long length, FileOutStream out, BodyDigests digests)
+      throws IOException {
     byte[] buf = new byte[256 << 10];
     long pos = start;
     long end = start + length;
@@ -287,8 +323,8 @@ public final class MultipartUploads {
   void complete(S3Request r) throws IOException {
     FileInfo dir = upload(r);
     // A checksum header here is the object's, not the document's.
-    byte[] document = UploadBody.document(r, S3XmlParser.MAX_COMPLETE_MULTIPART_UPLOAD_BYTES,
-        false);
+    byte[] document =
+        UploadBody.document(r, S3XmlParser.MAX_COMPLETE_MULTIPART_UPLOAD_BYTES, false);
     CompleteMultipartUpload request = S3XmlParser.completeMultipartUpload(document);
     Map<Integer, FileInfo> stored = parts(dir.getPath());
     List<FileInfo> chosen = new ArrayList<>();
@@ -299,33 +335,56 @@ public final class MultipartUploads {
     for (int i = 0; i < request.parts().size(); i++) {
       CompleteMultipartUpload.Part p = request.parts().get(i);
       if (p.partNumber() <= previous) {
-        throw new S3Exception(S3ErrorCode.INVALID_PART_ORDER, "The list of parts was not in"
-            + " ascending order: part " + p.partNumber() + " follows part " + previous);
+        throw new S3Exception(
+            S3ErrorCode.INVALID_PART_ORDER,
+            "The list of parts was not in"
+                + " ascending order: part "
+                + p.partNumber()
+                + " follows part "
+                + previous);
       }
       previous = p.partNumber();
       FileInfo part = stored.get(p.partNumber());
       String etag = part == null ? null : ObjectMetadata.etag(part);
       if (part == null || !etag.equals(p.etag())) {
-        throw new S3Exception(S3ErrorCode.INVALID_PART, "One or more of the specified parts"
-            + " could not be found, or its ETag did not match: part " + p.partNumber())
+        throw new S3Exception(
+                S3ErrorCode.INVALID_PART,
+                "One or more of the specified parts"
+                    + " could not be found, or its ETag did not match: part "
+                    + p.partNumber())
             .withHeader("x-amz-part", Integer.toString(p.partNumber()));
       }
       if (i < request.parts().size() - 1 && part.getLength() < MIN_PART_SIZE) {
-        throw new S3Exception(S3ErrorCode.ENTITY_TOO_SMALL, "Your proposed upload is smaller"
-            + " than the minimum allowed object size: part " + p.partNumber() + " has "
-            + part.getLength() + " bytes, and every part but the last needs at least "
-            + MIN_PART_SIZE);
+        throw new S3Exception(
+            S3ErrorCode.ENTITY_TOO_SMALL,
+            "Your proposed upload is smaller"
+                + " than the minimum allowed object size: part "
+                + p.partNumber()
+                + " has "
+                + part.getLength()
+                + " bytes, and every part but the last needs at least "
+                + MIN_PART_SIZE);
       }
       if (setting != null) {
         ChecksumValue c = ObjectMetadata.checksum(part);
         String given = p.checksums().get(setting.algorithm());
         if (c == null) {
-          throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "Part " + p.partNumber()
-              + " was uploaded without the upload's " + setting.algorithm() + " checksum");
+          throw new S3Exception(
+              S3ErrorCode.INVALID_REQUEST,
+              "Part "
+                  + p.partNumber()
+                  + " was uploaded without the upload's "
+                  + setting.algorithm()
+                  + " checksum");
         }
         if (given != null && !given.equals(c.value())) {
-          throw new S3Exception(S3ErrorCode.INVALID_PART, "The " + setting.algorithm()
-              + " checksum given for part " + p.partNumber() + " does not match the part's");
+          throw new S3Exception(
+              S3ErrorCode.INVALID_PART,
+              "The "
+                  + setting.algorithm()
+                  + " checksum given for part "
+                  + p.partNumber()
+                  + " does not match the part's");
         }
         checksums.add(new MultipartChecksums.PartChecksum(c.value(), part.getLength()));
       }
@@ -333,14 +392,18 @@ public final class MultipartUploads {
       etags.add(etag);
     }
     String etag = MultipartChecksums.etag(etags);
-    ChecksumValue objectChecksum = setting == null ? null
-        : MultipartChecksums.objectChecksum(setting.algorithm(), setting.type(), checksums);
+    ChecksumValue objectChecksum =
+        setting == null
+            ? null
+            : MultipartChecksums.objectChecksum(setting.algorithm(), setting.type(), checksums);
     if (objectChecksum != null) {
       String expected = r.header(setting.algorithm().headerName());
-      if (expected != null && setting.type() == ChecksumType.FULL_OBJECT
+      if (expected != null
+          && setting.type() == ChecksumType.FULL_OBJECT
           && !expected.equals(objectChecksum.value())) {
-        throw new S3Exception(S3ErrorCode.BAD_DIGEST, "The full-object "
-            + setting.algorithm() + " checksum given does not match the parts'");
+        throw new S3Exception(
+            S3ErrorCode.BAD_DIGEST,
+            "The full-object " + setting.algorithm() + " checksum given does not match the parts'");
       }
     }
     Map<String, ByteString> xattrs = new LinkedHashMap<>();
@@ -364,8 +427,8 @@ public final class MultipartUploads {
         // The object's under store joins the parts where they are: no byte through the proxy.
         PendingObject.concat(ctx, r.bucket(), path, r.key(), r.principal(), chosen, xattrs);
       } else {
-        PendingObject pending = PendingObject.create(ctx, r.bucket(), path, r.key(),
-            r.principal(), false);
+        PendingObject pending =
+            PendingObject.create(ctx, r.bucket(), path, r.key(), r.principal(), false);
         try {
           for (FileInfo part : chosen) {
             try (FileInStream in = ctx.fs().openFile(part)) {
@@ -382,19 +445,23 @@ public final class MultipartUploads {
     removeUpload(dir.getPath());
     HttpHeaders h = r.baseHeaders();
     h.set("Content-Type", "application/xml");
-    r.exchange().respond(HttpResponseStatus.OK, h, S3XmlWriter.completeMultipartUploadResult(
-        new CompletedUpload("/" + r.bucket() + "/" + r.key(), r.bucket(), r.key(), etag,
-            objectChecksum)));
+    r.exchange()
+        .respond(
+            HttpResponseStatus.OK,
+            h,
+            S3XmlWriter.completeMultipartUploadResult(
+                new CompletedUpload(
+                    "/" + r.bucket() + "/" + r.key(), r.bucket(), r.key(), etag, objectChecksum)));
   }
 
   /**
-   * Where a listing of {@code sorted} uploads resumes: after the upload the markers name, which
-   * is where the previous page stopped (uploads of one key are in the order they were started,
-   * not of their ids). When that upload is gone, after the key's uploads with an id up to the
-   * id marker, as S3 documents it.
+   * Where a listing of {@code sorted} uploads resumes: after the upload the markers name, which is
+   * where the previous page stopped (uploads of one key are in the order they were started, not of
+   * their ids). When that upload is gone, after the key's uploads with an id up to the id marker,
+   * as S3 documents it.
    */
-  private static int afterMarkers(List<UploadListing.Upload> sorted, String keyMarker,
-      String idMarker) {
+  private static int afterMarkers(
+      List<UploadListing.Upload> sorted, String keyMarker, String idMarker) {
     if (keyMarker.isEmpty()) {
       return 0;
     }
@@ -419,8 +486,8 @@ public final class MultipartUploads {
   /** The upload's parts by number, with their blocks (ready to be read). */
   private Map<Integer, FileInfo> parts(String uploadDir) throws StrataException {
     Map<Integer, FileInfo> parts = new LinkedHashMap<>();
-    try (CloseableIterator<FileInfo> it = ctx.fs().listStatus(uploadDir,
-        io.strata.client.SyncOption.DEFAULT, true)) {
+    try (CloseableIterator<FileInfo> it =
+        ctx.fs().listStatus(uploadDir, io.strata.client.SyncOption.DEFAULT, true)) {
       while (it.hasNext()) {
         FileInfo f = it.next();
         if (!f.getDirectory() && f.getComplete()) {
@@ -440,7 +507,9 @@ public final class MultipartUploads {
       ctx.fs().delete(uploadDir, true);
     } catch (StrataException e) {
       if (e.code() != ErrorCode.NOT_FOUND) {
-        LOG.warn("Cannot remove the finished upload {}: {} (the cleaner will retry)", uploadDir,
+        LOG.warn(
+            "Cannot remove the finished upload {}: {} (the cleaner will retry)",
+            uploadDir,
             e.getMessage());
       }
     }
@@ -462,14 +531,13 @@ public final class MultipartUploads {
   void listParts(S3Request r) throws IOException {
     FileInfo dir = upload(r);
     int marker = r.query().getInt("part-number-marker", 0, 0, Integer.MAX_VALUE);
-    int maxParts = Math.min(MAX_LISTED, r.query().getInt("max-parts", MAX_LISTED, 0,
-        Integer.MAX_VALUE));
+    int maxParts =
+        Math.min(MAX_LISTED, r.query().getInt("max-parts", MAX_LISTED, 0, Integer.MAX_VALUE));
     List<PartListing.Part> parts = new ArrayList<>();
     boolean truncated = false;
     Integer next = null;
     String after = marker > 0 ? partName(marker) : "";
-    try (CloseableIterator<FileInfo> it = ctx.fs().listStatusAfter(dir.getPath(), after,
-        false)) {
+    try (CloseableIterator<FileInfo> it = ctx.fs().listStatusAfter(dir.getPath(), after, false)) {
       while (it.hasNext()) {
         FileInfo f = it.next();
         if (f.getDirectory() || !f.getComplete()) {
@@ -485,17 +553,34 @@ public final class MultipartUploads {
           truncated = true;
           break;
         }
-        parts.add(new PartListing.Part(number, Instant.ofEpochMilli(f.getModificationTimeMs()),
-            ObjectMetadata.etag(f), f.getLength(), ObjectMetadata.checksum(f)));
+        parts.add(
+            new PartListing.Part(
+                number,
+                Instant.ofEpochMilli(f.getModificationTimeMs()),
+                ObjectMetadata.etag(f),
+                f.getLength(),
+                ObjectMetadata.checksum(f)));
         next = number;
       }
     }
     ChecksumSetting setting = ChecksumSetting.of(dir);
     Owner initiator = owner(dir);
-    r.xml(S3XmlWriter.listPartsResult(new PartListing(r.bucket(), r.key(),
-        r.query().get("uploadId"), marker, truncated ? next : null, maxParts, truncated,
-        initiator, initiator, "STANDARD", setting == null ? null : setting.algorithm(),
-        setting == null ? null : setting.type(), parts)));
+    r.xml(
+        S3XmlWriter.listPartsResult(
+            new PartListing(
+                r.bucket(),
+                r.key(),
+                r.query().get("uploadId"),
+                marker,
+                truncated ? next : null,
+                maxParts,
+                truncated,
+                initiator,
+                initiator,
+                "STANDARD",
+                setting == null ? null : setting.algorithm(),
+                setting == null ? null : setting.type(),
+                parts)));
   }
 
   private static Owner owner(FileInfo dir) {
@@ -511,8 +596,8 @@ public final class MultipartUploads {
     String delimiter = r.query().get("delimiter", "");
     String keyMarker = r.query().get("key-marker", "");
     String idMarker = r.query().get("upload-id-marker", "");
-    int maxUploads = Math.min(MAX_LISTED, r.query().getInt("max-uploads", MAX_LISTED, 0,
-        Integer.MAX_VALUE));
+    int maxUploads =
+        Math.min(MAX_LISTED, r.query().getInt("max-uploads", MAX_LISTED, 0, Integer.MAX_VALUE));
     boolean url = KeyEncoding.isUrlEncoding(r.query().get("encoding-type"));
     List<UploadListing.Upload> all = new ArrayList<>();
     try (CloseableIterator<FileInfo> it = ctx.fs().listStatus(uploadsFolder(r.bucket()))) {
@@ -524,27 +609,34 @@ public final class MultipartUploads {
         }
         ChecksumSetting setting = ChecksumSetting.of(d);
         Owner o = owner(d);
-        all.add(new UploadListing.Upload(key.toStringUtf8(), d.getName(), o, o, "STANDARD",
-            Instant.ofEpochMilli(initiated(d)), setting == null ? null : setting.algorithm(),
-            setting == null ? null : setting.type()));
+        all.add(
+            new UploadListing.Upload(
+                key.toStringUtf8(),
+                d.getName(),
+                o,
+                o,
+                "STANDARD",
+                Instant.ofEpochMilli(initiated(d)),
+                setting == null ? null : setting.algorithm(),
+                setting == null ? null : setting.type()));
       }
     } catch (StrataException e) {
       if (e.code() != ErrorCode.NOT_FOUND) {
         throw e;
       }
     }
-    all.sort((a, b) -> {
-      int c = Utf8Order.compare(a.key(), b.key());
-      c = c != 0 ? c : a.initiated().compareTo(b.initiated());
-      return c != 0 ? c : a.uploadId().compareTo(b.uploadId());
-    });
+    all.sort(
+        (a, b) -> {
+          int c = Utf8Order.compare(a.key(), b.key());
+          c = c != 0 ? c : a.initiated().compareTo(b.initiated());
+          return c != 0 ? c : a.uploadId().compareTo(b.uploadId());
+        });
     List<UploadListing.Upload> page = new ArrayList<>();
     List<String> prefixes = new ArrayList<>();
     boolean truncated = false;
     String lastKey = null;
     String lastId = null;
-    for (UploadListing.Upload u : all.subList(afterMarkers(all, keyMarker, idMarker),
-        all.size())) {
+    for (UploadListing.Upload u : all.subList(afterMarkers(all, keyMarker, idMarker), all.size())) {
       String cp = null;
       if (!delimiter.isEmpty()) {
         int at = u.key().indexOf(delimiter, prefix.length());
@@ -571,9 +663,21 @@ public final class MultipartUploads {
         lastId = u.uploadId();
       }
     }
-    r.xml(S3XmlWriter.listMultipartUploadsResult(new UploadListing(r.bucket(), keyMarker,
-        idMarker, truncated ? lastKey : null, truncated ? lastId : null, prefix, delimiter,
-        maxUploads, truncated, url, page, prefixes)));
+    r.xml(
+        S3XmlWriter.listMultipartUploadsResult(
+            new UploadListing(
+                r.bucket(),
+                keyMarker,
+                idMarker,
+                truncated ? lastKey : null,
+                truncated ? lastId : null,
+                prefix,
+                delimiter,
+                maxUploads,
+                truncated,
+                url,
+                page,
+                prefixes)));
   }
 
   private static long initiated(FileInfo dir) {

@@ -17,40 +17,49 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * An object's S3 metadata as extended attributes of its inode, so that it is journaled with
- * the namespace, survives restarts and renames, and is visible to every client:
- * {@code strata.s3.etag}, {@code strata.s3.<standard header>} (Content-Type, Content-Encoding,
- * Content-Disposition, Content-Language, Cache-Control, Expires), {@code user.<name>} for each
- * {@code x-amz-meta-<name>} (the FUSE mount's {@code user.} namespace), {@code strata.s3.tagging}
- * (the tags in their header form) and {@code strata.s3.checksum} (algorithm, type, value). A
- * file that did not come through the proxy has none of them: its ETag is derived from its
- * identity and content fingerprint, with a "-1" suffix so that clients do not take it for an
- * MD5 of the bytes.
+ * An object's S3 metadata as extended attributes of its inode, so that it is journaled with the
+ * namespace, survives restarts and renames, and is visible to every client: {@code strata.s3.etag},
+ * {@code strata.s3.<standard header>} (Content-Type, Content-Encoding, Content-Disposition,
+ * Content-Language, Cache-Control, Expires), {@code user.<name>} for each {@code x-amz-meta-<name>}
+ * (the FUSE mount's {@code user.} namespace), {@code strata.s3.tagging} (the tags in their header
+ * form) and {@code strata.s3.checksum} (algorithm, type, value). A file that did not come through
+ * the proxy has none of them: its ETag is derived from its identity and content fingerprint, with a
+ * "-1" suffix so that clients do not take it for an MD5 of the bytes.
  */
 public final class ObjectMetadata {
   public static final String ETAG = "strata.s3.etag";
   public static final String TAGGING = "strata.s3.tagging";
   public static final String CHECKSUM = "strata.s3.checksum";
+
   /**
    * On an object completed from a multipart upload: the lengths of its parts in order,
    * comma-separated, for GetObject and HeadObject of one part (partNumber).
    */
   public static final String PARTS = "strata.s3.parts";
+
   /** On a folder: it was created as an S3 folder marker ("key/"), so listings show it. */
   public static final String MARKER = "strata.s3.marker";
+
   public static final String USER_PREFIX = "user.";
   public static final String HEADER_PREFIX = "strata.s3.";
   public static final String META_HEADER_PREFIX = "x-amz-meta-";
 
   /** The standard headers S3 keeps with an object and returns with it. */
-  public static final List<String> STANDARD_HEADERS = List.of("content-type",
-      "content-encoding", "content-disposition", "content-language", "cache-control", "expires");
+  public static final List<String> STANDARD_HEADERS =
+      List.of(
+          "content-type",
+          "content-encoding",
+          "content-disposition",
+          "content-language",
+          "cache-control",
+          "expires");
 
   /** S3's bound on user metadata: names and values of x-amz-meta-* together. */
   public static final int MAX_USER_METADATA_BYTES = 2048;
 
   /** The type S3 gives an object stored without one. */
   public static final String DEFAULT_CONTENT_TYPE = "binary/octet-stream";
+
   private static final String EMPTY_MD5 = "d41d8cd98f00b204e9800998ecf8427e";
 
   private ObjectMetadata() {}
@@ -64,8 +73,14 @@ public final class ObjectMetadata {
     if (f.getDirectory() || f.getLength() == 0) {
       return EMPTY_MD5;
     }
-    String identity = f.getFileId() + ":" + f.getLength() + ":" + f.getModificationTimeMs()
-        + ":" + f.getUfsFingerprint();
+    String identity =
+        f.getFileId()
+            + ":"
+            + f.getLength()
+            + ":"
+            + f.getModificationTimeMs()
+            + ":"
+            + f.getUfsFingerprint();
     return md5Hex(identity.getBytes(StandardCharsets.UTF_8)) + "-1";
   }
 
@@ -90,13 +105,12 @@ public final class ObjectMetadata {
   }
 
   public static ByteString encodeChecksum(ChecksumValue c) {
-    return ByteString.copyFromUtf8(c.algorithm().name() + ":" + c.type().name() + ":"
-        + c.value());
+    return ByteString.copyFromUtf8(c.algorithm().name() + ":" + c.type().name() + ":" + c.value());
   }
 
   /**
-   * A Content-Encoding without "aws-chunked", which names how the request's body was sent and
-   * not how the object is encoded (S3 does not keep it); null when nothing else is left.
+   * A Content-Encoding without "aws-chunked", which names how the request's body was sent and not
+   * how the object is encoded (S3 does not keep it); null when nothing else is left.
    */
   static String withoutAwsChunked(String contentEncoding) {
     StringBuilder kept = new StringBuilder();
@@ -122,8 +136,8 @@ public final class ObjectMetadata {
   }
 
   /**
-   * The metadata a PUT, CreateMultipartUpload or CopyObject (REPLACE) request gives: its
-   * standard headers and x-amz-meta-* headers, as extended attributes.
+   * The metadata a PUT, CreateMultipartUpload or CopyObject (REPLACE) request gives: its standard
+   * headers and x-amz-meta-* headers, as extended attributes.
    *
    * @throws S3Exception MetadataTooLarge past S3's bound on user metadata
    */
@@ -151,9 +165,14 @@ public final class ObjectMetadata {
       }
     }
     if (userBytes > MAX_USER_METADATA_BYTES) {
-      throw new S3Exception(S3ErrorCode.METADATA_TOO_LARGE, "Your metadata headers exceed the"
-          + " maximum allowed metadata size (" + userBytes + " of "
-          + MAX_USER_METADATA_BYTES + " bytes)");
+      throw new S3Exception(
+          S3ErrorCode.METADATA_TOO_LARGE,
+          "Your metadata headers exceed the"
+              + " maximum allowed metadata size ("
+              + userBytes
+              + " of "
+              + MAX_USER_METADATA_BYTES
+              + " bytes)");
     }
     return out;
   }
@@ -163,8 +182,9 @@ public final class ObjectMetadata {
     Map<String, ByteString> out = new LinkedHashMap<>();
     for (Map.Entry<String, ByteString> e : f.getXattrsMap().entrySet()) {
       String k = e.getKey();
-      if (k.startsWith(USER_PREFIX) || (k.startsWith(HEADER_PREFIX)
-          && STANDARD_HEADERS.contains(k.substring(HEADER_PREFIX.length())))) {
+      if (k.startsWith(USER_PREFIX)
+          || (k.startsWith(HEADER_PREFIX)
+              && STANDARD_HEADERS.contains(k.substring(HEADER_PREFIX.length())))) {
         out.put(k, e.getValue());
       }
     }

@@ -19,20 +19,21 @@ import java.nio.file.StandardOpenOption;
 import java.util.Map;
 
 /**
- * GetObject and HeadObject: the object's status and metadata in one master call (with its
- * blocks, so the read needs no other), the conditional headers as S3 evaluates them, one byte
- * range, and the body streamed from the cluster a chunk at a time, never held whole: each
- * chunk is read only when the client has taken the ones before (the connection's write
- * buffer), so a slow client slows the reads rather than filling memory.
+ * GetObject and HeadObject: the object's status and metadata in one master call (with its blocks,
+ * so the read needs no other), the conditional headers as S3 evaluates them, one byte range, and
+ * the body streamed from the cluster a chunk at a time, never held whole: each chunk is read only
+ * when the client has taken the ones before (the connection's write buffer), so a slow client slows
+ * the reads rather than filling memory.
  */
 final class ObjectReads {
-  private static final Map<String, String> RESPONSE_OVERRIDES = Map.of(
-      "response-content-type", "Content-Type",
-      "response-content-language", "Content-Language",
-      "response-expires", "Expires",
-      "response-cache-control", "Cache-Control",
-      "response-content-disposition", "Content-Disposition",
-      "response-content-encoding", "Content-Encoding");
+  private static final Map<String, String> RESPONSE_OVERRIDES =
+      Map.of(
+          "response-content-type", "Content-Type",
+          "response-content-language", "Content-Language",
+          "response-expires", "Expires",
+          "response-cache-control", "Cache-Control",
+          "response-content-disposition", "Content-Disposition",
+          "response-content-encoding", "Content-Encoding");
 
   private final ProxyContext ctx;
 
@@ -41,9 +42,9 @@ final class ObjectReads {
   }
 
   /**
-   * The object a request's key names: a complete file, or -- for a key ending in '/' -- a
-   * folder that is a marker or empty (listed as that key). NoSuchKey otherwise, NoSuchBucket
-   * when the bucket's folder is missing.
+   * The object a request's key names: a complete file, or -- for a key ending in '/' -- a folder
+   * that is a marker or empty (listed as that key). NoSuchKey otherwise, NoSuchBucket when the
+   * bucket's folder is missing.
    */
   static FileInfo object(ProxyContext ctx, S3Request r) throws StrataException {
     return object(ctx, r.bucket(), r.key(), false);
@@ -66,12 +67,14 @@ final class ObjectReads {
       throw e;
     }
     boolean folderKey = key.endsWith("/");
-    if (f.getDirectory() != folderKey || (!f.getDirectory() && !f.getComplete())
+    if (f.getDirectory() != folderKey
+        || (!f.getDirectory() && !f.getComplete())
         || f.getFileType() != FileType.FILE_TYPE_PLAIN) {
       // Symbolic links, FIFOs, sockets and devices made through a FUSE mount are no objects.
       throw noSuchKey(key);
     }
-    if (folderKey && !f.getXattrsMap().containsKey(ObjectMetadata.MARKER)
+    if (folderKey
+        && !f.getXattrsMap().containsKey(ObjectMetadata.MARKER)
         && KeyListing.hasVisibleChild(ctx, f.getPath())) {
       throw noSuchKey(key);
     }
@@ -94,15 +97,17 @@ final class ObjectReads {
       String v = r.query().get(o.getKey());
       if (v != null) {
         if (r.auth().anonymous()) {
-          throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "Request specific response headers"
-              + " cannot be used for anonymous GET requests.");
+          throw new S3Exception(
+              S3ErrorCode.INVALID_REQUEST,
+              "Request specific response headers" + " cannot be used for anonymous GET requests.");
         }
         h.set(o.getValue(), v);
       }
     }
-    ByteRange range = r.query().has("partNumber") ? part(r, f, length, h)
-        : head && r.header("Range") == null ? null
-        : ByteRange.parse(r.header("Range"), length);
+    ByteRange range =
+        r.query().has("partNumber")
+            ? part(r, f, length, h)
+            : head && r.header("Range") == null ? null : ByteRange.parse(r.header("Range"), length);
     long start = 0;
     long count = length;
     HttpResponseStatus status = HttpResponseStatus.OK;
@@ -134,27 +139,38 @@ final class ObjectReads {
 
   /**
    * The bytes of the part that partNumber names, as S3 serves it: a part of a multipart upload
-   * (with the number of parts in x-amz-mp-parts-count), or part 1 of any other object, which is
-   * all of it (null: the whole object).
+   * (with the number of parts in x-amz-mp-parts-count), or part 1 of any other object, which is all
+   * of it (null: the whole object).
    */
   private static ByteRange part(S3Request r, FileInfo f, long length, HttpHeaders h) {
     if (r.header("Range") != null) {
-      throw new S3Exception(S3ErrorCode.INVALID_REQUEST,
+      throw new S3Exception(
+          S3ErrorCode.INVALID_REQUEST,
           "Cannot specify both Range header and partNumber query parameter");
     }
     int number = r.query().getInt("partNumber", 1, 1, CompleteMultipartUpload.MAX_PART_NUMBER);
     long[] parts = ObjectMetadata.partLengths(f);
     if (parts == null) {
       if (number != 1) {
-        throw new S3Exception(S3ErrorCode.INVALID_PART_NUMBER, "The requested partnumber is"
-            + " not satisfiable: " + r.key() + " was not uploaded in parts, so it has part 1"
-            + " only");
+        throw new S3Exception(
+            S3ErrorCode.INVALID_PART_NUMBER,
+            "The requested partnumber is"
+                + " not satisfiable: "
+                + r.key()
+                + " was not uploaded in parts, so it has part 1"
+                + " only");
       }
       return null;
     }
     if (number > parts.length) {
-      throw new S3Exception(S3ErrorCode.INVALID_PART_NUMBER, "The requested partnumber is not"
-          + " satisfiable: " + r.key() + " has " + parts.length + " parts");
+      throw new S3Exception(
+          S3ErrorCode.INVALID_PART_NUMBER,
+          "The requested partnumber is not"
+              + " satisfiable: "
+              + r.key()
+              + " has "
+              + parts.length
+              + " parts");
     }
     h.setInt("x-amz-mp-parts-count", parts.length);
     long start = 0;
@@ -168,12 +184,18 @@ final class ObjectReads {
   }
 
   /**
-   * Sends {@code count} bytes of {@code in} from {@code start}. Bytes in a block file of a
-   * worker on this machine go from that file to the socket by the kernel (sendfile, no copy in
-   * this process); others are read a chunk at a time into pooled buffers.
+   * Sends {@code count} bytes of {@code in} from {@code start}. Bytes in a block file of a worker
+   * on this machine go from that file to the socket by the kernel (sendfile, no copy in this
+   * process); others are read a chunk at a time into pooled buffers.
    */
-  private void stream(S3Request r, FileInStream in, long start, long count,
-      HttpResponseStatus status, HttpHeaders h) throws IOException {
+  private void stream(
+      S3Request r,
+      FileInStream in,
+      long start,
+      long count,
+      HttpResponseStatus status,
+      HttpHeaders h)
+      throws IOException {
     // The first piece is read (or its file opened) before the headers go, so that a read
     // failure (a changed file, an unreachable cluster) is still an S3 error, not a cut
     // connection.
@@ -221,8 +243,7 @@ final class ObjectReads {
     return n;
   }
 
-  private static ByteBuf read(S3Request r, FileInStream in, long pos, int len)
-      throws IOException {
+  private static ByteBuf read(S3Request r, FileInStream in, long pos, int len) throws IOException {
     ByteBuf buf = r.exchange().alloc().heapBuffer(len, len);
     try {
       in.readFully(pos, buf.array(), buf.arrayOffset(), len);

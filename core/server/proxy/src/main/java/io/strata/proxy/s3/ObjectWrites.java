@@ -31,21 +31,21 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * PutObject, CopyObject, DeleteObject, DeleteObjects and the object tagging calls. A PUT
- * streams its body to a new file ({@link PendingObject}) that takes the key only when complete,
- * with its metadata in the same master call; a failed check discards it and leaves the key's
- * object as it was. Writers of one key take turns
- * ({@link KeyLocks}); {@code If-None-Match: *} creates only when nothing is at the key,
- * decided by the master in the same step as the create. A delete also removes the folders
- * above the key that it leaves empty (up to the bucket), unless they are folder markers, so
- * that a bucket emptied through S3 holds nothing and can be deleted.
+ * PutObject, CopyObject, DeleteObject, DeleteObjects and the object tagging calls. A PUT streams
+ * its body to a new file ({@link PendingObject}) that takes the key only when complete, with its
+ * metadata in the same master call; a failed check discards it and leaves the key's object as it
+ * was. Writers of one key take turns ({@link KeyLocks}); {@code If-None-Match: *} creates only when
+ * nothing is at the key, decided by the master in the same step as the create. A delete also
+ * removes the folders above the key that it leaves empty (up to the bucket), unless they are folder
+ * markers, so that a bucket emptied through S3 holds nothing and can be deleted.
  */
 final class ObjectWrites {
   private static final String EMPTY_MD5 = "d41d8cd98f00b204e9800998ecf8427e";
   private static final int COPY_BUFFER = 256 << 10;
+
   /**
-   * Bodies up to this size are held whole before they are written (they are checked first, and
-   * a new key is committed in one master call); larger ones stream.
+   * Bodies up to this size are held whole before they are written (they are checked first, and a
+   * new key is committed in one master call); larger ones stream.
    */
   static final long SMALL_OBJECT_BYTES = 1 << 20;
 
@@ -85,8 +85,9 @@ final class ObjectWrites {
           throw ObjectReads.noSuchKey(key);
         }
         if (!Conditions.matches(ifMatch, ObjectMetadata.etag(current))) {
-          throw new S3Exception(S3ErrorCode.PRECONDITION_FAILED, "At least one of the"
-              + " pre-conditions you specified did not hold: If-Match");
+          throw new S3Exception(
+              S3ErrorCode.PRECONDITION_FAILED,
+              "At least one of the" + " pre-conditions you specified did not hold: If-Match");
         }
       }
       long announced = body.expectedLength();
@@ -97,8 +98,9 @@ final class ObjectWrites {
         body.copyTo(bytes, new byte[(int) Math.max(1, Math.min(64 << 10, announced))]);
         body.verify();
         addDigests(xattrs, body);
-        done = PendingObject.putSmall(ctx, r.bucket(), path, key, r.principal(), createOnly,
-            bytes.toByteArray(), xattrs);
+        done =
+            PendingObject.putSmall(
+                ctx, r.bucket(), path, key, r.principal(), createOnly, bytes.toByteArray(), xattrs);
       } else {
         done = putStreamed(r, path, key, body, createOnly, xattrs);
       }
@@ -114,10 +116,16 @@ final class ObjectWrites {
   }
 
   /** A PUT body streamed to its file as it arrives (larger than {@link #SMALL_OBJECT_BYTES}). */
-  private FileInfo putStreamed(S3Request r, String path, String key, UploadBody body,
-      boolean createOnly, Map<String, ByteString> xattrs) throws IOException {
-    PendingObject pending = PendingObject.create(ctx, r.bucket(), path, key, r.principal(),
-        createOnly);
+  private FileInfo putStreamed(
+      S3Request r,
+      String path,
+      String key,
+      UploadBody body,
+      boolean createOnly,
+      Map<String, ByteString> xattrs)
+      throws IOException {
+    PendingObject pending =
+        PendingObject.create(ctx, r.bucket(), path, key, r.principal(), createOnly);
     try {
       body.copyTo(pending.out(), new byte[64 << 10]);
       body.verify();
@@ -139,34 +147,41 @@ final class ObjectWrites {
   }
 
   /** PUT of a key ending in '/': a folder, marked so that listings show it. */
-  private void putFolderMarker(S3Request r, String path, UploadBody body,
-      Map<String, ByteString> xattrs) throws IOException {
+  private void putFolderMarker(
+      S3Request r, String path, UploadBody body, Map<String, ByteString> xattrs)
+      throws IOException {
     body.copyTo(OutputStream.nullOutputStream(), new byte[8192]);
     body.verify();
     if (body.length() > 0) {
-      throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "The key " + r.key() + " ends in '/'"
-          + " and names a folder, which holds no bytes: send an empty body");
+      throw new S3Exception(
+          S3ErrorCode.INVALID_REQUEST,
+          "The key "
+              + r.key()
+              + " ends in '/'"
+              + " and names a folder, which holds no bytes: send an empty body");
     }
     Principal p = r.principal();
     try {
       FileInfo existing = BucketOperations.status(ctx, path);
       if (existing != null && !existing.getDirectory()) {
-        throw new S3Exception(S3ErrorCode.KEY_CONFLICT, "Cannot store the folder key "
-            + r.key() + ": a file is at " + path);
+        throw new S3Exception(
+            S3ErrorCode.KEY_CONFLICT,
+            "Cannot store the folder key " + r.key() + ": a file is at " + path);
       }
       if (existing == null) {
         ctx.fs().createDirectory(path, true, true, 0, p.user(), p.primaryGroup());
       }
-      SetAttributeOptions set = SetAttributeOptions.defaults()
-          .xattr(ObjectMetadata.MARKER, ByteString.EMPTY);
+      SetAttributeOptions set =
+          SetAttributeOptions.defaults().xattr(ObjectMetadata.MARKER, ByteString.EMPTY);
       for (Map.Entry<String, ByteString> e : xattrs.entrySet()) {
         set = set.xattr(e.getKey(), e.getValue());
       }
       ctx.fs().setAttribute(path, set);
     } catch (StrataException e) {
       if (e.code() == ErrorCode.ALREADY_EXISTS || e.code() == ErrorCode.INVALID_ARGUMENT) {
-        throw new S3Exception(S3ErrorCode.KEY_CONFLICT, "Cannot store the folder key "
-            + r.key() + ": " + e.getMessage());
+        throw new S3Exception(
+            S3ErrorCode.KEY_CONFLICT,
+            "Cannot store the folder key " + r.key() + ": " + e.getMessage());
       }
       throw e;
     }
@@ -203,8 +218,9 @@ final class ObjectWrites {
           }
           // The folder holds other keys: only its marker goes.
           if (f.getXattrsMap().containsKey(ObjectMetadata.MARKER)) {
-            ctx.fs().setAttribute(path,
-                SetAttributeOptions.defaults().removeXattr(ObjectMetadata.MARKER));
+            ctx.fs()
+                .setAttribute(
+                    path, SetAttributeOptions.defaults().removeXattr(ObjectMetadata.MARKER));
           }
           return;
         }
@@ -258,18 +274,17 @@ final class ObjectWrites {
       String version = id.versionId().orElse(null);
       try {
         if (version != null && !version.equals("null")) {
-          throw new S3Exception(S3ErrorCode.NOT_IMPLEMENTED,
+          throw new S3Exception(
+              S3ErrorCode.NOT_IMPLEMENTED,
               "Object versions are not kept: only the version 'null' exists");
         }
         deleteKey(r.principal(), r.bucket(), id.key());
         deleted.add(new DeleteResult.Deleted(id.key(), version));
       } catch (S3Exception e) {
-        errors.add(new DeleteResult.Failure(id.key(), version, e.code().code(),
-            e.getMessage()));
+        errors.add(new DeleteResult.Failure(id.key(), version, e.code().code(), e.getMessage()));
       } catch (StrataException e) {
         S3Exception s3 = S3Service.translate(e, r, Operation.DELETE_OBJECT);
-        errors.add(new DeleteResult.Failure(id.key(), version, s3.code().code(),
-            s3.getMessage()));
+        errors.add(new DeleteResult.Failure(id.key(), version, s3.code().code(), s3.getMessage()));
       }
     }
     r.xml(S3XmlWriter.deleteResult(new DeleteResult(request.quiet(), deleted, errors)));
@@ -279,8 +294,10 @@ final class ObjectWrites {
     BucketOperations.checkCannedAcl(r);
     BucketOperations.bucketFolder(ctx, r);
     if (r.header("x-amz-copy-source-range") != null) {
-      throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "x-amz-copy-source-range is for"
-          + " UploadPartCopy only; CopyObject copies whole objects");
+      throw new S3Exception(
+          S3ErrorCode.INVALID_ARGUMENT,
+          "x-amz-copy-source-range is for"
+              + " UploadPartCopy only; CopyObject copies whole objects");
     }
     String[] source = copySource(r);
     FileInfo src = ObjectReads.object(ctx, source[0], source[1], true);
@@ -290,26 +307,35 @@ final class ObjectWrites {
     boolean replaceTags = directive(r, "x-amz-tagging-directive");
     String dstPath = ctx.buckets().objectPath(r.bucket(), r.key());
     ctx.access().checkWriteIn(r.principal(), PathNames.parent(dstPath));
-    Map<String, ByteString> xattrs = new LinkedHashMap<>(replace
-        ? ObjectMetadata.fromRequest(r.headers()) : ObjectMetadata.copyable(src));
-    String tags = replaceTags ? (r.header("x-amz-tagging") == null ? ""
-        : TagSet.fromHeader(r.header("x-amz-tagging")).toHeader()) : ObjectMetadata.tagging(src);
+    Map<String, ByteString> xattrs =
+        new LinkedHashMap<>(
+            replace ? ObjectMetadata.fromRequest(r.headers()) : ObjectMetadata.copyable(src));
+    String tags =
+        replaceTags
+            ? (r.header("x-amz-tagging") == null
+                ? ""
+                : TagSet.fromHeader(r.header("x-amz-tagging")).toHeader())
+            : ObjectMetadata.tagging(src);
     if (!tags.isEmpty()) {
       xattrs.put(ObjectMetadata.TAGGING, ByteString.copyFromUtf8(tags));
     }
     if (dstPath.equals(src.getPath()) && !src.getDirectory()) {
       if (!replace && !replaceTags) {
-        throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "This copy request is illegal"
-            + " because it is trying to copy an object to itself without changing the"
-            + " object's metadata, storage class, website redirect location or encryption"
-            + " attributes.");
+        throw new S3Exception(
+            S3ErrorCode.INVALID_REQUEST,
+            "This copy request is illegal"
+                + " because it is trying to copy an object to itself without changing the"
+                + " object's metadata, storage class, website redirect location or encryption"
+                + " attributes.");
       }
       copyOntoItself(r, src, xattrs);
       return;
     }
     if (src.getDirectory() || r.key().endsWith("/")) {
-      throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "Folder keys (ending in '/') cannot"
-          + " be copied: create the folder key with PutObject");
+      throw new S3Exception(
+          S3ErrorCode.INVALID_REQUEST,
+          "Folder keys (ending in '/') cannot"
+              + " be copied: create the folder key with PutObject");
     }
     ChecksumAlgorithm algorithm = copyAlgorithm(r, src);
     BodyDigests digests = BodyDigests.of(false, algorithm);
@@ -317,8 +343,8 @@ final class ObjectWrites {
     ChecksumValue c = null;
     try (KeyLocks.Held held = ctx.locks().lock(dstPath);
         FileInStream in = ctx.fs().openFile(src)) {
-      PendingObject pending = PendingObject.create(ctx, r.bucket(), dstPath, r.key(),
-          r.principal(), false);
+      PendingObject pending =
+          PendingObject.create(ctx, r.bucket(), dstPath, r.key(), r.principal(), false);
       try {
         FileOutStream out = pending.out();
         byte[] buf = new byte[COPY_BUFFER];
@@ -342,18 +368,22 @@ final class ObjectWrites {
         throw e;
       }
     }
-    r.xml(S3XmlWriter.copyObjectResult(new CopyResult(ObjectMetadata.etag(done),
-        Instant.ofEpochMilli(done.getModificationTimeMs()), c)));
+    r.xml(
+        S3XmlWriter.copyObjectResult(
+            new CopyResult(
+                ObjectMetadata.etag(done), Instant.ofEpochMilli(done.getModificationTimeMs()), c)));
   }
 
   /** A copy of an object onto itself that replaces its metadata: no bytes move. */
   private void copyOntoItself(S3Request r, FileInfo src, Map<String, ByteString> xattrs)
       throws IOException {
-    SetAttributeOptions set = SetAttributeOptions.defaults()
-        .modificationTimeMs(System.currentTimeMillis());
+    SetAttributeOptions set =
+        SetAttributeOptions.defaults().modificationTimeMs(System.currentTimeMillis());
     for (String old : src.getXattrsMap().keySet()) {
-      if (!xattrs.containsKey(old) && !old.equals(ObjectMetadata.ETAG)
-          && !old.equals(ObjectMetadata.CHECKSUM) && !old.equals(ObjectMetadata.PARTS)) {
+      if (!xattrs.containsKey(old)
+          && !old.equals(ObjectMetadata.ETAG)
+          && !old.equals(ObjectMetadata.CHECKSUM)
+          && !old.equals(ObjectMetadata.PARTS)) {
         set = set.removeXattr(old);
       }
     }
@@ -364,8 +394,12 @@ final class ObjectWrites {
     try (KeyLocks.Held held = ctx.locks().lock(src.getPath())) {
       done = ctx.fs().setAttribute(src.getPath(), set);
     }
-    r.xml(S3XmlWriter.copyObjectResult(new CopyResult(ObjectMetadata.etag(done),
-        Instant.ofEpochMilli(done.getModificationTimeMs()), ObjectMetadata.checksum(done))));
+    r.xml(
+        S3XmlWriter.copyObjectResult(
+            new CopyResult(
+                ObjectMetadata.etag(done),
+                Instant.ofEpochMilli(done.getModificationTimeMs()),
+                ObjectMetadata.checksum(done))));
   }
 
   private static ChecksumAlgorithm copyAlgorithm(S3Request r, FileInfo src) {
@@ -388,8 +422,8 @@ final class ObjectWrites {
     if (v.equalsIgnoreCase("REPLACE")) {
       return true;
     }
-    throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "Unknown " + header + " '" + v
-        + "': give COPY or REPLACE");
+    throw new S3Exception(
+        S3ErrorCode.INVALID_ARGUMENT, "Unknown " + header + " '" + v + "': give COPY or REPLACE");
   }
 
   /** The bucket and key of x-amz-copy-source ("/bucket/key" or "bucket/key", URL-encoded). */
@@ -402,7 +436,8 @@ final class ObjectWrites {
     if (q >= 0) {
       String version = raw.substring(q + "?versionId=".length());
       if (!version.equals("null")) {
-        throw new S3Exception(S3ErrorCode.NOT_IMPLEMENTED,
+        throw new S3Exception(
+            S3ErrorCode.NOT_IMPLEMENTED,
             "Object versions are not kept: only the version 'null' exists");
       }
       raw = raw.substring(0, q);
@@ -413,8 +448,9 @@ final class ObjectWrites {
     }
     int slash = decoded.indexOf('/');
     if (slash <= 0 || slash == decoded.length() - 1) {
-      throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "x-amz-copy-source must be"
-          + " bucket/key, not '" + raw + "'");
+      throw new S3Exception(
+          S3ErrorCode.INVALID_ARGUMENT,
+          "x-amz-copy-source must be" + " bucket/key, not '" + raw + "'");
     }
     return new String[] {decoded.substring(0, slash), decoded.substring(slash + 1)};
   }
@@ -431,18 +467,22 @@ final class ObjectWrites {
     ctx.access().checkWriteOf(r.principal(), f);
     byte[] document = UploadBody.document(r, S3XmlParser.MAX_TAGGING_BYTES, true);
     TagSet tags = S3XmlParser.tagging(document);
-    ctx.fs().setAttribute(f.getPath(), tags.isEmpty()
-        ? SetAttributeOptions.defaults().removeXattr(ObjectMetadata.TAGGING)
-        : SetAttributeOptions.defaults().xattr(ObjectMetadata.TAGGING,
-            ByteString.copyFromUtf8(tags.toHeader())));
+    ctx.fs()
+        .setAttribute(
+            f.getPath(),
+            tags.isEmpty()
+                ? SetAttributeOptions.defaults().removeXattr(ObjectMetadata.TAGGING)
+                : SetAttributeOptions.defaults()
+                    .xattr(ObjectMetadata.TAGGING, ByteString.copyFromUtf8(tags.toHeader())));
     r.empty(HttpResponseStatus.OK, null);
   }
 
   void deleteTagging(S3Request r) throws IOException {
     FileInfo f = ObjectReads.object(ctx, r);
     ctx.access().checkWriteOf(r.principal(), f);
-    ctx.fs().setAttribute(f.getPath(),
-        SetAttributeOptions.defaults().removeXattr(ObjectMetadata.TAGGING));
+    ctx.fs()
+        .setAttribute(
+            f.getPath(), SetAttributeOptions.defaults().removeXattr(ObjectMetadata.TAGGING));
     r.empty(HttpResponseStatus.NO_CONTENT, null);
   }
 }

@@ -3,8 +3,8 @@ package io.strata.proxy.s3;
 import java.util.List;
 
 /**
- * The S3 operations the proxy tells apart, by method, bucket, key and sub-resource; the name is
- * the one S3's API reference gives (and the {@code operation} tag of the proxy's metrics).
+ * The S3 operations the proxy tells apart, by method, bucket, key and sub-resource; the name is the
+ * one S3's API reference gives (and the {@code operation} tag of the proxy's metrics).
  */
 public enum Operation {
   LIST_BUCKETS("ListBuckets"),
@@ -39,11 +39,34 @@ public enum Operation {
   UNSUPPORTED("Unsupported");
 
   /** Bucket sub-resources S3 has and Strata does not keep: asking for them is NotImplemented. */
-  static final List<String> UNSUPPORTED_SUBRESOURCES = List.of("policy", "lifecycle", "cors",
-      "website", "replication", "logging", "notification", "encryption", "object-lock",
-      "legal-hold", "retention", "torrent", "requestPayment", "accelerate", "analytics",
-      "inventory", "metrics", "intelligent-tiering", "ownershipControls", "publicAccessBlock",
-      "policyStatus", "versions", "restore", "select", "attributes", "session");
+  static final List<String> UNSUPPORTED_SUBRESOURCES =
+      List.of(
+          "policy",
+          "lifecycle",
+          "cors",
+          "website",
+          "replication",
+          "logging",
+          "notification",
+          "encryption",
+          "object-lock",
+          "legal-hold",
+          "retention",
+          "torrent",
+          "requestPayment",
+          "accelerate",
+          "analytics",
+          "inventory",
+          "metrics",
+          "intelligent-tiering",
+          "ownershipControls",
+          "publicAccessBlock",
+          "policyStatus",
+          "versions",
+          "restore",
+          "select",
+          "attributes",
+          "session");
 
   private final String s3Name;
 
@@ -150,8 +173,8 @@ public enum Operation {
 
   private static Operation requireBoth(QueryParams q, Operation op) {
     if (!q.has("uploadId") || !q.has("partNumber")) {
-      throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT,
-          "An upload of a part names both uploadId and partNumber");
+      throw new S3Exception(
+          S3ErrorCode.INVALID_ARGUMENT, "An upload of a part names both uploadId and partNumber");
     }
     return op;
   }

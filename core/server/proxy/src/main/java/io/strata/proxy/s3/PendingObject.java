@@ -16,25 +16,26 @@ import java.util.Map;
 
 /**
  * An object being written (PutObject, CopyObject, CompleteMultipartUpload), which replaces the
- * object at its key only once complete and checked, as in S3; or joined from files of its
- * mount ({@link #concat}), placed the same way.
+ * object at its key only once complete and checked, as in S3; or joined from files of its mount
+ * ({@link #concat}), placed the same way.
  *
  * <p>The namespace replaces a file when its replacement is created, not when that completes:
- * writing over an object in place would take the old object away for the whole upload, and
- * lose it for good when the upload then fails (a wrong Content-MD5 or checksum, a cut
- * connection). So a key that holds an object gets its new bytes in a file of the bucket's
- * hidden uploads folder, moved onto the key once complete; readers see the old object until
- * then, and a failed write leaves it as it was. Only the moment between removing the old file
- * and the move shows no object. A key with nothing at it is written in place, where an
- * incomplete file is neither listed nor read and a failed write leaves nothing. The move is a
- * rename in the under store: free in file systems and HDFS, a copy in object stores.
+ * writing over an object in place would take the old object away for the whole upload, and lose it
+ * for good when the upload then fails (a wrong Content-MD5 or checksum, a cut connection). So a key
+ * that holds an object gets its new bytes in a file of the bucket's hidden uploads folder, moved
+ * onto the key once complete; readers see the old object until then, and a failed write leaves it
+ * as it was. Only the moment between removing the old file and the move shows no object. A key with
+ * nothing at it is written in place, where an incomplete file is neither listed nor read and a
+ * failed write leaves nothing. The move is a rename in the under store: free in file systems and
+ * HDFS, a copy in object stores.
  *
- * <p>The caller holds the key's lock ({@link KeyLocks}) from {@link #create} to
- * {@link #complete} or {@link #cancel}. A staged file the proxy never moved (it died) stays in
- * the uploads folder until {@link MultipartUploads#removeExpired} removes it.
+ * <p>The caller holds the key's lock ({@link KeyLocks}) from {@link #create} to {@link #complete}
+ * or {@link #cancel}. A staged file the proxy never moved (it died) stays in the uploads folder
+ * until {@link MultipartUploads#removeExpired} removes it.
  */
 final class PendingObject {
   private static final SecureRandom RANDOM = new SecureRandom();
+
   /** Names of staged files in the uploads folder; never an upload id (32 hex digits). */
   static final String STAGED_PREFIX = "put-";
 
@@ -42,12 +43,19 @@ final class PendingObject {
   private final String path;
   private final String key;
   private final Principal principal;
+
   /** The stream of the object's bytes; null for an object joined by {@link #concat}. */
   private final FileOutStream out;
+
   private final boolean staged;
 
-  private PendingObject(ProxyContext ctx, String path, String key, Principal principal,
-      FileOutStream out, boolean staged) {
+  private PendingObject(
+      ProxyContext ctx,
+      String path,
+      String key,
+      Principal principal,
+      FileOutStream out,
+      boolean staged) {
     this.ctx = ctx;
     this.path = path;
     this.key = key;
@@ -62,20 +70,23 @@ final class PendingObject {
    * @param createOnly fail with PreconditionFailed when something is at the key (If-None-Match)
    * @throws S3Exception KeyConflict when the key names a folder or a path below a file
    */
-  static PendingObject create(ProxyContext ctx, String bucket, String path, String key,
-      Principal p, boolean createOnly) throws StrataException {
-    CreateOptions options = CreateOptions.defaults().recursive(true).owner(p.user())
-        .group(p.primaryGroup());
+  static PendingObject create(
+      ProxyContext ctx, String bucket, String path, String key, Principal p, boolean createOnly)
+      throws StrataException {
+    CreateOptions options =
+        CreateOptions.defaults().recursive(true).owner(p.user()).group(p.primaryGroup());
     // A new key (the common case) costs one master call: the create that fails when the key
     // is taken, which also decides If-None-Match in the same step.
     FileInfo existing;
     try {
-      return new PendingObject(ctx, path, key, p,
-          ctx.fs().createFile(path, options.overwrite(false)), false);
+      return new PendingObject(
+          ctx, path, key, p, ctx.fs().createFile(path, options.overwrite(false)), false);
     } catch (StrataException e) {
       if (e.code() == ErrorCode.ALREADY_EXISTS && createOnly) {
-        throw new S3Exception(S3ErrorCode.PRECONDITION_FAILED, "At least one of the"
-            + " pre-conditions you specified did not hold: If-None-Match (the key exists)");
+        throw new S3Exception(
+            S3ErrorCode.PRECONDITION_FAILED,
+            "At least one of the"
+                + " pre-conditions you specified did not hold: If-None-Match (the key exists)");
       }
       if (e.code() == ErrorCode.INVALID_ARGUMENT || e.code() == ErrorCode.FAILED_PRECONDITION) {
         throw keyConflict(key, e.getMessage());
@@ -92,27 +103,35 @@ final class PendingObject {
     if (existing.getDirectory()) {
       throw keyConflict(key, "a folder is at " + path);
     }
-    return new PendingObject(ctx, path, key, p,
-        ctx.fs().createFile(stagePath(ctx, bucket), options), true);
+    return new PendingObject(
+        ctx, path, key, p, ctx.fs().createFile(stagePath(ctx, bucket), options), true);
   }
 
   /**
-   * Writes a small object whose bytes are all here and checked. A new key in an existing
-   * folder (what data-preparation tools write most) costs one master call: a worker writes the
-   * bytes where the key belongs, and the master commits the file at once
-   * ({@link io.strata.client.FileSystem#writeNewFile}). Otherwise (the key holds an object, its
-   * folder is missing, or the key conflicts with a file or folder) the object is written as
-   * {@link #create} places any object.
+   * Writes a small object whose bytes are all here and checked. A new key in an existing folder
+   * (what data-preparation tools write most) costs one master call: a worker writes the bytes where
+   * the key belongs, and the master commits the file at once ({@link
+   * io.strata.client.FileSystem#writeNewFile}). Otherwise (the key holds an object, its folder is
+   * missing, or the key conflicts with a file or folder) the object is written as {@link #create}
+   * places any object.
    *
    * @param createOnly fail with PreconditionFailed when something is at the key (If-None-Match)
    * @return the object's status at its key
    */
-  static FileInfo putSmall(ProxyContext ctx, String bucket, String path, String key,
-      Principal p, boolean createOnly, byte[] bytes, Map<String, ByteString> xattrs)
+  static FileInfo putSmall(
+      ProxyContext ctx,
+      String bucket,
+      String path,
+      String key,
+      Principal p,
+      boolean createOnly,
+      byte[] bytes,
+      Map<String, ByteString> xattrs)
       throws IOException {
     try {
-      FileOutStream out = ctx.fs().writeNewFile(path, CreateOptions.defaults()
-          .owner(p.user()).group(p.primaryGroup()));
+      FileOutStream out =
+          ctx.fs()
+              .writeNewFile(path, CreateOptions.defaults().owner(p.user()).group(p.primaryGroup()));
       try {
         out.write(bytes);
         out.setXattrsOnComplete(xattrs);
@@ -124,12 +143,16 @@ final class PendingObject {
       return out.completedStatus();
     } catch (StrataException e) {
       if (e.code() == ErrorCode.ALREADY_EXISTS && createOnly) {
-        throw new S3Exception(S3ErrorCode.PRECONDITION_FAILED, "At least one of the"
-            + " pre-conditions you specified did not hold: If-None-Match (the key exists)");
+        throw new S3Exception(
+            S3ErrorCode.PRECONDITION_FAILED,
+            "At least one of the"
+                + " pre-conditions you specified did not hold: If-None-Match (the key exists)");
       }
-      boolean placedOtherwise = e.code() == ErrorCode.ALREADY_EXISTS
-          || e.code() == ErrorCode.NOT_FOUND || e.code() == ErrorCode.FAILED_PRECONDITION
-          || e.code() == ErrorCode.INVALID_ARGUMENT;
+      boolean placedOtherwise =
+          e.code() == ErrorCode.ALREADY_EXISTS
+              || e.code() == ErrorCode.NOT_FOUND
+              || e.code() == ErrorCode.FAILED_PRECONDITION
+              || e.code() == ErrorCode.INVALID_ARGUMENT;
       if (!placedOtherwise) {
         throw e;
       }
@@ -148,24 +171,35 @@ final class PendingObject {
   private static String stagePath(ProxyContext ctx, String bucket) {
     byte[] id = new byte[16];
     RANDOM.nextBytes(id);
-    return ctx.buckets().path(bucket) + "/" + PathNames.UPLOADS_FOLDER + "/" + STAGED_PREFIX
+    return ctx.buckets().path(bucket)
+        + "/"
+        + PathNames.UPLOADS_FOLDER
+        + "/"
+        + STAGED_PREFIX
         + HexFormat.of().formatHex(id);
   }
 
   /**
-   * Writes the object of {@code key} as the concatenation of {@code sources}, files of the
-   * key's mount, joined in their under store without their bytes passing through the proxy
-   * ({@link io.strata.client.FileSystem#concat}); placed as {@link #complete} places a
-   * written object: in place when nothing is at the key, else staged aside and moved onto it.
-   * The sources may be consumed, whatever the outcome.
+   * Writes the object of {@code key} as the concatenation of {@code sources}, files of the key's
+   * mount, joined in their under store without their bytes passing through the proxy ({@link
+   * io.strata.client.FileSystem#concat}); placed as {@link #complete} places a written object: in
+   * place when nothing is at the key, else staged aside and moved onto it. The sources may be
+   * consumed, whatever the outcome.
    *
    * @return the object's status at its key
    * @throws S3Exception KeyConflict when the key names a folder or a path below a file
    */
-  static FileInfo concat(ProxyContext ctx, String bucket, String path, String key,
-      Principal p, List<FileInfo> sources, Map<String, ByteString> xattrs) throws IOException {
-    CreateOptions options = CreateOptions.defaults().recursive(true).owner(p.user())
-        .group(p.primaryGroup());
+  static FileInfo concat(
+      ProxyContext ctx,
+      String bucket,
+      String path,
+      String key,
+      Principal p,
+      List<FileInfo> sources,
+      Map<String, ByteString> xattrs)
+      throws IOException {
+    CreateOptions options =
+        CreateOptions.defaults().recursive(true).owner(p.user()).group(p.primaryGroup());
     try {
       return ctx.fs().concat(path, sources, options.overwrite(false), xattrs);
     } catch (StrataException e) {
@@ -245,8 +279,14 @@ final class PendingObject {
         }
         if (e.code() == ErrorCode.NOT_FOUND) {
           // The key's folder went with its last other key meanwhile.
-          ctx.fs().createDirectory(PathNames.parent(path), true, true, 0, principal.user(),
-              principal.primaryGroup());
+          ctx.fs()
+              .createDirectory(
+                  PathNames.parent(path),
+                  true,
+                  true,
+                  0,
+                  principal.user(),
+                  principal.primaryGroup());
         } else if (e.code() != ErrorCode.ALREADY_EXISTS) {
           throw e;
         }
@@ -267,7 +307,8 @@ final class PendingObject {
     try {
       return ctx.fs().getStatus(path);
     } catch (StrataException e) {
-      if (e.code() == ErrorCode.NOT_FOUND || e.code() == ErrorCode.INVALID_ARGUMENT
+      if (e.code() == ErrorCode.NOT_FOUND
+          || e.code() == ErrorCode.INVALID_ARGUMENT
           || e.code() == ErrorCode.FAILED_PRECONDITION) {
         return null;
       }
@@ -276,7 +317,12 @@ final class PendingObject {
   }
 
   static S3Exception keyConflict(String key, String why) {
-    return new S3Exception(S3ErrorCode.KEY_CONFLICT, "Cannot store the key " + key + ": " + why
-        + " (in Strata a key cannot be both an object and a prefix of other keys)");
+    return new S3Exception(
+        S3ErrorCode.KEY_CONFLICT,
+        "Cannot store the key "
+            + key
+            + ": "
+            + why
+            + " (in Strata a key cannot be both an object and a prefix of other keys)");
   }
 }

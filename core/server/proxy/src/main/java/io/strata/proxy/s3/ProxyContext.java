@@ -5,13 +5,19 @@ import io.strata.proxy.access.AccessControl;
 import io.strata.proxy.access.UserGroups;
 
 /**
- * What every S3 operation shares: the cluster client, where buckets live, the access checks,
- * the per-key write locks and the proxy's settings.
+ * What every S3 operation shares: the cluster client, where buckets live, the access checks, the
+ * per-key write locks and the proxy's settings.
  *
  * @param statuses objects' statuses, kept until they change
  * @param chunkSize bytes read from the cluster and sent to a client at a time
  * @param region the region the proxy reports
  */
-record ProxyContext(FileSystem fs, StatusCache statuses, Buckets buckets, AccessControl access,
+record ProxyContext(
+    FileSystem fs,
+    StatusCache statuses,
+    Buckets buckets,
+    AccessControl access,
     UserGroups groups,
-    KeyLocks locks, int chunkSize, String region) {}
+    KeyLocks locks,
+    int chunkSize,
+    String region) {}

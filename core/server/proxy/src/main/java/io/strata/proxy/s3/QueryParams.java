@@ -6,10 +6,10 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The query parameters of a request, decoded. A parameter given without '=' (a sub-resource
- * such as {@code ?uploads}) is present with the value "". When a name repeats, the first value
- * counts. '+' decodes to a space or stays a plus as the signature check found the client meant
- * it, so the proxy acts on the parameters that were signed.
+ * The query parameters of a request, decoded. A parameter given without '=' (a sub-resource such as
+ * {@code ?uploads}) is present with the value "". When a name repeats, the first value counts. '+'
+ * decodes to a space or stays a plus as the signature check found the client meant it, so the proxy
+ * acts on the parameters that were signed.
  */
 public final class QueryParams {
   private final Map<String, String> values;
@@ -64,8 +64,18 @@ public final class QueryParams {
       }
       return n;
     } catch (NumberFormatException e) {
-      throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "Parameter " + name + " must be an"
-          + " integer between " + min + " and " + max + ", not '" + v + "'");
+      throw new S3Exception(
+          S3ErrorCode.INVALID_ARGUMENT,
+          "Parameter "
+              + name
+              + " must be an"
+              + " integer between "
+              + min
+              + " and "
+              + max
+              + ", not '"
+              + v
+              + "'");
     }
   }
 

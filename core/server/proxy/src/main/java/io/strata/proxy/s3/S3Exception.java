@@ -4,9 +4,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * A request the proxy refuses or cannot serve, answered with an S3 error document of
- * {@link #code()}. The message says what was wrong with the request and, where the client can
- * do something about it, what.
+ * A request the proxy refuses or cannot serve, answered with an S3 error document of {@link
+ * #code()}. The message says what was wrong with the request and, where the client can do something
+ * about it, what.
  */
 public final class S3Exception extends RuntimeException {
   private final S3ErrorCode code;

@@ -8,9 +8,9 @@ import io.strata.proxy.auth.AuthResult;
 import io.strata.proxy.http.HttpExchange;
 
 /**
- * One S3 request as the operations see it: who sends it, the bucket and key it names (decoded),
- * its query parameters, its headers and body, and the ways to answer it. Every answer carries
- * the request id, which error documents and the proxy's log name too.
+ * One S3 request as the operations see it: who sends it, the bucket and key it names (decoded), its
+ * query parameters, its headers and body, and the ways to answer it. Every answer carries the
+ * request id, which error documents and the proxy's log name too.
  */
 public final class S3Request {
   private final HttpExchange exchange;
@@ -21,8 +21,14 @@ public final class S3Request {
   private final AuthResult auth;
   private final Principal principal;
 
-  S3Request(HttpExchange exchange, String requestId, String bucket, String key,
-      QueryParams query, AuthResult auth, Principal principal) {
+  S3Request(
+      HttpExchange exchange,
+      String requestId,
+      String bucket,
+      String key,
+      QueryParams query,
+      AuthResult auth,
+      Principal principal) {
     this.exchange = exchange;
     this.requestId = requestId;
     this.bucket = bucket;

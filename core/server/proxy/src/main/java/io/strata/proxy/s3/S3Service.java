@@ -27,12 +27,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The S3 front of the proxy: for each request it finds the bucket and key (path-style, or
- * virtual-host-style under {@code strata.proxy.domain}), checks the signature, tells the
- * operation, runs it, and turns every failure into S3's error document with the right status:
- * the request's own mistakes as their S3 codes, the cluster's answers translated (a missing
- * path is NoSuchKey or NoSuchBucket, an unreachable cluster or under store 503 SlowDown with
- * the reason in the log), anything unexpected 500 InternalError. Each request is counted per
- * operation with its latency, bytes in and out, and errors per code.
+ * virtual-host-style under {@code strata.proxy.domain}), checks the signature, tells the operation,
+ * runs it, and turns every failure into S3's error document with the right status: the request's
+ * own mistakes as their S3 codes, the cluster's answers translated (a missing path is NoSuchKey or
+ * NoSuchBucket, an unreachable cluster or under store 503 SlowDown with the reason in the log),
+ * anything unexpected 500 InternalError. Each request is counted per operation with its latency,
+ * bytes in and out, and errors per code.
  */
 public final class S3Service implements ExchangeHandler, ExchangeHandler.Overload {
   private static final Logger LOG = LoggerFactory.getLogger(S3Service.class);
@@ -50,8 +50,12 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
   private final Map<String, Counter> counters = new ConcurrentHashMap<>();
   private final Map<Operation, OperationMeters> meters;
 
-  public S3Service(ProxyContext ctx, SigV4Verifier verifier, String domain,
-      MultipartUploads multipart, MeterRegistry registry) {
+  public S3Service(
+      ProxyContext ctx,
+      SigV4Verifier verifier,
+      String domain,
+      MultipartUploads multipart,
+      MeterRegistry registry) {
     this.ctx = ctx;
     this.verifier = verifier;
     this.domain = domain == null ? "" : domain.toLowerCase(Locale.ROOT);
@@ -76,8 +80,8 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
       int q = uri.indexOf('?');
       String rawPath = q < 0 ? uri : uri.substring(0, q);
       String rawQuery = q < 0 ? "" : uri.substring(q + 1);
-      AuthResult auth = verifier.verify(exchange.method().name(), rawPath, rawQuery,
-          exchange.headers());
+      AuthResult auth =
+          verifier.verify(exchange.method().name(), rawPath, rawQuery, exchange.headers());
       QueryParams query = QueryParams.parse(rawQuery, auth.queryPlusIsSpace());
       String[] bk = bucketAndKey(rawPath, exchange.headers().get("Host"));
       resource = bk[0] == null ? "/" : bk[1] == null ? "/" + bk[0] : "/" + bk[0] + "/" + bk[1];
@@ -96,14 +100,29 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
     } catch (StrataException e) {
       fail(exchange, requestId, resource, op, translate(e, r, op));
     } catch (IOException e) {
-      LOG.info("{} {} ({}) from {}: {}", op.s3Name(), resource, requestId, exchange.remote(),
+      LOG.info(
+          "{} {} ({}) from {}: {}",
+          op.s3Name(),
+          resource,
+          requestId,
+          exchange.remote(),
           e.toString());
-      fail(exchange, requestId, resource, op, new S3Exception(S3ErrorCode.INCOMPLETE_BODY,
-          "The request failed while its body was read or its answer sent: " + e.getMessage()));
+      fail(
+          exchange,
+          requestId,
+          resource,
+          op,
+          new S3Exception(
+              S3ErrorCode.INCOMPLETE_BODY,
+              "The request failed while its body was read or its answer sent: " + e.getMessage()));
     } catch (RuntimeException e) {
       LOG.warn("{} {} ({}) failed", op.s3Name(), resource, requestId, e);
-      fail(exchange, requestId, resource, op, new S3Exception(S3ErrorCode.INTERNAL_ERROR,
-          "We encountered an internal error: " + e));
+      fail(
+          exchange,
+          requestId,
+          resource,
+          op,
+          new S3Exception(S3ErrorCode.INTERNAL_ERROR, "We encountered an internal error: " + e));
     } finally {
       OperationMeters m = meters.get(op);
       m.requests().record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
@@ -119,11 +138,15 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
     Map<Operation, OperationMeters> m = new java.util.EnumMap<>(Operation.class);
     for (Operation op : Operation.values()) {
       String name = op.s3Name();
-      m.put(op, new OperationMeters(Timer.builder(MetricNames.PROXY_REQUESTS)
-          .description("S3 requests served, by operation").tag(MetricNames.TAG_OPERATION, name)
-          .register(registry),
-          counter(MetricNames.PROXY_BYTES_IN, name, null, "Request body bytes received"),
-          counter(MetricNames.PROXY_BYTES_OUT, name, null, "Response body bytes sent")));
+      m.put(
+          op,
+          new OperationMeters(
+              Timer.builder(MetricNames.PROXY_REQUESTS)
+                  .description("S3 requests served, by operation")
+                  .tag(MetricNames.TAG_OPERATION, name)
+                  .register(registry),
+              counter(MetricNames.PROXY_BYTES_IN, name, null, "Request body bytes received"),
+              counter(MetricNames.PROXY_BYTES_OUT, name, null, "Response body bytes sent")));
     }
     return m;
   }
@@ -171,9 +194,9 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
   }
 
   /**
-   * What an operation may change in the namespace, for the status cache: the object's path,
-   * the bucket's whole subtree ("path/") for deletes (which remove emptied folders too), or
-   * null for reads.
+   * What an operation may change in the namespace, for the status cache: the object's path, the
+   * bucket's whole subtree ("path/") for deletes (which remove emptied folders too), or null for
+   * reads.
    */
   private String changes(Operation op, S3Request r) {
     switch (op) {
@@ -189,22 +212,25 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
   private static void unsupported(S3Request r) {
     for (String sub : Operation.UNSUPPORTED_SUBRESOURCES) {
       if (r.query().has(sub)) {
-        throw new S3Exception(S3ErrorCode.NOT_IMPLEMENTED, "The '" + sub + "' sub-resource is"
-            + " not implemented by Strata's S3 proxy");
+        throw new S3Exception(
+            S3ErrorCode.NOT_IMPLEMENTED,
+            "The '" + sub + "' sub-resource is" + " not implemented by Strata's S3 proxy");
       }
     }
     if (r.query().has("versioning") || r.query().has("tagging")) {
-      throw new S3Exception(S3ErrorCode.NOT_IMPLEMENTED, "Bucket versioning and bucket tags"
-          + " are not implemented by Strata's S3 proxy");
+      throw new S3Exception(
+          S3ErrorCode.NOT_IMPLEMENTED,
+          "Bucket versioning and bucket tags" + " are not implemented by Strata's S3 proxy");
     }
-    throw new S3Exception(S3ErrorCode.METHOD_NOT_ALLOWED, "The method " + r.method()
-        + " is not allowed against " + r.resource());
+    throw new S3Exception(
+        S3ErrorCode.METHOD_NOT_ALLOWED,
+        "The method " + r.method() + " is not allowed against " + r.resource());
   }
 
   /**
-   * The bucket and key a request names: from the Host header when it is BUCKET.domain
-   * (virtual-host style), else from the path's first segment (path style). A key is the rest
-   * of the path, decoded; null when there is none.
+   * The bucket and key a request names: from the Host header when it is BUCKET.domain (virtual-host
+   * style), else from the path's first segment (path style). A key is the rest of the path,
+   * decoded; null when there is none.
    */
   String[] bucketAndKey(String rawPath, String host) {
     String path = rawPath.startsWith("/") ? rawPath.substring(1) : rawPath;
@@ -250,8 +276,8 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
     switch (e.code()) {
       case NOT_FOUND:
         if (r != null && r.key() != null) {
-          return new S3Exception(S3ErrorCode.NO_SUCH_KEY, "The specified key does not exist: "
-              + r.key());
+          return new S3Exception(
+              S3ErrorCode.NO_SUCH_KEY, "The specified key does not exist: " + r.key());
         }
         return new S3Exception(S3ErrorCode.NO_SUCH_BUCKET, e.getMessage());
       case PERMISSION_DENIED:
@@ -262,29 +288,42 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
         return new S3Exception(S3ErrorCode.NOT_IMPLEMENTED, e.getMessage());
       case RESOURCE_EXHAUSTED:
         // Not a request rate to lower: a worker's cache is full of blocks it must hold.
-        LOG.warn("{} {}: no room in the cluster: {}", op.s3Name(),
-            r == null ? "" : r.resource(), e.getMessage());
-        return new S3Exception(S3ErrorCode.SERVICE_UNAVAILABLE, "The service is unavailable:"
-            + " " + e.getMessage());
+        LOG.warn(
+            "{} {}: no room in the cluster: {}",
+            op.s3Name(),
+            r == null ? "" : r.resource(),
+            e.getMessage());
+        return new S3Exception(
+            S3ErrorCode.SERVICE_UNAVAILABLE, "The service is unavailable:" + " " + e.getMessage());
       case UNAVAILABLE:
       case DEADLINE_EXCEEDED:
       case STALE:
-        LOG.warn("{} {}: the cluster did not answer: {}", op.s3Name(),
-            r == null ? "" : r.resource(), e.getMessage());
-        return new S3Exception(S3ErrorCode.SLOW_DOWN, "Please reduce your request rate: the"
-            + " cluster is busy or unreachable (" + e.code() + "); retry");
+        LOG.warn(
+            "{} {}: the cluster did not answer: {}",
+            op.s3Name(),
+            r == null ? "" : r.resource(),
+            e.getMessage());
+        return new S3Exception(
+            S3ErrorCode.SLOW_DOWN,
+            "Please reduce your request rate: the"
+                + " cluster is busy or unreachable ("
+                + e.code()
+                + "); retry");
       default:
-        LOG.warn("{} {} failed in the cluster: {}", op.s3Name(),
-            r == null ? "" : r.resource(), e.getMessage(), e);
-        return new S3Exception(S3ErrorCode.INTERNAL_ERROR, "We encountered an internal error: "
-            + e.getMessage());
+        LOG.warn(
+            "{} {} failed in the cluster: {}",
+            op.s3Name(),
+            r == null ? "" : r.resource(),
+            e.getMessage(),
+            e);
+        return new S3Exception(
+            S3ErrorCode.INTERNAL_ERROR, "We encountered an internal error: " + e.getMessage());
     }
   }
 
-  private void fail(HttpExchange exchange, String requestId, String resource, Operation op,
-      S3Exception e) {
-    counter(MetricNames.PROXY_ERRORS, op.s3Name(), e.code().code(), "S3 error answers")
-        .increment();
+  private void fail(
+      HttpExchange exchange, String requestId, String resource, Operation op, S3Exception e) {
+    counter(MetricNames.PROXY_ERRORS, op.s3Name(), e.code().code(), "S3 error answers").increment();
     if (exchange.responseStarted()) {
       exchange.abort();
       return;
@@ -301,8 +340,8 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
       return;
     }
     if (LOG.isDebugEnabled()) {
-      LOG.debug("{} {} ({}): {} {}", op.s3Name(), resource, requestId, e.code().code(),
-          e.getMessage());
+      LOG.debug(
+          "{} {} ({}): {} {}", op.s3Name(), resource, requestId, e.code().code(), e.getMessage());
     }
     h.set("Content-Type", "application/xml");
     boolean head = exchange.method().name().equals("HEAD");
@@ -316,23 +355,33 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
 
   private Counter counter(String name, String operation, String code, String description) {
     String key = name + "|" + operation + "|" + code;
-    return counters.computeIfAbsent(key, k -> {
-      Counter.Builder b = Counter.builder(name).description(description)
-          .tag(MetricNames.TAG_OPERATION, operation);
-      if (code != null) {
-        b.tag(MetricNames.TAG_CODE, code);
-      } else {
-        b.baseUnit("bytes");
-      }
-      return b.register(registry);
-    });
+    return counters.computeIfAbsent(
+        key,
+        k -> {
+          Counter.Builder b =
+              Counter.builder(name)
+                  .description(description)
+                  .tag(MetricNames.TAG_OPERATION, operation);
+          if (code != null) {
+            b.tag(MetricNames.TAG_CODE, code);
+          } else {
+            b.baseUnit("bytes");
+          }
+          return b.register(registry);
+        });
   }
 
   @Override
   public void reject(HttpExchange exchange) {
-    fail(exchange, newRequestId(), "/", Operation.UNSUPPORTED, new S3Exception(
-        S3ErrorCode.SLOW_DOWN, "Please reduce your request rate: every handler thread is busy"
-            + " and the queue is full (strata.proxy.handler.threads, strata.proxy.handler.queue)"));
+    fail(
+        exchange,
+        newRequestId(),
+        "/",
+        Operation.UNSUPPORTED,
+        new S3Exception(
+            S3ErrorCode.SLOW_DOWN,
+            "Please reduce your request rate: every handler thread is busy"
+                + " and the queue is full (strata.proxy.handler.threads, strata.proxy.handler.queue)"));
   }
 
   private static String newRequestId() {

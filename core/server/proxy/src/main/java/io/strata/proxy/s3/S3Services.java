@@ -21,12 +21,25 @@ public final class S3Services implements AutoCloseable {
    * @param chunkSize bytes read from the cluster and sent to a client at a time
    * @param region the region the proxy reports
    */
-  public static S3Services create(FileSystem fs, Buckets buckets, AccessControl access,
-      UserGroups groups, int chunkSize, String region, long statusCacheSize,
+  public static S3Services create(
+      FileSystem fs,
+      Buckets buckets,
+      AccessControl access,
+      UserGroups groups,
+      int chunkSize,
+      String region,
+      long statusCacheSize,
       Duration statusCacheTtl) {
-    return new S3Services(new ProxyContext(fs, new StatusCache(fs, statusCacheSize,
-        statusCacheTtl, true), buckets, access, groups, new KeyLocks(4096),
-        Math.max(4096, chunkSize), region));
+    return new S3Services(
+        new ProxyContext(
+            fs,
+            new StatusCache(fs, statusCacheSize, statusCacheTtl, true),
+            buckets,
+            access,
+            groups,
+            new KeyLocks(4096),
+            Math.max(4096, chunkSize),
+            region));
   }
 
   /** Stops watching the namespace's changes. */

@@ -16,15 +16,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Objects' statuses (with their blocks) as GET and HEAD need them, kept until the namespace
- * says they changed, so that a read of a cached object costs no master call. The master's
- * change stream ({@link NamespaceWatch}) drops a path -- or a whole subtree -- within
- * milliseconds of any change made anywhere in Strata (another proxy, a mount, the command
- * line). While this proxy changes a path (or a subtree) itself, reads of it skip the cache
- * until the change is done and dropped, so a client always reads what it was told it wrote. While the stream is not in step every status lives {@code ttl} at most, and a
- * status under a mount that syncs with its store lives no longer than that mount's interval,
- * so the master still checks the store when it should. A status loaded while a change was
- * being announced is not kept. Absences are never kept. Thread-safe.
+ * Objects' statuses (with their blocks) as GET and HEAD need them, kept until the namespace says
+ * they changed, so that a read of a cached object costs no master call. The master's change stream
+ * ({@link NamespaceWatch}) drops a path -- or a whole subtree -- within milliseconds of any change
+ * made anywhere in Strata (another proxy, a mount, the command line). While this proxy changes a
+ * path (or a subtree) itself, reads of it skip the cache until the change is done and dropped, so a
+ * client always reads what it was told it wrote. While the stream is not in step every status lives
+ * {@code ttl} at most, and a status under a mount that syncs with its store lives no longer than
+ * that mount's interval, so the master still checks the store when it should. A status loaded while
+ * a change was being announced is not kept. Absences are never kept. Thread-safe.
  */
 final class StatusCache implements NamespaceWatch.Listener, AutoCloseable {
   private record Entry(FileInfo file, long loadedNanos) {}
@@ -33,8 +33,10 @@ final class StatusCache implements NamespaceWatch.Listener, AutoCloseable {
   private final Cache<String, Entry> entries;
   private final long ttlNanos;
   private final AtomicLong changes = new AtomicLong();
+
   /** Paths and subtrees ("path/") this proxy is changing now, each with its writers' count. */
   private final ConcurrentHashMap<String, AtomicInteger> writing = new ConcurrentHashMap<>();
+
   private volatile boolean inStep;
   private final NamespaceWatch watch;
 
@@ -92,9 +94,9 @@ final class StatusCache implements NamespaceWatch.Listener, AutoCloseable {
   }
 
   /**
-   * Marks {@code target} -- a path, or a subtree when it ends in '/' -- as being changed by
-   * this proxy until the result is closed, which drops what is cached of it. Reads of it skip
-   * the cache meanwhile, so the answer to the change can be sent before it is closed.
+   * Marks {@code target} -- a path, or a subtree when it ends in '/' -- as being changed by this
+   * proxy until the result is closed, which drops what is cached of it. Reads of it skip the cache
+   * meanwhile, so the answer to the change can be sent before it is closed.
    */
   Write writing(String target) {
     writing.computeIfAbsent(target, k -> new AtomicInteger()).incrementAndGet();

@@ -18,14 +18,14 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The payload of an upload (PutObject, UploadPart) as it streams through: the aws-chunked
- * framing and its signatures taken off, the length counted, and MD5 (the ETag), the signed
- * SHA-256 and the flexible checksum the client names computed on the way. {@link #verify()}
- * then checks all of it -- Content-Length or x-amz-decoded-content-length, Content-MD5,
- * x-amz-content-sha256, and the x-amz-checksum-* value from a header or the body's trailer --
- * before the caller commits what it wrote; any mismatch is an S3 error and the caller discards
- * the upload, so bytes that fail a check are never visible. The XML documents other requests
- * carry are read and checked the same way ({@link #document}) before anything acts on them.
+ * The payload of an upload (PutObject, UploadPart) as it streams through: the aws-chunked framing
+ * and its signatures taken off, the length counted, and MD5 (the ETag), the signed SHA-256 and the
+ * flexible checksum the client names computed on the way. {@link #verify()} then checks all of it
+ * -- Content-Length or x-amz-decoded-content-length, Content-MD5, x-amz-content-sha256, and the
+ * x-amz-checksum-* value from a header or the body's trailer -- before the caller commits what it
+ * wrote; any mismatch is an S3 error and the caller discards the upload, so bytes that fail a check
+ * are never visible. The XML documents other requests carry are read and checked the same way
+ * ({@link #document}) before anything acts on them.
  */
 final class UploadBody {
   /** S3's largest single PUT. */
@@ -38,8 +38,13 @@ final class UploadBody {
   private final ChecksumAlgorithm algorithm;
   private final long expectedLength;
 
-  private UploadBody(S3Request request, InputStream payload, AwsChunkedInputStream chunked,
-      BodyDigests digests, ChecksumAlgorithm algorithm, long expectedLength) {
+  private UploadBody(
+      S3Request request,
+      InputStream payload,
+      AwsChunkedInputStream chunked,
+      BodyDigests digests,
+      ChecksumAlgorithm algorithm,
+      long expectedLength) {
     this.request = request;
     this.payload = payload;
     this.chunked = chunked;
@@ -54,55 +59,62 @@ final class UploadBody {
   }
 
   /**
-   * The body of a request that carries a document (an XML body) rather than an object's
-   * bytes, whole and checked as an upload's is -- its length, Content-MD5, the signed SHA-256,
-   * the aws-chunked framing and, with {@code flexibleChecksum}, an x-amz-checksum-* value --
-   * before the operation acts on it: a document changed on its way is refused, not obeyed. A
-   * request without a body has an empty document.
+   * The body of a request that carries a document (an XML body) rather than an object's bytes,
+   * whole and checked as an upload's is -- its length, Content-MD5, the signed SHA-256, the
+   * aws-chunked framing and, with {@code flexibleChecksum}, an x-amz-checksum-* value -- before the
+   * operation acts on it: a document changed on its way is refused, not obeyed. A request without a
+   * body has an empty document.
    *
-   * @param flexibleChecksum whether an x-amz-checksum-* header is the body's (not where it is
-   *     the object's, as in CompleteMultipartUpload)
+   * @param flexibleChecksum whether an x-amz-checksum-* header is the body's (not where it is the
+   *     object's, as in CompleteMultipartUpload)
    * @throws S3Exception MalformedXML past {@code maxBytes}; the failed check's error
    */
-  static byte[] document(S3Request r, int maxBytes, boolean flexibleChecksum)
-      throws IOException {
-    if (r.header("Content-Length") == null && !r.headers().containsValue(
-        HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED, true)) {
+  static byte[] document(S3Request r, int maxBytes, boolean flexibleChecksum) throws IOException {
+    if (r.header("Content-Length") == null
+        && !r.headers()
+            .containsValue(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED, true)) {
       return new byte[0];
     }
     UploadBody body = open(r, Long.MAX_VALUE, flexibleChecksum);
     if (body.expectedLength > maxBytes) {
       throw tooLong(maxBytes);
     }
-    ByteArrayOutputStream out = new ByteArrayOutputStream() {
-      @Override
-      public synchronized void write(byte[] b, int off, int len) {
-        if (count + len > maxBytes) {
-          throw tooLong(maxBytes);
-        }
-        super.write(b, off, len);
-      }
-    };
+    ByteArrayOutputStream out =
+        new ByteArrayOutputStream() {
+          @Override
+          public synchronized void write(byte[] b, int off, int len) {
+            if (count + len > maxBytes) {
+              throw tooLong(maxBytes);
+            }
+            super.write(b, off, len);
+          }
+        };
     body.copyTo(out, new byte[8192]);
     body.verify();
     return out.toByteArray();
   }
 
   private static S3Exception tooLong(int maxBytes) {
-    return new S3Exception(S3ErrorCode.MALFORMED_XML, "The XML you provided was not"
-        + " well-formed or did not validate against our published schema: it is longer than"
-        + " the " + maxBytes + " bytes this request takes");
+    return new S3Exception(
+        S3ErrorCode.MALFORMED_XML,
+        "The XML you provided was not"
+            + " well-formed or did not validate against our published schema: it is longer than"
+            + " the "
+            + maxBytes
+            + " bytes this request takes");
   }
 
   private static UploadBody open(S3Request r, long maxBytes, boolean flexibleChecksum) {
     AuthResult auth = r.auth();
     PayloadMode mode = auth.payloadMode();
     String contentEncoding = r.header("Content-Encoding");
-    boolean awsChunked = mode.streaming()
-        || (contentEncoding != null && contentEncoding.toLowerCase().contains("aws-chunked"));
+    boolean awsChunked =
+        mode.streaming()
+            || (contentEncoding != null && contentEncoding.toLowerCase().contains("aws-chunked"));
     String contentLength = r.header("Content-Length");
-    boolean transferChunked = r.headers().containsValue(HttpHeaderNames.TRANSFER_ENCODING,
-        HttpHeaderValues.CHUNKED, true);
+    boolean transferChunked =
+        r.headers()
+            .containsValue(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED, true);
     long expected = -1;
     if (awsChunked) {
       String decoded = r.header("x-amz-decoded-content-length");
@@ -117,16 +129,21 @@ final class UploadBody {
       throw new S3Exception(S3ErrorCode.MISSING_CONTENT_LENGTH);
     }
     if (expected > maxBytes) {
-      throw new S3Exception(S3ErrorCode.ENTITY_TOO_LARGE, "Your proposed upload of " + expected
-          + " bytes exceeds the maximum allowed object size of " + maxBytes + " bytes");
+      throw new S3Exception(
+          S3ErrorCode.ENTITY_TOO_LARGE,
+          "Your proposed upload of "
+              + expected
+              + " bytes exceeds the maximum allowed object size of "
+              + maxBytes
+              + " bytes");
     }
     ChecksumAlgorithm algorithm = flexibleChecksum ? algorithm(r, auth) : null;
     boolean sha256 = mode == PayloadMode.SIGNED_SHA256;
     BodyDigests digests = BodyDigests.of(sha256, algorithm);
     InputStream raw = r.exchange().body();
     AwsChunkedInputStream chunked = awsChunked ? new AwsChunkedInputStream(raw, auth) : null;
-    return new UploadBody(r, chunked != null ? chunked : raw, chunked, digests, algorithm,
-        expected);
+    return new UploadBody(
+        r, chunked != null ? chunked : raw, chunked, digests, algorithm, expected);
   }
 
   private static long parseLength(String v, String header) {
@@ -155,8 +172,13 @@ final class UploadBody {
     }
     ChecksumAlgorithm byName = named == null ? null : ChecksumAlgorithm.fromValue(named);
     if (byName != null && byValue.isPresent() && byValue.get() != byName) {
-      throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "The checksum algorithm " + named
-          + " does not match the checksum given (" + byValue.get().headerName() + ")");
+      throw new S3Exception(
+          S3ErrorCode.INVALID_REQUEST,
+          "The checksum algorithm "
+              + named
+              + " does not match the checksum given ("
+              + byValue.get().headerName()
+              + ")");
     }
     return byName != null ? byName : byValue.orElse(null);
   }
@@ -179,8 +201,9 @@ final class UploadBody {
       out.write(buffer, 0, n);
       total += n;
       if (expectedLength >= 0 && total > expectedLength) {
-        throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "The body is longer than the "
-            + expectedLength + " bytes the request announced");
+        throw new S3Exception(
+            S3ErrorCode.INVALID_REQUEST,
+            "The body is longer than the " + expectedLength + " bytes the request announced");
       }
     }
     return total;
@@ -190,8 +213,13 @@ final class UploadBody {
   void verify() {
     long length = digests.length();
     if (expectedLength >= 0 && length != expectedLength) {
-      throw new S3Exception(S3ErrorCode.INCOMPLETE_BODY, "You did not provide the number of"
-          + " bytes specified: " + length + " of " + expectedLength);
+      throw new S3Exception(
+          S3ErrorCode.INCOMPLETE_BODY,
+          "You did not provide the number of"
+              + " bytes specified: "
+              + length
+              + " of "
+              + expectedLength);
     }
     String md5 = request.header("Content-MD5");
     if (md5 != null) {

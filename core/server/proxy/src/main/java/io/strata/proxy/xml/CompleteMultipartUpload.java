@@ -18,9 +18,8 @@ public record CompleteMultipartUpload(List<Part> parts) {
   }
 
   /**
-   * A part the client says it uploaded: its number, its ETag without quotes (clients send it
-   * with or without) and any checksums it sent, base64 as sent, not yet checked against the
-   * stored part.
+   * A part the client says it uploaded: its number, its ETag without quotes (clients send it with
+   * or without) and any checksums it sent, base64 as sent, not yet checked against the stored part.
    */
   public record Part(int partNumber, String etag, Map<ChecksumAlgorithm, String> checksums) {
     public Part {

@@ -5,9 +5,9 @@ import java.time.Instant;
 import java.util.Objects;
 
 /**
- * The result of CopyObject ({@code <CopyObjectResult>}) or UploadPartCopy
- * ({@code <CopyPartResult>}): the new ETag, written quoted, the modification time and the
- * checksum when the copy has one (with {@code <ChecksumType>} for an object copy only).
+ * The result of CopyObject ({@code <CopyObjectResult>}) or UploadPartCopy ({@code
+ * <CopyPartResult>}): the new ETag, written quoted, the modification time and the checksum when the
+ * copy has one (with {@code <ChecksumType>} for an object copy only).
  */
 public record CopyResult(String etag, Instant lastModified, ChecksumValue checksum) {
   public CopyResult {

@@ -5,9 +5,9 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * A parsed {@code <Delete>} document of DeleteObjects: between 1 and 1000 objects, and whether
- * the answer should list only errors. Keys are exactly as sent (not trimmed, possibly empty:
- * S3 answers an empty key with a per-key error, not by refusing the document).
+ * A parsed {@code <Delete>} document of DeleteObjects: between 1 and 1000 objects, and whether the
+ * answer should list only errors. Keys are exactly as sent (not trimmed, possibly empty: S3 answers
+ * an empty key with a per-key error, not by refusing the document).
  */
 public record DeleteRequest(boolean quiet, List<ObjectId> objects) {
   /** The most objects one request may name, as in S3. */

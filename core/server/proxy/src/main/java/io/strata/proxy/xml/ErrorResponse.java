@@ -9,14 +9,19 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * The content of an S3 {@code <Error>} document: code and message always, the resource, request
- * id and host id when known, and the extra fields some errors carry, in order ({@code Key},
- * {@code BucketName}, {@code UploadId}, {@code StringToSign}, {@code CanonicalRequest},
- * {@code ArgumentName}, {@code ArgumentValue}, ...). Extra field names are plain XML names that
- * do not repeat the fixed ones.
+ * The content of an S3 {@code <Error>} document: code and message always, the resource, request id
+ * and host id when known, and the extra fields some errors carry, in order ({@code Key}, {@code
+ * BucketName}, {@code UploadId}, {@code StringToSign}, {@code CanonicalRequest}, {@code
+ * ArgumentName}, {@code ArgumentValue}, ...). Extra field names are plain XML names that do not
+ * repeat the fixed ones.
  */
-public record ErrorResponse(String code, String message, String resource, String requestId,
-    String hostId, Map<String, String> details) {
+public record ErrorResponse(
+    String code,
+    String message,
+    String resource,
+    String requestId,
+    String hostId,
+    Map<String, String> details) {
   private static final Pattern NAME = Pattern.compile("[A-Za-z][A-Za-z0-9]*");
   private static final Set<String> FIXED =
       Set.of("Code", "Message", "Resource", "RequestId", "HostId");
@@ -26,12 +31,13 @@ public record ErrorResponse(String code, String message, String resource, String
     Objects.requireNonNull(message, "message");
     var copy = new LinkedHashMap<String, String>();
     if (details != null) {
-      details.forEach((name, value) -> {
-        if (!NAME.matcher(name).matches() || FIXED.contains(name)) {
-          throw new IllegalArgumentException("Not an extra error field name: " + name);
-        }
-        copy.put(name, Objects.requireNonNull(value, name));
-      });
+      details.forEach(
+          (name, value) -> {
+            if (!NAME.matcher(name).matches() || FIXED.contains(name)) {
+              throw new IllegalArgumentException("Not an extra error field name: " + name);
+            }
+            copy.put(name, Objects.requireNonNull(value, name));
+          });
     }
     details = Collections.unmodifiableMap(copy);
   }

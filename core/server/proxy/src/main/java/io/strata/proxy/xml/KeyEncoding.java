@@ -5,16 +5,16 @@ import io.strata.proxy.s3.S3Exception;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The URL encoding of keys and prefixes that S3 applies to listings requested with
- * {@code encoding-type=url}, so that keys holding characters XML 1.0 cannot carry (most C0
- * controls) reach the client intact.
+ * The URL encoding of keys and prefixes that S3 applies to listings requested with {@code
+ * encoding-type=url}, so that keys holding characters XML 1.0 cannot carry (most C0 controls) reach
+ * the client intact.
  *
  * <p>Every UTF-8 byte is percent-encoded with upper-case hex except the RFC 3986 unreserved
- * characters ({@code A-Z a-z 0-9 - . _ ~}) and {@code /}, which S3 leaves as is so that keys
- * keep their folder structure. A space is written {@code %20}: S3 itself has been measured to
- * write {@code +} for a space, but every client decoder (the AWS SDKs' form decoding, boto3's
- * {@code unquote_plus}, Go's {@code QueryUnescape}) reads {@code %20} as a space too, while a
- * plain percent-decoder would misread {@code +}; a literal {@code +} is {@code %2B} either way.
+ * characters ({@code A-Z a-z 0-9 - . _ ~}) and {@code /}, which S3 leaves as is so that keys keep
+ * their folder structure. A space is written {@code %20}: S3 itself has been measured to write
+ * {@code +} for a space, but every client decoder (the AWS SDKs' form decoding, boto3's {@code
+ * unquote_plus}, Go's {@code QueryUnescape}) reads {@code %20} as a space too, while a plain
+ * percent-decoder would misread {@code +}; a literal {@code +} is {@code %2B} either way.
  */
 public final class KeyEncoding {
   private static final char[] HEX = "0123456789ABCDEF".toCharArray();
@@ -39,8 +39,12 @@ public final class KeyEncoding {
     if (value.equalsIgnoreCase("url")) {
       return true;
     }
-    throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "Invalid Encoding Method specified in "
-        + "Request: encoding-type must be 'url', not '" + value + "'.");
+    throw new S3Exception(
+        S3ErrorCode.INVALID_ARGUMENT,
+        "Invalid Encoding Method specified in "
+            + "Request: encoding-type must be 'url', not '"
+            + value
+            + "'.");
   }
 
   static String encodeIf(boolean urlEncoding, String s) {
@@ -53,8 +57,15 @@ public final class KeyEncoding {
     byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
     for (int i = 0; i < bytes.length; i++) {
       int b = bytes[i] & 0xff;
-      boolean plain = (b >= 'A' && b <= 'Z') || (b >= 'a' && b <= 'z') || (b >= '0' && b <= '9')
-          || b == '-' || b == '.' || b == '_' || b == '~' || (keepSlash && b == '/');
+      boolean plain =
+          (b >= 'A' && b <= 'Z')
+              || (b >= 'a' && b <= 'z')
+              || (b >= '0' && b <= '9')
+              || b == '-'
+              || b == '.'
+              || b == '_'
+              || b == '~'
+              || (keepSlash && b == '/');
       if (plain) {
         if (out != null) {
           out.append((char) b);

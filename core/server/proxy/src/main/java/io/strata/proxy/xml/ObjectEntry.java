@@ -6,13 +6,19 @@ import java.time.Instant;
 import java.util.Objects;
 
 /**
- * One object of a listing, a {@code <Contents>} element. The ETag is written quoted whether or
- * not it is given with quotes. The owner is written when not null (in ListObjectsV2 only when the
+ * One object of a listing, a {@code <Contents>} element. The ETag is written quoted whether or not
+ * it is given with quotes. The owner is written when not null (in ListObjectsV2 only when the
  * request had {@code fetch-owner=true}); the checksum algorithm and type, when not null, tell a
  * client which checksum it can ask for on GET.
  */
-public record ObjectEntry(String key, Instant lastModified, String etag, long size,
-    String storageClass, Owner owner, ChecksumAlgorithm checksumAlgorithm,
+public record ObjectEntry(
+    String key,
+    Instant lastModified,
+    String etag,
+    long size,
+    String storageClass,
+    Owner owner,
+    ChecksumAlgorithm checksumAlgorithm,
     ChecksumType checksumType) {
   public ObjectEntry {
     Objects.requireNonNull(key, "key");

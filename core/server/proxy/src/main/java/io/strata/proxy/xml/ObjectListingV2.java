@@ -4,18 +4,27 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * A page of ListObjectsV2, written as {@code <ListBucketResult>}. KeyCount is the number of
- * keys plus common prefixes on the page. Prefix is written even when empty; StartAfter,
- * ContinuationToken and NextContinuationToken when not null; the delimiter when not empty.
- * Owners are written only with {@code fetchOwner}, as S3 does.
+ * A page of ListObjectsV2, written as {@code <ListBucketResult>}. KeyCount is the number of keys
+ * plus common prefixes on the page. Prefix is written even when empty; StartAfter,
+ * ContinuationToken and NextContinuationToken when not null; the delimiter when not empty. Owners
+ * are written only with {@code fetchOwner}, as S3 does.
  *
- * <p>With {@code urlEncoding} ({@code encoding-type=url}), Prefix, StartAfter, Delimiter, each
- * Key and each CommonPrefixes Prefix are URL-encoded (see {@link KeyEncoding}); the opaque
- * continuation tokens are not.
+ * <p>With {@code urlEncoding} ({@code encoding-type=url}), Prefix, StartAfter, Delimiter, each Key
+ * and each CommonPrefixes Prefix are URL-encoded (see {@link KeyEncoding}); the opaque continuation
+ * tokens are not.
  */
-public record ObjectListingV2(String bucket, String prefix, String startAfter,
-    String continuationToken, String nextContinuationToken, int maxKeys, String delimiter,
-    boolean truncated, boolean urlEncoding, boolean fetchOwner, List<ObjectEntry> contents,
+public record ObjectListingV2(
+    String bucket,
+    String prefix,
+    String startAfter,
+    String continuationToken,
+    String nextContinuationToken,
+    int maxKeys,
+    String delimiter,
+    boolean truncated,
+    boolean urlEncoding,
+    boolean fetchOwner,
+    List<ObjectEntry> contents,
     List<String> commonPrefixes) {
   public ObjectListingV2 {
     Objects.requireNonNull(bucket, "bucket");

@@ -12,9 +12,19 @@ import java.util.Objects;
  * (the last part number on a truncated page); the upload's checksum algorithm and type when the
  * upload has a checksum.
  */
-public record PartListing(String bucket, String key, String uploadId, int partNumberMarker,
-    Integer nextPartNumberMarker, int maxParts, boolean truncated, Owner initiator, Owner owner,
-    String storageClass, ChecksumAlgorithm checksumAlgorithm, ChecksumType checksumType,
+public record PartListing(
+    String bucket,
+    String key,
+    String uploadId,
+    int partNumberMarker,
+    Integer nextPartNumberMarker,
+    int maxParts,
+    boolean truncated,
+    Owner initiator,
+    Owner owner,
+    String storageClass,
+    ChecksumAlgorithm checksumAlgorithm,
+    ChecksumType checksumType,
     List<Part> parts) {
   public PartListing {
     Objects.requireNonNull(bucket, "bucket");
@@ -27,8 +37,8 @@ public record PartListing(String bucket, String key, String uploadId, int partNu
   }
 
   /** One uploaded part; the ETag is written quoted, the checksum when the part has one. */
-  public record Part(int partNumber, Instant lastModified, String etag, long size,
-      ChecksumValue checksum) {
+  public record Part(
+      int partNumber, Instant lastModified, String etag, long size, ChecksumValue checksum) {
     public Part {
       Objects.requireNonNull(lastModified, "lastModified");
       Objects.requireNonNull(etag, "etag");

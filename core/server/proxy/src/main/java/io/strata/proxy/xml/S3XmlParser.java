@@ -13,13 +13,13 @@ import java.util.Optional;
 /**
  * Parses the XML documents clients send to S3 into records, validating them as S3 does, and
  * refusing anything else with the S3 error a client expects (MalformedXML for a document that is
- * not well-formed, is too large, has the wrong shape or declares a DTD). Element names are
- * matched by local name, with or without S3's namespace; elements S3 does not define are
- * ignored, so fields that newer SDKs add do not break older proxies.
+ * not well-formed, is too large, has the wrong shape or declares a DTD). Element names are matched
+ * by local name, with or without S3's namespace; elements S3 does not define are ignored, so fields
+ * that newer SDKs add do not break older proxies.
  *
- * <p>Each document has a size limit, checked before parsing; the HTTP layer should refuse a
- * larger Content-Length before reading the body. The limits are comfortably above the largest
- * document a client can legitimately send.
+ * <p>Each document has a size limit, checked before parsing; the HTTP layer should refuse a larger
+ * Content-Length before reading the body. The limits are comfortably above the largest document a
+ * client can legitimately send.
  */
 public final class S3XmlParser {
   /** S3's message for MalformedXML; the detail of what was wrong follows it. */
@@ -27,10 +27,13 @@ public final class S3XmlParser {
 
   /** 10,000 parts of about 200 bytes each, with room for indentation. */
   public static final int MAX_COMPLETE_MULTIPART_UPLOAD_BYTES = 4 << 20;
+
   /** 1,000 keys of up to 1,024 bytes each, escaped, with version ids. */
   public static final int MAX_DELETE_BYTES = 2 << 20;
+
   /** Ten tags are a few kilobytes; the bound is generous. */
   public static final int MAX_TAGGING_BYTES = 1 << 20;
+
   public static final int MAX_CREATE_BUCKET_CONFIGURATION_BYTES = 1 << 20;
 
   private S3XmlParser() {}
@@ -39,12 +42,12 @@ public final class S3XmlParser {
    * Parses the body of CompleteMultipartUpload.
    *
    * @throws S3Exception MALFORMED_XML (including for no part and a part without PartNumber or
-   *     ETag), INVALID_ARGUMENT for a part number outside 1 to 10000, INVALID_PART_ORDER when
-   *     the part numbers are not strictly ascending
+   *     ETag), INVALID_ARGUMENT for a part number outside 1 to 10000, INVALID_PART_ORDER when the
+   *     part numbers are not strictly ascending
    */
   public static CompleteMultipartUpload completeMultipartUpload(byte[] document) {
-    XmlNode root = XmlIn.parse(document, MAX_COMPLETE_MULTIPART_UPLOAD_BYTES,
-        "CompleteMultipartUpload");
+    XmlNode root =
+        XmlIn.parse(document, MAX_COMPLETE_MULTIPART_UPLOAD_BYTES, "CompleteMultipartUpload");
     List<XmlNode> partNodes = root.all("Part");
     if (partNodes.isEmpty()) {
       throw malformed("<CompleteMultipartUpload> lists no <Part>");
@@ -62,14 +65,26 @@ public final class S3XmlParser {
         throw malformed(where + " has PartNumber '" + numberText + "', not an integer");
       }
       if (number < 1 || number > CompleteMultipartUpload.MAX_PART_NUMBER) {
-        throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "Part number must be an integer "
-            + "between 1 and " + CompleteMultipartUpload.MAX_PART_NUMBER + ", inclusive; "
-            + where + " has " + number + ".");
+        throw new S3Exception(
+            S3ErrorCode.INVALID_ARGUMENT,
+            "Part number must be an integer "
+                + "between 1 and "
+                + CompleteMultipartUpload.MAX_PART_NUMBER
+                + ", inclusive; "
+                + where
+                + " has "
+                + number
+                + ".");
       }
       if (number <= previous) {
-        throw new S3Exception(S3ErrorCode.INVALID_PART_ORDER, "The list of parts was not in "
-            + "ascending order. Parts must be ordered by part number: part " + number
-            + " follows part " + previous + ".");
+        throw new S3Exception(
+            S3ErrorCode.INVALID_PART_ORDER,
+            "The list of parts was not in "
+                + "ascending order. Parts must be ordered by part number: part "
+                + number
+                + " follows part "
+                + previous
+                + ".");
       }
       previous = number;
       String etag = unquote(node.required("ETag", where).leafText().trim());
@@ -88,8 +103,8 @@ public final class S3XmlParser {
   /**
    * Parses the body of DeleteObjects.
    *
-   * @throws S3Exception MALFORMED_XML for no object, more than 1000, an object without a Key,
-   *     or a Quiet that is neither true nor false
+   * @throws S3Exception MALFORMED_XML for no object, more than 1000, an object without a Key, or a
+   *     Quiet that is neither true nor false
    */
   public static DeleteRequest deleteRequest(byte[] document) {
     XmlNode root = XmlIn.parse(document, MAX_DELETE_BYTES, "Delete");
@@ -107,16 +122,21 @@ public final class S3XmlParser {
       throw malformed("<Delete> names no <Object>");
     }
     if (objectNodes.size() > DeleteRequest.MAX_OBJECTS) {
-      throw malformed("<Delete> names " + objectNodes.size() + " objects, more than the "
-          + DeleteRequest.MAX_OBJECTS + " allowed in one request");
+      throw malformed(
+          "<Delete> names "
+              + objectNodes.size()
+              + " objects, more than the "
+              + DeleteRequest.MAX_OBJECTS
+              + " allowed in one request");
     }
     List<DeleteRequest.ObjectId> objects = new ArrayList<>(objectNodes.size());
     for (int i = 0; i < objectNodes.size(); i++) {
       XmlNode node = objectNodes.get(i);
       String key = node.required("Key", "<Object> " + (i + 1)).leafText();
       XmlNode version = node.optional("VersionId");
-      objects.add(new DeleteRequest.ObjectId(key,
-          version == null ? Optional.empty() : Optional.of(version.leafText().trim())));
+      objects.add(
+          new DeleteRequest.ObjectId(
+              key, version == null ? Optional.empty() : Optional.of(version.leafText().trim())));
     }
     return new DeleteRequest(quiet, objects);
   }
@@ -124,8 +144,8 @@ public final class S3XmlParser {
   /**
    * Parses the body of PutObjectTagging. An empty TagSet is allowed (it removes every tag).
    *
-   * @throws S3Exception MALFORMED_XML for no TagSet or a Tag without Key or Value, InvalidTag
-   *     (code {@link S3ErrorCode#INVALID_TAG}) when a tag rule is broken
+   * @throws S3Exception MALFORMED_XML for no TagSet or a Tag without Key or Value, InvalidTag (code
+   *     {@link S3ErrorCode#INVALID_TAG}) when a tag rule is broken
    */
   public static TagSet tagging(byte[] document) {
     XmlNode root = XmlIn.parse(document, MAX_TAGGING_BYTES, "Tagging");
@@ -135,8 +155,9 @@ public final class S3XmlParser {
     for (int i = 0; i < tagNodes.size(); i++) {
       XmlNode node = tagNodes.get(i);
       String where = "<Tag> " + (i + 1);
-      tags.add(new TagSet.Tag(node.required("Key", where).leafText(),
-          node.required("Value", where).leafText()));
+      tags.add(
+          new TagSet.Tag(
+              node.required("Key", where).leafText(), node.required("Value", where).leafText()));
     }
     return new TagSet(tags);
   }
@@ -150,16 +171,15 @@ public final class S3XmlParser {
     if (isBlank(document)) {
       return new BucketConfiguration(Optional.empty());
     }
-    XmlNode root = XmlIn.parse(document, MAX_CREATE_BUCKET_CONFIGURATION_BYTES,
-        "CreateBucketConfiguration");
+    XmlNode root =
+        XmlIn.parse(document, MAX_CREATE_BUCKET_CONFIGURATION_BYTES, "CreateBucketConfiguration");
     XmlNode location = root.optional("LocationConstraint");
     String region = location == null ? "" : location.leafText().trim();
     return new BucketConfiguration(region.isEmpty() ? Optional.empty() : Optional.of(region));
   }
 
   static S3Exception malformed(String detail) {
-    return new S3Exception(S3ErrorCode.MALFORMED_XML, MALFORMED + " " + capitalize(detail)
-        + ".");
+    return new S3Exception(S3ErrorCode.MALFORMED_XML, MALFORMED + " " + capitalize(detail) + ".");
   }
 
   private static String capitalize(String s) {
@@ -177,6 +197,7 @@ public final class S3XmlParser {
 
   private static String unquote(String etag) {
     return etag.length() >= 2 && etag.startsWith("\"") && etag.endsWith("\"")
-        ? etag.substring(1, etag.length() - 1) : etag;
+        ? etag.substring(1, etag.length() - 1)
+        : etag;
   }
 }

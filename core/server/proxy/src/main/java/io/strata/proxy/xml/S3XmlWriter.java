@@ -4,11 +4,11 @@ import io.strata.proxy.checksum.ChecksumValue;
 import java.util.Map;
 
 /**
- * Writes the XML documents S3 answers with, one method per document, each returning the whole
- * body: UTF-8 with the XML declaration, compact, in S3's namespace (except Error, which S3 sends
- * without one), with the elements real clients read, in S3's order. Times are UTC with
- * milliseconds, ETags carry their double quotes, and text is escaped as {@link XmlOut}
- * describes. Safe to call from any thread.
+ * Writes the XML documents S3 answers with, one method per document, each returning the whole body:
+ * UTF-8 with the XML declaration, compact, in S3's namespace (except Error, which S3 sends without
+ * one), with the elements real clients read, in S3's order. Times are UTC with milliseconds, ETags
+ * carry their double quotes, and text is escaped as {@link XmlOut} describes. Safe to call from any
+ * thread.
  */
 public final class S3XmlWriter {
   private S3XmlWriter() {}
@@ -32,8 +32,11 @@ public final class S3XmlWriter {
     listing.owner().write(x, "Owner");
     x.open("Buckets");
     for (BucketListing.Bucket b : listing.buckets()) {
-      x.open("Bucket").element("Name", b.name()).element("CreationDate", b.creationDate())
-          .optional("BucketRegion", b.region()).close();
+      x.open("Bucket")
+          .element("Name", b.name())
+          .element("CreationDate", b.creationDate())
+          .optional("BucketRegion", b.region())
+          .close();
     }
     return x.close().finish();
   }
@@ -110,31 +113,41 @@ public final class S3XmlWriter {
   /** {@code <InitiateMultipartUploadResult>} of CreateMultipartUpload. */
   public static byte[] initiateMultipartUploadResult(InitiatedUpload u) {
     return new XmlOut("InitiateMultipartUploadResult", true)
-        .element("Bucket", u.bucket()).element("Key", u.key()).element("UploadId", u.uploadId())
+        .element("Bucket", u.bucket())
+        .element("Key", u.key())
+        .element("UploadId", u.uploadId())
         .finish();
   }
 
   /** {@code <CompleteMultipartUploadResult>} of CompleteMultipartUpload. */
   public static byte[] completeMultipartUploadResult(CompletedUpload u) {
-    XmlOut x = new XmlOut("CompleteMultipartUploadResult", true)
-        .element("Location", u.location()).element("Bucket", u.bucket())
-        .element("Key", u.key()).element("ETag", XmlOut.quoted(u.etag()));
+    XmlOut x =
+        new XmlOut("CompleteMultipartUploadResult", true)
+            .element("Location", u.location())
+            .element("Bucket", u.bucket())
+            .element("Key", u.key())
+            .element("ETag", XmlOut.quoted(u.etag()));
     writeChecksum(x, u.checksum(), true);
     return x.finish();
   }
 
   /** {@code <ListPartsResult>} of ListParts. */
   public static byte[] listPartsResult(PartListing l) {
-    XmlOut x = new XmlOut("ListPartsResult", true)
-        .element("Bucket", l.bucket()).element("Key", l.key()).element("UploadId", l.uploadId())
-        .element("PartNumberMarker", l.partNumberMarker());
+    XmlOut x =
+        new XmlOut("ListPartsResult", true)
+            .element("Bucket", l.bucket())
+            .element("Key", l.key())
+            .element("UploadId", l.uploadId())
+            .element("PartNumberMarker", l.partNumberMarker());
     if (l.nextPartNumberMarker() != null) {
       x.element("NextPartNumberMarker", l.nextPartNumberMarker());
     }
     x.element("MaxParts", l.maxParts()).element("IsTruncated", l.truncated());
     for (PartListing.Part p : l.parts()) {
-      x.open("Part").element("PartNumber", p.partNumber())
-          .element("LastModified", p.lastModified()).element("ETag", XmlOut.quoted(p.etag()))
+      x.open("Part")
+          .element("PartNumber", p.partNumber())
+          .element("LastModified", p.lastModified())
+          .element("ETag", XmlOut.quoted(p.etag()))
           .element("Size", p.size());
       writeChecksum(x, p.checksum(), false);
       x.close();
@@ -154,12 +167,13 @@ public final class S3XmlWriter {
   /** {@code <ListMultipartUploadsResult>} of ListMultipartUploads. */
   public static byte[] listMultipartUploadsResult(UploadListing l) {
     boolean url = l.urlEncoding();
-    XmlOut x = new XmlOut("ListMultipartUploadsResult", true)
-        .element("Bucket", l.bucket())
-        .element("KeyMarker", KeyEncoding.encodeIf(url, l.keyMarker()))
-        .element("UploadIdMarker", l.uploadIdMarker())
-        .element("NextKeyMarker", KeyEncoding.encodeIf(url, l.nextKeyMarker()))
-        .element("NextUploadIdMarker", l.nextUploadIdMarker());
+    XmlOut x =
+        new XmlOut("ListMultipartUploadsResult", true)
+            .element("Bucket", l.bucket())
+            .element("KeyMarker", KeyEncoding.encodeIf(url, l.keyMarker()))
+            .element("UploadIdMarker", l.uploadIdMarker())
+            .element("NextKeyMarker", KeyEncoding.encodeIf(url, l.nextKeyMarker()))
+            .element("NextUploadIdMarker", l.nextUploadIdMarker());
     if (l.delimiter() != null && !l.delimiter().isEmpty()) {
       x.element("Delimiter", KeyEncoding.encodeIf(url, l.delimiter()));
     }
@@ -167,7 +181,8 @@ public final class S3XmlWriter {
         .element("MaxUploads", l.maxUploads())
         .element("IsTruncated", l.truncated());
     for (UploadListing.Upload u : l.uploads()) {
-      x.open("Upload").element("Key", KeyEncoding.encodeIf(url, u.key()))
+      x.open("Upload")
+          .element("Key", KeyEncoding.encodeIf(url, u.key()))
           .element("UploadId", u.uploadId());
       u.initiator().write(x, "Initiator");
       u.owner().write(x, "Owner");
@@ -196,8 +211,12 @@ public final class S3XmlWriter {
       }
     }
     for (DeleteResult.Failure f : r.errors()) {
-      x.open("Error").element("Key", f.key()).optional("VersionId", f.versionId())
-          .element("Code", f.code()).element("Message", f.message()).close();
+      x.open("Error")
+          .element("Key", f.key())
+          .optional("VersionId", f.versionId())
+          .element("Code", f.code())
+          .element("Message", f.message())
+          .close();
     }
     return x.finish();
   }
@@ -212,8 +231,8 @@ public final class S3XmlWriter {
   }
 
   /**
-   * {@code <LocationConstraint>} of GetBucketLocation: empty for us-east-1 (or no region), as
-   * S3 answers for buckets there, otherwise the region.
+   * {@code <LocationConstraint>} of GetBucketLocation: empty for us-east-1 (or no region), as S3
+   * answers for buckets there, otherwise the region.
    */
   public static byte[] locationConstraint(String region) {
     if (region == null || region.isEmpty() || region.equals("us-east-1")) {
@@ -223,16 +242,22 @@ public final class S3XmlWriter {
   }
 
   /**
-   * {@code <AccessControlPolicy>} of GetBucketAcl and GetObjectAcl: the owner with
-   * FULL_CONTROL, the canned {@code private} ACL, which is the only one Strata keeps (access is
-   * decided by the namespace's owner, group and mode).
+   * {@code <AccessControlPolicy>} of GetBucketAcl and GetObjectAcl: the owner with FULL_CONTROL,
+   * the canned {@code private} ACL, which is the only one Strata keeps (access is decided by the
+   * namespace's owner, group and mode).
    */
   public static byte[] privateAcl(Owner owner) {
     XmlOut x = new XmlOut("AccessControlPolicy", true);
     owner.write(x, "Owner");
-    x.open("AccessControlList").open("Grant").openTyped("Grantee", "CanonicalUser")
-        .element("ID", owner.id()).optional("DisplayName", owner.displayName()).close()
-        .element("Permission", "FULL_CONTROL").close().close();
+    x.open("AccessControlList")
+        .open("Grant")
+        .openTyped("Grantee", "CanonicalUser")
+        .element("ID", owner.id())
+        .optional("DisplayName", owner.displayName())
+        .close()
+        .element("Permission", "FULL_CONTROL")
+        .close()
+        .close();
     return x.finish();
   }
 

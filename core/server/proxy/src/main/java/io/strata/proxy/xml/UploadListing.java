@@ -7,14 +7,23 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * A page of ListMultipartUploads, {@code <ListMultipartUploadsResult>}. The markers and prefix
- * are written even when empty, as S3 does; the delimiter only when not empty. With
- * {@code urlEncoding}, KeyMarker, NextKeyMarker, Prefix, Delimiter, each upload's Key and each
- * CommonPrefixes Prefix are URL-encoded (see {@link KeyEncoding}).
+ * A page of ListMultipartUploads, {@code <ListMultipartUploadsResult>}. The markers and prefix are
+ * written even when empty, as S3 does; the delimiter only when not empty. With {@code urlEncoding},
+ * KeyMarker, NextKeyMarker, Prefix, Delimiter, each upload's Key and each CommonPrefixes Prefix are
+ * URL-encoded (see {@link KeyEncoding}).
  */
-public record UploadListing(String bucket, String keyMarker, String uploadIdMarker,
-    String nextKeyMarker, String nextUploadIdMarker, String prefix, String delimiter,
-    int maxUploads, boolean truncated, boolean urlEncoding, List<Upload> uploads,
+public record UploadListing(
+    String bucket,
+    String keyMarker,
+    String uploadIdMarker,
+    String nextKeyMarker,
+    String nextUploadIdMarker,
+    String prefix,
+    String delimiter,
+    int maxUploads,
+    boolean truncated,
+    boolean urlEncoding,
+    List<Upload> uploads,
     List<String> commonPrefixes) {
   public UploadListing {
     Objects.requireNonNull(bucket, "bucket");
@@ -28,8 +37,14 @@ public record UploadListing(String bucket, String keyMarker, String uploadIdMark
   }
 
   /** One upload in progress; the checksum fields are written when not null. */
-  public record Upload(String key, String uploadId, Owner initiator, Owner owner,
-      String storageClass, Instant initiated, ChecksumAlgorithm checksumAlgorithm,
+  public record Upload(
+      String key,
+      String uploadId,
+      Owner initiator,
+      Owner owner,
+      String storageClass,
+      Instant initiated,
+      ChecksumAlgorithm checksumAlgorithm,
       ChecksumType checksumType) {
     public Upload {
       Objects.requireNonNull(key, "key");

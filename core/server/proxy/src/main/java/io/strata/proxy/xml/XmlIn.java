@@ -12,13 +12,14 @@ import javax.xml.stream.XMLStreamException;
 import javax.xml.stream.XMLStreamReader;
 
 /**
- * Reads a request document into an {@link XmlNode} tree with the JDK's StAX parser, safely:
- * no DTD is accepted (so no entity of any kind, internal or external, and nothing fetched),
- * and the size, depth and element count are bounded before anything is kept.
+ * Reads a request document into an {@link XmlNode} tree with the JDK's StAX parser, safely: no DTD
+ * is accepted (so no entity of any kind, internal or external, and nothing fetched), and the size,
+ * depth and element count are bounded before anything is kept.
  */
 final class XmlIn {
   /** S3's documents nest four levels at most; anything deeper is not one of them. */
   static final int MAX_DEPTH = 8;
+
   /** Enough for a 10,000-part CompleteMultipartUpload with every optional element. */
   static final int MAX_ELEMENTS = 100_000;
 
@@ -31,8 +32,14 @@ final class XmlIn {
    */
   static XmlNode parse(byte[] document, int maxBytes, String rootName) {
     if (document.length > maxBytes) {
-      throw S3XmlParser.malformed("the " + rootName + " document is " + document.length
-          + " bytes, more than the " + maxBytes + " allowed");
+      throw S3XmlParser.malformed(
+          "the "
+              + rootName
+              + " document is "
+              + document.length
+              + " bytes, more than the "
+              + maxBytes
+              + " allowed");
     }
     XMLStreamReader r = null;
     try {
@@ -47,24 +54,25 @@ final class XmlIn {
             if (open.isEmpty()) {
               String ns = r.getNamespaceURI();
               if (!r.getLocalName().equals(rootName)) {
-                throw S3XmlParser.malformed("the root element is <" + r.getLocalName()
-                    + ">, not <" + rootName + ">");
+                throw S3XmlParser.malformed(
+                    "the root element is <" + r.getLocalName() + ">, not <" + rootName + ">");
               }
               if (ns != null && !ns.isEmpty() && !ns.equals(XmlOut.S3_NAMESPACE)) {
-                throw S3XmlParser.malformed("<" + rootName + "> is in namespace " + ns
-                    + ", not " + XmlOut.S3_NAMESPACE);
+                throw S3XmlParser.malformed(
+                    "<" + rootName + "> is in namespace " + ns + ", not " + XmlOut.S3_NAMESPACE);
               }
             }
             if (open.size() >= MAX_DEPTH) {
               throw S3XmlParser.malformed("elements nest more than " + MAX_DEPTH + " deep");
             }
             if (++elements > MAX_ELEMENTS) {
-              throw S3XmlParser.malformed("the document has more than " + MAX_ELEMENTS
-                  + " elements");
+              throw S3XmlParser.malformed(
+                  "the document has more than " + MAX_ELEMENTS + " elements");
             }
             open.push(new Building(r.getLocalName()));
           }
-          case XMLStreamConstants.CHARACTERS, XMLStreamConstants.CDATA,
+          case XMLStreamConstants.CHARACTERS,
+              XMLStreamConstants.CDATA,
               XMLStreamConstants.SPACE -> {
             if (!open.isEmpty()) {
               open.peek().text.append(r.getTextCharacters(), r.getTextStart(), r.getTextLength());
@@ -78,10 +86,10 @@ final class XmlIn {
               open.peek().children.add(node);
             }
           }
-          case XMLStreamConstants.DTD -> throw S3XmlParser.malformed(
-              "document type declarations are not allowed");
-          case XMLStreamConstants.ENTITY_REFERENCE -> throw S3XmlParser.malformed(
-              "entity references are not allowed");
+          case XMLStreamConstants.DTD ->
+              throw S3XmlParser.malformed("document type declarations are not allowed");
+          case XMLStreamConstants.ENTITY_REFERENCE ->
+              throw S3XmlParser.malformed("entity references are not allowed");
           default -> {
             // Comments, processing instructions and the document's start and end: nothing kept.
           }
@@ -92,8 +100,10 @@ final class XmlIn {
       }
       return root;
     } catch (XMLStreamException e) {
-      String detail = e.getMessage() == null ? "not well-formed XML" : e.getMessage()
-          .replaceAll("\\s+", " ").trim();
+      String detail =
+          e.getMessage() == null
+              ? "not well-formed XML"
+              : e.getMessage().replaceAll("\\s+", " ").trim();
       throw S3XmlParser.malformed(detail);
     } finally {
       if (r != null) {

@@ -3,8 +3,8 @@ package io.strata.proxy.xml;
 import java.util.List;
 
 /**
- * An element of a parsed request document: its local name, its text (all character data
- * directly inside it, empty for an element with children) and its child elements in order.
+ * An element of a parsed request document: its local name, its text (all character data directly
+ * inside it, empty for an element with children) and its child elements in order.
  */
 record XmlNode(String name, String text, List<XmlNode> children) {
   List<XmlNode> all(String childName) {

@@ -9,16 +9,15 @@ import javax.xml.stream.XMLStreamException;
 import javax.xml.stream.XMLStreamWriter;
 
 /**
- * One response document being written: a StAX writer over a byte buffer, with text escaped so
- * that every string survives a round trip through an XML parser where XML allows it at all.
+ * One response document being written: a StAX writer over a byte buffer, with text escaped so that
+ * every string survives a round trip through an XML parser where XML allows it at all.
  *
  * <p>The JDK writer escapes {@code <}, {@code >} and {@code &} but writes other characters raw.
- * This class also writes {@code "} as {@code &quot;} (as S3 writes ETags), CR as {@code &#xd;}
- * (a raw CR would come back as LF after end-of-line normalisation), and characters XML 1.0
- * forbids (C0 controls other than tab and LF, U+FFFE, U+FFFF) as hex character references,
- * {@code &#x1;}, which is what S3 sends for them. XML 1.0 parsers refuse such references, which
- * is why clients ask for {@code encoding-type=url}; a lone surrogate, which UTF-8 cannot carry,
- * is written as U+FFFD.
+ * This class also writes {@code "} as {@code &quot;} (as S3 writes ETags), CR as {@code &#xd;} (a
+ * raw CR would come back as LF after end-of-line normalisation), and characters XML 1.0 forbids (C0
+ * controls other than tab and LF, U+FFFE, U+FFFF) as hex character references, {@code &#x1;}, which
+ * is what S3 sends for them. XML 1.0 parsers refuse such references, which is why clients ask for
+ * {@code encoding-type=url}; a lone surrogate, which UTF-8 cannot carry, is written as U+FFFD.
  */
 final class XmlOut {
   /** The namespace S3 puts on its response documents (not on Error). */
@@ -78,7 +77,8 @@ final class XmlOut {
   /** An ETag with its double quotes, as S3 writes them; one already quoted is kept. */
   static String quoted(String etag) {
     return etag.length() >= 2 && etag.startsWith("\"") && etag.endsWith("\"")
-        ? etag : "\"" + etag + "\"";
+        ? etag
+        : "\"" + etag + "\"";
   }
 
   XmlOut open(String name) {
@@ -91,8 +91,8 @@ final class XmlOut {
   }
 
   /**
-   * Opens an element typed with {@code xsi:type}, as S3's ACL grantees are
-   * ({@code <Grantee xmlns:xsi="..." xsi:type="CanonicalUser">}).
+   * Opens an element typed with {@code xsi:type}, as S3's ACL grantees are ({@code <Grantee
+   * xmlns:xsi="..." xsi:type="CanonicalUser">}).
    */
   XmlOut openTyped(String name, String xsiType) {
     try {
@@ -159,11 +159,14 @@ final class XmlOut {
         boolean replaceWithFffd = false;
         if (c == '"') {
           reference = "quot";
-        } else if (c == '\r' || (c < 0x20 && c != '\t' && c != '\n')
-            || c == '\uFFFE' || c == '\uFFFF') {
+        } else if (c == '\r'
+            || (c < 0x20 && c != '\t' && c != '\n')
+            || c == '\uFFFE'
+            || c == '\uFFFF') {
           reference = "#x" + Integer.toHexString(c);
         } else if (Character.isHighSurrogate(c)
-            && i + 1 < chars.length && Character.isLowSurrogate(chars[i + 1])) {
+            && i + 1 < chars.length
+            && Character.isLowSurrogate(chars[i + 1])) {
           i++; // a proper pair is written as is
           continue;
         } else if (Character.isSurrogate(c)) {

@@ -47,22 +47,28 @@ class AwsChunkedInputStreamTest {
   private static String crc32(byte[] data) {
     CRC32 crc = new CRC32();
     crc.update(data);
-    return Base64.getEncoder().encodeToString(
-        ByteBuffer.allocate(4).putInt((int) crc.getValue()).array());
+    return Base64.getEncoder()
+        .encodeToString(ByteBuffer.allocate(4).putInt((int) crc.getValue()).array());
   }
 
   /** An upload the SDK's signer encodes as aws-chunked, verified as a request. */
   private static Signed sdkChunked(byte[] payload, boolean signChunks, ChecksumAlgorithm checksum) {
-    WireRequest req = Signing.sign(Signing.objectRequest(SdkHttpMethod.PUT, "big/object.bin")
-        // The SDK signs chunks whatever the setting over plain http.
-        .protocol(signChunks ? "http" : "https").port(signChunks ? 9000 : 443)
-        .putHeader("Content-Length", Integer.toString(payload.length)).build(), payload, r -> {
-          r.putProperty(AwsV4HttpSigner.CHUNK_ENCODING_ENABLED, true)
-              .putProperty(AwsV4HttpSigner.PAYLOAD_SIGNING_ENABLED, signChunks);
-          if (checksum != null) {
-            r.putProperty(AwsV4HttpSigner.CHECKSUM_ALGORITHM, checksum);
-          }
-        });
+    WireRequest req =
+        Signing.sign(
+            Signing.objectRequest(SdkHttpMethod.PUT, "big/object.bin")
+                // The SDK signs chunks whatever the setting over plain http.
+                .protocol(signChunks ? "http" : "https")
+                .port(signChunks ? 9000 : 443)
+                .putHeader("Content-Length", Integer.toString(payload.length))
+                .build(),
+            payload,
+            r -> {
+              r.putProperty(AwsV4HttpSigner.CHUNK_ENCODING_ENABLED, true)
+                  .putProperty(AwsV4HttpSigner.PAYLOAD_SIGNING_ENABLED, signChunks);
+              if (checksum != null) {
+                r.putProperty(AwsV4HttpSigner.CHECKSUM_ALGORITHM, checksum);
+              }
+            });
     return new Signed(req, req.verify(Signing.verifier()));
   }
 
@@ -141,10 +147,10 @@ class AwsChunkedInputStreamTest {
     }
     WireRequest req = http.last();
     assertEquals("aws-chunked", req.headers().get("Content-Encoding"));
-    AuthResult auth = req.verify(new SigV4Verifier(Signing.credentials(), Clock.systemUTC(),
-        false));
-    AwsChunkedInputStream in = new AwsChunkedInputStream(
-        new ByteArrayInputStream(req.body()), auth);
+    AuthResult auth =
+        req.verify(new SigV4Verifier(Signing.credentials(), Clock.systemUTC(), false));
+    AwsChunkedInputStream in =
+        new AwsChunkedInputStream(new ByteArrayInputStream(req.body()), auth);
     assertArrayEquals(payload, readAll(in, 8192));
     assertEquals(crc32(payload), in.trailers().get("x-amz-checksum-crc32"));
   }
@@ -158,7 +164,9 @@ class AwsChunkedInputStreamTest {
     body[dataStart + SDK_CHUNK - 1] ^= 1; // last byte of the first chunk
     AwsChunkedInputStream in = s.stream(body);
     byte[] first = new byte[SDK_CHUNK];
-    assertEquals(SDK_CHUNK, in.readNBytes(first, 0, SDK_CHUNK),
+    assertEquals(
+        SDK_CHUNK,
+        in.readNBytes(first, 0, SDK_CHUNK),
         "data is handed out before its chunk's signature is checked");
     S3Exception e = refused(S3ErrorCode.SIGNATURE_DOES_NOT_MATCH, () -> in.read());
     assertTrue(e.getMessage().contains("chunk 1"), e.getMessage());
@@ -171,8 +179,8 @@ class AwsChunkedInputStreamTest {
     byte[] payload = data(3 * SDK_CHUNK);
     Signed s = sdkChunked(payload, true, null);
     byte[] body = s.request().body();
-    int blockLength = indexOf(body, "\r\n".getBytes(StandardCharsets.US_ASCII), 0) + 2
-        + SDK_CHUNK + 2;
+    int blockLength =
+        indexOf(body, "\r\n".getBytes(StandardCharsets.US_ASCII), 0) + 2 + SDK_CHUNK + 2;
     byte[] swapped = body.clone();
     System.arraycopy(body, blockLength, swapped, 0, blockLength);
     System.arraycopy(body, 0, swapped, blockLength, blockLength);
@@ -189,11 +197,12 @@ class AwsChunkedInputStreamTest {
     String body = new String(s.request().body(), StandardCharsets.ISO_8859_1);
     String good = "x-amz-checksum-crc32:" + crc32(payload);
     assertTrue(body.contains(good + "\r\n"), "the SDK sends its checksum as a trailer");
-    byte[] tampered = body.replace(good, "x-amz-checksum-crc32:AAAAAA==")
-        .getBytes(StandardCharsets.ISO_8859_1);
+    byte[] tampered =
+        body.replace(good, "x-amz-checksum-crc32:AAAAAA==").getBytes(StandardCharsets.ISO_8859_1);
     refused(S3ErrorCode.SIGNATURE_DOES_NOT_MATCH, () -> readAll(s.stream(tampered), 8192));
-    byte[] unsignedTrailers = body.replaceAll("x-amz-trailer-signature:[0-9a-f]+\r\n", "")
-        .getBytes(StandardCharsets.ISO_8859_1);
+    byte[] unsignedTrailers =
+        body.replaceAll("x-amz-trailer-signature:[0-9a-f]+\r\n", "")
+            .getBytes(StandardCharsets.ISO_8859_1);
     refused(S3ErrorCode.INCOMPLETE_BODY, () -> readAll(s.stream(unsignedTrailers), 8192));
   }
 
@@ -202,8 +211,9 @@ class AwsChunkedInputStreamTest {
     byte[] payload = data(SDK_CHUNK + 500);
     Signed s = sdkChunked(payload, true, DefaultChecksumAlgorithm.CRC32);
     byte[] body = s.request().body();
-    int[] cuts = {0, 10, 100, SDK_CHUNK, SDK_CHUNK + 200, body.length - 150, body.length - 90,
-        body.length - 3};
+    int[] cuts = {
+      0, 10, 100, SDK_CHUNK, SDK_CHUNK + 200, body.length - 150, body.length - 90, body.length - 3
+    };
     for (int cut : cuts) {
       byte[] part = Arrays.copyOf(body, cut);
       refused(S3ErrorCode.INCOMPLETE_BODY, () -> readAll(s.stream(part), 8192));
@@ -213,8 +223,8 @@ class AwsChunkedInputStreamTest {
   }
 
   /** A body as boto3, the AWS CLI and other SDKs send it with an unsigned checksum trailer. */
-  private static byte[] unsignedChunked(byte[] payload, int chunkSize, String eol,
-      String... trailerLines) {
+  private static byte[] unsignedChunked(
+      byte[] payload, int chunkSize, String eol, String... trailerLines) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     for (int off = 0; off < payload.length; off += chunkSize) {
       int n = Math.min(chunkSize, payload.length - off);
@@ -230,10 +240,14 @@ class AwsChunkedInputStreamTest {
     return out.toByteArray();
   }
 
-  private static AwsChunkedInputStream unsignedStream(byte[] body, List<String> declared,
-      long decodedLength) {
-    return new AwsChunkedInputStream(new ByteArrayInputStream(body),
-        PayloadMode.STREAMING_UNSIGNED_TRAILER, null, declared, decodedLength);
+  private static AwsChunkedInputStream unsignedStream(
+      byte[] body, List<String> declared, long decodedLength) {
+    return new AwsChunkedInputStream(
+        new ByteArrayInputStream(body),
+        PayloadMode.STREAMING_UNSIGNED_TRAILER,
+        null,
+        declared,
+        decodedLength);
   }
 
   @ParameterizedTest
@@ -242,8 +256,8 @@ class AwsChunkedInputStreamTest {
     byte[] payload = data(2 * chunkSize + 333);
     String crc64 = "x-amz-checksum-crc64nvme:u1bRLAQKGDA=";
     byte[] body = unsignedChunked(payload, chunkSize, "\r\n", crc64);
-    AwsChunkedInputStream in = unsignedStream(body, List.of("x-amz-checksum-crc64nvme"),
-        payload.length);
+    AwsChunkedInputStream in =
+        unsignedStream(body, List.of("x-amz-checksum-crc64nvme"), payload.length);
     assertArrayEquals(payload, readAll(in, 32 * 1024));
     assertEquals(Map.of("x-amz-checksum-crc64nvme", "u1bRLAQKGDA="), in.trailers());
     assertEquals(payload.length, in.decodedLength());
@@ -265,26 +279,61 @@ class AwsChunkedInputStreamTest {
   @Test
   void malformedFramingIsRefusedWithTheReason() {
     byte[] payload = data(100);
-    refused(S3ErrorCode.INVALID_REQUEST, () -> readAll(unsignedStream(
-        "zz\r\nabc\r\n0\r\n\r\n".getBytes(StandardCharsets.US_ASCII), List.of(), -1), 100));
-    S3Exception big = refused(S3ErrorCode.INVALID_REQUEST, () -> unsignedStream(
-        "1000001\r\n".getBytes(StandardCharsets.US_ASCII), List.of(), -1).read());
+    refused(
+        S3ErrorCode.INVALID_REQUEST,
+        () ->
+            readAll(
+                unsignedStream(
+                    "zz\r\nabc\r\n0\r\n\r\n".getBytes(StandardCharsets.US_ASCII), List.of(), -1),
+                100));
+    S3Exception big =
+        refused(
+            S3ErrorCode.INVALID_REQUEST,
+            () ->
+                unsignedStream("1000001\r\n".getBytes(StandardCharsets.US_ASCII), List.of(), -1)
+                    .read());
     assertTrue(big.getMessage().contains("16777216"), big.getMessage());
-    refused(S3ErrorCode.INVALID_REQUEST, () -> readAll(unsignedStream(
-        "5\r\nhelloEXTRA\r\n0\r\n\r\n".getBytes(StandardCharsets.US_ASCII), List.of(), -1), 100));
+    refused(
+        S3ErrorCode.INVALID_REQUEST,
+        () ->
+            readAll(
+                unsignedStream(
+                    "5\r\nhelloEXTRA\r\n0\r\n\r\n".getBytes(StandardCharsets.US_ASCII),
+                    List.of(),
+                    -1),
+                100));
     byte[] longLine = new byte[20_000];
     Arrays.fill(longLine, (byte) '1');
     refused(S3ErrorCode.INVALID_REQUEST, () -> unsignedStream(longLine, List.of(), -1).read());
-    refused(S3ErrorCode.INVALID_REQUEST, () -> readAll(unsignedStream(unsignedChunked(payload,
-        50, "\r\n", "x-amz-checksum-crc32c:abc="), List.of("x-amz-checksum-crc32"), -1), 100));
-    refused(S3ErrorCode.INVALID_REQUEST, () -> readAll(unsignedStream(unsignedChunked(payload,
-        50, "\r\n", "no colon here"), List.of(), -1), 100));
-    refused(S3ErrorCode.INCOMPLETE_BODY, () -> readAll(unsignedStream(unsignedChunked(payload,
-        50, "\r\n"), List.of("x-amz-checksum-crc32"), -1), 100));
-    refused(S3ErrorCode.INCOMPLETE_BODY, () -> readAll(unsignedStream(unsignedChunked(payload,
-        50, "\r\n"), List.of(), 101), 100));
-    refused(S3ErrorCode.INVALID_REQUEST, () -> readAll(unsignedStream(unsignedChunked(payload,
-        50, "\r\n"), List.of(), 99), 100));
+    refused(
+        S3ErrorCode.INVALID_REQUEST,
+        () ->
+            readAll(
+                unsignedStream(
+                    unsignedChunked(payload, 50, "\r\n", "x-amz-checksum-crc32c:abc="),
+                    List.of("x-amz-checksum-crc32"),
+                    -1),
+                100));
+    refused(
+        S3ErrorCode.INVALID_REQUEST,
+        () ->
+            readAll(
+                unsignedStream(
+                    unsignedChunked(payload, 50, "\r\n", "no colon here"), List.of(), -1),
+                100));
+    refused(
+        S3ErrorCode.INCOMPLETE_BODY,
+        () ->
+            readAll(
+                unsignedStream(
+                    unsignedChunked(payload, 50, "\r\n"), List.of("x-amz-checksum-crc32"), -1),
+                100));
+    refused(
+        S3ErrorCode.INCOMPLETE_BODY,
+        () -> readAll(unsignedStream(unsignedChunked(payload, 50, "\r\n"), List.of(), 101), 100));
+    refused(
+        S3ErrorCode.INVALID_REQUEST,
+        () -> readAll(unsignedStream(unsignedChunked(payload, 50, "\r\n"), List.of(), 99), 100));
   }
 
   @Test
@@ -294,8 +343,10 @@ class AwsChunkedInputStreamTest {
     refused(S3ErrorCode.INVALID_REQUEST, () -> readAll(s.stream(plain), 100));
     // Trailers where the mode has none: the body ends "0;chunk-signature=...\r\n\r\n".
     byte[] body = s.request().body();
-    byte[] afterEnd = concat(Arrays.copyOf(body, body.length - 2),
-        "x-amz-checksum-crc32:abc=\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+    byte[] afterEnd =
+        concat(
+            Arrays.copyOf(body, body.length - 2),
+            "x-amz-checksum-crc32:abc=\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
     refused(S3ErrorCode.INVALID_REQUEST, () -> readAll(s.stream(afterEnd), 100));
   }
 
@@ -303,16 +354,18 @@ class AwsChunkedInputStreamTest {
   void bytesAreHandedOutAsTheyArrive() throws IOException {
     byte[] head = "10000\r\n".getBytes(StandardCharsets.US_ASCII);
     byte[] someData = data(100);
-    InputStream stalled = new InputStream() {
-      @Override
-      public int read() throws IOException {
-        throw new IOException("the client stalled");
-      }
-    };
-    InputStream source = new SequenceInputStream(new ByteArrayInputStream(
-        concat(head, someData)), stalled);
-    AwsChunkedInputStream in = new AwsChunkedInputStream(source,
-        PayloadMode.STREAMING_UNSIGNED_TRAILER, null, List.of(), -1);
+    InputStream stalled =
+        new InputStream() {
+          @Override
+          public int read() throws IOException {
+            throw new IOException("the client stalled");
+          }
+        };
+    InputStream source =
+        new SequenceInputStream(new ByteArrayInputStream(concat(head, someData)), stalled);
+    AwsChunkedInputStream in =
+        new AwsChunkedInputStream(
+            source, PayloadMode.STREAMING_UNSIGNED_TRAILER, null, List.of(), -1);
     byte[] buf = new byte[0x10000];
     int n = in.read(buf, 0, buf.length);
     assertEquals(100, n, "the first 100 bytes of a 64 KiB chunk come without waiting for more");
@@ -322,11 +375,24 @@ class AwsChunkedInputStreamTest {
 
   @Test
   void theStreamRefusesModesWithoutChunks() {
-    assertThrows(IllegalArgumentException.class, () -> new AwsChunkedInputStream(
-        new ByteArrayInputStream(new byte[0]), PayloadMode.SIGNED_SHA256, null, List.of(), -1));
-    assertThrows(IllegalArgumentException.class, () -> new AwsChunkedInputStream(
-        new ByteArrayInputStream(new byte[0]), PayloadMode.STREAMING_SIGNED, null, List.of(),
-        -1));
+    assertThrows(
+        IllegalArgumentException.class,
+        () ->
+            new AwsChunkedInputStream(
+                new ByteArrayInputStream(new byte[0]),
+                PayloadMode.SIGNED_SHA256,
+                null,
+                List.of(),
+                -1));
+    assertThrows(
+        IllegalArgumentException.class,
+        () ->
+            new AwsChunkedInputStream(
+                new ByteArrayInputStream(new byte[0]),
+                PayloadMode.STREAMING_SIGNED,
+                null,
+                List.of(),
+                -1));
   }
 
   private static byte[] concat(byte[] a, byte[] b) {

@@ -18,24 +18,28 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3ClientBuilder;
 
 /**
- * An HTTP client for the real S3 client that keeps each request as it would go on the wire
- * (head and body bytes) and answers 200 with no body, so tests see exactly what the SDK sends
- * by default without a server.
+ * An HTTP client for the real S3 client that keeps each request as it would go on the wire (head
+ * and body bytes) and answers 200 with no body, so tests see exactly what the SDK sends by default
+ * without a server.
  */
 final class CapturingHttpClient implements SdkHttpClient {
   private final List<WireRequest> requests = new ArrayList<>();
 
   /** An S3 client for http://localhost:9000, path-style, that sends through a new capture. */
-  static S3Client s3(CapturingHttpClient http, String accessKey, String secret,
+  static S3Client s3(
+      CapturingHttpClient http,
+      String accessKey,
+      String secret,
       Consumer<S3ClientBuilder> customize) {
-    S3ClientBuilder b = S3Client.builder()
-        .httpClient(http)
-        .region(Region.of("eu-central-1"))
-        .endpointOverride(URI.create("http://localhost:9000"))
-        .forcePathStyle(true)
-        .credentialsProvider(StaticCredentialsProvider.create(
-            AwsBasicCredentials.create(accessKey, secret)))
-        .overrideConfiguration(o -> o.retryStrategy(r -> r.maxAttempts(1)));
+    S3ClientBuilder b =
+        S3Client.builder()
+            .httpClient(http)
+            .region(Region.of("eu-central-1"))
+            .endpointOverride(URI.create("http://localhost:9000"))
+            .forcePathStyle(true)
+            .credentialsProvider(
+                StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secret)))
+            .overrideConfiguration(o -> o.retryStrategy(r -> r.maxAttempts(1)));
     customize.accept(b);
     return b.build();
   }
@@ -57,9 +61,12 @@ final class CapturingHttpClient implements SdkHttpClient {
           requests.add(WireRequest.of(request.httpRequest(), body));
         }
         return HttpExecuteResponse.builder()
-            .response(SdkHttpResponse.builder().statusCode(200)
-                .putHeader("ETag", "\"0123456789abcdef0123456789abcdef\"")
-                .putHeader("Content-Length", "0").build())
+            .response(
+                SdkHttpResponse.builder()
+                    .statusCode(200)
+                    .putHeader("ETag", "\"0123456789abcdef0123456789abcdef\"")
+                    .putHeader("Content-Length", "0")
+                    .build())
             .responseBody(AbortableInputStream.create(new ByteArrayInputStream(new byte[0])))
             .build();
       }

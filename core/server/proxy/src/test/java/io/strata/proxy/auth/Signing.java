@@ -41,32 +41,45 @@ final class Signing {
 
   /** A request for an object, its key encoded as the S3 client encodes keys. */
   static SdkHttpFullRequest.Builder objectRequest(SdkHttpMethod method, String key) {
-    return SdkHttpFullRequest.builder().method(method).protocol("http").host("localhost")
-        .port(9000).encodedPath("/bucket/" + SdkHttpUtils.urlEncodeIgnoreSlashes(key));
+    return SdkHttpFullRequest.builder()
+        .method(method)
+        .protocol("http")
+        .host("localhost")
+        .port(9000)
+        .encodedPath("/bucket/" + SdkHttpUtils.urlEncodeIgnoreSlashes(key));
   }
 
   /**
-   * Signs at {@link #TIME} in the Authorization header with a signed payload hash, then
-   * applies {@code extra} properties, which may override those.
+   * Signs at {@link #TIME} in the Authorization header with a signed payload hash, then applies
+   * {@code extra} properties, which may override those.
    */
-  static WireRequest sign(SdkHttpFullRequest request, byte[] body, String accessKey,
-      String secret, Consumer<SignRequest.Builder<AwsCredentialsIdentity>> extra) {
-    SignedRequest signed = AwsV4HttpSigner.create().sign(r -> {
-      r.identity(AwsCredentialsIdentity.create(accessKey, secret))
-          .request(request)
-          .payload(body == null ? null : ContentStreamProvider.fromByteArray(body))
-          .putProperty(AwsV4HttpSigner.SERVICE_SIGNING_NAME, "s3")
-          .putProperty(AwsV4HttpSigner.REGION_NAME, "us-east-1")
-          .putProperty(AwsV4HttpSigner.DOUBLE_URL_ENCODE, false)
-          .putProperty(AwsV4HttpSigner.NORMALIZE_PATH, false)
-          .putProperty(AwsV4HttpSigner.PAYLOAD_SIGNING_ENABLED, true)
-          .putProperty(HttpSigner.SIGNING_CLOCK, clockAt(TIME));
-      extra.accept(r);
-    });
+  static WireRequest sign(
+      SdkHttpFullRequest request,
+      byte[] body,
+      String accessKey,
+      String secret,
+      Consumer<SignRequest.Builder<AwsCredentialsIdentity>> extra) {
+    SignedRequest signed =
+        AwsV4HttpSigner.create()
+            .sign(
+                r -> {
+                  r.identity(AwsCredentialsIdentity.create(accessKey, secret))
+                      .request(request)
+                      .payload(body == null ? null : ContentStreamProvider.fromByteArray(body))
+                      .putProperty(AwsV4HttpSigner.SERVICE_SIGNING_NAME, "s3")
+                      .putProperty(AwsV4HttpSigner.REGION_NAME, "us-east-1")
+                      .putProperty(AwsV4HttpSigner.DOUBLE_URL_ENCODE, false)
+                      .putProperty(AwsV4HttpSigner.NORMALIZE_PATH, false)
+                      .putProperty(AwsV4HttpSigner.PAYLOAD_SIGNING_ENABLED, true)
+                      .putProperty(HttpSigner.SIGNING_CLOCK, clockAt(TIME));
+                  extra.accept(r);
+                });
     return WireRequest.of(signed.request(), WireRequest.readAll(signed.payload().orElse(null)));
   }
 
-  static WireRequest sign(SdkHttpFullRequest request, byte[] body,
+  static WireRequest sign(
+      SdkHttpFullRequest request,
+      byte[] body,
       Consumer<SignRequest.Builder<AwsCredentialsIdentity>> extra) {
     return sign(request, body, ACCESS_KEY, SECRET, extra);
   }

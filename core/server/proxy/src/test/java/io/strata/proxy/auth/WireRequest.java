@@ -17,21 +17,24 @@ import software.amazon.awssdk.http.SdkHttpRequest;
 import software.amazon.awssdk.utils.http.SdkHttpUtils;
 
 /**
- * A request as the proxy's HTTP layer sees it: the head that a client put on the wire, parsed
- * back by Netty's own decoder, so that tests check what a real server receives (raw path and
- * query, one char per byte, headers with their repeats) rather than what the client meant.
+ * A request as the proxy's HTTP layer sees it: the head that a client put on the wire, parsed back
+ * by Netty's own decoder, so that tests check what a real server receives (raw path and query, one
+ * char per byte, headers with their repeats) rather than what the client meant.
  */
-record WireRequest(String method, String rawPath, String rawQuery, HttpHeaders headers,
-    byte[] body) {
+record WireRequest(
+    String method, String rawPath, String rawQuery, HttpHeaders headers, byte[] body) {
 
   /** Serialises a request the way the SDK's HTTP clients do, then decodes it with Netty. */
   static WireRequest of(SdkHttpRequest request, byte[] body) {
-    String query = SdkHttpUtils.encodeAndFlattenQueryParameters(request.rawQueryParameters())
-        .orElse("");
+    String query =
+        SdkHttpUtils.encodeAndFlattenQueryParameters(request.rawQueryParameters()).orElse("");
     String path = request.encodedPath().isEmpty() ? "/" : request.encodedPath();
     StringBuilder head = new StringBuilder();
-    head.append(request.method().name()).append(' ').append(path)
-        .append(query.isEmpty() ? "" : "?" + query).append(" HTTP/1.1\r\n");
+    head.append(request.method().name())
+        .append(' ')
+        .append(path)
+        .append(query.isEmpty() ? "" : "?" + query)
+        .append(" HTTP/1.1\r\n");
     for (Map.Entry<String, List<String>> h : request.headers().entrySet()) {
       for (String v : h.getValue()) {
         head.append(h.getKey()).append(": ").append(v).append("\r\n");
@@ -48,13 +51,18 @@ record WireRequest(String method, String rawPath, String rawQuery, HttpHeaders h
       channel.writeInbound(Unpooled.wrappedBuffer(head));
       HttpRequest req = channel.readInbound();
       if (req == null || !req.decoderResult().isSuccess()) {
-        throw new IllegalArgumentException("Netty could not decode the request head: "
-            + (req == null ? "nothing" : req.decoderResult()));
+        throw new IllegalArgumentException(
+            "Netty could not decode the request head: "
+                + (req == null ? "nothing" : req.decoderResult()));
       }
       String uri = req.uri();
       int q = uri.indexOf('?');
-      return new WireRequest(req.method().name(), q < 0 ? uri : uri.substring(0, q),
-          q < 0 ? "" : uri.substring(q + 1), req.headers(), body);
+      return new WireRequest(
+          req.method().name(),
+          q < 0 ? uri : uri.substring(0, q),
+          q < 0 ? "" : uri.substring(q + 1),
+          req.headers(),
+          body);
     } finally {
       channel.finishAndReleaseAll();
     }

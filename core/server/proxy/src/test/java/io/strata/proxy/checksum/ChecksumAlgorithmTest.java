@@ -39,25 +39,36 @@ class ChecksumAlgorithmTest {
 
   @Test
   void findsTheAlgorithmOfAChecksumHeaderOnly() {
-    assertEquals(Optional.of(ChecksumAlgorithm.CRC32C),
+    assertEquals(
+        Optional.of(ChecksumAlgorithm.CRC32C),
         ChecksumAlgorithm.fromHeaderName("X-Amz-Checksum-CRC32C"));
     assertEquals(Optional.empty(), ChecksumAlgorithm.fromHeaderName("x-amz-checksum-type"));
     assertEquals(Optional.empty(), ChecksumAlgorithm.fromHeaderName("x-amz-checksum-algorithm"));
     assertEquals(Optional.empty(), ChecksumAlgorithm.fromHeaderName("x-amz-checksum-mode"));
     assertEquals(Optional.empty(), ChecksumAlgorithm.fromHeaderName("content-md5"));
-    S3Exception e = assertThrows(S3Exception.class,
-        () -> ChecksumAlgorithm.fromHeaderName("x-amz-checksum-xxhash64"));
+    S3Exception e =
+        assertThrows(
+            S3Exception.class, () -> ChecksumAlgorithm.fromHeaderName("x-amz-checksum-xxhash64"));
     assertEquals(S3ErrorCode.INVALID_ARGUMENT, e.code());
   }
 
   @Test
   void refusesTwoDifferentChecksumHeadersOnOneRequest() {
-    assertEquals(Optional.of(ChecksumAlgorithm.SHA1), ChecksumAlgorithm.fromHeaderNames(
-        List.of("host", "x-amz-checksum-sha1", "x-amz-sdk-checksum-algorithm",
-            "x-amz-checksum-sha1")));
+    assertEquals(
+        Optional.of(ChecksumAlgorithm.SHA1),
+        ChecksumAlgorithm.fromHeaderNames(
+            List.of(
+                "host",
+                "x-amz-checksum-sha1",
+                "x-amz-sdk-checksum-algorithm",
+                "x-amz-checksum-sha1")));
     assertEquals(Optional.empty(), ChecksumAlgorithm.fromHeaderNames(List.of("host")));
-    S3Exception e = assertThrows(S3Exception.class, () -> ChecksumAlgorithm.fromHeaderNames(
-        List.of("x-amz-checksum-crc32", "x-amz-checksum-sha256")));
+    S3Exception e =
+        assertThrows(
+            S3Exception.class,
+            () ->
+                ChecksumAlgorithm.fromHeaderNames(
+                    List.of("x-amz-checksum-crc32", "x-amz-checksum-sha256")));
     assertEquals(S3ErrorCode.INVALID_REQUEST, e.code());
   }
 
@@ -80,27 +91,40 @@ class ChecksumAlgorithmTest {
     assertFalse(ChecksumAlgorithm.SHA1.supports(ChecksumType.FULL_OBJECT));
     assertFalse(ChecksumAlgorithm.SHA256.supports(ChecksumType.FULL_OBJECT));
 
-    assertEquals(ChecksumType.FULL_OBJECT,
+    assertEquals(
+        ChecksumType.FULL_OBJECT,
         ChecksumType.forMultipartUpload(ChecksumAlgorithm.CRC64NVME, null));
-    assertEquals(ChecksumType.COMPOSITE,
-        ChecksumType.forMultipartUpload(ChecksumAlgorithm.CRC32, null));
-    assertEquals(ChecksumType.FULL_OBJECT,
+    assertEquals(
+        ChecksumType.COMPOSITE, ChecksumType.forMultipartUpload(ChecksumAlgorithm.CRC32, null));
+    assertEquals(
+        ChecksumType.FULL_OBJECT,
         ChecksumType.forMultipartUpload(ChecksumAlgorithm.CRC32, ChecksumType.FULL_OBJECT));
-    assertEquals(ChecksumType.COMPOSITE,
-        ChecksumType.forMultipartUpload(ChecksumAlgorithm.SHA256, null));
-    assertEquals(S3ErrorCode.INVALID_REQUEST, assertThrows(S3Exception.class,
-        () -> ChecksumType.forMultipartUpload(ChecksumAlgorithm.SHA1, ChecksumType.FULL_OBJECT))
-        .code());
-    assertEquals(S3ErrorCode.INVALID_REQUEST, assertThrows(S3Exception.class,
-        () -> ChecksumType.forMultipartUpload(ChecksumAlgorithm.CRC64NVME,
-            ChecksumType.COMPOSITE)).code());
+    assertEquals(
+        ChecksumType.COMPOSITE, ChecksumType.forMultipartUpload(ChecksumAlgorithm.SHA256, null));
+    assertEquals(
+        S3ErrorCode.INVALID_REQUEST,
+        assertThrows(
+                S3Exception.class,
+                () ->
+                    ChecksumType.forMultipartUpload(
+                        ChecksumAlgorithm.SHA1, ChecksumType.FULL_OBJECT))
+            .code());
+    assertEquals(
+        S3ErrorCode.INVALID_REQUEST,
+        assertThrows(
+                S3Exception.class,
+                () ->
+                    ChecksumType.forMultipartUpload(
+                        ChecksumAlgorithm.CRC64NVME, ChecksumType.COMPOSITE))
+            .code());
   }
 
   @Test
   void parsesChecksumTypes() {
     assertEquals(ChecksumType.FULL_OBJECT, ChecksumType.fromValue("full_object"));
     assertEquals(ChecksumType.COMPOSITE, ChecksumType.fromValue("COMPOSITE"));
-    assertEquals(S3ErrorCode.INVALID_ARGUMENT,
+    assertEquals(
+        S3ErrorCode.INVALID_ARGUMENT,
         assertThrows(S3Exception.class, () -> ChecksumType.fromValue("PARTIAL")).code());
   }
 }

@@ -23,8 +23,10 @@ class MultipartChecksumsTest {
     //   MD5("Hello, ") = c84cabbaebee9a9631c8be234ac64c26
     //   MD5("World!")  = e509465ef513154988e088d6ad3c21bf
     //   MD5(c84c...4c26 e509...21bf as 32 bytes) = 49efe0be9260fbd0e2fe86ecd0864260
-    assertEquals("49efe0be9260fbd0e2fe86ecd0864260-2", MultipartChecksums.etag(List.of(
-        "\"c84cabbaebee9a9631c8be234ac64c26\"", "e509465ef513154988e088d6ad3c21bf")));
+    assertEquals(
+        "49efe0be9260fbd0e2fe86ecd0864260-2",
+        MultipartChecksums.etag(
+            List.of("\"c84cabbaebee9a9631c8be234ac64c26\"", "e509465ef513154988e088d6ad3c21bf")));
     // One part still gets "-1": the MD5 of its MD5, not its MD5.
     String single = MultipartChecksums.etag(List.of("c84cabbaebee9a9631c8be234ac64c26"));
     assertEquals("-1", single.substring(32));
@@ -34,9 +36,11 @@ class MultipartChecksumsTest {
   @Test
   void refusesAnEtagThatIsNotAnMd5() {
     assertThrows(IllegalArgumentException.class, () -> MultipartChecksums.etag(List.of()));
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
         () -> MultipartChecksums.etag(List.of("49efe0be9260fbd0e2fe86ecd0864260-2")));
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
         () -> MultipartChecksums.etag(List.of("zzefe0be9260fbd0e2fe86ecd0864260")));
   }
 
@@ -44,10 +48,13 @@ class MultipartChecksumsTest {
   void compositeSha256MatchesAValueMeasuredOnS3() {
     // Three parts uploaded to S3 with SHA256 answered these part checksums, and
     // CompleteMultipartUpload answered the composite below with ChecksumType COMPOSITE.
-    ChecksumValue c = MultipartChecksums.composite(ChecksumAlgorithm.SHA256, List.of(
-        "lcKa6Boe7a167tUCN5C4OaFygGSYD8MBnBARTrdL+1w=",
-        "gHjhbUT4oo2tSCtSZJdlKi+jeNXJT+VImqdPXsXvkOc=",
-        "4l9PQ3zOPZ0oGFvknFX+J4zZwE4WMzO+l3r8XrbWOeM="));
+    ChecksumValue c =
+        MultipartChecksums.composite(
+            ChecksumAlgorithm.SHA256,
+            List.of(
+                "lcKa6Boe7a167tUCN5C4OaFygGSYD8MBnBARTrdL+1w=",
+                "gHjhbUT4oo2tSCtSZJdlKi+jeNXJT+VImqdPXsXvkOc=",
+                "4l9PQ3zOPZ0oGFvknFX+J4zZwE4WMzO+l3r8XrbWOeM="));
     assertEquals("rVWtNbadtsaKXJAcgWPWjifHzJaXde/iV4jaJAOdivc=-3", c.value());
     assertEquals(ChecksumType.COMPOSITE, c.type());
     assertEquals("rVWtNbadtsaKXJAcgWPWjifHzJaXde/iV4jaJAOdivc=", c.valueWithoutPartCount());
@@ -57,8 +64,8 @@ class MultipartChecksumsTest {
   void aCompositeCrcIsTheCrcOfThePartCrcBytes() {
     byte[] one = "first part".getBytes(StandardCharsets.UTF_8);
     byte[] two = "second part".getBytes(StandardCharsets.UTF_8);
-    for (ChecksumAlgorithm a : List.of(ChecksumAlgorithm.CRC32, ChecksumAlgorithm.CRC32C,
-        ChecksumAlgorithm.SHA1)) {
+    for (ChecksumAlgorithm a :
+        List.of(ChecksumAlgorithm.CRC32, ChecksumAlgorithm.CRC32C, ChecksumAlgorithm.SHA1)) {
       String p1 = whole(a, one, 0, one.length).value();
       String p2 = whole(a, two, 0, two.length).value();
       byte[] concatenated = new byte[2 * a.length()];
@@ -67,7 +74,8 @@ class MultipartChecksumsTest {
       ChecksumValue c = MultipartChecksums.composite(a, List.of(p1, p2));
       assertEquals(whole(a, concatenated, 0, concatenated.length).value() + "-2", c.value());
     }
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
         () -> MultipartChecksums.composite(ChecksumAlgorithm.CRC64NVME, List.of("AAAAAAAAAAA=")));
   }
 
@@ -78,22 +86,24 @@ class MultipartChecksumsTest {
     random.nextBytes(data);
     // Parts of uneven sizes, one of them empty.
     int[] cuts = {0, 1024 * 1024, 1024 * 1024, 2 * 1024 * 1024 + 5, data.length};
-    for (ChecksumAlgorithm a : List.of(ChecksumAlgorithm.CRC32, ChecksumAlgorithm.CRC32C,
-        ChecksumAlgorithm.CRC64NVME)) {
+    for (ChecksumAlgorithm a :
+        List.of(ChecksumAlgorithm.CRC32, ChecksumAlgorithm.CRC32C, ChecksumAlgorithm.CRC64NVME)) {
       List<PartChecksum> parts = new ArrayList<>();
       for (int i = 0; i + 1 < cuts.length; i++) {
-        parts.add(new PartChecksum(whole(a, data, cuts[i], cuts[i + 1]).value(),
-            cuts[i + 1] - cuts[i]));
+        parts.add(
+            new PartChecksum(whole(a, data, cuts[i], cuts[i + 1]).value(), cuts[i + 1] - cuts[i]));
       }
       ChecksumValue combined = MultipartChecksums.fullObject(a, parts);
       assertEquals(whole(a, data, 0, data.length), combined, a.toString());
-      assertEquals(combined, MultipartChecksums.objectChecksum(a, ChecksumType.FULL_OBJECT,
-          parts));
+      assertEquals(combined, MultipartChecksums.objectChecksum(a, ChecksumType.FULL_OBJECT, parts));
       assertEquals(combined.value(), combined.valueWithoutPartCount());
     }
-    assertThrows(IllegalArgumentException.class, () -> MultipartChecksums.fullObject(
-        ChecksumAlgorithm.SHA256, List.of(new PartChecksum(
-            "rVWtNbadtsaKXJAcgWPWjifHzJaXde/iV4jaJAOdivc=", 1))));
+    assertThrows(
+        IllegalArgumentException.class,
+        () ->
+            MultipartChecksums.fullObject(
+                ChecksumAlgorithm.SHA256,
+                List.of(new PartChecksum("rVWtNbadtsaKXJAcgWPWjifHzJaXde/iV4jaJAOdivc=", 1))));
   }
 
   @Test

@@ -24,10 +24,14 @@ class S3HttpServerTest {
   private S3HttpServer server;
 
   private void start(ExchangeHandler handler) throws Exception {
-    server = new S3HttpServer(new S3HttpServer.Settings("127.0.0.1", 0, 1, 4, 8, 64 << 10,
-        256 << 10, Duration.ofSeconds(30)), handler,
-        exchange -> exchange.respond(HttpResponseStatus.SERVICE_UNAVAILABLE,
-            new DefaultHttpHeaders(), null));
+    server =
+        new S3HttpServer(
+            new S3HttpServer.Settings(
+                "127.0.0.1", 0, 1, 4, 8, 64 << 10, 256 << 10, Duration.ofSeconds(30)),
+            handler,
+            exchange ->
+                exchange.respond(
+                    HttpResponseStatus.SERVICE_UNAVAILABLE, new DefaultHttpHeaders(), null));
     server.start();
   }
 
@@ -51,8 +55,11 @@ class S3HttpServerTest {
     }
     HttpHeaders h = new DefaultHttpHeaders();
     h.set("Content-Type", "text/plain");
-    exchange.respond(HttpResponseStatus.OK, h, (exchange.uri() + " " + total + " "
-        + HexFormat.of().formatHex(md.digest())).getBytes(StandardCharsets.UTF_8));
+    exchange.respond(
+        HttpResponseStatus.OK,
+        h,
+        (exchange.uri() + " " + total + " " + HexFormat.of().formatHex(md.digest()))
+            .getBytes(StandardCharsets.UTF_8));
   }
 
   private static String readResponse(BufferedReader in) throws Exception {
@@ -78,15 +85,20 @@ class S3HttpServerTest {
     try (Socket s = new Socket("127.0.0.1", server.port())) {
       OutputStream out = s.getOutputStream();
       // Three requests in one write: the second with a body.
-      out.write(("GET /a HTTP/1.1\r\nHost: x\r\n\r\n"
-          + "PUT /b HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"
-          + "GET /c HTTP/1.1\r\nHost: x\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      out.write(
+          ("GET /a HTTP/1.1\r\nHost: x\r\n\r\n"
+                  + "PUT /b HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"
+                  + "GET /c HTTP/1.1\r\nHost: x\r\n\r\n")
+              .getBytes(StandardCharsets.US_ASCII));
       out.flush();
-      BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(),
-          StandardCharsets.US_ASCII));
+      BufferedReader in =
+          new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII));
       assertTrue(readResponse(in).matches("HTTP/1.1 200 OK\\|/a 0 .*"));
       String b = readResponse(in);
-      assertTrue(b.startsWith("HTTP/1.1 200 OK|/b 5 2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"), b);
+      assertTrue(
+          b.startsWith(
+              "HTTP/1.1 200 OK|/b 5 2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"),
+          b);
       assertTrue(readResponse(in).matches("HTTP/1.1 200 OK\\|/c 0 .*"));
     }
   }
@@ -99,25 +111,33 @@ class S3HttpServerTest {
     String digest = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(data));
     try (Socket s = new Socket("127.0.0.1", server.port())) {
       OutputStream out = s.getOutputStream();
-      out.write(("PUT /big HTTP/1.1\r\nHost: x\r\nContent-Length: " + data.length
-          + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      out.write(
+          ("PUT /big HTTP/1.1\r\nHost: x\r\nContent-Length: " + data.length + "\r\n\r\n")
+              .getBytes(StandardCharsets.US_ASCII));
       out.write(data);
       out.flush();
-      BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(),
-          StandardCharsets.US_ASCII));
+      BufferedReader in =
+          new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII));
       assertEquals("HTTP/1.1 200 OK|/big " + data.length + " " + digest, readResponse(in));
     }
   }
 
   @Test
   void aRequestRefusedBeforeItsBodyIsNeverSentContinue() throws Exception {
-    start(exchange -> exchange.respond(HttpResponseStatus.FORBIDDEN, new DefaultHttpHeaders(),
-        "no".getBytes(StandardCharsets.US_ASCII)));
+    start(
+        exchange ->
+            exchange.respond(
+                HttpResponseStatus.FORBIDDEN,
+                new DefaultHttpHeaders(),
+                "no".getBytes(StandardCharsets.US_ASCII)));
     try (Socket s = new Socket("127.0.0.1", server.port())) {
-      s.getOutputStream().write(("PUT /x HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n"
-          + "Expect: 100-continue\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-      BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(),
-          StandardCharsets.US_ASCII));
+      s.getOutputStream()
+          .write(
+              ("PUT /x HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n"
+                      + "Expect: 100-continue\r\n\r\n")
+                  .getBytes(StandardCharsets.US_ASCII));
+      BufferedReader in =
+          new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII));
       assertEquals("HTTP/1.1 403 Forbidden|no", readResponse(in));
     }
   }
@@ -127,11 +147,12 @@ class S3HttpServerTest {
     start(S3HttpServerTest::echo);
     try (Socket s = new Socket("127.0.0.1", server.port())) {
       OutputStream out = s.getOutputStream();
-      out.write(("PUT /y HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n"
-          + "Expect: 100-continue\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      out.write(
+          ("PUT /y HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n" + "Expect: 100-continue\r\n\r\n")
+              .getBytes(StandardCharsets.US_ASCII));
       out.flush();
-      BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(),
-          StandardCharsets.US_ASCII));
+      BufferedReader in =
+          new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII));
       assertEquals("HTTP/1.1 100 Continue", in.readLine());
       in.readLine();
       out.write("hello".getBytes(StandardCharsets.US_ASCII));

@@ -18,9 +18,11 @@ class ByteRangeTest {
 
   @Test
   void aRangeStartingPastTheEndIsUnsatisfiableOpenOrNot() {
-    assertEquals(S3ErrorCode.INVALID_RANGE, assertThrows(S3Exception.class,
-        () -> ByteRange.parse("bytes=2000-", 1000)).code());
-    assertEquals(S3ErrorCode.INVALID_RANGE, assertThrows(S3Exception.class,
-        () -> ByteRange.parse("bytes=1000-3000", 1000)).code());
+    assertEquals(
+        S3ErrorCode.INVALID_RANGE,
+        assertThrows(S3Exception.class, () -> ByteRange.parse("bytes=2000-", 1000)).code());
+    assertEquals(
+        S3ErrorCode.INVALID_RANGE,
+        assertThrows(S3Exception.class, () -> ByteRange.parse("bytes=1000-3000", 1000)).code());
   }
 }

@@ -9,11 +9,15 @@ import org.junit.jupiter.api.Test;
 class ObjectMetadataTest {
   @Test
   void awsChunkedIsHowTheBodyWasSentNotTheObjectsEncoding() {
-    assertFalse(ObjectMetadata.fromRequest(new DefaultHttpHeaders()
-        .set("Content-Encoding", "aws-chunked")).containsKey("strata.s3.content-encoding"));
-    assertEquals("gzip", ObjectMetadata.fromRequest(new DefaultHttpHeaders()
-        .set("Content-Encoding", "aws-chunked,gzip")).get("strata.s3.content-encoding")
-        .toStringUtf8());
+    assertFalse(
+        ObjectMetadata.fromRequest(new DefaultHttpHeaders().set("Content-Encoding", "aws-chunked"))
+            .containsKey("strata.s3.content-encoding"));
+    assertEquals(
+        "gzip",
+        ObjectMetadata.fromRequest(
+                new DefaultHttpHeaders().set("Content-Encoding", "aws-chunked,gzip"))
+            .get("strata.s3.content-encoding")
+            .toStringUtf8());
     assertEquals("gzip,br", ObjectMetadata.withoutAwsChunked("gzip, AWS-CHUNKED, br"));
   }
 }

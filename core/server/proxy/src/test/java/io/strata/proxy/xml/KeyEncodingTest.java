@@ -32,7 +32,8 @@ class KeyEncodingTest {
 
   @Test
   void encodesAllButUnreservedCharactersAndSlash() {
-    assertEquals("photos/2006/a%20b%2Bc%25d%26e%3Df%3Fg%23h%28i%29~-_.",
+    assertEquals(
+        "photos/2006/a%20b%2Bc%25d%26e%3Df%3Fg%23h%28i%29~-_.",
         KeyEncoding.urlEncode("photos/2006/a b+c%d&e=f?g#h(i)~-_."));
     assertEquals("%ED%95%9C%EA%B8%80/x.txt", KeyEncoding.urlEncode("\ud55c\uae00/x.txt"));
     assertEquals("%01%0A%0D%09%7F", KeyEncoding.urlEncode("\u0001\n\r\t\u007f"));
@@ -46,12 +47,13 @@ class KeyEncodingTest {
     for (int n = 0; n < 2000; n++) {
       StringBuilder key = new StringBuilder();
       for (int i = 0; i < 20; i++) {
-        int cp = switch (random.nextInt(4)) {
-          case 0 -> random.nextInt(0x80);
-          case 1 -> " +%/&=?".charAt(random.nextInt(7));
-          case 2 -> 0x80 + random.nextInt(0xD000);
-          default -> 0x1F600 + random.nextInt(50);
-        };
+        int cp =
+            switch (random.nextInt(4)) {
+              case 0 -> random.nextInt(0x80);
+              case 1 -> " +%/&=?".charAt(random.nextInt(7));
+              case 2 -> 0x80 + random.nextInt(0xD000);
+              default -> 0x1F600 + random.nextInt(50);
+            };
         key.appendCodePoint(cp);
       }
       String k = key.toString();

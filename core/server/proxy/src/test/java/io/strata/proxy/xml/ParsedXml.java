@@ -14,8 +14,8 @@ import javax.xml.stream.XMLStreamConstants;
 import javax.xml.stream.XMLStreamReader;
 
 /**
- * A response document read back with a plain StAX parser, independent of the code under test,
- * for tests to check every element.
+ * A response document read back with a plain StAX parser, independent of the code under test, for
+ * tests to check every element.
  */
 record ParsedXml(String name, String namespace, String text, List<ParsedXml> children) {
   static final String DECLARATION = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>";
@@ -32,8 +32,14 @@ record ParsedXml(String name, String namespace, String text, List<ParsedXml> chi
       ParsedXml root = null;
       while (r.hasNext()) {
         switch (r.next()) {
-          case XMLStreamConstants.START_ELEMENT -> open.push(new Object[] {r.getLocalName(),
-              r.getNamespaceURI(), new StringBuilder(), new ArrayList<ParsedXml>()});
+          case XMLStreamConstants.START_ELEMENT ->
+              open.push(
+                  new Object[] {
+                    r.getLocalName(),
+                    r.getNamespaceURI(),
+                    new StringBuilder(),
+                    new ArrayList<ParsedXml>()
+                  });
           case XMLStreamConstants.CHARACTERS -> {
             if (!open.isEmpty()) {
               ((StringBuilder) open.peek()[2]).append(r.getText());
@@ -43,8 +49,8 @@ record ParsedXml(String name, String namespace, String text, List<ParsedXml> chi
             Object[] b = open.pop();
             @SuppressWarnings("unchecked")
             List<ParsedXml> kids = (List<ParsedXml>) b[3];
-            ParsedXml node = new ParsedXml((String) b[0], (String) b[1], b[2].toString(),
-                List.copyOf(kids));
+            ParsedXml node =
+                new ParsedXml((String) b[0], (String) b[1], b[2].toString(), List.copyOf(kids));
             if (open.isEmpty()) {
               root = node;
             } else {
@@ -53,7 +59,7 @@ record ParsedXml(String name, String namespace, String text, List<ParsedXml> chi
               parent.add(node);
             }
           }
-          default -> { }
+          default -> {}
         }
       }
       return root;

@@ -27,8 +27,8 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.UploadPartCopyResponse;
 
 /**
- * Every response document read by the AWS SDK v2 S3 client, as an application would see it:
- * proof that a real client finds every field where it looks.
+ * Every response document read by the AWS SDK v2 S3 client, as an application would see it: proof
+ * that a real client finds every field where it looks.
  */
 class SdkReadsDocumentsTest {
   static final Instant T = Instant.parse("2009-10-12T17:50:30.123Z");
@@ -37,8 +37,13 @@ class SdkReadsDocumentsTest {
 
   @Test
   void readsListBuckets() {
-    SdkStub sdk = new SdkStub().answer(200, S3XmlWriter.listAllMyBuckets(new BucketListing(OWNER,
-        List.of(new BucketListing.Bucket("alpha", T, "eu-west-1")))));
+    SdkStub sdk =
+        new SdkStub()
+            .answer(
+                200,
+                S3XmlWriter.listAllMyBuckets(
+                    new BucketListing(
+                        OWNER, List.of(new BucketListing.Bucket("alpha", T, "eu-west-1")))));
     ListBucketsResponse r = sdk.client.listBuckets();
     assertEquals("owner-id", r.owner().id());
     assertEquals("strata", r.owner().displayName());
@@ -49,11 +54,31 @@ class SdkReadsDocumentsTest {
 
   @Test
   void readsAUrlEncodedListObjectsV1WithAnyKey() {
-    SdkStub sdk = new SdkStub().answer(200, S3XmlWriter.listObjects(new ObjectListingV1("b",
-        "dir with space/", "dir with space/0 a", "dir with space/zz", 2, "/", true, true,
-        List.of(new ObjectEntry(ODD_KEY, T, "9b2cf535f27731c974343645a3985328", 42, "STANDARD",
-            OWNER, ChecksumAlgorithm.CRC32C, ChecksumType.FULL_OBJECT)),
-        List.of("dir with space/sub+dir/"))));
+    SdkStub sdk =
+        new SdkStub()
+            .answer(
+                200,
+                S3XmlWriter.listObjects(
+                    new ObjectListingV1(
+                        "b",
+                        "dir with space/",
+                        "dir with space/0 a",
+                        "dir with space/zz",
+                        2,
+                        "/",
+                        true,
+                        true,
+                        List.of(
+                            new ObjectEntry(
+                                ODD_KEY,
+                                T,
+                                "9b2cf535f27731c974343645a3985328",
+                                42,
+                                "STANDARD",
+                                OWNER,
+                                ChecksumAlgorithm.CRC32C,
+                                ChecksumType.FULL_OBJECT)),
+                        List.of("dir with space/sub+dir/"))));
     ListObjectsResponse r = sdk.client.listObjects(q -> q.bucket("b").encodingType("url"));
     assertEquals("b", r.name());
     assertEquals("dir with space/", r.prefix());
@@ -77,10 +102,24 @@ class SdkReadsDocumentsTest {
 
   @Test
   void readsListObjectsV2() {
-    SdkStub sdk = new SdkStub().answer(200, S3XmlWriter.listObjectsV2(new ObjectListingV2("b",
-        "p/", "p/0", "token-1", "token-2", 1, "/", true, false, true,
-        List.of(new ObjectEntry("p/a&b", T, "e", 7, "STANDARD", OWNER, null, null)),
-        List.of("p/d/"))));
+    SdkStub sdk =
+        new SdkStub()
+            .answer(
+                200,
+                S3XmlWriter.listObjectsV2(
+                    new ObjectListingV2(
+                        "b",
+                        "p/",
+                        "p/0",
+                        "token-1",
+                        "token-2",
+                        1,
+                        "/",
+                        true,
+                        false,
+                        true,
+                        List.of(new ObjectEntry("p/a&b", T, "e", 7, "STANDARD", OWNER, null, null)),
+                        List.of("p/d/"))));
     ListObjectsV2Response r = sdk.client.listObjectsV2(q -> q.bucket("b"));
     assertEquals("b", r.name());
     assertEquals("p/", r.prefix());
@@ -99,21 +138,37 @@ class SdkReadsDocumentsTest {
 
   @Test
   void readsCopyResults() {
-    ChecksumValue crc = new ChecksumValue(ChecksumAlgorithm.CRC64NVME, "r/7LBH/0eeA=",
-        ChecksumType.FULL_OBJECT);
-    SdkStub sdk = new SdkStub().answer(200, S3XmlWriter.copyObjectResult(new CopyResult("abc", T,
-        crc)));
-    CopyObjectResponse o = sdk.client.copyObject(q -> q.sourceBucket("b").sourceKey("s")
-        .destinationBucket("b").destinationKey("d"));
+    ChecksumValue crc =
+        new ChecksumValue(ChecksumAlgorithm.CRC64NVME, "r/7LBH/0eeA=", ChecksumType.FULL_OBJECT);
+    SdkStub sdk =
+        new SdkStub().answer(200, S3XmlWriter.copyObjectResult(new CopyResult("abc", T, crc)));
+    CopyObjectResponse o =
+        sdk.client.copyObject(
+            q -> q.sourceBucket("b").sourceKey("s").destinationBucket("b").destinationKey("d"));
     assertEquals("\"abc\"", o.copyObjectResult().eTag());
     assertEquals(T, o.copyObjectResult().lastModified());
     assertEquals("r/7LBH/0eeA=", o.copyObjectResult().checksumCRC64NVME());
     assertEquals("FULL_OBJECT", o.copyObjectResult().checksumTypeAsString());
 
-    sdk.answer(200, S3XmlWriter.copyPartResult(new CopyResult("def", T, new ChecksumValue(
-        ChecksumAlgorithm.SHA1, "+PvrrDgXZR6qjUWArKXJ3ePWB7Q=", ChecksumType.FULL_OBJECT))));
-    UploadPartCopyResponse p = sdk.client.uploadPartCopy(q -> q.sourceBucket("b").sourceKey("s")
-        .destinationBucket("b").destinationKey("d").uploadId("u").partNumber(1));
+    sdk.answer(
+        200,
+        S3XmlWriter.copyPartResult(
+            new CopyResult(
+                "def",
+                T,
+                new ChecksumValue(
+                    ChecksumAlgorithm.SHA1,
+                    "+PvrrDgXZR6qjUWArKXJ3ePWB7Q=",
+                    ChecksumType.FULL_OBJECT))));
+    UploadPartCopyResponse p =
+        sdk.client.uploadPartCopy(
+            q ->
+                q.sourceBucket("b")
+                    .sourceKey("s")
+                    .destinationBucket("b")
+                    .destinationKey("d")
+                    .uploadId("u")
+                    .partNumber(1));
     assertEquals("\"def\"", p.copyPartResult().eTag());
     assertEquals(T, p.copyPartResult().lastModified());
     assertEquals("+PvrrDgXZR6qjUWArKXJ3ePWB7Q=", p.copyPartResult().checksumSHA1());
@@ -121,20 +176,32 @@ class SdkReadsDocumentsTest {
 
   @Test
   void readsCreateAndCompleteMultipartUpload() {
-    SdkStub sdk = new SdkStub().answer(200, S3XmlWriter.initiateMultipartUploadResult(
-        new InitiatedUpload("b", "k&<>", "upload-1")));
-    CreateMultipartUploadResponse c = sdk.client.createMultipartUpload(q -> q.bucket("b")
-        .key("k&<>"));
+    SdkStub sdk =
+        new SdkStub()
+            .answer(
+                200,
+                S3XmlWriter.initiateMultipartUploadResult(
+                    new InitiatedUpload("b", "k&<>", "upload-1")));
+    CreateMultipartUploadResponse c =
+        sdk.client.createMultipartUpload(q -> q.bucket("b").key("k&<>"));
     assertEquals("b", c.bucket());
     assertEquals("k&<>", c.key());
     assertEquals("upload-1", c.uploadId());
 
-    sdk.answer(200, S3XmlWriter.completeMultipartUploadResult(new CompletedUpload(
-        "http://localhost/b/k", "b", "k", "3858f62230ac3c915f300c664312c11f-9",
-        new ChecksumValue(ChecksumAlgorithm.SHA256,
-            "rVWtNbadtsaKXJAcgWPWjifHzJaXde/iV4jaJAOdivc=-3", ChecksumType.COMPOSITE))));
-    CompleteMultipartUploadResponse d = sdk.client.completeMultipartUpload(q -> q.bucket("b")
-        .key("k").uploadId("upload-1"));
+    sdk.answer(
+        200,
+        S3XmlWriter.completeMultipartUploadResult(
+            new CompletedUpload(
+                "http://localhost/b/k",
+                "b",
+                "k",
+                "3858f62230ac3c915f300c664312c11f-9",
+                new ChecksumValue(
+                    ChecksumAlgorithm.SHA256,
+                    "rVWtNbadtsaKXJAcgWPWjifHzJaXde/iV4jaJAOdivc=-3",
+                    ChecksumType.COMPOSITE))));
+    CompleteMultipartUploadResponse d =
+        sdk.client.completeMultipartUpload(q -> q.bucket("b").key("k").uploadId("upload-1"));
     assertEquals("http://localhost/b/k", d.location());
     assertEquals("b", d.bucket());
     assertEquals("k", d.key());
@@ -145,10 +212,34 @@ class SdkReadsDocumentsTest {
 
   @Test
   void readsListParts() {
-    SdkStub sdk = new SdkStub().answer(200, S3XmlWriter.listPartsResult(new PartListing("b", "k",
-        "u", 0, 1, 1, true, new Owner("init", null), OWNER, "STANDARD", ChecksumAlgorithm.CRC32,
-        ChecksumType.COMPOSITE, List.of(new PartListing.Part(1, T, "e1", 5242880,
-            new ChecksumValue(ChecksumAlgorithm.CRC32, "+SDIDA==", ChecksumType.FULL_OBJECT))))));
+    SdkStub sdk =
+        new SdkStub()
+            .answer(
+                200,
+                S3XmlWriter.listPartsResult(
+                    new PartListing(
+                        "b",
+                        "k",
+                        "u",
+                        0,
+                        1,
+                        1,
+                        true,
+                        new Owner("init", null),
+                        OWNER,
+                        "STANDARD",
+                        ChecksumAlgorithm.CRC32,
+                        ChecksumType.COMPOSITE,
+                        List.of(
+                            new PartListing.Part(
+                                1,
+                                T,
+                                "e1",
+                                5242880,
+                                new ChecksumValue(
+                                    ChecksumAlgorithm.CRC32,
+                                    "+SDIDA==",
+                                    ChecksumType.FULL_OBJECT))))));
     ListPartsResponse r = sdk.client.listParts(q -> q.bucket("b").key("k").uploadId("u"));
     assertEquals("b", r.bucket());
     assertEquals("k", r.key());
@@ -173,13 +264,35 @@ class SdkReadsDocumentsTest {
 
   @Test
   void readsAUrlEncodedListMultipartUploads() {
-    SdkStub sdk = new SdkStub().answer(200, S3XmlWriter.listMultipartUploadsResult(
-        new UploadListing("b", "a b", "m", "a b/next", "n", "a ", "/", 1, true, true,
-            List.of(new UploadListing.Upload(ODD_KEY, "u1", new Owner("init", null), OWNER,
-                "STANDARD", T, ChecksumAlgorithm.CRC64NVME, ChecksumType.FULL_OBJECT)),
-            List.of("a c/"))));
-    ListMultipartUploadsResponse r = sdk.client.listMultipartUploads(q -> q.bucket("b")
-        .encodingType("url"));
+    SdkStub sdk =
+        new SdkStub()
+            .answer(
+                200,
+                S3XmlWriter.listMultipartUploadsResult(
+                    new UploadListing(
+                        "b",
+                        "a b",
+                        "m",
+                        "a b/next",
+                        "n",
+                        "a ",
+                        "/",
+                        1,
+                        true,
+                        true,
+                        List.of(
+                            new UploadListing.Upload(
+                                ODD_KEY,
+                                "u1",
+                                new Owner("init", null),
+                                OWNER,
+                                "STANDARD",
+                                T,
+                                ChecksumAlgorithm.CRC64NVME,
+                                ChecksumType.FULL_OBJECT)),
+                        List.of("a c/"))));
+    ListMultipartUploadsResponse r =
+        sdk.client.listMultipartUploads(q -> q.bucket("b").encodingType("url"));
     assertEquals("b", r.bucket());
     assertEquals("a b", r.keyMarker());
     assertEquals("m", r.uploadIdMarker());
@@ -204,11 +317,20 @@ class SdkReadsDocumentsTest {
 
   @Test
   void readsDeleteResults() {
-    SdkStub sdk = new SdkStub().answer(200, S3XmlWriter.deleteResult(new DeleteResult(false,
-        List.of(new DeleteResult.Deleted("gone&", "v1")),
-        List.of(new DeleteResult.Failure("kept<", null, "AccessDenied", "Access Denied")))));
-    DeleteObjectsResponse r = sdk.client.deleteObjects(q -> q.bucket("b").delete(d -> d.objects(
-        o -> o.key("gone&"), o -> o.key("kept<"))));
+    SdkStub sdk =
+        new SdkStub()
+            .answer(
+                200,
+                S3XmlWriter.deleteResult(
+                    new DeleteResult(
+                        false,
+                        List.of(new DeleteResult.Deleted("gone&", "v1")),
+                        List.of(
+                            new DeleteResult.Failure(
+                                "kept<", null, "AccessDenied", "Access Denied")))));
+    DeleteObjectsResponse r =
+        sdk.client.deleteObjects(
+            q -> q.bucket("b").delete(d -> d.objects(o -> o.key("gone&"), o -> o.key("kept<"))));
     assertEquals("gone&", r.deleted().get(0).key());
     assertEquals("v1", r.deleted().get(0).versionId());
     assertEquals("kept<", r.errors().get(0).key());
@@ -218,39 +340,61 @@ class SdkReadsDocumentsTest {
 
   @Test
   void readsTaggingAndLocation() {
-    SdkStub sdk = new SdkStub().answer(200, S3XmlWriter.tagging(TagSet.fromHeader(
-        "team=data%20eng&empty=")));
+    SdkStub sdk =
+        new SdkStub().answer(200, S3XmlWriter.tagging(TagSet.fromHeader("team=data%20eng&empty=")));
     var tags = sdk.client.getObjectTagging(q -> q.bucket("b").key("k")).tagSet();
-    assertEquals(Map.of("team", "data eng", "empty", ""), Map.of(tags.get(0).key(),
-        tags.get(0).value(), tags.get(1).key(), tags.get(1).value()));
+    assertEquals(
+        Map.of("team", "data eng", "empty", ""),
+        Map.of(tags.get(0).key(), tags.get(0).value(), tags.get(1).key(), tags.get(1).value()));
 
     sdk.answer(200, S3XmlWriter.locationConstraint("us-east-1"));
     // As for S3's own answer for us-east-1: no region string.
-    String usEast1 = sdk.client.getBucketLocation(q -> q.bucket("b"))
-        .locationConstraintAsString();
+    String usEast1 = sdk.client.getBucketLocation(q -> q.bucket("b")).locationConstraintAsString();
     assertTrue(usEast1 == null || usEast1.isEmpty(), usEast1);
     sdk.answer(200, S3XmlWriter.locationConstraint("eu-west-1"));
-    assertEquals(BucketLocationConstraint.EU_WEST_1,
+    assertEquals(
+        BucketLocationConstraint.EU_WEST_1,
         sdk.client.getBucketLocation(q -> q.bucket("b")).locationConstraint());
   }
 
   @Test
   void readsErrorsAsTheirExceptions() {
-    SdkStub sdk = new SdkStub().answer(404, S3XmlWriter.error(ErrorResponse.of(
-        new io.strata.proxy.s3.S3Exception(io.strata.proxy.s3.S3ErrorCode.NO_SUCH_KEY),
-        "/b/k", "REQ123").with("Key", "k")));
-    NoSuchKeyException e = assertThrows(NoSuchKeyException.class,
-        () -> sdk.client.getObjectAcl(q -> q.bucket("b").key("k")));
+    SdkStub sdk =
+        new SdkStub()
+            .answer(
+                404,
+                S3XmlWriter.error(
+                    ErrorResponse.of(
+                            new io.strata.proxy.s3.S3Exception(
+                                io.strata.proxy.s3.S3ErrorCode.NO_SUCH_KEY),
+                            "/b/k",
+                            "REQ123")
+                        .with("Key", "k")));
+    NoSuchKeyException e =
+        assertThrows(
+            NoSuchKeyException.class, () -> sdk.client.getObjectAcl(q -> q.bucket("b").key("k")));
     assertEquals("NoSuchKey", e.awsErrorDetails().errorCode());
     assertEquals("The specified key does not exist.", e.awsErrorDetails().errorMessage());
     assertEquals(404, e.statusCode());
 
-    sdk.answer(400, S3XmlWriter.error(new ErrorResponse("InvalidTag", "The TagKey you have "
-        + "provided is invalid", null, "REQ9", "HOST9", null)));
-    S3Exception tag = assertThrows(S3Exception.class, () -> sdk.client.putObjectTagging(q -> q
-        .bucket("b").key("k").tagging(t -> t.tagSet(s -> s.key("k").value("v")))));
+    sdk.answer(
+        400,
+        S3XmlWriter.error(
+            new ErrorResponse(
+                "InvalidTag",
+                "The TagKey you have " + "provided is invalid",
+                null,
+                "REQ9",
+                "HOST9",
+                null)));
+    S3Exception tag =
+        assertThrows(
+            S3Exception.class,
+            () ->
+                sdk.client.putObjectTagging(
+                    q ->
+                        q.bucket("b").key("k").tagging(t -> t.tagSet(s -> s.key("k").value("v")))));
     assertEquals("InvalidTag", tag.awsErrorDetails().errorCode());
-    assertEquals("The TagKey you have provided is invalid", tag.awsErrorDetails()
-        .errorMessage());
+    assertEquals("The TagKey you have provided is invalid", tag.awsErrorDetails().errorMessage());
   }
 }

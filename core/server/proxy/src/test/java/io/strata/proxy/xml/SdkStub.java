@@ -31,14 +31,17 @@ final class SdkStub implements SdkHttpClient {
   private int status = 200;
   private byte[] responseBody = new byte[0];
 
-  final S3Client client = S3Client.builder()
-      .region(Region.US_EAST_1)
-      .credentialsProvider(StaticCredentialsProvider.create(
-          AwsBasicCredentials.create("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")))
-      .endpointOverride(URI.create("http://127.0.0.1:9"))
-      .forcePathStyle(true)
-      .httpClient(this)
-      .build();
+  final S3Client client =
+      S3Client.builder()
+          .region(Region.US_EAST_1)
+          .credentialsProvider(
+              StaticCredentialsProvider.create(
+                  AwsBasicCredentials.create(
+                      "AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")))
+          .endpointOverride(URI.create("http://127.0.0.1:9"))
+          .forcePathStyle(true)
+          .httpClient(this)
+          .build();
 
   /** The next answers are this status and body. */
   SdkStub answer(int status, byte[] body) {
@@ -56,20 +59,27 @@ final class SdkStub implements SdkHttpClient {
     return new ExecutableHttpRequest() {
       @Override
       public HttpExecuteResponse call() {
-        byte[] body = request.contentStreamProvider().map(p -> {
-          try (InputStream in = p.newStream()) {
-            return in.readAllBytes();
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        }).orElse(new byte[0]);
+        byte[] body =
+            request
+                .contentStreamProvider()
+                .map(
+                    p -> {
+                      try (InputStream in = p.newStream()) {
+                        return in.readAllBytes();
+                      } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                      }
+                    })
+                .orElse(new byte[0]);
         sent.add(new Sent(request.httpRequest(), body));
         return HttpExecuteResponse.builder()
-            .response(SdkHttpResponse.builder().statusCode(status)
-                .putHeader("Content-Type", "application/xml")
-                .putHeader("Content-Length", Integer.toString(responseBody.length))
-                .putHeader("x-amz-request-id", "STUBREQUEST")
-                .build())
+            .response(
+                SdkHttpResponse.builder()
+                    .statusCode(status)
+                    .putHeader("Content-Type", "application/xml")
+                    .putHeader("Content-Length", Integer.toString(responseBody.length))
+                    .putHeader("x-amz-request-id", "STUBREQUEST")
+                    .build())
             .responseBody(AbortableInputStream.create(new ByteArrayInputStream(responseBody)))
             .build();
       }

@@ -15,11 +15,16 @@ class TagSetTest {
   @Test
   void parsesTheTaggingHeader() {
     assertEquals(Map.of("k1", "v1", "k2", "v2"), TagSet.fromHeader("k1=v1&k2=v2").asMap());
-    assertEquals(List.of("k1", "k2"), List.copyOf(TagSet.fromHeader("k1=v1&k2=v2").asMap()
-        .keySet()));
+    assertEquals(
+        List.of("k1", "k2"), List.copyOf(TagSet.fromHeader("k1=v1&k2=v2").asMap().keySet()));
     TagSet t = TagSet.fromHeader("a+b=c%20d&%C3%A9=%26%3D%2B&flag&empty=");
-    assertEquals(List.of(new TagSet.Tag("a b", "c d"), new TagSet.Tag("\u00e9", "&=+"),
-        new TagSet.Tag("flag", ""), new TagSet.Tag("empty", "")), t.tags());
+    assertEquals(
+        List.of(
+            new TagSet.Tag("a b", "c d"),
+            new TagSet.Tag("\u00e9", "&=+"),
+            new TagSet.Tag("flag", ""),
+            new TagSet.Tag("empty", "")),
+        t.tags());
     assertTrue(TagSet.fromHeader("").isEmpty());
     assertTrue(TagSet.fromHeader(null).isEmpty());
   }
@@ -28,11 +33,16 @@ class TagSetTest {
   void refusesDuplicateKeysAndBadEncodingInTheHeaderAsS3Does() {
     S3Exception dup = assertThrows(S3Exception.class, () -> TagSet.fromHeader("a=&a="));
     assertEquals(S3ErrorCode.INVALID_ARGUMENT, dup.code());
-    assertTrue(dup.getMessage().startsWith("The header 'x-amz-tagging' shall be encoded as "
-        + "UTF-8 then URLEncoded URL query parameters without tag name duplicates."));
-    assertEquals(S3ErrorCode.INVALID_ARGUMENT,
+    assertTrue(
+        dup.getMessage()
+            .startsWith(
+                "The header 'x-amz-tagging' shall be encoded as "
+                    + "UTF-8 then URLEncoded URL query parameters without tag name duplicates."));
+    assertEquals(
+        S3ErrorCode.INVALID_ARGUMENT,
         assertThrows(S3Exception.class, () -> TagSet.fromHeader("a=%zz")).code());
-    assertEquals(S3ErrorCode.INVALID_TAG,
+    assertEquals(
+        S3ErrorCode.INVALID_TAG,
         assertThrows(S3Exception.class, () -> TagSet.fromHeader("=v")).code());
   }
 
@@ -50,19 +60,24 @@ class TagSetTest {
     // Lengths count Unicode characters, not UTF-16 units or bytes.
     String emoji = "\uD83D\uDE00";
     new TagSet(List.of(new TagSet.Tag(emoji.repeat(128), emoji.repeat(256))));
-    assertThrows(S3Exception.class,
-        () -> new TagSet(List.of(new TagSet.Tag(emoji.repeat(129), ""))));
-    assertThrows(S3Exception.class,
-        () -> new TagSet(List.of(new TagSet.Tag("k", emoji.repeat(257)))));
+    assertThrows(
+        S3Exception.class, () -> new TagSet(List.of(new TagSet.Tag(emoji.repeat(129), ""))));
+    assertThrows(
+        S3Exception.class, () -> new TagSet(List.of(new TagSet.Tag("k", emoji.repeat(257)))));
   }
 
   @Test
   void theHeaderFormRoundTrips() {
-    TagSet t = new TagSet(List.of(new TagSet.Tag("a b", "c+d"), new TagSet.Tag("x&y=z", "%"),
-        new TagSet.Tag("\u00e9\uD83D\uDE00", ""), new TagSet.Tag("path/with:colon", "@-_.~")));
+    TagSet t =
+        new TagSet(
+            List.of(
+                new TagSet.Tag("a b", "c+d"),
+                new TagSet.Tag("x&y=z", "%"),
+                new TagSet.Tag("\u00e9\uD83D\uDE00", ""),
+                new TagSet.Tag("path/with:colon", "@-_.~")));
     String header = t.toHeader();
-    assertEquals("a%20b=c%2Bd&x%26y%3Dz=%25&%C3%A9%F0%9F%98%80=&path%2Fwith%3Acolon=%40-_.~",
-        header);
+    assertEquals(
+        "a%20b=c%2Bd&x%26y%3Dz=%25&%C3%A9%F0%9F%98%80=&path%2Fwith%3Acolon=%40-_.~", header);
     assertEquals(t, TagSet.fromHeader(header));
     assertEquals("", TagSet.empty().toHeader());
   }

@@ -17,19 +17,23 @@ import org.slf4j.LoggerFactory;
  * takes it, so that copying blocks in does not push the page cache out and stall the host.
  *
  * <p>Guarantees: when Direct I/O is turned off every file is written through the page cache.
- * Otherwise the first block file of each tier folder is opened with O_DIRECT; when that fails
- * (a file system that refuses O_DIRECT, or whose block size does not divide
- * {@link BlockFileWriter#ALIGNMENT}), the folder is remembered as refusing, one INFO line says
- * so, and that file and every later one in the folder are written through the page cache.
- * Safe for use by many copy threads at once.
+ * Otherwise the first block file of each tier folder is opened with O_DIRECT; when that fails (a
+ * file system that refuses O_DIRECT, or whose block size does not divide {@link
+ * BlockFileWriter#ALIGNMENT}), the folder is remembered as refusing, one INFO line says so, and
+ * that file and every later one in the folder are written through the page cache. Safe for use by
+ * many copy threads at once.
  */
 public final class BlockFileOpener {
   private static final Logger LOG = LoggerFactory.getLogger(BlockFileOpener.class);
-  private static final OpenOption[] PLAIN = {StandardOpenOption.CREATE,
-      StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE};
-  private static final OpenOption[] DIRECT = {StandardOpenOption.CREATE,
-      StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE,
-      ExtendedOpenOption.DIRECT};
+  private static final OpenOption[] PLAIN = {
+    StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE
+  };
+  private static final OpenOption[] DIRECT = {
+    StandardOpenOption.CREATE,
+    StandardOpenOption.TRUNCATE_EXISTING,
+    StandardOpenOption.WRITE,
+    ExtendedOpenOption.DIRECT
+  };
 
   /** Opens a file with O_DIRECT; a seam so that tests can play a file system that refuses it. */
   interface DirectChannelOpener {
@@ -38,13 +42,15 @@ public final class BlockFileOpener {
 
   private final boolean directEnabled;
   private final DirectChannelOpener directOpener;
+
   /** Tier folder -> whether it took O_DIRECT; absent until its first block file is opened. */
   private final ConcurrentHashMap<Path, Boolean> directByFolder = new ConcurrentHashMap<>();
+
   private final AtomicInteger refusalsLogged = new AtomicInteger();
 
   /**
-   * @param directEnabled whether to try Direct I/O at all
-   *     ({@code strata.worker.block.write.direct})
+   * @param directEnabled whether to try Direct I/O at all ({@code
+   *     strata.worker.block.write.direct})
    */
   public BlockFileOpener(boolean directEnabled) {
     this(directEnabled, file -> FileChannel.open(file, DIRECT));
@@ -89,8 +95,11 @@ public final class BlockFileOpener {
     FileChannel plain = FileChannel.open(file, PLAIN);
     if (!Boolean.FALSE.equals(directByFolder.put(folder, Boolean.FALSE))) {
       refusalsLogged.incrementAndGet();
-      LOG.info("tier {} folder {} refuses O_DIRECT ({}); writing blocks through the page cache",
-          tierAlias, folder, why);
+      LOG.info(
+          "tier {} folder {} refuses O_DIRECT ({}); writing blocks through the page cache",
+          tierAlias,
+          folder,
+          why);
     }
     return new BlockFileWriter(file, plain, false, force);
   }

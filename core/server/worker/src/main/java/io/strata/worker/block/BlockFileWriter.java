@@ -7,21 +7,21 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
- * Writes one block file sequentially, with Direct I/O when it was opened that way (see
- * {@link BlockFileOpener}), so that a large copy does not fill the page cache.
+ * Writes one block file sequentially, with Direct I/O when it was opened that way (see {@link
+ * BlockFileOpener}), so that a large copy does not fill the page cache.
  *
- * <p>Guarantees: after {@link #close} the file holds exactly the bytes given to {@link #write},
- * in order, and its length is exactly {@link #length()}, whether or not Direct I/O was used.
- * With Direct I/O every write goes to the file system at a 4 KiB-aligned position with a
- * 4 KiB-aligned length; the last, partial chunk is padded with zeros and the padding is cut off
- * on close through an ordinary channel. Not thread-safe: one writer belongs to one copy.
+ * <p>Guarantees: after {@link #close} the file holds exactly the bytes given to {@link #write}, in
+ * order, and its length is exactly {@link #length()}, whether or not Direct I/O was used. With
+ * Direct I/O every write goes to the file system at a 4 KiB-aligned position with a 4 KiB-aligned
+ * length; the last, partial chunk is padded with zeros and the padding is cut off on close through
+ * an ordinary channel. Not thread-safe: one writer belongs to one copy.
  *
  * <p>Contract on buffers with Direct I/O: each buffer passed to {@link #write} is direct, its
- * position is at an address aligned to {@link #ALIGNMENT}, and every write but the last covers
- * a multiple of {@link #ALIGNMENT} bytes. The last write may be shorter; it is padded in place,
- * so the buffer's capacity must reach the next multiple of {@link #ALIGNMENT} after its limit
- * (true of any buffer made with {@code allocateDirect(n + 4095).alignedSlice(4096)} for a
- * multiple-of-4096 {@code n}). Without Direct I/O any buffer is accepted.
+ * position is at an address aligned to {@link #ALIGNMENT}, and every write but the last covers a
+ * multiple of {@link #ALIGNMENT} bytes. The last write may be shorter; it is padded in place, so
+ * the buffer's capacity must reach the next multiple of {@link #ALIGNMENT} after its limit (true of
+ * any buffer made with {@code allocateDirect(n + 4095).alignedSlice(4096)} for a multiple-of-4096
+ * {@code n}). Without Direct I/O any buffer is accepted.
  */
 public final class BlockFileWriter implements AutoCloseable {
   /** Alignment of buffer addresses, file positions and lengths under Direct I/O. */
@@ -60,8 +60,8 @@ public final class BlockFileWriter implements AutoCloseable {
   /**
    * Appends every remaining byte of {@code src}, leaving its position at its limit.
    *
-   * @throws IllegalArgumentException when Direct I/O is on and the buffer breaks the contract
-   *     in the class description
+   * @throws IllegalArgumentException when Direct I/O is on and the buffer breaks the contract in
+   *     the class description
    * @throws IllegalStateException after a short (padded) write under Direct I/O, or after close
    */
   public void write(ByteBuffer src) throws IOException {
@@ -80,8 +80,13 @@ public final class BlockFileWriter implements AutoCloseable {
       return;
     }
     if (padded) {
-      throw new IllegalStateException("block file " + path + " already got its last, partial "
-          + "chunk at byte " + length + "; no more bytes may follow under Direct I/O");
+      throw new IllegalStateException(
+          "block file "
+              + path
+              + " already got its last, partial "
+              + "chunk at byte "
+              + length
+              + "; no more bytes may follow under Direct I/O");
     }
     checkAligned(src);
     int limit = src.limit();
@@ -89,9 +94,14 @@ public final class BlockFileWriter implements AutoCloseable {
     if (tail != 0) {
       int paddedLimit = limit + ALIGNMENT - tail;
       if (paddedLimit > src.capacity()) {
-        throw new IllegalArgumentException("the last chunk of " + path + " needs room for "
-            + (ALIGNMENT - tail) + " bytes of padding after its limit; give a buffer whose "
-            + "capacity is a multiple of " + ALIGNMENT);
+        throw new IllegalArgumentException(
+            "the last chunk of "
+                + path
+                + " needs room for "
+                + (ALIGNMENT - tail)
+                + " bytes of padding after its limit; give a buffer whose "
+                + "capacity is a multiple of "
+                + ALIGNMENT);
       }
       src.limit(paddedLimit);
       for (int i = limit; i < paddedLimit; i++) {
@@ -113,14 +123,19 @@ public final class BlockFileWriter implements AutoCloseable {
       throw new IllegalArgumentException("Direct I/O to " + path + " needs a direct buffer");
     }
     if (src.alignmentOffset(src.position(), ALIGNMENT) != 0) {
-      throw new IllegalArgumentException("Direct I/O to " + path + " needs a buffer whose "
-          + "position is aligned to " + ALIGNMENT + " bytes; allocate it with alignedSlice");
+      throw new IllegalArgumentException(
+          "Direct I/O to "
+              + path
+              + " needs a buffer whose "
+              + "position is aligned to "
+              + ALIGNMENT
+              + " bytes; allocate it with alignedSlice");
     }
   }
 
   /**
-   * Closes the file: under Direct I/O cuts off the padding of the last chunk, and forces the
-   * file to the device when the writer was opened with force. Closing twice does nothing.
+   * Closes the file: under Direct I/O cuts off the padding of the last chunk, and forces the file
+   * to the device when the writer was opened with force. Closing twice does nothing.
    */
   @Override
   public void close() throws IOException {

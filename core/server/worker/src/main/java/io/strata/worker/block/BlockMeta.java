@@ -3,9 +3,9 @@ package io.strata.worker.block;
 import java.nio.file.Path;
 
 /**
- * A block committed to one tier of a {@link TieredBlockStore}: its id, its length and the file
- * that holds exactly its bytes. The identity fields never change; the pin count, the removal
- * mark and the held mark are guarded by the store's lock and only the store touches them.
+ * A block committed to one tier of a {@link TieredBlockStore}: its id, its length and the file that
+ * holds exactly its bytes. The identity fields never change; the pin count, the removal mark and
+ * the held mark are guarded by the store's lock and only the store touches them.
  */
 public final class BlockMeta {
   private final long blockId;

@@ -8,8 +8,8 @@ import java.util.List;
 
 /**
  * The state of one tier inside a {@link TieredBlockStore}: space accounting, the
- * least-recently-used order of its blocks and the bytes of its held blocks. Not thread-safe:
- * every method runs under the store's lock, except the gauges, which read volatile fields.
+ * least-recently-used order of its blocks and the bytes of its held blocks. Not thread-safe: every
+ * method runs under the store's lock, except the gauges, which read volatile fields.
  */
 final class StoreTier {
   /** The folder of the markers of held blocks: an empty file named by the block id. */
@@ -125,8 +125,8 @@ final class StoreTier {
   }
 
   /**
-   * The least recently used blocks, neither pinned nor held, whose removal frees at least
-   * {@code bytes}, or null when even evicting every such block would not.
+   * The least recently used blocks, neither pinned nor held, whose removal frees at least {@code
+   * bytes}, or null when even evicting every such block would not.
    */
   List<BlockMeta> victimsFor(long bytes) {
     List<BlockMeta> victims = new ArrayList<>();

@@ -3,10 +3,9 @@ package io.strata.worker.block;
 import java.nio.file.Path;
 
 /**
- * A block being written: space is reserved for it in one tier and its bytes go to a file in
- * that tier's {@code tmp/} folder. It becomes readable only through
- * {@link TieredBlockStore#commit}, and {@link TieredBlockStore#abort} releases it; whoever
- * created it must do exactly one of the two.
+ * A block being written: space is reserved for it in one tier and its bytes go to a file in that
+ * tier's {@code tmp/} folder. It becomes readable only through {@link TieredBlockStore#commit}, and
+ * {@link TieredBlockStore#abort} releases it; whoever created it must do exactly one of the two.
  */
 public final class TempBlock {
   private final long blockId;
@@ -31,8 +30,8 @@ public final class TempBlock {
   }
 
   /**
-   * The bytes reserved for the block: the length it must have when committed, or at most,
-   * when committed with {@link TieredBlockStore#commit(TempBlock, long)}.
+   * The bytes reserved for the block: the length it must have when committed, or at most, when
+   * committed with {@link TieredBlockStore#commit(TempBlock, long)}.
    */
   public long length() {
     return length;

@@ -18,9 +18,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The file work of a {@link TieredBlockStore} on one tier folder that needs none of its
- * state: preparing and scanning the folder at start-up, and writing and deleting the markers
- * of held blocks. Those methods do I/O, so none may run under the store's lock.
+ * The file work of a {@link TieredBlockStore} on one tier folder that needs none of its state:
+ * preparing and scanning the folder at start-up, and writing and deleting the markers of held
+ * blocks. Those methods do I/O, so none may run under the store's lock.
  */
 final class TierFolder {
   private static final Logger LOG = LoggerFactory.getLogger(TierFolder.class);
@@ -32,8 +32,7 @@ final class TierFolder {
 
   /** The configuration key of a tier's capacity, for messages. */
   static String capacityKey(StoreTier tier) {
-    return "strata.worker.tier." + tier.spec().alias().toLowerCase(Locale.ROOT)
-        + ".capacity";
+    return "strata.worker.tier." + tier.spec().alias().toLowerCase(Locale.ROOT) + ".capacity";
   }
 
   /** Lists a tier's held markers into {@code ids}; returns the stray files removed. */
@@ -43,8 +42,7 @@ final class TierFolder {
       for (Path p : dir) {
         Long id = parseBlockId(p.getFileName().toString());
         if (id == null) {
-          LOG.warn("Removing {} from tier {}: its name is not a block id", p,
-              tier.spec().alias());
+          LOG.warn("Removing {} from tier {}: its name is not a block id", p, tier.spec().alias());
           deleteRecursively(p);
           stray++;
         } else {
@@ -52,9 +50,17 @@ final class TierFolder {
         }
       }
     } catch (IOException e) {
-      throw new StrataException(ErrorCode.FAILED_PRECONDITION, "Cannot list "
-          + tier.heldDir() + " of tier " + tier.spec().alias() + " ("
-          + tier.spec().dirKey() + "): " + e, e);
+      throw new StrataException(
+          ErrorCode.FAILED_PRECONDITION,
+          "Cannot list "
+              + tier.heldDir()
+              + " of tier "
+              + tier.spec().alias()
+              + " ("
+              + tier.spec().dirKey()
+              + "): "
+              + e,
+          e);
     }
     return stray;
   }
@@ -70,10 +76,20 @@ final class TierFolder {
       Files.write(probe, new byte[] {1});
       Files.delete(probe);
     } catch (IOException | SecurityException e) {
-      throw new StrataException(ErrorCode.FAILED_PRECONDITION, "Cannot use folder " + spec.dir()
-          + " of tier " + spec.alias() + " (" + spec.dirKey() + "): " + e
-          + ". Make it writable by this user, or point " + spec.dirKey()
-          + " at a writable folder.", e);
+      throw new StrataException(
+          ErrorCode.FAILED_PRECONDITION,
+          "Cannot use folder "
+              + spec.dir()
+              + " of tier "
+              + spec.alias()
+              + " ("
+              + spec.dirKey()
+              + "): "
+              + e
+              + ". Make it writable by this user, or point "
+              + spec.dirKey()
+              + " at a writable folder.",
+          e);
     }
   }
 
@@ -86,8 +102,17 @@ final class TierFolder {
         removed++;
       }
     } catch (IOException e) {
-      throw new StrataException(ErrorCode.FAILED_PRECONDITION, "Cannot clear " + tier.tmpDir()
-          + " of tier " + tier.spec().alias() + " (" + tier.spec().dirKey() + "): " + e, e);
+      throw new StrataException(
+          ErrorCode.FAILED_PRECONDITION,
+          "Cannot clear "
+              + tier.tmpDir()
+              + " of tier "
+              + tier.spec().alias()
+              + " ("
+              + tier.spec().dirKey()
+              + "): "
+              + e,
+          e);
     }
     return removed;
   }
@@ -105,8 +130,8 @@ final class TierFolder {
   }
 
   /**
-   * Lists a tier's blocks folder into {@code found}, leaving out blocks already in
-   * {@code known} (a faster tier); returns the stray files removed.
+   * Lists a tier's blocks folder into {@code found}, leaving out blocks already in {@code known} (a
+   * faster tier); returns the stray files removed.
    */
   static int listBlocks(StoreTier tier, Map<Long, BlockMeta> known, List<Found> found)
       throws StrataException {
@@ -117,20 +142,17 @@ final class TierFolder {
         Long id = parseBlockId(name);
         BasicFileAttributes attrs;
         try {
-          attrs = Files.readAttributes(p, BasicFileAttributes.class,
-              LinkOption.NOFOLLOW_LINKS);
+          attrs = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
         } catch (NoSuchFileException e) {
           continue;
         }
         if (id == null || !attrs.isRegularFile()) {
-          LOG.warn("Removing {} from tier {}: its name is not a block id", p,
-              tier.spec().alias());
+          LOG.warn("Removing {} from tier {}: its name is not a block id", p, tier.spec().alias());
           deleteRecursively(p);
           stray++;
         } else if (known.containsKey(id)) {
           // Also in a faster tier (copied there before a crash): keep the faster copy.
-          LOG.warn("Removing {}: block {} is also in tier {}", p, id,
-              known.get(id).tierAlias());
+          LOG.warn("Removing {}: block {} is also in tier {}", p, id, known.get(id).tierAlias());
           Files.deleteIfExists(p);
           stray++;
         } else {
@@ -138,9 +160,17 @@ final class TierFolder {
         }
       }
     } catch (IOException e) {
-      throw new StrataException(ErrorCode.FAILED_PRECONDITION, "Cannot list "
-          + tier.blocksDir() + " of tier " + tier.spec().alias() + " ("
-          + tier.spec().dirKey() + "): " + e, e);
+      throw new StrataException(
+          ErrorCode.FAILED_PRECONDITION,
+          "Cannot list "
+              + tier.blocksDir()
+              + " of tier "
+              + tier.spec().alias()
+              + " ("
+              + tier.spec().dirKey()
+              + "): "
+              + e,
+          e);
     }
     return stray;
   }
@@ -165,10 +195,9 @@ final class TierFolder {
   }
 
   /**
-   * Creates a held marker. Not forced to the device, like the block's rename in commit: a
-   * power cut can lose a marker written since the file system last synced, and the block is
-   * then found unheld (evictable before it is persisted) or not at all; a crash of the process
-   * alone loses nothing.
+   * Creates a held marker. Not forced to the device, like the block's rename in commit: a power cut
+   * can lose a marker written since the file system last synced, and the block is then found unheld
+   * (evictable before it is persisted) or not at all; a crash of the process alone loses nothing.
    */
   static void writeMarker(Path marker) throws IOException {
     Files.write(marker, new byte[0]);
@@ -179,8 +208,12 @@ final class TierFolder {
     try {
       Files.deleteIfExists(tier.heldMarker(blockId));
     } catch (IOException e) {
-      LOG.warn("Cannot delete the held marker of block {} in tier {}: {}; it is deleted when the "
-          + "worker next starts", blockId, tier.spec().alias(), e.toString());
+      LOG.warn(
+          "Cannot delete the held marker of block {} in tier {}: {}; it is deleted when the "
+              + "worker next starts",
+          blockId,
+          tier.spec().alias(),
+          e.toString());
     }
   }
 }

@@ -8,13 +8,13 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * One storage tier of a worker: its alias (MEM, SSD or HDD), its folder and its capacity.
- * A list of specs is ordered from the fastest tier to the slowest; new blocks prefer the
- * earliest tier with room.
+ * One storage tier of a worker: its alias (MEM, SSD or HDD), its folder and its capacity. A list of
+ * specs is ordered from the fastest tier to the slowest; new blocks prefer the earliest tier with
+ * room.
  *
  * @param alias the tier's name as reported to the master and used in metric tags
- * @param dir the tier's folder; committed blocks live in {@code dir/blocks}, writes in
- *     {@code dir/tmp}
+ * @param dir the tier's folder; committed blocks live in {@code dir/blocks}, writes in {@code
+ *     dir/tmp}
  * @param capacityBytes bytes the tier may hold; positive
  * @param dirKey the configuration key that named the folder, quoted in start-up errors
  */
@@ -40,25 +40,54 @@ public record TierSpec(String alias, Path dir, long capacityBytes, String dirKey
    */
   public static List<TierSpec> fromConfig(StrataConfig conf) {
     List<TierSpec> tiers = new ArrayList<>();
-    add(tiers, conf, "MEM", WorkerKeys.MEM_DIR.name(), conf.getString(WorkerKeys.MEM_DIR),
+    add(
+        tiers,
+        conf,
+        "MEM",
+        WorkerKeys.MEM_DIR.name(),
+        conf.getString(WorkerKeys.MEM_DIR),
         conf.getBytes(WorkerKeys.MEM_CAPACITY));
-    add(tiers, conf, "SSD", WorkerKeys.SSD_DIR.name(), conf.getString(WorkerKeys.SSD_DIR),
+    add(
+        tiers,
+        conf,
+        "SSD",
+        WorkerKeys.SSD_DIR.name(),
+        conf.getString(WorkerKeys.SSD_DIR),
         conf.getBytes(WorkerKeys.SSD_CAPACITY));
-    add(tiers, conf, "HDD", WorkerKeys.HDD_DIR.name(), conf.getString(WorkerKeys.HDD_DIR),
+    add(
+        tiers,
+        conf,
+        "HDD",
+        WorkerKeys.HDD_DIR.name(),
+        conf.getString(WorkerKeys.HDD_DIR),
         conf.getBytes(WorkerKeys.HDD_CAPACITY));
     if (tiers.isEmpty()) {
-      throw new IllegalArgumentException("Every worker tier is turned off: set at least one of "
-          + WorkerKeys.MEM_CAPACITY.name() + ", " + WorkerKeys.SSD_CAPACITY.name() + " or "
-          + WorkerKeys.HDD_CAPACITY.name() + " to a size above 0.");
+      throw new IllegalArgumentException(
+          "Every worker tier is turned off: set at least one of "
+              + WorkerKeys.MEM_CAPACITY.name()
+              + ", "
+              + WorkerKeys.SSD_CAPACITY.name()
+              + " or "
+              + WorkerKeys.HDD_CAPACITY.name()
+              + " to a size above 0.");
     }
     return tiers;
   }
 
-  private static void add(List<TierSpec> tiers, StrataConfig conf, String alias, String key,
-      String dir, long capacity) {
+  private static void add(
+      List<TierSpec> tiers,
+      StrataConfig conf,
+      String alias,
+      String key,
+      String dir,
+      long capacity) {
     if (capacity < 0) {
-      throw new IllegalArgumentException("Negative capacity for tier " + alias + ": " + capacity
-          + "; give a size, or 0 to turn the tier off.");
+      throw new IllegalArgumentException(
+          "Negative capacity for tier "
+              + alias
+              + ": "
+              + capacity
+              + "; give a size, or 0 to turn the tier off.");
     }
     if (capacity > 0) {
       tiers.add(new TierSpec(alias, Path.of(dir).toAbsolutePath(), capacity, key));

@@ -33,22 +33,23 @@ import org.slf4j.LoggerFactory;
  * The worker's cache of blocks over tiers of local folders (MEM, SSD, HDD), fastest first.
  *
  * <p>Guarantees:
+ *
  * <ul>
- *   <li>A file in a tier's {@code blocks/} folder always holds a whole block: blocks are
- *       written to {@code tmp/}, their length checked, and then renamed into place. A crash
- *       leaves at most temporary files, which {@link #open} deletes.
- *   <li>A new block goes to the fastest tier with room. When none has room, the least recently
- *       used unpinned blocks of the fastest tier that can hold it are evicted. A block larger
- *       than every tier is not cached.
- *   <li>A pinned block (one being read) is never evicted or deleted; a removal asked for while
- *       it is pinned happens when its last reader unpins it.
- *   <li>A held block (a file's content written to the cache only, not yet in its under store)
- *       is never evicted, not even to fit a tier whose capacity was lowered; it goes only when
- *       {@link #release released} and then evicted, or {@link #remove removed}. The mark is an
- *       empty file {@code held/<blockId>} in the block's tier, so it survives a restart of the
- *       worker. Held blocks are written to the most durable tier, the last one configured.
- *   <li>Lookups are lock-free; LRU order, pins and space accounting share one lock whose
- *       critical sections do no I/O.
+ *   <li>A file in a tier's {@code blocks/} folder always holds a whole block: blocks are written to
+ *       {@code tmp/}, their length checked, and then renamed into place. A crash leaves at most
+ *       temporary files, which {@link #open} deletes.
+ *   <li>A new block goes to the fastest tier with room. When none has room, the least recently used
+ *       unpinned blocks of the fastest tier that can hold it are evicted. A block larger than every
+ *       tier is not cached.
+ *   <li>A pinned block (one being read) is never evicted or deleted; a removal asked for while it
+ *       is pinned happens when its last reader unpins it.
+ *   <li>A held block (a file's content written to the cache only, not yet in its under store) is
+ *       never evicted, not even to fit a tier whose capacity was lowered; it goes only when {@link
+ *       #release released} and then evicted, or {@link #remove removed}. The mark is an empty file
+ *       {@code held/<blockId>} in the block's tier, so it survives a restart of the worker. Held
+ *       blocks are written to the most durable tier, the last one configured.
+ *   <li>Lookups are lock-free; LRU order, pins and space accounting share one lock whose critical
+ *       sections do no I/O.
  * </ul>
  */
 public final class TieredBlockStore implements AutoCloseable {
@@ -56,8 +57,10 @@ public final class TieredBlockStore implements AutoCloseable {
   private static final String TEMP_SUFFIX = ".tmp";
 
   private final List<StoreTier> tiers = new ArrayList<>();
+
   /** One per tier folder, held while the store is open: two workers must not share a tier. */
   private final List<FolderLock> folderLocks = new ArrayList<>();
+
   private final ConcurrentHashMap<Long, BlockMeta> blocks = new ConcurrentHashMap<>();
   private final Object lock = new Object();
   // Serialises hold and release, so that a held mark and its marker file change together.
@@ -85,23 +88,35 @@ public final class TieredBlockStore implements AutoCloseable {
       StoreTier tier = new StoreTier(spec);
       tiers.add(tier);
       Gauge.builder(MetricNames.WORKER_TIER_CAPACITY, tier, StoreTier::capacity)
-          .description("Capacity of the tier").baseUnit("bytes")
-          .tag(MetricNames.TAG_TIER, spec.alias()).register(registry);
+          .description("Capacity of the tier")
+          .baseUnit("bytes")
+          .tag(MetricNames.TAG_TIER, spec.alias())
+          .register(registry);
       Gauge.builder(MetricNames.WORKER_TIER_USED, tier, StoreTier::usedBytes)
-          .description("Bytes of committed blocks in the tier").baseUnit("bytes")
-          .tag(MetricNames.TAG_TIER, spec.alias()).register(registry);
+          .description("Bytes of committed blocks in the tier")
+          .baseUnit("bytes")
+          .tag(MetricNames.TAG_TIER, spec.alias())
+          .register(registry);
       Gauge.builder(MetricNames.WORKER_TIER_BLOCKS, tier, StoreTier::blockCount)
           .description("Committed blocks in the tier")
-          .tag(MetricNames.TAG_TIER, spec.alias()).register(registry);
+          .tag(MetricNames.TAG_TIER, spec.alias())
+          .register(registry);
       Gauge.builder(MetricNames.WORKER_BLOCKS_HELD_BYTES, tier, StoreTier::heldBytes)
-          .description("Bytes of held blocks in the tier: written to the cache only, not yet "
-              + "persisted, never evicted").baseUnit("bytes")
-          .tag(MetricNames.TAG_TIER, spec.alias()).register(registry);
+          .description(
+              "Bytes of held blocks in the tier: written to the cache only, not yet "
+                  + "persisted, never evicted")
+          .baseUnit("bytes")
+          .tag(MetricNames.TAG_TIER, spec.alias())
+          .register(registry);
     }
-    evictedCounter = Counter.builder(MetricNames.WORKER_BLOCKS_EVICTED)
-        .description("Blocks evicted to make room for others").register(registry);
-    cachedCounter = Counter.builder(MetricNames.WORKER_BLOCKS_CACHED)
-        .description("Blocks committed to the store").register(registry);
+    evictedCounter =
+        Counter.builder(MetricNames.WORKER_BLOCKS_EVICTED)
+            .description("Blocks evicted to make room for others")
+            .register(registry);
+    cachedCounter =
+        Counter.builder(MetricNames.WORKER_BLOCKS_CACHED)
+            .description("Blocks committed to the store")
+            .register(registry);
   }
 
   /** Sets who is told of committed and removed blocks. */
@@ -110,14 +125,14 @@ public final class TieredBlockStore implements AutoCloseable {
   }
 
   /**
-   * Prepares the tier folders and loads the committed blocks: deletes everything in each
-   * {@code tmp/}, lists each {@code blocks/} once, and removes files that are not blocks. Blocks
-   * are ordered for eviction by their files' modification times. Blocks with a marker in their
-   * tier's {@code held/} are held again, and markers of blocks that are gone are deleted. Call
-   * once, before anything else.
+   * Prepares the tier folders and loads the committed blocks: deletes everything in each {@code
+   * tmp/}, lists each {@code blocks/} once, and removes files that are not blocks. Blocks are
+   * ordered for eviction by their files' modification times. Blocks with a marker in their tier's
+   * {@code held/} are held again, and markers of blocks that are gone are deleted. Call once,
+   * before anything else.
    *
-   * @throws StrataException when a tier folder cannot be created or written; the message names
-   *     the configuration key and the folder
+   * @throws StrataException when a tier folder cannot be created or written; the message names the
+   *     configuration key and the folder
    */
   public OpenResult open() throws StrataException {
     int tempRemoved = 0;
@@ -165,10 +180,14 @@ public final class TieredBlockStore implements AutoCloseable {
         }
       }
       if (tier.usedBytes() > tier.capacity()) {
-        LOG.warn("Tier {} holds {} bytes, more than its capacity of {} bytes, of which {} bytes "
-            + "are held blocks, written to the cache only and not yet persisted; they are kept. "
-            + "Give the tier more room ({}), or persist or delete those files",
-            tier.spec().alias(), tier.usedBytes(), tier.capacity(), tier.heldBytes(),
+        LOG.warn(
+            "Tier {} holds {} bytes, more than its capacity of {} bytes, of which {} bytes "
+                + "are held blocks, written to the cache only and not yet persisted; they are kept. "
+                + "Give the tier more room ({}), or persist or delete those files",
+            tier.spec().alias(),
+            tier.usedBytes(),
+            tier.capacity(),
+            tier.heldBytes(),
             TierFolder.capacityKey(tier));
       }
       for (long id : staleMarkers) {
@@ -183,17 +202,24 @@ public final class TieredBlockStore implements AutoCloseable {
       bytes += b.length();
     }
     OpenResult result = new OpenResult(blocks.size(), bytes, tempRemoved, strayRemoved, evicted);
-    LOG.info("Block store opened: {} blocks ({} bytes, {} held) in {} tiers; removed {} "
-        + "temporary and {} stray files; evicted {} blocks over capacity", result.blocks(),
-        bytes, held, tiers.size(), tempRemoved, strayRemoved, evicted);
+    LOG.info(
+        "Block store opened: {} blocks ({} bytes, {} held) in {} tiers; removed {} "
+            + "temporary and {} stray files; evicted {} blocks over capacity",
+        result.blocks(),
+        bytes,
+        held,
+        tiers.size(),
+        tempRemoved,
+        strayRemoved,
+        evicted);
     return result;
   }
 
   private void lockFolder(StoreTier tier) throws StrataException {
     TierSpec spec = tier.spec();
     try {
-      folderLocks.add(FolderLock.acquire(spec.dir(), "worker " + spec.alias() + " tier",
-          spec.dirKey()));
+      folderLocks.add(
+          FolderLock.acquire(spec.dir(), "worker " + spec.alias() + " tier", spec.dirKey()));
     } catch (IOException e) {
       close();
       throw new StrataException(ErrorCode.FAILED_PRECONDITION, e.getMessage(), e);
@@ -278,27 +304,27 @@ public final class TieredBlockStore implements AutoCloseable {
   }
 
   /**
-   * Reserves space for a new block and returns the temporary file to write it to. Evicts
-   * least recently used blocks when no tier has room.
+   * Reserves space for a new block and returns the temporary file to write it to. Evicts least
+   * recently used blocks when no tier has room.
    *
-   * @return empty when the block should not be cached now: it is already cached or being
-   *     written or deleted, it is larger than every tier, or pinned or held blocks leave no room
+   * @return empty when the block should not be cached now: it is already cached or being written or
+   *     deleted, it is larger than every tier, or pinned or held blocks leave no room
    */
   public Optional<TempBlock> createTempBlock(long blockId, long length) throws IOException {
     return Optional.ofNullable(reserve(blockId, length, tiers, false));
   }
 
   /**
-   * Reserves space for a block that is held from the moment it is committed (see
-   * {@link #hold}), in the most durable tier: the last one configured. Evicts least recently
-   * used blocks of that tier, neither pinned nor held, when it has no room.
+   * Reserves space for a block that is held from the moment it is committed (see {@link #hold}), in
+   * the most durable tier: the last one configured. Evicts least recently used blocks of that tier,
+   * neither pinned nor held, when it has no room.
    *
-   * @param length the bytes to reserve; the block may be committed shorter, with
-   *     {@link #commit(TempBlock, long)}
-   * @return empty when that tier cannot make room: held and pinned blocks fill it, or the block
-   *     is larger than the whole tier
-   * @throws StrataException FAILED_PRECONDITION when the block is already cached, or being
-   *     written or deleted
+   * @param length the bytes to reserve; the block may be committed shorter, with {@link
+   *     #commit(TempBlock, long)}
+   * @return empty when that tier cannot make room: held and pinned blocks fill it, or the block is
+   *     larger than the whole tier
+   * @throws StrataException FAILED_PRECONDITION when the block is already cached, or being written
+   *     or deleted
    */
   public Optional<TempBlock> createHeldTempBlock(long blockId, long length) throws IOException {
     return Optional.ofNullable(reserve(blockId, length, List.of(durableTier()), true));
@@ -310,23 +336,27 @@ public final class TieredBlockStore implements AutoCloseable {
   }
 
   /**
-   * Reserves space in the first of {@code candidates} with room, else in the first that can
-   * make room by evicting; returns null when none can.
+   * Reserves space in the first of {@code candidates} with room, else in the first that can make
+   * room by evicting; returns null when none can.
    */
-  private TempBlock reserve(long blockId, long length, List<StoreTier> candidates,
-      boolean held) throws IOException {
+  private TempBlock reserve(long blockId, long length, List<StoreTier> candidates, boolean held)
+      throws IOException {
     if (length < 0) {
       throw new IllegalArgumentException("negative length " + length + " for block " + blockId);
     }
     List<BlockMeta> victims = List.of();
     TempBlock temp;
     synchronized (lock) {
-      if (blocks.containsKey(blockId) || writing.containsKey(blockId)
+      if (blocks.containsKey(blockId)
+          || writing.containsKey(blockId)
           || deleting.contains(blockId)) {
         if (held) {
-          throw new StrataException(ErrorCode.FAILED_PRECONDITION, "Block " + blockId
-              + " is already stored, being written or being deleted on this worker; a file's "
-              + "blocks are written once: create the file again to write new content");
+          throw new StrataException(
+              ErrorCode.FAILED_PRECONDITION,
+              "Block "
+                  + blockId
+                  + " is already stored, being written or being deleted on this worker; a file's "
+                  + "blocks are written once: create the file again to write new content");
         }
         return null;
       }
@@ -354,11 +384,16 @@ public final class TieredBlockStore implements AutoCloseable {
       }
       if (target == null) {
         if (!fitsSomewhere && tooLargeLogged.asMap().putIfAbsent(blockId, Boolean.TRUE) == null) {
-          LOG.debug("Block {} ({} bytes) is larger than every tier it may go to; not caching it",
-              blockId, length);
+          LOG.debug(
+              "Block {} ({} bytes) is larger than every tier it may go to; not caching it",
+              blockId,
+              length);
         } else if (fitsSomewhere) {
-          LOG.debug("No room for block {} ({} bytes): the blocks that could be evicted are "
-              + "being read or held until persisted", blockId, length);
+          LOG.debug(
+              "No room for block {} ({} bytes): the blocks that could be evicted are "
+                  + "being read or held until persisted",
+              blockId,
+              length);
         }
         return null;
       }
@@ -366,14 +401,15 @@ public final class TieredBlockStore implements AutoCloseable {
         detach(v);
       }
       target.reserve(length);
-      temp = new TempBlock(blockId, length, target,
-          target.tmpDir().resolve(blockId + TEMP_SUFFIX), held);
+      temp =
+          new TempBlock(
+              blockId, length, target, target.tmpDir().resolve(blockId + TEMP_SUFFIX), held);
       writing.put(blockId, temp);
     }
     if (!victims.isEmpty()) {
       evictedCounter.increment(victims.size());
-      LOG.debug("Evicted {} blocks from tier {} for block {}", victims.size(),
-          temp.tierAlias(), blockId);
+      LOG.debug(
+          "Evicted {} blocks from tier {} for block {}", victims.size(), temp.tierAlias(), blockId);
       finishDeletes(victims, true);
     }
     return temp;
@@ -381,26 +417,32 @@ public final class TieredBlockStore implements AutoCloseable {
 
   /**
    * Makes a written block readable: checks that its file has exactly the reserved length and
-   * renames it into the tier's {@code blocks/} folder. On any failure the temporary file is
-   * deleted and the reservation released.
+   * renames it into the tier's {@code blocks/} folder. On any failure the temporary file is deleted
+   * and the reservation released.
    */
   public BlockMeta commit(TempBlock temp) throws StrataException {
     return commit(temp, temp.length());
   }
 
   /**
-   * Makes a written block of {@code length} bytes readable, as {@link #commit(TempBlock)}
-   * does, when fewer bytes than were reserved were written (the last block of a file whose
-   * length was not known up front); the rest of the reservation is released. A held block
-   * (see {@link #createHeldTempBlock}) is held from the moment it is readable.
+   * Makes a written block of {@code length} bytes readable, as {@link #commit(TempBlock)} does,
+   * when fewer bytes than were reserved were written (the last block of a file whose length was not
+   * known up front); the rest of the reservation is released. A held block (see {@link
+   * #createHeldTempBlock}) is held from the moment it is readable.
    *
    * @param length at most {@link TempBlock#length()}
    */
   public BlockMeta commit(TempBlock temp, long length) throws StrataException {
     if (length < 0 || length > temp.length()) {
       abort(temp);
-      throw new IllegalArgumentException("block " + temp.blockId() + " committed with " + length
-          + " bytes, but " + temp.length() + " were reserved");
+      throw new IllegalArgumentException(
+          "block "
+              + temp.blockId()
+              + " committed with "
+              + length
+              + " bytes, but "
+              + temp.length()
+              + " were reserved");
     }
     Path target = BlockFiles.committed(temp.tier().spec().dir(), temp.blockId());
     // The marker goes first: a crash before the rename leaves a marker without a block, which
@@ -409,9 +451,17 @@ public final class TieredBlockStore implements AutoCloseable {
     try {
       long size = Files.size(temp.path());
       if (size != length) {
-        throw new StrataException(ErrorCode.INTERNAL, "Block " + temp.blockId() + " written to "
-            + temp.path() + " has " + size + " bytes, expected " + length
-            + "; the copy was discarded and the block will be fetched again");
+        throw new StrataException(
+            ErrorCode.INTERNAL,
+            "Block "
+                + temp.blockId()
+                + " written to "
+                + temp.path()
+                + " has "
+                + size
+                + " bytes, expected "
+                + length
+                + "; the copy was discarded and the block will be fetched again");
       }
       if (marker != null) {
         TierFolder.writeMarker(marker);
@@ -422,8 +472,17 @@ public final class TieredBlockStore implements AutoCloseable {
       throw e;
     } catch (IOException e) {
       abortWithMarker(temp, marker);
-      throw new StrataException(ErrorCode.INTERNAL, "Cannot commit block " + temp.blockId()
-          + " from " + temp.path() + " to " + target + ": " + e, e);
+      throw new StrataException(
+          ErrorCode.INTERNAL,
+          "Cannot commit block "
+              + temp.blockId()
+              + " from "
+              + temp.path()
+              + " to "
+              + target
+              + ": "
+              + e,
+          e);
     }
     BlockMeta meta = new BlockMeta(temp.blockId(), length, temp.tier(), target);
     synchronized (lock) {
@@ -449,9 +508,9 @@ public final class TieredBlockStore implements AutoCloseable {
   }
 
   /**
-   * Holds a committed block: it is never evicted until {@link #release released}, and stays
-   * held across a restart of the worker (see {@link TierFolder#writeMarker} for a power cut).
-   * Holding a held block does nothing.
+   * Holds a committed block: it is never evicted until {@link #release released}, and stays held
+   * across a restart of the worker (see {@link TierFolder#writeMarker} for a power cut). Holding a
+   * held block does nothing.
    *
    * @return false when the block is not cached (or is being removed)
    * @throws StrataException when the marker cannot be written; the block is then not held
@@ -473,9 +532,20 @@ public final class TieredBlockStore implements AutoCloseable {
         try {
           TierFolder.writeMarker(marker);
         } catch (IOException e) {
-          throw new StrataException(ErrorCode.INTERNAL, "Cannot hold block " + blockId
-              + ": cannot write its marker " + marker + ": " + e + ". Make the tier folder "
-              + meta.tier().spec().dir() + " writable (" + meta.tier().spec().dirKey() + ")", e);
+          throw new StrataException(
+              ErrorCode.INTERNAL,
+              "Cannot hold block "
+                  + blockId
+                  + ": cannot write its marker "
+                  + marker
+                  + ": "
+                  + e
+                  + ". Make the tier folder "
+                  + meta.tier().spec().dir()
+                  + " writable ("
+                  + meta.tier().spec().dirKey()
+                  + ")",
+              e);
         }
         synchronized (lock) {
           // A removal asked for meanwhile happens at the unpin below, and deletes the marker.
@@ -548,8 +618,8 @@ public final class TieredBlockStore implements AutoCloseable {
   }
 
   /**
-   * Removes blocks, held or not (a held block's marker goes with it). A block being read is
-   * hidden from new readers at once and deleted after its last reader unpins it.
+   * Removes blocks, held or not (a held block's marker goes with it). A block being read is hidden
+   * from new readers at once and deleted after its last reader unpins it.
    *
    * @return how many of the ids were cached (removed now or marked for removal)
    */
@@ -622,17 +692,24 @@ public final class TieredBlockStore implements AutoCloseable {
 
   /** The master's view of one block. */
   public static BlockReport toReport(BlockMeta b) {
-    return BlockReport.newBuilder().setBlockId(b.blockId()).setLength(b.length())
-        .setTier(b.tierAlias()).build();
+    return BlockReport.newBuilder()
+        .setBlockId(b.blockId())
+        .setLength(b.length())
+        .setTier(b.tierAlias())
+        .build();
   }
 
   /** Capacity and use of every tier, fastest first. */
   public List<TierUsage> tierUsage() {
     List<TierUsage> usage = new ArrayList<>(tiers.size());
     for (StoreTier t : tiers) {
-      usage.add(TierUsage.newBuilder().setAlias(t.spec().alias())
-          .setCapacityBytes(t.capacity()).setUsedBytes(t.usedBytes())
-          .setDir(t.spec().dir().toAbsolutePath().toString()).build());
+      usage.add(
+          TierUsage.newBuilder()
+              .setAlias(t.spec().alias())
+              .setCapacityBytes(t.capacity())
+              .setUsedBytes(t.usedBytes())
+              .setDir(t.spec().dir().toAbsolutePath().toString())
+              .build());
     }
     return usage;
   }

@@ -5,8 +5,8 @@ import io.strata.proto.ReadStatus;
 import io.strata.proto.UfsBlockSource;
 import io.strata.underfs.UnderFileSystem;
 import io.strata.worker.block.BlockFileOpener;
-import io.strata.worker.block.BlockMeta;
 import io.strata.worker.block.BlockFileWriter;
+import io.strata.worker.block.BlockMeta;
 import io.strata.worker.block.TempBlock;
 import io.strata.worker.block.TieredBlockStore;
 import io.strata.worker.ufs.MountedStores;
@@ -32,34 +32,32 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Copies whole blocks from under stores into the block store, on a bounded pool with a bounded
- * queue: in the background after a read that missed ({@link #request}), or for readers that
- * wait for the copy ({@link #serve}), so that a first read of a block reads the under store
- * once -- the bytes fetched for the readers are the bytes cached -- instead of once for the
- * reader and once more for the cache. At most one copy of a block id is queued or running; a
- * background request that finds the queue full is dropped (the next miss asks again), a reader
- * that finds it full is told to read another way.
+ * queue: in the background after a read that missed ({@link #request}), or for readers that wait
+ * for the copy ({@link #serve}), so that a first read of a block reads the under store once -- the
+ * bytes fetched for the readers are the bytes cached -- instead of once for the reader and once
+ * more for the cache. At most one copy of a block id is queued or running; a background request
+ * that finds the queue full is dropped (the next miss asks again), a reader that finds it full is
+ * told to read another way.
  *
- * <p>Readers of a copy are answered as soon as the bytes of their range are written, not when
- * the whole block is: a small block (a small file) is read in one chunk and every waiting reader
- * is answered from it; a reader of the start of a large block gets its range after the first
- * chunks. A reader whose range starts more than two chunks beyond what is written is not made
- * to wait (a random read far into a block the copy would reach only later); it reads the range
- * on its own.
+ * <p>Readers of a copy are answered as soon as the bytes of their range are written, not when the
+ * whole block is: a small block (a small file) is read in one chunk and every waiting reader is
+ * answered from it; a reader of the start of a large block gets its range after the first chunks. A
+ * reader whose range starts more than two chunks beyond what is written is not made to wait (a
+ * random read far into a block the copy would reach only later); it reads the range on its own.
  *
- * <p>Versions are never mixed: the source's fingerprint is checked before readers are answered
- * from bytes read since the last check, and after the last byte was read, before the block is
- * committed, against the one the client learnt (or, when it gave none, the one found before the
- * copy started). A block of more than one chunk is also checked before the copy starts, so that
- * a file changed already is not read whole for nothing. A copy whose source changed at any point
- * is dropped, and its readers not yet answered get READ_CHANGED; a block is never cached as a
- * mix of two versions. A small block costs one status and one read of the under store.
+ * <p>Versions are never mixed: the source's fingerprint is checked before readers are answered from
+ * bytes read since the last check, and after the last byte was read, before the block is committed,
+ * against the one the client learnt (or, when it gave none, the one found before the copy started).
+ * A block of more than one chunk is also checked before the copy starts, so that a file changed
+ * already is not read whole for nothing. A copy whose source changed at any point is dropped, and
+ * its readers not yet answered get READ_CHANGED; a block is never cached as a mix of two versions.
+ * A small block costs one status and one read of the under store.
  *
  * <p>Block files are written through a {@link BlockFileOpener}, with Direct I/O where the tier
  * takes it. Each copy thread owns one heap chunk (under stores read into arrays) and one 4 KiB
- * aligned direct chunk, made the first time it copies, so the memory used is threads x 2 x
- * chunk size whatever the queue or the number of waiting readers. A copy that fails or is
- * interrupted half-way is aborted: its temporary file is deleted and nothing is served from it
- * or committed.
+ * aligned direct chunk, made the first time it copies, so the memory used is threads x 2 x chunk
+ * size whatever the queue or the number of waiting readers. A copy that fails or is interrupted
+ * half-way is aborted: its temporary file is deleted and nothing is served from it or committed.
  */
 public final class BlockCacher implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(BlockCacher.class);
@@ -122,18 +120,23 @@ public final class BlockCacher implements AutoCloseable {
   private volatile ReadMetrics metrics;
 
   /** A cacher that writes with Direct I/O where the tiers take it. */
-  public BlockCacher(TieredBlockStore store, MountedStores stores, int threads, int queueSize,
-      int chunkSize) {
+  public BlockCacher(
+      TieredBlockStore store, MountedStores stores, int threads, int queueSize, int chunkSize) {
     this(store, stores, threads, queueSize, chunkSize, new BlockFileOpener(true));
   }
 
   /**
-   * @param chunkSize bytes read from the under store and written per step; rounded up to a
-   *     multiple of {@link BlockFileWriter#ALIGNMENT}
+   * @param chunkSize bytes read from the under store and written per step; rounded up to a multiple
+   *     of {@link BlockFileWriter#ALIGNMENT}
    * @param opener opens the block files, deciding on Direct I/O
    */
-  public BlockCacher(TieredBlockStore store, MountedStores stores, int threads, int queueSize,
-      int chunkSize, BlockFileOpener opener) {
+  public BlockCacher(
+      TieredBlockStore store,
+      MountedStores stores,
+      int threads,
+      int queueSize,
+      int chunkSize,
+      BlockFileOpener opener) {
     this.store = store;
     this.stores = stores;
     this.opener = opener;
@@ -141,12 +144,19 @@ public final class BlockCacher implements AutoCloseable {
     this.chunkSize = (Math.max(1, chunkSize) + align - 1) / align * align;
     this.chunks = ThreadLocal.withInitial(() -> new Chunk(this.chunkSize));
     AtomicInteger n = new AtomicInteger();
-    this.pool = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
-        new ArrayBlockingQueue<>(Math.max(1, queueSize)), r -> {
-          Thread t = new Thread(r, "block-cacher-" + n.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        }, new ThreadPoolExecutor.AbortPolicy());
+    this.pool =
+        new ThreadPoolExecutor(
+            threads,
+            threads,
+            60,
+            TimeUnit.SECONDS,
+            new ArrayBlockingQueue<>(Math.max(1, queueSize)),
+            r -> {
+              Thread t = new Thread(r, "block-cacher-" + n.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            },
+            new ThreadPoolExecutor.AbortPolicy());
     pool.allowCoreThreadTimeOut(true);
   }
 
@@ -168,10 +178,10 @@ public final class BlockCacher implements AutoCloseable {
   }
 
   /**
-   * Answers {@code waiter} from a copy of the block: the one running, or a new one. False when
-   * it cannot (the queue is full, the copy has finished already, or the waiter's range starts
-   * far beyond what the copy has written): the caller then serves the waiter on its own, and
-   * the waiter hears nothing from here.
+   * Answers {@code waiter} from a copy of the block: the one running, or a new one. False when it
+   * cannot (the queue is full, the copy has finished already, or the waiter's range starts far
+   * beyond what the copy has written): the caller then serves the waiter on its own, and the waiter
+   * hears nothing from here.
    */
   boolean serve(long blockId, UfsBlockSource source, Waiter waiter) {
     Copy running = copies.get(blockId);
@@ -229,8 +239,10 @@ public final class BlockCacher implements AutoCloseable {
     private final List<Waiter> waiting = new ArrayList<>();
     private long written;
     private boolean ended;
+
     /** The block's file opened for reading, once the writer has created it. */
     private FileChannel readable;
+
     /** Whether the store was shown unchanged after every byte of the block was read. */
     private boolean checkedWhole;
 
@@ -265,13 +277,14 @@ public final class BlockCacher implements AutoCloseable {
     /** Removes and returns the waiters whose range ends within {@code bytes}; all when ended. */
     private synchronized List<Waiter> take(long bytes, boolean end) {
       List<Waiter> out = new ArrayList<>();
-      waiting.removeIf(w -> {
-        if (end || w.offset() + w.length() <= bytes) {
-          out.add(w);
-          return true;
-        }
-        return false;
-      });
+      waiting.removeIf(
+          w -> {
+            if (end || w.offset() + w.length() <= bytes) {
+              out.add(w);
+              return true;
+            }
+            return false;
+          });
       if (end) {
         ended = true;
       }
@@ -293,8 +306,16 @@ public final class BlockCacher implements AutoCloseable {
           if (expected.isEmpty()) {
             expected = before;
           } else if (!before.equals(expected)) {
-            throw new ChangedException("Not caching block " + blockId + ": " + path
-                + " changed (fingerprint " + before + " where " + expected + " was expected)",
+            throw new ChangedException(
+                "Not caching block "
+                    + blockId
+                    + ": "
+                    + path
+                    + " changed (fingerprint "
+                    + before
+                    + " where "
+                    + expected
+                    + " was expected)",
                 before);
           }
         }
@@ -339,24 +360,33 @@ public final class BlockCacher implements AutoCloseable {
         }
       } catch (ChangedException e) {
         LOG.info(e.getMessage());
-        failAll(ReadStatus.READ_CHANGED, changedMessage(path, source.getUfsFingerprint(), e.now),
+        failAll(
+            ReadStatus.READ_CHANGED,
+            changedMessage(path, source.getUfsFingerprint(), e.now),
             e.now);
       } catch (NoSuchFileException | FileNotFoundException e) {
         LOG.debug("Not caching block {}: {} does not exist", blockId, path);
-        failAll(ReadStatus.READ_NOT_FOUND, "Block " + blockId + ": under-store file " + path
-            + " does not exist (deleted or renamed outside Strata?)", "");
+        failAll(
+            ReadStatus.READ_NOT_FOUND,
+            "Block "
+                + blockId
+                + ": under-store file "
+                + path
+                + " does not exist (deleted or renamed outside Strata?)",
+            "");
       } catch (Exception e) {
         LOG.warn("Cannot cache block {} from {}: {}", blockId, path, e.toString());
-        failAll(ReadStatus.READ_ERROR, "Block " + blockId + ": cannot read " + path + ": " + e,
-            "");
+        failAll(ReadStatus.READ_ERROR, "Block " + blockId + ": cannot read " + path + ": " + e, "");
       } finally {
         if (temp != null) {
           store.abort(temp);
         }
         // Nobody may wait for an answer that will not come (an Error got past the catches).
         for (Waiter w : take(0, true)) {
-          w.failed(ReadStatus.READ_ERROR, "Block " + blockId + ": the copy from " + path
-              + " stopped", "");
+          w.failed(
+              ReadStatus.READ_ERROR,
+              "Block " + blockId + ": the copy from " + path + " stopped",
+              "");
         }
         closeQuietly(readable);
         copies.remove(blockId, this);
@@ -364,16 +394,24 @@ public final class BlockCacher implements AutoCloseable {
     }
 
     /**
-     * Fails the copy when the source's fingerprint is no longer {@code expected}; with
-     * {@code whole} (every byte of the block was read before), also notes that it is checked.
+     * Fails the copy when the source's fingerprint is no longer {@code expected}; with {@code
+     * whole} (every byte of the block was read before), also notes that it is checked.
      */
     private void checkUnchanged(UnderFileSystem ufs, String expected, boolean whole)
         throws IOException {
       String now = ufs.fingerprint(source.getUfsPath());
       if (!now.equals(expected)) {
-        throw new ChangedException("Dropping the copy of block " + blockId + ": "
-            + source.getUfsPath() + " changed while it was copied (fingerprint " + now
-            + " where " + expected + " was expected)", now);
+        throw new ChangedException(
+            "Dropping the copy of block "
+                + blockId
+                + ": "
+                + source.getUfsPath()
+                + " changed while it was copied (fingerprint "
+                + now
+                + " where "
+                + expected
+                + " was expected)",
+            now);
       }
       checkedWhole = whole;
     }
@@ -392,8 +430,8 @@ public final class BlockCacher implements AutoCloseable {
 
     /**
      * Answers waiters from the block's file, opened for reading the first time it is needed (a
-     * block of one chunk rarely needs it: its readers were answered from memory). Opened before
-     * the commit renames the file, and read through that descriptor after.
+     * block of one chunk rarely needs it: its readers were answered from memory). Opened before the
+     * commit renames the file, and read through that descriptor after.
      */
     private void answer(List<Waiter> ready, TempBlock temp) throws IOException {
       if (ready.isEmpty()) {
@@ -421,18 +459,27 @@ public final class BlockCacher implements AutoCloseable {
             if (m != null) {
               m.ufsCall();
             }
-            int r = ufs.read(source.getUfsPath(), source.getBlockStart() + done + filled,
-                chunk.heap, filled, want - filled);
+            int r =
+                ufs.read(
+                    source.getUfsPath(),
+                    source.getBlockStart() + done + filled,
+                    chunk.heap,
+                    filled,
+                    want - filled);
             if (r <= 0) {
-              throw new IOException("under-store file " + source.getUfsPath() + " ends at byte "
-                  + (source.getBlockStart() + done + filled) + ", inside block "
-                  + temp.blockId());
+              throw new IOException(
+                  "under-store file "
+                      + source.getUfsPath()
+                      + " ends at byte "
+                      + (source.getBlockStart() + done + filled)
+                      + ", inside block "
+                      + temp.blockId());
             }
             filled += r;
           }
           if (Thread.currentThread().isInterrupted()) {
-            throw new InterruptedIOException("copy of block " + temp.blockId()
-                + " interrupted: the worker is stopping");
+            throw new InterruptedIOException(
+                "copy of block " + temp.blockId() + " interrupted: the worker is stopping");
           }
           if (done == 0 && filled == total) {
             // A block of one chunk: its readers get it from memory as soon as the store shows
@@ -461,8 +508,12 @@ public final class BlockCacher implements AutoCloseable {
 
   /** The text a reader gets when a file changed in its under store since it was opened. */
   static String changedMessage(String path, String expected, String now) {
-    return path + " changed in its under store since it was opened (fingerprint " + expected
-        + ", now " + now + "); open it again to read the new version";
+    return path
+        + " changed in its under store since it was opened (fingerprint "
+        + expected
+        + ", now "
+        + now
+        + "); open it again to read the new version";
   }
 
   private static void closeQuietly(FileChannel channel) {
@@ -482,8 +533,9 @@ public final class BlockCacher implements AutoCloseable {
 
     Chunk(int size) {
       heap = new byte[size];
-      direct = ByteBuffer.allocateDirect(size + BlockFileWriter.ALIGNMENT - 1)
-          .alignedSlice(BlockFileWriter.ALIGNMENT);
+      direct =
+          ByteBuffer.allocateDirect(size + BlockFileWriter.ALIGNMENT - 1)
+              .alignedSlice(BlockFileWriter.ALIGNMENT);
     }
   }
 

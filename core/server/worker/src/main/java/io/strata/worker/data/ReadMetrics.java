@@ -7,9 +7,9 @@ import io.strata.proto.WorkerCacheStats;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Cumulative counts of the data channel's cache hits and misses and of the bytes served from
- * each source. The same counts feed the published metrics and the statistics in heartbeats,
- * so the two never disagree.
+ * Cumulative counts of the data channel's cache hits and misses and of the bytes served from each
+ * source. The same counts feed the published metrics and the statistics in heartbeats, so the two
+ * never disagree.
  */
 public final class ReadMetrics {
   private final LongAdder hits = new LongAdder();
@@ -20,17 +20,23 @@ public final class ReadMetrics {
 
   public ReadMetrics(MeterRegistry registry) {
     FunctionCounter.builder(MetricNames.WORKER_CACHE_HITS, hits, LongAdder::doubleValue)
-        .description("Block reads served from a tier").register(registry);
+        .description("Block reads served from a tier")
+        .register(registry);
     FunctionCounter.builder(MetricNames.WORKER_CACHE_MISSES, misses, LongAdder::doubleValue)
-        .description("Block reads that went to the under store").register(registry);
-    FunctionCounter.builder(MetricNames.WORKER_READ_CACHE_BYTES, cacheBytes,
-        LongAdder::doubleValue).baseUnit("bytes")
-        .description("Bytes served from the worker's tiers").register(registry);
+        .description("Block reads that went to the under store")
+        .register(registry);
+    FunctionCounter.builder(MetricNames.WORKER_READ_CACHE_BYTES, cacheBytes, LongAdder::doubleValue)
+        .baseUnit("bytes")
+        .description("Bytes served from the worker's tiers")
+        .register(registry);
     FunctionCounter.builder(MetricNames.WORKER_READ_UFS_BYTES, ufsBytes, LongAdder::doubleValue)
-        .baseUnit("bytes").description("Bytes served from under stores").register(registry);
+        .baseUnit("bytes")
+        .description("Bytes served from under stores")
+        .register(registry);
     FunctionCounter.builder(MetricNames.WORKER_READ_UFS_CALLS, ufsCalls, LongAdder::doubleValue)
-        .description("Under-store reads made for client reads and the copies of blocks they"
-            + " missed").register(registry);
+        .description(
+            "Under-store reads made for client reads and the copies of blocks they" + " missed")
+        .register(registry);
   }
 
   void hit() {
@@ -50,8 +56,8 @@ public final class ReadMetrics {
   }
 
   /**
-   * Reads that clients on this machine made from the worker's block files directly, reported
-   * in batches: each block opened counts as a hit, and the bytes as served from the cache.
+   * Reads that clients on this machine made from the worker's block files directly, reported in
+   * batches: each block opened counts as a hit, and the bytes as served from the cache.
    */
   public void localReads(int blocks, long bytes) {
     hits.add(blocks);

@@ -16,15 +16,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Serves the read requests of one data channel, one at a time and in order: the next request
- * starts only after every byte of the previous response has been written. Cached blocks are
- * pinned and sent with zero-copy file transfer; a miss of a small block or of a block's start is
- * answered from the copy that caches the block ({@link BlockCacher#serve}), other misses are
- * streamed from the under store while the block is cached in the background. A bad request gets an error status and leaves the channel usable.
- * All state is touched on the channel's event loop only.
+ * Serves the read requests of one data channel, one at a time and in order: the next request starts
+ * only after every byte of the previous response has been written. Cached blocks are pinned and
+ * sent with zero-copy file transfer; a miss of a small block or of a block's start is answered from
+ * the copy that caches the block ({@link BlockCacher#serve}), other misses are streamed from the
+ * under store while the block is cached in the background. A bad request gets an error status and
+ * leaves the channel usable. All state is touched on the channel's event loop only.
  */
 final class ReadRequestHandler extends SimpleChannelInboundHandler<ReadBlockRequest> {
   private static final Logger LOG = LoggerFactory.getLogger(ReadRequestHandler.class);
+
   /** Requests a client may send ahead before the channel stops reading from its socket. */
   private static final int MAX_QUEUED = 16;
 
@@ -67,8 +68,9 @@ final class ReadRequestHandler extends SimpleChannelInboundHandler<ReadBlockRequ
       serve(ctx, request);
     } catch (RuntimeException e) {
       LOG.warn("Read of block {} failed", request.getBlockId(), e);
-      respond(ctx, ResponseFrames.status(ReadStatus.READ_ERROR,
-          "Block " + request.getBlockId() + ": " + e));
+      respond(
+          ctx,
+          ResponseFrames.status(ReadStatus.READ_ERROR, "Block " + request.getBlockId() + ": " + e));
     }
   }
 
@@ -82,8 +84,7 @@ final class ReadRequestHandler extends SimpleChannelInboundHandler<ReadBlockRequ
   }
 
   private void respond(ChannelHandlerContext ctx, ReadBlockResponse response) {
-    ctx.writeAndFlush(ResponseFrames.encode(ctx.alloc(), response))
-        .addListener(f -> done(ctx));
+    ctx.writeAndFlush(ResponseFrames.encode(ctx.alloc(), response)).addListener(f -> done(ctx));
   }
 
   private void serve(ChannelHandlerContext ctx, ReadBlockRequest request) {
@@ -99,8 +100,13 @@ final class ReadRequestHandler extends SimpleChannelInboundHandler<ReadBlockRequ
     }
     UfsBlockSource source = request.getSource();
     if (!request.hasSource() || source.getUfsPath().isEmpty()) {
-      respond(ctx, ResponseFrames.status(ReadStatus.READ_INVALID, "Block " + blockId
-          + " is not cached on this worker and the request names no under-store source"));
+      respond(
+          ctx,
+          ResponseFrames.status(
+              ReadStatus.READ_INVALID,
+              "Block "
+                  + blockId
+                  + " is not cached on this worker and the request names no under-store source"));
       return;
     }
     String bad = checkRange(request, source.getBlockLength(), source.getUfsPath());
@@ -112,9 +118,11 @@ final class ReadRequestHandler extends SimpleChannelInboundHandler<ReadBlockRequ
     boolean cache = server.cacheOnMiss() && !request.getSkipCache();
     // The first read of a small block, or of a block's start, is answered from the copy that
     // caches it: the under store is read once, not once for the reader and once for the cache.
-    boolean wholeBlock = request.getOffset() == 0
-        || source.getBlockLength() <= server.wholeBlockSize();
-    if (cache && request.getLength() > 0 && (wholeBlock || server.cacher().copying(blockId))
+    boolean wholeBlock =
+        request.getOffset() == 0 || source.getBlockLength() <= server.wholeBlockSize();
+    if (cache
+        && request.getLength() > 0
+        && (wholeBlock || server.cacher().copying(blockId))
         && server.cacher().serve(blockId, source, new CopyWaiter(ctx, request))) {
       return;
     }
@@ -126,15 +134,24 @@ final class ReadRequestHandler extends SimpleChannelInboundHandler<ReadBlockRequ
 
   /** Sends a range read from the under store itself (random reads, or no copy possible). */
   private void transferFromUnderStore(ChannelHandlerContext ctx, ReadBlockRequest request) {
-    new UfsRangeTransfer(ctx.channel(), server.mountedStores(), request.getSource(),
-        request.getBlockId(), request.getOffset(), request.getLength(), server.chunkSize(),
-        server.ufsExecutor(), server.metrics(), () -> done(ctx)).start();
+    new UfsRangeTransfer(
+            ctx.channel(),
+            server.mountedStores(),
+            request.getSource(),
+            request.getBlockId(),
+            request.getOffset(),
+            request.getLength(),
+            server.chunkSize(),
+            server.ufsExecutor(),
+            server.metrics(),
+            () -> done(ctx))
+        .start();
   }
 
   /**
-   * A request answered from the copy of its block: its range read back from the block's file
-   * once the copy has written (and checked) it. Called from a copy thread; Netty queues the
-   * writes onto the channel's event loop.
+   * A request answered from the copy of its block: its range read back from the block's file once
+   * the copy has written (and checked) it. Called from a copy thread; Netty queues the writes onto
+   * the channel's event loop.
    */
   private final class CopyWaiter implements BlockCacher.Waiter {
     private final ChannelHandlerContext ctx;
@@ -163,24 +180,39 @@ final class ReadRequestHandler extends SimpleChannelInboundHandler<ReadBlockRequ
         block.copy(request.getOffset(), length, data);
       } catch (IOException e) {
         data.release();
-        respond(ctx, ResponseFrames.status(ReadStatus.READ_ERROR, "Block "
-            + request.getBlockId() + ": " + e.getMessage()));
+        respond(
+            ctx,
+            ResponseFrames.status(
+                ReadStatus.READ_ERROR, "Block " + request.getBlockId() + ": " + e.getMessage()));
         return;
       }
-      ctx.write(ResponseFrames.encode(ctx.alloc(), ReadBlockResponse.newBuilder()
-          .setStatus(ReadStatus.READ_OK).setLength(length).setFromCache(false).build()));
-      ctx.writeAndFlush(data).addListener(f -> {
-        if (f.isSuccess()) {
-          server.metrics().ufsBytes(length);
-        }
-        done(ctx);
-      });
+      ctx.write(
+          ResponseFrames.encode(
+              ctx.alloc(),
+              ReadBlockResponse.newBuilder()
+                  .setStatus(ReadStatus.READ_OK)
+                  .setLength(length)
+                  .setFromCache(false)
+                  .build()));
+      ctx.writeAndFlush(data)
+          .addListener(
+              f -> {
+                if (f.isSuccess()) {
+                  server.metrics().ufsBytes(length);
+                }
+                done(ctx);
+              });
     }
 
     @Override
     public void failed(ReadStatus status, String message, String fingerprint) {
-      respond(ctx, ReadBlockResponse.newBuilder().setStatus(status).setMessage(message)
-          .setUfsFingerprint(fingerprint).build());
+      respond(
+          ctx,
+          ReadBlockResponse.newBuilder()
+              .setStatus(status)
+              .setMessage(message)
+              .setUfsFingerprint(fingerprint)
+              .build());
     }
 
     @Override
@@ -193,8 +225,10 @@ final class ReadRequestHandler extends SimpleChannelInboundHandler<ReadBlockRequ
     long blockId = request.getBlockId();
     BlockMeta block = server.store().touch(blockId);
     if (block == null) {
-      respond(ctx, ResponseFrames.status(ReadStatus.READ_NOT_CACHED,
-          "Block " + blockId + " is not cached on this worker"));
+      respond(
+          ctx,
+          ResponseFrames.status(
+              ReadStatus.READ_NOT_CACHED, "Block " + blockId + " is not cached on this worker"));
       return;
     }
     String bad = checkRange(request, block.length(), block.path().toString());
@@ -204,13 +238,18 @@ final class ReadRequestHandler extends SimpleChannelInboundHandler<ReadBlockRequ
     }
     server.metrics().hit();
     server.metrics().cacheBytes(request.getLength());
-    respond(ctx, ReadBlockResponse.newBuilder().setStatus(ReadStatus.READ_OK)
-        .setFromCache(true).setLocalPath(block.path().toAbsolutePath().toString())
-        .setBlockLength(block.length()).setLength(0).build());
+    respond(
+        ctx,
+        ReadBlockResponse.newBuilder()
+            .setStatus(ReadStatus.READ_OK)
+            .setFromCache(true)
+            .setLocalPath(block.path().toAbsolutePath().toString())
+            .setBlockLength(block.length())
+            .setLength(0)
+            .build());
   }
 
-  private void serveCached(ChannelHandlerContext ctx, ReadBlockRequest request,
-      BlockMeta block) {
+  private void serveCached(ChannelHandlerContext ctx, ReadBlockRequest request, BlockMeta block) {
     String bad = checkRange(request, block.length(), block.path().toString());
     if (bad != null) {
       server.store().unpin(block);
@@ -219,24 +258,30 @@ final class ReadRequestHandler extends SimpleChannelInboundHandler<ReadBlockRequ
     }
     server.metrics().hit();
     long length = request.getLength();
-    ReadBlockResponse header = ReadBlockResponse.newBuilder().setStatus(ReadStatus.READ_OK)
-        .setFromCache(true).setLength(length).build();
+    ReadBlockResponse header =
+        ReadBlockResponse.newBuilder()
+            .setStatus(ReadStatus.READ_OK)
+            .setFromCache(true)
+            .setLength(length)
+            .build();
     ChannelFuture last;
     if (length == 0) {
       last = ctx.writeAndFlush(ResponseFrames.encode(ctx.alloc(), header));
     } else {
       ctx.write(ResponseFrames.encode(ctx.alloc(), header));
-      last = ctx.writeAndFlush(new DefaultFileRegion(block.path().toFile(),
-          request.getOffset(), length));
+      last =
+          ctx.writeAndFlush(
+              new DefaultFileRegion(block.path().toFile(), request.getOffset(), length));
     }
     // The pin lasts until the bytes are out or the channel fails, never longer.
-    last.addListener(f -> {
-      server.store().unpin(block);
-      if (f.isSuccess()) {
-        server.metrics().cacheBytes(length);
-      }
-      done(ctx);
-    });
+    last.addListener(
+        f -> {
+          server.store().unpin(block);
+          if (f.isSuccess()) {
+            server.metrics().cacheBytes(length);
+          }
+          done(ctx);
+        });
   }
 
   /** Null when the request's range lies inside a block of that length, else why not. */
@@ -244,8 +289,16 @@ final class ReadRequestHandler extends SimpleChannelInboundHandler<ReadBlockRequ
     long offset = request.getOffset();
     long length = request.getLength();
     if (offset < 0 || length < 0 || offset > blockLength || length > blockLength - offset) {
-      return "Range [" + offset + ", " + (offset + length) + ") is outside block "
-          + request.getBlockId() + " of " + blockLength + " bytes (" + where
+      return "Range ["
+          + offset
+          + ", "
+          + (offset + length)
+          + ") is outside block "
+          + request.getBlockId()
+          + " of "
+          + blockLength
+          + " bytes ("
+          + where
           + "); ask for a range within the block";
     }
     return null;

@@ -8,10 +8,10 @@ import io.netty.handler.codec.TooLongFrameException;
 import java.util.List;
 
 /**
- * Splits the inbound byte stream into varint32-length-prefixed request frames, refusing any
- * frame longer than {@link #MAX_FRAME} bytes. Netty's own varint frame decoder has no bound, so
- * a bad or hostile length prefix could make the worker buffer gigabytes; a read request is a few
- * hundred bytes, so the bound here is generous and the channel is closed past it.
+ * Splits the inbound byte stream into varint32-length-prefixed request frames, refusing any frame
+ * longer than {@link #MAX_FRAME} bytes. Netty's own varint frame decoder has no bound, so a bad or
+ * hostile length prefix could make the worker buffer gigabytes; a read request is a few hundred
+ * bytes, so the bound here is generous and the channel is closed past it.
  */
 final class RequestFrameDecoder extends ByteToMessageDecoder {
   static final int MAX_FRAME = 64 * 1024;
@@ -37,8 +37,8 @@ final class RequestFrameDecoder extends ByteToMessageDecoder {
       }
     }
     if (length < 0 || length > MAX_FRAME) {
-      throw new TooLongFrameException("request frame of " + length + " bytes exceeds the "
-          + MAX_FRAME + "-byte limit");
+      throw new TooLongFrameException(
+          "request frame of " + length + " bytes exceeds the " + MAX_FRAME + "-byte limit");
     }
     if (in.readableBytes() < length) {
       in.resetReaderIndex();

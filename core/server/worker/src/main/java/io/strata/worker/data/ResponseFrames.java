@@ -6,9 +6,9 @@ import io.strata.proto.ReadBlockResponse;
 import io.strata.proto.ReadStatus;
 
 /**
- * Encodes a {@link ReadBlockResponse} as the data channel frames it: its length as a varint32,
- * then its bytes. Raw block bytes that follow are written unframed, which is why the outbound
- * pipeline has no length prepender.
+ * Encodes a {@link ReadBlockResponse} as the data channel frames it: its length as a varint32, then
+ * its bytes. Raw block bytes that follow are written unframed, which is why the outbound pipeline
+ * has no length prepender.
  */
 final class ResponseFrames {
   private ResponseFrames() {}

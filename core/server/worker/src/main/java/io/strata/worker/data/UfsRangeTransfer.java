@@ -19,21 +19,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sends one range of a block that is not cached, read from its under store. The range is read
- * in chunks on a bounded executor, never on the event loop. The next chunk is read only while
- * the channel is writable and fewer than two chunks are written but not yet flushed to the
- * socket, so a slow client holds back the reads instead of filling memory. The response header
- * goes out only once the first chunk has been read, so a missing or unreadable file is reported
- * with a status; a failure after that can only close the channel, which the client sees as a
- * short read.
+ * Sends one range of a block that is not cached, read from its under store. The range is read in
+ * chunks on a bounded executor, never on the event loop. The next chunk is read only while the
+ * channel is writable and fewer than two chunks are written but not yet flushed to the socket, so a
+ * slow client holds back the reads instead of filling memory. The response header goes out only
+ * once the first chunk has been read, so a missing or unreadable file is reported with a status; a
+ * failure after that can only close the channel, which the client sees as a short read.
  *
- * <p>When the source carries the fingerprint the client opened the file with, no byte of
- * another version is ever sent as if it were that one: the under store is asked for the
- * fingerprint before the first chunk is read and again after the last chunk is read but before
- * it is written. A mismatch found while nothing was sent is answered with READ_CHANGED; one
- * found later closes the channel and withholds the last chunk, so the client never receives
- * the whole range. Costs two under-store stats per range; a range from a source without a
- * fingerprint is not checked.
+ * <p>When the source carries the fingerprint the client opened the file with, no byte of another
+ * version is ever sent as if it were that one: the under store is asked for the fingerprint before
+ * the first chunk is read and again after the last chunk is read but before it is written. A
+ * mismatch found while nothing was sent is answered with READ_CHANGED; one found later closes the
+ * channel and withholds the last chunk, so the client never receives the whole range. Costs two
+ * under-store stats per range; a range from a source without a fingerprint is not checked.
  */
 final class UfsRangeTransfer implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(UfsRangeTransfer.class);
@@ -64,8 +62,16 @@ final class UfsRangeTransfer implements Runnable {
    * @param offset offset of the range within the block
    * @param onDone run once when the whole response has been written, or has failed
    */
-  UfsRangeTransfer(Channel channel, MountedStores stores, UfsBlockSource source, long blockId,
-      long offset, long length, int chunkSize, Executor executor, ReadMetrics metrics,
+  UfsRangeTransfer(
+      Channel channel,
+      MountedStores stores,
+      UfsBlockSource source,
+      long blockId,
+      long offset,
+      long length,
+      int chunkSize,
+      Executor executor,
+      ReadMetrics metrics,
       Runnable onDone) {
     this.channel = channel;
     this.stores = stores;
@@ -82,7 +88,8 @@ final class UfsRangeTransfer implements Runnable {
 
   void start() {
     if (length == 0) {
-      channel.writeAndFlush(ResponseFrames.encode(channel.alloc(), okHeader()))
+      channel
+          .writeAndFlush(ResponseFrames.encode(channel.alloc(), okHeader()))
           .addListener(f -> finish());
       return;
     }
@@ -92,14 +99,23 @@ final class UfsRangeTransfer implements Runnable {
     try {
       executor.execute(this);
     } catch (RejectedExecutionException e) {
-      respondError(ReadStatus.READ_ERROR, "Worker is overloaded: too many under-store reads "
-          + "queued; block " + blockId + " of " + source.getUfsPath() + " was not read. Retry.");
+      respondError(
+          ReadStatus.READ_ERROR,
+          "Worker is overloaded: too many under-store reads "
+              + "queued; block "
+              + blockId
+              + " of "
+              + source.getUfsPath()
+              + " was not read. Retry.");
     }
   }
 
   private ReadBlockResponse okHeader() {
-    return ReadBlockResponse.newBuilder().setStatus(ReadStatus.READ_OK).setLength(length)
-        .setFromCache(false).build();
+    return ReadBlockResponse.newBuilder()
+        .setStatus(ReadStatus.READ_OK)
+        .setLength(length)
+        .setFromCache(false)
+        .build();
   }
 
   @Override
@@ -166,9 +182,9 @@ final class UfsRangeTransfer implements Runnable {
   }
 
   /**
-   * Whether the under-store file still has the source's fingerprint (always, when the source
-   * has none). When it does not, the transfer is ended: with READ_CHANGED while no header was
-   * sent, else by closing the channel.
+   * Whether the under-store file still has the source's fingerprint (always, when the source has
+   * none). When it does not, the transfer is ended: with READ_CHANGED while no header was sent,
+   * else by closing the channel.
    */
   private boolean fingerprintHolds() throws IOException {
     String expected = source.getUfsFingerprint();
@@ -184,21 +200,31 @@ final class UfsRangeTransfer implements Runnable {
       sent = headerSent;
     }
     if (sent) {
-      LOG.info("Closing data channel {}: {} changed in its under store while block {} was sent"
-          + " (fingerprint {}, now {})", channel.remoteAddress(), source.getUfsPath(), blockId,
-          expected, now);
+      LOG.info(
+          "Closing data channel {}: {} changed in its under store while block {} was sent"
+              + " (fingerprint {}, now {})",
+          channel.remoteAddress(),
+          source.getUfsPath(),
+          blockId,
+          expected,
+          now);
       abandon(null);
     } else {
-      LOG.debug("Refusing block {}: {} changed in its under store (fingerprint {}, now {})",
-          blockId, source.getUfsPath(), expected, now);
-      respond(ReadBlockResponse.newBuilder().setStatus(ReadStatus.READ_CHANGED)
-          .setUfsFingerprint(now)
-          .setMessage(BlockCacher.changedMessage(source.getUfsPath(), expected, now))
-          .build());
+      LOG.debug(
+          "Refusing block {}: {} changed in its under store (fingerprint {}, now {})",
+          blockId,
+          source.getUfsPath(),
+          expected,
+          now);
+      respond(
+          ReadBlockResponse.newBuilder()
+              .setStatus(ReadStatus.READ_CHANGED)
+              .setUfsFingerprint(now)
+              .setMessage(BlockCacher.changedMessage(source.getUfsPath(), expected, now))
+              .build());
     }
     return false;
   }
-
 
   private void readFully(ByteBuf buf, long pos, int n) throws IOException {
     byte[] array = buf.array();
@@ -208,11 +234,20 @@ final class UfsRangeTransfer implements Runnable {
       metrics.ufsCall();
       int r = ufs.read(source.getUfsPath(), pos + done, array, base + done, n - done);
       if (r <= 0) {
-        throw new StrataException(ErrorCode.FAILED_PRECONDITION, "Under-store file "
-            + source.getUfsPath() + " ends at byte " + (pos + done) + ", inside block " + blockId
-            + " (bytes " + source.getBlockStart() + " to "
-            + (source.getBlockStart() + source.getBlockLength()) + "): the file changed "
-            + "outside Strata; reload its metadata");
+        throw new StrataException(
+            ErrorCode.FAILED_PRECONDITION,
+            "Under-store file "
+                + source.getUfsPath()
+                + " ends at byte "
+                + (pos + done)
+                + ", inside block "
+                + blockId
+                + " (bytes "
+                + source.getBlockStart()
+                + " to "
+                + (source.getBlockStart() + source.getBlockLength())
+                + "): the file changed "
+                + "outside Strata; reload its metadata");
       }
       done += r;
     }
@@ -266,15 +301,21 @@ final class UfsRangeTransfer implements Runnable {
       return;
     }
     if (t instanceof NoSuchFileException || t instanceof FileNotFoundException) {
-      respondError(ReadStatus.READ_NOT_FOUND, "Block " + blockId + ": under-store file "
-          + source.getUfsPath() + " does not exist (deleted or renamed outside Strata?)");
+      respondError(
+          ReadStatus.READ_NOT_FOUND,
+          "Block "
+              + blockId
+              + ": under-store file "
+              + source.getUfsPath()
+              + " does not exist (deleted or renamed outside Strata?)");
     } else if (t instanceof StrataException
         && ((StrataException) t).code() == ErrorCode.INVALID_ARGUMENT) {
       respondError(ReadStatus.READ_INVALID, t.getMessage());
     } else {
       LOG.debug("Reading block {} from {} failed", blockId, source.getUfsPath(), t);
-      respondError(ReadStatus.READ_ERROR, "Block " + blockId + ": cannot read "
-          + source.getUfsPath() + ": " + t.getMessage());
+      respondError(
+          ReadStatus.READ_ERROR,
+          "Block " + blockId + ": cannot read " + source.getUfsPath() + ": " + t.getMessage());
     }
   }
 
@@ -287,7 +328,8 @@ final class UfsRangeTransfer implements Runnable {
     synchronized (this) {
       headerSent = true;
     }
-    channel.writeAndFlush(ResponseFrames.encode(channel.alloc(), header))
+    channel
+        .writeAndFlush(ResponseFrames.encode(channel.alloc(), header))
         .addListener(f -> finish());
   }
 
@@ -299,8 +341,12 @@ final class UfsRangeTransfer implements Runnable {
       }
     }
     if (cause != null && channel.isActive()) {
-      LOG.warn("Closing data channel {}: block {} from {} failed mid-transfer: {}",
-          channel.remoteAddress(), blockId, source.getUfsPath(), cause.toString());
+      LOG.warn(
+          "Closing data channel {}: block {} from {} failed mid-transfer: {}",
+          channel.remoteAddress(),
+          blockId,
+          source.getUfsPath(),
+          cause.toString());
     }
     channel.close();
     finish();

@@ -28,22 +28,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One client-streamed WriteBlocks call: a file's content cut into blocks of the header's
- * block size, each written to a held block of the store's most durable tier (see
- * {@link TieredBlockStore#createHeldTempBlock}) and committed when full, the last at the end
- * of the stream. The answer comes only after every block is committed and the master has been
- * told, synchronously, that this worker holds them; when that fails, or the call fails or is
- * cancelled, every block of the call is removed, so nothing of it is kept. Block files go
- * through the page cache and are not forced, like every block: a worker process that dies
- * keeps them, a power cut can lose the latest. gRPC delivers one message at a time, so the
- * stream needs no lock.
+ * One client-streamed WriteBlocks call: a file's content cut into blocks of the header's block
+ * size, each written to a held block of the store's most durable tier (see {@link
+ * TieredBlockStore#createHeldTempBlock}) and committed when full, the last at the end of the
+ * stream. The answer comes only after every block is committed and the master has been told,
+ * synchronously, that this worker holds them; when that fails, or the call fails or is cancelled,
+ * every block of the call is removed, so nothing of it is kept. Block files go through the page
+ * cache and are not forced, like every block: a worker process that dies keeps them, a power cut
+ * can lose the latest. gRPC delivers one message at a time, so the stream needs no lock.
  */
 final class BlockWriteStream implements StreamObserver<WriteBlocksRequest> {
   private static final Logger LOG = LoggerFactory.getLogger(BlockWriteStream.class);
+
   /**
    * Bytes of a block kept in memory before its space is reserved. A file that ends within them
-   * reserves exactly its length; a longer block reserves the whole block size up front, so
-   * that a small file with a large block size does not evict a block size of cache.
+   * reserves exactly its length; a longer block reserves the whole block size up front, so that a
+   * small file with a large block size does not evict a block size of cache.
    */
   static final int EXACT_RESERVATION_BYTES = 4 << 20;
 
@@ -64,8 +64,11 @@ final class BlockWriteStream implements StreamObserver<WriteBlocksRequest> {
   private FileChannel file;
   private boolean finished;
 
-  BlockWriteStream(TieredBlockStore store, MasterLink master,
-      StreamObserver<WriteBlocksResponse> response, Timer timer) {
+  BlockWriteStream(
+      TieredBlockStore store,
+      MasterLink master,
+      StreamObserver<WriteBlocksResponse> response,
+      Timer timer) {
     this.store = store;
     this.master = master;
     this.response = response;
@@ -81,8 +84,10 @@ final class BlockWriteStream implements StreamObserver<WriteBlocksRequest> {
       if (header == null) {
         start(request);
       } else if (request.hasHeader()) {
-        throw StrataException.invalidArgument("WriteBlocks of data id " + header.getDataId()
-            + " got a second header; send the header once, then data");
+        throw StrataException.invalidArgument(
+            "WriteBlocks of data id "
+                + header.getDataId()
+                + " got a second header; send the header once, then data");
       } else {
         append(request.getChunk());
       }
@@ -93,20 +98,29 @@ final class BlockWriteStream implements StreamObserver<WriteBlocksRequest> {
 
   private void start(WriteBlocksRequest request) throws StrataException {
     if (!request.hasHeader()) {
-      throw StrataException.invalidArgument("WriteBlocks must start with a header naming the "
-          + "file's data id and block size; the first message carried data");
+      throw StrataException.invalidArgument(
+          "WriteBlocks must start with a header naming the "
+              + "file's data id and block size; the first message carried data");
     }
     WriteBlocksHeader h = request.getHeader();
     // Block ids keep the data id in their upper bits (see BlockIds).
     long maxDataId = Long.MAX_VALUE >>> BlockIds.INDEX_BITS;
     if (h.getDataId() <= 0 || h.getDataId() > maxDataId) {
-      throw StrataException.invalidArgument("WriteBlocks header has data_id " + h.getDataId()
-          + "; it must be between 1 and " + maxDataId + ": pass the file id CreateFile answered");
+      throw StrataException.invalidArgument(
+          "WriteBlocks header has data_id "
+              + h.getDataId()
+              + "; it must be between 1 and "
+              + maxDataId
+              + ": pass the file id CreateFile answered");
     }
     if (h.getBlockSize() <= 0) {
-      throw StrataException.invalidArgument("WriteBlocks header of data id " + h.getDataId()
-          + " has block_size " + h.getBlockSize() + "; it must be above 0: pass the file's "
-          + "block size from CreateFile's answer");
+      throw StrataException.invalidArgument(
+          "WriteBlocks header of data id "
+              + h.getDataId()
+              + " has block_size "
+              + h.getBlockSize()
+              + "; it must be above 0: pass the file's "
+              + "block size from CreateFile's answer");
     }
     header = h;
   }
@@ -144,8 +158,12 @@ final class BlockWriteStream implements StreamObserver<WriteBlocksRequest> {
     temp = store.createHeldTempBlock(blockId, bytes).orElseThrow(() -> noRoom(blockId, bytes));
     // This call tells the master itself, before it answers; batched commits would race it.
     temp.callerTellsMaster();
-    file = FileChannel.open(temp.path(), StandardOpenOption.CREATE,
-        StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
+    file =
+        FileChannel.open(
+            temp.path(),
+            StandardOpenOption.CREATE,
+            StandardOpenOption.TRUNCATE_EXISTING,
+            StandardOpenOption.WRITE);
     writeToFile(unreserved);
     unreserved = ByteString.EMPTY;
   }
@@ -164,19 +182,48 @@ final class BlockWriteStream implements StreamObserver<WriteBlocksRequest> {
     long capacity = store.capacity(tier);
     String capacityKey = "strata.worker.tier." + tier.toLowerCase(Locale.ROOT) + ".capacity";
     if (bytes > capacity) {
-      return Status.RESOURCE_EXHAUSTED.withDescription("Block " + blockId + " of data id "
-          + header.getDataId() + " needs " + bytes + " bytes, more than the whole of tier "
-          + tier + " (" + capacity + " bytes), which holds the files written to the cache only. "
-          + "Write the file with a block size of at most " + capacity + " bytes, or give the "
-          + "tier more room (" + capacityKey + ")").asRuntimeException();
+      return Status.RESOURCE_EXHAUSTED
+          .withDescription(
+              "Block "
+                  + blockId
+                  + " of data id "
+                  + header.getDataId()
+                  + " needs "
+                  + bytes
+                  + " bytes, more than the whole of tier "
+                  + tier
+                  + " ("
+                  + capacity
+                  + " bytes), which holds the files written to the cache only. "
+                  + "Write the file with a block size of at most "
+                  + capacity
+                  + " bytes, or give the "
+                  + "tier more room ("
+                  + capacityKey
+                  + ")")
+          .asRuntimeException();
     }
-    return Status.RESOURCE_EXHAUSTED.withDescription("No room for block " + blockId + " ("
-        + bytes + " bytes) of data id " + header.getDataId() + " in tier " + tier + ", which "
-        + "holds the files written to the cache only: " + store.heldBytes(tier) + " of its "
-        + capacity + " bytes are held blocks not yet persisted, and blocks being read cannot be "
-        + "evicted either. Wait for the master to persist earlier files, persist or delete "
-        + "files written ASYNC_THROUGH or MUST_CACHE, or give the tier more room ("
-        + capacityKey + ")").asRuntimeException();
+    return Status.RESOURCE_EXHAUSTED
+        .withDescription(
+            "No room for block "
+                + blockId
+                + " ("
+                + bytes
+                + " bytes) of data id "
+                + header.getDataId()
+                + " in tier "
+                + tier
+                + ", which "
+                + "holds the files written to the cache only: "
+                + store.heldBytes(tier)
+                + " of its "
+                + capacity
+                + " bytes are held blocks not yet persisted, and blocks being read cannot be "
+                + "evicted either. Wait for the master to persist earlier files, persist or delete "
+                + "files written ASYNC_THROUGH or MUST_CACHE, or give the tier more room ("
+                + capacityKey
+                + ")")
+        .asRuntimeException();
   }
 
   private void commitBlock() throws IOException {
@@ -199,8 +246,11 @@ final class BlockWriteStream implements StreamObserver<WriteBlocksRequest> {
     }
     finished = true;
     discard();
-    LOG.info("WriteBlocks of data id {} was cancelled by the client after {} bytes ({}); "
-        + "nothing was kept", header == null ? "(no header yet)" : header.getDataId(), length,
+    LOG.info(
+        "WriteBlocks of data id {} was cancelled by the client after {} bytes ({}); "
+            + "nothing was kept",
+        header == null ? "(no header yet)" : header.getDataId(),
+        length,
         t.toString());
     record();
   }
@@ -223,8 +273,13 @@ final class BlockWriteStream implements StreamObserver<WriteBlocksRequest> {
       }
     } catch (StrataException e) {
       if (e.code() == ErrorCode.UNAVAILABLE) {
-        fail(StrataException.unavailable(e.getMessage() + ". The write of data id "
-            + header.getDataId() + " was undone: retry it when the master can be reached", e));
+        fail(
+            StrataException.unavailable(
+                e.getMessage()
+                    + ". The write of data id "
+                    + header.getDataId()
+                    + " was undone: retry it when the master can be reached",
+                e));
       } else {
         fail(e);
       }
@@ -235,8 +290,8 @@ final class BlockWriteStream implements StreamObserver<WriteBlocksRequest> {
     }
     finished = true;
     record();
-    WriteBlocksResponse.Builder answer = WriteBlocksResponse.newBuilder().setLength(length)
-        .setTier(store.durableTierAlias());
+    WriteBlocksResponse.Builder answer =
+        WriteBlocksResponse.newBuilder().setLength(length).setTier(store.durableTierAlias());
     for (BlockMeta b : committed) {
       answer.addBlockIds(b.blockId());
     }
@@ -249,8 +304,11 @@ final class BlockWriteStream implements StreamObserver<WriteBlocksRequest> {
     discard();
     StatusRuntimeException status = GrpcErrors.toStatus(t);
     if (status.getStatus().getCode() == Status.Code.INTERNAL) {
-      LOG.warn("WriteBlocks of data id {} failed after {} bytes: {}",
-          header == null ? "(no header)" : header.getDataId(), length, t.toString());
+      LOG.warn(
+          "WriteBlocks of data id {} failed after {} bytes: {}",
+          header == null ? "(no header)" : header.getDataId(),
+          length,
+          t.toString());
     }
     record();
     response.onError(status);

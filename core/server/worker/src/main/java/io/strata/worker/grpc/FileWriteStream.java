@@ -19,10 +19,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One client-streamed WriteFile call. The first message names the file; chunks are written to
- * the under store as they arrive (gRPC asks for the next message only after this one is
- * written, which paces the client). The file appears under its name only when the client
- * completes the stream; on any error or cancellation the partial file is aborted.
+ * One client-streamed WriteFile call. The first message names the file; chunks are written to the
+ * under store as they arrive (gRPC asks for the next message only after this one is written, which
+ * paces the client). The file appears under its name only when the client completes the stream; on
+ * any error or cancellation the partial file is aborted.
  */
 final class FileWriteStream implements StreamObserver<WriteFileRequest> {
   private static final Logger LOG = LoggerFactory.getLogger(FileWriteStream.class);
@@ -37,8 +37,11 @@ final class FileWriteStream implements StreamObserver<WriteFileRequest> {
   private long length;
   private boolean finished;
 
-  FileWriteStream(MountedStores stores, StreamObserver<WriteFileResponse> response,
-      Counter writeBytes, Timer timer) {
+  FileWriteStream(
+      MountedStores stores,
+      StreamObserver<WriteFileResponse> response,
+      Counter writeBytes,
+      Timer timer) {
     this.stores = stores;
     this.response = response;
     this.writeBytes = writeBytes;
@@ -53,8 +56,9 @@ final class FileWriteStream implements StreamObserver<WriteFileRequest> {
     try {
       if (header == null) {
         if (!request.hasHeader()) {
-          throw StrataException.invalidArgument("WriteFile must start with a header naming the "
-              + "file; the first message carried data");
+          throw StrataException.invalidArgument(
+              "WriteFile must start with a header naming the "
+                  + "file; the first message carried data");
         }
         header = request.getHeader();
         if (header.getUfsPath().isEmpty()) {
@@ -63,8 +67,10 @@ final class FileWriteStream implements StreamObserver<WriteFileRequest> {
         UnderFileSystem ufs = stores.get(header.getUfsPath(), header.getMountId());
         out = ufs.create(header.getUfsPath(), header.getOverwrite(), header.getMode());
       } else if (request.hasHeader()) {
-        throw StrataException.invalidArgument("WriteFile of " + header.getUfsPath()
-            + " got a second header; send the header once, then data");
+        throw StrataException.invalidArgument(
+            "WriteFile of "
+                + header.getUfsPath()
+                + " got a second header; send the header once, then data");
       } else {
         request.getChunk().writeTo(out);
         length += request.getChunk().size();
@@ -82,8 +88,11 @@ final class FileWriteStream implements StreamObserver<WriteFileRequest> {
     }
     finished = true;
     abort();
-    LOG.info("Write of {} was cancelled by the client after {} bytes ({}); nothing was kept",
-        header == null ? "(no header yet)" : header.getUfsPath(), length, t.toString());
+    LOG.info(
+        "Write of {} was cancelled by the client after {} bytes ({}); nothing was kept",
+        header == null ? "(no header yet)" : header.getUfsPath(),
+        length,
+        t.toString());
     record();
   }
 
@@ -104,8 +113,11 @@ final class FileWriteStream implements StreamObserver<WriteFileRequest> {
     }
     finished = true;
     record();
-    response.onNext(WriteFileResponse.newBuilder().setLength(length)
-        .setUfsFingerprint(out.fingerprint()).build());
+    response.onNext(
+        WriteFileResponse.newBuilder()
+            .setLength(length)
+            .setUfsFingerprint(out.fingerprint())
+            .build());
     response.onCompleted();
   }
 
@@ -115,8 +127,11 @@ final class FileWriteStream implements StreamObserver<WriteFileRequest> {
     StatusRuntimeException status = GrpcErrors.toStatus(t);
     // Refusals the client caused (file exists, bad path) are its to report; the rest is ours.
     if (status.getStatus().getCode() == Status.Code.INTERNAL) {
-      LOG.warn("Write of {} failed after {} bytes: {}",
-          header == null ? "(no header)" : header.getUfsPath(), length, t.toString());
+      LOG.warn(
+          "Write of {} failed after {} bytes: {}",
+          header == null ? "(no header)" : header.getUfsPath(),
+          length,
+          t.toString());
     }
     record();
     response.onError(status);

@@ -6,10 +6,10 @@ import io.strata.common.conf.WorkerKeys;
 import io.strata.worker.block.BlockFileWriter;
 
 /**
- * The limits of a {@link LoadExecutor}: load threads, tasks that may wait for one, and the
- * bytes a thread moves per step. A value is always valid: threads and queue are at least 1,
- * and the chunk size is a positive multiple of 4 KiB (Direct I/O's alignment) no larger than
- * the buffer pool's largest class.
+ * The limits of a {@link LoadExecutor}: load threads, tasks that may wait for one, and the bytes a
+ * thread moves per step. A value is always valid: threads and queue are at least 1, and the chunk
+ * size is a positive multiple of 4 KiB (Direct I/O's alignment) no larger than the buffer pool's
+ * largest class.
  *
  * @param threads load threads; with the chunk size this bounds the direct memory loads use
  * @param queueSize tasks that may wait for a thread; a task beyond them is answered busy
@@ -18,16 +18,19 @@ import io.strata.worker.block.BlockFileWriter;
 public record LoadSettings(int threads, int queueSize, int chunkSize) {
   public LoadSettings {
     if (threads < 1) {
-      throw new IllegalArgumentException(WorkerKeys.LOAD_THREADS.name() + " must be at least "
-          + "1, got " + threads);
+      throw new IllegalArgumentException(
+          WorkerKeys.LOAD_THREADS.name() + " must be at least " + "1, got " + threads);
     }
     if (queueSize < 1) {
-      throw new IllegalArgumentException(WorkerKeys.LOAD_QUEUE_SIZE.name() + " must be at "
-          + "least 1, got " + queueSize);
+      throw new IllegalArgumentException(
+          WorkerKeys.LOAD_QUEUE_SIZE.name() + " must be at " + "least 1, got " + queueSize);
     }
     if (chunkSize <= 0 || chunkSize % BlockFileWriter.ALIGNMENT != 0) {
-      throw new IllegalArgumentException("load chunk size must be a positive multiple of "
-          + BlockFileWriter.ALIGNMENT + " bytes, got " + chunkSize);
+      throw new IllegalArgumentException(
+          "load chunk size must be a positive multiple of "
+              + BlockFileWriter.ALIGNMENT
+              + " bytes, got "
+              + chunkSize);
     }
   }
 
@@ -40,12 +43,20 @@ public record LoadSettings(int threads, int queueSize, int chunkSize) {
   public static LoadSettings fromWorker(StrataConfig conf) {
     long chunk = conf.getBytes(WorkerKeys.LOAD_CHUNK_SIZE);
     if (chunk <= 0 || chunk > AlignedBufferPool.MAX_CLASS) {
-      throw new IllegalArgumentException(WorkerKeys.LOAD_CHUNK_SIZE.name() + " must be between "
-          + "1 byte and " + AlignedBufferPool.MAX_CLASS + " bytes, got " + chunk
-          + "; the default is " + WorkerKeys.LOAD_CHUNK_SIZE.defaultValue());
+      throw new IllegalArgumentException(
+          WorkerKeys.LOAD_CHUNK_SIZE.name()
+              + " must be between "
+              + "1 byte and "
+              + AlignedBufferPool.MAX_CLASS
+              + " bytes, got "
+              + chunk
+              + "; the default is "
+              + WorkerKeys.LOAD_CHUNK_SIZE.defaultValue());
     }
-    return new LoadSettings(conf.getInt(WorkerKeys.LOAD_THREADS),
-        conf.getInt(WorkerKeys.LOAD_QUEUE_SIZE), (int) alignUp(chunk));
+    return new LoadSettings(
+        conf.getInt(WorkerKeys.LOAD_THREADS),
+        conf.getInt(WorkerKeys.LOAD_QUEUE_SIZE),
+        (int) alignUp(chunk));
   }
 
   /** {@code bytes} rounded up to a multiple of Direct I/O's 4 KiB alignment. */

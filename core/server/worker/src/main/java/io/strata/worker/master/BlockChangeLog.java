@@ -9,10 +9,10 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Blocks added and removed since the last heartbeat the master acknowledged. A block is in at
- * most one of the two lists: its latest change wins. A heartbeat takes the changes with
- * {@link #drain} and gives them back with {@link #restore} when it fails, so no change is lost
- * to an unreachable master. Thread-safe.
+ * Blocks added and removed since the last heartbeat the master acknowledged. A block is in at most
+ * one of the two lists: its latest change wins. A heartbeat takes the changes with {@link #drain}
+ * and gives them back with {@link #restore} when it fails, so no change is lost to an unreachable
+ * master. Thread-safe.
  */
 public final class BlockChangeLog {
   private final Map<Long, BlockReport> added = new LinkedHashMap<>();

@@ -17,14 +17,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Tells the master of blocks this worker has just cached, a batch at a time: a commit waits
- * at most {@link #DELAY_MS} for others, and every block committed meanwhile goes in one
- * CommitBlocks call. A worker that caches thousands of small files a second (their first
- * reads, or a load) otherwise makes a master call for each, which cost about a fifth of the
- * CPU of a first pass over never-cached small files on a 2-core machine. Fire-and-forget, as
- * single commits were: the heartbeat repeats every block added since the last one, so a lost
- * batch costs only time. A master that predates CommitBlocks is sent single CommitBlock calls
- * from then on. Thread-safe.
+ * Tells the master of blocks this worker has just cached, a batch at a time: a commit waits at most
+ * {@link #DELAY_MS} for others, and every block committed meanwhile goes in one CommitBlocks call.
+ * A worker that caches thousands of small files a second (their first reads, or a load) otherwise
+ * makes a master call for each, which cost about a fifth of the CPU of a first pass over
+ * never-cached small files on a 2-core machine. Fire-and-forget, as single commits were: the
+ * heartbeat repeats every block added since the last one, so a lost batch costs only time. A master
+ * that predates CommitBlocks is sent single CommitBlock calls from then on. Thread-safe.
  */
 final class BlockCommits {
   private static final Logger LOG = LoggerFactory.getLogger(BlockCommits.class);
@@ -62,7 +61,8 @@ final class BlockCommits {
       List<BlockReport> batch = new ArrayList<>();
       long id = -1;
       Commit c;
-      while (batch.size() < MAX_BATCH && (c = pending.peek()) != null
+      while (batch.size() < MAX_BATCH
+          && (c = pending.peek()) != null
           && (id < 0 || c.workerId() == id)) {
         pending.poll();
         id = c.workerId();
@@ -79,43 +79,47 @@ final class BlockCommits {
       blocks.forEach(b -> sendOne(workerId, b));
       return;
     }
-    master.blockMasterAsync().commitBlocks(CommitBlocksRequest.newBuilder()
-        .setWorkerId(workerId).addAllBlocks(blocks).build(),
-        new StreamObserver<CommitBlocksResponse>() {
-          @Override
-          public void onNext(CommitBlocksResponse value) {}
+    master
+        .blockMasterAsync()
+        .commitBlocks(
+            CommitBlocksRequest.newBuilder().setWorkerId(workerId).addAllBlocks(blocks).build(),
+            new StreamObserver<CommitBlocksResponse>() {
+              @Override
+              public void onNext(CommitBlocksResponse value) {}
 
-          @Override
-          public void onError(Throwable t) {
-            if (Status.fromThrowable(t).getCode() == Status.Code.UNIMPLEMENTED) {
-              batches = false;
-              blocks.forEach(b -> sendOne(workerId, b));
-              return;
-            }
-            master.moveOn(t);
-            LOG.debug("CommitBlocks of {} blocks failed: {}", blocks.size(), t.toString());
-          }
+              @Override
+              public void onError(Throwable t) {
+                if (Status.fromThrowable(t).getCode() == Status.Code.UNIMPLEMENTED) {
+                  batches = false;
+                  blocks.forEach(b -> sendOne(workerId, b));
+                  return;
+                }
+                master.moveOn(t);
+                LOG.debug("CommitBlocks of {} blocks failed: {}", blocks.size(), t.toString());
+              }
 
-          @Override
-          public void onCompleted() {}
-        });
+              @Override
+              public void onCompleted() {}
+            });
   }
 
   private void sendOne(long workerId, BlockReport block) {
-    master.blockMasterAsync().commitBlock(
-        CommitBlockRequest.newBuilder().setWorkerId(workerId).setBlock(block).build(),
-        new StreamObserver<CommitBlockResponse>() {
-          @Override
-          public void onNext(CommitBlockResponse value) {}
+    master
+        .blockMasterAsync()
+        .commitBlock(
+            CommitBlockRequest.newBuilder().setWorkerId(workerId).setBlock(block).build(),
+            new StreamObserver<CommitBlockResponse>() {
+              @Override
+              public void onNext(CommitBlockResponse value) {}
 
-          @Override
-          public void onError(Throwable t) {
-            master.moveOn(t);
-            LOG.debug("CommitBlock of block {} failed: {}", block.getBlockId(), t.toString());
-          }
+              @Override
+              public void onError(Throwable t) {
+                master.moveOn(t);
+                LOG.debug("CommitBlock of block {} failed: {}", block.getBlockId(), t.toString());
+              }
 
-          @Override
-          public void onCompleted() {}
-        });
+              @Override
+              public void onCompleted() {}
+            });
   }
 }

@@ -15,15 +15,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
- * The worker's gRPC connection to the master, or to the leader among several masters (the
- * client's {@link MasterChannels}: one channel per master, requests named by call ids, the
- * leader followed through redirects). Every call carries the configured deadline, so a master
- * that hangs can delay the worker's calls but never block them forever.
+ * The worker's gRPC connection to the master, or to the leader among several masters (the client's
+ * {@link MasterChannels}: one channel per master, requests named by call ids, the leader followed
+ * through redirects). Every call carries the configured deadline, so a master that hangs can delay
+ * the worker's calls but never block them forever.
  *
  * <p>A blocking call makes one round: when its master cannot serve it (down, paused, or a
- * follower), it is tried on the leader the follower names or on the next master, at most once
- * per master, and the last failure is thrown. The worker's own loops (registration,
- * heartbeats) wait between rounds, so no call here sleeps. Thread-safe.
+ * follower), it is tried on the leader the follower names or on the next master, at most once per
+ * master, and the last failure is thrown. The worker's own loops (registration, heartbeats) wait
+ * between rounds, so no call here sleeps. Thread-safe.
  */
 public final class MasterClient implements AutoCloseable {
   private final MasterChannels channels;
@@ -46,7 +46,8 @@ public final class MasterClient implements AutoCloseable {
 
   /** The master or masters this worker calls, for messages. */
   public String masters() {
-    return channels.size() == 1 ? "the master at " + channels.leader()
+    return channels.size() == 1
+        ? "the master at " + channels.leader()
         : "the masters at " + String.join(", ", channels.addresses());
   }
 
@@ -60,12 +61,12 @@ public final class MasterClient implements AutoCloseable {
     return oneRound(FileSystemMasterGrpc::newBlockingStub, body);
   }
 
-  private <S extends AbstractStub<S>, T> T oneRound(Function<Channel, S> stubOn,
-      Function<S, T> body) {
+  private <S extends AbstractStub<S>, T> T oneRound(
+      Function<Channel, S> stubOn, Function<S, T> body) {
     try {
       // No budget: the round ends the call, and the caller waits before the next.
-      return channels.call(stubOn, body, timeout, new Backoff(Duration.ZERO, Duration.ZERO,
-          Duration.ZERO));
+      return channels.call(
+          stubOn, body, timeout, new Backoff(Duration.ZERO, Duration.ZERO, Duration.ZERO));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw Status.CANCELLED.withDescription("interrupted").withCause(e).asRuntimeException();
@@ -82,8 +83,8 @@ public final class MasterClient implements AutoCloseable {
   }
 
   /**
-   * After an asynchronous call failed: moves on from its master to the leader a follower named,
-   * or to the next master, when the failure says its master could not serve.
+   * After an asynchronous call failed: moves on from its master to the leader a follower named, or
+   * to the next master, when the failure says its master could not serve.
    */
   public void moveOn(Throwable failure) {
     channels.moveOn(failure);

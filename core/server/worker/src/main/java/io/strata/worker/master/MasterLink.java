@@ -1,7 +1,6 @@
 package io.strata.worker.master;
 
 import io.grpc.StatusRuntimeException;
-import io.grpc.stub.StreamObserver;
 import io.strata.common.Version;
 import io.strata.common.error.GrpcErrors;
 import io.strata.common.error.StrataException;
@@ -31,15 +30,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps the master informed of this worker. Registers with a full block report, retrying with
- * growing pauses while the master cannot be reached (the worker serves what it has meanwhile),
- * then heartbeats at a fixed interval with tier usage, the blocks added and removed since the
- * last acknowledged heartbeat, and cumulative cache statistics. Blocks are also committed to
- * the master as soon as they are cached. Applies the master's removals, and registers again
- * when the master asks (it restarted, had marked this worker lost, or is a new leader that
- * does not know this worker). With several masters each call goes to the leader, following a
- * follower's redirect within the same attempt (see {@link MasterClient}). All master calls run
- * on one thread of its own, except the fire-and-forget commits and {@link #commitHeldBlocks},
- * which runs on its caller's thread.
+ * growing pauses while the master cannot be reached (the worker serves what it has meanwhile), then
+ * heartbeats at a fixed interval with tier usage, the blocks added and removed since the last
+ * acknowledged heartbeat, and cumulative cache statistics. Blocks are also committed to the master
+ * as soon as they are cached. Applies the master's removals, and registers again when the master
+ * asks (it restarted, had marked this worker lost, or is a new leader that does not know this
+ * worker). With several masters each call goes to the leader, following a follower's redirect
+ * within the same attempt (see {@link MasterClient}). All master calls run on one thread of its
+ * own, except the fire-and-forget commits and {@link #commitHeldBlocks}, which runs on its caller's
+ * thread.
  */
 public final class MasterLink implements BlockStoreListener, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(MasterLink.class);
@@ -66,25 +65,34 @@ public final class MasterLink implements BlockStoreListener, AutoCloseable {
    * @param address this worker's address with the ports actually bound
    * @param stats the cumulative cache statistics to report
    */
-  public MasterLink(MasterClient master, TieredBlockStore store, Supplier<WorkerAddress> address,
-      Supplier<WorkerCacheStats> stats, Duration heartbeatInterval, Duration maxRetryInterval) {
+  public MasterLink(
+      MasterClient master,
+      TieredBlockStore store,
+      Supplier<WorkerAddress> address,
+      Supplier<WorkerCacheStats> stats,
+      Duration heartbeatInterval,
+      Duration maxRetryInterval) {
     this.master = master;
     this.store = store;
     this.address = address;
     this.stats = stats;
     this.heartbeatMs = Math.max(1, heartbeatInterval.toMillis());
     this.maxRetryMs = Math.max(FIRST_RETRY_MS, maxRetryInterval.toMillis());
-    this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "master-link");
-      t.setDaemon(true);
-      return t;
-    });
+    this.thread =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "master-link");
+              t.setDaemon(true);
+              return t;
+            });
     // Apart from the heartbeats, which can wait for a master that does not answer.
-    this.commitThread = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "block-commits");
-      t.setDaemon(true);
-      return t;
-    });
+    this.commitThread =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "block-commits");
+              t.setDaemon(true);
+              return t;
+            });
     this.commits = new BlockCommits(master, commitThread);
   }
 
@@ -138,13 +146,14 @@ public final class MasterLink implements BlockStoreListener, AutoCloseable {
     // Changes from here on reach the master in heartbeats; earlier ones are in the report.
     changes.clear();
     List<BlockReport> report = store.blockReport();
-    RegisterWorkerRequest request = RegisterWorkerRequest.newBuilder()
-        .setAddress(address.get())
-        .addAllTiers(store.tierUsage())
-        .addAllBlocks(report)
-        .setRelease(Version.RELEASE)
-        .setRpcProtocolVersion(Version.PROTOCOL_VERSION)
-        .build();
+    RegisterWorkerRequest request =
+        RegisterWorkerRequest.newBuilder()
+            .setAddress(address.get())
+            .addAllTiers(store.tierUsage())
+            .addAllBlocks(report)
+            .setRelease(Version.RELEASE)
+            .setRpcProtocolVersion(Version.PROTOCOL_VERSION)
+            .build();
     RegisterWorkerResponse response;
     try {
       response = master.callBlockMaster(s -> s.registerWorker(request));
@@ -156,21 +165,25 @@ public final class MasterLink implements BlockStoreListener, AutoCloseable {
     retryMs = FIRST_RETRY_MS;
     workerId = response.getWorkerId();
     registrations++;
-    LOG.info("Registered with the master at {} as worker {} with {} blocks", master.address(),
-        workerId, report.size());
+    LOG.info(
+        "Registered with the master at {} as worker {} with {} blocks",
+        master.address(),
+        workerId,
+        report.size());
     return true;
   }
 
   private void heartbeat() {
     BlockChangeLog.Changes sent = changes.drain();
-    HeartbeatRequest request = HeartbeatRequest.newBuilder()
-        .setWorkerId(workerId)
-        .addAllTiers(store.tierUsage())
-        .addAllAddedBlocks(sent.added())
-        .addAllRemovedBlockIds(sent.removed())
-        .setCacheStats(stats.get())
-        .setDraining(draining)
-        .build();
+    HeartbeatRequest request =
+        HeartbeatRequest.newBuilder()
+            .setWorkerId(workerId)
+            .addAllTiers(store.tierUsage())
+            .addAllAddedBlocks(sent.added())
+            .addAllRemovedBlockIds(sent.removed())
+            .setCacheStats(stats.get())
+            .setDraining(draining)
+            .build();
     HeartbeatResponse response;
     try {
       response = master.callBlockMaster(s -> s.heartbeat(request));
@@ -182,12 +195,13 @@ public final class MasterLink implements BlockStoreListener, AutoCloseable {
     reachable();
     if (response.getRemoveBlockIdsCount() > 0) {
       int removed = store.remove(response.getRemoveBlockIdsList());
-      LOG.debug("Master asked to remove {} blocks; {} were cached", 
-          response.getRemoveBlockIdsCount(), removed);
+      LOG.debug(
+          "Master asked to remove {} blocks; {} were cached",
+          response.getRemoveBlockIdsCount(),
+          removed);
     }
     if (response.getCommand() == WorkerCommand.WORKER_COMMAND_REGISTER) {
-      LOG.info("The master at {} asked worker {} to register again", master.address(),
-          workerId);
+      LOG.info("The master at {} asked worker {} to register again", master.address(), workerId);
       workerId = -1;
       register();
     }
@@ -199,8 +213,10 @@ public final class MasterLink implements BlockStoreListener, AutoCloseable {
     }
     if (masterReachable) {
       masterReachable = false;
-      LOG.warn("Cannot reach {} ({}); retrying, and serving cached blocks meanwhile",
-          master.masters(), describe(e));
+      LOG.warn(
+          "Cannot reach {} ({}); retrying, and serving cached blocks meanwhile",
+          master.masters(),
+          describe(e));
     }
   }
 
@@ -230,32 +246,44 @@ public final class MasterLink implements BlockStoreListener, AutoCloseable {
   }
 
   /**
-   * Tells the master that this worker holds these blocks, and returns once it has answered:
-   * one CommitBlocks call with the reports the batched commits send, within the configured
-   * master RPC timeout. Runs on the caller's thread. The blocks were committed with
-   * {@link TempBlock#callerTellsMaster}, so no batched commit repeats them; the heartbeat
-   * still does.
+   * Tells the master that this worker holds these blocks, and returns once it has answered: one
+   * CommitBlocks call with the reports the batched commits send, within the configured master RPC
+   * timeout. Runs on the caller's thread. The blocks were committed with {@link
+   * TempBlock#callerTellsMaster}, so no batched commit repeats them; the heartbeat still does.
    *
-   * @throws StrataException UNAVAILABLE, naming the master, when this worker has not
-   *     registered yet or the master did not take the call
+   * @throws StrataException UNAVAILABLE, naming the master, when this worker has not registered yet
+   *     or the master did not take the call
    */
   public void commitHeldBlocks(List<BlockMeta> blocks) throws StrataException {
     long id = workerId;
     if (id < 0) {
-      throw StrataException.unavailable("This worker has not registered with " + master.masters()
-          + " yet, so it cannot tell it that it holds " + blocks.size() + " blocks", null);
+      throw StrataException.unavailable(
+          "This worker has not registered with "
+              + master.masters()
+              + " yet, so it cannot tell it that it holds "
+              + blocks.size()
+              + " blocks",
+          null);
     }
     List<BlockReport> reports = new ArrayList<>(blocks.size());
     for (BlockMeta b : blocks) {
       reports.add(TieredBlockStore.toReport(b));
     }
-    CommitBlocksRequest request = CommitBlocksRequest.newBuilder().setWorkerId(id)
-        .addAllBlocks(reports).build();
+    CommitBlocksRequest request =
+        CommitBlocksRequest.newBuilder().setWorkerId(id).addAllBlocks(reports).build();
     try {
       master.callBlockMaster(s -> s.commitBlocks(request));
     } catch (StatusRuntimeException e) {
-      throw StrataException.unavailable("Cannot tell " + master.masters() + " that worker " + id
-          + " holds " + blocks.size() + " blocks: " + GrpcErrors.reason(e.getStatus()), e);
+      throw StrataException.unavailable(
+          "Cannot tell "
+              + master.masters()
+              + " that worker "
+              + id
+              + " holds "
+              + blocks.size()
+              + " blocks: "
+              + GrpcErrors.reason(e.getStatus()),
+          e);
     }
   }
 
@@ -265,9 +293,9 @@ public final class MasterLink implements BlockStoreListener, AutoCloseable {
   }
 
   /**
-   * Tells the master at once that this worker is stopping, so that it stops naming it as a
-   * source of new reads; returns when the master has heard it, or could not be told within
-   * {@code timeout} (a master of release 0.1.0 ignores the flag).
+   * Tells the master at once that this worker is stopping, so that it stops naming it as a source
+   * of new reads; returns when the master has heard it, or could not be told within {@code timeout}
+   * (a master of release 0.1.0 ignores the flag).
    */
   public void drain(java.time.Duration timeout) throws InterruptedException {
     draining = true;
@@ -276,7 +304,8 @@ public final class MasterLink implements BlockStoreListener, AutoCloseable {
     }
     try {
       thread.submit(this::heartbeat).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException
+    } catch (java.util.concurrent.ExecutionException
+        | java.util.concurrent.TimeoutException
         | RejectedExecutionException e) {
       LOG.warn("Could not tell the master that this worker is draining: {}", e.toString());
     }

@@ -11,12 +11,11 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The options of each mount (credentials, endpoints), which the worker needs to open an under
- * store the way the master does. Learnt from the master's ListMounts -- with secret values,
- * which listings for people mask, and without the options that configure Strata itself rather
- * than the store -- and kept: a mount's options do not change while it exists. Mount 0, and a
- * mount the master does not know, have no options; an unknown id is not asked for again for a
- * few seconds.
+ * The options of each mount (credentials, endpoints), which the worker needs to open an under store
+ * the way the master does. Learnt from the master's ListMounts -- with secret values, which
+ * listings for people mask, and without the options that configure Strata itself rather than the
+ * store -- and kept: a mount's options do not change while it exists. Mount 0, and a mount the
+ * master does not know, have no options; an unknown id is not asked for again for a few seconds.
  */
 public final class MountOptions {
   private final MasterClient master;
@@ -55,14 +54,19 @@ public final class MountOptions {
 
   private synchronized void refresh() throws StrataException {
     try {
-      ListMountsRequest request = ListMountsRequest.newBuilder().setIncludeSecrets(true)
-          .setStoreOptionsOnly(true).build();
+      ListMountsRequest request =
+          ListMountsRequest.newBuilder().setIncludeSecrets(true).setStoreOptionsOnly(true).build();
       for (MountInfo m : master.callFileSystem(s -> s.listMounts(request)).getMountsList()) {
         known.put(m.getMountId(), Map.copyOf(m.getOptionsMap()));
       }
     } catch (StatusRuntimeException e) {
-      throw StrataException.unavailable("Cannot get the mount table from " + master.masters()
-          + " (" + e.getStatus() + "); check that the master is running", e);
+      throw StrataException.unavailable(
+          "Cannot get the mount table from "
+              + master.masters()
+              + " ("
+              + e.getStatus()
+              + "); check that the master is running",
+          e);
     }
   }
 }

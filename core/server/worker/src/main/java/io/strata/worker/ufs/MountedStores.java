@@ -7,9 +7,9 @@ import io.strata.worker.master.MountOptions;
 import java.io.IOException;
 
 /**
- * Opens the under store of a path the way its mount configures it: the mount's options come
- * from the master (see {@link MountOptions}) and open stores are shared through
- * {@link UnderStores}. May call the master, so never use it on an event-loop thread.
+ * Opens the under store of a path the way its mount configures it: the mount's options come from
+ * the master (see {@link MountOptions}) and open stores are shared through {@link UnderStores}. May
+ * call the master, so never use it on an event-loop thread.
  */
 public final class MountedStores implements AutoCloseable {
   private final UnderStores stores;
@@ -29,8 +29,13 @@ public final class MountedStores implements AutoCloseable {
     try {
       return stores.get(ufsPath, mounts.get(mountId));
     } catch (IllegalArgumentException e) {
-      throw StrataException.invalidArgument("Cannot open the under store of " + ufsPath
-          + " (mount " + mountId + "): " + e.getMessage());
+      throw StrataException.invalidArgument(
+          "Cannot open the under store of "
+              + ufsPath
+              + " (mount "
+              + mountId
+              + "): "
+              + e.getMessage());
     }
   }
 

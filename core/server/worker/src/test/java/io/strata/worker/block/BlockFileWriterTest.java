@@ -17,10 +17,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Block files written with and without Direct I/O read back exactly, at their true length. */
 class BlockFileWriterTest {
@@ -29,8 +29,7 @@ class BlockFileWriterTest {
   private static final long[] LENGTHS = {0, 1, 4095, 4096, 4097, 3L * CHUNK + 17};
   private static final Path SHM = Path.of("/dev/shm");
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private static ByteBuffer alignedChunk(int size) {
     return ByteBuffer.allocateDirect(size + BlockFileWriter.ALIGNMENT - 1)
@@ -44,8 +43,8 @@ class BlockFileWriterTest {
   }
 
   /** Writes {@code data} in chunks of {@code chunkSize}, as a copy thread does. */
-  private static void writeAll(BlockFileWriter writer, byte[] data, ByteBuffer chunk,
-      int chunkSize) throws IOException {
+  private static void writeAll(BlockFileWriter writer, byte[] data, ByteBuffer chunk, int chunkSize)
+      throws IOException {
     for (int done = 0; done < data.length; done += chunkSize) {
       int n = Math.min(chunkSize, data.length - done);
       chunk.clear();
@@ -79,8 +78,7 @@ class BlockFileWriterTest {
 
   @ParameterizedTest
   @ValueSource(ints = {CHUNK, 64 << 10})
-  void blocksOnTheDiskTmpFolderReadBackExactly(int chunkSize)
-      throws IOException {
+  void blocksOnTheDiskTmpFolderReadBackExactly(int chunkSize) throws IOException {
     BlockFileOpener opener = new BlockFileOpener(true);
     boolean direct = roundTripEveryLength(opener, dir, chunkSize);
     // Either path is correct; the two facts about it must agree.
@@ -90,8 +88,7 @@ class BlockFileWriterTest {
   }
 
   @Test
-  void blocksOnDevShmReadBackExactlyAndAnyRefusalIsLoggedOnce()
-      throws IOException {
+  void blocksOnDevShmReadBackExactlyAndAnyRefusalIsLoggedOnce() throws IOException {
     assertTrue(Files.isDirectory(SHM) && Files.isWritable(SHM), "/dev/shm must be usable");
     Path folder = Files.createTempDirectory(SHM, "strata-direct-test-");
     try {
@@ -101,7 +98,9 @@ class BlockFileWriterTest {
       // Six files went to the folder; a refusing tmpfs is reported once, not six times.
       assertEquals(direct ? 0 : 1, opener.refusalsLogged());
       // tmpfs refuses O_DIRECT before Linux 6.6 and takes it since.
-      LOG.info("write path on {}: {}", folder,
+      LOG.info(
+          "write path on {}: {}",
+          folder,
           direct ? "O_DIRECT (this kernel's tmpfs takes it)" : "page cache (fallback)");
     } finally {
       try (Stream<Path> walk = Files.walk(folder)) {
@@ -115,10 +114,13 @@ class BlockFileWriterTest {
   @Test
   void folderRefusingDirectIoFallsBackAndIsLoggedOncePerFolder() throws IOException {
     AtomicInteger directOpens = new AtomicInteger();
-    BlockFileOpener opener = new BlockFileOpener(true, file -> {
-      directOpens.incrementAndGet();
-      throw new IOException(file + ": Invalid argument");
-    });
+    BlockFileOpener opener =
+        new BlockFileOpener(
+            true,
+            file -> {
+              directOpens.incrementAndGet();
+              throw new IOException(file + ": Invalid argument");
+            });
     Path mem = Files.createDirectories(dir.resolve("mem"));
     Path ssd = Files.createDirectories(dir.resolve("ssd"));
     assertFalse(roundTripEveryLength(opener, mem, CHUNK));
@@ -132,10 +134,13 @@ class BlockFileWriterTest {
   @Test
   void directIoTurnedOffWritesThroughThePageCache() throws IOException {
     AtomicInteger directOpens = new AtomicInteger();
-    BlockFileOpener opener = new BlockFileOpener(false, file -> {
-      directOpens.incrementAndGet();
-      throw new AssertionError("O_DIRECT tried although turned off");
-    });
+    BlockFileOpener opener =
+        new BlockFileOpener(
+            false,
+            file -> {
+              directOpens.incrementAndGet();
+              throw new AssertionError("O_DIRECT tried although turned off");
+            });
     assertFalse(roundTripEveryLength(opener, dir, CHUNK));
     assertEquals(0, directOpens.get());
     assertEquals(0, opener.refusalsLogged());
@@ -153,20 +158,26 @@ class BlockFileWriterTest {
         assertEquals(3, writer.length());
         return;
       }
-      assertThrows(IllegalArgumentException.class,
-          () -> writer.write(ByteBuffer.wrap(new byte[4096])), "heap buffer");
+      assertThrows(
+          IllegalArgumentException.class,
+          () -> writer.write(ByteBuffer.wrap(new byte[4096])),
+          "heap buffer");
       ByteBuffer unaligned = alignedChunk(8192).position(1);
-      assertThrows(IllegalArgumentException.class, () -> writer.write(unaligned),
-          "misaligned position");
+      assertThrows(
+          IllegalArgumentException.class, () -> writer.write(unaligned), "misaligned position");
       ByteBuffer tight = alignedChunk(4096).limit(4096).slice(0, 100);
       assertEquals(100, tight.capacity());
-      assertThrows(IllegalArgumentException.class, () -> writer.write(tight),
+      assertThrows(
+          IllegalArgumentException.class,
+          () -> writer.write(tight),
           "no room to pad the last chunk");
       ByteBuffer chunk = alignedChunk(8192);
       chunk.put(new byte[5000]).flip();
       writer.write(chunk);
       chunk.clear().limit(4096);
-      assertThrows(IllegalStateException.class, () -> writer.write(chunk),
+      assertThrows(
+          IllegalStateException.class,
+          () -> writer.write(chunk),
           "nothing may follow a padded chunk");
       assertEquals(5000, writer.length());
     }

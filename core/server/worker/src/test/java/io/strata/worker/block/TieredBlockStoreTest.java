@@ -23,28 +23,31 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class TieredBlockStoreTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   private final List<String> events = new ArrayList<>();
 
   private TieredBlockStore open(long memCapacity, long ssdCapacity) throws StrataException {
-    TieredBlockStore store = new TieredBlockStore(List.of(
-        new TierSpec("MEM", dir.resolve("mem"), memCapacity),
-        new TierSpec("SSD", dir.resolve("ssd"), ssdCapacity)), registry);
+    TieredBlockStore store =
+        new TieredBlockStore(
+            List.of(
+                new TierSpec("MEM", dir.resolve("mem"), memCapacity),
+                new TierSpec("SSD", dir.resolve("ssd"), ssdCapacity)),
+            registry);
     store.open();
-    store.setListener(new BlockStoreListener() {
-      @Override
-      public void blockCommitted(BlockMeta block, boolean callerTellsMaster) {
-        events.add("+" + block.blockId());
-      }
+    store.setListener(
+        new BlockStoreListener() {
+          @Override
+          public void blockCommitted(BlockMeta block, boolean callerTellsMaster) {
+            events.add("+" + block.blockId());
+          }
 
-      @Override
-      public void blockRemoved(long blockId) {
-        events.add("-" + blockId);
-      }
-    });
+          @Override
+          public void blockRemoved(long blockId) {
+            events.add("-" + blockId);
+          }
+        });
     return store;
   }
 
@@ -153,9 +156,12 @@ class TieredBlockStoreTest {
     Files.write(dir.resolve("mem/blocks/0012"), bytes(5, 0)); // not the canonical spelling
     store.close(); // the process is gone: its folder locks with it
 
-    TieredBlockStore reopened = new TieredBlockStore(List.of(
-        new TierSpec("MEM", dir.resolve("mem"), 1000),
-        new TierSpec("SSD", dir.resolve("ssd"), 1000)), new SimpleMeterRegistry());
+    TieredBlockStore reopened =
+        new TieredBlockStore(
+            List.of(
+                new TierSpec("MEM", dir.resolve("mem"), 1000),
+                new TierSpec("SSD", dir.resolve("ssd"), 1000)),
+            new SimpleMeterRegistry());
     OpenResult result = reopened.open();
     assertEquals(new OpenResult(2, 300, 1, 2, 0), result);
     assertNull(reopened.pin(13), "a half-written block was served after a restart");
@@ -179,11 +185,12 @@ class TieredBlockStoreTest {
     put(store, 1, bytes(100, 1));
     put(store, 2, bytes(100, 2));
     put(store, 3, bytes(100, 3));
-    Files.setLastModifiedTime(dir.resolve("mem/blocks/2"),
-        java.nio.file.attribute.FileTime.fromMillis(1000));
+    Files.setLastModifiedTime(
+        dir.resolve("mem/blocks/2"), java.nio.file.attribute.FileTime.fromMillis(1000));
     store.close();
-    TieredBlockStore reopened = new TieredBlockStore(List.of(
-        new TierSpec("MEM", dir.resolve("mem"), 250)), new SimpleMeterRegistry());
+    TieredBlockStore reopened =
+        new TieredBlockStore(
+            List.of(new TierSpec("MEM", dir.resolve("mem"), 250)), new SimpleMeterRegistry());
     assertEquals(1, reopened.open().blocksEvicted());
     assertNull(reopened.get(2));
     assertEquals(200, reopened.usedBytes("MEM"));
@@ -192,12 +199,15 @@ class TieredBlockStoreTest {
   @Test
   void aSecondStoreOnTheSameTierFolderIsRefusedNamingTheHolder() throws IOException {
     TieredBlockStore first = open(1000, 1000);
-    TieredBlockStore second = new TieredBlockStore(List.of(
-        new TierSpec("MEM", dir.resolve("mem"), 1000, "strata.worker.tier.mem.dir")),
-        new SimpleMeterRegistry());
+    TieredBlockStore second =
+        new TieredBlockStore(
+            List.of(new TierSpec("MEM", dir.resolve("mem"), 1000, "strata.worker.tier.mem.dir")),
+            new SimpleMeterRegistry());
     StrataException e = assertThrows(StrataException.class, second::open);
-    assertTrue(e.getMessage().contains("in use by another process")
-        && e.getMessage().contains("strata.worker.tier.mem.dir"), e.getMessage());
+    assertTrue(
+        e.getMessage().contains("in use by another process")
+            && e.getMessage().contains("strata.worker.tier.mem.dir"),
+        e.getMessage());
     first.close();
     assertEquals(0, second.open().blocks());
     second.close();
@@ -241,8 +251,8 @@ class TieredBlockStoreTest {
     assertEquals(0, store.usedBytes("SSD"));
     assertEquals(0, store.blockCount());
     assertEquals(0.0, registry.get("strata.worker.tier.used").tag("tier", "SSD").gauge().value());
-    assertEquals(100.0,
-        registry.get("strata.worker.tier.capacity").tag("tier", "MEM").gauge().value());
+    assertEquals(
+        100.0, registry.get("strata.worker.tier.capacity").tag("tier", "MEM").gauge().value());
     assertEquals(2.0, registry.get("strata.worker.blocks.cached").counter().count());
   }
 
@@ -258,9 +268,10 @@ class TieredBlockStoreTest {
   void tierFolderThatCannotBeCreatedFailsNamingKeyAndFolder() throws IOException {
     Path file = dir.resolve("a-file");
     Files.write(file, new byte[1]);
-    TieredBlockStore store = new TieredBlockStore(List.of(
-        new TierSpec("SSD", file.resolve("ssd"), 100, "strata.worker.tier.ssd.dir")),
-        registry);
+    TieredBlockStore store =
+        new TieredBlockStore(
+            List.of(new TierSpec("SSD", file.resolve("ssd"), 100, "strata.worker.tier.ssd.dir")),
+            registry);
     StrataException e = assertThrows(StrataException.class, store::open);
     assertTrue(e.getMessage().contains("strata.worker.tier.ssd.dir"), e.getMessage());
     assertTrue(e.getMessage().contains(file.resolve("ssd").toString()), e.getMessage());
@@ -268,8 +279,15 @@ class TieredBlockStoreTest {
 
   @Test
   void configWithEveryTierOffIsRejectedNamingTheKeys() {
-    StrataConfig conf = StrataConfig.load(Map.of("strata.worker.tier.mem.capacity", "0",
-        "strata.worker.tier.ssd.capacity", "0", "strata.worker.tier.hdd.capacity", "0"));
+    StrataConfig conf =
+        StrataConfig.load(
+            Map.of(
+                "strata.worker.tier.mem.capacity",
+                "0",
+                "strata.worker.tier.ssd.capacity",
+                "0",
+                "strata.worker.tier.hdd.capacity",
+                "0"));
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> TierSpec.fromConfig(conf));
     assertTrue(e.getMessage().contains("strata.worker.tier.mem.capacity"), e.getMessage());
@@ -278,8 +296,8 @@ class TieredBlockStoreTest {
 
   private TieredBlockStore openSsdOnly(long capacity, SimpleMeterRegistry meters)
       throws StrataException {
-    TieredBlockStore store = new TieredBlockStore(List.of(
-        new TierSpec("SSD", dir.resolve("ssd"), capacity)), meters);
+    TieredBlockStore store =
+        new TieredBlockStore(List.of(new TierSpec("SSD", dir.resolve("ssd"), capacity)), meters);
     store.open();
     return store;
   }
@@ -332,8 +350,7 @@ class TieredBlockStoreTest {
   void heldBlockIdThatIsAlreadyStoredIsRefused() throws IOException {
     TieredBlockStore store = open(100, 100);
     putHeld(store, 1, bytes(10, 1));
-    StrataException e = assertThrows(StrataException.class,
-        () -> store.createHeldTempBlock(1, 10));
+    StrataException e = assertThrows(StrataException.class, () -> store.createHeldTempBlock(1, 10));
     assertTrue(e.getMessage().contains("Block 1 is already stored"), e.getMessage());
   }
 
@@ -357,9 +374,12 @@ class TieredBlockStoreTest {
     store.close();
 
     SimpleMeterRegistry meters = new SimpleMeterRegistry();
-    TieredBlockStore reopened = new TieredBlockStore(List.of(
-        new TierSpec("MEM", dir.resolve("mem"), 100),
-        new TierSpec("SSD", dir.resolve("ssd"), 100)), meters);
+    TieredBlockStore reopened =
+        new TieredBlockStore(
+            List.of(
+                new TierSpec("MEM", dir.resolve("mem"), 100),
+                new TierSpec("SSD", dir.resolve("ssd"), 100)),
+            meters);
     reopened.open();
     assertTrue(reopened.isHeld(1) && reopened.isHeld(2));
     assertFalse(reopened.isHeld(3));
@@ -377,8 +397,8 @@ class TieredBlockStoreTest {
     putHeld(store, 1, bytes(100, 1));
     put(store, 2, bytes(100, 2));
     putHeld(store, 3, bytes(100, 3));
-    Files.setLastModifiedTime(dir.resolve("ssd/blocks/1"),
-        java.nio.file.attribute.FileTime.fromMillis(1000));
+    Files.setLastModifiedTime(
+        dir.resolve("ssd/blocks/1"), java.nio.file.attribute.FileTime.fromMillis(1000));
     store.close();
     TieredBlockStore reopened = openSsdOnly(150, new SimpleMeterRegistry());
     assertNotNull(reopened.get(1), "the oldest block was evicted although held");

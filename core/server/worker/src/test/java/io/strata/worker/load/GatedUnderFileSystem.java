@@ -13,9 +13,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A test under store over local folders, addressed as {@code gated:///abs/path}, whose buffer
- * reads wait while a gate is closed: a test holds a load thread inside a read, as a slow under
- * store would, and looks at what the waiting tasks hold meanwhile.
+ * A test under store over local folders, addressed as {@code gated:///abs/path}, whose buffer reads
+ * wait while a gate is closed: a test holds a load thread inside a read, as a slow under store
+ * would, and looks at what the waiting tasks hold meanwhile.
  */
 public final class GatedUnderFileSystem extends ForwardingUnderFileSystem {
   /** Bounds a wait on a gate a test forgot to open; no test relies on it. */

@@ -41,11 +41,11 @@ import org.junit.jupiter.api.io.TempDir;
 /** Load tasks against a real block store in temporary folders and a local under store. */
 class LoadExecutorTest {
   private static final int CHUNK = 64 * 1024;
+
   /** Three whole chunks and a partial one. */
   private static final int BLOCK = 3 * CHUNK + 3392;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private final MeterRegistry registry = new SimpleMeterRegistry();
   private final List<AutoCloseable> toClose = new ArrayList<>();
@@ -56,14 +56,15 @@ class LoadExecutorTest {
 
   @BeforeEach
   void setUp() throws Exception {
-    store = new TieredBlockStore(List.of(new TierSpec("MEM", dir.resolve("mem"), 4L << 20)),
-        registry);
+    store =
+        new TieredBlockStore(List.of(new TierSpec("MEM", dir.resolve("mem"), 4L << 20)), registry);
     store.open();
     // Mount 0 needs no options, so the master is never called.
     master = new MasterClient("127.0.0.1", 1, Duration.ofSeconds(1));
     stores = new MountedStores(new UnderStores(), new MountOptions(master));
-    pool = new AlignedBufferPool(BufferPoolSettings.of(16L << 20, 4), registry,
-        MetricNames.WORKER_BUFFER_POOL);
+    pool =
+        new AlignedBufferPool(
+            BufferPoolSettings.of(16L << 20, 4), registry, MetricNames.WORKER_BUFFER_POOL);
     Files.createDirectories(dir.resolve("ufs"));
   }
 
@@ -80,8 +81,14 @@ class LoadExecutorTest {
   }
 
   private LoadExecutor executor(int threads, int queueSize) {
-    LoadExecutor executor = new LoadExecutor(store, stores, new BlockFileOpener(true), pool,
-        new LoadSettings(threads, queueSize, CHUNK), registry);
+    LoadExecutor executor =
+        new LoadExecutor(
+            store,
+            stores,
+            new BlockFileOpener(true),
+            pool,
+            new LoadSettings(threads, queueSize, CHUNK),
+            registry);
     toClose.add(executor);
     return executor;
   }
@@ -97,12 +104,16 @@ class LoadExecutorTest {
   }
 
   private static LoadBlockTask task(long blockId, String uri, long start, long length) {
-    return LoadBlockTask.newBuilder().setBlockId(blockId).setUfsPath(uri).setMountId(0)
-        .setBlockStart(start).setBlockLength(length).build();
+    return LoadBlockTask.newBuilder()
+        .setBlockId(blockId)
+        .setUfsPath(uri)
+        .setMountId(0)
+        .setBlockStart(start)
+        .setBlockLength(length)
+        .build();
   }
 
-  private static LoadBlockResult get(CompletableFuture<LoadBlockResult> future)
-      throws Exception {
+  private static LoadBlockResult get(CompletableFuture<LoadBlockResult> future) throws Exception {
     return future.get(60, TimeUnit.SECONDS);
   }
 
@@ -118,8 +129,11 @@ class LoadExecutorTest {
   }
 
   private double outcomes(String outcome) {
-    return registry.get(MetricNames.WORKER_LOAD_BLOCKS).tag(MetricNames.TAG_OUTCOME, outcome)
-        .counter().count();
+    return registry
+        .get(MetricNames.WORKER_LOAD_BLOCKS)
+        .tag(MetricNames.TAG_OUTCOME, outcome)
+        .counter()
+        .count();
   }
 
   /** Tasks for the {@link #BLOCK}-sized blocks of gated files, one block per file. */
@@ -127,15 +141,13 @@ class LoadExecutorTest {
     List<LoadBlockTask> tasks = new ArrayList<>();
     for (int i = 0; i < count; i++) {
       Path f = file("gated-" + (firstFileId + i), random(BLOCK, firstFileId + i));
-      tasks.add(task(BlockIds.blockId(firstFileId + i, 0), GatedUnderFileSystem.uri(f), 0,
-          BLOCK));
+      tasks.add(task(BlockIds.blockId(firstFileId + i, 0), GatedUnderFileSystem.uri(f), 0, BLOCK));
     }
     return tasks;
   }
 
   @Test
-  void loadedBlocksHoldExactlyTheSourceBytesForSeveralChunksAndForATinyBlock()
-      throws Exception {
+  void loadedBlocksHoldExactlyTheSourceBytesForSeveralChunksAndForATinyBlock() throws Exception {
     LoadExecutor executor = executor(2, 16);
     byte[] data = random(2 * BLOCK + 1000, 1);
     String uri = "file://" + file("data", data);
@@ -144,11 +156,12 @@ class LoadExecutorTest {
     long second = BlockIds.blockId(1, 1);
     long last = BlockIds.blockId(1, 2);
     long tiny = BlockIds.blockId(2, 0);
-    List<CompletableFuture<LoadBlockResult>> results = List.of(
-        executor.submit(task(first, uri, 0, BLOCK)),
-        executor.submit(task(second, uri, BLOCK, BLOCK)),
-        executor.submit(task(last, uri, 2 * BLOCK, 1000)),
-        executor.submit(task(tiny, tinyUri, 0, 7)));
+    List<CompletableFuture<LoadBlockResult>> results =
+        List.of(
+            executor.submit(task(first, uri, 0, BLOCK)),
+            executor.submit(task(second, uri, BLOCK, BLOCK)),
+            executor.submit(task(last, uri, 2 * BLOCK, 1000)),
+            executor.submit(task(tiny, tinyUri, 0, 7)));
     for (CompletableFuture<LoadBlockResult> f : results) {
       LoadBlockResult r = get(f);
       assertEquals(LoadBlockOutcome.LOAD_BLOCK_LOADED, r.getOutcome(), r.getMessage());
@@ -178,7 +191,9 @@ class LoadExecutorTest {
     assertEquals("MEM", again.getTier());
     assertEquals(t.getBlockId(), again.getBlockId());
     assertEquals(1, outcomes("cached"));
-    assertEquals(BLOCK, registry.get(MetricNames.WORKER_LOAD_BYTES).counter().count(),
+    assertEquals(
+        BLOCK,
+        registry.get(MetricNames.WORKER_LOAD_BYTES).counter().count(),
         "the cached block is not read again");
   }
 
@@ -220,8 +235,12 @@ class LoadExecutorTest {
     String uri = "file://" + file("short", random(100_000, 5));
     LoadBlockResult r = get(executor.submit(task(BlockIds.blockId(5, 0), uri, 0, BLOCK)));
     assertEquals(LoadBlockOutcome.LOAD_BLOCK_FAILED, r.getOutcome());
-    assertEquals("under-store file " + uri + " ends at byte 100000, inside block "
-        + BlockIds.blockId(5, 0) + ": it changed after it was listed; run the load again",
+    assertEquals(
+        "under-store file "
+            + uri
+            + " ends at byte 100000, inside block "
+            + BlockIds.blockId(5, 0)
+            + ": it changed after it was listed; run the load again",
         r.getMessage());
     assertFalse(store.contains(BlockIds.blockId(5, 0)));
     assertEquals(0, entries("blocks"));
@@ -236,8 +255,13 @@ class LoadExecutorTest {
     long huge = 5L << 20;
     LoadBlockResult r = get(executor.submit(task(BlockIds.blockId(6, 0), uri, 0, huge)));
     assertEquals(LoadBlockOutcome.LOAD_BLOCK_FAILED, r.getOutcome());
-    assertEquals("no tier has room for block " + BlockIds.blockId(6, 0) + " of " + huge
-        + " bytes; raise the tier capacities or free space", r.getMessage());
+    assertEquals(
+        "no tier has room for block "
+            + BlockIds.blockId(6, 0)
+            + " of "
+            + huge
+            + " bytes; raise the tier capacities or free space",
+        r.getMessage());
     assertEquals(0, entries("tmp"));
   }
 
@@ -261,8 +285,8 @@ class LoadExecutorTest {
     }
     assertEquals(1, outcomes("busy"));
     // Busy is not remembered: the same task is taken once there is room.
-    assertEquals(LoadBlockOutcome.LOAD_BLOCK_LOADED, get(executor.submit(tasks.get(3)))
-        .getOutcome());
+    assertEquals(
+        LoadBlockOutcome.LOAD_BLOCK_LOADED, get(executor.submit(tasks.get(3))).getOutcome());
   }
 
   @Test
@@ -304,10 +328,15 @@ class LoadExecutorTest {
     }
     assertEquals(0, pool.inUseBytes());
     assertTrue(pool.peakInUseBytes() >= CHUNK);
-    assertTrue(pool.peakInUseBytes() <= (long) threads * CHUNK,
+    assertTrue(
+        pool.peakInUseBytes() <= (long) threads * CHUNK,
         "peak " + pool.peakInUseBytes() + " bytes for " + threads + " threads");
-    assertEquals(pool.peakInUseBytes(), registry.get(MetricNames.WORKER_BUFFER_POOL + "."
-        + MetricNames.BUFFER_POOL_IN_USE_PEAK).gauge().value());
+    assertEquals(
+        pool.peakInUseBytes(),
+        registry
+            .get(MetricNames.WORKER_BUFFER_POOL + "." + MetricNames.BUFFER_POOL_IN_USE_PEAK)
+            .gauge()
+            .value());
   }
 
   @Test
@@ -315,8 +344,8 @@ class LoadExecutorTest {
     LoadExecutor executor = executor(1, 4);
     Path small = file("small", random(5000, 6));
     GatedUnderFileSystem.close(1);
-    CompletableFuture<LoadBlockResult> r = executor.submit(
-        task(BlockIds.blockId(7, 0), GatedUnderFileSystem.uri(small), 0, 5000));
+    CompletableFuture<LoadBlockResult> r =
+        executor.submit(task(BlockIds.blockId(7, 0), GatedUnderFileSystem.uri(small), 0, 5000));
     assertTrue(GatedUnderFileSystem.awaitWaiting());
     assertEquals(8192, pool.inUseBytes(), "5000 bytes rounded up to 4 KiB, not a whole chunk");
     GatedUnderFileSystem.open();

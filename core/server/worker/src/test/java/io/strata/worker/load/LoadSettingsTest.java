@@ -13,30 +13,39 @@ class LoadSettingsTest {
   void workerKeysGiveTheSettingsWithTheChunkRoundedUpTo4KiB() {
     LoadSettings defaults = LoadSettings.fromWorker(StrataConfig.load(Map.of()));
     assertEquals(new LoadSettings(16, 1024, 4 << 20), defaults);
-    LoadSettings set = LoadSettings.fromWorker(StrataConfig.load(Map.of(
-        "strata.worker.load.threads", "8",
-        "strata.worker.load.queue.size", "10",
-        "strata.worker.load.chunk.size", "5000")));
+    LoadSettings set =
+        LoadSettings.fromWorker(
+            StrataConfig.load(
+                Map.of(
+                    "strata.worker.load.threads", "8",
+                    "strata.worker.load.queue.size", "10",
+                    "strata.worker.load.chunk.size", "5000")));
     assertEquals(new LoadSettings(8, 10, 8192), set);
   }
 
   @Test
   void valuesOutOfRangeFailNamingTheirKey() {
-    IllegalArgumentException threads = assertThrows(IllegalArgumentException.class,
-        () -> LoadSettings.fromWorker(StrataConfig.load(Map.of(
-            "strata.worker.load.threads", "0"))));
-    assertTrue(threads.getMessage().contains("strata.worker.load.threads"),
-        threads.getMessage());
-    IllegalArgumentException queue = assertThrows(IllegalArgumentException.class,
-        () -> LoadSettings.fromWorker(StrataConfig.load(Map.of(
-            "strata.worker.load.queue.size", "0"))));
-    assertTrue(queue.getMessage().contains("strata.worker.load.queue.size"),
-        queue.getMessage());
-    IllegalArgumentException chunk = assertThrows(IllegalArgumentException.class,
-        () -> LoadSettings.fromWorker(StrataConfig.load(Map.of(
-            "strata.worker.load.chunk.size", "2GB"))));
-    assertTrue(chunk.getMessage().contains("strata.worker.load.chunk.size"),
-        chunk.getMessage());
+    IllegalArgumentException threads =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                LoadSettings.fromWorker(
+                    StrataConfig.load(Map.of("strata.worker.load.threads", "0"))));
+    assertTrue(threads.getMessage().contains("strata.worker.load.threads"), threads.getMessage());
+    IllegalArgumentException queue =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                LoadSettings.fromWorker(
+                    StrataConfig.load(Map.of("strata.worker.load.queue.size", "0"))));
+    assertTrue(queue.getMessage().contains("strata.worker.load.queue.size"), queue.getMessage());
+    IllegalArgumentException chunk =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                LoadSettings.fromWorker(
+                    StrataConfig.load(Map.of("strata.worker.load.chunk.size", "2GB"))));
+    assertTrue(chunk.getMessage().contains("strata.worker.load.chunk.size"), chunk.getMessage());
     assertThrows(IllegalArgumentException.class, () -> new LoadSettings(1, 1, 5000));
   }
 }

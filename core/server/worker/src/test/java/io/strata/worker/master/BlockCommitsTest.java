@@ -33,28 +33,32 @@ class BlockCommitsTest {
   private MasterClient client;
 
   private void startMaster(boolean knowsBatches) throws Exception {
-    server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-        .addService(new BlockMasterWorkerGrpc.BlockMasterWorkerImplBase() {
-          @Override
-          public void commitBlock(CommitBlockRequest request,
-              StreamObserver<CommitBlockResponse> observer) {
-            singles.add(request);
-            observer.onNext(CommitBlockResponse.getDefaultInstance());
-            observer.onCompleted();
-          }
+    server =
+        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+            .addService(
+                new BlockMasterWorkerGrpc.BlockMasterWorkerImplBase() {
+                  @Override
+                  public void commitBlock(
+                      CommitBlockRequest request, StreamObserver<CommitBlockResponse> observer) {
+                    singles.add(request);
+                    observer.onNext(CommitBlockResponse.getDefaultInstance());
+                    observer.onCompleted();
+                  }
 
-          @Override
-          public void commitBlocks(CommitBlocksRequest request,
-              StreamObserver<CommitBlocksResponse> observer) {
-            if (!knowsBatches) {
-              super.commitBlocks(request, observer);
-              return;
-            }
-            batches.add(request);
-            observer.onNext(CommitBlocksResponse.getDefaultInstance());
-            observer.onCompleted();
-          }
-        }).build().start();
+                  @Override
+                  public void commitBlocks(
+                      CommitBlocksRequest request, StreamObserver<CommitBlocksResponse> observer) {
+                    if (!knowsBatches) {
+                      super.commitBlocks(request, observer);
+                      return;
+                    }
+                    batches.add(request);
+                    observer.onNext(CommitBlocksResponse.getDefaultInstance());
+                    observer.onCompleted();
+                  }
+                })
+            .build()
+            .start();
     client = new MasterClient("127.0.0.1", server.getPort(), Duration.ofSeconds(5));
   }
 
@@ -89,8 +93,8 @@ class BlockCommitsTest {
       commits.add(7, block(id));
     }
     Set<Long> seen = new TreeSet<>();
-    assertTrue(await(() -> batches.stream().mapToInt(CommitBlocksRequest::getBlocksCount)
-        .sum() == 2500));
+    assertTrue(
+        await(() -> batches.stream().mapToInt(CommitBlocksRequest::getBlocksCount).sum() == 2500));
     for (CommitBlocksRequest b : batches) {
       assertEquals(7, b.getWorkerId());
       assertTrue(b.getBlocksCount() <= BlockCommits.MAX_BATCH);

@@ -39,12 +39,13 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(60)
 class MasterLinkFailoverTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private final AtomicLong nextWorkerId = new AtomicLong(100);
+
   /** The worker ids each master knows, by master address. */
   private final Map<String, Set<Long>> known = new ConcurrentHashMap<>();
+
   private final Map<String, AtomicLong> heartbeats = new ConcurrentHashMap<>();
   private FakeMasterGroup masters;
   private MasterClient client;
@@ -79,8 +80,8 @@ class MasterLinkFailoverTest {
   private BindableService workerService(java.util.function.Supplier<String> self) {
     return new BlockMasterWorkerGrpc.BlockMasterWorkerImplBase() {
       @Override
-      public void registerWorker(RegisterWorkerRequest request,
-          StreamObserver<RegisterWorkerResponse> out) {
+      public void registerWorker(
+          RegisterWorkerRequest request, StreamObserver<RegisterWorkerResponse> out) {
         long id = nextWorkerId.getAndIncrement();
         known(self.get()).add(id);
         out.onNext(RegisterWorkerResponse.newBuilder().setWorkerId(id).build());
@@ -115,12 +116,18 @@ class MasterLinkFailoverTest {
     String second = masters.address(1);
     masters.lead(second);
     client = new MasterClient(MasterAddresses.listed(masters.addresses()), Duration.ofSeconds(5));
-    store = new TieredBlockStore(List.of(new TierSpec("MEM", dir.resolve("mem"), 1L << 20)),
-        new SimpleMeterRegistry());
+    store =
+        new TieredBlockStore(
+            List.of(new TierSpec("MEM", dir.resolve("mem"), 1L << 20)), new SimpleMeterRegistry());
     store.open();
-    link = new MasterLink(client, store, () -> WorkerAddress.newBuilder().setHost("127.0.0.1")
-        .build(), WorkerCacheStats::getDefaultInstance, Duration.ofMillis(50),
-        Duration.ofMillis(200));
+    link =
+        new MasterLink(
+            client,
+            store,
+            () -> WorkerAddress.newBuilder().setHost("127.0.0.1").build(),
+            WorkerCacheStats::getDefaultInstance,
+            Duration.ofMillis(50),
+            Duration.ofMillis(200));
     link.start();
 
     // The first master refuses the registration and names the leader, in the same attempt.
@@ -128,11 +135,13 @@ class MasterLinkFailoverTest {
     assertEquals(1, known(second).size());
     assertEquals(known(second).iterator().next(), link.workerId());
     assertEquals(1, masters.calls(first));
-    assertEquals(masters.headers(first).get(0).get(MasterHeaders.CALL_ID),
+    assertEquals(
+        masters.headers(first).get(0).get(MasterHeaders.CALL_ID),
         masters.headers(second).get(0).get(MasterHeaders.CALL_ID));
 
     masters.lead(first);
-    assertTrue(await(() -> link.registrations() == 2 && heartbeats(first) >= 2),
+    assertTrue(
+        await(() -> link.registrations() == 2 && heartbeats(first) >= 2),
         "registrations " + link.registrations() + ", heartbeats " + heartbeats(first));
     assertEquals(Set.of(link.workerId()), known(first));
     assertEquals(first, client.address());
