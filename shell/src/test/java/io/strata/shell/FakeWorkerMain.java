@@ -7,7 +7,9 @@ public final class FakeWorkerMain {
   public static void main(String[] args) throws InterruptedException {
     Object forever = new Object();
     synchronized (forever) {
-      forever.wait();
+      while (true) {
+        forever.wait();
+      }
     }
   }
 }

@@ -6,11 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.strata.common.Version;
 import io.strata.common.conf.StrataConfig;
 import io.strata.master.MasterServer;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
+import io.strata.shell.ShellRun.Result;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -29,8 +27,6 @@ class JournalCommandsTest {
   private MasterServer master;
   private String address;
   private final Map<String, String> conf = new HashMap<>();
-
-  record Result(int code, String out, String err) {}
 
   @BeforeEach
   void setUp() throws Exception {
@@ -64,20 +60,7 @@ class JournalCommandsTest {
   }
 
   private Result run(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code;
-    try (ShellContext ctx =
-        new ShellContext(
-            () -> StrataConfig.load(conf),
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            Map.of(),
-            Map.of())) {
-      code = StrataShell.run(ctx, args);
-    }
-    return new Result(
-        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    return ShellRun.run(conf, args);
   }
 
   @Test

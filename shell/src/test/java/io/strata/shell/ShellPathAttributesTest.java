@@ -13,9 +13,7 @@ import io.strata.master.journal.Snapshots;
 import io.strata.master.metastore.InodeStore;
 import io.strata.proto.journal.InodeEntry;
 import io.strata.proto.journal.JournalEntry;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import io.strata.shell.ShellRun.Result;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,8 +35,6 @@ class ShellPathAttributesTest {
   private MasterServer master;
   private Path ufs;
   private final Map<String, String> conf = new HashMap<>();
-
-  record Result(int code, String out, String err) {}
 
   /** Starts a master over the test's folders, with these settings on top. */
   private void start(Map<String, String> extra) throws Exception {
@@ -67,20 +63,7 @@ class ShellPathAttributesTest {
   }
 
   private Result run(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code;
-    try (ShellContext ctx =
-        new ShellContext(
-            () -> StrataConfig.load(conf),
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            Map.of(),
-            Map.of())) {
-      code = StrataShell.run(ctx, args);
-    }
-    return new Result(
-        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    return ShellRun.run(conf, args);
   }
 
   private void write(String relative, int bytes) throws Exception {

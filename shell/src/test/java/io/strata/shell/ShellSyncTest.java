@@ -6,9 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.strata.common.conf.StrataConfig;
 import io.strata.master.MasterServer;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import io.strata.shell.ShellRun.Result;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -28,8 +26,6 @@ class ShellSyncTest {
   private MasterServer master;
   private Path ufs;
   private final Map<String, String> conf = new HashMap<>();
-
-  record Result(int code, String out, String err) {}
 
   @BeforeEach
   void setUp() throws Exception {
@@ -55,20 +51,7 @@ class ShellSyncTest {
   }
 
   private Result run(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code;
-    try (ShellContext ctx =
-        new ShellContext(
-            () -> StrataConfig.load(conf),
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            Map.of(),
-            Map.of())) {
-      code = StrataShell.run(ctx, args);
-    }
-    return new Result(
-        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    return ShellRun.run(conf, args);
   }
 
   private void write(String relative, int bytes) throws Exception {

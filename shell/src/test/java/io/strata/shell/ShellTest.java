@@ -9,7 +9,6 @@ import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.strata.client.TestMaster;
 import io.strata.common.BlockIds;
-import io.strata.common.conf.StrataConfig;
 import io.strata.proto.BlockLocation;
 import io.strata.proto.FileInfo;
 import io.strata.proto.TierUsage;
@@ -17,12 +16,10 @@ import io.strata.proto.WorkerAddress;
 import io.strata.proto.WorkerCacheStats;
 import io.strata.proto.WorkerInfo;
 import io.strata.proto.WorkerState;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
+import io.strata.shell.ShellRun.Result;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -42,8 +39,6 @@ class ShellTest {
   private Server server;
   private TestWriter writer;
   private final Map<String, String> conf = new HashMap<>();
-
-  record Result(int code, String out, byte[] bytes, String err) {}
 
   @BeforeEach
   void setUp() throws Exception {
@@ -74,23 +69,7 @@ class ShellTest {
   }
 
   private Result run(Map<String, String> env, String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code;
-    try (ShellContext ctx =
-        new ShellContext(
-            () -> StrataConfig.load(conf),
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            env,
-            Map.of())) {
-      code = StrataShell.run(ctx, args);
-    }
-    return new Result(
-        code,
-        out.toString(StandardCharsets.UTF_8),
-        out.toByteArray(),
-        err.toString(StandardCharsets.UTF_8));
+    return ShellRun.run(conf, env, Map.of(), args);
   }
 
   private static int freePort() throws Exception {

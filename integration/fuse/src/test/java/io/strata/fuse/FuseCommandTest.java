@@ -5,13 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.strata.common.conf.StrataConfig;
-import io.strata.shell.ShellContext;
+import io.strata.shell.ShellRun;
+import io.strata.shell.ShellRun.Result;
 import io.strata.shell.StrataShell;
 import io.strata.tests.MultiProcessCluster;
 import io.strata.tests.TestTree;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -67,23 +65,8 @@ class FuseCommandTest {
     }
   }
 
-  private record Result(int code, String out, String err) {}
-
   private static Result shell(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code;
-    try (ShellContext ctx =
-        new ShellContext(
-            () -> StrataConfig.load(props),
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            env,
-            props)) {
-      code = StrataShell.run(ctx, args);
-    }
-    return new Result(
-        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    return ShellRun.run(props, env, props, args);
   }
 
   private static String sanitized(Path point) {

@@ -7,17 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.strata.client.TestLoadMaster;
-import io.strata.common.conf.StrataConfig;
 import io.strata.proto.LoadFailure;
 import io.strata.proto.LoadJobOptions;
 import io.strata.proto.LoadJobState;
 import io.strata.proto.LoadJobStatus;
-import io.strata.shell.ShellContext;
-import io.strata.shell.StrataShell;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
+import io.strata.shell.ShellRun;
+import io.strata.shell.ShellRun.Result;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,8 +35,6 @@ class LoadCommandTest {
   private final Map<String, String> conf = new HashMap<>();
   private Server server;
 
-  record Result(int code, String out, String err) {}
-
   @BeforeEach
   void setUp() throws Exception {
     server =
@@ -60,20 +54,7 @@ class LoadCommandTest {
   }
 
   private Result run(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code;
-    try (ShellContext ctx =
-        new ShellContext(
-            () -> StrataConfig.load(conf),
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            Map.of(),
-            Map.of())) {
-      code = StrataShell.run(ctx, args);
-    }
-    return new Result(
-        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    return ShellRun.run(conf, args);
   }
 
   private static LoadJobStatus status(

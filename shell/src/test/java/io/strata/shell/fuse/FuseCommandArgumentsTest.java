@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.strata.common.ProcMounts;
 import io.strata.common.conf.StrataConfig;
 import io.strata.shell.ShellContext;
-import io.strata.shell.StrataShell;
-import java.io.ByteArrayOutputStream;
+import io.strata.shell.ShellRun;
+import io.strata.shell.ShellRun.Result;
+import java.io.OutputStream;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -23,29 +23,14 @@ class FuseCommandArgumentsTest {
   private final Map<String, String> env =
       new HashMap<>(Map.of("STRATA_FUSE_CLASSPATH", "/nonexistent.jar", "STRATA_TCMALLOC", "0"));
 
-  private record Result(int code, String out, String err) {}
-
   private Result run(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
     Map<String, String> props =
         Map.of(
             "strata.home",
             dir.resolve("home").toString(),
             "strata.conf.dir",
             dir.resolve("conf").toString());
-    int code;
-    try (ShellContext ctx =
-        new ShellContext(
-            () -> StrataConfig.load(props),
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            env,
-            props)) {
-      code = StrataShell.run(ctx, args);
-    }
-    return new Result(
-        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    return ShellRun.run(props, env, props, args);
   }
 
   @Test
@@ -88,7 +73,12 @@ class FuseCommandArgumentsTest {
             "strata.fuse.attr.timeout",
             "5s");
     try (ShellContext ctx =
-        new ShellContext(() -> StrataConfig.load(props), System.out, System.err, env, props)) {
+        new ShellContext(
+            () -> StrataConfig.load(props),
+            new PrintStream(OutputStream.nullOutputStream()),
+            new PrintStream(OutputStream.nullOutputStream()),
+            env,
+            props)) {
       java.util.List<String> cmd =
           new FuseLauncher(ctx)
               .foregroundCommand(
