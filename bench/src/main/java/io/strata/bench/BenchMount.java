@@ -239,7 +239,7 @@ final class BenchMount {
     for (String line : r.body().split("\n")) {
       int at = line.indexOf("operation=\"");
       boolean sum = line.startsWith("strata_fuse_upcall_seconds_sum{");
-      if (at < 0 || !sum && !line.startsWith("strata_fuse_upcall_seconds_count{")) {
+      if (at < 0 || (!sum && !line.startsWith("strata_fuse_upcall_seconds_count{"))) {
         continue;
       }
       String operation = line.substring(at + 11, line.indexOf('"', at + 11));

@@ -116,7 +116,7 @@ final class CatchUp {
         firstApplied = (now - start) / 1e9;
       }
       theirs = leading >= 0 ? quorum.applied(leading) : -1;
-      if (mine > 0 && theirs > 0 && mine >= theirs || now > waitEnd) {
+      if ((mine > 0 && theirs > 0 && mine >= theirs) || now > waitEnd) {
         break;
       }
       Thread.sleep(100);

@@ -250,7 +250,7 @@ final class FuseSmallFiles {
                 }
               }
             });
-    if (bytes.get() != size * small.size() || listFirst && listed.get() != small.size()) {
+    if (bytes.get() != size * small.size() || (listFirst && listed.get() != small.size())) {
       throw new IllegalStateException(
           "read "
               + bytes.get()

@@ -8,6 +8,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 
 /**
  * One persistent HTTP/1.1 connection of the S3 benchmark's load generator: sends GET and PUT
@@ -99,7 +100,7 @@ final class HttpConnection implements AutoCloseable {
     String h;
     while ((h = line()) != null && !h.isEmpty()) {
       int colon = h.indexOf(':');
-      String name = h.substring(0, colon).trim().toLowerCase();
+      String name = h.substring(0, colon).trim().toLowerCase(Locale.ROOT);
       String value = h.substring(colon + 1).trim();
       if (name.equals("content-length")) {
         length = Long.parseLong(value);

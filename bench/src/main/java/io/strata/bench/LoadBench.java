@@ -8,6 +8,7 @@ import io.strata.proto.LoadJobStatus;
 import io.strata.tests.MultiProcessCluster;
 import io.strata.tests.TestTree;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -398,7 +399,8 @@ final class LoadBench {
             .redirectErrorStream(true)
             .start();
     long sum = 0;
-    for (String line : new String(p.getInputStream().readAllBytes()).split("\n")) {
+    for (String line :
+        new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
       if (!line.isBlank()) {
         sum += Long.parseLong(line.trim());
       }

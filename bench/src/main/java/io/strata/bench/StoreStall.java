@@ -63,7 +63,7 @@ final class StoreStall {
       try {
         for (int t = 0; t < stallers; t++) {
           int thread = t;
-          pool.submit(
+          pool.execute(
               () -> {
                 for (int i = 0; !stop.get() && !deadline.passed(); i++) {
                   long start = System.nanoTime();

@@ -57,12 +57,14 @@ final class UnderStoreBench {
       hdfs.fs().mkdirs(new org.apache.hadoop.fs.Path("/root"));
       StoreSide s3Side =
           new StoreSide() {
+            @Override
             public void put(String rel, byte[] bytes) {
               s3.client()
                   .putObject(
                       b -> b.bucket(bucket).key("data/" + rel), RequestBody.fromBytes(bytes));
             }
 
+            @Override
             public long listDirect(String rel) {
               long n = 0;
               for (var page :
@@ -74,6 +76,7 @@ final class UnderStoreBench {
               return n;
             }
 
+            @Override
             public long readDirect(String rel, byte[] buf) throws Exception {
               long n = 0;
               try (ResponseInputStream<GetObjectResponse> in =
@@ -88,6 +91,7 @@ final class UnderStoreBench {
           };
       StoreSide hdfsSide =
           new StoreSide() {
+            @Override
             public void put(String rel, byte[] bytes) throws Exception {
               try (FSDataOutputStream out =
                   hdfs.fs().create(new org.apache.hadoop.fs.Path("/root/" + rel), true)) {
@@ -95,6 +99,7 @@ final class UnderStoreBench {
               }
             }
 
+            @Override
             public long listDirect(String rel) throws Exception {
               long n = 0;
               RemoteIterator<org.apache.hadoop.fs.FileStatus> it =
@@ -106,6 +111,7 @@ final class UnderStoreBench {
               return n;
             }
 
+            @Override
             public long readDirect(String rel, byte[] buf) throws Exception {
               long n = 0;
               try (FSDataInputStream in =

@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -284,7 +285,7 @@ class MonitoringFilesTest {
       boolean row = line.startsWith("|");
       String[] cells = line.split("\\|");
       // The type column of the metric tables, the second; other tables hold no strata_ name there.
-      String type = row && cells.length > 2 ? cells[2].toLowerCase() : "";
+      String type = row && cells.length > 2 ? cells[2].toLowerCase(Locale.ROOT) : "";
       List<String> suffixes =
           type.contains("histogram")
               ? HISTOGRAM_SUFFIXES

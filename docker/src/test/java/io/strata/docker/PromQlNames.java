@@ -1,6 +1,7 @@
 package io.strata.docker;
 
 import java.util.LinkedHashSet;
+import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -72,7 +73,7 @@ final class PromQlNames {
     Matcher m = TOKEN.matcher(s);
     while (m.find()) {
       String word = m.group(1);
-      if (word == null || KEYWORDS.contains(word.toLowerCase()) || calls(s, m.end())) {
+      if (word == null || KEYWORDS.contains(word.toLowerCase(Locale.ROOT)) || calls(s, m.end())) {
         continue;
       }
       names.add(word);

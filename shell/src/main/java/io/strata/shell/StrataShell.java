@@ -7,8 +7,10 @@ import io.strata.shell.admin.FsAdminCommand;
 import io.strata.shell.fs.FsCommand;
 import io.strata.shell.fuse.FuseCommand;
 import io.strata.shell.local.LocalCommand;
+import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.lang.reflect.Constructor;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -75,8 +77,11 @@ public final class StrataShell implements Callable<Integer>, CommandGroup {
       // A command class that cannot be built is a bug of this build, not a user's mistake.
       throw new IllegalStateException("cannot build the command line: " + e, e);
     }
-    PrintWriter out = new PrintWriter(ctx.out(), true);
-    PrintWriter err = new PrintWriter(ctx.err(), true);
+    // Paths are UTF-8 in the namespace; printed as such whatever the machine's locale.
+    PrintWriter out =
+        new PrintWriter(new OutputStreamWriter(ctx.out(), StandardCharsets.UTF_8), true);
+    PrintWriter err =
+        new PrintWriter(new OutputStreamWriter(ctx.err(), StandardCharsets.UTF_8), true);
     cmd.setOut(out).setErr(err);
     boolean debug = "1".equals(ctx.env().get("STRATA_DEBUG"));
     cmd.setParameterExceptionHandler(

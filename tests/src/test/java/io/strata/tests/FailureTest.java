@@ -9,6 +9,7 @@ import io.strata.client.FileSystem;
 import io.strata.proto.FileInfo;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -74,7 +75,7 @@ class FailureTest {
         for (int i = 0; i < 20; i++) {
           try (OutputStream out =
               fs.createFile("/made/file" + i, io.strata.client.CreateOptions.defaults())) {
-            out.write(("content " + i).getBytes());
+            out.write(("content " + i).getBytes(StandardCharsets.UTF_8));
           }
         }
         fs.rename("/made/file0", "/made/deep/renamed");
@@ -92,7 +93,7 @@ class FailureTest {
       try (FileSystem fs = FileSystem.connect(cluster.clientConfig())) {
         assertEquals(before, snapshot(fs, "/"));
         try (InputStream in = fs.openFile("/after-checkpoint/moved")) {
-          assertEquals("content 2", new String(in.readAllBytes()));
+          assertEquals("content 2", new String(in.readAllBytes(), StandardCharsets.UTF_8));
         }
       }
       // A second crash with no checkpoint in between replays the same journal again.

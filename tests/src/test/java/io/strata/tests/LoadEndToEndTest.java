@@ -289,7 +289,7 @@ class LoadEndToEndTest {
       Path data = Files.createDirectories(cluster.underStoreRoot().resolve("big"));
       List<TestTree.FileFacts> facts = new ArrayList<>();
       for (int i = 0; i < 4; i++) {
-        facts.add(TestTree.writeRandom(data.resolve("part-" + i), 256 * MB + 4097 * i, i));
+        facts.add(TestTree.writeRandom(data.resolve("part-" + i), 256 * MB + 4097L * i, i));
       }
       MultiProcessCluster.ShellResult r = cluster.shell("fs", "load", "/big");
       assertEquals(0, r.exitCode(), r.stdout() + r.stderr());

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -122,11 +123,11 @@ class LocalClusterCommandTest {
       }
 
       Run again = strata(props, "local", "up");
-      assertTrue(again.out().toLowerCase().contains("already running"), again.out());
+      assertTrue(again.out().toLowerCase(Locale.ROOT).contains("already running"), again.out());
 
       Run status = strata(props, "local", "status");
       assertEquals(0, status.exit(), status.out());
-      assertTrue(status.out().toLowerCase().contains("running"), status.out());
+      assertTrue(status.out().toLowerCase(Locale.ROOT).contains("running"), status.out());
       assertTrue(status.out().contains("proxy: running (pid"), status.out());
     } finally {
       Run down = strata(props, "local", "down");
@@ -135,8 +136,8 @@ class LocalClusterCommandTest {
     }
     Run status = strata(props, "local", "status");
     assertTrue(
-        status.out().toLowerCase().contains("not running")
-            || status.out().toLowerCase().contains("stopped"),
+        status.out().toLowerCase(Locale.ROOT).contains("not running")
+            || status.out().toLowerCase(Locale.ROOT).contains("stopped"),
         status.out());
     assertTrue(Files.exists(home.resolve("logs/master.log")), "master log missing");
   }

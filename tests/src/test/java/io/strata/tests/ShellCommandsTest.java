@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -121,7 +122,7 @@ class ShellCommandsTest {
     assertEquals("cdef", ok("fs", "tail", "-c", "4", "/text.txt").stdout());
     assertTrue(ok("fs", "stat", "/text.txt").stdout().contains("16"));
     String report = ok("fsadmin", "report").stdout();
-    assertTrue(report.toLowerCase().contains("live"), report);
+    assertTrue(report.toLowerCase(Locale.ROOT).contains("live"), report);
     assertTrue(report.contains("MEM") && report.contains("SSD"), report);
   }
 

@@ -14,6 +14,7 @@ import io.strata.proto.FileInfo;
 import io.strata.proto.MountInfo;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -173,8 +174,8 @@ class UnderStoresEndToEndTest {
     putS3("data/sync/changed.bin", newS3);
     hdfs.fs().delete(new org.apache.hadoop.fs.Path("/strata-root/sync/deleted.bin"), false);
     s3.client().deleteObject(b -> b.bucket(BUCKET).key("data/sync/deleted.bin"));
-    putHdfs("/strata-root/sync/added.txt", "added to hdfs".getBytes());
-    putS3("data/sync/added.txt", "added to s3".getBytes());
+    putHdfs("/strata-root/sync/added.txt", "added to hdfs".getBytes(StandardCharsets.UTF_8));
+    putS3("data/sync/added.txt", "added to s3".getBytes(StandardCharsets.UTF_8));
 
     for (String root : List.of("/sync", "/s3/sync")) {
       MultiProcessCluster.ShellResult ls = cluster.shell("fs", "ls", "-R", "--sync", root);
@@ -187,7 +188,7 @@ class UnderStoresEndToEndTest {
     assertNotEquals(oldHdfsId, fs.getStatus("/sync/changed.bin").getFileId());
     assertNotEquals(oldS3Id, fs.getStatus("/s3/sync/changed.bin").getFileId());
     try (InputStream in = fs.openFile("/s3/sync/added.txt")) {
-      assertEquals("added to s3", new String(in.readAllBytes()));
+      assertEquals("added to s3", new String(in.readAllBytes(), StandardCharsets.UTF_8));
     }
     assertThrows(StrataException.class, () -> fs.getStatus("/s3/sync/deleted.bin"));
   }
@@ -241,7 +242,7 @@ class UnderStoresEndToEndTest {
 
   @Test
   void brokenStoresGiveClearErrorsAndTheClusterKeepsServingTheRest() throws Exception {
-    putHdfs("/strata-root/healthy.txt", "still served".getBytes());
+    putHdfs("/strata-root/healthy.txt", "still served".getBytes(StandardCharsets.UTF_8));
     Map<String, String> badKeys = new LinkedHashMap<>(s3.mountOptions());
     badKeys.put("s3.secret.key", "wrong");
     StrataException denied =
@@ -272,7 +273,7 @@ class UnderStoresEndToEndTest {
     assertTrue(unreachable.getMessage().contains("Cannot reach S3"), unreachable.getMessage());
 
     try (InputStream in = fs.openFile("/healthy.txt")) {
-      assertEquals("still served", new String(in.readAllBytes()));
+      assertEquals("still served", new String(in.readAllBytes(), StandardCharsets.UTF_8));
     }
     MultiProcessCluster.ShellResult mounts = cluster.shell("fs", "mount");
     assertEquals(0, mounts.exitCode(), mounts.stderr());

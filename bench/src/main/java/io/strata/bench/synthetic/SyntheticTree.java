@@ -40,10 +40,10 @@ public record SyntheticTree(long files, long fanout, long fileSize) {
   /** Parses an authority such as {@code files-1000-fanout-10-size-4096}. */
   public static SyntheticTree parse(String authority) {
     String[] parts = authority.toLowerCase(Locale.ROOT).split("-");
-    if (parts.length != 4 && parts.length != 6
+    if ((parts.length != 4 && parts.length != 6)
         || !parts[0].equals("files")
         || !parts[2].equals("fanout")
-        || parts.length == 6 && !parts[4].equals("size")) {
+        || (parts.length == 6 && !parts[4].equals("size"))) {
       throw new IllegalArgumentException(
           "Not a synthetic tree: '" + authority + "'; expected " + FORM);
     }

@@ -69,7 +69,9 @@ final class LocalReadReports implements AutoCloseable {
                 thread.setDaemon(true);
                 return thread;
               });
-      t.scheduleWithFixedDelay(this::send, PERIOD_MS, PERIOD_MS, TimeUnit.MILLISECONDS);
+      // Runs until close() shuts the executor down; nothing waits for the periodic task.
+      var unused =
+          t.scheduleWithFixedDelay(this::send, PERIOD_MS, PERIOD_MS, TimeUnit.MILLISECONDS);
       timer = t;
     }
   }
@@ -106,9 +108,12 @@ final class LocalReadReports implements AutoCloseable {
         p.bytes = 0;
       }
       try {
-        WorkerServiceGrpc.newFutureStub(channels.apply(p.address))
-            .withDeadlineAfter(5, TimeUnit.SECONDS)
-            .reportLocalReads(report.build());
+        // A report only informs eviction and metrics: nothing waits for its answer, and a
+        // failed one is dropped.
+        var unused =
+            WorkerServiceGrpc.newFutureStub(channels.apply(p.address))
+                .withDeadlineAfter(5, TimeUnit.SECONDS)
+                .reportLocalReads(report.build());
       } catch (RuntimeException e) {
         LOG.debug("Cannot report local reads to {}: {}", p.address.getHost(), e.toString());
       }

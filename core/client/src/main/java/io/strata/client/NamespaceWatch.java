@@ -72,7 +72,9 @@ public final class NamespaceWatch implements AutoCloseable {
   /** Opens the first stream and starts watching it for silence. */
   void start() {
     long checkMs = TimeUnit.NANOSECONDS.toMillis(SILENCE_NANOS) / 5;
-    timer.scheduleWithFixedDelay(this::checkSilence, checkMs, checkMs, TimeUnit.MILLISECONDS);
+    // Runs until close() shuts the timer down; nothing waits for the periodic task.
+    var unused =
+        timer.scheduleWithFixedDelay(this::checkSilence, checkMs, checkMs, TimeUnit.MILLISECONDS);
     open();
   }
 
@@ -200,13 +202,15 @@ public final class NamespaceWatch implements AutoCloseable {
                 : failure);
       }
       try {
-        timer.schedule(
-            () -> {
-              master.resetConnectBackoff();
-              open();
-            },
-            delay,
-            TimeUnit.MILLISECONDS);
+        // The reopen runs on its own after the back-off; nothing waits for it.
+        var unused =
+            timer.schedule(
+                () -> {
+                  master.resetConnectBackoff();
+                  open();
+                },
+                delay,
+                TimeUnit.MILLISECONDS);
       } catch (java.util.concurrent.RejectedExecutionException e) {
         // Closed meanwhile.
       }

@@ -408,7 +408,7 @@ public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplB
   public void rename(RenameRequest r, StreamObserver<RenameResponse> out) {
     try {
       synchronized (this) {
-        FileInfo src = lookup(r.getSrcPath());
+        lookup(r.getSrcPath()); // fails with NOT_FOUND when the source is missing
         if (inodes.containsKey(r.getDstPath())) {
           throw Status.ALREADY_EXISTS
               .withDescription("Path already exists: " + r.getDstPath())

@@ -5,6 +5,7 @@ import io.strata.common.conf.FuseKeys;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -201,7 +202,7 @@ public final class FuseMount implements AutoCloseable {
       if (!p.waitFor(10, TimeUnit.SECONDS)) {
         p.destroyForcibly();
       }
-      String out = new String(p.getInputStream().readAllBytes()).trim();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
       LOG.warn(
           "Lazy unmount of {} ran: exit {} {}",
           point,

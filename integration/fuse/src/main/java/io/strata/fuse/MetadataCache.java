@@ -711,6 +711,8 @@ public final class MetadataCache {
   }
 
   /** Removes {@code e} for {@code path} if it is still what the cache holds there. */
+  // The very entry, not an equal one: a newer entry with the same content must stay.
+  @SuppressWarnings("ReferenceEquality")
   private void unstore(String path, Entry e) {
     entries
         .asMap()

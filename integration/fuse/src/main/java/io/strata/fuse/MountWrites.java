@@ -342,9 +342,9 @@ final class MountWrites {
     } catch (StrataException e) {
       boolean older =
           e.code() == ErrorCode.UNIMPLEMENTED
-              || e.code() == ErrorCode.FAILED_PRECONDITION
+              || (e.code() == ErrorCode.FAILED_PRECONDITION
                   && e.getMessage() != null
-                  && e.getMessage().contains("upgrade finalize");
+                  && e.getMessage().contains("upgrade finalize"));
       if (!older) {
         throw e;
       }

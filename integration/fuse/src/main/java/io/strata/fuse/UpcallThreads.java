@@ -120,8 +120,11 @@ final class UpcallThreads {
   private final Pointer session;
   private final Pointer channel;
   private final long bufferSize;
-  // Held so the callbacks libfuse points at stay reachable while it serves.
+
+  // Held so the callbacks libfuse points at stay reachable while it serves; never read.
+  @SuppressWarnings("UnusedVariable")
   private final FuseOperations operations;
+
   private final List<Thread> threads = new ArrayList<>();
   private final KernelEntries kernel;
 

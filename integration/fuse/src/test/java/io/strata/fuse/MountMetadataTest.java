@@ -400,7 +400,7 @@ class MountMetadataTest {
     assertFalse(Files.exists(m.path("bulk/gone"), LinkOption.NOFOLLOW_LINKS));
     assertFalse(Files.exists(ufs.resolve("gone"), LinkOption.NOFOLLOW_LINKS));
     assertTrue(
-        m.fileSystem().metadata().size() >= keepFolders * 1001,
+        m.fileSystem().metadata().size() >= keepFolders * 1001L,
         "the cache holds " + m.fileSystem().metadata().size() + " entries after rm -rf");
 
     // What was kept is still answered from the cache: statting every kept file asks the

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.strata.client.FileSystem;
@@ -410,7 +411,13 @@ class MountReadsTest {
   void missingPathsGiveNoSuchFile() throws Exception {
     assertFalse(Files.exists(mnt("tree/no-such-file")));
     assertThrows(NoSuchFileException.class, () -> Files.newInputStream(mnt("tree/no-such-file")));
-    assertThrows(NoSuchFileException.class, () -> Files.list(mnt("no-such-dir")).close());
+    assertThrows(
+        NoSuchFileException.class,
+        () -> {
+          try (Stream<Path> listed = Files.list(mnt("no-such-dir"))) {
+            fail("a missing folder was listed: " + listed.toList());
+          }
+        });
     Commands.Run cat = run("cat", mnt("tree/no-such-file").toString());
     assertNotEquals(0, cat.exit());
     assertTrue(cat.err().contains("No such file or directory"), cat.err());

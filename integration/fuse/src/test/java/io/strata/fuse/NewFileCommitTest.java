@@ -434,16 +434,20 @@ class NewFileCommitTest {
       } catch (FileAlreadyExistsException e) {
         return false;
       }
+      IOException closeFailure = null;
       try {
         c.write(ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8)));
       } finally {
         try {
           c.close();
         } catch (IOException e) {
-          // The master gave the name to the other mount: EEXIST at close.
-          assertTrue(e.getMessage().contains("exists"), e.toString());
-          return false;
+          closeFailure = e;
         }
+      }
+      if (closeFailure != null) {
+        // The master gave the name to the other mount: EEXIST at close.
+        assertTrue(closeFailure.getMessage().contains("exists"), closeFailure.toString());
+        return false;
       }
       return true;
     };

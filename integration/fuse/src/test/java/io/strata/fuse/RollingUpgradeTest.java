@@ -94,8 +94,8 @@ class RollingUpgradeTest {
     private void setUp(boolean proxy) throws Exception {
       Path ufs = cluster.underStoreRoot();
       for (int i = 0; i < 6; i++) {
-        write(ufs, "/data/cached/part-" + i + ".bin", BLOCK + 4096 * i + 7, i);
-        write(ufs, "/data/cold/part-" + i + ".bin", BLOCK / 2 + 1024 * i + 3, 100 + i);
+        write(ufs, "/data/cached/part-" + i + ".bin", BLOCK + 4096L * i + 7, i);
+        write(ufs, "/data/cold/part-" + i + ".bin", BLOCK / 2 + 1024L * i + 3, 100 + i);
       }
       upgrade.strata("fs", "load", "/data/cached");
       jobBefore = fs.loadStatus("/data/cached", 0);

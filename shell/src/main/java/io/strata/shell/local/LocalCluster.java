@@ -107,10 +107,6 @@ public final class LocalCluster {
     return new LocalCluster(ctx, MASTER, WORKER, withProxy ? PROXY : null);
   }
 
-  private List<Role> roles() {
-    return proxy == null ? List.of(master, worker) : List.of(master, worker, proxy);
-  }
-
   private StrataConfig conf() {
     return ctx.conf();
   }
@@ -419,7 +415,8 @@ public final class LocalCluster {
    * they linger, and removes the client file of several masters.
    */
   public int down() throws IOException {
-    boolean stopped = (proxy != null && stop(proxy)) | stop(worker);
+    boolean stopped = proxy != null && stop(proxy);
+    stopped |= stop(worker);
     for (Role r : LocalMasters.pidFileRoles(runDir(), master)) {
       stopped |= stop(r);
     }

@@ -242,7 +242,8 @@ class S3ProxyObjectsTest {
   @Test
   void everyAddressingSigningAndChecksumStoresAndReturnsTheSameBytes() throws Exception {
     // The check value of CRC-64/NVME, so that the expected values below are right.
-    assertEquals(0xae8b14860a799888L, Checksums.crc64Nvme("123456789".getBytes()));
+    assertEquals(
+        0xae8b14860a799888L, Checksums.crc64Nvme("123456789".getBytes(StandardCharsets.UTF_8)));
     List<ChecksumAlgorithm> algorithms =
         Arrays.asList(
             null,
@@ -373,7 +374,7 @@ class S3ProxyObjectsTest {
         b -> b.bucket(BUCKET).key("md5/good").contentMD5(md5), RequestBody.fromBytes(data));
     assertArrayEquals(data, get("md5/good"));
 
-    String wrong = b64(Checksums.md5("other".getBytes()));
+    String wrong = b64(Checksums.md5("other".getBytes(StandardCharsets.UTF_8)));
     for (boolean chunked : new boolean[] {false, true}) {
       S3Client c = client(false, chunked);
       assertS3Error(
@@ -959,8 +960,8 @@ class S3ProxyObjectsTest {
         "KeyConflict",
         409,
         () -> s3.putObject(b -> b.bucket(BUCKET).key("conflict/dir"), RequestBody.fromString("x")));
-    assertArrayEquals("f".getBytes(), get("conflict/file"));
-    assertArrayEquals("d".getBytes(), get("conflict/dir/below"));
+    assertArrayEquals("f".getBytes(StandardCharsets.UTF_8), get("conflict/file"));
+    assertArrayEquals("d".getBytes(StandardCharsets.UTF_8), get("conflict/dir/below"));
     assertEquals(
         List.of("conflict/dir/below", "conflict/file"),
         cluster.namespaceKeys("/" + BUCKET).stream()

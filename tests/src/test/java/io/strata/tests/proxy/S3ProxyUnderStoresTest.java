@@ -10,6 +10,7 @@ import io.strata.tests.MultiProcessCluster;
 import io.strata.tests.S3Server;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -312,7 +313,7 @@ class S3ProxyUnderStoresTest {
     // '.' sorts before '/': this key comes before the keys below list/dir-1/.
     keys.add("list/dir-1.txt");
     for (String k : keys) {
-      putInStore(bucket, k, k.getBytes());
+      putInStore(bucket, k, k.getBytes(StandardCharsets.UTF_8));
     }
     cluster.loadFromUnderStore("/" + bucket + "/list");
 
@@ -341,7 +342,7 @@ class S3ProxyUnderStoresTest {
             "list/dir-1.txt", "list/top-0", "list/top-1", "list/top-2", "list/top-3", "list/top-4"),
         files);
     assertArrayEquals(
-        "list/dir-7/obj-029".getBytes(),
+        "list/dir-7/obj-029".getBytes(StandardCharsets.UTF_8),
         s3.getObjectAsBytes(b -> b.bucket(bucket).key("list/dir-7/obj-029")).asByteArray());
   }
 }

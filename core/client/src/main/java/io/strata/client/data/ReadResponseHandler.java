@@ -113,7 +113,8 @@ final class ReadResponseHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     failCurrent(cause);
-    ctx.close();
+    // The exchange has already failed above; nothing waits for the close.
+    var unused = ctx.close();
   }
 
   private void failCurrent(Throwable cause) {

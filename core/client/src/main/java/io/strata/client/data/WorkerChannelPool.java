@@ -43,7 +43,7 @@ final class WorkerChannelPool {
       if (ch.isActive()) {
         return ch;
       }
-      ch.close();
+      closeChannel(ch);
     }
     return null;
   }
@@ -57,7 +57,7 @@ final class WorkerChannelPool {
     // The bootstrap's own connect timeout fires first; the extra second only guards against
     // a future that is never completed.
     if (!f.awaitUninterruptibly(connectTimeoutMs + 1000)) {
-      f.channel().close();
+      closeChannel(f.channel());
       throw new DataTransferException(
           "Timed out connecting to the data port of worker "
               + address()
@@ -82,13 +82,13 @@ final class WorkerChannelPool {
         if (closed && idle.remove(ch)) {
           // Raced with close(): do not leave a channel behind in a closed pool.
           idleCount.decrementAndGet();
-          ch.close();
+          closeChannel(ch);
         }
         return;
       }
       idleCount.decrementAndGet();
     }
-    ch.close();
+    closeChannel(ch);
   }
 
   void close() {
@@ -96,7 +96,13 @@ final class WorkerChannelPool {
     Channel ch;
     while ((ch = idle.pollFirst()) != null) {
       idleCount.decrementAndGet();
-      ch.close();
+      closeChannel(ch);
     }
+  }
+
+  private static void closeChannel(Channel ch) {
+    // Nothing more is sent on the channel and a failed close leaves nothing to do, so nothing
+    // waits for it.
+    var unused = ch.close();
   }
 }

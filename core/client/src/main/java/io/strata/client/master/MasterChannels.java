@@ -148,10 +148,10 @@ public final class MasterChannels implements Closeable {
     // A deadline a master itself reports (its under store did not answer in time) came from a
     // master that serves: another master would say the same.
     return code == Status.Code.UNAVAILABLE
-        || code == Status.Code.DEADLINE_EXCEEDED
+        || (code == Status.Code.DEADLINE_EXCEEDED
             && size() > 1
             && !GrpcErrors.served(e)
-            && !Context.current().isCancelled();
+            && !Context.current().isCancelled());
   }
 
   /**

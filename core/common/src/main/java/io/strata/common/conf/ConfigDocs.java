@@ -1,5 +1,7 @@
 package io.strata.common.conf;
 
+import java.util.Locale;
+
 /**
  * Renders docs/configuration.md from {@link ConfigRegistry}, so the documented keys, types and
  * defaults can never drift from the code. A unit test fails when the committed file differs;
@@ -38,7 +40,7 @@ public final class ConfigDocs {
       out.append("| `")
           .append(key.name())
           .append("` | ")
-          .append(key.type().name().toLowerCase())
+          .append(key.type().name().toLowerCase(Locale.ROOT))
           .append(
               key.unit().isEmpty() || key.unit().equals("bytes") || key.unit().equals("duration")
                   ? ""

@@ -1,5 +1,6 @@
 package io.strata.common.conf;
 
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -22,7 +23,7 @@ public final class ConfigKey {
     this.defaultValue = Objects.requireNonNull(defaultValue);
     this.unit = unit;
     this.description = Objects.requireNonNull(description);
-    if (!name.equals(name.toLowerCase()) || !name.startsWith("strata.")) {
+    if (!name.equals(name.toLowerCase(Locale.ROOT)) || !name.startsWith("strata.")) {
       throw new IllegalArgumentException("key names are lower-case under strata.: " + name);
     }
   }
@@ -75,7 +76,7 @@ public final class ConfigKey {
 
   /** The environment variable that overrides this key: upper case, dots become underscores. */
   public String envName() {
-    return name.toUpperCase().replace('.', '_');
+    return name.toUpperCase(Locale.ROOT).replace('.', '_');
   }
 
   @Override

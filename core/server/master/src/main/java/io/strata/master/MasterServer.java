@@ -285,17 +285,21 @@ public final class MasterServer implements ProcessMain.Server {
                 return t;
               });
       long checkMs = Math.max(10, conf.getDuration(MasterKeys.WORKER_TIMEOUT).toMillis() / 4);
-      housekeeping.scheduleWithFixedDelay(
-          this::markLostWorkers, checkMs, checkMs, TimeUnit.MILLISECONDS);
+      // Each housekeeping task logs its own failures and runs until the executor shuts down.
+      var unusedWorkerCheck =
+          housekeeping.scheduleWithFixedDelay(
+              this::markLostWorkers, checkMs, checkMs, TimeUnit.MILLISECONDS);
       long snapshotMs = conf.getDuration(MasterKeys.CHECKPOINT_PERIOD).toMillis();
       if (snapshotMs > 0) {
-        housekeeping.scheduleWithFixedDelay(
-            this::periodicSnapshot, snapshotMs, snapshotMs, TimeUnit.MILLISECONDS);
+        var unusedSnapshots =
+            housekeeping.scheduleWithFixedDelay(
+                this::periodicSnapshot, snapshotMs, snapshotMs, TimeUnit.MILLISECONDS);
       }
       long backupMs = conf.getDuration(MasterKeys.BACKUP_INTERVAL).toMillis();
       if (backupMs > 0) {
-        housekeeping.scheduleWithFixedDelay(
-            this::scheduledBackup, backupMs, backupMs, TimeUnit.MILLISECONDS);
+        var unusedBackups =
+            housekeeping.scheduleWithFixedDelay(
+                this::scheduledBackup, backupMs, backupMs, TimeUnit.MILLISECONDS);
       }
     } catch (IOException | RuntimeException e) {
       release(false);

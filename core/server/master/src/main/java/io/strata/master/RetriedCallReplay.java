@@ -145,24 +145,28 @@ final class RetriedCallReplay implements ServerInterceptor {
         } catch (Exception e) {
           answered = CompletableFuture.failedFuture(e);
         }
-        answered.whenComplete(
-            (response, error) -> {
-              if (error == null) {
-                @SuppressWarnings("unchecked")
-                A typed = (A) response;
-                call.sendHeaders(new Metadata());
-                call.sendMessage(typed);
-                call.close(Status.OK, new Metadata());
-                return;
-              }
-              Throwable t = RpcCalls.unwrap(error);
-              StrataException se =
-                  t instanceof StrataException s ? s : StrataException.internal(t.toString(), t);
-              io.grpc.StatusRuntimeException status = GrpcErrors.toStatus(se);
-              call.close(
-                  status.getStatus(),
-                  status.getTrailers() == null ? new Metadata() : status.getTrailers());
-            });
+        // The callback is the last stage: it closes the call, failure included.
+        var unused =
+            answered.whenComplete(
+                (response, error) -> {
+                  if (error == null) {
+                    @SuppressWarnings("unchecked")
+                    A typed = (A) response;
+                    call.sendHeaders(new Metadata());
+                    call.sendMessage(typed);
+                    call.close(Status.OK, new Metadata());
+                    return;
+                  }
+                  Throwable t = RpcCalls.unwrap(error);
+                  StrataException se =
+                      t instanceof StrataException s
+                          ? s
+                          : StrataException.internal(t.toString(), t);
+                  io.grpc.StatusRuntimeException status = GrpcErrors.toStatus(se);
+                  call.close(
+                      status.getStatus(),
+                      status.getTrailers() == null ? new Metadata() : status.getTrailers());
+                });
       }
     };
   }

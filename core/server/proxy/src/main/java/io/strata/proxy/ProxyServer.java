@@ -111,17 +111,19 @@ public final class ProxyServer implements ProcessMain.Server {
               t.setDaemon(true);
               return t;
             });
-    cleaner.scheduleWithFixedDelay(
-        () -> {
-          try {
-            expired.increment(multipart.removeExpired(maxAge));
-          } catch (RuntimeException e) {
-            LOG.warn("Cleaning abandoned multipart uploads failed: {}", e.toString());
-          }
-        },
-        every,
-        every,
-        TimeUnit.SECONDS);
+    // Runs until the server closes and shuts the cleaner down; nothing waits for it.
+    var unused =
+        cleaner.scheduleWithFixedDelay(
+            () -> {
+              try {
+                expired.increment(multipart.removeExpired(maxAge));
+              } catch (RuntimeException e) {
+                LOG.warn("Cleaning abandoned multipart uploads failed: {}", e.toString());
+              }
+            },
+            every,
+            every,
+            TimeUnit.SECONDS);
     toClose.push(cleaner::shutdownNow);
 
     web =

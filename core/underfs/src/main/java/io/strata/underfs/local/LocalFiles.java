@@ -157,6 +157,8 @@ final class LocalFiles {
    * The entries of folder {@code dir}, named below {@code dir} as given. The stream keeps a
    * descriptor of its own, so the folder is resolved only to open it.
    */
+  // The open stream is this method's result: the caller closes it (through the wrapper, if any).
+  @SuppressWarnings("StreamResourceLeak")
   static DirectoryStream<Path> newDirectoryStream(Path dir) throws IOException {
     LongPath resolved;
     DirectoryStream<Path> stream;

@@ -15,6 +15,7 @@ import java.nio.file.NotDirectoryException;
 import java.nio.file.NotLinkException;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.Objects;
 import java.util.Set;
 import jnr.ffi.LastError;
 import jnr.ffi.LibraryLoader;
@@ -197,7 +198,7 @@ final class LongPath implements AutoCloseable {
     }
     String file = original(f.getFile());
     String other = original(f.getOtherFile());
-    if (file == f.getFile() && other == f.getOtherFile()) {
+    if (Objects.equals(file, f.getFile()) && Objects.equals(other, f.getOtherFile())) {
       return e;
     }
     String reason = f.getReason();

@@ -16,6 +16,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
@@ -92,9 +93,13 @@ class LocalUnderFileSystemLongPathTest {
    * what the store made, seen without the store.
    */
   SecureDirectoryStream<Path> openDeep() throws IOException {
-    SecureDirectoryStream<Path> folder =
-        (SecureDirectoryStream<Path>) Files.newDirectoryStream(dir);
-    for (String name : chain) {
+    SecureDirectoryStream<Path> folder;
+    try (DirectoryStream<Path> top = Files.newDirectoryStream(dir)) {
+      folder =
+          ((SecureDirectoryStream<Path>) top)
+              .newDirectoryStream(Path.of(chain.get(0)), LinkOption.NOFOLLOW_LINKS);
+    }
+    for (String name : chain.subList(1, chain.size())) {
       SecureDirectoryStream<Path> next =
           folder.newDirectoryStream(Path.of(name), LinkOption.NOFOLLOW_LINKS);
       folder.close();

@@ -1,5 +1,6 @@
 package io.strata.underfs.local;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -115,7 +116,7 @@ class LocalUnderFileSystemTest {
     Files.writeString(dir.resolve("x"), "old");
     assertThrows(FileAlreadyExistsException.class, () -> ufs.create(uri("x"), false, 0));
     try (UfsOutputStream out = ufs.create(uri("x"), true, 0)) {
-      out.write("new".getBytes());
+      out.write("new".getBytes(UTF_8));
     }
     assertEquals("new", Files.readString(dir.resolve("x")));
   }

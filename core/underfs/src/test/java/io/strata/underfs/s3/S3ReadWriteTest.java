@@ -1,5 +1,6 @@
 package io.strata.underfs.s3;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -311,9 +312,9 @@ class S3ReadWriteTest {
         assertThrows(FileAlreadyExistsException.class, () -> ufs.create(uri("exists/x"), false, 0));
     assertEquals(uri("exists/x"), e.getFile());
     try (UfsOutputStream out = ufs.create(uri("exists/x"), true, 0)) {
-      out.write("new!".getBytes());
+      out.write("new!".getBytes(UTF_8));
     }
-    assertArrayEquals("new!".getBytes(), rawGet("exists/x"));
+    assertArrayEquals("new!".getBytes(UTF_8), rawGet("exists/x"));
     assertFalse(
         before.equals(ufs.getStatus(uri("exists/x")).fingerprint()),
         "the fingerprint changes with the content");
@@ -327,7 +328,7 @@ class S3ReadWriteTest {
         FileAlreadyExistsException.class,
         late::close,
         "a key that appeared after create is not replaced");
-    assertArrayEquals("first".getBytes(), rawGet("exists/raced"));
+    assertArrayEquals("first".getBytes(UTF_8), rawGet("exists/raced"));
   }
 
   @Test

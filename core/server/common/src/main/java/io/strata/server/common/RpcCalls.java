@@ -68,21 +68,23 @@ public final class RpcCalls {
       failed(method, observer, start, t);
       return;
     }
-    answer.whenComplete(
-        (result, error) -> {
-          if (error != null) {
-            failed(method, observer, start, unwrap(error));
-            return;
-          }
-          timer(method).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-          try {
-            observer.onNext(result);
-            observer.onCompleted();
-          } catch (RuntimeException e) {
-            // The caller went away meanwhile (cancelled): nobody to answer.
-            LOG.debug("RPC {} could not be answered: {}", method, e.toString());
-          }
-        });
+    // The callback answers the RPC, failure included: nothing waits for its stage.
+    var unused =
+        answer.whenComplete(
+            (result, error) -> {
+              if (error != null) {
+                failed(method, observer, start, unwrap(error));
+                return;
+              }
+              timer(method).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+              try {
+                observer.onNext(result);
+                observer.onCompleted();
+              } catch (RuntimeException e) {
+                // The caller went away meanwhile (cancelled): nobody to answer.
+                LOG.debug("RPC {} could not be answered: {}", method, e.toString());
+              }
+            });
   }
 
   private void failed(String method, StreamObserver<?> observer, long start, Throwable t) {

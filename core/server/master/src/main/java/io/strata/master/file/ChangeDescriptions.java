@@ -50,8 +50,8 @@ final class ChangeDescriptions {
         case INODE -> {
           InodeEntry n = e.getInode();
           InodeEntry before = view.get(n.getId());
-          if (before != null && sameView(before, n)
-              || discovered && before == null && inUnloadedDirectory(n)) {
+          if ((before != null && sameView(before, n))
+              || (discovered && before == null && inUnloadedDirectory(n))) {
             continue;
           }
           if (n.getId() == InodeStore.ROOT_ID) {

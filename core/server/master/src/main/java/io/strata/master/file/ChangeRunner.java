@@ -72,17 +72,19 @@ final class ChangeRunner {
     if (raced != null) {
       return (CompletableFuture<T>) raced;
     }
-    start(path, body, caller, deadline)
-        .whenComplete(
-            (v, e) -> {
-              recent.put(caller, mine);
-              inFlight.remove(caller, mine);
-              if (e != null) {
-                mine.completeExceptionally(e);
-              } else {
-                mine.complete(v);
-              }
-            });
+    // The callback hands the outcome on to mine, which the callers wait for.
+    var unused =
+        start(path, body, caller, deadline)
+            .whenComplete(
+                (v, e) -> {
+                  recent.put(caller, mine);
+                  inFlight.remove(caller, mine);
+                  if (e != null) {
+                    mine.completeExceptionally(e);
+                  } else {
+                    mine.complete(v);
+                  }
+                });
     return mine;
   }
 
@@ -119,15 +121,17 @@ final class ChangeRunner {
                 }
                 Change c = new Change(env, caller, false, deadline);
                 try {
-                  c.finish(body.run(c))
-                      .whenComplete(
-                          (v, e) -> {
-                            if (e != null) {
-                              result.completeExceptionally(e);
-                            } else {
-                              result.complete(v);
-                            }
-                          });
+                  // The callback hands the outcome on to result, which the caller waits for.
+                  var unused =
+                      c.finish(body.run(c))
+                          .whenComplete(
+                              (v, e) -> {
+                                if (e != null) {
+                                  result.completeExceptionally(e);
+                                } else {
+                                  result.complete(v);
+                                }
+                              });
                 } catch (IOException | RuntimeException e) {
                   c.releaseLocks();
                   result.completeExceptionally(e);

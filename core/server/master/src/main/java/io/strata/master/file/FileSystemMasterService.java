@@ -155,40 +155,42 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
     } catch (Exception e) {
       opened = CompletableFuture.failedFuture(e);
     }
-    opened.whenComplete(
-        (listing, error) -> {
-          if (error != null) {
-            calls.timer("ListStatus").record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-            try {
-              observer.onError(GrpcErrors.toStatus(RpcCalls.unwrap(error)));
-            } catch (RuntimeException e) {
-              LOG.debug("ListStatus could not be answered: {}", e.toString());
-            }
-            return;
-          }
-          if (listing.file() != null) {
-            try {
-              observer.onNext(ListStatusResponse.newBuilder().addFiles(listing.file()).build());
-              observer.onCompleted();
-            } catch (RuntimeException e) {
-              LOG.debug("ListStatus could not be answered: {}", e.toString());
-            }
-            calls.timer("ListStatus").record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-            return;
-          }
-          int pageSize = request.getPageSize() > 0 ? request.getPageSize() : defaultPageSize;
-          stream.start(
-              new DirectoryListing(
-                  namespace,
-                  listing.dirId(),
-                  request.getStartAfter(),
-                  pageSize,
-                  request.getIncludeBlocks(),
-                  request.getIncludeHidden(),
-                  call,
-                  calls.timer("ListStatus"),
-                  start));
-        });
+    // The callback is the last stage: it answers the call, failure included.
+    var unused =
+        opened.whenComplete(
+            (listing, error) -> {
+              if (error != null) {
+                calls.timer("ListStatus").record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+                try {
+                  observer.onError(GrpcErrors.toStatus(RpcCalls.unwrap(error)));
+                } catch (RuntimeException e) {
+                  LOG.debug("ListStatus could not be answered: {}", e.toString());
+                }
+                return;
+              }
+              if (listing.file() != null) {
+                try {
+                  observer.onNext(ListStatusResponse.newBuilder().addFiles(listing.file()).build());
+                  observer.onCompleted();
+                } catch (RuntimeException e) {
+                  LOG.debug("ListStatus could not be answered: {}", e.toString());
+                }
+                calls.timer("ListStatus").record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+                return;
+              }
+              int pageSize = request.getPageSize() > 0 ? request.getPageSize() : defaultPageSize;
+              stream.start(
+                  new DirectoryListing(
+                      namespace,
+                      listing.dirId(),
+                      request.getStartAfter(),
+                      pageSize,
+                      request.getIncludeBlocks(),
+                      request.getIncludeHidden(),
+                      call,
+                      calls.timer("ListStatus"),
+                      start));
+            });
   }
 
   /** A ListStatus stream whose pages start once its directory is ready to be listed. */

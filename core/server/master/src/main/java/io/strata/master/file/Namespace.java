@@ -28,8 +28,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The file-system operations of the master on normalized namespace paths. Changes are written
@@ -45,8 +43,6 @@ import org.slf4j.LoggerFactory;
  * the path and, where there is one, what the caller can do.
  */
 public final class Namespace {
-  private static final Logger LOG = LoggerFactory.getLogger(Namespace.class);
-
   /** Largest page a listing hands out, whatever the client asks for. */
   public static final int MAX_PAGE_SIZE = 10_000;
 
@@ -111,7 +107,7 @@ public final class Namespace {
     this.names = new NameChanges(tree.store(), staging.view());
     this.posix = new PosixFiles(tree, runner, names, this);
     this.files = new FileChanges(tree, runner, names, posix);
-    this.trees = new TreeChanges(tree, runner, names, files, this);
+    this.trees = new TreeChanges(tree, runner, names, this);
     this.mountOps = new NamespaceMounts(tree, runner, this);
     this.persists = new PersistChanges(tree, runner, posix);
   }

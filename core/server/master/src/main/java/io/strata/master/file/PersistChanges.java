@@ -65,7 +65,7 @@ public final class PersistChanges {
     }
     PersistenceState state = n.getPersistenceState();
     if (state == PersistenceState.PERSISTENCE_PERSISTED
-        || state == PersistenceState.PERSISTENCE_NOT_PERSISTED && !evenNotPersisted) {
+        || (state == PersistenceState.PERSISTENCE_NOT_PERSISTED && !evenNotPersisted)) {
       return Optional.empty();
     }
     MountTable.Resolution where = tree.mounts().resolve(path);

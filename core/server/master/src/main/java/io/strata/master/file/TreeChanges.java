@@ -39,21 +39,14 @@ final class TreeChanges {
   private final WorkerRegistry workers;
   private final ChangeRunner runner;
   private final NameChanges names;
-  private final FileChanges files;
   private final Namespace namespace;
 
-  TreeChanges(
-      InodeTree tree,
-      ChangeRunner runner,
-      NameChanges names,
-      FileChanges files,
-      Namespace namespace) {
+  TreeChanges(InodeTree tree, ChangeRunner runner, NameChanges names, Namespace namespace) {
     this.tree = tree;
     this.mounts = tree.mounts();
     this.workers = tree.workers();
     this.runner = runner;
     this.names = names;
-    this.files = files;
     this.namespace = namespace;
   }
 

@@ -50,7 +50,10 @@ final class UfsReconciler {
       policy.statusChecked(current.getId(), now);
     }
     if (!edits.isEmpty()) {
-      c.commitDiscovered(edits).applied().thenRun(() -> tree.workers().removeFiles(files));
+      // The callers wait for the commit through c.stagedAhead(), which is the same applied
+      // future; only the removal of the files' blocks follows it here.
+      var unused =
+          c.commitDiscovered(edits).applied().thenRun(() -> tree.workers().removeFiles(files));
     }
   }
 
@@ -69,7 +72,7 @@ final class UfsReconciler {
       long syncMs,
       List<Edit> edits,
       List<Long> files) {
-    if (!n.getDirectory() && !n.getComplete() || n.getNamespaceOnly() || n.getLinksCount() > 0) {
+    if ((!n.getDirectory() && !n.getComplete()) || n.getNamespaceOnly() || n.getLinksCount() > 0) {
       return n.getId();
     }
     UfsStatus s = status.orElse(null);

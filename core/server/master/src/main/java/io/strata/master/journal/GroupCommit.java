@@ -258,41 +258,45 @@ final class GroupCommit implements AutoCloseable {
     } catch (RuntimeException e) {
       reply = CompletableFuture.failedFuture(e);
     }
-    reply.whenComplete(
-        (ok, error) -> {
-          lock.lock();
-          try {
-            inFlight--;
-            changed.signal();
-          } finally {
-            lock.unlock();
-          }
-          if (error == null && Boolean.TRUE.equals(ok)) {
-            for (Change c : batch) {
-              // Answered without its apply having run here (not expected): never leave it hanging.
-              if (!c.done.isDone()) {
-                c.done.completeExceptionally(
-                    StrataException.unavailable(
-                        "The journal took the" + " change but this master did not apply it; retry",
-                        null));
+    // The callback is the last stage: it hands every change its outcome, so nothing waits for it.
+    var unused =
+        reply.whenComplete(
+            (ok, error) -> {
+              lock.lock();
+              try {
+                inFlight--;
+                changed.signal();
+              } finally {
+                lock.unlock();
               }
-            }
-          }
-          if (error != null || !Boolean.TRUE.equals(ok)) {
-            Throwable cause = error != null ? unwrap(error) : null;
-            StrataException reason =
-                cause instanceof StrataException s
-                    ? s
-                    : StrataException.unavailable(
-                        "The journal did not take the change ("
-                            + (cause == null ? "no answer" : cause.getMessage())
-                            + "); retry",
-                        cause);
-            for (Change c : batch) {
-              c.done.completeExceptionally(reason);
-            }
-          }
-        });
+              if (error == null && Boolean.TRUE.equals(ok)) {
+                for (Change c : batch) {
+                  // Answered without its apply having run here (not expected): never leave it
+                  // hanging.
+                  if (!c.done.isDone()) {
+                    c.done.completeExceptionally(
+                        StrataException.unavailable(
+                            "The journal took the"
+                                + " change but this master did not apply it; retry",
+                            null));
+                  }
+                }
+              }
+              if (error != null || !Boolean.TRUE.equals(ok)) {
+                Throwable cause = error != null ? unwrap(error) : null;
+                StrataException reason =
+                    cause instanceof StrataException s
+                        ? s
+                        : StrataException.unavailable(
+                            "The journal did not take the change ("
+                                + (cause == null ? "no answer" : cause.getMessage())
+                                + "); retry",
+                            cause);
+                for (Change c : batch) {
+                  c.done.completeExceptionally(reason);
+                }
+              }
+            });
   }
 
   /** On the apply thread: hands each change its own entries, in order. */

@@ -234,10 +234,13 @@ public final class JournalSystem implements Closeable {
     } else {
       StalledFollowerCheck stalled =
           new StalledFollowerCheck(quorum, this::division, this::leaderAddress);
-      catchUpCheck.scheduleWithFixedDelay(stalled::check, 1, 1, TimeUnit.SECONDS);
+      // Both checks log their own failures and run until the journal closes.
+      var unusedStalledCheck =
+          catchUpCheck.scheduleWithFixedDelay(stalled::check, 1, 1, TimeUnit.SECONDS);
       // Ratis reports a leader that steps down for want of a majority by no event of its own
       // on every path: the role is also checked.
-      catchUpCheck.scheduleWithFixedDelay(this::checkRole, 200, 200, TimeUnit.MILLISECONDS);
+      var unusedRoleCheck =
+          catchUpCheck.scheduleWithFixedDelay(this::checkRole, 200, 200, TimeUnit.MILLISECONDS);
     }
   }
 

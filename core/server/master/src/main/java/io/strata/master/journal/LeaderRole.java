@@ -162,7 +162,8 @@ final class LeaderRole implements AutoCloseable {
       long delay =
           Math.min(MAX_RETRY_DELAY.toMillis(), RETRY_DELAY.toMillis() << Math.min(16, attempt - 1));
       LOG.info("Trying the leader's start again in {} ms", delay);
-      thread.schedule(() -> start(mine, attempt + 1), delay, TimeUnit.MILLISECONDS);
+      // The retry logs its own failure; close() cancels it by shutting the thread down.
+      var unused = thread.schedule(() -> start(mine, attempt + 1), delay, TimeUnit.MILLISECONDS);
     }
   }
 

@@ -399,7 +399,7 @@ final class MasterStateMachine extends BaseStateMachine {
     }
     return atAppliedIndex(
         at -> {
-          if (at.getIndex() <= 0 || latest != null && latest.index() == at.getIndex()) {
+          if (at.getIndex() <= 0 || (latest != null && latest.index() == at.getIndex())) {
             return latest == null ? RaftLog.INVALID_LOG_INDEX : latest.index();
           }
           long start = System.nanoTime();

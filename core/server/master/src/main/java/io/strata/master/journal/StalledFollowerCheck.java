@@ -61,7 +61,7 @@ final class StalledFollowerCheck {
       }
       String other = null;
       for (QuorumAddresses.Member m : quorum.members()) {
-        if (!m.rpcAddress().equals(leader) && m != quorum.self()) {
+        if (!m.rpcAddress().equals(leader) && !m.equals(quorum.self())) {
           other = m.rpcAddress();
         }
       }

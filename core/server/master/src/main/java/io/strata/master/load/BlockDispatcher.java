@@ -148,7 +148,8 @@ final class BlockDispatcher implements Closeable {
               t.setDaemon(true);
               return t;
             });
-    timer.scheduleWithFixedDelay(this::tick, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
+    // A tick logs its own failure; the ticks run until close() shuts the timer down.
+    var unused = timer.scheduleWithFixedDelay(this::tick, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
   }
 
   static String outcomeName(LoadBlockOutcome o) {

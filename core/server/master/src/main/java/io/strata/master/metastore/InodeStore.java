@@ -678,7 +678,7 @@ public final class InodeStore implements Closeable {
    */
   private void moveSubdirectory(WriteBatch batch, InodeEntry old, long id, long newParent)
       throws RocksDBException {
-    if (id == ROOT_ID || old != null && old.getParentId() == newParent) {
+    if (id == ROOT_ID || (old != null && old.getParentId() == newParent)) {
       return;
     }
     if (old != null && old.getDirectory() && old.getParentId() != 0) {

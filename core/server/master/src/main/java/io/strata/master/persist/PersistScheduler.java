@@ -173,7 +173,8 @@ public final class PersistScheduler implements Closeable {
   /** Runs a round every {@code interval}, the first at once. */
   public void start(Duration interval) {
     long ms = Math.max(1, interval.toMillis());
-    rounds.scheduleWithFixedDelay(this::scheduledRound, 0, ms, TimeUnit.MILLISECONDS);
+    // A round logs its own failure; the rounds run until the executor shuts down.
+    var unused = rounds.scheduleWithFixedDelay(this::scheduledRound, 0, ms, TimeUnit.MILLISECONDS);
   }
 
   private void scheduledRound() {
@@ -225,7 +226,9 @@ public final class PersistScheduler implements Closeable {
           seen.put(id, b);
         }
         if (free && !running.containsKey(id) && (b == null || b.dueMs() <= nowMs)) {
-          persist(id, false);
+          // A round only starts persists: a failure is counted and backed off by failed(), and
+          // the file is tried again by a later round.
+          var unused = persist(id, false);
           started++;
         }
       }

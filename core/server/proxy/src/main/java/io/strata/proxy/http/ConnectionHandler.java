@@ -64,7 +64,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       // The answer was sent; the rest of the request's body is dropped until it ends.
       ReferenceCountUtil.release(msg);
       if (msg instanceof LastHttpContent || msg instanceof HttpRequest) {
-        ctx.close();
+        // The answer is already out; nothing waits for the close.
+        var unused = ctx.close();
       } else {
         ctx.read();
       }
@@ -120,7 +121,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     if (msg instanceof HttpContent content) {
       if (content.decoderResult().isFailure()) {
         content.release();
-        ctx.close();
+        // A malformed body ends the connection; nothing waits for the close.
+        var unused = ctx.close();
         return;
       }
       if (current != null) {
@@ -198,7 +200,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
     if (evt instanceof IdleStateEvent) {
-      ctx.close();
+      // An idle connection is dropped; nothing waits for the close.
+      var unused = ctx.close();
     }
     ReferenceCountUtil.release(evt);
   }
@@ -206,6 +209,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     LOG.debug("Connection from {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
-    ctx.close();
+    // The failure is logged above; nothing waits for the close.
+    var unused = ctx.close();
   }
 }

@@ -164,9 +164,11 @@ public final class HttpExchange {
   private void sendContinue() {
     if (expectContinue && !continueSent && !responseStarted) {
       continueSent = true;
-      channel.writeAndFlush(
-          new DefaultFullHttpResponse(
-              HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE, Unpooled.EMPTY_BUFFER));
+      // A failed write closes the connection, which the response's own writes then report.
+      var unused =
+          channel.writeAndFlush(
+              new DefaultFullHttpResponse(
+                  HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE, Unpooled.EMPTY_BUFFER));
     }
   }
 
@@ -202,7 +204,9 @@ public final class HttpExchange {
     HttpResponse r = new DefaultHttpResponse(HttpVersion.HTTP_1_1, status);
     r.headers().set(headers);
     HttpUtil.setContentLength(r, contentLength);
-    channel.write(prepare(r));
+    // The writes that follow report a failure as a closed connection; nothing waits for the
+    // headers alone.
+    var unused = channel.write(prepare(r));
   }
 
   /**
@@ -217,7 +221,8 @@ public final class HttpExchange {
       throw new IOException("the client at " + remote() + " closed the connection");
     }
     bytesOut += data.readableBytes();
-    channel.writeAndFlush(new DefaultHttpContent(data));
+    // A failed write closes the connection, which the next write or the end reports.
+    var unused = channel.writeAndFlush(new DefaultHttpContent(data));
     awaitWritable();
   }
 
@@ -232,7 +237,8 @@ public final class HttpExchange {
       throw new IOException("the client at " + remote() + " closed the connection");
     }
     bytesOut += region.count();
-    channel.writeAndFlush(region);
+    // A failed write closes the connection, which the next write or the end reports.
+    var unused = channel.writeAndFlush(region);
     awaitWritable();
   }
 
@@ -249,7 +255,7 @@ public final class HttpExchange {
    */
   public void abort() {
     responseEnded = true;
-    channel.close();
+    closeChannel();
   }
 
   private void awaitWritable() throws IOException {
@@ -265,7 +271,7 @@ public final class HttpExchange {
         }
         long left = deadline - System.nanoTime();
         if (left <= 0) {
-          channel.close();
+          closeChannel();
           throw new IOException(
               "the client at "
                   + remote()
@@ -323,14 +329,14 @@ public final class HttpExchange {
                       if (f.isSuccess()) {
                         next.run();
                       } else {
-                        channel.close();
+                        closeChannel();
                       }
                     });
               } else if (bodyOnItsWay && channel instanceof DuplexChannel duplex) {
                 written.addListener(
                     f -> {
                       if (!f.isSuccess()) {
-                        channel.close();
+                        closeChannel();
                         return;
                       }
                       // Closing with the client's bytes unread would reset the connection, and a
@@ -345,14 +351,13 @@ public final class HttpExchange {
                           .addListener(
                               x -> {
                                 draining = true;
-                                channel
-                                    .eventLoop()
-                                    .schedule(
-                                        () -> {
-                                          channel.close();
-                                        },
-                                        LINGER_SECONDS,
-                                        TimeUnit.SECONDS);
+                                // The linger ends in a close whatever else happens; nothing
+                                // waits for it.
+                                var unused =
+                                    channel
+                                        .eventLoop()
+                                        .schedule(
+                                            this::closeChannel, LINGER_SECONDS, TimeUnit.SECONDS);
                                 channel.read();
                               });
                     });
@@ -373,6 +378,11 @@ public final class HttpExchange {
   /** Whether the response has been sent whole (or the exchange aborted). */
   boolean done() {
     return responseEnded;
+  }
+
+  private void closeChannel() {
+    // Closing ends the exchange whatever comes of it; nothing waits for the close.
+    var unused = channel.close();
   }
 
   private void checkNotStarted() {

@@ -191,7 +191,6 @@ final class KeyWalk implements AutoCloseable {
 
   /** One folder being listed: its children in S3 order, from a name-ordered listing. */
   private final class Frame implements AutoCloseable {
-    final String dirPath;
     final String keyPrefix;
     final String nameFilter;
     private FileInfo seed;
@@ -201,7 +200,6 @@ final class KeyWalk implements AutoCloseable {
     private final PriorityQueue<FileInfo> heldFolders = new PriorityQueue<>(GROUP_ORDER);
 
     Frame(String dirPath, String keyPrefix, String nameFilter) throws StrataException {
-      this.dirPath = dirPath;
       this.keyPrefix = keyPrefix;
       this.nameFilter = nameFilter;
       String start = nameFilter;

@@ -14,6 +14,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -110,7 +111,8 @@ final class UploadBody {
     String contentEncoding = r.header("Content-Encoding");
     boolean awsChunked =
         mode.streaming()
-            || (contentEncoding != null && contentEncoding.toLowerCase().contains("aws-chunked"));
+            || (contentEncoding != null
+                && contentEncoding.toLowerCase(Locale.ROOT).contains("aws-chunked"));
     String contentLength = r.header("Content-Length");
     boolean transferChunked =
         r.headers()

@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.Locale;
 import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -67,7 +68,7 @@ class S3HttpServerTest {
     int length = 0;
     String line;
     while ((line = in.readLine()) != null && !line.isEmpty()) {
-      if (line.toLowerCase().startsWith("content-length:")) {
+      if (line.toLowerCase(Locale.ROOT).startsWith("content-length:")) {
         length = Integer.parseInt(line.substring(15).trim());
       }
     }

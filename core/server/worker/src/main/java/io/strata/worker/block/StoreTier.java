@@ -21,6 +21,8 @@ final class StoreTier {
   private final Path heldDir;
   // Access-ordered: iteration starts at the least recently used block.
   private final LinkedHashMap<Long, BlockMeta> lru = new LinkedHashMap<>(1024, 0.75f, true);
+  // The four counters are written only under the store's lock, so no update is lost; they are
+  // volatile so that the gauges, which read without the lock, see the latest values.
   private volatile long usedBytes;
   private volatile long reservedBytes;
   private volatile int blockCount;
@@ -76,14 +78,17 @@ final class StoreTier {
     return spec.capacityBytes() - usedBytes - reservedBytes;
   }
 
+  @SuppressWarnings("NonAtomicVolatileUpdate") // runs under the store's lock
   void reserve(long bytes) {
     reservedBytes += bytes;
   }
 
+  @SuppressWarnings("NonAtomicVolatileUpdate") // runs under the store's lock
   void unreserve(long bytes) {
     reservedBytes -= bytes;
   }
 
+  @SuppressWarnings("NonAtomicVolatileUpdate") // runs under the store's lock
   void add(BlockMeta block) {
     lru.put(block.blockId(), block);
     usedBytes += block.length();
@@ -91,6 +96,7 @@ final class StoreTier {
   }
 
   /** Stops counting a block; a held block keeps its mark, so that its marker gets deleted. */
+  @SuppressWarnings("NonAtomicVolatileUpdate") // runs under the store's lock
   void remove(BlockMeta block) {
     if (lru.remove(block.blockId()) != null) {
       usedBytes -= block.length();
@@ -102,6 +108,7 @@ final class StoreTier {
   }
 
   /** Marks a block of this tier held; does nothing when it already is. */
+  @SuppressWarnings("NonAtomicVolatileUpdate") // runs under the store's lock
   void hold(BlockMeta block) {
     if (!block.held) {
       block.held = true;
@@ -110,6 +117,7 @@ final class StoreTier {
   }
 
   /** Drops the held mark of a block of this tier; returns whether it was held. */
+  @SuppressWarnings("NonAtomicVolatileUpdate") // runs under the store's lock
   boolean release(BlockMeta block) {
     if (!block.held) {
       return false;

@@ -42,21 +42,18 @@ public record TierSpec(String alias, Path dir, long capacityBytes, String dirKey
     List<TierSpec> tiers = new ArrayList<>();
     add(
         tiers,
-        conf,
         "MEM",
         WorkerKeys.MEM_DIR.name(),
         conf.getString(WorkerKeys.MEM_DIR),
         conf.getBytes(WorkerKeys.MEM_CAPACITY));
     add(
         tiers,
-        conf,
         "SSD",
         WorkerKeys.SSD_DIR.name(),
         conf.getString(WorkerKeys.SSD_DIR),
         conf.getBytes(WorkerKeys.SSD_CAPACITY));
     add(
         tiers,
-        conf,
         "HDD",
         WorkerKeys.HDD_DIR.name(),
         conf.getString(WorkerKeys.HDD_DIR),
@@ -75,12 +72,7 @@ public record TierSpec(String alias, Path dir, long capacityBytes, String dirKey
   }
 
   private static void add(
-      List<TierSpec> tiers,
-      StrataConfig conf,
-      String alias,
-      String key,
-      String dir,
-      long capacity) {
+      List<TierSpec> tiers, String alias, String key, String dir, long capacity) {
     if (capacity < 0) {
       throw new IllegalArgumentException(
           "Negative capacity for tier "

@@ -186,14 +186,16 @@ final class ReadRequestHandler extends SimpleChannelInboundHandler<ReadBlockRequ
                 ReadStatus.READ_ERROR, "Block " + request.getBlockId() + ": " + e.getMessage()));
         return;
       }
-      ctx.write(
-          ResponseFrames.encode(
-              ctx.alloc(),
-              ReadBlockResponse.newBuilder()
-                  .setStatus(ReadStatus.READ_OK)
-                  .setLength(length)
-                  .setFromCache(false)
-                  .build()));
+      // The data write below reports how the reply went; nothing waits for the header alone.
+      var unused =
+          ctx.write(
+              ResponseFrames.encode(
+                  ctx.alloc(),
+                  ReadBlockResponse.newBuilder()
+                      .setStatus(ReadStatus.READ_OK)
+                      .setLength(length)
+                      .setFromCache(false)
+                      .build()));
       ctx.writeAndFlush(data)
           .addListener(
               f -> {
@@ -268,7 +270,8 @@ final class ReadRequestHandler extends SimpleChannelInboundHandler<ReadBlockRequ
     if (length == 0) {
       last = ctx.writeAndFlush(ResponseFrames.encode(ctx.alloc(), header));
     } else {
-      ctx.write(ResponseFrames.encode(ctx.alloc(), header));
+      // The data write below reports how the reply went; nothing waits for the header alone.
+      var unused = ctx.write(ResponseFrames.encode(ctx.alloc(), header));
       last =
           ctx.writeAndFlush(
               new DefaultFileRegion(block.path().toFile(), request.getOffset(), length));
@@ -318,6 +321,7 @@ final class ReadRequestHandler extends SimpleChannelInboundHandler<ReadBlockRequ
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     LOG.debug("Closing data channel {}: {}", ctx.channel().remoteAddress(), cause.toString());
-    ctx.close();
+    // The failure is logged above; nothing waits for the close.
+    var unused = ctx.close();
   }
 }

@@ -169,7 +169,8 @@ final class UfsRangeTransfer implements Runnable {
       headerSent = true;
     }
     if (first) {
-      channel.write(ResponseFrames.encode(channel.alloc(), okHeader()));
+      // The chunk written next reports how the reply went; nothing waits for the header alone.
+      var unused = channel.write(ResponseFrames.encode(channel.alloc(), okHeader()));
     }
     channel.writeAndFlush(buf).addListener(f -> written((ChannelFuture) f, n));
     // Only now may the next read start: were it allowed before this chunk is queued on the
@@ -348,7 +349,8 @@ final class UfsRangeTransfer implements Runnable {
           source.getUfsPath(),
           cause.toString());
     }
-    channel.close();
+    // Closing is how the client learns the bytes are short; nothing waits for it.
+    var unused = channel.close();
     finish();
   }
 

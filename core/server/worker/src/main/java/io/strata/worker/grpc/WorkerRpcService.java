@@ -332,6 +332,11 @@ public final class WorkerRpcService extends WorkerServiceGrpc.WorkerServiceImplB
               } catch (RuntimeException e) {
                 LOG.debug("Cannot answer LoadBlocks: {}", e.toString());
               }
+            })
+        .exceptionally(
+            failure -> {
+              LOG.warn("LoadBlocks ended with a failure: {}", failure.toString());
+              return null;
             });
   }
 

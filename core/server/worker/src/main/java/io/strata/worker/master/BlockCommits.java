@@ -48,7 +48,8 @@ final class BlockCommits {
     pending.add(new Commit(workerId, block));
     if (scheduled.compareAndSet(false, true)) {
       try {
-        timer.schedule(this::flush, DELAY_MS, TimeUnit.MILLISECONDS);
+        // Commits are fire-and-forget; nothing waits for the flush.
+        var unused = timer.schedule(this::flush, DELAY_MS, TimeUnit.MILLISECONDS);
       } catch (java.util.concurrent.RejectedExecutionException e) {
         scheduled.set(false);
       }

@@ -113,7 +113,8 @@ public final class MasterLink implements BlockStoreListener, AutoCloseable {
 
   private void schedule(long delayMs) {
     try {
-      thread.schedule(this::tick, delayMs, TimeUnit.MILLISECONDS);
+      // Each tick schedules the next one; nothing waits for it.
+      var unused = thread.schedule(this::tick, delayMs, TimeUnit.MILLISECONDS);
     } catch (RejectedExecutionException e) {
       // Closing.
     }
@@ -142,6 +143,7 @@ public final class MasterLink implements BlockStoreListener, AutoCloseable {
   }
 
   /** Sends a full report; returns whether the master accepted it. */
+  @SuppressWarnings("NonAtomicVolatileUpdate") // only the master-link thread writes registrations
   private boolean register() {
     // Changes from here on reach the master in heartbeats; earlier ones are in the report.
     changes.clear();
