@@ -1,5 +1,7 @@
 package io.strata.master;
 
+import io.grpc.ForwardingServerCall;
+import io.grpc.ForwardingServerCallListener;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
@@ -33,7 +35,9 @@ import io.strata.proto.SetAttributeResponse;
 import io.strata.proto.UnmountResponse;
 import io.strata.server.common.RpcCalls;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Answers a changing call that a client retried after its change was already applied (the answer
@@ -111,6 +115,10 @@ final class RetriedCallReplay implements ServerInterceptor {
     return CompletableFuture.completedFuture(value);
   }
 
+  /** How a call fails when an earlier attempt of it already made its change. */
+  private static final Set<Status.Code> REPEAT_FAILURES =
+      Set.of(Status.Code.ALREADY_EXISTS, Status.Code.NOT_FOUND);
+
   private final CallHistory history;
   private final Namespace namespace;
 
@@ -128,47 +136,89 @@ final class RetriedCallReplay implements ServerInterceptor {
       ServerCall<Q, A> call, Metadata headers, ServerCallHandler<Q, A> next) {
     Answer answer = ANSWERS.get(call.getMethodDescriptor().getFullMethodName());
     String client = headers.get(MasterHeaders.CLIENT_ID);
-    String callId = headers.get(MasterHeaders.CALL_ID);
-    if (answer == null
-        || client == null
-        || callId == null
-        || !history.wasApplied(client, parse(callId))) {
+    String callIdText = headers.get(MasterHeaders.CALL_ID);
+    if (answer == null || client == null || callIdText == null) {
       return next.startCall(call, headers);
+    }
+    long callId = parse(callIdText);
+    if (!history.wasApplied(client, callId)) {
+      return applyWatchingForAnEarlierAttempt(call, headers, next, answer, client, callId);
     }
     call.request(1);
     return new ServerCall.Listener<>() {
       @Override
       public void onMessage(Q request) {
-        CompletableFuture<?> answered;
-        try {
-          answered = answer.answer(request, namespace);
-        } catch (Exception e) {
-          answered = CompletableFuture.failedFuture(e);
-        }
-        // The callback is the last stage: it closes the call, failure included.
-        var unused =
-            answered.whenComplete(
-                (response, error) -> {
-                  if (error == null) {
-                    @SuppressWarnings("unchecked")
-                    A typed = (A) response;
-                    call.sendHeaders(new Metadata());
-                    call.sendMessage(typed);
-                    call.close(Status.OK, new Metadata());
-                    return;
-                  }
-                  Throwable t = RpcCalls.unwrap(error);
-                  StrataException se =
-                      t instanceof StrataException s
-                          ? s
-                          : StrataException.internal(t.toString(), t);
-                  io.grpc.StatusRuntimeException status = GrpcErrors.toStatus(se);
-                  call.close(
-                      status.getStatus(),
-                      status.getTrailers() == null ? new Metadata() : status.getTrailers());
-                });
+        answerFromState(call, answer, request);
       }
     };
+  }
+
+  /**
+   * Makes the call, but when it fails as a repeat would (the path exists, or is gone) and an
+   * earlier attempt of it was applied meanwhile, answers from the state that attempt left. A new
+   * leader applies what an earlier leader committed while it starts, so such an attempt can land
+   * between the history check above and this attempt's own change.
+   */
+  private <Q, A> ServerCall.Listener<Q> applyWatchingForAnEarlierAttempt(
+      ServerCall<Q, A> call,
+      Metadata headers,
+      ServerCallHandler<Q, A> next,
+      Answer answer,
+      String client,
+      long callId) {
+    AtomicReference<Q> request = new AtomicReference<>();
+    ServerCall<Q, A> watched =
+        new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
+          @Override
+          public void close(Status status, Metadata trailers) {
+            Q asked = request.get();
+            if (asked != null
+                && REPEAT_FAILURES.contains(status.getCode())
+                && history.wasApplied(client, callId)) {
+              answerFromState(call, answer, asked);
+              return;
+            }
+            super.close(status, trailers);
+          }
+        };
+    ServerCall.Listener<Q> listener = next.startCall(watched, headers);
+    return new ForwardingServerCallListener.SimpleForwardingServerCallListener<>(listener) {
+      @Override
+      public void onMessage(Q message) {
+        request.set(message);
+        super.onMessage(message);
+      }
+    };
+  }
+
+  /** Answers an applied call from the namespace as it is now, and closes it. */
+  private <Q, A> void answerFromState(ServerCall<Q, A> call, Answer answer, Q request) {
+    CompletableFuture<?> answered;
+    try {
+      answered = answer.answer(request, namespace);
+    } catch (Exception e) {
+      answered = CompletableFuture.failedFuture(e);
+    }
+    // The callback is the last stage: it closes the call, failure included.
+    var unused =
+        answered.whenComplete(
+            (response, error) -> {
+              if (error == null) {
+                @SuppressWarnings("unchecked")
+                A typed = (A) response;
+                call.sendHeaders(new Metadata());
+                call.sendMessage(typed);
+                call.close(Status.OK, new Metadata());
+                return;
+              }
+              Throwable t = RpcCalls.unwrap(error);
+              StrataException se =
+                  t instanceof StrataException s ? s : StrataException.internal(t.toString(), t);
+              io.grpc.StatusRuntimeException status = GrpcErrors.toStatus(se);
+              call.close(
+                  status.getStatus(),
+                  status.getTrailers() == null ? new Metadata() : status.getTrailers());
+            });
   }
 
   private static long parse(String callId) {

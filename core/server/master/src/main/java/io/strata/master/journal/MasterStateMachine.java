@@ -327,6 +327,9 @@ final class MasterStateMachine extends BaseStateMachine {
         applied.add(numbered);
       }
       updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
+      // Recorded before readers see the change: a retry of the call that finds its effect
+      // also finds the call applied (RetriedCallReplay).
+      recordCalls(batch);
     } catch (IOException | RuntimeException e) {
       // The entry is committed: every master must apply it. This one cannot, so it must not
       // count it as applied, snapshot past it or serve: it leaves the group (Ratis closes
@@ -346,6 +349,16 @@ final class MasterStateMachine extends BaseStateMachine {
       applyLock.unlock();
       readersLock.unlock();
     }
+    listener.applied(applied);
+    if (callback != null) {
+      callback.accept(applied);
+    }
+    listener.advanced(store.appliedSequence());
+    return CompletableFuture.completedFuture(
+        Message.valueOf(ByteString.copyFrom(ByteBuffer.allocate(8).putLong(0, first))));
+  }
+
+  private void recordCalls(JournalBatch batch) {
     if (batch.getCallsCount() > 0) {
       for (io.strata.proto.journal.BatchedCall c : batch.getCallsList()) {
         if (!c.getClientId().isEmpty()) {
@@ -355,13 +368,6 @@ final class MasterStateMachine extends BaseStateMachine {
     } else if (!batch.getClientId().isEmpty()) {
       calls.record(batch.getClientId(), batch.getCallId());
     }
-    listener.applied(applied);
-    if (callback != null) {
-      callback.accept(applied);
-    }
-    listener.advanced(store.appliedSequence());
-    return CompletableFuture.completedFuture(
-        Message.valueOf(ByteString.copyFrom(ByteBuffer.allocate(8).putLong(0, first))));
   }
 
   /** Runs {@code body} between two applies, so it sees the state of one applied index. */
