@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 import com.github.benmanes.caffeine.cache.Ticker;
 import io.strata.client.CloseableIterator;
+import io.strata.common.NameOrder;
 import io.strata.common.PathNames;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
@@ -596,7 +597,7 @@ public final class MetadataCache {
      */
     synchronized boolean awaitPast(String name) {
       long deadline = System.nanoTime() + LISTING_WAIT_NANOS;
-      while (!done && (passed == null || Utf8Order.compare(passed, name) < 0)) {
+      while (!done && (passed == null || NameOrder.compare(passed, name) < 0)) {
         long left = deadline - System.nanoTime();
         if (left <= 0) {
           return false;

@@ -282,8 +282,8 @@ public final class InodeStore implements Closeable {
   public record Child(String name, long id) {}
 
   /**
-   * Up to {@code limit} children of a directory in name order, starting after {@code startAfter}
-   * (all from the first when empty).
+   * Up to {@code limit} children of a directory in name order ({@link io.strata.common.NameOrder}),
+   * starting after {@code startAfter} (all from the first when empty).
    */
   public List<Child> children(long parentId, String startAfter, int limit) {
     List<Child> out = new ArrayList<>(Math.min(limit, 1024));

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.strata.common.NameOrder;
 import io.strata.common.Version;
 import io.strata.proto.MountInfo;
 import io.strata.proto.journal.AddMountEntry;
@@ -18,6 +19,7 @@ import io.strata.proto.journal.LinkName;
 import io.strata.proto.journal.RenameEntry;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -130,6 +132,24 @@ class InodeStoreTest {
           List.of("ab", "b"),
           store.children(1, "a0", 2).stream().map(InodeStore.Child::name).toList());
       assertEquals(List.of(), store.children(1, "é", 10));
+    }
+  }
+
+  @Test
+  void theStoreListsInTheOrderEveryListingUses() throws IOException {
+    try (InodeStore store = open("m")) {
+      apply(store, inode(folder(InodeStore.ROOT_ID, 0, "")));
+      String emoji = new String(Character.toChars(0x1f600));
+      String privateUse = String.valueOf((char) 0xe000);
+      List<String> names =
+          new ArrayList<>(
+              List.of("x" + emoji, "x" + privateUse, "x", "xa", "X", "x\u00e9", "x0", emoji));
+      long id = 10;
+      for (String name : names) {
+        apply(store, inode(file(id++, 1, name)));
+      }
+      names.sort(NameOrder.COMPARATOR);
+      assertEquals(names, names(store, 1), "the mount and the proxy merge listings in this order");
     }
   }
 

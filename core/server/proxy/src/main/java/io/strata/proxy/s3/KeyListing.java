@@ -1,6 +1,7 @@
 package io.strata.proxy.s3;
 
 import io.strata.client.CloseableIterator;
+import io.strata.common.NameOrder;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
 import io.strata.proto.FileInfo;
@@ -118,7 +119,7 @@ final class KeyListing {
     String after = startAfter;
     if (token != null) {
       after = decodeToken(token);
-      if (Utf8Order.compare(after, startAfter) < 0) {
+      if (NameOrder.compare(after, startAfter) < 0) {
         after = startAfter;
       }
     }

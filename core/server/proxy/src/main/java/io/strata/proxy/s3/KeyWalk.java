@@ -1,6 +1,7 @@
 package io.strata.proxy.s3;
 
 import io.strata.client.CloseableIterator;
+import io.strata.common.NameOrder;
 import io.strata.common.PathNames;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
@@ -34,7 +35,7 @@ final class KeyWalk implements AutoCloseable {
   }
 
   private static final Comparator<FileInfo> GROUP_ORDER =
-      (a, b) -> Utf8Order.compare(sortKey(a), sortKey(b));
+      (a, b) -> NameOrder.compare(sortKey(a), sortKey(b));
 
   private final ProxyContext ctx;
   private final String prefix;
@@ -84,7 +85,7 @@ final class KeyWalk implements AutoCloseable {
   }
 
   private boolean isAfter(String key) {
-    return after == null || Utf8Order.compare(key, after) > 0;
+    return after == null || NameOrder.compare(key, after) > 0;
   }
 
   /** The next entry without taking it; null at the end. */
@@ -212,7 +213,7 @@ final class KeyWalk implements AutoCloseable {
           cut++;
         }
         String low = name.substring(0, cut);
-        if (Utf8Order.compare(low, start) > 0) {
+        if (NameOrder.compare(low, start) > 0) {
           start = low;
         }
       }

@@ -8,6 +8,7 @@ import io.strata.client.CreateOptions;
 import io.strata.client.FileInStream;
 import io.strata.client.FileOutStream;
 import io.strata.client.SetAttributeOptions;
+import io.strata.common.NameOrder;
 import io.strata.common.PathNames;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
@@ -475,7 +476,7 @@ public final class MultipartUploads {
     }
     for (int i = 0; i < sorted.size(); i++) {
       UploadListing.Upload u = sorted.get(i);
-      int c = Utf8Order.compare(u.key(), keyMarker);
+      int c = NameOrder.compare(u.key(), keyMarker);
       if (c > 0 || (c == 0 && !idMarker.isEmpty() && u.uploadId().compareTo(idMarker) > 0)) {
         return i;
       }
@@ -627,7 +628,7 @@ public final class MultipartUploads {
     }
     all.sort(
         (a, b) -> {
-          int c = Utf8Order.compare(a.key(), b.key());
+          int c = NameOrder.compare(a.key(), b.key());
           c = c != 0 ? c : a.initiated().compareTo(b.initiated());
           return c != 0 ? c : a.uploadId().compareTo(b.uploadId());
         });
