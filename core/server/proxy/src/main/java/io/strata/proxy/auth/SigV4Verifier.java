@@ -64,7 +64,16 @@ public final class SigV4Verifier {
   private final Cache<SigningKeyId, byte[]> signingKeys =
       Caffeine.newBuilder().maximumSize(SIGNING_KEY_CACHE_SIZE).build();
 
-  private record SigningKeyId(String secret, String date, String region) {}
+  /**
+   * What a signing key is derived from, the key of its cache. It holds a secret key, so its text
+   * form leaves the secret out: a log line that formats it never prints one.
+   */
+  record SigningKeyId(String secret, String date, String region) {
+    @Override
+    public String toString() {
+      return "SigningKeyId[date=" + date + ", region=" + region + ", secret=(not shown)]";
+    }
+  }
 
   /** With S3's allowed skew of {@link #MAX_SKEW}. */
   public SigV4Verifier(ProxyCredentials credentials, Clock clock, boolean anonymousAllowed) {

@@ -78,8 +78,13 @@ public enum Operation {
     return s3Name;
   }
 
-  /** The operation a request asks for. */
-  static Operation of(String method, String bucket, String key, QueryParams q) {
+  /**
+   * The operation a request asks for.
+   *
+   * @param copySource whether the request has an {@code x-amz-copy-source} header, which makes a
+   *     PUT of an object a CopyObject and a PUT of a part an UploadPartCopy
+   */
+  static Operation of(String method, String bucket, String key, QueryParams q, boolean copySource) {
     if (bucket == null) {
       return method.equals("GET") ? LIST_BUCKETS : UNSUPPORTED;
     }
@@ -134,9 +139,9 @@ public enum Operation {
           return PUT_OBJECT_ACL;
         }
         if (q.has("uploadId") || q.has("partNumber")) {
-          return requireBoth(q, UPLOAD_PART);
+          return requireBoth(q, copySource ? UPLOAD_PART_COPY : UPLOAD_PART);
         }
-        return PUT_OBJECT;
+        return copySource ? COPY_OBJECT : PUT_OBJECT;
       case "GET":
         if (q.has("tagging")) {
           return GET_OBJECT_TAGGING;

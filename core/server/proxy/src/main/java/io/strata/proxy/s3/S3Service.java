@@ -83,10 +83,18 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
       AuthResult auth =
           verifier.verify(exchange.method().name(), rawPath, rawQuery, exchange.headers());
       QueryParams query = QueryParams.parse(rawQuery, auth.queryPlusIsSpace());
-      String[] bk = bucketAndKey(rawPath, exchange.headers().get("Host"));
-      resource = bk[0] == null ? "/" : bk[1] == null ? "/" + bk[0] : "/" + bk[0] + "/" + bk[1];
-      op = Operation.of(exchange.method().name(), bk[0], bk[1], query);
-      r = new S3Request(exchange, requestId, bk[0], bk[1], query, auth, principal(auth));
+      BucketAndKey named = bucketAndKey(rawPath, exchange.headers().get("Host"));
+      resource = named.resource();
+      op =
+          Operation.of(
+              exchange.method().name(),
+              named.bucket(),
+              named.key(),
+              query,
+              exchange.headers().get("x-amz-copy-source") != null);
+      r =
+          new S3Request(
+              exchange, requestId, named.bucket(), named.key(), query, auth, principal(auth));
       String changing = changes(op, r);
       if (changing == null) {
         dispatch(op, r);
@@ -164,13 +172,8 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
       case LIST_OBJECTS -> listing.listV1(r);
       case LIST_OBJECTS_V2 -> listing.listV2(r);
       case DELETE_OBJECTS -> writes.deleteObjects(r);
-      case PUT_OBJECT -> {
-        if (r.header("x-amz-copy-source") != null) {
-          writes.copy(r);
-        } else {
-          writes.put(r);
-        }
-      }
+      case PUT_OBJECT -> writes.put(r);
+      case COPY_OBJECT -> writes.copy(r);
       case GET_OBJECT -> reads.get(r, false);
       case HEAD_OBJECT -> reads.get(r, true);
       case DELETE_OBJECT -> writes.delete(r);
@@ -179,13 +182,8 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
       case DELETE_OBJECT_TAGGING -> writes.deleteTagging(r);
       case LIST_MULTIPART_UPLOADS -> multipart.listUploads(r);
       case CREATE_MULTIPART_UPLOAD -> multipart.create(r);
-      case UPLOAD_PART, UPLOAD_PART_COPY -> {
-        if (r.header("x-amz-copy-source") != null) {
-          multipart.uploadPartCopy(r);
-        } else {
-          multipart.uploadPart(r);
-        }
-      }
+      case UPLOAD_PART -> multipart.uploadPart(r);
+      case UPLOAD_PART_COPY -> multipart.uploadPartCopy(r);
       case COMPLETE_MULTIPART_UPLOAD -> multipart.complete(r);
       case ABORT_MULTIPART_UPLOAD -> multipart.abort(r);
       case LIST_PARTS -> multipart.listParts(r);
@@ -202,7 +200,11 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
     switch (op) {
       case DELETE_OBJECT, DELETE_OBJECTS, DELETE_BUCKET, CREATE_BUCKET:
         return ctx.buckets().path(r.bucket()) + "/";
-      case PUT_OBJECT, PUT_OBJECT_TAGGING, DELETE_OBJECT_TAGGING, COMPLETE_MULTIPART_UPLOAD:
+      case PUT_OBJECT,
+      COPY_OBJECT,
+      PUT_OBJECT_TAGGING,
+      DELETE_OBJECT_TAGGING,
+      COMPLETE_MULTIPART_UPLOAD:
         return r.key() == null ? null : ctx.buckets().objectPath(r.bucket(), r.key());
       default:
         return null;
@@ -232,19 +234,30 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
    * style), else from the path's first segment (path style). A key is the rest of the path,
    * decoded; null when there is none.
    */
-  String[] bucketAndKey(String rawPath, String host) {
+  BucketAndKey bucketAndKey(String rawPath, String host) {
     String path = rawPath.startsWith("/") ? rawPath.substring(1) : rawPath;
     String hostBucket = hostBucket(host);
     if (hostBucket != null) {
-      return new String[] {hostBucket, path.isEmpty() ? null : UriDecoding.path(path)};
+      return new BucketAndKey(hostBucket, path.isEmpty() ? null : UriDecoding.path(path));
     }
     if (path.isEmpty()) {
-      return new String[] {null, null};
+      return new BucketAndKey(null, null);
     }
     int slash = path.indexOf('/');
     String bucket = UriDecoding.path(slash < 0 ? path : path.substring(0, slash));
     String rawKey = slash < 0 ? "" : path.substring(slash + 1);
-    return new String[] {bucket, rawKey.isEmpty() ? null : UriDecoding.path(rawKey)};
+    return new BucketAndKey(bucket, rawKey.isEmpty() ? null : UriDecoding.path(rawKey));
+  }
+
+  /** The bucket and key a request names; either is null when it names none. */
+  record BucketAndKey(String bucket, String key) {
+    /** The resource as S3's error documents name it: {@code /}, {@code /bucket} or the key's. */
+    String resource() {
+      if (bucket == null) {
+        return "/";
+      }
+      return key == null ? "/" + bucket : "/" + bucket + "/" + key;
+    }
   }
 
   private String hostBucket(String host) {

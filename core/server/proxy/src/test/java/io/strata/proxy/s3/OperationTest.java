@@ -1,0 +1,30 @@
+package io.strata.proxy.s3;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import org.junit.jupiter.api.Test;
+
+/** Requests map to the operation S3's API reference names, copies included. */
+class OperationTest {
+  private static Operation of(String method, String key, String query, boolean copySource) {
+    return Operation.of(method, "b", key, QueryParams.parse(query, false), copySource);
+  }
+
+  @Test
+  void aPutWithACopySourceIsACopy() {
+    assertEquals(Operation.PUT_OBJECT, of("PUT", "k", "", false));
+    assertEquals(Operation.COPY_OBJECT, of("PUT", "k", "", true));
+    assertEquals(Operation.UPLOAD_PART, of("PUT", "k", "partNumber=1&uploadId=u", false));
+    assertEquals(Operation.UPLOAD_PART_COPY, of("PUT", "k", "partNumber=1&uploadId=u", true));
+    assertEquals("CopyObject", Operation.COPY_OBJECT.s3Name());
+    assertEquals("UploadPartCopy", Operation.UPLOAD_PART_COPY.s3Name());
+  }
+
+  @Test
+  void otherRequestsAreUnchangedByACopySource() {
+    assertEquals(Operation.GET_OBJECT, of("GET", "k", "", true));
+    assertEquals(Operation.PUT_OBJECT_TAGGING, of("PUT", "k", "tagging", true));
+    assertEquals(Operation.CREATE_BUCKET, of("PUT", null, "", false));
+    assertEquals(Operation.LIST_OBJECTS_V2, of("GET", null, "list-type=2", false));
+  }
+}
