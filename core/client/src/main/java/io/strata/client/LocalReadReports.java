@@ -1,6 +1,7 @@
 package io.strata.client;
 
 import io.grpc.ManagedChannel;
+import io.strata.common.DaemonThreads;
 import io.strata.proto.ReportLocalReadsRequest;
 import io.strata.proto.WorkerAddress;
 import io.strata.proto.WorkerServiceGrpc;
@@ -64,11 +65,7 @@ final class LocalReadReports implements AutoCloseable {
       }
       ScheduledExecutorService t =
           Executors.newSingleThreadScheduledExecutor(
-              r -> {
-                Thread thread = new Thread(r, "strata-local-read-reports");
-                thread.setDaemon(true);
-                return thread;
-              });
+              DaemonThreads.named("strata-local-read-reports"));
       // Runs until close() shuts the executor down; nothing waits for the periodic task.
       var unused =
           t.scheduleWithFixedDelay(this::send, PERIOD_MS, PERIOD_MS, TimeUnit.MILLISECONDS);

@@ -4,6 +4,7 @@ import io.grpc.Status;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.strata.client.master.MasterClient;
+import io.strata.common.DaemonThreads;
 import io.strata.proto.NamespaceChange;
 import io.strata.proto.WatchChangesRequest;
 import io.strata.proto.WatchChangesResponse;
@@ -61,12 +62,7 @@ public final class NamespaceWatch implements AutoCloseable {
     this.master = master;
     this.listener = listener;
     this.timer =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "strata-namespace-watch");
-              t.setDaemon(true);
-              return t;
-            });
+        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("strata-namespace-watch"));
   }
 
   /** Opens the first stream and starts watching it for silence. */

@@ -1,5 +1,6 @@
 package io.strata.fuse;
 
+import io.strata.common.DaemonThreads;
 import io.strata.common.ProcMounts;
 import io.strata.common.conf.FuseKeys;
 import io.strata.common.error.ErrorCode;
@@ -47,7 +48,7 @@ public final class FuseMount implements AutoCloseable {
     this.mountPoint = mountPoint;
     this.upcallThreads = upcallThreads;
     this.loop =
-        new Thread(
+        DaemonThreads.daemon(
             () -> {
               try {
                 if (upcallThreads > 0) {
@@ -69,7 +70,6 @@ public final class FuseMount implements AutoCloseable {
               }
             },
             "strata-fuse-loop");
-    this.loop.setDaemon(true);
   }
 
   /**

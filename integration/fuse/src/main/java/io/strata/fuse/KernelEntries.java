@@ -2,6 +2,7 @@ package io.strata.fuse;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import io.strata.common.DaemonThreads;
 import io.strata.common.PathNames;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -91,8 +92,7 @@ final class KernelEntries implements AutoCloseable {
     this.nodes =
         Caffeine.newBuilder().maximumSize(Math.max(1, maxPaths)).executor(Runnable::run).build();
     this.queue = new ArrayBlockingQueue<>(Math.max(1, queueSize));
-    this.sender = new Thread(this::sendLoop, "strata-fuse-kernel-invalidation");
-    sender.setDaemon(true);
+    this.sender = DaemonThreads.daemon(this::sendLoop, "strata-fuse-kernel-invalidation");
     sender.start();
   }
 

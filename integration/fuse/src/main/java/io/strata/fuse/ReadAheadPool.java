@@ -1,12 +1,12 @@
 package io.strata.fuse;
 
+import io.strata.common.DaemonThreads;
 import io.strata.common.conf.FuseKeys;
 import io.strata.common.conf.StrataConfig;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The mount's read-ahead threads, shared by every open file.
@@ -40,7 +40,6 @@ public final class ReadAheadPool implements AutoCloseable {
       executor = null;
       return;
     }
-    AtomicInteger n = new AtomicInteger();
     executor =
         new ThreadPoolExecutor(
             threads,
@@ -48,11 +47,7 @@ public final class ReadAheadPool implements AutoCloseable {
             30,
             TimeUnit.SECONDS,
             new ArrayBlockingQueue<>(queueCapacity),
-            r -> {
-              Thread t = new Thread(r, "strata-fuse-readahead-" + n.incrementAndGet());
-              t.setDaemon(true);
-              return t;
-            },
+            DaemonThreads.numbered("strata-fuse-readahead-"),
             new ThreadPoolExecutor.AbortPolicy());
     // Idle mounts should hold no threads.
     executor.allowCoreThreadTimeOut(true);

@@ -12,6 +12,7 @@ import io.strata.client.FileCompletion;
 import io.strata.client.FileSystem;
 import io.strata.client.NamespaceWatch;
 import io.strata.client.SyncOption;
+import io.strata.common.DaemonThreads;
 import io.strata.common.PathNames;
 import io.strata.common.conf.FuseKeys;
 import io.strata.common.conf.StrataConfig;
@@ -322,7 +323,8 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     ExecutorService listings =
         listThreads <= 0
             ? null
-            : Executors.newFixedThreadPool(listThreads, daemonThreads("strata-fuse-listing"));
+            : Executors.newFixedThreadPool(
+                listThreads, DaemonThreads.numbered("strata-fuse-listing-"));
     MetadataCache metadata =
         new MetadataCache(
             path -> fs.getStatus(path, SyncOption.DEFAULT, true),
@@ -407,15 +409,6 @@ public final class StrataFuseFileSystem extends FuseStubFS {
         ReadSettings.from(conf, registry),
         staging,
         registry);
-  }
-
-  private static java.util.concurrent.ThreadFactory daemonThreads(String name) {
-    java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
-    return r -> {
-      Thread t = new Thread(r, name + "-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    };
   }
 
   /** What a mount process's file system owns besides its caches, closed with it. */

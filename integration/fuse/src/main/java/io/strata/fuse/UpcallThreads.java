@@ -1,5 +1,6 @@
 package io.strata.fuse;
 
+import io.strata.common.DaemonThreads;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -201,8 +202,7 @@ final class UpcallThreads {
 
   private void start(int threadCount, String name) {
     for (int i = 0; i < threadCount; i++) {
-      Thread t = new Thread(this::serve, name + "-fuse-upcall-" + i);
-      t.setDaemon(true);
+      Thread t = DaemonThreads.daemon(this::serve, name + "-fuse-upcall-" + i);
       threads.add(t);
     }
     threads.forEach(Thread::start);

@@ -1,6 +1,7 @@
 package io.strata.shell.admin;
 
 import io.strata.client.master.MasterClient;
+import io.strata.common.DaemonThreads;
 import io.strata.common.conf.ClientKeys;
 import io.strata.common.conf.StrataConfig;
 import io.strata.common.error.ErrorCode;
@@ -122,13 +123,7 @@ final class QuorumInfoCommand implements Callable<Integer> {
   private static List<QuorumSurvey.Answer> ask(
       MasterClient client, List<String> addresses, Duration probe) throws StrataException {
     ExecutorService pool =
-        Executors.newFixedThreadPool(
-            addresses.size(),
-            r -> {
-              Thread t = new Thread(r, "quorum-info");
-              t.setDaemon(true);
-              return t;
-            });
+        Executors.newFixedThreadPool(addresses.size(), DaemonThreads.named("quorum-info"));
     try {
       List<CompletableFuture<QuorumSurvey.Answer>> futures = new ArrayList<>();
       for (String address : addresses) {

@@ -1,5 +1,6 @@
 package io.strata.shell.fuse;
 
+import io.strata.common.DaemonThreads;
 import io.strata.common.PathNames;
 import io.strata.common.ProcMounts;
 import io.strata.common.conf.ClientKeys;
@@ -59,12 +60,7 @@ public final class FuseLauncher {
 
   // A stat of a mount that hangs cannot be interrupted; daemon threads let the command exit.
   private static final Executor STAT_THREADS =
-      Executors.newCachedThreadPool(
-          r -> {
-            Thread t = new Thread(r, "strata-fuse-probe");
-            t.setDaemon(true);
-            return t;
-          });
+      Executors.newCachedThreadPool(DaemonThreads.named("strata-fuse-probe"));
   private static final long POLL_MS = 100;
 
   private final ShellContext ctx;

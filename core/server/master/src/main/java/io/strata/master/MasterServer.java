@@ -3,6 +3,7 @@ package io.strata.master;
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.strata.common.DaemonThreads;
 import io.strata.common.conf.CommonKeys;
 import io.strata.common.conf.ConfigException;
 import io.strata.common.conf.MasterKeys;
@@ -49,7 +50,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -217,24 +217,13 @@ public final class MasterServer implements ProcessMain.Server {
       mounts.reload(journal.store().mounts());
 
       RpcCalls calls = new RpcCalls(registry, MetricNames.MASTER_RPC_LATENCY);
-      AtomicInteger threadNumber = new AtomicInteger();
       rpcExecutor =
           Executors.newFixedThreadPool(
-              conf.getInt(MasterKeys.RPC_THREADS),
-              r -> {
-                Thread t = new Thread(r, "master-rpc-" + threadNumber.incrementAndGet());
-                t.setDaemon(true);
-                return t;
-              });
-      AtomicInteger loadNumber = new AtomicInteger();
+              conf.getInt(MasterKeys.RPC_THREADS), DaemonThreads.numbered("master-rpc-"));
       loadExecutor =
           Executors.newFixedThreadPool(
               conf.getInt(MasterKeys.METADATA_LOAD_THREADS),
-              r -> {
-                Thread t = new Thread(r, "master-metadata-load-" + loadNumber.incrementAndGet());
-                t.setDaemon(true);
-                return t;
-              });
+              DaemonThreads.numbered("master-metadata-load-"));
       String host = conf.getString(MasterKeys.BIND_HOST);
       ClientDirectory clients = new ClientDirectory(java.time.Duration.ofHours(1));
       grpc =
@@ -278,12 +267,7 @@ public final class MasterServer implements ProcessMain.Server {
       web = new WebServer(host, conf.getInt(MasterKeys.WEB_PORT), registry);
 
       housekeeping =
-          Executors.newSingleThreadScheduledExecutor(
-              r -> {
-                Thread t = new Thread(r, "master-worker-check");
-                t.setDaemon(true);
-                return t;
-              });
+          Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("master-worker-check"));
       long checkMs = Math.max(10, conf.getDuration(MasterKeys.WORKER_TIMEOUT).toMillis() / 4);
       // Each housekeeping task logs its own failures and runs until the executor shuts down.
       var unusedWorkerCheck =

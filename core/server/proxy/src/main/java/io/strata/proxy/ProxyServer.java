@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.strata.client.FileSystem;
+import io.strata.common.DaemonThreads;
 import io.strata.common.conf.ProxyKeys;
 import io.strata.common.conf.StrataConfig;
 import io.strata.common.metrics.MetricNames;
@@ -105,12 +106,7 @@ public final class ProxyServer implements ProcessMain.Server {
     Duration maxAge = conf.getDuration(ProxyKeys.MULTIPART_MAX_AGE);
     long every = Math.max(1, conf.getDuration(ProxyKeys.MULTIPART_CLEAN_INTERVAL).toSeconds());
     ScheduledExecutorService cleaner =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "multipart-cleaner");
-              t.setDaemon(true);
-              return t;
-            });
+        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("multipart-cleaner"));
     // Runs until the server closes and shuts the cleaner down; nothing waits for it.
     var unused =
         cleaner.scheduleWithFixedDelay(

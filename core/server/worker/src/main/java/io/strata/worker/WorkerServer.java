@@ -5,6 +5,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.strata.client.master.MasterAddresses;
+import io.strata.common.DaemonThreads;
 import io.strata.common.buffer.AlignedBufferPool;
 import io.strata.common.buffer.BufferPoolSettings;
 import io.strata.common.conf.StrataConfig;
@@ -36,7 +37,6 @@ import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -114,7 +114,6 @@ public final class WorkerServer implements ProcessMain.Server {
             store, mountedStores, opener, bufferPool, LoadSettings.fromWorker(conf), registry);
     toClose.add(loads);
     int ufsThreads = positive(WorkerKeys.UFS_READ_THREADS);
-    AtomicInteger n = new AtomicInteger();
     ThreadPoolExecutor ufsExecutor =
         new ThreadPoolExecutor(
             ufsThreads,
@@ -122,11 +121,7 @@ public final class WorkerServer implements ProcessMain.Server {
             60,
             TimeUnit.SECONDS,
             new ArrayBlockingQueue<>(UFS_READ_QUEUE),
-            r -> {
-              Thread t = new Thread(r, "ufs-read-" + n.incrementAndGet());
-              t.setDaemon(true);
-              return t;
-            });
+            DaemonThreads.numbered("ufs-read-"));
     ufsExecutor.allowCoreThreadTimeOut(true);
     toClose.add(
         () -> {

@@ -1,5 +1,6 @@
 package io.strata.underfs.s3;
 
+import io.strata.common.DaemonThreads;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -49,8 +50,8 @@ final class S3UploadCleaner {
     }
     CompletableFuture<Integer> done = new CompletableFuture<>();
     Thread thread =
-        new Thread(() -> done.complete(runQuietly()), "strata-s3-upload-cleanup-" + root.bucket());
-    thread.setDaemon(true);
+        DaemonThreads.daemon(
+            () -> done.complete(runQuietly()), "strata-s3-upload-cleanup-" + root.bucket());
     thread.start();
     return done;
   }

@@ -3,6 +3,7 @@ package io.strata.server.common;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.strata.common.DaemonThreads;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -23,14 +24,7 @@ public final class WebServer implements AutoCloseable {
         "/metrics",
         ex -> respond(ex, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape()));
     server.createContext("/health", ex -> respond(ex, 200, "text/plain", "ok\n"));
-    server.setExecutor(
-        Executors.newFixedThreadPool(
-            2,
-            r -> {
-              Thread t = new Thread(r, "web-server");
-              t.setDaemon(true);
-              return t;
-            }));
+    server.setExecutor(Executors.newFixedThreadPool(2, DaemonThreads.named("web-server")));
     server.start();
   }
 

@@ -4,6 +4,7 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.strata.common.DaemonThreads;
 import io.strata.common.metrics.MetricNames;
 import io.strata.proto.NamespaceChange;
 import io.strata.proto.WatchChangesResponse;
@@ -99,8 +100,7 @@ public final class ChangeFeed implements AutoCloseable {
     Gauge.builder(MetricNames.MASTER_WATCH_WATCHERS, this, ChangeFeed::watcherCount)
         .description("Clients watching the namespace's changes")
         .register(registry);
-    this.sender = new Thread(this::sendLoop, "master-change-feed");
-    sender.setDaemon(true);
+    this.sender = DaemonThreads.daemon(this::sendLoop, "master-change-feed");
     sender.start();
   }
 

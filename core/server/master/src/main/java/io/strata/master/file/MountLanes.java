@@ -1,12 +1,12 @@
 package io.strata.master.file;
 
+import io.strata.common.DaemonThreads;
 import io.strata.proto.MountInfo;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One lane per mount: the threads on which the master's calls that must wait -- for their mount's
@@ -32,7 +32,6 @@ final class MountLanes implements AutoCloseable {
     return lanes.computeIfAbsent(
         mount.getMountId(),
         id -> {
-          AtomicInteger n = new AtomicInteger();
           ThreadPoolExecutor e =
               new ThreadPoolExecutor(
                   threads,
@@ -40,12 +39,7 @@ final class MountLanes implements AutoCloseable {
                   30,
                   TimeUnit.SECONDS,
                   new LinkedBlockingQueue<>(),
-                  r -> {
-                    Thread t =
-                        new Thread(r, "master-lane-" + mount.getPath() + "-" + n.incrementAndGet());
-                    t.setDaemon(true);
-                    return t;
-                  });
+                  DaemonThreads.numbered("master-lane-" + mount.getPath() + "-"));
           e.allowCoreThreadTimeOut(true);
           return e;
         });

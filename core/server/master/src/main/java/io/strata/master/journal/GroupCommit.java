@@ -1,5 +1,6 @@
 package io.strata.master.journal;
 
+import io.strata.common.DaemonThreads;
 import io.strata.common.error.StrataException;
 import io.strata.proto.journal.BatchedCall;
 import io.strata.proto.journal.JournalBatch;
@@ -102,8 +103,7 @@ final class GroupCommit implements AutoCloseable {
     this.maxInFlight = Math.max(1, maxInFlight);
     this.maxBytes = Math.max(1, maxBytes);
     this.maxWaitNanos = Math.max(0, maxWaitNanos);
-    this.sender = new Thread(this::sendLoop, "master-journal-group-commit");
-    sender.setDaemon(true);
+    this.sender = DaemonThreads.daemon(this::sendLoop, "master-journal-group-commit");
     sender.start();
   }
 

@@ -2,6 +2,7 @@ package io.strata.master.journal;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.strata.common.DaemonThreads;
 import io.strata.common.LayoutFeature;
 import io.strata.common.conf.MasterKeys;
 import io.strata.common.conf.StrataConfig;
@@ -97,12 +98,7 @@ public final class JournalSystem implements Closeable {
 
   /** Follower checks: its role, and whether it stalled behind the leader. */
   private final ScheduledExecutorService catchUpCheck =
-      Executors.newSingleThreadScheduledExecutor(
-          r -> {
-            Thread t = new Thread(r, "master-catch-up-check");
-            t.setDaemon(true);
-            return t;
-          });
+      Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("master-catch-up-check"));
 
   private JournalSystem(
       StrataConfig conf, MeterRegistry registry, MasterStateMachine.Applier applier)

@@ -1,5 +1,6 @@
 package io.strata.master.journal;
 
+import io.strata.common.DaemonThreads;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
@@ -40,12 +41,7 @@ final class LeaderRole implements AutoCloseable {
   }
 
   private final ScheduledExecutorService thread =
-      Executors.newSingleThreadScheduledExecutor(
-          r -> {
-            Thread t = new Thread(r, "master-role-change");
-            t.setDaemon(true);
-            return t;
-          });
+      Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("master-role-change"));
   private final String self;
   private volatile Work work;
   private volatile boolean leading;

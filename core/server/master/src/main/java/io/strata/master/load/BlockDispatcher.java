@@ -5,6 +5,7 @@ import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.strata.common.DaemonThreads;
 import io.strata.common.WorkerHashing;
 import io.strata.common.error.StrataException;
 import io.strata.common.metrics.MetricNames;
@@ -142,12 +143,7 @@ final class BlockDispatcher implements Closeable {
               .register(registry));
     }
     this.timer =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "load-dispatch-tick");
-              t.setDaemon(true);
-              return t;
-            });
+        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("load-dispatch-tick"));
     // A tick logs its own failure; the ticks run until close() shuts the timer down.
     var unused = timer.scheduleWithFixedDelay(this::tick, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
   }

@@ -3,6 +3,7 @@ package io.strata.master.load;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.strata.common.DaemonThreads;
 import io.strata.common.PathNames;
 import io.strata.common.conf.MasterKeys;
 import io.strata.common.conf.StrataConfig;
@@ -47,12 +48,7 @@ public final class LoadJobManager implements Closeable {
   private final LoadJobRunner.Settings settings;
   private final Counter filesFailed;
   private final ExecutorService runners =
-      Executors.newCachedThreadPool(
-          r -> {
-            Thread t = new Thread(r, "load-job");
-            t.setDaemon(true);
-            return t;
-          });
+      Executors.newCachedThreadPool(DaemonThreads.named("load-job"));
   private final long resumeDelayMs;
   private final Map<String, LoadJob> jobs = new HashMap<>();
   private long nextJobId = 1;

@@ -4,6 +4,7 @@ import io.grpc.StatusRuntimeException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.strata.common.DaemonThreads;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.GrpcErrors;
 import io.strata.common.error.StrataException;
@@ -39,7 +40,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -120,8 +120,10 @@ public final class PersistScheduler implements Closeable {
     this.workers = workers;
     this.threads = Math.max(1, threads);
     this.timeout = timeout;
-    this.rounds = Executors.newSingleThreadScheduledExecutor(daemon("master-persist-rounds"));
-    this.persists = Executors.newFixedThreadPool(this.threads, daemon("master-persist"));
+    this.rounds =
+        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("master-persist-rounds"));
+    this.persists =
+        Executors.newFixedThreadPool(this.threads, DaemonThreads.named("master-persist"));
     this.persisted =
         Counter.builder(MetricNames.MASTER_PERSIST_FILES)
             .description("Files written to their under stores by the persist scheduler")
@@ -160,14 +162,6 @@ public final class PersistScheduler implements Closeable {
       Supplier<PersistScheduler> current, ToDoubleFunction<PersistScheduler> read) {
     PersistScheduler s = current.get();
     return s == null ? 0 : read.applyAsDouble(s);
-  }
-
-  private static ThreadFactory daemon(String name) {
-    return r -> {
-      Thread t = new Thread(r, name);
-      t.setDaemon(true);
-      return t;
-    };
   }
 
   /** Runs a round every {@code interval}, the first at once. */

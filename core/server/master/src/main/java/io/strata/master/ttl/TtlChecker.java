@@ -2,6 +2,7 @@ package io.strata.master.ttl;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.strata.common.DaemonThreads;
 import io.strata.common.metrics.MetricNames;
 import io.strata.master.metastore.InodeStore;
 import io.strata.master.metastore.TtlIndex;
@@ -61,12 +62,7 @@ public final class TtlChecker implements Closeable {
   private final Counter freed;
   private final Counter deleted;
   private final ScheduledExecutorService rounds =
-      Executors.newSingleThreadScheduledExecutor(
-          r -> {
-            Thread t = new Thread(r, "master-ttl-check");
-            t.setDaemon(true);
-            return t;
-          });
+      Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("master-ttl-check"));
   private volatile boolean closed;
 
   public TtlChecker(InodeStore store, Target target, MeterRegistry registry) {

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import io.strata.common.DaemonThreads;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
 import io.strata.common.metrics.MetricNames;
@@ -90,7 +91,6 @@ public final class StoreGuard {
     this.timeoutKey = timeoutKey;
     this.unavailableAfter = Math.max(1, unavailableAfter);
     this.unavailablePeriod = unavailablePeriod;
-    AtomicInteger n = new AtomicInteger();
     this.threads =
         new ThreadPoolExecutor(
             Math.max(1, threadCount),
@@ -98,11 +98,7 @@ public final class StoreGuard {
             30,
             TimeUnit.SECONDS,
             new LinkedBlockingQueue<>(),
-            r -> {
-              Thread t = new Thread(r, "master-ufs-" + mountPath + "-" + n.incrementAndGet());
-              t.setDaemon(true);
-              return t;
-            });
+            DaemonThreads.numbered("master-ufs-" + mountPath + "-"));
     threads.allowCoreThreadTimeOut(true);
     Tags tags = Tags.of(MetricNames.TAG_MOUNT, mountPath);
     this.ok = counter(registry, tags, "ok");

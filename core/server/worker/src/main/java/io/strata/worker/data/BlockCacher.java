@@ -1,6 +1,7 @@
 package io.strata.worker.data;
 
 import io.netty.buffer.ByteBuf;
+import io.strata.common.DaemonThreads;
 import io.strata.proto.ReadStatus;
 import io.strata.proto.UfsBlockSource;
 import io.strata.underfs.UnderFileSystem;
@@ -26,7 +27,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -143,7 +143,6 @@ public final class BlockCacher implements AutoCloseable {
     int align = BlockFileWriter.ALIGNMENT;
     this.chunkSize = (Math.max(1, chunkSize) + align - 1) / align * align;
     this.chunks = ThreadLocal.withInitial(() -> new Chunk(this.chunkSize));
-    AtomicInteger n = new AtomicInteger();
     this.pool =
         new ThreadPoolExecutor(
             threads,
@@ -151,11 +150,7 @@ public final class BlockCacher implements AutoCloseable {
             60,
             TimeUnit.SECONDS,
             new ArrayBlockingQueue<>(Math.max(1, queueSize)),
-            r -> {
-              Thread t = new Thread(r, "block-cacher-" + n.incrementAndGet());
-              t.setDaemon(true);
-              return t;
-            },
+            DaemonThreads.numbered("block-cacher-"),
             new ThreadPoolExecutor.AbortPolicy());
     pool.allowCoreThreadTimeOut(true);
   }

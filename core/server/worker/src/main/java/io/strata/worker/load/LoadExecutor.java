@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.strata.common.DaemonThreads;
 import io.strata.common.buffer.AlignedBufferPool;
 import io.strata.common.metrics.MetricNames;
 import io.strata.proto.LoadBlockOutcome;
@@ -32,7 +33,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -101,7 +101,6 @@ public final class LoadExecutor implements AutoCloseable {
     this.buffers = buffers;
     this.settings = settings;
     this.registry = registry;
-    AtomicInteger n = new AtomicInteger();
     this.pool =
         new ThreadPoolExecutor(
             settings.threads(),
@@ -109,11 +108,7 @@ public final class LoadExecutor implements AutoCloseable {
             60,
             TimeUnit.SECONDS,
             new ArrayBlockingQueue<>(settings.queueSize()),
-            r -> {
-              Thread t = new Thread(r, "block-load-" + n.incrementAndGet());
-              t.setDaemon(true);
-              return t;
-            },
+            DaemonThreads.numbered("block-load-"),
             new ThreadPoolExecutor.AbortPolicy());
     pool.allowCoreThreadTimeOut(true);
     outcomes.put(LoadBlockOutcome.LOAD_BLOCK_LOADED, outcomeCounter("loaded"));

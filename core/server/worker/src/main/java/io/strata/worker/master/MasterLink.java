@@ -1,6 +1,7 @@
 package io.strata.worker.master;
 
 import io.grpc.StatusRuntimeException;
+import io.strata.common.DaemonThreads;
 import io.strata.common.Version;
 import io.strata.common.error.GrpcErrors;
 import io.strata.common.error.StrataException;
@@ -78,21 +79,10 @@ public final class MasterLink implements BlockStoreListener, AutoCloseable {
     this.stats = stats;
     this.heartbeatMs = Math.max(1, heartbeatInterval.toMillis());
     this.maxRetryMs = Math.max(FIRST_RETRY_MS, maxRetryInterval.toMillis());
-    this.thread =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "master-link");
-              t.setDaemon(true);
-              return t;
-            });
+    this.thread = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("master-link"));
     // Apart from the heartbeats, which can wait for a master that does not answer.
     this.commitThread =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "block-commits");
-              t.setDaemon(true);
-              return t;
-            });
+        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("block-commits"));
     this.commits = new BlockCommits(master, commitThread);
   }
 
