@@ -1,15 +1,16 @@
 package io.strata.fuse;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.strata.common.metrics.MetricNames;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -19,7 +20,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -39,18 +39,6 @@ class CachedFileReaderTest {
     ReadAheadPool p = new ReadAheadPool(threads, queue);
     toClose.add(p);
     return p;
-  }
-
-  /** Polls {@code condition} a bounded number of times; fails if it never holds. */
-  private static void awaitCondition(String what, BooleanSupplier condition)
-      throws InterruptedException {
-    for (int i = 0; i < 3000; i++) {
-      if (condition.getAsBoolean()) {
-        return;
-      }
-      Thread.sleep(10);
-    }
-    fail("never happened: " + what);
   }
 
   private static void assertReads(
@@ -104,7 +92,9 @@ class CachedFileReaderTest {
     // The pages of both reads are held whole, and read-ahead fetches pages beyond them.
     assertNotNull(cache.peek(1, 0));
     assertNotNull(cache.peek(1, 1));
-    awaitCondition("read-ahead of page 4", () -> cache.peek(1, 4) != null);
+    await("read-ahead of page 4")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> cache.peek(1, 4) != null);
     assertTrue(cache.readAheadBytes() > 0);
 
     for (long off = 256 * 1024; off < length; off += 128 * 1024) {
@@ -239,8 +229,9 @@ class CachedFileReaderTest {
     }
     // Read-aheads queued by the last reads may still be adding pages; once they are done and
     // the cache's maintenance has run, it holds no more than its capacity.
-    awaitCondition(
-        "the page cache back within its capacity", () -> cache.cachedBytes() <= 4L << 20);
+    await("the page cache back within its capacity")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> cache.cachedBytes() <= 4L << 20);
     assertFalse(source.askedPastEnd.get());
   }
 
@@ -269,9 +260,9 @@ class CachedFileReaderTest {
       th.start();
     }
     // One reader fetches (held at the gate), the other three wait for its page.
-    awaitCondition(
-        "every reader waiting",
-        () -> readers.stream().allMatch(th -> th.getState() == Thread.State.WAITING));
+    await("every reader waiting")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> readers.stream().allMatch(th -> th.getState() == Thread.State.WAITING));
     gate.countDown();
     for (Thread th : readers) {
       th.join();

@@ -80,7 +80,7 @@ public final class MasterServer implements ProcessMain.Server {
   private volatile LoadJobManager loadJobs;
 
   /** Runs while this master leads; null otherwise or when the checks are off. */
-  private TtlChecker ttlChecker;
+  private volatile TtlChecker ttlChecker;
 
   private final Duration ttlCheckInterval;
 
@@ -475,6 +475,11 @@ public final class MasterServer implements ProcessMain.Server {
   }
 
   /** The bound gRPC port (the real one when the configured port was 0). */
+  /** The time-to-live checker while this master leads, else null. */
+  TtlChecker ttlChecker() {
+    return ttlChecker;
+  }
+
   public int rpcPort() {
     return grpc.getPort();
   }

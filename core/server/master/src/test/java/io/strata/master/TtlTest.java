@@ -1,6 +1,7 @@
 package io.strata.master;
 
 import static io.strata.master.TestMaster.assertFails;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -33,7 +34,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -70,14 +70,6 @@ class TtlTest {
                 .setModificationTimeMs(System.currentTimeMillis() - Duration.ofDays(1).toMillis())
                 .build())
         .getFile();
-  }
-
-  private static void await(String what, BooleanSupplier condition) throws Exception {
-    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (!condition.getAsBoolean()) {
-      assertTrue(System.nanoTime() < deadline, "timed out waiting until " + what);
-      Thread.sleep(20);
-    }
   }
 
   private static double actions(TestMaster m, String action) {
@@ -173,7 +165,9 @@ class TtlTest {
 
       setTtl(m, "/data/young", 3_600_000, TtlAction.TTL_ACTION_FREE);
       setPassedTtl(m, "/data/f", TtlAction.TTL_ACTION_FREE);
-      await("/data/f is freed", () -> m.stat("/data/f").getTtlMs() == 0);
+      await("/data/f is freed")
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> m.stat("/data/f").getTtlMs() == 0);
 
       FileInfo freed = m.stat("/data/f");
       assertEquals(0, freed.getCachedBytes());
@@ -193,7 +187,10 @@ class TtlTest {
 
       // Later rounds leave both alone: the freed file has no time to live any more, the
       // young one's has not passed.
-      Thread.sleep(500);
+      long later = m.server.ttlChecker().roundsDone() + 2;
+      await("two more rounds of the checker")
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> m.server.ttlChecker().roundsDone() >= later);
       assertEquals(1, actions(m, "free"));
       FileInfo kept = m.stat("/data/young");
       assertEquals(MB, kept.getCachedBytes());
@@ -215,12 +212,16 @@ class TtlTest {
       setPassedTtl(m, "/one.bin", TtlAction.TTL_ACTION_DELETE);
       long staysId = setTtl(m, "/stays.bin", 3_600_000, TtlAction.TTL_ACTION_DELETE).getFileId();
 
-      await("/tree and /one.bin are deleted", () -> !exists(m, "/tree") && !exists(m, "/one.bin"));
+      await("/tree and /one.bin are deleted")
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> !exists(m, "/tree") && !exists(m, "/one.bin"));
       assertFalse(Files.exists(m.ufs.resolve("tree")), "deleted in the store, subtree and all");
       assertFalse(Files.exists(m.ufs.resolve("one.bin")));
       assertTrue(Files.exists(m.ufs.resolve("stays.bin")));
       assertTrue(exists(m, "/stays.bin"));
-      await("both deletions are counted", () -> actions(m, "delete") == 2);
+      await("both deletions are counted")
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> actions(m, "delete") == 2);
       assertEquals(0, actions(m, "free"));
       InodeStore store = m.server.journal().store();
       assertEquals(

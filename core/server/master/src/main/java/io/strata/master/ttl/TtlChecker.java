@@ -16,6 +16,7 @@ import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,6 +64,7 @@ public final class TtlChecker implements Closeable {
   private final Counter deleted;
   private final ScheduledExecutorService rounds =
       Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("master-ttl-check"));
+  private final AtomicLong roundsDone = new AtomicLong();
   private volatile boolean closed;
 
   public TtlChecker(InodeStore store, Target target, MeterRegistry registry) {
@@ -94,7 +96,17 @@ public final class TtlChecker implements Closeable {
           "Checking for expired times to live failed: {}; trying again next round",
           e.toString(),
           e);
+    } finally {
+      roundsDone.incrementAndGet();
     }
+  }
+
+  /**
+   * How many scheduled rounds have finished, with or without acting: what "nothing happened for a
+   * while" means for whoever watches the checker.
+   */
+  public long roundsDone() {
+    return roundsDone.get();
   }
 
   /**

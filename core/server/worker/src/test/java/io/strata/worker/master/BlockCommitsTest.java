@@ -1,5 +1,6 @@
 package io.strata.worker.master;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -77,14 +78,6 @@ class BlockCommitsTest {
     return BlockReport.newBuilder().setBlockId(id).setLength(10).setTier("MEM").build();
   }
 
-  private static boolean await(java.util.function.BooleanSupplier c) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!c.getAsBoolean() && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
-    return c.getAsBoolean();
-  }
-
   @Test
   void manyCommitsAtOnceGoInFewCallsAndEachBlockOnce() throws Exception {
     startMaster(true);
@@ -93,8 +86,9 @@ class BlockCommitsTest {
       commits.add(7, block(id));
     }
     Set<Long> seen = new TreeSet<>();
-    assertTrue(
-        await(() -> batches.stream().mapToInt(CommitBlocksRequest::getBlocksCount).sum() == 2500));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> batches.stream().mapToInt(CommitBlocksRequest::getBlocksCount).sum() == 2500);
     for (CommitBlocksRequest b : batches) {
       assertEquals(7, b.getWorkerId());
       assertTrue(b.getBlocksCount() <= BlockCommits.MAX_BATCH);
@@ -112,10 +106,10 @@ class BlockCommitsTest {
     for (long id = 1; id <= 20; id++) {
       commits.add(7, block(id));
     }
-    assertTrue(await(() -> singles.size() == 20));
+    await().atMost(Duration.ofSeconds(10)).until(() -> singles.size() == 20);
     Thread.sleep(50);
     commits.add(7, block(21));
-    assertTrue(await(() -> singles.size() == 21));
+    await().atMost(Duration.ofSeconds(10)).until(() -> singles.size() == 21);
     assertEquals(0, batches.size());
   }
 }

@@ -1,7 +1,7 @@
 package io.strata.worker.master;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grpc.BindableService;
 import io.grpc.stub.StreamObserver;
@@ -25,9 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -101,14 +99,6 @@ class MasterLinkFailoverTest {
     };
   }
 
-  private static boolean await(BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
-      Thread.sleep(10);
-    }
-    return condition.getAsBoolean();
-  }
-
   @Test
   void heartbeatFollowsANewLeaderAndRegistersWithIt() throws Exception {
     masters = new FakeMasterGroup(2, self -> List.of(workerService(self)), Set.of());
@@ -131,7 +121,9 @@ class MasterLinkFailoverTest {
     link.start();
 
     // The first master refuses the registration and names the leader, in the same attempt.
-    assertTrue(await(() -> link.registrations() == 1 && heartbeats(second) >= 2));
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> link.registrations() == 1 && heartbeats(second) >= 2);
     assertEquals(1, known(second).size());
     assertEquals(known(second).iterator().next(), link.workerId());
     assertEquals(1, masters.calls(first));
@@ -140,9 +132,9 @@ class MasterLinkFailoverTest {
         masters.headers(second).get(0).get(MasterHeaders.CALL_ID));
 
     masters.lead(first);
-    assertTrue(
-        await(() -> link.registrations() == 2 && heartbeats(first) >= 2),
-        "registrations " + link.registrations() + ", heartbeats " + heartbeats(first));
+    await("the worker registers with the new leader and heartbeats it")
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> link.registrations() == 2 && heartbeats(first) >= 2);
     assertEquals(Set.of(link.workerId()), known(first));
     assertEquals(first, client.address());
   }
