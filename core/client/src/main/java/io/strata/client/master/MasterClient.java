@@ -55,6 +55,8 @@ public final class MasterClient implements Closeable {
   private static final String JOURNAL_UNIMPLEMENTED =
       "does not serve the journal's quorum and"
           + " backups (it is of an older release): upgrade it";
+  private static final String FILE_SYSTEM_UNIMPLEMENTED =
+      "does not know this call (it is of an older release): upgrade it";
   private static final String UPGRADE_UNIMPLEMENTED =
       "runs a release without upgrade"
           + " finalization (0.1.0): upgrade every master first (docs/rolling-upgrade.md)";
@@ -202,7 +204,7 @@ public final class MasterClient implements Closeable {
    */
   public <T> T callFileSystemAt(String address, Function<FileSystemMasterBlockingStub, T> body)
       throws StrataException {
-    return callAt(address, FileSystemMasterGrpc::newBlockingStub, body, JOURNAL_UNIMPLEMENTED);
+    return callAt(address, FileSystemMasterGrpc::newBlockingStub, body, FILE_SYSTEM_UNIMPLEMENTED);
   }
 
   /**

@@ -26,9 +26,9 @@ import io.strata.worker.data.ReadMetrics;
 import io.strata.worker.grpc.WorkerRpcService;
 import io.strata.worker.load.LoadExecutor;
 import io.strata.worker.load.LoadSettings;
-import io.strata.worker.master.MasterClient;
 import io.strata.worker.master.MasterLink;
 import io.strata.worker.master.MountOptions;
+import io.strata.worker.master.WorkerMasterClient;
 import io.strata.worker.ufs.MountedStores;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -85,8 +85,9 @@ public final class WorkerServer implements ProcessMain.Server {
   private void startAll() throws Exception {
     store.open();
     String bindHost = conf.getString(WorkerKeys.BIND_HOST);
-    MasterClient master =
-        new MasterClient(MasterAddresses.of(conf), conf.getDuration(WorkerKeys.MASTER_RPC_TIMEOUT));
+    WorkerMasterClient master =
+        new WorkerMasterClient(
+            MasterAddresses.of(conf), conf.getDuration(WorkerKeys.MASTER_RPC_TIMEOUT));
     toClose.add(master);
     MountedStores mountedStores = new MountedStores(new UnderStores(), new MountOptions(master));
     toClose.add(mountedStores);

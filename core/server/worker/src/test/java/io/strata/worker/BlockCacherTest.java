@@ -14,8 +14,8 @@ import io.strata.worker.block.BlockFileOpener;
 import io.strata.worker.block.TierSpec;
 import io.strata.worker.block.TieredBlockStore;
 import io.strata.worker.data.BlockCacher;
-import io.strata.worker.master.MasterClient;
 import io.strata.worker.master.MountOptions;
+import io.strata.worker.master.WorkerMasterClient;
 import io.strata.worker.ufs.MountedStores;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -43,7 +43,7 @@ class BlockCacherTest {
   @TempDir Path dir;
 
   private TieredBlockStore store;
-  private MasterClient master;
+  private WorkerMasterClient master;
   private MountedStores stores;
   private BlockCacher cacher;
   private Path file;
@@ -55,7 +55,7 @@ class BlockCacherTest {
             List.of(new TierSpec("MEM", dir.resolve("mem"), 8L << 20)), new SimpleMeterRegistry());
     store.open();
     // Mount 0 needs no options, so the master is never called.
-    master = new MasterClient("127.0.0.1", 1, Duration.ofSeconds(1));
+    master = new WorkerMasterClient("127.0.0.1", 1, Duration.ofSeconds(1));
     stores = new MountedStores(new UnderStores(), new MountOptions(master));
     cacher = new BlockCacher(store, stores, 1, 4, 64 << 10);
     file = dir.resolve("ufs/data.bin");

@@ -32,13 +32,13 @@ final class BlockCommits {
 
   private record Commit(long workerId, BlockReport block) {}
 
-  private final MasterClient master;
+  private final WorkerMasterClient master;
   private final ScheduledExecutorService timer;
   private final ConcurrentLinkedQueue<Commit> pending = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean scheduled = new AtomicBoolean();
   private volatile boolean batches = true;
 
-  BlockCommits(MasterClient master, ScheduledExecutorService timer) {
+  BlockCommits(WorkerMasterClient master, ScheduledExecutorService timer) {
     this.master = master;
     this.timer = timer;
   }

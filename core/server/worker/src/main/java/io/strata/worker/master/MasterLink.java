@@ -37,15 +37,15 @@ import org.slf4j.LoggerFactory;
  * as soon as they are cached. Applies the master's removals, and registers again when the master
  * asks (it restarted, had marked this worker lost, or is a new leader that does not know this
  * worker). With several masters each call goes to the leader, following a follower's redirect
- * within the same attempt (see {@link MasterClient}). All master calls run on one thread of its
- * own, except the fire-and-forget commits and {@link #commitHeldBlocks}, which runs on its caller's
- * thread.
+ * within the same attempt (see {@link WorkerMasterClient}). All master calls run on one thread of
+ * its own, except the fire-and-forget commits and {@link #commitHeldBlocks}, which runs on its
+ * caller's thread.
  */
 public final class MasterLink implements BlockStoreListener, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(MasterLink.class);
   private static final long FIRST_RETRY_MS = 100;
 
-  private final MasterClient master;
+  private final WorkerMasterClient master;
   private final TieredBlockStore store;
   private final Supplier<WorkerAddress> address;
   private final Supplier<WorkerCacheStats> stats;
@@ -67,7 +67,7 @@ public final class MasterLink implements BlockStoreListener, AutoCloseable {
    * @param stats the cumulative cache statistics to report
    */
   public MasterLink(
-      MasterClient master,
+      WorkerMasterClient master,
       TieredBlockStore store,
       Supplier<WorkerAddress> address,
       Supplier<WorkerCacheStats> stats,

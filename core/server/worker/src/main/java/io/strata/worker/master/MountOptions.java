@@ -18,12 +18,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * master does not know, have no options; an unknown id is not asked for again for a few seconds.
  */
 public final class MountOptions {
-  private final MasterClient master;
+  private final WorkerMasterClient master;
   private final Map<Long, Map<String, String>> known = new ConcurrentHashMap<>();
   private final Cache<Long, Boolean> recentlyMissing =
       Caffeine.newBuilder().expireAfterWrite(Duration.ofSeconds(5)).maximumSize(10_000).build();
 
-  public MountOptions(MasterClient master) {
+  public MountOptions(WorkerMasterClient master) {
     this.master = master;
   }
 

@@ -19,8 +19,8 @@ import io.strata.underfs.UnderStores;
 import io.strata.worker.block.BlockFileOpener;
 import io.strata.worker.block.TierSpec;
 import io.strata.worker.block.TieredBlockStore;
-import io.strata.worker.master.MasterClient;
 import io.strata.worker.master.MountOptions;
+import io.strata.worker.master.WorkerMasterClient;
 import io.strata.worker.ufs.MountedStores;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -50,7 +50,7 @@ class LoadExecutorTest {
   private final MeterRegistry registry = new SimpleMeterRegistry();
   private final List<AutoCloseable> toClose = new ArrayList<>();
   private TieredBlockStore store;
-  private MasterClient master;
+  private WorkerMasterClient master;
   private MountedStores stores;
   private AlignedBufferPool pool;
 
@@ -60,7 +60,7 @@ class LoadExecutorTest {
         new TieredBlockStore(List.of(new TierSpec("MEM", dir.resolve("mem"), 4L << 20)), registry);
     store.open();
     // Mount 0 needs no options, so the master is never called.
-    master = new MasterClient("127.0.0.1", 1, Duration.ofSeconds(1));
+    master = new WorkerMasterClient("127.0.0.1", 1, Duration.ofSeconds(1));
     stores = new MountedStores(new UnderStores(), new MountOptions(master));
     pool =
         new AlignedBufferPool(

@@ -31,7 +31,7 @@ class BlockCommitsTest {
   private final List<CommitBlockRequest> singles = new CopyOnWriteArrayList<>();
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
   private Server server;
-  private MasterClient client;
+  private WorkerMasterClient client;
 
   private void startMaster(boolean knowsBatches) throws Exception {
     server =
@@ -60,7 +60,7 @@ class BlockCommitsTest {
                 })
             .build()
             .start();
-    client = new MasterClient("127.0.0.1", server.getPort(), Duration.ofSeconds(5));
+    client = new WorkerMasterClient("127.0.0.1", server.getPort(), Duration.ofSeconds(5));
   }
 
   @AfterEach

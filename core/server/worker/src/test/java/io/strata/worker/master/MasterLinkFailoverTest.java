@@ -46,7 +46,7 @@ class MasterLinkFailoverTest {
 
   private final Map<String, AtomicLong> heartbeats = new ConcurrentHashMap<>();
   private FakeMasterGroup masters;
-  private MasterClient client;
+  private WorkerMasterClient client;
   private TieredBlockStore store;
   private MasterLink link;
 
@@ -105,7 +105,8 @@ class MasterLinkFailoverTest {
     String first = masters.address(0);
     String second = masters.address(1);
     masters.lead(second);
-    client = new MasterClient(MasterAddresses.listed(masters.addresses()), Duration.ofSeconds(5));
+    client =
+        new WorkerMasterClient(MasterAddresses.listed(masters.addresses()), Duration.ofSeconds(5));
     store =
         new TieredBlockStore(
             List.of(new TierSpec("MEM", dir.resolve("mem"), 1L << 20)), new SimpleMeterRegistry());

@@ -25,16 +25,16 @@ import java.util.function.Function;
  * master, and the last failure is thrown. The worker's own loops (registration, heartbeats) wait
  * between rounds, so no call here sleeps. Thread-safe.
  */
-public final class MasterClient implements AutoCloseable {
+public final class WorkerMasterClient implements AutoCloseable {
   private final MasterChannels channels;
   private final Duration timeout;
 
   /** A client of the one master at host:port. */
-  public MasterClient(String host, int port, Duration timeout) {
+  public WorkerMasterClient(String host, int port, Duration timeout) {
     this(MasterAddresses.one(host, port), timeout);
   }
 
-  public MasterClient(MasterAddresses masters, Duration timeout) {
+  public WorkerMasterClient(MasterAddresses masters, Duration timeout) {
     this.channels = new MasterChannels(masters.all(), 64 << 20);
     this.timeout = timeout;
   }
