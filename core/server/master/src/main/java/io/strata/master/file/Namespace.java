@@ -60,6 +60,7 @@ public final class Namespace {
   private final NamespaceMounts mountOps;
   private final FileChanges files;
   private final TreeChanges trees;
+  private final RenameChanges renames;
   private final MountLanes lanes;
   private final PersistChanges persists;
 
@@ -107,7 +108,8 @@ public final class Namespace {
     this.names = new NameChanges(tree.store(), staging.view());
     this.posix = new PosixFiles(tree, runner, names, this);
     this.files = new FileChanges(tree, runner, names, posix);
-    this.trees = new TreeChanges(tree, runner, names, this);
+    this.trees = new TreeChanges(tree, runner, names);
+    this.renames = new RenameChanges(tree, runner, names, trees, this);
     this.mountOps = new NamespaceMounts(tree, runner, this);
     this.persists = new PersistChanges(tree, runner, posix);
   }
@@ -415,7 +417,7 @@ public final class Namespace {
     return tree.isFile(fileId);
   }
 
-  // ---- changes (see FileChanges, TreeChanges) ----
+  // ---- changes (see FileChanges, TreeChanges, RenameChanges) ----
 
   /** What a CreateFile call asks for. */
   public record CreateFile(
@@ -506,9 +508,9 @@ public final class Namespace {
     return trees.delete(path, d);
   }
 
-  /** See {@link TreeChanges#rename}. */
+  /** See {@link RenameChanges#rename}. */
   public CompletableFuture<Void> rename(String src, String dst, boolean replace) {
-    return trees.rename(src, dst, replace);
+    return renames.rename(src, dst, replace);
   }
 
   // ---- time to live ----
