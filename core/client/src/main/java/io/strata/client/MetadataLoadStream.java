@@ -1,10 +1,9 @@
 package io.strata.client;
 
 import io.grpc.Context;
-import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.strata.client.master.Backoff;
 import io.strata.client.master.MasterClient;
+import io.strata.client.master.StreamRetries;
 import io.strata.common.error.GrpcErrors;
 import io.strata.common.error.StrataException;
 import io.strata.proto.LoadMetadataProgress;
@@ -29,7 +28,7 @@ final class MetadataLoadStream implements CloseableIterator<LoadMetadataProgress
 
   MetadataLoadStream(MasterClient master, LoadMetadataRequest request) throws StrataException {
     this.call = Context.current().withCancellation();
-    Backoff backoff = null;
+    StreamRetries retries = master.streamRetries();
     while (true) {
       try {
         Context previous = call.attach();
@@ -45,15 +44,9 @@ final class MetadataLoadStream implements CloseableIterator<LoadMetadataProgress
         fetch();
         return;
       } catch (StatusRuntimeException e) {
-        if (e.getStatus().getCode() != Status.Code.UNAVAILABLE) {
-          close();
-          throw GrpcErrors.fromStatus(e);
-        }
-        if (backoff == null) {
-          backoff = master.newBackoff();
-        }
         try {
-          master.waitToRetry(backoff, e);
+          // Nothing was delivered yet: only a master that could not serve it is retried.
+          retries.afterFailure(e, false);
         } catch (StrataException failed) {
           close();
           throw failed;

@@ -1,11 +1,9 @@
 package io.strata.client;
 
 import io.grpc.Context;
-import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.strata.client.master.Backoff;
 import io.strata.client.master.MasterClient;
-import io.strata.common.error.GrpcErrors;
+import io.strata.client.master.StreamRetries;
 import io.strata.common.error.StrataException;
 import io.strata.proto.FileInfo;
 import io.strata.proto.ListStatusRequest;
@@ -104,7 +102,7 @@ final class StatusListing implements CloseableIterator<FileInfo> {
 
   /** Moves to the next non-empty page, or marks the listing finished. */
   private void fetch() throws StrataException {
-    Backoff backoff = null;
+    StreamRetries retries = master.streamRetries();
     while (true) {
       try {
         if (pages == null) {
@@ -126,17 +124,7 @@ final class StatusListing implements CloseableIterator<FileInfo> {
         return;
       } catch (StatusRuntimeException e) {
         closeCall();
-        Status.Code code = e.getStatus().getCode();
-        if (code == Status.Code.DEADLINE_EXCEEDED && pageSeenOnThisCall) {
-          continue;
-        }
-        if (code != Status.Code.UNAVAILABLE) {
-          throw GrpcErrors.fromStatus(e);
-        }
-        if (backoff == null) {
-          backoff = master.newBackoff();
-        }
-        master.waitToRetry(backoff, e);
+        retries.afterFailure(e, pageSeenOnThisCall);
       }
     }
   }

@@ -316,8 +316,13 @@ public final class MasterClient implements Closeable {
     channels.resetConnectBackoff();
   }
 
+  /** The retry rules for one server stream read from the leader ({@link #stub()}). */
+  public StreamRetries streamRetries() {
+    return new StreamRetries(this);
+  }
+
   /** A fresh retry budget for one call. */
-  public Backoff newBackoff() {
+  Backoff newBackoff() {
     return new Backoff(baseSleep, maxSleep, retryBudget);
   }
 
@@ -335,7 +340,7 @@ public final class MasterClient implements Closeable {
    * waits before retrying when a round of masters has failed, or throws the final error when the
    * budget is spent.
    */
-  public void waitToRetry(Backoff backoff, StatusRuntimeException e) throws StrataException {
+  void waitToRetry(Backoff backoff, StatusRuntimeException e) throws StrataException {
     channels.moveOn(e);
     boolean again;
     try {

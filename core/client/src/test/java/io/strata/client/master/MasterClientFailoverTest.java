@@ -319,7 +319,7 @@ class MasterClientFailoverTest {
     startMasters(2);
     masters.lead(masters.address(1));
     connectToAll();
-    Backoff backoff = client.newBackoff();
+    StreamRetries retries = client.streamRetries();
     String first = null;
     // As StatusListing does: open, and on UNAVAILABLE wait to retry (which moves on).
     for (int attempt = 0; attempt < 5 && first == null; attempt++) {
@@ -331,7 +331,7 @@ class MasterClientFailoverTest {
                 .listStatus(ListStatusRequest.newBuilder().setPath("/").build());
         first = pages.next().getFiles(0).getName();
       } catch (StatusRuntimeException e) {
-        client.waitToRetry(backoff, e);
+        retries.afterFailure(e, false);
       }
     }
     assertEquals(masters.address(1), first);
