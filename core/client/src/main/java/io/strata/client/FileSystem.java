@@ -787,11 +787,16 @@ public final class FileSystem implements Closeable {
         s -> s.getFileBlocks(GetFileBlocksRequest.newBuilder().setPath(p).build()));
   }
 
+  /** What {@link #free} dropped from the workers' caches. */
+  public record Freed(long blocks, long bytes) {}
+
   /** Drops the cached blocks of a file (or of every file below a directory, recursively). */
-  public FreeResponse free(String path, boolean recursive) throws StrataException {
+  public Freed free(String path, boolean recursive) throws StrataException {
     String p = PathNames.normalize(path);
-    return ctx.master.call(
-        s -> s.free(FreeRequest.newBuilder().setPath(p).setRecursive(recursive).build()));
+    FreeResponse r =
+        ctx.master.call(
+            s -> s.free(FreeRequest.newBuilder().setPath(p).setRecursive(recursive).build()));
+    return new Freed(r.getBlocksFreed(), r.getBytesFreed());
   }
 
   /** Every worker the master knows, live or lost. */

@@ -66,7 +66,7 @@ class FileSystemTest {
     assertEquals(42, fs.checkpoint());
     assertEquals("test", fs.masterInfo().getRelease());
     assertEquals(1, fs.getWorkers().size());
-    assertEquals(2, fs.free("/", true).getBlocksFreed());
+    assertEquals(2, fs.free("/", true).blocks());
   }
 
   @Test

@@ -1,7 +1,7 @@
 package io.strata.shell.fs;
 
+import io.strata.client.FileSystem;
 import io.strata.common.error.StrataException;
-import io.strata.proto.FreeResponse;
 import io.strata.shell.Format;
 import io.strata.shell.ShellContext;
 import picocli.CommandLine.Command;
@@ -27,13 +27,13 @@ final class FreeCommand extends FsAction {
 
   @Override
   void run() throws StrataException {
-    FreeResponse r = fs().free(path, recursive);
+    FileSystem.Freed r = fs().free(path, recursive);
     out()
         .println(
             "Freed "
-                + r.getBlocksFreed()
-                + (r.getBlocksFreed() == 1 ? " block (" : " blocks (")
-                + Format.human(r.getBytesFreed())
+                + r.blocks()
+                + (r.blocks() == 1 ? " block (" : " blocks (")
+                + Format.human(r.bytes())
                 + ") of "
                 + path);
   }
