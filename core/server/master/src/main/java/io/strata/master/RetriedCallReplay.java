@@ -67,7 +67,7 @@ final class RetriedCallReplay implements ServerInterceptor {
               (r, ns) -> {
                 CreateFileRequest c = (CreateFileRequest) r;
                 return (c.getNewVersion()
-                        ? ns.posix().versionBeingWritten(path(c.getPath()))
+                        ? ns.versionBeingWritten(path(c.getPath()))
                         : ns.getStatus(path(c.getPath())))
                     .thenApply(f -> CreateFileResponse.newBuilder().setFile(f).build());
               }),

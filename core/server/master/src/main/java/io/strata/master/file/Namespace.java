@@ -106,7 +106,7 @@ public final class Namespace {
     this.reconciler = new UfsReconciler(tree);
     this.listings = new ListingSync(tree, staging, runner, reconciler, loadBatch);
     this.names = new NameChanges(tree.store(), staging.view());
-    this.posix = new PosixFiles(tree, runner, names, this);
+    this.posix = new PosixFiles(tree, runner, names);
     this.files = new FileChanges(tree, runner, names, posix);
     this.trees = new TreeChanges(tree, runner, names);
     this.renames = new RenameChanges(tree, runner, names, trees, this);
@@ -190,6 +190,23 @@ public final class Namespace {
   /** {@link #getStatus(String, SyncInterval)} with the mount's or the configured interval. */
   public CompletableFuture<FileInfo> getStatus(String path) {
     return getStatus(path, null);
+  }
+
+  /**
+   * The version of the file at {@code path} being written, as {@link PosixFiles#beginVersion}
+   * returned it (for a begin retried after its answer was lost); NOT_FOUND when none is.
+   */
+  public CompletableFuture<FileInfo> versionBeingWritten(String path) {
+    return read(
+        path,
+        SyncInterval.NEVER,
+        n -> {
+          if (n.getWritingDataId() == 0) {
+            throw new StrataException(
+                ErrorCode.NOT_FOUND, "No new version of " + path + " is being written");
+          }
+          return posix.versionInfo(n, path, n.getWritingDataId());
+        });
   }
 
   /**

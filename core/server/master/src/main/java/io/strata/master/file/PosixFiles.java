@@ -53,15 +53,13 @@ public final class PosixFiles {
 
   private final InodeTree tree;
   private final ChangeRunner runner;
-  private final Namespace namespace;
   private final NameChanges names;
   private final MountTable mounts;
   private final UfsMetadataLoader loader;
 
-  PosixFiles(InodeTree tree, ChangeRunner runner, NameChanges names, Namespace namespace) {
+  PosixFiles(InodeTree tree, ChangeRunner runner, NameChanges names) {
     this.tree = tree;
     this.runner = runner;
-    this.namespace = namespace;
     this.names = names;
     this.mounts = tree.mounts();
     this.loader = tree.loader();
@@ -394,7 +392,7 @@ public final class PosixFiles {
         });
   }
 
-  private FileInfo versionInfo(InodeEntry n, String path, long version) {
+  FileInfo versionInfo(InodeEntry n, String path, long version) {
     return tree.info(n, path).toBuilder()
         .setFileId(version)
         .setComplete(false)
@@ -403,23 +401,6 @@ public final class PosixFiles {
         .setBlockCount(0)
         .setCachedBytes(0)
         .build();
-  }
-
-  /**
-   * The version of the file at {@code path} being written, as {@link #beginVersion} returned it
-   * (for a begin retried after its answer was lost); NOT_FOUND when none is.
-   */
-  public CompletableFuture<FileInfo> versionBeingWritten(String path) {
-    return namespace.read(
-        path,
-        SyncInterval.NEVER,
-        n -> {
-          if (n.getWritingDataId() == 0) {
-            throw new StrataException(
-                ErrorCode.NOT_FOUND, "No new version of " + path + " is being written");
-          }
-          return versionInfo(n, path, n.getWritingDataId());
-        });
   }
 
   /**
