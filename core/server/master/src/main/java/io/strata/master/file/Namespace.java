@@ -109,7 +109,7 @@ public final class Namespace {
     this.posix = new PosixFiles(tree, runner, names);
     this.files = new FileChanges(tree, runner, names, posix);
     this.trees = new TreeChanges(tree, runner, names);
-    this.renames = new RenameChanges(tree, runner, names, trees, this);
+    this.renames = new RenameChanges(tree, runner, names, trees);
     this.mountOps = new NamespaceMounts(tree, runner, this);
     this.persists = new PersistChanges(tree, runner, posix);
   }
@@ -527,6 +527,10 @@ public final class Namespace {
 
   /** See {@link RenameChanges#rename}. */
   public CompletableFuture<Void> rename(String src, String dst, boolean replace) {
+    if (replace && src.equals(dst) && !src.equals(PathNames.ROOT)) {
+      // rename(2) of a name onto itself does nothing, once the name exists.
+      return getStatus(src, SyncInterval.NEVER).thenApply(x -> null);
+    }
     return renames.rename(src, dst, replace);
   }
 

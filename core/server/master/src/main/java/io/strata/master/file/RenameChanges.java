@@ -32,21 +32,14 @@ final class RenameChanges {
   private final ChangeRunner runner;
   private final NameChanges names;
   private final TreeChanges trees;
-  private final Namespace namespace;
 
-  RenameChanges(
-      InodeTree tree,
-      ChangeRunner runner,
-      NameChanges names,
-      TreeChanges trees,
-      Namespace namespace) {
+  RenameChanges(InodeTree tree, ChangeRunner runner, NameChanges names, TreeChanges trees) {
     this.tree = tree;
     this.mounts = tree.mounts();
     this.workers = tree.workers();
     this.runner = runner;
     this.names = names;
     this.trees = trees;
-    this.namespace = namespace;
   }
 
   private static <T> CompletableFuture<T> done(T value) {
@@ -66,9 +59,7 @@ final class RenameChanges {
           StrataException.invalidArgument("Cannot rename the root directory /"));
     }
     if (src.equals(dst)) {
-      if (replace) {
-        return namespace.getStatus(src, SyncInterval.NEVER).thenApply(x -> null);
-      }
+      // Namespace#rename answers a replacing rename of a name onto itself.
       return CompletableFuture.failedFuture(
           StrataException.invalidArgument("Cannot rename " + src + " to itself"));
     }
