@@ -148,6 +148,34 @@ class NamespaceOperationsTest {
   }
 
   @Test
+  void aNameRenamedOntoItselfStaysWhenReplacingAndIsRefusedOtherwise() throws Exception {
+    FileInfo f = m.file("/same", 5);
+    m.fs.rename(
+        RenameRequest.newBuilder()
+            .setSrcPath("/same")
+            .setDstPath("/same")
+            .setReplace(true)
+            .build());
+    assertEquals(f.getFileId(), m.stat("/same").getFileId(), "rename(2) onto itself does nothing");
+    assertFails(
+        Status.Code.INVALID_ARGUMENT,
+        "Cannot rename /same to itself",
+        () ->
+            m.fs.rename(
+                RenameRequest.newBuilder().setSrcPath("/same").setDstPath("/same").build()));
+    assertFails(
+        Status.Code.NOT_FOUND,
+        "/gone",
+        () ->
+            m.fs.rename(
+                RenameRequest.newBuilder()
+                    .setSrcPath("/gone")
+                    .setDstPath("/gone")
+                    .setReplace(true)
+                    .build()));
+  }
+
+  @Test
   void deletingAnEmptyDirectoryNeedsNoRecursiveAndListingAFileGivesTheFile() throws Exception {
     m.mkdirs("/empty");
     m.fs.delete(DeleteRequest.newBuilder().setPath("/empty").build());
