@@ -1,5 +1,7 @@
 package io.strata.client;
 
+import io.strata.proto.CreateFileRequest;
+
 /**
  * How {@link FileSystem#createFile} creates a file. Immutable: each setter returns a copy.
  * Defaults: no overwrite, parents must exist, the master's block size, the master's default mode
@@ -125,5 +127,21 @@ public final class CreateOptions {
   /** The group to create with; "" for the master's default. */
   public String group() {
     return group;
+  }
+
+  /**
+   * The master's create request for {@code path} with these options: overwrite, recursive, block
+   * size, mode, owner and group (not {@link #newVersion}, which only {@link FileSystem#createFile}
+   * sends).
+   */
+  CreateFileRequest.Builder request(String path) {
+    return CreateFileRequest.newBuilder()
+        .setPath(path)
+        .setOverwrite(overwrite)
+        .setRecursive(recursive)
+        .setBlockSize(blockSize)
+        .setMode(mode)
+        .setOwner(owner)
+        .setGroup(group);
   }
 }

@@ -10,7 +10,6 @@ import io.strata.common.error.StrataException;
 import io.strata.proto.CompleteFileRequest;
 import io.strata.proto.ConcatFilesRequest;
 import io.strata.proto.ConcatFilesResponse;
-import io.strata.proto.CreateFileRequest;
 import io.strata.proto.DeleteRequest;
 import io.strata.proto.FileInfo;
 import io.strata.proto.MountInfo;
@@ -70,21 +69,7 @@ final class FileConcat {
       }
     }
     List<WorkerInfo> live = FileSystem.liveWorkersForWrite(ctx);
-    FileInfo file =
-        ctx.master
-            .call(
-                s ->
-                    s.createFile(
-                        CreateFileRequest.newBuilder()
-                            .setPath(path)
-                            .setOverwrite(options.overwrite())
-                            .setRecursive(options.recursive())
-                            .setBlockSize(options.blockSize())
-                            .setMode(options.mode())
-                            .setOwner(options.owner())
-                            .setGroup(options.group())
-                            .build()))
-            .getFile();
+    FileInfo file = ctx.master.call(s -> s.createFile(options.request(path).build())).getFile();
     if (file.getMountId() != mount.getMountId()) {
       // A mount was added or removed meanwhile.
       deleteIncomplete(ctx, file);

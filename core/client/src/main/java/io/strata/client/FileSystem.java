@@ -9,7 +9,6 @@ import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
 import io.strata.proto.CheckpointRequest;
 import io.strata.proto.CreateDirectoryRequest;
-import io.strata.proto.CreateFileRequest;
 import io.strata.proto.CreateHardLinkRequest;
 import io.strata.proto.CreateSpecialFileRequest;
 import io.strata.proto.DeleteRequest;
@@ -359,19 +358,7 @@ public final class FileSystem implements Closeable {
     List<WorkerInfo> live = liveWorkersForWrite(ctx);
     FileInfo file =
         ctx.master
-            .call(
-                s ->
-                    s.createFile(
-                        CreateFileRequest.newBuilder()
-                            .setPath(p)
-                            .setOverwrite(options.overwrite())
-                            .setRecursive(options.recursive())
-                            .setBlockSize(options.blockSize())
-                            .setMode(options.mode())
-                            .setOwner(options.owner())
-                            .setGroup(options.group())
-                            .setNewVersion(options.newVersion())
-                            .build()))
+            .call(s -> s.createFile(options.request(p).setNewVersion(options.newVersion()).build()))
             .getFile();
     WorkerInfo worker = WorkerHashing.pick(file.getFileId(), live, WorkerInfo::getWorkerId);
     if (options.newVersion()) {
@@ -399,20 +386,7 @@ public final class FileSystem implements Closeable {
   public FileInfo createEntry(String path, CreateOptions options) throws StrataException {
     String p = PathNames.normalize(path);
     liveWorkersForWrite(ctx);
-    return ctx.master
-        .call(
-            s ->
-                s.createFile(
-                    CreateFileRequest.newBuilder()
-                        .setPath(p)
-                        .setOverwrite(options.overwrite())
-                        .setRecursive(options.recursive())
-                        .setBlockSize(options.blockSize())
-                        .setMode(options.mode())
-                        .setOwner(options.owner())
-                        .setGroup(options.group())
-                        .build()))
-        .getFile();
+    return ctx.master.call(s -> s.createFile(options.request(p).build())).getFile();
   }
 
   /**
@@ -478,12 +452,11 @@ public final class FileSystem implements Closeable {
               .call(
                   s ->
                       s.createFile(
-                          CreateFileRequest.newBuilder()
-                              .setPath(p)
-                              .setBlockSize(options.blockSize())
-                              .setMode(options.mode())
-                              .setOwner(options.owner())
-                              .setGroup(options.group())
+                          // A new file in an existing folder, as every cache-only file is.
+                          options
+                              .overwrite(false)
+                              .recursive(false)
+                              .request(p)
                               .setPersistenceState(type.persistence())
                               .build()))
               .getFile();

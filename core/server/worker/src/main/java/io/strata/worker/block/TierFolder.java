@@ -50,19 +50,31 @@ final class TierFolder {
         }
       }
     } catch (IOException e) {
-      throw new StrataException(
-          ErrorCode.FAILED_PRECONDITION,
-          "Cannot list "
-              + tier.heldDir()
-              + " of tier "
-              + tier.spec().alias()
-              + " ("
-              + tier.spec().dirKey()
-              + "): "
-              + e,
-          e);
+      throw unreadable(tier, "list", tier.heldDir(), e);
     }
     return stray;
+  }
+
+  /** The error of a tier folder the worker cannot list or clear at start-up, with its remedy. */
+  private static StrataException unreadable(
+      StoreTier tier, String action, Path dir, IOException e) {
+    return new StrataException(
+        ErrorCode.FAILED_PRECONDITION,
+        "Cannot "
+            + action
+            + " "
+            + dir
+            + " of tier "
+            + tier.spec().alias()
+            + " ("
+            + tier.spec().dirKey()
+            + "): "
+            + e
+            + ". Check that the folder is readable and writable by this user and its disk is"
+            + " mounted, or point "
+            + tier.spec().dirKey()
+            + " at another folder.",
+        e);
   }
 
   /** Creates the tier's folders and checks that it can write there. */
@@ -102,17 +114,7 @@ final class TierFolder {
         removed++;
       }
     } catch (IOException e) {
-      throw new StrataException(
-          ErrorCode.FAILED_PRECONDITION,
-          "Cannot clear "
-              + tier.tmpDir()
-              + " of tier "
-              + tier.spec().alias()
-              + " ("
-              + tier.spec().dirKey()
-              + "): "
-              + e,
-          e);
+      throw unreadable(tier, "clear", tier.tmpDir(), e);
     }
     return removed;
   }
@@ -160,17 +162,7 @@ final class TierFolder {
         }
       }
     } catch (IOException e) {
-      throw new StrataException(
-          ErrorCode.FAILED_PRECONDITION,
-          "Cannot list "
-              + tier.blocksDir()
-              + " of tier "
-              + tier.spec().alias()
-              + " ("
-              + tier.spec().dirKey()
-              + "): "
-              + e,
-          e);
+      throw unreadable(tier, "list", tier.blocksDir(), e);
     }
     return stray;
   }
