@@ -11,7 +11,6 @@ import io.strata.proto.LoadMetadataRequest;
 import java.io.UncheckedIOException;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The progress of one metadata load, streamed from the master: a message about once a second and a
@@ -33,11 +32,7 @@ final class MetadataLoadStream implements CloseableIterator<LoadMetadataProgress
       try {
         Context previous = call.attach();
         try {
-          messages =
-              master
-                  .stub()
-                  .withDeadlineAfter(master.listTimeout().toMillis(), TimeUnit.MILLISECONDS)
-                  .loadMetadata(request);
+          messages = retries.open(stub -> stub.loadMetadata(request));
         } finally {
           call.detach(previous);
         }

@@ -79,10 +79,8 @@ public final class NamespaceWatch implements AutoCloseable {
       return;
     }
     current = new Stream();
-    master
-        .asyncStub()
-        .watchChanges(
-            WatchChangesRequest.newBuilder().setAfterSequence(lastSequence).build(), current);
+    master.watchChanges(
+        WatchChangesRequest.newBuilder().setAfterSequence(lastSequence).build(), current);
   }
 
   private synchronized void checkSilence() {
@@ -190,23 +188,11 @@ public final class NamespaceWatch implements AutoCloseable {
       if (failure != null) {
         // With several masters the stream opens again on the leader a follower named, or on
         // the next master; a silent master is passed over as a paused one would be.
-        master.moveOn(
-            silent
-                ? Status.DEADLINE_EXCEEDED
-                    .withDescription(status.getDescription())
-                    .asRuntimeException(Status.trailersFromThrowable(failure))
-                : failure);
+        master.watchBroke(failure, silent);
       }
       try {
         // The reopen runs on its own after the back-off; nothing waits for it.
-        var unused =
-            timer.schedule(
-                () -> {
-                  master.resetConnectBackoff();
-                  open();
-                },
-                delay,
-                TimeUnit.MILLISECONDS);
+        var unused = timer.schedule(NamespaceWatch.this::open, delay, TimeUnit.MILLISECONDS);
       } catch (java.util.concurrent.RejectedExecutionException e) {
         // Closed meanwhile.
       }

@@ -12,7 +12,6 @@ import java.io.UncheckedIOException;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The children of a directory, streamed from the master a page at a time. gRPC asks the server for
@@ -106,7 +105,7 @@ final class StatusListing implements CloseableIterator<FileInfo> {
     while (true) {
       try {
         if (pages == null) {
-          open();
+          open(retries);
         }
         while (pages.hasNext()) {
           pageSeenOnThisCall = true;
@@ -129,7 +128,7 @@ final class StatusListing implements CloseableIterator<FileInfo> {
     }
   }
 
-  private void open() {
+  private void open(StreamRetries retries) {
     call = Context.current().withCancellation();
     ListStatusRequest.Builder request =
         ListStatusRequest.newBuilder()
@@ -150,11 +149,7 @@ final class StatusListing implements CloseableIterator<FileInfo> {
     }
     Context previous = call.attach();
     try {
-      pages =
-          master
-              .stub()
-              .withDeadlineAfter(master.listTimeout().toMillis(), TimeUnit.MILLISECONDS)
-              .listStatus(request.build());
+      pages = retries.open(stub -> stub.listStatus(request.build()));
     } finally {
       call.detach(previous);
     }

@@ -4,6 +4,7 @@ import io.grpc.Channel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.AbstractStub;
+import io.grpc.stub.StreamObserver;
 import io.strata.common.conf.ClientKeys;
 import io.strata.common.conf.StrataConfig;
 import io.strata.common.error.ErrorCode;
@@ -11,6 +12,7 @@ import io.strata.common.error.GrpcErrors;
 import io.strata.common.error.StrataException;
 import io.strata.proto.FileSystemMasterGrpc;
 import io.strata.proto.FileSystemMasterGrpc.FileSystemMasterBlockingStub;
+import io.strata.proto.FileSystemMasterGrpc.FileSystemMasterStub;
 import io.strata.proto.JournalMasterGrpc;
 import io.strata.proto.JournalMasterGrpc.JournalMasterBlockingStub;
 import io.strata.proto.LoadMasterGrpc;
@@ -19,6 +21,8 @@ import io.strata.proto.PersistMasterGrpc;
 import io.strata.proto.PersistMasterGrpc.PersistMasterBlockingStub;
 import io.strata.proto.UpgradeMasterGrpc;
 import io.strata.proto.UpgradeMasterGrpc.UpgradeMasterBlockingStub;
+import io.strata.proto.WatchChangesRequest;
+import io.strata.proto.WatchChangesResponse;
 import java.io.Closeable;
 import java.time.Duration;
 import java.util.Map;
@@ -64,7 +68,7 @@ public final class MasterClient implements Closeable {
   private final MasterAddresses configured;
   private final MasterChannels channels;
   private final FileSystemMasterBlockingStub stub;
-  private final FileSystemMasterGrpc.FileSystemMasterStub asyncStub;
+  private final FileSystemMasterStub asyncStub;
   private final Duration rpcTimeout;
   private final Duration listTimeout;
   private final Duration retryBudget;
@@ -301,24 +305,44 @@ public final class MasterClient implements Closeable {
     }
   }
 
-  /** The stub without a deadline, for streaming calls that manage their own; calls the leader. */
-  public FileSystemMasterBlockingStub stub() {
-    return stub;
-  }
-
-  /** An asynchronous stub without a deadline, for long-lived streams such as WatchChanges. */
-  public FileSystemMasterGrpc.FileSystemMasterStub asyncStub() {
-    return asyncStub;
-  }
-
-  /** Makes the channels try their masters again at once (after one failed a stream). */
-  public void resetConnectBackoff() {
-    channels.resetConnectBackoff();
-  }
-
-  /** The retry rules for one server stream read from the leader ({@link #stub()}). */
+  /**
+   * The retry rules for one server stream read from the leader: {@link StreamRetries#open} opens it
+   * with the deadline of a listing, {@link StreamRetries#afterFailure} decides on a failure.
+   */
   public StreamRetries streamRetries() {
     return new StreamRetries(this);
+  }
+
+  /** The leader's stub with the deadline of one streamed listing or metadata load. */
+  FileSystemMasterBlockingStub listingStub() {
+    return stub.withDeadlineAfter(listTimeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Opens the master's long-lived stream of namespace changes on the leader, without a deadline.
+   * After the stream broke, the caller reports the failure through {@link #watchBroke} before it
+   * opens the stream again, so that the new one goes to the master that can serve it.
+   */
+  public void watchChanges(
+      WatchChangesRequest request, StreamObserver<WatchChangesResponse> observer) {
+    // A master that failed the last stream may be back: try it at once rather than after
+    // gRPC's own reconnect back-off.
+    channels.resetConnectBackoff();
+    asyncStub.watchChanges(request, observer);
+  }
+
+  /**
+   * After a long-lived stream broke: moves on from its master as a failed call does -- to the
+   * leader a follower named, or else to the next master. A stream that was cancelled for its
+   * silence ({@code silent}) passes its master over as a paused one would be.
+   */
+  public void watchBroke(Throwable failure, boolean silent) {
+    channels.moveOn(
+        silent
+            ? Status.DEADLINE_EXCEEDED
+                .withDescription(Status.fromThrowable(failure).getDescription())
+                .asRuntimeException(Status.trailersFromThrowable(failure))
+            : failure);
   }
 
   /** A fresh retry budget for one call. */
@@ -327,16 +351,7 @@ public final class MasterClient implements Closeable {
   }
 
   /**
-   * After a stream on {@link #stub()} or {@link #asyncStub()} broke, moves on from its master as a
-   * failed call does -- to the leader a follower named, else to the next master -- so that the
-   * stream opened again goes there. Does nothing for failures that do not call for it.
-   */
-  public void moveOn(Throwable failure) {
-    channels.moveOn(failure);
-  }
-
-  /**
-   * After a call failed with UNAVAILABLE: moves on from its master (see {@link #moveOn}), then
+   * After a call failed with UNAVAILABLE: moves on from its master (see {@link #watchBroke}), then
    * waits before retrying when a round of masters has failed, or throws the final error when the
    * budget is spent.
    */
@@ -364,7 +379,7 @@ public final class MasterClient implements Closeable {
   }
 
   /** The error of masters that could not serve a call for the whole retry budget. */
-  public StrataException unreachable(StatusRuntimeException cause) {
+  private StrataException unreachable(StatusRuntimeException cause) {
     if (!configured.listed()) {
       if (GrpcErrors.served(cause)) {
         // The master answered, and it is something behind it (an under store, its journal)

@@ -325,10 +325,7 @@ class MasterClientFailoverTest {
     for (int attempt = 0; attempt < 5 && first == null; attempt++) {
       try {
         Iterator<ListStatusResponse> pages =
-            client
-                .stub()
-                .withDeadlineAfter(5, TimeUnit.SECONDS)
-                .listStatus(ListStatusRequest.newBuilder().setPath("/").build());
+            retries.open(s -> s.listStatus(ListStatusRequest.newBuilder().setPath("/").build()));
         first = pages.next().getFiles(0).getName();
       } catch (StatusRuntimeException e) {
         retries.afterFailure(e, false);
@@ -347,29 +344,27 @@ class MasterClientFailoverTest {
     // As NamespaceWatch does: on an error, move on and open the stream again.
     for (int attempt = 0; attempt < 5 && changedPath == null; attempt++) {
       CompletableFuture<Object> outcome = new CompletableFuture<>();
-      client
-          .asyncStub()
-          .watchChanges(
-              WatchChangesRequest.getDefaultInstance(),
-              new StreamObserver<>() {
-                @Override
-                public void onNext(WatchChangesResponse value) {
-                  outcome.complete(value);
-                }
+      client.watchChanges(
+          WatchChangesRequest.getDefaultInstance(),
+          new StreamObserver<>() {
+            @Override
+            public void onNext(WatchChangesResponse value) {
+              outcome.complete(value);
+            }
 
-                @Override
-                public void onError(Throwable t) {
-                  outcome.complete(t);
-                }
+            @Override
+            public void onError(Throwable t) {
+              outcome.complete(t);
+            }
 
-                @Override
-                public void onCompleted() {
-                  outcome.complete("completed");
-                }
-              });
+            @Override
+            public void onCompleted() {
+              outcome.complete("completed");
+            }
+          });
       Object got = outcome.get(10, TimeUnit.SECONDS);
       if (got instanceof Throwable t) {
-        client.moveOn(t);
+        client.watchBroke(t, false);
       } else if (got instanceof WatchChangesResponse r) {
         changedPath = r.getChanges(0).getPath();
       }

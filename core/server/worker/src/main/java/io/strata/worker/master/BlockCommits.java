@@ -1,7 +1,6 @@
 package io.strata.worker.master;
 
 import io.grpc.Status;
-import io.grpc.stub.StreamObserver;
 import io.strata.proto.BlockReport;
 import io.strata.proto.CommitBlockRequest;
 import io.strata.proto.CommitBlockResponse;
@@ -80,47 +79,25 @@ final class BlockCommits {
       blocks.forEach(b -> sendOne(workerId, b));
       return;
     }
-    master
-        .blockMasterAsync()
-        .commitBlocks(
-            CommitBlocksRequest.newBuilder().setWorkerId(workerId).addAllBlocks(blocks).build(),
-            new StreamObserver<CommitBlocksResponse>() {
-              @Override
-              public void onNext(CommitBlocksResponse value) {}
-
-              @Override
-              public void onError(Throwable t) {
-                if (Status.fromThrowable(t).getCode() == Status.Code.UNIMPLEMENTED) {
-                  batches = false;
-                  blocks.forEach(b -> sendOne(workerId, b));
-                  return;
-                }
-                master.moveOn(t);
-                LOG.debug("CommitBlocks of {} blocks failed: {}", blocks.size(), t.toString());
-              }
-
-              @Override
-              public void onCompleted() {}
-            });
+    CommitBlocksRequest request =
+        CommitBlocksRequest.newBuilder().setWorkerId(workerId).addAllBlocks(blocks).build();
+    master.<CommitBlocksResponse>send(
+        (stub, answer) -> stub.commitBlocks(request, answer),
+        t -> {
+          if (Status.fromThrowable(t).getCode() == Status.Code.UNIMPLEMENTED) {
+            batches = false;
+            blocks.forEach(b -> sendOne(workerId, b));
+            return;
+          }
+          LOG.debug("CommitBlocks of {} blocks failed: {}", blocks.size(), t.toString());
+        });
   }
 
   private void sendOne(long workerId, BlockReport block) {
-    master
-        .blockMasterAsync()
-        .commitBlock(
-            CommitBlockRequest.newBuilder().setWorkerId(workerId).setBlock(block).build(),
-            new StreamObserver<CommitBlockResponse>() {
-              @Override
-              public void onNext(CommitBlockResponse value) {}
-
-              @Override
-              public void onError(Throwable t) {
-                master.moveOn(t);
-                LOG.debug("CommitBlock of block {} failed: {}", block.getBlockId(), t.toString());
-              }
-
-              @Override
-              public void onCompleted() {}
-            });
+    CommitBlockRequest request =
+        CommitBlockRequest.newBuilder().setWorkerId(workerId).setBlock(block).build();
+    master.<CommitBlockResponse>send(
+        (stub, answer) -> stub.commitBlock(request, answer),
+        t -> LOG.debug("CommitBlock of block {} failed: {}", block.getBlockId(), t.toString()));
   }
 }

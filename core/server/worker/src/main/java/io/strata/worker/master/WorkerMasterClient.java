@@ -3,6 +3,7 @@ package io.strata.worker.master;
 import io.grpc.Channel;
 import io.grpc.Status;
 import io.grpc.stub.AbstractStub;
+import io.grpc.stub.StreamObserver;
 import io.strata.client.master.Backoff;
 import io.strata.client.master.MasterAddresses;
 import io.strata.client.master.MasterChannels;
@@ -12,6 +13,8 @@ import io.strata.proto.FileSystemMasterGrpc;
 import io.strata.proto.FileSystemMasterGrpc.FileSystemMasterBlockingStub;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -74,20 +77,32 @@ public final class WorkerMasterClient implements AutoCloseable {
   }
 
   /**
-   * The asynchronous stub for fire-and-forget calls, on the leader; a caller whose call failed
-   * hands the failure to {@link #moveOn} so that the next call goes where it should.
+   * Sends one fire-and-forget call of the worker service to the leader, with the deadline of a
+   * blocking call. A failure first moves this client on, as a blocking call's does -- to the leader
+   * a follower named, or else to the next master -- so that the next call goes where it should;
+   * then {@code onFailure} hears it. An answer is not waited for, nor handed on.
+   *
+   * @param call issues the call on the stub it is given, with the observer it is given
    */
-  public BlockMasterWorkerGrpc.BlockMasterWorkerStub blockMasterAsync() {
-    return BlockMasterWorkerGrpc.newStub(channels.leaderChannel())
-        .withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS);
-  }
+  public <R> void send(
+      BiConsumer<BlockMasterWorkerGrpc.BlockMasterWorkerStub, StreamObserver<R>> call,
+      Consumer<Throwable> onFailure) {
+    call.accept(
+        BlockMasterWorkerGrpc.newStub(channels.leaderChannel())
+            .withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS),
+        new StreamObserver<R>() {
+          @Override
+          public void onNext(R value) {}
 
-  /**
-   * After an asynchronous call failed: moves on from its master to the leader a follower named, or
-   * to the next master, when the failure says its master could not serve.
-   */
-  public void moveOn(Throwable failure) {
-    channels.moveOn(failure);
+          @Override
+          public void onError(Throwable t) {
+            channels.moveOn(t);
+            onFailure.accept(t);
+          }
+
+          @Override
+          public void onCompleted() {}
+        });
   }
 
   @Override
