@@ -157,134 +157,12 @@ public final class MasterServer implements ProcessMain.Server {
               "master journal",
               MasterKeys.JOURNAL_DIR.name());
       prepareRootStore();
-      journal = JournalSystem.open(conf, registry);
-      // The registry checks block reports against the namespace, which needs the registry for
-      // cached bytes: the lambda reads the field once both exist.
-      workers =
-          new WorkerRegistry(
-              conf.getDuration(MasterKeys.WORKER_TIMEOUT),
-              fileId -> namespace.isFile(fileId),
-              registry);
-      mounts = new MountTable(rootUfs, rootOptions, journal.store().mounts());
-      guards = new StoreGuards(conf, registry);
-      String owner = System.getProperty("user.name", "");
-      UfsMetadataLoader loader =
-          new UfsMetadataLoader(
-              stores,
-              guards,
-              conf.getBytes(MasterKeys.BLOCK_SIZE),
-              owner,
-              groupOf(owner),
-              registry);
-      SyncPolicy sync =
-          new SyncPolicy(
-              mounts, syncInterval, conf.getInt(MasterKeys.UFS_SYNC_TIME_CACHE_SIZE), registry);
-      changes =
-          new ChangeFeed(
-              journal.lastSequence(),
-              conf.getInt(MasterKeys.WATCH_HISTORY_SIZE),
-              conf.getInt(MasterKeys.WATCH_QUEUE_SIZE),
-              registry);
-      journal.onApplied(changes::advance);
-      journal.onEntriesApplied(this::followMountChanges);
-      journal.onApplyFailure(this::journalFailed);
-      tree = new InodeTree(journal.store(), mounts, loader, workers, sync);
-      journal.setReadersLock(tree.readersLock());
-      namespace =
-          Namespace.open(
-              tree,
-              journal,
-              changes,
-              registry,
-              conf.getInt(MasterKeys.UFS_THREADS),
-              conf.getDuration(MasterKeys.PATH_LOCK_TIMEOUT),
-              LOAD_BATCH);
-      journal.onRoleChange(
-          new JournalSystem.RoleListener() {
-            @Override
-            public void gainedLead() {
-              takeLead();
-            }
-
-            @Override
-            public void lostLead() {
-              giveUpLead();
-            }
-          });
-      journal.start();
-      // A follower serves nothing, but its mount table must match what it applied when it
-      // takes the lead; the leader reloaded it already.
-      mounts.reload(journal.store().mounts());
-
-      RpcCalls calls = new RpcCalls(registry, MetricNames.MASTER_RPC_LATENCY);
-      rpcExecutor =
-          Executors.newFixedThreadPool(
-              conf.getInt(MasterKeys.RPC_THREADS), DaemonThreads.numbered("master-rpc-"));
-      loadExecutor =
-          Executors.newFixedThreadPool(
-              conf.getInt(MasterKeys.METADATA_LOAD_THREADS),
-              DaemonThreads.numbered("master-metadata-load-"));
-      String host = conf.getString(MasterKeys.BIND_HOST);
-      ClientDirectory clients = new ClientDirectory(java.time.Duration.ofHours(1));
-      grpc =
-          NettyServerBuilder.forAddress(
-                  new InetSocketAddress(host, conf.getInt(CommonKeys.MASTER_RPC_PORT)))
-              .executor(rpcExecutor)
-              // Clients of several masters ping every 2 s to notice a paused leader.
-              .permitKeepAliveTime(1, TimeUnit.SECONDS)
-              .permitKeepAliveWithoutCalls(true)
-              .addTransportFilter(
-                  new io.grpc.ServerTransportFilter() {
-                    @Override
-                    public void transportTerminated(io.grpc.Attributes transport) {
-                      clients.disconnected(transport.get(io.grpc.Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
-                    }
-                  })
-              .addService(
-                  new FileSystemMasterService(
-                      namespace,
-                      workers,
-                      journal,
-                      changes,
-                      calls,
-                      conf.getInt(MasterKeys.LIST_PAGE_SIZE),
-                      startTime,
-                      loadExecutor,
-                      clients))
-              .addService(new BlockMasterWorkerService(workers, calls))
-              .addService(new LoadMasterService(() -> loadJobs, calls))
-              .addService(new PersistMasterService(namespace, () -> persistScheduler, calls))
-              .addService(new JournalMasterService(journal, calls, conf))
-              .addService(new UpgradeMasterService(journal, calls))
-              .intercept(new RetriedCallReplay(journal.calls(), namespace))
-              .intercept(new LeaderGate(journal))
-              .intercept(CallIdentity.interceptor())
-              // Outermost: a caller of a protocol this release does not serve gets nothing else.
-              .intercept(new VersionCheck("master", clients::served))
-              .build()
-              .start();
-      journal.setBoundRpcAddress(conf.getString(CommonKeys.MASTER_HOSTNAME) + ":" + grpc.getPort());
-      web = new WebServer(host, conf.getInt(MasterKeys.WEB_PORT), registry);
-
-      housekeeping =
-          Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("master-worker-check"));
-      long checkMs = Math.max(10, conf.getDuration(MasterKeys.WORKER_TIMEOUT).toMillis() / 4);
-      // Each housekeeping task logs its own failures and runs until the executor shuts down.
-      var unusedWorkerCheck =
-          housekeeping.scheduleWithFixedDelay(
-              this::markLostWorkers, checkMs, checkMs, TimeUnit.MILLISECONDS);
-      long snapshotMs = conf.getDuration(MasterKeys.CHECKPOINT_PERIOD).toMillis();
-      if (snapshotMs > 0) {
-        var unusedSnapshots =
-            housekeeping.scheduleWithFixedDelay(
-                this::periodicSnapshot, snapshotMs, snapshotMs, TimeUnit.MILLISECONDS);
-      }
-      long backupMs = conf.getDuration(MasterKeys.BACKUP_INTERVAL).toMillis();
-      if (backupMs > 0) {
-        var unusedBackups =
-            housekeeping.scheduleWithFixedDelay(
-                this::scheduledBackup, backupMs, backupMs, TimeUnit.MILLISECONDS);
-      }
+      openJournalAndNamespace();
+      startRpcServer(startTime);
+      web =
+          new WebServer(
+              conf.getString(MasterKeys.BIND_HOST), conf.getInt(MasterKeys.WEB_PORT), registry);
+      scheduleHousekeeping();
     } catch (IOException | RuntimeException e) {
       release(false);
       throw e;
@@ -295,6 +173,142 @@ public final class MasterServer implements ProcessMain.Server {
         rpcPort(),
         webPort(),
         rootUfs);
+  }
+
+  /**
+   * Opens the journal and the metastore, and builds on them the namespace and what it needs (the
+   * worker registry, the mount table, metadata loads and syncs, the change feed); then starts the
+   * journal, which takes or follows the lead.
+   */
+  private void openJournalAndNamespace() throws IOException {
+    journal = JournalSystem.open(conf, registry);
+    // The registry checks block reports against the namespace, which needs the registry for
+    // cached bytes: the lambda reads the field once both exist.
+    workers =
+        new WorkerRegistry(
+            conf.getDuration(MasterKeys.WORKER_TIMEOUT),
+            fileId -> namespace.isFile(fileId),
+            registry);
+    mounts = new MountTable(rootUfs, rootOptions, journal.store().mounts());
+    guards = new StoreGuards(conf, registry);
+    String owner = System.getProperty("user.name", "");
+    UfsMetadataLoader loader =
+        new UfsMetadataLoader(
+            stores, guards, conf.getBytes(MasterKeys.BLOCK_SIZE), owner, groupOf(owner), registry);
+    SyncPolicy sync =
+        new SyncPolicy(
+            mounts, syncInterval, conf.getInt(MasterKeys.UFS_SYNC_TIME_CACHE_SIZE), registry);
+    changes =
+        new ChangeFeed(
+            journal.lastSequence(),
+            conf.getInt(MasterKeys.WATCH_HISTORY_SIZE),
+            conf.getInt(MasterKeys.WATCH_QUEUE_SIZE),
+            registry);
+    journal.onApplied(changes::advance);
+    journal.onEntriesApplied(this::followMountChanges);
+    journal.onApplyFailure(this::journalFailed);
+    tree = new InodeTree(journal.store(), mounts, loader, workers, sync);
+    journal.setReadersLock(tree.readersLock());
+    namespace =
+        Namespace.open(
+            tree,
+            journal,
+            changes,
+            registry,
+            conf.getInt(MasterKeys.UFS_THREADS),
+            conf.getDuration(MasterKeys.PATH_LOCK_TIMEOUT),
+            LOAD_BATCH);
+    journal.onRoleChange(
+        new JournalSystem.RoleListener() {
+          @Override
+          public void gainedLead() {
+            takeLead();
+          }
+
+          @Override
+          public void lostLead() {
+            giveUpLead();
+          }
+        });
+    journal.start();
+    // A follower serves nothing, but its mount table must match what it applied when it
+    // takes the lead; the leader reloaded it already.
+    mounts.reload(journal.store().mounts());
+  }
+
+  /** Starts the gRPC server with every master service behind the call interceptors. */
+  private void startRpcServer(long startTime) throws IOException {
+    RpcCalls calls = new RpcCalls(registry, MetricNames.MASTER_RPC_LATENCY);
+    rpcExecutor =
+        Executors.newFixedThreadPool(
+            conf.getInt(MasterKeys.RPC_THREADS), DaemonThreads.numbered("master-rpc-"));
+    loadExecutor =
+        Executors.newFixedThreadPool(
+            conf.getInt(MasterKeys.METADATA_LOAD_THREADS),
+            DaemonThreads.numbered("master-metadata-load-"));
+    String host = conf.getString(MasterKeys.BIND_HOST);
+    ClientDirectory clients = new ClientDirectory(java.time.Duration.ofHours(1));
+    grpc =
+        NettyServerBuilder.forAddress(
+                new InetSocketAddress(host, conf.getInt(CommonKeys.MASTER_RPC_PORT)))
+            .executor(rpcExecutor)
+            // Clients of several masters ping every 2 s to notice a paused leader.
+            .permitKeepAliveTime(1, TimeUnit.SECONDS)
+            .permitKeepAliveWithoutCalls(true)
+            .addTransportFilter(
+                new io.grpc.ServerTransportFilter() {
+                  @Override
+                  public void transportTerminated(io.grpc.Attributes transport) {
+                    clients.disconnected(transport.get(io.grpc.Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
+                  }
+                })
+            .addService(
+                new FileSystemMasterService(
+                    namespace,
+                    workers,
+                    journal,
+                    changes,
+                    calls,
+                    conf.getInt(MasterKeys.LIST_PAGE_SIZE),
+                    startTime,
+                    loadExecutor,
+                    clients))
+            .addService(new BlockMasterWorkerService(workers, calls))
+            .addService(new LoadMasterService(() -> loadJobs, calls))
+            .addService(new PersistMasterService(namespace, () -> persistScheduler, calls))
+            .addService(new JournalMasterService(journal, calls, conf))
+            .addService(new UpgradeMasterService(journal, calls))
+            .intercept(new RetriedCallReplay(journal.calls(), namespace))
+            .intercept(new LeaderGate(journal))
+            .intercept(CallIdentity.interceptor())
+            // Outermost: a caller of a protocol this release does not serve gets nothing else.
+            .intercept(new VersionCheck("master", clients::served))
+            .build()
+            .start();
+    journal.setBoundRpcAddress(conf.getString(CommonKeys.MASTER_HOSTNAME) + ":" + grpc.getPort());
+  }
+
+  /** Schedules the worker-loss check and the periodic checkpoints and backups. */
+  private void scheduleHousekeeping() {
+    housekeeping =
+        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("master-worker-check"));
+    long checkMs = Math.max(10, conf.getDuration(MasterKeys.WORKER_TIMEOUT).toMillis() / 4);
+    // Each housekeeping task logs its own failures and runs until the executor shuts down.
+    var unusedWorkerCheck =
+        housekeeping.scheduleWithFixedDelay(
+            this::markLostWorkers, checkMs, checkMs, TimeUnit.MILLISECONDS);
+    long snapshotMs = conf.getDuration(MasterKeys.CHECKPOINT_PERIOD).toMillis();
+    if (snapshotMs > 0) {
+      var unusedSnapshots =
+          housekeeping.scheduleWithFixedDelay(
+              this::periodicSnapshot, snapshotMs, snapshotMs, TimeUnit.MILLISECONDS);
+    }
+    long backupMs = conf.getDuration(MasterKeys.BACKUP_INTERVAL).toMillis();
+    if (backupMs > 0) {
+      var unusedBackups =
+          housekeeping.scheduleWithFixedDelay(
+              this::scheduledBackup, backupMs, backupMs, TimeUnit.MILLISECONDS);
+    }
   }
 
   /** Parses {@code k=v,k=v}; a pair without '=' fails naming the key that holds it. */

@@ -69,8 +69,9 @@ final class FileChanges {
    * directory and every parent it makes get {@code owner} and {@code group} ("" for the master's
    * default).
    */
-  CompletableFuture<FileInfo> createDirectory(
-      String path, boolean recursive, boolean allowExists, int mode, String owner, String group) {
+  CompletableFuture<FileInfo> createDirectory(Namespace.CreateDirectory d) {
+    String path = d.path();
+    boolean recursive = d.recursive();
     return runner.run(
         path,
         c -> {
@@ -81,7 +82,7 @@ final class FileChanges {
               throw new StrataException(
                   ErrorCode.ALREADY_EXISTS, "A file already exists at " + path);
             }
-            if (allowExists) {
+            if (d.allowExists()) {
               return done(tree.info(existing, path));
             }
             throw StrataException.alreadyExists(path);
@@ -97,7 +98,7 @@ final class FileChanges {
           }
           List<Edit> edits = new ArrayList<>();
           InodeEntry.Builder made =
-              addDirectories(c, w, w.names().size(), mode, owner, group, edits);
+              addDirectories(c, w, w.names().size(), d.mode(), d.owner(), d.group(), edits);
           Edit.foldersChanged(edits, w.last().getId());
           ChangeStaging.Staged s = c.commit(edits);
           FileInfo info = tree.info(made.build(), path);

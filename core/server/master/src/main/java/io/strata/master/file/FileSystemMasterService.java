@@ -234,12 +234,13 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
         () ->
             namespace
                 .createDirectory(
-                    PathNames.normalize(request.getPath()),
-                    request.getRecursive(),
-                    request.getAllowExists(),
-                    request.getMode(),
-                    request.getOwner(),
-                    request.getGroup())
+                    new Namespace.CreateDirectory(
+                        PathNames.normalize(request.getPath()),
+                        request.getRecursive(),
+                        request.getAllowExists(),
+                        request.getMode(),
+                        request.getOwner(),
+                        request.getGroup()))
                 .thenApply(d -> CreateDirectoryResponse.newBuilder().setDirectory(d).build()));
   }
 

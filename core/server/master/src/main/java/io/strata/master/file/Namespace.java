@@ -459,10 +459,26 @@ public final class Namespace {
     }
   }
 
-  /** See {@link FileChanges#createDirectory}. */
-  public CompletableFuture<FileInfo> createDirectory(
+  /**
+   * What a CreateDirectory call asks for.
+   *
+   * @param recursive make missing parents too
+   * @param allowExists answer an existing directory as it is rather than ALREADY_EXISTS
+   * @param mode permission bits; 0 for the default
+   * @param owner owner of the directory and the parents it makes; "" for the master's default
+   * @param group their group; "" for the master's default
+   */
+  public record CreateDirectory(
       String path, boolean recursive, boolean allowExists, int mode, String owner, String group) {
-    return files.createDirectory(path, recursive, allowExists, mode, owner, group);
+    /** A new directory at {@code path}, in an existing folder, with the defaults. */
+    public static CreateDirectory of(String path) {
+      return new CreateDirectory(path, false, false, 0, "", "");
+    }
+  }
+
+  /** See {@link FileChanges#createDirectory}. */
+  public CompletableFuture<FileInfo> createDirectory(CreateDirectory d) {
+    return files.createDirectory(d);
   }
 
   /** See {@link FileChanges#createFile}. */

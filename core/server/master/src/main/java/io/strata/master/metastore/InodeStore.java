@@ -468,126 +468,20 @@ public final class InodeStore implements Closeable {
    * follows every inode change.
    */
   public void apply(JournalEntry entry) throws IOException {
-    List<Long> removed = new ArrayList<>();
-    List<InodeEntry> updated = new ArrayList<>();
-    long count = inodeCount;
-    long nextId = nextInodeId;
-    long nextMount = nextMountId;
-    int layout = layoutVersion;
+    Applied applied = new Applied();
     try (WriteBatch batch = new WriteBatch()) {
       switch (entry.getEntryCase()) {
-        case INODE -> {
-          InodeEntry inode = entry.getInode();
-          InodeEntry old = get(inode.getId());
-          if (old == null) {
-            count++;
-          }
-          // Every name of the inode is an edge: its first (parent_id, name) and its hard links.
-          List<InodeName> after = names(inode);
-          for (InodeName n : names(old)) {
-            if (!after.contains(n)) {
-              batch.delete(edges, edgeKey(n.parentId(), n.name()));
-            }
-          }
-          for (InodeName n : after) {
-            batch.put(edges, edgeKey(n.parentId(), n.name()), key(inode.getId()));
-          }
-          batch.put(inodes, key(inode.getId()), inode.toByteArray());
-          ttlIndex.replace(batch, old, inode);
-          persistIndex.replace(batch, old, inode);
-          dataIds.replace(batch, old, inode);
-          if (inode.getDirectory()) {
-            if (old == null) {
-              subdirectories.created(batch, inode.getId());
-            }
-            moveSubdirectory(batch, old, inode.getId(), inode.getParentId());
-          }
-          nextId =
-              Math.max(
-                  nextId,
-                  Math.max(inode.getId(), Math.max(inode.getDataId(), inode.getWritingDataId()))
-                      + 1);
-          updated.add(inode);
-        }
-        case DELETE_INODE -> {
-          long id = entry.getDeleteInode().getId();
-          InodeEntry top = get(id);
-          if (top != null) {
-            batch.delete(edges, edgeKey(top.getParentId(), top.getName()));
-            if (top.getDirectory() && top.getParentId() != 0) {
-              long parent = top.getParentId();
-              subdirectories.add(batch, parent, -1, () -> countSubdirectories(parent));
-            }
-            deleteSubtree(batch, top, removed);
-            count -= removed.size();
-          }
-        }
-        case RENAME -> {
-          RenameEntry r = entry.getRename();
-          InodeEntry old = get(r.getId());
-          if (old == null) {
-            throw new IOException(
-                "Journal entry "
-                    + entry.getSequence()
-                    + " renames inode "
-                    + r.getId()
-                    + ", which does not exist");
-          }
-          InodeEntry.Builder movedBuilder =
-              old.toBuilder()
-                  .setParentId(r.getNewParentId())
-                  .setName(r.getNewName())
-                  .setModificationTimeMs(r.getModificationTimeMs());
-          if (r.hasChangeTimeNs()) {
-            movedBuilder.setChangeTimeNs(r.getChangeTimeNs());
-          }
-          InodeEntry moved = movedBuilder.build();
-          if (old.getDirectory()) {
-            moveSubdirectory(batch, old, old.getId(), r.getNewParentId());
-          }
-          batch.delete(edges, edgeKey(old.getParentId(), old.getName()));
-          batch.put(edges, edgeKey(moved.getParentId(), moved.getName()), key(moved.getId()));
-          batch.put(inodes, key(moved.getId()), moved.toByteArray());
-          ttlIndex.replace(batch, old, moved);
-          updated.add(moved);
-        }
+        case INODE -> putInode(batch, entry.getInode(), applied);
+        case DELETE_INODE -> deleteInode(batch, entry.getDeleteInode().getId(), applied);
+        case RENAME -> rename(batch, entry, applied);
         case ADD_MOUNT -> {
           MountInfo m = entry.getAddMount().getMount();
           batch.put(mounts, key(m.getMountId()), m.toByteArray());
-          nextMount = Math.max(nextMount, m.getMountId() + 1);
+          applied.nextMount = Math.max(applied.nextMount, m.getMountId() + 1);
         }
         case DELETE_MOUNT -> batch.delete(mounts, key(entry.getDeleteMount().getMountId()));
-        case LOAD_JOB -> {
-          LoadJobEntry job = entry.getLoadJob();
-          batch.put(
-              jobs,
-              jobKey('J', job.getJobId()),
-              job.toBuilder().clearNewFailures().build().toByteArray());
-          for (LoadFailure f : job.getNewFailuresList()) {
-            batch.put(jobs, failureKey(job.getJobId(), f.getPath()), bytes(f.getReason()));
-          }
-        }
-        case LAYOUT -> {
-          int target = entry.getLayout().getLayoutVersion();
-          if (target > Version.LAYOUT_VERSION) {
-            throw new IOException(
-                "Journal entry "
-                    + entry.getSequence()
-                    + " finalizes metadata"
-                    + " layout "
-                    + target
-                    + ", but this release ("
-                    + Version.RELEASE
-                    + ") reads"
-                    + " layouts up to "
-                    + Version.LAYOUT_VERSION
-                    + ": run release "
-                    + entry.getLayout().getRelease()
-                    + " or newer on this master");
-          }
-          layout = Math.max(layout, target);
-          batch.put(meta, LAYOUT_VERSION, longBytes(layout));
-        }
+        case LOAD_JOB -> putLoadJob(batch, entry.getLoadJob());
+        case LAYOUT -> finalizeLayout(batch, entry, applied);
         default ->
             throw new IOException(
                 "Journal entry "
@@ -595,9 +489,9 @@ public final class InodeStore implements Closeable {
                     + " has no change this release understands (written by a newer release?)");
       }
       batch.put(meta, APPLIED_SEQUENCE, longBytes(entry.getSequence()));
-      batch.put(meta, NEXT_INODE_ID, longBytes(nextId));
-      batch.put(meta, NEXT_MOUNT_ID, longBytes(nextMount));
-      batch.put(meta, INODE_COUNT, longBytes(count));
+      batch.put(meta, NEXT_INODE_ID, longBytes(applied.nextId));
+      batch.put(meta, NEXT_MOUNT_ID, longBytes(applied.nextMount));
+      batch.put(meta, INODE_COUNT, longBytes(applied.count));
       db.write(writeOptions, batch);
     } catch (RocksDBException e) {
       throw new IOException(
@@ -609,15 +503,144 @@ public final class InodeStore implements Closeable {
               + e.getMessage(),
           e);
     }
-    cache.invalidateAll(removed);
-    for (InodeEntry inode : updated) {
+    cache.invalidateAll(applied.removed);
+    for (InodeEntry inode : applied.updated) {
       cache.put(inode.getId(), inode);
     }
     appliedSequence = entry.getSequence();
-    inodeCount = count;
-    nextInodeId = nextId;
-    nextMountId = nextMount;
-    layoutVersion = layout;
+    inodeCount = applied.count;
+    nextInodeId = applied.nextId;
+    nextMountId = applied.nextMount;
+    layoutVersion = applied.layout;
+  }
+
+  /**
+   * What one entry changes beyond its write batch: the counters, taken over by the store only once
+   * the batch is written, and the inodes whose cached copies must go or be replaced.
+   */
+  private final class Applied {
+    final List<Long> removed = new ArrayList<>();
+    final List<InodeEntry> updated = new ArrayList<>();
+    long count = inodeCount;
+    long nextId = nextInodeId;
+    long nextMount = nextMountId;
+    int layout = layoutVersion;
+  }
+
+  /** A new or changed inode: its record, every name it has, and the indexes over it. */
+  private void putInode(WriteBatch batch, InodeEntry inode, Applied applied)
+      throws IOException, RocksDBException {
+    InodeEntry old = get(inode.getId());
+    if (old == null) {
+      applied.count++;
+    }
+    // Every name of the inode is an edge: its first (parent_id, name) and its hard links.
+    List<InodeName> after = names(inode);
+    for (InodeName n : names(old)) {
+      if (!after.contains(n)) {
+        batch.delete(edges, edgeKey(n.parentId(), n.name()));
+      }
+    }
+    for (InodeName n : after) {
+      batch.put(edges, edgeKey(n.parentId(), n.name()), key(inode.getId()));
+    }
+    batch.put(inodes, key(inode.getId()), inode.toByteArray());
+    ttlIndex.replace(batch, old, inode);
+    persistIndex.replace(batch, old, inode);
+    dataIds.replace(batch, old, inode);
+    if (inode.getDirectory()) {
+      if (old == null) {
+        subdirectories.created(batch, inode.getId());
+      }
+      moveSubdirectory(batch, old, inode.getId(), inode.getParentId());
+    }
+    applied.nextId =
+        Math.max(
+            applied.nextId,
+            Math.max(inode.getId(), Math.max(inode.getDataId(), inode.getWritingDataId())) + 1);
+    applied.updated.add(inode);
+  }
+
+  /** An inode and everything below it; nothing when it is gone already. */
+  private void deleteInode(WriteBatch batch, long id, Applied applied)
+      throws IOException, RocksDBException {
+    InodeEntry top = get(id);
+    if (top == null) {
+      return;
+    }
+    batch.delete(edges, edgeKey(top.getParentId(), top.getName()));
+    if (top.getDirectory() && top.getParentId() != 0) {
+      long parent = top.getParentId();
+      subdirectories.add(batch, parent, -1, () -> countSubdirectories(parent));
+    }
+    int before = applied.removed.size();
+    deleteSubtree(batch, top, applied.removed);
+    applied.count -= applied.removed.size() - before;
+  }
+
+  /** An inode under a new parent or name, with the times the rename gave it. */
+  private void rename(WriteBatch batch, JournalEntry entry, Applied applied)
+      throws IOException, RocksDBException {
+    RenameEntry r = entry.getRename();
+    InodeEntry old = get(r.getId());
+    if (old == null) {
+      throw new IOException(
+          "Journal entry "
+              + entry.getSequence()
+              + " renames inode "
+              + r.getId()
+              + ", which does not exist");
+    }
+    InodeEntry.Builder movedBuilder =
+        old.toBuilder()
+            .setParentId(r.getNewParentId())
+            .setName(r.getNewName())
+            .setModificationTimeMs(r.getModificationTimeMs());
+    if (r.hasChangeTimeNs()) {
+      movedBuilder.setChangeTimeNs(r.getChangeTimeNs());
+    }
+    InodeEntry moved = movedBuilder.build();
+    if (old.getDirectory()) {
+      moveSubdirectory(batch, old, old.getId(), r.getNewParentId());
+    }
+    batch.delete(edges, edgeKey(old.getParentId(), old.getName()));
+    batch.put(edges, edgeKey(moved.getParentId(), moved.getName()), key(moved.getId()));
+    batch.put(inodes, key(moved.getId()), moved.toByteArray());
+    ttlIndex.replace(batch, old, moved);
+    applied.updated.add(moved);
+  }
+
+  /** A load job's state, with the failures it reports for the first time kept apart. */
+  private void putLoadJob(WriteBatch batch, LoadJobEntry job) throws RocksDBException {
+    batch.put(
+        jobs,
+        jobKey('J', job.getJobId()),
+        job.toBuilder().clearNewFailures().build().toByteArray());
+    for (LoadFailure f : job.getNewFailuresList()) {
+      batch.put(jobs, failureKey(job.getJobId(), f.getPath()), bytes(f.getReason()));
+    }
+  }
+
+  /** A finalized metadata layout; one newer than this release reads stops the apply. */
+  private void finalizeLayout(WriteBatch batch, JournalEntry entry, Applied applied)
+      throws IOException, RocksDBException {
+    int target = entry.getLayout().getLayoutVersion();
+    if (target > Version.LAYOUT_VERSION) {
+      throw new IOException(
+          "Journal entry "
+              + entry.getSequence()
+              + " finalizes metadata layout "
+              + target
+              + ", but this release ("
+              + Version.RELEASE
+              + ") reads layouts up to "
+              + Version.LAYOUT_VERSION
+              + ": run release "
+              + entry.getLayout().getRelease()
+              + " or newer on this master");
+    }
+    applied.layout = Math.max(applied.layout, target);
+    batch.put(meta, LAYOUT_VERSION, longBytes(applied.layout));
   }
 
   /**
