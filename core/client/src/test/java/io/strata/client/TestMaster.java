@@ -4,6 +4,7 @@ import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.strata.common.BlockIds;
+import io.strata.common.NameOrder;
 import io.strata.common.PathNames;
 import io.strata.proto.BlockInfo;
 import io.strata.proto.BlockLocation;
@@ -62,7 +63,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * (CompleteFile, Delete, pages streamed).
  */
 public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplBase {
-  private final TreeMap<String, FileInfo> inodes = new TreeMap<>();
+  /** By path in the master's listing order, so that a folder's children list in that order. */
+  private final TreeMap<String, FileInfo> inodes = new TreeMap<>(NameOrder.COMPARATOR);
   private final Map<Long, List<BlockLocation>> locations = new TreeMap<>();
   private final List<MountInfo> mounts = new ArrayList<>();
   private final AtomicLong nextId = new AtomicLong(2);
@@ -195,7 +197,7 @@ public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplB
         break;
       }
       String rest = e.getKey().substring(prefix.length());
-      if (!rest.contains("/") && rest.compareTo(startAfter) > 0) {
+      if (!rest.contains("/") && NameOrder.compare(rest, startAfter) > 0) {
         out.add(e.getValue());
       }
     }
