@@ -74,7 +74,7 @@ final class CatchUp {
       long start = System.nanoTime();
       fs.checkpoint();
       checkpointSeconds = (System.nanoTime() - start) / 1e9;
-      count = fs.masterInfo().getInodeCount();
+      count = fs.masterInfo().inodeCount();
     }
     Deadline deadline =
         Deadline.of(

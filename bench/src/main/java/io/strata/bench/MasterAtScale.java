@@ -82,7 +82,7 @@ final class MasterAtScale {
             SyntheticNamespace.mountAndLoad(fs, "/tree", tree, loading);
         SyntheticNamespace.Loaded flatLoad =
             SyntheticNamespace.mountAndLoad(fs, "/flat", flat, loading);
-        long count = fs.masterInfo().getInodeCount();
+        long count = fs.masterInfo().inodeCount();
 
         Deadline deadline =
             Deadline.of(

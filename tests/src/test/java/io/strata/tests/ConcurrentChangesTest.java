@@ -148,7 +148,7 @@ class ConcurrentChangesTest {
 
       Map<String, String> live = namespace(fs);
       checkAgainstModel(live, names);
-      long end = fs.masterInfo().getJournalSequence();
+      long end = fs.masterInfo().journalSequence();
       MultiProcessCluster.waitFor(
           "the change stream to catch up",
           Duration.ofSeconds(30),

@@ -45,7 +45,7 @@ class PreviousReleaseTest {
         }
         assertEquals(TestTree.sha256(content), read(fs, "/compat/written.bin"));
         // What the processes say they run, not only what the cluster started.
-        assertEquals(previous.release(), fs.masterInfo().getRelease());
+        assertEquals(previous.release(), fs.masterInfo().release());
         assertEquals(previous.release(), fs.getWorkers().get(0).getRelease());
       }
 
@@ -61,7 +61,7 @@ class PreviousReleaseTest {
             () -> workerRelease(fs).equals(current.release()),
             null);
         assertEquals(1, fs.getWorkers().size());
-        assertEquals(previous.release(), fs.masterInfo().getRelease());
+        assertEquals(previous.release(), fs.masterInfo().release());
         assertEquals(TestTree.sha256(content), read(fs, "/compat/written.bin"));
       }
     }

@@ -782,9 +782,16 @@ public final class FileSystem implements Closeable {
     return ctx.master.call(s -> s.checkpoint(CheckpointRequest.getDefaultInstance())).getSequence();
   }
 
-  /** The master's release, journal state and inode count. */
-  public GetMasterInfoResponse masterInfo() throws StrataException {
-    return ctx.master.call(s -> s.getMasterInfo(GetMasterInfoRequest.getDefaultInstance()));
+  /** The leading master's release, start time, journal state and inode count. */
+  public MasterInfo masterInfo() throws StrataException {
+    GetMasterInfoResponse r =
+        ctx.master.call(s -> s.getMasterInfo(GetMasterInfoRequest.getDefaultInstance()));
+    return new MasterInfo(
+        r.getRelease(),
+        r.getStartTimeMs(),
+        r.getJournalSequence(),
+        r.getLastCheckpointSequence(),
+        r.getInodeCount());
   }
 
   /** The counters of this client's reads and writes. */

@@ -64,7 +64,7 @@ class FileSystemTest {
     assertEquals(1, fs.listMounts().size());
 
     assertEquals(42, fs.checkpoint());
-    assertEquals("test", fs.masterInfo().getRelease());
+    assertEquals("test", fs.masterInfo().release());
     assertEquals(1, fs.getWorkers().size());
     assertEquals(2, fs.free("/", true).blocks());
   }

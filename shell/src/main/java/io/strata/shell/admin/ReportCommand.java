@@ -1,9 +1,9 @@
 package io.strata.shell.admin;
 
 import io.strata.client.FileSystem;
+import io.strata.client.MasterInfo;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
-import io.strata.proto.GetMasterInfoResponse;
 import io.strata.proto.GetPersistStatusResponse;
 import io.strata.proto.MountHealth;
 import io.strata.proto.TierUsage;
@@ -43,17 +43,17 @@ final class ReportCommand implements Callable<Integer> {
   public Integer call() throws StrataException {
     FileSystem fs = ctx.fs();
     PrintStream out = ctx.out();
-    GetMasterInfoResponse m = fs.masterInfo();
+    MasterInfo m = fs.masterInfo();
     List<WorkerInfo> workers = fs.getWorkers();
     out.printf(
         "Master %s: release %s, started %s, %d inodes, journal sequence %d"
             + " (last checkpoint %d)%n",
         fs.masterAddress(),
-        m.getRelease(),
-        m.getStartTimeMs() > 0 ? Format.time(m.getStartTimeMs()) : "-",
-        m.getInodeCount(),
-        m.getJournalSequence(),
-        m.getLastCheckpointSequence());
+        m.release(),
+        m.startTimeMs() > 0 ? Format.time(m.startTimeMs()) : "-",
+        m.inodeCount(),
+        m.journalSequence(),
+        m.lastCheckpointSequence());
     long live = workers.stream().filter(w -> w.getState() == WorkerState.WORKER_LIVE).count();
     out.printf("%nWorkers: %d live, %d lost%n", live, workers.size() - live);
     if (!workers.isEmpty()) {
