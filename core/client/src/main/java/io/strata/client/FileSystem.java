@@ -224,10 +224,23 @@ public final class FileSystem implements Closeable {
         .getFile();
   }
 
-  /** The leading master's persist backlog and what its scheduler did since it took the lead. */
-  public GetPersistStatusResponse persistStatus() throws StrataException {
-    return ctx.master.callPersist(
-        s -> s.getPersistStatus(GetPersistStatusRequest.getDefaultInstance()));
+  /**
+   * The leading master's persist backlog and what its scheduler did since it took the lead.
+   *
+   * @throws StrataException UNIMPLEMENTED from a master of a release without ASYNC_THROUGH
+   */
+  public PersistStatus persistStatus() throws StrataException {
+    GetPersistStatusResponse r =
+        ctx.master.callPersist(
+            s -> s.getPersistStatus(GetPersistStatusRequest.getDefaultInstance()));
+    return new PersistStatus(
+        r.getBacklogFiles(),
+        r.getBacklogBytes(),
+        r.getOldestAgeMs(),
+        r.getRunning(),
+        r.getPersistedFiles(),
+        r.getFailedAttempts(),
+        r.getLastFailure());
   }
 
   public SubmitLoadResponse submitLoad(String path, LoadJobOptions options) throws StrataException {

@@ -2,9 +2,9 @@ package io.strata.shell.admin;
 
 import io.strata.client.FileSystem;
 import io.strata.client.MasterInfo;
+import io.strata.client.PersistStatus;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
-import io.strata.proto.GetPersistStatusResponse;
 import io.strata.proto.MountHealth;
 import io.strata.proto.TierUsage;
 import io.strata.proto.WorkerCacheStats;
@@ -157,7 +157,7 @@ final class ReportCommand implements Callable<Integer> {
    */
   private static void printPersists(PrintStream out, FileSystem fs) throws StrataException {
     out.printf("%nPersist backlog (ASYNC_THROUGH files not yet in their under store):%n");
-    GetPersistStatusResponse p;
+    PersistStatus p;
     try {
       p = fs.persistStatus();
     } catch (StrataException e) {
@@ -169,15 +169,15 @@ final class ReportCommand implements Callable<Integer> {
     }
     out.printf(
         "  %d files (%s), the oldest waiting %s; %d persisting now%n",
-        p.getBacklogFiles(),
-        Format.human(p.getBacklogBytes()),
-        Format.duration(p.getOldestAgeMs()),
-        p.getRunning());
+        p.backlogFiles(),
+        Format.human(p.backlogBytes()),
+        Format.duration(p.oldestAgeMs()),
+        p.running());
     out.printf(
         "  since this leader took over: %d persisted, %d failed attempts%s%n",
-        p.getPersistedFiles(),
-        p.getFailedAttempts(),
-        p.getLastFailure().isEmpty() ? "" : " (last: " + p.getLastFailure() + ")");
+        p.persistedFiles(),
+        p.failedAttempts(),
+        p.lastFailure().isEmpty() ? "" : " (last: " + p.lastFailure() + ")");
   }
 
   private static void printCache(PrintStream out, List<WorkerInfo> workers) {
