@@ -42,6 +42,7 @@ import io.strata.proto.WorkerInfo;
 import java.io.Closeable;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -200,15 +201,6 @@ public final class FileSystem implements Closeable {
   }
 
   /**
-   * Submits a job that loads the blocks of every file below a path into the workers. Returns at
-   * once with the job's first status; the master runs the job on its own (it survives this client
-   * and a master restart). There is one active job per path: when one is running already, nothing
-   * new is submitted, the answer has {@code already_running} set and carries that job's status (its
-   * options stay as they were).
-   *
-   * @throws StrataException NOT_FOUND when the path does not exist
-   */
-  /**
    * Writes a file that is in a worker's cache only (ASYNC_THROUGH not yet persisted, or MUST_CACHE)
    * to its under store now, and returns its status once it is there; a file in its store already is
    * returned as it is.
@@ -243,10 +235,37 @@ public final class FileSystem implements Closeable {
         r.getLastFailure());
   }
 
-  public SubmitLoadResponse submitLoad(String path, LoadJobOptions options) throws StrataException {
+  /**
+   * What {@link #submitLoad} answered.
+   *
+   * @param job the status of the job just submitted, or of the job of the path that was running
+   *     already
+   * @param alreadyRunning whether a job of the path was running already, so that nothing new was
+   *     submitted and {@code job} is that job's status
+   */
+  public record SubmittedLoad(LoadJobStatus job, boolean alreadyRunning) {
+    public SubmittedLoad {
+      Objects.requireNonNull(job, "job");
+    }
+  }
+
+  /**
+   * Submits a job that loads the blocks of every file below a path into the workers. Returns at
+   * once with the job's first status; the master runs the job on its own (it survives this client
+   * and a master restart). There is one active job per path: when one is running already, nothing
+   * new is submitted, the answer says it is {@link SubmittedLoad#alreadyRunning} and carries that
+   * job's status (its options stay as they were).
+   *
+   * @throws StrataException NOT_FOUND when the path does not exist
+   */
+  public SubmittedLoad submitLoad(String path, LoadJobOptions options) throws StrataException {
     String p = PathNames.normalize(path);
-    return ctx.master.callLoad(
-        s -> s.submitLoad(SubmitLoadRequest.newBuilder().setPath(p).setOptions(options).build()));
+    SubmitLoadResponse r =
+        ctx.master.callLoad(
+            s ->
+                s.submitLoad(
+                    SubmitLoadRequest.newBuilder().setPath(p).setOptions(options).build()));
+    return new SubmittedLoad(r.getJob(), r.getAlreadyRunning());
   }
 
   /**

@@ -13,7 +13,6 @@ import io.strata.common.error.StrataException;
 import io.strata.proto.LoadJobOptions;
 import io.strata.proto.LoadJobState;
 import io.strata.proto.LoadJobStatus;
-import io.strata.proto.SubmitLoadResponse;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -66,14 +65,14 @@ class LoadCallsTest {
             .setBandwidthBytesPerSec(200L << 20)
             .setPartialListing(true)
             .build();
-    SubmitLoadResponse r = fs.submitLoad("/data//x/", options);
-    assertEquals(7, r.getJob().getJobId());
-    assertFalse(r.getAlreadyRunning());
+    FileSystem.SubmittedLoad r = fs.submitLoad("/data//x/", options);
+    assertEquals(7, r.job().getJobId());
+    assertFalse(r.alreadyRunning());
     assertEquals("/data/x", loads.submits.get(0).getPath());
     assertEquals(options, loads.submits.get(0).getOptions());
 
     loads.alreadyRunning(true);
-    assertTrue(fs.submitLoad("/data/x", LoadJobOptions.getDefaultInstance()).getAlreadyRunning());
+    assertTrue(fs.submitLoad("/data/x", LoadJobOptions.getDefaultInstance()).alreadyRunning());
   }
 
   @Test

@@ -1,11 +1,11 @@
 package io.strata.shell.fs;
 
+import io.strata.client.FileSystem;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
 import io.strata.proto.LoadJobOptions;
 import io.strata.proto.LoadJobState;
 import io.strata.proto.LoadJobStatus;
-import io.strata.proto.SubmitLoadResponse;
 import io.strata.shell.ShellContext;
 import io.strata.shell.UsageException;
 import java.util.ArrayList;
@@ -173,21 +173,21 @@ final class LoadCommand extends FsAction {
     if (bandwidth != null) {
       options.setBandwidthBytesPerSec(bandwidth);
     }
-    SubmitLoadResponse submitted = fs().submitLoad(path, options.build());
-    LoadJobStatus job = submitted.getJob();
+    FileSystem.SubmittedLoad submitted = fs().submitLoad(path, options.build());
+    LoadJobStatus job = submitted.job();
     String p = job.getPath().isEmpty() ? path : job.getPath();
     String running = "A load of " + p + " is already running (job " + job.getJobId() + ")";
     if (detach) {
       out()
           .println(
-              submitted.getAlreadyRunning()
+              submitted.alreadyRunning()
                   ? running + "; nothing new was submitted"
                   : "Submitted load job " + job.getJobId() + " of " + p);
       out().println("Its status:  strata fs load --progress " + p);
       out().println("Stop it:     strata fs load --stop " + p);
       return;
     }
-    if (submitted.getAlreadyRunning()) {
+    if (submitted.alreadyRunning()) {
       ctx.err().println(running + "; following it");
     }
     StatusLine line =
