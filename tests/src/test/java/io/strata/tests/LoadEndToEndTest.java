@@ -54,7 +54,7 @@ class LoadEndToEndTest {
             .filter(w -> w.getState() == WorkerState.WORKER_LIVE)
             .collect(Collectors.toList());
     for (String f : files) {
-      for (BlockInfo b : fs.getFileBlocks(root + "/" + f).getBlocksList()) {
+      for (BlockInfo b : fs.getFileBlocks(root + "/" + f).blocks()) {
         long expected =
             WorkerHashing.pick(b.getBlockId(), live, WorkerInfo::getWorkerId).getWorkerId();
         List<Long> holders =
@@ -138,7 +138,7 @@ class LoadEndToEndTest {
       assertEquals(ufsBefore, ufsAfter, "reads after the load went to the under store");
 
       // Free the largest file; once the workers dropped its blocks, --verify loads exactly them.
-      int freedBlocks = fs.getFileBlocks("/data/" + largest).getBlocksCount();
+      int freedBlocks = fs.getFileBlocks("/data/" + largest).blocks().size();
       double held = workerBlocks(cluster, 0) + workerBlocks(cluster, 1);
       fs.free("/data/" + largest, false);
       MultiProcessCluster.waitFor(
@@ -217,7 +217,7 @@ class LoadEndToEndTest {
       List<String> files = new ArrayList<>(tree.files().keySet());
       assertCachedWhereHashingSays(fs, "/data", files);
       for (String f : files) {
-        for (BlockInfo b : fs.getFileBlocks("/data/" + f).getBlocksList()) {
+        for (BlockInfo b : fs.getFileBlocks("/data/" + f).blocks()) {
           assertFalse(b.getLocationsList().isEmpty(), f + " block " + b.getBlockId());
         }
       }

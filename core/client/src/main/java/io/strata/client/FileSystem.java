@@ -7,6 +7,7 @@ import io.strata.common.WorkerHashing;
 import io.strata.common.conf.StrataConfig;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
+import io.strata.proto.BlockInfo;
 import io.strata.proto.CheckpointRequest;
 import io.strata.proto.CreateDirectoryRequest;
 import io.strata.proto.CreateHardLinkRequest;
@@ -594,7 +595,7 @@ public final class FileSystem implements Closeable {
    */
   public FileInStream openFile(String path) throws StrataException {
     String p = PathNames.normalize(path);
-    GetFileBlocksResponse blocks;
+    FileBlocks blocks;
     try {
       blocks = getFileBlocks(p);
     } catch (StrataException e) {
@@ -604,14 +605,14 @@ public final class FileSystem implements Closeable {
       }
       throw e;
     }
-    FileInfo file = blocks.getFile();
+    FileInfo file = blocks.file();
     if (file.getDirectory()) {
       throw isDirectory(p);
     }
     if (!file.getComplete()) {
       throw StrataException.failedPrecondition("File is still being written: " + p);
     }
-    return new FileInStream(ctx, new BlockReader(ctx, file, blocks.getBlocksList()), file);
+    return new FileInStream(ctx, new BlockReader(ctx, file, blocks.blocks()), file);
   }
 
   /**
@@ -785,11 +786,29 @@ public final class FileSystem implements Closeable {
         .getHealthList();
   }
 
-  /** A file's status and its blocks, each with the live workers that hold it. */
-  public GetFileBlocksResponse getFileBlocks(String path) throws StrataException {
+  /**
+   * A file's status with its blocks, as {@link #getFileBlocks} returns them.
+   *
+   * @param file the file's status
+   * @param blocks every block of the file in offset order, each with the live workers that hold it
+   */
+  public record FileBlocks(FileInfo file, List<BlockInfo> blocks) {
+    public FileBlocks {
+      Objects.requireNonNull(file, "file");
+      blocks = List.copyOf(blocks);
+    }
+  }
+
+  /**
+   * A file's status and its blocks, each with the live workers that hold it.
+   *
+   * @throws StrataException INVALID_ARGUMENT for a directory, NOT_FOUND when it does not exist
+   */
+  public FileBlocks getFileBlocks(String path) throws StrataException {
     String p = PathNames.normalize(path);
-    return ctx.master.call(
-        s -> s.getFileBlocks(GetFileBlocksRequest.newBuilder().setPath(p).build()));
+    GetFileBlocksResponse r =
+        ctx.master.call(s -> s.getFileBlocks(GetFileBlocksRequest.newBuilder().setPath(p).build()));
+    return new FileBlocks(r.getFile(), r.getBlocksList());
   }
 
   /** What {@link #free} dropped from the workers' caches. */

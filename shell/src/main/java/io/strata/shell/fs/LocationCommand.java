@@ -1,11 +1,11 @@
 package io.strata.shell.fs;
 
+import io.strata.client.FileSystem;
 import io.strata.common.WorkerHashing;
 import io.strata.common.error.StrataException;
 import io.strata.proto.BlockInfo;
 import io.strata.proto.BlockLocation;
 import io.strata.proto.FileInfo;
-import io.strata.proto.GetFileBlocksResponse;
 import io.strata.proto.WorkerAddress;
 import io.strata.proto.WorkerInfo;
 import io.strata.proto.WorkerState;
@@ -34,8 +34,8 @@ final class LocationCommand extends FsAction {
 
   @Override
   void run() throws StrataException {
-    GetFileBlocksResponse r = fs().getFileBlocks(path);
-    FileInfo f = r.getFile();
+    FileSystem.FileBlocks r = fs().getFileBlocks(path);
+    FileInfo f = r.file();
     if (f.getDirectory()) {
       throw new UsageException("Path is a directory: " + f.getPath() + " (location takes a file)");
     }
@@ -47,13 +47,13 @@ final class LocationCommand extends FsAction {
                 + ": "
                 + Format.human(f.getLength())
                 + " in "
-                + r.getBlocksCount()
-                + (r.getBlocksCount() == 1 ? " block of " : " blocks of ")
+                + r.blocks().size()
+                + (r.blocks().size() == 1 ? " block of " : " blocks of ")
                 + Format.human(f.getBlockSize())
                 + ", "
                 + Format.percent(f.getCachedBytes(), f.getLength())
                 + " cached");
-    for (BlockInfo b : r.getBlocksList()) {
+    for (BlockInfo b : r.blocks()) {
       WorkerInfo home = WorkerHashing.pick(b.getBlockId(), live, WorkerInfo::getWorkerId);
       String holders =
           b.getLocationsList().isEmpty()
