@@ -65,6 +65,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class TestMaster extends FileSystemMasterGrpc.FileSystemMasterImplBase {
   /** By path in the master's listing order, so that a folder's children list in that order. */
   private final TreeMap<String, FileInfo> inodes = new TreeMap<>(NameOrder.COMPARATOR);
+
   private final Map<Long, List<BlockLocation>> locations = new TreeMap<>();
   private final List<MountInfo> mounts = new ArrayList<>();
   private final AtomicLong nextId = new AtomicLong(2);
