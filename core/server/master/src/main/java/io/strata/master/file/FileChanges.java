@@ -169,111 +169,162 @@ final class FileChanges {
    */
   CompletableFuture<FileInfo> createFile(Namespace.CreateFile r) {
     if (r.newVersion()) {
-      if (r.cacheOnly()) {
-        return CompletableFuture.failedFuture(
-            StrataException.invalidArgument(
-                "A new version of"
-                    + " "
-                    + r.path()
-                    + " is written through to the under store: write types"
-                    + " ASYNC_THROUGH and MUST_CACHE apply to new files only"));
-      }
-      return posix.beginVersion(r.path());
+      return beginNewVersion(r);
     }
+    try {
+      checkNewFileRequest(r);
+      if (r.cacheOnly()) {
+        ClusterLayout.require(tree.store(), LayoutFeature.CACHE_ONLY_FILES);
+      }
+    } catch (StrataException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return runner.run(r.path(), c -> createFileLocked(c, r));
+  }
+
+  /**
+   * Begins a new version of the complete file at the request's path; a new version always goes to
+   * the under store, so a cache-only write type is refused.
+   */
+  private CompletableFuture<FileInfo> beginNewVersion(Namespace.CreateFile r) {
+    if (r.cacheOnly()) {
+      return CompletableFuture.failedFuture(
+          StrataException.invalidArgument(
+              "A new version of"
+                  + " "
+                  + r.path()
+                  + " is written through to the under store: write types"
+                  + " ASYNC_THROUGH and MUST_CACHE apply to new files only"));
+    }
+    return posix.beginVersion(r.path());
+  }
+
+  /**
+   * Fails with INVALID_ARGUMENT when a new file cannot be made as asked: at the root, or with a
+   * negative block size.
+   */
+  private static void checkNewFileRequest(Namespace.CreateFile r) throws StrataException {
     String path = r.path();
     if (path.equals(PathNames.ROOT)) {
-      return CompletableFuture.failedFuture(
-          StrataException.invalidArgument("Cannot create a file at /: give a file path"));
+      throw StrataException.invalidArgument("Cannot create a file at /: give a file path");
     }
     if (r.blockSize() < 0) {
-      return CompletableFuture.failedFuture(
-          StrataException.invalidArgument("Negative block size " + r.blockSize() + " for " + path));
+      throw StrataException.invalidArgument(
+          "Negative block size " + r.blockSize() + " for " + path);
+    }
+  }
+
+  /**
+   * Where a created file's name goes: the folder that holds it (whose extended attributes the file
+   * inherits), and the file it replaces (null when the path was free) with whether that file lost
+   * its last name, so that its blocks go once the change is applied.
+   */
+  private record NewFileSlot(InodeEntry parent, InodeEntry replaced, boolean replacedGone) {}
+
+  /** The create itself, run by the change runner once the request has been checked. */
+  private CompletableFuture<FileInfo> createFileLocked(Change c, Namespace.CreateFile r)
+      throws IOException {
+    String path = r.path();
+    Walk w = lockForCreate(c, path, r.recursive());
+    List<Edit> edits = new ArrayList<>();
+    long nowNs = InodeTimes.nowNs();
+    NewFileSlot slot =
+        w.complete() ? replaceExisting(c, w, r, nowNs, edits) : makeMissingParents(c, w, r, edits);
+    InodeEntry.Builder file = newFileInode(c, w, r, slot);
+    edits.add(Edit.inode(file));
+    // The folder that gets a new name: the parent, or the deepest one that existed.
+    Edit.foldersChanged(edits, slot.replaced() != null ? slot.parent().getId() : w.last().getId());
+    ChangeStaging.Staged s = c.commit(edits);
+    FileInfo info = tree.info(file.build(), path);
+    long gone = slot.replacedGone() ? InodeTree.dataId(slot.replaced()) : -1;
+    return s.applied()
+        .thenApply(
+            x -> {
+              if (gone >= 0) {
+                workers.removeFiles(List.of(gone));
+              }
+              return info;
+            });
+  }
+
+  /**
+   * Takes the name of the file at the walk's end for a new file, when the request overwrites: adds
+   * the edits that remove the name from the old file, and deletes the old content from the store
+   * when the new one is to stay out of it.
+   */
+  private NewFileSlot replaceExisting(
+      Change c, Walk w, Namespace.CreateFile r, long nowNs, List<Edit> edits) throws IOException {
+    String path = r.path();
+    InodeEntry replaced = w.last();
+    if (replaced.getDirectory()) {
+      throw new StrataException(ErrorCode.ALREADY_EXISTS, "A directory already exists at " + path);
+    }
+    if (!r.overwrite()) {
+      throw new StrataException(
+          ErrorCode.ALREADY_EXISTS,
+          "Path already exists: "
+              + path
+              + " (remove it first, or overwrite it: `strata fs cp -f`)");
+    }
+    checkWritable(path);
+    InodeEntry parent = w.parentOfLast();
+    // A new inode, so that blocks cached for the old content are never read as the new.
+    // A file with other names (hard links) keeps them, with its old content.
+    boolean replacedGone =
+        names.removeName(replaced, parent.getId(), PathNames.name(path), nowNs, edits);
+    if (r.cacheOnly() && backedByStore(replaced)) {
+      // The new content stays out of the store for now: the old one must not stay under
+      // the name, where a rename would leave it behind for a sync to load again.
+      deleteStoreFile(c, mounts.resolve(path));
+    }
+    return new NewFileSlot(parent, replaced, replacedGone);
+  }
+
+  /**
+   * Readies a free path for a new file: checks its parents, makes the missing ones in the store and
+   * adds their edits (with the request's owner and group), when the request is recursive.
+   */
+  private NewFileSlot makeMissingParents(Change c, Walk w, Namespace.CreateFile r, List<Edit> edits)
+      throws IOException {
+    String path = r.path();
+    checkParents(w, path, r.recursive());
+    checkWritable(path);
+    checkStorePath(tree, path);
+    int parentDepth = w.names().size() - 1;
+    if (w.found() < parentDepth) {
+      MountTable.Resolution pr = mounts.resolve(PathNames.parent(path));
+      c.store(pr.mount()).mkdirs(pr.ufsUri(), true);
+    }
+    InodeEntry madeParent =
+        addDirectories(c, w, parentDepth, 0, r.owner(), r.group(), edits).build();
+    return new NewFileSlot(madeParent, null, false);
+  }
+
+  /**
+   * The new file's incomplete, empty inode in {@code slot}'s folder, with the request's mode,
+   * owner, block size and write type; its group follows a set-group-ID folder that existed.
+   */
+  private InodeEntry.Builder newFileInode(
+      Change c, Walk w, Namespace.CreateFile r, NewFileSlot slot) {
+    long parentId = slot.parent().getId();
+    InodeEntry parent = parentId == w.last().getId() ? w.last() : null;
+    InodeEntry.Builder file =
+        loader.newInode(
+            c.newInodeId(),
+            parentId,
+            PathNames.name(r.path()),
+            false,
+            r.mode(),
+            r.owner(),
+            parent == null ? r.group() : SetGid.group(parent, r.group()));
+    Xattrs.inherit(slot.parent(), file);
+    if (r.blockSize() > 0) {
+      file.setBlockSize(r.blockSize());
     }
     if (r.cacheOnly()) {
-      try {
-        ClusterLayout.require(tree.store(), LayoutFeature.CACHE_ONLY_FILES);
-      } catch (StrataException e) {
-        return CompletableFuture.failedFuture(e);
-      }
+      file.setNamespaceOnly(true).setPersistenceState(r.persistence());
     }
-    return runner.run(
-        path,
-        c -> {
-          Walk w = lockForCreate(c, path, r.recursive());
-          List<Edit> edits = new ArrayList<>();
-          long nowNs = InodeTimes.nowNs();
-          long parentId;
-          InodeEntry replaced = null;
-          // The new file's parent, when the path was free (made by this create, or there already).
-          InodeEntry madeParent = null;
-          boolean replacedGone = false;
-          if (w.complete()) {
-            replaced = w.last();
-            if (replaced.getDirectory()) {
-              throw new StrataException(
-                  ErrorCode.ALREADY_EXISTS, "A directory already exists at " + path);
-            }
-            if (!r.overwrite()) {
-              throw new StrataException(
-                  ErrorCode.ALREADY_EXISTS,
-                  "Path already exists: "
-                      + path
-                      + " (remove it first, or overwrite it: `strata fs cp -f`)");
-            }
-            checkWritable(path);
-            parentId = w.parentOfLast().getId();
-            // A new inode, so that blocks cached for the old content are never read as the new.
-            // A file with other names (hard links) keeps them, with its old content.
-            replacedGone = names.removeName(replaced, parentId, PathNames.name(path), nowNs, edits);
-            if (r.cacheOnly() && backedByStore(replaced)) {
-              // The new content stays out of the store for now: the old one must not stay under
-              // the name, where a rename would leave it behind for a sync to load again.
-              deleteStoreFile(c, mounts.resolve(path));
-            }
-          } else {
-            checkParents(w, path, r.recursive());
-            checkWritable(path);
-            checkStorePath(tree, path);
-            int parentDepth = w.names().size() - 1;
-            if (w.found() < parentDepth) {
-              MountTable.Resolution pr = mounts.resolve(PathNames.parent(path));
-              c.store(pr.mount()).mkdirs(pr.ufsUri(), true);
-            }
-            madeParent = addDirectories(c, w, parentDepth, 0, r.owner(), r.group(), edits).build();
-            parentId = madeParent.getId();
-          }
-          InodeEntry parent = parentId == w.last().getId() ? w.last() : null;
-          InodeEntry.Builder file =
-              loader.newInode(
-                  c.newInodeId(),
-                  parentId,
-                  PathNames.name(path),
-                  false,
-                  r.mode(),
-                  r.owner(),
-                  parent == null ? r.group() : SetGid.group(parent, r.group()));
-          Xattrs.inherit(replaced != null ? w.parentOfLast() : madeParent, file);
-          if (r.blockSize() > 0) {
-            file.setBlockSize(r.blockSize());
-          }
-          if (r.cacheOnly()) {
-            file.setNamespaceOnly(true).setPersistenceState(r.persistence());
-          }
-          edits.add(Edit.inode(file));
-          // The folder that gets a new name: the parent, or the deepest one that existed.
-          Edit.foldersChanged(edits, replaced != null ? parentId : w.last().getId());
-          ChangeStaging.Staged s = c.commit(edits);
-          FileInfo info = tree.info(file.build(), path);
-          long gone = replacedGone ? InodeTree.dataId(replaced) : -1;
-          return s.applied()
-              .thenApply(
-                  x -> {
-                    if (gone >= 0) {
-                      workers.removeFiles(List.of(gone));
-                    }
-                    return info;
-                  });
-        });
+    return file;
   }
 
   /**
