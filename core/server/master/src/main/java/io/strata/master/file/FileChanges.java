@@ -10,7 +10,6 @@ import io.strata.master.block.WorkerRegistry;
 import io.strata.master.upgrade.ClusterLayout;
 import io.strata.proto.FileInfo;
 import io.strata.proto.journal.InodeEntry;
-import io.strata.underfs.UnderFileSystem;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NoSuchFileException;
@@ -426,156 +425,21 @@ final class FileChanges {
       CompletedAttributes attributes) {
     String path = r.path();
     try {
-      if (path.equals(PathNames.ROOT)) {
-        throw StrataException.invalidArgument("Cannot create a file at /: give a file path");
-      }
-      if (r.blockSize() < 0) {
-        throw StrataException.invalidArgument(
-            "Negative block size " + r.blockSize() + " for " + path);
-      }
+      checkNewFileRequest(r);
       Xattrs.checkNames(path, attributes.xattrs().keySet());
       Xattrs.checkValues(path, attributes.xattrs());
       Xattrs.checkSize(path, attributes.xattrs());
     } catch (StrataException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return runner.run(
-        path,
-        c -> {
-          c.lock(PathLocks.Request.writing(path));
-          // The parent is loaded when missing, but not the name: the store holds the content
-          // just written there, which is this file, not one to load.
-          c.walkLoading(PathNames.parent(path));
-          Walk w = c.walk(path);
-          MountTable.Resolution where = mounts.resolve(path);
-          boolean samePlace =
-              where.mount().getMountId() == mountId && where.ufsUri().equals(ufsPath);
-          if (w.complete()) {
-            InodeEntry existing = w.last();
-            if (samePlace
-                && backedByStore(existing)
-                && fingerprint.equals(existing.getUfsFingerprint())
-                && existing.getLength() == length) {
-              // A sync of the folder found the content in the store before this call came: it
-              // is this file, which gets its attributes now.
-              return completeLoaded(c, path, existing, attributes, r);
-            }
-            if (samePlace && !backedByStore(existing)) {
-              removeWritten(c, where, fingerprint);
-            }
-            throw new StrataException(
-                ErrorCode.ALREADY_EXISTS,
-                existing.getDirectory()
-                    ? "A directory already exists at " + path
-                    : "Path already exists: " + path);
-          }
-          checkParents(w, path, false);
-          checkWritable(path);
-          if (!samePlace) {
-            throw StrataException.failedPrecondition(
-                "The mounts changed while "
-                    + path
-                    + " was"
-                    + " written: it belongs in "
-                    + where.ufsUri()
-                    + " of mount "
-                    + where.mount().getMountId()
-                    + " now, not in "
-                    + ufsPath
-                    + " of mount "
-                    + mountId
-                    + "; write it again");
-          }
-          InodeEntry parent = w.last();
-          InodeEntry.Builder file =
-              loader.newInode(
-                  c.newInodeId(),
-                  parent.getId(),
-                  PathNames.name(path),
-                  false,
-                  r.mode(),
-                  r.owner(),
-                  SetGid.group(parent, r.group()));
-          Xattrs.inherit(parent, file);
-          if (r.blockSize() > 0) {
-            file.setBlockSize(r.blockSize());
-          }
-          checkLength(path, length, file.getBlockSize());
-          long nowNs = InodeTimes.nowNs();
-          file.setLength(length)
-              .setUfsFingerprint(fingerprint)
-              .setComplete(true)
-              .setUfsSyncTimeMs(nowNs / 1_000_000L);
-          attributes.applyTo(file, nowNs);
-          List<Edit> edits = new ArrayList<>();
-          edits.add(Edit.inode(file));
-          Edit.foldersChanged(edits, parent.getId());
-          ChangeStaging.Staged s = c.commit(edits);
-          FileInfo info = tree.info(file.build(), path);
-          return s.applied().thenApply(x -> info);
-        });
-  }
-
-  /**
-   * Gives a file a sync loaded from the content a new file's writer put in the store the attributes
-   * that writer asked for, as its commit would have.
-   */
-  private CompletableFuture<FileInfo> completeLoaded(
-      Change c,
-      String path,
-      InodeEntry loaded,
-      CompletedAttributes attributes,
-      Namespace.CreateFile r)
-      throws StrataException {
-    long nowNs = InodeTimes.nowNs();
-    ChangeStaging.Staged s =
-        c.commit(
-            List.of(
-                Edit.update(
-                    loaded.getId(),
-                    cur -> {
-                      if (cur == null) {
-                        throw StrataException.notFound(path);
-                      }
-                      InodeEntry.Builder done = cur.toBuilder();
-                      if (r.mode() != 0) {
-                        done.setMode(r.mode());
-                      }
-                      if (!r.owner().isEmpty()) {
-                        done.setOwner(r.owner());
-                      }
-                      if (!r.group().isEmpty()) {
-                        done.setGroup(r.group());
-                      }
-                      attributes.applyTo(done, nowNs);
-                      return done;
-                    })));
-    FileInfo info = tree.info(s.inode(loaded.getId()), path);
-    return s.applied().thenApply(x -> info);
+    NewFileCommit commit =
+        new NewFileCommit(tree, r, ufsPath, mountId, length, fingerprint, attributes);
+    return runner.run(path, commit::run);
   }
 
   /** Whether a name's entry is a complete file whose content is its store file. */
-  private static boolean backedByStore(InodeEntry n) {
+  static boolean backedByStore(InodeEntry n) {
     return !n.getDirectory() && n.getComplete() && !n.getNamespaceOnly();
-  }
-
-  /**
-   * Removes the store file a refused {@link #commitNewFile} wrote, when it is still the one written
-   * (its fingerprint): nothing in the namespace names it, and a later sync must not take it for a
-   * file.
-   */
-  private static void removeWritten(Change c, MountTable.Resolution where, String fingerprint)
-      throws IOException {
-    UnderFileSystem store = c.store(where.mount());
-    String now;
-    try {
-      now = store.fingerprint(where.ufsUri());
-    } catch (NoSuchFileException e) {
-      return;
-    }
-    if (fingerprint.equals(now)) {
-      store.delete(where.ufsUri(), false);
-    }
   }
 
   /** Deletes the store file at a resolved path; one that is not there is no error. */
