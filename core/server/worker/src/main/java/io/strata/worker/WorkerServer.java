@@ -30,6 +30,7 @@ import io.strata.worker.master.MasterLink;
 import io.strata.worker.master.MountOptions;
 import io.strata.worker.master.WorkerMasterClient;
 import io.strata.worker.ufs.MountedStores;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -82,6 +83,11 @@ public final class WorkerServer implements ProcessMain.Server {
     }
   }
 
+  /**
+   * Opens the tiers, starts the pieces that serve blocks (the data channel, the loads, the gRPC and
+   * HTTP services) with every port bound, and then starts the registration with the master. Each
+   * piece is added to {@link #toClose} as soon as it exists, so a failure stops what started.
+   */
   private void startAll() throws Exception {
     store.open();
     String bindHost = conf.getString(WorkerKeys.BIND_HOST);
@@ -96,6 +102,30 @@ public final class WorkerServer implements ProcessMain.Server {
 
     // One opener for every writer of block files, so each tier folder is probed and logged once.
     BlockFileOpener opener = new BlockFileOpener(conf.getBoolean(WorkerKeys.BLOCK_WRITE_DIRECT));
+    BlockCacher cacher = startBlockCacher(mountedStores, chunkSize, opener);
+    LoadExecutor loads = startLoadExecutor(mountedStores, opener);
+    startDataServer(bindHost, chunkSize, mountedStores, cacher);
+
+    // Made before the gRPC service, which tells the master of held blocks through it; started
+    // once every port is bound, since registration reports them.
+    linkToMaster(master);
+    startRpcServer(bindHost, mountedStores, loads);
+    webServer = new WebServer(bindHost, conf.getInt(WorkerKeys.WEB_PORT), registry);
+    toClose.add(webServer);
+
+    masterLink.start();
+    LOG.info(
+        "Worker {} serving: rpc port {}, data port {}, web port {}; {}",
+        conf.getString(WorkerKeys.HOSTNAME),
+        rpcPort(),
+        dataPort(),
+        webPort(),
+        master.masters());
+  }
+
+  /** Starts the cacher of blocks read from under stores on a miss; closed with the worker. */
+  private BlockCacher startBlockCacher(
+      MountedStores mountedStores, int chunkSize, BlockFileOpener opener) {
     BlockCacher cacher =
         new BlockCacher(
             store,
@@ -105,6 +135,11 @@ public final class WorkerServer implements ProcessMain.Server {
             chunkSize,
             opener);
     toClose.add(cacher);
+    return cacher;
+  }
+
+  /** Starts the executor of load tasks with its buffer pool; both closed with the worker. */
+  private LoadExecutor startLoadExecutor(MountedStores mountedStores, BlockFileOpener opener) {
     AlignedBufferPool bufferPool =
         new AlignedBufferPool(
             BufferPoolSettings.fromWorker(conf), registry, MetricNames.WORKER_BUFFER_POOL);
@@ -114,21 +149,17 @@ public final class WorkerServer implements ProcessMain.Server {
         new LoadExecutor(
             store, mountedStores, opener, bufferPool, LoadSettings.fromWorker(conf), registry);
     toClose.add(loads);
-    int ufsThreads = positive(WorkerKeys.UFS_READ_THREADS);
-    ThreadPoolExecutor ufsExecutor =
-        new ThreadPoolExecutor(
-            ufsThreads,
-            ufsThreads,
-            60,
-            TimeUnit.SECONDS,
-            new ArrayBlockingQueue<>(UFS_READ_QUEUE),
-            DaemonThreads.numbered("ufs-read-"));
-    ufsExecutor.allowCoreThreadTimeOut(true);
-    toClose.add(
-        () -> {
-          ufsExecutor.shutdownNow();
-          ufsExecutor.awaitTermination(10, TimeUnit.SECONDS);
-        });
+    return loads;
+  }
+
+  /**
+   * Starts the data channel on its port, with the bounded pool of under-store reads it answers
+   * misses with; both are closed with the worker.
+   */
+  private void startDataServer(
+      String bindHost, int chunkSize, MountedStores mountedStores, BlockCacher cacher)
+      throws InterruptedException {
+    ThreadPoolExecutor ufsExecutor = startUfsReadPool();
     readMetrics = new ReadMetrics(registry);
     dataServer =
         new DataServer(
@@ -146,9 +177,36 @@ public final class WorkerServer implements ProcessMain.Server {
             readMetrics);
     dataServer.start();
     toClose.add(dataServer);
+  }
 
-    // Made before the gRPC service, which tells the master of held blocks through it; started
-    // once every port is bound, since registration reports them.
+  /**
+   * The threads that read under stores for the data channel, at most {@link #UFS_READ_QUEUE} tasks
+   * waiting; shut down with the worker.
+   */
+  private ThreadPoolExecutor startUfsReadPool() {
+    int ufsThreads = positive(WorkerKeys.UFS_READ_THREADS);
+    ThreadPoolExecutor ufsExecutor =
+        new ThreadPoolExecutor(
+            ufsThreads,
+            ufsThreads,
+            60,
+            TimeUnit.SECONDS,
+            new ArrayBlockingQueue<>(UFS_READ_QUEUE),
+            DaemonThreads.numbered("ufs-read-"));
+    ufsExecutor.allowCoreThreadTimeOut(true);
+    toClose.add(
+        () -> {
+          ufsExecutor.shutdownNow();
+          ufsExecutor.awaitTermination(10, TimeUnit.SECONDS);
+        });
+    return ufsExecutor;
+  }
+
+  /**
+   * Makes the link to the master (not started yet) and has the block store report changes of held
+   * blocks to it; closed with the worker.
+   */
+  private void linkToMaster(WorkerMasterClient master) {
     masterLink =
         new MasterLink(
             master,
@@ -159,6 +217,11 @@ public final class WorkerServer implements ProcessMain.Server {
             conf.getDuration(WorkerKeys.REGISTER_RETRY_MAX_INTERVAL));
     toClose.add(masterLink);
     store.setListener(masterLink);
+  }
+
+  /** Starts the gRPC service on its port; shut down with the worker. */
+  private void startRpcServer(String bindHost, MountedStores mountedStores, LoadExecutor loads)
+      throws IOException {
     Counter writeBytes =
         Counter.builder(MetricNames.WORKER_WRITE_UFS_BYTES)
             .baseUnit("bytes")
@@ -185,17 +248,6 @@ public final class WorkerServer implements ProcessMain.Server {
           grpc.shutdownNow();
           grpc.awaitTermination(10, TimeUnit.SECONDS);
         });
-    webServer = new WebServer(bindHost, conf.getInt(WorkerKeys.WEB_PORT), registry);
-    toClose.add(webServer);
-
-    masterLink.start();
-    LOG.info(
-        "Worker {} serving: rpc port {}, data port {}, web port {}; {}",
-        conf.getString(WorkerKeys.HOSTNAME),
-        rpcPort(),
-        dataPort(),
-        webPort(),
-        master.masters());
   }
 
   private int positive(io.strata.common.conf.ConfigKey key) {
