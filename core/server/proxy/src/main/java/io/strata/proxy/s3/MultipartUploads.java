@@ -321,6 +321,11 @@ public final class MultipartUploads {
     }
   }
 
+  /**
+   * CompleteMultipartUpload: checks the parts the request lists against the stored ones, writes the
+   * object as their concatenation with the multipart ETag and checksum, removes the upload and
+   * answers with the object's ETag.
+   */
   void complete(S3Request r) throws IOException {
     FileInfo dir = upload(r);
     // A checksum header here is the object's, not the document's.
@@ -328,10 +333,39 @@ public final class MultipartUploads {
         UploadBody.document(r, S3XmlParser.MAX_COMPLETE_MULTIPART_UPLOAD_BYTES, false);
     CompleteMultipartUpload request = S3XmlParser.completeMultipartUpload(document);
     Map<Integer, FileInfo> stored = parts(dir.getPath());
-    List<FileInfo> chosen = new ArrayList<>();
-    List<String> etags = new ArrayList<>();
-    List<MultipartChecksums.PartChecksum> checksums = new ArrayList<>();
     ChecksumSetting setting = ChecksumSetting.of(dir);
+    ChosenParts chosen = chooseParts(request, stored, setting);
+    String etag = MultipartChecksums.etag(chosen.etags());
+    ChecksumValue objectChecksum = objectChecksum(r, setting, chosen.checksums());
+    Map<String, ByteString> xattrs = objectXattrs(dir, etag, chosen.files(), objectChecksum);
+    writeObject(r, chosen.files(), xattrs);
+    removeUpload(dir.getPath());
+    HttpHeaders h = r.baseHeaders();
+    h.set("Content-Type", "application/xml");
+    r.exchange()
+        .respond(
+            HttpResponseStatus.OK,
+            h,
+            S3XmlWriter.completeMultipartUploadResult(
+                new CompletedUpload(
+                    "/" + r.bucket() + "/" + r.key(), r.bucket(), r.key(), etag, objectChecksum)));
+  }
+
+  /**
+   * The stored parts a completion names, in its order, with their ETags and (when the upload has a
+   * checksum setting) checksums.
+   */
+  private record ChosenParts(
+      List<FileInfo> files, List<String> etags, List<MultipartChecksums.PartChecksum> checksums) {}
+
+  /**
+   * Picks the stored parts {@code request} lists, checked as S3 checks them: in ascending order,
+   * each stored with the ETag given, every one but the last at least {@link #MIN_PART_SIZE}, and
+   * each with the upload's checksum (matching the one given, if any).
+   */
+  private static ChosenParts chooseParts(
+      CompleteMultipartUpload request, Map<Integer, FileInfo> stored, ChecksumSetting setting) {
+    ChosenParts chosen = new ChosenParts(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
     int previous = 0;
     for (int i = 0; i < request.parts().size(); i++) {
       CompleteMultipartUpload.Part p = request.parts().get(i);
@@ -367,32 +401,49 @@ public final class MultipartUploads {
                 + MIN_PART_SIZE);
       }
       if (setting != null) {
-        ChecksumValue c = ObjectMetadata.checksum(part);
-        String given = p.checksums().get(setting.algorithm());
-        if (c == null) {
-          throw new S3Exception(
-              S3ErrorCode.INVALID_REQUEST,
-              "Part "
-                  + p.partNumber()
-                  + " was uploaded without the upload's "
-                  + setting.algorithm()
-                  + " checksum");
-        }
-        if (given != null && !given.equals(c.value())) {
-          throw new S3Exception(
-              S3ErrorCode.INVALID_PART,
-              "The "
-                  + setting.algorithm()
-                  + " checksum given for part "
-                  + p.partNumber()
-                  + " does not match the part's");
-        }
-        checksums.add(new MultipartChecksums.PartChecksum(c.value(), part.getLength()));
+        chosen.checksums().add(partChecksum(p, part, setting));
       }
-      chosen.add(part);
-      etags.add(etag);
+      chosen.files().add(part);
+      chosen.etags().add(etag);
     }
-    String etag = MultipartChecksums.etag(etags);
+    return chosen;
+  }
+
+  /**
+   * A chosen part's checksum of the upload's algorithm, which it must have been uploaded with and
+   * which must match the one the completion gives for it, if any.
+   */
+  private static MultipartChecksums.PartChecksum partChecksum(
+      CompleteMultipartUpload.Part p, FileInfo part, ChecksumSetting setting) {
+    ChecksumValue c = ObjectMetadata.checksum(part);
+    String given = p.checksums().get(setting.algorithm());
+    if (c == null) {
+      throw new S3Exception(
+          S3ErrorCode.INVALID_REQUEST,
+          "Part "
+              + p.partNumber()
+              + " was uploaded without the upload's "
+              + setting.algorithm()
+              + " checksum");
+    }
+    if (given != null && !given.equals(c.value())) {
+      throw new S3Exception(
+          S3ErrorCode.INVALID_PART,
+          "The "
+              + setting.algorithm()
+              + " checksum given for part "
+              + p.partNumber()
+              + " does not match the part's");
+    }
+    return new MultipartChecksums.PartChecksum(c.value(), part.getLength());
+  }
+
+  /**
+   * The object's checksum from its parts' (null when the upload has no checksum setting), checked
+   * against a full-object checksum the request's header gives.
+   */
+  private static ChecksumValue objectChecksum(
+      S3Request r, ChecksumSetting setting, List<MultipartChecksums.PartChecksum> checksums) {
     ChecksumValue objectChecksum =
         setting == null
             ? null
@@ -407,6 +458,15 @@ public final class MultipartUploads {
             "The full-object " + setting.algorithm() + " checksum given does not match the parts'");
       }
     }
+    return objectChecksum;
+  }
+
+  /**
+   * The completed object's extended attributes: the metadata the upload was started with (not its
+   * own bookkeeping), the multipart ETag, the part lengths and the checksum, if any.
+   */
+  private static Map<String, ByteString> objectXattrs(
+      FileInfo dir, String etag, List<FileInfo> chosen, ChecksumValue objectChecksum) {
     Map<String, ByteString> xattrs = new LinkedHashMap<>();
     for (Map.Entry<String, ByteString> e : dir.getXattrsMap().entrySet()) {
       if (!e.getKey().startsWith("strata.s3.upload.")) {
@@ -420,6 +480,15 @@ public final class MultipartUploads {
     if (objectChecksum != null) {
       xattrs.put(ObjectMetadata.CHECKSUM, ObjectMetadata.encodeChecksum(objectChecksum));
     }
+    return xattrs;
+  }
+
+  /**
+   * Writes the object as the concatenation of {@code chosen}, holding its key's lock: joined by the
+   * under store when every part is in the object's mount, else copied through the proxy.
+   */
+  private void writeObject(S3Request r, List<FileInfo> chosen, Map<String, ByteString> xattrs)
+      throws IOException {
     String path = ctx.buckets().objectPath(r.bucket(), r.key());
     ctx.access().checkWriteIn(r.principal(), PathNames.parent(path));
     try (KeyLocks.Held held = ctx.locks().lock(path)) {
@@ -428,31 +497,30 @@ public final class MultipartUploads {
         // The object's under store joins the parts where they are: no byte through the proxy.
         PendingObject.concat(ctx, r.bucket(), path, r.key(), r.principal(), chosen, xattrs);
       } else {
-        PendingObject pending =
-            PendingObject.create(ctx, r.bucket(), path, r.key(), r.principal(), false);
-        try {
-          for (FileInfo part : chosen) {
-            try (FileInStream in = ctx.fs().openFile(part)) {
-              copy(in, 0, part.getLength(), pending.out(), null);
-            }
-          }
-          pending.complete(xattrs);
-        } catch (IOException | RuntimeException e) {
-          pending.cancel();
-          throw e;
-        }
+        copyParts(r, path, chosen, xattrs);
       }
     }
-    removeUpload(dir.getPath());
-    HttpHeaders h = r.baseHeaders();
-    h.set("Content-Type", "application/xml");
-    r.exchange()
-        .respond(
-            HttpResponseStatus.OK,
-            h,
-            S3XmlWriter.completeMultipartUploadResult(
-                new CompletedUpload(
-                    "/" + r.bucket() + "/" + r.key(), r.bucket(), r.key(), etag, objectChecksum)));
+  }
+
+  /**
+   * Writes the object at {@code path} by copying the parts through the proxy, one after another.
+   */
+  private void copyParts(
+      S3Request r, String path, List<FileInfo> chosen, Map<String, ByteString> xattrs)
+      throws IOException {
+    PendingObject pending =
+        PendingObject.create(ctx, r.bucket(), path, r.key(), r.principal(), false);
+    try {
+      for (FileInfo part : chosen) {
+        try (FileInStream in = ctx.fs().openFile(part)) {
+          copy(in, 0, part.getLength(), pending.out(), null);
+        }
+      }
+      pending.complete(xattrs);
+    } catch (IOException | RuntimeException e) {
+      pending.cancel();
+      throw e;
+    }
   }
 
   /**
