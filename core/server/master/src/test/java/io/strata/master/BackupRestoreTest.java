@@ -1,5 +1,6 @@
 package io.strata.master;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -18,6 +19,7 @@ import io.strata.proto.WatchChangesRequest;
 import io.strata.proto.WatchChangesResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -103,11 +105,10 @@ class BackupRestoreTest {
                   return null;
                 }));
       }
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-      while (acknowledged.get() < WRITERS * PER_WRITER / 3) {
-        assertTrue(System.nanoTime() < deadline, "writers made no progress");
-        Thread.sleep(5);
-      }
+      await("the writers to make progress")
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(5))
+          .until(() -> acknowledged.get() >= WRITERS * PER_WRITER / 3);
       backup =
           JournalMasterGrpc.newBlockingStub(m.channel)
               .backup(
@@ -117,12 +118,14 @@ class BackupRestoreTest {
       }
       writers.shutdown();
       long end = m.server.journal().lastSequence();
-      while (lastSeen.get() < end) {
-        assertTrue(
-            System.nanoTime() < deadline + TimeUnit.SECONDS.toNanos(60),
-            "change stream stopped at " + lastSeen.get() + " of " + end);
-        Thread.sleep(10);
-      }
+      await("the change stream to reach sequence " + end)
+          .atMost(Duration.ofSeconds(120))
+          .pollInterval(Duration.ofMillis(10))
+          .untilAsserted(
+              () ->
+                  assertTrue(
+                      lastSeen.get() >= end,
+                      "change stream stopped at " + lastSeen.get() + " of " + end));
       watch.cancel(null);
       assertEquals(WRITERS * PER_WRITER, created.size());
     }

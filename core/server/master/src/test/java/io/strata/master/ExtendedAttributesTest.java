@@ -1,6 +1,7 @@
 package io.strata.master;
 
 import static io.strata.master.TestMaster.assertFails;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -19,11 +20,11 @@ import io.strata.proto.RenameRequest;
 import io.strata.proto.SetAttributeRequest;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -163,12 +164,11 @@ class ExtendedAttributesTest {
 
       // A load job counts the visible files only: a staged part is not a file to load yet.
       LoadMasterCalls.submit(m, "/b");
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      LoadJobStatus job = LoadMasterCalls.status(m, "/b", 0);
-      while (!job.getListingDone() && System.nanoTime() < deadline) {
-        Thread.sleep(20);
-        job = LoadMasterCalls.status(m, "/b", 0);
-      }
+      LoadJobStatus job =
+          await("the load job to list /b")
+              .atMost(Duration.ofSeconds(30))
+              .pollInterval(Duration.ofMillis(20))
+              .until(() -> LoadMasterCalls.status(m, "/b", 0), LoadJobStatus::getListingDone);
       assertTrue(job.getListingDone(), job.toString());
       assertEquals(expected.size() - 1, job.getFilesTotal());
     }

@@ -1,5 +1,6 @@
 package io.strata.master;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -31,6 +32,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -149,15 +151,16 @@ class JournalRecoveryTest {
         m.mkdirs("/d" + i);
       }
       // The snapshot runs in the background: a bounded wait for it, not a timing assertion.
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-      long checkpointed = 0;
-      while (checkpointed == 0 && System.nanoTime() < deadline) {
-        Thread.sleep(50);
-        checkpointed =
-            m.fs
-                .getMasterInfo(GetMasterInfoRequest.getDefaultInstance())
-                .getLastCheckpointSequence();
-      }
+      long checkpointed =
+          await("a checkpoint")
+              .atMost(Duration.ofSeconds(60))
+              .pollInterval(Duration.ofMillis(50))
+              .until(
+                  () ->
+                      m.fs
+                          .getMasterInfo(GetMasterInfoRequest.getDefaultInstance())
+                          .getLastCheckpointSequence(),
+                  sequence -> sequence != 0);
       assertTrue(checkpointed >= 10, "checkpoint at " + checkpointed);
       assertEquals(
           checkpointed, HeaderFile.read(newestSnapshot().resolve("HEADER")).getFirstSequence());
@@ -299,7 +302,27 @@ class JournalRecoveryTest {
     try {
       FileSystemMasterGrpc.FileSystemMasterBlockingStub fs =
           FileSystemMasterGrpc.newBlockingStub(channel);
-      waitUntilServing(fs, process, log);
+      // A bounded wait for a JVM to start on a shared machine, not a timing assertion.
+      await("the master process to serve")
+          .atMost(Duration.ofSeconds(120))
+          .pollInterval(Duration.ofMillis(100))
+          .failFast(
+              "the master process exited",
+              () ->
+                  assertTrue(process.isAlive(), () -> "The master process exited: " + readLog(log)))
+          .untilAsserted(
+              () -> {
+                try {
+                  fs.withDeadlineAfter(2, TimeUnit.SECONDS)
+                      .getMasterInfo(GetMasterInfoRequest.getDefaultInstance());
+                } catch (StatusRuntimeException e) {
+                  fail(
+                      "The master process did not start serving ("
+                          + e.getStatus()
+                          + "): "
+                          + readLog(log));
+                }
+              });
       changeEverything(fs);
       before = snapshot(fs);
     } finally {
@@ -312,23 +335,11 @@ class JournalRecoveryTest {
     }
   }
 
-  private static void waitUntilServing(
-      FileSystemMasterGrpc.FileSystemMasterBlockingStub fs, Process process, Path log)
-      throws Exception {
-    // A bounded wait for a JVM to start on a shared machine, not a timing assertion.
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-    while (System.nanoTime() < deadline) {
-      if (!process.isAlive()) {
-        fail("The master process exited: " + Files.readString(log));
-      }
-      try {
-        fs.withDeadlineAfter(2, TimeUnit.SECONDS)
-            .getMasterInfo(GetMasterInfoRequest.getDefaultInstance());
-        return;
-      } catch (StatusRuntimeException e) {
-        Thread.sleep(100);
-      }
+  private static String readLog(Path log) {
+    try {
+      return Files.readString(log);
+    } catch (IOException e) {
+      return "(its log is unreadable: " + e + ")";
     }
-    fail("The master process did not start serving: " + Files.readString(log));
   }
 }

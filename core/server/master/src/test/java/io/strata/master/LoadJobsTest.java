@@ -1,11 +1,13 @@
 package io.strata.master;
 
-import static io.strata.master.LoadMasterCalls.await;
+import static io.strata.master.LoadMasterCalls.POLL;
+import static io.strata.master.LoadMasterCalls.WAIT;
 import static io.strata.master.LoadMasterCalls.awaitEnd;
 import static io.strata.master.LoadMasterCalls.load;
 import static io.strata.master.LoadMasterCalls.status;
 import static io.strata.master.LoadMasterCalls.submit;
 import static io.strata.master.TestMaster.assertFails;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -249,7 +251,10 @@ class LoadJobsTest {
       w.register(m);
       w.holdAfter(0);
       long jobId = submit(m, "/data").getJob().getJobId();
-      await("the first block to reach the worker", () -> w.receivedCount() > 0);
+      await("the first block to reach the worker")
+          .atMost(WAIT)
+          .pollInterval(POLL)
+          .until(() -> w.receivedCount() > 0);
 
       SubmitLoadResponse second = submit(m, "/data/");
       assertTrue(second.getAlreadyRunning());
@@ -369,9 +374,10 @@ class LoadJobsTest {
         ScriptedWorker w = new ScriptedWorker()) {
       flatFiles(m, "/data", 100, 200, 300);
       submit(m, "/data");
-      await(
-          "the job to say it waits for a worker",
-          () -> status(m, "/data", 0).getWaitingFor().equals("a live worker"));
+      await("the job to say it waits for a worker")
+          .atMost(WAIT)
+          .pollInterval(POLL)
+          .until(() -> status(m, "/data", 0).getWaitingFor().equals("a live worker"));
       assertEquals(LoadJobState.LOAD_RUNNING, status(m, "/data", 0).getState());
       w.register(m);
       LoadJobStatus s = awaitEnd(m, "/data");
@@ -391,7 +397,10 @@ class LoadJobsTest {
       w.register(m);
       w.holdAfter(0);
       submit(m, "/data", LoadJobOptions.newBuilder().setPartialListing(true).build());
-      await("the first block to reach the worker", () -> w.receivedCount() > 0);
+      await("the first block to reach the worker")
+          .atMost(WAIT)
+          .pollInterval(POLL)
+          .until(() -> w.receivedCount() > 0);
       LoadJobStatus held = status(m, "/data", 0);
       assertEquals(LoadJobState.LOAD_RUNNING, held.getState());
       assertFalse(held.getListingDone());
@@ -428,7 +437,10 @@ class LoadJobsTest {
       w.register(m);
       w.holdAfter(0);
       submit(m, "/data");
-      await("the first block to reach the worker", () -> w.receivedCount() > 0);
+      await("the first block to reach the worker")
+          .atMost(WAIT)
+          .pollInterval(POLL)
+          .until(() -> w.receivedCount() > 0);
       LoadJobStatus held = status(m, "/data", 0);
       assertEquals(LoadJobState.LOAD_RUNNING, held.getState());
       assertTrue(held.getListingDone());
@@ -455,7 +467,10 @@ class LoadJobsTest {
       long idB = b.register(m);
       a.holdAfter(0);
       submit(m, "/data");
-      await("a block to reach worker A", () -> a.receivedCount() > 0);
+      await("a block to reach worker A")
+          .atMost(WAIT)
+          .pollInterval(POLL)
+          .until(() -> a.receivedCount() > 0);
       a.kill();
 
       LoadJobStatus s = awaitEnd(m, "/data");
@@ -496,8 +511,14 @@ class LoadJobsTest {
       w.holdAfter(12);
       long jobId = submit(m, "/data").getJob().getJobId();
       TestMaster first = m;
-      await("the worker to hold answers", () -> w.receivedCount() > 12);
-      await("eight files to finish", () -> status(first, "/data", 0).getFilesDone() >= 8);
+      await("the worker to hold answers")
+          .atMost(WAIT)
+          .pollInterval(POLL)
+          .until(() -> w.receivedCount() > 12);
+      await("eight files to finish")
+          .atMost(WAIT)
+          .pollInterval(POLL)
+          .until(() -> status(first, "/data", 0).getFilesDone() >= 8);
 
       m.crash();
       m = m.restart();
@@ -566,9 +587,10 @@ class LoadJobsTest {
       a.holdAfter(a.receivedCount());
       b.holdAfter(b.receivedCount());
       submit(m, "/data", LoadJobOptions.newBuilder().setVerify(true).build());
-      await(
-          "the last file's blocks to be sent",
-          () -> a.receivedCount() + b.receivedCount() > sentBefore);
+      await("the last file's blocks to be sent")
+          .atMost(WAIT)
+          .pollInterval(POLL)
+          .until(() -> a.receivedCount() + b.receivedCount() > sentBefore);
       m.fs.free(FreeRequest.newBuilder().setPath(first.getPath()).build());
       a.release();
       b.release();
@@ -672,6 +694,7 @@ class LoadJobsTest {
           () -> {
             listing.countDown();
             try {
+              // The hang itself, as a store would hang, not a wait: the interrupt ends it.
               Thread.sleep(TimeUnit.SECONDS.toMillis(LoadMasterCalls.WAIT_SECONDS));
             } catch (InterruptedException e) {
               throw new UncheckedIOException(new InterruptedIOException("listing interrupted"));

@@ -1,6 +1,6 @@
 package io.strata.master;
 
-import static org.junit.jupiter.api.Assertions.fail;
+import static org.awaitility.Awaitility.await;
 
 import io.strata.proto.GetLoadStatusRequest;
 import io.strata.proto.LoadJobOptions;
@@ -9,15 +9,18 @@ import io.strata.proto.LoadJobStatus;
 import io.strata.proto.LoadMasterGrpc;
 import io.strata.proto.SubmitLoadRequest;
 import io.strata.proto.SubmitLoadResponse;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
+import java.time.Duration;
 
 /**
- * Calls to the LoadMaster service of a {@link TestMaster}, and bounded waits on their answers: each
- * wait gives up, failing the test, after {@link #WAIT_SECONDS}.
+ * Calls to the LoadMaster service of a {@link TestMaster}, and the bound of the tests' waits on
+ * their answers: each wait gives up, failing the test, after {@link #WAIT}.
  */
 final class LoadMasterCalls {
   static final long WAIT_SECONDS = 60;
+  static final Duration WAIT = Duration.ofSeconds(WAIT_SECONDS);
+
+  /** How often the tests' waits look again. */
+  static final Duration POLL = Duration.ofMillis(20);
 
   private LoadMasterCalls() {}
 
@@ -47,27 +50,11 @@ final class LoadMasterCalls {
         || s.getState() == LoadJobState.LOAD_VERIFYING;
   }
 
-  /** Polls the job of a path until it ends (bounded); returns its final status. */
-  static LoadJobStatus awaitEnd(TestMaster m, String path) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-    LoadJobStatus s = status(m, path, 0);
-    while (active(s) && System.nanoTime() < deadline) {
-      Thread.sleep(50);
-      s = status(m, path, 0);
-    }
-    if (active(s)) {
-      fail("the load of " + path + " did not end: " + s);
-    }
-    return s;
-  }
-
-  static void await(String what, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        fail("gave up waiting for " + what);
-      }
-      Thread.sleep(20);
-    }
+  /** Polls the job of a path until it ends (bounded by {@link #WAIT}); returns its final status. */
+  static LoadJobStatus awaitEnd(TestMaster m, String path) {
+    return await("the load of " + path + " to end")
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> status(m, path, 0), s -> !active(s));
   }
 }

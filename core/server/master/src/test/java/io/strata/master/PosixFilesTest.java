@@ -325,6 +325,7 @@ class PosixFilesTest {
 
       FileInfo before = m.stat("/d");
       FileInfo file = m.stat("/d/file");
+      // Pacing, not a wait: spaces the rename from the times read above so the moved ones differ.
       Thread.sleep(5);
       m.fs.rename(RenameRequest.newBuilder().setSrcPath("/d/file").setDstPath("/d/moved").build());
       FileInfo after = m.stat("/d");

@@ -1,5 +1,6 @@
 package io.strata.master;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -27,6 +28,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -100,33 +102,21 @@ class ReplicatedMastersTest {
   }
 
   /** Waits (bounded) until one running master leads; returns its index. */
-  private int awaitLeader() throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (System.nanoTime() < deadline) {
-      for (int i = 0; i < MASTERS; i++) {
-        if (masters[i] != null && masters[i].journal().isLeader()) {
-          return i;
-        }
-      }
-      Thread.sleep(20);
-    }
-    throw new AssertionError("no leader within 60 s");
+  private int awaitLeader() {
+    return await("a running master to lead")
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(20))
+        .until(this::leaderIndex, i -> i >= 0);
   }
 
-  /** Waits (bounded) until master {@code i} has applied the path's creation. */
-  private void awaitApplied(int i, long sequence) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (masters[i].journal().lastSequence() < sequence) {
-      assertTrue(
-          System.nanoTime() < deadline,
-          "master "
-              + i
-              + " stayed at sequence "
-              + masters[i].journal().lastSequence()
-              + " below "
-              + sequence);
-      Thread.sleep(20);
+  /** The index of a running master that leads, or -1. */
+  private int leaderIndex() {
+    for (int i = 0; i < MASTERS; i++) {
+      if (masters[i] != null && masters[i].journal().isLeader()) {
+        return i;
+      }
     }
+    return -1;
   }
 
   private static FileInfo mkdirs(
@@ -152,16 +142,15 @@ class ReplicatedMastersTest {
   private <T> T onLeader(
       java.util.function.Function<FileSystemMasterGrpc.FileSystemMasterBlockingStub, T> call)
       throws Exception {
-    for (int attempt = 0; ; attempt++) {
-      try {
-        return call.apply(fs(awaitLeader()));
-      } catch (StatusRuntimeException e) {
-        if (e.getStatus().getCode() != Status.Code.UNAVAILABLE || attempt >= 20) {
-          throw e;
-        }
-        Thread.sleep(100);
-      }
-    }
+    return await("a leading master to take the call")
+        .atMost(Duration.ofSeconds(120))
+        .pollDelay(Duration.ZERO)
+        .pollInterval(Duration.ofMillis(100))
+        .ignoreExceptionsMatching(
+            e ->
+                e instanceof StatusRuntimeException s
+                    && s.getStatus().getCode() == Status.Code.UNAVAILABLE)
+        .until(() -> call.apply(fs(awaitLeader())), answer -> true);
   }
 
   @Test
@@ -181,7 +170,11 @@ class ReplicatedMastersTest {
                     .getFile());
     long seq = masters[leader].journal().lastSequence();
     for (int i = 0; i < MASTERS; i++) {
-      awaitApplied(i, seq);
+      int applier = i;
+      await("master " + applier + " to apply sequence " + seq)
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(20))
+          .until(() -> masters[applier].journal().lastSequence(), s -> s >= seq);
       assertNotNull(masters[i].journal().store().get(made.getFileId()), "master " + i);
     }
 
@@ -225,7 +218,10 @@ class ReplicatedMastersTest {
     // The old leader returns as a follower and catches up from the log.
     start(leader);
     long now = masters[awaitLeader()].journal().lastSequence();
-    awaitApplied(leader, now);
+    await("master " + leader + " to apply sequence " + now)
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(20))
+        .until(() -> masters[leader].journal().lastSequence(), s -> s >= now);
 
     // A follower whose journal is lost catches up from the leader's snapshot.
     second = awaitLeader();
@@ -239,7 +235,10 @@ class ReplicatedMastersTest {
     onLeader(fs -> fs.checkpoint(CheckpointRequest.getDefaultInstance()));
     start(lost);
     long last = masters[awaitLeader()].journal().lastSequence();
-    awaitApplied(lost, last);
+    await("master " + lost + " to apply sequence " + last)
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(20))
+        .until(() -> masters[lost].journal().lastSequence(), s -> s >= last);
     assertNotNull(masters[lost].journal().store().get(made.getFileId()));
     assertTrue(
         Files.isDirectory(

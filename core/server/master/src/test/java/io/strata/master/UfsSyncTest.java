@@ -1,6 +1,7 @@
 package io.strata.master;
 
 import static io.strata.master.TestMaster.assertFails;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -24,11 +25,11 @@ import io.strata.proto.WorkerAddress;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -173,10 +174,10 @@ class UfsSyncTest {
       assertEquals(List.of("f", "g"), names(list(m, "/hourly", ALWAYS)));
 
       // A short interval: the change shows once it has passed (bounded wait, no timing asserted).
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (m.stat("/quick/f").getLength() != 2 && System.nanoTime() < deadline) {
-        Thread.sleep(50);
-      }
+      await("the change to /quick/f to show")
+          .atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(50))
+          .until(() -> m.stat("/quick/f").getLength() == 2);
       assertEquals(2, m.stat("/quick/f").getLength());
       assertEquals(List.of("f", "g"), m.names("/quick"));
     }

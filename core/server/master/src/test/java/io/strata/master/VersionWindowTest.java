@@ -1,5 +1,6 @@
 package io.strata.master;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -19,6 +20,7 @@ import io.strata.proto.GetMasterInfoRequest;
 import io.strata.proto.GetMasterInfoResponse;
 import io.strata.proto.UpgradeMasterGrpc;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -118,15 +120,16 @@ class VersionWindowTest {
         fuse.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
       }
       // The connection's end takes its process off the list.
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      List<ConnectedClient> left;
-      do {
-        left = m.fs.getMasterInfo(GetMasterInfoRequest.getDefaultInstance()).getClientsList();
-        if (left.stream().noneMatch(c -> c.getKind().equals("fuse"))) {
-          break;
-        }
-        Thread.sleep(50);
-      } while (System.nanoTime() < deadline);
+      List<ConnectedClient> left =
+          await("the fuse client to leave the list")
+              .atMost(Duration.ofSeconds(10))
+              .pollInterval(Duration.ofMillis(50))
+              .until(
+                  () ->
+                      m.fs
+                          .getMasterInfo(GetMasterInfoRequest.getDefaultInstance())
+                          .getClientsList(),
+                  l -> l.stream().noneMatch(c -> c.getKind().equals("fuse")));
       assertTrue(left.stream().noneMatch(c -> c.getKind().equals("fuse")), left.toString());
 
       FinalizeUpgradeResponse done =

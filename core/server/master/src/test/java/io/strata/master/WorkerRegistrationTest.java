@@ -1,8 +1,8 @@
 package io.strata.master;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import io.grpc.Status;
 import io.strata.common.BlockIds;
@@ -27,11 +27,11 @@ import io.strata.proto.WorkerCommand;
 import io.strata.proto.WorkerInfo;
 import io.strata.proto.WorkerState;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -224,15 +224,13 @@ class WorkerRegistrationTest {
       assertEquals(MB, m.stat("/f").getCachedBytes());
 
       // Bounded wait for the background checker; the test asserts the state, not the timing.
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-      WorkerState state = WorkerState.WORKER_LIVE;
-      while (state != WorkerState.WORKER_LOST && System.nanoTime() < deadline) {
-        Thread.sleep(100);
-        state = m.fs.getWorkers(GetWorkersRequest.getDefaultInstance()).getWorkers(0).getState();
-      }
-      if (state != WorkerState.WORKER_LOST) {
-        fail("worker was never marked lost");
-      }
+      await("the silent worker to be marked lost")
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(100))
+          .until(
+              () ->
+                  m.fs.getWorkers(GetWorkersRequest.getDefaultInstance()).getWorkers(0).getState()
+                      == WorkerState.WORKER_LOST);
       assertEquals(0, m.stat("/f").getCachedBytes(), "a lost worker's locations are dropped");
       assertEquals(WorkerCommand.WORKER_COMMAND_REGISTER, heartbeat(m, w).getCommand());
       assertEquals(WorkerCommand.WORKER_COMMAND_REGISTER, heartbeat(m, 12345).getCommand());

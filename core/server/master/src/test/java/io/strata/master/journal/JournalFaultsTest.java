@@ -1,5 +1,6 @@
 package io.strata.master.journal;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -17,6 +18,7 @@ import io.strata.master.upgrade.ClusterLayout;
 import io.strata.proto.journal.InodeEntry;
 import io.strata.proto.journal.JournalEntry;
 import java.io.IOException;
+import java.lang.ref.WeakReference;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
@@ -25,6 +27,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -199,10 +202,17 @@ class JournalFaultsTest {
     try (JournalSystem j = single(conf(0, List.of(freePort())), null, () -> {}, registry)) {
       j.awaitLead(Duration.ofSeconds(30));
       j.write(List.of(inode(2, 1, "a")));
-      for (int i = 0; i < 3; i++) {
-        System.gc();
-        Thread.sleep(50);
-      }
+      // A weak reference to an object nothing else holds shows that a collection has cleared
+      // what only weak references held, as it would the gauges' objects were they held so.
+      WeakReference<Object> collected = new WeakReference<>(new Object());
+      await("a garbage collection to clear weak references")
+          .atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(50))
+          .until(
+              () -> {
+                System.gc();
+                return collected.get() == null;
+              });
       assertEquals(1.0, registry.get(MetricNames.MASTER_JOURNAL_ROLE).gauge().value());
       double applied = registry.get(MetricNames.MASTER_JOURNAL_APPLIED_INDEX).gauge().value();
       assertTrue(applied >= 1, "applied index " + applied);
@@ -262,7 +272,13 @@ class JournalFaultsTest {
       for (JournalSystem j : masters) {
         j.start();
       }
-      JournalSystem serving = awaitServing(masters, Duration.ofSeconds(60));
+      JournalSystem serving =
+          await("a master to serve: a leader whose start failed must not keep the lead")
+              .atMost(Duration.ofSeconds(60))
+              .pollInterval(Duration.ofMillis(50))
+              .until(
+                  () -> masters.stream().filter(JournalSystem::isLeader).findFirst().orElse(null),
+                  Objects::nonNull);
       assertNotNull(serving, "no master serves: a leader whose start failed kept the lead");
       assertFalse(broken.contains(serving));
       assertTrue(failedStarts.get() >= 1);
@@ -274,18 +290,4 @@ class JournalFaultsTest {
   }
 
   private final List<JournalSystem> broken = new ArrayList<>();
-
-  private static JournalSystem awaitServing(List<JournalSystem> masters, Duration timeout)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (System.nanoTime() < deadline) {
-      for (JournalSystem j : masters) {
-        if (j.isLeader()) {
-          return j;
-        }
-      }
-      Thread.sleep(50);
-    }
-    return null;
-  }
 }
