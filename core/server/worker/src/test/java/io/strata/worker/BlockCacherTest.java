@@ -1,5 +1,6 @@
 package io.strata.worker;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -89,10 +90,6 @@ class BlockCacherTest {
         .build();
   }
 
-  private void awaitIdle() throws InterruptedException {
-    assertTrue(FakeMaster.await(() -> cacher.pending() == 0), "the copy never finished");
-  }
-
   @Test
   void copyWhoseSourceIsRewrittenDuringTheCopyIsDropped() throws Exception {
     UfsBlockSource before = source();
@@ -109,18 +106,27 @@ class BlockCacherTest {
           }
         };
     assertTrue(cacher.request(BLOCK_ID, before));
-    awaitIdle();
+    await("the copy to finish")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(() -> cacher.pending() == 0);
     assertNull(RewritingUnderFileSystem.onRead, "the file was rewritten mid-copy");
     assertFalse(store.contains(BLOCK_ID), "a block mixing two versions must not be cached");
 
     // The old fingerprint no longer matches before the copy starts either.
     cacher.request(BLOCK_ID, before);
-    awaitIdle();
+    await("the copy to finish")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(() -> cacher.pending() == 0);
     assertFalse(store.contains(BLOCK_ID));
 
     // A copy of the file as it is now is cached whole.
     assertTrue(cacher.request(BLOCK_ID, source()));
-    awaitIdle();
+    await("the copy to finish")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(() -> cacher.pending() == 0);
     assertTrue(store.contains(BLOCK_ID));
     assertEquals(LENGTH, store.get(BLOCK_ID).length());
     assertArrayEquals(content(2), Files.readAllBytes(store.get(BLOCK_ID).path()));
@@ -140,7 +146,10 @@ class BlockCacherTest {
           throw new UncheckedIOException(new IOException("under store went away"));
         };
     assertTrue(cacher.request(BLOCK_ID, source()));
-    awaitIdle();
+    await("the copy to finish")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(() -> cacher.pending() == 0);
     assertNull(RewritingUnderFileSystem.onRead, "the copy failed half-way");
     assertFalse(store.contains(BLOCK_ID));
     assertEquals(0, entries(dir.resolve("mem/blocks")), "no block file is served");
@@ -165,7 +174,10 @@ class BlockCacherTest {
     BlockFileOpener opener = new BlockFileOpener(true);
     try (BlockCacher direct = new BlockCacher(store, stores, 1, 4, 256 << 10, opener)) {
       assertTrue(direct.request(BLOCK_ID, whole));
-      assertTrue(FakeMaster.await(() -> direct.pending() == 0), "the copy never finished");
+      await("the copy to finish")
+          .atMost(FakeMaster.WAIT)
+          .pollInterval(FakeMaster.POLL)
+          .until(() -> direct.pending() == 0);
     }
     assertTrue(store.contains(BLOCK_ID));
     assertEquals(length, Files.size(store.get(BLOCK_ID).path()));

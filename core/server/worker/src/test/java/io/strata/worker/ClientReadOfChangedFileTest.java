@@ -1,9 +1,9 @@
 package io.strata.worker;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
@@ -112,9 +112,10 @@ class ClientReadOfChangedFileTest {
       byte[] buf = new byte[1000];
       in.readFully(100, buf, 0, buf.length);
       assertArrayEquals(Arrays.copyOfRange(content, 100, 1100), buf);
-      assertTrue(
-          FakeMaster.await(() -> worker.blockStore().contains(firstBlock)),
-          "the first block was not cached after the miss");
+      await("the first block to be cached after the miss")
+          .atMost(FakeMaster.WAIT)
+          .pollInterval(FakeMaster.POLL)
+          .until(() -> worker.blockStore().contains(firstBlock));
 
       byte[] rewritten = new byte[content.length + 10];
       new Random(6).nextBytes(rewritten);

@@ -19,13 +19,13 @@ import io.strata.proto.RegisterWorkerRequest;
 import io.strata.proto.RegisterWorkerResponse;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 
 /**
  * A test double of the master: the real generated gRPC services on 127.0.0.1, recording what the
@@ -141,16 +141,11 @@ final class FakeMaster implements AutoCloseable {
     return server.getPort();
   }
 
-  /** Waits until the condition holds, for at most about 20 seconds; returns whether it did. */
-  static boolean await(BooleanSupplier condition) throws InterruptedException {
-    for (int i = 0; i < 400; i++) {
-      if (condition.getAsBoolean()) {
-        return true;
-      }
-      Thread.sleep(50);
-    }
-    return condition.getAsBoolean();
-  }
+  /** The bound of the tests' waits on the worker and this master (with Awaitility). */
+  static final Duration WAIT = Duration.ofSeconds(20);
+
+  /** How often those waits look again. */
+  static final Duration POLL = Duration.ofMillis(50);
 
   @Override
   public void close() throws InterruptedException {

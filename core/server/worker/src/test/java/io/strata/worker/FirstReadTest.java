@@ -1,5 +1,6 @@
 package io.strata.worker;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -108,12 +109,6 @@ class FirstReadTest {
     return worker.meterRegistry().get("strata.worker.read.ufs.calls").functionCounter().count();
   }
 
-  private void awaitCached(long blockId) throws InterruptedException {
-    assertTrue(
-        FakeMaster.await(() -> worker.blockStore().contains(blockId)),
-        "block " + blockId + " was not cached");
-  }
-
   @Test
   void aSmallFileIsReadFromTheUnderStoreOnceAndCachedFromThoseBytes() throws Exception {
     Block small = block("small.bin", 20 << 10, 1, "file");
@@ -122,7 +117,10 @@ class FirstReadTest {
       assertEquals(ReadStatus.READ_OK, first.response().getStatus());
       assertFalse(first.response().getFromCache());
       assertArrayEquals(small.bytes(), first.data());
-      awaitCached(small.id());
+      await("block " + small.id() + " to be cached")
+          .atMost(FakeMaster.WAIT)
+          .pollInterval(FakeMaster.POLL)
+          .until(() -> worker.blockStore().contains(small.id()));
       DataClient.Reply again = client.read(small.read(100, 5000));
       assertTrue(again.response().getFromCache());
       assertArrayEquals(small.range(100, 5000), again.data());
@@ -163,7 +161,10 @@ class FirstReadTest {
     } finally {
       pool.shutdownNow();
     }
-    awaitCached(small.id());
+    await("block " + small.id() + " to be cached")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(() -> worker.blockStore().contains(small.id()));
     assertEquals(1.0, ufsReads(), "one read of a 60 KiB block for six readers");
   }
 
@@ -179,7 +180,10 @@ class FirstReadTest {
         assertArrayEquals(large.range(offset, length), r.data(), "at " + offset);
       }
     }
-    awaitCached(large.id());
+    await("block " + large.id() + " to be cached")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(() -> worker.blockStore().contains(large.id()));
     int chunks = (LARGE + CHUNK - 1) / CHUNK; // rounded up: the last chunk is partial
     assertEquals(
         (double) chunks, ufsReads(), "a read of each chunk, for the reader and the cache together");
@@ -206,7 +210,10 @@ class FirstReadTest {
       assertEquals(ReadStatus.READ_OK, r.response().getStatus());
       assertArrayEquals(large.range(0, 4096), r.data());
     }
-    awaitCached(large.id());
+    await("block " + large.id() + " to be cached")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(() -> worker.blockStore().contains(large.id()));
     assertTrue(heldUntilAnswered[0], "the reader waited for more than its range");
   }
 
@@ -218,7 +225,10 @@ class FirstReadTest {
       assertEquals(ReadStatus.READ_OK, r.response().getStatus());
       assertArrayEquals(large.range(900_000, 4096), r.data());
     }
-    awaitCached(large.id());
+    await("block " + large.id() + " to be cached")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(() -> worker.blockStore().contains(large.id()));
     assertArrayEquals(
         large.bytes(),
         Files.readAllBytes(worker.blockStore().get(large.id()).path()),
@@ -245,11 +255,13 @@ class FirstReadTest {
       assertEquals(0, r.data().length);
     }
     assertNull(RewritingUnderFileSystem.onRead, "the file was not rewritten mid-copy");
-    assertTrue(
-        FakeMaster.await(
+    await("the mixed copy to be dropped and unpinned")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(
             () ->
                 !worker.blockStore().contains(large.id())
-                    && worker.blockStore().pinCount(large.id()) == 0));
+                    && worker.blockStore().pinCount(large.id()) == 0);
     assertFalse(worker.blockStore().contains(large.id()), "a mixed copy was kept");
   }
 }

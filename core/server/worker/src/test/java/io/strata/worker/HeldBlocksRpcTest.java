@@ -1,5 +1,6 @@
 package io.strata.worker;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -66,8 +67,10 @@ class HeldBlocksRpcTest {
     worker.start();
     channel =
         ManagedChannelBuilder.forAddress("127.0.0.1", worker.rpcPort()).usePlaintext().build();
-    assertTrue(
-        FakeMaster.await(() -> worker.masterLink().workerId() >= 0), "the worker did not register");
+    await("the worker to register")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(() -> worker.masterLink().workerId() >= 0);
   }
 
   private void stopWorker() throws Exception {
@@ -206,15 +209,16 @@ class HeldBlocksRpcTest {
             .gauge()
             .value());
     assertTrue(emptyFolder(dir.resolve("ssd/tmp")), "a temporary block was left");
-    assertTrue(
-        FakeMaster.await(
+    await("a heartbeat to carry the held blocks")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(
             () ->
                 master.heartbeats.stream()
                     .anyMatch(
                         h ->
                             h.getAddedBlocksList().stream()
-                                .anyMatch(b -> b.getBlockId() == ids.get(0)))),
-        "no heartbeat carried the held blocks");
+                                .anyMatch(b -> b.getBlockId() == ids.get(0))));
 
     // The blocks are still held after the worker restarts.
     stopWorker();
@@ -253,17 +257,23 @@ class HeldBlocksRpcTest {
     StreamObserver<WriteBlocksRequest> call = startWrite(dataId, MB, result);
     send(call, content(5 * MB / 2, 8));
     // Wait until the server has committed two blocks, so the cancel has something to undo.
-    assertTrue(FakeMaster.await(() -> store().contains(BlockIds.blockId(dataId, 1))));
+    await("the server to commit two blocks")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(() -> store().contains(BlockIds.blockId(dataId, 1)));
     call.onError(new RuntimeException("client gave up"));
-    assertTrue(
-        FakeMaster.await(() -> store().blockCount() == 0), "blocks of a cancelled write were kept");
-    assertTrue(
-        FakeMaster.await(
+    await("the blocks of the cancelled write to go")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(() -> store().blockCount() == 0);
+    await("the files of the cancelled write to go")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(
             () ->
                 emptyFolder(dir.resolve("ssd/blocks"))
                     && emptyFolder(dir.resolve("ssd/held"))
-                    && emptyFolder(dir.resolve("ssd/tmp"))),
-        "files of a cancelled write were kept");
+                    && emptyFolder(dir.resolve("ssd/tmp")));
     assertEquals(0, store().heldBytes("SSD"));
   }
 

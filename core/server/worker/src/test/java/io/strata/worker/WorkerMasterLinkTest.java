@@ -1,5 +1,6 @@
 package io.strata.worker;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -70,7 +71,10 @@ class WorkerMasterLinkTest {
                   .build());
       assertEquals(ReadStatus.READ_OK, reply.response().getStatus());
     }
-    assertTrue(FakeMaster.await(() -> worker.blockStore().contains(id)));
+    await("the block to be cached")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(() -> worker.blockStore().contains(id));
     return id;
   }
 
@@ -90,7 +94,10 @@ class WorkerMasterLinkTest {
     blockOnDisk(HELD_BLOCK, 321);
     master = new FakeMaster();
     startWorker(master.port());
-    assertTrue(FakeMaster.await(() -> !master.registrations.isEmpty()));
+    await("the worker to register")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(() -> !master.registrations.isEmpty());
     RegisterWorkerRequest r = master.registrations.get(0);
     assertEquals("127.0.0.1", r.getAddress().getHost());
     assertEquals(worker.rpcPort(), r.getAddress().getRpcPort());
@@ -107,7 +114,10 @@ class WorkerMasterLinkTest {
     assertEquals("MEM", r.getTiers(0).getAlias());
     assertEquals(321, r.getTiers(0).getUsedBytes());
     assertEquals(8L << 20, r.getTiers(0).getCapacityBytes());
-    assertTrue(FakeMaster.await(() -> master.heartbeats.size() >= 2));
+    await("two heartbeats")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(() -> master.heartbeats.size() >= 2);
     assertEquals(100, master.heartbeats.get(0).getWorkerId());
   }
 
@@ -115,14 +125,22 @@ class WorkerMasterLinkTest {
   void cachedBlockIsCommittedAndReportedInAHeartbeatWithCacheStats() throws Exception {
     master = new FakeMaster();
     startWorker(master.port());
-    assertTrue(FakeMaster.await(() -> !master.registrations.isEmpty()));
+    await("the worker to register")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(() -> !master.registrations.isEmpty());
     long id = cacheOneBlock();
-    assertTrue(FakeMaster.await(() -> heartbeatAdded(id)), "no heartbeat carried the block");
-    assertTrue(
-        FakeMaster.await(
+    await("a heartbeat to carry the block")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(() -> heartbeatAdded(id));
+    await("the commit of the block")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(
             () ->
                 master.commits.stream()
-                    .anyMatch(c -> c.getBlock().getBlockId() == id && c.getWorkerId() == 100)));
+                    .anyMatch(c -> c.getBlock().getBlockId() == id && c.getWorkerId() == 100));
     HeartbeatRequest last = master.heartbeats.get(master.heartbeats.size() - 1);
     assertEquals(1, last.getCacheStats().getMisses());
     assertEquals(10, last.getCacheStats().getBytesFromUfs());
@@ -132,17 +150,24 @@ class WorkerMasterLinkTest {
   void blocksAddedWhileHeartbeatsFailAreReportedLater() throws Exception {
     master = new FakeMaster();
     startWorker(master.port());
-    assertTrue(FakeMaster.await(() -> !master.registrations.isEmpty()));
+    await("the worker to register")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(() -> !master.registrations.isEmpty());
     master.failHeartbeats.set(1_000_000);
     long id = cacheOneBlock();
     // Let a few heartbeats fail while the block is pending.
     int refused = master.refusedHeartbeats.get();
-    assertTrue(FakeMaster.await(() -> master.refusedHeartbeats.get() >= refused + 3));
+    await("three refused heartbeats")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(() -> master.refusedHeartbeats.get() >= refused + 3);
     assertFalse(heartbeatAdded(id));
     master.failHeartbeats.set(0);
-    assertTrue(
-        FakeMaster.await(() -> heartbeatAdded(id)),
-        "the block was lost with a failed " + "heartbeat");
+    await("a heartbeat to carry the block after the failed ones")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(() -> heartbeatAdded(id));
   }
 
   @Test
@@ -150,18 +175,26 @@ class WorkerMasterLinkTest {
     blockOnDisk(HELD_BLOCK, 10);
     master = new FakeMaster();
     startWorker(master.port());
-    assertTrue(FakeMaster.await(() -> !master.registrations.isEmpty()));
+    await("the worker to register")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(() -> !master.registrations.isEmpty());
     int dataPort = worker.dataPort();
     master.nextResponses.add(
         HeartbeatResponse.newBuilder().setCommand(WorkerCommand.WORKER_COMMAND_REGISTER).build());
-    assertTrue(FakeMaster.await(() -> master.registrations.size() >= 2));
+    await("a second registration")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(() -> master.registrations.size() >= 2);
     RegisterWorkerRequest again = master.registrations.get(1);
     assertEquals(1, again.getBlocksCount());
     assertEquals(HELD_BLOCK, again.getBlocks(0).getBlockId());
     assertEquals(dataPort, again.getAddress().getDataPort());
     // Heartbeats go on under the new id.
-    assertTrue(
-        FakeMaster.await(() -> master.heartbeats.stream().anyMatch(h -> h.getWorkerId() == 101)));
+    await("a heartbeat under the new id")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(() -> master.heartbeats.stream().anyMatch(h -> h.getWorkerId() == 101));
     assertEquals(2, worker.masterLink().registrations());
   }
 
@@ -170,15 +203,23 @@ class WorkerMasterLinkTest {
     blockOnDisk(HELD_BLOCK, 10);
     master = new FakeMaster();
     startWorker(master.port());
-    assertTrue(FakeMaster.await(() -> !master.registrations.isEmpty()));
+    await("the worker to register")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(() -> !master.registrations.isEmpty());
     master.nextResponses.add(HeartbeatResponse.newBuilder().addRemoveBlockIds(HELD_BLOCK).build());
-    assertTrue(FakeMaster.await(() -> !worker.blockStore().contains(HELD_BLOCK)));
+    await("the block to be removed")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(() -> !worker.blockStore().contains(HELD_BLOCK));
     assertFalse(Files.exists(dir.resolve("mem/blocks/" + HELD_BLOCK)));
-    assertTrue(
-        FakeMaster.await(
+    await("a heartbeat to report the removal")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(
             () ->
                 master.heartbeats.stream()
-                    .anyMatch(h -> h.getRemovedBlockIdsList().contains(HELD_BLOCK))));
+                    .anyMatch(h -> h.getRemovedBlockIdsList().contains(HELD_BLOCK)));
   }
 
   @Test
@@ -202,9 +243,10 @@ class WorkerMasterLinkTest {
     }
     assertEquals(-1, worker.masterLink().workerId());
     master = new FakeMaster(port);
-    assertTrue(
-        FakeMaster.await(() -> !master.registrations.isEmpty()),
-        "the worker did not register once the master came up");
+    await("the worker to register once the master came up")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(() -> !master.registrations.isEmpty());
     assertEquals(1, master.registrations.get(0).getBlocksCount());
   }
 }

@@ -1,5 +1,6 @@
 package io.strata.worker;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -78,12 +79,6 @@ class WorkerReadTest {
     return Arrays.copyOfRange(content, from, from + (int) length);
   }
 
-  private void awaitCached() throws InterruptedException {
-    assertTrue(
-        FakeMaster.await(() -> worker.blockStore().contains(BLOCK_ID)),
-        "the block was not cached after a miss");
-  }
-
   private double counter(String name) {
     return worker.meterRegistry().get(name).functionCounter().count();
   }
@@ -96,7 +91,10 @@ class WorkerReadTest {
       assertFalse(miss.response().getFromCache());
       assertArrayEquals(expected(1000, 500_000), miss.data());
 
-      awaitCached();
+      await("the block to be cached after a miss")
+          .atMost(FakeMaster.WAIT)
+          .pollInterval(FakeMaster.POLL)
+          .until(() -> worker.blockStore().contains(BLOCK_ID));
       BlockMeta cached = worker.blockStore().get(BLOCK_ID);
       assertEquals(content.length - BLOCK_SIZE, cached.length());
       assertArrayEquals(expected(0, cached.length()), Files.readAllBytes(cached.path()));
@@ -115,11 +113,15 @@ class WorkerReadTest {
     // The worker counts a read's bytes once it has sent them, which can follow the client's
     // receipt of the last one: a bounded wait, not a timing assertion.
     double cachedBytes = 500_000.0 + content.length - BLOCK_SIZE;
-    FakeMaster.await(() -> counter("strata.worker.read.cache") == cachedBytes);
+    await("the worker to count the cached bytes sent")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(() -> counter("strata.worker.read.cache") == cachedBytes);
     assertEquals(cachedBytes, counter("strata.worker.read.cache"));
-    assertTrue(
-        FakeMaster.await(() -> worker.blockStore().pinCount(BLOCK_ID) == 0),
-        "a finished read left its block pinned");
+    await("the finished read to unpin its block")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(() -> worker.blockStore().pinCount(BLOCK_ID) == 0);
   }
 
   @Test
@@ -131,7 +133,10 @@ class WorkerReadTest {
       assertEquals(0, notCached.data().length);
 
       client.read(request(0, 10));
-      awaitCached();
+      await("the block to be cached after a miss")
+          .atMost(FakeMaster.WAIT)
+          .pollInterval(FakeMaster.POLL)
+          .until(() -> worker.blockStore().contains(BLOCK_ID));
       DataClient.Reply reply = client.read(shortCircuit);
       assertEquals(ReadStatus.READ_OK, reply.response().getStatus());
       assertEquals(0, reply.response().getLength());
@@ -164,7 +169,10 @@ class WorkerReadTest {
 
       assertArrayEquals(
           expected(blockLength - 10, 10), client.read(request(blockLength - 10, 10)).data());
-      awaitCached();
+      await("the block to be cached after a miss")
+          .atMost(FakeMaster.WAIT)
+          .pollInterval(FakeMaster.POLL)
+          .until(() -> worker.blockStore().contains(BLOCK_ID));
       assertEquals(
           ReadStatus.READ_INVALID, client.read(request(blockLength, 1)).response().getStatus());
       DataClient.Reply good = client.read(request(blockLength - 10, 10));
@@ -212,13 +220,17 @@ class WorkerReadTest {
     try (DataClient client = new DataClient(worker.dataPort())) {
       client.read(request(0, 1));
     }
-    awaitCached();
+    await("the block to be cached after a miss")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(() -> worker.blockStore().contains(BLOCK_ID));
     try (DataClient client = new DataClient(worker.dataPort())) {
       client.send(request(0, content.length - BLOCK_SIZE));
     }
-    assertTrue(
-        FakeMaster.await(() -> worker.blockStore().pinCount(BLOCK_ID) == 0),
-        "a closed channel left its block pinned");
+    await("the closed channel to unpin its block")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(() -> worker.blockStore().pinCount(BLOCK_ID) == 0);
     try (DataClient client = new DataClient(worker.dataPort())) {
       assertArrayEquals(expected(100, 1000), client.read(request(100, 1000)).data());
     }

@@ -1,5 +1,6 @@
 package io.strata.worker;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -134,26 +135,29 @@ class WorkerRpcTest {
     call.onNext(header("file://" + target, 0));
     call.onNext(chunk(new byte[50_000]));
     // Wait until the server has started the file, so the cancel has something to abort.
-    assertTrue(
-        FakeMaster.await(
+    await("the server to start the file")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(
             () -> {
               try {
                 return filesIn(ufs) == 1;
               } catch (Exception e) {
                 return false;
               }
-            }));
+            });
     call.onError(new RuntimeException("client gave up"));
-    assertTrue(
-        FakeMaster.await(
+    await("the partial file to be discarded")
+        .atMost(FakeMaster.WAIT)
+        .pollInterval(FakeMaster.POLL)
+        .until(
             () -> {
               try {
                 return filesIn(ufs) == 0;
               } catch (Exception e) {
                 return false;
               }
-            }),
-        "the partial file was not discarded");
+            });
     assertFalse(Files.exists(target));
   }
 

@@ -106,8 +106,8 @@ class BlockCommitsTest {
     for (long id = 1; id <= 20; id++) {
       commits.add(7, block(id));
     }
+    // Twenty single calls show the worker has already found the master has no batches.
     await().atMost(Duration.ofSeconds(10)).until(() -> singles.size() == 20);
-    Thread.sleep(50);
     commits.add(7, block(21));
     await().atMost(Duration.ofSeconds(10)).until(() -> singles.size() == 21);
     assertEquals(0, batches.size());
