@@ -1,5 +1,6 @@
 package io.strata.shell;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -167,13 +168,12 @@ class ShellPathAttributesTest {
     write("tmp/scratch/part-0", 5);
     write("keep.bin", 5);
     assertEquals(0, run("fs", "setTtl", "--action", "DELETE", "/tmp/scratch", "1ms").code());
-    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    Result stat = run("fs", "stat", "/tmp/scratch");
-    while (stat.code() == 0) {
-      assertTrue(System.nanoTime() < deadline, "/tmp/scratch was never deleted");
-      Thread.sleep(50);
-      stat = run("fs", "stat", "/tmp/scratch");
-    }
+    Result stat =
+        await("/tmp/scratch to be deleted")
+            .atMost(Duration.ofSeconds(30))
+            .pollDelay(Duration.ZERO)
+            .pollInterval(Duration.ofMillis(50))
+            .until(() -> run("fs", "stat", "/tmp/scratch"), r -> r.code() != 0);
     assertEquals("strata: Path does not exist: /tmp/scratch" + NL, stat.err());
     assertFalse(Files.exists(ufs.resolve("tmp/scratch")));
     assertEquals(0, run("fs", "stat", "/keep.bin").code());

@@ -154,6 +154,7 @@ class FileSystemTest {
         new Thread(
             () -> {
               try {
+                // The behaviour under test, not a wait: the master starts while the client retries.
                 Thread.sleep(500);
                 late.set(
                     NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port))

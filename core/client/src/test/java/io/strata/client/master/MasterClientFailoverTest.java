@@ -1,5 +1,6 @@
 package io.strata.client.master;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -31,6 +32,7 @@ import io.strata.proto.WatchChangesRequest;
 import io.strata.proto.WatchChangesResponse;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -211,10 +213,10 @@ class MasterClientFailoverTest {
               }
             });
     // Let every master refuse a few rounds without naming a leader, then elect one.
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (calls(2) < 2 && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
+    await("the third master to refuse two calls")
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(5))
+        .until(() -> calls(2) >= 2);
     masters.lead(masters.address(1));
     assertEquals(masters.address(1), served.get(10, TimeUnit.SECONDS));
   }

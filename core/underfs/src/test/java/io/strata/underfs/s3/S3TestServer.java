@@ -1,7 +1,10 @@
 package io.strata.underfs.s3;
 
+import static org.awaitility.Awaitility.await;
+
 import java.net.URI;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
@@ -22,9 +25,6 @@ final class S3TestServer implements AutoCloseable {
   static final String ACCESS_KEY = "strata-test-access";
   static final String SECRET_KEY = "strata-test-secret";
 
-  /** Bounds the wait for Jetty to report started: 3,000 polls of 10 ms. */
-  private static final int START_POLLS = 3_000;
-
   private final S3Proxy proxy;
   private final URI endpoint;
   private final S3Client raw;
@@ -39,12 +39,10 @@ final class S3TestServer implements AutoCloseable {
             .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
             .build();
     proxy.start();
-    for (int i = 0; i < START_POLLS && !"STARTED".equals(proxy.getState()); i++) {
-      Thread.sleep(10);
-    }
-    if (!"STARTED".equals(proxy.getState())) {
-      throw new IllegalStateException("S3Proxy did not start: " + proxy.getState());
-    }
+    await("S3Proxy to report started")
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(10))
+        .until(proxy::getState, "STARTED"::equals);
     endpoint = URI.create("http://127.0.0.1:" + proxy.getPort());
     raw =
         S3Client.builder()
