@@ -1,5 +1,6 @@
 package io.strata.fuse;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -13,6 +14,7 @@ import io.strata.tests.TestTree;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -200,9 +202,10 @@ class FuseCommandTest {
     Process foreground = pb.start();
     try {
       // Bounded by the mount's own 30 s start timeout plus two JVM starts on a busy machine.
-      for (int i = 0; i < 1200 && !FuseMount.isMounted(point) && foreground.isAlive(); i++) {
-        Thread.sleep(100);
-      }
+      await("the foreground mount to mount, or its process to exit")
+          .atMost(Duration.ofSeconds(120))
+          .pollInterval(Duration.ofMillis(100))
+          .until(() -> FuseMount.isMounted(point) || !foreground.isAlive());
       assertTrue(
           FuseMount.isMounted(point), "not mounted; its output:\n" + Files.readString(output));
       assertArrayEquals(content, Files.readAllBytes(point.resolve("part-0.bin")));

@@ -1,5 +1,6 @@
 package io.strata.fuse;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -186,33 +187,35 @@ class HaMastersTest {
     String path = "/changes/c" + nextChange.incrementAndGet();
     fs.createDirectory(path, false, false);
     acknowledged.add(path);
+    // Pacing of the writer thread, not a wait: it spaces its changes.
     Thread.sleep(20);
   }
 
   /** Waits (bounded) until the test's threads made progress: reads and changes both moved. */
-  private static void awaitProgress(String after) throws InterruptedException {
+  private static void awaitProgress(String after) {
     long readsBefore = reads.get();
     int changesBefore = acknowledged.size();
-    long deadline = System.nanoTime() + SETTLE.toNanos();
-    while (reads.get() < readsBefore + FILES || acknowledged.size() < changesBefore + 20) {
-      assertTrue(
-          System.nanoTime() < deadline,
-          "no progress within "
-              + SETTLE.toSeconds()
-              + " s after "
-              + after
-              + ": reads "
-              + readsBefore
-              + " -> "
-              + reads.get()
-              + ", changes "
-              + changesBefore
-              + " -> "
-              + acknowledged.size()
-              + "; failures "
-              + failures);
-      Thread.sleep(100);
-    }
+    await("progress after " + after)
+        .atMost(SETTLE)
+        .pollInterval(Duration.ofMillis(100))
+        .untilAsserted(
+            () ->
+                assertTrue(
+                    reads.get() >= readsBefore + FILES && acknowledged.size() >= changesBefore + 20,
+                    "no progress within "
+                        + SETTLE.toSeconds()
+                        + " s after "
+                        + after
+                        + ": reads "
+                        + readsBefore
+                        + " -> "
+                        + reads.get()
+                        + ", changes "
+                        + changesBefore
+                        + " -> "
+                        + acknowledged.size()
+                        + "; failures "
+                        + failures));
     assertEquals(List.of(), failures, "after " + after);
   }
 
@@ -233,26 +236,27 @@ class HaMastersTest {
   }
 
   /** Waits (bounded) until every master has applied as far as the leader. */
-  private static void awaitMastersAgree(String after) throws InterruptedException {
-    long deadline = System.nanoTime() + SETTLE.toNanos();
-    while (true) {
-      List<Long> sequences = new ArrayList<>();
-      try {
-        long leaderSequence = info(leader()).getJournalSequence();
-        for (int i = 0; i < cluster.masterCount(); i++) {
-          sequences.add(info(i).getJournalSequence());
-        }
-        if (sequences.stream().allMatch(s -> s >= leaderSequence)) {
-          return;
-        }
-      } catch (RuntimeException e) {
-        sequences.add(-1L);
-      }
-      assertTrue(
-          System.nanoTime() < deadline,
-          "masters did not catch up after " + after + ": " + sequences);
-      Thread.sleep(200);
-    }
+  private static void awaitMastersAgree(String after) {
+    await("every master to apply as far as the leader after " + after)
+        .atMost(SETTLE)
+        .pollDelay(Duration.ZERO)
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () -> {
+              List<Long> sequences = new ArrayList<>();
+              boolean agree;
+              try {
+                long leaderSequence = info(leader()).getJournalSequence();
+                for (int i = 0; i < cluster.masterCount(); i++) {
+                  sequences.add(info(i).getJournalSequence());
+                }
+                agree = sequences.stream().allMatch(s -> s >= leaderSequence);
+              } catch (RuntimeException e) {
+                sequences.add(-1L);
+                agree = false;
+              }
+              assertTrue(agree, "masters did not catch up after " + after + ": " + sequences);
+            });
   }
 
   @Test
@@ -266,12 +270,11 @@ class HaMastersTest {
     int second = leader();
     assertNotEquals(first, second);
     awaitProgress("kill -9 of the leader");
-    long deadline = System.nanoTime() + SETTLE.toNanos();
-    LoadJobState state;
-    while ((state = fs.loadStatus("/loadme", 10).getState()) != LoadJobState.LOAD_SUCCEEDED) {
-      assertTrue(System.nanoTime() < deadline, "load job ended " + state + " / still running");
-      Thread.sleep(200);
-    }
+    await("the load job to succeed on the new leader")
+        .atMost(SETTLE)
+        .pollDelay(Duration.ZERO)
+        .pollInterval(Duration.ofMillis(200))
+        .until(() -> fs.loadStatus("/loadme", 10).getState(), LoadJobState.LOAD_SUCCEEDED::equals);
     cluster.restartMaster(first);
     awaitMastersAgree("the killed leader came back");
 
@@ -294,11 +297,11 @@ class HaMastersTest {
     int paused = leader();
     cluster.pauseMaster(paused);
     try {
-      long electedBy = System.nanoTime() + SETTLE.toNanos();
-      while (cluster.leaderIndex() == paused || cluster.leaderIndex() < 0) {
-        assertTrue(System.nanoTime() < electedBy, "no new leader while the leader was paused");
-        Thread.sleep(100);
-      }
+      await("a new leader while the leader is paused")
+          .atMost(SETTLE)
+          .pollDelay(Duration.ZERO)
+          .pollInterval(Duration.ofMillis(100))
+          .until(() -> cluster.leaderIndex() != paused && cluster.leaderIndex() >= 0);
       awaitProgress("SIGSTOP of the leader");
     } finally {
       cluster.resumeMaster(paused);

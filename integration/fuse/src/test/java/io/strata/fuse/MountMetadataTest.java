@@ -1,5 +1,6 @@
 package io.strata.fuse;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -87,7 +88,10 @@ class MountMetadataTest {
     Mounted m = new Mounted(fs, fileSystem, mount);
     mounts.add(m);
     if (!"false".equals(settings.get("strata.fuse.metadata.watch.enabled"))) {
-      waitFor(name + "'s change stream", () -> fileSystem.metadata().watchLive());
+      await(name + "'s change stream")
+          .atMost(WAIT)
+          .pollInterval(Duration.ofMillis(100))
+          .until(() -> fileSystem.metadata().watchLive());
     }
     return m;
   }
@@ -113,15 +117,17 @@ class MountMetadataTest {
     TestTree.writeRandom(ufs.resolve("xattr/f"), 100, 4);
     client = FileSystem.connect(cluster.clientConfig());
     client.submitLoad("/", LoadJobOptions.getDefaultInstance());
-    waitFor(
-        "the preload",
-        () -> {
-          try {
-            return client.loadStatus("/", 0).getState() == LoadJobState.LOAD_SUCCEEDED;
-          } catch (Exception e) {
-            return false;
-          }
-        });
+    await("the preload")
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(100))
+        .until(
+            () -> {
+              try {
+                return client.loadStatus("/", 0).getState() == LoadJobState.LOAD_SUCCEEDED;
+              } catch (Exception e) {
+                return false;
+              }
+            });
     plain = mount("mnt-plain", Map.of());
     longCaches = mount("mnt-long", LONG_CACHES);
   }
@@ -144,18 +150,17 @@ class MountMetadataTest {
     }
   }
 
-  static void waitFor(String what, BooleanSupplier condition) {
-    MultiProcessCluster.waitFor(what, Duration.ofSeconds(120), condition, null);
-  }
+  /** The bound of the waits for the cluster and the mounts to get somewhere. */
+  static final Duration WAIT = Duration.ofSeconds(120);
 
   /** Polls until {@code condition} holds; fails naming {@code what} after {@link #SEEN_WITHIN}. */
   static void seen(String what, BooleanSupplier condition) throws InterruptedException {
     long start = System.nanoTime();
-    long deadline = start + SEEN_WITHIN.toNanos();
-    while (!condition.getAsBoolean()) {
-      assertTrue(System.nanoTime() < deadline, what + " not seen within " + SEEN_WITHIN);
-      Thread.sleep(2);
-    }
+    await(what + " seen")
+        .atMost(SEEN_WITHIN)
+        .pollDelay(Duration.ZERO)
+        .pollInterval(Duration.ofMillis(2))
+        .until(condition::getAsBoolean);
     System.out.printf("%s seen after %.1f ms%n", what, (System.nanoTime() - start) / 1e6);
   }
 
@@ -196,11 +201,14 @@ class MountMetadataTest {
     assertEquals(loadsBefore, fresh.fileSystem().metadata().loads(), "statuses loaded one by one");
     // The blocks were read from the worker's files without asking it; the mount reports them,
     // so that the worker keeps them recently used and counts them.
-    waitFor(
-        "the worker to hear of the local reads",
-        () ->
-            MultiProcessCluster.metric(cluster.scrapeWorker(0), "strata_worker_cache_hits_total")
-                >= hitsBefore + LISTED);
+    await("the worker to hear of the local reads")
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(100))
+        .until(
+            () ->
+                MultiProcessCluster.metric(
+                        cluster.scrapeWorker(0), "strata_worker_cache_hits_total")
+                    >= hitsBefore + LISTED);
   }
 
   @Test
@@ -285,13 +293,15 @@ class MountMetadataTest {
     assertEquals(mtime, mtimeOf(ttlOnly.path("resync/f")));
 
     cluster.killMaster();
-    waitFor(
-        "the long mount to notice the stream is gone",
-        () -> !longCaches.fileSystem().metadata().watchLive());
+    await("the long mount to notice the stream is gone")
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> !longCaches.fileSystem().metadata().watchLive());
     cluster.startMaster();
-    waitFor(
-        "the long mount's stream to come back",
-        () -> longCaches.fileSystem().metadata().watchLive());
+    await("the long mount's stream to come back")
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> longCaches.fileSystem().metadata().watchLive());
 
     long newTime = mtime - 7_200_000;
     client.setAttribute("/resync/f", SetAttributeOptions.defaults().modificationTimeMs(newTime));
@@ -313,15 +323,17 @@ class MountMetadataTest {
       assertArrayEquals(java.util.Arrays.copyOfRange(source, 0, (int) BLOCK), first.array());
 
       client.free("/blocks/three.bin", false);
-      waitFor(
-          "the worker to drop the blocks",
-          () -> {
-            try {
-              return client.getStatus("/blocks/three.bin").getCachedBytes() == 0;
-            } catch (Exception e) {
-              return false;
-            }
-          });
+      await("the worker to drop the blocks")
+          .atMost(WAIT)
+          .pollInterval(Duration.ofMillis(100))
+          .until(
+              () -> {
+                try {
+                  return client.getStatus("/blocks/three.bin").getCachedBytes() == 0;
+                } catch (Exception e) {
+                  return false;
+                }
+              });
       ByteBuffer rest = ByteBuffer.allocate((int) (2 * BLOCK));
       assertEquals(2 * BLOCK, readFully(ch, rest, BLOCK));
       assertArrayEquals(
@@ -346,15 +358,17 @@ class MountMetadataTest {
     double after =
         MultiProcessCluster.metric(cluster.scrapeWorker(0), "strata_worker_read_ufs_calls_total");
     assertEquals(1.0, after - before, "under-store reads for the first read of a 20 KiB file");
-    waitFor(
-        "the file to be cached",
-        () -> {
-          try {
-            return client.getStatus("/cold/small.bin").getCachedBytes() == 20 << 10;
-          } catch (Exception e) {
-            return false;
-          }
-        });
+    await("the file to be cached")
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(100))
+        .until(
+            () -> {
+              try {
+                return client.getStatus("/cold/small.bin").getCachedBytes() == 20 << 10;
+              } catch (Exception e) {
+                return false;
+              }
+            });
   }
 
   @Test

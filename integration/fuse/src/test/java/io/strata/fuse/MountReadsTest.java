@@ -1,5 +1,6 @@
 package io.strata.fuse;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -568,17 +569,23 @@ class MountReadsTest {
     System.out.printf(
         "rewritten file: %d of %d later chunks refused, the rest old bytes%n",
         failed, length / chunk - 1);
-    byte[] now = null;
     // Until the mount's 1 s status cache expires, an open may still see the old version's
     // status; its first read then answers ESTALE rather than bytes of a version it did not open.
-    for (int i = 0; i < 100 && (now == null || now[0] != 'B'); i++) {
-      Thread.sleep(100);
-      try {
-        now = Files.readAllBytes(p);
-      } catch (IOException e) {
-        assertTrue(String.valueOf(e.getMessage()).contains("Stale file handle"), e.toString());
-      }
-    }
+    byte[] now =
+        await("a new open to read the new version")
+            .atMost(Duration.ofSeconds(10))
+            .pollInterval(Duration.ofMillis(100))
+            .until(
+                () -> {
+                  try {
+                    return Files.readAllBytes(p);
+                  } catch (IOException e) {
+                    assertTrue(
+                        String.valueOf(e.getMessage()).contains("Stale file handle"), e.toString());
+                    return null;
+                  }
+                },
+                b -> b != null && b[0] == 'B');
     assertTrue(java.util.Arrays.equals(newBytes, now), "a new open reads the new version whole");
   }
 

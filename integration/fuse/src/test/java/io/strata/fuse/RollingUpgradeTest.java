@@ -1,5 +1,6 @@
 package io.strata.fuse;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -169,7 +170,10 @@ class RollingUpgradeTest {
                     }
                   });
       writers.start(Duration.ofMinutes(12));
-      Thread.sleep(2000);
+      await("reads before the upgrade")
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(100))
+          .until(() -> readers.phases().get("before").reads() > 0);
     }
 
     private void write(Path ufs, String path, long length, long seed) throws Exception {
@@ -215,7 +219,13 @@ class RollingUpgradeTest {
 
     /** Stops the readers; checks no read failed and the namespace and load job are unchanged. */
     void assertNothingLost() throws Exception {
-      Thread.sleep(2000);
+      Map<String, ReaderLoop.PhaseStats> phases = readers.phases();
+      String last = new ArrayList<>(phases.keySet()).get(phases.size() - 1);
+      long readsSoFar = phases.get(last).reads();
+      await("more reads in phase " + last + ", after its last step")
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(100))
+          .until(() -> readers.phases().get(last).reads() > readsSoFar);
       readers.stop();
       assertEquals(0, readers.totalFailures(), String.join("\n", readers.failures()));
       readers
