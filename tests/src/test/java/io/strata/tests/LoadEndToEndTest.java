@@ -1,5 +1,6 @@
 package io.strata.tests;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -71,22 +72,6 @@ class LoadEndToEndTest {
                 + ", not on the hashed worker "
                 + expected);
       }
-    }
-  }
-
-  static LoadJobStatus awaitEnd(FileSystem fs, String path, Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (true) {
-      LoadJobStatus s = fs.loadStatus(path, 100);
-      if (s.getState() != LoadJobState.LOAD_LISTING
-          && s.getState() != LoadJobState.LOAD_RUNNING
-          && s.getState() != LoadJobState.LOAD_VERIFYING) {
-        return s;
-      }
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("the load of " + path + " did not end in " + timeout + ": " + s);
-      }
-      Thread.sleep(200);
     }
   }
 
@@ -210,7 +195,17 @@ class LoadEndToEndTest {
           fs.loadStatus("/data", 0).getState(),
           "the job must still be loading when the worker dies");
       cluster.killWorker(1);
-      LoadJobStatus s = awaitEnd(fs, "/data", Duration.ofSeconds(120));
+      LoadJobStatus s =
+          await("the load of /data to end")
+              .atMost(Duration.ofSeconds(120))
+              .pollDelay(Duration.ZERO)
+              .pollInterval(Duration.ofMillis(200))
+              .until(
+                  () -> fs.loadStatus("/data", 100),
+                  j ->
+                      j.getState() != LoadJobState.LOAD_LISTING
+                          && j.getState() != LoadJobState.LOAD_RUNNING
+                          && j.getState() != LoadJobState.LOAD_VERIFYING);
       assertEquals(LoadJobState.LOAD_SUCCEEDED, s.getState(), s.toString());
       assertEquals(tree.files().size(), s.getFilesDone());
       cluster.waitForLiveWorkers(1, Duration.ofSeconds(30));
@@ -262,7 +257,17 @@ class LoadEndToEndTest {
       cluster.killMaster();
       cluster.startMaster();
       cluster.waitForLiveWorkers(2, Duration.ofSeconds(60));
-      LoadJobStatus s = awaitEnd(fs, "/data", Duration.ofSeconds(120));
+      LoadJobStatus s =
+          await("the load of /data to end")
+              .atMost(Duration.ofSeconds(120))
+              .pollDelay(Duration.ZERO)
+              .pollInterval(Duration.ofMillis(200))
+              .until(
+                  () -> fs.loadStatus("/data", 100),
+                  j ->
+                      j.getState() != LoadJobState.LOAD_LISTING
+                          && j.getState() != LoadJobState.LOAD_RUNNING
+                          && j.getState() != LoadJobState.LOAD_VERIFYING);
       assertEquals(jobId, s.getJobId(), "the restarted master resumed the same job");
       assertEquals(LoadJobState.LOAD_SUCCEEDED, s.getState(), s.toString());
       assertEquals(tree.files().size(), s.getFilesDone(), "every file counted once");

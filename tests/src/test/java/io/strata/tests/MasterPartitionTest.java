@@ -1,5 +1,6 @@
 package io.strata.tests;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -183,42 +184,42 @@ class MasterPartitionTest {
       int stepDownsBefore = count(oldLog, "no longer leads");
       try (Cut cut = new Cut(cluster.masterPid(old), HOSTS[old])) {
         // The other two elect a leader, and clients find it.
-        long deadline = System.nanoTime() + SETTLE.toNanos();
-        int now;
-        while ((now = cluster.leaderIndex()) < 0 || now == old) {
-          assertTrue(System.nanoTime() < deadline, "no leader among the other two");
-          Thread.sleep(200);
-        }
+        await("a leader among the other two")
+            .atMost(SETTLE)
+            .pollDelay(Duration.ZERO)
+            .pollInterval(Duration.ofMillis(200))
+            .until(cluster::leaderIndex, now -> now >= 0 && now != old);
         fs.createDirectory("/during/cut", true, false);
         // The cut-off leader steps down on its own (it hears no majority).
-        while (count(oldLog, "no longer leads") == stepDownsBefore) {
-          assertTrue(System.nanoTime() < deadline, "the cut-off leader did not step down");
-          Thread.sleep(200);
-        }
+        await("the cut-off leader to step down")
+            .atMost(SETTLE)
+            .pollDelay(Duration.ZERO)
+            .pollInterval(Duration.ofMillis(200))
+            .until(() -> count(oldLog, "no longer leads") != stepDownsBefore);
       }
       // Healed: a write sent straight to the old leader is refused (it follows now).
       ManagedChannel direct = NettyChannelBuilder.forTarget(oldAddress).usePlaintext().build();
       try {
-        long deadline = System.nanoTime() + SETTLE.toNanos();
-        while (true) {
-          StatusRuntimeException refused =
-              assertThrows(
-                  StatusRuntimeException.class,
-                  () ->
-                      stub(direct)
-                          .createDirectory(
-                              CreateDirectoryRequest.newBuilder()
-                                  .setPath("/written/on/the/old/leader")
-                                  .setRecursive(true)
-                                  .build()));
-          if (refused.getStatus().getCode() == io.grpc.Status.Code.UNAVAILABLE
-              && refused.getStatus().getDescription() != null
-              && refused.getStatus().getDescription().contains("not the leader")) {
-            break;
-          }
-          assertTrue(System.nanoTime() < deadline, "old leader answers " + refused);
-          Thread.sleep(200);
-        }
+        // A write the old leader takes fails the test at once (assertThrows).
+        await("the old leader to refuse a write as not the leader")
+            .atMost(SETTLE)
+            .pollDelay(Duration.ZERO)
+            .pollInterval(Duration.ofMillis(200))
+            .until(
+                () ->
+                    assertThrows(
+                        StatusRuntimeException.class,
+                        () ->
+                            stub(direct)
+                                .createDirectory(
+                                    CreateDirectoryRequest.newBuilder()
+                                        .setPath("/written/on/the/old/leader")
+                                        .setRecursive(true)
+                                        .build())),
+                refused ->
+                    refused.getStatus().getCode() == io.grpc.Status.Code.UNAVAILABLE
+                        && refused.getStatus().getDescription() != null
+                        && refused.getStatus().getDescription().contains("not the leader"));
       } finally {
         direct.shutdownNow();
       }
@@ -226,23 +227,24 @@ class MasterPartitionTest {
       assertTrue(fs.exists("/during/cut"));
       assertFalse(fs.exists("/written/on/the/old/leader"));
       // Same journal everywhere: the old leader kept no divergent entry.
-      long deadline = System.nanoTime() + SETTLE.toNanos();
-      while (true) {
-        List<Long> sequences = new ArrayList<>();
-        List<Long> inodes = new ArrayList<>();
-        for (String a : cluster.masterAddresses()) {
-          GetMasterInfoResponse i = info(a);
-          sequences.add(i.getJournalSequence());
-          inodes.add(i.getInodeCount());
-        }
-        if (sequences.stream().distinct().count() == 1 && inodes.stream().distinct().count() == 1) {
-          break;
-        }
-        assertTrue(
-            System.nanoTime() < deadline,
-            "masters differ: sequences " + sequences + ", inodes " + inodes);
-        Thread.sleep(200);
-      }
+      await("the masters to hold the same journal")
+          .atMost(SETTLE)
+          .pollDelay(Duration.ZERO)
+          .pollInterval(Duration.ofMillis(200))
+          .untilAsserted(
+              () -> {
+                List<Long> sequences = new ArrayList<>();
+                List<Long> inodes = new ArrayList<>();
+                for (String a : cluster.masterAddresses()) {
+                  GetMasterInfoResponse i = info(a);
+                  sequences.add(i.getJournalSequence());
+                  inodes.add(i.getInodeCount());
+                }
+                assertTrue(
+                    sequences.stream().distinct().count() == 1
+                        && inodes.stream().distinct().count() == 1,
+                    "masters differ: sequences " + sequences + ", inodes " + inodes);
+              });
     }
   }
 

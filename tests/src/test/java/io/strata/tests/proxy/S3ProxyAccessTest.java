@@ -6,6 +6,7 @@ import static io.strata.tests.proxy.S3ProxyTestCluster.ALICE_SECRET;
 import static io.strata.tests.proxy.S3ProxyTestCluster.SECRET_KEY;
 import static io.strata.tests.proxy.S3ProxyTestCluster.assertS3Error;
 import static io.strata.tests.proxy.S3ProxyTestCluster.random;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -186,12 +187,13 @@ class S3ProxyAccessTest {
       out.write(head.toString().getBytes(StandardCharsets.ISO_8859_1));
       out.write(body, 0, 64 << 10);
       out.flush();
-      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-      while (in.available() == 0) {
-        assertTrue(System.nanoTime() < deadline, "no answer to the refused PUT");
-        Thread.sleep(20);
-      }
-      // Let the proxy finish with the connection as it does once it answered.
+      await("an answer to the refused PUT")
+          .atMost(Duration.ofSeconds(10))
+          .pollInterval(Duration.ofMillis(20))
+          .until(() -> in.available() > 0);
+      // Let the proxy finish with the connection as it does once it answered. Pacing of the
+      // scenario, not a wait: the proxy runs in another process, and its end of the connection
+      // shows only by reading the answer, which this client must read last.
       Thread.sleep(300);
       out.write(body, 64 << 10, size - (64 << 10));
       out.flush();
@@ -355,6 +357,7 @@ class S3ProxyAccessTest {
           Collections.max(List.of(amzDate(shortGet), amzDate(shortPut))).plusMillis(1200);
       long wait = Duration.between(Instant.now(), expired).toMillis();
       if (wait > 0) {
+        // The behaviour under test, not a wait for an event: the URLs' time runs out.
         Thread.sleep(wait);
       }
       assertErrorDocument(
@@ -534,17 +537,20 @@ class S3ProxyAccessTest {
     // A folder she may not enter hides what is in it, once the proxy's cached view of the
     // folder's mode expires (strata.proxy.permission.cache.ttl, 1 s).
     cluster.fs().setAttribute("/" + BUCKET + "/shared", SetAttributeOptions.defaults().mode(0700));
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (true) {
-      try {
-        alice.getObjectAsBytes(b -> b.bucket(BUCKET).key("shared/readable"));
-      } catch (S3Exception e) {
-        assertEquals("AccessDenied", e.awsErrorDetails().errorCode());
-        break;
-      }
-      assertTrue(System.nanoTime() < deadline, "the folder's new mode never applied");
-      Thread.sleep(200);
-    }
+    await("the folder's new mode to apply")
+        .atMost(Duration.ofSeconds(10))
+        .pollDelay(Duration.ZERO)
+        .pollInterval(Duration.ofMillis(200))
+        .until(
+            () -> {
+              try {
+                alice.getObjectAsBytes(b -> b.bucket(BUCKET).key("shared/readable"));
+                return false;
+              } catch (S3Exception e) {
+                assertEquals("AccessDenied", e.awsErrorDetails().errorCode());
+                return true;
+              }
+            });
     cluster.fs().setAttribute("/" + BUCKET + "/shared", SetAttributeOptions.defaults().mode(0755));
   }
 
@@ -553,17 +559,21 @@ class S3ProxyAccessTest {
     s3.createBucket(b -> b.bucket("open"));
     cluster.fs().setAttribute("/open", SetAttributeOptions.defaults().mode(0777));
     // Bounded wait for the proxy's cached view of the folder (1 s).
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (true) {
-      try {
-        alice.putObject(b -> b.bucket("open").key("by-alice/file"), RequestBody.fromString("a"));
-        break;
-      } catch (S3Exception e) {
-        assertEquals("AccessDenied", e.awsErrorDetails().errorCode());
-        assertTrue(System.nanoTime() < deadline, "the folder's new mode never applied");
-        Thread.sleep(200);
-      }
-    }
+    await("the folder's new mode to apply")
+        .atMost(Duration.ofSeconds(10))
+        .pollDelay(Duration.ZERO)
+        .pollInterval(Duration.ofMillis(200))
+        .until(
+            () -> {
+              try {
+                alice.putObject(
+                    b -> b.bucket("open").key("by-alice/file"), RequestBody.fromString("a"));
+                return true;
+              } catch (S3Exception e) {
+                assertEquals("AccessDenied", e.awsErrorDetails().errorCode());
+                return false;
+              }
+            });
     assertEquals("alice", cluster.fs().getStatus("/open/by-alice/file").getOwner());
     assertEquals("alice", cluster.fs().getStatus("/open/by-alice").getOwner());
     assertEquals("a", Files.readString(cluster.ufs("/open/by-alice/file")));
