@@ -1,6 +1,5 @@
 package io.strata.fuse;
 
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -187,35 +186,33 @@ class HaMastersTest {
     String path = "/changes/c" + nextChange.incrementAndGet();
     fs.createDirectory(path, false, false);
     acknowledged.add(path);
-    // Pacing of the writer thread, not a wait: it spaces its changes.
     Thread.sleep(20);
   }
 
   /** Waits (bounded) until the test's threads made progress: reads and changes both moved. */
-  private static void awaitProgress(String after) {
+  private static void awaitProgress(String after) throws InterruptedException {
     long readsBefore = reads.get();
     int changesBefore = acknowledged.size();
-    await("progress after " + after)
-        .atMost(SETTLE)
-        .pollInterval(Duration.ofMillis(100))
-        .untilAsserted(
-            () ->
-                assertTrue(
-                    reads.get() >= readsBefore + FILES && acknowledged.size() >= changesBefore + 20,
-                    "no progress within "
-                        + SETTLE.toSeconds()
-                        + " s after "
-                        + after
-                        + ": reads "
-                        + readsBefore
-                        + " -> "
-                        + reads.get()
-                        + ", changes "
-                        + changesBefore
-                        + " -> "
-                        + acknowledged.size()
-                        + "; failures "
-                        + failures));
+    long deadline = System.nanoTime() + SETTLE.toNanos();
+    while (reads.get() < readsBefore + FILES || acknowledged.size() < changesBefore + 20) {
+      assertTrue(
+          System.nanoTime() < deadline,
+          "no progress within "
+              + SETTLE.toSeconds()
+              + " s after "
+              + after
+              + ": reads "
+              + readsBefore
+              + " -> "
+              + reads.get()
+              + ", changes "
+              + changesBefore
+              + " -> "
+              + acknowledged.size()
+              + "; failures "
+              + failures);
+      Thread.sleep(100);
+    }
     assertEquals(List.of(), failures, "after " + after);
   }
 
@@ -236,27 +233,26 @@ class HaMastersTest {
   }
 
   /** Waits (bounded) until every master has applied as far as the leader. */
-  private static void awaitMastersAgree(String after) {
-    await("every master to apply as far as the leader after " + after)
-        .atMost(SETTLE)
-        .pollDelay(Duration.ZERO)
-        .pollInterval(Duration.ofMillis(200))
-        .untilAsserted(
-            () -> {
-              List<Long> sequences = new ArrayList<>();
-              boolean agree;
-              try {
-                long leaderSequence = info(leader()).getJournalSequence();
-                for (int i = 0; i < cluster.masterCount(); i++) {
-                  sequences.add(info(i).getJournalSequence());
-                }
-                agree = sequences.stream().allMatch(s -> s >= leaderSequence);
-              } catch (RuntimeException e) {
-                sequences.add(-1L);
-                agree = false;
-              }
-              assertTrue(agree, "masters did not catch up after " + after + ": " + sequences);
-            });
+  private static void awaitMastersAgree(String after) throws InterruptedException {
+    long deadline = System.nanoTime() + SETTLE.toNanos();
+    while (true) {
+      List<Long> sequences = new ArrayList<>();
+      try {
+        long leaderSequence = info(leader()).getJournalSequence();
+        for (int i = 0; i < cluster.masterCount(); i++) {
+          sequences.add(info(i).getJournalSequence());
+        }
+        if (sequences.stream().allMatch(s -> s >= leaderSequence)) {
+          return;
+        }
+      } catch (RuntimeException e) {
+        sequences.add(-1L);
+      }
+      assertTrue(
+          System.nanoTime() < deadline,
+          "masters did not catch up after " + after + ": " + sequences);
+      Thread.sleep(200);
+    }
   }
 
   @Test
@@ -270,11 +266,12 @@ class HaMastersTest {
     int second = leader();
     assertNotEquals(first, second);
     awaitProgress("kill -9 of the leader");
-    await("the load job to succeed on the new leader")
-        .atMost(SETTLE)
-        .pollDelay(Duration.ZERO)
-        .pollInterval(Duration.ofMillis(200))
-        .until(() -> fs.loadStatus("/loadme", 10).getState(), LoadJobState.LOAD_SUCCEEDED::equals);
+    long deadline = System.nanoTime() + SETTLE.toNanos();
+    LoadJobState state;
+    while ((state = fs.loadStatus("/loadme", 10).getState()) != LoadJobState.LOAD_SUCCEEDED) {
+      assertTrue(System.nanoTime() < deadline, "load job ended " + state + " / still running");
+      Thread.sleep(200);
+    }
     cluster.restartMaster(first);
     awaitMastersAgree("the killed leader came back");
 
@@ -297,11 +294,11 @@ class HaMastersTest {
     int paused = leader();
     cluster.pauseMaster(paused);
     try {
-      await("a new leader while the leader is paused")
-          .atMost(SETTLE)
-          .pollDelay(Duration.ZERO)
-          .pollInterval(Duration.ofMillis(100))
-          .until(() -> cluster.leaderIndex() != paused && cluster.leaderIndex() >= 0);
+      long electedBy = System.nanoTime() + SETTLE.toNanos();
+      while (cluster.leaderIndex() == paused || cluster.leaderIndex() < 0) {
+        assertTrue(System.nanoTime() < electedBy, "no new leader while the leader was paused");
+        Thread.sleep(100);
+      }
       awaitProgress("SIGSTOP of the leader");
     } finally {
       cluster.resumeMaster(paused);
