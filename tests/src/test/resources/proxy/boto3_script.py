@@ -900,12 +900,21 @@ class Script:
         s3 = self.s3
         fails("delete_bucket of a bucket with objects",
               lambda: s3.delete_bucket(Bucket=self.bucket), "BucketNotEmpty", 409)
-        for bucket in (self.bucket, self.bucket2):
-            keys = [o["Key"] for p in s3.get_paginator("list_objects_v2").paginate(
-                Bucket=bucket) for o in p.get("Contents", [])]
-            for i in range(0, len(keys), 1000):
+        # The first bucket is emptied through its object listing; the second as cleanup scripts
+        # empty a bucket that may hold versions, through its version listing.
+        keys = [{"Key": o["Key"]} for p in s3.get_paginator("list_objects_v2").paginate(
+            Bucket=self.bucket) for o in p.get("Contents", [])]
+        versions = [{"Key": v["Key"], "VersionId": v["VersionId"]}
+                    for p in s3.get_paginator("list_object_versions").paginate(
+                        Bucket=self.bucket2, PaginationConfig={"PageSize": 2})
+                    for v in p.get("Versions", []) + p.get("DeleteMarkers", [])]
+        check("list_object_versions: every object once, as its version null",
+              len(versions) > 0 and all(v["VersionId"] == "null" for v in versions)
+              and len({v["Key"] for v in versions}) == len(versions), f"got {versions}")
+        for bucket, objects in ((self.bucket, keys), (self.bucket2, versions)):
+            for i in range(0, len(objects), 1000):
                 r = s3.delete_objects(Bucket=bucket, Delete={
-                    "Quiet": True, "Objects": [{"Key": k} for k in keys[i:i + 1000]]})
+                    "Quiet": True, "Objects": objects[i:i + 1000]})
                 equal(f"empty {bucket}: no errors", [], r.get("Errors", []))
             r = s3.delete_bucket(Bucket=bucket)
             equal(f"delete_bucket {bucket} answers 204", 204,

@@ -27,8 +27,11 @@ import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CommonPrefix;
+import software.amazon.awssdk.services.s3.model.ListObjectVersionsResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
+import software.amazon.awssdk.services.s3.model.ObjectIdentifier;
+import software.amazon.awssdk.services.s3.model.ObjectVersion;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
@@ -326,6 +329,100 @@ class S3ProxyListingTest {
         }
       }
     }
+  }
+
+  /**
+   * ListObjectVersions in a bucket whose versioning was never enabled: every key once, as its
+   * latest version {@code null}, in the order and with the roll-up of ListObjects, paged by key
+   * marker at every page size.
+   */
+  @Test
+  void versionListingsNameEveryKeyOnceAsItsLatestNullVersion() {
+    for (String prefix : List.of("", "a", "deep/")) {
+      for (String delimiter : List.of("", "/")) {
+        for (int maxKeys : new int[] {1, 3, 1000}) {
+          String what = "prefix '" + prefix + "' delimiter '" + delimiter + "' max " + maxKeys;
+          List<Entry> all = new ArrayList<>();
+          String keyMarker = null;
+          String versionMarker = null;
+          for (int pages = 0; ; pages++) {
+            assertTrue(pages < 1000, "paging does not end: " + what);
+            String km = keyMarker;
+            String vm = versionMarker;
+            ListObjectVersionsResponse r =
+                s3.listObjectVersions(
+                    b ->
+                        b.bucket(BUCKET)
+                            .prefix(prefix)
+                            .delimiter(delimiter.isEmpty() ? null : delimiter)
+                            .maxKeys(maxKeys)
+                            .keyMarker(km)
+                            .versionIdMarker(vm));
+            assertTrue(r.versions().size() + r.commonPrefixes().size() <= maxKeys, what);
+            assertEquals(List.of(), r.deleteMarkers(), what);
+            for (ObjectVersion v : r.versions()) {
+              assertEquals("null", v.versionId(), what);
+              assertTrue(v.isLatest(), what);
+              assertNotNull(v.eTag(), what);
+            }
+            List<Entry> page = new ArrayList<>();
+            r.versions().forEach(v -> page.add(new Entry(v.key(), false)));
+            r.commonPrefixes().forEach(cp -> page.add(new Entry(cp.prefix(), true)));
+            page.sort((x, y) -> utf8Compare(x.name(), y.name()));
+            all.addAll(page);
+            if (!r.isTruncated()) {
+              break;
+            }
+            keyMarker = r.nextKeyMarker();
+            versionMarker = r.nextVersionIdMarker();
+            assertEquals("null", versionMarker, what);
+          }
+          assertEquals(model(KEYS, prefix, delimiter, ""), all, what);
+        }
+      }
+    }
+    // A version id other than null names nothing here, and a version marker needs a key marker.
+    assertS3Error(
+        "InvalidArgument",
+        400,
+        () -> s3.listObjectVersions(b -> b.bucket(BUCKET).keyMarker("a0").versionIdMarker("v1")));
+    assertS3Error(
+        "InvalidArgument",
+        400,
+        () -> s3.listObjectVersions(b -> b.bucket(BUCKET).versionIdMarker("null")));
+  }
+
+  /** How cleanup scripts and test harnesses empty a bucket: through its version listing. */
+  @Test
+  void aBucketIsEmptiedThroughItsVersionListing() {
+    String bucket = "emptied-by-versions";
+    s3.createBucket(b -> b.bucket(bucket));
+    for (int i = 0; i < 5; i++) {
+      String key = "k" + i + (i % 2 == 0 ? "" : "/nested");
+      s3.putObject(b -> b.bucket(bucket).key(key), RequestBody.fromString(key));
+    }
+    for (ListObjectVersionsResponse page :
+        s3.listObjectVersionsPaginator(b -> b.bucket(bucket).maxKeys(2))) {
+      if (page.versions().isEmpty()) {
+        continue;
+      }
+      s3.deleteObjects(
+          b ->
+              b.bucket(bucket)
+                  .delete(
+                      d ->
+                          d.objects(
+                              page.versions().stream()
+                                  .map(
+                                      v ->
+                                          ObjectIdentifier.builder()
+                                              .key(v.key())
+                                              .versionId(v.versionId())
+                                              .build())
+                                  .toList())));
+    }
+    assertEquals(List.of(), s3.listObjectVersions(b -> b.bucket(bucket)).versions());
+    s3.deleteBucket(b -> b.bucket(bucket));
   }
 
   @Test

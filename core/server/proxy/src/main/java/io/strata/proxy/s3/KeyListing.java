@@ -10,6 +10,7 @@ import io.strata.proxy.xml.KeyEncoding;
 import io.strata.proxy.xml.ObjectEntry;
 import io.strata.proxy.xml.ObjectListingV1;
 import io.strata.proxy.xml.ObjectListingV2;
+import io.strata.proxy.xml.ObjectVersionListing;
 import io.strata.proxy.xml.Owner;
 import io.strata.proxy.xml.S3XmlWriter;
 import java.nio.charset.StandardCharsets;
@@ -19,11 +20,12 @@ import java.util.Base64;
 import java.util.List;
 
 /**
- * ListObjects (version 1, with marker) and ListObjectsV2 (with continuation token and start-after):
- * one page of at most max-keys keys and common prefixes, taken from a {@link KeyWalk} that streams
- * the namespace's listings, so a prefix of any size costs one page of the result and one listing
- * page per folder level. The continuation token is the last key or prefix of the page,
- * base64url-encoded: a page resumes exactly after it, whatever changed meanwhile.
+ * ListObjects (version 1, with marker), ListObjectsV2 (with continuation token and start-after) and
+ * ListObjectVersions (with key marker): one page of at most max-keys keys and common prefixes,
+ * taken from a {@link KeyWalk} that streams the namespace's listings, so a prefix of any size costs
+ * one page of the result and one listing page per folder level. The continuation token is the last
+ * key or prefix of the page, base64url-encoded: a page resumes exactly after it, whatever changed
+ * meanwhile.
  */
 final class KeyListing {
   /** The most keys S3 returns in one page. */
@@ -139,6 +141,51 @@ final class KeyListing {
                 p.truncated(),
                 url,
                 fetchOwner,
+                p.contents(),
+                p.prefixes())));
+  }
+
+  /**
+   * ListObjectVersions. Versioning is never enabled on a bucket here, so every object has the one
+   * version S3 calls {@code null}, and the listing is ListObjects' with each key as its latest
+   * version: a page resumes after {@code key-marker}, whose only version a {@code
+   * version-id-marker} of {@code null} names. Tools that empty a bucket through this listing
+   * (deleting each key and version it names) empty it.
+   */
+  void listVersions(S3Request r) throws StrataException {
+    boolean url = urlEncoding(r);
+    String prefix = r.query().get("prefix", "");
+    String delimiter = r.query().get("delimiter", "");
+    String keyMarker = r.query().get("key-marker", "");
+    String versionIdMarker = r.query().get("version-id-marker", "");
+    if (!versionIdMarker.isEmpty()) {
+      if (keyMarker.isEmpty()) {
+        throw new S3Exception(
+            S3ErrorCode.INVALID_ARGUMENT,
+            "A version-id marker cannot be specified without a key marker");
+      }
+      if (!versionIdMarker.equals(ObjectVersionListing.NULL_VERSION)) {
+        throw new S3Exception(
+            S3ErrorCode.INVALID_ARGUMENT,
+            "Invalid version id specified: "
+                + versionIdMarker
+                + " (versioning is not enabled, so every object has the one version 'null')");
+      }
+    }
+    int maxKeys = maxKeys(r);
+    Page p = page(r, prefix, delimiter, keyMarker, maxKeys, true);
+    r.xml(
+        S3XmlWriter.listObjectVersions(
+            new ObjectVersionListing(
+                r.bucket(),
+                prefix,
+                keyMarker,
+                versionIdMarker,
+                p.truncated() ? p.last() : null,
+                maxKeys,
+                delimiter,
+                p.truncated(),
+                url,
                 p.contents(),
                 p.prefixes())));
   }

@@ -17,6 +17,7 @@ public enum Operation {
   PUT_BUCKET_ACL("PutBucketAcl"),
   LIST_OBJECTS("ListObjects"),
   LIST_OBJECTS_V2("ListObjectsV2"),
+  LIST_OBJECT_VERSIONS("ListObjectVersions"),
   LIST_MULTIPART_UPLOADS("ListMultipartUploads"),
   DELETE_OBJECTS("DeleteObjects"),
   PUT_OBJECT("PutObject"),
@@ -62,7 +63,6 @@ public enum Operation {
           "ownershipControls",
           "publicAccessBlock",
           "policyStatus",
-          "versions",
           "restore",
           "select",
           "attributes",
@@ -92,6 +92,10 @@ public enum Operation {
       if (q.has(sub)) {
         return UNSUPPORTED;
       }
+    }
+    if (q.has("versions") && !(key == null && method.equals("GET"))) {
+      // Only a bucket's GET lists versions; nothing else S3 has takes the sub-resource.
+      return UNSUPPORTED;
     }
     if (key == null) {
       switch (method) {
@@ -124,6 +128,9 @@ public enum Operation {
           }
           if (q.has("tagging")) {
             return UNSUPPORTED;
+          }
+          if (q.has("versions")) {
+            return LIST_OBJECT_VERSIONS;
           }
           return "2".equals(q.get("list-type")) ? LIST_OBJECTS_V2 : LIST_OBJECTS;
         default:

@@ -171,6 +171,7 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
       case PUT_BUCKET_ACL, PUT_OBJECT_ACL -> buckets.putAcl(r);
       case LIST_OBJECTS -> listing.listV1(r);
       case LIST_OBJECTS_V2 -> listing.listV2(r);
+      case LIST_OBJECT_VERSIONS -> listing.listVersions(r);
       case DELETE_OBJECTS -> writes.deleteObjects(r);
       case PUT_OBJECT -> writes.put(r);
       case COPY_OBJECT -> writes.copy(r);

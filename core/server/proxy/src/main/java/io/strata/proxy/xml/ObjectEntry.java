@@ -40,6 +40,21 @@ public record ObjectEntry(
         .element("Key", KeyEncoding.encodeIf(urlEncoding, key))
         .element("LastModified", lastModified)
         .element("ETag", XmlOut.quoted(etag));
+    writeRest(x, withOwner);
+  }
+
+  /** The entry as one version of a ListObjectVersions page, a {@code <Version>} element. */
+  void writeVersion(XmlOut x, boolean urlEncoding, String versionId, boolean latest) {
+    x.open("Version")
+        .element("Key", KeyEncoding.encodeIf(urlEncoding, key))
+        .element("VersionId", versionId)
+        .element("IsLatest", latest)
+        .element("LastModified", lastModified)
+        .element("ETag", XmlOut.quoted(etag));
+    writeRest(x, true);
+  }
+
+  private void writeRest(XmlOut x, boolean withOwner) {
     if (checksumAlgorithm != null) {
       x.element("ChecksumAlgorithm", checksumAlgorithm.name());
     }

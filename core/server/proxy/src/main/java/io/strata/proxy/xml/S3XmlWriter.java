@@ -94,6 +94,33 @@ public final class S3XmlWriter {
     return x.finish();
   }
 
+  /** {@code <ListVersionsResult>} of ListObjectVersions. */
+  public static byte[] listObjectVersions(ObjectVersionListing l) {
+    boolean url = l.urlEncoding();
+    XmlOut x = new XmlOut("ListVersionsResult", true);
+    x.element("Name", l.bucket())
+        .element("Prefix", KeyEncoding.encodeIf(url, l.prefix()))
+        .element("KeyMarker", KeyEncoding.encodeIf(url, l.keyMarker()))
+        .element("VersionIdMarker", l.versionIdMarker());
+    if (l.truncated() && l.nextKeyMarker() != null) {
+      x.element("NextKeyMarker", KeyEncoding.encodeIf(url, l.nextKeyMarker()))
+          .element("NextVersionIdMarker", ObjectVersionListing.NULL_VERSION);
+    }
+    x.element("MaxKeys", l.maxKeys());
+    if (l.delimiter() != null && !l.delimiter().isEmpty()) {
+      x.element("Delimiter", KeyEncoding.encodeIf(url, l.delimiter()));
+    }
+    if (url) {
+      x.element("EncodingType", "url");
+    }
+    x.element("IsTruncated", l.truncated());
+    for (ObjectEntry o : l.versions()) {
+      o.writeVersion(x, url, ObjectVersionListing.NULL_VERSION, true);
+    }
+    writeCommonPrefixes(x, l.commonPrefixes(), url);
+    return x.finish();
+  }
+
   /** {@code <CopyObjectResult>} of CopyObject. */
   public static byte[] copyObjectResult(CopyResult r) {
     XmlOut x = new XmlOut("CopyObjectResult", true);

@@ -27,4 +27,15 @@ class OperationTest {
     assertEquals(Operation.CREATE_BUCKET, of("PUT", null, "", false));
     assertEquals(Operation.LIST_OBJECTS_V2, of("GET", null, "list-type=2", false));
   }
+
+  @Test
+  void theVersionsSubresourceOfABucketListsObjectVersions() {
+    assertEquals(Operation.LIST_OBJECT_VERSIONS, of("GET", null, "versions", false));
+    assertEquals(
+        Operation.LIST_OBJECT_VERSIONS, of("GET", null, "versions&key-marker=a&max-keys=2", false));
+    assertEquals("ListObjectVersions", Operation.LIST_OBJECT_VERSIONS.s3Name());
+    assertEquals(Operation.UNSUPPORTED, of("PUT", null, "versions", false));
+    assertEquals(Operation.UNSUPPORTED, of("DELETE", null, "versions", false));
+    assertEquals(Operation.UNSUPPORTED, of("GET", "k", "versions", false));
+  }
 }
