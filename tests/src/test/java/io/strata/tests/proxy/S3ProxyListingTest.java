@@ -290,7 +290,9 @@ class S3ProxyListingTest {
   void everyPageSizePrefixAndDelimiterListsEveryKeyOnceInOrder() {
     List<String> keys = KEYS;
     int listings = 0;
-    for (String prefix : List.of("", "a", "a/", "b-c", "dir2/", "deep/", "c", "nope")) {
+    // "/" and "a//" match no key: a key never starts with '/' or holds "//".
+    for (String prefix :
+        List.of("", "a", "a/", "b-c", "dir2/", "deep/", "c", "nope", "/", "a//", "/a/")) {
       // Delimiters of one character below, at and above '/', and of two.
       for (String delimiter : List.of("", "/", "-", ".", "/y", "1/")) {
         List<Entry> expected = model(keys, prefix, delimiter, "");
@@ -310,7 +312,7 @@ class S3ProxyListingTest {
         }
       }
     }
-    assertEquals(8 * (2 * 3 + 4 * 2) * 2, listings);
+    assertEquals(11 * (2 * 3 + 4 * 2) * 2, listings);
   }
 
   @Test

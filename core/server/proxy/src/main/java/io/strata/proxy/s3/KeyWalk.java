@@ -61,6 +61,11 @@ final class KeyWalk implements AutoCloseable {
     int slash = this.prefix.lastIndexOf('/');
     String dirPart = this.prefix.substring(0, slash + 1);
     String namePart = this.prefix.substring(slash + 1);
+    if (dirPart.startsWith("/") || dirPart.contains("//")) {
+      // A key is a path of names, none of them empty: no key starts with '/' or holds "//", so
+      // such a prefix matches nothing (rather than the folder the path would normalize to).
+      return;
+    }
     String startDir =
         dirPart.isEmpty()
             ? bucketPath
