@@ -10,6 +10,7 @@ import io.strata.proxy.checksum.ChecksumValue;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -110,17 +111,24 @@ public final class ObjectMetadata {
 
   /**
    * A Content-Encoding without "aws-chunked", which names how the request's body was sent and not
-   * how the object is encoded (S3 does not keep it); null when nothing else is left.
+   * how the object is encoded (S3 does not keep it); null when nothing else is left. A value
+   * without it is kept exactly as given, as S3 returns it.
    */
   static String withoutAwsChunked(String contentEncoding) {
-    StringBuilder kept = new StringBuilder();
+    List<String> kept = new ArrayList<>();
+    boolean dropped = false;
     for (String coding : contentEncoding.split(",")) {
       String c = coding.trim();
-      if (!c.isEmpty() && !c.equalsIgnoreCase("aws-chunked")) {
-        kept.append(kept.length() == 0 ? "" : ",").append(c);
+      if (c.equalsIgnoreCase("aws-chunked")) {
+        dropped = true;
+      } else if (!c.isEmpty()) {
+        kept.add(c);
       }
     }
-    return kept.length() == 0 ? null : kept.toString();
+    if (kept.isEmpty()) {
+      return null;
+    }
+    return dropped ? String.join(", ", kept) : contentEncoding;
   }
 
   static ChecksumValue decodeChecksum(String s) {

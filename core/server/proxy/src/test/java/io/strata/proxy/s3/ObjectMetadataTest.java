@@ -18,6 +18,9 @@ class ObjectMetadataTest {
                 new DefaultHttpHeaders().set("Content-Encoding", "aws-chunked,gzip"))
             .get("strata.s3.content-encoding")
             .toStringUtf8());
-    assertEquals("gzip,br", ObjectMetadata.withoutAwsChunked("gzip, AWS-CHUNKED, br"));
+    assertEquals("gzip, br", ObjectMetadata.withoutAwsChunked("gzip, AWS-CHUNKED, br"));
+    // Without aws-chunked the value is the client's, spaces and all.
+    assertEquals("deflate, gzip", ObjectMetadata.withoutAwsChunked("deflate, gzip"));
+    assertEquals("deflate,gzip", ObjectMetadata.withoutAwsChunked("deflate,gzip"));
   }
 }
