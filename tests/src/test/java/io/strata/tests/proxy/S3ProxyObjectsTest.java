@@ -36,12 +36,15 @@ import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.ChecksumAlgorithm;
 import software.amazon.awssdk.services.s3.model.ChecksumMode;
+import software.amazon.awssdk.services.s3.model.DeleteObjectsResponse;
+import software.amazon.awssdk.services.s3.model.DeletedObject;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.HeadObjectRequest;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
+import software.amazon.awssdk.services.s3.model.ObjectIdentifier;
 import software.amazon.awssdk.services.s3.model.PutObjectResponse;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
@@ -634,7 +637,62 @@ class S3ProxyObjectsTest {
                 b -> b.bucket(BUCKET).key("once/none").ifMatch(etag),
                 RequestBody.fromBytes(second)));
     assertFalse(exists("once/none"));
+    // If-None-Match with an ETag: refused while the object has it, written once it has another.
+    String secondEtag = "\"" + md5Hex(second) + "\"";
+    assertS3Error(
+        "PreconditionFailed",
+        412,
+        () ->
+            s3.putObject(
+                b -> b.bucket(BUCKET).key("once/obj").ifNoneMatch(secondEtag),
+                RequestBody.fromBytes(random(10, 10))));
+    assertArrayEquals(second, get("once/obj"));
+    byte[] third = random(3000, 12);
+    s3.putObject(
+        b -> b.bucket(BUCKET).key("once/obj").ifNoneMatch(etag), RequestBody.fromBytes(third));
+    assertArrayEquals(third, get("once/obj"));
     s3.deleteObject(b -> b.bucket(BUCKET).key("once/obj"));
+  }
+
+  /** DeleteObject with If-Match, and DeleteObjects with an ETag per object, delete only that. */
+  @Test
+  void conditionalDeletesDeleteOnlyTheObjectNamedByItsEtag() throws Exception {
+    byte[] a = random(2000, 21);
+    byte[] b2 = random(2000, 22);
+    s3.putObject(b -> b.bucket(BUCKET).key("conddel/a"), RequestBody.fromBytes(a));
+    s3.putObject(b -> b.bucket(BUCKET).key("conddel/b"), RequestBody.fromBytes(b2));
+    String etagA = "\"" + md5Hex(a) + "\"";
+    String etagB = "\"" + md5Hex(b2) + "\"";
+    assertS3Error(
+        "PreconditionFailed",
+        412,
+        () -> s3.deleteObject(b -> b.bucket(BUCKET).key("conddel/a").ifMatch(etagB)));
+    assertTrue(exists("conddel/a"));
+    assertS3Error(
+        "NoSuchKey",
+        404,
+        () -> s3.deleteObject(b -> b.bucket(BUCKET).key("conddel/none").ifMatch(etagA)));
+    s3.deleteObject(b -> b.bucket(BUCKET).key("conddel/a").ifMatch(etagA));
+    assertFalse(exists("conddel/a"));
+
+    s3.putObject(b -> b.bucket(BUCKET).key("conddel/a"), RequestBody.fromBytes(a));
+    DeleteObjectsResponse r =
+        s3.deleteObjects(
+            b ->
+                b.bucket(BUCKET)
+                    .delete(
+                        d ->
+                            d.objects(
+                                ObjectIdentifier.builder().key("conddel/a").eTag(etagB).build(),
+                                ObjectIdentifier.builder().key("conddel/b").eTag(etagB).build())));
+    assertEquals(
+        List.of("conddel/b"), r.deleted().stream().map(DeletedObject::key).toList(), r::toString);
+    assertEquals(1, r.errors().size(), r::toString);
+    assertEquals("conddel/a", r.errors().get(0).key());
+    assertEquals("PreconditionFailed", r.errors().get(0).code());
+    assertTrue(exists("conddel/a"));
+    assertFalse(exists("conddel/b"));
+    s3.deleteObject(b -> b.bucket(BUCKET).key("conddel/a"));
   }
 
   @Test

@@ -80,14 +80,19 @@ final class ObjectWrites {
     FileInfo done;
     try (KeyLocks.Held held = ctx.locks().lock(path)) {
       if (ifMatch != null) {
+        checkIfMatch(path, key, ifMatch);
+      }
+      if (ifNoneMatch != null && !createOnly) {
+        // An ETag rather than '*': as HTTP defines it for a write, the write fails when the
+        // object there now has that ETag, and goes ahead otherwise.
         FileInfo current = BucketOperations.status(ctx, path);
-        if (current == null || current.getDirectory() || !current.getComplete()) {
-          throw ObjectReads.noSuchKey(key);
-        }
-        if (!Conditions.matches(ifMatch, ObjectMetadata.etag(current))) {
+        if (current != null
+            && !current.getDirectory()
+            && current.getComplete()
+            && Conditions.matches(ifNoneMatch, ObjectMetadata.etag(current))) {
           throw new S3Exception(
               S3ErrorCode.PRECONDITION_FAILED,
-              "At least one of the" + " pre-conditions you specified did not hold: If-Match");
+              "At least one of the pre-conditions you specified did not hold: If-None-Match");
         }
       }
       long announced = body.expectedLength();
@@ -192,15 +197,40 @@ final class ObjectWrites {
 
   void delete(S3Request r) throws IOException {
     BucketOperations.bucketFolder(ctx, r);
-    deleteKey(r.principal(), r.bucket(), r.key());
+    deleteKey(r.principal(), r.bucket(), r.key(), r.header("If-Match"));
     r.empty(HttpResponseStatus.NO_CONTENT, null);
   }
 
-  /** Deletes one key (nothing when it is not there) and the empty folders it leaves. */
-  private void deleteKey(Principal p, String bucket, String key) throws StrataException {
+  /**
+   * Fails unless the object at {@code path} is there and has an ETag {@code ifMatch} names:
+   * NoSuchKey when nothing is there, PreconditionFailed when it has another.
+   */
+  private void checkIfMatch(String path, String key, String ifMatch) throws StrataException {
+    FileInfo current = BucketOperations.status(ctx, path);
+    if (current == null || current.getDirectory() || !current.getComplete()) {
+      throw ObjectReads.noSuchKey(key);
+    }
+    if (!Conditions.matches(ifMatch, ObjectMetadata.etag(current))) {
+      throw new S3Exception(
+          S3ErrorCode.PRECONDITION_FAILED,
+          "At least one of the pre-conditions you specified did not hold: If-Match");
+    }
+  }
+
+  /**
+   * Deletes one key (nothing when it is not there) and the empty folders it leaves.
+   *
+   * @param ifMatch the ETag the object must have to be deleted (a conditional delete); null for
+   *     none
+   */
+  private void deleteKey(Principal p, String bucket, String key, String ifMatch)
+      throws StrataException {
     String path = ctx.buckets().objectPath(bucket, key);
     ctx.access().checkWriteIn(p, PathNames.parent(path));
     try (KeyLocks.Held held = ctx.locks().lock(path)) {
+      if (ifMatch != null) {
+        checkIfMatch(path, key, ifMatch);
+      }
       FileInfo f = BucketOperations.status(ctx, path);
       if (f == null) {
         return;
@@ -278,7 +308,7 @@ final class ObjectWrites {
               S3ErrorCode.NOT_IMPLEMENTED,
               "Object versions are not kept: only the version 'null' exists");
         }
-        deleteKey(r.principal(), r.bucket(), id.key());
+        deleteKey(r.principal(), r.bucket(), id.key(), id.etag().orElse(null));
         deleted.add(new DeleteResult.Deleted(id.key(), version));
       } catch (S3Exception e) {
         errors.add(new DeleteResult.Failure(id.key(), version, e.code().code(), e.getMessage()));

@@ -17,11 +17,20 @@ public record DeleteRequest(boolean quiet, List<ObjectId> objects) {
     objects = List.copyOf(objects);
   }
 
-  /** An object to delete, and the version when one was named. */
-  public record ObjectId(String key, Optional<String> versionId) {
+  /**
+   * An object to delete, the version when one was named, and the ETag it must still have when one
+   * was given (a conditional delete, as {@code If-Match} makes DeleteObject one).
+   */
+  public record ObjectId(String key, Optional<String> versionId, Optional<String> etag) {
     public ObjectId {
       Objects.requireNonNull(key, "key");
       versionId = versionId == null ? Optional.empty() : versionId;
+      etag = etag == null ? Optional.empty() : etag;
+    }
+
+    /** An object with no condition on its ETag. */
+    public ObjectId(String key, Optional<String> versionId) {
+      this(key, versionId, Optional.empty());
     }
   }
 }

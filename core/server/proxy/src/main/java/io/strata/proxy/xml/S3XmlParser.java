@@ -134,9 +134,12 @@ public final class S3XmlParser {
       XmlNode node = objectNodes.get(i);
       String key = node.required("Key", "<Object> " + (i + 1)).leafText();
       XmlNode version = node.optional("VersionId");
+      XmlNode etag = node.optional("ETag");
       objects.add(
           new DeleteRequest.ObjectId(
-              key, version == null ? Optional.empty() : Optional.of(version.leafText().trim())));
+              key,
+              version == null ? Optional.empty() : Optional.of(version.leafText().trim()),
+              etag == null ? Optional.empty() : Optional.of(etag.leafText().trim())));
     }
     return new DeleteRequest(quiet, objects);
   }
