@@ -175,7 +175,20 @@ class S3ProxyMultipartTest {
     assertEquals(List.of(), uploadFolders());
     assertS3Error(
         "NoSuchUpload", 404, () -> s3.listParts(b -> b.bucket(BUCKET).key(key).uploadId(id)));
-    // A second completion of the same upload is NoSuchUpload too.
+    // A second completion of the same upload (a retry whose answer was lost) is answered with
+    // the object it made, as S3 does, and changes nothing.
+    CompleteMultipartUploadResponse again =
+        s3.completeMultipartUpload(
+            b ->
+                b.bucket(BUCKET)
+                    .key(key)
+                    .uploadId(id)
+                    .multipartUpload(m -> m.parts(done(1, r1.eTag()))));
+    assertEquals(c.eTag(), again.eTag());
+    assertEquals(key, again.key());
+    assertArrayEquals(whole, s3.getObjectAsBytes(b -> b.bucket(BUCKET).key(key)).asByteArray());
+    // Once another object replaced it, the upload names nothing any more.
+    s3.putObject(b -> b.bucket(BUCKET).key(key), RequestBody.fromBytes(p3));
     assertS3Error(
         "NoSuchUpload",
         404,

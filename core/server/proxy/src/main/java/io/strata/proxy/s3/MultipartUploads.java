@@ -327,7 +327,15 @@ public final class MultipartUploads {
    * answers with the object's ETag.
    */
   void complete(S3Request r) throws IOException {
-    FileInfo dir = upload(r);
+    FileInfo dir;
+    try {
+      dir = upload(r);
+    } catch (S3Exception e) {
+      if (e.code() != S3ErrorCode.NO_SUCH_UPLOAD || !answerCompletedAgain(r)) {
+        throw e;
+      }
+      return;
+    }
     // A checksum header here is the object's, not the document's.
     byte[] document =
         UploadBody.document(r, S3XmlParser.MAX_COMPLETE_MULTIPART_UPLOAD_BYTES, false);
@@ -340,6 +348,10 @@ public final class MultipartUploads {
     Map<String, ByteString> xattrs = objectXattrs(dir, etag, chosen.files(), objectChecksum);
     writeObject(r, chosen.files(), xattrs);
     removeUpload(dir.getPath());
+    answerCompleted(r, etag, objectChecksum);
+  }
+
+  private static void answerCompleted(S3Request r, String etag, ChecksumValue checksum) {
     HttpHeaders h = r.baseHeaders();
     h.set("Content-Type", "application/xml");
     r.exchange()
@@ -348,7 +360,28 @@ public final class MultipartUploads {
             h,
             S3XmlWriter.completeMultipartUploadResult(
                 new CompletedUpload(
-                    "/" + r.bucket() + "/" + r.key(), r.bucket(), r.key(), etag, objectChecksum)));
+                    "/" + r.bucket() + "/" + r.key(), r.bucket(), r.key(), etag, checksum)));
+  }
+
+  /**
+   * Answers a completion of an upload that is gone because it was completed into the object now at
+   * the key (a retry whose first answer was lost) with that object, as S3 does; false when the
+   * object there came from elsewhere.
+   */
+  private boolean answerCompletedAgain(S3Request r) throws StrataException {
+    String id = r.query().get("uploadId");
+    String path = ctx.buckets().objectPath(r.bucket(), r.key());
+    FileInfo f = BucketOperations.status(ctx, path);
+    if (id == null || f == null || f.getDirectory() || !f.getComplete()) {
+      return false;
+    }
+    ByteString completed = f.getXattrsMap().get(ObjectMetadata.COMPLETED_UPLOAD);
+    if (completed == null || !completed.toStringUtf8().equals(id)) {
+      return false;
+    }
+    ctx.access().checkWriteIn(r.principal(), PathNames.parent(path));
+    answerCompleted(r, ObjectMetadata.etag(f), ObjectMetadata.checksum(f));
+    return true;
   }
 
   /**
@@ -474,6 +507,8 @@ public final class MultipartUploads {
       }
     }
     xattrs.put(ObjectMetadata.ETAG, ByteString.copyFromUtf8(etag));
+    xattrs.put(
+        ObjectMetadata.COMPLETED_UPLOAD, ByteString.copyFromUtf8(PathNames.name(dir.getPath())));
     StringJoiner partLengths = new StringJoiner(",");
     chosen.forEach(part -> partLengths.add(Long.toString(part.getLength())));
     xattrs.put(ObjectMetadata.PARTS, ByteString.copyFromUtf8(partLengths.toString()));

@@ -38,6 +38,12 @@ public final class ObjectMetadata {
    */
   public static final String PARTS = "strata.s3.parts";
 
+  /**
+   * On an object completed from a multipart upload: the upload's id, so that a completion retried
+   * after the first one succeeded (its answer lost) is answered with the object, as S3 does.
+   */
+  public static final String COMPLETED_UPLOAD = "strata.s3.completed-upload";
+
   /** On a folder: it was created as an S3 folder marker ("key/"), so listings show it. */
   public static final String MARKER = "strata.s3.marker";
 
