@@ -195,17 +195,7 @@ class LoadEndToEndTest {
           fs.loadStatus("/data", 0).getState(),
           "the job must still be loading when the worker dies");
       cluster.killWorker(1);
-      LoadJobStatus s =
-          await("the load of /data to end")
-              .atMost(Duration.ofSeconds(120))
-              .pollDelay(Duration.ZERO)
-              .pollInterval(Duration.ofMillis(200))
-              .until(
-                  () -> fs.loadStatus("/data", 100),
-                  j ->
-                      j.getState() != LoadJobState.LOAD_LISTING
-                          && j.getState() != LoadJobState.LOAD_RUNNING
-                          && j.getState() != LoadJobState.LOAD_VERIFYING);
+      LoadJobStatus s = loadEnded(fs, "/data");
       assertEquals(LoadJobState.LOAD_SUCCEEDED, s.getState(), s.toString());
       assertEquals(tree.files().size(), s.getFilesDone());
       cluster.waitForLiveWorkers(1, Duration.ofSeconds(30));
@@ -257,17 +247,7 @@ class LoadEndToEndTest {
       cluster.killMaster();
       cluster.startMaster();
       cluster.waitForLiveWorkers(2, Duration.ofSeconds(60));
-      LoadJobStatus s =
-          await("the load of /data to end")
-              .atMost(Duration.ofSeconds(120))
-              .pollDelay(Duration.ZERO)
-              .pollInterval(Duration.ofMillis(200))
-              .until(
-                  () -> fs.loadStatus("/data", 100),
-                  j ->
-                      j.getState() != LoadJobState.LOAD_LISTING
-                          && j.getState() != LoadJobState.LOAD_RUNNING
-                          && j.getState() != LoadJobState.LOAD_VERIFYING);
+      LoadJobStatus s = loadEnded(fs, "/data");
       assertEquals(jobId, s.getJobId(), "the restarted master resumed the same job");
       assertEquals(LoadJobState.LOAD_SUCCEEDED, s.getState(), s.toString());
       assertEquals(tree.files().size(), s.getFilesDone(), "every file counted once");
@@ -312,5 +292,19 @@ class LoadEndToEndTest {
       assertTrue(peak > 0 && peak <= 16 * 4 * MB, "pool peak " + peak);
       assertEquals(facts.get(3).sha256(), read(fs, "/big/part-3"));
     }
+  }
+
+  /** Waits (2 min at most) for the load job of {@code path} to end, and returns how it ended. */
+  private static LoadJobStatus loadEnded(FileSystem fs, String path) {
+    return await("the load of " + path + " to end")
+        .atMost(Duration.ofSeconds(120))
+        .pollDelay(Duration.ZERO)
+        .pollInterval(Duration.ofMillis(200))
+        .until(
+            () -> fs.loadStatus(path, 100),
+            j ->
+                j.getState() != LoadJobState.LOAD_LISTING
+                    && j.getState() != LoadJobState.LOAD_RUNNING
+                    && j.getState() != LoadJobState.LOAD_VERIFYING);
   }
 }

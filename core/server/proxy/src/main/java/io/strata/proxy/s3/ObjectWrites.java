@@ -206,7 +206,11 @@ final class ObjectWrites {
    * NoSuchKey when nothing is there, PreconditionFailed when it has another.
    */
   private void checkIfMatch(String path, String key, String ifMatch) throws StrataException {
-    FileInfo current = BucketOperations.status(ctx, path);
+    checkIfMatch(BucketOperations.status(ctx, path), key, ifMatch);
+  }
+
+  /** {@link #checkIfMatch(String, String, String)} of the status already read at the key. */
+  private static void checkIfMatch(FileInfo current, String key, String ifMatch) {
     if (current == null || current.getDirectory() || !current.getComplete()) {
       throw ObjectReads.noSuchKey(key);
     }
@@ -228,10 +232,10 @@ final class ObjectWrites {
     String path = ctx.buckets().objectPath(bucket, key);
     ctx.access().checkWriteIn(p, PathNames.parent(path));
     try (KeyLocks.Held held = ctx.locks().lock(path)) {
-      if (ifMatch != null) {
-        checkIfMatch(path, key, ifMatch);
-      }
       FileInfo f = BucketOperations.status(ctx, path);
+      if (ifMatch != null) {
+        checkIfMatch(f, key, ifMatch);
+      }
       if (f == null) {
         return;
       }
