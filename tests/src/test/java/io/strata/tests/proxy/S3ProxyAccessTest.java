@@ -3,6 +3,8 @@ package io.strata.tests.proxy;
 import static io.strata.tests.proxy.S3ProxyTestCluster.ACCESS_KEY;
 import static io.strata.tests.proxy.S3ProxyTestCluster.ALICE_KEY;
 import static io.strata.tests.proxy.S3ProxyTestCluster.ALICE_SECRET;
+import static io.strata.tests.proxy.S3ProxyTestCluster.BOB_KEY;
+import static io.strata.tests.proxy.S3ProxyTestCluster.BOB_SECRET;
 import static io.strata.tests.proxy.S3ProxyTestCluster.SECRET_KEY;
 import static io.strata.tests.proxy.S3ProxyTestCluster.assertS3Error;
 import static io.strata.tests.proxy.S3ProxyTestCluster.random;
@@ -34,10 +36,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.BucketCannedACL;
 import software.amazon.awssdk.services.s3.model.DeleteObjectsResponse;
+import software.amazon.awssdk.services.s3.model.GetObjectAclResponse;
+import software.amazon.awssdk.services.s3.model.Grant;
+import software.amazon.awssdk.services.s3.model.ObjectCannedACL;
 import software.amazon.awssdk.services.s3.model.ObjectIdentifier;
+import software.amazon.awssdk.services.s3.model.Permission;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
+import software.amazon.awssdk.services.s3.model.Type;
 import software.amazon.awssdk.services.s3.presigner.S3Presigner;
 
 /**
@@ -52,18 +60,21 @@ class S3ProxyAccessTest {
   static S3ProxyTestCluster cluster;
   static S3Client s3;
   static S3Client alice;
+  static S3Client bob;
 
   @BeforeAll
   static void start() throws Exception {
     cluster = S3ProxyTestCluster.start(dir.resolve("cluster"));
     s3 = cluster.client();
     alice = cluster.client(ALICE_KEY, ALICE_SECRET, false, false);
-    s3.createBucket(b -> b.bucket(BUCKET));
+    bob = cluster.client(BOB_KEY, BOB_SECRET, false, false);
+    // Listable by every signed user (mode 0755).
+    s3.createBucket(b -> b.bucket(BUCKET).acl(BucketCannedACL.AUTHENTICATED_READ));
   }
 
   @AfterAll
   static void stop() {
-    for (S3Client c : new S3Client[] {s3, alice}) {
+    for (S3Client c : new S3Client[] {s3, alice, bob}) {
       if (c != null) {
         c.close();
       }
@@ -414,14 +425,32 @@ class S3ProxyAccessTest {
   @Test
   void aliceReadsWhatTheModesLetHerAndWritesNothing() throws Exception {
     byte[] data = random(50_000, 3);
+    // Written without an ACL (0640: the bucket's group may read), then opened to all by its mode
+    // alone (as through the mount), so that the folders above decide too.
     s3.putObject(b -> b.bucket(BUCKET).key("shared/readable"), RequestBody.fromBytes(data));
-    s3.putObject(b -> b.bucket(BUCKET).key("shared/private"), RequestBody.fromBytes(data));
+    assertEquals(0640, cluster.fs().getStatus("/" + BUCKET + "/shared/readable").getMode() & 0777);
+    cluster
+        .fs()
+        .setAttribute("/" + BUCKET + "/shared/readable", SetAttributeOptions.defaults().mode(0644));
+    s3.putObject(
+        b -> b.bucket(BUCKET).key("shared/private").acl(ObjectCannedACL.AUTHENTICATED_READ),
+        RequestBody.fromBytes(data));
+    assertEquals(0644, cluster.fs().getStatus("/" + BUCKET + "/shared/private").getMode() & 0777);
     assertEquals(0755, cluster.fs().getStatus("/" + BUCKET).getMode() & 0777);
     assertEquals(0644, cluster.fs().getStatus("/" + BUCKET + "/shared/readable").getMode() & 0777);
 
-    // World-readable: she reads and lists.
-    assertArrayEquals(
-        data, alice.getObjectAsBytes(b -> b.bucket(BUCKET).key("shared/readable")).asByteArray());
+    // World-readable: she reads and lists, once the proxy has seen the new mode.
+    await("the file's new mode to apply")
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(200))
+        .ignoreExceptionsMatching(e -> e instanceof S3Exception)
+        .until(
+            () ->
+                java.util.Arrays.equals(
+                    data,
+                    alice
+                        .getObjectAsBytes(b -> b.bucket(BUCKET).key("shared/readable"))
+                        .asByteArray()));
     assertEquals(
         data.length,
         alice.headObject(b -> b.bucket(BUCKET).key("shared/readable")).contentLength());
@@ -431,7 +460,7 @@ class S3ProxyAccessTest {
             .toList()
             .contains("shared/readable"));
 
-    // A file of mode 0600 is the owner's alone.
+    // A file of mode 0600 is the owner's alone, whatever ACL it was written with.
     cluster
         .fs()
         .setAttribute("/" + BUCKET + "/shared/private", SetAttributeOptions.defaults().mode(0600));
@@ -597,7 +626,7 @@ class S3ProxyAccessTest {
         "NoSuchBucket",
         "/no-such-bucket");
     assertErrorDocument(
-        signed("GET", "/" + BUCKET + "?policy", Map.of(), null, Clock.systemUTC()),
+        signed("GET", "/" + BUCKET + "?website", Map.of(), null, Clock.systemUTC()),
         501,
         "NotImplemented",
         "/" + BUCKET);
@@ -653,5 +682,266 @@ class S3ProxyAccessTest {
         signed("HEAD", "/" + BUCKET + "/no/such/key", Map.of(), null, Clock.systemUTC());
     assertEquals(404, head.status());
     assertEquals(0, head.body().length);
+  }
+
+  private static int mode(String path) throws Exception {
+    return cluster.fs().getStatus(path).getMode() & 0777;
+  }
+
+  private static S3ProxyTestCluster.Response unsigned(String method, String target, byte[] body)
+      throws Exception {
+    return cluster.signed(method, target, Map.of(), body, null, null, Clock.systemUTC());
+  }
+
+  private static boolean grants(GetObjectAclResponse acl, String uri, Permission permission) {
+    return acl.grants().stream()
+        .anyMatch(
+            g ->
+                g.grantee().type() == Type.GROUP
+                    && uri.equals(g.grantee().uri())
+                    && g.permission() == permission);
+  }
+
+  @Test
+  void objectsArePrivateUnlessACannedAclOpensThem() throws Exception {
+    String bucket = "acl-objects";
+    s3.createBucket(b -> b.bucket(bucket));
+    assertEquals(0700, mode("/" + bucket));
+    s3.putObject(b -> b.bucket(bucket).key("mine"), RequestBody.fromString("m"));
+    s3.putObject(
+        b -> b.bucket(bucket).key("dir/open").acl(ObjectCannedACL.PUBLIC_READ),
+        RequestBody.fromString("o"));
+    s3.putObject(
+        b -> b.bucket(bucket).key("signed-only").acl(ObjectCannedACL.AUTHENTICATED_READ),
+        RequestBody.fromString("s"));
+    assertEquals(0600, mode("/" + bucket + "/mine"));
+    assertEquals(0644, mode("/" + bucket + "/dir/open"));
+
+    // Private (the default): the owner's alone, object and listing.
+    assertS3Error(
+        "AccessDenied", 403, () -> alice.getObjectAsBytes(b -> b.bucket(bucket).key("mine")));
+    assertS3Error(null, 403, () -> bob.headObject(b -> b.bucket(bucket).key("mine")));
+    assertS3Error("AccessDenied", 403, () -> alice.listObjectsV2(b -> b.bucket(bucket)));
+    assertEquals(403, unsigned("GET", "/" + bucket + "/mine", null).status());
+
+    // public-read: anyone, signed or not, although the bucket itself is private.
+    assertEquals("o", alice.getObjectAsBytes(b -> b.bucket(bucket).key("dir/open")).asUtf8String());
+    S3ProxyTestCluster.Response anonymous = unsigned("GET", "/" + bucket + "/dir/open", null);
+    assertEquals(200, anonymous.status(), anonymous.text());
+    assertEquals("o", anonymous.text());
+    assertTrue(
+        grants(
+            s3.getObjectAcl(b -> b.bucket(bucket).key("dir/open")),
+            "http://acs.amazonaws.com/groups/global/AllUsers",
+            Permission.READ));
+    assertEquals(1, s3.getObjectAcl(b -> b.bucket(bucket).key("mine")).grants().size());
+
+    // authenticated-read: every signed user, no unsigned request.
+    assertEquals(
+        "s", bob.getObjectAsBytes(b -> b.bucket(bucket).key("signed-only")).asUtf8String());
+    assertEquals(403, unsigned("GET", "/" + bucket + "/signed-only", null).status());
+
+    // Only the owner reads or changes an object's ACL.
+    assertS3Error(
+        "AccessDenied", 403, () -> alice.getObjectAcl(b -> b.bucket(bucket).key("dir/open")));
+    assertS3Error(
+        "AccessDenied",
+        403,
+        () ->
+            alice.putObjectAcl(
+                b -> b.bucket(bucket).key("dir/open").acl(ObjectCannedACL.PUBLIC_READ_WRITE)));
+    s3.putObjectAcl(b -> b.bucket(bucket).key("dir/open").acl(ObjectCannedACL.PRIVATE));
+    assertEquals(0600, mode("/" + bucket + "/dir/open"));
+    assertEquals(403, unsigned("GET", "/" + bucket + "/dir/open", null).status());
+
+    // An ACL document, as s3cmd --acl-public sends one: READ to all users makes it public.
+    String owner = System.getProperty("user.name");
+    s3.putObjectAcl(
+        b ->
+            b.bucket(bucket)
+                .key("mine")
+                .accessControlPolicy(
+                    p ->
+                        p.owner(o -> o.id(owner))
+                            .grants(
+                                Grant.builder()
+                                    .grantee(g -> g.type(Type.CANONICAL_USER).id(owner))
+                                    .permission(Permission.FULL_CONTROL)
+                                    .build(),
+                                Grant.builder()
+                                    .grantee(
+                                        g ->
+                                            g.type(Type.GROUP)
+                                                .uri(
+                                                    "http://acs.amazonaws.com/groups/global/AllUsers"))
+                                    .permission(Permission.READ)
+                                    .build())));
+    assertEquals("m", unsigned("GET", "/" + bucket + "/mine", null).text());
+
+    // A grant to one other user has no place in owner, group and mode: refused by name.
+    assertS3Error(
+        "NotImplemented",
+        501,
+        () -> s3.putObjectAcl(b -> b.bucket(bucket).key("mine").grantRead("id=\"alice\"")));
+    S3ProxyTestCluster.Response nonsense =
+        signed(
+            "PUT",
+            "/" + bucket + "/nonsense",
+            Map.of("x-amz-acl", "world-readable"),
+            new byte[] {1},
+            Clock.systemUTC());
+    assertErrorDocument(nonsense, 400, "InvalidArgument", null);
+    assertTrue(nonsense.text().contains("public-read"), nonsense.text());
+    assertFalse(Files.exists(cluster.ufs("/" + bucket + "/nonsense")));
+  }
+
+  @Test
+  void bucketsAreListedToTheirOwnersAndAPublicBucketTakesAnyonesObjects() throws Exception {
+    String bucket = "bobs-drop-box";
+    s3.createBucket(b -> b.bucket(bucket).acl(BucketCannedACL.PUBLIC_READ_WRITE));
+    assertEquals(0777, mode("/" + bucket));
+    cluster.fs().setAttribute("/" + bucket, SetAttributeOptions.defaults().owner("bob"));
+    assertEquals(
+        List.of(bucket),
+        bob.listBuckets().buckets().stream()
+            .map(software.amazon.awssdk.services.s3.model.Bucket::name)
+            .toList());
+    assertTrue(alice.listBuckets().buckets().isEmpty());
+    assertTrue(
+        s3.listBuckets().buckets().stream().anyMatch(b -> b.name().equals(BUCKET)),
+        "the test user's buckets are listed to it");
+    assertEquals(403, unsigned("GET", "/", null).status());
+
+    // Anyone writes in it; what alice gives the bucket's owner, he reads, and nothing else of hers.
+    alice.putObject(
+        b -> b.bucket(bucket).key("for-bob").acl(ObjectCannedACL.BUCKET_OWNER_READ),
+        RequestBody.fromString("f"));
+    alice.putObject(b -> b.bucket(bucket).key("alices"), RequestBody.fromString("a"));
+    assertEquals("alice", cluster.fs().getStatus("/" + bucket + "/for-bob").getOwner());
+    assertEquals("f", bob.getObjectAsBytes(b -> b.bucket(bucket).key("for-bob")).asUtf8String());
+    assertS3Error(
+        "AccessDenied", 403, () -> bob.getObjectAsBytes(b -> b.bucket(bucket).key("alices")));
+    S3ProxyTestCluster.Response put = unsigned("PUT", "/" + bucket + "/anonymous", new byte[] {7});
+    assertEquals(200, put.status(), put.text());
+    assertEquals("nobody", cluster.fs().getStatus("/" + bucket + "/anonymous").getOwner());
+    S3ProxyTestCluster.Response list = unsigned("GET", "/" + bucket + "?list-type=2", null);
+    assertEquals(200, list.status(), list.text());
+    assertTrue(list.text().contains("<Key>for-bob</Key>"), list.text());
+    assertTrue(
+        s3.getBucketAcl(b -> b.bucket(bucket)).grants().stream()
+            .anyMatch(
+                g ->
+                    "http://acs.amazonaws.com/groups/global/AllUsers".equals(g.grantee().uri())
+                        && g.permission() == Permission.WRITE));
+
+    // The owner closes it: unsigned requests are refused again.
+    bob.putBucketAcl(b -> b.bucket(bucket).acl(BucketCannedACL.PRIVATE));
+    assertEquals(0700, mode("/" + bucket));
+    await("the bucket's new ACL to apply")
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(200))
+        .until(() -> unsigned("GET", "/" + bucket + "?list-type=2", null).status() == 403);
+  }
+
+  @Test
+  void objectsWrittenWithoutAnAclTakeTheirBucketsReadAndWriteBits() throws Exception {
+    String bucket = "team-dataset";
+    s3.createBucket(b -> b.bucket(bucket));
+    cluster.fs().setAttribute("/" + bucket, SetAttributeOptions.defaults().mode(0750));
+    // The proxy sees the bucket's new mode through the namespace's change stream.
+    await("objects of a 0750 bucket to be 0640")
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(200))
+        .until(
+            () -> {
+              s3.putObject(b -> b.bucket(bucket).key("shard-0"), RequestBody.fromString("x"));
+              return mode("/" + bucket + "/shard-0") == 0640;
+            });
+    s3.putObject(
+        b -> b.bucket(bucket).key("secret").acl(ObjectCannedACL.PRIVATE),
+        RequestBody.fromString("s"));
+    assertEquals(0600, mode("/" + bucket + "/secret"));
+  }
+
+  @Test
+  void aBucketPolicyAllowsWhatTheModesDoNotAndDeniesWhatTheyDo() throws Exception {
+    String bucket = "policed";
+    s3.createBucket(b -> b.bucket(bucket));
+    for (String key : List.of("public/a", "private/b", "team/c")) {
+      s3.putObject(b -> b.bucket(bucket).key(key), RequestBody.fromString(key));
+    }
+    assertS3Error(
+        "AccessDenied", 403, () -> alice.getObjectAsBytes(b -> b.bucket(bucket).key("public/a")));
+    assertS3Error("NoSuchBucketPolicy", 404, () -> s3.getBucketPolicy(b -> b.bucket(bucket)));
+    String policy =
+        """
+        {"Version": "2012-10-17", "Statement": [
+          {"Sid": "PublicPrefix", "Effect": "Allow", "Principal": "*",
+           "Action": "s3:GetObject", "Resource": "arn:aws:s3:::policed/public/*"},
+          {"Sid": "AliceListsPublic", "Effect": "Allow", "Principal": {"AWS": ["alice"]},
+           "Action": "s3:ListBucket", "Resource": "arn:aws:s3:::policed",
+           "Condition": {"StringLike": {"s3:prefix": ["public/*"]}}},
+          {"Sid": "BobsTeam", "Effect": "Allow",
+           "Principal": {"AWS": "arn:aws:iam::000000000000:user/bob"},
+           "Action": ["s3:PutObject", "s3:GetObject"], "Resource": "arn:aws:s3:::policed/team/*"},
+          {"Sid": "NoDeletes", "Effect": "Deny", "Principal": "*",
+           "Action": "s3:DeleteObject", "Resource": "arn:aws:s3:::policed/*"},
+          {"Sid": "LoopbackOnly", "Effect": "Deny", "Principal": "*", "Action": "s3:*",
+           "Resource": "arn:aws:s3:::policed/*",
+           "Condition": {"NotIpAddress": {"aws:SourceIp": ["127.0.0.0/8", "::1/128"]}}}
+        ]}""";
+    s3.putBucketPolicy(b -> b.bucket(bucket).policy(policy));
+    assertEquals(policy, s3.getBucketPolicy(b -> b.bucket(bucket)).policy());
+    assertS3Error(
+        "AccessDenied",
+        403,
+        () -> alice.putBucketPolicy(b -> b.bucket(bucket).policy(policy.replace("Deny", "Allow"))));
+
+    // Allowed by the policy although the bucket is the owner's alone (0700).
+    assertEquals(
+        "public/a", alice.getObjectAsBytes(b -> b.bucket(bucket).key("public/a")).asUtf8String());
+    assertEquals("public/a", unsigned("GET", "/" + bucket + "/public/a", null).text());
+    assertEquals(
+        List.of("public/a"),
+        alice.listObjectsV2(b -> b.bucket(bucket).prefix("public/")).contents().stream()
+            .map(S3Object::key)
+            .toList());
+    bob.putObject(b -> b.bucket(bucket).key("team/by-bob"), RequestBody.fromString("bob"));
+    assertEquals("bob", cluster.fs().getStatus("/" + bucket + "/team/by-bob").getOwner());
+    assertEquals(
+        "team/c", bob.getObjectAsBytes(b -> b.bucket(bucket).key("team/c")).asUtf8String());
+
+    // Not allowed by it: the modes decide, and they refuse.
+    assertS3Error(
+        "AccessDenied", 403, () -> alice.getObjectAsBytes(b -> b.bucket(bucket).key("private/b")));
+    assertS3Error("AccessDenied", 403, () -> alice.listObjectsV2(b -> b.bucket(bucket)));
+    assertS3Error(
+        "AccessDenied",
+        403,
+        () -> bob.putObject(b -> b.bucket(bucket).key("public/x"), RequestBody.fromString("x")));
+
+    // Denied by it: refused whatever the modes allow, the owner included.
+    S3Exception denied =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            S3Exception.class, () -> s3.deleteObject(b -> b.bucket(bucket).key("public/a")));
+    assertEquals(403, denied.statusCode());
+    assertTrue(denied.awsErrorDetails().errorMessage().contains("NoDeletes"), denied.getMessage());
+    assertTrue(Files.exists(cluster.ufs("/" + bucket + "/public/a")));
+
+    assertS3Error(
+        "MalformedPolicy",
+        400,
+        () ->
+            s3.putBucketPolicy(
+                b ->
+                    b.bucket(bucket)
+                        .policy(
+                            "{\"Statement\": [{\"Effect\": \"Allow\", \"Principal\": \"*\","
+                                + " \"Action\": \"s3:GetObject\", \"Resource\":"
+                                + " \"arn:aws:s3:::another-bucket/*\"}]}")));
+    s3.deleteBucketPolicy(b -> b.bucket(bucket));
+    assertS3Error(
+        "AccessDenied", 403, () -> alice.getObjectAsBytes(b -> b.bucket(bucket).key("public/a")));
+    s3.deleteObject(b -> b.bucket(bucket).key("public/a"));
   }
 }

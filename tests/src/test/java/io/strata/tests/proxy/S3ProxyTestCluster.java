@@ -45,18 +45,20 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.presigner.S3Presigner;
 
 /**
- * A cluster of separate processes -- master, worker and S3 proxy -- with a credentials file of two
- * users: the user running the tests (who owns the namespace) and "alice", a user with no rights of
- * her own. The proxy serves virtual-host-style requests under {@link #DOMAIN}. Shared by the
- * proxy's end-to-end tests of one class, with the helpers they have in common: SDK clients of
- * either addressing style, a namespace client, requests signed by the SDK's signer and sent as they
- * are, and checks of S3 error answers.
+ * A cluster of separate processes -- master, worker and S3 proxy -- with a credentials file of
+ * three users: the user running the tests (who owns the namespace) and "alice" and "bob", users
+ * with no rights of their own. The proxy serves virtual-host-style requests under {@link #DOMAIN}.
+ * Shared by the proxy's end-to-end tests of one class, with the helpers they have in common: SDK
+ * clients of either addressing style, a namespace client, requests signed by the SDK's signer and
+ * sent as they are, and checks of S3 error answers.
  */
 final class S3ProxyTestCluster implements AutoCloseable {
   static final String ACCESS_KEY = "AKSTRATATESTKEY00001";
   static final String SECRET_KEY = "c2VjcmV0LWtleS1vZi10aGUtdGVzdC11c2VyLTAwMQ";
   static final String ALICE_KEY = "AKSTRATATESTALICE001";
   static final String ALICE_SECRET = "YWxpY2Utc2VjcmV0LWtleS1mb3ItdGhlLXByb3h5MQ";
+  static final String BOB_KEY = "AKSTRATATESTBOB00001";
+  static final String BOB_SECRET = "Ym9iLXNlY3JldC1rZXktZm9yLXRoZS1wcm94eS10ZXN0cw";
 
   /** The domain of virtual-host-style addressing: BUCKET.s3.localhost. */
   static final String DOMAIN = "s3.localhost";
@@ -101,7 +103,11 @@ final class S3ProxyTestCluster implements AutoCloseable {
               + ALICE_KEY
               + " "
               + ALICE_SECRET
-              + " alice\n");
+              + " alice\n"
+              + BOB_KEY
+              + " "
+              + BOB_SECRET
+              + " bob\n");
       Files.setPosixFilePermissions(credentials, PosixFilePermissions.fromString("rw-------"));
       Map<String, String> props = new java.util.LinkedHashMap<>();
       props.put("strata.proxy.domain", DOMAIN);

@@ -44,8 +44,18 @@ public final class ProxyKeys {
       ConfigKey.bool(
           "strata.proxy.anonymous",
           false,
-          "Serve requests that carry no signature, as the user 'nobody' (whose access the"
-              + " namespace's modes decide); off, they get AccessDenied.");
+          "Let the namespace's modes decide for requests that carry no signature, as for the user"
+              + " 'nobody'; off, an unsigned request may only read objects and list buckets whose"
+              + " ACL is public-read or public-read-write, and write in public-read-write"
+              + " buckets.");
+  public static final ConfigKey BUCKET_MODE =
+      ConfigKey.string(
+          "strata.proxy.bucket.mode",
+          "0700",
+          "Mode (octal) of a bucket created through the proxy without x-amz-acl: 0700 keeps it"
+              + " the owner's, as S3's private ACL does; 0750 lets the owner's group list and"
+              + " read it. Objects written without x-amz-acl are 0600 plus their bucket's group"
+              + " read bit (a bucket of mode 0750 gets objects of mode 0640).");
   public static final ConfigKey REGION =
       ConfigKey.string(
           "strata.proxy.region",

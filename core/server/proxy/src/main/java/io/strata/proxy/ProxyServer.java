@@ -69,15 +69,18 @@ public final class ProxyServer implements ProcessMain.Server {
         S3Services.create(
             fs,
             buckets,
-            new AccessControl(fs, conf.getDuration(ProxyKeys.PERMISSION_CACHE_TTL)),
+            new AccessControl(fs, conf.getDuration(ProxyKeys.PERMISSION_CACHE_TTL), anonymous),
             UserGroups.ofThisMachine(),
             (int) conf.getBytes(ProxyKeys.CHUNK_SIZE),
             conf.getString(ProxyKeys.REGION),
+            bucketMode(conf.getString(ProxyKeys.BUCKET_MODE)),
             conf.getLong(ProxyKeys.METADATA_CACHE_SIZE),
             conf.getDuration(ProxyKeys.METADATA_CACHE_TTL));
     toClose.push(services);
+    // Unsigned requests pass verification and meet the access checks, which let them read what a
+    // public ACL opens (and, with strata.proxy.anonymous, what the modes give 'nobody').
     SigV4Verifier verifier =
-        new SigV4Verifier(credentials, Clock.systemUTC(), anonymous, SigV4Verifier.MAX_SKEW);
+        new SigV4Verifier(credentials, Clock.systemUTC(), true, SigV4Verifier.MAX_SKEW);
     S3Service service = services.service(verifier, conf.getString(ProxyKeys.DOMAIN), registry);
     http =
         new S3HttpServer(
@@ -158,5 +161,22 @@ public final class ProxyServer implements ProcessMain.Server {
         LOG.warn("Error while stopping the proxy: {}", e.toString());
       }
     }
+  }
+
+  /** The mode strata.proxy.bucket.mode gives, or a clear error naming the key. */
+  static int bucketMode(String octal) {
+    try {
+      int mode = Integer.parseInt(octal.trim(), 8);
+      if (mode >= 0 && mode <= 0777 && (mode & 0700) == 0700) {
+        return mode;
+      }
+    } catch (NumberFormatException e) {
+      // Reported below with what the key takes.
+    }
+    throw new IllegalArgumentException(
+        "strata.proxy.bucket.mode is '"
+            + octal
+            + "': give an octal mode from 0700 to 0777 that leaves the owner rwx, such as 0700"
+            + " or 0750");
   }
 }

@@ -115,6 +115,11 @@ public final class HttpExchange {
   }
 
   /** The client's address, for logs. */
+  /** The client's address, or null when the channel has none (an embedded channel in tests). */
+  public java.net.InetAddress remoteAddress() {
+    return channel.remoteAddress() instanceof InetSocketAddress a ? a.getAddress() : null;
+  }
+
   public String remote() {
     return channel.remoteAddress() instanceof InetSocketAddress a
         ? a.getAddress().getHostAddress() + ":" + a.getPort()

@@ -1,5 +1,6 @@
 package io.strata.proxy.s3;
 
+import com.google.protobuf.ByteString;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -9,6 +10,7 @@ import io.strata.common.PathNames;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
 import io.strata.proto.FileInfo;
+import io.strata.proxy.access.CannedAcl;
 import io.strata.proxy.xml.BucketConfiguration;
 import io.strata.proxy.xml.BucketListing;
 import io.strata.proxy.xml.Owner;
@@ -23,8 +25,8 @@ import java.util.Map;
 /**
  * The bucket operations: ListBuckets (the top-level folders and the mapped buckets), CreateBucket
  * (a folder, with S3's naming rules), HeadBucket, DeleteBucket (only when no visible entry is left;
- * staged uploads go with it), GetBucketLocation, and the answers for versioning and ACLs that
- * Strata does not keep (never enabled; the canned private ACL).
+ * staged uploads go with it), GetBucketLocation, the answer for versioning, and the ACLs of buckets
+ * and objects (kept as modes and the grants modes cannot hold: {@link RequestedAcl}).
  */
 final class BucketOperations {
   private final ProxyContext ctx;
@@ -33,12 +35,23 @@ final class BucketOperations {
     this.ctx = ctx;
   }
 
+  /**
+   * ListBuckets: the buckets the requester owns, as S3 lists an account's own; {@code root} is
+   * shown every bucket.
+   */
   void listBuckets(S3Request r) throws IOException {
+    if (!r.principal().signed()) {
+      throw new S3Exception(
+          S3ErrorCode.ACCESS_DENIED,
+          "Access Denied: listing buckets needs a signed request; sign it with an access key from"
+              + " the proxy's credentials file");
+    }
     List<BucketListing.Bucket> buckets = new ArrayList<>();
     try (CloseableIterator<FileInfo> it = ctx.fs().listStatus(PathNames.ROOT)) {
       while (it.hasNext()) {
         FileInfo f = it.next();
         if (f.getDirectory()
+            && ownedBy(r, f)
             && ctx.buckets().listable(f.getName())
             && !ctx.buckets().isMapped(f.getName())) {
           buckets.add(bucket(f.getName(), f));
@@ -48,7 +61,7 @@ final class BucketOperations {
     for (Map.Entry<String, String> m : ctx.buckets().mapped().entrySet()) {
       try {
         FileInfo f = ctx.fs().getStatus(m.getValue());
-        if (f.getDirectory()) {
+        if (f.getDirectory() && ownedBy(r, f)) {
           buckets.add(bucket(m.getKey(), f));
         }
       } catch (StrataException e) {
@@ -61,6 +74,10 @@ final class BucketOperations {
     r.xml(S3XmlWriter.listAllMyBuckets(new BucketListing(owner(r), buckets)));
   }
 
+  private static boolean ownedBy(S3Request r, FileInfo f) {
+    return r.principal().superuser() || f.getOwner().equals(r.principal().user());
+  }
+
   private BucketListing.Bucket bucket(String name, FileInfo f) {
     return new BucketListing.Bucket(name, Instant.ofEpochMilli(f.getModificationTimeMs()), null);
   }
@@ -70,11 +87,17 @@ final class BucketOperations {
   }
 
   void createBucket(S3Request r) throws IOException {
+    if (!r.principal().signed()) {
+      throw new S3Exception(
+          S3ErrorCode.ACCESS_DENIED,
+          "Access Denied: creating a bucket needs a signed request; sign it with an access key"
+              + " from the proxy's credentials file");
+    }
     String bucket = r.bucket();
     if (!ctx.buckets().isMapped(bucket)) {
       Buckets.checkNewName(bucket);
     }
-    checkCannedAcl(r);
+    CannedAcl acl = RequestedAcl.fromHeaders(r, r.principal().user(), r.principal().user());
     byte[] body = UploadBody.document(r, S3XmlParser.MAX_CREATE_BUCKET_CONFIGURATION_BYTES, true);
     if (body.length > 0) {
       BucketConfiguration c = S3XmlParser.createBucketConfiguration(body);
@@ -109,7 +132,16 @@ final class BucketOperations {
     try {
       ctx.fs()
           .createDirectory(
-              path, true, false, 0, r.principal().user(), r.principal().primaryGroup());
+              path,
+              true,
+              false,
+              acl == null ? ctx.bucketMode() : acl.folderMode(),
+              r.principal().user(),
+              r.principal().primaryGroup());
+      ByteString grants = acl == null ? null : acl.xattrValue(r.principal().user());
+      if (grants != null) {
+        ctx.fs().setAttribute(path, SetAttributeOptions.defaults().xattr(CannedAcl.XATTR, grants));
+      }
     } catch (StrataException e) {
       if (e.code() == ErrorCode.ALREADY_EXISTS) {
         throw new S3Exception(
@@ -172,56 +204,47 @@ final class BucketOperations {
 
   void getAcl(S3Request r) throws IOException {
     FileInfo f = r.key() == null ? bucketFolder(ctx, r) : ObjectReads.object(ctx, r);
-    r.xml(S3XmlWriter.privateAcl(new Owner(f.getOwner(), f.getOwner())));
+    ctx.access().checkOwnerOf(r.principal(), f);
+    r.xml(S3XmlWriter.accessControlPolicy(RequestedAcl.describe(f)));
   }
 
-  /** PutBucketAcl and PutObjectAcl: only the canned private ACL, which is what Strata keeps. */
+  /**
+   * PutBucketAcl and PutObjectAcl: a canned ACL, grants in headers, or an AccessControlPolicy body,
+   * kept as the canned ACL they amount to: the mode it gives and its grants beyond the mode.
+   */
   void putAcl(S3Request r) throws IOException {
-    if (r.key() == null) {
-      bucketFolder(ctx, r);
-    } else {
-      ObjectReads.object(ctx, r);
-    }
-    checkCannedAcl(r);
-    byte[] body = UploadBody.document(r, 64 << 10, true);
-    if (body.length > 0 && r.header("x-amz-acl") == null) {
+    FileInfo bucket = bucketFolder(ctx, r);
+    FileInfo f = r.key() == null ? bucket : ObjectReads.object(ctx, r);
+    ctx.access().checkOwnerOf(r.principal(), f);
+    CannedAcl acl = RequestedAcl.fromHeaders(r, f.getOwner(), bucket.getOwner());
+    byte[] body = UploadBody.document(r, S3XmlParser.MAX_ACCESS_CONTROL_POLICY_BYTES, true);
+    if (acl != null && body.length > 0) {
       throw new S3Exception(
-          S3ErrorCode.NOT_IMPLEMENTED,
-          "Access control lists other than the"
-              + " canned 'private' are not implemented: access follows the namespace's owner,"
-              + " group and mode");
+          S3ErrorCode.INVALID_REQUEST,
+          "This request does not support content: send the ACL in headers or in the body, not"
+              + " both");
     }
-    r.empty(HttpResponseStatus.OK, null);
-  }
-
-  /** Accepts no canned ACL or "private"; any other is NotImplemented. */
-  static void checkCannedAcl(S3Request r) {
-    String acl = r.header("x-amz-acl");
-    if (acl != null && !acl.equals("private")) {
-      throw new S3Exception(
-          S3ErrorCode.NOT_IMPLEMENTED,
-          "The canned ACL '"
-              + acl
-              + "' is not"
-              + " implemented: Strata keeps 'private' only; access follows the namespace's owner,"
-              + " group and mode");
-    }
-    for (String grant :
-        new String[] {
-          "x-amz-grant-read",
-          "x-amz-grant-write",
-          "x-amz-grant-read-acp",
-          "x-amz-grant-write-acp",
-          "x-amz-grant-full-control"
-        }) {
-      if (r.header(grant) != null) {
+    if (acl == null) {
+      if (body.length == 0) {
         throw new S3Exception(
-            S3ErrorCode.NOT_IMPLEMENTED,
-            grant
-                + " is not implemented:"
-                + " access follows the namespace's owner, group and mode");
+            S3ErrorCode.MISSING_SECURITY_HEADER,
+            "Your request was missing a required header: send x-amz-acl, an x-amz-grant-*"
+                + " header or an AccessControlPolicy body");
       }
+      acl =
+          RequestedAcl.fromGrants(
+              S3XmlParser.accessControlPolicy(body).grants(), f.getOwner(), bucket.getOwner());
     }
+    ByteString grants = acl.xattrValue(bucket.getOwner());
+    SetAttributeOptions change =
+        SetAttributeOptions.defaults().mode(f.getDirectory() ? acl.folderMode() : acl.fileMode());
+    change =
+        grants == null
+            ? change.removeXattr(CannedAcl.XATTR)
+            : change.xattr(CannedAcl.XATTR, grants);
+    ctx.fs().setAttribute(f.getPath(), change);
+    ctx.access().forget(f.getPath());
+    r.empty(HttpResponseStatus.OK, null);
   }
 
   /**

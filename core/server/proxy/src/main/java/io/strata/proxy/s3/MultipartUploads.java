@@ -73,6 +73,9 @@ public final class MultipartUploads {
   static final String INITIATOR = "strata.s3.upload.initiator";
   static final String CHECKSUM_SETTING = "strata.s3.upload.checksum";
 
+  /** The mode (octal) the completed object gets, from the ACL the upload was started with. */
+  static final String MODE = "strata.s3.upload.mode";
+
   private final ProxyContext ctx;
 
   public MultipartUploads(ProxyContext ctx) {
@@ -122,8 +125,8 @@ public final class MultipartUploads {
   }
 
   void create(S3Request r) throws IOException {
-    BucketOperations.checkCannedAcl(r);
-    BucketOperations.bucketFolder(ctx, r);
+    RequestedAcl.NewObjectAcl acl =
+        RequestedAcl.forNewObject(r, BucketOperations.bucketFolder(ctx, r));
     if (r.key().endsWith("/")) {
       throw new S3Exception(
           S3ErrorCode.INVALID_REQUEST,
@@ -157,6 +160,8 @@ public final class MultipartUploads {
     xattrs.put(KEY, ByteString.copyFromUtf8(r.key()));
     xattrs.put(INITIATED, ByteString.copyFromUtf8(Long.toString(System.currentTimeMillis())));
     xattrs.put(INITIATOR, ByteString.copyFromUtf8(r.principal().user()));
+    xattrs.put(MODE, ByteString.copyFromUtf8(Integer.toOctalString(acl.mode())));
+    acl.addTo(xattrs);
     String dir = uploadsFolder(r.bucket()) + "/" + id;
     Principal p = r.principal();
     ctx.fs().createDirectory(dir, true, false, 0700, p.user(), p.primaryGroup());
@@ -346,7 +351,7 @@ public final class MultipartUploads {
     String etag = MultipartChecksums.etag(chosen.etags());
     ChecksumValue objectChecksum = objectChecksum(r, setting, chosen.checksums());
     Map<String, ByteString> xattrs = objectXattrs(dir, etag, chosen.files(), objectChecksum);
-    writeObject(r, chosen.files(), xattrs);
+    writeObject(r, chosen.files(), objectMode(dir), xattrs);
     removeUpload(dir.getPath());
     answerCompleted(r, etag, objectChecksum);
   }
@@ -495,6 +500,19 @@ public final class MultipartUploads {
   }
 
   /**
+   * The mode of the object an upload completes: the one its ACL gave at its start; an upload
+   * started before modes were kept gets the owner's read and write only.
+   */
+  private static int objectMode(FileInfo dir) {
+    ByteString v = dir.getXattrsMap().get(MODE);
+    try {
+      return v == null ? 0600 : Integer.parseInt(v.toStringUtf8(), 8);
+    } catch (NumberFormatException e) {
+      return 0600;
+    }
+  }
+
+  /**
    * The completed object's extended attributes: the metadata the upload was started with (not its
    * own bookkeeping), the multipart ETag, the part lengths and the checksum, if any.
    */
@@ -522,7 +540,8 @@ public final class MultipartUploads {
    * Writes the object as the concatenation of {@code chosen}, holding its key's lock: joined by the
    * under store when every part is in the object's mount, else copied through the proxy.
    */
-  private void writeObject(S3Request r, List<FileInfo> chosen, Map<String, ByteString> xattrs)
+  private void writeObject(
+      S3Request r, List<FileInfo> chosen, int mode, Map<String, ByteString> xattrs)
       throws IOException {
     String path = ctx.buckets().objectPath(r.bucket(), r.key());
     ctx.access().checkWriteIn(r.principal(), PathNames.parent(path));
@@ -530,9 +549,9 @@ public final class MultipartUploads {
       long mount = ctx.fs().mountOf(path).getMountId();
       if (chosen.stream().allMatch(part -> part.getMountId() == mount)) {
         // The object's under store joins the parts where they are: no byte through the proxy.
-        PendingObject.concat(ctx, r.bucket(), path, r.key(), r.principal(), chosen, xattrs);
+        PendingObject.concat(ctx, r.bucket(), path, r.key(), r.principal(), mode, chosen, xattrs);
       } else {
-        copyParts(r, path, chosen, xattrs);
+        copyParts(r, path, chosen, mode, xattrs);
       }
     }
   }
@@ -541,10 +560,10 @@ public final class MultipartUploads {
    * Writes the object at {@code path} by copying the parts through the proxy, one after another.
    */
   private void copyParts(
-      S3Request r, String path, List<FileInfo> chosen, Map<String, ByteString> xattrs)
+      S3Request r, String path, List<FileInfo> chosen, int mode, Map<String, ByteString> xattrs)
       throws IOException {
     PendingObject pending =
-        PendingObject.create(ctx, r.bucket(), path, r.key(), r.principal(), false);
+        PendingObject.create(ctx, r.bucket(), path, r.key(), r.principal(), mode, false);
     try {
       for (FileInfo part : chosen) {
         try (FileInStream in = ctx.fs().openFile(part)) {

@@ -56,8 +56,8 @@ final class ObjectWrites {
   }
 
   void put(S3Request r) throws IOException {
-    BucketOperations.checkCannedAcl(r);
-    BucketOperations.bucketFolder(ctx, r);
+    RequestedAcl.NewObjectAcl acl =
+        RequestedAcl.forNewObject(r, BucketOperations.bucketFolder(ctx, r));
     String key = r.key();
     String path = ctx.buckets().objectPath(r.bucket(), key);
     ctx.access().checkWriteIn(r.principal(), PathNames.parent(path));
@@ -69,6 +69,7 @@ final class ObjectWrites {
         xattrs.put(ObjectMetadata.TAGGING, ByteString.copyFromUtf8(tags.toHeader()));
       }
     }
+    acl.addTo(xattrs);
     UploadBody body = UploadBody.open(r, UploadBody.MAX_PUT_BYTES);
     if (key.endsWith("/")) {
       putFolderMarker(r, path, body, xattrs);
@@ -105,9 +106,17 @@ final class ObjectWrites {
         addDigests(xattrs, body);
         done =
             PendingObject.putSmall(
-                ctx, r.bucket(), path, key, r.principal(), createOnly, bytes.toByteArray(), xattrs);
+                ctx,
+                r.bucket(),
+                path,
+                key,
+                r.principal(),
+                acl.mode(),
+                createOnly,
+                bytes.toByteArray(),
+                xattrs);
       } else {
-        done = putStreamed(r, path, key, body, createOnly, xattrs);
+        done = putStreamed(r, path, key, body, acl.mode(), createOnly, xattrs);
       }
     }
     HttpHeaders h = r.baseHeaders();
@@ -126,11 +135,12 @@ final class ObjectWrites {
       String path,
       String key,
       UploadBody body,
+      int mode,
       boolean createOnly,
       Map<String, ByteString> xattrs)
       throws IOException {
     PendingObject pending =
-        PendingObject.create(ctx, r.bucket(), path, key, r.principal(), createOnly);
+        PendingObject.create(ctx, r.bucket(), path, key, r.principal(), mode, createOnly);
     try {
       body.copyTo(pending.out(), new byte[64 << 10]);
       body.verify();
@@ -325,8 +335,8 @@ final class ObjectWrites {
   }
 
   void copy(S3Request r) throws IOException {
-    BucketOperations.checkCannedAcl(r);
-    BucketOperations.bucketFolder(ctx, r);
+    RequestedAcl.NewObjectAcl acl =
+        RequestedAcl.forNewObject(r, BucketOperations.bucketFolder(ctx, r));
     if (r.header("x-amz-copy-source-range") != null) {
       throw new S3Exception(
           S3ErrorCode.INVALID_ARGUMENT,
@@ -353,6 +363,7 @@ final class ObjectWrites {
     if (!tags.isEmpty()) {
       xattrs.put(ObjectMetadata.TAGGING, ByteString.copyFromUtf8(tags));
     }
+    acl.addTo(xattrs);
     if (dstPath.equals(src.getPath()) && !src.getDirectory()) {
       if (!replace && !replaceTags) {
         throw new S3Exception(
@@ -362,7 +373,7 @@ final class ObjectWrites {
                 + " object's metadata, storage class, website redirect location or encryption"
                 + " attributes.");
       }
-      copyOntoItself(r, src, xattrs);
+      copyOntoItself(r, src, acl.mode(), xattrs);
       return;
     }
     if (src.getDirectory() || r.key().endsWith("/")) {
@@ -378,7 +389,7 @@ final class ObjectWrites {
     try (KeyLocks.Held held = ctx.locks().lock(dstPath);
         FileInStream in = ctx.fs().openFile(src)) {
       PendingObject pending =
-          PendingObject.create(ctx, r.bucket(), dstPath, r.key(), r.principal(), false);
+          PendingObject.create(ctx, r.bucket(), dstPath, r.key(), r.principal(), acl.mode(), false);
       try {
         FileOutStream out = pending.out();
         byte[] buf = new byte[COPY_BUFFER];
@@ -408,11 +419,14 @@ final class ObjectWrites {
                 ObjectMetadata.etag(done), Instant.ofEpochMilli(done.getModificationTimeMs()), c)));
   }
 
-  /** A copy of an object onto itself that replaces its metadata: no bytes move. */
-  private void copyOntoItself(S3Request r, FileInfo src, Map<String, ByteString> xattrs)
+  /**
+   * A copy of an object onto itself that replaces its metadata and, as any copy, gives it the
+   * request's ACL: no bytes move.
+   */
+  private void copyOntoItself(S3Request r, FileInfo src, int mode, Map<String, ByteString> xattrs)
       throws IOException {
     SetAttributeOptions set =
-        SetAttributeOptions.defaults().modificationTimeMs(System.currentTimeMillis());
+        SetAttributeOptions.defaults().modificationTimeMs(System.currentTimeMillis()).mode(mode);
     for (String old : src.getXattrsMap().keySet()) {
       if (!xattrs.containsKey(old)
           && !old.equals(ObjectMetadata.ETAG)

@@ -15,6 +15,9 @@ public enum Operation {
   GET_BUCKET_VERSIONING("GetBucketVersioning"),
   GET_BUCKET_ACL("GetBucketAcl"),
   PUT_BUCKET_ACL("PutBucketAcl"),
+  GET_BUCKET_POLICY("GetBucketPolicy"),
+  PUT_BUCKET_POLICY("PutBucketPolicy"),
+  DELETE_BUCKET_POLICY("DeleteBucketPolicy"),
   LIST_OBJECTS("ListObjects"),
   LIST_OBJECTS_V2("ListObjectsV2"),
   LIST_OBJECT_VERSIONS("ListObjectVersions"),
@@ -42,7 +45,6 @@ public enum Operation {
   /** Bucket sub-resources S3 has and Strata does not keep: asking for them is NotImplemented. */
   static final List<String> UNSUPPORTED_SUBRESOURCES =
       List.of(
-          "policy",
           "lifecycle",
           "cors",
           "website",
@@ -79,6 +81,43 @@ public enum Operation {
   }
 
   /**
+   * The action a bucket policy names this operation by: S3's, such as {@code s3:GetObject} for
+   * GetObject and HeadObject or {@code s3:PutObject} for every step of an upload.
+   */
+  public String policyAction() {
+    switch (this) {
+      case HEAD_BUCKET, LIST_OBJECTS, LIST_OBJECTS_V2:
+        return "s3:ListBucket";
+      case LIST_OBJECT_VERSIONS:
+        return "s3:ListBucketVersions";
+      case LIST_MULTIPART_UPLOADS:
+        return "s3:ListBucketMultipartUploads";
+      case GET_OBJECT, HEAD_OBJECT:
+        return "s3:GetObject";
+      case PUT_OBJECT,
+      COPY_OBJECT,
+      CREATE_MULTIPART_UPLOAD,
+      UPLOAD_PART,
+      UPLOAD_PART_COPY,
+      COMPLETE_MULTIPART_UPLOAD:
+        return "s3:PutObject";
+      case DELETE_OBJECT, DELETE_OBJECTS:
+        return "s3:DeleteObject";
+      case ABORT_MULTIPART_UPLOAD:
+        return "s3:AbortMultipartUpload";
+      case LIST_PARTS:
+        return "s3:ListMultipartUploadParts";
+      default:
+        return "s3:" + s3Name;
+    }
+  }
+
+  /** Whether the operation manages the bucket's policy, which only the owner may, policy or not. */
+  boolean managesPolicy() {
+    return this == GET_BUCKET_POLICY || this == PUT_BUCKET_POLICY || this == DELETE_BUCKET_POLICY;
+  }
+
+  /**
    * The operation a request asks for.
    *
    * @param copySource whether the request has an {@code x-amz-copy-source} header, which makes a
@@ -103,6 +142,9 @@ public enum Operation {
           if (q.has("acl")) {
             return PUT_BUCKET_ACL;
           }
+          if (q.has("policy")) {
+            return PUT_BUCKET_POLICY;
+          }
           if (q.has("versioning") || q.has("tagging")) {
             return UNSUPPORTED;
           }
@@ -110,6 +152,9 @@ public enum Operation {
         case "HEAD":
           return HEAD_BUCKET;
         case "DELETE":
+          if (q.has("policy")) {
+            return DELETE_BUCKET_POLICY;
+          }
           return q.has("tagging") ? UNSUPPORTED : DELETE_BUCKET;
         case "POST":
           return q.has("delete") ? DELETE_OBJECTS : UNSUPPORTED;
@@ -122,6 +167,9 @@ public enum Operation {
           }
           if (q.has("acl")) {
             return GET_BUCKET_ACL;
+          }
+          if (q.has("policy")) {
+            return GET_BUCKET_POLICY;
           }
           if (q.has("uploads")) {
             return LIST_MULTIPART_UPLOADS;

@@ -67,14 +67,21 @@ final class PendingObject {
   /**
    * Starts writing the object of {@code key} at {@code path} in {@code bucket}.
    *
+   * @param mode the object's mode (its ACL's: {@link RequestedAcl})
    * @param createOnly fail with PreconditionFailed when something is at the key (If-None-Match)
    * @throws S3Exception KeyConflict when the key names a folder or a path below a file
    */
   static PendingObject create(
-      ProxyContext ctx, String bucket, String path, String key, Principal p, boolean createOnly)
+      ProxyContext ctx,
+      String bucket,
+      String path,
+      String key,
+      Principal p,
+      int mode,
+      boolean createOnly)
       throws StrataException {
     CreateOptions options =
-        CreateOptions.defaults().recursive(true).owner(p.user()).group(p.primaryGroup());
+        CreateOptions.defaults().recursive(true).owner(p.user()).group(p.primaryGroup()).mode(mode);
     // A new key (the common case) costs one master call: the create that fails when the key
     // is taken, which also decides If-None-Match in the same step.
     FileInfo existing;
@@ -98,7 +105,7 @@ final class PendingObject {
     }
     if (existing == null) {
       // Deleted since the create found it: write in place after all.
-      return create(ctx, bucket, path, key, p, createOnly);
+      return create(ctx, bucket, path, key, p, mode, createOnly);
     }
     if (existing.getDirectory()) {
       throw keyConflict(key, "a folder is at " + path);
@@ -115,6 +122,7 @@ final class PendingObject {
    * missing, or the key conflicts with a file or folder) the object is written as {@link #create}
    * places any object.
    *
+   * @param mode the object's mode
    * @param createOnly fail with PreconditionFailed when something is at the key (If-None-Match)
    * @return the object's status at its key
    */
@@ -124,6 +132,7 @@ final class PendingObject {
       String path,
       String key,
       Principal p,
+      int mode,
       boolean createOnly,
       byte[] bytes,
       Map<String, ByteString> xattrs)
@@ -131,7 +140,9 @@ final class PendingObject {
     try {
       FileOutStream out =
           ctx.fs()
-              .writeNewFile(path, CreateOptions.defaults().owner(p.user()).group(p.primaryGroup()));
+              .writeNewFile(
+                  path,
+                  CreateOptions.defaults().owner(p.user()).group(p.primaryGroup()).mode(mode));
       try {
         out.write(bytes);
         out.setXattrsOnComplete(xattrs);
@@ -157,7 +168,7 @@ final class PendingObject {
         throw e;
       }
     }
-    PendingObject pending = create(ctx, bucket, path, key, p, createOnly);
+    PendingObject pending = create(ctx, bucket, path, key, p, mode, createOnly);
     try {
       pending.out().write(bytes);
       return pending.complete(xattrs);
@@ -186,6 +197,7 @@ final class PendingObject {
    * place when nothing is at the key, else staged aside and moved onto it. The sources may be
    * consumed, whatever the outcome.
    *
+   * @param mode the object's mode
    * @return the object's status at its key
    * @throws S3Exception KeyConflict when the key names a folder or a path below a file
    */
@@ -195,11 +207,12 @@ final class PendingObject {
       String path,
       String key,
       Principal p,
+      int mode,
       List<FileInfo> sources,
       Map<String, ByteString> xattrs)
       throws IOException {
     CreateOptions options =
-        CreateOptions.defaults().recursive(true).owner(p.user()).group(p.primaryGroup());
+        CreateOptions.defaults().recursive(true).owner(p.user()).group(p.primaryGroup()).mode(mode);
     try {
       return ctx.fs().concat(path, sources, options.overwrite(false), xattrs);
     } catch (StrataException e) {

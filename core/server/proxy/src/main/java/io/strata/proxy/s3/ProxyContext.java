@@ -11,6 +11,7 @@ import io.strata.proxy.access.UserGroups;
  * @param statuses objects' statuses, kept until they change
  * @param chunkSize bytes read from the cluster and sent to a client at a time
  * @param region the region the proxy reports
+ * @param bucketMode the mode of a bucket created without an ACL ({@code strata.proxy.bucket.mode})
  */
 record ProxyContext(
     FileSystem fs,
@@ -20,4 +21,5 @@ record ProxyContext(
     UserGroups groups,
     KeyLocks locks,
     int chunkSize,
-    String region) {}
+    String region,
+    int bucketMode) {}

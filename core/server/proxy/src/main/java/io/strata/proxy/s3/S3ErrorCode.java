@@ -49,6 +49,11 @@ public enum S3ErrorCode {
   INVALID_STORAGE_CLASS(
       "InvalidStorageClass", 400, "The storage class you specified is not valid."),
   KEY_TOO_LONG("KeyTooLongError", 400, "Your key is too long."),
+  MALFORMED_ACL_ERROR(
+      "MalformedACLError",
+      400,
+      "The XML you provided was not well-formed or did not validate against our published schema."),
+  MALFORMED_POLICY("MalformedPolicy", 400, "Policy has invalid resource."),
   MALFORMED_XML(
       "MalformedXML",
       400,
@@ -68,6 +73,7 @@ public enum S3ErrorCode {
       404,
       "The specified multipart upload does not exist. The upload ID might be invalid, or the multipart upload might have been aborted or completed."),
   NO_SUCH_TAG_SET("NoSuchTagSet", 404, "The TagSet does not exist."),
+  NO_SUCH_BUCKET_POLICY("NoSuchBucketPolicy", 404, "The bucket policy does not exist."),
   NOT_IMPLEMENTED(
       "NotImplemented",
       501,

@@ -46,6 +46,7 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
   private final ObjectReads reads;
   private final ObjectWrites writes;
   private final KeyListing listing;
+  private final BucketPolicies policies;
   private final MultipartUploads multipart;
   private final Map<String, Counter> counters = new ConcurrentHashMap<>();
   private final Map<Operation, OperationMeters> meters;
@@ -64,6 +65,7 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
     this.reads = new ObjectReads(ctx);
     this.writes = new ObjectWrites(ctx);
     this.listing = new KeyListing(ctx);
+    this.policies = new BucketPolicies(ctx);
     this.multipart = multipart;
     this.meters = meters(registry);
   }
@@ -92,9 +94,16 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
               named.key(),
               query,
               exchange.headers().get("x-amz-copy-source") != null);
-      r =
-          new S3Request(
-              exchange, requestId, named.bucket(), named.key(), query, auth, principal(auth));
+      Principal principal =
+          policies.apply(
+              op,
+              named.bucket(),
+              named.key(),
+              query,
+              exchange.headers().get("x-amz-copy-source"),
+              exchange.remoteAddress(),
+              principal(auth));
+      r = new S3Request(exchange, requestId, named.bucket(), named.key(), query, auth, principal);
       String changing = changes(op, r);
       if (changing == null) {
         dispatch(op, r);
@@ -169,6 +178,9 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
       case GET_BUCKET_VERSIONING -> buckets.versioning(r);
       case GET_BUCKET_ACL, GET_OBJECT_ACL -> buckets.getAcl(r);
       case PUT_BUCKET_ACL, PUT_OBJECT_ACL -> buckets.putAcl(r);
+      case GET_BUCKET_POLICY -> policies.get(r);
+      case PUT_BUCKET_POLICY -> policies.put(r);
+      case DELETE_BUCKET_POLICY -> policies.delete(r);
       case LIST_OBJECTS -> listing.listV1(r);
       case LIST_OBJECTS_V2 -> listing.listV2(r);
       case LIST_OBJECT_VERSIONS -> listing.listVersions(r);
@@ -201,10 +213,13 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
     switch (op) {
       case DELETE_OBJECT, DELETE_OBJECTS, DELETE_BUCKET, CREATE_BUCKET:
         return ctx.buckets().path(r.bucket()) + "/";
+      case PUT_BUCKET_ACL, PUT_BUCKET_POLICY, DELETE_BUCKET_POLICY:
+        return ctx.buckets().path(r.bucket());
       case PUT_OBJECT,
       COPY_OBJECT,
       PUT_OBJECT_TAGGING,
       DELETE_OBJECT_TAGGING,
+      PUT_OBJECT_ACL,
       COMPLETE_MULTIPART_UPLOAD:
         return r.key() == null ? null : ctx.buckets().objectPath(r.bucket(), r.key());
       default:

@@ -20,6 +20,7 @@ public final class S3Services implements AutoCloseable {
   /**
    * @param chunkSize bytes read from the cluster and sent to a client at a time
    * @param region the region the proxy reports
+   * @param bucketMode the mode of a bucket created without an ACL
    */
   public static S3Services create(
       FileSystem fs,
@@ -28,6 +29,7 @@ public final class S3Services implements AutoCloseable {
       UserGroups groups,
       int chunkSize,
       String region,
+      int bucketMode,
       long statusCacheSize,
       Duration statusCacheTtl) {
     return new S3Services(
@@ -39,7 +41,8 @@ public final class S3Services implements AutoCloseable {
             groups,
             new KeyLocks(4096),
             Math.max(4096, chunkSize),
-            region));
+            region,
+            bucketMode));
   }
 
   /** Stops watching the namespace's changes. */

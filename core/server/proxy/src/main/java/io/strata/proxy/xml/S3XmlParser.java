@@ -36,6 +36,9 @@ public final class S3XmlParser {
 
   public static final int MAX_CREATE_BUCKET_CONFIGURATION_BYTES = 1 << 20;
 
+  /** An ACL of a hundred grants is a few tens of kilobytes. */
+  public static final int MAX_ACCESS_CONTROL_POLICY_BYTES = 1 << 20;
+
   private S3XmlParser() {}
 
   /**
@@ -179,6 +182,42 @@ public final class S3XmlParser {
     XmlNode location = root.optional("LocationConstraint");
     String region = location == null ? "" : location.leafText().trim();
     return new BucketConfiguration(region.isEmpty() ? Optional.empty() : Optional.of(region));
+  }
+
+  /**
+   * Parses the body of PutBucketAcl or PutObjectAcl. A grantee is told apart by what names it, as
+   * its {@code xsi:type} would say: {@code <ID>}, {@code <URI>} or {@code <EmailAddress>}.
+   *
+   * @throws S3Exception MalformedACLError for a grant without a grantee or permission
+   */
+  public static AccessControlPolicy accessControlPolicy(byte[] document) {
+    XmlNode root = XmlIn.parse(document, MAX_ACCESS_CONTROL_POLICY_BYTES, "AccessControlPolicy");
+    XmlNode ownerNode = root.optional("Owner");
+    XmlNode ownerId = ownerNode == null ? null : ownerNode.optional("ID");
+    Owner owner = new Owner(ownerId == null ? "" : ownerId.leafText().trim(), null);
+    List<AccessControlPolicy.Grant> grants = new ArrayList<>();
+    XmlNode list = root.optional("AccessControlList");
+    List<XmlNode> grantNodes = list == null ? List.of() : list.all("Grant");
+    for (XmlNode g : grantNodes) {
+      XmlNode grantee = g.optional("Grantee");
+      XmlNode permission = g.optional("Permission");
+      if (grantee == null || permission == null) {
+        throw new S3Exception(
+            S3ErrorCode.MALFORMED_ACL_ERROR,
+            "Each <Grant> of the ACL needs a <Grantee> and a <Permission>");
+      }
+      grants.add(
+          new AccessControlPolicy.Grant(
+              permission.leafText().trim(),
+              text(grantee.optional("ID")),
+              text(grantee.optional("URI")),
+              text(grantee.optional("EmailAddress"))));
+    }
+    return new AccessControlPolicy(owner, grants);
+  }
+
+  private static String text(XmlNode node) {
+    return node == null ? "" : node.leafText().trim();
   }
 
   static S3Exception malformed(String detail) {

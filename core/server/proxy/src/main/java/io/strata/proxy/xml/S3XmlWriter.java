@@ -269,22 +269,27 @@ public final class S3XmlWriter {
   }
 
   /**
-   * {@code <AccessControlPolicy>} of GetBucketAcl and GetObjectAcl: the owner with FULL_CONTROL,
-   * the canned {@code private} ACL, which is the only one Strata keeps (access is decided by the
-   * namespace's owner, group and mode).
+   * {@code <AccessControlPolicy>} of GetBucketAcl and GetObjectAcl: the owner and the grants, a
+   * grantee's {@code xsi:type} given by what names it.
    */
-  public static byte[] privateAcl(Owner owner) {
+  public static byte[] accessControlPolicy(AccessControlPolicy acl) {
     XmlOut x = new XmlOut("AccessControlPolicy", true);
-    owner.write(x, "Owner");
-    x.open("AccessControlList")
-        .open("Grant")
-        .openTyped("Grantee", "CanonicalUser")
-        .element("ID", owner.id())
-        .optional("DisplayName", owner.displayName())
-        .close()
-        .element("Permission", "FULL_CONTROL")
-        .close()
-        .close();
+    acl.owner().write(x, "Owner");
+    x.open("AccessControlList");
+    for (AccessControlPolicy.Grant g : acl.grants()) {
+      x.open("Grant");
+      if (!g.id().isEmpty()) {
+        x.openTyped("Grantee", "CanonicalUser")
+            .element("ID", g.id())
+            .optional(
+                "DisplayName", g.id().equals(acl.owner().id()) ? acl.owner().displayName() : null)
+            .close();
+      } else {
+        x.openTyped("Grantee", "Group").element("URI", g.uri()).close();
+      }
+      x.element("Permission", g.permission()).close();
+    }
+    x.close();
     return x.finish();
   }
 
