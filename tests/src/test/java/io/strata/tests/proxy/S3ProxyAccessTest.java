@@ -27,9 +27,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.Base64;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -49,9 +52,9 @@ import software.amazon.awssdk.services.s3.model.Type;
 import software.amazon.awssdk.services.s3.presigner.S3Presigner;
 
 /**
- * Who may do what through the S3 proxy: signatures (header-signed and presigned, expired, skewed,
- * wrong or unknown keys, none at all) and the namespace's owner, group and mode as they apply to
- * the user an access key maps to; every refusal an S3 error document.
+ * Who may do what through the S3 proxy: signatures (Signature Version 4 and 2, header-signed and
+ * presigned, expired, skewed, wrong or unknown keys, none at all) and the namespace's owner, group
+ * and mode as they apply to the user an access key maps to; every refusal an S3 error document.
  */
 class S3ProxyAccessTest {
   private static final String BUCKET = "guarded";
@@ -388,6 +391,151 @@ class S3ProxyAccessTest {
       }
     }
     throw new AssertionError("no X-Amz-Date in " + url);
+  }
+
+  // ---- Signature Version 2, signed here as the S3 documentation defines it ----
+
+  private static final String WRONG_SECRET = "d3Jvbmctc2VjcmV0LW9mLXRoZS10ZXN0LXVzZXIx";
+
+  /** The base64 HMAC-SHA1 of the string to sign. */
+  private static String sigV2(String secret, String stringToSign) throws Exception {
+    Mac mac = Mac.getInstance("HmacSHA1");
+    mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA1"));
+    return Base64.getEncoder()
+        .encodeToString(mac.doFinal(stringToSign.getBytes(StandardCharsets.UTF_8)));
+  }
+
+  /**
+   * Sends a request signed in its Authorization header with Signature Version 2, dated by
+   * x-amz-date (which leaves the Date line of the string to sign empty).
+   */
+  private static S3ProxyTestCluster.Response sigV2Header(
+      String method, String path, String contentType, byte[] body, String secret) throws Exception {
+    String date =
+        DateTimeFormatter.RFC_1123_DATE_TIME.format(Instant.now().atOffset(ZoneOffset.UTC));
+    String toSign =
+        method
+            + "\n\n"
+            + (contentType == null ? "" : contentType)
+            + "\n\nx-amz-date:"
+            + date
+            + "\n"
+            + path;
+    Map<String, String> headers = new java.util.HashMap<>();
+    headers.put("x-amz-date", date);
+    headers.put("Authorization", "AWS " + ACCESS_KEY + ":" + sigV2(secret, toSign));
+    if (contentType != null) {
+      headers.put("Content-Type", contentType);
+    }
+    return cluster.send(method, URI.create(cluster.endpoint + path), headers, body);
+  }
+
+  /** A Signature Version 2 presigned URL of a path, valid until {@code expires}. */
+  private static URI sigV2Presigned(String method, String path, String contentType, Instant expires)
+      throws Exception {
+    long at = expires.getEpochSecond();
+    String toSign =
+        method + "\n\n" + (contentType == null ? "" : contentType) + "\n" + at + "\n" + path;
+    return URI.create(
+        cluster.endpoint
+            + path
+            + "?AWSAccessKeyId="
+            + ACCESS_KEY
+            + "&Expires="
+            + at
+            + "&Signature="
+            + java.net.URLEncoder.encode(sigV2(SECRET_KEY, toSign), StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void sigV2HeaderSignedPutAndGetActAsTheKeysUser() throws Exception {
+    byte[] data = random(70_000, 21);
+    String path = "/" + BUCKET + "/v2/header%20signed";
+    S3ProxyTestCluster.Response put =
+        sigV2Header("PUT", path, "application/octet-stream", data, SECRET_KEY);
+    assertEquals(200, put.status(), put.text());
+    assertEquals("\"" + Checksums.md5Hex(data) + "\"", put.header("ETag"));
+    assertArrayEquals(data, Files.readAllBytes(cluster.ufs("/" + BUCKET + "/v2/header signed")));
+    // Written as the key's user, the bucket's owner.
+    assertEquals(
+        cluster.fs().getStatus("/" + BUCKET).getOwner(),
+        cluster.fs().getStatus("/" + BUCKET + "/v2/header signed").getOwner());
+    S3ProxyTestCluster.Response get = sigV2Header("GET", path, null, null, SECRET_KEY);
+    assertEquals(200, get.status(), get.text());
+    assertArrayEquals(data, get.body());
+
+    // A wrong secret: refused, and nothing written.
+    S3ProxyTestCluster.Response forged =
+        sigV2Header("PUT", "/" + BUCKET + "/v2/forged", null, data, WRONG_SECRET);
+    assertErrorDocument(forged, 403, "SignatureDoesNotMatch", null);
+    assertErrorDocument(
+        sigV2Header("GET", path, null, null, WRONG_SECRET), 403, "SignatureDoesNotMatch", null);
+    assertFalse(Files.exists(cluster.ufs("/" + BUCKET + "/v2/forged")));
+    // A Content-Type other than signed.
+    Map<String, String> h = new java.util.HashMap<>();
+    String date =
+        DateTimeFormatter.RFC_1123_DATE_TIME.format(Instant.now().atOffset(ZoneOffset.UTC));
+    h.put("x-amz-date", date);
+    h.put("Content-Type", "text/html");
+    h.put(
+        "Authorization",
+        "AWS "
+            + ACCESS_KEY
+            + ":"
+            + sigV2(
+                SECRET_KEY,
+                "PUT\n\ntext/plain\n\nx-amz-date:" + date + "\n/" + BUCKET + "/v2/forged"));
+    assertErrorDocument(
+        cluster.send("PUT", URI.create(cluster.endpoint + "/" + BUCKET + "/v2/forged"), h, data),
+        403,
+        "SignatureDoesNotMatch",
+        null);
+    assertFalse(Files.exists(cluster.ufs("/" + BUCKET + "/v2/forged")));
+  }
+
+  @Test
+  void sigV2PresignedPutAndGetWorkUntilTheirExpiry() throws Exception {
+    byte[] data = random(90_000, 22);
+    String path = "/" + BUCKET + "/v2/presigned";
+    Instant inFiveMinutes = Instant.now().plus(Duration.ofMinutes(5));
+    S3ProxyTestCluster.Response put =
+        cluster.send(
+            "PUT",
+            sigV2Presigned("PUT", path, "application/octet-stream", inFiveMinutes),
+            Map.of("Content-Type", "application/octet-stream"),
+            data);
+    assertEquals(200, put.status(), put.text());
+    assertArrayEquals(data, Files.readAllBytes(cluster.ufs(path)));
+    S3ProxyTestCluster.Response get =
+        cluster.send(
+            "GET", sigV2Presigned("GET", path, null, inFiveMinutes), Map.of(), (byte[]) null);
+    assertEquals(200, get.status(), get.text());
+    assertArrayEquals(data, get.body());
+
+    // Another key than signed.
+    URI tampered =
+        URI.create(
+            sigV2Presigned("GET", path, null, inFiveMinutes)
+                .toString()
+                .replace("v2/presigned", "v2/other"));
+    assertErrorDocument(
+        cluster.send("GET", tampered, Map.of(), (byte[]) null), 403, "SignatureDoesNotMatch", null);
+
+    // Expired a minute ago: 403 AccessDenied, whatever the method, and nothing written.
+    Instant aMinuteAgo = Instant.now().minus(Duration.ofMinutes(1));
+    S3ProxyTestCluster.Response lateGet =
+        cluster.send("GET", sigV2Presigned("GET", path, null, aMinuteAgo), Map.of(), (byte[]) null);
+    assertErrorDocument(lateGet, 403, "AccessDenied", null);
+    assertTrue(lateGet.text().contains("Request has expired"), lateGet.text());
+    S3ProxyTestCluster.Response latePut =
+        cluster.send(
+            "PUT",
+            sigV2Presigned("PUT", "/" + BUCKET + "/v2/late", null, aMinuteAgo),
+            Map.of(),
+            data);
+    assertErrorDocument(latePut, 403, "AccessDenied", null);
+    assertTrue(latePut.text().contains("Request has expired"), latePut.text());
+    assertFalse(Files.exists(cluster.ufs("/" + BUCKET + "/v2/late")));
   }
 
   @Test

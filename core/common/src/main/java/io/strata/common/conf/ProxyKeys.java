@@ -56,6 +56,13 @@ public final class ProxyKeys {
               + " the owner's, as S3's private ACL does; 0750 lets the owner's group list and"
               + " read it. Objects written without x-amz-acl are 0600 plus their bucket's group"
               + " read bit (a bucket of mode 0750 gets objects of mode 0640).");
+  public static final ConfigKey SIGV2_ENABLED =
+      ConfigKey.bool(
+          "strata.proxy.auth.sigv2.enabled",
+          true,
+          "Accept requests signed with AWS Signature Version 2 (header 'AWS key:signature', or"
+              + " presigned URLs with AWSAccessKeyId, Signature and Expires), as boto3 presigns by"
+              + " default; off, they get 400 InvalidRequest asking for Signature Version 4.");
   public static final ConfigKey REGION =
       ConfigKey.string(
           "strata.proxy.region",

@@ -12,6 +12,7 @@ import io.strata.proxy.access.AccessControl;
 import io.strata.proxy.access.UserGroups;
 import io.strata.proxy.auth.ReloadingCredentials;
 import io.strata.proxy.auth.SigV4Verifier;
+import io.strata.proxy.auth.SignatureVerifier;
 import io.strata.proxy.http.S3HttpServer;
 import io.strata.proxy.s3.Buckets;
 import io.strata.proxy.s3.MultipartUploads;
@@ -77,10 +78,11 @@ public final class ProxyServer implements ProcessMain.Server {
             conf.getLong(ProxyKeys.METADATA_CACHE_SIZE),
             conf.getDuration(ProxyKeys.METADATA_CACHE_TTL));
     toClose.push(services);
+    boolean sigV2 = conf.getBoolean(ProxyKeys.SIGV2_ENABLED);
     // Unsigned requests pass verification and meet the access checks, which let them read what a
     // public ACL opens (and, with strata.proxy.anonymous, what the modes give 'nobody').
-    SigV4Verifier verifier =
-        new SigV4Verifier(credentials, Clock.systemUTC(), true, SigV4Verifier.MAX_SKEW);
+    SignatureVerifier verifier =
+        new SignatureVerifier(credentials, Clock.systemUTC(), true, SigV4Verifier.MAX_SKEW, sigV2);
     S3Service service = services.service(verifier, conf.getString(ProxyKeys.DOMAIN), registry);
     http =
         new S3HttpServer(
@@ -130,12 +132,14 @@ public final class ProxyServer implements ProcessMain.Server {
             conf.getString(ProxyKeys.BIND_HOST), conf.getInt(ProxyKeys.WEB_PORT), registry);
     toClose.push(web);
     LOG.info(
-        "S3 proxy serving on {}:{} (metrics on :{}), credentials {}, anonymous access {}",
+        "S3 proxy serving on {}:{} (metrics on :{}), credentials {}, anonymous access {},"
+            + " Signature Version 2 {}",
         conf.getString(ProxyKeys.BIND_HOST),
         http.port(),
         web.port(),
         credentialsFile,
-        anonymous ? "on" : "off");
+        anonymous ? "on" : "off",
+        sigV2 ? "on" : "off");
   }
 
   /** The S3 port bound. */

@@ -8,7 +8,10 @@ import java.util.Locale;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
-/** SHA-256, HMAC-SHA256 and lower-case hex, as Signature Version 4 uses them. */
+/**
+ * SHA-256, HMAC-SHA256 and lower-case hex, as Signature Version 4 uses them, and HMAC-SHA1 as
+ * Signature Version 2 does.
+ */
 final class Digests {
   /** The hex SHA-256 of no bytes, which chunk signatures carry in place of a header hash. */
   static final String EMPTY_SHA256_HEX =
@@ -46,6 +49,17 @@ final class Digests {
     }
   }
 
+  static byte[] hmacSha1(byte[] key, String data) {
+    try {
+      Mac mac = Mac.getInstance("HmacSHA1");
+      mac.init(new SecretKeySpec(key, "HmacSHA1"));
+      return mac.doFinal(data.getBytes(StandardCharsets.UTF_8));
+    } catch (GeneralSecurityException e) {
+      // Every Java runtime must provide HmacSHA1, and it takes keys of any length.
+      throw new IllegalStateException(e);
+    }
+  }
+
   static String hex(byte[] bytes) {
     char[] out = new char[bytes.length * 2];
     for (int i = 0; i < bytes.length; i++) {
@@ -75,5 +89,14 @@ final class Digests {
     return MessageDigest.isEqual(
         expected.toLowerCase(Locale.ROOT).getBytes(StandardCharsets.US_ASCII),
         provided.toLowerCase(Locale.ROOT).getBytes(StandardCharsets.US_ASCII));
+  }
+
+  /**
+   * Compares two base64 signatures, exactly (base64 is case-sensitive), in time that does not
+   * depend on where they differ.
+   */
+  static boolean base64SignaturesEqual(String expected, String provided) {
+    return MessageDigest.isEqual(
+        expected.getBytes(StandardCharsets.UTF_8), provided.getBytes(StandardCharsets.UTF_8));
   }
 }

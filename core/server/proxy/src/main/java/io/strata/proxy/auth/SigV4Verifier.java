@@ -41,6 +41,9 @@ import org.slf4j.LoggerFactory;
  * keys the same way; a {@code +} in the query is read as the signature shows the client meant it,
  * which {@link AuthResult#queryPlusIsSpace()} reports.
  *
+ * <p>Requests signed with Signature Version 2 are refused here: {@link SignatureVerifier} hands
+ * them to their own verifier when that version is turned on.
+ *
  * <p>Thread-safe. Derived signing keys are cached per secret, day and region.
  */
 public final class SigV4Verifier {
@@ -106,7 +109,16 @@ public final class SigV4Verifier {
    * @throws S3Exception when the request is not authentic, or anonymous where that is refused
    */
   public AuthResult verify(String method, String rawPath, String rawQuery, HttpHeaders headers) {
-    List<QueryParam> params = CanonicalRequest.parseQuery(rawQuery);
+    return verify(method, rawPath, rawQuery, CanonicalRequest.parseQuery(rawQuery), headers);
+  }
+
+  /** As {@link #verify(String, String, String, HttpHeaders)}, with the query already parsed. */
+  AuthResult verify(
+      String method,
+      String rawPath,
+      String rawQuery,
+      List<QueryParam> params,
+      HttpHeaders headers) {
     String authorization = headers.get("Authorization");
     boolean queryAuth =
         SignedParts.param(params, "X-Amz-Algorithm") != null
@@ -133,16 +145,7 @@ public final class SigV4Verifier {
     checkTime(signed);
     requireAllAmzHeadersSigned(headers, signed);
     Credential credential =
-        credentials
-            .apply(signed.accessKey())
-            .orElseThrow(
-                () ->
-                    new S3Exception(
-                        S3ErrorCode.INVALID_ACCESS_KEY_ID,
-                        "The access key '"
-                            + signed.accessKey()
-                            + "' is not known to this proxy: check the client's access key, or add the key to"
-                            + " the proxy's credentials file"));
+        credentials.apply(signed.accessKey()).orElseThrow(() -> unknownKey(signed.accessKey()));
     byte[] signingKey = signingKey(credential.secretKey(), signed.date(), signed.region());
     boolean plusIsSpace =
         checkSignature(method, rawPath, rawQuery, params, headers, signed, signingKey);
@@ -156,6 +159,20 @@ public final class SigV4Verifier {
           "Access Denied: this proxy refuses"
               + " anonymous requests; sign requests with an access key from its credentials file");
     }
+    return withoutPayloadSignature(null, null, headers, true, false);
+  }
+
+  /**
+   * The result of a request whose signature, if any, does not cover its body (anonymous, or signed
+   * with Signature Version 2): an {@code x-amz-content-sha256} hash is still checked, and chunk
+   * signatures, which need Signature Version 4, are refused.
+   */
+  static AuthResult withoutPayloadSignature(
+      String user,
+      String accessKey,
+      HttpHeaders headers,
+      boolean queryPlusIsSpace,
+      boolean presigned) {
     String contentSha256 = headers.get(CONTENT_SHA256);
     PayloadMode mode =
         contentSha256 == null
@@ -171,15 +188,39 @@ public final class SigV4Verifier {
     String expected =
         mode == PayloadMode.SIGNED_SHA256 ? contentSha256.toLowerCase(Locale.ROOT) : null;
     return new AuthResult(
-        null,
-        null,
+        user,
+        accessKey,
         mode,
         expected,
         null,
         declaredTrailers(headers),
         decodedContentLength(headers),
-        true,
-        false);
+        queryPlusIsSpace,
+        presigned);
+  }
+
+  static S3Exception unknownKey(String accessKey) {
+    return new S3Exception(
+        S3ErrorCode.INVALID_ACCESS_KEY_ID,
+        "The access key '"
+            + accessKey
+            + "' is not known to this proxy: check the client's access key, or add the key to"
+            + " the proxy's credentials file");
+  }
+
+  static S3Exception tooSkewed(Instant time, Instant now, Duration maxSkew) {
+    return new S3Exception(
+        S3ErrorCode.REQUEST_TIME_TOO_SKEWED,
+        "The difference between the"
+            + " request time ("
+            + time
+            + ") and the server's time ("
+            + now
+            + ") is too large:"
+            + " at most "
+            + maxSkew.toMinutes()
+            + " minutes are allowed; correct the client's"
+            + " clock");
   }
 
   private AuthResult result(
@@ -223,18 +264,7 @@ public final class SigV4Verifier {
     Instant time = signed.time();
     if (!signed.presigned()) {
       if (Duration.between(time, now).abs().compareTo(maxSkew) > 0) {
-        throw new S3Exception(
-            S3ErrorCode.REQUEST_TIME_TOO_SKEWED,
-            "The difference between the"
-                + " request time ("
-                + time
-                + ") and the server's time ("
-                + now
-                + ") is too large:"
-                + " at most "
-                + maxSkew.toMinutes()
-                + " minutes are allowed; correct the client's"
-                + " clock");
+        throw tooSkewed(time, now, maxSkew);
       }
       return;
     }

@@ -356,7 +356,8 @@ record SignedParts(
     }
   }
 
-  private static Instant parseHttpDate(String text) {
+  /** An RFC 1123 date, or the forms some clients put in Date instead; null when none fits. */
+  static Instant parseHttpDate(String text) {
     try {
       return ZonedDateTime.parse(text, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
     } catch (DateTimeException e) {
@@ -426,9 +427,9 @@ record SignedParts(
   static S3Exception unsupportedV2() {
     return new S3Exception(
         S3ErrorCode.INVALID_REQUEST,
-        "The authorization mechanism you have"
-            + " provided is not supported: this proxy accepts AWS Signature Version 4 only;"
-            + " configure the client to sign with AWS4-HMAC-SHA256 (for example signature_version"
-            + " s3v4)");
+        "The authorization mechanism you have provided is not supported: Signature Version 2"
+            + " (AWS AccessKeyId:Signature, or AWSAccessKeyId/Signature/Expires in the query) is"
+            + " turned off on this proxy (strata.proxy.auth.sigv2.enabled=false); sign with"
+            + " AWS4-HMAC-SHA256, Signature Version 4 (in boto3, signature_version='s3v4')");
   }
 }

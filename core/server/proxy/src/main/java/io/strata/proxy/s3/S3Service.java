@@ -9,7 +9,7 @@ import io.strata.common.error.StrataException;
 import io.strata.common.metrics.MetricNames;
 import io.strata.proxy.access.Principal;
 import io.strata.proxy.auth.AuthResult;
-import io.strata.proxy.auth.SigV4Verifier;
+import io.strata.proxy.auth.SignatureVerifier;
 import io.strata.proxy.auth.UriDecoding;
 import io.strata.proxy.http.ExchangeHandler;
 import io.strata.proxy.http.HttpExchange;
@@ -39,7 +39,7 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
   private static final SecureRandom RANDOM = new SecureRandom();
 
   private final ProxyContext ctx;
-  private final SigV4Verifier verifier;
+  private final SignatureVerifier verifier;
   private final String domain;
   private final MeterRegistry registry;
   private final BucketOperations buckets;
@@ -53,7 +53,7 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
 
   public S3Service(
       ProxyContext ctx,
-      SigV4Verifier verifier,
+      SignatureVerifier verifier,
       String domain,
       MultipartUploads multipart,
       MeterRegistry registry) {
@@ -82,10 +82,12 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
       int q = uri.indexOf('?');
       String rawPath = q < 0 ? uri : uri.substring(0, q);
       String rawQuery = q < 0 ? "" : uri.substring(q + 1);
+      String host = exchange.headers().get("Host");
       AuthResult auth =
-          verifier.verify(exchange.method().name(), rawPath, rawQuery, exchange.headers());
+          verifier.verify(
+              exchange.method().name(), rawPath, rawQuery, exchange.headers(), hostBucket(host));
       QueryParams query = QueryParams.parse(rawQuery, auth.queryPlusIsSpace());
-      BucketAndKey named = bucketAndKey(rawPath, exchange.headers().get("Host"));
+      BucketAndKey named = bucketAndKey(rawPath, host);
       resource = named.resource();
       op =
           Operation.of(

@@ -4,7 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.strata.client.FileSystem;
 import io.strata.proxy.access.AccessControl;
 import io.strata.proxy.access.UserGroups;
-import io.strata.proxy.auth.SigV4Verifier;
+import io.strata.proxy.auth.SignatureVerifier;
 import java.time.Duration;
 
 /** Builds the S3 operations over one cluster client, sharing their context. */
@@ -56,7 +56,7 @@ public final class S3Services implements AutoCloseable {
   }
 
   /** The request handler of the S3 endpoint. */
-  public S3Service service(SigV4Verifier verifier, String domain, MeterRegistry registry) {
+  public S3Service service(SignatureVerifier verifier, String domain, MeterRegistry registry) {
     return new S3Service(ctx, verifier, domain, multipart, registry);
   }
 }
