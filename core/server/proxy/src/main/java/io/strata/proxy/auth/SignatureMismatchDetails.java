@@ -34,7 +34,10 @@ public final class SignatureMismatchDetails extends Exception {
     return accessKey;
   }
 
-  /** The canonical request the proxy computed (the first one tried). */
+  /**
+   * The canonical request the proxy computed (the first one tried); null for Signature Version 2,
+   * which signs its string to sign directly.
+   */
   public String canonicalRequest() {
     return canonicalRequest;
   }
