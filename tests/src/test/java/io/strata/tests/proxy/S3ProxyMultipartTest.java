@@ -385,6 +385,73 @@ class S3ProxyMultipartTest {
   }
 
   @Test
+  void aPartUploadedAgainReplacesTheEarlierOneAndAFailedResendKeepsIt() throws Exception {
+    String key = "resend/obj";
+    String id = create(key);
+    byte[] firstTry = random(5 * MIB, 60);
+    byte[] secondTry = random(5 * MIB, 61);
+    byte[] last = random(1000, 62);
+    UploadPartResponse old1 = part(key, id, 1, firstTry);
+    UploadPartResponse new1 = part(key, id, 1, secondTry);
+    UploadPartResponse r2 = part(key, id, 2, last);
+    // A re-send whose body does not match its Content-MD5 is refused and leaves part 1 as it was.
+    assertS3Error(
+        "BadDigest",
+        400,
+        () ->
+            s3.uploadPart(
+                b ->
+                    b.bucket(BUCKET)
+                        .key(key)
+                        .uploadId(id)
+                        .partNumber(1)
+                        .contentMD5(
+                            java.util.Base64.getEncoder().encodeToString(Checksums.md5(last))),
+                RequestBody.fromBytes(firstTry)));
+    ListPartsResponse listed = s3.listParts(b -> b.bucket(BUCKET).key(key).uploadId(id));
+    assertEquals(List.of(1, 2), listed.parts().stream().map(Part::partNumber).toList());
+    assertEquals(new1.eTag(), listed.parts().get(0).eTag());
+    // The earlier upload of part 1 is gone: naming its ETag fails.
+    assertS3Error(
+        "InvalidPart",
+        400,
+        () ->
+            s3.completeMultipartUpload(
+                b ->
+                    b.bucket(BUCKET)
+                        .key(key)
+                        .uploadId(id)
+                        .multipartUpload(m -> m.parts(done(1, old1.eTag()), done(2, r2.eTag())))));
+    // Naming part 1 twice is out of order, as S3 answers.
+    assertS3Error(
+        "InvalidPartOrder",
+        400,
+        () ->
+            s3.completeMultipartUpload(
+                b ->
+                    b.bucket(BUCKET)
+                        .key(key)
+                        .uploadId(id)
+                        .multipartUpload(
+                            m ->
+                                m.parts(
+                                    done(1, old1.eTag()),
+                                    done(1, new1.eTag()),
+                                    done(2, r2.eTag())))));
+    CompleteMultipartUploadResponse completed =
+        s3.completeMultipartUpload(
+            b ->
+                b.bucket(BUCKET)
+                    .key(key)
+                    .uploadId(id)
+                    .multipartUpload(m -> m.parts(done(1, new1.eTag()), done(2, r2.eTag()))));
+    assertEquals(multipartEtag(secondTry, last), completed.eTag());
+    assertArrayEquals(
+        concat(secondTry, last), s3.getObjectAsBytes(b -> b.bucket(BUCKET).key(key)).asByteArray());
+    assertFalse(uploadFolders().contains(id));
+  }
+
+  @Test
   void listPartsPagesThroughEveryPart() throws Exception {
     String key = "parts/obj";
     String id = create(key);

@@ -19,6 +19,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -685,6 +686,162 @@ class S3ProxyObjectUpdatesTest {
       assertEquals("\"" + Checksums.md5Hex(fresh) + "\"", r.header("ETag"));
     } finally {
       release.countDown();
+      pool.shutdownNow();
+    }
+  }
+
+  /** A presigned PUT of {@code key} in the test bucket. */
+  private static URI presignedPut(String key) {
+    try (var presigner = cluster.presigner()) {
+      PresignedPutObjectRequest presigned =
+          presigner.presignPutObject(
+              p ->
+                  p.signatureDuration(Duration.ofMinutes(5))
+                      .putObjectRequest(r -> r.bucket(BUCKET).key(key)));
+      return URI.create(presigned.url().toString());
+    }
+  }
+
+  /**
+   * A body that sends the first half of {@code data}, then runs {@code atHalf} (on the thread that
+   * streams it, so the body stays open until it returns) and then sends the rest.
+   */
+  private static HttpRequest.BodyPublisher bodyPausedAtHalf(byte[] data, Runnable atHalf) {
+    InputStream in =
+        new InputStream() {
+          private int pos;
+          private boolean ran;
+
+          @Override
+          public int read() {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+          }
+
+          @Override
+          public int read(byte[] b, int off, int len) {
+            if (pos == data.length) {
+              return -1;
+            }
+            int half = data.length / 2;
+            if (pos == half && !ran) {
+              ran = true;
+              atHalf.run();
+            }
+            int n = Math.min(len, (pos < half ? half : data.length) - pos);
+            System.arraycopy(data, pos, b, off, n);
+            pos += n;
+            return n;
+          }
+        };
+    return HttpRequest.BodyPublishers.fromPublisher(
+        HttpRequest.BodyPublishers.ofInputStream(() -> in), data.length);
+  }
+
+  @Test
+  void aSecondUploadOfAKeyCompletesWhileTheFirstIsStillSendingAndTheLaterCompletionWins()
+      throws Exception {
+    String key = "overlap/obj";
+    byte[] old = random(200_000, 40);
+    byte[] first = random((3 << 20) / 2, 41);
+    byte[] second = random((3 << 20) / 2, 42);
+    s3.putObject(b -> b.bucket(BUCKET).key(key), RequestBody.fromBytes(old));
+    URI url = presignedPut(key);
+    // The second PUT is sent, and answered, from inside the first one's body: it cannot wait
+    // for the first to end, or neither would.
+    List<String> events = Collections.synchronizedList(new ArrayList<>());
+    byte[][] readDuring = new byte[2][];
+    S3ProxyTestCluster.Response[] secondAnswer = new S3ProxyTestCluster.Response[1];
+    HttpRequest.BodyPublisher firstBody =
+        bodyPausedAtHalf(
+            first,
+            () -> {
+              try {
+                events.add("first half sent");
+                readDuring[0] = s3.getObjectAsBytes(b -> b.bucket(BUCKET).key(key)).asByteArray();
+                secondAnswer[0] = cluster.send("PUT", url, Map.of(), second);
+                events.add("second answered " + secondAnswer[0].status());
+                readDuring[1] = s3.getObjectAsBytes(b -> b.bucket(BUCKET).key(key)).asByteArray();
+                events.add("first body continues");
+              } catch (Exception e) {
+                events.add("failed: " + e);
+              }
+            });
+    S3ProxyTestCluster.Response firstAnswer = cluster.send("PUT", url, Map.of(), firstBody);
+    events.add("first answered " + firstAnswer.status());
+
+    assertEquals(
+        List.of(
+            "first half sent", "second answered 200", "first body continues", "first answered 200"),
+        events,
+        secondAnswer[0] == null ? "" : secondAnswer[0].text());
+    assertArrayEquals(old, readDuring[0], "the old object, whole, while both are on their way");
+    assertArrayEquals(second, readDuring[1], "the second object once it completed");
+    assertEquals("\"" + Checksums.md5Hex(second) + "\"", secondAnswer[0].header("ETag"));
+    assertEquals("\"" + Checksums.md5Hex(first) + "\"", firstAnswer.header("ETag"));
+    assertArrayEquals(
+        first,
+        s3.getObjectAsBytes(b -> b.bucket(BUCKET).key(key)).asByteArray(),
+        "the first upload completed last and wins");
+    assertArrayEquals(first, ufsBytes(BUCKET, key));
+    assertEquals(
+        List.of(), S3ProxyTestCluster.ufsFiles(cluster.ufs("/" + BUCKET + "/.strata-uploads")));
+  }
+
+  @Test
+  void ofTwoOverlappingCreateOnlyUploadsExactlyOneSucceeds() throws Exception {
+    String key = "create-once/obj";
+    byte[] first = random((3 << 20) / 2, 43);
+    byte[] second = random((3 << 20) / 2, 44);
+    URI url = presignedPut(key);
+    Map<String, String> createOnly = Map.of("If-None-Match", "*");
+    S3ProxyTestCluster.Response[] secondAnswer = new S3ProxyTestCluster.Response[1];
+    List<String> failures = Collections.synchronizedList(new ArrayList<>());
+    HttpRequest.BodyPublisher firstBody =
+        bodyPausedAtHalf(
+            first,
+            () -> {
+              try {
+                secondAnswer[0] = cluster.send("PUT", url, createOnly, second);
+              } catch (Exception e) {
+                failures.add(e.toString());
+              }
+            });
+    S3ProxyTestCluster.Response firstAnswer = cluster.send("PUT", url, createOnly, firstBody);
+
+    assertEquals(List.of(), failures);
+    assertEquals(200, secondAnswer[0].status(), secondAnswer[0].text());
+    assertEquals(412, firstAnswer.status(), "the key was taken while it was on its way");
+    assertTrue(firstAnswer.text().contains("PreconditionFailed"), firstAnswer.text());
+    assertArrayEquals(second, s3.getObjectAsBytes(b -> b.bucket(BUCKET).key(key)).asByteArray());
+    assertEquals(
+        List.of(), S3ProxyTestCluster.ufsFiles(cluster.ufs("/" + BUCKET + "/.strata-uploads")));
+
+    // Started together, many times over: one of each pair wins, the other is refused.
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      for (int round = 0; round < 5; round++) {
+        URI each = presignedPut("create-once/race-" + round);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<S3ProxyTestCluster.Response>> answers = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+          byte[] body = random(1 << 20 | 1, 50 + i);
+          answers.add(
+              pool.submit(
+                  () -> {
+                    go.await();
+                    return cluster.send("PUT", each, createOnly, body);
+                  }));
+        }
+        go.countDown();
+        List<Integer> statuses = new ArrayList<>();
+        for (Future<S3ProxyTestCluster.Response> a : answers) {
+          statuses.add(a.get(60, TimeUnit.SECONDS).status());
+        }
+        statuses.sort(null);
+        assertEquals(List.of(200, 412), statuses, "round " + round);
+      }
+    } finally {
       pool.shutdownNow();
     }
   }

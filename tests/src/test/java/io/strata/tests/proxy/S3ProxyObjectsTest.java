@@ -795,6 +795,70 @@ class S3ProxyObjectsTest {
   }
 
   @Test
+  void nonAsciiMetadataSentAsRawUtf8ComesBackAsTheSameBytes() throws Exception {
+    String value = "Hello World\u00e9 \u65e5\u672c";
+    byte[] sent = value.getBytes(StandardCharsets.UTF_8);
+    String path = "/" + BUCKET + "/meta/utf8";
+    byte[] body = random(100, 12);
+    // Signed over the value's UTF-8 and sent as those bytes, as boto3 and browsers send it.
+    String put = rawExchange("PUT", path, Map.of("x-amz-meta-greeting", value), body);
+    assertTrue(put.startsWith("HTTP/1.1 200"), put);
+    assertEquals(
+        value,
+        cluster.fs().getStatus(path).getXattrsMap().get("user.greeting").toStringUtf8(),
+        "kept as the text the bytes spell");
+    for (String method : new String[] {"GET", "HEAD"}) {
+      String answer = rawExchange(method, path, Map.of(), null);
+      byte[] line =
+          ("x-amz-meta-greeting: " + new String(sent, StandardCharsets.ISO_8859_1))
+              .getBytes(StandardCharsets.ISO_8859_1);
+      assertTrue(
+          answer.toLowerCase(Locale.ROOT).contains(new String(line, StandardCharsets.ISO_8859_1)),
+          method + " answers the bytes sent: " + answer);
+    }
+    s3.deleteObject(b -> b.bucket(BUCKET).key("meta/utf8"));
+  }
+
+  /**
+   * Sends a signed request over a plain socket, its header values as UTF-8 bytes (which the JDK's
+   * and the SDK's HTTP clients would not send), and returns the answer's status line and headers
+   * with each byte as one char (ISO-8859-1).
+   */
+  private static String rawExchange(
+      String method, String path, Map<String, String> headers, byte[] body) throws Exception {
+    Map<String, List<String>> signed =
+        cluster.signedHeaders(
+            method,
+            path,
+            headers,
+            body,
+            S3ProxyTestCluster.ACCESS_KEY,
+            S3ProxyTestCluster.SECRET_KEY,
+            Clock.systemUTC());
+    StringBuilder head = new StringBuilder(method + " " + path + " HTTP/1.1\r\n");
+    signed.forEach((name, values) -> values.forEach(v -> head.append(name + ": " + v + "\r\n")));
+    if (signed.keySet().stream().noneMatch(n -> n.equalsIgnoreCase("host"))) {
+      head.append("Host: " + cluster.endpoint.getAuthority() + "\r\n");
+    }
+    head.append("Content-Length: " + (body == null ? 0 : body.length) + "\r\n");
+    head.append("Connection: close\r\n\r\n");
+    try (java.net.Socket socket =
+        new java.net.Socket(cluster.endpoint.getHost(), cluster.endpoint.getPort())) {
+      socket.setSoTimeout(30_000);
+      var out = socket.getOutputStream();
+      out.write(head.toString().getBytes(StandardCharsets.UTF_8));
+      if (body != null) {
+        out.write(body);
+      }
+      out.flush();
+      String answer =
+          new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+      int end = answer.indexOf("\r\n\r\n");
+      return end < 0 ? answer : answer.substring(0, end);
+    }
+  }
+
+  @Test
   void keysWithSpacesUnicodeAndReservedCharactersRoundTrip() throws Exception {
     List<String> keys =
         List.of(

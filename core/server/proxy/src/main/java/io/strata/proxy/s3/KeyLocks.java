@@ -3,11 +3,11 @@ package io.strata.proxy.s3;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Serialises writers of one key within this proxy: a PUT, a copy or a multipart completion holds
- * its key's lock from creating the file to completing it. Two concurrent uploads of a key then end
- * one after the other, the later one's object replacing the earlier, never a file whose namespace
- * entry and under-store bytes come from different uploads. Locks are striped by path hash (a fixed,
- * small number of locks), so unrelated keys rarely wait.
+ * Serialises the short steps that decide what is at a key within this proxy: an object taking its
+ * key ({@link PendingObject}, the check of its write conditions and the move) and a delete (its
+ * If-Match check and the removal). Never held during an upload or across a read of a request body,
+ * so writers of one key do not wait on each other's transfers. Locks are striped by path hash (a
+ * fixed, small number of locks), so unrelated keys rarely wait.
  */
 final class KeyLocks {
   private final ReentrantLock[] stripes;

@@ -48,12 +48,13 @@ import org.slf4j.LoggerFactory;
  * <bucket>/.strata-uploads/<upload id>}), so its parts land in the under store the object will, and
  * no listing, mount or load job shows them; the folder's extended attributes hold the key,
  * initiator, start time, checksum settings and the metadata the object will get. Each part is a
- * file of that folder with its MD5 and checksum. Completion checks the parts as S3 does (order,
- * ETags, 5 MiB minimum but for the last), writes the object as the parts' concatenation -- a new
- * file that appears whole, with the multipart ETag and checksum, in one master call; joined by the
- * under store when the parts are in the object's mount, else copied through the proxy -- and
- * removes the upload. Uploads older than {@code strata.proxy.multipart.max.age} are removed by
- * {@link #removeExpired}.
+ * file of that folder with its MD5 and checksum, written aside and renamed onto its number when
+ * complete, so that a part uploaded again replaces the earlier one whole. Completion checks the
+ * parts as S3 does (order, ETags, 5 MiB minimum but for the last), writes the object as the parts'
+ * concatenation -- a new file that appears whole, with the multipart ETag and checksum, in one
+ * master call; joined by the under store when the parts are in the object's mount, else copied
+ * through the proxy -- and removes the upload. Uploads older than {@code
+ * strata.proxy.multipart.max.age} are removed by {@link #removeExpired}.
  */
 public final class MultipartUploads {
   private static final Logger LOG = LoggerFactory.getLogger(MultipartUploads.class);
@@ -201,15 +202,7 @@ public final class MultipartUploads {
               + " checksum; this part carries "
               + body.algorithm());
     }
-    String partPath = dir.getPath() + "/" + partName(number);
-    FileOutStream out =
-        ctx.fs()
-            .createFile(
-                partPath,
-                CreateOptions.defaults()
-                    .overwrite(true)
-                    .owner(r.principal().user())
-                    .group(r.principal().primaryGroup()));
+    FileOutStream out = newPartFile(dir, number, r.principal());
     ChecksumValue c;
     try {
       body.copyTo(out, new byte[64 << 10]);
@@ -226,6 +219,7 @@ public final class MultipartUploads {
       out.cancel();
       throw e;
     }
+    keepPart(out, dir, number);
     HttpHeaders h = r.baseHeaders();
     h.set("ETag", "\"" + body.md5Hex() + "\"");
     if (c != null) {
@@ -264,16 +258,8 @@ public final class MultipartUploads {
     }
     ChecksumSetting setting = ChecksumSetting.of(dir);
     BodyDigests digests = BodyDigests.of(false, setting == null ? null : setting.algorithm());
-    String partPath = dir.getPath() + "/" + partName(number);
     try (FileInStream in = ctx.fs().openFile(src)) {
-      FileOutStream out =
-          ctx.fs()
-              .createFile(
-                  partPath,
-                  CreateOptions.defaults()
-                      .overwrite(true)
-                      .owner(r.principal().user())
-                      .group(r.principal().primaryGroup()));
+      FileOutStream out = newPartFile(dir, number, r.principal());
       try {
         copy(in, start, length, out, digests);
         Map<String, ByteString> xattrs = new LinkedHashMap<>();
@@ -288,12 +274,44 @@ public final class MultipartUploads {
         out.cancel();
         throw e;
       }
+      keepPart(out, dir, number);
       r.xml(
           S3XmlWriter.copyPartResult(
               new CopyResult(
                   digests.md5Hex(),
                   Instant.ofEpochMilli(out.completedStatus().getModificationTimeMs()),
                   setting == null ? null : digests.checksum())));
+    }
+  }
+
+  /**
+   * A new file for one upload of part {@code number}, named aside from the part (its number and a
+   * random suffix, which part listings skip) so that uploads of one part number never cut each
+   * other off; {@link #keepPart} makes it the part.
+   */
+  private FileOutStream newPartFile(FileInfo dir, int number, Principal p) throws StrataException {
+    byte[] suffix = new byte[8];
+    RANDOM.nextBytes(suffix);
+    String aside = dir.getPath() + "/" + partName(number) + "." + HexFormat.of().formatHex(suffix);
+    return ctx.fs()
+        .createFile(aside, CreateOptions.defaults().owner(p.user()).group(p.primaryGroup()));
+  }
+
+  /**
+   * Makes the complete file {@code out} wrote part {@code number}, replacing an earlier upload of
+   * that number in one step: as in S3, the last upload of a part number to finish is the part.
+   */
+  private void keepPart(FileOutStream out, FileInfo dir, int number) throws StrataException {
+    String aside = out.completedStatus().getPath();
+    try {
+      ctx.fs().rename(aside, dir.getPath() + "/" + partName(number), true);
+    } catch (StrataException | RuntimeException e) {
+      try {
+        ctx.fs().delete(aside, false);
+      } catch (StrataException ignored) {
+        // Removed with the upload.
+      }
+      throw e;
     }
   }
 
@@ -537,22 +555,21 @@ public final class MultipartUploads {
   }
 
   /**
-   * Writes the object as the concatenation of {@code chosen}, holding its key's lock: joined by the
-   * under store when every part is in the object's mount, else copied through the proxy.
+   * Writes the object as the concatenation of {@code chosen}: joined by the under store when every
+   * part is in the object's mount, else copied through the proxy. Other writers of the key do not
+   * wait for it, nor it for them: the later one to take the key wins ({@link PendingObject}).
    */
   private void writeObject(
       S3Request r, List<FileInfo> chosen, int mode, Map<String, ByteString> xattrs)
       throws IOException {
     String path = ctx.buckets().objectPath(r.bucket(), r.key());
     ctx.access().checkWriteIn(r.principal(), PathNames.parent(path));
-    try (KeyLocks.Held held = ctx.locks().lock(path)) {
-      long mount = ctx.fs().mountOf(path).getMountId();
-      if (chosen.stream().allMatch(part -> part.getMountId() == mount)) {
-        // The object's under store joins the parts where they are: no byte through the proxy.
-        PendingObject.concat(ctx, r.bucket(), path, r.key(), r.principal(), mode, chosen, xattrs);
-      } else {
-        copyParts(r, path, chosen, mode, xattrs);
-      }
+    long mount = ctx.fs().mountOf(path).getMountId();
+    if (chosen.stream().allMatch(part -> part.getMountId() == mount)) {
+      // The object's under store joins the parts where they are: no byte through the proxy.
+      PendingObject.concat(ctx, r.bucket(), path, r.key(), r.principal(), mode, chosen, xattrs);
+    } else {
+      copyParts(r, path, chosen, mode, xattrs);
     }
   }
 
@@ -563,18 +580,18 @@ public final class MultipartUploads {
       S3Request r, String path, List<FileInfo> chosen, int mode, Map<String, ByteString> xattrs)
       throws IOException {
     PendingObject pending =
-        PendingObject.create(ctx, r.bucket(), path, r.key(), r.principal(), mode, false);
+        PendingObject.create(ctx, r.bucket(), path, r.key(), r.principal(), mode);
     try {
       for (FileInfo part : chosen) {
         try (FileInStream in = ctx.fs().openFile(part)) {
           copy(in, 0, part.getLength(), pending.out(), null);
         }
       }
-      pending.complete(xattrs);
     } catch (IOException | RuntimeException e) {
       pending.cancel();
       throw e;
     }
+    pending.complete(xattrs, WriteConditions.NONE);
   }
 
   /**

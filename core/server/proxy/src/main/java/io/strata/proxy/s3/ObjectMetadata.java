@@ -22,10 +22,11 @@ import java.util.Map;
  * namespace, survives restarts and renames, and is visible to every client: {@code strata.s3.etag},
  * {@code strata.s3.<standard header>} (Content-Type, Content-Encoding, Content-Disposition,
  * Content-Language, Cache-Control, Expires), {@code user.<name>} for each {@code x-amz-meta-<name>}
- * (the FUSE mount's {@code user.} namespace), {@code strata.s3.tagging} (the tags in their header
- * form) and {@code strata.s3.checksum} (algorithm, type, value). A file that did not come through
- * the proxy has none of them: its ETag is derived from its identity and content fingerprint, with a
- * "-1" suffix so that clients do not take it for an MD5 of the bytes.
+ * (the FUSE mount's {@code user.} namespace; header values are kept as the bytes the client sent,
+ * so UTF-8 sent raw reads as text there, and returned as those bytes), {@code strata.s3.tagging}
+ * (the tags in their header form) and {@code strata.s3.checksum} (algorithm, type, value). A file
+ * that did not come through the proxy has none of them: its ETag is derived from its identity and
+ * content fingerprint, with a "-1" suffix so that clients do not take it for an MD5 of the bytes.
  */
 public final class ObjectMetadata {
   public static final String ETAG = "strata.s3.etag";
@@ -163,7 +164,7 @@ public final class ObjectMetadata {
         v = withoutAwsChunked(v);
       }
       if (v != null) {
-        out.put(HEADER_PREFIX + h, ByteString.copyFromUtf8(v));
+        out.put(HEADER_PREFIX + h, headerBytes(v));
       }
     }
     int userBytes = 0;
@@ -172,10 +173,12 @@ public final class ObjectMetadata {
       if (name.startsWith(META_HEADER_PREFIX) && name.length() > META_HEADER_PREFIX.length()) {
         String metaName = name.substring(META_HEADER_PREFIX.length());
         String key = USER_PREFIX + metaName;
+        ByteString sent = headerBytes(e.getValue());
         ByteString prev = out.get(key);
-        String value = prev == null ? e.getValue() : prev.toStringUtf8() + "," + e.getValue();
-        userBytes += metaName.length() + e.getValue().length();
-        out.put(key, ByteString.copyFromUtf8(value));
+        userBytes += metaName.length() + sent.size();
+        out.put(
+            key,
+            prev == null ? sent : prev.concat(ByteString.copyFrom(new byte[] {','})).concat(sent));
       }
     }
     if (userBytes > MAX_USER_METADATA_BYTES) {
@@ -189,6 +192,20 @@ public final class ObjectMetadata {
               + " bytes)");
     }
     return out;
+  }
+
+  /**
+   * The bytes a header value came in: the HTTP layer reads each header byte as one char
+   * (ISO-8859-1), so a value sent as raw UTF-8 (what clients send for non-ASCII metadata) is kept
+   * as that UTF-8, and an RFC 2047 encoded one as the ASCII it is.
+   */
+  static ByteString headerBytes(String value) {
+    return ByteString.copyFrom(value.getBytes(StandardCharsets.ISO_8859_1));
+  }
+
+  /** A header value that the HTTP layer sends as exactly {@code bytes} (one char a byte). */
+  static String headerValue(ByteString bytes) {
+    return bytes.toString(StandardCharsets.ISO_8859_1);
   }
 
   /** The object-level attributes of {@code f} that a copy with directive COPY carries over. */
@@ -235,11 +252,11 @@ public final class ObjectMetadata {
     for (Map.Entry<String, ByteString> e : f.getXattrsMap().entrySet()) {
       String k = e.getKey();
       if (k.startsWith(USER_PREFIX)) {
-        h.add(META_HEADER_PREFIX + k.substring(USER_PREFIX.length()), e.getValue().toStringUtf8());
+        h.add(META_HEADER_PREFIX + k.substring(USER_PREFIX.length()), headerValue(e.getValue()));
       } else if (k.startsWith(HEADER_PREFIX)) {
         String header = k.substring(HEADER_PREFIX.length());
         if (STANDARD_HEADERS.contains(header) && !header.equals("content-type")) {
-          h.set(header, e.getValue().toStringUtf8());
+          h.set(header, headerValue(e.getValue()));
         }
       }
     }

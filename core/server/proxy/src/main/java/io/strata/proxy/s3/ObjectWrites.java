@@ -34,10 +34,11 @@ import java.util.Map;
  * PutObject, CopyObject, DeleteObject, DeleteObjects and the object tagging calls. A PUT streams
  * its body to a new file ({@link PendingObject}) that takes the key only when complete, with its
  * metadata in the same master call; a failed check discards it and leaves the key's object as it
- * was. Writers of one key take turns ({@link KeyLocks}); {@code If-None-Match: *} creates only when
- * nothing is at the key, decided by the master in the same step as the create. A delete also
- * removes the folders above the key that it leaves empty (up to the bucket), unless they are folder
- * markers, so that a bucket emptied through S3 holds nothing and can be deleted.
+ * was. Writers of one key do not wait on each other: the later one to complete wins, and the
+ * conditions of a write (If-None-Match, If-Match) are decided when its object takes the key ({@link
+ * WriteConditions}). A delete also removes the folders above the key that it leaves empty (up to
+ * the bucket), unless they are folder markers, so that a bucket emptied through S3 holds nothing
+ * and can be deleted.
  */
 final class ObjectWrites {
   private static final String EMPTY_MD5 = "d41d8cd98f00b204e9800998ecf8427e";
@@ -75,49 +76,32 @@ final class ObjectWrites {
       putFolderMarker(r, path, body, xattrs);
       return;
     }
-    String ifNoneMatch = r.header("If-None-Match");
-    boolean createOnly = ifNoneMatch != null && ifNoneMatch.trim().equals("*");
-    String ifMatch = r.header("If-Match");
+    WriteConditions conditions = WriteConditions.of(r);
+    // Checked now so that a write bound to fail does not upload first; checked again, and
+    // decisively, when the object takes its key.
+    conditions.check(BucketOperations.status(ctx, path), key);
     FileInfo done;
-    try (KeyLocks.Held held = ctx.locks().lock(path)) {
-      if (ifMatch != null) {
-        checkIfMatch(path, key, ifMatch);
-      }
-      if (ifNoneMatch != null && !createOnly) {
-        // An ETag rather than '*': as HTTP defines it for a write, the write fails when the
-        // object there now has that ETag, and goes ahead otherwise.
-        FileInfo current = BucketOperations.status(ctx, path);
-        if (current != null
-            && !current.getDirectory()
-            && current.getComplete()
-            && Conditions.matches(ifNoneMatch, ObjectMetadata.etag(current))) {
-          throw new S3Exception(
-              S3ErrorCode.PRECONDITION_FAILED,
-              "At least one of the pre-conditions you specified did not hold: If-None-Match");
-        }
-      }
-      long announced = body.expectedLength();
-      if (announced >= 0 && announced <= SMALL_OBJECT_BYTES) {
-        // Held whole and checked before anything is written: a new key then costs one master
-        // call (PendingObject#putSmall).
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream((int) announced);
-        body.copyTo(bytes, new byte[(int) Math.max(1, Math.min(64 << 10, announced))]);
-        body.verify();
-        addDigests(xattrs, body);
-        done =
-            PendingObject.putSmall(
-                ctx,
-                r.bucket(),
-                path,
-                key,
-                r.principal(),
-                acl.mode(),
-                createOnly,
-                bytes.toByteArray(),
-                xattrs);
-      } else {
-        done = putStreamed(r, path, key, body, acl.mode(), createOnly, xattrs);
-      }
+    long announced = body.expectedLength();
+    if (announced >= 0 && announced <= SMALL_OBJECT_BYTES) {
+      // Held whole and checked before anything is written: a new key then costs one master
+      // call (PendingObject#putSmall).
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream((int) announced);
+      body.copyTo(bytes, new byte[(int) Math.max(1, Math.min(64 << 10, announced))]);
+      body.verify();
+      addDigests(xattrs, body);
+      done =
+          PendingObject.putSmall(
+              ctx,
+              r.bucket(),
+              path,
+              key,
+              r.principal(),
+              acl.mode(),
+              conditions,
+              bytes.toByteArray(),
+              xattrs);
+    } else {
+      done = putStreamed(r, path, key, body, acl.mode(), conditions, xattrs);
     }
     HttpHeaders h = r.baseHeaders();
     h.set("ETag", "\"" + ObjectMetadata.etag(done) + "\"");
@@ -136,20 +120,19 @@ final class ObjectWrites {
       String key,
       UploadBody body,
       int mode,
-      boolean createOnly,
+      WriteConditions conditions,
       Map<String, ByteString> xattrs)
       throws IOException {
-    PendingObject pending =
-        PendingObject.create(ctx, r.bucket(), path, key, r.principal(), mode, createOnly);
+    PendingObject pending = PendingObject.create(ctx, r.bucket(), path, key, r.principal(), mode);
     try {
       body.copyTo(pending.out(), new byte[64 << 10]);
       body.verify();
-      addDigests(xattrs, body);
-      return pending.complete(xattrs);
     } catch (IOException | RuntimeException e) {
       pending.cancel();
       throw e;
     }
+    addDigests(xattrs, body);
+    return pending.complete(xattrs, conditions);
   }
 
   /** The object's ETag and flexible checksum, kept with it. */
@@ -212,26 +195,6 @@ final class ObjectWrites {
   }
 
   /**
-   * Fails unless the object at {@code path} is there and has an ETag {@code ifMatch} names:
-   * NoSuchKey when nothing is there, PreconditionFailed when it has another.
-   */
-  private void checkIfMatch(String path, String key, String ifMatch) throws StrataException {
-    checkIfMatch(BucketOperations.status(ctx, path), key, ifMatch);
-  }
-
-  /** {@link #checkIfMatch(String, String, String)} of the status already read at the key. */
-  private static void checkIfMatch(FileInfo current, String key, String ifMatch) {
-    if (current == null || current.getDirectory() || !current.getComplete()) {
-      throw ObjectReads.noSuchKey(key);
-    }
-    if (!Conditions.matches(ifMatch, ObjectMetadata.etag(current))) {
-      throw new S3Exception(
-          S3ErrorCode.PRECONDITION_FAILED,
-          "At least one of the pre-conditions you specified did not hold: If-Match");
-    }
-  }
-
-  /**
    * Deletes one key (nothing when it is not there) and the empty folders it leaves.
    *
    * @param ifMatch the ETag the object must have to be deleted (a conditional delete); null for
@@ -243,9 +206,7 @@ final class ObjectWrites {
     ctx.access().checkWriteIn(p, PathNames.parent(path));
     try (KeyLocks.Held held = ctx.locks().lock(path)) {
       FileInfo f = BucketOperations.status(ctx, path);
-      if (ifMatch != null) {
-        checkIfMatch(f, key, ifMatch);
-      }
+      new WriteConditions(false, ifMatch, null).check(f, key);
       if (f == null) {
         return;
       }
@@ -386,10 +347,9 @@ final class ObjectWrites {
     BodyDigests digests = BodyDigests.of(false, algorithm);
     FileInfo done;
     ChecksumValue c = null;
-    try (KeyLocks.Held held = ctx.locks().lock(dstPath);
-        FileInStream in = ctx.fs().openFile(src)) {
+    try (FileInStream in = ctx.fs().openFile(src)) {
       PendingObject pending =
-          PendingObject.create(ctx, r.bucket(), dstPath, r.key(), r.principal(), acl.mode(), false);
+          PendingObject.create(ctx, r.bucket(), dstPath, r.key(), r.principal(), acl.mode());
       try {
         FileOutStream out = pending.out();
         byte[] buf = new byte[COPY_BUFFER];
@@ -401,17 +361,17 @@ final class ObjectWrites {
           out.write(buf, 0, n);
           pos += n;
         }
-        xattrs.put(ObjectMetadata.ETAG, ByteString.copyFromUtf8(digests.md5Hex()));
-        // A source without a flexible checksum, copied without one asked for, gets none.
-        if (algorithm != null) {
-          c = digests.checksum();
-          xattrs.put(ObjectMetadata.CHECKSUM, ObjectMetadata.encodeChecksum(c));
-        }
-        done = pending.complete(xattrs);
       } catch (IOException | RuntimeException e) {
         pending.cancel();
         throw e;
       }
+      xattrs.put(ObjectMetadata.ETAG, ByteString.copyFromUtf8(digests.md5Hex()));
+      // A source without a flexible checksum, copied without one asked for, gets none.
+      if (algorithm != null) {
+        c = digests.checksum();
+        xattrs.put(ObjectMetadata.CHECKSUM, ObjectMetadata.encodeChecksum(c));
+      }
+      done = pending.complete(xattrs, WriteConditions.NONE);
     }
     r.xml(
         S3XmlWriter.copyObjectResult(

@@ -15,23 +15,33 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * An object being written (PutObject, CopyObject, CompleteMultipartUpload), which replaces the
- * object at its key only once complete and checked, as in S3; or joined from files of its mount
- * ({@link #concat}), placed the same way.
+ * An object being written (PutObject, CopyObject, CompleteMultipartUpload), which takes its key
+ * only once complete and checked, as in S3; or joined from files of its mount ({@link #concat}),
+ * placed the same way.
  *
- * <p>The namespace replaces a file when its replacement is created, not when that completes:
- * writing over an object in place would take the old object away for the whole upload, and lose it
- * for good when the upload then fails (a wrong Content-MD5 or checksum, a cut connection). So a key
- * that holds an object gets its new bytes in a file of the bucket's hidden uploads folder, moved
- * onto the key once complete; readers see the old object until then, and a failed write leaves it
- * as it was. Only the moment between removing the old file and the move shows no object. A key with
- * nothing at it is written in place, where an incomplete file is neither listed nor read and a
- * failed write leaves nothing. The move is a rename in the under store: free in file systems and
- * HDFS, a copy in object stores.
+ * <p>Writers of one key never wait on each other's uploads: each writes its own file in the
+ * bucket's hidden uploads folder, and only the last step, {@link #placeOnKey}, is serialised per
+ * key ({@link KeyLocks}): it checks the write's conditions ({@link WriteConditions}) against the
+ * object at the key and moves the file onto the key with a replacing rename, one namespace change.
+ * Readers see the old object until that change and the new one whole after it, never nothing
+ * between and never a mix; of concurrent writers the later completion wins. A failed write (a wrong
+ * Content-MD5 or checksum, a cut connection, a failed condition) deletes its file and leaves the
+ * key as it was.
  *
- * <p>The caller holds the key's lock ({@link KeyLocks}) from {@link #create} to {@link #complete}
- * or {@link #cancel}. A staged file the proxy never moved (it died) stays in the uploads folder
- * until {@link MultipartUploads#removeExpired} removes it.
+ * <p>A write goes straight to its key only where it appears there whole in one master call and
+ * never over another object: a body held whole ({@link #putSmall}, with {@link
+ * io.strata.client.FileSystem#writeNewFile}) and a join of parts ({@link #concat}), both to a key
+ * with nothing at it; when another writer filled the key first, they are staged and placed as
+ * above. A streamed body is always staged: a file created at the key would be there, incomplete,
+ * for the whole upload, and a writer of the same key finishing first could then neither replace it
+ * (that would destroy the upload still in flight) nor wait for it (a client may send one upload
+ * from inside the other). The price is the move: a rename, free in file systems and HDFS, a copy in
+ * object stores, for streamed bodies and copies (most objects written to new keys are small or
+ * multipart, and pay nothing).
+ *
+ * <p>{@link #placeOnKey} is the one place where an object takes a key that holds another. A staged
+ * file whose writer never placed it (the proxy died) stays in the uploads folder until {@link
+ * MultipartUploads#removeExpired} removes it.
  */
 final class PendingObject {
   private static final SecureRandom RANDOM = new SecureRandom();
@@ -44,86 +54,46 @@ final class PendingObject {
   private final String key;
   private final Principal principal;
 
-  /** The stream of the object's bytes; null for an object joined by {@link #concat}. */
+  /** The stream of the object's bytes to its staged file; null for {@link #concat}. */
   private final FileOutStream out;
 
-  private final boolean staged;
-
   private PendingObject(
-      ProxyContext ctx,
-      String path,
-      String key,
-      Principal principal,
-      FileOutStream out,
-      boolean staged) {
+      ProxyContext ctx, String path, String key, Principal principal, FileOutStream out) {
     this.ctx = ctx;
     this.path = path;
     this.key = key;
     this.principal = principal;
     this.out = out;
-    this.staged = staged;
   }
 
   /**
-   * Starts writing the object of {@code key} at {@code path} in {@code bucket}.
+   * Starts writing the object of {@code key} at {@code path} in {@code bucket}, to a staged file.
    *
    * @param mode the object's mode (its ACL's: {@link RequestedAcl})
-   * @param createOnly fail with PreconditionFailed when something is at the key (If-None-Match)
-   * @throws S3Exception KeyConflict when the key names a folder or a path below a file
+   * @throws S3Exception KeyConflict when a folder is at the key
    */
   static PendingObject create(
-      ProxyContext ctx,
-      String bucket,
-      String path,
-      String key,
-      Principal p,
-      int mode,
-      boolean createOnly)
+      ProxyContext ctx, String bucket, String path, String key, Principal p, int mode)
       throws StrataException {
-    CreateOptions options =
-        CreateOptions.defaults().recursive(true).owner(p.user()).group(p.primaryGroup()).mode(mode);
-    // A new key (the common case) costs one master call: the create that fails when the key
-    // is taken, which also decides If-None-Match in the same step.
-    FileInfo existing;
-    try {
-      return new PendingObject(
-          ctx, path, key, p, ctx.fs().createFile(path, options.overwrite(false)), false);
-    } catch (StrataException e) {
-      if (e.code() == ErrorCode.ALREADY_EXISTS && createOnly) {
-        throw new S3Exception(
-            S3ErrorCode.PRECONDITION_FAILED,
-            "At least one of the"
-                + " pre-conditions you specified did not hold: If-None-Match (the key exists)");
-      }
-      if (e.code() == ErrorCode.INVALID_ARGUMENT || e.code() == ErrorCode.FAILED_PRECONDITION) {
-        throw keyConflict(key, e.getMessage());
-      }
-      if (e.code() != ErrorCode.ALREADY_EXISTS) {
-        throw e;
-      }
-      existing = statusOrNull(ctx, path);
-    }
-    if (existing == null) {
-      // Deleted since the create found it: write in place after all.
-      return create(ctx, bucket, path, key, p, mode, createOnly);
-    }
-    if (existing.getDirectory()) {
+    FileInfo existing = statusOrNull(ctx, path);
+    if (existing != null && existing.getDirectory()) {
       throw keyConflict(key, "a folder is at " + path);
     }
+    CreateOptions options =
+        CreateOptions.defaults().recursive(true).owner(p.user()).group(p.primaryGroup()).mode(mode);
     return new PendingObject(
-        ctx, path, key, p, ctx.fs().createFile(stagePath(ctx, bucket), options), true);
+        ctx, path, key, p, ctx.fs().createFile(stagePath(ctx, bucket), options));
   }
 
   /**
    * Writes a small object whose bytes are all here and checked. A new key in an existing folder
    * (what data-preparation tools write most) costs one master call: a worker writes the bytes where
-   * the key belongs, and the master commits the file at once ({@link
-   * io.strata.client.FileSystem#writeNewFile}). Otherwise (the key holds an object, its folder is
-   * missing, or the key conflicts with a file or folder) the object is written as {@link #create}
-   * places any object.
+   * the key belongs, and the master commits the file at once, refusing when something took the key
+   * meanwhile ({@link io.strata.client.FileSystem#writeNewFile}). Otherwise (the key holds an
+   * object, its folder is missing, the key conflicts with a file or folder, or the write has an
+   * If-Match) the object is staged and placed as {@link #create} places any object.
    *
    * @param mode the object's mode
-   * @param createOnly fail with PreconditionFailed when something is at the key (If-None-Match)
    * @return the object's status at its key
    */
   static FileInfo putSmall(
@@ -133,52 +103,51 @@ final class PendingObject {
       String key,
       Principal p,
       int mode,
-      boolean createOnly,
+      WriteConditions conditions,
       byte[] bytes,
       Map<String, ByteString> xattrs)
       throws IOException {
-    try {
-      FileOutStream out =
-          ctx.fs()
-              .writeNewFile(
-                  path,
-                  CreateOptions.defaults().owner(p.user()).group(p.primaryGroup()).mode(mode));
+    if (conditions.allowEmptyKey()) {
       try {
-        out.write(bytes);
-        out.setXattrsOnComplete(xattrs);
-        out.close();
-      } catch (IOException | RuntimeException e) {
-        out.cancel();
-        throw e;
-      }
-      return out.completedStatus();
-    } catch (StrataException e) {
-      if (e.code() == ErrorCode.ALREADY_EXISTS && createOnly) {
-        throw new S3Exception(
-            S3ErrorCode.PRECONDITION_FAILED,
-            "At least one of the"
-                + " pre-conditions you specified did not hold: If-None-Match (the key exists)");
-      }
-      boolean placedOtherwise =
-          e.code() == ErrorCode.ALREADY_EXISTS
-              || e.code() == ErrorCode.NOT_FOUND
-              || e.code() == ErrorCode.FAILED_PRECONDITION
-              || e.code() == ErrorCode.INVALID_ARGUMENT;
-      if (!placedOtherwise) {
-        throw e;
+        FileOutStream out =
+            ctx.fs()
+                .writeNewFile(
+                    path,
+                    CreateOptions.defaults().owner(p.user()).group(p.primaryGroup()).mode(mode));
+        try {
+          out.write(bytes);
+          out.setXattrsOnComplete(xattrs);
+          out.close();
+        } catch (IOException | RuntimeException e) {
+          out.cancel();
+          throw e;
+        }
+        return out.completedStatus();
+      } catch (StrataException e) {
+        if (e.code() == ErrorCode.ALREADY_EXISTS && conditions.createOnly()) {
+          throw WriteConditions.preconditionFailed("If-None-Match (the key exists)");
+        }
+        boolean placedOtherwise =
+            e.code() == ErrorCode.ALREADY_EXISTS
+                || e.code() == ErrorCode.NOT_FOUND
+                || e.code() == ErrorCode.FAILED_PRECONDITION
+                || e.code() == ErrorCode.INVALID_ARGUMENT;
+        if (!placedOtherwise) {
+          throw e;
+        }
       }
     }
-    PendingObject pending = create(ctx, bucket, path, key, p, mode, createOnly);
+    PendingObject pending = create(ctx, bucket, path, key, p, mode);
     try {
       pending.out().write(bytes);
-      return pending.complete(xattrs);
     } catch (IOException | RuntimeException e) {
       pending.cancel();
       throw e;
     }
+    return pending.complete(xattrs, conditions);
   }
 
-  /** A new file name in the bucket's uploads folder, where a replacing object is staged. */
+  /** A new file name in the bucket's uploads folder, where an object is staged. */
   private static String stagePath(ProxyContext ctx, String bucket) {
     byte[] id = new byte[16];
     RANDOM.nextBytes(id);
@@ -193,9 +162,9 @@ final class PendingObject {
   /**
    * Writes the object of {@code key} as the concatenation of {@code sources}, files of the key's
    * mount, joined in their under store without their bytes passing through the proxy ({@link
-   * io.strata.client.FileSystem#concat}); placed as {@link #complete} places a written object: in
-   * place when nothing is at the key, else staged aside and moved onto it. The sources may be
-   * consumed, whatever the outcome.
+   * io.strata.client.FileSystem#concat}): in place when nothing is at the key (the join appears
+   * whole in one master call), else joined aside in the uploads folder and placed by {@link
+   * #placeOnKey}. The sources may be consumed, whatever the outcome.
    *
    * @param mode the object's mode
    * @return the object's status at its key
@@ -230,7 +199,8 @@ final class PendingObject {
     // Staged even when the key was emptied meanwhile: trying in place again could find the
     // same refusal for ever (a file in the under store that the namespace does not know).
     FileInfo done = ctx.fs().concat(stagePath(ctx, bucket), sources, options, xattrs);
-    return new PendingObject(ctx, path, key, p, null, true).place(done.getPath());
+    return new PendingObject(ctx, path, key, p, null)
+        .placeOrDiscard(done.getPath(), WriteConditions.NONE);
   }
 
   /** The stream of the object's bytes. */
@@ -239,26 +209,20 @@ final class PendingObject {
   }
 
   /**
-   * Completes the file with the object's metadata and puts it at the key.
+   * Completes the staged file with the object's metadata and puts it at the key, when {@code
+   * conditions} hold for what is there then; deletes it otherwise.
    *
    * @return the object's status at its key
    */
-  FileInfo complete(Map<String, ByteString> xattrs) throws IOException {
-    out.setXattrsOnComplete(xattrs);
-    out.close();
-    FileInfo done = out.completedStatus();
-    return staged ? place(done.getPath()) : done;
-  }
-
-  /** Moves a complete staged file onto the key, or deletes it when that fails. */
-  private FileInfo place(String stage) throws StrataException {
+  FileInfo complete(Map<String, ByteString> xattrs, WriteConditions conditions) throws IOException {
     try {
-      moveIntoPlace(stage);
-    } catch (StrataException | RuntimeException e) {
-      deleteQuietly(stage);
+      out.setXattrsOnComplete(xattrs);
+      out.close();
+    } catch (IOException | RuntimeException e) {
+      out.cancel();
       throw e;
     }
-    return ctx.fs().getStatus(path);
+    return placeOrDiscard(out.completedStatus().getPath(), conditions);
   }
 
   /** Discards what was written; the key keeps what it had. */
@@ -266,44 +230,66 @@ final class PendingObject {
     out.cancel();
   }
 
-  private void moveIntoPlace(String stage) throws StrataException {
-    // Bounded: each round either moves the file or finds the key changed by a writer outside
-    // this proxy (a mount, another proxy) between the removal and the move.
-    for (int attempt = 1; ; attempt++) {
-      FileInfo current = statusOrNull(ctx, path);
-      if (current != null) {
-        if (current.getDirectory()) {
+  /** {@link #placeOnKey}, deleting the staged file when that fails. */
+  private FileInfo placeOrDiscard(String stage, WriteConditions conditions) throws StrataException {
+    try {
+      return placeOnKey(stage, conditions);
+    } catch (StrataException | RuntimeException e) {
+      deleteQuietly(stage);
+      throw e;
+    }
+  }
+
+  /**
+   * Moves the complete file {@code stage} onto the key, replacing the object there in one namespace
+   * change, when {@code conditions} hold for that object. Holds the key's lock, so that the check
+   * and the move of one writer are not split by another's; nothing else of a write runs under it.
+   *
+   * @return the object's status at its key
+   * @throws S3Exception PreconditionFailed or NoSuchKey when a condition fails, KeyConflict when a
+   *     folder is at the key or a file where its folder would be
+   */
+  private FileInfo placeOnKey(String stage, WriteConditions conditions) throws StrataException {
+    try (KeyLocks.Held held = ctx.locks().lock(path)) {
+      // Bounded: a second round only follows a folder made for the key.
+      for (int attempt = 1; ; attempt++) {
+        FileInfo current = statusOrNull(ctx, path);
+        if (current != null && current.getDirectory()) {
           throw keyConflict(key, "a folder was made at " + path + " meanwhile");
         }
+        conditions.check(current, key);
         try {
-          ctx.fs().delete(path, false);
+          // Without replacing for If-None-Match: * so that a writer outside this proxy that
+          // took the key since the check still fails this one.
+          ctx.fs().rename(stage, path, !conditions.createOnly());
+          return ctx.fs().getStatus(path);
         } catch (StrataException e) {
-          if (e.code() != ErrorCode.NOT_FOUND) {
+          if (e.code() == ErrorCode.ALREADY_EXISTS && conditions.createOnly()) {
+            throw WriteConditions.preconditionFailed("If-None-Match (the key exists)");
+          }
+          if (e.code() == ErrorCode.FAILED_PRECONDITION || e.code() == ErrorCode.INVALID_ARGUMENT) {
+            throw keyConflict(key, e.getMessage());
+          }
+          if (e.code() != ErrorCode.NOT_FOUND || attempt >= 2) {
             throw e;
           }
+          // The key's folder went with its last other key meanwhile, or was never made.
+          makeFolder();
         }
       }
-      try {
-        ctx.fs().rename(stage, path);
-        return;
-      } catch (StrataException e) {
-        if (attempt >= 3) {
-          throw e;
-        }
-        if (e.code() == ErrorCode.NOT_FOUND) {
-          // The key's folder went with its last other key meanwhile.
-          ctx.fs()
-              .createDirectory(
-                  PathNames.parent(path),
-                  true,
-                  true,
-                  0,
-                  principal.user(),
-                  principal.primaryGroup());
-        } else if (e.code() != ErrorCode.ALREADY_EXISTS) {
-          throw e;
-        }
+    }
+  }
+
+  private void makeFolder() throws StrataException {
+    try {
+      ctx.fs()
+          .createDirectory(
+              PathNames.parent(path), true, true, 0, principal.user(), principal.primaryGroup());
+    } catch (StrataException e) {
+      if (e.code() == ErrorCode.FAILED_PRECONDITION || e.code() == ErrorCode.INVALID_ARGUMENT) {
+        throw keyConflict(key, e.getMessage());
       }
+      throw e;
     }
   }
 
