@@ -22,10 +22,21 @@ import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.Bucket;
 import software.amazon.awssdk.services.s3.model.BucketLocationConstraint;
+import software.amazon.awssdk.services.s3.model.CORSRule;
+import software.amazon.awssdk.services.s3.model.ChecksumAlgorithm;
+import software.amazon.awssdk.services.s3.model.ChecksumType;
+import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.GetBucketLocationResponse;
+import software.amazon.awssdk.services.s3.model.GetObjectAttributesParts;
+import software.amazon.awssdk.services.s3.model.GetObjectAttributesResponse;
 import software.amazon.awssdk.services.s3.model.ListBucketsResponse;
 import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
+import software.amazon.awssdk.services.s3.model.ObjectAttributes;
 import software.amazon.awssdk.services.s3.model.ObjectIdentifier;
+import software.amazon.awssdk.services.s3.model.ObjectPart;
+import software.amazon.awssdk.services.s3.model.PutObjectResponse;
+import software.amazon.awssdk.services.s3.model.StorageClass;
+import software.amazon.awssdk.services.s3.model.Tag;
 
 /** Bucket operations of the S3 proxy, with the AWS SDK, against the namespace they map to. */
 class S3ProxyBucketsTest {
@@ -233,15 +244,312 @@ class S3ProxyBucketsTest {
                                             .status("Enabled")
                                             .filter(f -> f.prefix(""))
                                             .expiration(e -> e.days(1))))));
-    assertS3Error("NotImplemented", 501, () -> s3.getBucketCors(r -> r.bucket("features")));
+    assertS3Error("NotImplemented", 501, () -> s3.getBucketWebsite(r -> r.bucket("features")));
     assertS3Error(
         "NotImplemented",
         501,
         () ->
             s3.putBucketVersioning(
                 r -> r.bucket("features").versioningConfiguration(v -> v.status("Enabled"))));
-    assertS3Error("NotImplemented", 501, () -> s3.getBucketTagging(r -> r.bucket("features")));
+    assertS3Error("NotImplemented", 501, () -> s3.getBucketEncryption(r -> r.bucket("features")));
     // Versioning is reported as never enabled, which is what S3 says of such a bucket.
     assertEquals(null, s3.getBucketVersioning(r -> r.bucket("features")).status());
+  }
+
+  @Test
+  void bucketTagsAreKeptOnTheBucketsFolderWithS3sRules() throws Exception {
+    String b = "tagged";
+    s3.createBucket(r -> r.bucket(b));
+    assertS3Error("NoSuchTagSet", 404, () -> s3.getBucketTagging(r -> r.bucket(b)));
+    List<Tag> two =
+        List.of(
+            Tag.builder().key("team").value("data eng").build(),
+            Tag.builder().key("empty").value("").build());
+    s3.putBucketTagging(r -> r.bucket(b).tagging(t -> t.tagSet(two)));
+    assertEquals(two, s3.getBucketTagging(r -> r.bucket(b)).tagSet());
+    assertTrue(
+        cluster.fs().getStatus("/" + b).getXattrsMap().containsKey("strata.s3.bucket-tagging"),
+        "the tags are an extended attribute of the bucket's folder");
+    // A bucket takes 50 tags, five times what an object takes.
+    List<Tag> fifty = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      fifty.add(Tag.builder().key("k" + i).value("v" + i).build());
+    }
+    s3.putBucketTagging(r -> r.bucket(b).tagging(t -> t.tagSet(fifty)));
+    assertEquals(fifty, s3.getBucketTagging(r -> r.bucket(b)).tagSet());
+    List<Tag> fiftyOne = new ArrayList<>(fifty);
+    fiftyOne.add(Tag.builder().key("one-more").value("v").build());
+    List<List<Tag>> refused =
+        List.of(
+            fiftyOne,
+            List.of(
+                Tag.builder().key("same").value("1").build(),
+                Tag.builder().key("same").value("2").build()),
+            List.of(Tag.builder().key("k".repeat(129)).value("v").build()),
+            List.of(Tag.builder().key("k").value("v".repeat(257)).build()));
+    for (List<Tag> tags : refused) {
+      assertS3Error(
+          "InvalidTag",
+          400,
+          () -> s3.putBucketTagging(r -> r.bucket(b).tagging(t -> t.tagSet(tags))));
+    }
+    assertEquals(
+        fifty, s3.getBucketTagging(r -> r.bucket(b)).tagSet(), "a refused set changes nothing");
+    s3.deleteBucketTagging(r -> r.bucket(b));
+    assertS3Error("NoSuchTagSet", 404, () -> s3.getBucketTagging(r -> r.bucket(b)));
+    assertFalse(
+        cluster.fs().getStatus("/" + b).getXattrsMap().containsKey("strata.s3.bucket-tagging"));
+    assertS3Error(
+        "NoSuchBucket", 404, () -> s3.getBucketTagging(r -> r.bucket("untagged-nowhere")));
+    assertS3Error(
+        "NoSuchBucket",
+        404,
+        () -> s3.putBucketTagging(r -> r.bucket("untagged-nowhere").tagging(t -> t.tagSet(two))));
+  }
+
+  @Test
+  void getObjectAttributesAnswersWhatTheObjectsMetadataKeeps() throws Exception {
+    String b = "attributes";
+    s3.createBucket(r -> r.bucket(b));
+    PutObjectResponse put =
+        s3.putObject(
+            r -> r.bucket(b).key("simple").checksumAlgorithm(ChecksumAlgorithm.SHA256),
+            RequestBody.fromString("twelve bytes"));
+    GetObjectAttributesResponse a =
+        s3.getObjectAttributes(
+            r ->
+                r.bucket(b)
+                    .key("simple")
+                    .objectAttributes(
+                        ObjectAttributes.E_TAG,
+                        ObjectAttributes.CHECKSUM,
+                        ObjectAttributes.OBJECT_PARTS,
+                        ObjectAttributes.STORAGE_CLASS,
+                        ObjectAttributes.OBJECT_SIZE));
+    assertEquals(put.eTag().replace("\"", ""), a.eTag(), "the ETag, without its quotes");
+    assertEquals(12L, a.objectSize());
+    assertEquals(StorageClass.STANDARD, a.storageClass());
+    assertEquals(put.checksumSHA256(), a.checksum().checksumSHA256());
+    assertEquals(ChecksumType.FULL_OBJECT, a.checksum().checksumType());
+    assertEquals(null, a.objectParts(), "an object of one PUT has no parts");
+    assertEquals(s3.headObject(r -> r.bucket(b).key("simple")).lastModified(), a.lastModified());
+    // Only what is asked for is answered.
+    GetObjectAttributesResponse sizeOnly =
+        s3.getObjectAttributes(
+            r -> r.bucket(b).key("simple").objectAttributes(ObjectAttributes.OBJECT_SIZE));
+    assertEquals(12L, sizeOnly.objectSize());
+    assertEquals(null, sizeOnly.eTag());
+    assertEquals(null, sizeOnly.checksum());
+    // A name S3 does not define, or none, is InvalidArgument.
+    assertS3Error(
+        "InvalidArgument",
+        400,
+        () ->
+            s3.getObjectAttributes(
+                r -> r.bucket(b).key("simple").objectAttributesWithStrings("ETag", "Size")));
+    S3ProxyTestCluster.Response none =
+        cluster.signed(
+            "GET",
+            "/" + b + "/simple?attributes",
+            Map.of(),
+            null,
+            S3ProxyTestCluster.ACCESS_KEY,
+            S3ProxyTestCluster.SECRET_KEY,
+            Clock.systemUTC());
+    assertEquals(400, none.status(), none::text);
+    assertEquals("InvalidArgument", none.errorCode());
+    assertS3Error(
+        "NoSuchKey",
+        404,
+        () ->
+            s3.getObjectAttributes(
+                r -> r.bucket(b).key("missing").objectAttributes(ObjectAttributes.E_TAG)));
+  }
+
+  @Test
+  void getObjectAttributesPagesTheLengthsOfAMultipartObjectsParts() throws Exception {
+    String b = "attributes-mpu";
+    s3.createBucket(r -> r.bucket(b));
+    String key = "three-parts";
+    String id = s3.createMultipartUpload(r -> r.bucket(b).key(key)).uploadId();
+    int[] lengths = {5 << 20, 5 << 20, 1024};
+    List<CompletedPart> parts = new ArrayList<>();
+    for (int i = 0; i < lengths.length; i++) {
+      int number = i + 1;
+      String etag =
+          s3.uploadPart(
+                  r -> r.bucket(b).key(key).uploadId(id).partNumber(number),
+                  RequestBody.fromBytes(S3ProxyTestCluster.random(lengths[number - 1], number)))
+              .eTag();
+      parts.add(CompletedPart.builder().partNumber(number).eTag(etag).build());
+    }
+    s3.completeMultipartUpload(
+        r -> r.bucket(b).key(key).uploadId(id).multipartUpload(m -> m.parts(parts)));
+    GetObjectAttributesResponse first =
+        s3.getObjectAttributes(
+            r ->
+                r.bucket(b)
+                    .key(key)
+                    .maxParts(2)
+                    .objectAttributes(
+                        ObjectAttributes.E_TAG,
+                        ObjectAttributes.OBJECT_PARTS,
+                        ObjectAttributes.OBJECT_SIZE));
+    assertTrue(first.eTag().endsWith("-3"), first::eTag);
+    assertEquals((10L << 20) + 1024, first.objectSize());
+    GetObjectAttributesParts page = first.objectParts();
+    assertEquals(3, page.totalPartsCount());
+    assertEquals(2, page.maxParts());
+    assertTrue(page.isTruncated());
+    assertEquals(2, page.nextPartNumberMarker());
+    assertEquals(List.of(1, 2), page.parts().stream().map(ObjectPart::partNumber).toList());
+    assertEquals(List.of(5L << 20, 5L << 20), page.parts().stream().map(ObjectPart::size).toList());
+    GetObjectAttributesParts rest =
+        s3.getObjectAttributes(
+                r ->
+                    r.bucket(b)
+                        .key(key)
+                        .partNumberMarker(2)
+                        .objectAttributes(ObjectAttributes.OBJECT_PARTS))
+            .objectParts();
+    assertEquals(3, rest.totalPartsCount());
+    assertEquals(false, rest.isTruncated());
+    assertEquals(2, rest.partNumberMarker());
+    assertEquals(List.of(3), rest.parts().stream().map(ObjectPart::partNumber).toList());
+    assertEquals(List.of(1024L), rest.parts().stream().map(ObjectPart::size).toList());
+  }
+
+  private static final String APP = "https://app.example.com";
+
+  private S3ProxyTestCluster.Response preflight(String path, Map<String, String> headers)
+      throws Exception {
+    return cluster.send("OPTIONS", cluster.endpoint.resolve(path), headers, (byte[]) null);
+  }
+
+  @Test
+  void corsRulesAnswerPreflightsAndActualRequests() throws Exception {
+    String b = "cors";
+    s3.createBucket(r -> r.bucket(b));
+    s3.putObject(r -> r.bucket(b).key("page.html"), RequestBody.fromString("<p>hi</p>"));
+    Map<String, String> uploadPreflight =
+        Map.of(
+            "Origin", APP,
+            "Access-Control-Request-Method", "PUT",
+            "Access-Control-Request-Headers", "Content-Type, X-Amz-Date");
+    // No configuration: every preflight is refused, and GetBucketCors says there is none.
+    assertS3Error("NoSuchCORSConfiguration", 404, () -> s3.getBucketCors(r -> r.bucket(b)));
+    S3ProxyTestCluster.Response unconfigured = preflight("/" + b + "/page.html", uploadPreflight);
+    assertEquals(403, unconfigured.status(), unconfigured::text);
+    assertEquals("AccessForbidden", unconfigured.errorCode());
+    assertTrue(unconfigured.text().contains("CORSResponse"), unconfigured::text);
+
+    List<CORSRule> rules =
+        List.of(
+            CORSRule.builder()
+                .id("uploads")
+                .allowedOrigins("https://*.example.com")
+                .allowedMethods("PUT", "GET")
+                .allowedHeaders("content-type", "x-amz-*")
+                .exposeHeaders("ETag")
+                .maxAgeSeconds(3000)
+                .build(),
+            CORSRule.builder().allowedOrigins("*").allowedMethods("HEAD").build());
+    s3.putBucketCors(r -> r.bucket(b).corsConfiguration(c -> c.corsRules(rules)));
+    assertEquals(rules, s3.getBucketCors(r -> r.bucket(b)).corsRules());
+    assertTrue(cluster.fs().getStatus("/" + b).getXattrsMap().containsKey("strata.s3.cors"));
+
+    S3ProxyTestCluster.Response allowed = preflight("/" + b + "/page.html", uploadPreflight);
+    assertEquals(200, allowed.status(), allowed::text);
+    assertEquals(APP, allowed.header("Access-Control-Allow-Origin"));
+    assertEquals("PUT, GET", allowed.header("Access-Control-Allow-Methods"));
+    assertEquals("content-type, x-amz-date", allowed.header("Access-Control-Allow-Headers"));
+    assertEquals("ETag", allowed.header("Access-Control-Expose-Headers"));
+    assertEquals("3000", allowed.header("Access-Control-Max-Age"));
+    assertEquals(
+        "Origin, Access-Control-Request-Headers, Access-Control-Request-Method",
+        allowed.header("Vary"));
+    // The second rule allows any origin, for HEAD only.
+    S3ProxyTestCluster.Response anyOrigin =
+        preflight(
+            "/" + b + "/page.html",
+            Map.of("Origin", "http://other.test", "Access-Control-Request-Method", "HEAD"));
+    assertEquals(200, anyOrigin.status(), anyOrigin::text);
+    assertEquals("*", anyOrigin.header("Access-Control-Allow-Origin"));
+
+    for (Map<String, String> disallowed :
+        List.of(
+            Map.of("Origin", "https://evil.test", "Access-Control-Request-Method", "PUT"),
+            Map.of("Origin", APP, "Access-Control-Request-Method", "DELETE"),
+            Map.of(
+                "Origin", APP,
+                "Access-Control-Request-Method", "PUT",
+                "Access-Control-Request-Headers", "authorization"))) {
+      S3ProxyTestCluster.Response refused = preflight("/" + b + "/page.html", disallowed);
+      assertEquals(403, refused.status(), disallowed::toString);
+      assertEquals("AccessForbidden", refused.errorCode(), disallowed::toString);
+      assertEquals(null, refused.header("Access-Control-Allow-Origin"));
+    }
+    S3ProxyTestCluster.Response noOrigin =
+        preflight("/" + b + "/page.html", Map.of("Access-Control-Request-Method", "PUT"));
+    assertEquals(400, noOrigin.status(), noOrigin::text);
+    assertEquals("BadRequest", noOrigin.errorCode());
+    S3ProxyTestCluster.Response noMethod = preflight("/" + b + "/page.html", Map.of("Origin", APP));
+    assertEquals(400, noMethod.status(), noMethod::text);
+
+    // An actual request with Origin carries the headers of the first rule that allows it.
+    S3ProxyTestCluster.Response get =
+        cluster.signed(
+            "GET",
+            "/" + b + "/page.html",
+            Map.of("Origin", APP),
+            null,
+            S3ProxyTestCluster.ACCESS_KEY,
+            S3ProxyTestCluster.SECRET_KEY,
+            Clock.systemUTC());
+    assertEquals(200, get.status(), get::text);
+    assertEquals("<p>hi</p>", get.text());
+    assertEquals(APP, get.header("Access-Control-Allow-Origin"));
+    assertEquals("ETag", get.header("Access-Control-Expose-Headers"));
+    S3ProxyTestCluster.Response foreign =
+        cluster.signed(
+            "GET",
+            "/" + b + "/page.html",
+            Map.of("Origin", "https://evil.test"),
+            null,
+            S3ProxyTestCluster.ACCESS_KEY,
+            S3ProxyTestCluster.SECRET_KEY,
+            Clock.systemUTC());
+    assertEquals(200, foreign.status(), foreign::text);
+    assertEquals(null, foreign.header("Access-Control-Allow-Origin"));
+
+    // S3's rules for the document.
+    assertS3Error(
+        "InvalidRequest",
+        400,
+        () ->
+            s3.putBucketCors(
+                r ->
+                    r.bucket(b)
+                        .corsConfiguration(
+                            c -> c.corsRules(x -> x.allowedOrigins("*").allowedMethods("PATCH")))));
+    assertS3Error(
+        "InvalidRequest",
+        400,
+        () ->
+            s3.putBucketCors(
+                r ->
+                    r.bucket(b)
+                        .corsConfiguration(
+                            c ->
+                                c.corsRules(
+                                    x ->
+                                        x.allowedOrigins("https://*.*.test")
+                                            .allowedMethods("GET")))));
+    assertEquals(
+        rules, s3.getBucketCors(r -> r.bucket(b)).corsRules(), "a refused one changes nothing");
+
+    s3.deleteBucketCors(r -> r.bucket(b));
+    assertS3Error("NoSuchCORSConfiguration", 404, () -> s3.getBucketCors(r -> r.bucket(b)));
+    assertEquals(403, preflight("/" + b + "/page.html", uploadPreflight).status());
   }
 }

@@ -10,6 +10,7 @@ import io.netty.channel.FileRegion;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -64,6 +65,10 @@ public final class HttpExchange {
   private boolean continueSent;
   private boolean responseStarted;
   private boolean responseEnded;
+
+  /** Headers every response to this request carries too; null for none. */
+  private HttpHeaders extraHeaders;
+
   private boolean closeAfterResponse;
   private boolean keepAlive;
   // What the response told the client, so that the connection does as it said.
@@ -103,6 +108,17 @@ public final class HttpExchange {
 
   public HttpMethod method() {
     return request.method();
+  }
+
+  /**
+   * Headers the response carries besides its own, whatever it turns out to be (an error too), such
+   * as CORS's; to be added before the response starts.
+   */
+  public void addResponseHeaders(HttpHeaders headers) {
+    if (extraHeaders == null) {
+      extraHeaders = new DefaultHttpHeaders();
+    }
+    extraHeaders.add(headers);
   }
 
   /** The request target as received (percent-encoded path and query). */
@@ -305,6 +321,9 @@ public final class HttpExchange {
   }
 
   private HttpResponse prepare(HttpResponse r) {
+    if (extraHeaders != null) {
+      r.headers().add(extraHeaders);
+    }
     boolean reuse = keepAlive && !closeAfterResponse && body.ended();
     reuseConnection = reuse;
     if (!reuse) {

@@ -18,6 +18,16 @@ public enum Operation {
   GET_BUCKET_POLICY("GetBucketPolicy"),
   PUT_BUCKET_POLICY("PutBucketPolicy"),
   DELETE_BUCKET_POLICY("DeleteBucketPolicy"),
+  GET_BUCKET_TAGGING("GetBucketTagging"),
+  PUT_BUCKET_TAGGING("PutBucketTagging"),
+  DELETE_BUCKET_TAGGING("DeleteBucketTagging"),
+  GET_BUCKET_CORS("GetBucketCors"),
+  PUT_BUCKET_CORS("PutBucketCors"),
+  DELETE_BUCKET_CORS("DeleteBucketCors"),
+  /**
+   * A browser's CORS preflight, {@code OPTIONS}: unauthenticated, answered from the bucket's rules.
+   */
+  CORS_PREFLIGHT("OptionsObject"),
   LIST_OBJECTS("ListObjects"),
   LIST_OBJECTS_V2("ListObjectsV2"),
   LIST_OBJECT_VERSIONS("ListObjectVersions"),
@@ -32,6 +42,7 @@ public enum Operation {
   PUT_OBJECT_TAGGING("PutObjectTagging"),
   DELETE_OBJECT_TAGGING("DeleteObjectTagging"),
   GET_OBJECT_ACL("GetObjectAcl"),
+  GET_OBJECT_ATTRIBUTES("GetObjectAttributes"),
   PUT_OBJECT_ACL("PutObjectAcl"),
   CREATE_MULTIPART_UPLOAD("CreateMultipartUpload"),
   UPLOAD_PART("UploadPart"),
@@ -46,7 +57,6 @@ public enum Operation {
   static final List<String> UNSUPPORTED_SUBRESOURCES =
       List.of(
           "lifecycle",
-          "cors",
           "website",
           "replication",
           "logging",
@@ -67,7 +77,6 @@ public enum Operation {
           "policyStatus",
           "restore",
           "select",
-          "attributes",
           "session");
 
   private final String s3Name;
@@ -132,6 +141,14 @@ public enum Operation {
         return UNSUPPORTED;
       }
     }
+    if (method.equals("OPTIONS")) {
+      return CORS_PREFLIGHT;
+    }
+    if ((q.has("cors") && key != null)
+        || (q.has("attributes") && (key == null || !method.equals("GET")))) {
+      // CORS belongs to a bucket and attributes to an object: a 405 names the mismatch.
+      return UNSUPPORTED;
+    }
     if (q.has("versions") && !(key == null && method.equals("GET"))) {
       // Only a bucket's GET lists versions; nothing else S3 has takes the sub-resource.
       return UNSUPPORTED;
@@ -145,7 +162,13 @@ public enum Operation {
           if (q.has("policy")) {
             return PUT_BUCKET_POLICY;
           }
-          if (q.has("versioning") || q.has("tagging")) {
+          if (q.has("tagging")) {
+            return PUT_BUCKET_TAGGING;
+          }
+          if (q.has("cors")) {
+            return PUT_BUCKET_CORS;
+          }
+          if (q.has("versioning")) {
             return UNSUPPORTED;
           }
           return CREATE_BUCKET;
@@ -155,7 +178,10 @@ public enum Operation {
           if (q.has("policy")) {
             return DELETE_BUCKET_POLICY;
           }
-          return q.has("tagging") ? UNSUPPORTED : DELETE_BUCKET;
+          if (q.has("tagging")) {
+            return DELETE_BUCKET_TAGGING;
+          }
+          return q.has("cors") ? DELETE_BUCKET_CORS : DELETE_BUCKET;
         case "POST":
           return q.has("delete") ? DELETE_OBJECTS : UNSUPPORTED;
         case "GET":
@@ -175,7 +201,10 @@ public enum Operation {
             return LIST_MULTIPART_UPLOADS;
           }
           if (q.has("tagging")) {
-            return UNSUPPORTED;
+            return GET_BUCKET_TAGGING;
+          }
+          if (q.has("cors")) {
+            return GET_BUCKET_CORS;
           }
           if (q.has("versions")) {
             return LIST_OBJECT_VERSIONS;
@@ -207,7 +236,7 @@ public enum Operation {
         if (q.has("uploadId")) {
           return LIST_PARTS;
         }
-        return GET_OBJECT;
+        return q.has("attributes") ? GET_OBJECT_ATTRIBUTES : GET_OBJECT;
       case "HEAD":
         return HEAD_OBJECT;
       case "DELETE":

@@ -6,6 +6,8 @@ package io.strata.proxy.s3;
  */
 public enum S3ErrorCode {
   ACCESS_DENIED("AccessDenied", 403, "Access Denied"),
+  ACCESS_FORBIDDEN("AccessForbidden", 403, "CORSResponse: This CORS request is not allowed."),
+  BAD_REQUEST("BadRequest", 400, "Bad Request"),
   BAD_DIGEST(
       "BadDigest",
       400,
@@ -74,6 +76,8 @@ public enum S3ErrorCode {
       "The specified multipart upload does not exist. The upload ID might be invalid, or the multipart upload might have been aborted or completed."),
   NO_SUCH_TAG_SET("NoSuchTagSet", 404, "The TagSet does not exist."),
   NO_SUCH_BUCKET_POLICY("NoSuchBucketPolicy", 404, "The bucket policy does not exist."),
+  NO_SUCH_CORS_CONFIGURATION(
+      "NoSuchCORSConfiguration", 404, "The CORS configuration does not exist."),
   NOT_IMPLEMENTED(
       "NotImplemented",
       501,

@@ -48,6 +48,9 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
   private final KeyListing listing;
   private final BucketPolicies policies;
   private final MultipartUploads multipart;
+  private final BucketTagging bucketTagging;
+  private final BucketCors cors;
+  private final ObjectAttributes attributes;
   private final Map<String, Counter> counters = new ConcurrentHashMap<>();
   private final Map<Operation, OperationMeters> meters;
 
@@ -67,6 +70,9 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
     this.listing = new KeyListing(ctx);
     this.policies = new BucketPolicies(ctx);
     this.multipart = multipart;
+    this.bucketTagging = new BucketTagging(ctx);
+    this.cors = new BucketCors(ctx);
+    this.attributes = new ObjectAttributes(ctx);
     this.meters = meters(registry);
   }
 
@@ -83,12 +89,27 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
       String rawPath = q < 0 ? uri : uri.substring(0, q);
       String rawQuery = q < 0 ? "" : uri.substring(q + 1);
       String host = exchange.headers().get("Host");
+      BucketAndKey named = bucketAndKey(rawPath, host);
+      resource = named.resource();
+      if (exchange.method().name().equals("OPTIONS")) {
+        // A browser's preflight carries no credentials: it is answered before authentication.
+        op = Operation.CORS_PREFLIGHT;
+        cors.preflight(
+            new S3Request(
+                exchange,
+                requestId,
+                named.bucket(),
+                named.key(),
+                QueryParams.parse(rawQuery, false),
+                null,
+                Principal.ANONYMOUS));
+        return;
+      }
+      cors.addResponseHeaders(exchange, named.bucket());
       AuthResult auth =
           verifier.verify(
               exchange.method().name(), rawPath, rawQuery, exchange.headers(), hostBucket(host));
       QueryParams query = QueryParams.parse(rawQuery, auth.queryPlusIsSpace());
-      BucketAndKey named = bucketAndKey(rawPath, host);
-      resource = named.resource();
       op =
           Operation.of(
               exchange.method().name(),
@@ -183,6 +204,13 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
       case GET_BUCKET_POLICY -> policies.get(r);
       case PUT_BUCKET_POLICY -> policies.put(r);
       case DELETE_BUCKET_POLICY -> policies.delete(r);
+      case GET_BUCKET_TAGGING -> bucketTagging.get(r);
+      case PUT_BUCKET_TAGGING -> bucketTagging.put(r);
+      case DELETE_BUCKET_TAGGING -> bucketTagging.delete(r);
+      case GET_BUCKET_CORS -> cors.get(r);
+      case PUT_BUCKET_CORS -> cors.put(r);
+      case DELETE_BUCKET_CORS -> cors.delete(r);
+      case GET_OBJECT_ATTRIBUTES -> attributes.get(r);
       case LIST_OBJECTS -> listing.listV1(r);
       case LIST_OBJECTS_V2 -> listing.listV2(r);
       case LIST_OBJECT_VERSIONS -> listing.listVersions(r);
@@ -215,7 +243,13 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
     switch (op) {
       case DELETE_OBJECT, DELETE_OBJECTS, DELETE_BUCKET, CREATE_BUCKET:
         return ctx.buckets().path(r.bucket()) + "/";
-      case PUT_BUCKET_ACL, PUT_BUCKET_POLICY, DELETE_BUCKET_POLICY:
+      case PUT_BUCKET_ACL,
+      PUT_BUCKET_POLICY,
+      DELETE_BUCKET_POLICY,
+      PUT_BUCKET_TAGGING,
+      DELETE_BUCKET_TAGGING,
+      PUT_BUCKET_CORS,
+      DELETE_BUCKET_CORS:
         return ctx.buckets().path(r.bucket());
       case PUT_OBJECT,
       COPY_OBJECT,
@@ -237,10 +271,9 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
             "The '" + sub + "' sub-resource is" + " not implemented by Strata's S3 proxy");
       }
     }
-    if (r.query().has("versioning") || r.query().has("tagging")) {
+    if (r.query().has("versioning")) {
       throw new S3Exception(
-          S3ErrorCode.NOT_IMPLEMENTED,
-          "Bucket versioning and bucket tags" + " are not implemented by Strata's S3 proxy");
+          S3ErrorCode.NOT_IMPLEMENTED, "Bucket versioning is not implemented by Strata's S3 proxy");
     }
     throw new S3Exception(
         S3ErrorCode.METHOD_NOT_ALLOWED,

@@ -39,6 +39,9 @@ public final class S3XmlParser {
   /** An ACL of a hundred grants is a few tens of kilobytes. */
   public static final int MAX_ACCESS_CONTROL_POLICY_BYTES = 1 << 20;
 
+  /** S3's bound on a CORS configuration. */
+  public static final int MAX_CORS_BYTES = 64 << 10;
+
   private S3XmlParser() {}
 
   /**
@@ -154,6 +157,21 @@ public final class S3XmlParser {
    *     {@link S3ErrorCode#INVALID_TAG}) when a tag rule is broken
    */
   public static TagSet tagging(byte[] document) {
+    return new TagSet(tags(document));
+  }
+
+  /**
+   * Parses the body of PutBucketTagging: a Tagging document as for objects, with up to {@link
+   * BucketTags#MAX_TAGS} tags. An empty TagSet is allowed (it removes every tag).
+   *
+   * @throws S3Exception MALFORMED_XML for no TagSet or a Tag without Key or Value, InvalidTag when
+   *     a tag rule is broken
+   */
+  public static BucketTags bucketTagging(byte[] document) {
+    return new BucketTags(tags(document));
+  }
+
+  private static List<TagSet.Tag> tags(byte[] document) {
     XmlNode root = XmlIn.parse(document, MAX_TAGGING_BYTES, "Tagging");
     XmlNode tagSet = root.required("TagSet", "<Tagging>");
     List<TagSet.Tag> tags = new ArrayList<>();
@@ -165,7 +183,45 @@ public final class S3XmlParser {
           new TagSet.Tag(
               node.required("Key", where).leafText(), node.required("Value", where).leafText()));
     }
-    return new TagSet(tags);
+    return tags;
+  }
+
+  /**
+   * Parses the body of PutBucketCors (and the configuration as the bucket keeps it).
+   *
+   * @throws S3Exception MALFORMED_XML for no rule, a rule without an origin or a method, or a
+   *     MaxAgeSeconds that is not a whole number; InvalidRequest when a value breaks S3's rules
+   *     ({@link CorsConfiguration})
+   */
+  public static CorsConfiguration corsConfiguration(byte[] document) {
+    XmlNode root = XmlIn.parse(document, MAX_CORS_BYTES, "CORSConfiguration");
+    List<CorsConfiguration.Rule> rules = new ArrayList<>();
+    for (XmlNode node : root.all("CORSRule")) {
+      XmlNode id = node.optional("ID");
+      XmlNode maxAge = node.optional("MaxAgeSeconds");
+      Integer maxAgeSeconds = null;
+      if (maxAge != null) {
+        String text = maxAge.leafText().trim();
+        try {
+          maxAgeSeconds = Integer.parseInt(text);
+        } catch (NumberFormatException e) {
+          throw malformed("<MaxAgeSeconds> is '" + text + "', not a whole number of seconds");
+        }
+      }
+      rules.add(
+          new CorsConfiguration.Rule(
+              id == null ? null : id.leafText().trim(),
+              texts(node, "AllowedOrigin"),
+              texts(node, "AllowedMethod"),
+              texts(node, "AllowedHeader"),
+              texts(node, "ExposeHeader"),
+              maxAgeSeconds));
+    }
+    return new CorsConfiguration(rules);
+  }
+
+  private static List<String> texts(XmlNode parent, String name) {
+    return parent.all(name).stream().map(n -> n.leafText().trim()).toList();
   }
 
   /**

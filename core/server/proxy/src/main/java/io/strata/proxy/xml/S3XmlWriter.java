@@ -1,6 +1,7 @@
 package io.strata.proxy.xml;
 
 import io.strata.proxy.checksum.ChecksumValue;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -250,11 +251,73 @@ public final class S3XmlWriter {
 
   /** {@code <Tagging>} of GetObjectTagging. */
   public static byte[] tagging(TagSet tags) {
+    return tagging(tags.tags());
+  }
+
+  /** {@code <Tagging>} of GetBucketTagging. */
+  public static byte[] bucketTagging(BucketTags tags) {
+    return tagging(tags.tags());
+  }
+
+  private static byte[] tagging(List<TagSet.Tag> tags) {
     XmlOut x = new XmlOut("Tagging", true).open("TagSet");
-    for (TagSet.Tag t : tags.tags()) {
+    for (TagSet.Tag t : tags) {
       x.open("Tag").element("Key", t.key()).element("Value", t.value()).close();
     }
     return x.close().finish();
+  }
+
+  /** {@code <CORSConfiguration>} of GetBucketCors, the rules' elements in S3's order. */
+  public static byte[] corsConfiguration(CorsConfiguration c) {
+    XmlOut x = new XmlOut("CORSConfiguration", true);
+    for (CorsConfiguration.Rule rule : c.rules()) {
+      x.open("CORSRule").optional("ID", rule.id());
+      rule.allowedHeaders().forEach(h -> x.element("AllowedHeader", h));
+      rule.allowedMethods().forEach(m -> x.element("AllowedMethod", m));
+      rule.allowedOrigins().forEach(o -> x.element("AllowedOrigin", o));
+      rule.exposeHeaders().forEach(h -> x.element("ExposeHeader", h));
+      if (rule.maxAgeSeconds() != null) {
+        x.element("MaxAgeSeconds", rule.maxAgeSeconds());
+      }
+      x.close();
+    }
+    return x.finish();
+  }
+
+  /**
+   * {@code <GetObjectAttributesResponse>} of GetObjectAttributes: the ETag without quotes, as S3
+   * writes it there; the part count as {@code PartsCount}, the element S3 sends for it.
+   */
+  public static byte[] objectAttributes(ObjectAttributesResult a) {
+    XmlOut x = new XmlOut("GetObjectAttributesResponse", true);
+    x.optional("ETag", a.etag());
+    if (a.checksum() != null) {
+      ChecksumValue c = a.checksum();
+      x.open("Checksum")
+          .element(c.algorithm().xmlElement(), c.valueWithoutPartCount())
+          .element("ChecksumType", c.type().name())
+          .close();
+    }
+    if (a.parts() != null) {
+      ObjectAttributesResult.Parts p = a.parts();
+      x.open("ObjectParts")
+          .element("IsTruncated", p.truncated())
+          .element("MaxParts", p.maxParts())
+          .element("NextPartNumberMarker", p.nextPartNumberMarker())
+          .element("PartNumberMarker", p.partNumberMarker());
+      for (ObjectAttributesResult.Part part : p.parts()) {
+        x.open("Part")
+            .element("PartNumber", part.partNumber())
+            .element("Size", part.size())
+            .close();
+      }
+      x.element("PartsCount", p.totalPartsCount()).close();
+    }
+    x.optional("StorageClass", a.storageClass());
+    if (a.objectSize() != null) {
+      x.element("ObjectSize", a.objectSize());
+    }
+    return x.finish();
   }
 
   /**

@@ -41,9 +41,20 @@ public record TagSet(List<Tag> tags) {
    */
   public TagSet {
     tags = List.copyOf(tags);
-    if (tags.size() > MAX_TAGS) {
+    check(tags, MAX_TAGS, "Object");
+  }
+
+  /**
+   * Checks S3's tag rules, shared by object and bucket tags: at most {@code maxTags} tags, the key
+   * and value lengths, no key twice.
+   *
+   * @param owner what the tags are on, "Object" or "Bucket", as the count's message names it
+   * @throws S3Exception InvalidTag when a rule is broken
+   */
+  static void check(List<Tag> tags, int maxTags, String owner) {
+    if (tags.size() > maxTags) {
       throw new S3Exception(
-          S3ErrorCode.INVALID_TAG, "Object tags cannot be greater than " + MAX_TAGS);
+          S3ErrorCode.INVALID_TAG, owner + " tags cannot be greater than " + maxTags);
     }
     Set<String> keys = new HashSet<>();
     for (Tag tag : tags) {

@@ -38,4 +38,20 @@ class OperationTest {
     assertEquals(Operation.UNSUPPORTED, of("DELETE", null, "versions", false));
     assertEquals(Operation.UNSUPPORTED, of("GET", "k", "versions", false));
   }
+
+  @Test
+  void bucketTaggingCorsAndObjectAttributesHaveTheirOperations() {
+    assertEquals(Operation.GET_BUCKET_TAGGING, of("GET", null, "tagging", false));
+    assertEquals(Operation.PUT_BUCKET_TAGGING, of("PUT", null, "tagging", false));
+    assertEquals(Operation.DELETE_BUCKET_TAGGING, of("DELETE", null, "tagging", false));
+    assertEquals(Operation.GET_BUCKET_CORS, of("GET", null, "cors", false));
+    assertEquals(Operation.PUT_BUCKET_CORS, of("PUT", null, "cors", false));
+    assertEquals(Operation.DELETE_BUCKET_CORS, of("DELETE", null, "cors", false));
+    assertEquals(Operation.GET_OBJECT_ATTRIBUTES, of("GET", "k", "attributes", false));
+    assertEquals(Operation.CORS_PREFLIGHT, of("OPTIONS", "k", "", false));
+    assertEquals(Operation.CORS_PREFLIGHT, of("OPTIONS", null, "", false));
+    assertEquals(Operation.UNSUPPORTED, of("GET", "k", "cors", false));
+    assertEquals(Operation.UNSUPPORTED, of("GET", null, "attributes", false));
+    assertEquals(Operation.UNSUPPORTED, of("PUT", "k", "attributes", false));
+  }
 }
