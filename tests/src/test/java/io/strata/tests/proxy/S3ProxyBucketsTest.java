@@ -340,7 +340,7 @@ class S3ProxyBucketsTest {
     assertEquals(12L, sizeOnly.objectSize());
     assertEquals(null, sizeOnly.eTag());
     assertEquals(null, sizeOnly.checksum());
-    // A name S3 does not define, or none, is InvalidArgument.
+    // A name S3 does not define is InvalidArgument; none at all is InvalidRequest, as in S3.
     assertS3Error(
         "InvalidArgument",
         400,
@@ -357,7 +357,7 @@ class S3ProxyBucketsTest {
             S3ProxyTestCluster.SECRET_KEY,
             Clock.systemUTC());
     assertEquals(400, none.status(), none::text);
-    assertEquals("InvalidArgument", none.errorCode());
+    assertEquals("InvalidRequest", none.errorCode());
     assertS3Error(
         "NoSuchKey",
         404,

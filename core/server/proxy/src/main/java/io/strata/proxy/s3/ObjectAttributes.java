@@ -56,7 +56,8 @@ final class ObjectAttributes {
   /**
    * The attribute names of the header's values (comma-separated, possibly in several headers).
    *
-   * @throws S3Exception InvalidArgument for none or a name S3 does not define
+   * @throws S3Exception InvalidRequest for none, InvalidArgument for a name S3 does not define (the
+   *     codes S3 answers with)
    */
   static Set<String> asked(List<String> headerValues) {
     Set<String> out = new LinkedHashSet<>();
@@ -81,15 +82,19 @@ final class ObjectAttributes {
     }
     if (out.isEmpty()) {
       throw new S3Exception(
-          S3ErrorCode.INVALID_ARGUMENT,
+          S3ErrorCode.INVALID_REQUEST,
           "The "
               + ATTRIBUTES_HEADER
-              + " header is required: name at least one of "
+              + " header specifying the attributes to be retrieved is missing or empty: name at"
+              + " least one of "
               + String.join(", ", NAMES));
     }
     return out;
   }
 
+  /**
+   * A paging header's value; one that is not a whole number of 0 or more is ignored, as S3 does.
+   */
   private static int nonNegative(S3Request r, String header, int absent) {
     String v = r.header(header);
     if (v == null) {
@@ -97,14 +102,10 @@ final class ObjectAttributes {
     }
     try {
       int n = Integer.parseInt(v.trim());
-      if (n >= 0) {
-        return n;
-      }
+      return n >= 0 ? n : absent;
     } catch (NumberFormatException e) {
-      // Answered below.
+      return absent;
     }
-    throw new S3Exception(
-        S3ErrorCode.INVALID_ARGUMENT, header + " is '" + v + "': give a whole number, 0 or more");
   }
 
   /** The parts after {@code marker}, {@code maxParts} at most. */
