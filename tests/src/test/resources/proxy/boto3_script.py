@@ -223,11 +223,24 @@ class Script:
               and acl["Owner"].get("ID"), f"got {acl['Grants']} {acl['Owner']}")
         r = s3.put_bucket_acl(Bucket=self.bucket, ACL="private")
         equal("put_bucket_acl private", 200, r["ResponseMetadata"]["HTTPStatusCode"])
-        fails("put_bucket_acl public-read is not kept",
-              lambda: s3.put_bucket_acl(Bucket=self.bucket, ACL="public-read"),
-              "NotImplemented", 501)
-        fails("get_bucket_policy is not implemented",
-              lambda: s3.get_bucket_policy(Bucket=self.bucket), "NotImplemented", 501)
+        s3.put_bucket_acl(Bucket=self.bucket, ACL="public-read")
+        acl = s3.get_bucket_acl(Bucket=self.bucket)
+        check("put_bucket_acl public-read: AllUsers may read",
+              any(g["Grantee"].get("URI", "").endswith("/global/AllUsers")
+                  and g["Permission"] == "READ" for g in acl["Grants"]), f"got {acl['Grants']}")
+        s3.put_bucket_acl(Bucket=self.bucket, ACL="private")
+        fails("get_bucket_policy of a bucket without one",
+              lambda: s3.get_bucket_policy(Bucket=self.bucket), "NoSuchBucketPolicy", 404)
+        policy = ('{"Version": "2012-10-17", "Statement": [{"Sid": "ReadPublic", "Effect": "Allow",'
+                  ' "Principal": "*", "Action": "s3:GetObject",'
+                  f' "Resource": "arn:aws:s3:::{self.bucket}/public/*"}}]}}')
+        s3.put_bucket_policy(Bucket=self.bucket, Policy=policy)
+        equal("get_bucket_policy returns what was put", policy,
+              s3.get_bucket_policy(Bucket=self.bucket)["Policy"])
+        s3.delete_bucket_policy(Bucket=self.bucket)
+        fails("put_bucket_policy with an action Strata does not know",
+              lambda: s3.put_bucket_policy(Bucket=self.bucket, Policy=policy.replace(
+                  "s3:GetObject", "ec2:RunInstances")), "MalformedPolicy", 400)
 
     # -- checksums -------------------------------------------------------------------------
 
@@ -532,9 +545,23 @@ class Script:
               [g["Permission"] for g in acl["Grants"]])
         r = s3.put_object_acl(Bucket=self.bucket, Key="tags/obj", ACL="private")
         equal("put_object_acl private", 200, r["ResponseMetadata"]["HTTPStatusCode"])
-        fails("put_object with a public-read ACL is not kept",
-              lambda: s3.put_object(Bucket=self.bucket, Key="tags/pub", Body=b"x",
-                                    ACL="public-read"), "NotImplemented", 501)
+        s3.put_object(Bucket=self.bucket, Key="tags/pub", Body=b"x", ACL="public-read")
+        acl = s3.get_object_acl(Bucket=self.bucket, Key="tags/pub")
+        check("put_object public-read: AllUsers may read",
+              any(g["Grantee"].get("URI", "").endswith("/global/AllUsers")
+                  and g["Permission"] == "READ" for g in acl["Grants"]), f"got {acl['Grants']}")
+        anonymous = boto3.client("s3", endpoint_url=self.endpoint, region_name="us-east-1",
+                                 config=Config(
+                                     signature_version=botocore.UNSIGNED,
+                                     s3={"addressing_style": "path"}))
+        equal("an unsigned client reads a public-read object", b"x",
+              anonymous.get_object(Bucket=self.bucket, Key="tags/pub")["Body"].read())
+        fails("an unsigned client may not read a private object",
+              lambda: anonymous.get_object(Bucket=self.bucket, Key="tags/obj"),
+              "AccessDenied", 403)
+        fails("an ACL that grants an AWS service",
+              lambda: s3.put_object(Bucket=self.bucket, Key="tags/exec", Body=b"x",
+                                    ACL="aws-exec-read"), "NotImplemented", 501)
 
     # -- listings --------------------------------------------------------------------------
 

@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.strata.client.CloseableIterator;
 import io.strata.proto.FileInfo;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +16,6 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.Bucket;
@@ -40,13 +38,12 @@ import software.amazon.awssdk.services.s3.model.Tag;
 
 /** Bucket operations of the S3 proxy, with the AWS SDK, against the namespace they map to. */
 class S3ProxyBucketsTest {
-  @TempDir static Path dir;
   static S3ProxyTestCluster cluster;
   static S3Client s3;
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = S3ProxyTestCluster.start(dir.resolve("cluster"));
+    cluster = S3ProxyTestCluster.shared();
     s3 = cluster.client();
   }
 
@@ -54,9 +51,6 @@ class S3ProxyBucketsTest {
   static void stop() {
     if (s3 != null) {
       s3.close();
-    }
-    if (cluster != null) {
-      cluster.close();
     }
   }
 

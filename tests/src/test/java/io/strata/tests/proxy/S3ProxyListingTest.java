@@ -79,7 +79,7 @@ class S3ProxyListingTest {
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = S3ProxyTestCluster.start(dir.resolve("cluster"));
+    cluster = S3ProxyTestCluster.shared();
     s3 = cluster.client();
     s3.createBucket(b -> b.bucket(BUCKET));
     for (String k : KEYS) {
@@ -96,9 +96,6 @@ class S3ProxyListingTest {
   static void stop() {
     if (s3 != null) {
       s3.close();
-    }
-    if (cluster != null) {
-      cluster.close();
     }
   }
 

@@ -54,7 +54,7 @@ class S3ProxyMultipartTest {
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = S3ProxyTestCluster.start(dir.resolve("cluster"));
+    cluster = S3ProxyTestCluster.shared();
     s3 = cluster.client();
     s3.createBucket(b -> b.bucket(BUCKET));
   }
@@ -63,9 +63,6 @@ class S3ProxyMultipartTest {
   static void stop() {
     if (s3 != null) {
       s3.close();
-    }
-    if (cluster != null) {
-      cluster.close();
     }
   }
 

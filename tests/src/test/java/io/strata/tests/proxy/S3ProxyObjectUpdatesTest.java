@@ -32,7 +32,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.core.ResponseBytes;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -57,14 +56,13 @@ import software.amazon.awssdk.services.s3.presigner.model.PresignedPutObjectRequ
 class S3ProxyObjectUpdatesTest {
   private static final String BUCKET = "updates";
 
-  @TempDir static Path dir;
   static S3ProxyTestCluster cluster;
   static S3Client s3;
   static S3Client chunked;
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = S3ProxyTestCluster.start(dir.resolve("cluster"));
+    cluster = S3ProxyTestCluster.shared();
     s3 = cluster.client();
     chunked =
         cluster.client(S3ProxyTestCluster.ACCESS_KEY, S3ProxyTestCluster.SECRET_KEY, false, true);
@@ -77,9 +75,6 @@ class S3ProxyObjectUpdatesTest {
       if (c != null) {
         c.close();
       }
-    }
-    if (cluster != null) {
-      cluster.close();
     }
   }
 

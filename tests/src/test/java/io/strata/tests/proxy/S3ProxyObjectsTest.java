@@ -69,7 +69,7 @@ class S3ProxyObjectsTest {
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = S3ProxyTestCluster.start(dir.resolve("cluster"));
+    cluster = S3ProxyTestCluster.shared();
     s3 = cluster.client();
     for (int v = 0; v < 2; v++) {
       for (int c = 0; c < 2; c++) {
@@ -96,9 +96,6 @@ class S3ProxyObjectsTest {
     }
     if (s3 != null) {
       s3.close();
-    }
-    if (cluster != null) {
-      cluster.close();
     }
   }
 

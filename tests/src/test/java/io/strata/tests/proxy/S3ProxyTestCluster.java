@@ -124,6 +124,36 @@ final class S3ProxyTestCluster implements AutoCloseable {
     return start(dir, Map.of(), List.of());
   }
 
+  private static S3ProxyTestCluster shared;
+
+  /**
+   * The cluster of default settings that the proxy's end-to-end classes share, each with buckets of
+   * its own: started by the first class that asks, stopped when the test JVM exits. Starting a
+   * master, a worker and a proxy costs seconds, which one cluster per class paid again and again.
+   */
+  static synchronized S3ProxyTestCluster shared() throws IOException {
+    if (shared == null) {
+      Path dir = Files.createTempDirectory("strata-s3-proxy-tests");
+      S3ProxyTestCluster c = start(dir.resolve("cluster"));
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    c.close();
+                    try (Stream<Path> files = Files.walk(dir)) {
+                      files
+                          .sorted(java.util.Comparator.reverseOrder())
+                          .forEach(f -> f.toFile().delete());
+                    } catch (IOException | RuntimeException e) {
+                      // The temporary folder stays; nothing depends on it.
+                    }
+                  },
+                  "stop-shared-s3-proxy-cluster"));
+      shared = c;
+    }
+    return shared;
+  }
+
   /** A path-style client of the test user, with the SDK's default checksums. */
   S3Client client() {
     return client(ACCESS_KEY, SECRET_KEY, false, false);
