@@ -145,8 +145,8 @@ public final class FileSystem implements Closeable {
   /**
    * The children of a directory whose names follow {@code startAfter} in name order (UTF-8 bytes),
    * streamed as {@link #listStatus(String)} streams them; with {@code includeHidden}, hidden
-   * entries too ({@link PathNames#UPLOADS_FOLDER}). For callers that resume a listing where an
-   * earlier one stopped, such as the S3 proxy's paged listings.
+   * entries too ({@link PathNames#isHidden}). For callers that resume a listing where an earlier
+   * one stopped, such as the S3 proxy's paged listings.
    */
   public CloseableIterator<FileInfo> listStatusAfter(
       String path, String startAfter, boolean includeHidden) throws StrataException {

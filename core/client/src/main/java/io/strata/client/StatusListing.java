@@ -49,7 +49,8 @@ final class StatusListing implements CloseableIterator<FileInfo> {
   }
 
   /**
-   * @param includeHidden list hidden entries too (the S3 proxy's staged uploads)
+   * @param includeHidden list hidden entries too (the S3 proxy's staged uploads and noncurrent
+   *     versions)
    * @param startAfter list the children whose names follow this one ("" for all)
    */
   StatusListing(

@@ -19,7 +19,22 @@ public final class PathNames {
    */
   public static final String UPLOADS_FOLDER = ".strata-uploads";
 
+  /**
+   * The name of the hidden folder in which the S3 proxy keeps the noncurrent versions and delete
+   * markers of a versioned bucket, in the bucket's own folder beside {@link #UPLOADS_FOLDER} and
+   * hidden the same way.
+   */
+  public static final String VERSIONS_FOLDER = ".strata-versions";
+
   private PathNames() {}
+
+  /**
+   * Whether an entry of this name is hidden: left out of listings unless they ask for hidden
+   * entries, and not counted when a folder is deleted only if it holds nothing visible.
+   */
+  public static boolean isHidden(String name) {
+    return name.equals(UPLOADS_FOLDER) || name.equals(VERSIONS_FOLDER);
+  }
 
   /** Returns the canonical form of a path, or fails with an error that names it. */
   public static String normalize(String path) throws StrataException {

@@ -26,8 +26,7 @@ final class DirectoryListing implements Runnable {
 
   /**
    * @param withBlocks send each complete file's blocks and their holders with its status
-   * @param includeHidden send hidden entries too ({@link
-   *     io.strata.common.PathNames#UPLOADS_FOLDER})
+   * @param includeHidden send hidden entries too ({@link io.strata.common.PathNames#isHidden})
    */
   DirectoryListing(
       Namespace namespace,

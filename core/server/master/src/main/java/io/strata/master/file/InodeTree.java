@@ -267,7 +267,7 @@ public final class InodeTree {
       List<FileInfo> out = new ArrayList<>();
       List<InodeStore.Child> children = store.children(dirId, startAfter, limit);
       for (InodeStore.Child c : children) {
-        if (!includeHidden && c.name().equals(PathNames.UPLOADS_FOLDER)) {
+        if (!includeHidden && PathNames.isHidden(c.name())) {
           continue;
         }
         InodeEntry n = store.get(c.id());

@@ -83,7 +83,7 @@ final class TreeChanges {
           mounts.requireWritable(path);
           if (d.unlessVisibleChildren()
               && n.getDirectory()
-              && hasChild(c, n, path, name -> !name.equals(PathNames.UPLOADS_FOLDER))) {
+              && hasChild(c, n, path, name -> !PathNames.isHidden(name))) {
             throw StrataException.failedPrecondition("Directory is not empty: " + path);
           }
           if (n.getDirectory() && !d.recursive() && hasChild(c, n, path, name -> true)) {

@@ -25,8 +25,9 @@ import java.util.Map;
 /**
  * The bucket operations: ListBuckets (the top-level folders and the mapped buckets), CreateBucket
  * (a folder, with S3's naming rules), HeadBucket, DeleteBucket (only when no visible entry is left;
- * staged uploads go with it), GetBucketLocation, the answer for versioning, and the ACLs of buckets
- * and objects (kept as modes and the grants modes cannot hold: {@link RequestedAcl}).
+ * staged uploads go with it), GetBucketLocation, and the ACLs of buckets and objects (kept as modes
+ * and the grants modes cannot hold: {@link RequestedAcl}). Versioning is {@link
+ * BucketVersioning}'s.
  */
 final class BucketOperations {
   private final ProxyContext ctx;
@@ -175,6 +176,8 @@ final class BucketOperations {
               + " deleted through S3");
     }
     ctx.access().checkWriteIn(r.principal(), PathNames.parent(dir.getPath()));
+    // Versioning hook: noncurrent versions keep a bucket from being deleted, as in S3.
+    new ObjectVersions(ctx).checkNoneKept(r.bucket());
     try {
       ctx.fs().deleteUnlessVisibleChildren(dir.getPath());
     } catch (StrataException e) {
@@ -195,11 +198,6 @@ final class BucketOperations {
   void location(S3Request r) throws IOException {
     bucketFolder(ctx, r);
     r.xml(S3XmlWriter.locationConstraint(ctx.region()));
-  }
-
-  void versioning(S3Request r) throws IOException {
-    bucketFolder(ctx, r);
-    r.xml(S3XmlWriter.versioningNeverEnabled());
   }
 
   void getAcl(S3Request r) throws IOException {
@@ -252,9 +250,14 @@ final class BucketOperations {
    * current, so that an object's PUT or GET does not ask the master for its bucket each time.
    */
   static FileInfo bucketFolder(ProxyContext ctx, S3Request r) throws StrataException {
+    return bucketFolder(ctx, r.bucket());
+  }
+
+  /** The folder of the bucket named {@code bucket}; NoSuchBucket when it is missing. */
+  static FileInfo bucketFolder(ProxyContext ctx, String bucket) throws StrataException {
     FileInfo f;
     try {
-      f = ctx.statuses().get(ctx.buckets().path(r.bucket()));
+      f = ctx.statuses().get(ctx.buckets().path(bucket));
     } catch (StrataException e) {
       if (e.code() != ErrorCode.NOT_FOUND) {
         throw e;
@@ -262,7 +265,7 @@ final class BucketOperations {
       f = null;
     }
     if (f == null || !f.getDirectory()) {
-      throw noSuchBucket(r.bucket());
+      throw noSuchBucket(bucket);
     }
     return f;
   }

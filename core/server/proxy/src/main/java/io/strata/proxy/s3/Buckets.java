@@ -98,7 +98,7 @@ public final class Buckets {
     if (!EXISTING_BUCKET.matcher(bucket).matches()
         || bucket.equals(".")
         || bucket.equals("..")
-        || bucket.equals(PathNames.UPLOADS_FOLDER)) {
+        || PathNames.isHidden(bucket)) {
       throw new S3Exception(
           S3ErrorCode.INVALID_BUCKET_NAME, "The specified bucket is not valid: " + bucket);
     }
@@ -107,8 +107,7 @@ public final class Buckets {
 
   /** Whether a top-level folder can be listed as a bucket. */
   public boolean listable(String folderName) {
-    return EXISTING_BUCKET.matcher(folderName).matches()
-        && !folderName.equals(PathNames.UPLOADS_FOLDER);
+    return EXISTING_BUCKET.matcher(folderName).matches() && !PathNames.isHidden(folderName);
   }
 
   /** Checks S3's naming rules for a bucket being created. */
@@ -176,10 +175,10 @@ public final class Buckets {
                 + segment
                 + "' segment: Strata keys are paths and cannot name '.' or '..'");
       }
-      if (segment.equals(PathNames.UPLOADS_FOLDER)) {
+      if (PathNames.isHidden(segment)) {
         throw new S3Exception(
             S3ErrorCode.INVALID_ARGUMENT,
-            "The key '" + key + "' uses the" + " reserved name " + PathNames.UPLOADS_FOLDER);
+            "The key '" + key + "' uses the" + " reserved name " + segment);
       }
       if (segment.getBytes(StandardCharsets.UTF_8).length > MAX_SEGMENT_BYTES) {
         throw new S3Exception(

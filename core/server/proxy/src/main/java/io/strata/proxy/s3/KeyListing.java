@@ -13,6 +13,7 @@ import io.strata.proxy.xml.ObjectListingV2;
 import io.strata.proxy.xml.ObjectVersionListing;
 import io.strata.proxy.xml.Owner;
 import io.strata.proxy.xml.S3XmlWriter;
+import io.strata.proxy.xml.VersionEntry;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -69,7 +70,7 @@ final class KeyListing {
     return new Page(contents, prefixes, truncated, last);
   }
 
-  private static ObjectEntry entry(String key, FileInfo f, boolean withOwner) {
+  static ObjectEntry entry(String key, FileInfo f, boolean withOwner) {
     ChecksumValue c = ObjectMetadata.checksum(f);
     return new ObjectEntry(
         key,
@@ -82,11 +83,11 @@ final class KeyListing {
         c == null ? null : c.type());
   }
 
-  private static int maxKeys(S3Request r) {
+  static int maxKeys(S3Request r) {
     return Math.min(MAX_KEYS, r.query().getInt("max-keys", MAX_KEYS, 0, Integer.MAX_VALUE));
   }
 
-  private static boolean urlEncoding(S3Request r) {
+  static boolean urlEncoding(S3Request r) {
     return KeyEncoding.isUrlEncoding(r.query().get("encoding-type"));
   }
 
@@ -146,11 +147,11 @@ final class KeyListing {
   }
 
   /**
-   * ListObjectVersions. Versioning is never enabled on a bucket here, so every object has the one
-   * version S3 calls {@code null}, and the listing is ListObjects' with each key as its latest
-   * version: a page resumes after {@code key-marker}, whose only version a {@code
-   * version-id-marker} of {@code null} names. Tools that empty a bucket through this listing
-   * (deleting each key and version it names) empty it.
+   * ListObjectVersions of a bucket whose versioning was never enabled (the others are {@link
+   * VersionListing}'s): every object has the one version S3 calls {@code null}, and the listing is
+   * ListObjects' with each key as its latest version: a page resumes after {@code key-marker},
+   * whose only version a {@code version-id-marker} of {@code null} names. Tools that empty a bucket
+   * through this listing (deleting each key and version it names) empty it.
    */
   void listVersions(S3Request r) throws StrataException {
     boolean url = urlEncoding(r);
@@ -182,11 +183,14 @@ final class KeyListing {
                 keyMarker,
                 versionIdMarker,
                 p.truncated() ? p.last() : null,
+                p.truncated() ? ObjectVersionListing.NULL_VERSION : null,
                 maxKeys,
                 delimiter,
                 p.truncated(),
                 url,
-                p.contents(),
+                p.contents().stream()
+                    .map(o -> new VersionEntry(o, ObjectVersionListing.NULL_VERSION, true, false))
+                    .toList(),
                 p.prefixes())));
   }
 

@@ -224,7 +224,7 @@ final class KeyWalk implements AutoCloseable {
       }
       if (!start.isEmpty()) {
         FileInfo exact = statusOrNull(PathNames.join(dirPath, start));
-        if (exact != null && !exact.getName().equals(PathNames.UPLOADS_FOLDER)) {
+        if (exact != null && !PathNames.isHidden(exact.getName())) {
           seed = exact;
         }
       }

@@ -232,7 +232,7 @@ public final class MultipartUploads {
     FileInfo dir = upload(r);
     int number = partNumber(r);
     String[] source = ObjectWrites.copySource(r);
-    FileInfo src = ObjectReads.object(ctx, source[0], source[1], true);
+    FileInfo src = ObjectWrites.copySourceObject(ctx, source);
     ctx.access().checkRead(r.principal(), src);
     Conditions.checkCopySource(r, ObjectMetadata.etag(src), src.getModificationTimeMs());
     long start = 0;
@@ -369,14 +369,22 @@ public final class MultipartUploads {
     String etag = MultipartChecksums.etag(chosen.etags());
     ChecksumValue objectChecksum = objectChecksum(r, setting, chosen.checksums());
     Map<String, ByteString> xattrs = objectXattrs(dir, etag, chosen.files(), objectChecksum);
+    // Versioning hook: the object's version id, kept with it.
+    ObjectVersions versions = new ObjectVersions(ctx);
+    String versionId = versions.stamp(r.bucket(), r.key(), xattrs);
     writeObject(r, chosen.files(), objectMode(dir), xattrs);
+    versions.written(r.bucket(), r.key(), versionId);
     removeUpload(dir.getPath());
-    answerCompleted(r, etag, objectChecksum);
+    answerCompleted(r, etag, objectChecksum, versionId);
   }
 
-  private static void answerCompleted(S3Request r, String etag, ChecksumValue checksum) {
+  private static void answerCompleted(
+      S3Request r, String etag, ChecksumValue checksum, String versionId) {
     HttpHeaders h = r.baseHeaders();
     h.set("Content-Type", "application/xml");
+    if (versionId != null) {
+      h.set("x-amz-version-id", versionId);
+    }
     r.exchange()
         .respond(
             HttpResponseStatus.OK,
@@ -403,7 +411,11 @@ public final class MultipartUploads {
       return false;
     }
     ctx.access().checkWriteIn(r.principal(), PathNames.parent(path));
-    answerCompleted(r, ObjectMetadata.etag(f), ObjectMetadata.checksum(f));
+    answerCompleted(
+        r,
+        ObjectMetadata.etag(f),
+        ObjectMetadata.checksum(f),
+        f.getXattrsMap().containsKey(ObjectVersions.VERSION_ID) ? ObjectVersions.idOf(f) : null);
     return true;
   }
 

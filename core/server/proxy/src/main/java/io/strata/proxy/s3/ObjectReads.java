@@ -86,13 +86,28 @@ final class ObjectReads {
   }
 
   void get(S3Request r, boolean head) throws IOException {
-    FileInfo f = object(ctx, r.bucket(), r.key(), !head);
+    // Versioning hook: a version named by id, or the key's delete marker named on a miss.
+    String versionId = r.query().get("versionId");
+    FileInfo f;
+    ObjectVersions versions = new ObjectVersions(ctx);
+    if (versionId != null) {
+      f = versions.readable(r.bucket(), r.key(), versionId, !head);
+    } else {
+      try {
+        f = object(ctx, r.bucket(), r.key(), !head);
+      } catch (S3Exception e) {
+        throw e.code() == S3ErrorCode.NO_SUCH_KEY
+            ? versions.explainMissing(r.bucket(), r.key(), e)
+            : e;
+      }
+    }
     ctx.access().checkRead(r.principal(), f);
     String etag = ObjectMetadata.etag(f);
     Conditions.checkRead(r, etag, f.getModificationTimeMs());
     long length = f.getDirectory() ? 0 : f.getLength();
     HttpHeaders h = r.baseHeaders();
     h.add(ObjectMetadata.responseHeaders(f));
+    ObjectVersions.versionHeader(h, f, versionId);
     for (Map.Entry<String, String> o : RESPONSE_OVERRIDES.entrySet()) {
       String v = r.query().get(o.getKey());
       if (v != null) {

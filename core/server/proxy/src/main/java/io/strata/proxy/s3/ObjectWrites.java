@@ -51,9 +51,11 @@ final class ObjectWrites {
   static final long SMALL_OBJECT_BYTES = 1 << 20;
 
   private final ProxyContext ctx;
+  private final ObjectVersions versions;
 
   ObjectWrites(ProxyContext ctx) {
     this.ctx = ctx;
+    this.versions = new ObjectVersions(ctx);
   }
 
   void put(S3Request r) throws IOException {
@@ -80,6 +82,8 @@ final class ObjectWrites {
     // Checked now so that a write bound to fail does not upload first; checked again, and
     // decisively, when the object takes its key.
     conditions.check(BucketOperations.status(ctx, path), key);
+    // Versioning hook: the new object's version id, kept with it.
+    String versionId = versions.stamp(r.bucket(), key, xattrs);
     FileInfo done;
     long announced = body.expectedLength();
     if (announced >= 0 && announced <= SMALL_OBJECT_BYTES) {
@@ -103,8 +107,13 @@ final class ObjectWrites {
     } else {
       done = putStreamed(r, path, key, body, acl.mode(), conditions, xattrs);
     }
+    // Versioning hook: a null version replaces the key's earlier one.
+    versions.written(r.bucket(), key, versionId);
     HttpHeaders h = r.baseHeaders();
     h.set("ETag", "\"" + ObjectMetadata.etag(done) + "\"");
+    if (versionId != null) {
+      h.set("x-amz-version-id", versionId);
+    }
     ChecksumValue c = body.checksum();
     if (c != null) {
       h.set(c.algorithm().headerName(), c.value());
@@ -190,8 +199,18 @@ final class ObjectWrites {
 
   void delete(S3Request r) throws IOException {
     BucketOperations.bucketFolder(ctx, r);
-    deleteKey(r.principal(), r.bucket(), r.key(), r.header("If-Match"));
-    r.empty(HttpResponseStatus.NO_CONTENT, null);
+    ObjectVersions.Deletion d =
+        deleteKey(
+            r.principal(), r.bucket(), r.key(), r.header("If-Match"), r.query().get("versionId"));
+    HttpHeaders h = null;
+    if (d != null) {
+      h = new io.netty.handler.codec.http.DefaultHttpHeaders();
+      h.set("x-amz-version-id", d.versionId());
+      if (d.deleteMarker()) {
+        h.set("x-amz-delete-marker", "true");
+      }
+    }
+    r.empty(HttpResponseStatus.NO_CONTENT, h);
   }
 
   /**
@@ -199,20 +218,32 @@ final class ObjectWrites {
    *
    * @param ifMatch the ETag the object must have to be deleted (a conditional delete); null for
    *     none
+   * @param versionId the version to delete; null for the key (in a versioned bucket: a delete
+   *     marker)
+   * @return what a versioned deletion did; null for a plain one
    */
-  private void deleteKey(Principal p, String bucket, String key, String ifMatch)
-      throws StrataException {
+  private ObjectVersions.Deletion deleteKey(
+      Principal p, String bucket, String key, String ifMatch, String versionId) throws IOException {
     String path = ctx.buckets().objectPath(bucket, key);
     ctx.access().checkWriteIn(p, PathNames.parent(path));
+    ObjectVersions.Deletion versioned = null;
     try (KeyLocks.Held held = ctx.locks().lock(path)) {
       FileInfo f = BucketOperations.status(ctx, path);
       new WriteConditions(false, ifMatch, null).check(f, key);
+      // Versioning hook: a delete in a versioned bucket, or of one version.
+      if (versions.handlesDelete(bucket, key, versionId)) {
+        versioned = versions.delete(p, bucket, key, versionId);
+        f = null;
+      }
       if (f == null) {
-        return;
+        if (versioned != null) {
+          removeEmptyFolders(ctx.buckets().path(bucket), PathNames.parent(path));
+        }
+        return versioned;
       }
       if (key.endsWith("/")) {
         if (!f.getDirectory()) {
-          return;
+          return null;
         }
         try {
           ctx.fs().deleteUnlessVisibleChildren(path);
@@ -227,11 +258,11 @@ final class ObjectWrites {
                 .setAttribute(
                     path, SetAttributeOptions.defaults().removeXattr(ObjectMetadata.MARKER));
           }
-          return;
+          return null;
         }
       } else {
         if (f.getDirectory()) {
-          return;
+          return null;
         }
         try {
           ctx.fs().delete(path, false);
@@ -243,6 +274,7 @@ final class ObjectWrites {
       }
     }
     removeEmptyFolders(ctx.buckets().path(bucket), PathNames.parent(path));
+    return null;
   }
 
   /** Deletes {@code dir} and the folders above it up to the bucket while empty and unmarked. */
@@ -278,13 +310,11 @@ final class ObjectWrites {
     for (DeleteRequest.ObjectId id : request.objects()) {
       String version = id.versionId().orElse(null);
       try {
-        if (version != null && !version.equals("null")) {
-          throw new S3Exception(
-              S3ErrorCode.NOT_IMPLEMENTED,
-              "Object versions are not kept: only the version 'null' exists");
-        }
-        deleteKey(r.principal(), r.bucket(), id.key(), id.etag().orElse(null));
-        deleted.add(new DeleteResult.Deleted(id.key(), version));
+        ObjectVersions.Deletion d =
+            deleteKey(r.principal(), r.bucket(), id.key(), id.etag().orElse(null), version);
+        boolean marker = d != null && d.deleteMarker();
+        deleted.add(
+            new DeleteResult.Deleted(id.key(), version, marker, marker ? d.versionId() : null));
       } catch (S3Exception e) {
         errors.add(new DeleteResult.Failure(id.key(), version, e.code().code(), e.getMessage()));
       } catch (StrataException e) {
@@ -305,7 +335,7 @@ final class ObjectWrites {
               + " UploadPartCopy only; CopyObject copies whole objects");
     }
     String[] source = copySource(r);
-    FileInfo src = ObjectReads.object(ctx, source[0], source[1], true);
+    FileInfo src = copySourceObject(ctx, source);
     ctx.access().checkRead(r.principal(), src);
     Conditions.checkCopySource(r, ObjectMetadata.etag(src), src.getModificationTimeMs());
     boolean replace = directive(r, "x-amz-metadata-directive");
@@ -345,6 +375,8 @@ final class ObjectWrites {
     }
     ChecksumAlgorithm algorithm = copyAlgorithm(r, src);
     BodyDigests digests = BodyDigests.of(false, algorithm);
+    // Versioning hook: the copy's version id, kept with it.
+    String versionId = versions.stamp(r.bucket(), r.key(), xattrs);
     FileInfo done;
     ChecksumValue c = null;
     try (FileInStream in = ctx.fs().openFile(src)) {
@@ -372,11 +404,31 @@ final class ObjectWrites {
         xattrs.put(ObjectMetadata.CHECKSUM, ObjectMetadata.encodeChecksum(c));
       }
       done = pending.complete(xattrs, WriteConditions.NONE);
+      // Versioning hook: a null version replaces the key's earlier one.
+      versions.written(r.bucket(), r.key(), versionId);
+    }
+    HttpHeaders h = new io.netty.handler.codec.http.DefaultHttpHeaders();
+    if (versionId != null) {
+      h.set("x-amz-version-id", versionId);
+    }
+    if (source[2] != null) {
+      h.set("x-amz-copy-source-version-id", source[2]);
     }
     r.xml(
         S3XmlWriter.copyObjectResult(
             new CopyResult(
-                ObjectMetadata.etag(done), Instant.ofEpochMilli(done.getModificationTimeMs()), c)));
+                ObjectMetadata.etag(done), Instant.ofEpochMilli(done.getModificationTimeMs()), c)),
+        h);
+  }
+
+  /**
+   * The object a copy reads ({@link #copySource}): the key's current object, or the version the
+   * source names.
+   */
+  static FileInfo copySourceObject(ProxyContext ctx, String[] source) throws StrataException {
+    return source[2] == null
+        ? ObjectReads.object(ctx, source[0], source[1], true)
+        : new ObjectVersions(ctx).readable(source[0], source[1], source[2], true);
   }
 
   /**
@@ -391,7 +443,8 @@ final class ObjectWrites {
       if (!xattrs.containsKey(old)
           && !old.equals(ObjectMetadata.ETAG)
           && !old.equals(ObjectMetadata.CHECKSUM)
-          && !old.equals(ObjectMetadata.PARTS)) {
+          && !old.equals(ObjectMetadata.PARTS)
+          && !old.equals(ObjectVersions.VERSION_ID)) {
         set = set.removeXattr(old);
       }
     }
@@ -434,20 +487,19 @@ final class ObjectWrites {
         S3ErrorCode.INVALID_ARGUMENT, "Unknown " + header + " '" + v + "': give COPY or REPLACE");
   }
 
-  /** The bucket and key of x-amz-copy-source ("/bucket/key" or "bucket/key", URL-encoded). */
+  /**
+   * The bucket, key and version id (null when not named) of x-amz-copy-source ("/bucket/key" or
+   * "bucket/key", URL-encoded, with "?versionId=" to copy a version).
+   */
   static String[] copySource(S3Request r) {
     String raw = r.header("x-amz-copy-source");
     if (raw == null || raw.isEmpty()) {
       throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "x-amz-copy-source is missing");
     }
     int q = raw.indexOf("?versionId=");
+    String version = null;
     if (q >= 0) {
-      String version = raw.substring(q + "?versionId=".length());
-      if (!version.equals("null")) {
-        throw new S3Exception(
-            S3ErrorCode.NOT_IMPLEMENTED,
-            "Object versions are not kept: only the version 'null' exists");
-      }
+      version = raw.substring(q + "?versionId=".length());
       raw = raw.substring(0, q);
     }
     String decoded = UriDecoding.query(raw, false);
@@ -460,7 +512,7 @@ final class ObjectWrites {
           S3ErrorCode.INVALID_ARGUMENT,
           "x-amz-copy-source must be" + " bucket/key, not '" + raw + "'");
     }
-    return new String[] {decoded.substring(0, slash), decoded.substring(slash + 1)};
+    return new String[] {decoded.substring(0, slash), decoded.substring(slash + 1), version};
   }
 
   void getTagging(S3Request r) throws IOException {

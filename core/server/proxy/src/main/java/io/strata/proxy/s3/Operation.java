@@ -13,6 +13,7 @@ public enum Operation {
   DELETE_BUCKET("DeleteBucket"),
   GET_BUCKET_LOCATION("GetBucketLocation"),
   GET_BUCKET_VERSIONING("GetBucketVersioning"),
+  PUT_BUCKET_VERSIONING("PutBucketVersioning"),
   GET_BUCKET_ACL("GetBucketAcl"),
   PUT_BUCKET_ACL("PutBucketAcl"),
   GET_BUCKET_POLICY("GetBucketPolicy"),
@@ -169,7 +170,7 @@ public enum Operation {
             return PUT_BUCKET_CORS;
           }
           if (q.has("versioning")) {
-            return UNSUPPORTED;
+            return PUT_BUCKET_VERSIONING;
           }
           return CREATE_BUCKET;
         case "HEAD":

@@ -50,6 +50,7 @@ final class PendingObject {
   static final String STAGED_PREFIX = "put-";
 
   private final ProxyContext ctx;
+  private final String bucket;
   private final String path;
   private final String key;
   private final Principal principal;
@@ -58,8 +59,14 @@ final class PendingObject {
   private final FileOutStream out;
 
   private PendingObject(
-      ProxyContext ctx, String path, String key, Principal principal, FileOutStream out) {
+      ProxyContext ctx,
+      String bucket,
+      String path,
+      String key,
+      Principal principal,
+      FileOutStream out) {
     this.ctx = ctx;
+    this.bucket = bucket;
     this.path = path;
     this.key = key;
     this.principal = principal;
@@ -82,7 +89,7 @@ final class PendingObject {
     CreateOptions options =
         CreateOptions.defaults().recursive(true).owner(p.user()).group(p.primaryGroup()).mode(mode);
     return new PendingObject(
-        ctx, path, key, p, ctx.fs().createFile(stagePath(ctx, bucket), options));
+        ctx, bucket, path, key, p, ctx.fs().createFile(stagePath(ctx, bucket), options));
   }
 
   /**
@@ -199,7 +206,7 @@ final class PendingObject {
     // Staged even when the key was emptied meanwhile: trying in place again could find the
     // same refusal for ever (a file in the under store that the namespace does not know).
     FileInfo done = ctx.fs().concat(stagePath(ctx, bucket), sources, options, xattrs);
-    return new PendingObject(ctx, path, key, p, null)
+    return new PendingObject(ctx, bucket, path, key, p, null)
         .placeOrDiscard(done.getPath(), WriteConditions.NONE);
   }
 
@@ -258,6 +265,11 @@ final class PendingObject {
           throw keyConflict(key, "a folder was made at " + path + " meanwhile");
         }
         conditions.check(current, key);
+        if (current != null) {
+          // Versioning hook: in a bucket that versions its objects, the object replaced is kept
+          // as a noncurrent version; otherwise the move below replaces it in the same change.
+          new ObjectVersions(ctx).keepAsNoncurrent(bucket, key, current);
+        }
         try {
           // Without replacing for If-None-Match: * so that a writer outside this proxy that
           // took the key since the check still fails this one.

@@ -74,6 +74,7 @@ public enum S3ErrorCode {
       "NoSuchUpload",
       404,
       "The specified multipart upload does not exist. The upload ID might be invalid, or the multipart upload might have been aborted or completed."),
+  NO_SUCH_VERSION("NoSuchVersion", 404, "The specified version does not exist."),
   NO_SUCH_TAG_SET("NoSuchTagSet", 404, "The TagSet does not exist."),
   NO_SUCH_BUCKET_POLICY("NoSuchBucketPolicy", 404, "The bucket policy does not exist."),
   NO_SUCH_CORS_CONFIGURATION(

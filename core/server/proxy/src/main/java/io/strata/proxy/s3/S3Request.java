@@ -100,7 +100,15 @@ public final class S3Request {
 
   /** Answers 200 with an XML document. */
   public void xml(byte[] document) {
+    xml(document, null);
+  }
+
+  /** Answers 200 with an XML document and {@code extra} headers (null for none). */
+  public void xml(byte[] document, HttpHeaders extra) {
     HttpHeaders h = baseHeaders();
+    if (extra != null) {
+      h.add(extra);
+    }
     h.set("Content-Type", "application/xml");
     exchange.respond(HttpResponseStatus.OK, h, document);
   }

@@ -47,6 +47,8 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
   private final ObjectWrites writes;
   private final KeyListing listing;
   private final BucketPolicies policies;
+  private final VersionListing versionListing;
+  private final BucketVersioning versioning;
   private final MultipartUploads multipart;
   private final BucketTagging bucketTagging;
   private final BucketCors cors;
@@ -69,6 +71,8 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
     this.writes = new ObjectWrites(ctx);
     this.listing = new KeyListing(ctx);
     this.policies = new BucketPolicies(ctx);
+    this.versionListing = new VersionListing(ctx, listing);
+    this.versioning = new BucketVersioning(ctx);
     this.multipart = multipart;
     this.bucketTagging = new BucketTagging(ctx);
     this.cors = new BucketCors(ctx);
@@ -198,7 +202,8 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
       case HEAD_BUCKET -> buckets.headBucket(r);
       case DELETE_BUCKET -> buckets.deleteBucket(r);
       case GET_BUCKET_LOCATION -> buckets.location(r);
-      case GET_BUCKET_VERSIONING -> buckets.versioning(r);
+      case GET_BUCKET_VERSIONING -> versioning.get(r);
+      case PUT_BUCKET_VERSIONING -> versioning.put(r);
       case GET_BUCKET_ACL, GET_OBJECT_ACL -> buckets.getAcl(r);
       case PUT_BUCKET_ACL, PUT_OBJECT_ACL -> buckets.putAcl(r);
       case GET_BUCKET_POLICY -> policies.get(r);
@@ -213,7 +218,7 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
       case GET_OBJECT_ATTRIBUTES -> attributes.get(r);
       case LIST_OBJECTS -> listing.listV1(r);
       case LIST_OBJECTS_V2 -> listing.listV2(r);
-      case LIST_OBJECT_VERSIONS -> listing.listVersions(r);
+      case LIST_OBJECT_VERSIONS -> versionListing.list(r);
       case DELETE_OBJECTS -> writes.deleteObjects(r);
       case PUT_OBJECT -> writes.put(r);
       case COPY_OBJECT -> writes.copy(r);
@@ -249,7 +254,8 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
       PUT_BUCKET_TAGGING,
       DELETE_BUCKET_TAGGING,
       PUT_BUCKET_CORS,
-      DELETE_BUCKET_CORS:
+      DELETE_BUCKET_CORS,
+      PUT_BUCKET_VERSIONING:
         return ctx.buckets().path(r.bucket());
       case PUT_OBJECT,
       COPY_OBJECT,
@@ -270,10 +276,6 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
             S3ErrorCode.NOT_IMPLEMENTED,
             "The '" + sub + "' sub-resource is" + " not implemented by Strata's S3 proxy");
       }
-    }
-    if (r.query().has("versioning")) {
-      throw new S3Exception(
-          S3ErrorCode.NOT_IMPLEMENTED, "Bucket versioning is not implemented by Strata's S3 proxy");
     }
     throw new S3Exception(
         S3ErrorCode.METHOD_NOT_ALLOWED,

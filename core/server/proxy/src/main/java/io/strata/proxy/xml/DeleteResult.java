@@ -14,10 +14,19 @@ public record DeleteResult(boolean quiet, List<Deleted> deleted, List<Failure> e
     errors = List.copyOf(errors);
   }
 
-  /** A key deleted; the version id is written when not null. */
-  public record Deleted(String key, String versionId) {
+  /**
+   * A key deleted; the version id is written when not null. {@code deleteMarker} tells that the
+   * deletion made a delete marker (then {@code deleteMarkerVersionId} is its id) or removed one.
+   */
+  public record Deleted(
+      String key, String versionId, boolean deleteMarker, String deleteMarkerVersionId) {
     public Deleted {
       Objects.requireNonNull(key, "key");
+    }
+
+    /** A key deleted without a delete marker made or removed. */
+    public Deleted(String key, String versionId) {
+      this(key, versionId, false, null);
     }
   }
 

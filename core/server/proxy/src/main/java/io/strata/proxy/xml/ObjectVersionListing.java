@@ -4,9 +4,9 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * A page of ListObjectVersions, written as {@code <ListVersionsResult>}. Every object has one
- * version, the version S3 names {@code null} in a bucket whose versioning was never enabled, and it
- * is the latest; there are no delete markers.
+ * A page of ListObjectVersions, written as {@code <ListVersionsResult>}: versions and delete
+ * markers in S3's order (key ascending, then newest first), interleaved as they come. In a bucket
+ * whose versioning was never enabled every object has one version, the one S3 names {@code null}.
  *
  * <p>Prefix, KeyMarker and VersionIdMarker are written even when empty, as S3 does; the delimiter
  * only when not empty; NextKeyMarker and NextVersionIdMarker only on a truncated page. With {@code
@@ -19,11 +19,12 @@ public record ObjectVersionListing(
     String keyMarker,
     String versionIdMarker,
     String nextKeyMarker,
+    String nextVersionIdMarker,
     int maxKeys,
     String delimiter,
     boolean truncated,
     boolean urlEncoding,
-    List<ObjectEntry> versions,
+    List<VersionEntry> versions,
     List<String> commonPrefixes) {
   /** The one version id of an object in a bucket without versioning. */
   public static final String NULL_VERSION = "null";

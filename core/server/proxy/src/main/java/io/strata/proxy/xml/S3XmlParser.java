@@ -42,6 +42,8 @@ public final class S3XmlParser {
   /** S3's bound on a CORS configuration. */
   public static final int MAX_CORS_BYTES = 64 << 10;
 
+  public static final int MAX_VERSIONING_CONFIGURATION_BYTES = 64 << 10;
+
   private S3XmlParser() {}
 
   /**
@@ -274,6 +276,30 @@ public final class S3XmlParser {
 
   private static String text(XmlNode node) {
     return node == null ? "" : node.leafText().trim();
+  }
+
+  /**
+   * Parses the body of PutBucketVersioning: its Status ({@code Enabled} or {@code Suspended}) and
+   * MfaDelete ({@code Enabled}, {@code Disabled}, or empty when not given).
+   *
+   * @throws S3Exception MALFORMED_XML for a body that is not a VersioningConfiguration with a
+   *     Status of one of those values
+   */
+  public static VersioningConfiguration versioningConfiguration(byte[] document) {
+    XmlNode root =
+        XmlIn.parse(document, MAX_VERSIONING_CONFIGURATION_BYTES, "VersioningConfiguration");
+    XmlNode status = root.optional("Status");
+    String s = status == null ? "" : status.leafText().trim();
+    if (!s.equals("Enabled") && !s.equals("Suspended")) {
+      throw malformed(
+          "the VersioningConfiguration's Status must be Enabled or Suspended, not '" + s + "'");
+    }
+    XmlNode mfa = root.optional("MfaDelete");
+    String m = mfa == null ? "" : mfa.leafText().trim();
+    if (!m.isEmpty() && !m.equals("Enabled") && !m.equals("Disabled")) {
+      throw malformed("the VersioningConfiguration's MfaDelete must be Enabled or Disabled");
+    }
+    return new VersioningConfiguration(s, m);
   }
 
   static S3Exception malformed(String detail) {

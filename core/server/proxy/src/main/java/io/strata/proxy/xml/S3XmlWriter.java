@@ -105,7 +105,7 @@ public final class S3XmlWriter {
         .element("VersionIdMarker", l.versionIdMarker());
     if (l.truncated() && l.nextKeyMarker() != null) {
       x.element("NextKeyMarker", KeyEncoding.encodeIf(url, l.nextKeyMarker()))
-          .element("NextVersionIdMarker", ObjectVersionListing.NULL_VERSION);
+          .optional("NextVersionIdMarker", l.nextVersionIdMarker());
     }
     x.element("MaxKeys", l.maxKeys());
     if (l.delimiter() != null && !l.delimiter().isEmpty()) {
@@ -115,8 +115,8 @@ public final class S3XmlWriter {
       x.element("EncodingType", "url");
     }
     x.element("IsTruncated", l.truncated());
-    for (ObjectEntry o : l.versions()) {
-      o.writeVersion(x, url, ObjectVersionListing.NULL_VERSION, true);
+    for (VersionEntry v : l.versions()) {
+      v.write(x, url);
     }
     writeCommonPrefixes(x, l.commonPrefixes(), url);
     return x.finish();
@@ -235,7 +235,12 @@ public final class S3XmlWriter {
     XmlOut x = new XmlOut("DeleteResult", true);
     if (!r.quiet()) {
       for (DeleteResult.Deleted d : r.deleted()) {
-        x.open("Deleted").element("Key", d.key()).optional("VersionId", d.versionId()).close();
+        x.open("Deleted").element("Key", d.key()).optional("VersionId", d.versionId());
+        if (d.deleteMarker()) {
+          x.element("DeleteMarker", true)
+              .optional("DeleteMarkerVersionId", d.deleteMarkerVersionId());
+        }
+        x.close();
       }
     }
     for (DeleteResult.Failure f : r.errors()) {
@@ -362,6 +367,14 @@ public final class S3XmlWriter {
    */
   public static byte[] versioningNeverEnabled() {
     return XmlOut.emptyRoot("VersioningConfiguration");
+  }
+
+  /**
+   * {@code <VersioningConfiguration>} of GetBucketVersioning for a bucket whose versioning was
+   * enabled once: its status, {@code Enabled} or {@code Suspended}.
+   */
+  public static byte[] versioning(String status) {
+    return new XmlOut("VersioningConfiguration", true).element("Status", status).finish();
   }
 
   private static void writeCommonPrefixes(XmlOut x, Iterable<String> prefixes, boolean url) {
