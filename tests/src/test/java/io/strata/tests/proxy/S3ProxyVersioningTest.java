@@ -168,6 +168,10 @@ class S3ProxyVersioningTest {
       it.forEachRemaining(f -> hidden.add(f.getName()));
     }
     assertTrue(hidden.contains(PathNames.VERSIONS_FOLDER), hidden.toString());
+    assertTrue(
+        s3.listObjectsV2(b -> b.bucket("history").prefix(PathNames.VERSIONS_FOLDER + "/"))
+            .contents()
+            .isEmpty());
   }
 
   @Test

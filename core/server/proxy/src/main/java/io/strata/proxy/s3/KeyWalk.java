@@ -66,6 +66,12 @@ final class KeyWalk implements AutoCloseable {
       // such a prefix matches nothing (rather than the folder the path would normalize to).
       return;
     }
+    for (String segment : PathNames.components(dirPart)) {
+      if (PathNames.isHidden(segment)) {
+        // No key has a hidden name (staged uploads, noncurrent versions) as a segment.
+        return;
+      }
+    }
     String startDir =
         dirPart.isEmpty()
             ? bucketPath

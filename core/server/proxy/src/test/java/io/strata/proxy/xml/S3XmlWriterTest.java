@@ -579,6 +579,56 @@ class S3XmlWriterTest {
   }
 
   @Test
+  void writesVersionsAndDeleteMarkersInTheirOrderWithTheNextMarkers() {
+    Owner owner = new Owner("alice", "alice");
+    ObjectVersionListing l =
+        new ObjectVersionListing(
+            "b",
+            "",
+            "",
+            "",
+            "k",
+            "7ffe000000000000aaaaaaaa",
+            2,
+            "",
+            true,
+            false,
+            List.of(
+                new VersionEntry(entry("k", owner), "7fff000000000000bbbbbbbb", true, true),
+                new VersionEntry(entry("k", owner), "7ffe000000000000aaaaaaaa", false, false)),
+            List.of());
+    ParsedXml doc = ParsedXml.parse(S3XmlWriter.listObjectVersions(l));
+    assertEquals("k", doc.text("NextKeyMarker"));
+    assertEquals("7ffe000000000000aaaaaaaa", doc.text("NextVersionIdMarker"));
+    ParsedXml marker = doc.child("DeleteMarker");
+    assertEquals(
+        List.of("Key", "VersionId", "IsLatest", "LastModified", "Owner"), marker.childNames());
+    assertEquals("true", marker.text("IsLatest"));
+    ParsedXml version = doc.child("Version");
+    assertEquals("7ffe000000000000aaaaaaaa", version.text("VersionId"));
+    assertEquals("false", version.text("IsLatest"));
+    List<String> names = doc.childNames();
+    assertTrue(names.indexOf("DeleteMarker") < names.indexOf("Version"), names.toString());
+  }
+
+  @Test
+  void writesTheVersioningStatusAndDeletedMarkers() {
+    ParsedXml enabled = ParsedXml.parse(S3XmlWriter.versioning("Enabled"));
+    assertEquals("Enabled", enabled.text("Status"));
+    ParsedXml deleted =
+        ParsedXml.parse(
+                S3XmlWriter.deleteResult(
+                    new DeleteResult(
+                        false,
+                        List.of(
+                            new DeleteResult.Deleted("k", null, true, "7fff00000000000012345678")),
+                        List.of())))
+            .child("Deleted");
+    assertEquals(List.of("Key", "DeleteMarker", "DeleteMarkerVersionId"), deleted.childNames());
+    assertEquals("true", deleted.text("DeleteMarker"));
+  }
+
+  @Test
   void writesDeleteResultListingOnlyErrorsWhenQuiet() {
     List<DeleteResult.Deleted> deleted =
         List.of(
