@@ -44,7 +44,7 @@ class S3ProxyVersioningTest {
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = S3ProxyTestCluster.start(dir.resolve("cluster"));
+    cluster = S3ProxyTestCluster.shared();
     s3 = cluster.client();
   }
 
@@ -52,9 +52,6 @@ class S3ProxyVersioningTest {
   static void stop() {
     if (s3 != null) {
       s3.close();
-    }
-    if (cluster != null) {
-      cluster.close();
     }
   }
 
