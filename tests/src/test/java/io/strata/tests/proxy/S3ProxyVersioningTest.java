@@ -226,31 +226,31 @@ class S3ProxyVersioningTest {
 
   @Test
   void deleteLeavesAMarkerWhoseRemovalBringsTheObjectBack() {
-    versionedBucket("markers");
-    String v1 = put("markers", "k", "one");
-    DeleteObjectResponse deleted = s3.deleteObject(b -> b.bucket("markers").key("k"));
+    versionedBucket("delete-markers");
+    String v1 = put("delete-markers", "k", "one");
+    DeleteObjectResponse deleted = s3.deleteObject(b -> b.bucket("delete-markers").key("k"));
     assertTrue(deleted.deleteMarker());
     String marker = deleted.versionId();
     assertNotEquals(v1, marker);
 
-    S3Exception missing = assertS3Error("NoSuchKey", 404, () -> get("markers", "k", null));
+    S3Exception missing = assertS3Error("NoSuchKey", 404, () -> get("delete-markers", "k", null));
     assertEquals(Optional.of("true"), header(missing, "x-amz-delete-marker"));
     S3Exception onMarker =
-        assertS3Error("MethodNotAllowed", 405, () -> get("markers", "k", marker));
+        assertS3Error("MethodNotAllowed", 405, () -> get("delete-markers", "k", marker));
     assertEquals(Optional.of("true"), header(onMarker, "x-amz-delete-marker"));
-    assertTrue(s3.listObjectsV2(b -> b.bucket("markers")).contents().isEmpty());
+    assertTrue(s3.listObjectsV2(b -> b.bucket("delete-markers")).contents().isEmpty());
     assertEquals(
         List.of("k@" + v1, "k@" + marker + "! latest"),
-        entries(s3.listObjectVersions(b -> b.bucket("markers"))));
-    assertEquals("one", get("markers", "k", v1));
+        entries(s3.listObjectVersions(b -> b.bucket("delete-markers"))));
+    assertEquals("one", get("delete-markers", "k", v1));
 
     DeleteObjectResponse unmarked =
-        s3.deleteObject(b -> b.bucket("markers").key("k").versionId(marker));
+        s3.deleteObject(b -> b.bucket("delete-markers").key("k").versionId(marker));
     assertTrue(unmarked.deleteMarker());
     assertEquals(marker, unmarked.versionId());
-    assertEquals("one", get("markers", "k", null));
+    assertEquals("one", get("delete-markers", "k", null));
     assertEquals(
-        List.of("k@" + v1 + " latest"), entries(s3.listObjectVersions(b -> b.bucket("markers"))));
+        List.of("k@" + v1 + " latest"), entries(s3.listObjectVersions(b -> b.bucket("delete-markers"))));
   }
 
   @Test
