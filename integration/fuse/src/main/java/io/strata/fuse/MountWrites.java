@@ -658,7 +658,9 @@ final class MountWrites {
           "Directory not empty: " + path + " holds a file created here and not closed yet");
     }
     try {
-      fs.delete(path, false);
+      // The folder's hidden entries (the S3 proxy's staged uploads and noncurrent versions) go
+      // with it: they are not listed, so rm -rf could never empty the folder of them.
+      fs.deleteUnlessVisibleChildren(path);
     } catch (StrataException e) {
       metadata.invalidateTree(path);
       throw e;

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.strata.client.FileSystem;
+import io.strata.common.PathNames;
 import io.strata.common.conf.StrataConfig;
 import io.strata.proto.FileInfo;
 import io.strata.tests.MultiProcessCluster;
@@ -174,6 +175,14 @@ class MountWritesTest {
     Files.delete(mnt("ops/renamed"));
     assertFalse(Files.exists(mnt("ops/renamed")));
     assertThrows(io.strata.common.error.StrataException.class, () -> fs.getStatus("/ops/renamed"));
+
+    // A bucket folder's hidden uploads folder (never listed) goes with the folder: rm -rf of a
+    // bucket through the mount works.
+    fs.createDirectory("/ops/bucket/" + PathNames.UPLOADS_FOLDER + "/upload-1", true, false);
+    Files.writeString(mnt("ops/bucket/key"), "k");
+    Commands.Run rmRf = run("rm", "-rf", mnt("ops/bucket").toString());
+    assertEquals(0, rmRf.exit(), rmRf.err());
+    assertThrows(io.strata.common.error.StrataException.class, () -> fs.getStatus("/ops/bucket"));
 
     Files.writeString(mnt("ops/mode.txt"), "x");
     Files.setPosixFilePermissions(

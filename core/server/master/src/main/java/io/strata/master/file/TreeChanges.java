@@ -84,7 +84,10 @@ final class TreeChanges {
           if (d.unlessVisibleChildren()
               && n.getDirectory()
               && hasChild(c, n, path, name -> !PathNames.isHidden(name))) {
-            throw StrataException.failedPrecondition("Directory is not empty: " + path);
+            throw new StrataException(
+                ErrorCode.FAILED_PRECONDITION,
+                PosixError.ENOTEMPTY,
+                "Directory is not empty: " + path);
           }
           if (n.getDirectory() && !d.recursive() && hasChild(c, n, path, name -> true)) {
             throw new StrataException(
