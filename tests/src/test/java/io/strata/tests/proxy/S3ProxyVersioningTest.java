@@ -250,7 +250,8 @@ class S3ProxyVersioningTest {
     assertEquals(marker, unmarked.versionId());
     assertEquals("one", get("delete-markers", "k", null));
     assertEquals(
-        List.of("k@" + v1 + " latest"), entries(s3.listObjectVersions(b -> b.bucket("delete-markers"))));
+        List.of("k@" + v1 + " latest"),
+        entries(s3.listObjectVersions(b -> b.bucket("delete-markers"))));
   }
 
   @Test
