@@ -15,7 +15,25 @@ public final class ProxyKeys {
           "127.0.0.1",
           "Address the proxy's S3 and HTTP endpoints listen on.");
   public static final ConfigKey PORT =
-      ConfigKey.integer("strata.proxy.port", 19400, "port", "TCP port of the S3 endpoint (HTTP).");
+      ConfigKey.integer(
+          "strata.proxy.port",
+          19400,
+          "port",
+          "TCP port of the S3 endpoint (HTTPS when strata.proxy.tls.certificate and"
+              + " strata.proxy.tls.key are set, else HTTP).");
+  public static final ConfigKey TLS_CERTIFICATE =
+      ConfigKey.string(
+          "strata.proxy.tls.certificate",
+          "",
+          "PEM file of the S3 endpoint's certificate chain (its own certificate first); with"
+              + " strata.proxy.tls.key the endpoint serves HTTPS only (TLS 1.2 and 1.3), empty"
+              + " serves plain HTTP.");
+  public static final ConfigKey TLS_KEY =
+      ConfigKey.string(
+          "strata.proxy.tls.key",
+          "",
+          "PEM file of the private key of strata.proxy.tls.certificate, unencrypted PKCS#8"
+              + " (-----BEGIN PRIVATE KEY-----); empty serves plain HTTP.");
   public static final ConfigKey WEB_PORT =
       ConfigKey.integer(
           "strata.proxy.web.port",

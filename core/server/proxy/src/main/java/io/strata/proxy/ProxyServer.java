@@ -3,6 +3,7 @@ package io.strata.proxy;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.handler.ssl.SslContext;
 import io.strata.client.FileSystem;
 import io.strata.common.DaemonThreads;
 import io.strata.common.conf.ProxyKeys;
@@ -53,6 +54,8 @@ public final class ProxyServer implements ProcessMain.Server {
 
   @Override
   public void start() throws Exception {
+    // Checked first: a certificate that cannot serve stops the start before anything connects.
+    SslContext tls = ProxyTls.fromConfig(conf);
     Buckets buckets = Buckets.parse(conf.getString(ProxyKeys.BUCKET_MAP));
     Path credentialsFile = Path.of(conf.getString(ProxyKeys.CREDENTIALS_FILE));
     ReloadingCredentials credentials = new ReloadingCredentials(credentialsFile);
@@ -94,7 +97,8 @@ public final class ProxyServer implements ProcessMain.Server {
                 conf.getInt(ProxyKeys.HANDLER_QUEUE),
                 (int) conf.getBytes(ProxyKeys.MAX_HEADER_SIZE),
                 (int) conf.getBytes(ProxyKeys.WRITE_BUFFER_SIZE),
-                conf.getDuration(ProxyKeys.IDLE_TIMEOUT)),
+                conf.getDuration(ProxyKeys.IDLE_TIMEOUT),
+                tls),
             service,
             service);
     http.start();
@@ -132,8 +136,9 @@ public final class ProxyServer implements ProcessMain.Server {
             conf.getString(ProxyKeys.BIND_HOST), conf.getInt(ProxyKeys.WEB_PORT), registry);
     toClose.push(web);
     LOG.info(
-        "S3 proxy serving on {}:{} (metrics on :{}), credentials {}, anonymous access {},"
+        "S3 proxy serving {} on {}:{} (metrics on :{}), credentials {}, anonymous access {},"
             + " Signature Version 2 {}",
+        tls != null ? "https" : "http",
         conf.getString(ProxyKeys.BIND_HOST),
         http.port(),
         web.port(),

@@ -23,6 +23,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.ssl.SslHandler;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -132,6 +133,14 @@ public final class HttpExchange {
 
   /** The client's address, for logs. */
   /** The client's address, or null when the channel has none (an embedded channel in tests). */
+  /**
+   * Whether the request came over TLS: what bucket policies know as aws:SecureTransport, and why a
+   * response must not be sent as a file region (TLS has to encrypt the bytes in user space).
+   */
+  public boolean secure() {
+    return channel.pipeline().get(SslHandler.class) != null;
+  }
+
   public java.net.InetAddress remoteAddress() {
     return channel.remoteAddress() instanceof InetSocketAddress a ? a.getAddress() : null;
   }

@@ -17,6 +17,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetSocketAddress;
@@ -37,7 +38,10 @@ import org.slf4j.LoggerFactory;
 public final class S3HttpServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(S3HttpServer.class);
 
-  /** What the server is given; sizes in bytes. */
+  /**
+   * What the server is given; sizes in bytes. A {@code tls} context makes the port serve HTTPS
+   * only; null serves plain HTTP.
+   */
   public record Settings(
       String bindHost,
       int port,
@@ -46,7 +50,8 @@ public final class S3HttpServer implements AutoCloseable {
       int handlerQueue,
       int maxHeaderSize,
       int writeBufferSize,
-      Duration idleTimeout) {}
+      Duration idleTimeout,
+      SslContext tls) {}
 
   private final Settings settings;
   private final ExchangeHandler handler;
@@ -99,6 +104,9 @@ public final class S3HttpServer implements AutoCloseable {
                 new ChannelInitializer<SocketChannel>() {
                   @Override
                   protected void initChannel(SocketChannel ch) {
+                    if (settings.tls() != null) {
+                      ch.pipeline().addLast("tls", settings.tls().newHandler(ch.alloc()));
+                    }
                     ch.pipeline()
                         .addLast("idle", new IdleStateHandler(0, 0, idleSeconds, TimeUnit.SECONDS))
                         .addLast(
@@ -121,8 +129,9 @@ public final class S3HttpServer implements AutoCloseable {
             .sync()
             .channel();
     LOG.info(
-        "S3 endpoint listening on {} ({} transport, {} I/O threads, {} handler threads)",
+        "S3 endpoint listening on {} for {} ({} transport, {} I/O threads, {} handler threads)",
         serverChannel.localAddress(),
+        settings.tls() != null ? "https" : "http",
         epoll ? "epoll" : "nio",
         ioThreads,
         settings.handlerThreads());

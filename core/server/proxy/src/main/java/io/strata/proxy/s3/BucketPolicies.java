@@ -87,6 +87,7 @@ final class BucketPolicies {
       QueryParams q,
       String copySource,
       InetAddress client,
+      boolean secureTransport,
       Principal p)
       throws StrataException {
     if (bucket == null || op == Operation.CREATE_BUCKET || op.managesPolicy()) {
@@ -99,16 +100,18 @@ final class BucketPolicies {
             ? (q.get("prefix") == null ? "" : q.get("prefix"))
             : null;
     if (op == Operation.DELETE_OBJECTS) {
-      refuseIfAnyDeleteIsDenied(bucket, client, p);
+      refuseIfAnyDeleteIsDenied(bucket, client, secureTransport, p);
       return p;
     }
-    BucketPolicy.Decision d = decide(bucket, key, op.policyAction(), prefix, client, p);
+    BucketPolicy.Decision d =
+        decide(bucket, key, op.policyAction(), prefix, client, secureTransport, p);
     if (copySource != null
         && (op == Operation.COPY_OBJECT || op == Operation.UPLOAD_PART_COPY)
         && d != BucketPolicy.Decision.DENY) {
       String[] source = copySourceOf(copySource);
       if (source != null) {
-        BucketPolicy.Decision s = decide(source[0], source[1], "s3:GetObject", null, client, p);
+        BucketPolicy.Decision s =
+            decide(source[0], source[1], "s3:GetObject", null, client, secureTransport, p);
         d = s == BucketPolicy.Decision.DENY ? s : (s == d ? d : BucketPolicy.Decision.NONE);
       }
     }
@@ -120,7 +123,8 @@ final class BucketPolicies {
    * the policy denies this requester s3:DeleteObject of any object, and is never granted by the
    * policy (the modes decide for each key).
    */
-  private void refuseIfAnyDeleteIsDenied(String bucket, InetAddress client, Principal p)
+  private void refuseIfAnyDeleteIsDenied(
+      String bucket, InetAddress client, boolean secureTransport, Principal p)
       throws StrataException {
     BucketPolicy policy = policyOf(bucket);
     if (policy == null) {
@@ -134,7 +138,7 @@ final class BucketPolicies {
                 "arn:aws:s3:::" + bucket + "/",
                 null,
                 client,
-                false));
+                secureTransport));
     if (sid != null) {
       throw new S3Exception(
           S3ErrorCode.ACCESS_DENIED,
@@ -148,7 +152,13 @@ final class BucketPolicies {
   }
 
   private BucketPolicy.Decision decide(
-      String bucket, String key, String action, String prefix, InetAddress client, Principal p)
+      String bucket,
+      String key,
+      String action,
+      String prefix,
+      InetAddress client,
+      boolean secureTransport,
+      Principal p)
       throws StrataException {
     BucketPolicy policy = policyOf(bucket);
     if (policy == null) {
@@ -157,7 +167,7 @@ final class BucketPolicies {
     String resource = "arn:aws:s3:::" + bucket + (key == null ? "" : "/" + key);
     BucketPolicy.Request req =
         new BucketPolicy.Request(
-            p.signed() ? p.user() : null, action, resource, prefix, client, false);
+            p.signed() ? p.user() : null, action, resource, prefix, client, secureTransport);
     BucketPolicy.Decision d = policy.decide(req);
     if (d == BucketPolicy.Decision.DENY) {
       String sid = policy.denyingStatement(req);

@@ -231,7 +231,8 @@ final class ObjectReads {
 
   /** The next piece from {@code pos}: a file region of a local block file, or a buffer. */
   private Object next(S3Request r, FileInStream in, long pos, long end) throws IOException {
-    LocalSegment segment = in.localSegment(pos, end - pos);
+    // Over TLS the bytes are encrypted in user space, so the kernel cannot send the file.
+    LocalSegment segment = r.exchange().secure() ? null : in.localSegment(pos, end - pos);
     if (segment != null) {
       try {
         FileChannel ch = FileChannel.open(segment.blockFile(), StandardOpenOption.READ);

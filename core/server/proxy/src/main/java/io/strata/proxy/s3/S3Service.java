@@ -121,6 +121,7 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
               named.key(),
               query,
               exchange.headers().get("x-amz-copy-source") != null);
+      refuseCustomerKeys(exchange.headers());
       Principal principal =
           policies.apply(
               op,
@@ -129,6 +130,7 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
               query,
               exchange.headers().get("x-amz-copy-source"),
               exchange.remoteAddress(),
+              exchange.secure(),
               principal(auth));
       r = new S3Request(exchange, requestId, named.bucket(), named.key(), query, auth, principal);
       String changing = changes(op, r);
@@ -172,6 +174,27 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
       m.requests().record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
       m.received().increment(exchange.bytesIn());
       m.sent().increment(exchange.bytesOut());
+    }
+  }
+
+  /**
+   * Objects are stored as they come and the cluster has no place for a customer's key, so a request
+   * that asks for encryption with one (SSE-C), or for reading a copy source encrypted with one, is
+   * refused rather than served as if the key had been used.
+   */
+  private static void refuseCustomerKeys(HttpHeaders headers) {
+    for (String name : headers.names()) {
+      String lower = name.toLowerCase(Locale.ROOT);
+      if (lower.startsWith("x-amz-server-side-encryption-customer-")
+          || lower.startsWith("x-amz-copy-source-server-side-encryption-customer-")) {
+        throw new S3Exception(
+            S3ErrorCode.NOT_IMPLEMENTED,
+            "Server-side encryption with customer-provided keys (header "
+                + name
+                + ") is not implemented: objects are stored unencrypted by the proxy; send the"
+                + " request without the x-amz-server-side-encryption-customer-* headers, or"
+                + " encrypt the data in the client");
+      }
     }
   }
 

@@ -28,7 +28,7 @@ class S3HttpServerTest {
     server =
         new S3HttpServer(
             new S3HttpServer.Settings(
-                "127.0.0.1", 0, 1, 4, 8, 64 << 10, 256 << 10, Duration.ofSeconds(30)),
+                "127.0.0.1", 0, 1, 4, 8, 64 << 10, 256 << 10, Duration.ofSeconds(30), null),
             handler,
             exchange ->
                 exchange.respond(
