@@ -136,6 +136,14 @@ public final class LocalCluster {
    * @param restore a backup folder every master with an empty journal starts from, or null
    */
   public int up(Integer masterCount, Path restore) throws IOException {
+    return up(masterCount, restore, false);
+  }
+
+  /**
+   * As {@link #up(Integer, Path)}; with {@code proxyTls} the proxy it starts serves HTTPS with the
+   * self-signed certificate of {@link LocalProxyTls}, made the first time.
+   */
+  public int up(Integer masterCount, Path restore, boolean proxyTls) throws IOException {
     PrintStream out = ctx.out();
     Path backup = restore == null ? null : checkBackup(restore);
     LocalMasters masters =
@@ -263,13 +271,23 @@ public final class LocalCluster {
           });
       long proxyPid = -1;
       ProxyCredentials.Credential key = null;
+      LocalProxyTls.CertificateAndKey tls = null;
       if (proxy != null) {
         key = ensureCredentials(out);
+        if (proxyTls) {
+          tls =
+              LocalProxyTls.ensure(Path.of(conf().getString(CommonKeys.HOME), "conf", "proxy-tls"));
+        }
         if (x.isPresent()) {
           proxyPid = x.get().pid();
           out.println("The proxy is already running (pid " + proxyPid + ")");
         } else {
-          Process p = start(proxy, masters.clientProperties());
+          Map<String, String> properties = new TreeMap<>(masters.clientProperties());
+          if (tls != null) {
+            properties.put(ProxyKeys.TLS_CERTIFICATE.name(), tls.certificate().toString());
+            properties.put(ProxyKeys.TLS_KEY.name(), tls.key().toString());
+          }
+          Process p = start(proxy, properties);
           proxyPid = p.pid();
           waitUntil(
               "proxy did not become ready",
@@ -280,7 +298,7 @@ public final class LocalCluster {
       }
       printSummary(out, fs, masters, masterPids, workerPid, live[0]);
       if (proxy != null) {
-        printProxy(out, proxyPid, key);
+        printProxy(out, proxyPid, key, tls);
       }
       out.println("Stop with: bin/strata local down");
     }
@@ -397,11 +415,23 @@ public final class LocalCluster {
     }
   }
 
-  private void printProxy(PrintStream out, long pid, ProxyCredentials.Credential key) {
+  private void printProxy(
+      PrintStream out,
+      long pid,
+      ProxyCredentials.Credential key,
+      LocalProxyTls.CertificateAndKey tls) {
     StrataConfig c = conf();
+    // A proxy already running keeps the scheme it started with, which the flag cannot change.
+    boolean https = tls != null || !c.getString(ProxyKeys.TLS_CERTIFICATE).isEmpty();
     out.printf(
-        "  S3 proxy:     http://%s:%d, pid %d%n",
-        c.getString(ProxyKeys.HOSTNAME), c.getInt(ProxyKeys.PORT), pid);
+        "  S3 proxy:     %s://%s:%d, pid %d%n",
+        https ? "https" : "http", c.getString(ProxyKeys.HOSTNAME), c.getInt(ProxyKeys.PORT), pid);
+    if (tls != null) {
+      out.printf(
+          "  S3 TLS:       self-signed certificate %s; clients trust it with%n"
+              + "                AWS_CA_BUNDLE=%s (AWS CLI, boto3) or --ca-bundle %s%n",
+          tls.certificate(), tls.certificate(), tls.certificate());
+    }
     if (key != null) {
       out.printf(
           "  S3 key:       access key %s of user %s; secret in %s%n",

@@ -49,6 +49,16 @@ public final class LocalCommand implements Callable<Integer>, CommandGroup {
     boolean noProxy;
 
     @picocli.CommandLine.Option(
+        names = "--proxy-tls",
+        description = {
+          "Serve the S3 proxy over HTTPS with a self-signed certificate for 127.0.0.1 and"
+              + " localhost, made by openssl into ${strata.home}/conf/proxy-tls/ (cert.pem,"
+              + " key.pem) the first time and reused after; prints how clients trust it.",
+          "Applies to a proxy this start launches; without the flag the proxy serves HTTP."
+        })
+    boolean proxyTls;
+
+    @picocli.CommandLine.Option(
         names = "--masters",
         paramLabel = "N",
         description = {
@@ -73,7 +83,7 @@ public final class LocalCommand implements Callable<Integer>, CommandGroup {
 
     @Override
     public Integer call() throws Exception {
-      return LocalCluster.standard(ctx, !noProxy).up(masters, restore);
+      return LocalCluster.standard(ctx, !noProxy).up(masters, restore, proxyTls);
     }
   }
 
