@@ -153,6 +153,39 @@ final class SigV2Verifier {
         new SignatureMismatchDetails(accessKey, null, firstStringToSign, signature));
   }
 
+  /**
+   * Verifies a browser POST form signed with Signature Version 2: {@code signature} must be the
+   * base64 HMAC-SHA1 of the form's {@code policy} field as sent, with the secret of {@code
+   * AWSAccessKeyId}.
+   *
+   * @throws S3Exception InvalidAccessKeyId for an unknown key, SignatureDoesNotMatch for a wrong
+   *     signature
+   */
+  AuthResult verifyPostPolicy(String accessKey, String policy, String signature) {
+    Credential found =
+        credentials.apply(accessKey).orElseThrow(() -> SigV4Verifier.unknownKey(accessKey));
+    byte[] secret = found.secretKey().getBytes(StandardCharsets.UTF_8);
+    String expected = Base64.getEncoder().encodeToString(Digests.hmacSha1(secret, policy));
+    if (!Digests.base64SignaturesEqual(expected, signature)) {
+      throw new S3Exception(
+          S3ErrorCode.SIGNATURE_DOES_NOT_MATCH,
+          S3ErrorCode.SIGNATURE_DOES_NOT_MATCH.defaultMessage()
+              + " For a POST form, signature is the base64 HMAC-SHA1 of the policy field as sent"
+              + " (its base64), with the access key's secret.",
+          new SignatureMismatchDetails(accessKey, null, policy, signature));
+    }
+    return new AuthResult(
+        found.user(),
+        found.accessKey(),
+        PayloadMode.UNSIGNED,
+        null,
+        null,
+        List.of(),
+        -1,
+        true,
+        false);
+  }
+
   /** Checks a header-signed request's time; returns the Date field of its string to sign. */
   private String checkTime(HttpHeaders headers) {
     String amzDate = headers.get("x-amz-date");

@@ -152,6 +152,50 @@ public final class SigV4Verifier {
     return result(credential, signed, signingKey, headers, plusIsSpace);
   }
 
+  /**
+   * Verifies a browser POST form signed with Signature Version 4: {@code x-amz-signature} must be
+   * the hex HMAC-SHA256 of the form's {@code policy} field, exactly as sent (its base64), with the
+   * signing key of the access key's secret and the credential's date and region. The policy's own
+   * expiration, not the request's time, bounds its validity, so no clock skew applies.
+   *
+   * @return the access key's user, whose request carries no payload signature (the caller checks
+   *     the file against the policy)
+   * @throws S3Exception InvalidArgument for a malformed field, InvalidAccessKeyId for an unknown
+   *     key, SignatureDoesNotMatch for a wrong signature
+   */
+  AuthResult verifyPostPolicy(
+      String algorithm, String credential, String amzDate, String policy, String signature) {
+    SignedParts signed = SignedParts.fromPostForm(algorithm, credential, amzDate, signature);
+    Credential found =
+        credentials.apply(signed.accessKey()).orElseThrow(() -> unknownKey(signed.accessKey()));
+    byte[] signingKey = signingKey(found.secretKey(), signed.date(), signed.region());
+    String expected = Digests.hex(Digests.hmacSha256(signingKey, policy));
+    if (!Digests.signaturesEqual(expected, signature)) {
+      LOG.debug(
+          "POST policy signature mismatch for access key {}, scope {}",
+          signed.accessKey(),
+          signed.scope());
+      throw new S3Exception(
+          S3ErrorCode.SIGNATURE_DOES_NOT_MATCH,
+          S3ErrorCode.SIGNATURE_DOES_NOT_MATCH.defaultMessage()
+              + " For a POST form, x-amz-signature is the hex HMAC-SHA256 of the policy field as"
+              + " sent (its base64), with the signing key of the credential's scope "
+              + signed.scope()
+              + ".",
+          new SignatureMismatchDetails(signed.accessKey(), null, policy, signature));
+    }
+    return new AuthResult(
+        found.user(),
+        found.accessKey(),
+        PayloadMode.UNSIGNED,
+        null,
+        null,
+        List.of(),
+        -1,
+        true,
+        false);
+  }
+
   private AuthResult anonymous(HttpHeaders headers) {
     if (!anonymousAllowed) {
       throw new S3Exception(

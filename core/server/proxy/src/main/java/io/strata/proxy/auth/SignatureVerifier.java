@@ -8,6 +8,7 @@ import io.strata.proxy.s3.S3Exception;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 
@@ -74,5 +75,70 @@ public final class SignatureVerifier {
       throw SignedParts.unsupportedV2();
     }
     return sigV2.verify(method, rawPath, rawQuery, params, headers, hostBucket);
+  }
+
+  /**
+   * Verifies the signature of a browser POST form (S3's POST Object), from its fields: Signature
+   * Version 4's {@code x-amz-algorithm}, {@code x-amz-credential}, {@code x-amz-date} and {@code
+   * x-amz-signature}, or Signature Version 2's {@code AWSAccessKeyId} and {@code signature}, either
+   * signing the {@code policy} field. A form without any of them is not signed: the caller acts for
+   * it as for any unsigned request.
+   *
+   * @param fields the form's fields before its file, names in lower case
+   * @return who the form acts as; null when it carries neither a policy nor a signature
+   * @throws S3Exception InvalidArgument naming a missing or malformed field, InvalidAccessKeyId,
+   *     SignatureDoesNotMatch, or InvalidRequest for Signature Version 2 when it is turned off
+   */
+  public AuthResult verifyPostForm(Map<String, String> fields) {
+    String policy = fields.get("policy");
+    boolean v4 =
+        fields.containsKey("x-amz-signature")
+            || fields.containsKey("x-amz-credential")
+            || fields.containsKey("x-amz-algorithm");
+    boolean v2 = fields.containsKey("signature") || fields.containsKey("awsaccesskeyid");
+    if (v4 && v2) {
+      throw new S3Exception(
+          S3ErrorCode.INVALID_ARGUMENT,
+          "Only one auth mechanism allowed; the form has both x-amz-signature (Signature Version"
+              + " 4) and signature fields (Signature Version 2)");
+    }
+    if (!v4 && !v2) {
+      if (policy == null) {
+        return null;
+      }
+      // A policy means a signed form: say what a Signature Version 4 one needs.
+      v4 = true;
+    }
+    if (v4) {
+      return sigV4.verifyPostPolicy(
+          requiredField(fields, "x-amz-algorithm"),
+          requiredField(fields, "x-amz-credential"),
+          requiredField(fields, "x-amz-date"),
+          requiredField(fields, "policy"),
+          requiredField(fields, "x-amz-signature"));
+    }
+    if (sigV2 == null) {
+      throw SignedParts.unsupportedV2();
+    }
+    return sigV2.verifyPostPolicy(
+        requiredField(fields, "awsaccesskeyid"),
+        requiredField(fields, "policy"),
+        requiredField(fields, "signature"));
+  }
+
+  /** A field a signed form must have, as S3 asks for it. */
+  private static String requiredField(Map<String, String> fields, String name) {
+    String v = fields.get(name);
+    if (v == null) {
+      String spelt = name.equals("awsaccesskeyid") ? "AWSAccessKeyId" : name;
+      throw new S3Exception(
+              S3ErrorCode.INVALID_ARGUMENT,
+              "Bucket POST must contain a field named '"
+                  + spelt
+                  + "'.  If it is specified, please check the order of the fields.")
+          .withDetail("ArgumentName", spelt)
+          .withDetail("ArgumentValue", "");
+    }
+    return v;
   }
 }

@@ -248,6 +248,54 @@ record SignedParts(
         expires);
   }
 
+  /**
+   * Reads the signature fields of a browser POST form (S3's POST Object): {@code x-amz-algorithm},
+   * {@code x-amz-credential}, {@code x-amz-date} and {@code x-amz-signature}, which signs the
+   * form's base64 policy rather than a canonical request. Each refusal is InvalidArgument naming
+   * the field, as S3 answers.
+   */
+  static SignedParts fromPostForm(
+      String algorithm, String credential, String amzDate, String signature) {
+    if (!ALGORITHM.equals(algorithm)) {
+      throw new S3Exception(
+              S3ErrorCode.INVALID_ARGUMENT,
+              "x-amz-algorithm only supports \"" + ALGORITHM + "\", not \"" + algorithm + "\"")
+          .withDetail("ArgumentName", "x-amz-algorithm")
+          .withDetail("ArgumentValue", algorithm);
+    }
+    String[] scope;
+    try {
+      scope =
+          scope(
+              credential, S3ErrorCode.INVALID_ARGUMENT, "Error parsing the x-amz-credential field");
+    } catch (S3Exception e) {
+      throw e.withDetail("ArgumentName", "x-amz-credential")
+          .withDetail("ArgumentValue", credential);
+    }
+    Instant time = parseAmzDate(amzDate);
+    if (time == null) {
+      throw new S3Exception(
+              S3ErrorCode.INVALID_ARGUMENT,
+              "x-amz-date must be in the ISO8601 long format yyyyMMdd'T'HHmmss'Z', not '"
+                  + amzDate
+                  + "'")
+          .withDetail("ArgumentName", "x-amz-date")
+          .withDetail("ArgumentValue", amzDate);
+    }
+    return new SignedParts(
+        scope[0],
+        scope[1],
+        scope[2],
+        scopeString(scope),
+        List.of(),
+        signature,
+        amzDate,
+        time,
+        PayloadMode.UNSIGNED_PAYLOAD,
+        false,
+        0);
+  }
+
   // ---- Helpers ----
 
   /** Splits {@code AK/yyyyMMdd/region/s3/aws4_request} into its five parts. */

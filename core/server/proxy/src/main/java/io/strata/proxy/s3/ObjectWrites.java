@@ -159,7 +159,21 @@ final class ObjectWrites {
       throws IOException {
     body.copyTo(OutputStream.nullOutputStream(), new byte[8192]);
     body.verify();
-    if (body.length() > 0) {
+    markFolder(r, path, body.length(), xattrs);
+    HttpHeaders h = r.baseHeaders();
+    h.set("ETag", "\"" + EMPTY_MD5 + "\"");
+    r.exchange().respond(HttpResponseStatus.OK, h, null);
+  }
+
+  /**
+   * Makes the folder of a key ending in '/', marked so that listings show it, with the object's
+   * attributes.
+   *
+   * @param length the length of the body the request sent for it, which must be 0
+   */
+  private void markFolder(S3Request r, String path, long length, Map<String, ByteString> xattrs)
+      throws IOException {
+    if (length > 0) {
       throw new S3Exception(
           S3ErrorCode.INVALID_REQUEST,
           "The key "
@@ -192,9 +206,96 @@ final class ObjectWrites {
       }
       throw e;
     }
-    HttpHeaders h = r.baseHeaders();
-    h.set("ETag", "\"" + EMPTY_MD5 + "\"");
-    r.exchange().respond(HttpResponseStatus.OK, h, null);
+  }
+
+  /**
+   * POST Object: the upload of a browser's form, read and checked up to its file by {@link
+   * PostObjects}; {@code r} stands for the PutObject it is (its key, and the headers the form's
+   * fields give). The file is written as a PUT's body is: held whole and put in one master call
+   * when the whole request is small, else streamed to a staged object; either takes the key only
+   * once the file has ended within the policy's bounds and matched its Content-MD5 and checksum
+   * fields, so a refused upload leaves nothing. A POST has no write conditions.
+   */
+  void post(S3Request r, PostObjects.Form form) throws IOException {
+    RequestedAcl.NewObjectAcl acl =
+        RequestedAcl.forNewObject(r, BucketOperations.bucketFolder(ctx, r));
+    String key = r.key();
+    String path = ctx.buckets().objectPath(r.bucket(), key);
+    ctx.access().checkWriteIn(r.principal(), PathNames.parent(path));
+    Map<String, ByteString> xattrs = new LinkedHashMap<>(ObjectMetadata.fromRequest(r.headers()));
+    String tagging = r.header("x-amz-tagging");
+    if (tagging != null) {
+      xattrs.put(ObjectMetadata.TAGGING, ByteString.copyFromUtf8(tagging));
+    }
+    acl.addTo(xattrs);
+    ChecksumAlgorithm algorithm = PostObjects.checksumAlgorithm(r.headers());
+    BodyDigests digests = BodyDigests.of(false, algorithm);
+    if (key.endsWith("/")) {
+      long length = PostObjects.copyFile(form, OutputStream.nullOutputStream(), digests);
+      PostObjects.verify(form, digests, algorithm);
+      markFolder(r, path, length, xattrs);
+      PostObjects.respond(r, form, EMPTY_MD5, null);
+      return;
+    }
+    // Versioning hook: the new object's version id, kept with it.
+    String versionId = versions.stamp(r.bucket(), key, xattrs);
+    FileInfo done;
+    long requestLength = contentLength(r);
+    if (requestLength >= 0 && requestLength <= SMALL_OBJECT_BYTES) {
+      // The file is shorter than the whole request: held whole and checked before anything is
+      // written, as a small PUT is.
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream((int) requestLength);
+      PostObjects.copyFile(form, bytes, digests);
+      PostObjects.verify(form, digests, algorithm);
+      addDigests(xattrs, digests, algorithm);
+      done =
+          PendingObject.putSmall(
+              ctx,
+              r.bucket(),
+              path,
+              key,
+              r.principal(),
+              acl.mode(),
+              WriteConditions.NONE,
+              bytes.toByteArray(),
+              xattrs);
+    } else {
+      PendingObject pending =
+          PendingObject.create(ctx, r.bucket(), path, key, r.principal(), acl.mode());
+      try {
+        PostObjects.copyFile(form, pending.out(), digests);
+        PostObjects.verify(form, digests, algorithm);
+      } catch (IOException | RuntimeException e) {
+        pending.cancel();
+        throw e;
+      }
+      addDigests(xattrs, digests, algorithm);
+      done = pending.complete(xattrs, WriteConditions.NONE);
+    }
+    // Versioning hook: a null version replaces the key's earlier one.
+    versions.written(r.bucket(), key, versionId);
+    PostObjects.respond(r, form, ObjectMetadata.etag(done), versionId);
+  }
+
+  /** The request's Content-Length; -1 when it has none or not a number. */
+  private static long contentLength(S3Request r) {
+    String v = r.exchange().headers().get("Content-Length");
+    if (v == null) {
+      return -1;
+    }
+    try {
+      return Long.parseLong(v.trim());
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  private static void addDigests(
+      Map<String, ByteString> xattrs, BodyDigests digests, ChecksumAlgorithm algorithm) {
+    xattrs.put(ObjectMetadata.ETAG, ByteString.copyFromUtf8(digests.md5Hex()));
+    if (algorithm != null) {
+      xattrs.put(ObjectMetadata.CHECKSUM, ObjectMetadata.encodeChecksum(digests.checksum()));
+    }
   }
 
   void delete(S3Request r) throws IOException {

@@ -35,6 +35,8 @@ public enum Operation {
   LIST_MULTIPART_UPLOADS("ListMultipartUploads"),
   DELETE_OBJECTS("DeleteObjects"),
   PUT_OBJECT("PutObject"),
+  /** A browser's upload through an HTML form, {@code POST /bucket} ({@link PostObjects}). */
+  POST_OBJECT("PostObject"),
   COPY_OBJECT("CopyObject"),
   GET_OBJECT("GetObject"),
   HEAD_OBJECT("HeadObject"),
@@ -80,6 +82,24 @@ public enum Operation {
           "select",
           "session");
 
+  /**
+   * Sub-resources that make a bucket's POST something other than a form upload, none of which S3
+   * takes by POST on a bucket: 405 MethodNotAllowed rather than a form parsed.
+   */
+  private static final List<String> POST_OBJECT_EXCLUDED =
+      List.of(
+          "uploads",
+          "uploadId",
+          "acl",
+          "policy",
+          "tagging",
+          "cors",
+          "versioning",
+          "versions",
+          "location",
+          "attributes",
+          "partNumber");
+
   private final String s3Name;
 
   Operation(String s3Name) {
@@ -105,6 +125,7 @@ public enum Operation {
       case GET_OBJECT, HEAD_OBJECT:
         return "s3:GetObject";
       case PUT_OBJECT,
+      POST_OBJECT,
       COPY_OBJECT,
       CREATE_MULTIPART_UPLOAD,
       UPLOAD_PART,
@@ -184,7 +205,16 @@ public enum Operation {
           }
           return q.has("cors") ? DELETE_BUCKET_CORS : DELETE_BUCKET;
         case "POST":
-          return q.has("delete") ? DELETE_OBJECTS : UNSUPPORTED;
+          if (q.has("delete")) {
+            return DELETE_OBJECTS;
+          }
+          for (String sub : POST_OBJECT_EXCLUDED) {
+            if (q.has(sub)) {
+              return UNSUPPORTED;
+            }
+          }
+          // An HTML form's upload: its key and everything else are in the body.
+          return POST_OBJECT;
         case "GET":
           if (q.has("location")) {
             return GET_BUCKET_LOCATION;

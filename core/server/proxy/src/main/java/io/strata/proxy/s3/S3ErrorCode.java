@@ -56,6 +56,18 @@ public enum S3ErrorCode {
       400,
       "The XML you provided was not well-formed or did not validate against our published schema."),
   MALFORMED_POLICY("MalformedPolicy", 400, "Policy has invalid resource."),
+  MALFORMED_POST_REQUEST(
+      "MalformedPOSTRequest",
+      400,
+      "The body of your POST request is not well-formed multipart/form-data."),
+  MAX_POST_PRE_DATA_LENGTH_EXCEEDED(
+      "MaxPostPreDataLengthExceededError",
+      400,
+      "Your POST request fields preceding the upload file were too large."),
+  INVALID_POLICY_DOCUMENT(
+      "InvalidPolicyDocument",
+      400,
+      "The content of the form does not meet the conditions specified in the policy document."),
   MALFORMED_XML(
       "MalformedXML",
       400,

@@ -11,6 +11,7 @@ import java.util.Map;
 public final class S3Exception extends RuntimeException {
   private final S3ErrorCode code;
   private final Map<String, String> headers = new LinkedHashMap<>();
+  private final Map<String, String> details = new LinkedHashMap<>();
 
   public S3Exception(S3ErrorCode code, String message) {
     super(message);
@@ -35,6 +36,20 @@ public final class S3Exception extends RuntimeException {
   public S3Exception withHeader(String name, String value) {
     headers.put(name, value);
     return this;
+  }
+
+  /**
+   * Adds an element to the error document after its message, as some S3 errors carry one ({@code
+   * ArgumentName}, {@code Condition}, {@code MaxSizeAllowed}, ...): a plain XML name.
+   */
+  public S3Exception withDetail(String name, String value) {
+    details.put(name, value);
+    return this;
+  }
+
+  /** The extra elements of the error document, in order. */
+  public Map<String, String> details() {
+    return details;
   }
 
   /** Headers the error answer carries besides the usual ones. */

@@ -21,6 +21,9 @@ public final class S3Request {
   private final AuthResult auth;
   private final Principal principal;
 
+  /** The headers operations read: the request's, or those a POST form's fields stand for. */
+  private final HttpHeaders headers;
+
   S3Request(
       HttpExchange exchange,
       String requestId,
@@ -29,7 +32,24 @@ public final class S3Request {
       QueryParams query,
       AuthResult auth,
       Principal principal) {
+    this(exchange, requestId, bucket, key, query, auth, principal, exchange.headers());
+  }
+
+  /**
+   * @param headers what the operation takes for the request's headers: a POST form's fields ({@link
+   *     PostObjects}) stand for the headers of the PutObject it is
+   */
+  S3Request(
+      HttpExchange exchange,
+      String requestId,
+      String bucket,
+      String key,
+      QueryParams query,
+      AuthResult auth,
+      Principal principal,
+      HttpHeaders headers) {
     this.exchange = exchange;
+    this.headers = headers;
     this.requestId = requestId;
     this.bucket = bucket;
     this.key = key;
@@ -65,11 +85,11 @@ public final class S3Request {
   }
 
   public HttpHeaders headers() {
-    return exchange.headers();
+    return headers;
   }
 
   public String header(String name) {
-    return exchange.headers().get(name);
+    return headers.get(name);
   }
 
   public AuthResult auth() {

@@ -9,6 +9,7 @@ import io.strata.common.error.StrataException;
 import io.strata.common.metrics.MetricNames;
 import io.strata.proxy.access.Principal;
 import io.strata.proxy.auth.AuthResult;
+import io.strata.proxy.auth.PayloadMode;
 import io.strata.proxy.auth.SignatureVerifier;
 import io.strata.proxy.auth.UriDecoding;
 import io.strata.proxy.http.ExchangeHandler;
@@ -17,9 +18,11 @@ import io.strata.proxy.xml.ErrorResponse;
 import io.strata.proxy.xml.S3XmlWriter;
 import java.io.IOException;
 import java.security.SecureRandom;
+import java.time.Clock;
 import java.util.HexFormat;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -53,6 +56,7 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
   private final BucketTagging bucketTagging;
   private final BucketCors cors;
   private final ObjectAttributes attributes;
+  private final PostObjects posts;
   private final Map<String, Counter> counters = new ConcurrentHashMap<>();
   private final Map<Operation, OperationMeters> meters;
 
@@ -77,6 +81,7 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
     this.bucketTagging = new BucketTagging(ctx);
     this.cors = new BucketCors(ctx);
     this.attributes = new ObjectAttributes(ctx);
+    this.posts = new PostObjects(verifier, Clock.systemUTC());
     this.meters = meters(registry);
   }
 
@@ -121,24 +126,53 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
               named.key(),
               query,
               exchange.headers().get("x-amz-copy-source") != null);
-      refuseCustomerKeys(exchange.headers());
+      refuseCustomerKeys(exchange.headers().names());
+      String key = named.key();
+      AuthResult acting = auth;
+      PostObjects.Form form = null;
+      if (op == Operation.POST_OBJECT) {
+        // A browser's form names its key, and carries its credentials, in its body.
+        if (!auth.anonymous() || auth.payloadMode() != PayloadMode.UNSIGNED) {
+          throw new S3Exception(
+              S3ErrorCode.INVALID_REQUEST,
+              "A POST upload (an HTML form) is authenticated by its form's policy and signature"
+                  + " fields: send it without an Authorization header, presigned query or"
+                  + " x-amz-content-sha256");
+        }
+        form = posts.read(exchange, named.bucket());
+        // A form's fields stand for a PUT's headers: the same refusal of customer keys.
+        refuseCustomerKeys(form.fields().keySet());
+        key = form.key();
+        if (form.auth() != null) {
+          acting = form.auth();
+        }
+      }
       Principal principal =
           policies.apply(
               op,
               named.bucket(),
-              named.key(),
+              key,
               query,
               exchange.headers().get("x-amz-copy-source"),
               exchange.remoteAddress(),
               exchange.secure(),
-              principal(auth));
-      r = new S3Request(exchange, requestId, named.bucket(), named.key(), query, auth, principal);
+              principal(acting));
+      r =
+          new S3Request(
+              exchange,
+              requestId,
+              named.bucket(),
+              key,
+              query,
+              acting,
+              principal,
+              form == null ? exchange.headers() : form.headers());
       String changing = changes(op, r);
       if (changing == null) {
-        dispatch(op, r);
+        dispatch(op, r, form);
       } else {
         try (StatusCache.Write w = ctx.statuses().writing(changing)) {
-          dispatch(op, r);
+          dispatch(op, r, form);
         }
       }
     } catch (S3Exception e) {
@@ -182,8 +216,8 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
    * that asks for encryption with one (SSE-C), or for reading a copy source encrypted with one, is
    * refused rather than served as if the key had been used.
    */
-  private static void refuseCustomerKeys(HttpHeaders headers) {
-    for (String name : headers.names()) {
+  private static void refuseCustomerKeys(Set<String> names) {
+    for (String name : names) {
       String lower = name.toLowerCase(Locale.ROOT);
       if (lower.startsWith("x-amz-server-side-encryption-customer-")
           || lower.startsWith("x-amz-copy-source-server-side-encryption-customer-")) {
@@ -218,7 +252,10 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
     return m;
   }
 
-  private void dispatch(Operation op, S3Request r) throws IOException {
+  /**
+   * @param form the form of a POST_OBJECT, read up to its file; null for any other operation
+   */
+  private void dispatch(Operation op, S3Request r, PostObjects.Form form) throws IOException {
     switch (op) {
       case LIST_BUCKETS -> buckets.listBuckets(r);
       case CREATE_BUCKET -> buckets.createBucket(r);
@@ -244,6 +281,7 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
       case LIST_OBJECT_VERSIONS -> versionListing.list(r);
       case DELETE_OBJECTS -> writes.deleteObjects(r);
       case PUT_OBJECT -> writes.put(r);
+      case POST_OBJECT -> writes.post(r, form);
       case COPY_OBJECT -> writes.copy(r);
       case GET_OBJECT -> reads.get(r, false);
       case HEAD_OBJECT -> reads.get(r, true);
@@ -281,6 +319,7 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
       PUT_BUCKET_VERSIONING:
         return ctx.buckets().path(r.bucket());
       case PUT_OBJECT,
+      POST_OBJECT,
       COPY_OBJECT,
       PUT_OBJECT_TAGGING,
       DELETE_OBJECT_TAGGING,

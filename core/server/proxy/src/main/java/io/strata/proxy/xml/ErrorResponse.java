@@ -42,9 +42,10 @@ public record ErrorResponse(
     details = Collections.unmodifiableMap(copy);
   }
 
-  /** The error of an exception, with no extra fields. */
+  /** The error of an exception, with the extra fields it carries ({@link S3Exception#details}). */
   public static ErrorResponse of(S3Exception e, String resource, String requestId) {
-    return new ErrorResponse(e.code().code(), e.getMessage(), resource, requestId, null, null);
+    return new ErrorResponse(
+        e.code().code(), e.getMessage(), resource, requestId, null, e.details());
   }
 
   /** The same error with one more extra field after the others. */

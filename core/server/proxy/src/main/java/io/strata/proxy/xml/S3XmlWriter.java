@@ -130,6 +130,19 @@ public final class S3XmlWriter {
     return x.finish();
   }
 
+  /**
+   * {@code <PostResponse>} of a browser POST upload answered 201 ({@code success_action_status}):
+   * the object's URL, bucket, key and quoted ETag. S3 writes it without a namespace.
+   */
+  public static byte[] postResponse(String location, String bucket, String key, String etag) {
+    XmlOut x = new XmlOut("PostResponse", false);
+    x.element("Location", location)
+        .element("Bucket", bucket)
+        .element("Key", key)
+        .element("ETag", XmlOut.quoted(etag));
+    return x.finish();
+  }
+
   /** {@code <CopyPartResult>} of UploadPartCopy. */
   public static byte[] copyPartResult(CopyResult r) {
     XmlOut x = new XmlOut("CopyPartResult", true);

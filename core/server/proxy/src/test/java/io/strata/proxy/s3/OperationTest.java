@@ -54,4 +54,17 @@ class OperationTest {
     assertEquals(Operation.UNSUPPORTED, of("GET", null, "attributes", false));
     assertEquals(Operation.UNSUPPORTED, of("PUT", "k", "attributes", false));
   }
+
+  @Test
+  void aBucketsPostIsAFormUploadUnlessItNamesASubresource() {
+    assertEquals(Operation.POST_OBJECT, of("POST", null, "", false));
+    assertEquals("PostObject", Operation.POST_OBJECT.s3Name());
+    assertEquals("s3:PutObject", Operation.POST_OBJECT.policyAction());
+    assertEquals(Operation.DELETE_OBJECTS, of("POST", null, "delete", false));
+    assertEquals(Operation.UNSUPPORTED, of("POST", null, "uploads", false));
+    assertEquals(Operation.UNSUPPORTED, of("POST", null, "acl", false));
+    assertEquals(Operation.UNSUPPORTED, of("POST", null, "lifecycle", false));
+    // A key's POST is never a form upload.
+    assertEquals(Operation.UNSUPPORTED, of("POST", "k", "", false));
+  }
 }
