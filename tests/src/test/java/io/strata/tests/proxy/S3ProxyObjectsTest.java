@@ -1108,4 +1108,496 @@ class S3ProxyObjectsTest {
         "NoSuchKey", 404, () -> s3.getObjectTagging(b -> b.bucket(BUCKET).key("missing/key")));
     assertNotNull(s3.deleteObject(b -> b.bucket(BUCKET).key("missing/key")));
   }
+
+  // ---- POST Object: browser form uploads ----
+
+  private static final String POST_BUCKET = "post-uploads";
+  private static final String FORM_BOUNDARY = "----StrataFormBoundary1x2y3z";
+  private static final DateTimeFormatter AMZ_DATE =
+      DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
+
+  private static synchronized void createPostBucket() {
+    try {
+      s3.headBucket(b -> b.bucket(POST_BUCKET));
+    } catch (S3Exception e) {
+      s3.createBucket(b -> b.bucket(POST_BUCKET));
+    }
+  }
+
+  private static byte[] hmac(byte[] key, String data) throws Exception {
+    javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+    mac.init(new javax.crypto.spec.SecretKeySpec(key, "HmacSHA256"));
+    return mac.doFinal(data.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** The hex SigV4 signature of a base64 policy, with the signing key of the date's scope. */
+  static String postSignature(String secret, String date, String policy) throws Exception {
+    byte[] k = hmac(("AWS4" + secret).getBytes(StandardCharsets.UTF_8), date);
+    k = hmac(k, "us-east-1");
+    k = hmac(k, "s3");
+    k = hmac(k, "aws4_request");
+    return java.util.HexFormat.of().formatHex(hmac(k, policy));
+  }
+
+  /**
+   * The fields of a form signed by an access key: {@code fields} in order, then the credential,
+   * algorithm and date fields, the policy (expiring at {@code expiration}, its conditions the
+   * bucket's, {@code conditions} and one exact match for each of the added fields) and its
+   * signature.
+   */
+  static List<String[]> signedForm(
+      String accessKey,
+      String secret,
+      Instant expiration,
+      List<String> conditions,
+      List<String[]> fields)
+      throws Exception {
+    Instant now = Instant.now();
+    String amzDate = AMZ_DATE.format(now);
+    String credential = accessKey + "/" + amzDate.substring(0, 8) + "/us-east-1/s3/aws4_request";
+    List<String> all = new java.util.ArrayList<>();
+    all.add("{\"bucket\": \"" + POST_BUCKET + "\"}");
+    all.addAll(conditions);
+    all.add("{\"x-amz-credential\": \"" + credential + "\"}");
+    all.add("[\"eq\", \"$x-amz-algorithm\", \"AWS4-HMAC-SHA256\"]");
+    all.add("{\"x-amz-date\": \"" + amzDate + "\"}");
+    String policyJson =
+        "{\"expiration\": \""
+            + DateTimeFormatter.ISO_INSTANT.format(expiration.truncatedTo(ChronoUnit.MILLIS))
+            + "\", \"conditions\": ["
+            + String.join(", ", all)
+            + "]}";
+    String policy =
+        java.util.Base64.getEncoder().encodeToString(policyJson.getBytes(StandardCharsets.UTF_8));
+    List<String[]> out = new java.util.ArrayList<>(fields);
+    // Field names in any case, as the SDKs and the documentation spell them.
+    out.add(new String[] {"X-Amz-Credential", credential});
+    out.add(new String[] {"X-Amz-Algorithm", "AWS4-HMAC-SHA256"});
+    out.add(new String[] {"X-Amz-Date", amzDate});
+    out.add(new String[] {"Policy", policy});
+    out.add(
+        new String[] {"X-Amz-Signature", postSignature(secret, amzDate.substring(0, 8), policy)});
+    return out;
+  }
+
+  static List<String[]> signedForm(List<String> conditions, List<String[]> fields)
+      throws Exception {
+    return signedForm(
+        S3ProxyTestCluster.ACCESS_KEY,
+        S3ProxyTestCluster.SECRET_KEY,
+        Instant.now().plus(1, ChronoUnit.HOURS),
+        conditions,
+        fields);
+  }
+
+  static String[] field(String name, String value) {
+    return new String[] {name, value};
+  }
+
+  /**
+   * A multipart/form-data body as a browser sends it: the fields, the file part (null for none),
+   * then the fields after it.
+   */
+  static byte[] formBody(
+      List<String[]> fields, String filename, byte[] file, List<String[]> after) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    Consumer<String> text = t -> out.writeBytes(t.getBytes(StandardCharsets.UTF_8));
+    for (String[] f : fields) {
+      text.accept(
+          "--"
+              + FORM_BOUNDARY
+              + "\r\nContent-Disposition: form-data; name=\""
+              + f[0]
+              + "\"\r\n\r\n"
+              + f[1]
+              + "\r\n");
+    }
+    if (file != null) {
+      text.accept(
+          "--"
+              + FORM_BOUNDARY
+              + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\""
+              + filename
+              + "\"\r\nContent-Type: application/octet-stream\r\n\r\n");
+      out.writeBytes(file);
+      text.accept("\r\n");
+    }
+    for (String[] f : after) {
+      text.accept(
+          "--"
+              + FORM_BOUNDARY
+              + "\r\nContent-Disposition: form-data; name=\""
+              + f[0]
+              + "\"\r\n\r\n"
+              + f[1]
+              + "\r\n");
+    }
+    text.accept("--" + FORM_BOUNDARY + "--\r\n");
+    return out.toByteArray();
+  }
+
+  /** Posts a form to a bucket, path-style, with java.net.http. */
+  static S3ProxyTestCluster.Response post(String bucket, byte[] body) throws Exception {
+    return cluster.send(
+        "POST",
+        java.net.URI.create(cluster.endpoint + "/" + bucket),
+        Map.of("Content-Type", "multipart/form-data; boundary=" + FORM_BOUNDARY),
+        body);
+  }
+
+  static S3ProxyTestCluster.Response post(List<String[]> fields, String filename, byte[] file)
+      throws Exception {
+    return post(POST_BUCKET, formBody(fields, filename, file, List.of()));
+  }
+
+  static void assertPostError(
+      S3ProxyTestCluster.Response r, int status, String code, String messagePart) {
+    assertEquals(status, r.status(), r::text);
+    assertEquals(code, r.errorCode(), r::text);
+    if (messagePart != null) {
+      // The error document writes quotes as &quot;, as S3 writes them.
+      String text = r.text().replace("&quot;", "\"");
+      assertTrue(text.contains(messagePart), r::text);
+    }
+  }
+
+  /** Whether the key has an object, and no staged upload of the bucket is left behind. */
+  static boolean postedObjectExists(String key) throws Exception {
+    String uploads = "/" + POST_BUCKET + "/" + io.strata.common.PathNames.UPLOADS_FOLDER;
+    try (var it = cluster.fs().listStatus(uploads)) {
+      while (it.hasNext()) {
+        String name = it.next().getName();
+        assertFalse(name.startsWith("put-"), "a staged upload was left: " + name);
+      }
+    } catch (io.strata.common.error.StrataException e) {
+      if (e.code() != io.strata.common.error.ErrorCode.NOT_FOUND) {
+        throw e;
+      }
+    }
+    try {
+      s3.headObject(b -> b.bucket(POST_BUCKET).key(key));
+      return true;
+    } catch (NoSuchKeyException e) {
+      return false;
+    }
+  }
+
+  @Test
+  void aSignedFormUploadsItsFileWithItsMetadataAnd204() throws Exception {
+    createPostBucket();
+    byte[] data = "hello from a browser\r\n--not a boundary\r\n".getBytes(StandardCharsets.UTF_8);
+    List<String[]> form =
+        signedForm(
+            List.of(
+                "[\"starts-with\", \"$key\", \"photos/\"]",
+                "{\"acl\": \"private\"}",
+                "[\"starts-with\", \"$Content-Type\", \"text/\"]",
+                "[\"starts-with\", \"$x-amz-meta-colour\", \"\"]",
+                "[\"content-length-range\", 1, 1048576]"),
+            List.<String[]>of(
+                field("key", "photos/${filename}"),
+                field("acl", "private"),
+                field("Content-Type", "text/plain; charset=utf-8"),
+                field("x-amz-meta-colour", "bleu clair")));
+    S3ProxyTestCluster.Response r =
+        post(
+            POST_BUCKET,
+            formBody(
+                form,
+                "C:\\fakepath\\hello.txt",
+                data,
+                List.<String[]>of(
+                    field("x-amz-meta-after", "ignored"), field("submit", "Upload"))));
+    assertEquals(204, r.status(), r::text);
+    assertEquals("\"" + md5Hex(data) + "\"", r.header("ETag"));
+    assertEquals(
+        cluster.endpoint.getHost() + ":" + cluster.endpoint.getPort(),
+        java.net.URI.create(r.header("Location")).getAuthority());
+    assertTrue(r.header("Location").endsWith("/" + POST_BUCKET + "/photos/hello.txt"));
+    ResponseBytes<GetObjectResponse> got =
+        s3.getObjectAsBytes(b -> b.bucket(POST_BUCKET).key("photos/hello.txt"));
+    assertArrayEquals(data, got.asByteArray());
+    assertEquals("text/plain; charset=utf-8", got.response().contentType());
+    assertEquals(Map.of("colour", "bleu clair"), got.response().metadata());
+    assertEquals("\"" + md5Hex(data) + "\"", got.response().eTag());
+    // The test user owns it, as a PUT's object.
+    assertEquals(
+        System.getProperty("user.name"),
+        cluster.fs().getStatus("/" + POST_BUCKET + "/photos/hello.txt").getOwner());
+  }
+
+  @Test
+  void successActionStatusAndRedirectChooseTheAnswer() throws Exception {
+    createPostBucket();
+    byte[] data = random(5000, 31);
+    List<String[]> created =
+        signedForm(
+            List.of(
+                "{\"key\": \"answers/created.bin\"}",
+                "{\"success_action_status\": \"201\"}",
+                "[\"starts-with\", \"$tagging\", \"\"]"),
+            List.<String[]>of(
+                field("key", "answers/created.bin"),
+                field("success_action_status", "201"),
+                field(
+                    "tagging",
+                    "<Tagging><TagSet><Tag><Key>team</Key><Value>ml</Value></Tag></TagSet>"
+                        + "</Tagging>")));
+    S3ProxyTestCluster.Response r = post(created, "created.bin", data);
+    assertEquals(201, r.status(), r::text);
+    String xml = r.text();
+    assertTrue(xml.contains("<PostResponse>"), xml);
+    assertTrue(
+        xml.contains(
+            "<Location>http://"
+                + cluster.endpoint.getAuthority()
+                + "/"
+                + POST_BUCKET
+                + "/answers/created.bin</Location>"),
+        xml);
+    assertTrue(xml.contains("<Bucket>" + POST_BUCKET + "</Bucket>"), xml);
+    assertTrue(xml.contains("<Key>answers/created.bin</Key>"), xml);
+    assertTrue(xml.contains("<ETag>&quot;" + md5Hex(data) + "&quot;</ETag>"), xml);
+    assertArrayEquals(
+        data,
+        s3.getObjectAsBytes(b -> b.bucket(POST_BUCKET).key("answers/created.bin")).asByteArray());
+    assertEquals(
+        "team",
+        s3.getObjectTagging(b -> b.bucket(POST_BUCKET).key("answers/created.bin"))
+            .tagSet()
+            .get(0)
+            .key());
+
+    List<String[]> ok =
+        signedForm(
+            List.of("{\"key\": \"answers/ok.bin\"}", "{\"success_action_status\": \"200\"}"),
+            List.<String[]>of(
+                field("key", "answers/ok.bin"), field("success_action_status", "200")));
+    S3ProxyTestCluster.Response r200 = post(ok, "ok.bin", data);
+    assertEquals(200, r200.status(), r200::text);
+    assertEquals(0, r200.body().length);
+
+    String target = "https://uploads.example.com/done.html?from=form";
+    List<String[]> redirected =
+        signedForm(
+            List.of(
+                "[\"starts-with\", \"$key\", \"answers/\"]",
+                "[\"starts-with\", \"$success_action_redirect\", \"https://uploads.example.com/\"]"),
+            List.<String[]>of(
+                field("key", "answers/${filename}"), field("success_action_redirect", target)));
+    S3ProxyTestCluster.Response r303 = post(redirected, "a b.bin", data);
+    assertEquals(303, r303.status(), r303::text);
+    assertEquals(
+        target
+            + "&bucket="
+            + POST_BUCKET
+            + "&key=answers%2Fa%20b.bin&etag=%22"
+            + md5Hex(data)
+            + "%22",
+        r303.header("Location"));
+    assertTrue(postedObjectExists("answers/a b.bin"));
+  }
+
+  @Test
+  void aFileLargerThanASmallObjectStreamsToItsKey() throws Exception {
+    createPostBucket();
+    byte[] data = random(3 << 20, 32);
+    List<String[]> form =
+        signedForm(
+            List.of("{\"key\": \"large/blob\"}", "[\"content-length-range\", 0, 4194304]"),
+            List.<String[]>of(field("key", "large/blob")));
+    S3ProxyTestCluster.Response r = post(form, "blob", data);
+    assertEquals(204, r.status(), r::text);
+    assertEquals("\"" + md5Hex(data) + "\"", r.header("ETag"));
+    assertArrayEquals(
+        data, s3.getObjectAsBytes(b -> b.bucket(POST_BUCKET).key("large/blob")).asByteArray());
+    assertArrayEquals(data, Files.readAllBytes(cluster.ufs("/" + POST_BUCKET + "/large/blob")));
+  }
+
+  @Test
+  void aFormThePolicyDoesNotAllowIsRefusedAndLeavesNoObject() throws Exception {
+    createPostBucket();
+    byte[] data = random(2000, 33);
+    // A key outside the prefix the policy allows.
+    List<String[]> outside =
+        signedForm(
+            List.of("[\"starts-with\", \"$key\", \"allowed/\"]"),
+            List.<String[]>of(field("key", "elsewhere/${filename}")));
+    assertPostError(
+        post(outside, "x.bin", data),
+        403,
+        "AccessDenied",
+        "Invalid according to Policy: Policy Condition failed: [\"starts-with\", \"$key\","
+            + " \"allowed/\"]");
+    assertFalse(postedObjectExists("elsewhere/x.bin"));
+
+    // An expired policy.
+    List<String[]> expired =
+        signedForm(
+            S3ProxyTestCluster.ACCESS_KEY,
+            S3ProxyTestCluster.SECRET_KEY,
+            Instant.now().minus(1, ChronoUnit.MINUTES),
+            List.of("{\"key\": \"expired.bin\"}"),
+            List.<String[]>of(field("key", "expired.bin")));
+    assertPostError(
+        post(expired, "x.bin", data),
+        403,
+        "AccessDenied",
+        "Invalid according to Policy: Policy expired.");
+    assertFalse(postedObjectExists("expired.bin"));
+
+    // A field no condition names.
+    List<String[]> extra =
+        signedForm(
+            List.of("{\"key\": \"extra.bin\"}"),
+            List.<String[]>of(field("key", "extra.bin"), field("x-amz-meta-secret", "1")));
+    assertPostError(
+        post(extra, "x.bin", data),
+        403,
+        "AccessDenied",
+        "Invalid according to Policy: Extra input fields: x-amz-meta-secret");
+    assertFalse(postedObjectExists("extra.bin"));
+
+    // A file over the content-length-range: held whole (small) or streamed, never kept.
+    for (int length : new int[] {2000, 3 << 20}) {
+      List<String[]> tooLarge =
+          signedForm(
+              List.of("{\"key\": \"too-large.bin\"}", "[\"content-length-range\", 1, 1024]"),
+              List.<String[]>of(field("key", "too-large.bin")));
+      S3ProxyTestCluster.Response r = post(tooLarge, "x.bin", random(length, 34));
+      assertPostError(r, 400, "EntityTooLarge", "<MaxSizeAllowed>1024</MaxSizeAllowed>");
+      assertFalse(postedObjectExists("too-large.bin"));
+    }
+    List<String[]> tooSmall =
+        signedForm(
+            List.of("{\"key\": \"too-small.bin\"}", "[\"content-length-range\", 10, 1024]"),
+            List.<String[]>of(field("key", "too-small.bin")));
+    assertPostError(
+        post(tooSmall, "x.bin", new byte[3]), 400, "EntityTooSmall", "<MinSizeAllowed>10<");
+    assertFalse(postedObjectExists("too-small.bin"));
+  }
+
+  @Test
+  void aFormThatIsNotAuthenticIsRefused() throws Exception {
+    createPostBucket();
+    byte[] data = random(100, 35);
+    List<String[]> form =
+        signedForm(
+            List.of("{\"key\": \"forged.bin\"}"), List.<String[]>of(field("key", "forged.bin")));
+    // Another signature.
+    List<String[]> forged = new java.util.ArrayList<>(form);
+    forged.set(forged.size() - 1, field("X-Amz-Signature", "0".repeat(64)));
+    assertPostError(post(forged, "x.bin", data), 403, "SignatureDoesNotMatch", null);
+    // Signed with another secret for the same key.
+    List<String[]> otherSecret =
+        signedForm(
+            S3ProxyTestCluster.ACCESS_KEY,
+            S3ProxyTestCluster.ALICE_SECRET,
+            Instant.now().plus(1, ChronoUnit.HOURS),
+            List.of("{\"key\": \"forged.bin\"}"),
+            List.<String[]>of(field("key", "forged.bin")));
+    assertPostError(post(otherSecret, "x.bin", data), 403, "SignatureDoesNotMatch", null);
+    // An access key the proxy does not know.
+    List<String[]> unknown =
+        signedForm(
+            "AKUNKNOWNKEY00000001",
+            S3ProxyTestCluster.SECRET_KEY,
+            Instant.now().plus(1, ChronoUnit.HOURS),
+            List.of("{\"key\": \"forged.bin\"}"),
+            List.<String[]>of(field("key", "forged.bin")));
+    assertPostError(post(unknown, "x.bin", data), 403, "InvalidAccessKeyId", null);
+    assertFalse(postedObjectExists("forged.bin"));
+  }
+
+  @Test
+  void aFormWithoutItsKeyOrFileOrNotAFormIsRefused() throws Exception {
+    createPostBucket();
+    List<String[]> noKey = signedForm(List.of(), List.of());
+    assertPostError(
+        post(noKey, "x.bin", new byte[1]),
+        400,
+        "InvalidArgument",
+        "<ArgumentName>key</ArgumentName>");
+    List<String[]> noFile =
+        signedForm(List.of("{\"key\": \"nofile\"}"), List.<String[]>of(field("key", "nofile")));
+    assertPostError(
+        post(noFile, null, null), 400, "InvalidArgument", "<ArgumentName>file</ArgumentName>");
+    S3ProxyTestCluster.Response notForm =
+        cluster.send(
+            "POST",
+            java.net.URI.create(cluster.endpoint + "/" + POST_BUCKET),
+            Map.of("Content-Type", "application/x-www-form-urlencoded"),
+            "key=a&file=b".getBytes(StandardCharsets.UTF_8));
+    assertPostError(
+        notForm,
+        412,
+        "PreconditionFailed",
+        "<Condition>Bucket POST must be of the enclosure-type multipart/form-data</Condition>");
+    S3ProxyTestCluster.Response garbled =
+        cluster.send(
+            "POST",
+            java.net.URI.create(cluster.endpoint + "/" + POST_BUCKET),
+            Map.of("Content-Type", "multipart/form-data; boundary=" + FORM_BOUNDARY),
+            "this is no multipart body".getBytes(StandardCharsets.UTF_8));
+    assertPostError(garbled, 400, "MalformedPOSTRequest", null);
+  }
+
+  @Test
+  void anUnsignedFormWritesOnlyIntoAPublicReadWriteBucket() throws Exception {
+    createPostBucket();
+    byte[] data = random(300, 36);
+    List<String[]> form = List.<String[]>of(field("key", "anonymous.bin"));
+    assertPostError(post(form, "x.bin", data), 403, "AccessDenied", null);
+    assertFalse(postedObjectExists("anonymous.bin"));
+
+    String open = "post-uploads-open";
+    s3.createBucket(
+        b ->
+            b.bucket(open)
+                .acl(software.amazon.awssdk.services.s3.model.BucketCannedACL.PUBLIC_READ_WRITE));
+    S3ProxyTestCluster.Response r = post(open, formBody(form, "x.bin", data, List.of()));
+    assertEquals(204, r.status(), r::text);
+    assertArrayEquals(
+        data, s3.getObjectAsBytes(b -> b.bucket(open).key("anonymous.bin")).asByteArray());
+    assertEquals("nobody", cluster.fs().getStatus("/" + open + "/anonymous.bin").getOwner());
+    s3.deleteObject(b -> b.bucket(open).key("anonymous.bin"));
+    s3.deleteBucket(b -> b.bucket(open));
+  }
+
+  @Test
+  void aVirtualHostStyleFormNamesItsBucketByHost() throws Exception {
+    createPostBucket();
+    byte[] data = random(700, 37);
+    List<String[]> form =
+        signedForm(
+            List.of("{\"key\": \"virtual/host.bin\"}", "{\"success_action_status\": \"201\"}"),
+            List.<String[]>of(
+                field("key", "virtual/host.bin"), field("success_action_status", "201")));
+    byte[] body = formBody(form, "host.bin", data, List.of());
+    // java.net.http does not let a request set Host: the request is written by hand.
+    String host = POST_BUCKET + "." + S3ProxyTestCluster.DOMAIN + ":" + cluster.endpoint.getPort();
+    String head =
+        "POST / HTTP/1.1\r\nHost: "
+            + host
+            + "\r\nContent-Type: multipart/form-data; boundary="
+            + FORM_BOUNDARY
+            + "\r\nContent-Length: "
+            + body.length
+            + "\r\nConnection: close\r\n\r\n";
+    String answer;
+    try (java.net.Socket socket =
+        new java.net.Socket(cluster.endpoint.getHost(), cluster.endpoint.getPort())) {
+      socket.setSoTimeout(30_000);
+      socket.getOutputStream().write(head.getBytes(StandardCharsets.US_ASCII));
+      socket.getOutputStream().write(body);
+      socket.getOutputStream().flush();
+      answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    }
+    assertTrue(answer.startsWith("HTTP/1.1 201"), answer);
+    assertTrue(
+        answer.contains("<Location>http://" + host + "/virtual/host.bin</Location>"), answer);
+    assertArrayEquals(
+        data,
+        s3.getObjectAsBytes(b -> b.bucket(POST_BUCKET).key("virtual/host.bin")).asByteArray());
+  }
 }
