@@ -221,7 +221,7 @@ final class PostObjects {
       if (HEADER_FIELDS.contains(name)
           || name.startsWith(ObjectMetadata.META_HEADER_PREFIX)
           || name.startsWith(ChecksumAlgorithm.HEADER_PREFIX)) {
-        h.add(name, headerValue(name, value));
+        h.add(headerName(name), headerValue(name, value));
       } else if (name.equals("acl")) {
         h.set("x-amz-acl", headerValue(name, value));
       } else if (name.equals("tagging")) {
@@ -232,6 +232,28 @@ final class PostObjects {
       }
     }
     return h;
+  }
+
+  /** A field's name as a header's: refused unless it is an HTTP token, as a header name is. */
+  private static String headerName(String field) {
+    for (int i = 0; i < field.length(); i++) {
+      char c = field.charAt(i);
+      boolean token =
+          (c >= 'a' && c <= 'z')
+              || (c >= 'A' && c <= 'Z')
+              || (c >= '0' && c <= '9')
+              || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
+      if (!token) {
+        throw new S3Exception(
+                S3ErrorCode.INVALID_ARGUMENT,
+                "The form field '"
+                    + field
+                    + "' cannot name a header: a header name has no spaces, separators or"
+                    + " non-ASCII characters")
+            .withDetail("ArgumentName", field);
+      }
+    }
+    return field;
   }
 
   /** A field's value as the header that carries its UTF-8 bytes, one char a byte. */

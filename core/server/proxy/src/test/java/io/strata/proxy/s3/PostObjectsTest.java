@@ -55,6 +55,9 @@ class PostObjectsTest {
             S3Exception.class, () -> PostObjects.headers(Map.of("x-amz-meta-a", "one\r\ntwo")));
     assertEquals(S3ErrorCode.INVALID_ARGUMENT, e.code());
     assertEquals("x-amz-meta-a", e.details().get("ArgumentName"));
+    S3Exception name =
+        assertThrows(S3Exception.class, () -> PostObjects.headers(Map.of("x-amz-meta-a b", "one")));
+    assertEquals(S3ErrorCode.INVALID_ARGUMENT, name.code());
     // Fields that are no header may hold anything.
     PostObjects.headers(Map.of("x-ignore-notes", "one\r\ntwo"));
   }
