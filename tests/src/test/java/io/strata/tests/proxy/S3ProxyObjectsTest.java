@@ -1540,6 +1540,17 @@ class S3ProxyObjectsTest {
             Map.of("Content-Type", "multipart/form-data; boundary=" + FORM_BOUNDARY),
             "this is no multipart body".getBytes(StandardCharsets.UTF_8));
     assertPostError(garbled, 400, "MalformedPOSTRequest", null);
+    // A customer's encryption key is refused in a form as in a PUT's headers.
+    List<String[]> customerKey =
+        signedForm(
+            List.of(
+                "{\"key\": \"sse-c.bin\"}",
+                "{\"x-amz-server-side-encryption-customer-algorithm\": \"AES256\"}"),
+            List.of(
+                field("key", "sse-c.bin"),
+                field("x-amz-server-side-encryption-customer-algorithm", "AES256")));
+    assertPostError(post(customerKey, "x.bin", new byte[1]), 501, "NotImplemented", null);
+    assertFalse(postedObjectExists("sse-c.bin"));
   }
 
   @Test
