@@ -3,7 +3,6 @@ package io.strata.proxy.s3;
 import com.google.protobuf.ByteString;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.strata.client.SetAttributeOptions;
 import io.strata.common.error.StrataException;
 import io.strata.proto.FileInfo;
 import io.strata.proxy.http.HttpExchange;
@@ -25,23 +24,25 @@ final class BucketCors {
   static final String XATTR = "strata.s3.cors";
 
   private final ProxyContext ctx;
+  private final BucketDocument document;
 
   BucketCors(ProxyContext ctx) {
     this.ctx = ctx;
+    this.document = new BucketDocument(ctx, XATTR);
   }
 
   void get(S3Request r) throws IOException {
     FileInfo dir = BucketOperations.bucketFolder(ctx, r);
     ctx.access().checkRead(r.principal(), dir);
-    ByteString document = dir.getXattrsMap().get(XATTR);
-    if (document == null) {
-      throw new S3Exception(
-          S3ErrorCode.NO_SUCH_CORS_CONFIGURATION,
-          "The CORS configuration does not exist: the bucket "
-              + r.bucket()
-              + " has none (PutBucketCors sets one)");
-    }
-    r.xml(document.toByteArray());
+    r.xml(
+        document.stored(
+            dir,
+            () ->
+                new S3Exception(
+                    S3ErrorCode.NO_SUCH_CORS_CONFIGURATION,
+                    "The CORS configuration does not exist: the bucket "
+                        + r.bucket()
+                        + " has none (PutBucketCors sets one)")));
   }
 
   void put(S3Request r) throws IOException {
@@ -49,18 +50,14 @@ final class BucketCors {
     ctx.access().checkWriteOf(r.principal(), dir);
     byte[] body = UploadBody.document(r, S3XmlParser.MAX_CORS_BYTES, true);
     CorsConfiguration c = S3XmlParser.corsConfiguration(body);
-    ctx.fs()
-        .setAttribute(
-            dir.getPath(),
-            SetAttributeOptions.defaults()
-                .xattr(XATTR, ByteString.copyFrom(S3XmlWriter.corsConfiguration(c))));
+    document.store(dir, S3XmlWriter.corsConfiguration(c));
     r.empty(HttpResponseStatus.OK, null);
   }
 
   void delete(S3Request r) throws IOException {
     FileInfo dir = BucketOperations.bucketFolder(ctx, r);
     ctx.access().checkWriteOf(r.principal(), dir);
-    ctx.fs().setAttribute(dir.getPath(), SetAttributeOptions.defaults().removeXattr(XATTR));
+    document.remove(dir);
     r.empty(HttpResponseStatus.NO_CONTENT, null);
   }
 

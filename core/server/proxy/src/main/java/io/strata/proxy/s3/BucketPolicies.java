@@ -4,7 +4,6 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.google.protobuf.ByteString;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.strata.client.SetAttributeOptions;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
 import io.strata.proto.FileInfo;
@@ -30,11 +29,13 @@ final class BucketPolicies {
   static final int MAX_POLICY_BYTES = 20 << 10;
 
   private final ProxyContext ctx;
+  private final BucketDocument document;
   private final Cache<String, BucketPolicy> parsed =
       Caffeine.newBuilder().maximumSize(1_000).build();
 
   BucketPolicies(ProxyContext ctx) {
     this.ctx = ctx;
+    this.document = new BucketDocument(ctx, XATTR);
   }
 
   void put(S3Request r) throws IOException {
@@ -42,28 +43,29 @@ final class BucketPolicies {
     byte[] body = UploadBody.document(r, MAX_POLICY_BYTES, true);
     String text = new String(body, StandardCharsets.UTF_8);
     BucketPolicy.parse(text, r.bucket());
-    ctx.fs()
-        .setAttribute(
-            bucket.getPath(),
-            SetAttributeOptions.defaults().xattr(XATTR, ByteString.copyFrom(body)));
+    document.store(bucket, body);
     r.empty(HttpResponseStatus.NO_CONTENT, null);
   }
 
   void get(S3Request r) throws IOException {
     FileInfo bucket = ownBucket(r);
-    ByteString text = bucket.getXattrsMap().get(XATTR);
-    if (text == null) {
-      throw new S3Exception(
-          S3ErrorCode.NO_SUCH_BUCKET_POLICY, "The bucket policy does not exist: " + r.bucket());
-    }
+    byte[] text =
+        document.stored(
+            bucket,
+            () ->
+                new S3Exception(
+                    S3ErrorCode.NO_SUCH_BUCKET_POLICY,
+                    "The bucket policy does not exist: "
+                        + r.bucket()
+                        + " (PutBucketPolicy sets one)"));
     var h = r.baseHeaders();
     h.set("Content-Type", "application/json");
-    r.exchange().respond(HttpResponseStatus.OK, h, text.toByteArray());
+    r.exchange().respond(HttpResponseStatus.OK, h, text);
   }
 
   void delete(S3Request r) throws IOException {
     FileInfo bucket = ownBucket(r);
-    ctx.fs().setAttribute(bucket.getPath(), SetAttributeOptions.defaults().removeXattr(XATTR));
+    document.remove(bucket);
     r.empty(HttpResponseStatus.NO_CONTENT, null);
   }
 

@@ -1,8 +1,6 @@
 package io.strata.proxy.s3;
 
-import com.google.protobuf.ByteString;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.strata.client.SetAttributeOptions;
 import io.strata.proto.FileInfo;
 import io.strata.proxy.xml.BucketTags;
 import io.strata.proxy.xml.S3XmlParser;
@@ -20,23 +18,25 @@ final class BucketTagging {
   static final String XATTR = "strata.s3.bucket-tagging";
 
   private final ProxyContext ctx;
+  private final BucketDocument document;
 
   BucketTagging(ProxyContext ctx) {
     this.ctx = ctx;
+    this.document = new BucketDocument(ctx, XATTR);
   }
 
   void get(S3Request r) throws IOException {
     FileInfo dir = BucketOperations.bucketFolder(ctx, r);
     ctx.access().checkRead(r.principal(), dir);
-    ByteString document = dir.getXattrsMap().get(XATTR);
-    if (document == null) {
-      throw new S3Exception(
-          S3ErrorCode.NO_SUCH_TAG_SET,
-          "The TagSet does not exist: the bucket "
-              + r.bucket()
-              + " has no tags (PutBucketTagging sets them)");
-    }
-    r.xml(document.toByteArray());
+    r.xml(
+        document.stored(
+            dir,
+            () ->
+                new S3Exception(
+                    S3ErrorCode.NO_SUCH_TAG_SET,
+                    "The TagSet does not exist: the bucket "
+                        + r.bucket()
+                        + " has no tags (PutBucketTagging sets them)")));
   }
 
   /** Replaces the bucket's tags; an empty TagSet removes them. */
@@ -45,20 +45,18 @@ final class BucketTagging {
     ctx.access().checkWriteOf(r.principal(), dir);
     byte[] body = UploadBody.document(r, S3XmlParser.MAX_TAGGING_BYTES, true);
     BucketTags tags = S3XmlParser.bucketTagging(body);
-    ctx.fs()
-        .setAttribute(
-            dir.getPath(),
-            tags.isEmpty()
-                ? SetAttributeOptions.defaults().removeXattr(XATTR)
-                : SetAttributeOptions.defaults()
-                    .xattr(XATTR, ByteString.copyFrom(S3XmlWriter.bucketTagging(tags))));
+    if (tags.isEmpty()) {
+      document.remove(dir);
+    } else {
+      document.store(dir, S3XmlWriter.bucketTagging(tags));
+    }
     r.empty(HttpResponseStatus.NO_CONTENT, null);
   }
 
   void delete(S3Request r) throws IOException {
     FileInfo dir = BucketOperations.bucketFolder(ctx, r);
     ctx.access().checkWriteOf(r.principal(), dir);
-    ctx.fs().setAttribute(dir.getPath(), SetAttributeOptions.defaults().removeXattr(XATTR));
+    document.remove(dir);
     r.empty(HttpResponseStatus.NO_CONTENT, null);
   }
 }
