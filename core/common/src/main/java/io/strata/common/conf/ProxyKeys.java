@@ -137,6 +137,20 @@ public final class ProxyKeys {
           "strata.proxy.multipart.clean.interval",
           "1h",
           "How often the proxy looks for abandoned multipart uploads.");
+  public static final ConfigKey LIFECYCLE_SWEEP_INTERVAL =
+      ConfigKey.duration(
+          "strata.proxy.lifecycle.sweep.interval",
+          "1h",
+          "How often the proxy walks the buckets that have lifecycle rules, to put the rules into"
+              + " effect on objects written through the mount or the shell and to expire current"
+              + " versions of versioned buckets behind delete markers.");
+  public static final ConfigKey LIFECYCLE_DAY =
+      ConfigKey.duration(
+          "strata.proxy.lifecycle.day",
+          "1d",
+          "How long a day of a lifecycle rule lasts. Only for tests, which shorten it to see"
+              + " expiry in seconds; with a day other than 24 hours expiry times are not rounded to"
+              + " midnight UTC.");
   public static final ConfigKey METADATA_CACHE_SIZE =
       ConfigKey.longKey(
           "strata.proxy.metadata.cache.size",

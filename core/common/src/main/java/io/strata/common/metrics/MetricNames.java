@@ -265,6 +265,12 @@ public final class MetricNames {
   /** Counter of abandoned multipart uploads removed. */
   public static final String PROXY_MULTIPART_EXPIRED = "strata.proxy.multipart.expired";
 
+  /**
+   * Counter of what lifecycle sweeps did besides setting times to live, by action (tag {@link
+   * #TAG_ACTION}: expire-current, remove-delete-marker, remove-folder).
+   */
+  public static final String PROXY_LIFECYCLE_ACTIONS = "strata.proxy.lifecycle.actions";
+
   /** Tag of the proxy's error counter: the S3 error code (NoSuchKey, ...). */
   public static final String TAG_CODE = "code";
 }

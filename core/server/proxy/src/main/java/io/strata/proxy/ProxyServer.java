@@ -6,6 +6,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.handler.ssl.SslContext;
 import io.strata.client.FileSystem;
 import io.strata.common.DaemonThreads;
+import io.strata.common.conf.ConfigKey;
 import io.strata.common.conf.ProxyKeys;
 import io.strata.common.conf.StrataConfig;
 import io.strata.common.metrics.MetricNames;
@@ -79,7 +80,8 @@ public final class ProxyServer implements ProcessMain.Server {
             conf.getString(ProxyKeys.REGION),
             bucketMode(conf.getString(ProxyKeys.BUCKET_MODE)),
             conf.getLong(ProxyKeys.METADATA_CACHE_SIZE),
-            conf.getDuration(ProxyKeys.METADATA_CACHE_TTL));
+            conf.getDuration(ProxyKeys.METADATA_CACHE_TTL),
+            positive(conf, ProxyKeys.LIFECYCLE_DAY));
     toClose.push(services);
     boolean sigV2 = conf.getBoolean(ProxyKeys.SIGV2_ENABLED);
     // Unsigned requests pass verification and meet the access checks, which let them read what a
@@ -130,6 +132,7 @@ public final class ProxyServer implements ProcessMain.Server {
             every,
             TimeUnit.SECONDS);
     toClose.push(cleaner::shutdownNow);
+    services.lifecycleSweep().start(positive(conf, ProxyKeys.LIFECYCLE_SWEEP_INTERVAL), registry);
 
     web =
         new WebServer(
@@ -170,6 +173,16 @@ public final class ProxyServer implements ProcessMain.Server {
         LOG.warn("Error while stopping the proxy: {}", e.toString());
       }
     }
+  }
+
+  /** The duration of {@code key}, or a clear error naming the key when it is not positive. */
+  private static Duration positive(StrataConfig conf, ConfigKey key) {
+    Duration d = conf.getDuration(key);
+    if (d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException(
+          key.name() + " is " + d + ": give a positive duration, such as " + key.defaultValue());
+    }
+    return d;
   }
 
   /** The mode strata.proxy.bucket.mode gives, or a clear error naming the key. */

@@ -78,9 +78,11 @@ public final class MultipartUploads {
   static final String MODE = "strata.s3.upload.mode";
 
   private final ProxyContext ctx;
+  private final LifecycleExpiry lifecycle;
 
   public MultipartUploads(ProxyContext ctx) {
     this.ctx = ctx;
+    this.lifecycle = new LifecycleExpiry(ctx);
   }
 
   private String uploadsFolder(String bucket) {
@@ -126,8 +128,8 @@ public final class MultipartUploads {
   }
 
   void create(S3Request r) throws IOException {
-    RequestedAcl.NewObjectAcl acl =
-        RequestedAcl.forNewObject(r, BucketOperations.bucketFolder(ctx, r));
+    FileInfo bucketFolder = BucketOperations.bucketFolder(ctx, r);
+    RequestedAcl.NewObjectAcl acl = RequestedAcl.forNewObject(r, bucketFolder);
     if (r.key().endsWith("/")) {
       throw new S3Exception(
           S3ErrorCode.INVALID_REQUEST,
@@ -159,7 +161,8 @@ public final class MultipartUploads {
     RANDOM.nextBytes(idBytes);
     String id = HexFormat.of().formatHex(idBytes);
     xattrs.put(KEY, ByteString.copyFromUtf8(r.key()));
-    xattrs.put(INITIATED, ByteString.copyFromUtf8(Long.toString(System.currentTimeMillis())));
+    long initiated = System.currentTimeMillis();
+    xattrs.put(INITIATED, ByteString.copyFromUtf8(Long.toString(initiated)));
     xattrs.put(INITIATOR, ByteString.copyFromUtf8(r.principal().user()));
     xattrs.put(MODE, ByteString.copyFromUtf8(Integer.toOctalString(acl.mode())));
     acl.addTo(xattrs);
@@ -170,6 +173,8 @@ public final class MultipartUploads {
     for (Map.Entry<String, ByteString> e : xattrs.entrySet()) {
       set = set.xattr(e.getKey(), e.getValue());
     }
+    // A rule that aborts incomplete uploads gives the upload's folder its time to live now.
+    set = lifecycle.uploadExpiry(bucketFolder, r.key(), initiated, set);
     ctx.fs().setAttribute(dir, set);
     HttpHeaders h = r.baseHeaders();
     h.set("Content-Type", "application/xml");
@@ -550,7 +555,8 @@ public final class MultipartUploads {
       FileInfo dir, String etag, List<FileInfo> chosen, ChecksumValue objectChecksum) {
     Map<String, ByteString> xattrs = new LinkedHashMap<>();
     for (Map.Entry<String, ByteString> e : dir.getXattrsMap().entrySet()) {
-      if (!e.getKey().startsWith("strata.s3.upload.")) {
+      // The upload's lifecycle rule (abort) is its own; the object gets its rules when written.
+      if (!e.getKey().startsWith("strata.s3.upload.") && !e.getKey().equals(LifecycleExpiry.RULE)) {
         xattrs.put(e.getKey(), e.getValue());
       }
     }
@@ -832,7 +838,8 @@ public final class MultipartUploads {
                 prefixes)));
   }
 
-  private static long initiated(FileInfo dir) {
+  /** When the upload of the folder {@code dir} started, in ms since the epoch. */
+  static long initiated(FileInfo dir) {
     ByteString v = dir.getXattrsMap().get(INITIATED);
     try {
       return v == null ? dir.getModificationTimeMs() : Long.parseLong(v.toStringUtf8());

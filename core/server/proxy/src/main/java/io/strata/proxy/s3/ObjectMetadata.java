@@ -264,6 +264,16 @@ public final class ObjectMetadata {
     if (!tags.isEmpty()) {
       h.setInt("x-amz-tagging-count", tags.split("&").length);
     }
+    ByteString rule = f.getXattrsMap().get(LifecycleExpiry.RULE);
+    if (rule != null && f.getTtlMs() > 0) {
+      h.set(
+          "x-amz-expiration",
+          "expiry-date=\""
+              + HttpDates.format(f.getModificationTimeMs() + f.getTtlMs())
+              + "\", rule-id=\""
+              + rule.toStringUtf8()
+              + "\"");
+    }
     return h;
   }
 }

@@ -60,10 +60,12 @@ final class ObjectVersions {
 
   private final ProxyContext ctx;
   private final BucketVersioning versioning;
+  private final LifecycleExpiry lifecycle;
 
   ObjectVersions(ProxyContext ctx) {
     this.ctx = ctx;
     this.versioning = new BucketVersioning(ctx);
+    this.lifecycle = new LifecycleExpiry(ctx);
   }
 
   /** One version of a key: its file, its id, and whether it is a delete marker. */
@@ -130,12 +132,14 @@ final class ObjectVersions {
 
   /**
    * After an object was written with {@code versionId} (from {@link #stamp}): a {@code null}
-   * version replaces the key's earlier {@code null} version or delete marker.
+   * version replaces the key's earlier {@code null} version or delete marker; the bucket's
+   * lifecycle rules are put into effect on the new object and the versions it replaced.
    */
   void written(String bucket, String key, String versionId) throws StrataException {
     if (NULL_ID.equals(versionId)) {
       removeNullVersions(bucket, key);
     }
+    lifecycle.keyChanged(bucket, key);
   }
 
   /** Whether a DeleteObject of {@code key} is one for this class rather than a plain delete. */
@@ -151,9 +155,17 @@ final class ObjectVersions {
    * current object becomes noncurrent (or goes, when it is the {@code null} version of a suspended
    * bucket) and a delete marker becomes the key's newest version. With one, that version is removed
    * for good; when it was the current version, the newest noncurrent object becomes current again.
-   * A version id that names no version deletes nothing, as in S3.
+   * A version id that names no version deletes nothing, as in S3. The bucket's lifecycle rules are
+   * then put into effect on what the key's versions have become.
    */
   Deletion delete(Principal p, String bucket, String key, String versionId) throws IOException {
+    Deletion d = deleteVersion(p, bucket, key, versionId);
+    lifecycle.keyChanged(bucket, key);
+    return d;
+  }
+
+  private Deletion deleteVersion(Principal p, String bucket, String key, String versionId)
+      throws IOException {
     String path = ctx.buckets().objectPath(bucket, key);
     FileInfo current = currentFile(path);
     if (versionId == null) {

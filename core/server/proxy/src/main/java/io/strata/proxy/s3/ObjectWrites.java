@@ -52,10 +52,12 @@ final class ObjectWrites {
 
   private final ProxyContext ctx;
   private final ObjectVersions versions;
+  private final LifecycleExpiry lifecycle;
 
   ObjectWrites(ProxyContext ctx) {
     this.ctx = ctx;
     this.versions = new ObjectVersions(ctx);
+    this.lifecycle = new LifecycleExpiry(ctx);
   }
 
   void put(S3Request r) throws IOException {
@@ -635,6 +637,8 @@ final class ObjectWrites {
                 ? SetAttributeOptions.defaults().removeXattr(ObjectMetadata.TAGGING)
                 : SetAttributeOptions.defaults()
                     .xattr(ObjectMetadata.TAGGING, ByteString.copyFromUtf8(tags.toHeader())));
+    // Rules that filter by tag may select the object now, or no longer.
+    lifecycle.keyChanged(r.bucket(), r.key());
     r.empty(HttpResponseStatus.OK, null);
   }
 
@@ -644,6 +648,7 @@ final class ObjectWrites {
     ctx.fs()
         .setAttribute(
             f.getPath(), SetAttributeOptions.defaults().removeXattr(ObjectMetadata.TAGGING));
+    lifecycle.keyChanged(r.bucket(), r.key());
     r.empty(HttpResponseStatus.NO_CONTENT, null);
   }
 }

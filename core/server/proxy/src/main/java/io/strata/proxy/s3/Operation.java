@@ -25,6 +25,9 @@ public enum Operation {
   GET_BUCKET_CORS("GetBucketCors"),
   PUT_BUCKET_CORS("PutBucketCors"),
   DELETE_BUCKET_CORS("DeleteBucketCors"),
+  GET_BUCKET_LIFECYCLE("GetBucketLifecycleConfiguration"),
+  PUT_BUCKET_LIFECYCLE("PutBucketLifecycleConfiguration"),
+  DELETE_BUCKET_LIFECYCLE("DeleteBucketLifecycle"),
   /**
    * A browser's CORS preflight, {@code OPTIONS}: unauthenticated, answered from the bucket's rules.
    */
@@ -59,7 +62,6 @@ public enum Operation {
   /** Bucket sub-resources S3 has and Strata does not keep: asking for them is NotImplemented. */
   static final List<String> UNSUPPORTED_SUBRESOURCES =
       List.of(
-          "lifecycle",
           "website",
           "replication",
           "logging",
@@ -94,6 +96,7 @@ public enum Operation {
           "policy",
           "tagging",
           "cors",
+          "lifecycle",
           "versioning",
           "versions",
           "location",
@@ -138,6 +141,10 @@ public enum Operation {
         return "s3:AbortMultipartUpload";
       case LIST_PARTS:
         return "s3:ListMultipartUploadParts";
+      case GET_BUCKET_LIFECYCLE:
+        return "s3:GetLifecycleConfiguration";
+      case PUT_BUCKET_LIFECYCLE, DELETE_BUCKET_LIFECYCLE:
+        return "s3:PutLifecycleConfiguration";
       default:
         return "s3:" + s3Name;
     }
@@ -166,7 +173,7 @@ public enum Operation {
     if (method.equals("OPTIONS")) {
       return CORS_PREFLIGHT;
     }
-    if ((q.has("cors") && key != null)
+    if (((q.has("cors") || q.has("lifecycle")) && key != null)
         || (q.has("attributes") && (key == null || !method.equals("GET")))) {
       // CORS belongs to a bucket and attributes to an object: a 405 names the mismatch.
       return UNSUPPORTED;
@@ -190,6 +197,9 @@ public enum Operation {
           if (q.has("cors")) {
             return PUT_BUCKET_CORS;
           }
+          if (q.has("lifecycle")) {
+            return PUT_BUCKET_LIFECYCLE;
+          }
           if (q.has("versioning")) {
             return PUT_BUCKET_VERSIONING;
           }
@@ -202,6 +212,9 @@ public enum Operation {
           }
           if (q.has("tagging")) {
             return DELETE_BUCKET_TAGGING;
+          }
+          if (q.has("lifecycle")) {
+            return DELETE_BUCKET_LIFECYCLE;
           }
           return q.has("cors") ? DELETE_BUCKET_CORS : DELETE_BUCKET;
         case "POST":
@@ -236,6 +249,9 @@ public enum Operation {
           }
           if (q.has("cors")) {
             return GET_BUCKET_CORS;
+          }
+          if (q.has("lifecycle")) {
+            return GET_BUCKET_LIFECYCLE;
           }
           if (q.has("versions")) {
             return LIST_OBJECT_VERSIONS;

@@ -91,6 +91,8 @@ public enum S3ErrorCode {
   NO_SUCH_BUCKET_POLICY("NoSuchBucketPolicy", 404, "The bucket policy does not exist."),
   NO_SUCH_CORS_CONFIGURATION(
       "NoSuchCORSConfiguration", 404, "The CORS configuration does not exist."),
+  NO_SUCH_LIFECYCLE_CONFIGURATION(
+      "NoSuchLifecycleConfiguration", 404, "The lifecycle configuration does not exist."),
   NOT_IMPLEMENTED(
       "NotImplemented",
       501,

@@ -55,6 +55,7 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
   private final MultipartUploads multipart;
   private final BucketTagging bucketTagging;
   private final BucketCors cors;
+  private final BucketLifecycle lifecycle;
   private final ObjectAttributes attributes;
   private final PostObjects posts;
   private final Map<String, Counter> counters = new ConcurrentHashMap<>();
@@ -65,6 +66,7 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
       SignatureVerifier verifier,
       String domain,
       MultipartUploads multipart,
+      LifecycleSweep sweep,
       MeterRegistry registry) {
     this.ctx = ctx;
     this.verifier = verifier;
@@ -80,6 +82,7 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
     this.multipart = multipart;
     this.bucketTagging = new BucketTagging(ctx);
     this.cors = new BucketCors(ctx);
+    this.lifecycle = new BucketLifecycle(ctx, sweep);
     this.attributes = new ObjectAttributes(ctx);
     this.posts = new PostObjects(verifier, Clock.systemUTC());
     this.meters = meters(registry);
@@ -275,6 +278,9 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
       case GET_BUCKET_CORS -> cors.get(r);
       case PUT_BUCKET_CORS -> cors.put(r);
       case DELETE_BUCKET_CORS -> cors.delete(r);
+      case GET_BUCKET_LIFECYCLE -> lifecycle.get(r);
+      case PUT_BUCKET_LIFECYCLE -> lifecycle.put(r);
+      case DELETE_BUCKET_LIFECYCLE -> lifecycle.delete(r);
       case GET_OBJECT_ATTRIBUTES -> attributes.get(r);
       case LIST_OBJECTS -> listing.listV1(r);
       case LIST_OBJECTS_V2 -> listing.listV2(r);
@@ -316,6 +322,8 @@ public final class S3Service implements ExchangeHandler, ExchangeHandler.Overloa
       DELETE_BUCKET_TAGGING,
       PUT_BUCKET_CORS,
       DELETE_BUCKET_CORS,
+      PUT_BUCKET_LIFECYCLE,
+      DELETE_BUCKET_LIFECYCLE,
       PUT_BUCKET_VERSIONING:
         return ctx.buckets().path(r.bucket());
       case PUT_OBJECT,

@@ -11,16 +11,19 @@ import java.time.Duration;
 public final class S3Services implements AutoCloseable {
   private final ProxyContext ctx;
   private final MultipartUploads multipart;
+  private final LifecycleSweep sweep;
 
   private S3Services(ProxyContext ctx) {
     this.ctx = ctx;
     this.multipart = new MultipartUploads(ctx);
+    this.sweep = new LifecycleSweep(ctx);
   }
 
   /**
    * @param chunkSize bytes read from the cluster and sent to a client at a time
    * @param region the region the proxy reports
    * @param bucketMode the mode of a bucket created without an ACL
+   * @param lifecycleDay how long a day of a lifecycle rule is
    */
   public static S3Services create(
       FileSystem fs,
@@ -31,7 +34,8 @@ public final class S3Services implements AutoCloseable {
       String region,
       int bucketMode,
       long statusCacheSize,
-      Duration statusCacheTtl) {
+      Duration statusCacheTtl,
+      Duration lifecycleDay) {
     return new S3Services(
         new ProxyContext(
             fs,
@@ -42,13 +46,20 @@ public final class S3Services implements AutoCloseable {
             new KeyLocks(4096),
             Math.max(4096, chunkSize),
             region,
-            bucketMode));
+            bucketMode,
+            lifecycleDay));
   }
 
-  /** Stops watching the namespace's changes. */
+  /** Stops watching the namespace's changes and sweeping buckets. */
   @Override
   public void close() {
+    sweep.close();
     ctx.statuses().close();
+  }
+
+  /** The lifecycle sweep, for the server to start. */
+  public LifecycleSweep lifecycleSweep() {
+    return sweep;
   }
 
   public MultipartUploads multipart() {
@@ -57,6 +68,6 @@ public final class S3Services implements AutoCloseable {
 
   /** The request handler of the S3 endpoint. */
   public S3Service service(SignatureVerifier verifier, String domain, MeterRegistry registry) {
-    return new S3Service(ctx, verifier, domain, multipart, registry);
+    return new S3Service(ctx, verifier, domain, multipart, sweep, registry);
   }
 }

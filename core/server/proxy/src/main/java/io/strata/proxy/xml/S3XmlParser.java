@@ -44,6 +44,9 @@ public final class S3XmlParser {
 
   public static final int MAX_VERSIONING_CONFIGURATION_BYTES = 64 << 10;
 
+  /** A thousand rules of a few hundred bytes each, with room to spare. */
+  public static final int MAX_LIFECYCLE_BYTES = 1 << 20;
+
   private S3XmlParser() {}
 
   /**
@@ -220,6 +223,18 @@ public final class S3XmlParser {
               maxAgeSeconds));
     }
     return new CorsConfiguration(rules);
+  }
+
+  /**
+   * Parses the body of PutBucketLifecycleConfiguration (and of the older PutBucketLifecycle, whose
+   * rules name a prefix directly), and the configuration as the bucket keeps it.
+   *
+   * @throws S3Exception MALFORMED_XML for a document of the wrong shape; INVALID_ARGUMENT when a
+   *     value breaks S3's rules ({@link LifecycleConfiguration}); NOT_IMPLEMENTED for transitions
+   */
+  public static LifecycleConfiguration lifecycleConfiguration(byte[] document) {
+    return LifecycleConfiguration.parse(
+        XmlIn.parse(document, MAX_LIFECYCLE_BYTES, "LifecycleConfiguration"));
   }
 
   private static List<String> texts(XmlNode parent, String name) {

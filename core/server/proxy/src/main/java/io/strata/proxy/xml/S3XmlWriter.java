@@ -303,6 +303,70 @@ public final class S3XmlWriter {
   }
 
   /**
+   * {@code <LifecycleConfiguration>} of GetBucketLifecycleConfiguration, the rules' elements in
+   * S3's order; a rule given with a bare prefix is answered so.
+   */
+  public static byte[] lifecycleConfiguration(LifecycleConfiguration c) {
+    XmlOut x = new XmlOut("LifecycleConfiguration", true);
+    for (LifecycleConfiguration.Rule rule : c.rules()) {
+      x.open("Rule");
+      if (rule.expirationDays() != null) {
+        x.open("Expiration").element("Days", rule.expirationDays()).close();
+      } else if (rule.expirationDate() != null) {
+        x.open("Expiration").element("Date", rule.expirationDate()).close();
+      } else if (rule.expiredObjectDeleteMarker()) {
+        x.open("Expiration").element("ExpiredObjectDeleteMarker", true).close();
+      }
+      x.optional("ID", rule.id());
+      LifecycleConfiguration.Filter f = rule.filter();
+      if (f.legacyPrefix()) {
+        x.element("Prefix", f.prefix());
+      } else {
+        x.open("Filter");
+        int conditions =
+            (f.prefix().isEmpty() ? 0 : 1)
+                + f.tags().size()
+                + (f.sizeGreaterThan() == null ? 0 : 1)
+                + (f.sizeLessThan() == null ? 0 : 1);
+        if (conditions > 1) {
+          x.open("And");
+        }
+        if (!f.prefix().isEmpty() || conditions > 1) {
+          x.element("Prefix", f.prefix());
+        }
+        for (TagSet.Tag t : f.tags()) {
+          x.open("Tag").element("Key", t.key()).element("Value", t.value()).close();
+        }
+        if (f.sizeGreaterThan() != null) {
+          x.element("ObjectSizeGreaterThan", f.sizeGreaterThan());
+        }
+        if (f.sizeLessThan() != null) {
+          x.element("ObjectSizeLessThan", f.sizeLessThan());
+        }
+        if (conditions > 1) {
+          x.close();
+        }
+        x.close();
+      }
+      x.element("Status", rule.enabled() ? "Enabled" : "Disabled");
+      if (rule.noncurrentDays() != null) {
+        x.open("NoncurrentVersionExpiration").element("NoncurrentDays", rule.noncurrentDays());
+        if (rule.newerNoncurrentVersions() != null) {
+          x.element("NewerNoncurrentVersions", rule.newerNoncurrentVersions());
+        }
+        x.close();
+      }
+      if (rule.abortDays() != null) {
+        x.open("AbortIncompleteMultipartUpload")
+            .element("DaysAfterInitiation", rule.abortDays())
+            .close();
+      }
+      x.close();
+    }
+    return x.finish();
+  }
+
+  /**
    * {@code <GetObjectAttributesResponse>} of GetObjectAttributes: the ETag without quotes, as S3
    * writes it there; the part count as {@code PartsCount}, the element S3 sends for it.
    */
