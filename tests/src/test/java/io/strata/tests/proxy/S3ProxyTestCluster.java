@@ -88,6 +88,8 @@ final class S3ProxyTestCluster implements AutoCloseable {
             .property("strata.worker.tier.mem.capacity", "256MB")
             .property("strata.worker.tier.ssd.capacity", "4GB")
             .property("strata.master.persist.interval", "1h")
+            // Lifecycle expiry is seen in seconds: the master acts on times to live every second.
+            .property("strata.master.ttl.check.interval", "1s")
             .start();
     try {
       Path credentials = dir.resolve("conf/proxy-credentials");
@@ -126,6 +128,9 @@ final class S3ProxyTestCluster implements AutoCloseable {
 
   private static S3ProxyTestCluster shared;
 
+  /** How long a day of a lifecycle rule lasts in the shared cluster. */
+  static final Duration LIFECYCLE_DAY = Duration.ofSeconds(3);
+
   /**
    * The cluster of default settings that the proxy's end-to-end classes share, each with buckets of
    * its own: started by the first class that asks, stopped when the test JVM exits. Starting a
@@ -134,7 +139,16 @@ final class S3ProxyTestCluster implements AutoCloseable {
   static synchronized S3ProxyTestCluster shared() throws IOException {
     if (shared == null) {
       Path dir = Files.createTempDirectory("strata-s3-proxy-tests");
-      S3ProxyTestCluster c = start(dir.resolve("cluster"));
+      // A lifecycle day of 3 s and a sweep every 2 s, so that expiry is seen within a test.
+      S3ProxyTestCluster c =
+          start(
+              dir.resolve("cluster"),
+              Map.of(
+                  "strata.proxy.lifecycle.day",
+                  LIFECYCLE_DAY.toMillis() + "ms",
+                  "strata.proxy.lifecycle.sweep.interval",
+                  "2s"),
+              List.of());
       Runtime.getRuntime()
           .addShutdownHook(
               new Thread(

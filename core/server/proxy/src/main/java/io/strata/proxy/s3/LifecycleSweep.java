@@ -189,7 +189,7 @@ public final class LifecycleSweep implements AutoCloseable {
             && folderStatus.getDirectory()
             && !folderStatus.getXattrsMap().containsKey(ObjectMetadata.MARKER)
             && rules.expiresKeysBelow(folderKey)) {
-          removeEmptyFolder(folder);
+          removeEmptyFolder(bucketPath, folder, rules);
         }
       }
     }
@@ -310,13 +310,32 @@ public final class LifecycleSweep implements AutoCloseable {
     }
   }
 
-  private void removeEmptyFolder(String folder) {
-    try {
-      ctx.fs().deleteUnlessVisibleChildren(folder);
-      Counters.add(counters.foldersRemoved());
-    } catch (StrataException e) {
-      // Something was written into it meanwhile (FAILED_PRECONDITION), or it went.
-      LOG.debug("Kept the folder {}: {}", folder, e.getMessage());
+  /**
+   * Removes the empty folder {@code folder} and then each folder above it, below the bucket's, that
+   * it leaves empty and that is no folder marker: folders are listed before what they hold, so one
+   * sweep would otherwise remove one level of an emptied tree.
+   */
+  private void removeEmptyFolder(String bucketPath, String folder, LifecycleRules rules)
+      throws StrataException {
+    String dir = folder;
+    while (!dir.equals(bucketPath) && PathNames.isUnder(dir, bucketPath)) {
+      if (!dir.equals(folder)) {
+        FileInfo f = BucketOperations.status(ctx, dir);
+        if (f == null
+            || f.getXattrsMap().containsKey(ObjectMetadata.MARKER)
+            || !rules.expiresKeysBelow(key(bucketPath, dir) + "/")) {
+          return;
+        }
+      }
+      try {
+        ctx.fs().deleteUnlessVisibleChildren(dir);
+        Counters.add(counters.foldersRemoved());
+      } catch (StrataException e) {
+        // Something is in it (FAILED_PRECONDITION), or it went meanwhile.
+        LOG.debug("Kept the folder {}: {}", dir, e.getMessage());
+        return;
+      }
+      dir = PathNames.parent(dir);
     }
   }
 
