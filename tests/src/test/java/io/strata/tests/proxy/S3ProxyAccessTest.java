@@ -782,8 +782,8 @@ class S3ProxyAccessTest {
             Map.of(),
             "<LifecycleConfiguration/>".getBytes(StandardCharsets.UTF_8),
             Clock.systemUTC()),
-        501,
-        "NotImplemented",
+        400,
+        "MalformedXML",
         "/" + BUCKET);
     assertErrorDocument(
         signed("POST", "/" + BUCKET + "/key", Map.of(), new byte[0], Clock.systemUTC()),
@@ -821,7 +821,8 @@ class S3ProxyAccessTest {
                                         r.id("x")
                                             .status("Enabled")
                                             .filter(f -> f.prefix(""))
-                                            .expiration(e -> e.days(1))))));
+                                            .transitions(
+                                                t -> t.days(1).storageClass("GLACIER"))))));
     // A HEAD's error has its status and no body.
     S3ProxyTestCluster.Response head =
         signed("HEAD", "/" + BUCKET + "/no/such/key", Map.of(), null, Clock.systemUTC());

@@ -236,7 +236,8 @@ class S3ProxyBucketsTest {
                                         rule.id("x")
                                             .status("Enabled")
                                             .filter(f -> f.prefix(""))
-                                            .expiration(e -> e.days(1))))));
+                                            .transitions(
+                                                t -> t.days(1).storageClass("GLACIER"))))));
     assertS3Error("NotImplemented", 501, () -> s3.getBucketWebsite(r -> r.bucket("features")));
     assertS3Error(
         "NotImplemented",

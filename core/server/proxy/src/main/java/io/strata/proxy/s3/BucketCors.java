@@ -32,17 +32,14 @@ final class BucketCors {
   }
 
   void get(S3Request r) throws IOException {
-    FileInfo dir = BucketOperations.bucketFolder(ctx, r);
-    ctx.access().checkRead(r.principal(), dir);
-    r.xml(
-        document.stored(
-            dir,
-            () ->
-                new S3Exception(
-                    S3ErrorCode.NO_SUCH_CORS_CONFIGURATION,
-                    "The CORS configuration does not exist: the bucket "
-                        + r.bucket()
-                        + " has none (PutBucketCors sets one)")));
+    document.answer(
+        r,
+        () ->
+            new S3Exception(
+                S3ErrorCode.NO_SUCH_CORS_CONFIGURATION,
+                "The CORS configuration does not exist: the bucket "
+                    + r.bucket()
+                    + " has none (PutBucketCors sets one)"));
   }
 
   void put(S3Request r) throws IOException {
@@ -55,10 +52,7 @@ final class BucketCors {
   }
 
   void delete(S3Request r) throws IOException {
-    FileInfo dir = BucketOperations.bucketFolder(ctx, r);
-    ctx.access().checkWriteOf(r.principal(), dir);
-    document.remove(dir);
-    r.empty(HttpResponseStatus.NO_CONTENT, null);
+    document.delete(r);
   }
 
   /**

@@ -34,17 +34,14 @@ final class BucketLifecycle {
   }
 
   void get(S3Request r) throws IOException {
-    FileInfo dir = BucketOperations.bucketFolder(ctx, r);
-    ctx.access().checkRead(r.principal(), dir);
-    r.xml(
-        document.stored(
-            dir,
-            () ->
-                new S3Exception(
-                    S3ErrorCode.NO_SUCH_LIFECYCLE_CONFIGURATION,
-                    "The lifecycle configuration does not exist: the bucket "
-                        + r.bucket()
-                        + " has none (PutBucketLifecycleConfiguration sets one)")));
+    document.answer(
+        r,
+        () ->
+            new S3Exception(
+                S3ErrorCode.NO_SUCH_LIFECYCLE_CONFIGURATION,
+                "The lifecycle configuration does not exist: the bucket "
+                    + r.bucket()
+                    + " has none (PutBucketLifecycleConfiguration sets one)"));
   }
 
   void put(S3Request r) throws IOException {
@@ -58,13 +55,10 @@ final class BucketLifecycle {
   }
 
   void delete(S3Request r) throws IOException {
-    FileInfo dir = BucketOperations.bucketFolder(ctx, r);
-    ctx.access().checkWriteOf(r.principal(), dir);
-    if (dir.getXattrsMap().containsKey(LifecycleExpiry.CONFIGURATION)) {
-      document.remove(dir);
+    if (document.delete(r)) {
+      // The times to live the rules set go with them.
       sweep.sweepSoon(r.bucket());
     }
-    r.empty(HttpResponseStatus.NO_CONTENT, null);
   }
 
   /** The configuration with an ID given to each rule that has none. */

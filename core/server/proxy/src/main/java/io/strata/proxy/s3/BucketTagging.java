@@ -26,17 +26,14 @@ final class BucketTagging {
   }
 
   void get(S3Request r) throws IOException {
-    FileInfo dir = BucketOperations.bucketFolder(ctx, r);
-    ctx.access().checkRead(r.principal(), dir);
-    r.xml(
-        document.stored(
-            dir,
-            () ->
-                new S3Exception(
-                    S3ErrorCode.NO_SUCH_TAG_SET,
-                    "The TagSet does not exist: the bucket "
-                        + r.bucket()
-                        + " has no tags (PutBucketTagging sets them)")));
+    document.answer(
+        r,
+        () ->
+            new S3Exception(
+                S3ErrorCode.NO_SUCH_TAG_SET,
+                "The TagSet does not exist: the bucket "
+                    + r.bucket()
+                    + " has no tags (PutBucketTagging sets them)"));
   }
 
   /** Replaces the bucket's tags; an empty TagSet removes them. */
@@ -54,9 +51,6 @@ final class BucketTagging {
   }
 
   void delete(S3Request r) throws IOException {
-    FileInfo dir = BucketOperations.bucketFolder(ctx, r);
-    ctx.access().checkWriteOf(r.principal(), dir);
-    document.remove(dir);
-    r.empty(HttpResponseStatus.NO_CONTENT, null);
+    document.delete(r);
   }
 }
