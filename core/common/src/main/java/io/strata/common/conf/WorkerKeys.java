@@ -140,6 +140,14 @@ public final class WorkerKeys {
               + " naming it as a source of new reads, and waits until no read is being served and"
               + " none came for a second (and at least strata.client.worker.list.ttl). 0 stops at"
               + " once.");
+  public static final ConfigKey SCRUB_RATE =
+      ConfigKey.bytes(
+          "strata.worker.scrub.rate",
+          "4MB",
+          "Bytes per second at most that the scrubber reads to verify cached blocks against their"
+              + " checksums in the background (it finds blocks that rotted at rest without being"
+              + " read, and gives checksums to blocks cached before blocks had them); 0 turns it"
+              + " off.");
   public static final ConfigKey LOAD_THREADS =
       ConfigKey.integer(
           "strata.worker.load.threads",

@@ -120,6 +120,15 @@ public final class MetricNames {
   public static final String WORKER_BLOCKS_CACHED = "strata.worker.blocks.cached";
 
   /**
+   * Counter of cached blocks found not to match their checksums (by a read or the scrubber) and
+   * dropped, by tier.
+   */
+  public static final String WORKER_BLOCK_CORRUPTIONS = "strata.worker.block.corruptions";
+
+  /** Counter of bytes of cached blocks the scrubber verified. */
+  public static final String WORKER_SCRUBBED_BYTES = "strata.worker.scrub.verified";
+
+  /**
    * Gauge of the bytes of held blocks, written to the cache only and not yet persisted, which are
    * never evicted; tagged with {@link #TAG_TIER}.
    */

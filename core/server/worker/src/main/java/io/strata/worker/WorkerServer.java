@@ -18,6 +18,7 @@ import io.strata.server.common.RpcCalls;
 import io.strata.server.common.WebServer;
 import io.strata.underfs.UnderStores;
 import io.strata.worker.block.BlockFileOpener;
+import io.strata.worker.block.BlockScrubber;
 import io.strata.worker.block.TierSpec;
 import io.strata.worker.block.TieredBlockStore;
 import io.strata.worker.data.BlockCacher;
@@ -114,6 +115,15 @@ public final class WorkerServer implements ProcessMain.Server {
     toClose.add(webServer);
 
     masterLink.start();
+    long scrubRate = conf.getBytes(WorkerKeys.SCRUB_RATE);
+    if (scrubRate < 0) {
+      throw new IllegalArgumentException(
+          WorkerKeys.SCRUB_RATE.name()
+              + " is negative: give bytes per second, or 0 to turn it off");
+    }
+    BlockScrubber scrubber = new BlockScrubber(store, scrubRate, registry);
+    toClose.add(scrubber);
+    scrubber.start();
     LOG.info(
         "Worker {} serving: rpc port {}, data port {}, web port {}; {}",
         conf.getString(WorkerKeys.HOSTNAME),

@@ -1,5 +1,6 @@
 package io.strata.worker.block;
 
+import io.strata.common.BlockChecksums;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -32,6 +33,8 @@ public final class BlockFileWriter implements AutoCloseable {
   private final boolean direct;
   private final boolean force;
   private long length;
+  // Computed from the bytes as they are written, so the block's checksums cost no read-back.
+  private final BlockChecksums.Builder checksums = BlockChecksums.builder();
   private boolean padded;
   private boolean closed;
 
@@ -72,6 +75,7 @@ public final class BlockFileWriter implements AutoCloseable {
       return;
     }
     int bytes = src.remaining();
+    checksums.update(src);
     if (!direct) {
       while (src.hasRemaining()) {
         channel.write(src);
@@ -116,6 +120,11 @@ public final class BlockFileWriter implements AutoCloseable {
     src.limit(limit);
     src.position(limit);
     length += bytes;
+  }
+
+  /** The checksums of every byte written; call once, after the last write. */
+  public BlockChecksums checksums() {
+    return checksums.build();
   }
 
   private void checkAligned(ByteBuffer src) {

@@ -19,6 +19,7 @@ final class StoreTier {
   private final Path blocksDir;
   private final Path tmpDir;
   private final Path heldDir;
+  private final Path checksumsDir;
   // Access-ordered: iteration starts at the least recently used block.
   private final LinkedHashMap<Long, BlockMeta> lru = new LinkedHashMap<>(1024, 0.75f, true);
   // The four counters are written only under the store's lock, so no update is lost; they are
@@ -33,6 +34,7 @@ final class StoreTier {
     this.blocksDir = BlockFiles.committedDir(spec.dir());
     this.tmpDir = BlockFiles.temporaryDir(spec.dir());
     this.heldDir = spec.dir().resolve(HELD);
+    this.checksumsDir = BlockFiles.checksumsDir(spec.dir());
   }
 
   TierSpec spec() {
@@ -49,6 +51,15 @@ final class StoreTier {
 
   Path heldDir() {
     return heldDir;
+  }
+
+  Path checksumsDir() {
+    return checksumsDir;
+  }
+
+  /** The checksums of a block of this tier ({@link io.strata.common.BlockChecksums}). */
+  Path checksums(long blockId) {
+    return checksumsDir.resolve(Long.toString(blockId));
   }
 
   /** The marker that says a block of this tier is held; it survives a restart. */

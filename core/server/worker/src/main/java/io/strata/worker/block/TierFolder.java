@@ -55,6 +55,30 @@ final class TierFolder {
     return stray;
   }
 
+  /**
+   * Deletes the checksum files of the tier whose block is not in the tier (the block went while the
+   * worker was down, or a crash came between writing them and renaming the block in) and those left
+   * half-written.
+   *
+   * @return how many it deleted
+   */
+  static int clearStaleChecksums(StoreTier tier, java.util.Set<Long> blocksOfTier)
+      throws StrataException {
+    int removed = 0;
+    try (DirectoryStream<Path> dir = Files.newDirectoryStream(tier.checksumsDir())) {
+      for (Path p : dir) {
+        Long id = parseBlockId(p.getFileName().toString());
+        if (id == null || !blocksOfTier.contains(id)) {
+          deleteRecursively(p);
+          removed++;
+        }
+      }
+    } catch (IOException e) {
+      throw unreadable(tier, "list", tier.checksumsDir(), e);
+    }
+    return removed;
+  }
+
   /** The error of a tier folder the worker cannot list or clear at start-up, with its remedy. */
   private static StrataException unreadable(
       StoreTier tier, String action, Path dir, IOException e) {
@@ -84,6 +108,7 @@ final class TierFolder {
       Files.createDirectories(tier.blocksDir());
       Files.createDirectories(tier.tmpDir());
       Files.createDirectories(tier.heldDir());
+      Files.createDirectories(tier.checksumsDir());
       Path probe = tier.tmpDir().resolve(".write-probe");
       Files.write(probe, new byte[] {1});
       Files.delete(probe);

@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.strata.common.BlockChecksums;
 import io.strata.common.BlockFiles;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
@@ -13,6 +14,7 @@ import io.strata.proto.BlockReport;
 import io.strata.proto.TierUsage;
 import io.strata.server.common.FolderLock;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -56,6 +58,9 @@ public final class TieredBlockStore implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TieredBlockStore.class);
   private static final String TEMP_SUFFIX = ".tmp";
 
+  /** Buffer of a checksum computed by reading a written block file back. */
+  private static final int CHECKSUM_READ_BUFFER = 256 << 10;
+
   private final List<StoreTier> tiers = new ArrayList<>();
 
   /** One per tier folder, held while the store is open: two workers must not share a tier. */
@@ -72,9 +77,11 @@ public final class TieredBlockStore implements AutoCloseable {
   private final Set<Long> deleting = new HashSet<>();
   private final Counter evictedCounter;
   private final Counter cachedCounter;
+  private final MeterRegistry registry;
   private final Cache<Long, Boolean> tooLargeLogged =
       Caffeine.newBuilder().maximumSize(10_000).build();
   private volatile BlockStoreListener listener = BlockStoreListener.NONE;
+  private final BlockVerifier verifier = new BlockVerifier();
 
   /**
    * @param specs the tiers, fastest first; at least one
@@ -117,6 +124,22 @@ public final class TieredBlockStore implements AutoCloseable {
         Counter.builder(MetricNames.WORKER_BLOCKS_CACHED)
             .description("Blocks committed to the store")
             .register(registry);
+    this.registry = registry;
+    for (StoreTier tier : tiers) {
+      corruptions(tier.spec().alias());
+    }
+  }
+
+  private Counter corruptions(String tierAlias) {
+    return Counter.builder(MetricNames.WORKER_BLOCK_CORRUPTIONS)
+        .description("Cached blocks found not to match their checksums, and dropped")
+        .tag(MetricNames.TAG_TIER, tierAlias)
+        .register(registry);
+  }
+
+  /** What checks cached blocks against their checksums before they are served. */
+  public BlockVerifier verifier() {
+    return verifier;
   }
 
   /** Sets who is told of committed and removed blocks. */
@@ -145,6 +168,11 @@ public final class TieredBlockStore implements AutoCloseable {
       tempRemoved += TierFolder.clearTemp(tier);
       List<TierFolder.Found> found = new ArrayList<>();
       strayRemoved += TierFolder.listBlocks(tier, blocks, found);
+      Set<Long> inTier = new HashSet<>();
+      for (TierFolder.Found f : found) {
+        inTier.add(f.blockId());
+      }
+      strayRemoved += TierFolder.clearStaleChecksums(tier, inTier);
       List<Long> markers = new ArrayList<>();
       strayRemoved += TierFolder.listHeld(tier, markers);
       found.sort(Comparator.comparingLong(TierFolder.Found::mtime));
@@ -272,6 +300,29 @@ public final class TieredBlockStore implements AutoCloseable {
       meta.tier().touch(blockId);
     }
     return meta;
+  }
+
+  /**
+   * Pins a block as {@link #pin} does, without marking it as used: for the scrubber, whose reads
+   * must not keep blocks from eviction.
+   */
+  BlockMeta pinWithoutUse(long blockId) {
+    BlockMeta meta = blocks.get(blockId);
+    if (meta == null) {
+      return null;
+    }
+    synchronized (lock) {
+      if (!meta.live || meta.removePending) {
+        return null;
+      }
+      meta.pins++;
+    }
+    return meta;
+  }
+
+  /** The ids of the committed blocks now. */
+  List<Long> blockIds() {
+    return new ArrayList<>(blocks.keySet());
   }
 
   /** Releases a pin; deletes the block when a removal was waiting for its last reader. */
@@ -433,6 +484,19 @@ public final class TieredBlockStore implements AutoCloseable {
    * @param length at most {@link TempBlock#length()}
    */
   public BlockMeta commit(TempBlock temp, long length) throws StrataException {
+    return commit(temp, length, null);
+  }
+
+  /**
+   * Makes a written block of {@code length} bytes readable, as {@link #commit(TempBlock, long)}
+   * does, with the checksums its writer computed as the bytes came in; the checksums are written to
+   * the tier's checksum folder before the block is renamed into place, so a committed block always
+   * has them. When {@code checksums} is null they are computed from the written file.
+   *
+   * @param checksums of exactly the block's bytes, or null
+   */
+  public BlockMeta commit(TempBlock temp, long length, BlockChecksums checksums)
+      throws StrataException {
     if (length < 0 || length > temp.length()) {
       abort(temp);
       throw new IllegalArgumentException(
@@ -463,6 +527,23 @@ public final class TieredBlockStore implements AutoCloseable {
                 + length
                 + "; the copy was discarded and the block will be fetched again");
       }
+      if (checksums == null) {
+        checksums = BlockChecksums.compute(temp.path(), ByteBuffer.allocate(CHECKSUM_READ_BUFFER));
+      }
+      if (checksums.blockLength() != length) {
+        throw new StrataException(
+            ErrorCode.INTERNAL,
+            "Block "
+                + temp.blockId()
+                + " has "
+                + length
+                + " bytes but checksums of "
+                + checksums.blockLength()
+                + "; the copy was discarded and the block will be fetched again");
+      }
+      // A crash after this and before the rename leaves checksums without a block, which open()
+      // deletes; never a committed block without its checksums.
+      checksums.write(temp.tier().checksums(temp.blockId()));
       if (marker != null) {
         TierFolder.writeMarker(marker);
       }
@@ -485,6 +566,7 @@ public final class TieredBlockStore implements AutoCloseable {
           e);
     }
     BlockMeta meta = new BlockMeta(temp.blockId(), length, temp.tier(), target);
+    meta.setChecksums(checksums);
     synchronized (lock) {
       temp.finished = true;
       writing.remove(temp.blockId());
@@ -645,6 +727,32 @@ public final class TieredBlockStore implements AutoCloseable {
     return count;
   }
 
+  /**
+   * Drops a cached block whose bytes do not match its checksums, so that no reader is given them
+   * again: counted in {@code strata_worker_block_corruptions_total} and logged once. A reader then
+   * fetches the block again from the under store; a held block (written to the cache only) had no
+   * other copy, which the log says.
+   *
+   * @param how what did not match, for the log
+   */
+  public void dropCorrupted(BlockMeta meta, String how) {
+    if (remove(List.of(meta.blockId())) == 0) {
+      // Dropped already by another reader that found it too.
+      return;
+    }
+    corruptions(meta.tierAlias()).increment();
+    LOG.error(
+        "Block {} in tier {} ({}) does not match its checksums: {}. Dropped it from the cache;{}",
+        meta.blockId(),
+        meta.tierAlias(),
+        meta.path(),
+        how,
+        meta.held
+            ? " it was written to the cache only and not yet persisted, so its file's bytes are"
+                + " lost"
+            : " reads fetch it again from the under store");
+  }
+
   /** Under the lock: makes a block unreachable and stops counting its space. */
   private void detach(BlockMeta meta) {
     meta.live = false;
@@ -661,6 +769,7 @@ public final class TieredBlockStore implements AutoCloseable {
     for (BlockMeta meta : dropped) {
       try {
         Files.deleteIfExists(meta.path());
+        Files.deleteIfExists(meta.tier().checksums(meta.blockId()));
       } catch (IOException e) {
         LOG.warn("Cannot delete the file of {}: {}", meta, e.toString());
       }

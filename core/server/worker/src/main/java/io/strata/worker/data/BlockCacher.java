@@ -1,6 +1,7 @@
 package io.strata.worker.data;
 
 import io.netty.buffer.ByteBuf;
+import io.strata.common.BlockChecksums;
 import io.strata.common.DaemonThreads;
 import io.strata.proto.ReadStatus;
 import io.strata.proto.UfsBlockSource;
@@ -322,7 +323,7 @@ public final class BlockCacher implements AutoCloseable {
           return;
         }
         temp = reserved.get();
-        writeBlock(ufs, temp, expected);
+        BlockChecksums checksums = writeBlock(ufs, temp, expected);
         if (!checkedWhole) {
           checkUnchanged(ufs, expected, true);
         }
@@ -336,7 +337,7 @@ public final class BlockCacher implements AutoCloseable {
         }
         BlockMeta committed = null;
         try {
-          committed = store.commit(done);
+          committed = store.commit(done, done.length(), checksums);
         } finally {
           // Readers that came meanwhile are answered from the file opened before the commit
           // renamed it, or from the committed file; readers that come now find the block in
@@ -438,7 +439,7 @@ public final class BlockCacher implements AutoCloseable {
       answer(ready, new InFile(readable));
     }
 
-    private void writeBlock(UnderFileSystem ufs, TempBlock temp, String expected)
+    private BlockChecksums writeBlock(UnderFileSystem ufs, TempBlock temp, String expected)
         throws IOException {
       Chunk chunk = chunks.get();
       long done = 0;
@@ -497,6 +498,7 @@ public final class BlockCacher implements AutoCloseable {
             answer(take(done, false), temp);
           }
         }
+        return out.checksums();
       }
     }
   }

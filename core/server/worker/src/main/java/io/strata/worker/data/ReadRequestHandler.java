@@ -10,6 +10,7 @@ import io.strata.proto.ReadBlockResponse;
 import io.strata.proto.ReadStatus;
 import io.strata.proto.UfsBlockSource;
 import io.strata.worker.block.BlockMeta;
+import io.strata.worker.block.BlockVerifier;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import org.slf4j.Logger;
@@ -95,9 +96,24 @@ final class ReadRequestHandler extends SimpleChannelInboundHandler<ReadBlockRequ
     }
     BlockMeta block = server.store().pin(blockId);
     if (block != null) {
-      serveCached(ctx, request, block);
-      return;
+      BlockVerifier.Damage damage =
+          checkRange(request, block.length(), "") == null
+              ? server.store().verifier().check(block, request.getOffset(), request.getLength())
+              : null;
+      if (damage == null) {
+        serveCached(ctx, request, block);
+        return;
+      }
+      // Never served: the block is dropped and the read answered as a miss, from the under
+      // store (or refused, for a block written to the cache only).
+      server.store().unpin(block);
+      server.store().dropCorrupted(block, damage.how());
     }
+    serveMiss(ctx, request);
+  }
+
+  private void serveMiss(ChannelHandlerContext ctx, ReadBlockRequest request) {
+    long blockId = request.getBlockId();
     UfsBlockSource source = request.getSource();
     if (!request.hasSource() || source.getUfsPath().isEmpty()) {
       respond(

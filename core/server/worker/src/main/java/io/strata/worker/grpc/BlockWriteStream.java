@@ -5,6 +5,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import io.micrometer.core.instrument.Timer;
+import io.strata.common.BlockChecksums;
 import io.strata.common.BlockIds;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.GrpcErrors;
@@ -62,6 +63,8 @@ final class BlockWriteStream implements StreamObserver<WriteBlocksRequest> {
   private ByteString unreserved = ByteString.EMPTY;
   private TempBlock temp;
   private FileChannel file;
+  // The checksums of the block being written, computed from the bytes as they are written.
+  private BlockChecksums.Builder checksums;
   private boolean finished;
 
   BlockWriteStream(
@@ -158,6 +161,7 @@ final class BlockWriteStream implements StreamObserver<WriteBlocksRequest> {
     temp = store.createHeldTempBlock(blockId, bytes).orElseThrow(() -> noRoom(blockId, bytes));
     // This call tells the master itself, before it answers; batched commits would race it.
     temp.callerTellsMaster();
+    checksums = BlockChecksums.builder();
     file =
         FileChannel.open(
             temp.path(),
@@ -170,6 +174,7 @@ final class BlockWriteStream implements StreamObserver<WriteBlocksRequest> {
 
   private void writeToFile(ByteString bytes) throws IOException {
     for (ByteBuffer b : bytes.asReadOnlyByteBufferList()) {
+      checksums.update(b);
       while (b.hasRemaining()) {
         file.write(b);
       }
@@ -234,7 +239,7 @@ final class BlockWriteStream implements StreamObserver<WriteBlocksRequest> {
     file = null;
     TempBlock t = temp;
     temp = null;
-    committed.add(store.commit(t, blockBytes));
+    committed.add(store.commit(t, blockBytes, checksums.build()));
     blockIndex++;
     blockBytes = 0;
   }

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.strata.common.BlockChecksums;
 import io.strata.common.DaemonThreads;
 import io.strata.common.buffer.AlignedBufferPool;
 import io.strata.common.metrics.MetricNames;
@@ -287,8 +288,8 @@ public final class LoadExecutor implements AutoCloseable {
         temp.callerTellsMaster();
       }
       buffer = bufferSupplier.get();
-      copy(ufs, task, temp, buffer);
-      BlockMeta meta = store.commit(temp);
+      BlockChecksums checksums = copy(ufs, task, temp, buffer);
+      BlockMeta meta = store.commit(temp, temp.length(), checksums);
       temp = null;
       LOG.debug(
           "Loaded block {} ({} bytes) from {} into {}",
@@ -342,7 +343,8 @@ public final class LoadExecutor implements AutoCloseable {
    * before it is written, so that under Direct I/O only the block's last chunk has a length that is
    * not a multiple of 4 KiB (the writer pads it and truncates on close).
    */
-  private void copy(UnderFileSystem ufs, LoadBlockTask task, TempBlock temp, ByteBuffer buffer)
+  private BlockChecksums copy(
+      UnderFileSystem ufs, LoadBlockTask task, TempBlock temp, ByteBuffer buffer)
       throws IOException {
     int chunk = buffer.limit();
     long total = task.getBlockLength();
@@ -374,6 +376,7 @@ public final class LoadExecutor implements AutoCloseable {
         out.write(buffer);
         done += want;
       }
+      return out.checksums();
     }
   }
 

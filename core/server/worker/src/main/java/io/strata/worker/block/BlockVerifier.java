@@ -1,0 +1,127 @@
+package io.strata.worker.block;
+
+import io.strata.common.BlockChecksums;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * Checks a cached block's file against the block's checksums before its bytes are served: the file
+ * must still exist with the block's length, and each chunk a read touches must match. A chunk found
+ * whole is not read again for the block's next reads while the file keeps the modification time it
+ * had then (a write to it, such as a byte flipped by hand, changes that time); bytes that rot
+ * without a write are the scrubber's to find ({@link BlockScrubber}). A block cached before blocks
+ * had checksums is served unverified until the scrubber gives it checksums.
+ *
+ * <p>Thread-safe: the state of a block's verified chunks is a lock-free bit set, and two readers
+ * that verify the same chunk at once both find what is there.
+ */
+public final class BlockVerifier {
+  /** What a check found wrong, or null from {@link #check} when nothing. */
+  public record Damage(String how) {}
+
+  private final ThreadLocal<ByteBuffer> scratch =
+      ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(BlockChecksums.CHUNK));
+
+  /** The chunks of one block found whole, for the file's modification time they were found at. */
+  static final class Verified {
+    final long modifiedNanos;
+    final AtomicLongArray bits;
+
+    Verified(long modifiedNanos, int chunks) {
+      this.modifiedNanos = modifiedNanos;
+      this.bits = new AtomicLongArray((chunks + 63) / 64);
+    }
+
+    boolean has(int chunk) {
+      return (bits.get(chunk >>> 6) & (1L << chunk)) != 0;
+    }
+
+    void add(int chunk) {
+      int i = chunk >>> 6;
+      long bit = 1L << chunk;
+      long v;
+      do {
+        v = bits.get(i);
+      } while ((v & bit) == 0 && !bits.compareAndSet(i, v, v | bit));
+    }
+  }
+
+  /**
+   * Checks the chunks of {@code block} that bytes {@code offset} to {@code offset + length} fall
+   * in.
+   *
+   * @return null when they may be served; what is wrong otherwise
+   */
+  public Damage check(BlockMeta block, long offset, long length) {
+    BasicFileAttributes attrs;
+    try {
+      attrs =
+          Files.readAttributes(block.path(), BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+    } catch (NoSuchFileException e) {
+      return new Damage("its file " + block.path() + " is gone");
+    } catch (IOException e) {
+      return new Damage("its file " + block.path() + " cannot be read: " + e.getMessage());
+    }
+    if (attrs.size() != block.length()) {
+      return new Damage(
+          "its file has " + attrs.size() + " bytes where the block has " + block.length());
+    }
+    BlockChecksums checksums;
+    try {
+      checksums = block.checksums();
+    } catch (IOException e) {
+      return new Damage("its checksums cannot be read: " + e.getMessage());
+    }
+    if (checksums == null || length <= 0) {
+      return null;
+    }
+    if (checksums.blockLength() != block.length()) {
+      return new Damage(
+          "its checksums are of " + checksums.blockLength() + " bytes, not " + block.length());
+    }
+    long modified = attrs.lastModifiedTime().to(java.util.concurrent.TimeUnit.NANOSECONDS);
+    Verified v = block.verified;
+    if (v == null || v.modifiedNanos != modified) {
+      v = new Verified(modified, checksums.chunks());
+      block.verified = v;
+    }
+    int first = checksums.chunkOf(offset);
+    int last = checksums.chunkOf(Math.min(block.length(), offset + length) - 1);
+    FileChannel file = null;
+    try {
+      for (int c = first; c <= last; c++) {
+        if (v.has(c)) {
+          continue;
+        }
+        if (file == null) {
+          file = FileChannel.open(block.path(), StandardOpenOption.READ);
+        }
+        if (!checksums.verifyChunk(file, c, scratch.get())) {
+          return new Damage(
+              "chunk " + c + " (bytes from " + (long) c * checksums.chunkSize() + ")");
+        }
+        v.add(c);
+      }
+    } catch (NoSuchFileException e) {
+      return new Damage("its file " + block.path() + " is gone");
+    } catch (IOException e) {
+      return new Damage("its file cannot be read: " + e.getMessage());
+    } finally {
+      if (file != null) {
+        try {
+          file.close();
+        } catch (IOException e) {
+          // Read only; nothing to lose.
+        }
+      }
+    }
+    return null;
+  }
+}
