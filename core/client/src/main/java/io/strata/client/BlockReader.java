@@ -223,7 +223,15 @@ final class BlockReader implements AutoCloseable {
       int n = (int) Math.min(dst.remaining(), block.getLength() - inBlock);
       LocalBlockFile local = localFiles.get(block.getBlockId());
       ByteBuffer piece = dst.slice(dst.position(), n);
-      if (local == null || !local.read(inBlock, piece)) {
+      boolean read;
+      try {
+        read = local != null && local.read(inBlock, piece);
+      } catch (IOException e) {
+        // Damaged or gone: the block is read through a worker from now on.
+        dropLocal(block.getBlockId(), local, e);
+        read = false;
+      }
+      if (!read) {
         // Closed under us: the caller reads the whole range another way.
         dst.position(start);
         return false;
@@ -253,9 +261,31 @@ final class BlockReader implements AutoCloseable {
     }
     long inBlock = position - block.getOffset();
     long n = Math.min(maxLength, block.getLength() - inBlock);
+    // The segment's bytes go out without passing through this process (sendfile): they are
+    // verified against the block's checksums first.
+    try {
+      if (!local.verify(inBlock, n)) {
+        return null;
+      }
+    } catch (IOException e) {
+      dropLocal(block.getBlockId(), local, e);
+      return null;
+    }
     reportRead(local, n);
     ctx.metrics.addShortCircuit(n);
     return new LocalSegment(local.path(), inBlock, n);
+  }
+
+  /** Stops reading a block file of this machine that failed a read; a worker serves it now. */
+  private void dropLocal(long id, LocalBlockFile local, IOException why) {
+    LOG.warn(
+        "Short-circuit read of block {} failed ({}); reading it through the worker",
+        id,
+        why.getMessage());
+    if (localFiles.remove(id, local)) {
+      local.close();
+    }
+    notLocal.add(id);
   }
 
   /** Reads exactly {@code len} bytes at {@code position}, which the caller keeps in the file. */
@@ -452,12 +482,7 @@ final class BlockReader implements AutoCloseable {
       }
     } catch (IOException e) {
       checkOpen();
-      LOG.debug(
-          "Short-circuit read of block {} failed ({}); reading over the network", id, e.toString());
-      if (localFiles.remove(id, local)) {
-        local.close();
-      }
-      notLocal.add(id);
+      dropLocal(id, local, e);
       return false;
     }
     ctx.metrics.addShortCircuit(len);

@@ -1,5 +1,7 @@
 package io.strata.client;
 
+import io.strata.common.BlockChecksums;
+import io.strata.common.BlockFiles;
 import io.strata.proto.WorkerAddress;
 import java.io.EOFException;
 import java.io.IOException;
@@ -12,6 +14,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * A block file of a worker on this host, read directly (short-circuit). Blocks of at least {@link
@@ -45,9 +48,22 @@ final class LocalBlockFile {
    */
   static final int CHANNEL_READ_MIN = 64 << 10;
 
+  /** Where a chunk is read to be verified; one per reading thread. */
+  private static final ThreadLocal<ByteBuffer> CHUNK =
+      ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(BlockChecksums.CHUNK));
+
   private final Path path;
   private final MappedByteBuffer map;
   private final FileChannel channel;
+
+  /**
+   * The checksums the worker keeps beside the block file, or null for a block it cached before
+   * blocks had them (read unverified). Each chunk a read touches is verified before its bytes are
+   * handed on, once for as long as the file stays open: block files are never written in place.
+   */
+  private final BlockChecksums checksums;
+
+  private final AtomicLongArray verified;
 
   /** Readers in progress plus one for the owner until {@link #close}. */
   private final AtomicInteger references = new AtomicInteger(1);
@@ -59,10 +75,13 @@ final class LocalBlockFile {
 
   private long workerId;
 
-  private LocalBlockFile(Path path, MappedByteBuffer map, FileChannel channel) {
+  private LocalBlockFile(
+      Path path, MappedByteBuffer map, FileChannel channel, BlockChecksums checksums) {
     this.path = path;
     this.map = map;
     this.channel = channel;
+    this.checksums = checksums;
+    this.verified = checksums == null ? null : new AtomicLongArray((checksums.chunks() + 63) / 64);
   }
 
   /** Where the block file is. */
@@ -94,26 +113,101 @@ final class LocalBlockFile {
         throw new EOFException(
             "block file " + path + " holds " + ch.size() + " of " + length + " bytes");
       }
+      BlockChecksums checksums = BlockChecksums.read(checksumsOf(path));
+      if (checksums != null && checksums.blockLength() != length) {
+        throw new IOException(
+            "the checksums of block file "
+                + path
+                + " are of "
+                + checksums.blockLength()
+                + " bytes, not "
+                + length);
+      }
       if (length >= MAP_MIN && length <= Integer.MAX_VALUE) {
         // The channel stays open beside the mapping: large reads into direct buffers use it.
-        return new LocalBlockFile(path, ch.map(FileChannel.MapMode.READ_ONLY, 0, length), ch);
+        return new LocalBlockFile(
+            path, ch.map(FileChannel.MapMode.READ_ONLY, 0, length), ch, checksums);
       }
-      return new LocalBlockFile(path, null, ch);
+      return new LocalBlockFile(path, null, ch, checksums);
     } catch (IOException | RuntimeException e) {
       ch.close();
       throw e;
     }
   }
 
+  /** Where the worker keeps the checksums of the block file {@code path} ({@link BlockFiles}). */
+  private static Path checksumsOf(Path path) {
+    Path blocks = path.getParent();
+    Path tier = blocks == null ? null : blocks.getParent();
+    if (tier == null) {
+      return path.resolveSibling(path.getFileName() + ".checksums");
+    }
+    return BlockFiles.checksumsDir(tier).resolve(path.getFileName().toString());
+  }
+
+  /**
+   * Verifies the chunks that {@code len} bytes at {@code offset} fall in, those not verified yet.
+   *
+   * @return false when the file was closed meanwhile (the caller then reads another way)
+   * @throws IOException naming the chunk, when one does not match: the caller reads through the
+   *     worker, which finds the same, drops the block and answers from the under store
+   */
+  boolean verify(long offset, long len) throws IOException {
+    if (checksums == null || len <= 0) {
+      return true;
+    }
+    if (!acquire()) {
+      return false;
+    }
+    try {
+      checkChunks(offset, len);
+      return true;
+    } finally {
+      release();
+    }
+  }
+
+  /** Under a reference: verifies the chunks of the range not verified yet. */
+  private void checkChunks(long offset, long len) throws IOException {
+    if (checksums == null || len <= 0) {
+      return;
+    }
+    int first = checksums.chunkOf(offset);
+    int last = checksums.chunkOf(Math.min(checksums.blockLength(), offset + len) - 1);
+    for (int c = first; c <= last; c++) {
+      long bit = 1L << c;
+      if ((verified.get(c >>> 6) & bit) != 0) {
+        continue;
+      }
+      if (!checksums.verifyChunk(channel, c, CHUNK.get())) {
+        throw new IOException(
+            "block file "
+                + path
+                + " does not match its checksums at chunk "
+                + c
+                + " (bytes from "
+                + (long) c * checksums.chunkSize()
+                + ")");
+      }
+      long v;
+      do {
+        v = verified.get(c >>> 6);
+      } while ((v & bit) == 0 && !verified.compareAndSet(c >>> 6, v, v | bit));
+    }
+  }
+
   /**
    * Copies {@code len} bytes at {@code offset} of the block into {@code buf}; returns false when
    * the file was closed meanwhile (the caller then reads another way).
+   *
+   * @throws IOException also when a chunk read does not match its checksums ({@link #verify})
    */
   boolean read(long offset, byte[] buf, int off, int len) throws IOException {
     if (!acquire()) {
       return false;
     }
     try {
+      checkChunks(offset, len);
       if (map != null) {
         map.get((int) offset, buf, off, len);
         return true;
@@ -143,6 +237,7 @@ final class LocalBlockFile {
       return false;
     }
     try {
+      checkChunks(offset, dst.remaining());
       if (map != null && (dst.remaining() < CHANNEL_READ_MIN || !dst.isDirect())) {
         dst.put(map.slice((int) offset, dst.remaining()));
         return true;
