@@ -566,6 +566,27 @@ public final class MultiProcessCluster implements AutoCloseable {
     return mounts.stop(fuse);
   }
 
+  /**
+   * The files of a cached block in every tier of every worker: what a test damages to check that
+   * nobody is handed a block that changed at rest.
+   */
+  public List<Path> blockFiles(long blockId) throws IOException {
+    List<Path> out = new ArrayList<>();
+    for (int index : workers.keySet()) {
+      for (Path tier :
+          List.of(
+              Path.of(memTierRoot, "worker" + index),
+              base.resolve("worker" + index + "/ssd"),
+              base.resolve("worker" + index + "/hdd"))) {
+        Path f = io.strata.common.BlockFiles.committed(tier, blockId);
+        if (Files.isRegularFile(f)) {
+          out.add(f);
+        }
+      }
+    }
+    return out;
+  }
+
   /** The process id of a running worker (for RSS readings). */
   public synchronized long workerPid(int index) {
     return workers.get(index).pid();

@@ -79,6 +79,8 @@ class MountReadsTest {
         MultiProcessCluster.builder(dir.resolve("cluster"))
             .workers(1)
             .property("strata.master.file.block.size", Long.toString(BLOCK))
+            // A scrubber fast enough to pass over every cached block within a test.
+            .property("strata.worker.scrub.rate", "64MB")
             .start();
     Path ufs = cluster.underStoreRoot();
     tree = TestTree.generate(ufs.resolve("tree"), 300, BLOCK, 3, 42);
@@ -254,6 +256,96 @@ class MountReadsTest {
         "1,000 reads of 4 KiB at random offsets (direct_io): through the mount"
             + " %d us/read, through the Java client alone %d us/read%n",
         viaMount / count / 1000, viaClient / count / 1000);
+  }
+
+  /** Reads a file through the Java client, whole. */
+  private static byte[] readWithClient(String path) throws IOException {
+    try (io.strata.client.FileInStream in = fs.openFile(path)) {
+      return in.readAllBytes();
+    }
+  }
+
+  /** Reads {@code path} once so that the worker caches it, and returns its block's files. */
+  private static List<Path> cachedBlockFiles(String path) throws Exception {
+    readWithClient(path);
+    long id = fs.getStatus(path, SyncOption.NEVER, true).getBlocks(0).getBlockId();
+    await().atMost(Duration.ofSeconds(30)).until(() -> !cluster.blockFiles(id).isEmpty());
+    return cluster.blockFiles(id);
+  }
+
+  private static double corruptions() {
+    return MultiProcessCluster.metric(
+        cluster.scrapeWorker(0), "strata_worker_block_corruptions_total");
+  }
+
+  @Test
+  void aCachedBlockThatChangedAtRestIsNeverHandedOn() throws Exception {
+    Path ufs = cluster.underStoreRoot().resolve("data/damaged");
+    Files.createDirectories(ufs);
+    Map<String, byte[]> originals = new LinkedHashMap<>();
+    for (String name : List.of("flipped", "truncated", "deleted")) {
+      TestTree.writeRandom(ufs.resolve(name), 300_000, name.hashCode());
+      originals.put(name, Files.readAllBytes(ufs.resolve(name)));
+    }
+    double before = corruptions();
+    for (String name : originals.keySet()) {
+      for (Path block : cachedBlockFiles("/data/damaged/" + name)) {
+        switch (name) {
+          case "flipped" -> {
+            byte[] b = Files.readAllBytes(block);
+            b[200_000] ^= 0x10;
+            Files.write(block, b);
+          }
+          case "truncated" -> {
+            try (FileChannel ch = FileChannel.open(block, StandardOpenOption.WRITE)) {
+              ch.truncate(100_000);
+            }
+          }
+          default -> Files.delete(block);
+        }
+      }
+    }
+    for (Map.Entry<String, byte[]> e : originals.entrySet()) {
+      // Through the mount (direct_io: every read reaches the client), then the client alone.
+      assertTrue(
+          java.util.Arrays.equals(
+              e.getValue(),
+              Files.readAllBytes(dataMount.mountPoint().resolve("damaged/" + e.getKey()))),
+          e.getKey() + " read through the mount");
+      assertTrue(
+          java.util.Arrays.equals(e.getValue(), readWithClient("/data/damaged/" + e.getKey())),
+          e.getKey() + " read through the client");
+    }
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(() -> assertTrue(corruptions() >= before + 3, "corruptions counted"));
+  }
+
+  @Test
+  void theScrubberFindsADamagedBlockNobodyReads() throws Exception {
+    Path ufs = cluster.underStoreRoot().resolve("data/scrubbed");
+    Files.createDirectories(ufs);
+    TestTree.writeRandom(ufs.resolve("rotten"), 100_000, 5);
+    List<Path> blocks = cachedBlockFiles("/data/scrubbed/rotten");
+    double before = corruptions();
+    for (Path block : blocks) {
+      byte[] b = Files.readAllBytes(block);
+      b[5] ^= 0x01;
+      Files.write(block, b);
+    }
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(
+            () -> {
+              assertTrue(corruptions() > before, "the scrubber counted the damage");
+              for (Path block : blocks) {
+                assertFalse(Files.exists(block), block + " is dropped");
+              }
+            });
+    assertTrue(
+        MultiProcessCluster.metric(
+                cluster.scrapeWorker(0), "strata_worker_scrub_verified_bytes_total")
+            > 0);
   }
 
   @Test
