@@ -503,7 +503,9 @@ final class BlockReader implements AutoCloseable {
     }
     LocalBlockFile ch;
     try {
-      ch = LocalBlockFile.open(Path.of(r.getLocalPath()), block.getLength());
+      ch =
+          LocalBlockFile.open(
+              Path.of(r.getLocalPath()), block.getLength(), ctx.localTiers.verifies());
     } catch (IOException e) {
       // Moved to another tier or evicted between the reply and the open.
       LOG.debug(

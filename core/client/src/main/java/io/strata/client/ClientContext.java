@@ -64,7 +64,7 @@ final class ClientContext implements AutoCloseable {
     this.master = new MasterClient(conf);
     this.data = new DataClient(conf);
     this.workers = new LiveWorkers(master, conf.getDuration(ClientKeys.WORKER_LIST_TTL));
-    this.localTiers = new LocalTiers(workers);
+    this.localTiers = new LocalTiers(workers, conf.getBoolean(ClientKeys.VERIFY_BLOCKS));
     this.localReads = new LocalReadReports(this::workerChannel);
     this.underStore = new UnderStoreReader(master);
     this.mountResolver = new MountResolver(master);

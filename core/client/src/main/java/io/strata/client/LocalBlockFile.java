@@ -105,15 +105,19 @@ final class LocalBlockFile {
     return workerId;
   }
 
-  /** Opens a block file that must hold at least {@code length} bytes. */
-  static LocalBlockFile open(Path path, long length) throws IOException {
+  /**
+   * Opens a block file that must hold at least {@code length} bytes.
+   *
+   * @param verify whether to verify what is read against the block's checksums
+   */
+  static LocalBlockFile open(Path path, long length, boolean verify) throws IOException {
     FileChannel ch = FileChannel.open(path, StandardOpenOption.READ);
     try {
       if (ch.size() < length) {
         throw new EOFException(
             "block file " + path + " holds " + ch.size() + " of " + length + " bytes");
       }
-      BlockChecksums checksums = BlockChecksums.read(checksumsOf(path));
+      BlockChecksums checksums = verify ? BlockChecksums.read(checksumsOf(path)) : null;
       if (checksums != null && checksums.blockLength() != length) {
         throw new IOException(
             "the checksums of block file "

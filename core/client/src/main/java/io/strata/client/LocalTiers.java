@@ -32,8 +32,19 @@ final class LocalTiers {
 
   private record Folders(List<String> reported, List<Path> tiers) {}
 
-  LocalTiers(LiveWorkers workers) {
+  private final boolean verify;
+
+  /**
+   * @param verify whether block files opened are verified against their checksums
+   */
+  LocalTiers(LiveWorkers workers, boolean verify) {
     this.workers = workers;
+    this.verify = verify;
+  }
+
+  /** Whether block files of this machine are verified against their checksums as they are read. */
+  boolean verifies() {
+    return verify;
   }
 
   /**
@@ -49,7 +60,7 @@ final class LocalTiers {
       }
       for (Path tier : folders(w)) {
         try {
-          return LocalBlockFile.open(BlockFiles.committed(tier, blockId), length)
+          return LocalBlockFile.open(BlockFiles.committed(tier, blockId), length, verify)
               .openedFor(w.getWorkerId(), w.getAddress());
         } catch (NoSuchFileException e) {
           // Not in this tier; try the next.

@@ -45,6 +45,13 @@ public final class ClientKeys {
           "strata.client.short.circuit.enabled",
           true,
           "Read blocks cached by a worker on this host straight from its block files.");
+  public static final ConfigKey VERIFY_BLOCKS =
+      ConfigKey.bool(
+          "strata.client.block.verify",
+          true,
+          "Verify each chunk of a block file read on this host (short-circuit) against the"
+              + " checksums its worker keeps beside it, before its bytes are handed on; off only to"
+              + " measure what verifying costs.");
   public static final ConfigKey READ_AHEAD_MAX =
       ConfigKey.bytes(
           "strata.client.read.ahead.max",

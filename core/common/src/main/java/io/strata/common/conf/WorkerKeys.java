@@ -140,6 +140,13 @@ public final class WorkerKeys {
               + " naming it as a source of new reads, and waits until no read is being served and"
               + " none came for a second (and at least strata.client.worker.list.ttl). 0 stops at"
               + " once.");
+  public static final ConfigKey VERIFY_BLOCKS =
+      ConfigKey.bool(
+          "strata.worker.block.verify",
+          true,
+          "Verify the chunks of a cached block that a read touches against the block's checksums"
+              + " before sending them, and drop a block that does not match; off only to measure"
+              + " what verifying costs.");
   public static final ConfigKey SCRUB_RATE =
       ConfigKey.bytes(
           "strata.worker.scrub.rate",

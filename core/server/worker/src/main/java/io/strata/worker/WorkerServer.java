@@ -91,6 +91,7 @@ public final class WorkerServer implements ProcessMain.Server {
    */
   private void startAll() throws Exception {
     store.open();
+    store.verifyBlocks(conf.getBoolean(WorkerKeys.VERIFY_BLOCKS));
     String bindHost = conf.getString(WorkerKeys.BIND_HOST);
     WorkerMasterClient master =
         new WorkerMasterClient(

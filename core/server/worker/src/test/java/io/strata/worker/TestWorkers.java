@@ -30,6 +30,8 @@ final class TestWorkers {
     c.put("strata.worker.read.ufs.threads", "2");
     c.put("strata.worker.read.ufs.chunk.size", "64KB");
     c.put("strata.worker.read.miss.cache.threads", "1");
+    // Tests that want the scrubber start one themselves.
+    c.put("strata.worker.scrub.rate", "0");
     c.putAll(extra);
     return StrataConfig.load(c);
   }

@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * bytes per second, and checks it against its checksums: a block that rotted at rest without being
  * read is dropped before a reader meets it ({@link TieredBlockStore#dropCorrupted}). A block cached
  * before blocks had checksums gets them from its bytes as they are now, so that it is verified from
- * then on. A pass over all blocks starts again after the last; blocks are pinned while read (never
- * deleted under the scrubber) without being marked as used (never kept from eviction by it).
+ * then on. A pass over all blocks starts again after the last; blocks are neither pinned nor marked
+ * as used, so the scrubber never keeps a block from eviction or removal.
  */
 public final class BlockScrubber implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(BlockScrubber.class);
@@ -89,46 +89,56 @@ public final class BlockScrubber implements AutoCloseable {
     }
   }
 
-  /** Verifies one block, if it is still cached. */
+  /**
+   * Verifies one block, if it is still cached. The block is not pinned: a long read at the
+   * scrubber's rate must not hold up its eviction or removal. The file is read through its own
+   * descriptor, and a verdict counts only if the store still has the same block afterwards.
+   */
   void scrub(long blockId, ByteBuffer buffer) throws InterruptedException {
-    BlockMeta block = store.pinWithoutUse(blockId);
+    BlockMeta block = store.get(blockId);
     if (block == null) {
       return;
     }
     String damage = null;
+    BlockChecksums kept;
     try {
-      BlockChecksums kept;
+      kept = block.checksums();
+    } catch (IOException e) {
+      kept = null;
+      damage = "its checksums cannot be read: " + e.getMessage();
+    }
+    BlockChecksums now = null;
+    if (damage == null) {
       try {
-        kept = block.checksums();
+        now = read(block, buffer);
+      } catch (NoSuchFileException e) {
+        damage = "its file " + block.path() + " is gone";
       } catch (IOException e) {
-        kept = null;
-        damage = "its checksums cannot be read: " + e.getMessage();
+        LOG.warn("Cannot scrub {}: {}", block, e.toString());
+        return;
       }
-      if (damage == null) {
-        BlockChecksums now = read(block, buffer);
-        if (closed) {
-          // Stopped part-way: what was read is no verdict.
-          return;
-        }
-        if (now.blockLength() != block.length()) {
-          damage =
-              "its file has " + now.blockLength() + " bytes where the block has " + block.length();
-        } else if (kept == null) {
+    }
+    if (closed || store.get(blockId) != block) {
+      // Stopped part-way, or the block went or was replaced meanwhile: no verdict.
+      return;
+    }
+    if (now != null) {
+      if (now.blockLength() != block.length()) {
+        damage =
+            "its file has " + now.blockLength() + " bytes where the block has " + block.length();
+      } else if (kept == null) {
+        try {
           now.write(block.tier().checksums(blockId));
           block.setChecksums(now);
-        } else {
-          int bad = kept.firstDifference(now);
-          if (bad >= 0) {
-            damage = "chunk " + bad + " (found by the scrubber)";
-          }
+        } catch (IOException e) {
+          LOG.warn("Cannot keep the checksums of {}: {}", block, e.toString());
+        }
+      } else {
+        int bad = kept.firstDifference(now);
+        if (bad >= 0) {
+          damage = "chunk " + bad + " (found by the scrubber)";
         }
       }
-    } catch (NoSuchFileException e) {
-      damage = "its file " + block.path() + " is gone";
-    } catch (IOException e) {
-      LOG.warn("Cannot scrub {}: {}", block, e.toString());
-    } finally {
-      store.unpin(block);
     }
     if (damage != null) {
       store.dropCorrupted(block, damage);

@@ -26,6 +26,15 @@ public final class BlockVerifier {
   /** What a check found wrong, or null from {@link #check} when nothing. */
   public record Damage(String how) {}
 
+  private final boolean enabled;
+
+  /**
+   * @param enabled false to serve every block unchecked ({@code strata.worker.block.verify=false})
+   */
+  public BlockVerifier(boolean enabled) {
+    this.enabled = enabled;
+  }
+
   private final ThreadLocal<ByteBuffer> scratch =
       ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(BlockChecksums.CHUNK));
 
@@ -60,6 +69,9 @@ public final class BlockVerifier {
    * @return null when they may be served; what is wrong otherwise
    */
   public Damage check(BlockMeta block, long offset, long length) {
+    if (!enabled) {
+      return null;
+    }
     BasicFileAttributes attrs;
     try {
       attrs =

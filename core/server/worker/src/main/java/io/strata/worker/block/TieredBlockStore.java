@@ -81,7 +81,7 @@ public final class TieredBlockStore implements AutoCloseable {
   private final Cache<Long, Boolean> tooLargeLogged =
       Caffeine.newBuilder().maximumSize(10_000).build();
   private volatile BlockStoreListener listener = BlockStoreListener.NONE;
-  private final BlockVerifier verifier = new BlockVerifier();
+  private volatile BlockVerifier verifier = new BlockVerifier(true);
 
   /**
    * @param specs the tiers, fastest first; at least one
@@ -135,6 +135,14 @@ public final class TieredBlockStore implements AutoCloseable {
         .description("Cached blocks found not to match their checksums, and dropped")
         .tag(MetricNames.TAG_TIER, tierAlias)
         .register(registry);
+  }
+
+  /**
+   * Turns the checks of blocks before they are served on or off ({@code
+   * strata.worker.block.verify}).
+   */
+  public void verifyBlocks(boolean on) {
+    verifier = new BlockVerifier(on);
   }
 
   /** What checks cached blocks against their checksums before they are served. */
@@ -298,24 +306,6 @@ public final class TieredBlockStore implements AutoCloseable {
       }
       meta.pins++;
       meta.tier().touch(blockId);
-    }
-    return meta;
-  }
-
-  /**
-   * Pins a block as {@link #pin} does, without marking it as used: for the scrubber, whose reads
-   * must not keep blocks from eviction.
-   */
-  BlockMeta pinWithoutUse(long blockId) {
-    BlockMeta meta = blocks.get(blockId);
-    if (meta == null) {
-      return null;
-    }
-    synchronized (lock) {
-      if (!meta.live || meta.removePending) {
-        return null;
-      }
-      meta.pins++;
     }
     return meta;
   }
