@@ -31,7 +31,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * amplification) and the FUSE process's RSS over a random-read soak. Every mount is undone and the
  * cluster stopped on the way out, also after a failure. Usage: {@code bench/run fuse [--small
  * 20000] [--small-size 20KB] [--large 2GB] [--random-seconds 20] [--soak-seconds 600]
- * [--short-circuit true] [--fuse-conf key=value,...] [--dir /tmp]}.
+ * [--short-circuit true] [--fuse-conf key=value,...] [--conf key=value,...] [--dir /tmp]}.
  */
 final class FuseBench {
   private static final int FOLDERS = 100;
@@ -82,9 +82,16 @@ final class FuseBench {
       String tier = mem ? "MEM tier in /dev/shm" : "SSD tier in " + base;
       String capacity = Long.toString(total * 12 / 10 + (64 << 20));
       System.err.println("worker cache: " + tier);
+      MultiProcessCluster.Builder builder = MultiProcessCluster.builder(base).workers(1);
+      // Settings of every process (--conf), such as strata.worker.block.verify=false.
+      for (String pair : opts.getOrDefault("conf", "").split(",")) {
+        if (!pair.isBlank()) {
+          String[] kv = pair.split("=", 2);
+          builder.property(kv[0].trim(), kv[1].trim());
+        }
+      }
       try (MultiProcessCluster cluster =
-          MultiProcessCluster.builder(base)
-              .workers(1)
+          builder
               .property("strata.master.root.ufs", "file://" + ufs)
               .workerProperty(0, "strata.worker.tier.mem.capacity", mem ? capacity : "0")
               .workerProperty(0, "strata.worker.tier.ssd.capacity", mem ? "0" : capacity)

@@ -371,7 +371,9 @@ class ShellTest {
                     .setHits(30)
                     .setMisses(10)
                     .setBytesFromCache(3L << 20)
-                    .setBytesFromUfs(1L << 20))
+                    .setBytesFromUfs(1L << 20)
+                    .setBlocksCorrupt(2)
+                    .setBytesScrubbed(5L << 20))
             .setBlockCount(12)
             .build();
     WorkerInfo lost =
@@ -396,6 +398,11 @@ class ShellTest {
         out);
     assertTrue(out.contains("hits 30, misses 10, hit ratio 75.0%"), out);
     assertTrue(out.contains("bytes from cache 3.0MiB, from under stores 1.0MiB"), out);
+    assertTrue(
+        out.contains(
+            "blocks found not matching their checksums and dropped 2, verified by the scrubbers"
+                + " 5.0MiB"),
+        out);
   }
 
   @Test

@@ -186,6 +186,8 @@ final class ReportCommand implements Callable<Integer> {
     long fromCache = 0;
     long fromUfs = 0;
     long evicted = 0;
+    long corrupt = 0;
+    long scrubbed = 0;
     for (WorkerInfo w : workers) {
       WorkerCacheStats s = w.getCacheStats();
       hits += s.getHits();
@@ -193,6 +195,8 @@ final class ReportCommand implements Callable<Integer> {
       fromCache += s.getBytesFromCache();
       fromUfs += s.getBytesFromUfs();
       evicted += s.getBlocksEvicted();
+      corrupt += s.getBlocksCorrupt();
+      scrubbed += s.getBytesScrubbed();
     }
     out.printf("%nCache (all workers, since each started):%n");
     out.printf(
@@ -200,5 +204,8 @@ final class ReportCommand implements Callable<Integer> {
     out.printf(
         "  bytes from cache %s, from under stores %s, blocks evicted %d%n",
         Format.human(fromCache), Format.human(fromUfs), evicted);
+    out.printf(
+        "  blocks found not matching their checksums and dropped %d, verified by the scrubbers %s%n",
+        corrupt, Format.human(scrubbed));
   }
 }

@@ -59,6 +59,8 @@ public final class WorkerServer implements ProcessMain.Server {
   private final StrataConfig conf;
   private final PrometheusMeterRegistry registry = ProcessMetricsRegistry.create();
   private final TieredBlockStore store;
+  // Made once every port is bound; read by the heartbeat's counters.
+  private volatile BlockScrubber scrubber;
   private final List<AutoCloseable> toClose = new ArrayList<>();
   private MasterLink masterLink;
   private DataServer dataServer;
@@ -122,7 +124,7 @@ public final class WorkerServer implements ProcessMain.Server {
           WorkerKeys.SCRUB_RATE.name()
               + " is negative: give bytes per second, or 0 to turn it off");
     }
-    BlockScrubber scrubber = new BlockScrubber(store, scrubRate, registry);
+    scrubber = new BlockScrubber(store, scrubRate, registry);
     toClose.add(scrubber);
     scrubber.start();
     LOG.info(
@@ -223,7 +225,11 @@ public final class WorkerServer implements ProcessMain.Server {
             master,
             store,
             this::address,
-            () -> readMetrics.snapshot(store.evictedBlocks()),
+            () ->
+                readMetrics.snapshot(store.evictedBlocks()).toBuilder()
+                    .setBlocksCorrupt(store.corruptBlocks())
+                    .setBytesScrubbed(scrubber == null ? 0 : scrubber.verifiedBytes())
+                    .build(),
             conf.getDuration(WorkerKeys.HEARTBEAT_INTERVAL),
             conf.getDuration(WorkerKeys.REGISTER_RETRY_MAX_INTERVAL));
     toClose.add(masterLink);

@@ -37,6 +37,7 @@ public final class BlockScrubber implements AutoCloseable {
   private final long bytesPerSecond;
   private final Counter verifiedBytes;
   private final AtomicLong passes = new AtomicLong();
+  private final AtomicLong bytes = new AtomicLong();
   private final Thread thread;
   private volatile boolean closed;
 
@@ -59,6 +60,11 @@ public final class BlockScrubber implements AutoCloseable {
     if (bytesPerSecond > 0) {
       thread.start();
     }
+  }
+
+  /** Bytes read and verified so far. */
+  public long verifiedBytes() {
+    return bytes.get();
   }
 
   /** Passes over every block finished so far. */
@@ -162,6 +168,7 @@ public final class BlockScrubber implements AutoCloseable {
         b.update(buffer);
         done += n;
         verifiedBytes.increment(n);
+        bytes.addAndGet(n);
         // Keeps the rate: sleeps until the bytes read so far are due.
         long dueNanos = TimeUnit.SECONDS.toNanos(1) * done / bytesPerSecond;
         long aheadNanos = dueNanos - (System.nanoTime() - start);

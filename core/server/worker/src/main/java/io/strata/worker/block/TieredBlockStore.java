@@ -82,6 +82,8 @@ public final class TieredBlockStore implements AutoCloseable {
       Caffeine.newBuilder().maximumSize(10_000).build();
   private volatile BlockStoreListener listener = BlockStoreListener.NONE;
   private volatile BlockVerifier verifier = new BlockVerifier(true);
+  private final java.util.concurrent.atomic.AtomicLong corruptBlocks =
+      new java.util.concurrent.atomic.AtomicLong();
 
   /**
    * @param specs the tiers, fastest first; at least one
@@ -308,6 +310,11 @@ public final class TieredBlockStore implements AutoCloseable {
       meta.tier().touch(blockId);
     }
     return meta;
+  }
+
+  /** Blocks dropped because they did not match their checksums, since the store opened. */
+  public long corruptBlocks() {
+    return corruptBlocks.get();
   }
 
   /** The ids of the committed blocks now. */
@@ -731,6 +738,7 @@ public final class TieredBlockStore implements AutoCloseable {
       return;
     }
     corruptions(meta.tierAlias()).increment();
+    corruptBlocks.incrementAndGet();
     LOG.error(
         "Block {} in tier {} ({}) does not match its checksums: {}. Dropped it from the cache;{}",
         meta.blockId(),
