@@ -95,7 +95,7 @@ public final class LifecycleSweep implements AutoCloseable {
     thread.execute(
         () -> {
           try {
-            sweep(bucket);
+            sweep(bucket, true);
           } catch (IOException | RuntimeException e) {
             LOG.warn("Lifecycle sweep of bucket {} failed: {}", bucket, e.toString());
           }
@@ -122,23 +122,28 @@ public final class LifecycleSweep implements AutoCloseable {
     buckets.addAll(ctx.buckets().mapped().keySet());
     for (String bucket : buckets) {
       try {
-        sweep(bucket);
+        sweep(bucket, false);
       } catch (IOException | RuntimeException e) {
         LOG.warn("Lifecycle sweep of bucket {} failed: {}", bucket, e.toString());
       }
     }
   }
 
-  /** Sweeps one bucket: its objects, then its versions, then its uploads. */
-  void sweep(String bucket) throws IOException {
+  /**
+   * Sweeps one bucket: its objects, then its versions, then its uploads.
+   *
+   * @param withoutRules whether to sweep a bucket that has no rules (now): after its rules were
+   *     removed, to remove the times to live they set
+   */
+  void sweep(String bucket, boolean withoutRules) throws IOException {
     String bucketPath = ctx.buckets().path(bucket);
     FileInfo dir = BucketOperations.status(ctx, bucketPath);
     if (dir == null || !dir.getDirectory()) {
       return;
     }
     LifecycleRules rules = expiry.rules(dir);
-    if (rules == null && ctx.buckets().isMapped(bucket)) {
-      // A mapped bucket without rules is swept only after its rules are removed: cheap then.
+    if (rules == null && !withoutRules) {
+      // The periodic sweep lists every mapped bucket; one without rules has nothing to do.
       return;
     }
     BucketVersioning.State state = BucketVersioning.of(dir);
