@@ -326,6 +326,38 @@ class HeldBlocksRpcTest {
   }
 
   @Test
+  void aHeldBlockThatChangedAtRestIsNeverPersisted() throws Exception {
+    start(Map.of());
+    byte[] data = content(3 * MB / 2, 12);
+    WriteBlocksResponse written = write(12, MB, data);
+    long damaged = written.getBlockIds(1);
+    Path file = store().get(damaged).path();
+    byte[] bytes = Files.readAllBytes(file);
+    bytes[100] ^= 0x01;
+    Files.write(file, bytes);
+    Path target = ufs.resolve("damaged.bin");
+    StatusRuntimeException refused =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                stub()
+                    .persistBlocks(
+                        PersistBlocksRequest.newBuilder()
+                            .addAllBlockIds(written.getBlockIdsList())
+                            .setLength(data.length)
+                            .setUfsPath("file://" + target)
+                            .setMode(0644)
+                            .build()));
+    assertEquals(Status.Code.FAILED_PRECONDITION, refused.getStatus().getCode());
+    assertTrue(
+        refused.getStatus().getDescription().contains("does not match its checksums"),
+        refused.getMessage());
+    assertFalse(Files.exists(target), "nothing damaged reaches the under store");
+    assertFalse(store().contains(damaged), "the damaged block is dropped");
+    assertEquals(1, store().corruptBlocks());
+  }
+
+  @Test
   void persistBlocksOfABlockNotHeldOrOfTheWrongLengthFailsFailedPrecondition() throws Exception {
     start(Map.of());
     WriteBlocksResponse written = write(11, MB, content(3 * MB / 2, 11));

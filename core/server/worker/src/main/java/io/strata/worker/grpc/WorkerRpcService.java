@@ -31,6 +31,7 @@ import io.strata.underfs.UfsOutputStream;
 import io.strata.underfs.UfsStatus;
 import io.strata.underfs.UnderFileSystem;
 import io.strata.worker.block.BlockMeta;
+import io.strata.worker.block.BlockVerifier;
 import io.strata.worker.block.TieredBlockStore;
 import io.strata.worker.data.ReadMetrics;
 import io.strata.worker.load.LoadExecutor;
@@ -235,6 +236,22 @@ public final class WorkerRpcService extends WorkerServiceGrpc.WorkerServiceImplB
                 + "has "
                 + request.getLength()
                 + "; the block list does not match the file");
+      }
+      // The only copy of these bytes goes to the under store: never one that changed at rest.
+      for (BlockMeta block : pinned) {
+        BlockVerifier.Damage damage = store.verifier().check(block, 0, block.length());
+        if (damage != null) {
+          store.dropCorrupted(block, damage.how());
+          throw StrataException.failedPrecondition(
+              "Cannot persist "
+                  + target
+                  + ": block "
+                  + block.blockId()
+                  + " does not match its checksums ("
+                  + damage.how()
+                  + "), so the file's bytes in the cache are damaged and it was not written;"
+                  + " write the file again");
+        }
       }
       UnderFileSystem ufs = stores.get(target, request.getMountId());
       long start = System.nanoTime();
