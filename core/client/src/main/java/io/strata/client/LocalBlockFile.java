@@ -173,31 +173,81 @@ final class LocalBlockFile {
 
   /** Under a reference: verifies the chunks of the range not verified yet. */
   private void checkChunks(long offset, long len) throws IOException {
+    checkChunks(offset, len, false);
+  }
+
+  /**
+   * Under a reference: verifies, by reading them from the file, the chunks of the range not
+   * verified yet -- all of them, or with {@code partialOnly} those the range covers only in part: a
+   * read checks the chunks it covers whole from the bytes it copied ({@link #checkCopied}), which
+   * costs no second read.
+   */
+  private void checkChunks(long offset, long len, boolean partialOnly) throws IOException {
     if (checksums == null || len <= 0) {
       return;
     }
     int first = checksums.chunkOf(offset);
     int last = checksums.chunkOf(Math.min(checksums.blockLength(), offset + len) - 1);
     for (int c = first; c <= last; c++) {
-      long bit = 1L << c;
-      if ((verified.get(c >>> 6) & bit) != 0) {
+      if (isVerified(c) || (partialOnly && covers(offset, len, c))) {
         continue;
       }
       if (!checksums.verifyChunk(channel, c, CHUNK.get())) {
-        throw new IOException(
-            "block file "
-                + path
-                + " does not match its checksums at chunk "
-                + c
-                + " (bytes from "
-                + (long) c * checksums.chunkSize()
-                + ")");
+        throw mismatch(c);
       }
-      long v;
-      do {
-        v = verified.get(c >>> 6);
-      } while ((v & bit) == 0 && !verified.compareAndSet(c >>> 6, v, v | bit));
+      markVerified(c);
     }
+  }
+
+  /**
+   * Verifies the chunks the range covers whole, from {@code copied}: the range's bytes as read,
+   * from its position on. A mismatch throws; the caller then discards what it read.
+   */
+  private void checkCopied(long offset, long len, ByteBuffer copied) throws IOException {
+    if (checksums == null || len <= 0) {
+      return;
+    }
+    int first = checksums.chunkOf(offset);
+    int last = checksums.chunkOf(Math.min(checksums.blockLength(), offset + len) - 1);
+    for (int c = first; c <= last; c++) {
+      if (isVerified(c) || !covers(offset, len, c)) {
+        continue;
+      }
+      int at = copied.position() + (int) ((long) c * checksums.chunkSize() - offset);
+      ByteBuffer chunk = copied.duplicate().limit(at + checksums.chunkLength(c)).position(at);
+      if (!checksums.matches(c, chunk)) {
+        throw mismatch(c);
+      }
+      markVerified(c);
+    }
+  }
+
+  private boolean covers(long offset, long len, int chunk) {
+    long start = (long) chunk * checksums.chunkSize();
+    return start >= offset && start + checksums.chunkLength(chunk) <= offset + len;
+  }
+
+  private boolean isVerified(int chunk) {
+    return (verified.get(chunk >>> 6) & (1L << chunk)) != 0;
+  }
+
+  private void markVerified(int chunk) {
+    long bit = 1L << chunk;
+    long v;
+    do {
+      v = verified.get(chunk >>> 6);
+    } while ((v & bit) == 0 && !verified.compareAndSet(chunk >>> 6, v, v | bit));
+  }
+
+  private IOException mismatch(int chunk) {
+    return new IOException(
+        "block file "
+            + path
+            + " does not match its checksums at chunk "
+            + chunk
+            + " (bytes from "
+            + (long) chunk * checksums.chunkSize()
+            + ")");
   }
 
   /**
@@ -211,20 +261,21 @@ final class LocalBlockFile {
       return false;
     }
     try {
-      checkChunks(offset, len);
+      checkChunks(offset, len, true);
       if (map != null) {
         map.get((int) offset, buf, off, len);
-        return true;
-      }
-      ByteBuffer target = ByteBuffer.wrap(buf, off, len);
-      long pos = offset;
-      while (target.hasRemaining()) {
-        int n = channel.read(target, pos);
-        if (n < 0) {
-          throw new EOFException("block file ends at " + pos);
+      } else {
+        ByteBuffer target = ByteBuffer.wrap(buf, off, len);
+        long pos = offset;
+        while (target.hasRemaining()) {
+          int n = channel.read(target, pos);
+          if (n < 0) {
+            throw new EOFException("block file ends at " + pos);
+          }
+          pos += n;
         }
-        pos += n;
       }
+      checkCopied(offset, len, ByteBuffer.wrap(buf, off, len));
       return true;
     } finally {
       release();
@@ -241,19 +292,22 @@ final class LocalBlockFile {
       return false;
     }
     try {
-      checkChunks(offset, dst.remaining());
-      if (map != null && (dst.remaining() < CHANNEL_READ_MIN || !dst.isDirect())) {
-        dst.put(map.slice((int) offset, dst.remaining()));
-        return true;
-      }
-      long pos = offset;
-      while (dst.hasRemaining()) {
-        int n = channel.read(dst, pos);
-        if (n < 0) {
-          throw new EOFException("block file ends at " + pos);
+      int len = dst.remaining();
+      checkChunks(offset, len, true);
+      ByteBuffer copied = dst.duplicate();
+      if (map != null && (len < CHANNEL_READ_MIN || !dst.isDirect())) {
+        dst.put(map.slice((int) offset, len));
+      } else {
+        long pos = offset;
+        while (dst.hasRemaining()) {
+          int n = channel.read(dst, pos);
+          if (n < 0) {
+            throw new EOFException("block file ends at " + pos);
+          }
+          pos += n;
         }
-        pos += n;
       }
+      checkCopied(offset, len, copied);
       return true;
     } finally {
       release();
