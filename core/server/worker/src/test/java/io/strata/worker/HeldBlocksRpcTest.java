@@ -325,6 +325,46 @@ class HeldBlocksRpcTest {
     }
   }
 
+  /** Runs a command of this machine (mount, umount), failing the test if it fails. */
+  private static void run(String... command) throws Exception {
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String out =
+        new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(30, TimeUnit.SECONDS), String.join(" ", command) + " did not end");
+    assertEquals(0, p.exitValue(), String.join(" ", command) + ": " + out);
+  }
+
+  @Test
+  void aTierWhoseFileSystemFillsRefusesTheBlockWithNoSpaceAndTakesWritesOnceThereIsRoom()
+      throws Exception {
+    // The SSD tier (where held blocks go) says 16 MB, but its file system holds 2 MiB.
+    Path ssd = Files.createDirectories(dir.resolve("ssd"));
+    run("mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", ssd.toString());
+    try {
+      start(Map.of());
+      ExecutionException full =
+          assertThrows(ExecutionException.class, () -> write(20, 4 * MB, content(3 * MB, 20)));
+      StatusRuntimeException status = (StatusRuntimeException) full.getCause();
+      assertEquals(Status.Code.RESOURCE_EXHAUSTED, status.getStatus().getCode());
+      String why = status.getStatus().getDescription();
+      assertTrue(why.contains("is full") && why.contains(ssd.toString()), why);
+      assertTrue(why.contains("strata.worker.tier.ssd.capacity"), why);
+      assertEquals(0, store().blockCount(), "no block of the refused write is kept");
+      assertTrue(emptyFolder(ssd.resolve("tmp")), "nothing half-written is left");
+      // The refused write took its bytes away: a write that fits succeeds.
+      byte[] data = content(MB / 2, 21);
+      WriteBlocksResponse written = write(21, MB, data);
+      assertEquals(1, written.getBlockIdsCount());
+      assertArrayEquals(data, Files.readAllBytes(store().get(written.getBlockIds(0)).path()));
+    } finally {
+      if (worker != null) {
+        stopWorker();
+        worker = null;
+      }
+      run("umount", ssd.toString());
+    }
+  }
+
   @Test
   void aHeldBlockThatChangedAtRestIsNeverPersisted() throws Exception {
     start(Map.of());

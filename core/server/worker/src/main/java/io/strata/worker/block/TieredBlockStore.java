@@ -550,6 +550,10 @@ public final class TieredBlockStore implements AutoCloseable {
       throw e;
     } catch (IOException e) {
       abortWithMarker(temp, marker);
+      IOException full = writeFailure(temp, e);
+      if (full instanceof StrataException s) {
+        throw s;
+      }
       throw new StrataException(
           ErrorCode.INTERNAL,
           "Cannot commit block "
@@ -749,6 +753,38 @@ public final class TieredBlockStore implements AutoCloseable {
             ? " it was written to the cache only and not yet persisted, so its file's bytes are"
                 + " lost"
             : " reads fetch it again from the under store");
+  }
+
+  /**
+   * The error for a write of {@code temp} that failed: when the tier's file system is full (ENOSPC,
+   * although the tier's capacity said there was room), RESOURCE_EXHAUSTED with ENOSPC, which a
+   * mount reports as "No space left on device" and the proxy as 503, naming the folder and what to
+   * do; any other failure unchanged.
+   */
+  public IOException writeFailure(TempBlock temp, IOException e) {
+    String m = e.getMessage();
+    if (m == null || !m.contains("No space left on device")) {
+      return e;
+    }
+    StoreTier tier = temp.tier();
+    return new StrataException(
+        ErrorCode.RESOURCE_EXHAUSTED,
+        io.strata.common.error.PosixError.ENOSPC,
+        "No room for block "
+            + temp.blockId()
+            + ": the file system of tier "
+            + tier.spec().alias()
+            + "'s folder "
+            + tier.spec().dir()
+            + " is full, although the tier's capacity ("
+            + TierFolder.capacityKey(tier)
+            + ", "
+            + tier.capacity()
+            + " bytes) is not reached; the block was not kept. Free space on that file system, or"
+            + " set "
+            + TierFolder.capacityKey(tier)
+            + " to what it holds",
+        e);
   }
 
   /** Under the lock: makes a block unreachable and stops counting its space. */

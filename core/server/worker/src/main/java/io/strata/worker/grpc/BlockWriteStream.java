@@ -173,11 +173,15 @@ final class BlockWriteStream implements StreamObserver<WriteBlocksRequest> {
   }
 
   private void writeToFile(ByteString bytes) throws IOException {
-    for (ByteBuffer b : bytes.asReadOnlyByteBufferList()) {
-      checksums.update(b);
-      while (b.hasRemaining()) {
-        file.write(b);
+    try {
+      for (ByteBuffer b : bytes.asReadOnlyByteBufferList()) {
+        checksums.update(b);
+        while (b.hasRemaining()) {
+          file.write(b);
+        }
       }
+    } catch (IOException e) {
+      throw store.writeFailure(temp, e);
     }
   }
 

@@ -288,7 +288,12 @@ public final class LoadExecutor implements AutoCloseable {
         temp.callerTellsMaster();
       }
       buffer = bufferSupplier.get();
-      BlockChecksums checksums = copy(ufs, task, temp, buffer);
+      BlockChecksums checksums;
+      try {
+        checksums = copy(ufs, task, temp, buffer);
+      } catch (IOException e) {
+        throw store.writeFailure(temp, e);
+      }
       BlockMeta meta = store.commit(temp, temp.length(), checksums);
       temp = null;
       LOG.debug(
