@@ -1,7 +1,5 @@
 package io.strata.worker.block;
 
-import io.strata.common.BlockChecksums;
-import java.io.IOException;
 import java.nio.file.Path;
 
 /**
@@ -21,10 +19,6 @@ public final class BlockMeta {
   boolean live = true;
   // Written to the cache only and not yet persisted: never evicted (see TieredBlockStore#hold).
   boolean held;
-
-  // The block's checksums once known (given at commit, or read from their file when first
-  // needed); null until then. Set once with the same value by whoever reads them first.
-  private volatile BlockChecksums checksums;
 
   // The chunks found whole so far (see BlockVerifier); replaced when the file's time changes.
   volatile BlockVerifier.Verified verified;
@@ -57,25 +51,6 @@ public final class BlockMeta {
 
   StoreTier tier() {
     return tier;
-  }
-
-  /**
-   * The block's checksums: from memory, or read from the tier's checksum file.
-   *
-   * @return null for a block cached before blocks had checksums (no file)
-   * @throws IOException when the file cannot be read or is damaged
-   */
-  public BlockChecksums checksums() throws IOException {
-    BlockChecksums c = checksums;
-    if (c == null) {
-      c = BlockChecksums.read(tier.checksums(blockId));
-      checksums = c;
-    }
-    return c;
-  }
-
-  void setChecksums(BlockChecksums c) {
-    checksums = c;
   }
 
   @Override

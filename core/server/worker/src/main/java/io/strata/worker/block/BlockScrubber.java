@@ -108,7 +108,7 @@ public final class BlockScrubber implements AutoCloseable {
     String damage = null;
     BlockChecksums kept;
     try {
-      kept = block.checksums();
+      kept = store.checksums(block);
     } catch (IOException e) {
       kept = null;
       damage = "its checksums cannot be read: " + e.getMessage();
@@ -134,8 +134,7 @@ public final class BlockScrubber implements AutoCloseable {
             "its file has " + now.blockLength() + " bytes where the block has " + block.length();
       } else if (kept == null) {
         try {
-          now.write(block.tier().checksums(blockId));
-          block.setChecksums(now);
+          store.keepChecksums(block, now);
         } catch (IOException e) {
           LOG.warn("Cannot keep the checksums of {}: {}", block, e.toString());
         }

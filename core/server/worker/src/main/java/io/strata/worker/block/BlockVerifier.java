@@ -26,12 +26,15 @@ public final class BlockVerifier {
   /** What a check found wrong, or null from {@link #check} when nothing. */
   public record Damage(String how) {}
 
+  private final TieredBlockStore store;
   private final boolean enabled;
 
   /**
+   * @param store where the blocks' checksums are kept
    * @param enabled false to serve every block unchecked ({@code strata.worker.block.verify=false})
    */
-  public BlockVerifier(boolean enabled) {
+  BlockVerifier(TieredBlockStore store, boolean enabled) {
+    this.store = store;
     this.enabled = enabled;
   }
 
@@ -87,7 +90,7 @@ public final class BlockVerifier {
     }
     BlockChecksums checksums;
     try {
-      checksums = block.checksums();
+      checksums = store.checksums(block);
     } catch (IOException e) {
       return new Damage("its checksums cannot be read: " + e.getMessage());
     }

@@ -58,6 +58,9 @@ public final class TieredBlockStore implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TieredBlockStore.class);
   private static final String TEMP_SUFFIX = ".tmp";
 
+  /** Bytes of checksums kept in memory at most ({@link #checksums}). */
+  private static final long CHECKSUM_CACHE_BYTES = 32L << 20;
+
   /** Buffer of a checksum computed by reading a written block file back. */
   private static final int CHECKSUM_READ_BUFFER = 256 << 10;
 
@@ -81,7 +84,19 @@ public final class TieredBlockStore implements AutoCloseable {
   private final Cache<Long, Boolean> tooLargeLogged =
       Caffeine.newBuilder().maximumSize(10_000).build();
   private volatile BlockStoreListener listener = BlockStoreListener.NONE;
-  private volatile BlockVerifier verifier = new BlockVerifier(true);
+  private volatile BlockVerifier verifier = new BlockVerifier(this, true);
+
+  /**
+   * Checksums of blocks read lately, by block id, bounded by their size: a worker with a terabyte
+   * of cache has 128 MB of checksums, more than its heap should hold; those not here are read from
+   * their file (8 KiB for a 64 MiB block) when next needed.
+   */
+  private final Cache<Long, BlockChecksums> checksumCache =
+      Caffeine.newBuilder()
+          .maximumWeight(CHECKSUM_CACHE_BYTES)
+          .weigher((Long id, BlockChecksums c) -> 64 + 4 * c.chunks())
+          .build();
+
   private final java.util.concurrent.atomic.AtomicLong corruptBlocks =
       new java.util.concurrent.atomic.AtomicLong();
 
@@ -144,7 +159,30 @@ public final class TieredBlockStore implements AutoCloseable {
    * strata.worker.block.verify}).
    */
   public void verifyBlocks(boolean on) {
-    verifier = new BlockVerifier(on);
+    verifier = new BlockVerifier(this, on);
+  }
+
+  /**
+   * A block's checksums, from memory or from the tier's checksum file.
+   *
+   * @return null for a block cached before blocks had checksums (no file)
+   * @throws IOException when the file cannot be read or is damaged
+   */
+  public BlockChecksums checksums(BlockMeta block) throws IOException {
+    BlockChecksums c = checksumCache.getIfPresent(block.blockId());
+    if (c == null) {
+      c = BlockChecksums.read(block.tier().checksums(block.blockId()));
+      if (c != null) {
+        checksumCache.put(block.blockId(), c);
+      }
+    }
+    return c;
+  }
+
+  /** Keeps checksums the scrubber computed for a block cached before blocks had them. */
+  void keepChecksums(BlockMeta block, BlockChecksums c) throws IOException {
+    c.write(block.tier().checksums(block.blockId()));
+    checksumCache.put(block.blockId(), c);
   }
 
   /** What checks cached blocks against their checksums before they are served. */
@@ -567,7 +605,7 @@ public final class TieredBlockStore implements AutoCloseable {
           e);
     }
     BlockMeta meta = new BlockMeta(temp.blockId(), length, temp.tier(), target);
-    meta.setChecksums(checksums);
+    checksumCache.put(meta.blockId(), checksums);
     synchronized (lock) {
       temp.finished = true;
       writing.remove(temp.blockId());
@@ -801,6 +839,7 @@ public final class TieredBlockStore implements AutoCloseable {
       return;
     }
     for (BlockMeta meta : dropped) {
+      checksumCache.invalidate(meta.blockId());
       try {
         Files.deleteIfExists(meta.path());
         Files.deleteIfExists(meta.tier().checksums(meta.blockId()));
