@@ -2,6 +2,7 @@ package io.strata.client;
 
 import io.strata.common.BlockChecksums;
 import io.strata.common.BlockFiles;
+import io.strata.common.VerifiedChunks;
 import io.strata.proto.WorkerAddress;
 import java.io.EOFException;
 import java.io.IOException;
@@ -14,7 +15,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * A block file of a worker on this host, read directly (short-circuit). Blocks of at least {@link
@@ -63,7 +63,7 @@ final class LocalBlockFile {
    */
   private final BlockChecksums checksums;
 
-  private final AtomicLongArray verified;
+  private final VerifiedChunks verified;
 
   /** Readers in progress plus one for the owner until {@link #close}. */
   private final AtomicInteger references = new AtomicInteger(1);
@@ -81,7 +81,7 @@ final class LocalBlockFile {
     this.map = map;
     this.channel = channel;
     this.checksums = checksums;
-    this.verified = checksums == null ? null : new AtomicLongArray((checksums.chunks() + 63) / 64);
+    this.verified = checksums == null ? null : new VerifiedChunks(checksums.chunks());
   }
 
   /** Where the block file is. */
@@ -189,13 +189,13 @@ final class LocalBlockFile {
     int first = checksums.chunkOf(offset);
     int last = checksums.chunkOf(Math.min(checksums.blockLength(), offset + len) - 1);
     for (int c = first; c <= last; c++) {
-      if (isVerified(c) || (partialOnly && covers(offset, len, c))) {
+      if (verified.has(c) || (partialOnly && covers(offset, len, c))) {
         continue;
       }
       if (!checksums.verifyChunk(channel, c, CHUNK.get())) {
         throw mismatch(c);
       }
-      markVerified(c);
+      verified.add(c);
     }
   }
 
@@ -210,7 +210,7 @@ final class LocalBlockFile {
     int first = checksums.chunkOf(offset);
     int last = checksums.chunkOf(Math.min(checksums.blockLength(), offset + len) - 1);
     for (int c = first; c <= last; c++) {
-      if (isVerified(c) || !covers(offset, len, c)) {
+      if (verified.has(c) || !covers(offset, len, c)) {
         continue;
       }
       int at = copied.position() + (int) ((long) c * checksums.chunkSize() - offset);
@@ -218,25 +218,13 @@ final class LocalBlockFile {
       if (!checksums.matches(c, chunk)) {
         throw mismatch(c);
       }
-      markVerified(c);
+      verified.add(c);
     }
   }
 
   private boolean covers(long offset, long len, int chunk) {
     long start = (long) chunk * checksums.chunkSize();
     return start >= offset && start + checksums.chunkLength(chunk) <= offset + len;
-  }
-
-  private boolean isVerified(int chunk) {
-    return (verified.get(chunk >>> 6) & (1L << chunk)) != 0;
-  }
-
-  private void markVerified(int chunk) {
-    long bit = 1L << chunk;
-    long v;
-    do {
-      v = verified.get(chunk >>> 6);
-    } while ((v & bit) == 0 && !verified.compareAndSet(chunk >>> 6, v, v | bit));
   }
 
   private IOException mismatch(int chunk) {

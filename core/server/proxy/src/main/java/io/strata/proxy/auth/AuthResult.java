@@ -39,6 +39,15 @@ public final class AuthResult {
     this.presigned = presigned;
   }
 
+  /**
+   * A browser form whose policy the access key signed (POST Object): the form's fields are checked
+   * against the policy afterwards, and its file is unsigned.
+   */
+  static AuthResult signedForm(String user, String accessKey) {
+    return new AuthResult(
+        user, accessKey, PayloadMode.UNSIGNED, null, null, List.of(), -1, true, false);
+  }
+
   /** The Strata user the request acts as, or null for an anonymous request. */
   public String user() {
     return user;

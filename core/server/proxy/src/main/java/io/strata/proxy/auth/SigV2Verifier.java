@@ -174,16 +174,7 @@ final class SigV2Verifier {
               + " (its base64), with the access key's secret.",
           new SignatureMismatchDetails(accessKey, null, policy, signature));
     }
-    return new AuthResult(
-        found.user(),
-        found.accessKey(),
-        PayloadMode.UNSIGNED,
-        null,
-        null,
-        List.of(),
-        -1,
-        true,
-        false);
+    return AuthResult.signedForm(found.user(), found.accessKey());
   }
 
   /** Checks a header-signed request's time; returns the Date field of its string to sign. */

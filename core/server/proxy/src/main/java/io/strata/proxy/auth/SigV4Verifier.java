@@ -184,16 +184,7 @@ public final class SigV4Verifier {
               + ".",
           new SignatureMismatchDetails(signed.accessKey(), null, policy, signature));
     }
-    return new AuthResult(
-        found.user(),
-        found.accessKey(),
-        PayloadMode.UNSIGNED,
-        null,
-        null,
-        List.of(),
-        -1,
-        true,
-        false);
+    return AuthResult.signedForm(found.user(), found.accessKey());
   }
 
   private AuthResult anonymous(HttpHeaders headers) {

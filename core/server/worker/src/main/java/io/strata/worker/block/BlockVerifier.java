@@ -1,6 +1,7 @@
 package io.strata.worker.block;
 
 import io.strata.common.BlockChecksums;
+import io.strata.common.VerifiedChunks;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -9,7 +10,6 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * Checks a cached block's file against the block's checksums before its bytes are served: the file
@@ -42,28 +42,7 @@ public final class BlockVerifier {
       ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(BlockChecksums.CHUNK));
 
   /** The chunks of one block found whole, for the file's modification time they were found at. */
-  static final class Verified {
-    final long modifiedNanos;
-    final AtomicLongArray bits;
-
-    Verified(long modifiedNanos, int chunks) {
-      this.modifiedNanos = modifiedNanos;
-      this.bits = new AtomicLongArray((chunks + 63) / 64);
-    }
-
-    boolean has(int chunk) {
-      return (bits.get(chunk >>> 6) & (1L << chunk)) != 0;
-    }
-
-    void add(int chunk) {
-      int i = chunk >>> 6;
-      long bit = 1L << chunk;
-      long v;
-      do {
-        v = bits.get(i);
-      } while ((v & bit) == 0 && !bits.compareAndSet(i, v, v | bit));
-    }
-  }
+  record Verified(long modifiedNanos, VerifiedChunks chunks) {}
 
   /**
    * Checks the chunks of {@code block} that bytes {@code offset} to {@code offset + length} fall
@@ -104,7 +83,7 @@ public final class BlockVerifier {
     long modified = attrs.lastModifiedTime().to(java.util.concurrent.TimeUnit.NANOSECONDS);
     Verified v = block.verified;
     if (v == null || v.modifiedNanos != modified) {
-      v = new Verified(modified, checksums.chunks());
+      v = new Verified(modified, new VerifiedChunks(checksums.chunks()));
       block.verified = v;
     }
     int first = checksums.chunkOf(offset);
@@ -112,7 +91,7 @@ public final class BlockVerifier {
     FileChannel file = null;
     try {
       for (int c = first; c <= last; c++) {
-        if (v.has(c)) {
+        if (v.chunks().has(c)) {
           continue;
         }
         if (file == null) {
@@ -122,7 +101,7 @@ public final class BlockVerifier {
           return new Damage(
               "chunk " + c + " (bytes from " + (long) c * checksums.chunkSize() + ")");
         }
-        v.add(c);
+        v.chunks().add(c);
       }
     } catch (NoSuchFileException e) {
       return new Damage("its file " + block.path() + " is gone");

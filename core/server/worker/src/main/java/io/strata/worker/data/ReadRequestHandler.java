@@ -96,18 +96,8 @@ final class ReadRequestHandler extends SimpleChannelInboundHandler<ReadBlockRequ
     }
     BlockMeta block = server.store().pin(blockId);
     if (block != null) {
-      BlockVerifier.Damage damage =
-          checkRange(request, block.length(), "") == null
-              ? server.store().verifier().check(block, request.getOffset(), request.getLength())
-              : null;
-      if (damage == null) {
-        serveCached(ctx, request, block);
-        return;
-      }
-      // Never served: the block is dropped and the read answered as a miss, from the under
-      // store (or refused, for a block written to the cache only).
-      server.store().unpin(block);
-      server.store().dropCorrupted(block, damage.how());
+      serveCached(ctx, request, block);
+      return;
     }
     serveMiss(ctx, request);
   }
@@ -272,6 +262,16 @@ final class ReadRequestHandler extends SimpleChannelInboundHandler<ReadBlockRequ
     if (bad != null) {
       server.store().unpin(block);
       respond(ctx, ResponseFrames.status(ReadStatus.READ_INVALID, bad));
+      return;
+    }
+    BlockVerifier.Damage damage =
+        server.store().verifier().check(block, request.getOffset(), request.getLength());
+    if (damage != null) {
+      // Never served: the block is dropped and the read answered as a miss, from the under
+      // store (or refused, for a block written to the cache only).
+      server.store().unpin(block);
+      server.store().dropCorrupted(block, damage.how());
+      serveMiss(ctx, request);
       return;
     }
     server.metrics().hit();
