@@ -6,8 +6,6 @@ import io.strata.common.error.StrataException;
 import io.strata.proto.GetQuorumInfoRequest;
 import io.strata.proto.GetQuorumInfoResponse;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -73,9 +71,7 @@ final class ClusterMasters {
   }
 
   static int freePort(String host) throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName(host))) {
-      return s.getLocalPort();
-    }
+    return TestPorts.free(host);
   }
 
   int count() {

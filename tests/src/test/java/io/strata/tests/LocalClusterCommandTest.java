@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -59,10 +58,25 @@ class LocalClusterCommandTest {
     return p;
   }
 
-  static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
+  /** The last lines of every log the processes wrote, for the message of a failed start. */
+  private String logTails() throws IOException {
+    Path logs = home.resolve("logs");
+    if (!Files.isDirectory(logs)) {
+      return "\n(no logs folder)";
     }
+    StringBuilder out = new StringBuilder();
+    try (var files = Files.list(logs)) {
+      for (Path f : files.sorted().toList()) {
+        List<String> lines = Files.readAllLines(f);
+        out.append("\n--- ").append(f.getFileName()).append(" ---\n");
+        out.append(String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size())));
+      }
+    }
+    return out.toString();
+  }
+
+  static int freePort() throws IOException {
+    return TestPorts.free("127.0.0.1");
   }
 
   @Test
@@ -82,7 +96,7 @@ class LocalClusterCommandTest {
     props.add("-Dstrata.worker.tier.ssd.capacity=256MB");
     try {
       Run up = strata(props, "local", "up");
-      assertEquals(0, up.exit(), up.out());
+      assertEquals(0, up.exit(), up.out() + logTails());
       assertTrue(up.out().contains(home.toString()), "up should say where things are: " + up.out());
       assertTrue(up.out().contains("local down"), "up should say how to stop: " + up.out());
 

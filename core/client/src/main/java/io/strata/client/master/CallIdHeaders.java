@@ -19,12 +19,17 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>A retry must repeat the call id of the attempt before it, so the id belongs to the logical
  * call: a retry loop takes one from {@link #next()} and puts it on every attempt's call options
- * under {@link #CALL_ID}. A call without that option (a stream, a one-off) gets a fresh id.
- * Thread-safe.
+ * under {@link #CALL_ID}, and the attempt's number under {@link #ATTEMPT} (sent as {@code
+ * strata-call-attempt} from the second attempt on). A call without that option (a stream, a
+ * one-off) gets a fresh id. Thread-safe.
  */
 public final class CallIdHeaders implements ClientInterceptor {
   /** The call id of the logical call an attempt belongs to. */
   public static final CallOptions.Key<Long> CALL_ID = CallOptions.Key.create("strata-call-id");
+
+  /** Which attempt of its logical call a call is, from 1; sent only from the second on. */
+  public static final CallOptions.Key<Integer> ATTEMPT =
+      CallOptions.Key.create("strata-call-attempt");
 
   private final String clientId = UUID.randomUUID().toString();
   private final AtomicLong lastCallId = new AtomicLong();
@@ -44,11 +49,15 @@ public final class CallIdHeaders implements ClientInterceptor {
       MethodDescriptor<Q, R> method, CallOptions callOptions, Channel next) {
     Long given = callOptions.getOption(CALL_ID);
     long callId = given != null ? given : next();
+    Integer attempt = callOptions.getOption(ATTEMPT);
     return new SimpleForwardingClientCall<>(next.newCall(method, callOptions)) {
       @Override
       public void start(Listener<R> responseListener, Metadata headers) {
         headers.put(MasterHeaders.CLIENT_ID, clientId);
         headers.put(MasterHeaders.CALL_ID, Long.toString(callId));
+        if (attempt != null && attempt > 1) {
+          headers.put(MasterHeaders.CALL_ATTEMPT, Integer.toString(attempt));
+        }
         super.start(responseListener, headers);
       }
     };

@@ -228,12 +228,15 @@ public final class MasterChannels implements Closeable {
       Function<Channel, S> stubOn, Function<S, T> body, Duration deadline, Backoff backoff)
       throws InterruptedException {
     long callId = callIds.next();
+    int attempt = 0;
     while (true) {
       String address = leader();
+      attempt++;
       S stub =
           stubOn
               .apply(channel(address))
               .withOption(CallIdHeaders.CALL_ID, callId)
+              .withOption(CallIdHeaders.ATTEMPT, attempt)
               .withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS);
       try {
         return body.apply(stub);

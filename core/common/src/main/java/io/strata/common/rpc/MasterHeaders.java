@@ -19,6 +19,15 @@ public final class MasterHeaders {
   public static final Metadata.Key<String> CALL_ID =
       Metadata.Key.of("strata-call-id", Metadata.ASCII_STRING_MARSHALLER);
 
+  /**
+   * Request header: which attempt of its call a request is, from 1. A master that finds in the
+   * under store what a create asks for, and no record of the call, takes it for the work of an
+   * earlier attempt whose journal entry was lost with a failed leader when this number is above 1.
+   * Absent means 1.
+   */
+  public static final Metadata.Key<String> CALL_ATTEMPT =
+      Metadata.Key.of("strata-call-attempt", Metadata.ASCII_STRING_MARSHALLER);
+
   /** Trailer of a refusal by a master that does not lead: the leader's host:port. */
   public static final Metadata.Key<String> LEADER =
       Metadata.Key.of("strata-leader", Metadata.ASCII_STRING_MARSHALLER);

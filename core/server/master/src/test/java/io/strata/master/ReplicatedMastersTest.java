@@ -232,6 +232,15 @@ class ReplicatedMastersTest {
     for (int i = 0; i < 20; i++) {
       second = mkdirsOnLeader("/while/away/" + i);
     }
+    // A client's call applied while it was away: the snapshot it is sent must carry the call, or
+    // a retry of it on this master (when it leads) would be taken for a new call.
+    Metadata asked = new Metadata();
+    asked.put(MasterHeaders.CLIENT_ID, "client-away");
+    asked.put(MasterHeaders.CALL_ID, "99");
+    onLeader(
+        fs ->
+            fs.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(asked))
+                .createDirectory(CreateDirectoryRequest.newBuilder().setPath("/asked").build()));
     onLeader(fs -> fs.checkpoint(CheckpointRequest.getDefaultInstance()));
     start(lost);
     long last = masters[awaitLeader()].journal().lastSequence();
@@ -240,6 +249,9 @@ class ReplicatedMastersTest {
         .pollInterval(Duration.ofMillis(20))
         .until(() -> masters[lost].journal().lastSequence(), s -> s >= last);
     assertNotNull(masters[lost].journal().store().get(made.getFileId()));
+    assertTrue(
+        masters[lost].journal().calls().wasApplied("client-away", 99),
+        "a call in the snapshot it was sent is known as applied");
     assertTrue(
         Files.isDirectory(
             JournalSystem.groupDir(home.resolve("m" + lost + "/journal")).resolve("sm")));

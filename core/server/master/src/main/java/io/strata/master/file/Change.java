@@ -10,8 +10,10 @@ import io.strata.underfs.UnderFileSystem;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -41,20 +43,26 @@ final class Change {
 
   private final Env env;
   private final CallIdentity caller;
+  private final boolean retried;
   private final boolean inline;
   private final long deadlineNanos;
   private PathLocks.Held held;
   private final List<PathLocks.Held> more = new ArrayList<>();
 
+  /** The inodes this change found in an under store and staged (not ones others found). */
+  private final Set<Long> discovered = new HashSet<>();
+
   /** The apply of the latest change staged when this one staged or found a loaded inode. */
   private CompletableFuture<?> stagedAhead = CompletableFuture.completedFuture(null);
 
   /**
+   * @param retried the client's call is a second or later attempt
    * @param deadlineNanos the caller's deadline ({@link System#nanoTime}), or {@link Long#MAX_VALUE}
    */
-  Change(Env env, CallIdentity caller, boolean inline, long deadlineNanos) {
+  Change(Env env, CallIdentity caller, boolean retried, boolean inline, long deadlineNanos) {
     this.env = env;
     this.caller = caller;
+    this.retried = retried;
     this.inline = inline;
     this.deadlineNanos = deadlineNanos;
   }
@@ -167,6 +175,7 @@ final class Change {
       }
       stagedAhead = env.staging().lastStaged();
       if (made.getId() == child.getId()) {
+        discovered.add(made.getId());
         tree.loader().countLoaded(1);
         if (made.getDirectory()) {
           tree.policy().statusChecked(made.getId(), now);
@@ -183,6 +192,17 @@ final class Change {
       }
     }
     return w;
+  }
+
+  /**
+   * Whether {@code n}, which a create finds at its path, is most likely what an earlier attempt of
+   * this very call made: this is a retry, and the namespace lacked {@code n} until this change
+   * found it in the under store. An attempt that made its entry in the store and then lost its
+   * journal entry with a failed leader leaves exactly that; the retry takes it as its own result
+   * rather than failing with "already exists" for its own work.
+   */
+  boolean leftByAnEarlierAttempt(InodeEntry n) {
+    return retried && discovered.contains(n.getId());
   }
 
   /** {@link #walkLoading(String, SyncInterval)} with the mount's or the default interval. */

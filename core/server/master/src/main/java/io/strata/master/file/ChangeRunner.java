@@ -58,8 +58,9 @@ final class ChangeRunner {
     CallIdentity caller = CallIdentity.current();
     long deadline = deadlineNanos();
     if (caller == null) {
-      return start(path, body, null, deadline);
+      return start(path, body, null, false, deadline);
     }
+    boolean retried = CallIdentity.currentAttempt() > 1;
     CompletableFuture<?> earlier = inFlight.get(caller);
     if (earlier == null) {
       earlier = recent.getIfPresent(caller);
@@ -74,7 +75,7 @@ final class ChangeRunner {
     }
     // The callback hands the outcome on to mine, which the callers wait for.
     var unused =
-        start(path, body, caller, deadline)
+        start(path, body, caller, retried, deadline)
             .whenComplete(
                 (v, e) -> {
                   recent.put(caller, mine);
@@ -90,12 +91,12 @@ final class ChangeRunner {
 
   /** A change for a caller that may wait (a background task's thread): never inline. */
   Change blocking() {
-    return new Change(env, null, false, Long.MAX_VALUE);
+    return new Change(env, null, false, false, Long.MAX_VALUE);
   }
 
   private <T> CompletableFuture<T> start(
-      String path, Body<T> body, CallIdentity caller, long deadline) {
-    Change inline = new Change(env, caller, true, deadline);
+      String path, Body<T> body, CallIdentity caller, boolean retried, long deadline) {
+    Change inline = new Change(env, caller, retried, true, deadline);
     try {
       return inline.finish(body.run(inline));
     } catch (Change.NeedsLane e) {
@@ -119,7 +120,7 @@ final class ChangeRunner {
                           null));
                   return;
                 }
-                Change c = new Change(env, caller, false, deadline);
+                Change c = new Change(env, caller, retried, false, deadline);
                 try {
                   // The callback hands the outcome on to result, which the caller waits for.
                   var unused =

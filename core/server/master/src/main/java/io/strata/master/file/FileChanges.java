@@ -81,7 +81,7 @@ final class FileChanges {
               throw new StrataException(
                   ErrorCode.ALREADY_EXISTS, "A file already exists at " + path);
             }
-            if (d.allowExists()) {
+            if (d.allowExists() || c.leftByAnEarlierAttempt(existing)) {
               return done(tree.info(existing, path));
             }
             throw StrataException.alreadyExists(path);

@@ -90,6 +90,10 @@ public final class PosixFiles {
           c.lock(PathLocks.Request.writing(path));
           Walk w = c.walkLoading(path);
           if (w.complete()) {
+            InodeEntry found = w.last();
+            if (c.leftByAnEarlierAttempt(found) && found.getFileType() == type) {
+              return CompletableFuture.completedFuture(tree.info(found, path));
+            }
             throw StrataException.alreadyExists(path);
           }
           FileChanges.checkParents(w, path, false);

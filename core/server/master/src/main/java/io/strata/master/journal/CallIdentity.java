@@ -15,10 +15,20 @@ import io.strata.common.rpc.MasterHeaders;
  */
 public record CallIdentity(String clientId, long callId) {
   private static final Context.Key<CallIdentity> KEY = Context.key("strata-call-identity");
+  private static final Context.Key<Integer> ATTEMPT = Context.key("strata-call-attempt");
 
   /** The identity of the call being served on this thread, or null. */
   public static CallIdentity current() {
     return KEY.get();
+  }
+
+  /**
+   * Which attempt of its call the call being served on this thread is, from 1 (1 when the client
+   * does not say, as clients of older releases do not).
+   */
+  public static int currentAttempt() {
+    Integer a = ATTEMPT.get();
+    return a == null ? 1 : a;
   }
 
   /** Reads the headers into the call's context. */
@@ -31,9 +41,22 @@ public record CallIdentity(String clientId, long callId) {
         if (id == null) {
           return next.startCall(call, headers);
         }
-        return Contexts.interceptCall(Context.current().withValue(KEY, id), call, headers, next);
+        return Contexts.interceptCall(
+            Context.current().withValues(KEY, id, ATTEMPT, attempt(headers)), call, headers, next);
       }
     };
+  }
+
+  private static int attempt(Metadata headers) {
+    String a = headers.get(MasterHeaders.CALL_ATTEMPT);
+    if (a == null) {
+      return 1;
+    }
+    try {
+      return Math.max(1, Integer.parseInt(a));
+    } catch (NumberFormatException e) {
+      return 1;
+    }
   }
 
   static CallIdentity from(Metadata headers) {

@@ -255,6 +255,15 @@ final class MasterStateMachine extends BaseStateMachine {
               s.sequence());
           store.replaceWith(s.db());
         }
+        try {
+          calls.readFrom(s.dir().resolve(CallHistory.FILE));
+        } catch (IOException e) {
+          LOG.warn(
+              "Cannot read the call history of snapshot {} ({}): a client's retry of a call made"
+                  + " before it may fail as a new call would",
+              s.dir(),
+              e.getMessage());
+        }
         if (store.appliedSequence() != s.sequence()) {
           throw new IOException(
               "Snapshot "
@@ -410,6 +419,8 @@ final class MasterStateMachine extends BaseStateMachine {
           }
           long start = System.nanoTime();
           Snapshots.Found s = snapshots.take(store, at.getTerm(), at.getIndex());
+          // Before the snapshot is offered to followers, which get every file in its folder.
+          calls.writeTo(s.dir().resolve(CallHistory.FILE));
           latest = s;
           snapshots.prune(2);
           LOG.info(
