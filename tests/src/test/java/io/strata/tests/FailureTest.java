@@ -105,6 +105,56 @@ class FailureTest {
     }
   }
 
+  /**
+   * A writer that dies leaves no file "being written" for good: its lease lapses and the master
+   * removes the file. A live writer renews its lease through a kill -9 of the master and completes
+   * its file on the restarted one.
+   */
+  @Test
+  void aDeadWritersFileIsRemovedWhenItsLeaseLapsesAndALiveWriterKeepsItsThroughARestart()
+      throws Exception {
+    try (MultiProcessCluster cluster =
+        MultiProcessCluster.builder(dir)
+            .workers(1)
+            .property("strata.master.lease.timeout", "3s")
+            .property("strata.client.lease.renew.interval", "500ms")
+            .start()) {
+      FileSystem dead = FileSystem.connect(cluster.clientConfig());
+      OutputStream abandoned = dead.createFile("/abandoned");
+      abandoned.write("never closed".getBytes(StandardCharsets.UTF_8));
+      abandoned.flush();
+      try (FileSystem fs = FileSystem.connect(cluster.clientConfig())) {
+        assertTrue(!fs.getStatus("/abandoned").getComplete(), "being written");
+        try (OutputStream live = fs.createFile("/live")) {
+          // The dead writer stops renewing: its process is gone as far as the master can tell.
+          dead.close();
+          live.write("before ".getBytes(StandardCharsets.UTF_8));
+          cluster.killMaster();
+          cluster.startMaster();
+          cluster.waitForLiveWorkers(1, Duration.ofSeconds(60));
+          // Longer than the timeout after the restart: only renewals keep the file.
+          for (int i = 0; i < 10; i++) {
+            Thread.sleep(500);
+            live.write(("part" + i + " ").getBytes(StandardCharsets.UTF_8));
+          }
+        }
+        try (InputStream in = fs.openFile("/live")) {
+          assertEquals(
+              "before part0 part1 part2 part3 part4 part5 part6 part7 part8 part9 ",
+              new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (fs.exists("/abandoned")) {
+          assertTrue(
+              System.nanoTime() < deadline,
+              "the dead writer's file is still there 30 s after its lease could last");
+          Thread.sleep(200);
+        }
+        assertTrue(fs.getStatus("/live").getComplete());
+      }
+    }
+  }
+
   /** path -> id, kind, length, completeness, mode of every inode below a folder. */
   static Map<String, String> snapshot(FileSystem fs, String root) throws Exception {
     Map<String, String> out = new TreeMap<>();

@@ -38,6 +38,7 @@ final class ClientContext implements AutoCloseable {
 
   final FolderWriteTypes folderWriteTypes;
   final WrittenFileCacher writtenFiles;
+  final LeaseRenewal leases;
 
   /**
    * Until when (System.nanoTime) new files are created in two master calls, because the master
@@ -71,6 +72,7 @@ final class ClientContext implements AutoCloseable {
     this.writeType = WriteType.of(conf);
     this.folderWriteTypes = new FolderWriteTypes(this);
     this.writtenFiles = new WrittenFileCacher(this);
+    this.leases = new LeaseRenewal(master, conf.getDuration(ClientKeys.LEASE_RENEW_INTERVAL));
   }
 
   /** The master does not know CommitNewFile: new files take two calls for a minute. */
@@ -126,6 +128,7 @@ final class ClientContext implements AutoCloseable {
 
   @Override
   public void close() {
+    leases.close();
     localReads.close();
     for (ManagedChannel ch : workerChannels.values()) {
       ch.shutdownNow();

@@ -285,6 +285,15 @@ public final class FileOutStream extends OutputStream {
     if (closed) {
       return;
     }
+    try {
+      commit();
+    } finally {
+      // Completed, or failed: either way this client writes the file no more.
+      ctx.leases.release(fileId);
+    }
+  }
+
+  private void commit() throws IOException {
     closed = true;
     WriteFileResponse r;
     Duration timeout = ctx.conf.getDuration(ClientKeys.RPC_TIMEOUT);
@@ -542,6 +551,7 @@ public final class FileOutStream extends OutputStream {
       stream.cancel("write of " + path + " cancelled by the client");
     }
     deleteIncomplete();
+    ctx.leases.release(fileId);
   }
 
   private StrataException abort(String what, Exception cause) {

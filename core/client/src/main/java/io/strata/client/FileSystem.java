@@ -391,8 +391,18 @@ public final class FileSystem implements Closeable {
     List<WorkerInfo> live = liveWorkersForWrite(ctx);
     FileInfo file =
         ctx.master
-            .call(s -> s.createFile(options.request(p).setNewVersion(options.newVersion()).build()))
+            .call(
+                s ->
+                    s.createFile(
+                        options
+                            .request(p)
+                            .setNewVersion(options.newVersion())
+                            .setLease(!options.newVersion())
+                            .build()))
             .getFile();
+    if (!options.newVersion()) {
+      ctx.leases.hold(file.getFileId());
+    }
     WorkerInfo worker = WorkerHashing.pick(file.getFileId(), live, WorkerInfo::getWorkerId);
     if (options.newVersion()) {
       return new FileOutStream(ctx, file, true, worker.getAddress(), true, false);
@@ -400,6 +410,7 @@ public final class FileSystem implements Closeable {
     try {
       return new FileOutStream(ctx, file, options.overwrite(), worker.getAddress());
     } catch (RuntimeException e) {
+      ctx.leases.release(file.getFileId());
       try {
         ctx.master.call(s -> s.delete(DeleteRequest.newBuilder().setPath(p).build()));
       } catch (StrataException suppressed) {
@@ -419,7 +430,10 @@ public final class FileSystem implements Closeable {
   public FileInfo createEntry(String path, CreateOptions options) throws StrataException {
     String p = PathNames.normalize(path);
     liveWorkersForWrite(ctx);
-    return ctx.master.call(s -> s.createFile(options.request(p).build())).getFile();
+    FileInfo entry =
+        ctx.master.call(s -> s.createFile(options.request(p).setLease(true).build())).getFile();
+    ctx.leases.hold(entry.getFileId());
+    return entry;
   }
 
   /**
@@ -432,6 +446,8 @@ public final class FileSystem implements Closeable {
   public FileOutStream writeEntry(FileInfo entry) throws StrataException {
     List<WorkerInfo> live = liveWorkersForWrite(ctx);
     WorkerInfo worker = WorkerHashing.pick(entry.getFileId(), live, WorkerInfo::getWorkerId);
+    // Held again: an earlier stream of this entry that failed released it.
+    ctx.leases.hold(entry.getFileId());
     return new FileOutStream(ctx, entry, false, worker.getAddress(), false, false);
   }
 
@@ -491,8 +507,10 @@ public final class FileSystem implements Closeable {
                               .recursive(false)
                               .request(p)
                               .setPersistenceState(type.persistence())
+                              .setLease(true)
                               .build()))
               .getFile();
+      ctx.leases.hold(file.getFileId());
     } catch (StrataException e) {
       if (e.code() != ErrorCode.FAILED_PRECONDITION || e.posix() != null) {
         throw e;
@@ -511,6 +529,7 @@ public final class FileSystem implements Closeable {
     if (file.getPersistenceState() != type.persistence()) {
       ctx.master.call(
           s -> s.delete(DeleteRequest.newBuilder().setPath(p).setFileId(file.getFileId()).build()));
+      ctx.leases.release(file.getFileId());
       LOG.warn(
           "The master at {} does not keep files out of their under store (write type {})"
               + ": {} and the next minute's new files are written through; upgrade the masters",

@@ -9,6 +9,12 @@ public final class ClientKeys {
           "strata.client.master.retry.max.duration",
           "10s",
           "How long a client keeps retrying an unreachable master before it gives up.");
+  public static final ConfigKey LEASE_RENEW_INTERVAL =
+      ConfigKey.duration(
+          "strata.client.lease.renew.interval",
+          "30s",
+          "How often a client renews its leases on the incomplete files it is writing; keep it"
+              + " well below the masters' strata.master.lease.timeout.");
   public static final ConfigKey MASTER_FAILOVER_TIMEOUT =
       ConfigKey.duration(
           "strata.client.master.failover.timeout",

@@ -155,6 +155,14 @@ public final class MasterKeys {
           "Time between the leading master's checks for files and directories whose time to live"
               + " has passed (`strata fs setTtl`), which it then frees or deletes; 0 turns the"
               + " checks off.");
+  public static final ConfigKey LEASE_TIMEOUT =
+      ConfigKey.duration(
+          "strata.master.lease.timeout",
+          "5min",
+          "How long an incomplete file whose writer renews a lease on it (clients of this release"
+              + " do, every strata.client.lease.renew.interval) stays without a renewal before the"
+              + " leading master removes it: its writer died or gave up. A new leader gives every"
+              + " such file this long again. 0 turns the removal off.");
   public static final ConfigKey PERSIST_INTERVAL =
       ConfigKey.duration(
           "strata.master.persist.interval",

@@ -79,6 +79,12 @@ public final class MetricNames {
    */
   public static final String MASTER_TTL_ACTIONS = "strata.master.ttl.actions";
 
+  /**
+   * Counter of incomplete files the leader removed because their writer's lease lapsed (the writer
+   * died or gave up).
+   */
+  public static final String MASTER_LEASES_RECOVERED = "strata.master.leases.recovered";
+
   /** Gauge of the files waiting for the persist scheduler (ASYNC_THROUGH, TO_BE_PERSISTED). */
   public static final String MASTER_PERSIST_BACKLOG_FILES = "strata.master.persist.backlog.files";
 

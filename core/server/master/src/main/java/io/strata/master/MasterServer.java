@@ -19,6 +19,7 @@ import io.strata.master.file.Namespace;
 import io.strata.master.file.SyncInterval;
 import io.strata.master.file.SyncPolicy;
 import io.strata.master.file.UfsMetadataLoader;
+import io.strata.master.file.WriterLeases;
 import io.strata.master.journal.CallIdentity;
 import io.strata.master.journal.JournalBackups;
 import io.strata.master.journal.JournalSystem;
@@ -81,6 +82,8 @@ public final class MasterServer implements ProcessMain.Server {
 
   /** Runs while this master leads; null otherwise or when the checks are off. */
   private volatile TtlChecker ttlChecker;
+
+  private volatile WriterLeases writerLeases;
 
   private final Duration ttlCheckInterval;
 
@@ -272,7 +275,8 @@ public final class MasterServer implements ProcessMain.Server {
                     conf.getInt(MasterKeys.LIST_PAGE_SIZE),
                     startTime,
                     loadExecutor,
-                    clients))
+                    clients,
+                    () -> writerLeases))
             .addService(new BlockMasterWorkerService(workers, calls))
             .addService(new LoadMasterService(() -> loadJobs, calls))
             .addService(new PersistMasterService(namespace, () -> persistScheduler, calls))
@@ -377,6 +381,12 @@ public final class MasterServer implements ProcessMain.Server {
         ttlChecker = new TtlChecker(journal.store(), new TtlActions(namespace), registry);
         ttlChecker.start(ttlCheckInterval);
       }
+      Duration leaseTimeout = conf.getDuration(MasterKeys.LEASE_TIMEOUT);
+      if (!leaseTimeout.isZero() && !leaseTimeout.isNegative()) {
+        WriterLeases leases = new WriterLeases(journal.store(), namespace, leaseTimeout, registry);
+        leases.start();
+        writerLeases = leases;
+      }
       PersistScheduler persists =
           new PersistScheduler(
               journal.store(),
@@ -408,7 +418,7 @@ public final class MasterServer implements ProcessMain.Server {
       if (jobs != null) {
         jobs.close();
       }
-      stopTtlChecks();
+      stopLeaderChecks();
       stopPersists();
       workers.clear();
       namespace.resetChanges();
@@ -439,11 +449,16 @@ public final class MasterServer implements ProcessMain.Server {
     }
   }
 
-  private void stopTtlChecks() {
+  private void stopLeaderChecks() {
     synchronized (leadLock) {
       if (ttlChecker != null) {
         ttlChecker.close();
         ttlChecker = null;
+      }
+      WriterLeases leases = writerLeases;
+      writerLeases = null;
+      if (leases != null) {
+        leases.close();
       }
     }
   }
@@ -570,7 +585,7 @@ public final class MasterServer implements ProcessMain.Server {
     if (jobs != null) {
       jobs.close();
     }
-    stopTtlChecks();
+    stopLeaderChecks();
     stopPersists();
     if (namespace != null) {
       namespace.close();

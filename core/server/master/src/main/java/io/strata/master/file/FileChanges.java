@@ -323,6 +323,9 @@ final class FileChanges {
     if (r.cacheOnly()) {
       file.setNamespaceOnly(true).setPersistenceState(r.persistence());
     }
+    if (r.lease()) {
+      file.setLeased(true);
+    }
     return file;
   }
 
@@ -390,6 +393,7 @@ final class FileChanges {
                                     .setLength(length)
                                     .setUfsFingerprint(fingerprint)
                                     .setComplete(true)
+                                    .clearLeased()
                                     .setUfsSyncTimeMs(nowNs / 1_000_000L);
                             attributes.applyTo(done, nowNs);
                             return done;

@@ -47,6 +47,8 @@ import io.strata.proto.MountResponse;
 import io.strata.proto.PersistenceState;
 import io.strata.proto.RenameRequest;
 import io.strata.proto.RenameResponse;
+import io.strata.proto.RenewLeasesRequest;
+import io.strata.proto.RenewLeasesResponse;
 import io.strata.proto.SetAttributeRequest;
 import io.strata.proto.SetAttributeResponse;
 import io.strata.proto.UnmountRequest;
@@ -54,12 +56,14 @@ import io.strata.proto.UnmountResponse;
 import io.strata.proto.WatchChangesRequest;
 import io.strata.proto.WatchChangesResponse;
 import io.strata.server.common.RpcCalls;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -87,6 +91,8 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
    */
   private final ClientDirectory clients;
 
+  private final Supplier<WriterLeases> leases;
+
   public FileSystemMasterService(
       Namespace namespace,
       WorkerRegistry workers,
@@ -96,8 +102,10 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
       int defaultPageSize,
       long startTimeMs,
       Executor loadExecutor,
-      ClientDirectory clients) {
+      ClientDirectory clients,
+      Supplier<WriterLeases> leases) {
     this.clients = clients;
+    this.leases = leases;
     this.namespace = namespace;
     this.workers = workers;
     this.journal = journal;
@@ -261,8 +269,16 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
                         request.getOwner(),
                         request.getGroup(),
                         request.getNewVersion(),
-                        request.getPersistenceState()))
-                .thenApply(f -> CreateFileResponse.newBuilder().setFile(f).build()));
+                        request.getPersistenceState(),
+                        request.getLease() && !request.getNewVersion()))
+                .thenApply(
+                    f -> {
+                      WriterLeases l = leases.get();
+                      if (l != null && request.getLease() && !request.getNewVersion()) {
+                        l.grant(f.getFileId());
+                      }
+                      return CreateFileResponse.newBuilder().setFile(f).build();
+                    }));
   }
 
   @Override
@@ -352,7 +368,8 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
                         request.getOwner(),
                         request.getGroup(),
                         false,
-                        PersistenceState.PERSISTENCE_PERSISTED),
+                        PersistenceState.PERSISTENCE_PERSISTED,
+                        false),
                     request.getUfsPath(),
                     request.getMountId(),
                     request.getLength(),
@@ -460,6 +477,20 @@ public final class FileSystemMasterService extends FileSystemMasterGrpc.FileSyst
         "GetWorkers",
         observer,
         () -> GetWorkersResponse.newBuilder().addAllWorkers(workers.workers()).build());
+  }
+
+  @Override
+  public void renewLeases(
+      RenewLeasesRequest request, StreamObserver<RenewLeasesResponse> observer) {
+    calls.unary(
+        "RenewLeases",
+        observer,
+        () -> {
+          WriterLeases l = leases.get();
+          // Between leaders (nothing to renew yet): every lease is kept, none reported lapsed.
+          List<Long> lapsed = l == null ? List.of() : l.renew(request.getFileIdsList());
+          return RenewLeasesResponse.newBuilder().addAllLapsedFileIds(lapsed).build();
+        });
   }
 
   @Override

@@ -446,11 +446,12 @@ public final class Namespace {
       String owner,
       String group,
       boolean newVersion,
-      PersistenceState persistence) {
+      PersistenceState persistence,
+      boolean lease) {
     /** A new file at {@code path}, in an existing folder, with the defaults. */
     public static CreateFile of(String path) {
       return new CreateFile(
-          path, false, false, 0, 0, "", "", false, PersistenceState.PERSISTENCE_PERSISTED);
+          path, false, false, 0, 0, "", "", false, PersistenceState.PERSISTENCE_PERSISTED, false);
     }
 
     /** Whether the content goes to a worker's cache only (ASYNC_THROUGH, MUST_CACHE). */

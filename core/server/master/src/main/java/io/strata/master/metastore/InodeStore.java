@@ -339,6 +339,27 @@ public final class InodeStore implements Closeable {
     }
   }
 
+  /**
+   * Calls {@code consumer} with every inode, in id order, read from a snapshot of the store taken
+   * when the scan starts (applies meanwhile are not seen, and are not held off). For the rare walks
+   * that must see every inode, such as the new leader's search for leased files.
+   */
+  public void forEachInode(Consumer<InodeEntry> consumer) {
+    org.rocksdb.Snapshot snapshot = db.getSnapshot();
+    try (ReadOptions ro = new ReadOptions().setSnapshot(snapshot).setFillCache(false);
+        RocksIterator it = db.newIterator(inodes, ro)) {
+      for (it.seekToFirst(); it.isValid(); it.next()) {
+        consumer.accept(InodeEntry.parseFrom(it.value()));
+      }
+      it.status();
+    } catch (RocksDBException | InvalidProtocolBufferException e) {
+      throw new IllegalStateException(
+          "Cannot scan the inodes of the metastore at " + dir + ": " + e.getMessage(), e);
+    } finally {
+      db.releaseSnapshot(snapshot);
+    }
+  }
+
   /** Every mount added through the journal (not the root mount), in id order. */
   public List<MountInfo> mounts() {
     List<MountInfo> out = new ArrayList<>();
