@@ -39,6 +39,7 @@ final class ClientContext implements AutoCloseable {
   final FolderWriteTypes folderWriteTypes;
   final WrittenFileCacher writtenFiles;
   final LeaseRenewal leases;
+  final WriteTargets writeTargets = new WriteTargets();
 
   /**
    * Until when (System.nanoTime) new files are created in two master calls, because the master

@@ -560,6 +560,10 @@ public final class FileOutStream extends OutputStream {
       stream.cancel("write of " + path + " failed");
     }
     deleteIncomplete();
+    ctx.leases.release(fileId);
+    if (unreachable(cause)) {
+      ctx.writeTargets.failed(worker);
+    }
     ErrorCode code =
         cause instanceof StrataException ? ((StrataException) cause).code() : ErrorCode.INTERNAL;
     return new StrataException(
@@ -578,6 +582,12 @@ public final class FileOutStream extends OutputStream {
                     ? ". The file was removed; write it again."
                     : ". The file stays incomplete; write it again."),
         cause);
+  }
+
+  /** Whether a failure says the worker could not be reached (gone, or stalled), not refused. */
+  private static boolean unreachable(Exception cause) {
+    return cause instanceof StrataException s
+        && (s.code() == ErrorCode.UNAVAILABLE || s.code() == ErrorCode.DEADLINE_EXCEEDED);
   }
 
   /**

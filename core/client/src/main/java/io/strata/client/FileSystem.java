@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import io.strata.common.BlockIds;
 import io.strata.common.PathNames;
 import io.strata.common.WorkerHashing;
+import io.strata.common.conf.ClientKeys;
 import io.strata.common.conf.StrataConfig;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
@@ -41,9 +42,11 @@ import io.strata.proto.SubmitLoadResponse;
 import io.strata.proto.UnmountRequest;
 import io.strata.proto.WorkerInfo;
 import java.io.Closeable;
+import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -560,7 +563,67 @@ public final class FileSystem implements Closeable {
     if (live.isEmpty()) {
       throw noLiveWorkers();
     }
-    return live;
+    return ctx.writeTargets.usable(live);
+  }
+
+  /** One attempt of a write that {@link #writeRetrying} may repeat. */
+  @FunctionalInterface
+  public interface WriteAttempt<T> {
+    T run() throws IOException;
+  }
+
+  /**
+   * Runs a write whose caller still holds all its bytes (a staged copy, a local file) and can make
+   * it again from the start, again while it fails because its worker is away -- restarting, or dead
+   * and not yet dropped by the master -- until {@code strata.client.write.retry.duration} has
+   * passed since the first failure. Each attempt leaves nothing behind when it fails (a new file is
+   * removed, a version keeps the previous content), and the next one goes to another live worker
+   * when there is one. Other failures, and the last one, are thrown as they came.
+   */
+  public <T> T writeRetrying(WriteAttempt<T> attempt) throws IOException {
+    long bound = ctx.conf.getDuration(ClientKeys.WRITE_RETRY_DURATION).toNanos();
+    long firstFailure = 0;
+    long sleepMs = 200;
+    int attempts = 0;
+    while (true) {
+      attempts++;
+      try {
+        return attempt.run();
+      } catch (StrataException e) {
+        boolean workerAway =
+            e.code() == ErrorCode.UNAVAILABLE || e.code() == ErrorCode.DEADLINE_EXCEEDED;
+        long now = System.nanoTime();
+        if (firstFailure == 0) {
+          firstFailure = now;
+        }
+        if (!workerAway || now - firstFailure >= bound) {
+          if (attempts > 1) {
+            e.addSuppressed(
+                new StrataException(
+                    e.code(),
+                    "Gave up after "
+                        + attempts
+                        + " attempts in "
+                        + TimeUnit.NANOSECONDS.toSeconds(now - firstFailure)
+                        + " s (strata.client.write.retry.duration)"));
+          }
+          throw e;
+        }
+        LOG.info(
+            "A write failed because its worker is away ({}); writing it again in {} ms",
+            e.getMessage(),
+            sleepMs);
+        try {
+          Thread.sleep(sleepMs);
+        } catch (InterruptedException ie) {
+          Thread.currentThread().interrupt();
+          throw new java.io.InterruptedIOException("Interrupted while waiting to write again");
+        }
+        sleepMs = Math.min(2_000, sleepMs * 2);
+        // The live workers again: the master may have dropped the lost one, or seen it back.
+        ctx.workers.invalidate();
+      }
+    }
   }
 
   /**

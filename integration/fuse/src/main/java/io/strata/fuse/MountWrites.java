@@ -266,7 +266,9 @@ final class MountWrites {
     long provisionalInode = file.inode();
     FileInfo done;
     try {
-      done = writeThroughOnce(file, wasNew);
+      // The staged copy holds every byte until a write-through succeeds: a worker that is away
+      // is waited for, or another one taken.
+      done = fs.writeRetrying(() -> writeThroughOnce(file, wasNew));
     } catch (IOException | RuntimeException e) {
       writeThroughFailures.increment();
       throw e;

@@ -371,6 +371,39 @@ class NewFileCommitTest {
     assertArrayEquals(scratch, Files.readAllBytes(ufs.resolve("scratch/s.bin")));
   }
 
+  /**
+   * A file closed while its worker is away is written through once the worker is back: close waits
+   * (within strata.client.write.retry.duration) instead of failing with EIO, and every byte
+   * arrives.
+   */
+  @Test
+  void aCloseWhileTheWorkerRestartsWaitsForItAndLosesNothing() throws Exception {
+    Files.createDirectories(mnt("restart"));
+    cluster.killWorker(0);
+    java.util.concurrent.CompletableFuture<Void> restarted =
+        java.util.concurrent.CompletableFuture.runAsync(
+            () -> {
+              try {
+                Thread.sleep(3_000);
+                cluster.startWorker(0);
+              } catch (Exception e) {
+                throw new java.util.concurrent.CompletionException(e);
+              }
+            });
+    Map<String, byte[]> written = new java.util.LinkedHashMap<>();
+    for (int i = 0; i < 4; i++) {
+      byte[] b = bytes(40_000 + i, 30 + i);
+      Files.write(mnt("restart/f" + i + ".bin"), b);
+      written.put("restart/f" + i + ".bin", b);
+    }
+    restarted.get(90, java.util.concurrent.TimeUnit.SECONDS);
+    for (Map.Entry<String, byte[]> f : written.entrySet()) {
+      assertArrayEquals(f.getValue(), Files.readAllBytes(ufs.resolve(f.getKey())), f.getKey());
+      assertArrayEquals(f.getValue(), Files.readAllBytes(otherMnt(f.getKey())), f.getKey());
+    }
+    cluster.waitForLiveWorkers(1, Duration.ofSeconds(60));
+  }
+
   private static PersistenceState persistence(String path) {
     try {
       return fs.getStatus(path).getPersistenceState();

@@ -9,6 +9,14 @@ public final class ClientKeys {
           "strata.client.master.retry.max.duration",
           "10s",
           "How long a client keeps retrying an unreachable master before it gives up.");
+  public static final ConfigKey WRITE_RETRY_DURATION =
+      ConfigKey.duration(
+          "strata.client.write.retry.duration",
+          "60s",
+          "How long a write whose writer still holds its bytes (the FUSE mount's staged copy of a"
+              + " file it closes) is made again while it fails because its worker is away"
+              + " (restarting, or dead and not yet dropped by the master), each time on another"
+              + " live worker when there is one. Past it, the write fails (EIO through the mount).");
   public static final ConfigKey LEASE_RENEW_INTERVAL =
       ConfigKey.duration(
           "strata.client.lease.renew.interval",

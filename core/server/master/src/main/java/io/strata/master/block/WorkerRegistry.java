@@ -85,6 +85,10 @@ public final class WorkerRegistry {
   private final Duration timeout;
   private final LongPredicate fileExists;
   private final Map<Long, Worker> workers = new HashMap<>();
+
+  /** See {@link #membershipVersion}; guarded by this. */
+  private long membership;
+
   private final Map<String, Long> idsByAddress = new HashMap<>();
   private final TreeMap<Long, BlockHolders> locations = new TreeMap<>();
 
@@ -111,6 +115,7 @@ public final class WorkerRegistry {
    * loses it must not keep a view that goes stale.
    */
   public synchronized void clear() {
+    membership++;
     workers.clear();
     idsByAddress.clear();
     locations.clear();
@@ -124,6 +129,14 @@ public final class WorkerRegistry {
       }
     }
     return n;
+  }
+
+  /**
+   * A number that changes whenever a worker registers, is lost, starts or stops draining, or the
+   * registry is cleared: a cached list of eligible workers is stale once it moved.
+   */
+  public synchronized long membershipVersion() {
+    return membership;
   }
 
   /** Registers (or re-registers) a worker with its full block report; returns its id. */
@@ -148,6 +161,7 @@ public final class WorkerRegistry {
       dropLocations(w);
       w.address = address;
       w.state = WorkerState.WORKER_LIVE;
+      membership++;
       w.tiers = List.copyOf(request.getTiersList());
       w.release = request.getRelease();
       w.protocol = request.getRpcProtocolVersion();
@@ -202,6 +216,9 @@ public final class WorkerRegistry {
             "Worker {} at {} is draining: new reads go to other workers",
             w.id,
             w.address.getHost() + ":" + w.address.getDataPort());
+      }
+      if (w.draining != request.getDraining()) {
+        membership++;
       }
       w.draining = request.getDraining();
       if (request.getTiersCount() > 0) {
@@ -301,6 +318,7 @@ public final class WorkerRegistry {
       for (Worker w : workers.values()) {
         if (w.state == WorkerState.WORKER_LIVE && now - w.lastHeartbeatMs > timeout.toMillis()) {
           w.state = WorkerState.WORKER_LOST;
+          membership++;
           int blocks = w.blocks.size();
           dropLocations(w);
           lost++;

@@ -114,6 +114,7 @@ final class BlockDispatcher implements Closeable {
   private final Map<LoadBlockOutcome, Counter> outcomes = new HashMap<>();
   private List<WorkerInfo> eligible = List.of();
   private long eligibleReadMs;
+  private long eligibleVersion = -1;
   private boolean closed;
 
   BlockDispatcher(
@@ -218,7 +219,10 @@ final class BlockDispatcher implements Closeable {
 
   private List<WorkerInfo> eligibleWorkers() {
     long now = System.currentTimeMillis();
-    if (now - eligibleReadMs < ELIGIBLE_CACHE_MS) {
+    long version = workers.membershipVersion();
+    // A worker that registered (or was lost) since is seen at once: a list from before it would
+    // send blocks to workers other than the ones hashing picks.
+    if (now - eligibleReadMs < ELIGIBLE_CACHE_MS && version == eligibleVersion) {
       return eligible;
     }
     List<WorkerInfo> out = new ArrayList<>();
@@ -234,6 +238,7 @@ final class BlockDispatcher implements Closeable {
     }
     eligible = out;
     eligibleReadMs = now;
+    eligibleVersion = version;
     return out;
   }
 
