@@ -52,6 +52,14 @@ public final class MasterKeys {
           "strata.master.journal.segment.size",
           "64MB",
           "Size after which the journal starts a new segment file.");
+  public static final ConfigKey JOURNAL_RESERVED_SPACE =
+      ConfigKey.bytes(
+          "strata.master.journal.reserved.space",
+          "256MB",
+          "Free space the file systems of strata.master.journal.dir and strata.master.metastore.dir"
+              + " must keep: below it the leading master refuses changes (RESOURCE_EXHAUSTED,"
+              + " ENOSPC through the mount, 503 from the S3 proxy) and keeps serving reads, and"
+              + " takes changes again once there is room. 0 turns the check off.");
   public static final ConfigKey CHECKPOINT_PERIOD =
       ConfigKey.duration(
           "strata.master.journal.checkpoint.period",

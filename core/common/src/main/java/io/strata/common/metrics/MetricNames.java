@@ -80,6 +80,12 @@ public final class MetricNames {
   public static final String MASTER_TTL_ACTIONS = "strata.master.ttl.actions";
 
   /**
+   * Gauge of the free space of the fuller of the journal's and the metastore's file systems, in
+   * bytes; changes are refused below {@code strata.master.journal.reserved.space}.
+   */
+  public static final String MASTER_JOURNAL_FREE = "strata.master.journal.free";
+
+  /**
    * Counter of incomplete files the leader removed because their writer's lease lapsed (the writer
    * died or gave up).
    */

@@ -97,6 +97,8 @@ public final class JournalSystem implements Closeable {
   private volatile boolean closed;
 
   /** Follower checks: its role, and whether it stalled behind the leader. */
+  private final JournalSpace space;
+
   private final ScheduledExecutorService catchUpCheck =
       Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("master-catch-up-check"));
 
@@ -111,6 +113,11 @@ public final class JournalSystem implements Closeable {
     this.store = InodeStore.open(metastoreDir, conf.getInt(MasterKeys.INODE_CACHE_SIZE), registry);
     String restore = conf.getString(MasterKeys.RESTORE_BACKUP);
     this.role = new LeaderRole(quorum.self().rpcAddress());
+    this.space =
+        new JournalSpace(
+            List.of(journalDir, metastoreDir),
+            conf.getBytes(MasterKeys.JOURNAL_RESERVED_SPACE),
+            registry);
     this.stateMachine =
         new MasterStateMachine(
             store,
@@ -443,6 +450,7 @@ public final class JournalSystem implements Closeable {
     if (!role.leading() || stateMachine.failure() != null) {
       throw notLeader();
     }
+    space.check();
   }
 
   public List<JournalEntry> write(List<JournalEntry.Builder> entries) throws StrataException {
