@@ -109,6 +109,20 @@ final class ClusterMounts {
     return clean;
   }
 
+  /**
+   * Kills a mount's process with SIGKILL, as a crash would, and detaches what it leaves (a mount
+   * point answering ENOTCONN) with {@code fusermount -u -z}, so that it can be mounted again.
+   */
+  void kill(FuseProcess fuse) throws InterruptedException {
+    Process p = fuse.process();
+    p.destroyForcibly();
+    p.waitFor(STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+    if (ProcMounts.isFuseMounted(fuse.mountPoint())) {
+      lazyUnmount(fuse.mountPoint());
+    }
+    running.remove(fuse);
+  }
+
   /** Stops every mount still running, as far as it can. */
   void stopAll() {
     for (FuseProcess f : new ArrayList<>(running)) {

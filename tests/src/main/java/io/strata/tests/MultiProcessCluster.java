@@ -567,6 +567,23 @@ public final class MultiProcessCluster implements AutoCloseable {
   }
 
   /**
+   * Writes the proxy's credentials file ({@code conf/proxy-credentials}, readable by its owner
+   * only), one key per entry: {@code "<access key> <secret key> <user>"}. Call before {@link
+   * #startProxy}.
+   */
+  public void writeProxyCredentials(String... keys) throws IOException {
+    Path credentials = base().resolve("conf/proxy-credentials");
+    Files.writeString(credentials, "# test keys\n" + String.join("\n", keys) + "\n");
+    Files.setPosixFilePermissions(
+        credentials, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+  }
+
+  /** Kills a FUSE mount's process with SIGKILL and detaches its dead mount point. */
+  public synchronized void killFuse(FuseProcess fuse) throws InterruptedException {
+    mounts.kill(fuse);
+  }
+
+  /**
    * The files of a cached block in every tier of every worker: what a test damages to check that
    * nobody is handed a block that changed at rest.
    */

@@ -104,18 +104,8 @@ class RollingUpgradeTest {
       point = Files.createDirectories(dir.resolve("mnt"));
       fuse = cluster.startFuse(point, Map.of("strata.fuse.web.port", "-1"), previous);
       if (proxy) {
-        Path credentials = cluster.base().resolve("conf/proxy-credentials");
-        Files.writeString(
-            credentials,
-            "# test keys\n"
-                + ACCESS_KEY
-                + " "
-                + SECRET_KEY
-                + " "
-                + System.getProperty("user.name")
-                + "\n");
-        Files.setPosixFilePermissions(
-            credentials, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        cluster.writeProxyCredentials(
+            ACCESS_KEY + " " + SECRET_KEY + " " + System.getProperty("user.name"));
         cluster.startProxy(Map.of(), List.of(), previous);
         assertProxyReads();
       }

@@ -18,7 +18,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -92,25 +91,10 @@ final class S3ProxyTestCluster implements AutoCloseable {
             .property("strata.master.ttl.check.interval", "1s")
             .start();
     try {
-      Path credentials = dir.resolve("conf/proxy-credentials");
-      Files.writeString(
-          credentials,
-          "# test keys\n"
-              + ACCESS_KEY
-              + " "
-              + SECRET_KEY
-              + " "
-              + System.getProperty("user.name")
-              + "\n"
-              + ALICE_KEY
-              + " "
-              + ALICE_SECRET
-              + " alice\n"
-              + BOB_KEY
-              + " "
-              + BOB_SECRET
-              + " bob\n");
-      Files.setPosixFilePermissions(credentials, PosixFilePermissions.fromString("rw-------"));
+      c.writeProxyCredentials(
+          ACCESS_KEY + " " + SECRET_KEY + " " + System.getProperty("user.name"),
+          ALICE_KEY + " " + ALICE_SECRET + " alice",
+          BOB_KEY + " " + BOB_SECRET + " bob");
       Map<String, String> props = new java.util.LinkedHashMap<>();
       props.put("strata.proxy.domain", DOMAIN);
       props.putAll(proxyProperties);
