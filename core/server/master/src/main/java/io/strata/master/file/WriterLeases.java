@@ -142,7 +142,7 @@ public final class WriterLeases implements AutoCloseable {
         continue;
       }
       long id = e.getKey();
-      InodeEntry n = store.get(id);
+      InodeEntry n = store.peek(id);
       if (n == null || n.getComplete() || !n.getLeased()) {
         deadlines.remove(id, e.getValue());
         continue;
