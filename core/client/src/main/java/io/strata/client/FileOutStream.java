@@ -561,7 +561,7 @@ public final class FileOutStream extends OutputStream {
     }
     deleteIncomplete();
     ctx.leases.release(fileId);
-    if (unreachable(cause)) {
+    if (WriteTargets.workerAway(cause)) {
       ctx.writeTargets.failed(worker);
     }
     ErrorCode code =
@@ -582,12 +582,6 @@ public final class FileOutStream extends OutputStream {
                     ? ". The file was removed; write it again."
                     : ". The file stays incomplete; write it again."),
         cause);
-  }
-
-  /** Whether a failure says the worker could not be reached (gone, or stalled), not refused. */
-  private static boolean unreachable(Exception cause) {
-    return cause instanceof StrataException s
-        && (s.code() == ErrorCode.UNAVAILABLE || s.code() == ErrorCode.DEADLINE_EXCEEDED);
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.strata.client;
 
 import com.google.protobuf.ByteString;
+import io.strata.client.master.Backoff;
 import io.strata.common.BlockIds;
 import io.strata.common.PathNames;
 import io.strata.common.WorkerHashing;
@@ -43,10 +44,10 @@ import io.strata.proto.UnmountRequest;
 import io.strata.proto.WorkerInfo;
 import java.io.Closeable;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -581,45 +582,37 @@ public final class FileSystem implements Closeable {
    * when there is one. Other failures, and the last one, are thrown as they came.
    */
   public <T> T writeRetrying(WriteAttempt<T> attempt) throws IOException {
-    long bound = ctx.conf.getDuration(ClientKeys.WRITE_RETRY_DURATION).toNanos();
-    long firstFailure = 0;
-    long sleepMs = 200;
+    Duration bound = ctx.conf.getDuration(ClientKeys.WRITE_RETRY_DURATION);
+    Backoff backoff = new Backoff(Duration.ofMillis(200), Duration.ofSeconds(2), bound);
     int attempts = 0;
     while (true) {
       attempts++;
       try {
         return attempt.run();
       } catch (StrataException e) {
-        boolean workerAway =
-            e.code() == ErrorCode.UNAVAILABLE || e.code() == ErrorCode.DEADLINE_EXCEEDED;
-        long now = System.nanoTime();
-        if (firstFailure == 0) {
-          firstFailure = now;
-        }
-        if (!workerAway || now - firstFailure >= bound) {
-          if (attempts > 1) {
-            e.addSuppressed(
-                new StrataException(
-                    e.code(),
-                    "Gave up after "
-                        + attempts
-                        + " attempts in "
-                        + TimeUnit.NANOSECONDS.toSeconds(now - firstFailure)
-                        + " s (strata.client.write.retry.duration)"));
-          }
+        if (!WriteTargets.workerAway(e)) {
           throw e;
         }
         LOG.info(
-            "A write failed because its worker is away ({}); writing it again in {} ms",
-            e.getMessage(),
-            sleepMs);
+            "A write failed because its worker is away ({}); writing it again", e.getMessage());
         try {
-          Thread.sleep(sleepMs);
+          if (!backoff.sleep()) {
+            throw new StrataException(
+                e.code(),
+                e.posix(),
+                e.getMessage()
+                    + " (gave up after "
+                    + attempts
+                    + " attempts in "
+                    + bound.toSeconds()
+                    + " s: no worker took the write; check that workers run, or wait longer with"
+                    + " strata.client.write.retry.duration)",
+                e);
+          }
         } catch (InterruptedException ie) {
           Thread.currentThread().interrupt();
           throw new java.io.InterruptedIOException("Interrupted while waiting to write again");
         }
-        sleepMs = Math.min(2_000, sleepMs * 2);
         // The live workers again: the master may have dropped the lost one, or seen it back.
         ctx.workers.invalidate();
       }

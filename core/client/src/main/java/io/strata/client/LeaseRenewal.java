@@ -49,11 +49,6 @@ final class LeaseRenewal implements AutoCloseable {
     held.remove(fileId);
   }
 
-  /** The files whose leases are renewed now. */
-  Set<Long> held() {
-    return Set.copyOf(held);
-  }
-
   private synchronized void startTimer() {
     if (timer != null || closed || interval.isZero() || interval.isNegative()) {
       return;
@@ -97,7 +92,9 @@ final class LeaseRenewal implements AutoCloseable {
       if (held.remove(id)) {
         LOG.warn(
             "The master holds no lease on file {} any more (its lease lapsed and the file was"
-                + " removed, or it was completed or deleted elsewhere); its write cannot complete",
+                + " removed, or it was completed or deleted elsewhere): its write cannot complete;"
+                + " write the file again, and keep strata.client.lease.renew.interval well below"
+                + " the masters' strata.master.lease.timeout",
             id);
       }
     }

@@ -1,5 +1,7 @@
 package io.strata.client;
 
+import io.strata.common.error.ErrorCode;
+import io.strata.common.error.StrataException;
 import io.strata.proto.WorkerAddress;
 import io.strata.proto.WorkerInfo;
 import java.util.ArrayList;
@@ -18,6 +20,15 @@ final class WriteTargets {
   private static final long AVOID_NANOS = TimeUnit.SECONDS.toNanos(30);
 
   private final Map<WorkerAddress, Long> avoidUntil = new ConcurrentHashMap<>();
+
+  /**
+   * Whether a write failed because its worker could not be reached (gone, restarting or stalled),
+   * as opposed to refused: only such a write is worth making again elsewhere.
+   */
+  static boolean workerAway(Throwable failure) {
+    return failure instanceof StrataException s
+        && (s.code() == ErrorCode.UNAVAILABLE || s.code() == ErrorCode.DEADLINE_EXCEEDED);
+  }
 
   /** A write to {@code worker} failed because the worker could not be reached. */
   void failed(WorkerAddress worker) {

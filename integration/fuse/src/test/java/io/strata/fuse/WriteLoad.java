@@ -198,28 +198,9 @@ final class WriteLoad {
    */
   void verify(FileSystem fs, Duration settle) throws Exception {
     long deadline = System.nanoTime() + settle.toNanos();
-    Map<String, FileInfo> listed;
-    while (true) {
-      listed = new TreeMap<>();
-      List<String> being = new ArrayList<>();
-      try (CloseableIterator<FileInfo> it = fs.listStatus(folder)) {
-        while (it.hasNext()) {
-          FileInfo f = it.next();
-          if (f.getDirectory()) {
-            // The proxy's own folders (staged uploads, versions): only their being-written
-            // files are looked at.
-            being.addAll(incomplete(fs, f.getPath()));
-            continue;
-          }
-          assertTrue(listed.put(f.getName(), f) == null, "listed twice: " + f.getName());
-          if (!f.getComplete()) {
-            being.add(f.getPath());
-          }
-        }
-      }
-      if (being.isEmpty()) {
-        break;
-      }
+    // The folder and the proxy's own folders in it (staged uploads, versions).
+    List<String> being;
+    while (!(being = incomplete(fs, folder)).isEmpty()) {
       assertTrue(
           System.nanoTime() < deadline,
           "files still being written "
@@ -227,6 +208,15 @@ final class WriteLoad {
               + " s after the writers stopped: "
               + being);
       Thread.sleep(500);
+    }
+    Map<String, FileInfo> listed = new TreeMap<>();
+    try (CloseableIterator<FileInfo> it = fs.listStatus(folder)) {
+      while (it.hasNext()) {
+        FileInfo f = it.next();
+        if (!f.getDirectory()) {
+          assertTrue(listed.put(f.getName(), f) == null, "listed twice: " + f.getName());
+        }
+      }
     }
     for (Map.Entry<String, Integer> a : acknowledged.entrySet()) {
       FileInfo f = listed.get(a.getKey());

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.strata.client.testing.Tmpfs;
 import io.strata.common.metrics.MetricNames;
 import io.strata.proto.CreateDirectoryRequest;
 import java.nio.file.Files;
@@ -23,14 +24,6 @@ import org.junit.jupiter.api.io.TempDir;
 class JournalSpaceTest {
   @TempDir Path home;
 
-  private static void run(String... command) throws Exception {
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String out =
-        new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-    assertTrue(p.waitFor(30, TimeUnit.SECONDS), String.join(" ", command) + " did not end");
-    assertEquals(0, p.exitValue(), String.join(" ", command) + ": " + out);
-  }
-
   private static void mkdir(TestMaster m, String path) {
     m.fs
         .withDeadlineAfter(30, TimeUnit.SECONDS)
@@ -41,11 +34,11 @@ class JournalSpaceTest {
   void aFullJournalDiskRefusesChangesKeepsReadsAndTakesChangesOnceThereIsRoom() throws Exception {
     Files.createDirectories(home.resolve("ufs"));
     Path disk = Files.createDirectories(home.resolve("journal-disk"));
-    run("mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", disk.toString());
+    Tmpfs.mount(disk, "8m");
     try {
       fillAndFree(disk);
     } finally {
-      run("umount", disk.toString());
+      Tmpfs.unmount(disk);
     }
   }
 

@@ -13,6 +13,7 @@ import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
+import io.strata.client.testing.Tmpfs;
 import io.strata.common.BlockIds;
 import io.strata.common.metrics.MetricNames;
 import io.strata.proto.BlockReport;
@@ -326,20 +327,12 @@ class HeldBlocksRpcTest {
   }
 
   /** Runs a command of this machine (mount, umount), failing the test if it fails. */
-  private static void run(String... command) throws Exception {
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String out =
-        new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-    assertTrue(p.waitFor(30, TimeUnit.SECONDS), String.join(" ", command) + " did not end");
-    assertEquals(0, p.exitValue(), String.join(" ", command) + ": " + out);
-  }
-
   @Test
   void aTierWhoseFileSystemFillsRefusesTheBlockWithNoSpaceAndTakesWritesOnceThereIsRoom()
       throws Exception {
     // The SSD tier (where held blocks go) says 16 MB, but its file system holds 2 MiB.
     Path ssd = Files.createDirectories(dir.resolve("ssd"));
-    run("mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", ssd.toString());
+    Tmpfs.mount(ssd, "2m");
     try {
       start(Map.of());
       ExecutionException full =
@@ -361,7 +354,7 @@ class HeldBlocksRpcTest {
         stopWorker();
         worker = null;
       }
-      run("umount", ssd.toString());
+      Tmpfs.unmount(ssd);
     }
   }
 

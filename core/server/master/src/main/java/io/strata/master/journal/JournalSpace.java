@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,6 +33,9 @@ final class JournalSpace {
   private volatile long checkedNanos;
   private volatile long freeBytes = Long.MAX_VALUE;
   private volatile Path tightest;
+  private final ReentrantLock refreshing = new ReentrantLock();
+
+  /** Guarded by {@link #refreshing}. */
   private boolean refusing;
 
   JournalSpace(List<Path> folders, long reserve, MeterRegistry registry) {
@@ -71,7 +75,22 @@ final class JournalSpace {
             + " older than a new checkpoint); reads go on meanwhile");
   }
 
-  private synchronized long refresh(long now) {
+  /**
+   * Reads the free space again. A caller that finds another thread reading it takes the last value
+   * instead of waiting behind that thread's file-system call.
+   */
+  private long refresh(long now) {
+    if (!refreshing.tryLock()) {
+      return freeBytes;
+    }
+    try {
+      return read(now);
+    } finally {
+      refreshing.unlock();
+    }
+  }
+
+  private long read(long now) {
     long least = Long.MAX_VALUE;
     Path at = null;
     for (Path f : folders) {
