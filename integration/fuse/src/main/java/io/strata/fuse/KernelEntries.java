@@ -28,8 +28,10 @@ import org.slf4j.LoggerFactory;
  * only by node id. So the node ids are learnt from the requests themselves: an upcall thread reads
  * the request header before libfuse dispatches it ({@link UpcallThreads}), and the path handler
  * records which node the header names -- the parent for a lookup or a create, the node itself for
- * getattr, open and readdir, and the file linked for a link. Entries the mount never learnt (too
- * many to remember, or served by libfuse's own loop) expire by the kernel's timeouts as before.
+ * getattr, open and readdir, and the file linked for a link -- and the node of a name itself is
+ * read from the entry libfuse answers a lookup, create, mkdir, mknod, symlink or link with ({@link
+ * UpcallThreads} answers those on a channel of its own). Entries the mount never learnt (too many
+ * to remember, or served by libfuse's own loop) expire by the kernel's timeouts as before.
  *
  * <p>While no change notice can arrive (the change stream is down), {@link #holdTo} makes the
  * kernel's answers expire as the mount's own do: every path the kernel was told of is dropped again
@@ -156,14 +158,18 @@ final class KernelEntries implements AutoCloseable {
     }
   }
 
+  /** Whether the mount knows the kernel's node of {@code path} (a path of the mount). */
+  boolean knowsNode(String path) {
+    return path.equals(PathNames.ROOT) || nodes.getIfPresent(path) != null;
+  }
+
   /**
    * Drops the kernel's attributes and pages of the node of {@code path} now, on the calling thread:
    * another name of a file this mount just changed (a hard link), which the kernel holds as a node
    * of its own. Only a node, never a name: dropping a name takes its folder's lock, which the
    * request being answered may hold; a node's attributes take no such lock. Leaving the name in
-   * place also keeps the node, so the node learnt for the path stays the kernel's: a name dropped
-   * and looked up again may get a new node, which the mount learns only at the next request naming
-   * it.
+   * place also keeps the node, so the node learnt for the path stays the kernel's; a name dropped
+   * and looked up again gets a new node, which the mount learns from the lookup's answer.
    *
    * @return whether the mount knew the node, so that the kernel was told
    */

@@ -563,8 +563,10 @@ public final class StrataFuseFileSystem extends FuseStubFS {
   private void noteKernelNode(String mountPath) {
     UpcallThreads.Request r = UpcallThreads.current();
     if (r != null) {
-      kernel.seen(
-          mountPath == null || mountPath.isEmpty() ? PathNames.ROOT : mountPath, r.opcode, r.node);
+      String path = mountPath == null || mountPath.isEmpty() ? PathNames.ROOT : mountPath;
+      kernel.seen(path, r.opcode, r.node);
+      // The answer's entry names this path: its node id is learnt when the answer is sent.
+      r.entryPath = path;
     }
   }
 

@@ -10,10 +10,13 @@ import jnr.ffi.Memory;
 import jnr.ffi.Pointer;
 import jnr.ffi.Runtime;
 import jnr.ffi.Struct;
+import jnr.ffi.annotations.Delegate;
 import jnr.ffi.annotations.In;
+import jnr.ffi.annotations.SaveError;
 import jnr.ffi.byref.IntByReference;
 import jnr.ffi.byref.PointerByReference;
 import jnr.ffi.types.size_t;
+import jnr.ffi.types.ssize_t;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import ru.serce.jnrfuse.struct.FuseOperations;
@@ -85,6 +88,29 @@ final class UpcallThreads {
     /** Drops the kernel's name in a folder; {@code name} must end with a NUL byte. */
     int fuse_lowlevel_notify_inval_entry(
         Pointer channel, long parent, @In byte[] name, @size_t long nameLength);
+
+    /**
+     * A channel whose operations are {@code ops} (struct fuse_chan_ops: receive, send, destroy), on
+     * device {@code fd}; libfuse copies the table.
+     */
+    Pointer fuse_chan_new(Pointer ops, int fd, @size_t long bufferSize, Pointer data);
+
+    int fuse_chan_fd(Pointer channel);
+
+    void fuse_chan_destroy(Pointer channel);
+  }
+
+  /** The one C library call the reply channel needs. */
+  public interface LibC {
+    @SaveError
+    @ssize_t
+    long writev(int fd, Pointer iov, int count);
+  }
+
+  /** struct fuse_chan_ops's send: writes one reply, given as an iovec array, to the kernel. */
+  public interface ReplySender {
+    @Delegate
+    int send(Pointer channel, Pointer iov, @size_t long count);
   }
 
   /**
@@ -97,10 +123,24 @@ final class UpcallThreads {
 
     /** For a link, the node id of the file linked (struct fuse_link_in); 0 otherwise. */
     long linkedNode;
+
+    /**
+     * The mount path the handler named in the kernel's entry for it (lookup, create, mkdir, mknod,
+     * symlink, link), so that the node id in the answer can be learnt; null otherwise.
+     */
+    String entryPath;
   }
 
+  private static final int FUSE_LOOKUP = 1;
+  private static final int FUSE_SYMLINK = 6;
+  private static final int FUSE_MKNOD = 8;
+  private static final int FUSE_MKDIR = 9;
   private static final int FUSE_LINK = 13;
+  private static final int FUSE_CREATE = 35;
   private static final int IN_HEADER_SIZE = 40;
+  private static final int OUT_HEADER_ERROR = 4;
+  private static final int IOVEC_SIZE = 16;
+  private static final int EIO = 5;
 
   private static final ThreadLocal<Request> CURRENT = new ThreadLocal<>();
 
@@ -113,6 +153,7 @@ final class UpcallThreads {
   private static final class Library {
     static final LibFuseSession LIB =
         LibraryLoader.create(LibFuseSession.class).failImmediately().load("libfuse.so.2");
+    static final LibC C = LibraryLoader.create(LibC.class).failImmediately().load("c");
   }
 
   private final String mountPoint;
@@ -121,6 +162,23 @@ final class UpcallThreads {
   private final Pointer session;
   private final Pointer channel;
   private final long bufferSize;
+
+  /**
+   * The channel requests that make a kernel entry are answered on: the same device, with a send
+   * that learns the node id libfuse gave the name (see {@link #sendReply}); null without a kernel
+   * cache to tell.
+   */
+  private final Pointer entryChannel;
+
+  private final int deviceFd;
+
+  // Held so the native send pointer stays valid while the channel lives; never read.
+  @SuppressWarnings("UnusedVariable")
+  private final ReplySender replySender;
+
+  // Held likewise: the operations table fuse_chan_new copied.
+  @SuppressWarnings("UnusedVariable")
+  private final Pointer entryChannelOps;
 
   // Held so the callbacks libfuse points at stay reachable while it serves; never read.
   @SuppressWarnings("UnusedVariable")
@@ -144,6 +202,21 @@ final class UpcallThreads {
     this.session = lib.fuse_get_session(fuse);
     this.channel = lib.fuse_session_next_chan(session, null);
     this.bufferSize = lib.fuse_chan_bufsize(channel);
+    this.deviceFd = lib.fuse_chan_fd(channel);
+    if (kernel != null) {
+      Runtime runtime = Runtime.getRuntime(lib);
+      this.replySender = this::sendReply;
+      Pointer ops = Memory.allocateDirect(runtime, 3 * runtime.addressSize(), true);
+      ops.putPointer(
+          runtime.addressSize(),
+          runtime.getClosureManager().getClosurePointer(ReplySender.class, replySender));
+      this.entryChannelOps = ops;
+      this.entryChannel = lib.fuse_chan_new(ops, deviceFd, bufferSize, null);
+    } else {
+      this.replySender = null;
+      this.entryChannelOps = null;
+      this.entryChannel = null;
+    }
   }
 
   private static LibFuseSession library() {
@@ -247,11 +320,61 @@ final class UpcallThreads {
             request.opcode == FUSE_LINK && length >= IN_HEADER_SIZE + 8
                 ? buffer.getLong(IN_HEADER_SIZE)
                 : 0;
-        lib.fuse_session_process(session, buffer, length, from.getPointer(0));
+        request.entryPath = null;
+        Pointer answerOn =
+            entryChannel != null && makesEntry(request.opcode) ? entryChannel : from.getPointer(0);
+        lib.fuse_session_process(session, buffer, length, answerOn);
       }
     } catch (RuntimeException | Error e) {
       LOG.error("A FUSE upcall thread of {} failed; the mount stops serving", mountPoint, e);
       lib.fuse_session_exit(session);
+    }
+  }
+
+  private static boolean makesEntry(int opcode) {
+    return switch (opcode) {
+      case FUSE_LOOKUP, FUSE_SYMLINK, FUSE_MKNOD, FUSE_MKDIR, FUSE_LINK, FUSE_CREATE -> true;
+      default -> false;
+    };
+  }
+
+  /**
+   * The entry channel's send, called by libfuse on the thread that handles the request: writes the
+   * reply to the device as libfuse's own channel does ({@code writev}, -errno on failure, ENOENT
+   * when the request was interrupted), and once the kernel has taken a successful entry, records
+   * the node id in it (struct fuse_entry_out begins with it) as the node of the path the handler
+   * named.
+   *
+   * <p>Why: libfuse 2's path API gives every name its own kernel node and keeps the ids to itself,
+   * and the kernel drops a node's attributes only by id. Without it, a name learnt only from a
+   * lookup (another name of a hard-linked file, say) could be dropped only by its folder, which the
+   * request changing the file may hold locked, so it was dropped after the reply and a stat right
+   * after could still show the old link count.
+   */
+  private int sendReply(Pointer ignoredChannel, Pointer iov, long count) {
+    try {
+      if (iov == null || count == 0) {
+        return 0;
+      }
+      long written = Library.C.writev(deviceFd, iov, (int) count);
+      if (written < 0) {
+        return -Runtime.getRuntime(Library.C).getLastError();
+      }
+      Request r = CURRENT.get();
+      if (r != null && r.entryPath != null && count >= 2) {
+        Pointer header = iov.getPointer(0);
+        Pointer entry = iov.getPointer(IOVEC_SIZE);
+        if (header.getInt(OUT_HEADER_ERROR) == 0 && entry != null) {
+          long node = entry.getLong(0);
+          if (node != 0) {
+            kernel.seenNode(r.entryPath, node);
+          }
+        }
+      }
+      return 0;
+    } catch (RuntimeException | Error e) {
+      LOG.error("Answering a FUSE request of {} failed", mountPoint, e);
+      return -EIO;
     }
   }
 
@@ -266,6 +389,10 @@ final class UpcallThreads {
     if (kernel != null) {
       // No invalidation may reach the channel once libfuse has released it.
       kernel.detach();
+    }
+    if (entryChannel != null) {
+      // Never added to the session: libfuse's teardown does not know it.
+      library().fuse_chan_destroy(entryChannel);
     }
     library().fuse_teardown(fuse, mountPointCopy);
   }
