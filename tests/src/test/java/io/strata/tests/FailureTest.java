@@ -1,11 +1,16 @@
 package io.strata.tests;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.strata.client.CloseableIterator;
+import io.strata.client.CreateOptions;
 import io.strata.client.FileInStream;
 import io.strata.client.FileSystem;
+import io.strata.client.testing.Tmpfs;
+import io.strata.common.error.StrataException;
 import io.strata.proto.FileInfo;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -182,6 +187,93 @@ class FailureTest {
       }
     }
     return out;
+  }
+
+  /**
+   * An under store that fails in the middle of a write (here a real 4 MiB tmpfs that fills): the
+   * write fails naming the cause, and neither the store nor the namespace shows a partial file: a
+   * new version of a file (what the mount and the proxy write) leaves the previous one readable,
+   * and a new file is not there at all. A write that fits succeeds afterwards.
+   */
+  @Test
+  void anUnderStoreThatFillsHalfWayThroughAWriteKeepsThePreviousVersionAndNoPartialFile()
+      throws Exception {
+    Path store = Files.createDirectories(dir.resolve("small-store"));
+    Tmpfs.mount(store, "4m");
+    try (MultiProcessCluster cluster =
+            MultiProcessCluster.builder(dir.resolve("cluster"))
+                .workers(1)
+                .property("strata.master.root.ufs", "file://" + store)
+                .property("strata.master.file.block.size", Long.toString(BLOCK))
+                .start();
+        FileSystem fs = FileSystem.connect(cluster.clientConfig())) {
+      byte[] first = randomBytes((int) BLOCK, 1);
+      write(fs, "/f", first, CreateOptions.defaults());
+      byte[] tooLarge = randomBytes((int) (6 * BLOCK), 2);
+
+      StrataException failed =
+          assertThrows(
+              StrataException.class,
+              () -> write(fs, "/f", tooLarge, CreateOptions.defaults().newVersion(true)));
+      assertTrue(
+          failed.getMessage().contains("No space left on device"),
+          "the error names the cause: " + failed.getMessage());
+      assertArrayEquals(first, readAll(fs, "/f"), "the previous version");
+      assertEquals(BLOCK, fs.getStatus("/f").getLength());
+      assertEquals(List.of("f"), namesIn(store), "the store shows no partial file");
+      assertEquals(List.of("f"), namespaceNames(fs));
+
+      failed =
+          assertThrows(
+              StrataException.class,
+              () -> write(fs, "/g", tooLarge, CreateOptions.defaults().overwrite(true)));
+      assertTrue(failed.getMessage().contains("No space left on device"), failed.getMessage());
+      assertEquals(List.of("f"), namesIn(store), "the store shows no partial file");
+      assertEquals(List.of("f"), namespaceNames(fs), "the namespace shows no partial file");
+
+      // The failed writes left nothing behind that takes space: a write that fits goes through.
+      byte[] second = randomBytes((int) (2 * BLOCK), 3);
+      write(fs, "/f", second, CreateOptions.defaults().newVersion(true));
+      assertArrayEquals(second, readAll(fs, "/f"));
+      assertArrayEquals(second, Files.readAllBytes(store.resolve("f")));
+    } finally {
+      Tmpfs.unmount(store);
+    }
+  }
+
+  private static void write(FileSystem fs, String path, byte[] bytes, CreateOptions options)
+      throws Exception {
+    try (OutputStream out = fs.createFile(path, options)) {
+      out.write(bytes);
+    }
+  }
+
+  private static byte[] readAll(FileSystem fs, String path) throws Exception {
+    try (InputStream in = fs.openFile(path)) {
+      return in.readAllBytes();
+    }
+  }
+
+  private static List<String> namesIn(Path folder) throws Exception {
+    try (java.util.stream.Stream<Path> names = Files.list(folder)) {
+      return names.map(p -> p.getFileName().toString()).sorted().toList();
+    }
+  }
+
+  private static List<String> namespaceNames(FileSystem fs) throws Exception {
+    List<String> names = new ArrayList<>();
+    try (CloseableIterator<FileInfo> listing = fs.listStatus("/")) {
+      while (listing.hasNext()) {
+        names.add(listing.next().getName());
+      }
+    }
+    return names;
+  }
+
+  private static byte[] randomBytes(int length, long seed) {
+    byte[] bytes = new byte[length];
+    new java.util.Random(seed).nextBytes(bytes);
+    return bytes;
   }
 
   @Test

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.strata.underfs.UfsOutputStream;
 import io.strata.underfs.UfsStatus;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NoSuchFileException;
@@ -37,6 +38,7 @@ import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 import software.amazon.awssdk.services.s3.model.MultipartUpload;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
+import software.amazon.awssdk.services.s3.model.UploadPartRequest;
 
 class S3ReadWriteTest {
   static final String BUCKET = "data";
@@ -302,6 +304,127 @@ class S3ReadWriteTest {
     small.write(new byte[] {1, 2, 3});
     small.abort();
     assertFalse(rawExists("aborted/small"));
+  }
+
+  /**
+   * The store's connection drops in the middle of a part's body, on every attempt, from the second
+   * part on: the write fails naming the part, the previous object stays whole, and no upload is
+   * left in progress, whether the part was sent by a write (its caller aborts) or by close.
+   */
+  @Test
+  void anUploadCutOffHalfWayLeavesThePreviousObjectAndNoUpload() throws Exception {
+    byte[] previous = randomBytes(MB, 40);
+    try (UfsOutputStream out = ufs.create(uri("cut/obj"), true, 0644)) {
+      out.write(previous);
+    }
+    AtomicInteger cut = new AtomicInteger();
+    ExecutionInterceptor dropsLaterParts =
+        new ExecutionInterceptor() {
+          @Override
+          public java.util.Optional<RequestBody> modifyHttpContent(
+              Context.ModifyHttpRequest context, ExecutionAttributes attributes) {
+            if (context.request() instanceof UploadPartRequest part
+                && part.partNumber() >= 2
+                && context.requestBody().isPresent()) {
+              RequestBody body = context.requestBody().get();
+              return java.util.Optional.of(
+                  RequestBody.fromContentProvider(
+                      () -> {
+                        cut.incrementAndGet();
+                        return new BreaksOff(body.contentStreamProvider().newStream(), MB / 2);
+                      },
+                      body.optionalContentLength().orElseThrow(),
+                      body.contentType()));
+            }
+            return context.requestBody();
+          }
+        };
+    try (S3Client client = rawClient(dropsLaterParts);
+        S3UnderFileSystem cutting =
+            new S3UnderFileSystem(
+                client,
+                S3Options.parse(
+                    server.options(
+                        S3Options.PART_SIZE, "5MB", S3Options.MULTIPART_THRESHOLD, "5MB")),
+                new S3Errors(server.endpoint().toString()),
+                S3Location.parse("s3://" + BUCKET))) {
+      // The second part goes at close, which aborts the upload itself.
+      UfsOutputStream atClose = cutting.create(uri("cut/obj"), true, 0644);
+      atClose.write(randomBytes(7 * MB, 41));
+      IOException closeFailed = assertThrows(IOException.class, atClose::close);
+      assertTrue(closeFailed.getMessage().contains("part 2"), closeFailed.getMessage());
+      assertArrayEquals(previous, rawGet("cut/obj"));
+      assertTrue(uploadsUnder("cut/").isEmpty(), "the upload was aborted");
+
+      // The second part goes with a write; the writer aborts, as a worker does.
+      UfsOutputStream atWrite = cutting.create(uri("cut/obj"), true, 0644);
+      assertThrows(IOException.class, () -> atWrite.write(randomBytes(12 * MB, 42)));
+      atWrite.abort();
+      assertArrayEquals(previous, rawGet("cut/obj"));
+      assertTrue(uploadsUnder("cut/").isEmpty(), "the upload was aborted");
+    }
+    assertTrue(cut.get() >= 2, "the parts' bodies were cut off " + cut.get() + " times");
+    List<String> keys = new ArrayList<>();
+    server
+        .raw()
+        .listObjectsV2(b -> b.bucket(BUCKET).prefix("cut/"))
+        .contents()
+        .forEach(o -> keys.add(o.key()));
+    assertEquals(List.of("cut/obj"), keys, "no partial object beside the previous one");
+    assertArrayEquals(previous, readWhole("cut/obj", previous.length));
+  }
+
+  /** A body that fails after {@code limit} bytes, as a connection dropped mid-upload does. */
+  static final class BreaksOff extends java.io.FilterInputStream {
+    private long left;
+
+    BreaksOff(java.io.InputStream in, long limit) {
+      super(in);
+      this.left = limit;
+    }
+
+    @Override
+    public int read() throws IOException {
+      if (left-- <= 0) {
+        throw new java.net.SocketException("Connection reset (cut off by the test)");
+      }
+      return super.read();
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      if (left <= 0) {
+        throw new java.net.SocketException("Connection reset (cut off by the test)");
+      }
+      int n = super.read(b, off, (int) Math.min(len, left));
+      if (n > 0) {
+        left -= n;
+      }
+      return n;
+    }
+  }
+
+  private byte[] readWhole(String key, int length) throws IOException {
+    byte[] back = new byte[length];
+    int at = 0;
+    for (int i = 0; i < 100 && at < length; i++) {
+      int n = ufs.read(uri(key), at, back, at, length - at);
+      assertTrue(n > 0);
+      at += n;
+    }
+    return back;
+  }
+
+  private static S3Client rawClient(ExecutionInterceptor interceptor) {
+    return S3Client.builder()
+        .endpointOverride(server.endpoint())
+        .region(Region.US_EAST_1)
+        .forcePathStyle(true)
+        .credentialsProvider(
+            StaticCredentialsProvider.create(
+                AwsBasicCredentials.create(S3TestServer.ACCESS_KEY, S3TestServer.SECRET_KEY)))
+        .overrideConfiguration(o -> o.addExecutionInterceptor(interceptor))
+        .build();
   }
 
   @Test
