@@ -103,7 +103,16 @@ final class ReleaseCache {
         return dir;
       }
       checkout(commit, dir);
-      runBuild(dir);
+      try {
+        runBuild(dir, true);
+      } catch (IOException e) {
+        // A release may use an artifact this build does not, which a fresh machine's local
+        // repository lacks: fetch it once rather than fail (later builds find it offline).
+        if (!Files.readString(dir.resolve(BUILD_LOG)).contains("in offline mode")) {
+          throw e;
+        }
+        runBuild(dir, false);
+      }
       Files.writeString(
           dir.resolve(STAMP), commit + " built " + Instant.now() + "\n", StandardCharsets.UTF_8);
       return dir;
@@ -160,14 +169,22 @@ final class ReleaseCache {
     }
   }
 
-  /** {@code mvn -o -q -B package -DskipTests} in {@code dir}, its output in the build log. */
-  private void runBuild(Path dir) throws IOException, InterruptedException {
+  /**
+   * {@code mvn -q -B package -DskipTests} in {@code dir}, offline or not, its output added to the
+   * build log.
+   */
+  private void runBuild(Path dir, boolean offline) throws IOException, InterruptedException {
     Path log = dir.resolve(BUILD_LOG);
     List<String> cmd = buildCommand();
+    if (!offline) {
+      cmd.remove("-o");
+    }
     Files.writeString(
         log,
         "# " + Instant.now() + " in " + dir + ": " + String.join(" ", cmd) + "\n",
-        StandardCharsets.UTF_8);
+        StandardCharsets.UTF_8,
+        StandardOpenOption.CREATE,
+        StandardOpenOption.APPEND);
     ProcessBuilder pb =
         new ProcessBuilder(cmd)
             .directory(dir.toFile())
