@@ -1,6 +1,7 @@
 package io.strata.client;
 
 import io.strata.client.data.DataTransferException;
+import io.strata.common.BlockChecksums;
 import io.strata.common.BlockIds;
 import io.strata.common.WorkerHashing;
 import io.strata.common.conf.ClientKeys;
@@ -431,10 +432,37 @@ final class BlockReader implements AutoCloseable {
         && readLocal(source, block, offset, buf, off, len)) {
       return;
     }
-    ReadBlockResponse r =
-        ctx.data.read(source.address, request(block, offset, len, false), buf, off);
-    if (r.getStatus() != ReadStatus.READ_OK) {
-      throw failure(source, block, offset, len, r);
+    ReadBlockResponse r = null;
+    // Bytes that arrive other than the worker sent them are read once more, then the next source
+    // is tried: never handed on.
+    for (int attempt = 1; r == null; attempt++) {
+      r = ctx.data.read(source.address, request(block, offset, len, false), buf, off);
+      if (r.getStatus() != ReadStatus.READ_OK) {
+        throw failure(source, block, offset, len, r);
+      }
+      long bad = arrivedDamaged(r, offset, buf, off, len);
+      if (bad >= 0) {
+        String what =
+            "Bytes from "
+                + (block.getOffset() + bad)
+                + " of "
+                + file.getPath()
+                + " (block "
+                + block.getBlockId()
+                + ", offset "
+                + bad
+                + ") arrived from worker "
+                + source.address.getHost()
+                + ":"
+                + source.address.getDataPort()
+                + " with another CRC32C than the worker sent";
+        if (attempt >= 2) {
+          throw new DataTransferException(what + ", twice", null, 0);
+        }
+        LOG.warn("{}; reading them again", what);
+        ctx.metrics.addRetry();
+        r = null;
+      }
     }
     ctx.metrics.addRemote(len);
     if (r.getFromCache()) {
@@ -524,6 +552,18 @@ final class BlockReader implements AutoCloseable {
     return kept;
   }
 
+  /**
+   * The block offset of the first piece of a reply's bytes that does not match the checksum the
+   * worker sent for it, or -1 when all match or the worker sent none.
+   */
+  private long arrivedDamaged(ReadBlockResponse r, long offset, byte[] buf, int off, int len) {
+    if (!ctx.verifyBlocks || r.getPieceChecksumsCount() == 0 || r.getChecksumChunkSize() <= 0) {
+      return -1;
+    }
+    return BlockChecksums.firstBadPiece(
+        buf, off, offset, len, r.getChecksumChunkSize(), r.getPieceChecksumsList());
+  }
+
   private ReadBlockRequest request(BlockInfo block, long offset, long len, boolean local) {
     UfsBlockSource source =
         UfsBlockSource.newBuilder()
@@ -539,6 +579,7 @@ final class BlockReader implements AutoCloseable {
         .setLength(len)
         .setSource(source)
         .setShortCircuit(local)
+        .setWantChecksums(ctx.verifyBlocks && !local)
         .build();
   }
 

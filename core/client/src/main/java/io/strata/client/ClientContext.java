@@ -41,6 +41,9 @@ final class ClientContext implements AutoCloseable {
   final LeaseRenewal leases;
   final WriteTargets writeTargets = new WriteTargets();
 
+  /** Whether block bytes are checked against their checksums before they are handed on. */
+  final boolean verifyBlocks;
+
   /**
    * Until when (System.nanoTime) new files are created in two master calls, because the master
    * answered that it does not know CommitNewFile (a release before it, during a rolling upgrade);
@@ -66,7 +69,8 @@ final class ClientContext implements AutoCloseable {
     this.master = new MasterClient(conf);
     this.data = new DataClient(conf);
     this.workers = new LiveWorkers(master, conf.getDuration(ClientKeys.WORKER_LIST_TTL));
-    this.localTiers = new LocalTiers(workers, conf.getBoolean(ClientKeys.VERIFY_BLOCKS));
+    this.verifyBlocks = conf.getBoolean(ClientKeys.VERIFY_BLOCKS);
+    this.localTiers = new LocalTiers(workers, verifyBlocks);
     this.localReads = new LocalReadReports(this::workerChannel);
     this.underStore = new UnderStoreReader(master);
     this.mountResolver = new MountResolver(master);

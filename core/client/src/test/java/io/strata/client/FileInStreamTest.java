@@ -91,6 +91,52 @@ class FileInStreamTest {
   }
 
   @Test
+  void bytesDamagedOnTheWayAreReadAgainAndNeverHandedOn() throws Exception {
+    byte[] content = TestCluster.randomBytes(2 * BLOCK, 11);
+    cluster.addFile("/wire", content, BLOCK);
+    FileSystem fs =
+        cluster.client(
+            "strata.client.read.ufs.fallback.enabled",
+            "false",
+            "strata.client.read.ahead.max",
+            "0");
+    try (FileInStream in = fs.openFile("/wire")) {
+      // Once: the same worker is asked again and the right bytes come back.
+      for (TestWorker w : cluster.workers) {
+        w.flipsOnTheWire.set(1);
+      }
+      byte[] buf = new byte[10_000];
+      assertEquals(buf.length, in.read(BLOCK - 3_000, buf, 0, buf.length));
+      assertArrayEquals(Arrays.copyOfRange(content, BLOCK - 3_000, BLOCK + 7_000), buf);
+      for (ReadBlockRequest r : allRequests()) {
+        assertTrue(r.getWantChecksums(), "the client asks for checksums");
+      }
+      // Always: the read fails naming what arrived damaged, and nothing wrong is returned.
+      for (TestWorker w : cluster.workers) {
+        w.flipsOnTheWire.set(Integer.MAX_VALUE);
+      }
+      byte[] other = new byte[5_000];
+      StrataException failed =
+          assertThrows(StrataException.class, () -> in.readFully(100, other, 0, other.length));
+      assertTrue(failed.getMessage().contains("another CRC32C"), failed.getMessage());
+    }
+    // With verification off, no checksums are asked for.
+    FileSystem unchecked = cluster.client("strata.client.block.verify", "false");
+    cluster.requests.clear();
+    for (TestWorker w : cluster.workers) {
+      w.flipsOnTheWire.set(0);
+    }
+    try (FileInStream in = unchecked.openFile("/wire")) {
+      byte[] all = new byte[content.length];
+      in.readFully(0, all, 0, all.length);
+      assertArrayEquals(content, all);
+    }
+    for (ReadBlockRequest r : allRequests()) {
+      assertFalse(r.getWantChecksums());
+    }
+  }
+
+  @Test
   void concurrentPositionedReadsFromEightThreadsReturnRightBytes() throws Exception {
     byte[] content = TestCluster.randomBytes(16 * BLOCK + 123, 2);
     cluster.addFile("/shared", content, BLOCK);

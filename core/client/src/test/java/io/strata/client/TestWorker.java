@@ -54,6 +54,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * fail a write) and inspect what it was asked.
  */
 final class TestWorker implements AutoCloseable {
+  /** Small enough that a test's reads cross chunk boundaries. */
+  static final int CHECKSUM_CHUNK = 4096;
+
   final long id;
   private final Map<String, byte[]> contents;
   private final EventLoopGroup group =
@@ -76,6 +79,13 @@ final class TestWorker implements AutoCloseable {
   final AtomicLong stallAfterBytes = new AtomicLong(-1);
 
   volatile boolean replyError;
+
+  /**
+   * Data reads that get one byte flipped on the way, after the checksums asked for were computed
+   * from the right bytes (a fault of the wire or of a buffer, not of the block).
+   */
+  final java.util.concurrent.atomic.AtomicInteger flipsOnTheWire =
+      new java.util.concurrent.atomic.AtomicInteger();
 
   /** When set, data reads are answered READ_CHANGED with this as the fingerprint now. */
   volatile String changedTo;
@@ -224,7 +234,33 @@ final class TestWorker implements AutoCloseable {
             Arrays.copyOf(data, (int) Math.min(cut, data.length)),
             true);
       } else {
-        send(ctx, reply(ReadStatus.READ_OK, data.length).build(), data, false);
+        ReadBlockResponse.Builder header = reply(ReadStatus.READ_OK, data.length);
+        if (req.getWantChecksums()) {
+          header.setChecksumChunkSize(CHECKSUM_CHUNK);
+          for (int crc : pieceChecksums(req.getOffset(), data)) {
+            header.addPieceChecksums(crc);
+          }
+        }
+        if (data.length > 0 && flipsOnTheWire.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+          data[data.length / 2] ^= 0x10;
+        }
+        send(ctx, header.build(), data, false);
+      }
+    }
+
+    private int[] pieceChecksums(long offset, byte[] data) {
+      try {
+        return io.strata.common.BlockChecksums.pieces(
+            offset,
+            data.length,
+            CHECKSUM_CHUNK,
+            (at, n) -> {
+              java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+              crc.update(data, (int) (at - offset), n);
+              return (int) crc.getValue();
+            });
+      } catch (java.io.IOException e) {
+        throw new IllegalStateException(e);
       }
     }
 

@@ -9,6 +9,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
+import java.util.List;
 import java.util.zip.CRC32C;
 
 /**
@@ -206,6 +207,66 @@ public final class BlockChecksums {
       if (crcs[i] != other.crcs[i]) {
         return i;
       }
+    }
+    return -1;
+  }
+
+  /** The stored CRC32C of chunk {@code chunk}. */
+  public int crc(int chunk) {
+    return crcs[chunk];
+  }
+
+  /**
+   * The CRC32C of each piece of bytes {@code offset} to {@code offset + length} of a block, the
+   * range cut at every multiple of {@code chunkSize}: what a worker sends with the bytes and a
+   * reader checks them against. {@code crcOfPiece} gives a piece's checksum from its block offset
+   * and length.
+   */
+  public static int[] pieces(long offset, long length, int chunkSize, PieceChecksum crcOfPiece)
+      throws IOException {
+    if (length <= 0) {
+      return new int[0];
+    }
+    long end = offset + length;
+    int count = (int) ((end - 1) / chunkSize - offset / chunkSize + 1);
+    int[] out = new int[count];
+    long at = offset;
+    for (int i = 0; i < count; i++) {
+      long next = Math.min((at / chunkSize + 1) * chunkSize, end);
+      out[i] = crcOfPiece.crc(at, (int) (next - at));
+      at = next;
+    }
+    return out;
+  }
+
+  /** The checksum of one piece of a block, from its offset in the block and its length. */
+  @FunctionalInterface
+  public interface PieceChecksum {
+    int crc(long offset, int length) throws IOException;
+  }
+
+  /**
+   * Checks bytes {@code offset} to {@code offset + length} of a block, held in {@code bytes} from
+   * {@code at}, against the checksums of its pieces (see {@link #pieces}).
+   *
+   * @return the block offset of the first piece that does not match, or -1 when all do
+   */
+  public static long firstBadPiece(
+      byte[] bytes, int at, long offset, int length, int chunkSize, List<Integer> expected) {
+    long end = offset + length;
+    long piece = offset;
+    CRC32C crc = new CRC32C();
+    for (int i = 0; piece < end; i++) {
+      long next = Math.min((piece / chunkSize + 1) * chunkSize, end);
+      if (i >= expected.size()) {
+        return piece;
+      }
+      crc.reset();
+      crc.update(bytes, at + (int) (piece - offset), (int) (next - piece));
+      if ((int) crc.getValue() != expected.get(i)) {
+        return piece;
+      }
+      piece = next;
     }
     return -1;
   }

@@ -64,7 +64,8 @@ public final class ClientKeys {
           "strata.client.block.verify",
           true,
           "Verify each chunk of a block file read on this host (short-circuit) against the"
-              + " checksums its worker keeps beside it, before its bytes are handed on; off only to"
+              + " checksums its worker keeps beside it, and the bytes a worker sends against the"
+              + " checksums it sends with them, before the bytes are handed on; off only to"
               + " measure what verifying costs.");
   public static final ConfigKey READ_AHEAD_MAX =
       ConfigKey.bytes(

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.strata.common.BlockIds;
 import io.strata.proto.ReadBlockRequest;
+import io.strata.proto.ReadBlockResponse;
 import io.strata.proto.ReadStatus;
 import io.strata.proto.UfsBlockSource;
 import io.strata.worker.block.BlockMeta;
@@ -122,6 +123,56 @@ class WorkerReadTest {
         .atMost(FakeMaster.WAIT)
         .pollInterval(FakeMaster.POLL)
         .until(() -> worker.blockStore().pinCount(BLOCK_ID) == 0);
+  }
+
+  /**
+   * Asked for checksums, a read answered from the copy of a miss and reads of the cached block
+   * carry one CRC32C per piece of the range (cut at the checksum chunks), which match the bytes
+   * sent; not asked, none.
+   */
+  @Test
+  void readsAskingForChecksumsGetOnePerPieceMatchingTheBytes() throws Exception {
+    int chunk = io.strata.common.BlockChecksums.CHUNK;
+    try (DataClient client = new DataClient(worker.dataPort())) {
+      DataClient.Reply first =
+          client.read(request(0, 3 * chunk + 10).toBuilder().setWantChecksums(true).build());
+      assertArrayEquals(expected(0, 3 * chunk + 10), first.data());
+      assertPiecesMatch(first, 0);
+      await("the block to be cached")
+          .atMost(FakeMaster.WAIT)
+          .pollInterval(FakeMaster.POLL)
+          .until(() -> worker.blockStore().contains(BLOCK_ID));
+      long blockLength = content.length - BLOCK_SIZE;
+      long[][] ranges = {
+        {0, blockLength}, {chunk, 2L * chunk}, {chunk - 7, 20}, {100, 1000}, {blockLength - 10, 10}
+      };
+      for (long[] r : ranges) {
+        DataClient.Reply hit =
+            client.read(request(r[0], r[1]).toBuilder().setWantChecksums(true).build());
+        assertTrue(hit.response().getFromCache());
+        assertArrayEquals(expected(r[0], r[1]), hit.data());
+        assertPiecesMatch(hit, r[0]);
+      }
+      DataClient.Reply plain = client.read(request(100, 1000));
+      assertEquals(0, plain.response().getPieceChecksumsCount());
+    }
+  }
+
+  private static void assertPiecesMatch(DataClient.Reply reply, long offset) {
+    ReadBlockResponse r = reply.response();
+    assertEquals(io.strata.common.BlockChecksums.CHUNK, r.getChecksumChunkSize());
+    long end = offset + reply.data().length;
+    long pieces = (end - 1) / r.getChecksumChunkSize() - offset / r.getChecksumChunkSize() + 1;
+    assertEquals(pieces, r.getPieceChecksumsCount(), "one checksum per piece");
+    assertEquals(
+        -1,
+        io.strata.common.BlockChecksums.firstBadPiece(
+            reply.data(),
+            0,
+            offset,
+            reply.data().length,
+            r.getChecksumChunkSize(),
+            r.getPieceChecksumsList()));
   }
 
   @Test

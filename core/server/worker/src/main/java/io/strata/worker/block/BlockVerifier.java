@@ -41,6 +41,62 @@ public final class BlockVerifier {
   private final ThreadLocal<ByteBuffer> scratch =
       ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(BlockChecksums.CHUNK));
 
+  /** The checksums of a range's pieces (see {@link BlockChecksums#pieces}), and the chunk size. */
+  public record Pieces(int chunkSize, int[] crcs) {}
+
+  /**
+   * The checksums that go with bytes {@code offset} to {@code offset + length} of {@code block}
+   * over the data channel, for the reader to check: the stored checksum of each whole chunk, and
+   * the pieces at the range's ends computed from the block file (read once each, at most a chunk).
+   * Call after {@link #check} passed for the range.
+   *
+   * @return null when the block has no checksums or verification is off
+   */
+  public Pieces pieceChecksums(BlockMeta block, long offset, long length) throws IOException {
+    if (!enabled) {
+      return null;
+    }
+    BlockChecksums checksums = store.checksums(block);
+    if (checksums == null || checksums.blockLength() != block.length()) {
+      return null;
+    }
+    int chunkSize = checksums.chunkSize();
+    FileChannel[] file = new FileChannel[1];
+    try {
+      int[] crcs =
+          BlockChecksums.pieces(
+              offset,
+              length,
+              chunkSize,
+              (at, n) -> {
+                int chunk = checksums.chunkOf(at);
+                if (at == (long) chunk * chunkSize && n == checksums.chunkLength(chunk)) {
+                  return checksums.crc(chunk);
+                }
+                if (file[0] == null) {
+                  file[0] = FileChannel.open(block.path(), StandardOpenOption.READ);
+                }
+                ByteBuffer bytes = scratch.get();
+                bytes.clear().limit(n);
+                while (bytes.hasRemaining()) {
+                  if (file[0].read(bytes, at + bytes.position()) < 0) {
+                    throw new java.io.EOFException(
+                        "block file " + block.path() + " ends before byte " + (at + n));
+                  }
+                }
+                bytes.flip();
+                java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+                crc.update(bytes);
+                return (int) crc.getValue();
+              });
+      return new Pieces(chunkSize, crcs);
+    } finally {
+      if (file[0] != null) {
+        file[0].close();
+      }
+    }
+  }
+
   /** The chunks of one block found whole, for the file's modification time they were found at. */
   record Verified(long modifiedNanos, VerifiedChunks chunks) {}
 

@@ -5,6 +5,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.DefaultFileRegion;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.strata.common.BlockChecksums;
 import io.strata.proto.ReadBlockRequest;
 import io.strata.proto.ReadBlockResponse;
 import io.strata.proto.ReadStatus;
@@ -192,16 +193,33 @@ final class ReadRequestHandler extends SimpleChannelInboundHandler<ReadBlockRequ
                 ReadStatus.READ_ERROR, "Block " + request.getBlockId() + ": " + e.getMessage()));
         return;
       }
+      ReadBlockResponse.Builder header =
+          ReadBlockResponse.newBuilder()
+              .setStatus(ReadStatus.READ_OK)
+              .setLength(length)
+              .setFromCache(false);
+      if (request.getWantChecksums()) {
+        // From the bytes about to be sent, which the copy checked as it wrote them.
+        header.setChecksumChunkSize(BlockChecksums.CHUNK);
+        try {
+          for (int crc :
+              BlockChecksums.pieces(
+                  request.getOffset(),
+                  length,
+                  BlockChecksums.CHUNK,
+                  (at, n) -> {
+                    java.util.zip.CRC32C crc32c = new java.util.zip.CRC32C();
+                    crc32c.update(data.nioBuffer((int) (at - request.getOffset()), n));
+                    return (int) crc32c.getValue();
+                  })) {
+            header.addPieceChecksums(crc);
+          }
+        } catch (IOException e) {
+          throw new IllegalStateException("checksums of bytes in memory cannot fail", e);
+        }
+      }
       // The data write below reports how the reply went; nothing waits for the header alone.
-      var unused =
-          ctx.write(
-              ResponseFrames.encode(
-                  ctx.alloc(),
-                  ReadBlockResponse.newBuilder()
-                      .setStatus(ReadStatus.READ_OK)
-                      .setLength(length)
-                      .setFromCache(false)
-                      .build()));
+      var unused = ctx.write(ResponseFrames.encode(ctx.alloc(), header.build()));
       ctx.writeAndFlush(data)
           .addListener(
               f -> {
@@ -276,18 +294,33 @@ final class ReadRequestHandler extends SimpleChannelInboundHandler<ReadBlockRequ
     }
     server.metrics().hit();
     long length = request.getLength();
-    ReadBlockResponse header =
+    ReadBlockResponse.Builder header =
         ReadBlockResponse.newBuilder()
             .setStatus(ReadStatus.READ_OK)
             .setFromCache(true)
-            .setLength(length)
-            .build();
+            .setLength(length);
+    if (request.getWantChecksums()) {
+      try {
+        BlockVerifier.Pieces pieces =
+            server.store().verifier().pieceChecksums(block, request.getOffset(), length);
+        if (pieces != null) {
+          header.setChecksumChunkSize(pieces.chunkSize());
+          for (int crc : pieces.crcs()) {
+            header.addPieceChecksums(crc);
+          }
+        }
+      } catch (IOException e) {
+        // The range was just checked whole; a file that fails now is sent without checksums,
+        // as a block without any is, and the next read's check finds what happened to it.
+        LOG.debug("No checksums for block {}: {}", block.blockId(), e.toString());
+      }
+    }
     ChannelFuture last;
     if (length == 0) {
-      last = ctx.writeAndFlush(ResponseFrames.encode(ctx.alloc(), header));
+      last = ctx.writeAndFlush(ResponseFrames.encode(ctx.alloc(), header.build()));
     } else {
       // The data write below reports how the reply went; nothing waits for the header alone.
-      var unused = ctx.write(ResponseFrames.encode(ctx.alloc(), header));
+      var unused = ctx.write(ResponseFrames.encode(ctx.alloc(), header.build()));
       last =
           ctx.writeAndFlush(
               new DefaultFileRegion(block.path().toFile(), request.getOffset(), length));
