@@ -29,6 +29,12 @@ final class StoreTier {
   private volatile int blockCount;
   private volatile long heldBytes;
 
+  /** When the store last logged that this tier's disk, not its capacity, limits it (nanoTime). */
+  long diskLimitLoggedNanos;
+
+  // Looked up once (it reads the mount table); each usableSpace() is then one statvfs call.
+  private volatile java.nio.file.FileStore fileStore;
+
   StoreTier(TierSpec spec) {
     this.spec = spec;
     this.blocksDir = BlockFiles.committedDir(spec.dir());
@@ -87,6 +93,34 @@ final class StoreTier {
   /** Bytes neither used by committed blocks nor reserved by blocks being written. */
   long freeBytes() {
     return spec.capacityBytes() - usedBytes - reservedBytes;
+  }
+
+  /**
+   * The bytes this tier may take for a new block: what its capacity leaves, and no more than its
+   * file system can still hold ({@code usable}, from {@link #usableSpace}) less what blocks being
+   * written have reserved, which their files may not hold yet. So a tier whose capacity says more
+   * than its disk holds (set too large, or a disk shared with other files) evicts to make room
+   * rather than fail a write half-way.
+   */
+  long roomFor(long usable) {
+    return Math.min(freeBytes(), usable - reservedBytes);
+  }
+
+  /**
+   * The bytes the tier folder's file system can still take (one statvfs call); Long.MAX_VALUE when
+   * it cannot be read, so that the capacity alone decides. Called outside the store's lock.
+   */
+  long usableSpace() {
+    java.nio.file.FileStore store = fileStore;
+    try {
+      if (store == null) {
+        store = java.nio.file.Files.getFileStore(spec.dir());
+        fileStore = store;
+      }
+      return store.getUsableSpace();
+    } catch (java.io.IOException | RuntimeException e) {
+      return Long.MAX_VALUE;
+    }
   }
 
   @SuppressWarnings("NonAtomicVolatileUpdate") // runs under the store's lock

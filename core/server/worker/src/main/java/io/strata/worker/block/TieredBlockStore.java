@@ -432,6 +432,11 @@ public final class TieredBlockStore implements AutoCloseable {
     }
     List<BlockMeta> victims = List.of();
     TempBlock temp;
+    // The file systems' free space is read before the lock: a statvfs per tier, never under it.
+    long[] usable = new long[candidates.size()];
+    for (int i = 0; i < usable.length; i++) {
+      usable[i] = candidates.get(i).usableSpace();
+    }
     synchronized (lock) {
       if (blocks.containsKey(blockId)
           || writing.containsKey(blockId)
@@ -447,20 +452,26 @@ public final class TieredBlockStore implements AutoCloseable {
         return null;
       }
       StoreTier target = null;
-      for (StoreTier t : candidates) {
-        if (t.freeBytes() >= length) {
+      for (int i = 0; i < candidates.size(); i++) {
+        StoreTier t = candidates.get(i);
+        if (t.roomFor(usable[i]) >= length) {
           target = t;
           break;
         }
       }
       boolean fitsSomewhere = false;
       if (target == null) {
-        for (StoreTier t : candidates) {
+        for (int i = 0; i < candidates.size(); i++) {
+          StoreTier t = candidates.get(i);
           if (t.capacity() < length) {
             continue;
           }
           fitsSomewhere = true;
-          List<BlockMeta> v = t.victimsFor(length - t.freeBytes());
+          long room = t.roomFor(usable[i]);
+          List<BlockMeta> v = t.victimsFor(length - room);
+          if (room < t.freeBytes()) {
+            diskLimits(t, usable[i], blockId, length);
+          }
           if (v != null) {
             target = t;
             victims = v;
@@ -794,6 +805,71 @@ public final class TieredBlockStore implements AutoCloseable {
   }
 
   /**
+   * Logs, at most once a minute for each tier, that the tier's file system and not its capacity is
+   * what makes room for a block: its capacity is set larger than what the disk holds for it.
+   */
+  private void diskLimits(StoreTier t, long usable, long blockId, long length) {
+    long now = System.nanoTime();
+    if (t.diskLimitLoggedNanos != 0 && now - t.diskLimitLoggedNanos < 60_000_000_000L) {
+      return;
+    }
+    t.diskLimitLoggedNanos = now;
+    LOG.warn(
+        "Tier {}'s file system ({}) can take {} more bytes, less than its capacity ({}, {} bytes)"
+            + " leaves: blocks are evicted to make room for block {} ({} bytes) and those after"
+            + " it. Set {} to what that file system holds for the tier",
+        t.spec().alias(),
+        t.spec().dir(),
+        Math.max(0, usable),
+        TierFolder.capacityKey(t),
+        t.capacity(),
+        blockId,
+        length,
+        TierFolder.capacityKey(t));
+  }
+
+  /**
+   * The error for a block of {@code bytes} that tier {@code alias} could not take because its file
+   * system is full and none of its blocks could be evicted for it, or null when the file system has
+   * the room (the capacity, held or pinned blocks are what refused it).
+   */
+  public StrataException fileSystemFull(String alias, long blockId, long bytes) {
+    for (StoreTier t : tiers) {
+      if (t.spec().alias().equals(alias)) {
+        long usable = t.usableSpace();
+        synchronized (lock) {
+          if (t.roomFor(usable) >= bytes || t.roomFor(usable) >= t.freeBytes()) {
+            return null;
+          }
+        }
+        return fullFileSystem(blockId, t, null);
+      }
+    }
+    return null;
+  }
+
+  private static StrataException fullFileSystem(long blockId, StoreTier tier, IOException cause) {
+    return new StrataException(
+        ErrorCode.RESOURCE_EXHAUSTED,
+        io.strata.common.error.PosixError.ENOSPC,
+        "No room for block "
+            + blockId
+            + ": the file system of tier "
+            + tier.spec().alias()
+            + "'s folder "
+            + tier.spec().dir()
+            + " is full, although the tier's capacity ("
+            + TierFolder.capacityKey(tier)
+            + ", "
+            + tier.capacity()
+            + " bytes) is not reached, and no block of the tier could be evicted for it; the"
+            + " block was not kept. Free space on that file system, or set "
+            + TierFolder.capacityKey(tier)
+            + " to what it holds",
+        cause);
+  }
+
+  /**
    * The error for a write of {@code temp} that failed: when the tier's file system is full (ENOSPC,
    * although the tier's capacity said there was room), RESOURCE_EXHAUSTED with ENOSPC, which a
    * mount reports as "No space left on device" and the proxy as 503, naming the folder and what to
@@ -804,25 +880,7 @@ public final class TieredBlockStore implements AutoCloseable {
     if (m == null || !m.contains("No space left on device")) {
       return e;
     }
-    StoreTier tier = temp.tier();
-    return new StrataException(
-        ErrorCode.RESOURCE_EXHAUSTED,
-        io.strata.common.error.PosixError.ENOSPC,
-        "No room for block "
-            + temp.blockId()
-            + ": the file system of tier "
-            + tier.spec().alias()
-            + "'s folder "
-            + tier.spec().dir()
-            + " is full, although the tier's capacity ("
-            + TierFolder.capacityKey(tier)
-            + ", "
-            + tier.capacity()
-            + " bytes) is not reached; the block was not kept. Free space on that file system, or"
-            + " set "
-            + TierFolder.capacityKey(tier)
-            + " to what it holds",
-        e);
+    return fullFileSystem(temp.blockId(), temp.tier(), e);
   }
 
   /** Under the lock: makes a block unreachable and stops counting its space. */

@@ -158,7 +158,18 @@ final class BlockWriteStream implements StreamObserver<WriteBlocksRequest> {
   /** Reserves the block being written and writes into it the bytes kept until now. */
   private void reserve(long bytes) throws IOException {
     long blockId = BlockIds.blockId(header.getDataId(), blockIndex);
-    temp = store.createHeldTempBlock(blockId, bytes).orElseThrow(() -> noRoom(blockId, bytes));
+    java.util.Optional<io.strata.worker.block.TempBlock> reserved =
+        store.createHeldTempBlock(blockId, bytes);
+    if (reserved.isEmpty()) {
+      // A full disk is named as one (ENOSPC: "No space left on device" through a mount).
+      io.strata.common.error.StrataException full =
+          store.fileSystemFull(store.durableTierAlias(), blockId, bytes);
+      if (full != null) {
+        throw full;
+      }
+      throw noRoom(blockId, bytes);
+    }
+    temp = reserved.get();
     // This call tells the master itself, before it answers; batched commits would race it.
     temp.callerTellsMaster();
     checksums = BlockChecksums.builder();

@@ -66,6 +66,51 @@ class TieredBlockStoreTest {
     return store.commit(temp.get());
   }
 
+  /**
+   * A tier whose capacity says more than its file system holds (a real 2 MiB tmpfs under a 16 MB
+   * tier): a block that the disk cannot take evicts the least recently used blocks instead of
+   * failing half-way; with nothing to evict, it is refused before a byte is written, and the store
+   * names the full file system.
+   */
+  @Test
+  void aTierWhoseDiskIsFullerThanItsCapacitySaysEvictsToMakeRoom() throws Exception {
+    Path ssd = Files.createDirectories(dir.resolve("small-disk"));
+    io.strata.client.testing.Tmpfs.mount(ssd, "2m");
+    TieredBlockStore store =
+        new TieredBlockStore(List.of(new TierSpec("SSD", ssd, 16 << 20)), registry);
+    try {
+      store.open();
+      int size = 600 << 10;
+      for (long id = 1; id <= 3; id++) {
+        put(store, id, bytes(size, (int) id));
+      }
+      store.get(2);
+      store.get(3);
+      BlockMeta fourth = put(store, 4, bytes(size, 4));
+      assertArrayEquals(bytes(size, 4), Files.readAllBytes(fourth.path()));
+      assertNull(store.get(1), "the least recently used block made room");
+      assertTrue(store.evictedBlocks() >= 1);
+      // Held blocks cannot be evicted: a block the disk cannot take is refused up front.
+      for (long id = 2; id <= 4; id++) {
+        if (store.get(id) != null) {
+          store.hold(id);
+        }
+      }
+      assertTrue(store.createTempBlock(5, 1 << 20).isEmpty());
+      StrataException full = store.fileSystemFull("SSD", 5, 1 << 20);
+      assertNotNull(full, "the store says the file system is full");
+      assertTrue(
+          full.getMessage().contains(ssd.toString())
+              && full.getMessage().contains("strata.worker.tier.ssd.capacity"),
+          full.getMessage());
+      assertNull(store.fileSystemFull("SSD", 6, 1024), "a small block still fits");
+    } finally {
+      // The store holds its tier folder's lock until closed, which keeps the tmpfs busy.
+      store.close();
+      io.strata.client.testing.Tmpfs.unmount(ssd);
+    }
+  }
+
   @Test
   void newBlocksGoToTheFastestTierWithRoom() throws IOException {
     TieredBlockStore store = open(100, 1000);
