@@ -10,7 +10,7 @@ public final class Bench {
   public static void main(String[] args) throws Exception {
     if (args.length == 0) {
       System.err.println(
-          "usage: bench/run read|worker-restart|stores|buffer-pool|load|fuse|proxy|ha|upgrade|posix|cli [--option value]...");
+          "usage: bench/run read|worker-restart|stores|buffer-pool|load|fuse|proxy|ha|upgrade|posix|cli|verify [--option value]...");
       System.exit(2);
     }
     Map<String, String> opts = new LinkedHashMap<>();
@@ -33,6 +33,7 @@ public final class Bench {
       case "upgrade" -> UpgradeBench.run(opts);
       case "posix" -> PosixWriteBench.run(opts);
       case "cli" -> CliBench.run(opts);
+      case "verify" -> VerifyBench.run(opts);
       default -> {
         System.err.println(
             "bench: unknown benchmark "
