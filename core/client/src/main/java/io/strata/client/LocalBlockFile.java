@@ -1,5 +1,7 @@
 package io.strata.client;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.strata.common.BlockChecksums;
 import io.strata.common.BlockFiles;
 import io.strata.common.VerifiedChunks;
@@ -47,6 +49,20 @@ final class LocalBlockFile {
    * read's time) and leaves them mapped.
    */
   static final int CHANNEL_READ_MIN = 64 << 10;
+
+  /**
+   * Checksums of block files opened lately, by path, up to 16 MB of them (4 bytes a 32 KiB chunk:
+   * the checksums of 128 GB of blocks). Why: reading a small file's block by short-circuit opened
+   * and read its checksums file each time, which cost a reader of small files over again 15% of its
+   * files/s (bench/run verify); a training job reads the same files every epoch. Safe to keep: a
+   * block id's bytes never change (new content gets a new data id), so neither do the checksums at
+   * its path, while the bytes themselves are still checked against them at every open.
+   */
+  private static final Cache<Path, BlockChecksums> RECENT_CHECKSUMS =
+      Caffeine.newBuilder()
+          .maximumWeight(16L << 20)
+          .weigher((Path p, BlockChecksums c) -> 64 + 4 * c.chunks())
+          .build();
 
   /** Where a chunk is read to be verified; one per reading thread. */
   private static final ThreadLocal<ByteBuffer> CHUNK =
@@ -117,7 +133,7 @@ final class LocalBlockFile {
         throw new EOFException(
             "block file " + path + " holds " + ch.size() + " of " + length + " bytes");
       }
-      BlockChecksums checksums = verify ? BlockChecksums.read(checksumsOf(path)) : null;
+      BlockChecksums checksums = verify ? checksumsOf(path, length) : null;
       if (checksums != null && checksums.blockLength() != length) {
         throw new IOException(
             "the checksums of block file "
@@ -137,6 +153,22 @@ final class LocalBlockFile {
       ch.close();
       throw e;
     }
+  }
+
+  /**
+   * The checksums of block file {@code path} of {@code length} bytes: those read lately, else read
+   * from the worker's checksums file; null when the block has none.
+   */
+  private static BlockChecksums checksumsOf(Path path, long length) throws IOException {
+    BlockChecksums known = RECENT_CHECKSUMS.getIfPresent(path);
+    if (known != null && known.blockLength() == length) {
+      return known;
+    }
+    BlockChecksums read = BlockChecksums.read(checksumsOf(path));
+    if (read != null && read.blockLength() == length) {
+      RECENT_CHECKSUMS.put(path, read);
+    }
+    return read;
   }
 
   /** Where the worker keeps the checksums of the block file {@code path} ({@link BlockFiles}). */
