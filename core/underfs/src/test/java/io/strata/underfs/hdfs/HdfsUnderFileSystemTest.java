@@ -125,6 +125,51 @@ class HdfsUnderFileSystemTest {
     return byName;
   }
 
+  /**
+   * The store refuses a write half-way: the folder's space quota (3 MB) lets the new version's
+   * first blocks (1 MB each) in and refuses the next. The write fails naming the quota, the file
+   * keeps its previous content, and the folder shows no temporary file.
+   */
+  @Test
+  void aWriteRefusedHalfWayByTheFoldersQuotaLeavesThePreviousFileAndNoTemporaryFile()
+      throws Exception {
+    try (HdfsUnderFileSystem smallBlocks =
+        HdfsUnderFileSystem.open(
+            hdfs.uri("/"),
+            HdfsOptions.parse(
+                Map.of("hdfs.conf.dfs.replication", "1", "hdfs.conf.dfs.blocksize", "1048576")))) {
+      byte[] previous = bytes(1 << 20, 50);
+      hdfs.fs().mkdirs(hpath("quota"));
+      try (UfsOutputStream out = smallBlocks.create(uri("quota/f"), true, 0644)) {
+        out.write(previous);
+      }
+      hdfs.fs()
+          .setQuota(
+              hpath("quota"),
+              org.apache.hadoop.hdfs.protocol.HdfsConstants.QUOTA_DONT_SET,
+              3L << 20);
+      UfsOutputStream out = smallBlocks.create(uri("quota/f"), true, 0644);
+      IOException failed =
+          assertThrows(
+              IOException.class,
+              () -> {
+                out.write(bytes(5 << 20, 51));
+                out.close();
+              });
+      // What a writer does after a failed write; after a failed close it changes nothing.
+      out.abort();
+      assertTrue(
+          String.valueOf(failed.getMessage()).toLowerCase(java.util.Locale.ROOT).contains("quota"),
+          "the error names the quota: " + failed);
+      assertArrayEquals(previous, readOutside("quota/f"));
+      List<String> names = new ArrayList<>();
+      for (FileStatus st : hdfs.fs().listStatus(hpath("quota"))) {
+        names.add(st.getPath().getName());
+      }
+      assertEquals(List.of("f"), names, "no temporary file is left in the folder");
+    }
+  }
+
   @Test
   void statusAndListingShowNestedFilesAndOddNamesVerbatim() throws Exception {
     List<String> odd = List.of("with space.bin", "hash#tag", "per%20cent", "ünïcödé-日本.txt");
