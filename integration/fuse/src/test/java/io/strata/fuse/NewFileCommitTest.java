@@ -391,6 +391,19 @@ class NewFileCommitTest {
               }
             });
     Map<String, byte[]> written = new java.util.LinkedHashMap<>();
+    // `strata fs cp` from this machine waits for the worker as the mount does.
+    byte[] copied = bytes(200_000, 29);
+    Path source = Files.write(dir.resolve("copied-source.bin"), copied);
+    Map<String, String> conf = new java.util.HashMap<>();
+    for (String arg : cluster.configArgs(Map.of())) {
+      int eq = arg.indexOf('=');
+      conf.put(arg.substring(2, eq), arg.substring(eq + 1));
+    }
+    conf.put("strata.home", dir.resolve("shell-home").toString());
+    io.strata.shell.ShellRun.Result cp =
+        io.strata.shell.ShellRun.run(conf, "fs", "cp", "local:" + source, "/restart/copied.bin");
+    assertEquals(0, cp.code(), cp.err());
+    written.put("restart/copied.bin", copied);
     for (int i = 0; i < 4; i++) {
       byte[] b = bytes(40_000 + i, 30 + i);
       Files.write(mnt("restart/f" + i + ".bin"), b);

@@ -77,7 +77,21 @@ final class CpCommand extends FsAction {
     }
   }
 
+  /**
+   * Copies one file. A copy that fails because the worker taking its bytes is away (killed,
+   * restarting) is made again from the start of the source, which is read again, for up to
+   * strata.client.write.retry.duration, as the mount's writes are; each failed attempt leaves
+   * nothing behind.
+   */
   private void copyFile(Place from, Place to) throws IOException {
+    fs().writeRetrying(
+            () -> {
+              copyOnce(from, to);
+              return null;
+            });
+  }
+
+  private void copyOnce(Place from, Place to) throws IOException {
     try (InputStream in = from.open()) {
       Place.Sink sink = to.create(force);
       boolean done = false;
