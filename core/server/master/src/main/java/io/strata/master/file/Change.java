@@ -39,7 +39,12 @@ final class Change {
   }
 
   /** What every change of one master shares. */
-  record Env(InodeTree tree, ChangeStaging staging, PathLocks locks, long lockTimeoutNanos) {}
+  record Env(
+      InodeTree tree,
+      ChangeStaging staging,
+      PathLocks locks,
+      long lockTimeoutNanos,
+      CallInodes callInodes) {}
 
   private final Env env;
   private final CallIdentity caller;
@@ -176,6 +181,7 @@ final class Change {
       stagedAhead = env.staging().lastStaged();
       if (made.getId() == child.getId()) {
         discovered.add(made.getId());
+        env.callInodes().record(caller, made.getId());
         tree.loader().countLoaded(1);
         if (made.getDirectory()) {
           tree.policy().statusChecked(made.getId(), now);
@@ -196,13 +202,21 @@ final class Change {
 
   /**
    * Whether {@code n}, which a create finds at its path, is most likely what an earlier attempt of
-   * this very call made: this is a retry, and the namespace lacked {@code n} until this change
-   * found it in the under store. An attempt that made its entry in the store and then lost its
-   * journal entry with a failed leader leaves exactly that; the retry takes it as its own result
-   * rather than failing with "already exists" for its own work.
+   * this very call made: this is a retry, and either the namespace lacked {@code n} until this
+   * change found it in the under store, or an earlier attempt of the call made or found it on this
+   * master ({@link CallInodes}). An attempt that made its entry in the store and then lost its
+   * journal entry with a failed leader leaves the first; an attempt still running here when the
+   * client gave up on it and retried leaves the second. The retry takes it as its own result rather
+   * than failing with "already exists" for its own work.
    */
   boolean leftByAnEarlierAttempt(InodeEntry n) {
-    return retried && discovered.contains(n.getId());
+    return retried
+        && (discovered.contains(n.getId()) || env.callInodes().madeBy(caller, n.getId()));
+  }
+
+  /** Records that this change made inode {@code id}, for the later attempts of its call. */
+  void made(long id) {
+    env.callInodes().record(caller, id);
   }
 
   /** {@link #walkLoading(String, SyncInterval)} with the mount's or the default interval. */

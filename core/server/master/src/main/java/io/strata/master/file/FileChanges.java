@@ -100,6 +100,7 @@ final class FileChanges {
               addDirectories(c, w, w.names().size(), d.mode(), d.owner(), d.group(), edits);
           Edit.foldersChanged(edits, w.last().getId());
           ChangeStaging.Staged s = c.commit(edits);
+          c.made(made.getId());
           FileInfo info = tree.info(made.build(), path);
           return s.applied().thenApply(x -> info);
         });

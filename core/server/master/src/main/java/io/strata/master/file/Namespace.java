@@ -82,7 +82,8 @@ public final class Namespace {
     MountLanes lanes = new MountLanes(laneThreads);
     ChangeRunner runner =
         new ChangeRunner(
-            new Change.Env(tree, staging, new PathLocks(registry), lockTimeout.toNanos()),
+            new Change.Env(
+                tree, staging, new PathLocks(registry), lockTimeout.toNanos(), new CallInodes()),
             tree.mounts(),
             lanes);
     return new Namespace(tree, journal, staging, runner, lanes, loadBatch);

@@ -134,6 +134,7 @@ public final class PosixFiles {
           edits.add(Edit.inode(made));
           Edit.foldersChanged(edits, parent.getId());
           ChangeStaging.Staged s = c.commit(edits);
+          c.made(made.getId());
           FileInfo info = tree.info(made.build(), path);
           return s.applied().thenApply(x -> info);
         });
