@@ -848,6 +848,11 @@ public final class TieredBlockStore implements AutoCloseable {
     return null;
   }
 
+  /**
+   * The error for a block that tier {@code tier}'s full file system could not take: refused before
+   * it was written ({@code cause} null: nothing could be evicted for it), or failed while it was
+   * written ({@code cause}, the write's ENOSPC).
+   */
   private static StrataException fullFileSystem(long blockId, StoreTier tier, IOException cause) {
     return new StrataException(
         ErrorCode.RESOURCE_EXHAUSTED,
@@ -862,8 +867,9 @@ public final class TieredBlockStore implements AutoCloseable {
             + TierFolder.capacityKey(tier)
             + ", "
             + tier.capacity()
-            + " bytes) is not reached, and no block of the tier could be evicted for it; the"
-            + " block was not kept. Free space on that file system, or set "
+            + " bytes) is not reached"
+            + (cause == null ? ", and no block of the tier could be evicted for it" : "")
+            + "; the block was not kept. Free space on that file system, or set "
             + TierFolder.capacityKey(tier)
             + " to what it holds",
         cause);
