@@ -403,10 +403,16 @@ final class MountWrites {
     try {
       Path kept = staging.release(file);
       if (wasNew && staging.get(inode) == null) {
-        // Never committed: the name goes with the copy (kept on disk when it held changes).
+        // Never committed: the name goes with the copy (kept on disk when it held changes),
+        // from the kernel too, which would otherwise show it for its entry timeout. A release
+        // holds no folder's lock, so the name is dropped now.
         metadata.pendingCreates().remove(file.path(), inode);
         metadata.invalidate(file.path());
         folderChanged(file.path());
+        String inMount = paths.toMount(file.path());
+        if (inMount != null) {
+          kernel.invalidateEntryNow(inMount);
+        }
       }
       if (kept != null) {
         LOG.error(
