@@ -1,5 +1,7 @@
 package io.strata.fuse;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.PosixError;
 import io.strata.common.error.StrataException;
@@ -20,11 +22,30 @@ final class FuseErrors {
   private FuseErrors() {}
 
   /**
-   * Logs, once a line, an operation the mount refuses because Strata does not support it, so that
-   * an application's EOPNOTSUPP/EPERM can be traced to its cause.
+   * Kinds of refused operation already logged (such as "setxattr of security.selinux"), at most
+   * 1,024: a `cp -a` of a tree asks for the same refused attributes on every entry, and one line
+   * per kind says as much as one per entry.
    */
-  static void logUnsupported(String operation, String path) {
-    LOG.info("Refused {} of {}: not supported by a Strata mount", operation, path);
+  private static final Cache<String, Boolean> LOGGED_REFUSALS =
+      Caffeine.newBuilder().maximumSize(1024).build();
+
+  /**
+   * Logs an operation the mount refuses because Strata does not support it, so that an
+   * application's EOPNOTSUPP/EPERM can be traced to its cause: once per kind of operation for the
+   * mount's life, naming the first path it was refused for.
+   *
+   * @return whether this call logged (false when that kind was logged before)
+   */
+  static boolean logUnsupported(String operation, String path) {
+    if (LOGGED_REFUSALS.asMap().putIfAbsent(operation, Boolean.TRUE) != null) {
+      return false;
+    }
+    LOG.info(
+        "Refused {} of {}: not supported by a Strata mount (later refusals of the same are not"
+            + " logged)",
+        operation,
+        path);
+    return true;
   }
 
   /** The negative errno for {@code failure} of {@code operation} on namespace path {@code path}. */

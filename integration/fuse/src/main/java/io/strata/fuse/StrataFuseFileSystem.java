@@ -598,9 +598,13 @@ public final class StrataFuseFileSystem extends FuseStubFS {
     stat.st_blksize.set(STATFS_BLOCK);
     stat.st_uid.set(names.uid(pending.owner() != null ? pending.owner() : info.getOwner()));
     stat.st_gid.set(names.gid(pending.group() != null ? pending.group() : info.getGroup()));
-    long mtime = staged != null ? staged.modificationNs() : StagedFile.modificationNs(info);
+    // A copy with nothing of its own (open for writing, not written yet, or written through) has
+    // the namespace's times: a time set meanwhile (touch -d: open, futimens, close) went to the
+    // master, and is what stat shows at once.
+    boolean ownTimes = staged != null && staged.dirty();
+    long mtime = ownTimes ? staged.modificationNs() : StagedFile.modificationNs(info);
     long ctime =
-        staged != null
+        ownTimes
             ? Math.max(staged.changeNs(), StagedFile.changeNs(info))
             : StagedFile.changeNs(info);
     long atime =

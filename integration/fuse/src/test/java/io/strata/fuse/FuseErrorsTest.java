@@ -1,6 +1,8 @@
 package io.strata.fuse;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.strata.common.error.ErrorCode;
 import io.strata.common.error.StrataException;
@@ -30,5 +32,14 @@ class FuseErrorsTest {
             "readdir",
             "/p",
             new UncheckedIOException(new StrataException(ErrorCode.NOT_FOUND, "gone"))));
+  }
+
+  @Test
+  void aRefusedOperationIsLoggedOncePerKindNotOncePerPath() {
+    String kind = "setxattr of security.test-" + System.nanoTime();
+    assertTrue(FuseErrors.logUnsupported(kind, "/a"));
+    assertFalse(FuseErrors.logUnsupported(kind, "/b"), "the same kind on another path");
+    assertFalse(FuseErrors.logUnsupported(kind, "/a"));
+    assertTrue(FuseErrors.logUnsupported(kind + "-other", "/a"), "another kind");
   }
 }

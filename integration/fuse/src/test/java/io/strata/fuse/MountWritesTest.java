@@ -182,6 +182,26 @@ class MountWritesTest {
   }
 
   @Test
+  void timesSetWhileTheFileIsOpenForWritingShowAtOnceAndAfterClose() throws Exception {
+    Files.createDirectories(mnt("times"));
+    Path f = mnt("times/open.txt");
+    Files.writeString(f, "x");
+    FileTime when = FileTime.fromMillis(915_148_800_000L);
+    try (FileChannel c = FileChannel.open(f, StandardOpenOption.WRITE)) {
+      Files.setLastModifiedTime(f, when);
+      assertEquals(when, Files.getLastModifiedTime(f), "while open");
+    }
+    assertEquals(when, Files.getLastModifiedTime(f), "after close");
+    assertEquals(when.toMillis(), fs.getStatus("/times/open.txt").getModificationTimeMs());
+    // touch -d opens the file for writing, sets its times through the handle, and closes it.
+    Commands.Run touch = run("touch", "-d", "2001-02-03 04:05:06 UTC", f.toString());
+    assertEquals(0, touch.exit(), touch.err());
+    assertEquals(
+        java.time.Instant.parse("2001-02-03T04:05:06Z"), Files.getLastModifiedTime(f).toInstant());
+    assertEquals("x", Files.readString(f));
+  }
+
+  @Test
   void namespaceOperationsReachTheMaster() throws Exception {
     Files.createDirectories(mnt("ops/a/b"));
     assertTrue(fs.getStatus("/ops/a/b").getDirectory());
