@@ -82,7 +82,11 @@ final class FileChanges {
                   ErrorCode.ALREADY_EXISTS, "A file already exists at " + path);
             }
             if (d.allowExists() || c.leftByAnEarlierAttempt(existing)) {
-              return done(tree.info(existing, path));
+              // What the walk found may be staged and not yet applied (an earlier attempt's
+              // change still in flight): answer only once it is, so nothing is acknowledged that a
+              // lost lead could still drop.
+              FileInfo info = tree.info(existing, path);
+              return c.stagedAhead().thenApply(x -> info);
             }
             throw StrataException.alreadyExists(path);
           }
@@ -104,10 +108,6 @@ final class FileChanges {
           FileInfo info = tree.info(made.build(), path);
           return s.applied().thenApply(x -> info);
         });
-  }
-
-  private static <T> CompletableFuture<T> done(T value) {
-    return CompletableFuture.completedFuture(value);
   }
 
   /**
@@ -364,7 +364,10 @@ final class FileChanges {
           }
           if (n.getComplete()) {
             if (n.getLength() == length) {
-              return done(tree.info(n, path));
+              // Answered once the completion found is applied (it may be a retried call's own,
+              // still in flight).
+              FileInfo info = tree.info(n, path);
+              return c.stagedAhead().thenApply(x -> info);
             }
             throw StrataException.failedPrecondition(
                 "File is already complete: "

@@ -92,7 +92,9 @@ public final class PosixFiles {
           if (w.complete()) {
             InodeEntry found = w.last();
             if (c.leftByAnEarlierAttempt(found) && found.getFileType() == type) {
-              return CompletableFuture.completedFuture(tree.info(found, path));
+              // Answered once what the walk found is applied, as createDirectory does.
+              FileInfo info = tree.info(found, path);
+              return c.stagedAhead().thenApply(x -> info);
             }
             throw StrataException.alreadyExists(path);
           }
