@@ -457,7 +457,12 @@ final class BlockReader implements AutoCloseable {
                 + source.address.getDataPort()
                 + " with another CRC32C than the worker sent";
         if (attempt >= 2) {
-          throw new DataTransferException(what + ", twice", null, 0);
+          throw new DataTransferException(
+              what
+                  + ", twice: the worker's disk copy passed its own check, so check the network"
+                  + " between this host and that worker, and that worker's memory",
+              null,
+              0);
         }
         LOG.warn("{}; reading them again", what);
         ctx.metrics.addRetry();

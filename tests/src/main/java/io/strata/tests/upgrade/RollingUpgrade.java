@@ -133,36 +133,28 @@ public final class RollingUpgrade implements AutoCloseable {
         "elect master " + i,
         () -> {
           String target = cluster.masterAddresses().get(i);
-          ShellResult first = cluster.shell("fsadmin", "journal", "quorum", "elect", target);
-          transcript.add(
-              "$ strata fsadmin journal quorum elect "
-                  + target
-                  + "\n"
-                  + first.stdout()
-                  + first.stderr());
           // A transfer fails when the target does not catch up in time on a loaded machine, or
           // loses the election it was handed (DIFFERENT_LEADER: the old leader won again); an
           // operator lets it catch up and runs the command again, and so does the runbook here,
           // a bounded number of times.
-          for (int attempt = 2; first.exitCode() != 0; attempt++) {
-            if (attempt > 4) {
+          for (int attempt = 1; ; attempt++) {
+            if (attempt > 1) {
+              Thread.sleep(2_000);
+              awaitCaughtUp();
+            }
+            ShellResult r = cluster.shell("fsadmin", "journal", "quorum", "elect", target);
+            transcript.add(
+                "$ strata fsadmin journal quorum elect " + target + "\n" + r.stdout() + r.stderr());
+            if (r.exitCode() == 0) {
+              break;
+            }
+            if (attempt == 4) {
               throw new IllegalStateException(
                   "`strata fsadmin journal quorum elect "
                       + target
-                      + "` failed "
-                      + (attempt - 1)
-                      + " times; last: "
-                      + first.stderr());
+                      + "` failed 4 times; last: "
+                      + r.stderr());
             }
-            Thread.sleep(2_000);
-            awaitCaughtUp();
-            first = cluster.shell("fsadmin", "journal", "quorum", "elect", target);
-            transcript.add(
-                "$ strata fsadmin journal quorum elect "
-                    + target
-                    + "\n"
-                    + first.stdout()
-                    + first.stderr());
           }
           long deadline = System.nanoTime() + CATCH_UP.toNanos();
           while (cluster.awaitLeader(Duration.ofSeconds(30)) != i) {

@@ -26,13 +26,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 import software.amazon.awssdk.services.s3.model.MultipartUpload;
@@ -148,16 +145,7 @@ class S3ReadWriteTest {
             }
           }
         };
-    S3Client client =
-        S3Client.builder()
-            .endpointOverride(server.endpoint())
-            .region(Region.US_EAST_1)
-            .forcePathStyle(true)
-            .credentialsProvider(
-                StaticCredentialsProvider.create(
-                    AwsBasicCredentials.create(S3TestServer.ACCESS_KEY, S3TestServer.SECRET_KEY)))
-            .overrideConfiguration(o -> o.addExecutionInterceptor(countGets))
-            .build();
+    S3Client client = server.client(countGets);
     try (S3UnderFileSystem counted =
         new S3UnderFileSystem(
             client,
@@ -339,7 +327,7 @@ class S3ReadWriteTest {
             return context.requestBody();
           }
         };
-    try (S3Client client = rawClient(dropsLaterParts);
+    try (S3Client client = server.client(dropsLaterParts);
         S3UnderFileSystem cutting =
             new S3UnderFileSystem(
                 client,
@@ -413,18 +401,6 @@ class S3ReadWriteTest {
       at += n;
     }
     return back;
-  }
-
-  private static S3Client rawClient(ExecutionInterceptor interceptor) {
-    return S3Client.builder()
-        .endpointOverride(server.endpoint())
-        .region(Region.US_EAST_1)
-        .forcePathStyle(true)
-        .credentialsProvider(
-            StaticCredentialsProvider.create(
-                AwsBasicCredentials.create(S3TestServer.ACCESS_KEY, S3TestServer.SECRET_KEY)))
-        .overrideConfiguration(o -> o.addExecutionInterceptor(interceptor))
-        .build();
   }
 
   @Test

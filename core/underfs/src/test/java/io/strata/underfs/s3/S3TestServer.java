@@ -44,15 +44,27 @@ final class S3TestServer implements AutoCloseable {
         .pollInterval(Duration.ofMillis(10))
         .until(proxy::getState, "STARTED"::equals);
     endpoint = URI.create("http://127.0.0.1:" + proxy.getPort());
-    raw =
-        S3Client.builder()
-            .endpointOverride(endpoint)
-            .region(Region.US_EAST_1)
-            .forcePathStyle(true)
-            .credentialsProvider(
-                StaticCredentialsProvider.create(
-                    AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
-            .build();
+    raw = client();
+  }
+
+  /**
+   * A new client of the server, with {@code interceptors} on every call (to count or break
+   * requests); the caller closes it.
+   */
+  S3Client client(software.amazon.awssdk.core.interceptor.ExecutionInterceptor... interceptors) {
+    return S3Client.builder()
+        .endpointOverride(endpoint)
+        .region(Region.US_EAST_1)
+        .forcePathStyle(true)
+        .credentialsProvider(
+            StaticCredentialsProvider.create(AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
+        .overrideConfiguration(
+            o -> {
+              for (software.amazon.awssdk.core.interceptor.ExecutionInterceptor i : interceptors) {
+                o.addExecutionInterceptor(i);
+              }
+            })
+        .build();
   }
 
   URI endpoint() {
